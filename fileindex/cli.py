@@ -1,0 +1,39 @@
+"""The ``fileindex`` command line. Each subcommand lives in ``fileindex.commands``.
+
+A command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
+adding a subcommand means adding a module and listing it in ``COMMANDS``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ("inspect", "check", "demo")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fileindex",
+        description="Inspect, check and evaluate Apache Paimon file-index files.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"fileindex.commands.{name}")
+        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

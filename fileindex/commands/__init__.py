@@ -1,0 +1,1 @@
+"""Subcommands of the ``fileindex`` CLI (see fileindex.cli)."""

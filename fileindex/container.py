@@ -1,0 +1,323 @@
+"""The per-data-file index container (Paimon ``FileIndexFormat``, spec §3).
+
+Reading parses only the HEAD (with the Kaitai-generated reader) and hands out index bodies
+as zero-copy ``memoryview`` slices of the buffer or memory-mapped file. Writing lays out the
+HEAD and BODY with the Construct schema, in the column order Java's ``HashMap`` produces.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Mapping
+
+import construct
+
+from . import errors, java_utf, kaitai_bridge
+from .generated.file_index_format import FileIndexFormat
+from .java_hash import string_hash_code
+from .java_hashmap import compute_if_absent_order, put_order
+from .specs import file_index_format as schema
+
+MAGIC = schema.MAGIC
+VERSION = schema.VERSION
+EMPTY_INDEX_FLAG = schema.EMPTY_INDEX_FLAG
+KNOWN_INDEX_TYPES = ("bloom-filter", "bitmap", "bsi", "range-bitmap")
+ROOT = "file_index_format"
+
+_VALIDATIONS = {
+    "/seq/0": errors.BadMagicError,
+    "/seq/1": errors.UnsupportedVersionError,
+    "/seq/2": errors.InvalidLengthError,
+    "/types/column_table/seq/0": errors.InvalidLengthError,
+    "/types/column/seq/1": errors.InvalidLengthError,
+}
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One (column, index type) entry of the HEAD. ``start`` is absolute; -1 marks an empty index."""
+
+    column: str
+    index_type: str
+    start: int
+    length: int
+    field: str = ""  # spec path of the entry, for messages
+    entry_offset: int = 0  # absolute offset of the entry in the HEAD
+
+    @property
+    def is_empty(self) -> bool:
+        return self.start == EMPTY_INDEX_FLAG
+
+
+@dataclass(frozen=True)
+class ColumnRecord:
+    """One column record of the HEAD, as written (a malformed file may repeat a name)."""
+
+    name: str
+    indexes: tuple[IndexEntry, ...]
+    offset: int  # absolute offset of the record
+
+
+@dataclass(frozen=True)
+class ContainerHead:
+    version: int
+    head_length: int
+    column_records: tuple[ColumnRecord, ...]  # in file order
+    redundant_length: int
+    redundant_bytes: int  # bytes after the column table inside the HEAD (ignored, as Java does)
+
+    @property
+    def entries(self) -> tuple[IndexEntry, ...]:
+        """Every index entry in file order."""
+        return tuple(entry for record in self.column_records for entry in record.indexes)
+
+    @property
+    def columns(self) -> list[str]:
+        """Column names in file order, each once."""
+        return list(dict.fromkeys(record.name for record in self.column_records))
+
+
+def parse_head(data) -> ContainerHead:
+    """Decode the HEAD of a container held in ``data`` (bytes-like or a seekable binary file)."""
+    parsed = kaitai_bridge.parse(FileIndexFormat, data, root=ROOT, validations=_VALIDATIONS)
+    table = parsed.head
+    base = parsed._debug["head"]["start"]  # the column table is a substream starting at offset 16
+    records = []
+    for c, column in enumerate(table.columns):
+        column_field = f"{ROOT}/head/columns[{c}]"
+        name = _decode_name_at(column.name, base, f"{column_field}/name")
+        entries = []
+        for i, index in enumerate(column.indexes):
+            index_field = f"{column_field}/indexes[{i}]"
+            entries.append(IndexEntry(
+                column=name,
+                index_type=_decode_name_at(index.index_type, base, f"{index_field}/index_type"),
+                start=index.ofs_body,
+                length=index.len_body,
+                field=index_field,
+                entry_offset=base + column._debug["indexes"]["arr"][i]["start"],
+            ))
+        offset = base + table._debug["columns"]["arr"][c]["start"]
+        records.append(ColumnRecord(name=name, indexes=tuple(entries), offset=offset))
+    return ContainerHead(
+        version=parsed.version,
+        head_length=parsed.len_head,
+        column_records=tuple(records),
+        redundant_length=table.len_redundant,
+        redundant_bytes=len(table.redundant),
+    )
+
+
+def _decode_name_at(utf, base: int, field: str) -> str:
+    return java_utf.decode(utf.value, offset=base + utf._debug["value"]["start"], field=field)
+
+
+class FileIndexContainer:
+    """An opened container: its HEAD, and zero-copy access to each index body.
+
+    Lookups follow Java's reader: by exact column name, then index type; when the HEAD lists a
+    (column, type) pair twice the later entry wins, as in Java's ``HashMap``.
+    """
+
+    def __init__(self, buffer, head: ContainerHead, *, source: str = "<bytes>"):
+        self._buffer = memoryview(buffer).cast("B") if not isinstance(buffer, memoryview) else buffer.cast("B")
+        self.head = head
+        self.source = source
+        self._lookup: dict[str, dict[str, IndexEntry]] = {}
+        for entry in head.entries:
+            self._lookup.setdefault(entry.column, {})[entry.index_type] = entry
+
+    @classmethod
+    def from_bytes(cls, data, *, source: str = "<bytes>") -> "FileIndexContainer":
+        view = memoryview(data).cast("B")
+        return cls(view, parse_head(view), source=source)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> "FileIndexContainer":
+        """Memory-map the file (read-only); the HEAD is parsed, bodies are read on demand."""
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            buffer = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        return cls.from_bytes(buffer, source=os.fspath(path))
+
+    @property
+    def size(self) -> int:
+        return len(self._buffer)
+
+    @property
+    def columns(self) -> list[str]:
+        return self.head.columns
+
+    def indexes(self, column: str) -> Mapping[str, IndexEntry]:
+        """Index type → entry for ``column``; empty when the column has no index."""
+        return self._lookup.get(column, {})
+
+    def entry(self, column: str, index_type: str) -> IndexEntry | None:
+        return self._lookup.get(column, {}).get(index_type)
+
+    def __iter__(self) -> Iterator[IndexEntry]:
+        return iter(self.head.entries)
+
+    def body(self, entry: IndexEntry) -> memoryview | None:
+        """The payload of ``entry`` as a view of the container's bytes; ``None`` for an empty entry."""
+        if entry.is_empty:
+            return None
+        check_body_bounds(entry, self.head.head_length, self.size)
+        return self._buffer[entry.start:entry.start + entry.length]
+
+    def validate_layout(self) -> None:
+        """Every body inside the file, after the HEAD, and no two bodies overlapping (spec §3)."""
+        validate_layout(self.head, self.size)
+
+
+def check_body_bounds(entry: IndexEntry, head_length: int, size: int) -> None:
+    if entry.length < 0:
+        raise errors.InvalidLengthError(
+            f"negative body length {entry.length}", offset=entry.entry_offset, field=f"{entry.field}/len_body"
+        )
+    if entry.start < head_length or entry.start > size:
+        raise errors.InvalidOffsetError(
+            f"body start {entry.start} is outside the BODY [{head_length}, {size}]",
+            offset=entry.entry_offset, field=f"{entry.field}/ofs_body",
+        )
+    if entry.start + entry.length > size:
+        raise errors.InvalidLengthError(
+            f"body [{entry.start}, {entry.start + entry.length}) runs past the end of the {size}-byte container",
+            offset=entry.entry_offset, field=f"{entry.field}/len_body",
+        )
+
+
+def validate_layout(head: ContainerHead, size: int) -> None:
+    if head.head_length > size:
+        raise errors.TruncatedError(
+            f"head length {head.head_length} exceeds the {size}-byte input", offset=8, field=f"{ROOT}/len_head"
+        )
+    bodies = []
+    for entry in head.entries:
+        if entry.is_empty:
+            if entry.length != 0:
+                raise errors.InvalidLengthError(
+                    f"empty index entry (start -1) with length {entry.length}",
+                    offset=entry.entry_offset, field=f"{entry.field}/len_body",
+                )
+            continue
+        check_body_bounds(entry, head.head_length, size)
+        bodies.append(entry)
+    bodies.sort(key=lambda e: (e.start, e.length))
+    for before, after in zip(bodies, bodies[1:]):
+        if after.start < before.start + before.length:
+            raise errors.InvalidOffsetError(
+                f"body of {after.column!r}/{after.index_type} at {after.start} overlaps the body of "
+                f"{before.column!r}/{before.index_type} [{before.start}, {before.start + before.length})",
+                offset=after.entry_offset, field=f"{after.field}/ofs_body",
+            )
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing
+
+Payloads = Mapping[str, Mapping[str, "bytes | None"]]
+
+
+def java_column_order(columns: Iterable[str], *, insertion: str = "compute_if_absent") -> list[str]:
+    """Iteration order of the column ``HashMap`` filled in this sequence.
+
+    Paimon's ``DataFileIndexWriter`` fills it with ``computeIfAbsent(column)``; a map filled
+    with ``put`` (``insertion="put"``) differs only where two names share a bucket.
+    """
+    if insertion == "compute_if_absent":
+        return compute_if_absent_order(columns, string_hash_code)
+    if insertion == "put":
+        return put_order(columns, string_hash_code)
+    raise errors.UsageError(f"insertion must be 'compute_if_absent' or 'put', not {insertion!r}")
+
+
+def java_index_type_order(index_types: Iterable[str]) -> list[str]:
+    """Order of the per-column ``HashMap`` filled by ``put(indexType)``."""
+    return put_order(index_types, string_hash_code)
+
+
+def write_container(payloads: Payloads, *, order: str = "java", insertion: str = "compute_if_absent") -> bytes:
+    """Serialize a container from column → index type → payload (``None`` = empty index).
+
+    ``order="java"`` lays columns and index types out as Java's ``DataFileIndexWriter`` does,
+    treating the mapping's iteration order as the order in which the writer met them;
+    ``order="given"`` keeps the mapping's own order (to rewrite a decoded container as it was).
+    ``insertion`` says how the column map was filled (see :func:`java_column_order`).
+    """
+    if order not in ("java", "given"):
+        raise errors.UsageError(f"order must be 'java' or 'given', not {order!r}")
+    columns = java_column_order(payloads, insertion=insertion) if order == "java" else list(payloads)
+    layout = []
+    for column in columns:
+        types = payloads[column]
+        type_order = java_index_type_order(types) if order == "java" else list(types)
+        layout.append((column, [(index_type, types[index_type]) for index_type in type_order]))
+    return _serialize(layout)
+
+
+def write_entries(entries: Iterable[tuple[str, str, "bytes | None"]]) -> bytes:
+    """Serialize (column, index type, payload) triples exactly in the given file order."""
+    layout: list[tuple[str, list]] = []
+    for column, index_type, payload in entries:
+        if layout and layout[-1][0] == column:
+            layout[-1][1].append((index_type, payload))
+        else:
+            layout.append((column, [(index_type, payload)]))
+    return _serialize(layout)
+
+
+def _serialize(layout: list[tuple[str, list[tuple[str, "bytes | None"]]]]) -> bytes:
+    encoded = [
+        (java_utf.encode_with_length(column)[2:], [(java_utf.encode_with_length(t)[2:], p) for t, p in indexes])
+        for column, indexes in layout
+    ]
+    head_length = 16 + 4 + 4  # magic, version, head_length; column count; redundant length
+    for name, indexes in encoded:
+        head_length += 2 + len(name) + 4 + sum(2 + len(t) + 8 for t, _ in indexes)
+    offset = head_length
+    columns = []
+    body = []
+    for name, indexes in encoded:
+        entries = []
+        for index_type, payload in indexes:
+            if payload is None:
+                entries.append({"index_type": {"value": index_type}, "ofs_body": EMPTY_INDEX_FLAG, "len_body": 0})
+                continue
+            entries.append({"index_type": {"value": index_type}, "ofs_body": offset, "len_body": len(payload)})
+            body.append(bytes(payload))
+            offset += len(payload)
+        columns.append({"name": {"value": name}, "indexes": entries})
+    if offset > 0x7FFFFFFF:
+        raise errors.EncodeError(f"container of {offset} bytes exceeds the int32 offsets of the format")
+    head = schema.file_index_format.build({
+        "len_head": head_length,
+        "head": {"columns": columns, "len_redundant": 0, "redundant": b""},
+    })
+    assert len(head) == head_length
+    return head + b"".join(body)
+
+
+def parse_with_construct(data) -> construct.Container:
+    """Decode with the Construct schema (the second, independent parser); errors become the project's."""
+    try:
+        return schema.file_index_format.parse(bytes(data))
+    except construct.ConstructError as err:
+        raise construct_error(err, len(data)) from None
+
+
+def construct_error(err: construct.ConstructError, size: int) -> errors.DecodeError:
+    path = (getattr(err, "path", None) or "").replace("(parsing) -> ", "").replace(" -> ", "/")
+    field = f"{ROOT}/{path}" if path else ROOT
+    message = str(err).split("\n")[-1]
+    if isinstance(err, construct.ConstError):
+        kind = errors.BadMagicError if "magic" in path else errors.UnsupportedVersionError
+    elif isinstance(err, construct.StreamError):
+        kind = errors.TruncatedError
+    elif isinstance(err, (construct.CheckError, construct.RangeError)):
+        kind = errors.InvalidLengthError
+    else:
+        kind = errors.DecodeError
+    # Construct does not report positions; the error is placed at the end of the input.
+    return kind(message, offset=size, field=field)

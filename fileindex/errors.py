@@ -1,0 +1,61 @@
+"""The project's exception tree.
+
+Everything the library raises on purpose derives from :class:`FileIndexError`.
+Decoding errors carry the absolute byte ``offset`` where the bad field starts and the
+``field`` path in the spec (for example ``file_index_format/head/columns[1]/name``).
+"""
+from __future__ import annotations
+
+
+class FileIndexError(Exception):
+    """Root of every error this project raises on purpose."""
+
+
+class DecodeError(FileIndexError):
+    """Bytes that do not follow the layout. ``offset`` is absolute within the decoded buffer."""
+
+    def __init__(self, message: str, *, offset: int, field: str):
+        self.message = message
+        self.offset = offset
+        self.field = field
+        super().__init__(f"{field} at offset {offset}: {message}")
+
+
+class TruncatedError(DecodeError):
+    """The input ends inside a field."""
+
+
+class BadMagicError(DecodeError):
+    """The magic number is not Paimon's file-index magic."""
+
+
+class InvalidOffsetError(DecodeError):
+    """An offset points outside the bytes it must address."""
+
+
+class InvalidLengthError(DecodeError):
+    """A length or count is negative, or larger than the bytes present."""
+
+
+class InvalidEncodingError(DecodeError):
+    """A string is not valid (modified) UTF-8, or a value is not a legal encoding."""
+
+
+class UnsupportedError(DecodeError):
+    """Well-formed bytes this implementation does not (yet) understand."""
+
+
+class UnsupportedVersionError(UnsupportedError):
+    """A container or payload version other than the ones Paimon defines."""
+
+
+class UnsupportedIndexTypeError(UnsupportedError):
+    """An index type identifier this implementation does not know."""
+
+
+class UsageError(FileIndexError, ValueError):
+    """Bad input from the caller: options, predicates, schemas, values. The message says what to fix."""
+
+
+class EncodeError(FileIndexError, ValueError):
+    """A value or structure cannot be written in the layout (for example a name over 65535 bytes)."""

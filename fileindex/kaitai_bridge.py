@@ -1,0 +1,96 @@
+"""The one module that runs the Kaitai-generated readers.
+
+Generated code is compiled in debug mode, so every object records where each field starts
+and ends. When the runtime raises, the partially read object tree tells which field was being
+read; that field's absolute offset and spec path go into the project's own error.
+"""
+from __future__ import annotations
+
+from io import BytesIO
+from typing import Callable, Mapping, TypeVar
+
+import kaitaistruct
+from kaitaistruct import KaitaiStream, KaitaiStruct
+
+from . import errors
+
+T = TypeVar("T", bound=KaitaiStruct)
+
+# A spec's `valid` checks, by the src_path the generated code reports, to the error they mean.
+ValidationErrors = Mapping[str, type[errors.DecodeError]]
+
+
+def parse(spec: Callable[[KaitaiStream], T], data, *, root: str, validations: ValidationErrors) -> T:
+    """Parse ``data`` (bytes-like or a readable, seekable binary file) with a generated spec class."""
+    stream = KaitaiStream(data if hasattr(data, "read") else BytesIO(data))
+    obj = spec(stream)
+    try:
+        obj._read()
+    except kaitaistruct.KaitaiStructError as err:
+        raise translate(err, obj, root=root, validations=validations, size=stream.size()) from None
+    return obj
+
+
+def translate(
+    err: kaitaistruct.KaitaiStructError, obj: KaitaiStruct, *, root: str, validations: ValidationErrors, size: int
+) -> errors.DecodeError:
+    offset, field = failure_point(obj, 0, root)
+    offset = min(max(offset, 0), size)
+    if isinstance(err, kaitaistruct.EndOfStreamError):
+        return errors.TruncatedError(
+            f"input ends inside the field: {err.bytes_needed} bytes needed, {err.bytes_available} left",
+            offset=offset, field=field,
+        )
+    if isinstance(err, kaitaistruct.ValidationFailedError):
+        kind = validations.get(err.src_path or "", errors.DecodeError)
+        actual = getattr(err, "actual", None)
+        shown = actual.hex() if isinstance(actual, bytes) else actual
+        return kind(f"value {shown} is not allowed ({_expectation(err)})", offset=offset, field=field)
+    if isinstance(err, kaitaistruct.InvalidArgumentError):
+        return errors.InvalidLengthError(str(err), offset=offset, field=field)
+    return errors.DecodeError(str(err), offset=offset, field=field)
+
+
+def _expectation(err: kaitaistruct.ValidationFailedError) -> str:
+    if isinstance(err, kaitaistruct.ValidationNotEqualError):
+        expected = err.expected.hex() if isinstance(err.expected, bytes) else err.expected
+        return f"expected {expected}"
+    if isinstance(err, kaitaistruct.ValidationLessThanError):
+        return f"minimum {err.min}"
+    if isinstance(err, kaitaistruct.ValidationGreaterThanError):
+        return f"maximum {err.max}"
+    return "validation failed"
+
+
+def failure_point(obj: KaitaiStruct, base: int, path: str) -> tuple[int, str]:
+    """Absolute start offset and spec path of the field being read when parsing stopped.
+
+    A field with a recorded start and no end was in progress: descend into it. If every
+    started field has ended, a `valid` check on the last one failed.
+    """
+    debug = getattr(obj, "_debug", {})
+    last = None
+    for name in obj.SEQ_FIELDS:
+        info = debug.get(name)
+        if not info or "start" not in info:
+            break
+        last = name
+        if "end" in info:
+            continue
+        value = obj.__dict__.get(name)
+        if "arr" in info and info["arr"]:
+            index = len(info["arr"]) - 1
+            item = value[index] if isinstance(value, list) and len(value) > index else None
+            return _descend(obj, item, base, base + info["arr"][index]["start"], f"{path}/{name}[{index}]")
+        return _descend(obj, value, base, base + info["start"], f"{path}/{name}")
+    if last is None:
+        return base, path
+    return base + debug[last]["start"], f"{path}/{last}"
+
+
+def _descend(parent: KaitaiStruct, child, base: int, start: int, path: str) -> tuple[int, str]:
+    if not isinstance(child, KaitaiStruct):
+        return start, path
+    # A child read from a sized substream counts its positions from the substream's start.
+    child_base = base if child._io is parent._io else start
+    return failure_point(child, child_base, path)

@@ -1,0 +1,47 @@
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTORS = ROOT / "tests" / "vectors"
+JAVA_VECTORS = VECTORS / "java"
+
+# Hypothesis loads its built-in "ci" profile when CI is set; extend it rather than replace it.
+settings.register_profile(
+    "fileindex-ci",
+    parent=settings.get_profile("ci"),
+    max_examples=200,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "fileindex-dev",
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("fileindex-ci" if os.environ.get("CI") else "fileindex-dev")
+
+
+def in_ci() -> bool:
+    return bool(os.environ.get("CI"))
+
+
+@pytest.fixture(scope="session")
+def vectors_json() -> dict:
+    return json.loads((JAVA_VECTORS / "vectors.json").read_text())
+
+
+def index_files() -> list[Path]:
+    return sorted(JAVA_VECTORS.glob("*.index"))
+
+
+def golden() -> dict[str, str]:
+    lines = {}
+    for line in (VECTORS / "golden.txt").read_text(encoding="utf-8").splitlines():
+        if " = " in line:
+            name, value = line.split(" = ", 1)
+            lines[name] = value
+    return lines

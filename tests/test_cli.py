@@ -1,0 +1,93 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import JAVA_VECTORS, index_files
+from fileindex.cli import main
+from fileindex.container import write_entries
+
+ENGINE = JAVA_VECTORS / "multi__engine_layout.index"
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_inspect_json_shape_matches_vectors(capsys, vectors_json):
+    code, out, _ = run_cli(capsys, "inspect", "--json", str(ENGINE))
+    assert code == 0
+    (line,) = out.splitlines()
+    described = json.loads(line)
+    head = vectors_json["multi_column"][0]["head"]
+    for key in ("magic", "version", "head_length", "redundant_length"):
+        assert described[key] == head[key]
+    assert [
+        {"column": c["column"], "indexes": [
+            {k: i[k] for k in ("index_type", "start", "length")} for i in c["indexes"]]}
+        for c in described["columns"]
+    ] == head["columns"]
+
+
+def test_inspect_table(capsys):
+    code, out, _ = run_cli(capsys, "inspect", str(ENGINE))
+    assert code == 0
+    assert "head_length 330" in out
+    assert "列名😀" in out
+    assert "7 column(s), 12 index(es)" in out
+
+
+def test_inspect_malformed_reports_field_and_offset(capsys, tmp_path):
+    bad = tmp_path / "bad.index"
+    bad.write_bytes(ENGINE.read_bytes()[:40])
+    code, _, err = run_cli(capsys, "inspect", str(bad))
+    assert code == 3
+    assert "bad.index" in err and "offset" in err and "file_index_format/head" in err
+
+
+def test_check_every_vector_is_valid(capsys):
+    files = [str(p) for p in index_files()]
+    code, out, _ = run_cli(capsys, "check", *files)
+    assert code == 0
+    assert len(out.splitlines()) == len(files) == 143
+    assert all(line.startswith("OK ") for line in out.splitlines())
+
+
+def test_check_exit_codes(capsys, tmp_path):
+    good = tmp_path / "good.index"
+    good.write_bytes(write_entries([("c", "bitmap", b"\x01")]))
+    unknown = tmp_path / "unknown.index"
+    unknown.write_bytes(write_entries([("c", "zorder", b"\x01")]))
+    version = tmp_path / "version.index"
+    version.write_bytes(good.read_bytes()[:8] + (2).to_bytes(4, "big") + good.read_bytes()[12:])
+    truncated = tmp_path / "truncated.index"
+    truncated.write_bytes(good.read_bytes()[:-1])
+
+    assert run_cli(capsys, "check", str(good))[0] == 0
+    code, out, _ = run_cli(capsys, "check", str(good), str(unknown))
+    assert code == 4 and "UNSUPPORTED" in out and "zorder" in out and "index_type" in out
+    code, out, _ = run_cli(capsys, "check", str(version))
+    assert code == 4 and "file_index_format/version at offset 8" in out
+    code, out, _ = run_cli(capsys, "check", str(unknown), str(truncated))
+    assert code == 3
+    assert "MALFORMED" in out and "truncated.index" in out and "len_body" in out and "offset" in out
+    code, out, _ = run_cli(capsys, "check", str(tmp_path / "missing.index"))
+    assert code == 2 and "missing.index" in out
+
+
+def test_usage_error_exit_code():
+    with pytest.raises(SystemExit) as info:
+        main(["check"])
+    assert info.value.code == 2
+
+
+def test_console_script_runs_demo():
+    result = subprocess.run(
+        [sys.executable, "-m", "fileindex.cli", "demo", "--json"], capture_output=True, text=True, check=True
+    )
+    objects = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert {o["head_length"] for o in objects} >= {330, 432}
+    assert result.stdout.count("check: OK") == len(objects) == 4

@@ -1,0 +1,55 @@
+"""generated/ is what the pinned compiler makes from specs/*.ksy, and a spec edit without regenerating is caught."""
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, in_ci
+
+REGENERATE = ROOT / "tools" / "regenerate.py"
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, *map(str, args)], cwd=cwd, capture_output=True, text=True)
+
+
+def test_generated_hashes_match_specs_and_outputs():
+    result = run(REGENERATE, "--verify")
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def repo_copy(tmp_path):
+    for folder in ("specs", "generated", "tools"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
+    return tmp_path
+
+
+def test_editing_a_spec_without_regenerating_is_detected(repo_copy):
+    spec = repo_copy / "specs" / "file_index_format.ksy"
+    spec.write_text(spec.read_text().replace("doc: column_number", "doc: column count"))
+    result = run(repo_copy / "tools" / "regenerate.py", "--verify", cwd=repo_copy)
+    assert result.returncode == 1
+    assert "specs/file_index_format.ksy changed" in result.stderr
+
+
+def test_hand_edited_output_is_detected(repo_copy):
+    generated = repo_copy / "generated" / "python" / "file_index_format.py"
+    generated.write_text(generated.read_text() + "\n# tweak\n")
+    result = run(repo_copy / "tools" / "regenerate.py", "--verify", cwd=repo_copy)
+    assert result.returncode == 1
+    assert "generated/python/file_index_format.py differs" in result.stderr
+
+
+def toolchain_present() -> bool:
+    return shutil.which("node") is not None and shutil.which("dot") is not None and (
+        ROOT / "tools" / "node_modules" / "kaitai-struct-compiler").is_dir()
+
+
+@pytest.mark.node
+@pytest.mark.skipif(not toolchain_present() and not in_ci(),
+                    reason="node/dot/npm packages absent; .ci/run installs them and this test then runs")
+def test_regenerating_reproduces_generated_exactly():
+    result = run(REGENERATE, "--check")
+    assert result.returncode == 0, result.stderr + result.stdout

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Idempotent setup on a fresh machine (Python 3.11, node/npm, Debian; package registries only).
+#   bash tools/setup.sh          .venv with the package (enough for the CLI and the demo)
+#   bash tools/setup.sh --test   also the test dependencies, the pinned Kaitai compiler (npm ci)
+#                                and Graphviz (apt), which the spec-freshness tests need
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=python3.11
+command -v "$python" >/dev/null || python=python3
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+
+if [ "${1:-}" = "--test" ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+  (cd tools && npm ci --no-audit --no-fund --loglevel=error)
+  if ! command -v dot >/dev/null; then
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq && $sudo apt-get install -y -qq graphviz >/dev/null
+  fi
+else
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e .
+fi
