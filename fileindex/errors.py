@@ -59,3 +59,7 @@ class UsageError(FileIndexError, ValueError):
 
 class EncodeError(FileIndexError, ValueError):
     """A value or structure cannot be written in the layout (for example a name over 65535 bytes)."""
+
+
+class UnsupportedTypeError(UsageError):
+    """An index type asked for a column type that Paimon's Java implementation refuses too."""

@@ -20,22 +20,34 @@ T = TypeVar("T", bound=KaitaiStruct)
 ValidationErrors = Mapping[str, type[errors.DecodeError]]
 
 
-def parse(spec: Callable[[KaitaiStream], T], data, *, root: str, validations: ValidationErrors) -> T:
-    """Parse ``data`` (bytes-like or a readable, seekable binary file) with a generated spec class."""
+def parse(
+    spec: Callable[[KaitaiStream], T], data, *, root: str, validations: ValidationErrors, base: int = 0
+) -> T:
+    """Parse ``data`` (bytes-like or a readable, seekable binary file) with a generated spec class.
+
+    ``base`` is where ``data`` starts in the enclosing file (a body inside a container), so that
+    error offsets are absolute.
+    """
     stream = KaitaiStream(data if hasattr(data, "read") else BytesIO(data))
     obj = spec(stream)
     try:
         obj._read()
     except kaitaistruct.KaitaiStructError as err:
-        raise translate(err, obj, root=root, validations=validations, size=stream.size()) from None
+        raise translate(err, obj, root=root, validations=validations, size=stream.size(), base=base) from None
     return obj
 
 
 def translate(
-    err: kaitaistruct.KaitaiStructError, obj: KaitaiStruct, *, root: str, validations: ValidationErrors, size: int
+    err: kaitaistruct.KaitaiStructError,
+    obj: KaitaiStruct,
+    *,
+    root: str,
+    validations: ValidationErrors,
+    size: int,
+    base: int = 0,
 ) -> errors.DecodeError:
     offset, field = failure_point(obj, 0, root)
-    offset = min(max(offset, 0), size)
+    offset = base + min(max(offset, 0), size)
     if isinstance(err, kaitaistruct.EndOfStreamError):
         return errors.TruncatedError(
             f"input ends inside the field: {err.bytes_needed} bytes needed, {err.bytes_available} left",

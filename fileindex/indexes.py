@@ -1,0 +1,39 @@
+"""The index types this package implements, by Paimon's identifier (``FileIndexerFactory``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from . import bloom_filter
+from .errors import UnsupportedIndexTypeError
+from .reader import FileIndexReader
+from .types import DataType
+
+
+@dataclass(frozen=True)
+class IndexType:
+    name: str
+    options: tuple[str, ...]
+    build: Callable[..., bytes]  # (values, data_type, options) -> payload
+    reader: Callable[..., FileIndexReader]  # (payload, data_type, *, base_offset) -> reader
+
+
+INDEX_TYPES: Mapping[str, IndexType] = {
+    bloom_filter.INDEX_TYPE: IndexType(
+        bloom_filter.INDEX_TYPE, bloom_filter.OPTIONS, bloom_filter.build, bloom_filter.BloomFilterReader
+    ),
+}
+
+
+def index_type(name: str, *, offset: int = 0, field: str = "index_type") -> IndexType:
+    try:
+        return INDEX_TYPES[name]
+    except KeyError:
+        raise UnsupportedIndexTypeError(
+            f"index type {name!r} is not implemented (implemented: {', '.join(INDEX_TYPES)})",
+            offset=offset, field=field,
+        ) from None
+
+
+def open_reader(name: str, payload, data_type: DataType, *, base_offset: int = 0) -> FileIndexReader:
+    return index_type(name, offset=base_offset).reader(payload, data_type, base_offset=base_offset)

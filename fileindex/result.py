@@ -1,0 +1,114 @@
+"""Paimon's ``FileIndexResult`` algebra (spec §9.1): REMAIN, SKIP, or a set of candidate rows.
+
+Every result is a superset of the rows that truly match. ``REMAIN`` keeps the whole file, ``SKIP``
+drops it, and a :class:`Rows` result keeps just its rows (it *remains* iff it is non-empty).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+from pyroaring import BitMap, FrozenBitMap
+
+
+class FileIndexResult:
+    __slots__ = ()
+
+    def remain(self) -> bool:
+        raise NotImplementedError
+
+    def and_(self, other: "FileIndexResult") -> "FileIndexResult":
+        raise NotImplementedError
+
+    def or_(self, other: "FileIndexResult") -> "FileIndexResult":
+        raise NotImplementedError
+
+
+class _Remain(FileIndexResult):
+    __slots__ = ()
+
+    def remain(self) -> bool:
+        return True
+
+    def and_(self, other: FileIndexResult) -> FileIndexResult:
+        return other
+
+    def or_(self, other: FileIndexResult) -> FileIndexResult:
+        return self
+
+    def __repr__(self) -> str:
+        return "REMAIN"
+
+    def __reduce__(self):
+        return "REMAIN"
+
+
+class _Skip(FileIndexResult):
+    __slots__ = ()
+
+    def remain(self) -> bool:
+        return False
+
+    def and_(self, other: FileIndexResult) -> FileIndexResult:
+        return self
+
+    def or_(self, other: FileIndexResult) -> FileIndexResult:
+        return other
+
+    def __repr__(self) -> str:
+        return "SKIP"
+
+    def __reduce__(self):
+        return "SKIP"
+
+
+REMAIN = _Remain()
+SKIP = _Skip()
+
+
+class Rows(FileIndexResult):
+    """Candidate rows (Java's ``BitmapIndexResult``), as an immutable Roaring bitmap."""
+
+    __slots__ = ("bitmap",)
+
+    def __init__(self, rows: Iterable[int] | BitMap | FrozenBitMap = ()):
+        self.bitmap = rows if isinstance(rows, FrozenBitMap) else FrozenBitMap(rows)
+
+    def remain(self) -> bool:
+        return bool(self.bitmap)
+
+    def and_(self, other: FileIndexResult) -> FileIndexResult:
+        if isinstance(other, Rows):
+            return Rows(self.bitmap & other.bitmap)
+        return self if other.remain() else SKIP
+
+    def or_(self, other: FileIndexResult) -> FileIndexResult:
+        if isinstance(other, Rows):
+            return Rows(self.bitmap | other.bitmap)
+        return REMAIN if other.remain() else self
+
+    @property
+    def cardinality(self) -> int:
+        return len(self.bitmap)
+
+    def ranges(self) -> list[tuple[int, int]]:
+        """Maximal inclusive ranges [first, last], ascending."""
+        rows = np.asarray(self.bitmap.to_array(), dtype=np.int64)
+        if rows.size == 0:
+            return []
+        breaks = np.flatnonzero(np.diff(rows) != 1)
+        firsts = np.concatenate(([rows[0]], rows[breaks + 1]))
+        lasts = np.concatenate((rows[breaks], [rows[-1]]))
+        return list(zip(firsts.tolist(), lasts.tolist()))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Rows) and self.bitmap == other.bitmap
+
+    def __hash__(self) -> int:
+        return hash(self.bitmap)
+
+    def __repr__(self) -> str:
+        return f"Rows({list(self.bitmap)[:16]}{'...' if len(self.bitmap) > 16 else ''})"
+
+    def __reduce__(self):
+        return (Rows, (self.bitmap,))

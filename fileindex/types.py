@@ -1,0 +1,279 @@
+"""Paimon data types: the type model and a parser for Paimon's type strings.
+
+``parse_type("DECIMAL(10, 2) NOT NULL")``, ``parse_type("MAP<STRING, INT>")``,
+``parse_type("TIMESTAMP(6) WITH LOCAL TIME ZONE")`` (also spelled ``TIMESTAMP_LTZ(6)``).
+Type names are case-insensitive; defaults follow Paimon (``TIMESTAMP`` = precision 6,
+``TIME`` = 0, ``DECIMAL`` = (10, 0), ``CHAR`` = 1, ``VARCHAR``/``STRING`` = 2147483647).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from .errors import UsageError
+
+MAX_LENGTH = 2147483647
+
+INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+NUMERIC_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+STRINGS = ("CHAR", "VARCHAR")
+BINARIES = ("BINARY", "VARBINARY")
+TIMESTAMPS = ("TIMESTAMP", "TIMESTAMP_LTZ")
+COMPLEX = ("ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB", "VECTOR")
+
+
+@dataclass(frozen=True)
+class DataType:
+    root: str  # canonical Paimon name: INT, VARCHAR, TIMESTAMP_LTZ, DECIMAL, MAP, ...
+    nullable: bool = True
+    length: int | None = None  # CHAR, VARCHAR, BINARY, VARBINARY
+    precision: int | None = None  # DECIMAL, TIME, TIMESTAMP, TIMESTAMP_LTZ
+    scale: int | None = None  # DECIMAL
+    children: tuple["DataType", ...] = ()  # ARRAY: element; MAP/MULTISET: key, value; ROW: fields
+    field_names: tuple[str, ...] = field(default=())  # ROW
+
+    @property
+    def is_string(self) -> bool:
+        return self.root in STRINGS
+
+    @property
+    def is_binary(self) -> bool:
+        return self.root in BINARIES
+
+    @property
+    def is_timestamp(self) -> bool:
+        return self.root in TIMESTAMPS
+
+    @property
+    def is_complex(self) -> bool:
+        return self.root in COMPLEX
+
+    def not_null(self) -> "DataType":
+        return replace(self, nullable=False)
+
+    def __str__(self) -> str:
+        return self.sql()
+
+    def sql(self) -> str:
+        if self.root == "VARCHAR" and self.length == MAX_LENGTH:
+            text = "STRING"
+        elif self.root == "VARBINARY" and self.length == MAX_LENGTH:
+            text = "BYTES"
+        elif self.root in STRINGS + BINARIES:
+            text = f"{self.root}({self.length})"
+        elif self.root == "DECIMAL":
+            text = f"DECIMAL({self.precision}, {self.scale})"
+        elif self.root in ("TIME", "TIMESTAMP"):
+            text = f"{self.root}({self.precision})"
+        elif self.root == "TIMESTAMP_LTZ":
+            text = f"TIMESTAMP({self.precision}) WITH LOCAL TIME ZONE"
+        elif self.root == "ARRAY":
+            text = f"ARRAY<{self.children[0].sql()}>"
+        elif self.root in ("MAP", "MULTISET"):
+            text = f"{self.root}<{', '.join(c.sql() for c in self.children)}>"
+        elif self.root == "ROW":
+            fields = ", ".join(f"{quote_identifier(n)} {t.sql()}" for n, t in zip(self.field_names, self.children))
+            text = f"ROW<{fields}>"
+        else:
+            text = self.root
+        return text if self.nullable else f"{text} NOT NULL"
+
+
+def quote_identifier(name: str) -> str:
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return name
+    return "`" + name.replace("`", "``") + "`"
+
+
+_TOKEN = re.compile(r"\s*(?:(`(?:[^`]|``)*`)|([A-Za-z_][A-Za-z0-9_]*)|(\d+)|(.))")
+
+
+class _Tokens:
+    def __init__(self, text: str):
+        self.text = text
+        self.items: list[tuple[str, str, int]] = []
+        pos = 0
+        while pos < len(text):
+            match = _TOKEN.match(text, pos)
+            if match is None or match.end() == pos:
+                break
+            quoted, word, number, other = match.groups()
+            start = match.start(match.lastindex)
+            if quoted is not None:
+                self.items.append(("quoted", quoted[1:-1].replace("``", "`"), start))
+            elif word is not None:
+                self.items.append(("word", word, start))
+            elif number is not None:
+                self.items.append(("number", number, start))
+            elif other is not None and not other.isspace():
+                self.items.append(("symbol", other, start))
+            pos = match.end()
+        self.index = 0
+
+    def peek(self, offset: int = 0) -> tuple[str, str, int] | None:
+        i = self.index + offset
+        return self.items[i] if i < len(self.items) else None
+
+    def next(self) -> tuple[str, str, int]:
+        token = self.peek()
+        if token is None:
+            raise self.error("unexpected end of type")
+        self.index += 1
+        return token
+
+    def accept_word(self, *words: str) -> bool:
+        token = self.peek()
+        if token and token[0] == "word" and token[1].upper() in words:
+            self.index += 1
+            return True
+        return False
+
+    def accept_symbol(self, symbol: str) -> bool:
+        token = self.peek()
+        if token and token[0] == "symbol" and token[1] == symbol:
+            self.index += 1
+            return True
+        return False
+
+    def expect_symbol(self, symbol: str) -> None:
+        if not self.accept_symbol(symbol):
+            raise self.error(f"expected '{symbol}'")
+
+    def number(self) -> int:
+        kind, value, _ = self.next()
+        if kind != "number":
+            raise self.error(f"expected a number, found {value!r}", back=1)
+        return int(value)
+
+    def error(self, message: str, back: int = 0) -> UsageError:
+        token = self.peek(-back)
+        where = token[2] if token else len(self.text)
+        return UsageError(f"{message} at position {where} in type {self.text!r}")
+
+
+def parse_type(text: str) -> DataType:
+    """Parse one Paimon type string; raises UsageError naming the position of the problem."""
+    tokens = _Tokens(text)
+    result = _parse(tokens)
+    if tokens.peek() is not None:
+        raise tokens.error(f"unexpected {tokens.peek()[1]!r}")
+    return result
+
+
+def _optional_args(tokens: _Tokens, count: int) -> list[int]:
+    if not tokens.accept_symbol("("):
+        return []
+    values = [tokens.number()]
+    while len(values) < count and tokens.accept_symbol(","):
+        values.append(tokens.number())
+    tokens.expect_symbol(")")
+    return values
+
+
+_SIMPLE = {
+    "BOOLEAN": "BOOLEAN", "TINYINT": "TINYINT", "SMALLINT": "SMALLINT", "INT": "INT", "INTEGER": "INT",
+    "BIGINT": "BIGINT", "FLOAT": "FLOAT", "REAL": "FLOAT", "DOUBLE": "DOUBLE", "DATE": "DATE",
+    "VARIANT": "VARIANT", "BLOB": "BLOB",
+}
+
+
+def _parse(tokens: _Tokens) -> DataType:
+    kind, word, _ = tokens.next()
+    if kind != "word":
+        raise tokens.error(f"expected a type name, found {word!r}", back=1)
+    name = word.upper()
+    if name == "DOUBLE":
+        tokens.accept_word("PRECISION")
+    if name in _SIMPLE:
+        result = DataType(_SIMPLE[name])
+    elif name == "STRING":
+        result = DataType("VARCHAR", length=MAX_LENGTH)
+    elif name == "BYTES":
+        result = DataType("VARBINARY", length=MAX_LENGTH)
+    elif name in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
+        args = _optional_args(tokens, 1)
+        default = 1 if name in ("CHAR", "BINARY") else MAX_LENGTH
+        result = DataType(name, length=args[0] if args else default)
+        _check_range(tokens, name, result.length, 1, MAX_LENGTH)
+    elif name in ("DECIMAL", "DEC", "NUMERIC"):
+        args = _optional_args(tokens, 2)
+        precision = args[0] if args else 10
+        scale = args[1] if len(args) > 1 else 0
+        _check_range(tokens, "DECIMAL precision", precision, 1, 38)
+        _check_range(tokens, "DECIMAL scale", scale, 0, precision)
+        result = DataType("DECIMAL", precision=precision, scale=scale)
+    elif name == "TIME":
+        args = _optional_args(tokens, 1)
+        precision = args[0] if args else 0
+        _check_range(tokens, "TIME precision", precision, 0, 9)
+        _skip_without_time_zone(tokens)
+        result = DataType("TIME", precision=precision)
+    elif name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        args = _optional_args(tokens, 1)
+        precision = args[0] if args else 6
+        _check_range(tokens, "TIMESTAMP precision", precision, 0, 9)
+        root = name
+        if name == "TIMESTAMP" and tokens.accept_word("WITH"):
+            if not (tokens.accept_word("LOCAL") and tokens.accept_word("TIME") and tokens.accept_word("ZONE")):
+                raise tokens.error("expected WITH LOCAL TIME ZONE")
+            root = "TIMESTAMP_LTZ"
+        elif name == "TIMESTAMP":
+            _skip_without_time_zone(tokens)
+        result = DataType(root, precision=precision)
+    elif name == "ARRAY":
+        tokens.expect_symbol("<")
+        element = _parse(tokens)
+        tokens.expect_symbol(">")
+        result = DataType("ARRAY", children=(element,))
+    elif name in ("MAP", "MULTISET"):
+        tokens.expect_symbol("<")
+        key = _parse(tokens)
+        if name == "MAP":
+            tokens.expect_symbol(",")
+            value = _parse(tokens)
+            children = (key, value)
+        else:
+            children = (key,)
+        tokens.expect_symbol(">")
+        result = DataType(name, children=children)
+    elif name == "ROW":
+        result = _parse_row(tokens)
+    else:
+        raise tokens.error(f"unknown type {word!r}", back=1)
+    if tokens.accept_word("NOT"):
+        if not tokens.accept_word("NULL"):
+            raise tokens.error("expected NULL after NOT")
+        result = result.not_null()
+    else:
+        tokens.accept_word("NULL")
+    return result
+
+
+def _skip_without_time_zone(tokens: _Tokens) -> None:
+    if tokens.accept_word("WITHOUT"):
+        if not (tokens.accept_word("TIME") and tokens.accept_word("ZONE")):
+            raise tokens.error("expected WITHOUT TIME ZONE")
+
+
+def _parse_row(tokens: _Tokens) -> DataType:
+    opener = "<" if tokens.accept_symbol("<") else "(" if tokens.accept_symbol("(") else None
+    if opener is None:
+        raise tokens.error("expected '<' after ROW")
+    closer = ">" if opener == "<" else ")"
+    names, types = [], []
+    if not tokens.accept_symbol(closer):
+        while True:
+            kind, name, _ = tokens.next()
+            if kind not in ("word", "quoted"):
+                raise tokens.error(f"expected a field name, found {name!r}", back=1)
+            names.append(name)
+            types.append(_parse(tokens))
+            if tokens.accept_symbol(closer):
+                break
+            tokens.expect_symbol(",")
+    return DataType("ROW", children=tuple(types), field_names=tuple(names))
+
+
+def _check_range(tokens: _Tokens, what: str, value: int, low: int, high: int) -> None:
+    if not low <= value <= high:
+        raise tokens.error(f"{what} {value} is out of range [{low}, {high}]", back=1)

@@ -1,0 +1,96 @@
+"""Column values as Paimon's index writers see them, and their mapping to index keys (spec §2.3).
+
+Python values per type: integers for TINYINT..BIGINT, DATE (days) and TIME (millis of day);
+``float`` for FLOAT/DOUBLE (FLOAT is rounded to binary32); ``str`` for CHAR/VARCHAR; ``bytes``
+for BINARY/VARBINARY; ``bool``; ``decimal.Decimal`` for DECIMAL; :class:`Timestamp` (or a
+``datetime``) for TIMESTAMP and TIMESTAMP WITH LOCAL TIME ZONE; ``None`` for null.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+import struct
+from dataclasses import dataclass
+
+from .errors import UsageError
+from .types import NUMERIC_BITS, DataType
+
+_EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+@dataclass(frozen=True, order=True)
+class Timestamp:
+    """Paimon's ``Timestamp``: epoch milliseconds and nanoseconds within the millisecond [0, 999999]."""
+
+    millis: int
+    nanos_of_milli: int = 0
+
+    def __post_init__(self):
+        if not 0 <= self.nanos_of_milli <= 999_999:
+            raise UsageError(f"nanos_of_milli must be in [0, 999999], not {self.nanos_of_milli}")
+
+    @classmethod
+    def from_datetime(cls, value: dt.datetime) -> "Timestamp":
+        """A naive datetime is wall-clock time (TIMESTAMP); an aware one is an instant (LTZ)."""
+        delta = value - (_EPOCH_UTC if value.tzinfo else _EPOCH)
+        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+        return cls(micros // 1000, (micros % 1000) * 1000)
+
+    @property
+    def micros(self) -> int:
+        # floor semantics: nanos_of_milli is non-negative, so -1 ms + 999999 ns is -1 µs
+        return self.millis * 1000 + self.nanos_of_milli // 1000
+
+
+def timestamp_key(value, precision: int) -> int:
+    """TIMESTAMP(p) / LTZ(p) as indexes key them: epoch millis for p <= 3, epoch micros above."""
+    ts = value if isinstance(value, Timestamp) else Timestamp.from_datetime(value)
+    return ts.millis if precision <= 3 else ts.micros
+
+
+def decimal_unscaled(value, data_type: DataType) -> int:
+    """The unscaled value of a DECIMAL(p, s) (``BigDecimal.unscaledValue``), rounding HALF_UP to scale s."""
+    scaled = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-data_type.scale), rounding=decimal.ROUND_HALF_UP)
+    return int(scaled.scaleb(data_type.scale))
+
+
+def float32(value: float) -> float:
+    """Round to binary32 as Java's (float) cast does."""
+    return struct.unpack(">f", struct.pack(">f", value))[0]
+
+
+def float_to_int_bits(value: float) -> int:
+    """``Float.floatToIntBits``: NaN canonical (0x7fc00000), signed int32."""
+    if math.isnan(value):
+        return 0x7FC00000
+    return struct.unpack(">i", struct.pack(">f", value))[0]
+
+
+def double_to_long_bits(value: float) -> int:
+    """``Double.doubleToLongBits``: NaN canonical (0x7ff8000000000000), signed int64."""
+    if math.isnan(value):
+        return 0x7FF8000000000000
+    return struct.unpack(">q", struct.pack(">d", value))[0]
+
+
+def check_integer(value: int, data_type: DataType) -> int:
+    bits = NUMERIC_BITS.get(data_type.root, 32)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{data_type} value must be an integer, not {value!r}")
+    if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+        raise UsageError(f"{value} does not fit {data_type}")
+    return value
+
+
+def long_key(value, data_type: DataType) -> int:
+    """The signed 64-bit integer that hashing (bloom) and bsi use for integer-like types."""
+    root = data_type.root
+    if root in NUMERIC_BITS or root in ("DATE", "TIME"):
+        return check_integer(value, data_type)
+    if data_type.is_timestamp:
+        return timestamp_key(value, data_type.precision)
+    if root == "DECIMAL":
+        return decimal_unscaled(value, data_type)
+    raise UsageError(f"{data_type} has no integer key")

@@ -1,0 +1,59 @@
+"""The JSON layout of Java-written conformance vectors (``tests/vectors/java``).
+
+``datasets/<name>.json`` holds a column's values in row order and its Paimon type; floats are
+Java ``toString`` strings (``NaN``, ``-0.0``, ``Infinity``), timestamps ``{millis, nanos_of_milli}``,
+decimals ``{decimal, precision, scale}``. ``vectors.json`` records Java's answers:
+``"REMAIN"``, ``"SKIP"``, or ``{cardinality, ranges}`` (or ``first32`` + ``sha256_rows_int32be``
+when there are more than 256 ranges).
+"""
+from __future__ import annotations
+
+import decimal
+import hashlib
+
+import numpy as np
+
+from .result import REMAIN, SKIP, FileIndexResult, Rows
+from .types import DataType
+from .values import Timestamp, float32
+
+
+def value_from_json(raw, data_type: DataType):
+    """A dataset or literal value as the Python value of ``data_type`` (None stays None)."""
+    if raw is None:
+        return None
+    if data_type.root in ("FLOAT", "DOUBLE"):
+        number = float(raw)
+        return float32(number) if data_type.root == "FLOAT" else number
+    if data_type.is_timestamp:
+        return Timestamp(raw["millis"], raw["nanos_of_milli"])
+    if data_type.root == "DECIMAL":
+        return decimal.Decimal(raw["decimal"])
+    if data_type.is_binary and isinstance(raw, list):
+        return bytes(raw)
+    return raw
+
+
+def result_to_json(result: FileIndexResult) -> object:
+    """A result in the recorded shape (always with full ranges)."""
+    if result is REMAIN:
+        return "REMAIN"
+    if result is SKIP:
+        return "SKIP"
+    assert isinstance(result, Rows)
+    return {"cardinality": result.cardinality, "ranges": [list(r) for r in result.ranges()]}
+
+
+def result_matches(result: FileIndexResult, expected) -> bool:
+    """Whether ``result`` equals a recorded Java result (SKIP and an empty row set stay distinct)."""
+    if isinstance(expected, str):
+        return result_to_json(result) == expected
+    if not isinstance(result, Rows) or result.cardinality != expected["cardinality"]:
+        return False
+    if "ranges" in expected:
+        return [list(r) for r in result.ranges()] == expected["ranges"]
+    rows = np.asarray(result.bitmap.to_array(), dtype=">i4")
+    return (
+        rows[:32].tolist() == expected["first32"]
+        and hashlib.sha256(rows.tobytes()).hexdigest() == expected["sha256_rows_int32be"]
+    )

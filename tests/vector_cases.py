@@ -1,0 +1,85 @@
+"""The single-column Java vectors as test cases: dataset values, options, payload and recorded answers."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+
+from conftest import JAVA_VECTORS
+from fileindex.container import FileIndexContainer
+from fileindex.types import DataType, parse_type
+from fileindex.vector_format import value_from_json
+
+
+@dataclass(frozen=True)
+class VectorCase:
+    record: dict
+
+    @property
+    def name(self) -> str:
+        return self.record["name"]
+
+    @property
+    def data_type(self) -> DataType:
+        return parse_type(self.record["type"])
+
+    @property
+    def options(self) -> dict:
+        return self.record["options"]
+
+    @property
+    def ok(self) -> bool:
+        return self.record["status"] == "ok"
+
+    def values(self) -> list:
+        return dataset_values(self.record["dataset"])
+
+    def payload(self) -> bytes:
+        container = FileIndexContainer.open(JAVA_VECTORS / self.record["file"])
+        return bytes(container.body(container.entry("c", self.record["index_type"])))
+
+    def queries(self):
+        """(visitor method name, arguments, expected) for every recorded query."""
+        data_type = self.data_type
+        for query in self.record["queries"]:
+            op = query["op"]
+            convert = lambda raw: value_from_json(raw, data_type)  # noqa: E731
+            name = op["name"]
+            if name in ("is_null", "is_not_null"):
+                args = ()
+            elif name in ("in", "not_in"):
+                args = ([convert(v) for v in op["literals"]],)
+            elif name == "between":
+                args = tuple(convert(v) for v in op["literals"])
+            else:
+                args = (convert(op["literal"]),)
+            yield VISITORS[name], args, query["result"], op
+
+
+VISITORS = {
+    "is_null": "visit_is_null", "is_not_null": "visit_is_not_null", "eq": "visit_equal",
+    "neq": "visit_not_equal", "lt": "visit_less_than", "lte": "visit_less_or_equal",
+    "gt": "visit_greater_than", "gte": "visit_greater_or_equal", "in": "visit_in",
+    "not_in": "visit_not_in", "between": "visit_between",
+}
+
+
+@lru_cache(maxsize=None)
+def _dataset(name: str) -> dict:
+    return json.loads((JAVA_VECTORS / "datasets" / f"{name}.json").read_text())
+
+
+def dataset_values(name: str) -> list:
+    raw = _dataset(name)
+    data_type = parse_type(raw["type"])
+    return [value_from_json(v, data_type) for v in raw["values"]]
+
+
+@lru_cache(maxsize=None)
+def all_cases() -> tuple[VectorCase, ...]:
+    records = json.loads((JAVA_VECTORS / "vectors.json").read_text())["vectors"]
+    return tuple(VectorCase(r) for r in records)
+
+
+def cases_for(index_type: str, *, ok: bool | None = None) -> list[VectorCase]:
+    return [c for c in all_cases() if c.record["index_type"] == index_type and (ok is None or c.ok == ok)]
