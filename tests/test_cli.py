@@ -91,3 +91,13 @@ def test_console_script_runs_demo():
     objects = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     assert {o["head_length"] for o in objects} >= {330, 432}
     assert result.stdout.count("check: OK") == len(objects) == 4
+
+
+def test_inspect_diagnoses_bloom_bodies(capsys):
+    path = next((JAVA_VECTORS.parent.parent / "tables" / "parquet" / "append_with_bloomfilter.db").rglob("*.index"))
+    code, out, _ = run_cli(capsys, "inspect", "--json", str(path))
+    assert code == 0
+    blooms = [i["bloom"] for c in json.loads(out)["columns"] for i in c["indexes"]]
+    assert len(blooms) == 5 and all(b["verdict"] == "oversized" for b in blooms)
+    code, out, _ = run_cli(capsys, "inspect", str(path))
+    assert "oversized" in out and "holds ~5 distinct value(s)" in out

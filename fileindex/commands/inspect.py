@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from ..container import MAGIC, FileIndexContainer
+from ..container import MAGIC, FileIndexContainer, IndexEntry
 from ..errors import FileIndexError
 
 NAME = "inspect"
@@ -15,6 +15,18 @@ HELP = "show a container's HEAD: magic, version, columns and index entries with 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a Paimon file-index container (.index file or embedded bytes)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (shape in the README)")
+
+
+def body_details(container: FileIndexContainer, entry: IndexEntry) -> dict:
+    """Per-type facts about a body that need no column type (bloom-filter: fill and sizing)."""
+    if entry.is_empty or entry.index_type != "bloom-filter":
+        return {}
+    from ..bloom_math import diagnose
+
+    try:
+        return {"bloom": diagnose(container.body(entry)).as_dict()}
+    except (FileIndexError, ValueError) as err:
+        return {"error": str(err)}
 
 
 def describe(container: FileIndexContainer) -> dict:
@@ -38,6 +50,7 @@ def describe(container: FileIndexContainer) -> dict:
                         "length": entry.length,
                         "empty": entry.is_empty,
                         "entry_offset": entry.entry_offset,
+                        **body_details(container, entry),
                     }
                     for entry in record.indexes
                 ],
@@ -63,12 +76,25 @@ def render(description: dict) -> str:
             else:
                 where = f"{entry['start']:>10} {entry['length']:>10} {entry['start'] + entry['length']:>10}"
             lines.append(f"  {column['column']:<24} {entry['index_type']:<14} {where}")
+            if "bloom" in entry:
+                lines.append("      " + render_bloom(entry["bloom"]))
+            if "error" in entry:
+                lines.append(f"      body error: {entry['error']}")
     lines.append(
         f"  {len(description['columns'])} column(s), "
         f"{sum(len(c['indexes']) for c in description['columns'])} index(es), "
         f"body {description['body_length']} bytes"
     )
     return "\n".join(lines)
+
+
+def render_bloom(bloom: dict) -> str:
+    n_hat = bloom["estimated_items"]
+    held = "every bit set" if n_hat is None else f"~{n_hat:.0f} distinct value(s)"
+    return (
+        f"k={bloom['num_hash_functions']} bits={bloom['num_bits']} fill={100 * bloom['fill_ratio']:.4f}% "
+        f"holds {held}, fpp at that {bloom['delivered_fpp']:.2g}; {bloom['verdict']}: {bloom['advice']}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
