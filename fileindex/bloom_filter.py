@@ -16,6 +16,7 @@ from . import errors, kaitai_bridge
 from .fast_hash import check_bloom_type, hash_value
 from .generated.bloom_filter import BloomFilter
 from .options import check_known, get_double, get_int
+from .parallel import map_chunks
 from .reader import FileIndexReader
 from .result import REMAIN, SKIP, FileIndexResult
 from .types import DataType
@@ -48,7 +49,8 @@ def _java_round(x: float) -> int:
     return max(_LONG_MIN, min(_LONG_MAX, math.floor(x + 0.5)))
 
 
-def _long_to_int(value: int) -> int:
+def _int32(value: int) -> int:
+    """The low 32 bits as a signed int: Java's (int) cast of a long."""
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value >> 31 else value
 
@@ -78,7 +80,7 @@ def bloom_parameters(items: int, fpp: float) -> BloomParameters:
             "(it overflows or divides by zero): use 0 < fpp < 1 and fewer items"
         )
     ratio = num_bits / items if items else math.inf
-    k = max(1, _long_to_int(_java_round(ratio * ln2)))
+    k = max(1, _int32(_java_round(ratio * ln2)))
     return BloomParameters(num_bits, k)
 
 
@@ -87,15 +89,24 @@ def parameters_from_options(options: Mapping[str, str]) -> BloomParameters:
     return bloom_parameters(get_int(options, "items", DEFAULT_ITEMS), get_double(options, "fpp", DEFAULT_FPP))
 
 
+def iter_bit_positions(hashes: np.ndarray, num_bits: int, num_hash_functions: int):
+    """For i = 1..k, the i-th bit position of every hash (uint32 arrays)."""
+    hashes = np.asarray(hashes, dtype=np.int64)
+    h2 = (hashes >> 32).astype(np.int32)
+    combined = hashes.astype(np.int32)  # h1, the low 32 bits; the casts wrap like Java's (int)
+    modulus = np.uint32(num_bits)
+    for _ in range(num_hash_functions):
+        combined += h2  # h1 + i*h2 in int32 wrap-around arithmetic
+        # ~c for negative c (c ^ -1), c itself otherwise: c ^ (c >> 31), then a non-negative modulo
+        yield (combined ^ (combined >> 31)).view(np.uint32) % modulus
+
+
 def bit_positions(hashes: np.ndarray, num_bits: int, num_hash_functions: int) -> np.ndarray:
     """All k bit positions of each hash: shape (len(hashes), k), int64."""
-    hashes = np.asarray(hashes, dtype=np.int64)
-    h1 = hashes.astype(np.int32)  # low 32 bits (wrapping cast)
-    h2 = (hashes >> 32).astype(np.int32)
-    i = np.arange(1, num_hash_functions + 1, dtype=np.int32)
-    combined = h1[:, None] + i[None, :] * h2[:, None]  # int32 wrap-around, as Java's int
-    combined = np.where(combined < 0, ~combined, combined)
-    return combined.astype(np.int64) % num_bits
+    columns = list(iter_bit_positions(hashes, num_bits, num_hash_functions))
+    if not columns:
+        return np.empty((len(hashes), 0), dtype=np.int64)
+    return np.stack(columns, axis=1).astype(np.int64)
 
 
 class BloomFilterWriter:
@@ -108,9 +119,18 @@ class BloomFilterWriter:
         self._bits = np.zeros(self.parameters.num_bits, dtype=bool)
 
     def add_hashes(self, hashes: np.ndarray) -> None:
-        if len(hashes):
-            positions = bit_positions(hashes, self.parameters.num_bits, self.parameters.num_hash_functions)
-            self._bits[positions.ravel()] = True
+        hashes = np.asarray(hashes, dtype=np.int64)
+
+        def set_bits(start: int, stop: int) -> None:
+            # Threads only ever store True into a byte per bit: concurrent stores cannot conflict.
+            for positions in iter_bit_positions(hashes[start:stop], *self._sizing):
+                self._bits[positions] = True
+
+        map_chunks(set_bits, len(hashes))
+
+    @property
+    def _sizing(self) -> tuple[int, int]:
+        return self.parameters.num_bits, self.parameters.num_hash_functions
 
     def write(self, value) -> None:
         """One row's value; nulls are skipped (they count as written, as in Java)."""
@@ -151,6 +171,7 @@ class BloomFilterReader(FileIndexReader):
                 offset=base_offset, field=f"{ROOT}/num_hash_functions",
             )
         self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
+        self._bitset_bytes = view[4:]
 
     def test_hashes(self, hashes: np.ndarray) -> np.ndarray:
         """For each hash, whether all its k bits are set (True = might be present)."""
@@ -162,7 +183,17 @@ class BloomFilterReader(FileIndexReader):
         return bits.all(axis=1)
 
     def test_hash(self, hash64: int) -> bool:
-        return bool(self.test_hashes(np.array([hash64], dtype=np.int64))[0])
+        """One hash with Python integers: cheaper than numpy for a single probe."""
+        if self.num_bits == 0:
+            return True
+        bitset, num_bits = self._bitset_bytes, self.num_bits
+        h1, h2 = _int32(hash64), _int32(hash64 >> 32)
+        for i in range(1, self.num_hash_functions + 1):
+            combined = _int32(h1 + i * h2)
+            position = (~combined if combined < 0 else combined) % num_bits
+            if not (bitset[position >> 3] >> (position & 7)) & 1:
+                return False
+        return True
 
     def might_contain(self, value) -> bool:
         return self.test_hash(hash_value(value, self.data_type))
@@ -181,5 +212,4 @@ class BloomFilterReader(FileIndexReader):
     def visit_in(self, literals: Sequence) -> FileIndexResult:
         if not literals or any(literal is None for literal in literals):
             return REMAIN
-        hashes = np.array([hash_value(v, self.data_type) for v in literals], dtype=np.int64)
-        return REMAIN if self.test_hashes(hashes).any() else SKIP
+        return REMAIN if any(self.might_contain(v) for v in literals) else SKIP

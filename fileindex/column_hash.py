@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from .fast_hash import check_bloom_type, hash_bytes_array, hash_value, wang_mix_array
+from .fast_hash import check_bloom_type, hash_value, wang_mix_array
+from .parallel import map_chunks
 from .types import DataType
+from .xxh64 import xxh64_offsets
 
 _UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 
@@ -24,22 +25,34 @@ def column_hashes(values, data_type: DataType, *, distinct: bool = True) -> np.n
 
         return wang_mix_array(np.array([long_key(v, data_type) for v in present], dtype=np.int64))
     array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if pa.types.is_dictionary(array.type):
+        # Hash each dictionary entry once; with ``distinct`` only the entries in use.
+        indices = array.indices.drop_null().to_numpy(zero_copy_only=False)
+        hashes = column_hashes(array.dictionary, data_type, distinct=False)
+        return hashes[np.unique(indices)] if distinct else hashes[indices]
     array = array.drop_null()
+    pieces = map_chunks(lambda start, stop: _hash_plain(array.slice(start, stop - start), data_type), len(array))
+    return np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
+
+
+def _hash_plain(array: pa.Array, data_type: DataType) -> np.ndarray:
     if data_type.is_string or data_type.is_binary:
-        return _hash_binary_array(array, distinct)
+        return _hash_binary_array(array)
     return wang_mix_array(_long_keys(array, data_type))
 
 
-def _hash_binary_array(array: pa.Array, distinct: bool) -> np.ndarray:
-    if distinct:
-        array = pc.unique(array)
-    target = pa.large_binary()
-    array = array.cast(target) if array.type != target else array
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset:array.offset + len(array) + 1]
-    data = array.buffers()[2].to_pybytes() if array.buffers()[2] is not None else b""
-    view = memoryview(data)
-    starts, ends = offsets[:-1].tolist(), offsets[1:].tolist()
-    return hash_bytes_array([view[a:b] for a, b in zip(starts, ends)])
+def _hash_binary_array(array: pa.Array) -> np.ndarray:
+    if pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
+        offset_type = np.int64
+    elif pa.types.is_string(array.type) or pa.types.is_binary(array.type):
+        offset_type = np.int32
+    else:  # string views, fixed-size binary: normalise
+        array = array.cast(pa.large_binary())
+        offset_type = np.int64
+    offsets = np.frombuffer(array.buffers()[1], dtype=offset_type)[array.offset:array.offset + len(array) + 1]
+    data_buffer = array.buffers()[2]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.empty(0, np.uint8)
+    return xxh64_offsets(data, offsets)
 
 
 def _long_keys(array: pa.Array, data_type: DataType) -> np.ndarray:

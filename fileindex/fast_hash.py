@@ -74,9 +74,3 @@ def hash_value(value, data_type: DataType) -> int:
         return wang_mix(double_to_long_bits(value))
     check_bloom_type(data_type)
     return wang_mix(long_key(value, data_type))
-
-
-def hash_bytes_array(values) -> np.ndarray:
-    """XXH64 of each bytes-like value, as int64."""
-    digest = xxhash.xxh64_intdigest
-    return np.fromiter((digest(v) for v in values), dtype=np.uint64, count=len(values)).view(np.int64)

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Benchmarks held against Java's own timings (tools/bench_reference/java-performance.md).
+
+    .venv/bin/python tools/bench.py [--only SUBSTRING] [--json] [--repeat N]
+
+Every row first checks its output (bytes, SHA-256, result cardinalities) against ``java_results``
+in perf_datasets.json and marks ``checked``; a row whose check fails prints no ratio. Figures are
+the median of ``--repeat`` runs. ``ratio`` = python / java (below 1.0: faster than Java).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_data  # noqa: E402
+
+from fileindex import bloom_filter  # noqa: E402
+from fileindex.container import FileIndexContainer  # noqa: E402
+from fileindex.result import SKIP  # noqa: E402
+from fileindex.types import parse_type  # noqa: E402
+
+REFERENCE = bench_data.REFERENCE
+_UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def java_figures() -> dict[str, float]:
+    """Benchmark name → Java's median seconds per op, read from the reference tables."""
+    figures = {}
+    for line in (REFERENCE / "java-performance.md").read_text().splitlines():
+        match = re.match(r"\|\s*([^|]+?)\s*\|\s*([\d.,]+)\s*(ns|µs|us|ms|s)\s*\|", line)
+        if match:
+            figures[match.group(1)] = float(match.group(2).replace(",", "")) * _UNITS[match.group(3)]
+    return figures
+
+
+@dataclass
+class Outcome:
+    seconds_per_op: float
+    checked: bool
+    note: str = ""
+
+
+@dataclass
+class Row:
+    name: str
+    java_name: str
+    run: Callable[[int], Outcome]
+
+
+def median_time(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+_CACHE: dict[str, object] = {}
+
+
+def cached(key: str, make: Callable[[], object]):
+    if key not in _CACHE:
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
+def java_result(key: str) -> str:
+    return bench_data.perf_datasets()["java_results"][key]
+
+
+# --------------------------------------------------------------------------------------------- bloom
+
+BLOOM_OPTIONS = {"items": "1000000", "fpp": "0.01"}
+BLOOM_TYPES = {"bigint_1m": "BIGINT", "string_1m_avg16": "STRING"}
+
+
+def bloom_probes(name: str) -> pa.Array:
+    k = np.arange(100_000)
+    even = k % 2 == 0
+    data = cached(name, lambda: bench_data.checked_dataset(name))
+    present = np.asarray(bench_data.u(12 if name == "bigint_1m" else 14, k, 1_000_000), dtype=np.int64)
+    if name == "bigint_1m":
+        absent = bench_data.r(13, k).view(np.int64)
+        values = np.where(even, np.asarray(data)[present], absent)
+        return pa.array(values)
+    absent_chars = np.concatenate(
+        [np.full((len(k), 1), ord("x"), dtype=np.uint8), bench_data.hex_digits(bench_data.r(15, k), 16)], axis=1)
+    absent = bench_data.strings_from_matrix(absent_chars, np.full(len(k), 17))
+    present_values = data.take(pa.array(present))
+    return pa.array([p if e else a for p, a, e in zip(present_values.to_pylist(), absent.to_pylist(), even)])
+
+
+def bloom_payload(name: str) -> bytes:
+    return cached(f"bloom:{name}", lambda: bloom_filter.build(
+        cached(name, lambda: bench_data.checked_dataset(name)), parse_type(BLOOM_TYPES[name]), BLOOM_OPTIONS))
+
+
+def bloom_build(name: str) -> Callable[[int], Outcome]:
+    def run(repeat: int) -> Outcome:
+        data = cached(name, lambda: bench_data.checked_dataset(name))
+        data_type = parse_type(BLOOM_TYPES[name])
+        seconds, payload = median_time(lambda: bloom_filter.build(data, data_type, BLOOM_OPTIONS), repeat)
+        ok = len(payload) == int(java_result(f"bloom.{name}.bytes")) and \
+            hashlib.sha256(payload).hexdigest() == java_result(f"bloom.{name}.sha256")
+        return Outcome(seconds / len(data), ok)
+    return run
+
+
+def bloom_lookup(name: str, batch: bool) -> Callable[[int], Outcome]:
+    def run(repeat: int) -> Outcome:
+        data_type = parse_type(BLOOM_TYPES[name])
+        reader = bloom_filter.BloomFilterReader(bloom_payload(name), data_type)
+        probes = cached(f"probes:{name}", lambda: bloom_probes(name))
+        if batch:
+            seconds, hits = median_time(lambda: reader.might_contain_column(probes), repeat)
+            skips = int((~hits).sum())
+        else:
+            values = probes.to_pylist()
+            seconds, results = median_time(lambda: [reader.visit_equal(v) for v in values], max(1, repeat // 2))
+            skips = sum(r is SKIP for r in results)
+        ok = skips == int(java_result(f"bloom.{name}.lookup_skip_count"))
+        return Outcome(seconds / len(probes), ok, f"{skips} SKIP")
+    return run
+
+
+def bloom_open(name: str) -> Callable[[int], Outcome]:
+    def run(repeat: int) -> Outcome:
+        data_type = parse_type(BLOOM_TYPES[name])
+        payload = bloom_payload(name)
+        seconds, reader = median_time(lambda: bloom_filter.BloomFilterReader(payload, data_type), repeat * 20)
+        return Outcome(seconds, reader.num_hash_functions == 7 and reader.num_bits == 8 * (len(payload) - 4))
+    return run
+
+
+# ----------------------------------------------------------------------------------------- container
+
+def container_head(repeat: int) -> Outcome:
+    data = (REFERENCE.parent.parent / "fileindex" / "samples" / "container_12col.index").read_bytes()
+    expected = bench_data.perf_datasets()["container_12col"]["sha256"]
+    loops = 2000
+    seconds, container = median_time(lambda: [FileIndexContainer.from_bytes(data) for _ in range(loops)], repeat)
+    ok = hashlib.sha256(data).hexdigest() == expected and len(container[-1].columns) == 12
+    return Outcome(seconds / loops, ok)
+
+
+ROWS = [
+    Row("bloom build bigint_1m", "bloom build bigint_1m (1M rows, items=1M, fpp=0.01)", bloom_build("bigint_1m")),
+    Row("bloom lookup bigint_1m (batch)", "bloom lookup bigint_1m (100k visitEqual)", bloom_lookup("bigint_1m", True)),
+    Row("bloom lookup bigint_1m (per value)", "bloom lookup bigint_1m (100k visitEqual)",
+        bloom_lookup("bigint_1m", False)),
+    Row("bloom open reader bigint_1m", "bloom open reader bigint_1m", bloom_open("bigint_1m")),
+    Row("bloom build string_1m_avg16", "bloom build string_1m_avg16 (1M rows, items=1M, fpp=0.01)",
+        bloom_build("string_1m_avg16")),
+    Row("bloom lookup string_1m_avg16 (batch)", "bloom lookup string_1m_avg16 (100k visitEqual)",
+        bloom_lookup("string_1m_avg16", True)),
+    Row("bloom lookup string_1m_avg16 (per value)", "bloom lookup string_1m_avg16 (100k visitEqual)",
+        bloom_lookup("string_1m_avg16", False)),
+    Row("bloom open reader string_1m_avg16", "bloom open reader string_1m_avg16", bloom_open("string_1m_avg16")),
+    Row("container head read 12 columns", "FileIndexFormat head read, 12-column container (x100k)", container_head),
+]
+
+
+def format_seconds(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", help="run only rows whose name contains this")
+    parser.add_argument("--json", action="store_true", help="one JSON object per row")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per row (median)")
+    args = parser.parse_args()
+    java = java_figures()
+    rows = [row for row in ROWS if not args.only or args.only in row.name]
+    if not rows:
+        print(f"no row matches {args.only!r}", file=sys.stderr)
+        return 2
+    if not args.json:
+        print(f"{'row':<44} {'python/op':>11} {'java/op':>11} {'ratio':>7}  checked")
+    failed = False
+    for row in rows:
+        outcome = row.run(args.repeat)
+        java_seconds = java[row.java_name]
+        ratio = outcome.seconds_per_op / java_seconds if outcome.checked else None
+        failed |= not outcome.checked
+        if args.json:
+            print(json.dumps({"row": row.name, "python_per_op_s": outcome.seconds_per_op,
+                              "java_per_op_s": java_seconds, "ratio": ratio, "checked": outcome.checked}))
+        else:
+            shown = f"{ratio:7.2f}" if ratio is not None else "      -"
+            print(f"{row.name:<44} {format_seconds(outcome.seconds_per_op):>11} {format_seconds(java_seconds):>11} "
+                  f"{shown}  {'yes' if outcome.checked else 'NO'} {outcome.note}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
