@@ -1,0 +1,71 @@
+"""The bitmap index payload, versions 1 and 2, mirroring specs/bitmap.ksy.
+
+https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bitmap/BitmapFileIndexMetaV2.java
+"""
+from functools import lru_cache
+
+from construct import (
+    Array,
+    Bytes,
+    Check,
+    FixedSized,
+    GreedyBytes,
+    GreedyRange,
+    If,
+    Int8sb,
+    Int8ub,
+    Int16sb,
+    Int32sb,
+    Int64sb,
+    Rebuild,
+    Struct,
+    len_,
+    this,
+)
+
+string_key = Struct(
+    "len_value" / Rebuild(Int32sb, len_(this.value)),
+    "value" / Bytes(this.len_value),
+)
+
+# key_kind (the enum of bitmap.ksy) -> how one value is encoded
+KEY_ENCODINGS = {
+    "i1": Int8sb, "i2": Int16sb, "i4": Int32sb, "i8": Int64sb,
+    "f4": Int32sb,  # Float.floatToIntBits
+    "f8": Int64sb,  # Double.doubleToLongBits
+    "boolean": Int8ub,
+    "string": string_key,
+}
+
+
+@lru_cache(maxsize=None)
+def bitmap(key_kind: str) -> Struct:
+    """The payload for one key encoding. Building needs ``len_index_blocks`` (V2) given explicitly."""
+    key = Struct("value" / KEY_ENCODINGS[key_kind])
+    v1_entry = Struct("key" / key, "ofs_bitmap" / Int32sb)
+    v2_entry = Struct("key" / key, "ofs_bitmap" / Int32sb, "len_bitmap" / Int32sb)
+    index_block = Struct(
+        "num_entries" / Rebuild(Int32sb, len_(this.entries)),
+        Check(this.num_entries >= 0),
+        "entries" / Array(this.num_entries, v2_entry),
+    )
+    block_ref = Struct("first_key" / key, "ofs_block" / Int32sb)
+    has_null = this.has_null_byte != 0
+    v2 = this.version == 2
+    return Struct(
+        "version" / Int8ub,
+        Check((this.version == 1) | (this.version == 2)),
+        "row_count" / Int32sb,
+        Check(this.row_count >= 0),
+        "num_values" / Int32sb,
+        Check(this.num_values >= 0),
+        "has_null_byte" / Int8ub,
+        "ofs_null" / If(has_null, Int32sb),
+        "len_null_bitmap" / If(has_null & v2, Int32sb),
+        "v1_entries" / If(this.version == 1, Array(this.num_values, v1_entry)),
+        "num_blocks" / If(v2, Rebuild(Int32sb, len_(this.block_dir))),
+        "block_dir" / If(v2, Array(this.num_blocks, block_ref)),
+        "len_index_blocks" / If(v2, Int32sb),
+        "index_blocks" / If(v2, FixedSized(this.len_index_blocks, Struct("blocks" / GreedyRange(index_block)))),
+        "body" / GreedyBytes,
+    )
