@@ -324,6 +324,7 @@ class BitmapReader(FileIndexReader):
             self._v1_lengths()
         else:
             num_blocks = cursor.count("num_blocks", key_size + 4)
+            self._directory_offset = cursor.absolute()
             self._directory = self._read_directory(cursor, num_blocks)
             len_blocks = cursor.int(4, "len_index_blocks")
             self._blocks_start = cursor.position
@@ -393,8 +394,8 @@ class BitmapReader(FileIndexReader):
             start = self._blocks_start + int(self._directory.offsets[index])
             if not self._blocks_start <= start < self._body_start:
                 raise errors.InvalidOffsetError(
-                    f"index block {index} at {start} is outside the index blocks",
-                    offset=self._base + start, field=f"{ROOT}/block_dir[{index}]/ofs_block")
+                    f"index block {index} at payload offset {start} is outside the index blocks",
+                    offset=self._directory_offset, field=f"{ROOT}/block_dir[{index}]/ofs_block")
             cursor = self._cursor(start)
             count = cursor.count(f"index_blocks/blocks[{index}]/num_entries", (self.kind.width or 4) + 8)
             keys, offsets, lengths = self._read_entries(

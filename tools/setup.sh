@@ -2,7 +2,7 @@
 # Idempotent setup on a fresh machine (Python 3.11, node/npm, Debian; package registries only).
 #   bash tools/setup.sh          .venv with the package (enough for the CLI and the demo)
 #   bash tools/setup.sh --test   also the test dependencies, the pinned Kaitai compiler (npm ci)
-#                                and Graphviz (apt), which the spec-freshness tests need
+#                                Graphviz and a JDK (apt), which the spec-freshness and Java tests need
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,9 +14,12 @@ command -v "$python" >/dev/null || python=python3
 if [ "${1:-}" = "--test" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
-  if ! command -v dot >/dev/null; then
+  missing=()
+  command -v dot >/dev/null || missing+=(graphviz)
+  command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
+  if [ ${#missing[@]} -gt 0 ]; then
     sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-    $sudo apt-get update -qq && $sudo apt-get install -y -qq graphviz >/dev/null
+    $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -e .
