@@ -24,7 +24,7 @@ from pyroaring import BitMap, FrozenBitMap
 
 from . import errors, roaring
 from .bitmap_keys import KeyKind, column_keys, key_kind, key_of
-from .java_hashmap import compute_if_absent_order
+from .java_hashmap import compute_if_absent_order, compute_if_absent_order_fast
 from .options import check_known, get_int, parse_memory_size
 from .payload_cursor import PayloadCursor
 from .reader import FileIndexReader
@@ -36,6 +36,7 @@ OPTIONS = ("version", "index-block-size")
 DEFAULT_VERSION = 2
 DEFAULT_BLOCK_SIZE = "16kb"
 ROOT = "bitmap"
+_INT = struct.Struct(">i")
 
 
 @dataclass(frozen=True)
@@ -71,16 +72,33 @@ class BitmapLayout:
     entry_order: np.ndarray  # V1: codes in HashMap order; V2: codes sorted by key
     blocks: list[tuple[int, int]] = field(default_factory=list)  # V2: (start, stop) into entry_order
     body: bytes = b""
+    key_array: np.ndarray | None = None  # int64 keys by code, for fixed-width kinds
 
 
-def _group(values, data_type: DataType, kind: KeyKind):
-    """Distinct keys, each valid row's key code, and each code's first position among valid rows."""
-    valid, keys = column_keys(values, data_type)
+@dataclass
+class _Groups:
+    """The column grouped by value: code c is the c-th distinct key."""
+
+    distinct: list  # keys by code
+    key_array: np.ndarray | None  # int64 keys by code (fixed-width kinds)
+    first: np.ndarray  # per code, its first position among the valid rows
+    counts: np.ndarray  # rows per code
+    starts: np.ndarray  # per code, where its rows start in ``rows``
+    rows: np.ndarray  # row numbers grouped by code, ascending within a code
+    valid_count: int
+
+
+def _group(valid: np.ndarray, keys, kind: KeyKind) -> _Groups:
+    valid_rows = np.flatnonzero(valid)
     if kind.name != "string":
-        distinct, first, codes = np.unique(keys, return_index=True, return_inverse=True)
-        if kind.name == "boolean":
-            return valid, [bool(k) for k in distinct.tolist()], codes.astype(np.int64), first, distinct
-        return valid, distinct.tolist(), codes.astype(np.int64), first, distinct
+        order = np.argsort(keys, kind="stable")  # groups equal keys; rows stay ascending inside
+        sorted_keys = keys[order]
+        starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))) if len(keys) else \
+            np.empty(0, dtype=np.int64)
+        counts = np.diff(np.append(starts, len(keys)))
+        distinct = sorted_keys[starts]
+        listed = [bool(k) for k in distinct.tolist()] if kind.name == "boolean" else distinct.tolist()
+        return _Groups(listed, distinct, order[starts], counts, starts, valid_rows[order], len(keys))
     if isinstance(keys, pa.Array):
         encoded = pc.dictionary_encode(keys)
         codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -89,33 +107,44 @@ def _group(values, data_type: DataType, kind: KeyKind):
         index: dict[bytes, int] = {}
         codes = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
         distinct = list(index)
-    first = np.full(len(distinct), 0, dtype=np.int64)
-    if len(codes):
-        _, first_positions = np.unique(codes, return_index=True)
-        first = first_positions
-    return valid, distinct, codes, first, None
+    sortable = codes.astype(np.uint16) if len(distinct) <= 65536 else codes  # 16-bit keys: radix sort
+    order = np.argsort(sortable, kind="stable")
+    counts = np.bincount(codes, minlength=len(distinct))
+    starts = (np.cumsum(counts) - counts).astype(np.int64)
+    return _Groups(distinct, None, order[starts], counts, starts, valid_rows[order], len(codes))
+
+
+def _java_body_order(groups: _Groups, kind: KeyKind) -> list[int]:
+    """Codes in the order Java's ``id2bitmap`` HashMap iterates (computeIfAbsent per non-null row)."""
+    sequence = np.argsort(groups.first, kind="stable")  # codes by first occurrence
+    trailing = groups.valid_count > 0 and groups.valid_count - 1 > int(groups.first.max())
+    hashes = [kind.hash_code(k) for k in groups.distinct]
+    fast = compute_if_absent_order_fast(np.asarray(hashes, dtype=np.int64)[sequence], trailing)
+    if fast is not None:
+        return sequence[fast].tolist()
+    distinct = groups.distinct
+    return compute_if_absent_order(sequence.tolist(), hashes.__getitem__,
+                                   lambda a, b: kind.compare(distinct[a], distinct[b]), trailing_call=trailing)
+
+
+def _serialized_bitmaps(groups: _Groups, codes: list[int]):
+    """(code, serialized bitmap) for every code with two or more rows, in the given order."""
+    rows = groups.rows.tolist()
+    for code in codes:
+        start, count = int(groups.starts[code]), int(groups.counts[code])
+        if count > 1:
+            yield code, roaring.serialize(BitMap(rows[start:start + count]))
 
 
 def layout(values, data_type: DataType, options: Mapping[str, str] | None = None) -> BitmapLayout:
     """Lay out the payload Java's ``BitmapFileIndex.Writer`` would write for this column."""
     opts = BitmapOptions.parse(options)
     kind = key_kind(data_type)
-    valid, distinct, codes, first, fixed_keys = _group(values, data_type, kind)
-    row_count = len(valid)
-    valid_rows = np.flatnonzero(valid)
+    valid, keys = column_keys(values, data_type)
+    groups = _group(valid, keys, kind)
     null_rows = np.flatnonzero(~valid)
-    count = len(distinct)
-
-    hashes = [kind.hash_code(k) for k in distinct]
-    sequence = np.argsort(first, kind="stable").tolist()
-    trailing = len(codes) > 0 and len(codes) - 1 > int(first.max())
-    java_order = compute_if_absent_order(
-        sequence, hashes.__getitem__, lambda a, b: kind.compare(distinct[a], distinct[b]), trailing_call=trailing)
-
-    by_code = np.argsort(codes, kind="stable")
-    counts = np.bincount(codes, minlength=count)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-    grouped_rows = valid_rows[by_code]
+    count = len(groups.distinct)
+    java_order = _java_body_order(groups, kind)
 
     body = []
     position = 0
@@ -127,25 +156,21 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
         body.append(null_bytes)
         null_offset, null_length = 0, len(null_bytes)
         position = len(null_bytes)
-    offsets = np.empty(count, dtype=np.int64)
+    offsets = -1 - groups.rows[groups.starts].astype(np.int64)  # single-row values: -1 - row
     lengths = np.full(count, -1, dtype=np.int64)
-    for code in java_order:
-        start, n = int(starts[code]), int(counts[code])
-        if n == 1:
-            offsets[code] = -1 - int(grouped_rows[start])
-            continue
-        data = roaring.serialize(roaring.bitmap_of(grouped_rows[start:start + n]))
+    for code, data in _serialized_bitmaps(groups, java_order):
         body.append(data)
         offsets[code], lengths[code] = position, len(data)
         position += len(data)
     if position > 0x7FFFFFFF:
         raise errors.EncodeError(f"bitmap body of {position} bytes exceeds Java's int offsets")
 
-    result = BitmapLayout(kind, opts.version, row_count, null_offset, null_length, distinct, offsets, lengths,
-                          np.array(java_order, dtype=np.int64), body=b"".join(body))
+    result = BitmapLayout(kind, opts.version, len(valid), null_offset, null_length, groups.distinct, offsets,
+                          lengths, np.array(java_order, dtype=np.int64), body=b"".join(body),
+                          key_array=groups.key_array)
     if opts.version == 2:
-        result.entry_order = _sorted_codes(kind, distinct, fixed_keys)
-        result.blocks = _pack_blocks(kind, distinct, result.entry_order, opts.index_block_size)
+        result.entry_order = _sorted_codes(kind, groups.distinct, groups.key_array)
+        result.blocks = _pack_blocks(kind, groups.distinct, result.entry_order, opts.index_block_size)
     return result
 
 
@@ -225,7 +250,7 @@ def _entries(lay: BitmapLayout, codes: np.ndarray, *, with_length: bool) -> byte
         return b"".join(parts)
     fields = [("key", kind.dtype), ("offset", ">i4")] + ([("length", ">i4")] if with_length else [])
     records = np.empty(len(codes), dtype=fields)
-    records["key"] = np.asarray([int(k) for k in lay.keys], dtype=np.int64)[codes] if len(codes) else []
+    records["key"] = lay.key_array[codes]
     records["offset"] = lay.offsets[codes]
     if with_length:
         records["length"] = lay.lengths[codes]
@@ -344,13 +369,32 @@ class BitmapReader(FileIndexReader):
             keys = records["key"].astype(np.int64)
             tails = [records[f"i{j}"].astype(np.int64) for j in range(tail // 4)]
             return keys, tails
-        keys, tails = [], [[] for _ in range(tail // 4)]
+        return self._read_string_keys(cursor, count, field, tail // 4)
+
+    @staticmethod
+    def _read_string_keys(cursor: PayloadCursor, count: int, field: str, ints: int):
+        """(i32 length, UTF-8 bytes, ``ints`` × i32) records, read with one bounds check each."""
+        data, position, end = cursor.view, cursor.position, len(cursor.view)
+        unpack_int = _INT.unpack_from
+        unpack_tail = struct.Struct(f">{ints}i").unpack_from
+        keys, tails = [], []
         for i in range(count):
-            length = cursor.int(4, f"{field}[{i}]/key/len_value")
-            keys.append(bytes(cursor.take(length, f"{field}[{i}]/key/value")))
-            for column in tails:
-                column.append(cursor.int(4, f"{field}[{i}]"))
-        return keys, [np.array(t, dtype=np.int64) for t in tails]
+            if position + 4 > end:
+                cursor.position = position
+                raise cursor.fail_truncated(f"{field}[{i}]/key/len_value", 4)
+            (length,) = unpack_int(data, position)
+            stop = position + 4 + length
+            if length < 0 or stop + 4 * ints > end:
+                cursor.position = position
+                raise errors.InvalidLengthError(
+                    f"string key of {length} bytes does not fit the {end - position - 4} bytes left",
+                    offset=cursor.absolute(), field=f"{cursor.root}/{field}[{i}]/key/len_value")
+            keys.append(bytes(data[position + 4:stop]))
+            tails.append(unpack_tail(data, stop))
+            position = stop + 4 * ints
+        cursor.position = position
+        columns = np.array(tails, dtype=np.int64).reshape(count, ints)
+        return keys, [columns[:, j] for j in range(ints)]
 
     def _dictionary(self, keys, offsets, lengths) -> _Dictionary:
         if isinstance(keys, np.ndarray):
@@ -371,16 +415,14 @@ class BitmapReader(FileIndexReader):
 
     def _v1_lengths(self) -> None:
         """V1 stores no lengths: a bitmap runs to the next non-negative offset in file order."""
-        keys, offsets, lengths = self._v1
+        keys, offsets, _ = self._v1
         body_length = len(self._view) - self._body_start
-        chain = ([self.null_offset] if self.null_offset is not None and self.null_offset >= 0 else []) + \
-            offsets[offsets >= 0].tolist()
-        ends = chain[1:] + [body_length]
-        length_of = {}
-        for start, end in zip(chain, ends):
-            length_of.setdefault(start, end - start)
-        lengths = np.array([length_of.get(o, -1) if o >= 0 else -1 for o in offsets.tolist()], dtype=np.int64)
-        self.null_length = length_of.get(self.null_offset, -1) if self.null_offset is not None else None
+        null_first = self.null_offset is not None and self.null_offset >= 0
+        chain = np.concatenate(([self.null_offset] if null_first else [], offsets[offsets >= 0])).astype(np.int64)
+        chain_lengths = np.diff(np.append(chain, body_length))
+        lengths = np.full(len(offsets), -1, dtype=np.int64)
+        lengths[offsets >= 0] = chain_lengths[1:] if null_first else chain_lengths
+        self.null_length = int(chain_lengths[0]) if null_first else None
         self._v1_dictionary = self._dictionary(keys, offsets, lengths)
 
     def _read_directory(self, cursor: PayloadCursor, count: int) -> _Dictionary:
@@ -447,10 +489,9 @@ class BitmapReader(FileIndexReader):
 
     def _in(self, literals: Sequence) -> FrozenBitMap:
         self._read_meta()
-        union = BitMap()
-        for literal in literals:
-            union |= self._rows_of(literal)
-        return FrozenBitMap(union)
+        if len(literals) == 1:
+            return self._rows_of(literals[0])
+        return FrozenBitMap.union(FrozenBitMap(), *(self._rows_of(literal) for literal in literals))
 
     def _values_unsupported(self) -> bool:
         """Current Java answers REMAIN to value predicates on TIMESTAMP(p > 6) (apache/paimon #9654)."""

@@ -375,6 +375,39 @@ def _natural(a, b) -> int:
     return (a > b) - (a < b)
 
 
+def compute_if_absent_order_fast(hash_codes, trailing_call: bool = False):
+    """Indices of keys (given by hashCode, in first-insertion order) in the order Java iterates them.
+
+    Without tree bins or treeify-resizes the order is simple: buckets ascending at the final
+    capacity, later insertions first within a bucket (head insertion; resizes keep relative
+    order). This checks, capacity by capacity, that no bucket ever reached 8 keys, which is when
+    Java would treeify (or resize early); then it returns the order with numpy. It returns None
+    when that cannot be ruled out, and the caller falls back to the full emulation.
+    """
+    import numpy as np
+
+    hashes = np.asarray(hash_codes, dtype=np.int64) & 0xFFFFFFFF
+    spread_hashes = hashes ^ (hashes >> 16)
+    n = len(spread_hashes)
+    if n == 0:
+        return []
+    capacity, inserted, stage_end = _INITIAL_CAPACITY, 0, 0
+    while True:
+        # computeIfAbsent resizes before inserting once size > 0.75 * capacity
+        stage_end = min(n, capacity * 3 // 4 + 1)
+        counts = np.bincount(spread_hashes[:stage_end] & (capacity - 1), minlength=capacity)
+        if counts.max() >= _TREEIFY_THRESHOLD:
+            return None
+        inserted = stage_end
+        if inserted >= n:
+            break
+        capacity *= 2
+    if trailing_call and n > capacity * 3 // 4:
+        capacity *= 2
+    buckets = spread_hashes & (capacity - 1)
+    return np.lexsort((-np.arange(n), buckets)).tolist()
+
+
 def compute_if_absent_order(
     keys: Iterable[K], hash_code: Callable[[K], int], compare: Callable[[K, K], int] | None = None,
     *, trailing_call: bool = False,

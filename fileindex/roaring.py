@@ -31,7 +31,7 @@ def serialized_size_of_single_row() -> int:
 def deserialize(data, *, offset: int, field: str) -> FrozenBitMap:
     """Decode a portable-format bitmap; trailing bytes are ignored (Roaring is self-delimiting)."""
     try:
-        bitmap = FrozenBitMap.deserialize(bytes(data))
+        bitmap = FrozenBitMap.deserialize(data)
     except (ValueError, MemoryError, OverflowError) as err:
         raise InvalidEncodingError(f"not a valid Roaring bitmap ({err})", offset=offset, field=field) from None
     if bitmap and bitmap.max() > 0x7FFFFFFF:

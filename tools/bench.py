@@ -26,7 +26,7 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
-from fileindex import bloom_filter  # noqa: E402
+from fileindex import bitmap, bloom_filter  # noqa: E402
 from fileindex.container import FileIndexContainer  # noqa: E402
 from fileindex.result import SKIP  # noqa: E402
 from fileindex.types import parse_type  # noqa: E402
@@ -64,6 +64,17 @@ def median_time(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
     for _ in range(repeat):
         start = time.perf_counter()
         result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def median_time_with_setup(setup: Callable[[], object], fn: Callable[[object], object], repeat: int):
+    """Like median_time, with an untimed ``setup()`` before each run whose value ``fn`` receives."""
+    times, result = [], None
+    for _ in range(repeat):
+        state = setup()
+        start = time.perf_counter()
+        result = fn(state)
         times.append(time.perf_counter() - start)
     return statistics.median(times), result
 
@@ -145,6 +156,74 @@ def bloom_open(name: str) -> Callable[[int], Outcome]:
     return run
 
 
+# -------------------------------------------------------------------------------------------- bitmap
+
+BITMAP_TYPES = {"string_1m_card1k": "STRING", "int_1m_card100k": "INT"}
+
+
+def bitmap_literals(name: str) -> dict:
+    if name == "string_1m_card1k":
+        keys = bench_data.string_keys(name)
+        return {"eq": keys[0], "eq100": keys[:100], "in10": keys[100:110], "absent": "absent"}
+    return {"eq": 12345, "eq100": [-50000 + 1000 * j for j in range(100)], "in10": [7 * j for j in range(10)],
+            "absent": 1000000}
+
+
+def bitmap_payload(name: str, version: int) -> bytes:
+    return cached(f"bitmap:{name}:{version}", lambda: bitmap.build(
+        cached(name, lambda: bench_data.checked_dataset(name)), parse_type(BITMAP_TYPES[name]),
+        {"version": str(version)}))
+
+
+def bitmap_rows(name: str, version: int) -> list[Row]:
+    data_type = parse_type(BITMAP_TYPES[name])
+    prefix = f"bitmap_v{version}.{name}"
+    literals = bitmap_literals(name)
+
+    def reader():
+        return bitmap.BitmapReader(bitmap_payload(name, version), data_type)
+
+    def warm_reader():
+        warmed = reader()
+        warmed.visit_equal(literals["absent"])
+        return warmed
+
+    def build(repeat: int) -> Outcome:
+        data = cached(name, lambda: bench_data.checked_dataset(name))
+        seconds, payload = median_time(lambda: bitmap.build(data, data_type, {"version": str(version)}), repeat)
+        _CACHE[f"bitmap:{name}:{version}"] = payload
+        ok = len(payload) == int(java_result(f"{prefix}.bytes")) and \
+            hashlib.sha256(payload).hexdigest() == java_result(f"{prefix}.sha256")
+        return Outcome(seconds / len(data), ok)
+
+    def query(setup, fn, expected_key: str, per: int = 1):
+        def run(repeat: int) -> Outcome:
+            seconds, cardinality = median_time_with_setup(setup, fn, repeat * 4)
+            return Outcome(seconds / per, cardinality == int(java_result(f"{prefix}.{expected_key}")),
+                           f"{cardinality} rows")
+        return run
+
+    eq = lambda r: r.visit_equal(literals["eq"]).cardinality  # noqa: E731
+    eq100 = lambda r: sum(r.visit_equal(v).cardinality for v in literals["eq100"])  # noqa: E731
+    in10 = lambda r: r.visit_in(literals["in10"]).cardinality  # noqa: E731
+    not_in10 = lambda r: r.visit_not_in(literals["in10"]).cardinality  # noqa: E731
+    is_null = lambda r: r.visit_is_null().cardinality  # noqa: E731
+    label = f"bitmap v{version}"
+    return [
+        Row(f"{label} build {name}", f"{label} build {name}", build),
+        Row(f"{label} eq cold {name}", f"{label} eq cold (new reader, meta read + 1 eq) {name}",
+            query(reader, eq, "eq_card")),
+        Row(f"{label} eq x100 (meta warm) {name}", f"{label} eq x100 distinct values (meta warm) {name}",
+            query(warm_reader, eq100, "eq100_card_sum", per=100)),
+        Row(f"{label} IN 10 (meta warm) {name}", f"{label} IN 10 values (meta warm) {name}",
+            query(warm_reader, in10, "in10_card")),
+        Row(f"{label} NOT IN 10 (meta warm) {name}", f"{label} NOT IN 10 values (meta warm) {name}",
+            query(warm_reader, not_in10, "notin10_card")),
+        Row(f"{label} IS NULL (meta warm) {name}", f"{label} IS NULL (meta warm) {name}",
+            query(warm_reader, is_null, "isnull_card")),
+    ]
+
+
 # ----------------------------------------------------------------------------------------- container
 
 def container_head(repeat: int) -> Outcome:
@@ -169,6 +248,8 @@ ROWS = [
     Row("bloom lookup string_1m_avg16 (per value)", "bloom lookup string_1m_avg16 (100k visitEqual)",
         bloom_lookup("string_1m_avg16", False)),
     Row("bloom open reader string_1m_avg16", "bloom open reader string_1m_avg16", bloom_open("string_1m_avg16")),
+    *bitmap_rows("string_1m_card1k", 2), *bitmap_rows("int_1m_card100k", 2),
+    *bitmap_rows("string_1m_card1k", 1), *bitmap_rows("int_1m_card100k", 1),
     Row("container head read 12 columns", "FileIndexFormat head read, 12-column container (x100k)", container_head),
 ]
 
