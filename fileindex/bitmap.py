@@ -445,6 +445,17 @@ class BitmapReader(FileIndexReader):
             self._blocks[index] = self._dictionary(keys, offsets, lengths)
         return self._blocks[index]
 
+    def validate(self) -> None:
+        """Decode everything: the header, every index block and every bitmap (``fileindex check``)."""
+        self._read_meta()
+        if self.has_null:
+            self._rows_of(None)
+        dictionaries = [self._v1_dictionary] if self.version == 1 else \
+            [self._block(i) for i in range(len(self._directory.keys))]
+        for dictionary in dictionaries:
+            for offset, length, key in zip(dictionary.offsets.tolist(), dictionary.lengths.tolist(), dictionary.keys):
+                self._bitmap_at(offset, length, repr(key))
+
     # -- lookups ----------------------------------------------------------------------------
 
     def _locate(self, key) -> tuple[int, int] | None:

@@ -173,6 +173,9 @@ class BloomFilterReader(FileIndexReader):
         self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
         self._bitset_bytes = view[4:]
 
+    def validate(self) -> None:
+        """Everything is checked on opening: k, and the bit set's size."""
+
     def test_hashes(self, hashes: np.ndarray) -> np.ndarray:
         """For each hash, whether all its k bits are set (True = might be present)."""
         hashes = np.asarray(hashes, dtype=np.int64)

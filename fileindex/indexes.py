@@ -15,7 +15,7 @@ class IndexType:
     name: str
     options: tuple[str, ...]
     build: Callable[..., bytes]  # (values, data_type, options) -> payload
-    reader: Callable[..., FileIndexReader]  # (payload, data_type, *, base_offset) -> reader
+    reader: Callable[..., FileIndexReader]  # (payload, data_type, *, base_offset) -> reader with .validate()
 
 
 INDEX_TYPES: Mapping[str, IndexType] = {

@@ -277,3 +277,32 @@ def _parse_row(tokens: _Tokens) -> DataType:
 def _check_range(tokens: _Tokens, what: str, value: int, low: int, high: int) -> None:
     if not low <= value <= high:
         raise tokens.error(f"{what} {value} is out of range [{low}, {high}]", back=1)
+
+
+def parse_schema(text: str) -> dict[str, DataType]:
+    """``"c INT, s STRING, `my col` MAP<STRING, INT>"`` → column name → type, in order."""
+    tokens = _Tokens(text)
+    schema: dict[str, DataType] = {}
+    while tokens.peek() is not None:
+        kind, name, _ = tokens.next()
+        if kind not in ("word", "quoted"):
+            raise tokens.error(f"expected a column name, found {name!r}", back=1)
+        if name in schema:
+            raise tokens.error(f"column {name!r} appears twice", back=1)
+        schema[name] = _parse(tokens)
+        if tokens.peek() is not None:
+            tokens.expect_symbol(",")
+    if not schema:
+        raise UsageError(f"the schema {text!r} names no column: write e.g. \"id INT, name STRING\"")
+    return schema
+
+
+def column_type(schema: dict[str, DataType], column: str) -> DataType | None:
+    """The type a container column's index was built for; ``m[k]`` is map ``m``'s value type."""
+    if column in schema:
+        return schema[column]
+    if column.endswith("]") and "[" in column:
+        parent = schema.get(column[: column.index("[")])
+        if parent is not None and parent.root == "MAP":
+            return parent.children[1]
+    return None

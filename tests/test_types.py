@@ -1,0 +1,77 @@
+import pytest
+from hypothesis import given, strategies as st
+
+from fileindex.errors import UsageError
+from fileindex.types import MAX_LENGTH, DataType, column_type, parse_schema, parse_type
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("INT", DataType("INT")),
+    ("int not null", DataType("INT", nullable=False)),
+    ("STRING", DataType("VARCHAR", length=MAX_LENGTH)),
+    ("VARCHAR(10)", DataType("VARCHAR", length=10)),
+    ("CHAR", DataType("CHAR", length=1)),
+    ("BYTES", DataType("VARBINARY", length=MAX_LENGTH)),
+    ("BINARY(16)", DataType("BINARY", length=16)),
+    ("DECIMAL(20, 2)", DataType("DECIMAL", precision=20, scale=2)),
+    ("DECIMAL", DataType("DECIMAL", precision=10, scale=0)),
+    ("TIME(3)", DataType("TIME", precision=3)),
+    ("TIMESTAMP", DataType("TIMESTAMP", precision=6)),
+    ("TIMESTAMP(9) WITHOUT TIME ZONE", DataType("TIMESTAMP", precision=9)),
+    ("TIMESTAMP(3) WITH LOCAL TIME ZONE", DataType("TIMESTAMP_LTZ", precision=3)),
+    ("TIMESTAMP_LTZ(6)", DataType("TIMESTAMP_LTZ", precision=6)),
+    ("ARRAY<INT NOT NULL>", DataType("ARRAY", children=(DataType("INT", nullable=False),))),
+    ("MAP<STRING, BIGINT>", DataType("MAP", children=(DataType("VARCHAR", length=MAX_LENGTH), DataType("BIGINT")))),
+])
+def test_parse_type(text, expected):
+    assert parse_type(text) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("FOO", "unknown type 'FOO'"), ("DECIMAL(40, 2)", "precision 40"), ("DECIMAL(5, 6)", "scale 6"),
+    ("TIMESTAMP(10)", "precision 10"), ("MAP<STRING>", "expected ','"), ("INT NOT", "expected NULL"),
+    ("VARCHAR(0)", "out of range"), ("INT INT", "unexpected 'INT'"),
+])
+def test_parse_type_errors_say_where(text, message):
+    with pytest.raises(UsageError, match="position"):
+        parse_type(text)
+    with pytest.raises(UsageError, match=message):
+        parse_type(text)
+
+
+TYPES = st.sampled_from(["INT", "BIGINT", "STRING", "VARCHAR(7)", "CHAR(3)", "BYTES", "BINARY(2)", "DECIMAL(18, 4)",
+                         "DATE", "TIME(3)", "TIMESTAMP(9)", "TIMESTAMP(3) WITH LOCAL TIME ZONE", "BOOLEAN", "FLOAT",
+                         "DOUBLE", "TINYINT", "SMALLINT"])
+
+
+@st.composite
+def types(draw, depth=2):
+    if depth == 0 or draw(st.booleans()):
+        text = draw(TYPES)
+    else:
+        shape = draw(st.sampled_from(["ARRAY", "MAP", "ROW"]))
+        if shape == "ARRAY":
+            text = f"ARRAY<{draw(types(depth - 1))}>"
+        elif shape == "MAP":
+            text = f"MAP<{draw(types(depth - 1))}, {draw(types(depth - 1))}>"
+        else:
+            names = draw(st.lists(st.text(min_size=1, max_size=5), min_size=1, max_size=3, unique=True))
+            fields = ", ".join(f"`{n.replace('`', '``')}` {draw(types(depth - 1))}" for n in names)
+            text = f"ROW<{fields}>"
+    return text + (" NOT NULL" if draw(st.booleans()) else "")
+
+
+@given(types())
+def test_print_then_parse_round_trips(text):
+    parsed = parse_type(text)
+    assert parse_type(parsed.sql()) == parsed
+
+
+def test_schema_and_map_key_columns():
+    schema = parse_schema("id INT, `my col` STRING, attrs MAP<STRING, BIGINT>")
+    assert list(schema) == ["id", "my col", "attrs"]
+    assert column_type(schema, "attrs[color]") == DataType("BIGINT")
+    assert column_type(schema, "my col") == parse_type("STRING")
+    assert column_type(schema, "id[x]") is None and column_type(schema, "nope") is None
+    with pytest.raises(UsageError, match="twice"):
+        parse_schema("a INT, a INT")
