@@ -11,17 +11,14 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
-import construct
-
 from . import errors, java_utf, kaitai_bridge
 from .generated.file_index_format import FileIndexFormat
 from .java_hash import string_hash_code
 from .java_hashmap import compute_if_absent_order, put_order
-from .specs import file_index_format as schema
 
-MAGIC = schema.MAGIC
-VERSION = schema.VERSION
-EMPTY_INDEX_FLAG = schema.EMPTY_INDEX_FLAG
+MAGIC = bytes.fromhex("00054e4ed01a35ae")
+VERSION = 1
+EMPTY_INDEX_FLAG = -1
 KNOWN_INDEX_TYPES = ("bloom-filter", "bitmap", "bsi", "range-bitmap")
 ROOT = "file_index_format"
 
@@ -291,6 +288,8 @@ def _serialize(layout: list[tuple[str, list[tuple[str, "bytes | None"]]]]) -> by
         columns.append({"name": {"value": name}, "indexes": entries})
     if offset > 0x7FFFFFFF:
         raise errors.EncodeError(f"container of {offset} bytes exceeds the int32 offsets of the format")
+    from .specs import file_index_format as schema  # Construct: imported only to write
+
     head = schema.file_index_format.build({
         "len_head": head_length,
         "head": {"columns": columns, "len_redundant": 0, "redundant": b""},
@@ -299,15 +298,21 @@ def _serialize(layout: list[tuple[str, list[tuple[str, "bytes | None"]]]]) -> by
     return head + b"".join(body)
 
 
-def parse_with_construct(data) -> construct.Container:
+def parse_with_construct(data):
     """Decode with the Construct schema (the second, independent parser); errors become the project's."""
+    import construct
+
+    from .specs import file_index_format as schema
+
     try:
         return schema.file_index_format.parse(bytes(data))
     except construct.ConstructError as err:
         raise construct_error(err, len(data)) from None
 
 
-def construct_error(err: construct.ConstructError, size: int) -> errors.DecodeError:
+def construct_error(err, size: int) -> errors.DecodeError:
+    import construct
+
     path = (getattr(err, "path", None) or "").replace("(parsing) -> ", "").replace(" -> ", "/")
     field = f"{ROOT}/{path}" if path else ROOT
     message = str(err).split("\n")[-1]

@@ -5,7 +5,6 @@ import argparse
 
 from ..container import KNOWN_INDEX_TYPES, FileIndexContainer
 from ..errors import DecodeError, UnsupportedError, UnsupportedIndexTypeError, UsageError
-from ..indexes import INDEX_TYPES
 from ..types import DataType, column_type, parse_schema
 
 NAME = "check"
@@ -30,8 +29,12 @@ def check_container(container: FileIndexContainer, schema: dict[str, DataType] |
                 f"unknown index type {entry.index_type!r} (known: {', '.join(KNOWN_INDEX_TYPES)})",
                 offset=entry.entry_offset, field=f"{entry.field}/index_type",
             )
+    if not schema:
+        return 0
+    from ..indexes import INDEX_TYPES  # imports numpy and pyarrow: only when bodies are decoded
+
     decoded = 0
-    for entry in container if schema else ():
+    for entry in container:
         data_type = column_type(schema, entry.column)
         index = INDEX_TYPES.get(entry.index_type)
         if entry.is_empty or data_type is None or index is None:
