@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from . import bitmap, bloom_filter
+from . import bitmap, bloom_filter, bsi
 from .errors import UnsupportedIndexTypeError
 from .reader import FileIndexReader
 from .types import DataType
@@ -23,6 +23,7 @@ INDEX_TYPES: Mapping[str, IndexType] = {
         bloom_filter.INDEX_TYPE, bloom_filter.OPTIONS, bloom_filter.build, bloom_filter.BloomFilterReader
     ),
     bitmap.INDEX_TYPE: IndexType(bitmap.INDEX_TYPE, bitmap.OPTIONS, bitmap.build, bitmap.BitmapReader),
+    bsi.INDEX_TYPE: IndexType(bsi.INDEX_TYPE, bsi.OPTIONS, bsi.build, bsi.BsiReader),
 }
 
 

@@ -47,3 +47,57 @@ def all_rows(row_count: int) -> FrozenBitMap:
 def complement(bitmap, row_count: int) -> FrozenBitMap:
     """Rows of [0, row_count) not in ``bitmap`` (Java's ``flip(0, rowCount)``)."""
     return FrozenBitMap(BitMap(bitmap).flip(0, row_count))
+
+
+NO_RUN_COOKIE = 12346
+RUN_COOKIE = 12347
+
+
+def portable_size(view: memoryview, start: int, *, base: int, field: str) -> int:
+    """Bytes taken by the portable-format bitmap at ``start`` (framing as in specs/roaring_bitmap.ksy).
+
+    Only the header is read: the cookie, container descriptions and, for run containers, their
+    run counts. Raises TruncatedError / InvalidEncodingError with absolute offsets.
+    """
+    from .errors import TruncatedError
+
+    end = len(view)
+
+    def need(position: int, size: int) -> None:
+        if position + size > end:
+            raise TruncatedError(f"Roaring bitmap cut off: {size} bytes needed at {position}, {end - position} left",
+                                 offset=base + min(position, end), field=field)
+
+    need(start, 4)
+    cookie = int.from_bytes(view[start:start + 4], "little")
+    position = start + 4
+    has_runs = cookie & 0xFFFF == RUN_COOKIE
+    if has_runs:
+        count = (cookie >> 16) + 1
+        need(position, (count + 7) // 8)
+        run_flags = bytes(view[position:position + (count + 7) // 8])
+        position += (count + 7) // 8
+    elif cookie == NO_RUN_COOKIE:
+        need(position, 4)
+        count = int.from_bytes(view[position:position + 4], "little")
+        position += 4
+        run_flags = b""
+    else:
+        raise InvalidEncodingError(f"not a Roaring bitmap: cookie {cookie}", offset=base + start, field=field)
+    if count > 65536:
+        raise InvalidEncodingError(f"{count} containers: a 32-bit Roaring bitmap has at most 65536",
+                                   offset=base + start, field=field)
+    need(position, 4 * count)
+    cards = np.frombuffer(view[position:position + 4 * count], dtype="<u2").reshape(count, 2)[:, 1].astype(np.int64) + 1
+    position += 4 * count
+    if not has_runs or count >= 4:
+        position += 4 * count  # offsets table
+    for i in range(count):
+        if has_runs and run_flags[i // 8] & (1 << (i % 8)):
+            need(position, 2)
+            runs = int.from_bytes(view[position:position + 2], "little")
+            position += 2 + 4 * runs
+        else:
+            position += 2 * int(cards[i]) if cards[i] <= 4096 else 8192
+    need(position, 0)
+    return position - start

@@ -1,0 +1,58 @@
+meta:
+  id: bsi
+  title: Apache Paimon bsi (bit-sliced index) payload
+  application: Apache Paimon
+  license: Apache-2.0
+  endian: be
+  imports:
+    - roaring_bitmap
+doc: |
+  The body of a `bsi` index (BitSliceIndexBitmapFileIndex). Each value maps to a long (integers and
+  DATE/TIME sign-extended, DECIMAL its unscaled long, TIMESTAMP epoch millis for precision <= 3 and
+  micros above). Rows with values >= 0 go to the positive half, rows with values < 0 to the negative
+  half, which stores |v|. Each half is a BitSliceIndexRoaringBitmap: min (always written as 0 by
+  Java), max (the largest magnitude), the existence bitmap of its rows, and one bitmap per bit of
+  max - min (slice i holds the rows whose value - min has bit i set).
+doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bsi/BitSliceIndexBitmapFileIndex.java
+seq:
+  - id: version
+    type: u1
+    valid: 1
+  - id: row_count
+    type: s4
+    valid:
+      min: 0
+    doc: rowNumber, every record written including nulls.
+  - id: has_positive_byte
+    type: u1
+  - id: positive
+    type: bit_slice_index
+    if: has_positive_byte != 0
+  - id: has_negative_byte
+    type: u1
+  - id: negative
+    type: bit_slice_index
+    if: has_negative_byte != 0
+types:
+  bit_slice_index:
+    doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/utils/BitSliceIndexRoaringBitmap.java
+    seq:
+      - id: version
+        type: u1
+        valid: 1
+      - id: min
+        type: s8
+      - id: max
+        type: s8
+      - id: ebm
+        type: roaring_bitmap
+        doc: Existence bitmap, the rows of this half.
+      - id: num_slices
+        type: s4
+        valid:
+          min: 0
+          max: 64
+      - id: slices
+        type: roaring_bitmap
+        repeat: expr
+        repeat-expr: num_slices
