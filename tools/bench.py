@@ -26,7 +26,7 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
-from fileindex import bitmap, bloom_filter  # noqa: E402
+from fileindex import bitmap, bloom_filter, bsi  # noqa: E402
 from fileindex.container import FileIndexContainer  # noqa: E402
 from fileindex.result import SKIP  # noqa: E402
 from fileindex.types import parse_type  # noqa: E402
@@ -224,6 +224,54 @@ def bitmap_rows(name: str, version: int) -> list[Row]:
     ]
 
 
+# ----------------------------------------------------------------------------------------------- bsi
+
+def bsi_rows() -> list[Row]:
+    name = "bigint_1m"
+    data_type = parse_type("BIGINT")
+
+    def payload() -> bytes:
+        return cached("bsi", lambda: bsi.build(cached(name, lambda: bench_data.checked_dataset(name)), data_type))
+
+    def build(repeat: int) -> Outcome:
+        data = cached(name, lambda: bench_data.checked_dataset(name))
+        seconds, out = median_time(lambda: bsi.build(data, data_type), repeat)
+        _CACHE["bsi"] = out
+        ok = len(out) == int(java_result("bsi.bigint_1m.bytes")) and \
+            hashlib.sha256(out).hexdigest() == java_result("bsi.bigint_1m.sha256")
+        return Outcome(seconds / len(data), ok)
+
+    def open_reader(repeat: int) -> Outcome:
+        seconds, reader = median_time(lambda: bsi.BsiReader(payload(), data_type), repeat * 4)
+        return Outcome(seconds, reader.row_count == 1_000_000, "lazy: slices decode on first use")
+
+    def decoded_reader():
+        reader = cached("bsi:reader", lambda: bsi.BsiReader(payload(), data_type))
+        reader.validate()  # Java's reader deserializes every slice when it opens
+        return reader
+
+    first = int(np.asarray(cached(name, lambda: bench_data.checked_dataset(name)))[0])
+
+    def query(fn, key: str) -> Callable[[int], Outcome]:
+        def run(repeat: int) -> Outcome:
+            reader = decoded_reader()
+            seconds, cardinality = median_time(lambda: fn(reader).cardinality, repeat * 4)
+            return Outcome(seconds, cardinality == int(java_result(f"bsi.bigint_1m.{key}")), f"{cardinality} rows")
+        return run
+
+    return [
+        Row("bsi build bigint_1m", "bsi build bigint_1m", build),
+        Row("bsi open reader bigint_1m", "bsi open reader (eager deserialize) bigint_1m", open_reader),
+        Row("bsi lt 0 bigint_1m", "bsi lt 0 (open reader) bigint_1m", query(lambda r: r.visit_less_than(0), "lt 0.card")),
+        Row("bsi gte 5e8 bigint_1m", "bsi gte 500000000 (open reader) bigint_1m",
+            query(lambda r: r.visit_greater_or_equal(500_000_000), "gte 500000000.card")),
+        Row("bsi between ±1e8 bigint_1m", "bsi between -100000000 and 100000000 (open reader) bigint_1m",
+            query(lambda r: r.visit_between(-100_000_000, 100_000_000), "between -100000000 and 100000000.card")),
+        Row("bsi eq v[0] bigint_1m", "bsi eq v[0] (open reader) bigint_1m",
+            query(lambda r: r.visit_equal(first), "eq v[0].card")),
+    ]
+
+
 # ----------------------------------------------------------------------------------------- container
 
 def container_head(repeat: int) -> Outcome:
@@ -250,6 +298,7 @@ ROWS = [
     Row("bloom open reader string_1m_avg16", "bloom open reader string_1m_avg16", bloom_open("string_1m_avg16")),
     *bitmap_rows("string_1m_card1k", 2), *bitmap_rows("int_1m_card100k", 2),
     *bitmap_rows("string_1m_card1k", 1), *bitmap_rows("int_1m_card100k", 1),
+    *bsi_rows(),
     Row("container head read 12 columns", "FileIndexFormat head read, 12-column container (x100k)", container_head),
 ]
 
