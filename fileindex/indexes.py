@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from . import bitmap, bloom_filter, bsi
+from . import bitmap, bloom_filter, bsi, range_bitmap
 from .errors import UnsupportedIndexTypeError
 from .reader import FileIndexReader
 from .types import DataType
@@ -24,6 +24,8 @@ INDEX_TYPES: Mapping[str, IndexType] = {
     ),
     bitmap.INDEX_TYPE: IndexType(bitmap.INDEX_TYPE, bitmap.OPTIONS, bitmap.build, bitmap.BitmapReader),
     bsi.INDEX_TYPE: IndexType(bsi.INDEX_TYPE, bsi.OPTIONS, bsi.build, bsi.BsiReader),
+    range_bitmap.INDEX_TYPE: IndexType(range_bitmap.INDEX_TYPE, range_bitmap.OPTIONS, range_bitmap.build,
+                                       range_bitmap.RangeBitmapReader),
 }
 
 

@@ -9,7 +9,7 @@ import struct
 
 import numpy as np
 
-from .errors import InvalidLengthError, TruncatedError
+from .errors import InvalidLengthError, InvalidOffsetError, TruncatedError
 
 _FORMATS = {1: ">b", 2: ">h", 4: ">i", 8: ">q"}
 
@@ -28,6 +28,10 @@ class PayloadCursor:
         )
 
     def take(self, size: int, field: str) -> memoryview:
+        if not 0 <= self.position <= len(self.view):
+            raise InvalidOffsetError(f"position {self.position} is outside the {len(self.view)}-byte payload",
+                                     offset=self.base + min(max(self.position, 0), len(self.view)),
+                                     field=f"{self.root}/{field}")
         if size < 0:
             raise InvalidLengthError(f"negative size {size}", offset=self.base + self.position, field=f"{self.root}/{field}")
         end = self.position + size

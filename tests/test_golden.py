@@ -7,7 +7,7 @@ import pytest
 from pyroaring import BitMap
 
 from conftest import golden
-from fileindex import bitmap, bloom_filter, bsi, roaring
+from fileindex import bitmap, bloom_filter, bsi, range_bitmap, roaring
 from fileindex.fast_hash import hash_value
 from fileindex.types import parse_type
 from fileindex.values import Timestamp
@@ -140,13 +140,35 @@ BIG = {
     "ident": lambda i: None if i % 11 == 0 else i - 50000,
     "mod1000": lambda i: (i * 7919) % 1000,
 }
+RANGE_BITMAP_INPUTS = {
+    "rangebitmap.int[1,3,5,7,9,null,null,10]": ("INT", [1, 3, 5, 7, 9, None, None, 10], {}),
+    "rangebitmap.int[null,null,null,null,null]": ("INT", [None] * 5, {}),
+    "rangebitmap.int[]": ("INT", [], {}),
+    "rangebitmap.int[7]": ("INT", [7], {}),
+    "rangebitmap.int.chunk8[5,1,4,2,3,null]": ("INT", [5, 1, 4, 2, 3, None], {"chunk-size": "8b"}),
+    "rangebitmap.string[b,a,c,a,null]": ("STRING", ["b", "a", "c", "a", None], {}),
+    "rangebitmap.string.chunk12[dd,a,ccc,bb,e]": ("STRING", ["dd", "a", "ccc", "bb", "e"], {"chunk-size": "12b"}),
+    "rangebitmap.tinyint[3,1,2,1]": ("TINYINT", [3, 1, 2, 1], {}),
+    "rangebitmap.bool[true,false,null]": ("BOOLEAN", [True, False, None], {}),
+    "rangebitmap.double[2.5,-1.0,2.5]": ("DOUBLE", [2.5, -1.0, 2.5], {}),
+}
+
+
+@pytest.mark.parametrize("name, value", lines("rangebitmap."), ids=lambda x: str(x)[:40])
+def test_range_bitmap_payloads(name, value):
+    type_name, values, options = RANGE_BITMAP_INPUTS[name]
+    assert range_bitmap.build(values, parse_type(type_name), options).hex() == value
+
+
 BUILDERS = {"bitmap.v1": lambda v: bitmap.build(v, parse_type("INT"), {"version": "1"}),
             "bitmap.v2": lambda v: bitmap.build(v, parse_type("INT"), {"version": "2"}),
-            "bsi": lambda v: bsi.build(v, parse_type("INT"))}
+            "bsi": lambda v: bsi.build(v, parse_type("INT")),
+            "rangebitmap": lambda v: range_bitmap.build(v, parse_type("INT"))}
 
 
 @pytest.mark.parametrize("name, value", [(k, v) for k, v in lines("big.") if k[4:].rsplit(".", 1)[0] in BUILDERS])
 def test_200k_row_payload_hashes(name, value):
+    assert name[4:].rsplit(".", 1)[0] in BUILDERS
     index, recipe = name[4:].rsplit(".", 1)
     values = [BIG[recipe](i) for i in range(200_000)]
     assert hashlib.sha256(BUILDERS[index](values)).hexdigest() == value
