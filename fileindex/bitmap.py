@@ -374,6 +374,9 @@ class BitmapReader(FileIndexReader):
     @staticmethod
     def _read_string_keys(cursor: PayloadCursor, count: int, field: str, ints: int):
         """(i32 length, UTF-8 bytes, ``ints`` × i32) records, read with one bounds check each."""
+        uniform = BitmapReader._uniform_string_keys(cursor, count, field, ints)
+        if uniform is not None:
+            return uniform
         data, position, end = cursor.view, cursor.position, len(cursor.view)
         unpack_int = _INT.unpack_from
         unpack_tail = struct.Struct(f">{ints}i").unpack_from
@@ -395,6 +398,29 @@ class BitmapReader(FileIndexReader):
         cursor.position = position
         columns = np.array(tails, dtype=np.int64).reshape(count, ints)
         return keys, [columns[:, j] for j in range(ints)]
+
+    @staticmethod
+    def _uniform_string_keys(cursor: PayloadCursor, count: int, field: str, ints: int):
+        """When every key has the first key's length (IDs, codes, hashes), read all records with numpy."""
+        view, position = cursor.view, cursor.position
+        if count == 0 or position + 4 > len(view):
+            return None
+        (length,) = _INT.unpack_from(view, position)
+        stride = 4 + length + 4 * ints
+        if length < 0 or position + count * stride > len(view):
+            return None
+        dtype = np.dtype([("length", ">i4"), ("key", f"V{length}")] +
+                         [(f"i{j}", ">i4") for j in range(ints)])
+        records = np.frombuffer(view, dtype=dtype, count=count, offset=position)
+        if (records["length"] != length).any():
+            return None
+        cursor.position = position + count * stride
+        keys = [b""] * count
+        if length:  # slice raw bytes: numpy's S dtype would strip trailing NULs
+            raw = np.frombuffer(view, dtype=np.uint8, count=count * stride, offset=position).reshape(count, stride)
+            block = raw[:, 4:4 + length].tobytes()
+            keys = [block[i * length:(i + 1) * length] for i in range(count)]
+        return keys, [records[f"i{j}"].astype(np.int64) for j in range(ints)]
 
     def _dictionary(self, keys, offsets, lengths) -> _Dictionary:
         if isinstance(keys, np.ndarray):

@@ -306,22 +306,40 @@ class RangeBitmapReader(FileIndexReader):
         offsets = cursor.records(np.dtype(">i4"), count, "dictionary/chunk_offsets")
         headers_start = cursor.position
         self._blobs_start = headers_start + len_chunks
-        chunks = []
-        for i, offset in enumerate(offsets.tolist()):
-            chunk = self._cursor(headers_start + offset)
-            field = f"dictionary/chunks[{i}]"
-            if chunk.u8(f"{field}/version") != 1:
-                raise errors.UnsupportedVersionError("dictionary chunk version", offset=chunk.absolute() - 1,
-                                                     field=f"{ROOT}/{field}/version")
-            head = sort_key(self.kind, self._read_key(chunk, f"{field}/head_key"))
-            head_code, ofs_keys, num_keys = (chunk.int(4, f"{field}/{n}") for n in ("head_code", "ofs_keys", "num_keys"))
-            if self.kind.width is None:
-                chunk.int(4, f"{field}/len_key_offsets")
-            len_keys = chunk.int(4, f"{field}/len_keys")
-            chunks.append(_Chunk(head, head_code, ofs_keys, num_keys, len_keys))
+        chunks = self._fixed_chunk_headers(headers_start, offsets) if self.kind.width is not None else None
+        if chunks is None:
+            chunks = [self._chunk_header(headers_start + offset, i) for i, offset in enumerate(offsets.tolist())]
         self._chunks = chunks
         self._heads = [c.head for c in chunks]
         return chunks
+
+    def _fixed_chunk_headers(self, start: int, offsets: np.ndarray) -> list[_Chunk] | None:
+        """All chunk headers at once when they lie back to back (as Java writes them)."""
+        dtype = np.dtype([("version", "u1"), ("head", self.kind.dtype), ("head_code", ">i4"), ("ofs_keys", ">i4"),
+                          ("num_keys", ">i4"), ("len_keys", ">i4"), ("fixed_length", ">i4")])
+        count = len(offsets)
+        if not np.array_equal(offsets, np.arange(count) * dtype.itemsize) or \
+                start + count * dtype.itemsize > len(self._view):
+            return None
+        records = np.frombuffer(self._view, dtype=dtype, count=count, offset=start)
+        if count and (records["version"] != 1).any():
+            return None  # the one-by-one path reports the bad version with its offset
+        heads = sort_keys(self.kind, records["head"].astype(np.int64)).tolist()
+        return [_Chunk(head, code, ofs, num, length) for head, code, ofs, num, length in zip(
+            heads, records["head_code"].tolist(), records["ofs_keys"].tolist(), records["num_keys"].tolist(),
+            records["len_keys"].tolist())]
+
+    def _chunk_header(self, position: int, i: int) -> _Chunk:
+        chunk = self._cursor(position)
+        field = f"dictionary/chunks[{i}]"
+        if chunk.u8(f"{field}/version") != 1:
+            raise errors.UnsupportedVersionError("dictionary chunk version", offset=chunk.absolute() - 1,
+                                                 field=f"{ROOT}/{field}/version")
+        head = sort_key(self.kind, self._read_key(chunk, f"{field}/head_key"))
+        head_code, ofs_keys, num_keys = (chunk.int(4, f"{field}/{n}") for n in ("head_code", "ofs_keys", "num_keys"))
+        if self.kind.width is None:
+            chunk.int(4, f"{field}/len_key_offsets")
+        return _Chunk(head, head_code, ofs_keys, num_keys, chunk.int(4, f"{field}/len_keys"))
 
     def _chunk_keys(self, index: int) -> list:
         chunk = self._chunks[index]
@@ -335,9 +353,27 @@ class RangeBitmapReader(FileIndexReader):
                 keys = cursor.records(np.dtype(self.kind.dtype), chunk.num_keys, field).astype(np.int64)
                 chunk.keys = sort_keys(self.kind, keys).tolist()
             else:
-                cursor.take(4 * chunk.num_keys, f"{field}/offsets")
-                chunk.keys = [self._read_key(cursor, f"{field}/key") for _ in range(chunk.num_keys)]
+                chunk.keys = self._string_keys(cursor, chunk, field)
         return chunk.keys
+
+    def _string_keys(self, cursor: PayloadCursor, chunk: _Chunk, field: str) -> list[bytes]:
+        """A string chunk's keys: ``num_keys`` offsets, then (i32 length, bytes) at each offset."""
+        offsets = cursor.records(np.dtype(">i4"), chunk.num_keys, f"{field}/offsets").astype(np.int64)
+        keys_start = cursor.position
+        region = cursor.take(chunk.len_keys, f"{field}/keys")
+        if len(offsets) == 0:
+            return []
+        data = np.frombuffer(region, dtype=np.uint8)
+        if offsets.min() < 0 or offsets.max() + 4 > len(data):
+            raise errors.InvalidOffsetError("a key offset points outside the chunk's keys",
+                                            offset=self._base + keys_start, field=f"{ROOT}/{field}/offsets")
+        lengths = data[offsets[:, None] + np.arange(4)].view(">i4").ravel().astype(np.int64)
+        ends = offsets + 4 + lengths
+        if lengths.min() < 0 or ends.max() > len(data):
+            raise errors.InvalidLengthError("a key runs past the chunk's keys", offset=self._base + keys_start,
+                                            field=f"{ROOT}/{field}/keys")
+        raw = bytes(region)
+        return [raw[start:end] for start, end in zip((offsets + 4).tolist(), ends.tolist())]
 
     def find(self, key) -> int:
         """The code of ``key`` (a sort key), or -(insertion code) - 1 when absent (Java's binarySearch)."""

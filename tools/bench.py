@@ -26,7 +26,7 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
-from fileindex import bitmap, bloom_filter, bsi  # noqa: E402
+from fileindex import bitmap, bloom_filter, bsi, range_bitmap  # noqa: E402
 from fileindex.container import FileIndexContainer  # noqa: E402
 from fileindex.result import SKIP  # noqa: E402
 from fileindex.types import parse_type  # noqa: E402
@@ -272,6 +272,69 @@ def bsi_rows() -> list[Row]:
     ]
 
 
+# -------------------------------------------------------------------------------------- range-bitmap
+
+RANGE_TYPES = {"bigint_1m": "BIGINT", "string_1m_card10k": "STRING"}
+
+
+def range_queries(name: str) -> list[tuple[str, Callable, str]]:
+    """(label as in Java's table, query, java_results key)."""
+    if name == "bigint_1m":
+        data = np.asarray(cached(name, lambda: bench_data.checked_dataset(name)))
+        first, ten = int(data[0]), [int(v) for v in data[:10]]
+        return [("lt 0", lambda r: r.visit_less_than(0), "lt 0"),
+                ("gte 500000000", lambda r: r.visit_greater_or_equal(500_000_000), "gte 500000000"),
+                (f"eq {first}", lambda r: r.visit_equal(first), f"eq {first}"),
+                ("in 10", lambda r: r.visit_in(ten), "in 10")]
+    keys = bench_data.string_keys(name)
+    return [(f"lt '{keys[5000]}'", lambda r: r.visit_less_than(keys[5000]), f"lt '{keys[5000]}'"),
+            (f"gte '{keys[7500]}'", lambda r: r.visit_greater_or_equal(keys[7500]), f"gte '{keys[7500]}'"),
+            (f"eq '{keys[42]}'", lambda r: r.visit_equal(keys[42]), f"eq '{keys[42]}'"),
+            ("in 10", lambda r: r.visit_in(keys[:10]), "in 10")]
+
+
+def range_rows(name: str) -> list[Row]:
+    data_type = parse_type(RANGE_TYPES[name])
+    prefix = f"range_bitmap.{name}"
+
+    def payload() -> bytes:
+        return cached(f"range:{name}", lambda: range_bitmap.build(
+            cached(name, lambda: bench_data.checked_dataset(name)), data_type))
+
+    def build(repeat: int) -> Outcome:
+        data = cached(name, lambda: bench_data.checked_dataset(name))
+        seconds, out = median_time(lambda: range_bitmap.build(data, data_type), max(1, repeat // 2))
+        _CACHE[f"range:{name}"] = out
+        ok = len(out) == int(java_result(f"{prefix}.bytes")) and \
+            hashlib.sha256(out).hexdigest() == java_result(f"{prefix}.sha256")
+        return Outcome(seconds / len(data), ok)
+
+    def timed(fn, key: str, warm: bool) -> Callable[[int], Outcome]:
+        def run(repeat: int) -> Outcome:
+            if warm:
+                reader = range_bitmap.RangeBitmapReader(payload(), data_type)
+                fn(reader)
+                seconds, cardinality = median_time(lambda: fn(reader).cardinality, repeat * 4)
+            else:
+                seconds, cardinality = median_time_with_setup(
+                    lambda: range_bitmap.RangeBitmapReader(payload(), data_type), lambda r: fn(r).cardinality,
+                    repeat * 4)
+            return Outcome(seconds, cardinality == int(java_result(f"{prefix}.{key}.card")), f"{cardinality} rows")
+        return run
+
+    top_desc = lambda r: r.visit_top_n(100, descending=True)  # noqa: E731
+    top_asc = lambda r: r.visit_top_n(100, descending=False)  # noqa: E731
+    queries = range_queries(name) + [("topN k=100 DESC NULLS LAST", top_desc, "topN k=100 DESC NULLS LAST"),
+                                     ("topN k=100 ASC NULLS LAST", top_asc, "topN k=100 ASC NULLS LAST")]
+    rows = [Row(f"range-bitmap build {name}", f"range-bitmap build {name}", build)]
+    for label, fn, key in queries:
+        for warm in (False, True):
+            state = "warm (same reader)" if warm else "cold (new reader)"
+            rows.append(Row(f"range-bitmap {label} {'warm' if warm else 'cold'} {name}",
+                            f"range-bitmap {label} {state} {name}", timed(fn, key, warm)))
+    return rows
+
+
 # ----------------------------------------------------------------------------------------- container
 
 def container_head(repeat: int) -> Outcome:
@@ -299,6 +362,7 @@ ROWS = [
     *bitmap_rows("string_1m_card1k", 2), *bitmap_rows("int_1m_card100k", 2),
     *bitmap_rows("string_1m_card1k", 1), *bitmap_rows("int_1m_card100k", 1),
     *bsi_rows(),
+    *range_rows("bigint_1m"), *range_rows("string_1m_card10k"),
     Row("container head read 12 columns", "FileIndexFormat head read, 12-column container (x100k)", container_head),
 ]
 
