@@ -84,12 +84,21 @@ def key_of(value, data_type: DataType):
 
 @dataclass
 class _Column:
+    """Rows as packed arrays: no Python object per row (or per distinct fixed-width value)."""
+
     kind: KeyKind
     row_count: int
-    valid_rows: np.ndarray
-    codes: np.ndarray  # per valid row
-    distinct: list  # keys by code (sorted)
+    valid_rows: np.ndarray  # uint32
+    codes: np.ndarray  # uint32 code per valid row
+    distinct: list | None  # string keys by code (sorted)
     fixed: np.ndarray | None  # int64 keys by code, fixed-width kinds
+
+    @property
+    def count(self) -> int:
+        return len(self.fixed) if self.fixed is not None else len(self.distinct)
+
+    def key(self, code: int):
+        return int(self.fixed[code]) if self.fixed is not None else self.distinct[code]
 
 
 def _encode_column(values, data_type: DataType, kind: KeyKind) -> _Column:
@@ -109,21 +118,31 @@ def _encode_column(values, data_type: DataType, kind: KeyKind) -> _Column:
             present = [key_of(v, data_type) for v in values if v is not None]
             distinct = sorted(set(present))
             index = {k: i for i, k in enumerate(distinct)}
-            return _Column(kind, len(valid), np.flatnonzero(valid), np.array([index[k] for k in present],
-                           dtype=np.int64), distinct, None)
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        return _Column(kind, len(valid), np.flatnonzero(valid), rank[codes], distinct, None)
+            return _Column(kind, len(valid), np.flatnonzero(valid).astype(np.uint32),
+                           np.array([index[k] for k in present], dtype=np.uint32), distinct, None)
+        rank = np.empty(len(order), dtype=np.uint32)
+        rank[order] = np.arange(len(order), dtype=np.uint32)
+        return _Column(kind, len(valid), np.flatnonzero(valid).astype(np.uint32), rank[codes], distinct, None)
     valid, keys = split_nulls(values, data_type, canonical_nan=False)
-    ordered = sort_keys(kind, keys)
-    _, first, codes = np.unique(ordered, return_index=True, return_inverse=True)
-    fixed = keys[first]  # the first occurrence's raw bits, as Java's TreeMap keeps the first key
-    return _Column(kind, len(valid), np.flatnonzero(valid), codes.astype(np.int64), fixed.tolist(), fixed)
+    valid_rows = np.flatnonzero(valid).astype(np.uint32)
+    row_count = len(valid)
+    del valid
+    order = np.argsort(sort_keys(kind, keys), kind="stable")
+    ordered = sort_keys(kind, keys[order])
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) if len(keys) else \
+        np.empty(0, dtype=np.int64)
+    del ordered
+    fixed = keys[order[starts]]  # the first occurrence's raw bits, as Java's TreeMap keeps the first key
+    run_codes = np.zeros(len(keys), dtype=np.uint32)
+    run_codes[starts[1:]] = 1
+    codes = np.empty(len(keys), dtype=np.uint32)
+    codes[order] = np.cumsum(run_codes, dtype=np.uint32)
+    return _Column(kind, row_count, valid_rows, codes, None, fixed)
 
 
 def _chunks(column: _Column, limit: int) -> list[tuple[int, int]]:
     """(first code, end code) per chunk: a head, then keys while they fit in ``limit`` bytes."""
-    count = len(column.distinct)
+    count = column.count
     if column.kind.width is not None:
         per_chunk = 1 + limit // column.kind.width
         return [(start, min(start + per_chunk, count)) for start in range(0, count, per_chunk)]
@@ -156,7 +175,7 @@ def _dictionary(column: _Column, limit: int) -> bytes:
             key_bytes = b"".join(keys)
             blob = offsets.tobytes() + key_bytes
             tail = struct.pack(">ii", 4 * size, len(key_bytes))
-        headers.append(b"\x01" + kind.encode(column.distinct[start]) + struct.pack(">iii", start, position, size)
+        headers.append(b"\x01" + kind.encode(column.key(start)) + struct.pack(">iii", start, position, size)
                        + tail)
         blobs.append(blob)
         position += len(blob)
@@ -168,12 +187,12 @@ def _dictionary(column: _Column, limit: int) -> bytes:
 
 
 def _bit_slices(column: _Column) -> bytes:
-    count = len(column.distinct)
+    count = column.count
     num_slices = 64 if count == 0 else max((count - 1).bit_length(), 1)
     ebm = roaring.serialize(roaring.bitmap_of(column.valid_rows))
-    codes = column.codes.astype(np.uint64)
-    slices = [roaring.serialize(roaring.bitmap_of(column.valid_rows[(codes >> np.uint64(i)) & np.uint64(1) == 1]))
-              for i in range(num_slices)]
+    codes = column.codes
+    slices = [roaring.serialize(roaring.bitmap_of(column.valid_rows[(codes >> np.uint32(i)) & np.uint32(1) == 1]))
+              if i < 32 else roaring.serialize(BitMap()) for i in range(num_slices)]
     offsets = np.concatenate(([0], np.cumsum([len(s) for s in slices])[:-1])).astype(np.int64)
     indexes = np.empty(num_slices, dtype=[("offset", ">i4"), ("length", ">i4")])
     indexes["offset"] = offsets
@@ -187,10 +206,10 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
     limit = chunk_size(data_type, options)
     column = _encode_column(values, data_type, kind)
     dictionary = _dictionary(column, limit)
-    count = len(column.distinct)
+    count = column.count
     header = struct.pack(">bii", 1, column.row_count, count)
     if count:
-        header += kind.encode(column.distinct[0]) + kind.encode(column.distinct[-1])
+        header += kind.encode(column.key(0)) + kind.encode(column.key(count - 1))
     header += struct.pack(">i", len(dictionary))
     return struct.pack(">i", len(header)) + header + dictionary + _bit_slices(column)
 
