@@ -17,7 +17,7 @@ from fileindex.result import REMAIN, Rows
 from fileindex.specs.bitmap import bitmap as construct_bitmap
 from fileindex.types import parse_type
 from fileindex.values import Timestamp, float32
-from structures import construct_tree, kaitai_tree
+from structures import construct_tree, kaitai_tree, mutated_payloads, without_none
 from vector_cases import cases_for
 
 TYPES = {
@@ -237,11 +237,7 @@ def test_malformed_payloads_raise_project_errors_with_offsets():
     rng = random.Random(11)
     data_type = parse_type("STRING")
     payload = build(["a", None, "b", None, "a", "ccc"] * 20, data_type, {"index-block-size": "40b"})
-    for _ in range(400):
-        mutated = bytearray(payload)
-        for _ in range(rng.randint(1, 3)):
-            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
-        cut = bytes(mutated[:rng.randint(0, len(mutated))]) if rng.random() < 0.3 else bytes(mutated)
+    for cut in mutated_payloads(payload, seed=rng.randrange(1000), count=400):
         reader = BitmapReader(cut, data_type, base_offset=1000)
         for visit in (lambda: reader.visit_equal("a"), lambda: reader.visit_is_null(),
                       lambda: reader.visit_not_in(["b", "zz"])):
