@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("inspect", "check", "demo")
+COMMANDS = ("inspect", "check", "query", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:

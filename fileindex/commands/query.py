@@ -1,0 +1,71 @@
+"""``fileindex query FILE --schema ... --where EXPR [--where EXPR ...]``: Paimon's answer per predicate."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..container import FileIndexContainer
+from ..errors import DecodeError, UsageError
+from ..types import parse_schema
+
+NAME = "query"
+HELP = "evaluate predicates over a container as Paimon does: REMAIN, SKIP or the candidate rows"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a file-index container")
+    parser.add_argument("--schema", required=True, help='column types, e.g. "id INT, name STRING, attrs MAP<STRING, INT>"')
+    parser.add_argument("--where", action="append", required=True, metavar="EXPR",
+                        help="a predicate, e.g. \"id = 5 AND name IN ('a', 'b')\"; repeat for more (each answered on its own)")
+    parser.add_argument("--mode", choices=("java", "extended"), default="java",
+                        help="java (default): Java's answers; extended: also sound tighter answers (bitmap ranges)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per predicate, in order")
+    parser.add_argument("--lenient", action="store_true", help="answer REMAIN for a malformed index body instead of failing")
+
+
+def result_json(result) -> dict:
+    from ..result import REMAIN, SKIP
+
+    if result is REMAIN:
+        return {"result": "REMAIN"}
+    if result is SKIP:
+        return {"result": "SKIP"}
+    return {"result": "ROWS", "cardinality": result.cardinality, "ranges": [list(r) for r in result.ranges()]}
+
+
+def describe(answer: dict) -> str:
+    if answer["result"] != "ROWS":
+        return answer["result"]
+    shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in answer["ranges"][:8])
+    more = " ..." if len(answer["ranges"]) > 8 else ""
+    return f"ROWS {answer['cardinality']}: {shown}{more}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluation import FileIndexEvaluator
+    from ..predicate_parser import parse_predicate
+
+    try:
+        schema = parse_schema(args.schema)
+        predicates = [parse_predicate(text, schema) for text in args.where]
+    except UsageError as err:
+        print(f"fileindex query: {err}", file=sys.stderr)
+        return 2
+    try:
+        container = FileIndexContainer.open(args.file)
+    except OSError as err:
+        print(f"fileindex query: cannot read {args.file}: {err.strerror}", file=sys.stderr)
+        return 2
+    except DecodeError as err:
+        print(f"fileindex query: {args.file}: {err}", file=sys.stderr)
+        return 3
+    evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
+    for text, predicate in zip(args.where, predicates):
+        try:
+            answer = result_json(evaluator.evaluate(container, predicate))
+        except DecodeError as err:
+            print(f"fileindex query: {args.file}: {err} (use --lenient to answer REMAIN)", file=sys.stderr)
+            return 3
+        print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
+    return 0

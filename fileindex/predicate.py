@@ -1,0 +1,89 @@
+"""Predicates as Paimon's ``Predicate`` tree: immutable leaves and n-ary AND/OR, NOT pushed to leaves.
+
+A leaf names a container column (a map-key index column is ``m[k]``) and holds literals already
+converted to the column's type. ``negate`` pushes NOT down by De Morgan and by flipping each
+leaf function, which is exact under SQL's three-valued logic (NOT (a < 3) is a >= 3; rows where a
+is null satisfy neither). ``PredicateBuilder``-style helpers build IN as an OR of equalities for
+up to 20 literals, and an IN leaf above, as Paimon does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Union
+
+IN_THRESHOLD = 20  # PredicateBuilder: <= 20 literals become OR of Equal, more an In leaf
+
+FUNCTIONS = ("eq", "neq", "lt", "lte", "gt", "gte", "in", "not_in", "is_null", "is_not_null",
+             "between", "not_between")
+NEGATION = {"eq": "neq", "neq": "eq", "lt": "gte", "gte": "lt", "lte": "gt", "gt": "lte", "in": "not_in",
+            "not_in": "in", "is_null": "is_not_null", "is_not_null": "is_null", "between": "not_between",
+            "not_between": "between"}
+
+
+@dataclass(frozen=True)
+class Leaf:
+    function: str
+    column: str
+    literals: tuple = ()
+
+    def __post_init__(self):
+        if self.function not in FUNCTIONS:
+            raise ValueError(f"unknown predicate function {self.function!r}")
+
+
+@dataclass(frozen=True)
+class And:
+    children: tuple
+
+
+@dataclass(frozen=True)
+class Or:
+    children: tuple
+
+
+Predicate = Union[Leaf, And, Or]
+
+
+def and_(*children: Predicate) -> Predicate:
+    flat = tuple(_flatten(And, children))
+    return flat[0] if len(flat) == 1 else And(flat)
+
+
+def or_(*children: Predicate) -> Predicate:
+    flat = tuple(_flatten(Or, children))
+    return flat[0] if len(flat) == 1 else Or(flat)
+
+
+def _flatten(kind, children: Iterable[Predicate]):
+    for child in children:
+        if isinstance(child, kind):
+            yield from child.children
+        else:
+            yield child
+
+
+def negate(predicate: Predicate) -> Predicate:
+    if isinstance(predicate, Leaf):
+        return Leaf(NEGATION[predicate.function], predicate.column, predicate.literals)
+    if isinstance(predicate, And):
+        return or_(*(negate(c) for c in predicate.children))
+    return and_(*(negate(c) for c in predicate.children))
+
+
+def in_(column: str, literals: Iterable) -> Predicate:
+    """``PredicateBuilder.in``: OR of equalities for <= 20 literals, an IN leaf above (or when empty)."""
+    values = tuple(literals)
+    if 0 < len(values) <= IN_THRESHOLD:
+        return or_(*(Leaf("eq", column, (v,)) for v in values))
+    return Leaf("in", column, values)
+
+
+def not_in(column: str, literals: Iterable) -> Predicate:
+    """``PredicateBuilder.notIn``: the negation of :func:`in_` (AND of inequalities, or a NOT IN leaf)."""
+    return negate(in_(column, literals))
+
+
+def columns(predicate: Predicate) -> list[str]:
+    if isinstance(predicate, Leaf):
+        return [predicate.column]
+    return list(dict.fromkeys(c for child in predicate.children for c in columns(child)))
