@@ -37,6 +37,8 @@ def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = 
         if per_second >= target:
             return np.floor_divide(ticks, per_second // target)
         return ticks * (target // per_second)
+    if pa.types.is_decimal(kind):
+        return _unscaled(array, data_type)
     if pa.types.is_date(kind) or pa.types.is_time(kind):
         as_int = pa.int32() if kind.bit_width == 32 else pa.int64()
         ticks = array.cast(as_int).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -44,6 +46,19 @@ def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = 
             ticks = np.floor_divide(ticks * 1000, _UNIT_PER_SECOND[kind.unit])
         return ticks
     return array.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _unscaled(array: pa.Array, data_type: DataType) -> np.ndarray:
+    """A DECIMAL column's unscaled longs, read from Arrow's 128-bit two's-complement values."""
+    if data_type.root == "DECIMAL" and array.type.scale != data_type.scale:
+        array = array.cast(pa.decimal128(38, data_type.scale))
+    if array.type.bit_width != 128:
+        array = array.cast(pa.decimal128(38, array.type.scale))
+    words = np.frombuffer(array.buffers()[1], dtype="<i8")[2 * array.offset:2 * (array.offset + len(array))]
+    low, high = words[0::2], words[1::2]
+    if (high != (low >> 63)).any():
+        raise OverflowError("a DECIMAL value's unscaled value does not fit a long")
+    return low.astype(np.int64)
 
 
 def integer_key(value, data_type: DataType, *, canonical_nan: bool = True) -> int:

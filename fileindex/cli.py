@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("inspect", "check", "query", "demo")
+COMMANDS = ("inspect", "check", "query", "build", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -99,3 +99,39 @@ def current_java_answer(case: VectorCase, op: dict, recorded):
             and op["name"] in VALUE_OPS):
         return "REMAIN"
     return recorded
+
+
+def to_arrow(values: list, data_type) -> "pa.Array":
+    """A dataset column as the Arrow array `fileindex build` reads from Parquet."""
+    import pyarrow as pa
+
+    from fileindex.arrow_types import arrow_type
+
+    target = arrow_type(data_type)
+    if data_type.is_timestamp:
+        per_milli = {"s": None, "ms": 1, "us": 1_000, "ns": 1_000_000}[target.unit]
+        ticks = [None if v is None else v.millis * per_milli + v.nanos_of_milli * per_milli // 1_000_000
+                 for v in values]
+        return pa.array(ticks, pa.int64()).cast(target)
+    if data_type.root == "DATE":
+        return pa.array(values, pa.int32()).cast(target)
+    if data_type.root == "MAP":
+        return pa.array([None if v is None else list(v.items()) for v in values], target)
+    return pa.array(values, target)
+
+
+def parquet_file(folder, name: str, columns: dict) -> "Path":
+    """Write {column: (values, DataType)} to folder/name.parquet."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({column: to_arrow(values, data_type) for column, (values, data_type) in columns.items()})
+    path = folder / f"{name}.parquet"
+    pq.write_table(table, path)
+    return path
+
+
+def table_options(column: str, index_type: str, options: dict) -> list[str]:
+    """--option arguments declaring one index with its per-column options."""
+    return [f"file-index.{index_type}.columns={column}"] + [
+        f"file-index.{index_type}.{column}.{key}={value}" for key, value in options.items()]
