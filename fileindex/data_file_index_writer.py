@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -34,25 +34,38 @@ class BuiltContainer:
         return len(self.data) <= self.in_manifest_threshold
 
 
-def column_values(table: pa.Table, request: IndexRequest, schema: dict[str, DataType]) -> pa.ChunkedArray:
+def index_values(column: pa.ChunkedArray, request: IndexRequest) -> pa.ChunkedArray:
+    """What the request's index writer receives per row: the column, or each map's value for the key."""
     if request.map_column is None:
-        return table.column(request.column)
-    maps = table.column(request.map_column)
-    key = pa.scalar(request.map_key, type=maps.type.key_type)
-    return pc.map_lookup(maps, key, "first")
+        return column
+    key = pa.scalar(request.map_key, type=column.type.key_type)
+    return pc.map_lookup(column, key, "first")
+
+
+def build_index(read_column: Callable[[str], pa.ChunkedArray], row_count: int, schema: dict[str, DataType],
+                options: FileIndexOptions) -> BuiltContainer:
+    """Build every requested index, reading one source column at a time through ``read_column``."""
+    payloads: dict[str, dict[str, bytes | None]] = {}
+    for request in options.requests:  # keeps the order in which Paimon's writer meets the columns
+        payloads.setdefault(request.column, {})[request.index_type] = None
+    by_source: dict[str, list[IndexRequest]] = {}
+    for request in options.requests:
+        by_source.setdefault(request.map_column or request.column, []).append(request)
+    for source, requests in by_source.items():
+        column = read_column(source)
+        for request in requests:
+            if request.map_column is not None and row_count == 0:
+                continue  # a map-key writer that saw no record: EMPTY entry
+            values = index_values(column, request)
+            data_type = column_type(schema, request.column)
+            payloads[request.column][request.index_type] = INDEX_TYPES[request.index_type].build(
+                values, data_type, request.options)
+        del column
+    return BuiltContainer(write_container(payloads), row_count, options.requests, options.in_manifest_threshold)
 
 
 def build_table_index(table: pa.Table, schema: dict[str, DataType], options: FileIndexOptions) -> BuiltContainer:
-    payloads: dict[str, dict[str, bytes | None]] = {}
-    for request in options.requests:
-        data_type = column_type(schema, request.column)
-        if request.map_column is not None and table.num_rows == 0:
-            payload = None  # a map-key writer that saw no record: EMPTY entry
-        else:
-            values = column_values(table, request, schema)
-            payload = INDEX_TYPES[request.index_type].build(values, data_type, request.options)
-        payloads.setdefault(request.column, {})[request.index_type] = payload
-    return BuiltContainer(write_container(payloads), table.num_rows, options.requests, options.in_manifest_threshold)
+    return build_index(table.column, table.num_rows, schema, options)
 
 
 def build_parquet_index(path: str | Path, table_options: Mapping[str, str],
@@ -69,9 +82,8 @@ def build_parquet_index(path: str | Path, table_options: Mapping[str, str],
     if not options.requests:
         raise UsageError("no index requested: set file-index.<type>.columns, e.g. "
                          "--option file-index.bloom-filter.columns=id")
-    names = list(dict.fromkeys(r.map_column or r.column for r in options.requests))
+    names = list(dict.fromkeys(r.map_column or r.column for r in options.requests))  # read one at a time
     missing = [n for n in names if n not in parquet.schema_arrow.names]
     if missing:
         raise UsageError(f"{path}: no column {', '.join(map(repr, missing))} in the Parquet file")
-    table = parquet.read(columns=names)
-    return build_table_index(table, schema, options)
+    return build_index(lambda name: parquet.read(columns=[name]).column(0), parquet.metadata.num_rows, schema, options)
