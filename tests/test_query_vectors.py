@@ -125,3 +125,33 @@ def test_ranges_are_maximal_and_inclusive(capsys):
     assert main(["query", str(path), "--schema", "id INT", "--where", "id IS NOT NULL", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer == {"result": "ROWS", "cardinality": 27, "ranges": [[0, 8], [10, 18], [20, 28]]}
+
+
+@pytest.mark.parametrize("column, values", [
+    ("id", [1, 2, 1000, None]), ("name", ["bob", "zed", "alice"]), ("ts", []), ("price", [2.5, 2.6]),
+    ("attrs[color]", ["red", "blue", "nope"]),
+])
+def test_in_leaf_and_or_of_equalities_agree(column, values):
+    from fileindex.container import FileIndexContainer
+    from fileindex.evaluation import FileIndexEvaluator
+    from fileindex.literals import convert
+    from fileindex.predicate import Leaf, and_, or_
+    from fileindex.types import column_type
+
+    schema = parse_schema(MULTI_SCHEMA)
+    data_type = column_type(schema, column)
+    literals = [convert(v, data_type, column) for v in values]
+    if data_type.is_timestamp:
+        from fileindex.values import Timestamp
+
+        literals = [Timestamp(1700000003000), Timestamp(1700000004000)]
+    container = FileIndexContainer.open(JAVA_VECTORS / "multi__engine_layout.index")
+    evaluator = FileIndexEvaluator(schema)
+    as_leaf = evaluator.evaluate(container, Leaf("in", column, tuple(literals)))
+    as_or = evaluator.evaluate(container, or_(*(Leaf("eq", column, (v,)) for v in literals))) if literals else None
+    if as_or is not None:
+        assert as_leaf == as_or or (not as_leaf.remain() and not as_or.remain())
+    not_leaf = evaluator.evaluate(container, Leaf("not_in", column, tuple(literals)))
+    not_and = evaluator.evaluate(container, and_(*(Leaf("neq", column, (v,)) for v in literals))) if literals else None
+    if not_and is not None:
+        assert not_leaf == not_and or (not not_leaf.remain() and not not_and.remain())
