@@ -1,0 +1,53 @@
+"""``fileindex table TABLE_PATH --where EXPR``: per live data file, what its index lets Paimon skip."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import FileIndexError, UsageError
+
+NAME = "table"
+HELP = "plan a Java-written Paimon table: per live data file, where its index lives and the verdict"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
+    parser.add_argument("--where", required=True, metavar="EXPR", help="a predicate over the table's columns")
+    parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
+    parser.add_argument("--mode", choices=("java", "extended"), default="java",
+                        help="java (default): Paimon's answers; extended: also sound tighter answers")
+    parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary line")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..commands.query import describe, result_json
+    from ..table_scan import PaimonTable, summarize
+
+    try:
+        table = PaimonTable(args.table, args.snapshot)
+        predicate = table.parse(args.where)
+        verdicts = list(table.plan(predicate, extended=args.mode == "extended"))
+    except UsageError as err:
+        print(f"fileindex table: {err}", file=sys.stderr)
+        return 2
+    except FileIndexError as err:
+        print(f"fileindex table: {args.table}: {err}", file=sys.stderr)
+        return 3
+    for verdict in verdicts:
+        answer = result_json(verdict.result)
+        if args.json:
+            line = {"file": verdict.file, "row_count": verdict.row_count, "index": verdict.index, **answer}
+            if verdict.note:
+                line["note"] = verdict.note
+            print(json.dumps(line, ensure_ascii=False))
+        else:
+            note = f"  ({verdict.note})" if verdict.note else ""
+            print(f"{verdict.file}  rows={verdict.row_count}  index={verdict.index}  {describe(answer)}{note}")
+    summary = summarize(verdicts)
+    if args.json:
+        print(json.dumps({"summary": summary}))
+    else:
+        print(f"kept {summary['files_kept']} of {summary['files']} files, {summary['rows_kept']} of "
+              f"{summary['rows']} rows" + (f"; {summary['problems']} index problem(s)" if summary["problems"] else ""))
+    return 0
