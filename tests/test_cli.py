@@ -136,3 +136,29 @@ def test_check_schema_usage_errors(capsys):
     assert code == 2 and "unknown type 'FOO'" in out
     code, out, _ = run_cli(capsys, "check", "--schema", "", str(ENGINE))
     assert code == 2
+
+
+def test_query_on_a_corrupt_body_fails_or_answers_remain_when_lenient(capsys, tmp_path):
+    from fileindex.container import FileIndexContainer
+
+    data = bytearray(ENGINE.read_bytes())
+    entry = FileIndexContainer.from_bytes(bytes(data)).entry("name", "bitmap")
+    data[entry.start + 1:entry.start + 5] = (-7).to_bytes(4, "big", signed=True)
+    bad = tmp_path / "corrupt.index"
+    bad.write_bytes(bytes(data))
+    argv = ["query", str(bad), "--schema", MULTI_SCHEMA, "--where", "name = 'bob'", "--json"]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 3 and "bitmap/row_count" in err and not out
+    code, out, _ = run_cli(capsys, *argv, "--lenient")
+    assert code == 0 and json.loads(out)["result"] in ("REMAIN", "SKIP")  # the bloom filter may still skip
+    code, out, _ = run_cli(capsys, "query", str(bad), "--schema", MULTI_SCHEMA, "--where", "id = 5", "--json")
+    assert code == 0 and json.loads(out)["cardinality"] == 1  # other columns are unaffected
+
+
+def test_query_exit_codes(capsys, tmp_path):
+    version = tmp_path / "v2.index"
+    good = ENGINE.read_bytes()
+    version.write_bytes(good[:8] + (2).to_bytes(4, "big") + good[12:])
+    assert run_cli(capsys, "query", str(version), "--schema", "id INT", "--where", "id = 1")[0] == 4
+    assert run_cli(capsys, "query", str(tmp_path / "none.index"), "--schema", "id INT", "--where", "id = 1")[0] == 2
+    assert run_cli(capsys, "query", str(ENGINE), "--schema", "id INT", "--where", "id = 'x'")[0] == 2

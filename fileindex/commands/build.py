@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..errors import FileIndexError, UsageError
+from ..errors import UsageError
+from . import HANDLED, report_failure
 
 NAME = "build"
 HELP = "build a Parquet file's index container from Paimon table options, byte-identical to Java"
@@ -37,15 +37,8 @@ def run(args: argparse.Namespace) -> int:
         options = parse_option_args(args.option)
         schema = parse_schema(args.schema) if args.schema else None
         built = build_parquet_index(args.data, options, schema)
-    except OSError as err:
-        print(f"fileindex build: cannot read {args.data}: {err.strerror or err}", file=sys.stderr)
-        return 2
-    except UsageError as err:
-        print(f"fileindex build: {err}", file=sys.stderr)
-        return 2
-    except FileIndexError as err:
-        print(f"fileindex build: {args.data}: {err}", file=sys.stderr)
-        return 3
+    except HANDLED as err:
+        return report_failure(NAME, err, args.data)
     output = args.output or f"{args.data}.index"
     with open(output, "wb") as out:
         out.write(built.data)

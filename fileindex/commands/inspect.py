@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from ..container import MAGIC, FileIndexContainer, IndexEntry
 from ..errors import FileIndexError
+from . import HANDLED, report_failure
 
 NAME = "inspect"
 HELP = "show a container's HEAD: magic, version, columns and index entries with absolute offsets"
@@ -100,12 +100,8 @@ def render_bloom(bloom: dict) -> str:
 def run(args: argparse.Namespace) -> int:
     try:
         container = FileIndexContainer.open(args.file)
-    except OSError as err:
-        print(f"fileindex inspect: cannot read {args.file}: {err.strerror}", file=sys.stderr)
-        return 2
-    except FileIndexError as err:
-        print(f"fileindex inspect: {args.file}: {err}", file=sys.stderr)
-        return 3
+    except HANDLED as err:
+        return report_failure(NAME, err, args.file)
     description = describe(container)
     if args.json:
         print(json.dumps(description, ensure_ascii=False))

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from ..container import FileIndexContainer
-from ..errors import DecodeError, UsageError
 from ..types import parse_schema
+from . import HANDLED, report_failure
 
 NAME = "query"
 HELP = "evaluate predicates over a container as Paimon does: REMAIN, SKIP or the candidate rows"
@@ -21,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Java's answers; extended: also sound tighter answers (bitmap ranges)")
     parser.add_argument("--json", action="store_true", help="one JSON object per predicate, in order")
-    parser.add_argument("--lenient", action="store_true", help="answer REMAIN for a malformed index body instead of failing")
+    parser.add_argument("--lenient", action="store_true",
+                        help="answer REMAIN for a malformed index body instead of failing (exit 3)")
 
 
 def result_json(result) -> dict:
@@ -49,23 +49,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         schema = parse_schema(args.schema)
         predicates = [parse_predicate(text, schema) for text in args.where]
-    except UsageError as err:
-        print(f"fileindex query: {err}", file=sys.stderr)
-        return 2
-    try:
         container = FileIndexContainer.open(args.file)
-    except OSError as err:
-        print(f"fileindex query: cannot read {args.file}: {err.strerror}", file=sys.stderr)
-        return 2
-    except DecodeError as err:
-        print(f"fileindex query: {args.file}: {err}", file=sys.stderr)
-        return 3
-    evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
-    for text, predicate in zip(args.where, predicates):
-        try:
+        evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
+        for text, predicate in zip(args.where, predicates):
             answer = result_json(evaluator.evaluate(container, predicate))
-        except DecodeError as err:
-            print(f"fileindex query: {args.file}: {err} (use --lenient to answer REMAIN)", file=sys.stderr)
-            return 3
-        print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
+            print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
+    except HANDLED as err:
+        return report_failure(NAME, err, args.file)
     return 0

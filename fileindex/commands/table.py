@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from ..errors import FileIndexError, UsageError
+from . import HANDLED, report_failure
 
 NAME = "table"
 HELP = "plan a Java-written Paimon table: per live data file, where its index lives and the verdict"
@@ -28,12 +27,8 @@ def run(args: argparse.Namespace) -> int:
         table = PaimonTable(args.table, args.snapshot)
         predicate = table.parse(args.where)
         verdicts = list(table.plan(predicate, extended=args.mode == "extended"))
-    except UsageError as err:
-        print(f"fileindex table: {err}", file=sys.stderr)
-        return 2
-    except FileIndexError as err:
-        print(f"fileindex table: {args.table}: {err}", file=sys.stderr)
-        return 3
+    except HANDLED as err:
+        return report_failure(NAME, err, args.table)
     for verdict in verdicts:
         answer = result_json(verdict.result)
         if args.json:
