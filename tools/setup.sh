@@ -2,7 +2,8 @@
 # Idempotent setup on a fresh machine (Python 3.11, node/npm, Debian; package registries only).
 #   bash tools/setup.sh          .venv with the package (enough for the CLI and the demo)
 #   bash tools/setup.sh --test   also the test dependencies, the pinned Kaitai compiler (npm ci)
-#                                Graphviz and a JDK (apt), which the spec-freshness and Java tests need
+#                                Graphviz and a JDK (apt), and the Java Paimon 0.9.0 oracle jar (a
+#                                hash-pinned pip download): what the spec and Java tests need
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,7 @@ command -v "$python" >/dev/null || python=python3
 if [ "${1:-}" = "--test" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
+  .venv/bin/python tools/fetch_java_oracle.py
   missing=()
   command -v dot >/dev/null || missing+=(graphviz)
   command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
