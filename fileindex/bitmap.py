@@ -26,7 +26,7 @@ from . import errors, roaring
 from .bitmap_keys import KeyKind, column_keys, key_kind, key_of
 from .java_hashmap import compute_if_absent_order, compute_if_absent_order_fast
 from .options import check_known, get_int, parse_memory_size
-from .payload_cursor import PayloadCursor
+from .payload_cursor import PayloadCursor, PayloadOffsets
 from .reader import FileIndexReader
 from .result import REMAIN, FileIndexResult, Rows
 from .types import DataType
@@ -308,7 +308,7 @@ class _Dictionary:
         return i if i < len(self.sort_keys) and self.sort_keys[i] == sort_key else -1
 
 
-class BitmapReader(FileIndexReader):
+class BitmapReader(FileIndexReader, PayloadOffsets):
     """Java's ``BitmapFileIndex.Reader``; ``extended=True`` also answers ranges from the dictionary."""
 
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0, extended: bool = False):
@@ -323,6 +323,7 @@ class BitmapReader(FileIndexReader):
 
     # -- metadata ---------------------------------------------------------------------------
 
+
     def _cursor(self, position: int = 0) -> PayloadCursor:
         return PayloadCursor(self._view, base=self._base, root=ROOT, position=position)
 
@@ -336,7 +337,7 @@ class BitmapReader(FileIndexReader):
                 f"bitmap version {self.version} (this reader knows 1 and 2)", offset=self._base, field=f"{ROOT}/version")
         self.row_count = cursor.int(4, "row_count")
         if self.row_count < 0:
-            raise errors.InvalidLengthError(f"negative row count {self.row_count}", offset=self._base + 1,
+            raise errors.InvalidLengthError(f"negative row count {self.row_count}", offset=self._offset(1),
                                             field=f"{ROOT}/row_count")
         key_size = self.kind.width or 4
         self.num_values = cursor.count("num_values", key_size + 4 if self.version == 1 else 0)
@@ -509,8 +510,8 @@ class BitmapReader(FileIndexReader):
         if start > len(self._view) or end > len(self._view) or end < start:
             raise errors.InvalidOffsetError(
                 f"bitmap of {what} at body offset {offset} (length {length}) lies outside the payload",
-                offset=self._base + min(start, len(self._view)), field=f"{ROOT}/body")
-        return roaring.deserialize(self._view[start:end], offset=self._base + start, field=f"{ROOT}/body")
+                offset=self._offset(start), field=f"{ROOT}/body")
+        return roaring.deserialize(self._view[start:end], offset=self._offset(start), field=f"{ROOT}/body")
 
     def _rows_of(self, literal) -> FrozenBitMap:
         cache_key = ("null",) if literal is None else ("key", key_of(literal, self.data_type))

@@ -17,7 +17,7 @@ from . import errors, roaring
 from .arrow_values import split_nulls
 from .options import check_known
 from .parallel import for_each
-from .payload_cursor import PayloadCursor
+from .payload_cursor import PayloadCursor, PayloadOffsets
 from .reader import FileIndexReader
 from .result import REMAIN, FileIndexResult, Rows
 from .types import NUMERIC_BITS, DataType
@@ -94,7 +94,7 @@ class _Half:
         return cls(0, 0, FrozenBitMap(), [])
 
 
-class BsiReader(FileIndexReader):
+class BsiReader(FileIndexReader, PayloadOffsets):
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
         check_type(data_type)
         self.data_type = data_type
@@ -113,6 +113,7 @@ class BsiReader(FileIndexReader):
         self.negative = self._read_half(cursor, "negative")
         self._decoded: dict[int, FrozenBitMap] = {}
 
+
     def _bitmap(self, cursor: PayloadCursor, field: str) -> tuple[int, int]:
         start = cursor.position
         size = roaring.portable_size(self._view, start, base=self._base, field=f"{ROOT}/{field}")
@@ -130,14 +131,14 @@ class BsiReader(FileIndexReader):
         at = cursor.position
         count = cursor.int(4, f"{name}/num_slices")
         if not 0 <= count <= 64:
-            raise errors.InvalidLengthError(f"{count} slices (a long has 64 bits)", offset=self._base + at,
+            raise errors.InvalidLengthError(f"{count} slices (a long has 64 bits)", offset=self._offset(at),
                                             field=f"{ROOT}/{name}/num_slices")
         slices = [self._bitmap(cursor, f"{name}/slices[{i}]") for i in range(count)]
         ebm = self._decode(*ebm_at, f"{name}/ebm")
         return _Half(minimum, maximum, ebm, slices)
 
     def _decode(self, start: int, size: int, field: str) -> FrozenBitMap:
-        return roaring.deserialize(self._view[start:start + size], offset=self._base + start, field=f"{ROOT}/{field}")
+        return roaring.deserialize(self._view[start:start + size], offset=self._offset(start), field=f"{ROOT}/{field}")
 
     def _slice(self, half: _Half, i: int) -> FrozenBitMap:
         start, size = half.slices[i]

@@ -63,4 +63,17 @@ class PayloadCursor:
         return np.frombuffer(self.take(count * dtype.itemsize, field), dtype=dtype, count=count)
 
     def absolute(self, position: int | None = None) -> int:
-        return self.base + (self.position if position is None else position)
+        """The absolute offset of a position, clamped to the payload (errors must point inside it)."""
+        at = self.position if position is None else position
+        return self.base + min(max(at, 0), len(self.view))
+
+
+class PayloadOffsets:
+    """For readers holding ``_view`` (the payload) and ``_base`` (where it starts in the file)."""
+
+    _view: memoryview
+    _base: int
+
+    def _offset(self, position: int) -> int:
+        """The absolute offset of a payload position, clamped to the payload (errors point inside it)."""
+        return self._base + min(max(position, 0), len(self._view))

@@ -21,7 +21,7 @@ from . import errors, roaring
 from .arrow_values import integer_key, split_nulls
 from .bitmap_keys import KINDS, KeyKind
 from .options import check_known, parse_memory_size
-from .payload_cursor import PayloadCursor
+from .payload_cursor import PayloadCursor, PayloadOffsets
 from .reader import FileIndexReader
 from .result import REMAIN, FileIndexResult, Rows
 from .types import DataType
@@ -226,7 +226,7 @@ class _Chunk:
     keys: list | None = None  # sort keys of the keys after the head, read on demand
 
 
-class RangeBitmapReader(FileIndexReader):
+class RangeBitmapReader(FileIndexReader, PayloadOffsets):
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
         self.kind = key_kind(data_type)
         self.data_type = data_type
@@ -235,6 +235,7 @@ class RangeBitmapReader(FileIndexReader):
         self._header_read = False
         self._chunks: list[_Chunk] | None = None
         self._slices: dict[int, FrozenBitMap] = {}
+
 
     def _cursor(self, position: int = 0) -> PayloadCursor:
         return PayloadCursor(self._view, base=self._base, root=ROOT, position=position)
@@ -257,11 +258,11 @@ class RangeBitmapReader(FileIndexReader):
         header_start = cursor.position
         if cursor.u8("header/version") != 1:
             raise errors.UnsupportedVersionError("range-bitmap version (this reader knows 1)",
-                                                 offset=self._base + 4, field=f"{ROOT}/header/version")
+                                                 offset=self._offset(4), field=f"{ROOT}/header/version")
         self.row_count = cursor.int(4, "header/row_count")
         self.cardinality = cursor.int(4, "header/cardinality")
         if self.row_count < 0 or self.cardinality < 0:
-            raise errors.InvalidLengthError("negative row count or cardinality", offset=self._base + 5,
+            raise errors.InvalidLengthError("negative row count or cardinality", offset=self._offset(5),
                                             field=f"{ROOT}/header/row_count")
         if self.cardinality:
             self.min = sort_key(self.kind, self._read_key(cursor, "header/min"))
@@ -281,7 +282,7 @@ class RangeBitmapReader(FileIndexReader):
         start = cursor.position
         if cursor.u8("bsi/header/version") != 1:
             raise errors.UnsupportedVersionError("range-bitmap bit-slice version (this reader knows 1)",
-                                                 offset=self._base + start, field=f"{ROOT}/bsi/header/version")
+                                                 offset=self._offset(start), field=f"{ROOT}/bsi/header/version")
         self._num_slices = cursor.u8("bsi/header/num_slices")
         len_ebm = cursor.int(4, "bsi/header/len_ebm")
         cursor.int(4, "bsi/header/len_indexes")
@@ -295,9 +296,9 @@ class RangeBitmapReader(FileIndexReader):
         end = start + length
         if length < 0 or start < 0 or end > len(self._view):
             raise errors.InvalidOffsetError(f"bitmap [{start}, {end}) lies outside the payload",
-                                            offset=self._base + min(max(start, 0), len(self._view)),
+                                            offset=self._offset(start),
                                             field=f"{ROOT}/{field}")
-        return roaring.deserialize(self._view[start:end], offset=self._base + start, field=f"{ROOT}/{field}")
+        return roaring.deserialize(self._view[start:end], offset=self._offset(start), field=f"{ROOT}/{field}")
 
     @property
     def _ebm(self) -> FrozenBitMap:
@@ -317,7 +318,7 @@ class RangeBitmapReader(FileIndexReader):
         cursor = self._cursor(self._dictionary_start)
         if cursor.int(4, "dictionary/len_dictionary_header") != 13 or cursor.u8("dictionary/version") != 1:
             raise errors.UnsupportedVersionError("range-bitmap dictionary header (this reader knows version 1)",
-                                                 offset=self._base + self._dictionary_start,
+                                                 offset=self._offset(self._dictionary_start),
                                                  field=f"{ROOT}/dictionary/version")
         count = cursor.count("dictionary/num_chunks", 4)
         cursor.int(4, "dictionary/len_offsets")
@@ -385,11 +386,11 @@ class RangeBitmapReader(FileIndexReader):
         data = np.frombuffer(region, dtype=np.uint8)
         if offsets.min() < 0 or offsets.max() + 4 > len(data):
             raise errors.InvalidOffsetError("a key offset points outside the chunk's keys",
-                                            offset=self._base + keys_start, field=f"{ROOT}/{field}/offsets")
+                                            offset=self._offset(keys_start), field=f"{ROOT}/{field}/offsets")
         lengths = data[offsets[:, None] + np.arange(4)].view(">i4").ravel().astype(np.int64)
         ends = offsets + 4 + lengths
         if lengths.min() < 0 or ends.max() > len(data):
-            raise errors.InvalidLengthError("a key runs past the chunk's keys", offset=self._base + keys_start,
+            raise errors.InvalidLengthError("a key runs past the chunk's keys", offset=self._offset(keys_start),
                                             field=f"{ROOT}/{field}/keys")
         raw = bytes(region)
         return [raw[start:end] for start, end in zip((offsets + 4).tolist(), ends.tolist())]
@@ -594,15 +595,14 @@ class RangeBitmapReader(FileIndexReader):
 
 
 def _first_rows(rows, count: int) -> FrozenBitMap:
+    """The ``count`` smallest row ids (a slice by rank: no array of every row is built)."""
     if count <= 0:
         return FrozenBitMap()
-    if count >= len(rows):
-        return FrozenBitMap(rows)
-    return FrozenBitMap(rows.to_array()[:count]) if hasattr(rows, "to_array") else FrozenBitMap(list(rows)[:count])
+    return FrozenBitMap(rows[:count])
 
 
 def _last_rows(rows, count: int) -> BitMap:
+    """The ``count`` largest row ids."""
     if count <= 0:
         return BitMap()
-    values = rows.to_array()
-    return BitMap(values[len(values) - count:])
+    return BitMap(rows[max(len(rows) - count, 0):])

@@ -32,7 +32,7 @@ def deserialize(data, *, offset: int, field: str) -> FrozenBitMap:
     """Decode a portable-format bitmap; trailing bytes are ignored (Roaring is self-delimiting)."""
     try:
         bitmap = FrozenBitMap.deserialize(data)
-    except (ValueError, MemoryError, OverflowError) as err:
+    except (ValueError, IndexError, MemoryError, OverflowError, RuntimeError) as err:
         raise InvalidEncodingError(f"not a valid Roaring bitmap ({err})", offset=offset, field=field) from None
     if bitmap and bitmap.max() > 0x7FFFFFFF:
         raise InvalidEncodingError(
