@@ -85,20 +85,11 @@ def cases_for(index_type: str, *, ok: bool | None = None) -> list[VectorCase]:
     return [c for c in all_cases() if c.record["index_type"] == index_type and (ok is None or c.ok == ok)]
 
 
-VALUE_OPS = {"eq", "neq", "lt", "lte", "gt", "gte", "in", "not_in", "between"}
-
-
 def current_java_answer(case: VectorCase, op: dict, recorded):
-    """The answer current Java gives where the recorded vectors predate a fix.
+    """See fileindex.vector_format.current_java_answer."""
+    from fileindex.vector_format import current_java_answer as answer
 
-    Value predicates on TIMESTAMP(p > 6) bitmap and bsi indexes answer REMAIN since
-    apache/paimon #9654 and #9866; the vectors were recorded before that and show row sets.
-    """
-    data_type = case.data_type
-    if (data_type.is_timestamp and data_type.precision > 6 and case.record["index_type"] in ("bitmap", "bsi")
-            and op["name"] in VALUE_OPS):
-        return "REMAIN"
-    return recorded
+    return answer(case.record["index_type"], case.data_type, op, recorded)
 
 
 def to_arrow(values: list, data_type) -> "pa.Array":
