@@ -124,7 +124,9 @@ def test_java_payloads_parse_identically_with_kaitai_and_construct(case):
 @given(columns())
 def test_random_payloads_parse_identically(column):
     data_type, values = column
-    check_parsers_agree(build(values, data_type))
+    payload = build(values, data_type)
+    check_parsers_agree(payload)
+    assert construct_bsi.build(construct_bsi.parse(payload)) == payload  # Construct writes what it reads
 
 
 def test_malformed_payloads_raise_project_errors():
