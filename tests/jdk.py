@@ -23,13 +23,14 @@ def require_jdk() -> None:
 class JavaProgram:
     """One JVM answering line-based requests on stdin/stdout."""
 
-    def __init__(self, main_class: str, workdir: Path, classpath: list[Path] = ()):
+    def __init__(self, main_class: str, workdir: Path, classpath: list[Path] = (), jvm_args: list[str] = ()):
         require_jdk()
         source = JAVA_SOURCES / f"{main_class}.java"
         path = [str(workdir), *map(str, classpath)]
         subprocess.run(["javac", "-d", str(workdir), "-cp", ":".join(path), str(source)], check=True)
         self.process = subprocess.Popen(
-            ["java", "-cp", ":".join(path), main_class], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            ["java", *jvm_args, "-cp", ":".join(path), main_class], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True)
 
     def ask(self, line: str) -> str:
         self.process.stdin.write(line + "\n")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent setup on a fresh machine (Python 3.11, node/npm, Debian; package registries only).
 #   bash tools/setup.sh          .venv with the package (enough for the CLI and the demo)
-#   bash tools/setup.sh --test   also the test dependencies, the pinned Kaitai compiler (npm ci)
+#   bash tools/setup.sh --test   also the test dependencies (pyspark too: its Hadoop jars let Java Paimon
+#                                write live tables), the pinned Kaitai compiler (npm ci)
 #                                Graphviz and a JDK (apt), and the Java Paimon 0.9.0 oracle jar (a
 #                                hash-pinned pip download): what the spec and Java tests need
 set -euo pipefail
@@ -13,7 +14,7 @@ command -v "$python" >/dev/null || python=python3
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,spark]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
   .venv/bin/python tools/fetch_java_oracle.py
   missing=()

@@ -4,6 +4,9 @@
 //   {"op":"build","type":"INT","index":"bitmap","options":{...},"values":[...]}      -> {"payload":"<hex>"}
 //   {"op":"query","type":"INT","index":"bitmap","payload":"<hex>","queries":[...]}   -> {"results":[...]}
 //   {"op":"container","columns":[["c","bloom-filter","<hex>" or null], ...]}          -> {"payload":"<hex>"}
+//   {"op":"write_table","warehouse":"/dir","table":"t","columns":[["f0","STRING"], ...],
+//    "options":{...},"commits":[[[row values], ...], ...]}                           -> {"path":"<table root>"}
+//   (write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does)
 // Values: numbers; floats as strings (NaN, -0.0, Infinity); strings; booleans; timestamps as
 // {"millis","nanos"}; null. A query is {"name": eq|neq|lt|lte|gt|gte|in|not_in|is_null|is_not_null,
 // "literal" or "literals"}; a result is "REMAIN", "SKIP", {"rows":[...]} or {"error":"..."}.
@@ -52,6 +55,7 @@ public class PaimonOracle {
                     case "build": answer.put("payload", hex(build(request))); break;
                     case "query": answer.set("results", query(request)); break;
                     case "container": answer.put("payload", hex(container(request))); break;
+                    case "write_table": answer.put("path", writeTable(request)); break;
                     default: throw new IllegalArgumentException("unknown op");
                 }
             } catch (Throwable t) {
@@ -150,6 +154,39 @@ public class PaimonOracle {
             writer.writeColumnIndexes(columns);
         }
         return bytes.toByteArray();
+    }
+
+    static String writeTable(JsonNode request) throws Exception {
+        Options catalogOptions = new Options();
+        catalogOptions.set("warehouse", request.get("warehouse").asText());
+        org.apache.paimon.catalog.Catalog catalog = org.apache.paimon.catalog.CatalogFactory.createCatalog(
+                org.apache.paimon.catalog.CatalogContext.create(catalogOptions));
+        catalog.createDatabase("db", true);
+        org.apache.paimon.schema.Schema.Builder schema = org.apache.paimon.schema.Schema.newBuilder();
+        List<DataType> types = new ArrayList<>();
+        for (JsonNode column : request.get("columns")) {
+            DataType type = DataTypeJsonParser.parseAtomicTypeSQLString(column.get(1).asText());
+            types.add(type);
+            schema.column(column.get(0).asText(), type);
+        }
+        request.get("options").fields().forEachRemaining(e -> schema.option(e.getKey(), e.getValue().asText()));
+        org.apache.paimon.catalog.Identifier id = org.apache.paimon.catalog.Identifier.create("db",
+                request.get("table").asText());
+        catalog.createTable(id, schema.build(), false);
+        org.apache.paimon.table.Table table = catalog.getTable(id);
+        for (JsonNode commitRows : request.get("commits")) {
+            org.apache.paimon.table.sink.BatchWriteBuilder builder = table.newBatchWriteBuilder();
+            try (org.apache.paimon.table.sink.BatchTableWrite write = builder.newWrite();
+                    org.apache.paimon.table.sink.BatchTableCommit commit = builder.newCommit()) {
+                for (JsonNode row : commitRows) {
+                    Object[] fields = new Object[types.size()];
+                    for (int i = 0; i < fields.length; i++) fields[i] = value(types.get(i), row.get(i));
+                    write.write(org.apache.paimon.data.GenericRow.of(fields));
+                }
+                commit.commit(write.prepareCommit());
+            }
+        }
+        return catalog.getTableLocation(id).toString();
     }
 
     static Object value(DataType type, JsonNode node) {
