@@ -17,13 +17,13 @@ from pyroaring import BitMap, FrozenBitMap
 
 from .container import FileIndexContainer
 from .deletion_vectors import DeletionVector, deletion_vectors
-from .errors import DecodeError, FileIndexError
+from .errors import DecodeError
 from .evaluation import FileIndexEvaluator
-from .predicate import And, Leaf, Predicate, and_, columns
+from .predicate import And, Predicate, and_, columns
 from .predicate_parser import parse_predicate
 from .result import REMAIN, SKIP, FileIndexResult, Rows
 from .schema_evolution import devolve
-from .table_metadata import DataFile, Field, Schema, TableError, bucket_dir, live_files, load_schema, load_snapshot
+from .table_metadata import DataFile, Schema, bucket_dir, live_files, load_schema, load_snapshot
 
 MAX_INDEXED_ROWS = 2**31 - 1
 
@@ -183,4 +183,3 @@ def summarize(verdicts: list[FileVerdict]) -> dict:
             "problems": sum(1 for v in verdicts if v.note.startswith(("corrupt", "index file", "more than")))}
 
 
-__all__ = ["PaimonTable", "FileVerdict", "summarize", "TableError", "FileIndexError", "Field", "Leaf"]
