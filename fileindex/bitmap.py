@@ -295,16 +295,16 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
 class _Dictionary:
     """Sorted keys (as comparator sort keys) → (offset, length); one per V1 file or V2 block."""
 
-    sort_keys: object  # numpy int64 array or list of bytes, ascending
+    sort_keys: object  # numpy int64 array (ascending) or a list of bytes (file order)
     keys: list
     offsets: np.ndarray
     lengths: np.ndarray
+    positions: dict | None = None  # string keys: key -> position
 
     def find(self, sort_key) -> int:
-        if isinstance(self.sort_keys, np.ndarray):
-            i = int(np.searchsorted(self.sort_keys, sort_key))
-            return i if i < len(self.sort_keys) and self.sort_keys[i] == sort_key else -1
-        i = bisect.bisect_left(self.sort_keys, sort_key)
+        if self.positions is not None:
+            return self.positions.get(sort_key, -1)
+        i = int(np.searchsorted(self.sort_keys, sort_key))
         return i if i < len(self.sort_keys) and self.sort_keys[i] == sort_key else -1
 
 
@@ -431,8 +431,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             if self.kind.name == "boolean":
                 listed = [bool(k) for k in listed]
             return _Dictionary(sort_keys[order], listed, offsets[order], lengths[order])
-        order = sorted(range(len(keys)), key=keys.__getitem__)
-        return _Dictionary([keys[i] for i in order], [keys[i] for i in order], offsets[order], lengths[order])
+        # string keys: no sorting needed, lookups go through a hash of the keys (robust to any order)
+        return _Dictionary(keys, keys, offsets, lengths, dict(zip(keys, range(len(keys)))))
 
     def _read_entries(self, cursor, count, field, *, with_length):
         keys, tails = self._read_keys(cursor, count, field, 8 if with_length else 4)
