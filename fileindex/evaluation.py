@@ -67,7 +67,13 @@ class FileIndexEvaluator:
     lenient: bool = False
 
     def evaluate(self, container: FileIndexContainer, predicate: Predicate) -> FileIndexResult:
-        return _Evaluation(self, container).evaluate(predicate)
+        return self.evaluate_reporting(container, predicate)[0]
+
+    def evaluate_reporting(self, container: FileIndexContainer,
+                           predicate: Predicate) -> tuple[FileIndexResult, list[DecodeError]]:
+        """The result, and (lenient mode) the malformed bodies that were answered REMAIN."""
+        evaluation = _Evaluation(self, container)
+        return evaluation.evaluate(predicate), evaluation.malformed
 
 
 class _Evaluation:

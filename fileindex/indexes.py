@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from . import bitmap, bloom_filter, bsi, range_bitmap
-from .errors import UnsupportedIndexTypeError
 from .reader import FileIndexReader
 from .types import DataType
 
@@ -27,17 +26,3 @@ INDEX_TYPES: Mapping[str, IndexType] = {
     range_bitmap.INDEX_TYPE: IndexType(range_bitmap.INDEX_TYPE, range_bitmap.OPTIONS, range_bitmap.build,
                                        range_bitmap.RangeBitmapReader),
 }
-
-
-def index_type(name: str, *, offset: int = 0, field: str = "index_type") -> IndexType:
-    try:
-        return INDEX_TYPES[name]
-    except KeyError:
-        raise UnsupportedIndexTypeError(
-            f"index type {name!r} is not implemented (implemented: {', '.join(INDEX_TYPES)})",
-            offset=offset, field=field,
-        ) from None
-
-
-def open_reader(name: str, payload, data_type: DataType, *, base_offset: int = 0) -> FileIndexReader:
-    return index_type(name, offset=base_offset).reader(payload, data_type, base_offset=base_offset)

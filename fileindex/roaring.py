@@ -40,10 +40,6 @@ def deserialize(data, *, offset: int, field: str) -> FrozenBitMap:
     return bitmap
 
 
-def all_rows(row_count: int) -> FrozenBitMap:
-    return FrozenBitMap(range(row_count))
-
-
 def complement(bitmap, row_count: int) -> FrozenBitMap:
     """Rows of [0, row_count) not in ``bitmap`` (Java's ``flip(0, rowCount)``)."""
     return FrozenBitMap(BitMap(bitmap).flip(0, row_count))

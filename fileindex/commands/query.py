@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..container import FileIndexContainer
 from ..types import parse_schema
@@ -52,8 +53,11 @@ def run(args: argparse.Namespace) -> int:
         container = FileIndexContainer.open(args.file)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
         for text, predicate in zip(args.where, predicates):
-            answer = result_json(evaluator.evaluate(container, predicate))
+            result, malformed = evaluator.evaluate_reporting(container, predicate)
+            answer = result_json(result)
             print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
+            for err in malformed:  # only in --lenient mode: each broken body answered REMAIN
+                print(f"fileindex query: {args.file}: answered REMAIN for a malformed body: {err}", file=sys.stderr)
     except HANDLED as err:
         return report_failure(NAME, err, args.file)
     return 0
