@@ -146,12 +146,22 @@ def test_reader_is_lazy_and_reads_one_block():
     reader = BitmapReader(payload, data_type)
     assert not reader._meta_read
     assert set(reader.visit_equal(1234).bitmap) == {1234, 6234, 11234, 16234}
-    assert len(reader._blocks) == 1 and len(reader._directory.keys) > 100
+    assert len(reader._blocks) == 1 and len(reader._directory_offsets) > 100
     reader.visit_equal(1234)
     assert len(reader._blocks) == 1 and len(reader._bitmaps) == 1
     single = build([7, 8, 7], data_type, {})
     lone = BitmapReader(single, data_type)
     assert set(lone.visit_equal(8).bitmap) == {1}  # -1 - row: never touches the body
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+@pytest.mark.parametrize("pool", [["abc", "abd", "xyz"], ["ab\x00", "abc", "x\x00\x00", "\x00\x00\x00"]])
+def test_equal_length_string_keys_read_exactly_with_or_without_trailing_nuls(pool, version):
+    data_type = parse_type("STRING")
+    values = [pool[i % len(pool)] for i in range(3 * len(pool))] + [pool[0][:2] + "q", None]
+    reader = BitmapReader(build(values, data_type, {"version": version}), data_type)
+    for literal in pool + ["ab", "abcd", "\x00"]:
+        assert rows(reader.visit_equal(literal)) == {r for r, v in enumerate(values) if v == literal}
 
 
 def test_single_row_value_lookups_never_read_the_body():
