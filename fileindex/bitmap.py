@@ -11,6 +11,7 @@ The reader is :class:`~fileindex.bitmap_reader.BitmapReader`.
 from __future__ import annotations
 
 import struct
+from array import array
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -20,10 +21,12 @@ import pyarrow.compute as pc
 from pyroaring import BitMap
 
 from . import errors, roaring
-from .bitmap_keys import KeyKind, column_keys, key_kind
+from .bitmap_keys import KeyKind, column_keys, key_kind, string_codes
 from .bitmap_reader import BitmapReader  # noqa: F401  (the index's reader, registered in indexes.py)
+from .java_hash import binary_string_hash_codes
 from .java_hashmap import compute_if_absent_order, compute_if_absent_order_fast
 from .options import check_known, get_int, parse_memory_size
+from .string_buffers import binary_buffers
 from .types import DataType
 
 INDEX_TYPE = "bitmap"
@@ -73,58 +76,56 @@ class _Groups:
     """The column grouped by value: code c is the c-th distinct key."""
 
     distinct: list  # keys by code
+    hashes: np.ndarray  # Java hashCode of each key, by code
     key_array: np.ndarray | None  # int64 keys by code (fixed-width kinds)
     first: np.ndarray  # per code, its first position among the valid rows
     counts: np.ndarray  # rows per code
     starts: np.ndarray  # per code, where its rows start in ``rows``
-    rows: np.ndarray  # row numbers grouped by code, ascending within a code
+    rows: np.ndarray  # uint32 row numbers grouped by code, ascending within a code
     valid_count: int
 
 
-def _group(valid: np.ndarray, keys, kind: KeyKind) -> _Groups:
-    valid_rows = np.flatnonzero(valid)
-    if kind.name != "string":
-        order = np.argsort(keys, kind="stable")  # groups equal keys; rows stay ascending inside
-        sorted_keys = keys[order]
-        starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))) if len(keys) else \
-            np.empty(0, dtype=np.int64)
-        counts = np.diff(np.append(starts, len(keys)))
-        distinct = sorted_keys[starts]
-        listed = [bool(k) for k in distinct.tolist()] if kind.name == "boolean" else distinct.tolist()
-        return _Groups(listed, distinct, order[starts], counts, starts, valid_rows[order], len(keys))
-    if isinstance(keys, pa.Array):
-        encoded = pc.dictionary_encode(keys)
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        distinct = encoded.dictionary.to_pylist()
-    else:
-        index: dict[bytes, int] = {}
-        codes = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
-        distinct = list(index)
-    sortable = codes.astype(np.uint16) if len(distinct) <= 65536 else codes  # 16-bit keys: radix sort
+def _group_fixed(valid: np.ndarray, keys: np.ndarray, kind: KeyKind) -> _Groups:
+    order = np.argsort(keys, kind="stable")  # groups equal keys; rows stay ascending inside
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))) if len(keys) else \
+        np.empty(0, dtype=np.int64)
+    counts = np.diff(np.append(starts, len(keys)))
+    distinct = sorted_keys[starts]
+    listed = [bool(k) for k in distinct.tolist()] if kind.name == "boolean" else distinct.tolist()
+    rows = np.flatnonzero(valid).astype(np.uint32)[order]
+    return _Groups(listed, kind.hash_codes(distinct), distinct, order[starts], counts, starts, rows, len(keys))
+
+
+def _group_strings(valid: np.ndarray, codes: np.ndarray, dictionary: pa.Array) -> _Groups:
+    count = len(dictionary)
+    sortable = codes.astype(np.uint16) if count <= 65536 else codes  # 16-bit keys: radix sort
     order = np.argsort(sortable, kind="stable")
-    counts = np.bincount(codes, minlength=len(distinct))
+    counts = np.bincount(codes, minlength=count)
     starts = (np.cumsum(counts) - counts).astype(np.int64)
-    return _Groups(distinct, None, order[starts], counts, starts, valid_rows[order], len(codes))
+    rows = np.flatnonzero(valid).astype(np.uint32)[order]
+    hashes = binary_string_hash_codes(*binary_buffers(dictionary))
+    return _Groups(dictionary.to_pylist(), hashes, None, order[starts], counts, starts, rows, len(codes))
 
 
 def _java_body_order(groups: _Groups, kind: KeyKind) -> list[int]:
     """Codes in the order Java's ``id2bitmap`` HashMap iterates (computeIfAbsent per non-null row)."""
     sequence = np.argsort(groups.first, kind="stable")  # codes by first occurrence
     trailing = groups.valid_count > 0 and groups.valid_count - 1 > int(groups.first.max())
-    hashes = [kind.hash_code(k) for k in groups.distinct]
-    fast = compute_if_absent_order_fast(np.asarray(hashes, dtype=np.int64)[sequence], trailing)
+    fast = compute_if_absent_order_fast(groups.hashes[sequence], trailing)
     if fast is not None:
         return sequence[fast].tolist()
-    distinct = groups.distinct
+    distinct, hashes = groups.distinct, groups.hashes.tolist()
     return compute_if_absent_order(sequence.tolist(), hashes.__getitem__,
                                    lambda a, b: kind.compare(distinct[a], distinct[b]), trailing_call=trailing)
 
 
 def _serialized_bitmaps(groups: _Groups, codes: list[int]):
     """(code, serialized bitmap) for every code with two or more rows, in the given order."""
-    rows = groups.rows.tolist()
+    rows = array("I", groups.rows.tobytes())  # slicing an array.array is what pyroaring reads fastest
+    starts, counts = groups.starts.tolist(), groups.counts.tolist()
     for code in codes:
-        start, count = int(groups.starts[code]), int(groups.counts[code])
+        start, count = starts[code], counts[code]
         if count > 1:
             yield code, roaring.serialize(BitMap(rows[start:start + count]))
 
@@ -133,8 +134,12 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
     """Lay out the payload Java's ``BitmapFileIndex.Writer`` would write for this column."""
     opts = BitmapOptions.parse(options)
     kind = key_kind(data_type)
-    valid, keys = column_keys(values, data_type)
-    groups = _group(valid, keys, kind)
+    if kind.name == "string":
+        valid, codes, dictionary = string_codes(values, data_type)
+        groups = _group_strings(valid, codes, dictionary)
+    else:
+        valid, keys = column_keys(values, data_type)
+        groups = _group_fixed(valid, keys, kind)
     null_rows = np.flatnonzero(~valid)
     count = len(groups.distinct)
     java_order = _java_body_order(groups, kind)

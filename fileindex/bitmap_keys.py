@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .arrow_values import integer_key, split_nulls
 from .errors import UnsupportedTypeError
@@ -46,6 +48,14 @@ class KeyKind:
         if self.name == "f8":
             return keys ^ ((keys >> 63) & _MASK63)
         return keys
+
+    def hash_codes(self, keys: np.ndarray) -> np.ndarray:
+        """Vectorized ``hash_code`` for fixed-width keys held in an int64 array (int32 values)."""
+        if self.name in ("i8", "f8"):  # Long.hashCode / Double.hashCode: (int)(v ^ (v >>> 32))
+            return (keys ^ (keys.view(np.uint64) >> np.uint64(32)).view(np.int64)).astype(np.int32).astype(np.int64)
+        if self.name == "boolean":
+            return np.where(keys != 0, 1231, 1237).astype(np.int64)
+        return keys.astype(np.int64)  # Integer/Short/Byte.hashCode, and floatToIntBits for FLOAT
 
     def encoded_size(self, key) -> int:
         return self.width if self.width else 4 + len(key)
@@ -98,16 +108,29 @@ def key_of(value, data_type: DataType):
 
 
 def column_keys(values, data_type: DataType):
-    """(valid mask, keys of the valid rows): int64 keys for fixed kinds, a list of bytes for strings."""
-    if data_type.is_string:
-        import pyarrow as pa
-
-        if isinstance(values, (pa.Array, pa.ChunkedArray)):
-            array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-            if pa.types.is_dictionary(array.type):
-                array = array.dictionary_decode()
-            valid = np.asarray(array.is_valid(), dtype=bool)
-            return valid, array.drop_null().cast(pa.large_binary())
-        valid = np.array([v is not None for v in values], dtype=bool)
-        return valid, [key_of(v, data_type) for v in values if v is not None]
+    """(valid mask, int64 keys of the valid rows) for a fixed-width column."""
     return split_nulls(values, data_type)
+
+
+def string_codes(values, data_type: DataType):
+    """A string column dictionary-encoded: (valid mask, code of each valid row, distinct keys).
+
+    Codes are int64 in order of first occurrence; the distinct keys are a binary Arrow array (the
+    UTF-8 bytes). Arrow input is encoded with its hash kernel, nulls and all, without copying the
+    strings; a Python list goes through a dict.
+    """
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        if pa.types.is_dictionary(array.type):
+            array = array.dictionary_decode()
+        valid = np.asarray(array.is_valid(), dtype=bool)
+        encoded = pc.dictionary_encode(array)
+        codes = encoded.indices.fill_null(0).to_numpy(zero_copy_only=False)[valid].astype(np.int64)
+        dictionary = encoded.dictionary
+        wide = pa.types.is_large_string(dictionary.type) or pa.types.is_large_binary(dictionary.type)
+        return valid, codes, dictionary.cast(pa.large_binary() if wide else pa.binary())
+    valid = np.array([v is not None for v in values], dtype=bool)
+    index: dict[bytes, int] = {}
+    codes = np.array([index.setdefault(key_of(v, data_type), len(index)) for v in values if v is not None],
+                     dtype=np.int64)
+    return valid, codes, pa.array(list(index), type=pa.binary())

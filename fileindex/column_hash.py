@@ -7,6 +7,7 @@ import pyarrow as pa
 from .arrow_values import integer_keys
 from .fast_hash import check_bloom_type, hash_value, wang_mix_array
 from .parallel import map_chunks
+from .string_buffers import binary_buffers
 from .types import DataType
 from .xxh64 import xxh64_offsets
 
@@ -35,14 +36,4 @@ def _hash_plain(array: pa.Array, data_type: DataType) -> np.ndarray:
 
 
 def _hash_binary_array(array: pa.Array) -> np.ndarray:
-    if pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
-        offset_type = np.int64
-    elif pa.types.is_string(array.type) or pa.types.is_binary(array.type):
-        offset_type = np.int32
-    else:  # string views, fixed-size binary: normalise
-        array = array.cast(pa.large_binary())
-        offset_type = np.int64
-    offsets = np.frombuffer(array.buffers()[1], dtype=offset_type)[array.offset:array.offset + len(array) + 1]
-    data_buffer = array.buffers()[2]
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.empty(0, np.uint8)
-    return xxh64_offsets(data, offsets)
+    return xxh64_offsets(*binary_buffers(array))

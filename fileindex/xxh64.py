@@ -1,15 +1,17 @@
 """XXH64 (seed 0) over many byte strings at once, with numpy.
 
-Strings are grouped by length. Each 8-byte lane, 4-byte word and tail byte of a group is loaded
-for all its strings at once from overlapping strided views of the data (a view whose element j
-is the word starting at byte j), and goes through the XXH64 rounds as a column of uint64.
-Groups too small to amortise numpy's per-call overhead use the ``xxhash`` binding. Checked
+Strings are grouped by length (``string_buffers.map_by_length``). Each 8-byte lane, 4-byte word
+and tail byte of a group is loaded for all its strings at once from overlapping strided views of
+the data, and goes through the XXH64 rounds as a column of uint64. Groups too small to amortise
+numpy's per-call overhead use the ``xxhash`` binding. Checked
 against the binding on random inputs (tests/test_xxh64.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import xxhash
+
+from .string_buffers import map_by_length, unaligned
 
 P1 = np.uint64(0x9E3779B185EBCA87)
 P2 = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -27,18 +29,9 @@ def _round(acc: np.ndarray, lane: np.ndarray) -> np.ndarray:
     return _rotl(acc + lane * P2, 31) * P1
 
 
-def _unaligned(data: np.ndarray, dtype: str) -> np.ndarray:
-    """Element j is the little-endian word that starts at byte j of ``data``."""
-    width = np.dtype(dtype).itemsize
-    count = max(len(data) - width + 1, 0)
-    if count == 0:
-        return np.empty(0, dtype=dtype)
-    return np.ndarray(shape=(count,), dtype=dtype, buffer=data, strides=(1,))
-
-
 def xxh64_rows(data: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
     """XXH64 of the ``length`` bytes at each of ``starts`` in ``data``, as uint64."""
-    u64, u32 = _unaligned(data, "<u8"), _unaligned(data, "<u4")
+    u64, u32 = unaligned(data, "<u8"), unaligned(data, "<u4")
     n = len(starts)
     zeros = np.zeros(n, dtype=np.uint64)
     with np.errstate(over="ignore"):
@@ -80,21 +73,5 @@ def xxh64_rows(data: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
 
 def xxh64_offsets(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """XXH64 of each ``data[offsets[i]:offsets[i+1]]`` (Arrow's string/binary layout), as int64."""
-    data = np.ascontiguousarray(data, dtype=np.uint8)
-    starts = offsets[:-1].astype(np.int64)
-    lengths = (offsets[1:] - offsets[:-1]).astype(np.int64)
-    out = np.empty(len(lengths), dtype=np.uint64)
-    if len(lengths) == 0:
-        return out.view(np.int64)
-    key = lengths.astype(np.uint16) if lengths.max() < 65536 else lengths  # 16-bit keys: radix sort
-    order = np.argsort(key, kind="stable")
-    bounds = np.flatnonzero(np.diff(lengths[order])) + 1
-    source = memoryview(data)
-    for group in np.split(order, bounds):
-        length = int(lengths[group[0]])
-        group_starts = starts[group]
-        if len(group) < SMALL_GROUP:
-            out[group] = [xxhash.xxh64_intdigest(source[s:s + length]) for s in group_starts.tolist()]
-        else:
-            out[group] = xxh64_rows(data, group_starts, length)
-    return out.view(np.int64)
+    return map_by_length(data, offsets, rows=xxh64_rows, one=xxhash.xxh64_intdigest, small_group=SMALL_GROUP,
+                         dtype=np.uint64).view(np.int64)

@@ -119,3 +119,19 @@ def test_first_occurrence_shortcut_equals_every_call():
 def test_string_put_order_for_index_types():
     assert put_order(["bsi", "range-bitmap", "bitmap", "bloom-filter"], string_hash_code) == \
         ["bloom-filter", "bitmap", "bsi", "range-bitmap"]
+
+
+_KEY_DOMAINS = {"i1": st.integers(-128, 127), "i2": st.integers(-2**15, 2**15 - 1), "i4": st.integers(-2**31, 2**31 - 1),
+                "i8": st.integers(-2**63, 2**63 - 1), "f4": st.integers(-2**31, 2**31 - 1),
+                "f8": st.integers(-2**63, 2**63 - 1), "boolean": st.integers(0, 1)}
+
+
+@pytest.mark.parametrize("kind_name", sorted(_KEY_DOMAINS))
+@given(data=st.data())
+def test_vectorized_hash_codes_equal_the_boxed_hash_code(kind_name, data):
+    import numpy as np
+
+    kind = KINDS[kind_name]
+    keys = data.draw(st.lists(_KEY_DOMAINS[kind_name], max_size=30))
+    scalar_keys = [bool(k) for k in keys] if kind_name == "boolean" else keys
+    assert kind.hash_codes(np.array(keys, dtype=np.int64)).tolist() == [kind.hash_code(k) for k in scalar_keys]

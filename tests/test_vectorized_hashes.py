@@ -1,4 +1,8 @@
-"""The vectorized XXH64 equals the xxhash binding (seed 0) on random inputs of every length class."""
+"""The vectorized hashes equal their scalar references on random inputs of every length class.
+
+XXH64 (seed 0) against the xxhash binding; Paimon's ``BinaryString.hashCode`` against the scalar
+transcription that the Java vectors check.
+"""
 import numpy as np
 import pyarrow as pa
 import xxhash
@@ -6,6 +10,7 @@ from hypothesis import given, strategies as st
 
 from fileindex.column_hash import column_hashes
 from fileindex.fast_hash import xxh64
+from fileindex.java_hash import binary_string_hash_code, binary_string_hash_codes
 from fileindex.types import parse_type
 from fileindex.xxh64 import xxh64_offsets
 
@@ -14,10 +19,13 @@ def reference(values):
     return [xxhash.xxh64_intdigest(v) for v in values]
 
 
-def vectorized(values):
+def buffers(values):
     data = np.frombuffer(b"".join(values), dtype=np.uint8)
-    offsets = np.concatenate(([0], np.cumsum([len(v) for v in values]))).astype(np.int64)
-    return xxh64_offsets(data, offsets).view(np.uint64).tolist()
+    return data, np.concatenate(([0], np.cumsum([len(v) for v in values]))).astype(np.int64)
+
+
+def vectorized(values):
+    return xxh64_offsets(*buffers(values)).view(np.uint64).tolist()
 
 
 @given(st.lists(st.binary(max_size=80), max_size=50))
@@ -43,3 +51,10 @@ def test_mixed_lengths_and_arrow_layouts():
         assert (got == expected).all()
     sliced = pa.array(strings).slice(1000, 2000)
     assert (column_hashes(sliced, parse_type("STRING"), distinct=False) == expected[1000:3000]).all()
+
+
+@given(st.lists(st.binary(max_size=40), max_size=40), st.integers(0, 20), st.integers(32, 120),
+       st.randoms(use_true_random=False))
+def test_binary_string_hash_codes_equal_the_scalar_hash(values, length, count, rng):
+    values = values + [rng.randbytes(length) for _ in range(count)]  # one group large enough for numpy
+    assert binary_string_hash_codes(*buffers(values)).tolist() == [binary_string_hash_code(v) for v in values]
