@@ -81,20 +81,27 @@ class _Groups:
     first: np.ndarray  # per code, its first position among the valid rows
     counts: np.ndarray  # rows per code
     starts: np.ndarray  # per code, where its rows start in ``rows``
-    rows: np.ndarray  # uint32 row numbers grouped by code, ascending within a code
+    rows: np.ndarray  # uint32 row numbers grouped by code (in any order within a code: a bitmap sorts them)
     valid_count: int
 
 
 def _group_fixed(valid: np.ndarray, keys: np.ndarray, kind: KeyKind) -> _Groups:
-    order = np.argsort(keys, kind="stable")  # groups equal keys; rows stay ascending inside
-    sorted_keys = keys[order]
+    if kind.width is not None and kind.width <= 4 and len(keys) < 1 << 31:
+        # key << 32 | position, sorted in place: a plain sort is several times faster than argsort
+        packed = (keys << 32) | np.arange(len(keys), dtype=np.int64)
+        packed.sort()
+        sorted_keys, order = packed >> 32, packed & 0xFFFFFFFF
+    else:
+        order = np.argsort(keys)  # groups equal keys; unstable is several times faster and enough
+        sorted_keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))) if len(keys) else \
         np.empty(0, dtype=np.int64)
     counts = np.diff(np.append(starts, len(keys)))
     distinct = sorted_keys[starts]
+    first = np.minimum.reduceat(order, starts) if len(keys) else starts
     listed = [bool(k) for k in distinct.tolist()] if kind.name == "boolean" else distinct.tolist()
     rows = np.flatnonzero(valid).astype(np.uint32)[order]
-    return _Groups(listed, kind.hash_codes(distinct), distinct, order[starts], counts, starts, rows, len(keys))
+    return _Groups(listed, kind.hash_codes(distinct), distinct, first, counts, starts, rows, len(keys))
 
 
 def _group_strings(valid: np.ndarray, codes: np.ndarray, dictionary: pa.Array) -> _Groups:
@@ -120,14 +127,11 @@ def _java_body_order(groups: _Groups, kind: KeyKind) -> list[int]:
                                    lambda a, b: kind.compare(distinct[a], distinct[b]), trailing_call=trailing)
 
 
-def _serialized_bitmaps(groups: _Groups, codes: list[int]):
-    """(code, serialized bitmap) for every code with two or more rows, in the given order."""
+def _serialized_bitmaps(groups: _Groups, codes: list[int]) -> list[bytes]:
+    """The serialized bitmap of each code, in the given order."""
     rows = array("I", groups.rows.tobytes())  # slicing an array.array is what pyroaring reads fastest
     starts, counts = groups.starts.tolist(), groups.counts.tolist()
-    for code in codes:
-        start, count = starts[code], counts[code]
-        if count > 1:
-            yield code, roaring.serialize(BitMap(rows[start:start + count]))
+    return [roaring.serialize_rows(rows[starts[code]:starts[code] + counts[code]]) for code in codes]
 
 
 def layout(values, data_type: DataType, options: Mapping[str, str] | None = None) -> BitmapLayout:
@@ -142,7 +146,7 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
         groups = _group_fixed(valid, keys, kind)
     null_rows = np.flatnonzero(~valid)
     count = len(groups.distinct)
-    java_order = _java_body_order(groups, kind)
+    java_order = np.asarray(_java_body_order(groups, kind), dtype=np.int64)
 
     body = []
     position = 0
@@ -156,15 +160,19 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
         position = len(null_bytes)
     offsets = -1 - groups.rows[groups.starts].astype(np.int64)  # single-row values: -1 - row
     lengths = np.full(count, -1, dtype=np.int64)
-    for code, data in _serialized_bitmaps(groups, java_order):
-        body.append(data)
-        offsets[code], lengths[code] = position, len(data)
-        position += len(data)
+    stored = java_order[groups.counts[java_order] > 1]
+    bitmaps = _serialized_bitmaps(groups, stored.tolist())
+    if len(stored):
+        sizes = np.fromiter(map(len, bitmaps), dtype=np.int64, count=len(bitmaps))
+        lengths[stored] = sizes
+        offsets[stored] = position + np.cumsum(sizes) - sizes
+        position += int(sizes.sum())
+        body += bitmaps
     if position > 0x7FFFFFFF:
         raise errors.EncodeError(f"bitmap body of {position} bytes exceeds Java's int offsets")
 
     result = BitmapLayout(kind, opts.version, len(valid), null_offset, null_length, groups.distinct, offsets,
-                          lengths, np.array(java_order, dtype=np.int64), body=b"".join(body),
+                          lengths, java_order, body=b"".join(body),
                           key_array=groups.key_array)
     if opts.version == 2:
         result.entry_order = _sorted_codes(kind, groups.distinct, groups.key_array)

@@ -382,7 +382,8 @@ def compute_if_absent_order_fast(hash_codes, trailing_call: bool = False):
     capacity, later insertions first within a bucket (head insertion; resizes keep relative
     order). This checks, capacity by capacity, that no bucket ever reached 8 keys, which is when
     Java would treeify (or resize early); then it returns the order with numpy. It returns None
-    when that cannot be ruled out, and the caller falls back to the full emulation.
+    when that cannot be ruled out, and the caller falls back to the full emulation. The order is
+    an int64 numpy array of indices.
     """
     import numpy as np
 
@@ -390,7 +391,7 @@ def compute_if_absent_order_fast(hash_codes, trailing_call: bool = False):
     spread_hashes = hashes ^ (hashes >> 16)
     n = len(spread_hashes)
     if n == 0:
-        return []
+        return np.empty(0, dtype=np.int64)
     capacity, inserted, stage_end = _INITIAL_CAPACITY, 0, 0
     while True:
         # computeIfAbsent resizes before inserting once size > 0.75 * capacity
@@ -404,8 +405,10 @@ def compute_if_absent_order_fast(hash_codes, trailing_call: bool = False):
         capacity *= 2
     if trailing_call and n > capacity * 3 // 4:
         capacity *= 2
-    buckets = spread_hashes & (capacity - 1)
-    return np.lexsort((-np.arange(n), buckets)).tolist()
+    # bucket ascending, then the latest insertion first: sort bucket << 32 | (n - 1 - index) in place
+    packed = ((spread_hashes & (capacity - 1)) << 32) | (n - 1 - np.arange(n, dtype=np.int64))
+    packed.sort()
+    return n - 1 - (packed & 0xFFFFFFFF)
 
 
 def compute_if_absent_order(

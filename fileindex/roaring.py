@@ -24,6 +24,11 @@ def serialize(bitmap: BitMap | FrozenBitMap) -> bytes:
     return mutable.serialize()
 
 
+def serialize_rows(rows: array) -> bytes:
+    """``serialize`` of the bitmap of these rows (any order, duplicates allowed): construction run-optimizes."""
+    return BitMap(rows, optimize=True).serialize()
+
+
 def serialized_size_of_single_row() -> int:
     return 18  # cookie, one container header, one offset, one 16-bit value (spec §4)
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import golden
 from fileindex.bitmap_keys import KINDS
 from fileindex.java_hash import string_hash_code
-from fileindex.java_hashmap import JavaHashMapOrder, compute_if_absent_order, put_order
+from fileindex.java_hashmap import JavaHashMapOrder, compute_if_absent_order, compute_if_absent_order_fast, put_order
 from jdk import JavaProgram
 
 
@@ -135,3 +135,16 @@ def test_vectorized_hash_codes_equal_the_boxed_hash_code(kind_name, data):
     keys = data.draw(st.lists(_KEY_DOMAINS[kind_name], max_size=30))
     scalar_keys = [bool(k) for k in keys] if kind_name == "boolean" else keys
     assert kind.hash_codes(np.array(keys, dtype=np.int64)).tolist() == [kind.hash_code(k) for k in scalar_keys]
+
+
+@given(st.lists(st.one_of(st.integers(0, 40), st.integers(-2**31, 2**31 - 1),
+                          st.integers(0, 30).map(lambda i: i << 16)), max_size=300), st.booleans())
+def test_numpy_order_equals_the_emulation_whenever_it_answers(hashes, trailing):
+    """Keys are the indices (distinct), their hash codes may collide."""
+    fast = compute_if_absent_order_fast(hashes, trailing)
+    emulated = compute_if_absent_order(range(len(hashes)), hashes.__getitem__, lambda a, b: (a > b) - (a < b),
+                                       trailing_call=trailing)
+    if fast is not None:
+        assert fast.tolist() == emulated
+    else:  # only when some bucket could have reached the treeify threshold
+        assert len(hashes) >= 8
