@@ -115,6 +115,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0, extended: bool = False):
         self.kind = key_kind(data_type)
+        self._sort_key = self.kind.sort_key
         self.data_type = data_type
         self.extended = extended
         self._view = memoryview(payload).cast("B")
@@ -178,6 +179,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 raise errors.InvalidLengthError(
                     f"index blocks of {len_blocks} bytes do not fit the payload", offset=cursor.absolute() - 4,
                     field=f"{ROOT}/len_index_blocks")
+        # (offset, length) of a key's bitmap by its sort key, or None when absent
+        self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
         self._meta_read = True
 
     def _read_keys(self, cursor: PayloadCursor, count: int, field: str, ints: int):
@@ -231,10 +234,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     # -- lookups ----------------------------------------------------------------------------
 
-    def _locate(self, sort_key) -> tuple[int, int] | None:
-        """(offset, length) of a key's bitmap, or None when absent."""
-        if self.version == 1:
-            return self._v1_dictionary.locate(sort_key)
+    def _locate_in_blocks(self, sort_key) -> tuple[int, int] | None:
+        """V2: (offset, length) of a key's bitmap, or None when absent."""
         firsts = self._directory_keys
         if isinstance(firsts, np.ndarray):
             block = int(firsts.searchsorted(sort_key, side="right")) - 1
@@ -267,7 +268,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def _read_bitmap(self, key) -> FrozenBitMap:
         if not self._meta_read:
             self._read_meta()
-        location = self._locate(self.kind.sort_key(key))
+        location = self._locate(self._sort_key(key))
         return _EMPTY if location is None else self._bitmap_at(*location, key)
 
     def _nulls(self) -> FrozenBitMap:
