@@ -25,14 +25,10 @@ def column_hashes(values, data_type: DataType, *, distinct: bool = True) -> np.n
         hashes = column_hashes(array.dictionary, data_type, distinct=False)
         return hashes[np.unique(indices)] if distinct else hashes[indices]
     array = array.drop_null()
-    pieces = map_chunks(lambda start, stop: _hash_plain(array.slice(start, stop - start), data_type), len(array))
+    if not (data_type.is_string or data_type.is_binary):
+        return wang_mix_array(integer_keys(array, data_type))  # one thread: threads contend for the GIL here
+    pieces = map_chunks(lambda start, stop: _hash_binary_array(array.slice(start, stop - start)), len(array))
     return np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
-
-
-def _hash_plain(array: pa.Array, data_type: DataType) -> np.ndarray:
-    if data_type.is_string or data_type.is_binary:
-        return _hash_binary_array(array)
-    return wang_mix_array(integer_keys(array, data_type))
 
 
 def _hash_binary_array(array: pa.Array) -> np.ndarray:

@@ -11,6 +11,7 @@ import numpy as np
 import xxhash
 
 from .errors import UnsupportedTypeError
+from .parallel import cache_blocks
 from .types import NUMERIC_BITS, DataType
 from .values import double_to_long_bits, float_to_int_bits, long_key
 
@@ -35,7 +36,14 @@ def wang_mix(key: int) -> int:
 
 def wang_mix_array(keys: np.ndarray) -> np.ndarray:
     """``wang_mix`` over an int64 array (numpy wraps like Java's long; >> is arithmetic on int64)."""
-    key = np.asarray(keys, dtype=np.int64)
+    keys = np.asarray(keys, dtype=np.int64)
+    out = np.empty_like(keys)
+    for start, stop in cache_blocks(len(keys)):
+        out[start:stop] = _wang_mix_block(keys[start:stop])
+    return out
+
+
+def _wang_mix_block(key: np.ndarray) -> np.ndarray:
     key = ~key + (key << 21)
     key ^= key >> 24
     key = key + (key << 3) + (key << 8)

@@ -12,23 +12,32 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_PARALLEL = 1 << 17  # below this many elements a thread costs more than it saves
-CHUNK = 1 << 18
+CACHE_BLOCK = 1 << 14  # elements per numpy pass: an int64 pipeline's temporaries stay in L2 (about 2x faster)
 
 
 def threads() -> int:
     return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
-def chunk_bounds(length: int, chunk: int = CHUNK) -> list[tuple[int, int]]:
+def chunk_bounds(length: int, chunk: int) -> list[tuple[int, int]]:
     return [(start, min(start + chunk, length)) for start in range(0, length, chunk)]
 
 
-def map_chunks(fn: Callable[[int, int], R], length: int, *, chunk: int = CHUNK) -> list[R]:
-    """``fn(start, stop)`` over consecutive chunks of ``range(length)``, in order."""
-    bounds = chunk_bounds(length, chunk) or [(0, 0)]
+def cache_blocks(length: int) -> list[tuple[int, int]]:
+    """``range(length)`` cut into blocks small enough for a chain of numpy operations to run in cache."""
+    return chunk_bounds(length, CACHE_BLOCK)
+
+
+def map_chunks(fn: Callable[[int, int], R], length: int) -> list[R]:
+    """``fn(start, stop)`` over consecutive chunks of ``range(length)``, in order: one chunk per thread.
+
+    One chunk per thread measured fastest: smaller chunks mean more, shorter numpy calls, and
+    the threads then spend their time handing the GIL back and forth.
+    """
     workers = threads()
-    if length < MIN_PARALLEL or workers == 1 or len(bounds) == 1:
-        return [fn(start, stop) for start, stop in bounds]
+    if length < MIN_PARALLEL or workers == 1:
+        return [fn(0, length)]
+    bounds = chunk_bounds(length, -(-length // workers))
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(lambda b: fn(*b), bounds))
 

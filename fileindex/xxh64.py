@@ -25,6 +25,12 @@ def _rotl(x: np.ndarray, r: int) -> np.ndarray:
     return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
 
 
+def _rotl_in_place(x: np.ndarray, r: int, scratch: np.ndarray) -> None:
+    np.right_shift(x, np.uint64(64 - r), out=scratch)
+    x <<= np.uint64(r)
+    x |= scratch
+
+
 def _round(acc: np.ndarray, lane: np.ndarray) -> np.ndarray:
     return _rotl(acc + lane * P2, 31) * P1
 
@@ -33,10 +39,10 @@ def xxh64_rows(data: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
     """XXH64 of the ``length`` bytes at each of ``starts`` in ``data``, as uint64."""
     u64, u32 = unaligned(data, "<u8"), unaligned(data, "<u4")
     n = len(starts)
-    zeros = np.zeros(n, dtype=np.uint64)
     with np.errstate(over="ignore"):
         offset = 0
         if length >= 32:
+            zeros = np.zeros(n, dtype=np.uint64)
             v1 = np.full(n, P1 + P2, dtype=np.uint64)
             v2 = np.full(n, P2, dtype=np.uint64)
             v3 = zeros.copy()
@@ -51,23 +57,44 @@ def xxh64_rows(data: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
             h = _rotl(v1, 1) + _rotl(v2, 7) + _rotl(v3, 12) + _rotl(v4, 18)
             for v in (v1, v2, v3, v4):
                 h = (h ^ _round(zeros, v)) * P1 + P4
+            h += np.uint64(length)
         else:
-            h = np.full(n, P5, dtype=np.uint64)
-        h = h + np.uint64(length)
+            h = np.full(n, P5 + np.uint64(length), dtype=np.uint64)
+        # the tail, in place: these short inputs are the common case (names, codes, IDs)
+        scratch, lane, at = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
         while offset + 8 <= length:
-            h = _rotl(h ^ _round(zeros, u64[starts + offset]), 27) * P1 + P4
+            np.add(starts, offset, out=at)
+            lane[:] = u64[at]
+            lane *= P2
+            _rotl_in_place(lane, 31, scratch)
+            lane *= P1
+            h ^= lane
+            _rotl_in_place(h, 27, scratch)
+            h *= P1
+            h += P4
             offset += 8
         if offset + 4 <= length:
-            h = _rotl(h ^ (u32[starts + offset].astype(np.uint64) * P1), 23) * P2 + P3
+            np.add(starts, offset, out=at)
+            lane[:] = u32[at]
+            lane *= P1
+            h ^= lane
+            _rotl_in_place(h, 23, scratch)
+            h *= P2
+            h += P3
             offset += 4
         while offset < length:
-            h = _rotl(h ^ (data[starts + offset].astype(np.uint64) * P5), 11) * P1
+            np.add(starts, offset, out=at)
+            lane[:] = data[at]
+            lane *= P5
+            h ^= lane
+            _rotl_in_place(h, 11, scratch)
+            h *= P1
             offset += 1
-        h ^= h >> np.uint64(33)
-        h *= P2
-        h ^= h >> np.uint64(29)
-        h *= P3
-        h ^= h >> np.uint64(32)
+        for shift, prime in ((33, P2), (29, P3), (32, None)):
+            np.right_shift(h, np.uint64(shift), out=scratch)
+            h ^= scratch
+            if prime is not None:
+                h *= prime
     return h
 
 
