@@ -262,14 +262,11 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         key = self._key(literal)
         found = self._bitmaps.get(key)
         if found is None:
-            found = self._bitmaps[key] = self._read_bitmap(key)
+            if not self._meta_read:
+                self._read_meta()
+            location = self._locate(self._sort_key(key))
+            found = self._bitmaps[key] = _EMPTY if location is None else self._bitmap_at(*location, key)
         return found
-
-    def _read_bitmap(self, key) -> FrozenBitMap:
-        if not self._meta_read:
-            self._read_meta()
-        location = self._locate(self._sort_key(key))
-        return _EMPTY if location is None else self._bitmap_at(*location, key)
 
     def _nulls(self) -> FrozenBitMap:
         if self._null_bitmap is None:
