@@ -126,13 +126,12 @@ class BloomFilterWriter:
 
     def add_hashes(self, hashes: np.ndarray) -> None:
         hashes = np.asarray(hashes, dtype=np.int64)
+        map_chunks(lambda start, stop: self._set_bits(hashes[start:stop]), len(hashes))
 
-        def set_bits(start: int, stop: int) -> None:
-            # Threads only ever store True into a byte per bit: concurrent stores cannot conflict.
-            for positions in iter_bit_positions(hashes[start:stop], *self._sizing):
-                np.put(self._bits, positions, True)  # faster than a fancy-index store
-
-        map_chunks(set_bits, len(hashes))
+    def _set_bits(self, hashes: np.ndarray) -> None:
+        # Threads only ever store True into a byte per bit: concurrent stores cannot conflict.
+        for positions in iter_bit_positions(hashes, *self._sizing):
+            np.put(self._bits, positions, True)  # faster than a fancy-index store
 
     @property
     def _sizing(self) -> tuple[int, int]:
@@ -145,9 +144,9 @@ class BloomFilterWriter:
 
     def write_column(self, values) -> None:
         """A whole column: a pyarrow Array/ChunkedArray or a sequence of Python values."""
-        from .column_hash import column_hashes
+        from .column_hash import map_column_hashes
 
-        self.add_hashes(column_hashes(values, self.data_type))
+        map_column_hashes(values, self.data_type, self._set_bits)  # each thread sets the bits it hashed
 
     def serialize(self) -> bytes:
         k = self.parameters.num_hash_functions.to_bytes(4, "big", signed=True)

@@ -1,6 +1,8 @@
 """FastHash over whole columns (pyarrow arrays or Python sequences) with numpy, nulls dropped."""
 from __future__ import annotations
 
+from typing import Callable, TypeVar
+
 import numpy as np
 import pyarrow as pa
 
@@ -11,25 +13,41 @@ from .string_buffers import binary_buffers
 from .types import DataType
 from .xxh64 import xxh64_offsets
 
+R = TypeVar("R")
+
 
 def column_hashes(values, data_type: DataType, *, distinct: bool = True) -> np.ndarray:
     """The int64 FastHash of every non-null value (of each distinct value when ``distinct``)."""
+    pieces = map_column_hashes(values, data_type, lambda hashes: hashes, distinct=distinct)
+    return np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+
+
+def map_column_hashes(values, data_type: DataType, consume: Callable[[np.ndarray], R], *,
+                      distinct: bool = True) -> list[R]:
+    """``consume`` applied to the hashes of consecutive pieces of the column, on a few threads.
+
+    A bloom writer sets its bits this way. Strings are hashed piece by piece on the thread that
+    then consumes the piece, so one thread's bit setting (long numpy calls) overlaps the other's
+    hashing (many short ones); integers hash fastest on one thread, so they are hashed first.
+    """
     check_bloom_type(data_type)
+    hashes = None
     if not isinstance(values, (pa.Array, pa.ChunkedArray)):
-        present = [v for v in values if v is not None]
-        return np.array([hash_value(v, data_type) for v in present], dtype=np.int64)
-    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-    if pa.types.is_dictionary(array.type):
-        # Hash each dictionary entry once; with ``distinct`` only the entries in use.
-        indices = array.indices.drop_null().to_numpy(zero_copy_only=False)
-        hashes = column_hashes(array.dictionary, data_type, distinct=False)
-        return hashes[np.unique(indices)] if distinct else hashes[indices]
-    array = array.drop_null()
-    if not (data_type.is_string or data_type.is_binary):
-        return wang_mix_array(integer_keys(array, data_type))  # one thread: threads contend for the GIL here
-    pieces = map_chunks(lambda start, stop: _hash_binary_array(array.slice(start, stop - start)), len(array))
-    return np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
+        hashes = np.array([hash_value(v, data_type) for v in values if v is not None], dtype=np.int64)
+    else:
+        array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        if pa.types.is_dictionary(array.type):
+            # Hash each dictionary entry once; with ``distinct`` only the entries in use.
+            indices = array.indices.drop_null().to_numpy(zero_copy_only=False)
+            hashes = column_hashes(array.dictionary, data_type, distinct=False)
+            hashes = hashes[np.unique(indices)] if distinct else hashes[indices]
+        elif data_type.is_string or data_type.is_binary:
+            array = array.drop_null()
+            return map_chunks(lambda start, stop: consume(_hash_binary(array.slice(start, stop - start))), len(array))
+        else:
+            hashes = wang_mix_array(integer_keys(array.drop_null(), data_type))
+    return map_chunks(lambda start, stop: consume(hashes[start:stop]), len(hashes))
 
 
-def _hash_binary_array(array: pa.Array) -> np.ndarray:
+def _hash_binary(array: pa.Array) -> np.ndarray:
     return xxh64_offsets(*binary_buffers(array))
