@@ -31,6 +31,15 @@ def _rotl_in_place(x: np.ndarray, r: int, scratch: np.ndarray) -> None:
     x |= scratch
 
 
+def _mix_tail(h: np.ndarray, lane: np.ndarray, rotation: int, prime: np.uint64, addend, scratch: np.ndarray) -> None:
+    """``h = rotl(h ^ lane, rotation) * prime (+ addend)``, in place."""
+    h ^= lane
+    _rotl_in_place(h, rotation, scratch)
+    h *= prime
+    if addend is not None:
+        h += addend
+
+
 def _round(acc: np.ndarray, lane: np.ndarray) -> np.ndarray:
     return _rotl(acc + lane * P2, 31) * P1
 
@@ -62,33 +71,22 @@ def xxh64_rows(data: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
             h = np.full(n, P5 + np.uint64(length), dtype=np.uint64)
         # the tail, in place: these short inputs are the common case (names, codes, IDs)
         scratch, lane, at = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
-        while offset + 8 <= length:
+
+        def load(view: np.ndarray, multiplier: np.uint64) -> np.ndarray:
             np.add(starts, offset, out=at)
-            lane[:] = u64[at]
-            lane *= P2
-            _rotl_in_place(lane, 31, scratch)
+            lane[:] = view[at]
+            return np.multiply(lane, multiplier, out=lane)
+
+        while offset + 8 <= length:
+            _rotl_in_place(load(u64, P2), 31, scratch)
             lane *= P1
-            h ^= lane
-            _rotl_in_place(h, 27, scratch)
-            h *= P1
-            h += P4
+            _mix_tail(h, lane, 27, P1, P4, scratch)
             offset += 8
         if offset + 4 <= length:
-            np.add(starts, offset, out=at)
-            lane[:] = u32[at]
-            lane *= P1
-            h ^= lane
-            _rotl_in_place(h, 23, scratch)
-            h *= P2
-            h += P3
+            _mix_tail(h, load(u32, P1), 23, P2, P3, scratch)
             offset += 4
         while offset < length:
-            np.add(starts, offset, out=at)
-            lane[:] = data[at]
-            lane *= P5
-            h ^= lane
-            _rotl_in_place(h, 11, scratch)
-            h *= P1
+            _mix_tail(h, load(data, P5), 11, P1, None, scratch)
             offset += 1
         for shift, prime in ((33, P2), (29, P3), (32, None)):
             np.right_shift(h, np.uint64(shift), out=scratch)
