@@ -114,15 +114,19 @@ def test_mutation_counts_are_reported(capsys):
     assert COUNTS["non_project_exceptions"] == 0
 
 
-def test_short_coverage_guided_fuzz_run(capsys):
+def test_short_coverage_guided_fuzz_run(capsys, tmp_path):
     try:
         import atheris  # noqa: F401
     except ImportError:
         if in_ci():
             pytest.fail("atheris is missing: it is a test dependency that tools/setup.sh --test installs")
         pytest.skip("atheris is not installed here; tools/setup.sh --test installs it and CI runs this")
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "fuzz.py"), "-max_total_time=20",
-                             "-rss_limit_mb=1024"], capture_output=True, text=True, timeout=600)
+    # Linux carries a process's peak RSS (ru_maxrss, what -rss_limit_mb checks) across fork and exec,
+    # so a direct child would start at this test session's peak; a grandchild forked by sh does not.
+    command = [sys.executable, str(ROOT / "tools" / "fuzz.py"), "-max_total_time=20", "-rss_limit_mb=1024",
+               f"-artifact_prefix={tmp_path}/"]  # a failing input is saved there, not in the checkout
+    result = subprocess.run(["/bin/sh", "-c", '"$0" "$@"; exit $?', *command], capture_output=True, text=True,
+                            timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     done = [line for line in result.stderr.splitlines() if line.startswith("Done ")]
     assert done, result.stderr[-2000:]

@@ -11,6 +11,7 @@ are the Java-written vectors of tests/vectors.
 """
 from __future__ import annotations
 
+import resource
 import sys
 from pathlib import Path
 
@@ -32,7 +33,26 @@ TARGETS = [
 PROBES = {"INT": 7, "BIGINT": -3, "STRING": "a", "DOUBLE": 1.5, "BOOLEAN": True, "FLOAT": 0.5}
 
 
+PEAK_GROWTH_KB = 256 * 1024  # an input that raises the peak RSS this much is reported as the culprit
+_peak_kb = [0]
+
+
 def exercise(data: bytes) -> None:
+    """Decode one input; fail on a foreign exception or when it alone raised the peak RSS by 256 MiB.
+
+    libFuzzer's own -rss_limit_mb notices memory a second later and blames whatever input runs
+    then; this check names the input that allocated.
+    """
+    try:
+        _decode(data)
+    finally:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        grew, _peak_kb[0] = peak - _peak_kb[0], peak
+        if grew > PEAK_GROWTH_KB and peak != grew:  # (the first input sets the baseline)
+            raise AssertionError(f"this input raised the peak RSS by {grew // 1024} MiB to {peak // 1024} MiB")
+
+
+def _decode(data: bytes) -> None:
     if not data:
         return
     name, reader_class, type_name = TARGETS[data[0] % len(TARGETS)]
