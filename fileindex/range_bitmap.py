@@ -19,7 +19,7 @@ from pyroaring import BitMap, FrozenBitMap
 
 from . import errors, roaring
 from .arrow_values import integer_key, split_nulls
-from .bitmap_keys import KINDS, KeyKind
+from .bitmap_keys import KINDS, KeyKind, string_codes
 from .options import check_known, parse_memory_size
 from .payload_cursor import PayloadCursor, PayloadOffsets
 from .reader import FileIndexReader
@@ -103,25 +103,11 @@ class _Column:
 
 def _encode_column(values, data_type: DataType, kind: KeyKind) -> _Column:
     if kind.name == "string":
-        if isinstance(values, (pa.Array, pa.ChunkedArray)):
-            array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-            if pa.types.is_dictionary(array.type):
-                array = array.dictionary_decode()
-            valid = np.asarray(array.is_valid(), dtype=bool)
-            encoded = pc.dictionary_encode(array.drop_null().cast(pa.large_binary()))
-            dictionary = encoded.dictionary
-            codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-            order = np.asarray(pc.sort_indices(dictionary), dtype=np.int64)
-            distinct = dictionary.take(pa.array(order)).to_pylist()
-        else:
-            valid = np.array([v is not None for v in values], dtype=bool)
-            present = [key_of(v, data_type) for v in values if v is not None]
-            distinct = sorted(set(present))
-            index = {k: i for i, k in enumerate(distinct)}
-            return _Column(kind, len(valid), np.flatnonzero(valid).astype(np.uint32),
-                           np.array([index[k] for k in present], dtype=np.uint32), distinct, None)
+        valid, codes, dictionary = string_codes(values, data_type)
+        order = np.asarray(pc.sort_indices(dictionary), dtype=np.int64)  # unsigned bytewise, as Java compares
         rank = np.empty(len(order), dtype=np.uint32)
         rank[order] = np.arange(len(order), dtype=np.uint32)
+        distinct = dictionary.take(pa.array(order)).to_pylist()
         return _Column(kind, len(valid), np.flatnonzero(valid).astype(np.uint32), rank[codes], distinct, None)
     valid, keys = split_nulls(values, data_type, canonical_nan=False)
     valid_rows = np.flatnonzero(valid).astype(np.uint32)
