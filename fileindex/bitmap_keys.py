@@ -20,6 +20,7 @@ from .arrow_values import integer_key, split_nulls
 from .errors import UnsupportedTypeError
 from .java_hash import binary_string_hash_code, long_hash_code, to_int32
 from .types import DataType
+from .values import utf8_key
 
 _MASK31 = 0x7FFFFFFF
 _MASK63 = 0x7FFFFFFFFFFFFFFF
@@ -101,7 +102,7 @@ def key_kind(data_type: DataType) -> KeyKind:
 def key_of(value, data_type: DataType):
     """The map key of one non-null value."""
     if data_type.is_string:
-        return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value)
+        return utf8_key(value, data_type)
     if data_type.root == "BOOLEAN":
         return bool(value)
     return integer_key(value, data_type)

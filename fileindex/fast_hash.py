@@ -13,7 +13,7 @@ import xxhash
 from .errors import UnsupportedTypeError
 from .parallel import cache_blocks
 from .types import NUMERIC_BITS, DataType
-from .values import double_to_long_bits, float_to_int_bits, long_key
+from .values import binary_key, double_to_long_bits, float_to_int_bits, long_key, utf8_key
 
 _MASK64 = (1 << 64) - 1
 
@@ -73,9 +73,9 @@ def check_bloom_type(data_type: DataType) -> None:
 def hash_value(value, data_type: DataType) -> int:
     """FastHash of one non-null value of ``data_type``."""
     if data_type.is_string:
-        return xxh64(value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value))
+        return xxh64(utf8_key(value, data_type))
     if data_type.is_binary:
-        return xxh64(bytes(value))
+        return xxh64(binary_key(value, data_type))
     if data_type.root == "FLOAT":
         return wang_mix(float_to_int_bits(value))
     if data_type.root == "DOUBLE":

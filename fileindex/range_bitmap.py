@@ -25,6 +25,7 @@ from .payload_cursor import PayloadCursor, PayloadOffsets
 from .reader import FileIndexReader
 from .result import REMAIN, FileIndexResult, Rows
 from .types import DataType
+from .values import utf8_key
 
 INDEX_TYPE = "range-bitmap"
 OPTIONS = ("chunk-size",)
@@ -76,7 +77,7 @@ def sort_keys(kind: KeyKind, keys: np.ndarray) -> np.ndarray:
 
 def key_of(value, data_type: DataType):
     if data_type.is_string:
-        return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value)
+        return utf8_key(value, data_type)
     return integer_key(value, data_type, canonical_nan=False)
 
 

@@ -75,6 +75,19 @@ def double_to_long_bits(value: float) -> int:
     return struct.unpack(">q", struct.pack(">d", value))[0]
 
 
+def utf8_key(value, data_type: DataType) -> bytes:
+    """The bytes Paimon hashes and compares for a CHAR/VARCHAR value: UTF-8 of a str, or given bytes."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")
+    return binary_key(value, data_type)
+
+
+def binary_key(value, data_type: DataType) -> bytes:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise UsageError(f"{data_type} value must be a {'str or ' if data_type.is_string else ''}bytes, not {value!r}")
+
+
 def check_integer(value: int, data_type: DataType) -> int:
     bits = NUMERIC_BITS.get(data_type.root, 32)
     if isinstance(value, bool) or not isinstance(value, int):

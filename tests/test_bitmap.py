@@ -243,3 +243,11 @@ def test_malformed_payloads_raise_project_errors_with_offsets():
                 visit()
             except DecodeError as err:
                 assert 1000 <= err.offset <= 1000 + len(cut), err
+
+
+@pytest.mark.parametrize("type_name, literal", [("STRING", 5), ("STRING", 1.5), ("INT", "5"), ("INT", True)])
+def test_a_literal_of_the_wrong_type_is_refused_not_misread(type_name, literal):
+    data_type = parse_type(type_name)
+    reader = BitmapReader(build(["5", "x"] if type_name == "STRING" else [5, 6], data_type), data_type)
+    with pytest.raises(UsageError, match="must be"):
+        reader.visit_equal(literal)

@@ -239,3 +239,12 @@ def test_java_default_filters_in_tables_are_diagnosed_oversized():
 
 def test_bloom_module_registers_its_options():
     assert bloom_filter.OPTIONS == ("items", "fpp")
+
+
+@pytest.mark.parametrize("type_name, literal", [("STRING", 5), ("BYTES", 5), ("BYTES", "x"), ("INT", "5")])
+def test_a_literal_of_the_wrong_type_is_refused_not_misread(type_name, literal):
+    data_type = parse_type(type_name)
+    values = [b"5", b"x"] if type_name == "BYTES" else ["5", "x"] if type_name == "STRING" else [5, 6]
+    reader = BloomFilterReader(build(values, data_type), data_type)
+    with pytest.raises(UsageError, match="must be"):
+        reader.visit_equal(literal)
