@@ -28,16 +28,18 @@ def cache_blocks(length: int) -> list[tuple[int, int]]:
     return chunk_bounds(length, CACHE_BLOCK)
 
 
-def map_chunks(fn: Callable[[int, int], R], length: int) -> list[R]:
-    """``fn(start, stop)`` over consecutive chunks of ``range(length)``, in order: one chunk per thread.
+def map_chunks(fn: Callable[[int, int], R], length: int, *, per_thread: int = 1) -> list[R]:
+    """``fn(start, stop)`` over consecutive chunks of ``range(length)``, in order, ``per_thread`` chunks a thread.
 
-    One chunk per thread measured fastest: smaller chunks mean more, shorter numpy calls, and
-    the threads then spend their time handing the GIL back and forth.
+    Few, large chunks measured fastest for chains of numpy calls: smaller chunks mean more,
+    shorter calls, and the threads then spend their time handing the GIL back and forth. A few
+    chunks a thread pay off when ``fn`` mixes GIL-free work with work that holds the GIL
+    (``np.put``): the threads drift apart and overlap the two.
     """
     workers = threads()
     if length < MIN_PARALLEL or workers == 1:
         return [fn(0, length)]
-    bounds = chunk_bounds(length, -(-length // workers))
+    bounds = chunk_bounds(length, -(-length // (workers * per_thread)))
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(lambda b: fn(*b), bounds))
 
