@@ -195,11 +195,12 @@ class BloomFilterReader(FileIndexReader):
         if self.num_bits == 0:
             return True
         bitset, num_bits = self._bitset_bytes, self.num_bits
-        h1, h2 = _int32(hash64), _int32(hash64 >> 32)
-        for i in range(1, self.num_hash_functions + 1):
-            combined = _int32(h1 + i * h2)
-            position = (~combined if combined < 0 else combined) % num_bits
-            if not (bitset[position >> 3] >> (position & 7)) & 1:
+        # h1 + i*h2 as unsigned 32-bit words; a negative int c (top bit set) becomes ~c, i.e. c ^ 0xFFFFFFFF
+        combined, h2 = hash64 & 0xFFFFFFFF, (hash64 >> 32) & 0xFFFFFFFF
+        for _ in range(self.num_hash_functions):
+            combined = (combined + h2) & 0xFFFFFFFF
+            position = (combined ^ 0xFFFFFFFF if combined & 0x80000000 else combined) % num_bits
+            if not bitset[position >> 3] >> (position & 7) & 1:
                 return False
         return True
 
