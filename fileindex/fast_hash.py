@@ -13,7 +13,7 @@ import xxhash
 from .errors import UnsupportedTypeError
 from .parallel import cache_blocks
 from .types import NUMERIC_BITS, DataType
-from .values import binary_key, double_to_long_bits, float_to_int_bits, long_key, utf8_key
+from .values import binary_key, check_integer, double_to_long_bits, float_to_int_bits, long_key, utf8_key
 
 _MASK64 = (1 << 64) - 1
 
@@ -72,6 +72,8 @@ def check_bloom_type(data_type: DataType) -> None:
 
 def hash_value(value, data_type: DataType) -> int:
     """FastHash of one non-null value of ``data_type``."""
+    if data_type.root in NUMERIC_BITS:  # the common case first: no other type check needed
+        return wang_mix(check_integer(value, data_type))
     if data_type.is_string:
         return xxh64(utf8_key(value, data_type))
     if data_type.is_binary:
