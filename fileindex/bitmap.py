@@ -115,16 +115,17 @@ def _group_strings(valid: np.ndarray, codes: np.ndarray, dictionary: pa.Array) -
     return _Groups(dictionary.to_pylist(), hashes, None, order[starts], counts, starts, rows, len(codes))
 
 
-def _java_body_order(groups: _Groups, kind: KeyKind) -> list[int]:
+def _java_body_order(groups: _Groups, kind: KeyKind) -> np.ndarray:
     """Codes in the order Java's ``id2bitmap`` HashMap iterates (computeIfAbsent per non-null row)."""
     sequence = np.argsort(groups.first, kind="stable")  # codes by first occurrence
     trailing = groups.valid_count > 0 and groups.valid_count - 1 > int(groups.first.max())
     fast = compute_if_absent_order_fast(groups.hashes[sequence], trailing)
     if fast is not None:
-        return sequence[fast].tolist()
+        return sequence[fast]
     distinct, hashes = groups.distinct, groups.hashes.tolist()
-    return compute_if_absent_order(sequence.tolist(), hashes.__getitem__,
-                                   lambda a, b: kind.compare(distinct[a], distinct[b]), trailing_call=trailing)
+    order = compute_if_absent_order(sequence.tolist(), hashes.__getitem__,
+                                    lambda a, b: kind.compare(distinct[a], distinct[b]), trailing_call=trailing)
+    return np.array(order, dtype=np.int64)
 
 
 def _serialized_bitmaps(groups: _Groups, codes: list[int]) -> list[bytes]:
@@ -146,7 +147,7 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
         groups = _group_fixed(valid, keys, kind)
     null_rows = np.flatnonzero(~valid)
     count = len(groups.distinct)
-    java_order = np.asarray(_java_body_order(groups, kind), dtype=np.int64)
+    java_order = _java_body_order(groups, kind)
 
     body = []
     position = 0
