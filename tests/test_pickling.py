@@ -1,0 +1,55 @@
+"""What a Spark job ships to its executors pickles, and answers the same after the round trip.
+
+Evaluators, schemas, predicates, options and results cross process boundaries; readers do not
+(an executor opens them from the bytes it reads). REMAIN and SKIP stay singletons.
+"""
+import pickle
+
+import pytest
+
+from conftest import ROOT
+from fileindex.bitmap import BitmapOptions
+from fileindex.bloom_filter import BloomFilterWriter, bloom_parameters
+from fileindex.container import FileIndexContainer
+from fileindex.evaluation import FileIndexEvaluator
+from fileindex.predicate_parser import parse_predicate
+from fileindex.result import REMAIN, SKIP, Rows
+from fileindex.types import parse_schema, parse_type
+
+SCHEMA = parse_schema("id INT, name STRING, ts TIMESTAMP(3), price DOUBLE, attrs MAP<STRING, STRING>")
+CONTAINER = ROOT / "tests" / "vectors" / "java" / "multi__engine_layout.index"
+PREDICATES = ["id = 1000", "id IN (1, 2, 3) OR name IS NULL", "name <> 'bob' AND price > 2.5",
+              "attrs['color'] = 'red'", "NOT (id BETWEEN 5 AND 10)", "ts IS NOT NULL"]
+
+
+def round_trip(value):
+    return pickle.loads(pickle.dumps(value))
+
+
+def test_remain_and_skip_stay_singletons():
+    assert round_trip(REMAIN) is REMAIN and round_trip(SKIP) is SKIP
+    assert round_trip(Rows([1, 5, 70000])) == Rows([1, 5, 70000])
+
+
+@pytest.mark.parametrize("extended", [False, True])
+@pytest.mark.parametrize("text", PREDICATES)
+def test_an_unpickled_evaluator_and_predicate_answer_the_same(text, extended):
+    evaluator, predicate = FileIndexEvaluator(SCHEMA, extended=extended), parse_predicate(text, SCHEMA)
+    container = FileIndexContainer.open(CONTAINER)
+    expected = evaluator.evaluate(container, predicate)
+    shipped_evaluator, shipped_predicate = round_trip((evaluator, predicate))
+    assert shipped_predicate == predicate
+    got = shipped_evaluator.evaluate(FileIndexContainer.open(CONTAINER), shipped_predicate)
+    assert got == expected if isinstance(expected, Rows) else got is expected
+
+
+def test_options_types_and_a_half_built_writer_pickle():
+    assert round_trip(parse_type("MAP<STRING, ARRAY<DECIMAL(10, 2)>>")) == parse_type("MAP<STRING, ARRAY<DECIMAL(10, 2)>>")
+    assert round_trip(BitmapOptions.parse({"version": "1", "index-block-size": "1 kb"})) == BitmapOptions(1, 1024)
+    assert round_trip(bloom_parameters(1000, 0.01)) == bloom_parameters(1000, 0.01)
+    writer = BloomFilterWriter(parse_type("BIGINT"), {"items": "100"})
+    writer.write_column([1, 2, 3])
+    shipped = round_trip(writer)
+    shipped.write_column([4])
+    writer.write_column([4])
+    assert shipped.serialize() == writer.serialize()
