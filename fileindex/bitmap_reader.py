@@ -77,17 +77,14 @@ class _PackedDictionary:
         if i < len(self.packed):
             entry = self.packed.item(i)
             if entry >> 32 == sort_key:
-                return _signed32(entry & 0xFFFFFFFF), -1
+                offset = entry & 0xFFFFFFFF
+                return (offset - (1 << 32) if offset & 0x80000000 else offset), -1  # the signed int32
         return None
 
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         sort_keys = self.packed >> 32
         offsets = (self.packed & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
         return zip(sort_keys.tolist(), self.kind.sort_keys(sort_keys).tolist(), _locations(offsets, None))
-
-
-def _signed32(value: int) -> int:
-    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 class _HashedDictionary:
