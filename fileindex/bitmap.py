@@ -17,11 +17,10 @@ from typing import Mapping
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-from pyroaring import BitMap
 
 from . import errors, roaring
-from .bitmap_keys import KeyKind, column_keys, key_kind, string_codes
+from .arrow_values import split_nulls
+from .bitmap_keys import KeyKind, key_kind, string_codes
 from .bitmap_reader import BitmapReader  # noqa: F401  (the index's reader, registered in indexes.py)
 from .java_hash import binary_string_hash_codes
 from .java_hashmap import compute_if_absent_order, compute_if_absent_order_fast
@@ -143,7 +142,7 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
         valid, codes, dictionary = string_codes(values, data_type)
         groups = _group_strings(valid, codes, dictionary)
     else:
-        valid, keys = column_keys(values, data_type)
+        valid, keys = split_nulls(values, data_type)
         groups = _group_fixed(valid, keys, kind)
     null_rows = np.flatnonzero(~valid)
     count = len(groups.distinct)

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow_values import integer_key, split_nulls
+from .arrow_values import integer_key
 from .errors import UnsupportedTypeError
 from .java_hash import binary_string_hash_code, long_hash_code, to_int32
 from .types import DataType
@@ -106,11 +106,6 @@ def key_of(value, data_type: DataType):
     if data_type.root == "BOOLEAN":
         return bool(value)
     return integer_key(value, data_type)
-
-
-def column_keys(values, data_type: DataType):
-    """(valid mask, int64 keys of the valid rows) for a fixed-width column."""
-    return split_nulls(values, data_type)
 
 
 def string_codes(values, data_type: DataType):

@@ -110,6 +110,8 @@ def _locations(offsets: np.ndarray, lengths: np.ndarray | None):
 class BitmapReader(FileIndexReader, PayloadOffsets):
     """Java's ``BitmapFileIndex.Reader``; ``extended=True`` also answers ranges from the dictionary."""
 
+    _root = ROOT
+
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0, extended: bool = False):
         self.kind = key_kind(data_type)
         self._sort_key = self.kind.sort_key
@@ -139,8 +141,6 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     # -- metadata ---------------------------------------------------------------------------
 
-    def _cursor(self, position: int = 0) -> PayloadCursor:
-        return PayloadCursor(self._view, base=self._base, root=ROOT, position=position)
 
     def _read_meta(self) -> None:
         cursor = self._cursor()
@@ -172,7 +172,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             len_blocks = cursor.int(4, "len_index_blocks")
             self._blocks_start = cursor.position
             self._body_start = self._blocks_start + len_blocks
-            if len_blocks < 0 or self._body_start > len(self._view):
+            if len_blocks < 0 or self._body_start > self._size:
                 raise errors.InvalidLengthError(
                     f"index blocks of {len_blocks} bytes do not fit the payload", offset=cursor.absolute() - 4,
                     field=f"{ROOT}/len_index_blocks")
@@ -278,7 +278,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             return self._rows_of(literals[0])
         if not self._meta_read:
             self._read_meta()
-        return FrozenBitMap.union(_EMPTY, *[self._rows_of(literal) for literal in literals])
+        return roaring.union(self._rows_of(literal) for literal in literals)
 
     def _complement(self, rows: FrozenBitMap) -> FrozenBitMap:
         if not self._meta_read:

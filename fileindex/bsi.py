@@ -95,12 +95,13 @@ class _Half:
 
 
 class BsiReader(FileIndexReader, PayloadOffsets):
+    _root = ROOT
+
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
         check_type(data_type)
         self.data_type = data_type
-        self._view = memoryview(payload).cast("B")
-        self._base = base_offset
-        cursor = PayloadCursor(self._view, base=base_offset, root=ROOT)
+        self._set_payload(payload, base_offset)
+        cursor = self._cursor()
         version = cursor.u8("version")
         if version != 1:
             raise errors.UnsupportedVersionError(f"bsi version {version} (this reader knows 1)",
@@ -112,7 +113,6 @@ class BsiReader(FileIndexReader, PayloadOffsets):
         self.positive = self._read_half(cursor, "positive")
         self.negative = self._read_half(cursor, "negative")
         self._decoded: dict[int, FrozenBitMap] = {}
-
 
     def _bitmap(self, cursor: PayloadCursor, field: str) -> tuple[int, int]:
         start = cursor.position
@@ -229,14 +229,13 @@ class BsiReader(FileIndexReader, PayloadOffsets):
         keys = self._keys(literals)
         if keys is None:
             return REMAIN
-        return Rows(FrozenBitMap.union(FrozenBitMap(), *(self._eq(k) for k in keys)))
+        return Rows(roaring.union(map(self._eq, keys)))
 
     def visit_not_in(self, literals: Sequence) -> FileIndexResult:
         keys = self._keys(literals)
         if keys is None:
             return REMAIN
-        matching = FrozenBitMap.union(FrozenBitMap(), *(self._eq(k) for k in keys))
-        return Rows(self._not_null() - matching)
+        return Rows(self._not_null() - roaring.union(map(self._eq, keys)))
 
     def visit_less_than(self, literal) -> FileIndexResult:
         key = self._key(literal)

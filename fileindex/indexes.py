@@ -6,7 +6,6 @@ from typing import Callable, Mapping
 
 from . import bitmap, bloom_filter, bsi, range_bitmap
 from .reader import FileIndexReader
-from .types import DataType
 
 
 @dataclass(frozen=True)

@@ -69,10 +69,19 @@ class PayloadCursor:
 
 
 class PayloadOffsets:
-    """For readers holding ``_view`` (the payload) and ``_base`` (where it starts in the file)."""
+    """Base of the lazy readers: the payload (``_view``), where it starts in the file (``_base``),
+    and cursors whose fields are named under the reader's ``_root``."""
 
     _view: memoryview
     _base: int
+    _root: str
+
+    def _set_payload(self, payload, base_offset: int) -> None:
+        self._view = memoryview(payload).cast("B")
+        self._base = base_offset
+
+    def _cursor(self, position: int = 0) -> PayloadCursor:
+        return PayloadCursor(self._view, base=self._base, root=self._root, position=position)
 
     def _offset(self, position: int) -> int:
         """The absolute offset of a payload position, clamped to the payload (errors point inside it)."""

@@ -19,6 +19,7 @@ import re
 from . import literals as lit
 from .errors import UsageError
 from .predicate import And, Leaf, Or, Predicate, and_, in_, negate, not_in, or_
+from .tokens import Token, TokenStream
 from .types import DataType, column_type, quote_identifier
 
 _TOKEN = re.compile(r"""
@@ -28,7 +29,7 @@ _TOKEN = re.compile(r"""
   | (?P<quoted>`(?:[^`]|``)*`)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op><>|!=|<=|>=|=|<|>)
-  | (?P<punct>[(),\[\]-])
+  | (?P<symbol>[(),\[\]-])
 """, re.VERBOSE)
 
 RESERVED = {"AND", "OR", "NOT", "IS", "NULL", "IN", "BETWEEN", "TRUE", "FALSE"}  # never a bare column name
@@ -36,14 +37,15 @@ KEYWORDS = RESERVED | {"DATE", "TIMESTAMP", "NAN", "INFINITY", "X"}  # printed c
 _OPS = {"=": "eq", "<>": "neq", "!=": "neq", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte"}
 
 
-class _Parser:
-    def __init__(self, text: str, schema: dict[str, DataType]):
-        self.text = text
-        self.schema = schema
-        self.tokens = self._tokenize(text)
-        self.index = 0
+class _Parser(TokenStream):
+    end_of_input = "unexpected end of the predicate"
 
-    def _tokenize(self, text: str) -> list[tuple[str, str, int]]:
+    def __init__(self, text: str, schema: dict[str, DataType]):
+        self.text = text  # for errors while tokenizing
+        super().__init__(text, self._tokenize(text))
+        self.schema = schema
+
+    def _tokenize(self, text: str) -> list[Token]:
         tokens, position = [], 0
         while position < len(text):
             match = _TOKEN.match(text, position)
@@ -55,44 +57,8 @@ class _Parser:
             position = match.end()
         return tokens
 
-    def error(self, message: str, position: int | None = None) -> UsageError:
-        if position is None:
-            token = self.peek()
-            position = token[2] if token else len(self.text)
-        return UsageError(f"{message} at position {position}:\n  {self.text}\n  {' ' * position}^")
-
-    def peek(self, ahead: int = 0):
-        i = self.index + ahead
-        return self.tokens[i] if i < len(self.tokens) else None
-
-    def next(self):
-        token = self.peek()
-        if token is None:
-            raise self.error("unexpected end of the predicate")
-        self.index += 1
-        return token
-
-    def keyword(self, *words: str) -> bool:
-        token = self.peek()
-        if token and token[0] == "word" and token[1].upper() in words:
-            self.index += 1
-            return True
-        return False
-
-    def expect_keyword(self, word: str) -> None:
-        if not self.keyword(word):
-            raise self.error(f"expected {word}")
-
-    def punct(self, symbol: str) -> bool:
-        token = self.peek()
-        if token and token[0] == "punct" and token[1] == symbol:
-            self.index += 1
-            return True
-        return False
-
-    def expect_punct(self, symbol: str) -> None:
-        if not self.punct(symbol):
-            raise self.error(f"expected '{symbol}'")
+    def describe_error(self, message: str, position: int) -> str:
+        return f"{message} at position {position}:\n  {self.text}\n  {' ' * position}^"
 
     # -- grammar ---------------------------------------------------------------------------------
 
@@ -106,22 +72,22 @@ class _Parser:
 
     def disjunction(self) -> Predicate:
         parts = [self.conjunction()]
-        while self.keyword("OR"):
+        while self.accept_word("OR"):
             parts.append(self.conjunction())
         return or_(*parts)
 
     def conjunction(self) -> Predicate:
         parts = [self.negation()]
-        while self.keyword("AND"):
+        while self.accept_word("AND"):
             parts.append(self.negation())
         return and_(*parts)
 
     def negation(self) -> Predicate:
-        if self.keyword("NOT"):
+        if self.accept_word("NOT"):
             return negate(self.negation())
-        if self.punct("("):
+        if self.accept_symbol("("):
             inner = self.disjunction()
-            self.expect_punct(")")
+            self.expect_symbol(")")
             return inner
         return self.comparison()
 
@@ -133,11 +99,11 @@ class _Parser:
             name = text
         else:
             raise self.error(f"expected a column name, found {text!r}", position)
-        if self.punct("["):
+        if self.accept_symbol("["):
             key_token = self.next()
             if key_token[0] != "string":
                 raise self.error("expected a quoted map key, as in attrs['color']", key_token[2])
-            self.expect_punct("]")
+            self.expect_symbol("]")
             name = f"{name}[{self.string_value(key_token)}]"
         data_type = column_type(self.schema, name)
         if data_type is None:
@@ -151,23 +117,23 @@ class _Parser:
         if token and token[0] == "op":
             self.next()
             return Leaf(_OPS[token[1]], column, (self.converted(data_type, column),))
-        if self.keyword("IS"):
-            negated = self.keyword("NOT")
-            self.expect_keyword("NULL")
+        if self.accept_word("IS"):
+            negated = self.accept_word("NOT")
+            self.expect_word("NULL")
             return Leaf("is_not_null" if negated else "is_null", column)
-        negated = self.keyword("NOT")
-        if self.keyword("IN"):
-            self.expect_punct("(")
+        negated = self.accept_word("NOT")
+        if self.accept_word("IN"):
+            self.expect_symbol("(")
             values = []
-            if not self.punct(")"):
+            if not self.accept_symbol(")"):
                 values.append(self.converted(data_type, column))
-                while self.punct(","):
+                while self.accept_symbol(","):
                     values.append(self.converted(data_type, column))
-                self.expect_punct(")")
+                self.expect_symbol(")")
             return not_in(column, values) if negated else in_(column, values)
-        if self.keyword("BETWEEN"):
+        if self.accept_word("BETWEEN"):
             low = self.converted(data_type, column)
-            self.expect_keyword("AND")
+            self.expect_word("AND")
             high = self.converted(data_type, column)
             return Leaf("not_between" if negated else "between", column, (low, high))
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
@@ -181,7 +147,7 @@ class _Parser:
             raise self.error(str(err), position) from None
 
     def literal(self):
-        negative = self.punct("-")
+        negative = self.accept_symbol("-")
         kind, text, position = self.next()
         if kind == "number":
             signed = "-" + text if negative else text  # keeps -0.0 negative

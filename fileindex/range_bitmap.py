@@ -114,8 +114,10 @@ def _encode_column(values, data_type: DataType, kind: KeyKind) -> _Column:
     valid_rows = np.flatnonzero(valid).astype(np.uint32)
     row_count = len(valid)
     del valid
-    order = np.argsort(sort_keys(kind, keys), kind="stable")
-    ordered = sort_keys(kind, keys[order])
+    comparable = sort_keys(kind, keys)
+    order = np.argsort(comparable, kind="stable")
+    ordered = comparable[order]
+    del comparable
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) if len(keys) else \
         np.empty(0, dtype=np.int64)
     del ordered
@@ -157,8 +159,7 @@ def _dictionary(column: _Column, limit: int) -> bytes:
             tail = struct.pack(">ii", len(blob), kind.width)
         else:
             keys = [struct.pack(">i", len(k)) + k for k in column.distinct[start + 1:end]]
-            offsets = np.concatenate(([0], np.cumsum([len(k) for k in keys])[:-1])).astype(">i4") if keys else \
-                np.empty(0, ">i4")
+            offsets = _starts([len(k) for k in keys])
             key_bytes = b"".join(keys)
             blob = offsets.tobytes() + key_bytes
             tail = struct.pack(">ii", 4 * size, len(key_bytes))
@@ -166,11 +167,16 @@ def _dictionary(column: _Column, limit: int) -> bytes:
                        + tail)
         blobs.append(blob)
         position += len(blob)
-    header_offsets = np.concatenate(([0], np.cumsum([len(h) for h in headers])[:-1])).astype(">i4") if headers \
-        else np.empty(0, ">i4")
+    header_offsets = _starts([len(h) for h in headers])
     chunk_headers = b"".join(headers)
     return (struct.pack(">ibiii", 13, 1, len(headers), 4 * len(headers), len(chunk_headers))
             + header_offsets.tobytes() + chunk_headers + b"".join(blobs))
+
+
+def _starts(lengths: list[int]) -> np.ndarray:
+    """Where each of consecutive pieces of these lengths starts: big-endian int32 offsets."""
+    sizes = np.asarray(lengths, dtype=np.int64)
+    return (np.cumsum(sizes) - sizes).astype(">i4")
 
 
 def _bit_slices(column: _Column) -> bytes:
@@ -180,10 +186,10 @@ def _bit_slices(column: _Column) -> bytes:
     codes = column.codes
     slices = [roaring.serialize(roaring.bitmap_of(column.valid_rows[(codes >> np.uint32(i)) & np.uint32(1) == 1]))
               if i < 32 else roaring.serialize(BitMap()) for i in range(num_slices)]
-    offsets = np.concatenate(([0], np.cumsum([len(s) for s in slices])[:-1])).astype(np.int64)
+    lengths = [len(s) for s in slices]
     indexes = np.empty(num_slices, dtype=[("offset", ">i4"), ("length", ">i4")])
-    indexes["offset"] = offsets
-    indexes["length"] = [len(s) for s in slices]
+    indexes["offset"] = _starts(lengths)
+    indexes["length"] = lengths
     header = struct.pack(">bBii", 1, num_slices, len(ebm), 8 * num_slices) + indexes.tobytes()
     return struct.pack(">i", len(header)) + header + ebm + b"".join(slices)
 
@@ -214,18 +220,15 @@ class _Chunk:
 
 
 class RangeBitmapReader(FileIndexReader, PayloadOffsets):
+    _root = ROOT
+
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
         self.kind = key_kind(data_type)
         self.data_type = data_type
-        self._view = memoryview(payload).cast("B")
-        self._base = base_offset
+        self._set_payload(payload, base_offset)
         self._header_read = False
         self._chunks: list[_Chunk] | None = None
         self._slices: dict[int, FrozenBitMap] = {}
-
-
-    def _cursor(self, position: int = 0) -> PayloadCursor:
-        return PayloadCursor(self._view, base=self._base, root=ROOT, position=position)
 
     def _read_key(self, cursor: PayloadCursor, field: str):
         if self.kind.width is None:
@@ -504,11 +507,10 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         return self._answer([literal], lambda k: self._not(self._eq(k)))
 
     def visit_in(self, literals: Sequence) -> FileIndexResult:
-        return self._answer(list(literals), lambda *ks: FrozenBitMap.union(FrozenBitMap(), *map(self._eq, ks)))
+        return self._answer(list(literals), lambda *ks: roaring.union(map(self._eq, ks)))
 
     def visit_not_in(self, literals: Sequence) -> FileIndexResult:
-        return self._answer(list(literals), lambda *ks: self._not(
-            FrozenBitMap.union(FrozenBitMap(), *map(self._eq, ks))))
+        return self._answer(list(literals), lambda *ks: self._not(roaring.union(map(self._eq, ks))))
 
     def visit_less_than(self, literal) -> FileIndexResult:
         return self._answer([literal], self._lt)

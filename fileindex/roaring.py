@@ -45,6 +45,11 @@ def deserialize(data, *, offset: int, field: str) -> FrozenBitMap:
     return bitmap
 
 
+def union(bitmaps) -> FrozenBitMap:
+    """The union of any number of bitmaps (none: the empty bitmap)."""
+    return FrozenBitMap.union(FrozenBitMap(), *bitmaps)
+
+
 def complement(bitmap, row_count: int) -> FrozenBitMap:
     """Rows of [0, row_count) not in ``bitmap`` (Java's ``flip(0, rowCount)``)."""
     return FrozenBitMap(BitMap(bitmap).flip(0, row_count))

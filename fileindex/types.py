@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .errors import UsageError
+from .tokens import Token, TokenStream
 
 MAX_LENGTH = 2147483647
 
@@ -19,7 +20,6 @@ NUMERIC_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 STRINGS = ("CHAR", "VARCHAR")
 BINARIES = ("BINARY", "VARBINARY")
 TIMESTAMPS = ("TIMESTAMP", "TIMESTAMP_LTZ")
-COMPLEX = ("ARRAY", "MAP", "MULTISET", "ROW", "VARIANT", "BLOB", "VECTOR")
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,6 @@ class DataType:
     @property
     def is_timestamp(self) -> bool:
         return self.root in TIMESTAMPS
-
-    @property
-    def is_complex(self) -> bool:
-        return self.root in COMPLEX
 
     def not_null(self) -> "DataType":
         return replace(self, nullable=False)
@@ -88,10 +84,11 @@ def quote_identifier(name: str) -> str:
 _TOKEN = re.compile(r"\s*(?:(`(?:[^`]|``)*`)|([A-Za-z_][A-Za-z0-9_]*)|(\d+)|(.))")
 
 
-class _Tokens:
+class _Tokens(TokenStream):
+    end_of_input = "unexpected end of type"
+
     def __init__(self, text: str):
-        self.text = text
-        self.items: list[tuple[str, str, int]] = []
+        items: list[Token] = []
         pos = 0
         while pos < len(text):
             match = _TOKEN.match(text, pos)
@@ -100,55 +97,24 @@ class _Tokens:
             quoted, word, number, other = match.groups()
             start = match.start(match.lastindex)
             if quoted is not None:
-                self.items.append(("quoted", quoted[1:-1].replace("``", "`"), start))
+                items.append(("quoted", quoted[1:-1].replace("``", "`"), start))
             elif word is not None:
-                self.items.append(("word", word, start))
+                items.append(("word", word, start))
             elif number is not None:
-                self.items.append(("number", number, start))
+                items.append(("number", number, start))
             elif other is not None and not other.isspace():
-                self.items.append(("symbol", other, start))
+                items.append(("symbol", other, start))
             pos = match.end()
-        self.index = 0
+        super().__init__(text, items)
 
-    def peek(self, offset: int = 0) -> tuple[str, str, int] | None:
-        i = self.index + offset
-        return self.items[i] if i < len(self.items) else None
-
-    def next(self) -> tuple[str, str, int]:
-        token = self.peek()
-        if token is None:
-            raise self.error("unexpected end of type")
-        self.index += 1
-        return token
-
-    def accept_word(self, *words: str) -> bool:
-        token = self.peek()
-        if token and token[0] == "word" and token[1].upper() in words:
-            self.index += 1
-            return True
-        return False
-
-    def accept_symbol(self, symbol: str) -> bool:
-        token = self.peek()
-        if token and token[0] == "symbol" and token[1] == symbol:
-            self.index += 1
-            return True
-        return False
-
-    def expect_symbol(self, symbol: str) -> None:
-        if not self.accept_symbol(symbol):
-            raise self.error(f"expected '{symbol}'")
+    def describe_error(self, message: str, position: int) -> str:
+        return f"{message} at position {position} in type {self.text!r}"
 
     def number(self) -> int:
         kind, value, _ = self.next()
         if kind != "number":
             raise self.error(f"expected a number, found {value!r}", back=1)
         return int(value)
-
-    def error(self, message: str, back: int = 0) -> UsageError:
-        token = self.peek(-back)
-        where = token[2] if token else len(self.text)
-        return UsageError(f"{message} at position {where} in type {self.text!r}")
 
 
 def parse_type(text: str) -> DataType:

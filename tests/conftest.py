@@ -29,6 +29,13 @@ def in_ci() -> bool:
     return bool(os.environ.get("CI"))
 
 
+def unavailable(what: str, how: str):
+    """A test needs ``what``: fail in CI, whose setup installs everything; skip elsewhere, saying ``how``."""
+    if in_ci():
+        pytest.fail(f"{what} is missing: {how}")
+    pytest.skip(f"{what} is not available here: {how} (CI does)")
+
+
 @pytest.fixture(scope="session")
 def vectors_json() -> dict:
     return json.loads((JAVA_VECTORS / "vectors.json").read_text())

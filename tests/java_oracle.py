@@ -5,9 +5,7 @@ import json
 import math
 from pathlib import Path
 
-import pytest
-
-from conftest import ROOT, in_ci
+from conftest import ROOT, unavailable
 from fileindex.values import Timestamp
 from jdk import JavaProgram, require_jdk
 
@@ -18,9 +16,7 @@ def require_jar() -> None:
     require_jdk()
     if JAR.is_file():
         return
-    if in_ci():
-        pytest.fail(f"{JAR.name} missing: tools/setup.sh --test fetches it (tools/fetch_java_oracle.py)")
-    pytest.skip("the Java oracle jar is not fetched here; run tools/fetch_java_oracle.py (CI does)")
+    unavailable(f"the Java oracle jar {JAR.name}", "tools/setup.sh --test fetches it (tools/fetch_java_oracle.py)")
 
 
 def to_json(value):
@@ -47,9 +43,7 @@ def hadoop_jars() -> list[Path]:
     jars = sorted(Path(spec.origin).parent.glob("jars/hadoop-client-*.jar")) if spec else []
     if len(jars) >= 2:
         return jars
-    if in_ci():
-        pytest.fail("pyspark (with its Hadoop client jars) is missing: tools/setup.sh --test installs it")
-    pytest.skip("pyspark is not installed here; CI installs it and writes live Java tables")
+    unavailable("pyspark (with its Hadoop client jars)", "tools/setup.sh --test installs it")
 
 
 class JavaOracle:

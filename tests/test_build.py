@@ -9,7 +9,7 @@ from fileindex.container import FileIndexContainer
 from fileindex.errors import UsageError
 from fileindex.file_index_options import parse_options
 from fileindex.types import parse_schema, parse_type
-from vector_cases import all_cases, dataset_values, parquet_file, table_options
+from vector_cases import all_cases, parquet_file, table_options
 
 OK = [c for c in all_cases() if c.ok]
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fileindex import bitmap, bloom_filter
-from fileindex.container import write_entries, write_container
+from fileindex.container import write_container
 from fileindex.result import REMAIN, SKIP, Rows
 from fileindex.types import parse_type
 from fileindex.values import Timestamp, float32

@@ -13,13 +13,13 @@ import tracemalloc
 
 import pytest
 
-from conftest import ROOT, in_ci
+from conftest import ROOT, unavailable
 from fileindex.container import FileIndexContainer, write_entries
 from fileindex.errors import DecodeError
 from fileindex.evaluation import FileIndexEvaluator
 from fileindex.indexes import INDEX_TYPES
 from fileindex.predicate import Leaf
-from fileindex.result import REMAIN, SKIP
+from fileindex.result import REMAIN
 from vector_cases import all_cases
 
 CASES = [c for c in all_cases() if c.ok]
@@ -118,9 +118,7 @@ def test_short_coverage_guided_fuzz_run(capsys, tmp_path):
     try:
         import atheris  # noqa: F401
     except ImportError:
-        if in_ci():
-            pytest.fail("atheris is missing: it is a test dependency that tools/setup.sh --test installs")
-        pytest.skip("atheris is not installed here; tools/setup.sh --test installs it and CI runs this")
+        unavailable("atheris", "tools/setup.sh --test installs it")
     # Linux carries a process's peak RSS (ru_maxrss, what -rss_limit_mb checks) across fork and exec,
     # so a direct child would start at this test session's peak; a grandchild forked by sh does not.
     command = [sys.executable, str(ROOT / "tools" / "fuzz.py"), "-max_total_time=20", "-rss_limit_mb=1024",

@@ -6,7 +6,6 @@ from functools import lru_cache
 
 from construct import (
     Array,
-    Bytes,
     Check,
     Const,
     FixedSized,
