@@ -157,27 +157,19 @@ def _parse(tokens: _Tokens) -> DataType:
     elif name == "BYTES":
         result = DataType("VARBINARY", length=MAX_LENGTH)
     elif name in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
-        args = _optional_args(tokens, 1)
         default = 1 if name in ("CHAR", "BINARY") else MAX_LENGTH
-        result = DataType(name, length=args[0] if args else default)
-        _check_range(tokens, name, result.length, 1, MAX_LENGTH)
+        result = DataType(name, length=_arg(tokens, _optional_args(tokens, 1), 0, default, name, 1, MAX_LENGTH))
     elif name in ("DECIMAL", "DEC", "NUMERIC"):
         args = _optional_args(tokens, 2)
-        precision = args[0] if args else 10
-        scale = args[1] if len(args) > 1 else 0
-        _check_range(tokens, "DECIMAL precision", precision, 1, 38)
-        _check_range(tokens, "DECIMAL scale", scale, 0, precision)
+        precision = _arg(tokens, args, 0, 10, "DECIMAL precision", 1, 38)
+        scale = _arg(tokens, args, 1, 0, "DECIMAL scale", 0, precision)
         result = DataType("DECIMAL", precision=precision, scale=scale)
     elif name == "TIME":
-        args = _optional_args(tokens, 1)
-        precision = args[0] if args else 0
-        _check_range(tokens, "TIME precision", precision, 0, 9)
+        precision = _arg(tokens, _optional_args(tokens, 1), 0, 0, "TIME precision", 0, 9)
         _skip_without_time_zone(tokens)
         result = DataType("TIME", precision=precision)
     elif name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        args = _optional_args(tokens, 1)
-        precision = args[0] if args else 6
-        _check_range(tokens, "TIMESTAMP precision", precision, 0, 9)
+        precision = _arg(tokens, _optional_args(tokens, 1), 0, 6, "TIMESTAMP precision", 0, 9)
         root = name
         if name == "TIMESTAMP" and tokens.accept_word("WITH"):
             if not (tokens.accept_word("LOCAL") and tokens.accept_word("TIME") and tokens.accept_word("ZONE")):
@@ -240,9 +232,13 @@ def _parse_row(tokens: _Tokens) -> DataType:
     return DataType("ROW", children=tuple(types), field_names=tuple(names))
 
 
-def _check_range(tokens: _Tokens, what: str, value: int, low: int, high: int) -> None:
-    if not low <= value <= high:
-        raise tokens.error(f"{what} {value} is out of range [{low}, {high}]", back=1)
+def _arg(tokens: _Tokens, args: list[int], i: int, default: int, what: str, low: int, high: int) -> int:
+    """Argument ``i`` of a parameterised type just read (``default`` when absent), within [low, high]."""
+    if i >= len(args):
+        return default
+    if not low <= args[i] <= high:  # the error points at the argument: "(a, b)" ends 2 tokens after each
+        raise tokens.error(f"{what} {args[i]} is out of range [{low}, {high}]", back=2 * (len(args) - i))
+    return args[i]
 
 
 def parse_schema(text: str) -> dict[str, DataType]:

@@ -75,3 +75,12 @@ def test_schema_and_map_key_columns():
     assert column_type(schema, "id[x]") is None and column_type(schema, "nope") is None
     with pytest.raises(UsageError, match="twice"):
         parse_schema("a INT, a INT")
+
+
+@pytest.mark.parametrize("text, argument", [("DECIMAL(40, 2)", "40"), ("DECIMAL(10, 11)", "11"),
+                                            ("VARCHAR(0)", "0"), ("TIMESTAMP(10) WITH LOCAL TIME ZONE", "10")])
+def test_an_out_of_range_argument_error_points_at_the_argument(text, argument):
+    with pytest.raises(UsageError) as info:
+        parse_type(text)
+    position = int(str(info.value).split("at position ")[1].split()[0])
+    assert text[position:].startswith(argument)
