@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("inspect", "check", "query", "build", "table", "conformance", "demo")
+COMMANDS = ("inspect", "check", "query", "build", "table", "conformance", "spark", "demo", "samples")
 
 
 def build_parser() -> argparse.ArgumentParser:

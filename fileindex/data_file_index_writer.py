@@ -68,22 +68,29 @@ def build_table_index(table: pa.Table, schema: dict[str, DataType], options: Fil
     return build_index(table.column, table.num_rows, schema, options)
 
 
-def build_parquet_index(path: str | Path, table_options: Mapping[str, str],
-                        schema_override: dict[str, DataType] | None = None) -> BuiltContainer:
-    """Read only the indexed columns of a Parquet file and build its container."""
-    import pyarrow.parquet as pq
+def build_data_file_index(path: str | Path, table_options: Mapping[str, str],
+                          schema_override: dict[str, DataType] | None = None) -> BuiltContainer:
+    """Read only the indexed columns of a Parquet or ORC data file and build its container.
 
+    Column types come from the file (Arrow → Paimon), ``schema_override`` replacing them when given.
+    """
     from .arrow_types import schema_of
+    from .data_files import DataFileReader
 
-    parquet = pq.ParquetFile(path)
-    schema = schema_of(parquet.schema_arrow) if schema_override is None else {}
+    reader = DataFileReader(path)
+    schema = schema_of(reader.arrow_schema) if schema_override is None else {}
     schema.update(schema_override or {})
+    return build_from_reader(reader, table_options, schema)
+
+
+def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType]) -> BuiltContainer:
+    """Build from an opened :class:`fileindex.data_files.DataFileReader`, one source column at a time."""
     options = parse_options(table_options, schema)
     if not options.requests:
         raise UsageError("no index requested: set file-index.<type>.columns, e.g. "
                          "--option file-index.bloom-filter.columns=id")
-    names = list(dict.fromkeys(r.map_column or r.column for r in options.requests))  # read one at a time
-    missing = [n for n in names if n not in parquet.schema_arrow.names]
+    names = list(dict.fromkeys(r.map_column or r.column for r in options.requests))
+    missing = [n for n in names if n not in reader.arrow_schema.names]
     if missing:
-        raise UsageError(f"{path}: no column {', '.join(map(repr, missing))} in the Parquet file")
-    return build_index(lambda name: parquet.read(columns=[name]).column(0), parquet.metadata.num_rows, schema, options)
+        raise UsageError(f"{reader.path}: no column {', '.join(map(repr, missing))} in the data file")
+    return build_index(reader.column, reader.row_count, schema, options)

@@ -66,26 +66,44 @@ class PaimonTable:
     def parse(self, text: str) -> Predicate:
         return parse_predicate(text, self.schema.types())
 
+    @property
+    def data_evolution(self) -> bool:
+        return self.schema.options.get("data-evolution.enabled", "false").lower() == "true"
+
+    @property
+    def deletion_vectors_enabled(self) -> bool:
+        return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
+
+    def live(self) -> list[tuple[DataFile, DeletionVector | None]]:
+        """The snapshot's live data files, each with its deletion vector (None: no deleted rows)."""
+        entries = live_files(self.root, self.snapshot)
+        vectors = deletion_vectors(self.root, self.snapshot, self.schema)
+        return [(entry, vectors.get((entry.partition, entry.bucket, entry.file_name))) for entry in entries]
+
     def plan(self, predicate: Predicate | str, *, extended: bool = False) -> Iterator[FileVerdict]:
         if isinstance(predicate, str):
             predicate = self.parse(predicate)
-        entries = live_files(self.root, self.snapshot)
-        vectors = deletion_vectors(self.root, self.snapshot, self.schema)
-        if self.schema.options.get("data-evolution.enabled", "false").lower() == "true":
-            yield from self._plan_data_evolution(entries, predicate, extended)
+        live = self.live()
+        if self.data_evolution:
+            yield from self._plan_data_evolution([entry for entry, _ in live], predicate, extended)
             return
-        for entry in entries:
-            yield self._verdict(entry, predicate, extended, vectors.get((entry.partition, entry.bucket,
-                                                                         entry.file_name)))
+        for entry, vector in live:
+            yield self.verdict(entry, predicate, vector, extended=extended)
 
     # -- one file ---------------------------------------------------------------------------------
 
-    def _relative(self, entry: DataFile) -> str:
+    def relative(self, entry: DataFile) -> str:
+        """The data file's path as reported: relative to the table root, or its external path."""
         if entry.external_path:
             return entry.external_path
         return str((bucket_dir(self.root, self.schema, entry) / entry.file_name).relative_to(self.root))
 
-    def _container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
+    def data_path(self, entry: DataFile) -> Path:
+        if entry.external_path:
+            return Path(entry.external_path.removeprefix("file:"))
+        return bucket_dir(self.root, self.schema, entry) / entry.file_name
+
+    def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
         """(where the index lives, the opened container, a note on a problem)."""
         if entry.embedded_index is not None:
             return "embedded", FileIndexContainer.from_bytes(entry.embedded_index, source="embedded"), ""
@@ -94,8 +112,7 @@ class PaimonTable:
             return "none", None, ""
         if len(names) > 1:
             return "sidecar", None, f"more than one index file for one data file ({', '.join(names)}), as Java refuses"
-        folder = Path(entry.external_path).parent if entry.external_path else bucket_dir(self.root, self.schema, entry)
-        path = folder / names[0]
+        path = self.data_path(entry).parent / names[0]
         if not path.is_file():
             return "sidecar", None, f"index file {path.name} is missing"
         return "sidecar", FileIndexContainer.open(path), ""
@@ -103,7 +120,7 @@ class PaimonTable:
     def _evaluate(self, entry: DataFile, predicate: Predicate | None, extended: bool):
         """(index location, result of the container alone, note)."""
         try:
-            where, container, note = self._container(entry)
+            where, container, note = self.container(entry)
         except DecodeError as err:
             return "sidecar" if entry.embedded_index is None else "embedded", REMAIN, f"corrupt index: {err}"
         if container is None or predicate is None:
@@ -119,9 +136,10 @@ class PaimonTable:
         except DecodeError as err:
             return where, REMAIN, f"corrupt index: {err}"
 
-    def _verdict(self, entry: DataFile, predicate: Predicate, extended: bool,
-                 vector: DeletionVector | None) -> FileVerdict:
-        relative = self._relative(entry)
+    def verdict(self, entry: DataFile, predicate: Predicate, vector: DeletionVector | None = None, *,
+                extended: bool = False) -> FileVerdict:
+        """One data file's verdict (not for data-evolution groups, whose files are judged together)."""
+        relative = self.relative(entry)
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
             where, _, note = self._evaluate(entry, None, extended)
             why = "more rows than an int" if entry.row_count > MAX_INDEXED_ROWS else "64-bit deletion vector"
@@ -130,7 +148,7 @@ class PaimonTable:
         selection = BitMap(range(entry.row_count))
         if vector is not None:
             selection -= vector.rows
-        return FileVerdict(relative, entry.row_count, where, _within(result, FrozenBitMap(selection)), note)
+        return FileVerdict(relative, entry.row_count, where, within(result, FrozenBitMap(selection)), note)
 
     # -- data-evolution groups ------------------------------------------------------------------------
 
@@ -154,11 +172,11 @@ class PaimonTable:
             group_kept = all(result.remain() for _, _, result, _ in verdicts)
             for entry, where, result, note in verdicts:
                 if len(members) == 1:
-                    yield FileVerdict(self._relative(entry), entry.row_count, where,
-                                      _within(result, FrozenBitMap(range(entry.row_count))), note)
+                    yield FileVerdict(self.relative(entry), entry.row_count, where,
+                                      within(result, FrozenBitMap(range(entry.row_count))), note)
                 else:
                     note = note or ("group of files kept" if group_kept else "a newer file's index skips the group")
-                    yield FileVerdict(self._relative(entry), entry.row_count, where,
+                    yield FileVerdict(self.relative(entry), entry.row_count, where,
                                       REMAIN if group_kept else SKIP, note)
 
 
@@ -166,7 +184,7 @@ def _base(column: str) -> str:
     return column[: column.index("[")] if column.endswith("]") and "[" in column else column
 
 
-def _within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
+def within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
     """Java's FileIndexEvaluator: result ∩ kept rows; all kept rows → REMAIN, none → SKIP."""
     if result is SKIP or not selection:
         return SKIP

@@ -52,3 +52,20 @@ def golden() -> dict[str, str]:
             name, value = line.split(" = ", 1)
             lines[name] = value
     return lines
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for the whole run: two cores, and one retry per task (``local[2,2]``)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        unavailable("pyspark", "tools/setup.sh --test installs it")
+    from fileindex.spark import SparkSetupError, spark_session
+
+    try:
+        session = spark_session("local[2,2]")
+    except SparkSetupError as err:
+        unavailable("Spark (a Java 17+ runtime)", str(err))
+    yield session
+    session.stop()

@@ -86,7 +86,7 @@ def test_usage_error_exit_code():
 
 def test_console_script_runs_demo():
     result = subprocess.run(
-        [sys.executable, "-m", "fileindex.cli", "demo", "--json"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "fileindex.cli", "samples", "--json"], capture_output=True, text=True, check=True
     )
     objects = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     assert {o["head_length"] for o in objects} >= {330, 432}

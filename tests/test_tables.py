@@ -133,7 +133,7 @@ def test_external_path_resolution():
     (entry,) = live_files(table.root, table.snapshot)
     external = TABLES / "parquet" / "append_with_bitmap_no_embedding.db" / "external-path" / "bucket-0" / entry.file_name
     moved = replace(entry, external_path=str(external))
-    where, container, note = table._container(moved)
+    where, container, note = table.container(moved)
     assert where == "sidecar" and container is not None and not note
     assert container.source.startswith(str(external.parent))
 

@@ -21,3 +21,14 @@ def report_failure(command: str, err: Exception, subject: str = "") -> int:
 
 
 HANDLED = (OSError, FileIndexError)
+
+
+def parse_key_values(pairs: list[str], flag: str, example: str) -> dict[str, str]:
+    """``--flag KEY=VALUE`` arguments as a dict; a UsageError (showing ``example``) for a malformed one."""
+    parsed = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"{flag} {pair!r}: write KEY=VALUE, e.g. {example}")
+        parsed[key.strip()] = value.strip()
+    return parsed

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import UsageError
-from . import HANDLED, report_failure
+from . import HANDLED, parse_key_values, report_failure
 
 NAME = "build"
 HELP = "build a Parquet file's index container from Paimon table options, byte-identical to Java"
@@ -20,23 +19,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_option_args(pairs: list[str]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--option {pair!r}: write KEY=VALUE, e.g. file-index.bitmap.columns=name")
-        options[key.strip()] = value.strip()
-    return options
+    return parse_key_values(pairs, "--option", "file-index.bitmap.columns=name")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..data_file_index_writer import build_parquet_index
+    from ..data_file_index_writer import build_data_file_index
     from ..types import parse_schema
 
     try:
         options = parse_option_args(args.option)
         schema = parse_schema(args.schema) if args.schema else None
-        built = build_parquet_index(args.data, options, schema)
+        built = build_data_file_index(args.data, options, schema)
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
     output = args.output or f"{args.data}.index"

@@ -1,0 +1,54 @@
+"""``fileindex spark build|verify|scan``: the pipeline's jobs on Spark (local mode unless ``--master``)."""
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from .. import HANDLED, parse_key_values, report_failure
+
+NAME = "spark"
+HELP = "build, verify and index-pruned scans over many data files, as Spark jobs (local mode by default)"
+SUBCOMMANDS = ("build", "verify", "scan")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    subparsers = parser.add_subparsers(dest="spark_command", metavar="JOB", required=True)
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        sub = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        add_session_arguments(sub)
+        sub.set_defaults(spark_run=module.run)
+
+
+def add_inputs_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="a Paimon table root, or Parquet/ORC data files, folders and globs")
+    parser.add_argument("--snapshot", type=int, help="a table's snapshot id (default: the latest)")
+
+
+def add_session_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Spark")
+    group.add_argument("--master", help="where to run: local[N], spark://HOST:PORT, yarn, ... (default local[*]; "
+                                        "under spark-submit, what spark-submit was given)")
+    group.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                       help="a Spark configuration setting; repeat for more")
+    group.add_argument("--ui", action="store_true", help="start Spark's web UI (off by default)")
+
+
+def session(args: argparse.Namespace):
+    from ...spark import spark_session
+
+    return spark_session(args.master, parse_key_values(args.conf, "--conf", "spark.executor.memory=2g"), ui=args.ui)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...spark import SparkSetupError
+
+    try:
+        return args.spark_run(args)
+    except SparkSetupError as err:
+        print(f"fileindex spark {args.spark_command}: {err}", file=__import__("sys").stderr)
+        return 2
+    except HANDLED as err:
+        return report_failure(f"spark {args.spark_command}", err)

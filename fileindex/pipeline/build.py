@@ -1,0 +1,64 @@
+"""Building one data file's index container: the work of one build task.
+
+The container is what ``fileindex build`` writes for the same file and options (the same code
+builds it), written atomically as ``<file>.index`` (or into the index folder). A table's own
+``file-index.*`` options, those of the schema each file was written with, apply; the job's options
+override them. A file that cannot be read or indexed becomes a failed row with its reason; it never
+stops the other files.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Mapping
+
+from ..atomic_write import write_atomically
+from ..container import FileIndexContainer
+from ..data_file_index_writer import build_from_reader
+from ..errors import FileIndexError
+from .inputs import DataFileTask, open_error
+
+SUMMARY_FIELDS = ("file", "output", "status", "rows", "bytes", "embedded", "indexes", "bloom", "error")
+
+
+def effective_options(task: DataFileTask, options: Mapping[str, str]) -> dict[str, str]:
+    """The options of the schema the file was written with (as Paimon's writer had them), then the job's."""
+    merged = dict(task.table.data_schema(task.entry).options) if task.table is not None else {}
+    merged.update(options)
+    return merged
+
+
+def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: bool = False,
+               before_rename: Callable[[Path], None] | None = None) -> dict:
+    """Build and write the file's container; a summary row (``SUMMARY_FIELDS``)."""
+    output = task.sidecar_path()
+    row = dict.fromkeys(SUMMARY_FIELDS)
+    row.update(file=task.name, output=str(output), rows=0, bytes=0, indexes="[]", bloom="[]", error="")
+    if not overwrite and output.exists():
+        row["status"] = "kept"
+        row["bytes"] = output.stat().st_size
+        return row
+    try:
+        reader = task.open()
+        built = build_from_reader(reader, effective_options(task, options), task.types(reader))
+        written = write_atomically(output, built.data, overwrite=overwrite, before_rename=before_rename)
+    except (FileIndexError, OSError, OverflowError) as err:
+        row.update(status="failed", error=open_error(err))
+        return row
+    row.update(status="written" if written else "kept", rows=built.row_count, bytes=len(built.data),
+               embedded=built.embedded, **describe_container(built.data))
+    return row
+
+
+def describe_container(data: bytes) -> dict:
+    """Bytes per column and index type, and each bloom filter's sizing verdict, as JSON text."""
+    from ..bloom_math import diagnose
+
+    container = FileIndexContainer.from_bytes(data)
+    indexes, blooms = [], []
+    for entry in container:
+        indexes.append({"column": entry.column, "index_type": entry.index_type, "bytes": max(entry.length, 0)})
+        if entry.index_type == "bloom-filter" and not entry.is_empty:
+            diagnosis = diagnose(container.body(entry))
+            blooms.append({"column": entry.column, "verdict": diagnosis.verdict, "advice": diagnosis.advice})
+    return {"indexes": json.dumps(indexes), "bloom": json.dumps(blooms)}

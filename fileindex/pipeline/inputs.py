@@ -1,0 +1,151 @@
+"""The data files a job works on: a Paimon table's live files, or Parquet/ORC files, folders and globs.
+
+A table is read through its snapshot (latest or a given one) and manifests, never a listing; each
+task then knows where the table says its index lives and its deletion vector. A plain data file's
+index is the sidecar ``<file>.index`` that ``fileindex build`` writes next to it, or
+``INDEX_DIR/<file name>.index`` when the job was given an index folder.
+"""
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+from pyroaring import FrozenBitMap
+
+from ..arrow_types import paimon_type
+from ..container import FileIndexContainer
+from ..data_files import DataFileReader, data_file_format
+from ..deletion_vectors import DeletionVector
+from ..errors import FileIndexError, UsageError
+from ..table_metadata import DataFile
+from ..table_scan import PaimonTable
+from ..types import DataType
+
+
+@dataclass(frozen=True)
+class DataFileTask:
+    """One data file and everything a task needs to find its index; pickles for Spark executors."""
+
+    path: str  # absolute
+    name: str  # as reported: relative to the table root, or the path given
+    size: int
+    table: PaimonTable | None = None
+    entry: DataFile | None = None
+    vector: DeletionVector | None = None
+    index_dir: str | None = None
+
+    def open(self) -> DataFileReader:
+        return DataFileReader(self.path)
+
+    def sidecar_path(self) -> Path:
+        """Where a built index of a plain data file goes (and is looked for)."""
+        name = Path(self.path).name + ".index"
+        return Path(self.index_dir) / name if self.index_dir else Path(self.path + ".index")
+
+    def container(self) -> tuple[str, FileIndexContainer | None, str]:
+        """(where the index lives: embedded, sidecar or none; the container; a note on a problem).
+
+        Raises the project's decode errors for a container whose HEAD is malformed.
+        """
+        if self.table is not None:
+            return self.table.container(self.entry)
+        sidecar = self.sidecar_path()
+        if not sidecar.is_file():
+            return "none", None, ""
+        return "sidecar", FileIndexContainer.open(sidecar), ""
+
+    def types(self, reader: DataFileReader) -> dict[str, DataType]:
+        """The Paimon types of the file's columns: the schema it was written with, or from Arrow."""
+        if self.table is not None:
+            return self.table.data_schema(self.entry).types()
+        return paimon_types(reader.arrow_schema)
+
+    def deleted_rows(self) -> FrozenBitMap | None:
+        return self.vector.rows if self.vector is not None else None
+
+
+def paimon_types(schema: pa.Schema) -> dict[str, DataType]:
+    """Paimon types of the columns that have one (a uint64 or null column is left out, not an error)."""
+    types = {}
+    for field in schema:
+        try:
+            types[field.name] = paimon_type(field.type, nullable=field.nullable, column=field.name)
+        except UsageError:
+            continue
+    return types
+
+
+@dataclass(frozen=True)
+class Inputs:
+    tasks: list[DataFileTask]
+    table: PaimonTable | None = None
+
+    @property
+    def primary_key_without_deletion_vectors(self) -> bool:
+        return bool(self.table and self.table.schema.primary_keys and not self.table.deletion_vectors_enabled)
+
+
+def is_table(path: Path) -> bool:
+    return path.is_dir() and (path / "snapshot").is_dir() and (path / "schema").is_dir()
+
+
+def resolve_inputs(inputs: list[str], *, snapshot: int | None = None, index_dir: str | None = None) -> Inputs:
+    """Tasks for a Paimon table path, or for Parquet/ORC files, folders (searched recursively) and globs."""
+    if not inputs:
+        raise UsageError("name a Paimon table, or Parquet/ORC data files, folders or globs")
+    tables = [p for p in inputs if is_table(Path(p))]
+    if tables:
+        if len(inputs) > 1:
+            raise UsageError(f"{tables[0]} is a Paimon table: give one table per job, without other inputs")
+        return _table_inputs(Path(tables[0]), snapshot, index_dir)
+    if snapshot is not None:
+        raise UsageError("--snapshot applies to a Paimon table, and no input is one")
+    paths: list[str] = []
+    for given in inputs:
+        if any(ch in given for ch in "*?["):
+            found = [p for p in sorted(glob.glob(given, recursive=True)) if data_file_format(p)]
+            if not found:
+                raise UsageError(f"{given}: the pattern matches no Parquet or ORC file")
+        elif os.path.isdir(given):
+            found = sorted(str(p) for p in Path(given).rglob("*") if p.suffix.lower() in (".parquet", ".orc")
+                           and not any(part.startswith((".", "_")) for part in p.relative_to(given).parts))
+            if not found:
+                raise UsageError(f"{given}: the folder holds no .parquet or .orc file")
+        elif os.path.isfile(given):
+            found = [given]
+        else:
+            raise UsageError(f"{given}: no such file, folder or table")
+        paths += found
+    unique = list(dict.fromkeys(os.path.abspath(p) for p in paths))
+    if index_dir is not None:
+        names = [Path(p).name for p in unique]
+        clashes = sorted({n for n in names if names.count(n) > 1})
+        if clashes:
+            raise UsageError(f"an index folder holds one index per file name, and {clashes[0]!r} names "
+                             "more than one input: index them in separate jobs")
+    return Inputs([DataFileTask(p, p, os.path.getsize(p), index_dir=index_dir) for p in unique])
+
+
+def _table_inputs(root: Path, snapshot: int | None, index_dir: str | None) -> Inputs:
+    table = PaimonTable(root, snapshot)
+    tasks = []
+    for entry, vector in table.live():
+        path = table.data_path(entry)
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0  # reported by the task that opens it
+        tasks.append(DataFileTask(str(path.resolve()), table.relative(entry), size, table, entry, vector, index_dir))
+    return Inputs(tasks, table)
+
+
+def open_error(err: Exception) -> str:
+    """A one-line reason for a file a task could not use."""
+    if isinstance(err, FileIndexError):
+        return str(err)
+    if isinstance(err, OSError):
+        return f"{err.filename or ''}: {err.strerror or err}".lstrip(": ")
+    return f"{type(err).__name__}: {err}"

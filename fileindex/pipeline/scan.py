@@ -1,0 +1,122 @@
+"""An index-pruned scan of one data file: what its index keeps, and reading just those rows.
+
+:func:`evaluate_file` answers the predicate with the file's index exactly as ``fileindex table`` and
+``fileindex query`` do (a missing or unreadable index keeps the whole file, with a note);
+:func:`read_candidates` reads the kept rows, minus deleted ones, in the output schema (a table's
+current schema, columns matched by field id; missing columns of older files as nulls).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+from pyroaring import BitMap, FrozenBitMap
+
+from ..arrow_types import arrow_type
+from ..errors import FileIndexError, UsageError
+from ..evaluation import FileIndexEvaluator
+from ..predicate import Predicate
+from ..result import REMAIN, SKIP, FileIndexResult, Rows
+from ..table_scan import MAX_INDEXED_ROWS, within
+from .inputs import DataFileTask, Inputs, open_error
+
+
+@dataclass(frozen=True)
+class ScanVerdict:
+    file: str
+    rows: int  # rows in the file
+    index: str  # embedded, sidecar or none
+    result: FileIndexResult  # within the rows not deleted
+    note: str = ""
+
+
+def scannable(inputs: Inputs) -> list[DataFileTask]:
+    """The tasks a batch read plans (table spec §5): what a primary-key table with deletion vectors
+    reads is its compacted (level > 0) files; other primary-key tables need merging, refused here."""
+    table = inputs.table
+    if table is None:
+        return inputs.tasks
+    if inputs.primary_key_without_deletion_vectors:
+        raise UsageError(f"{table.root}: a primary-key table without deletion vectors cannot be scanned file by "
+                         "file (its rows need merging by key); verify still checks each file's index")
+    if table.data_evolution:
+        raise UsageError(f"{table.root}: a data-evolution table spreads a row's columns over several files; "
+                         "scanning it is not supported (verify and fileindex table are)")
+    if table.schema.primary_keys:
+        return [task for task in inputs.tasks if task.entry.level > 0]
+    return inputs.tasks
+
+
+def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False) -> ScanVerdict:
+    if task.table is not None:
+        verdict = task.table.verdict(task.entry, predicate, task.vector, extended=extended)
+        return ScanVerdict(task.name, verdict.row_count, verdict.index, verdict.result, verdict.note)
+    try:
+        reader = task.open()
+    except FileIndexError as err:
+        return ScanVerdict(task.name, 0, "none", REMAIN, f"data file: {open_error(err)}")
+    try:
+        where, container, note = task.container()
+    except (FileIndexError, OSError) as err:
+        return ScanVerdict(task.name, reader.row_count, "sidecar", REMAIN, f"corrupt index: {open_error(err)}")
+    if container is None or reader.row_count > MAX_INDEXED_ROWS:
+        return ScanVerdict(task.name, reader.row_count, where, REMAIN, note)
+    try:
+        result = FileIndexEvaluator(task.types(reader), extended=extended).evaluate(container, predicate)
+    except FileIndexError as err:
+        return ScanVerdict(task.name, reader.row_count, where, REMAIN, f"corrupt index: {err}")
+    return ScanVerdict(task.name, reader.row_count, where, within(result, FrozenBitMap(range(reader.row_count))))
+
+
+def selection(verdict: ScanVerdict, deleted: FrozenBitMap | None) -> np.ndarray | None:
+    """Ascending row positions to read (None: every row)."""
+    if verdict.result is SKIP:
+        return np.zeros(0, dtype=np.int64)
+    if isinstance(verdict.result, Rows):
+        rows = BitMap(verdict.result.bitmap)
+    elif deleted:
+        rows = BitMap(range(verdict.rows))
+    else:
+        return None
+    if deleted:
+        rows -= deleted
+    return np.asarray(rows.to_array(), dtype=np.int64)
+
+
+def rows_to_read(verdict: ScanVerdict, deleted: FrozenBitMap | None) -> int:
+    rows = selection(verdict, deleted)
+    return verdict.rows if rows is None else len(rows)
+
+
+def output_schema(inputs: Inputs, first_file_schema: pa.Schema | None = None) -> pa.Schema:
+    """A table's current schema in Arrow, or (plain files) the first file's schema."""
+    if inputs.table is None:
+        return first_file_schema
+    fields = []
+    for field in inputs.table.schema.fields:
+        try:
+            fields.append(pa.field(field.name, arrow_type(field.type), nullable=field.type.nullable))
+        except UsageError:
+            raise UsageError(f"column {field.name!r} of type {field.type} has no Arrow type to read it as") from None
+    return pa.schema(fields)
+
+
+def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema) -> pa.Table:
+    """The rows of the file (positions ascending, None: all), shaped as ``schema``."""
+    reader = task.open()
+    if task.table is None:
+        names = {name: name for name in schema.names if name in reader.arrow_schema.names}
+    else:  # by field id: a renamed column keeps its id; one added later is absent from older files
+        by_id = task.table.data_schema(task.entry).by_id()
+        names = {f.name: by_id[f.id].name for f in task.table.schema.fields
+                 if f.id in by_id and by_id[f.id].name in reader.arrow_schema.names}
+    table = reader.read_rows(rows, list(dict.fromkeys(names.values())))
+    columns = []
+    for field in schema:
+        if field.name in names:
+            column = table.column(names[field.name])
+            columns.append(column if column.type == field.type else column.cast(field.type))
+        else:
+            columns.append(pa.nulls(table.num_rows, type=field.type))
+    return pa.Table.from_arrays(columns, schema=schema)

@@ -1,0 +1,155 @@
+"""Which rows of a data file truly match a predicate, computed from the data with Paimon's semantics.
+
+This is the brute-force side of verification, independent of every index reader: comparisons
+follow Paimon's ``CompareUtils`` (FLOAT/DOUBLE by ``Float.compare``/``Double.compare``, so
+-0.0 < 0.0 and NaN equals NaN and sorts last; strings and bytes by unsigned bytes; timestamps to
+the nanosecond), a null value matches nothing but IS NULL, and a null literal matches nothing.
+A map-key column ``m[k]`` is each row's value for key k (null when absent).
+"""
+from __future__ import annotations
+
+import decimal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..arrow_values import integer_key, integer_keys
+from ..predicate import And, Leaf, Or, Predicate
+from ..types import NUMERIC_BITS, DataType, column_type
+from ..values import Timestamp
+
+_UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+
+
+def split_column(column: str) -> tuple[str, str | None]:
+    """``m[k]`` → ('m', 'k'); a plain column → (column, None)."""
+    if column.endswith("]") and "[" in column:
+        return column[: column.index("[")], column[column.index("[") + 1:-1]
+    return column, None
+
+
+def source_columns(predicate: Predicate) -> list[str]:
+    """The data-file columns a predicate reads (a map-key column reads its map)."""
+    if isinstance(predicate, Leaf):
+        return [split_column(predicate.column)[0]]
+    return list(dict.fromkeys(c for child in predicate.children for c in source_columns(child)))
+
+
+def column_values(table: pa.Table, column: str) -> pa.Array:
+    base, key = split_column(column)
+    values = table.column(base).combine_chunks()
+    if key is None:
+        return values
+    return pc.map_lookup(values, pa.scalar(key, type=values.type.key_type), "first")
+
+
+def matches(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> np.ndarray:
+    """A bool per row of ``table``: does the row satisfy ``predicate``?"""
+    if isinstance(predicate, And):
+        out = np.ones(table.num_rows, dtype=bool)
+        for child in predicate.children:
+            out &= matches(table, child, types)
+        return out
+    if isinstance(predicate, Or):
+        out = np.zeros(table.num_rows, dtype=bool)
+        for child in predicate.children:
+            out |= matches(table, child, types)
+        return out
+    return ColumnTruth(column_values(table, predicate.column), column_type(types, predicate.column)).matches(predicate)
+
+
+class ColumnTruth:
+    """One column's values, prepared once to answer many leaves on it."""
+
+    def __init__(self, values: pa.Array, data_type: DataType):
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+        self.values, self.type = values, data_type
+        self.valid = np.asarray(values.is_valid(), dtype=bool)
+        self.ordinal = _ordinal(values, self.valid, data_type)  # int64 per row in a total order, or None
+
+    def matches(self, leaf: Leaf) -> np.ndarray:
+        valid, function, literals = self.valid, leaf.function, leaf.literals
+        if function == "is_null":
+            return ~valid
+        if function == "is_not_null":
+            return valid.copy()
+        none = np.zeros(len(valid), dtype=bool)
+        if function in ("in", "not_in"):
+            hit = none
+            for literal in literals:
+                if literal is None:
+                    if function == "not_in":
+                        return none  # x NOT IN (..., NULL) is never true
+                    continue
+                hit = hit | self.compare("eq", literal)
+            return hit if function == "in" else valid & ~hit
+        if any(literal is None for literal in literals):
+            return none
+        if function in ("between", "not_between"):
+            inside = self.compare("gte", literals[0]) & self.compare("lte", literals[1])
+            return inside if function == "between" else valid & ~inside
+        return self.compare(function, literals[0])
+
+    def compare(self, function: str, literal) -> np.ndarray:
+        """Rows whose value compares with ``literal`` as ``function`` says (False for nulls)."""
+        if self.ordinal is None:
+            name = {"eq": "equal", "neq": "not_equal", "lt": "less", "lte": "less_equal", "gt": "greater",
+                    "gte": "greater_equal"}[function]
+            result = getattr(pc, name)(self.values, pa.scalar(literal, type=self.values.type)).fill_null(False)
+            return np.asarray(result, dtype=bool)
+        key, remainder = _literal_ordinal(literal, self.type, self.values.type)
+        keys = self.ordinal
+        # literal = key + remainder/unit with 0 <= remainder < 1 (a finer timestamp than the column holds)
+        exact = remainder == 0
+        result = {
+            "eq": (keys == key) if exact else np.zeros(len(keys), dtype=bool),
+            "neq": (keys != key) if exact else np.ones(len(keys), dtype=bool),
+            "lt": keys < key + (0 if exact else 1),
+            "lte": keys <= key,
+            "gt": keys > key,
+            "gte": keys >= key + (0 if exact else 1),
+        }[function]
+        return self.valid & result
+
+
+def _ordinal(values: pa.Array, valid: np.ndarray, data_type: DataType) -> np.ndarray | None:
+    """int64 per row ordered as Paimon compares the type (0 for nulls), None for the byte-string types."""
+    root = data_type.root
+    if root in ("FLOAT", "DOUBLE"):
+        keys = integer_keys(values.drop_null(), data_type)
+        keys = _float_order(keys, 32 if root == "FLOAT" else 64)
+    elif data_type.is_timestamp and pa.types.is_timestamp(values.type):
+        keys = values.drop_null().cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64)
+    elif root in NUMERIC_BITS or root in ("DATE", "TIME", "DECIMAL") or data_type.is_timestamp:
+        keys = integer_keys(values.drop_null(), data_type)
+    else:
+        return None
+    out = np.zeros(len(values), dtype=np.int64)
+    out[valid] = keys
+    return out
+
+
+def _float_order(bits: np.ndarray, width: int) -> np.ndarray:
+    """IEEE bits (NaN canonical) → integers in Float.compare / Double.compare order."""
+    bits = bits.astype(np.int64)
+    magnitude = (1 << (width - 1)) - 1  # FLOAT bits arrive sign-extended, so this works for both widths
+    return np.where(bits < 0, bits ^ magnitude, bits)
+
+
+def _literal_ordinal(literal, data_type: DataType, arrow_type: pa.DataType) -> tuple[int, int]:
+    """The literal in the column's ordinal scale: (floor, remainder in the column's finest unit)."""
+    root = data_type.root
+    if root in ("FLOAT", "DOUBLE"):
+        width = 32 if root == "FLOAT" else 64
+        return int(_float_order(np.array([integer_key(literal, data_type)], dtype=np.int64), width)[0]), 0
+    if data_type.is_timestamp and pa.types.is_timestamp(arrow_type):
+        ts = literal if isinstance(literal, Timestamp) else Timestamp.from_datetime(literal)
+        nanos = ts.millis * 1_000_000 + ts.nanos_of_milli
+        return divmod(nanos, _UNIT_NANOS[arrow_type.unit])
+    if root == "DECIMAL":
+        exact = decimal.Decimal(literal).scaleb(data_type.scale)
+        floor = int(exact.to_integral_value(rounding=decimal.ROUND_FLOOR))
+        return floor, int(exact != floor)
+    return int(integer_key(literal, data_type)), 0

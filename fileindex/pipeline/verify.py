@@ -1,0 +1,238 @@
+"""Does one data file's index tell the truth about its rows? The work of one verify task.
+
+Every index body of the file's container answers predicates (given ones, or ones generated from
+the file's own values per indexed column) and each answer is compared with the rows that truly
+match (:mod:`fileindex.pipeline.truth`):
+
+* **unsound**: SKIP, or a row set, that leaves out a matching row: always a violation;
+* **inexact**: a row set that holds a row that does not match, from an index that is exact for the
+  predicate (bitmap =, IN, IS [NOT] NULL; bsi and range-bitmap everything but NOT BETWEEN);
+* a bloom-filter REMAIN for a value that is not there is a false positive: counted, not a violation.
+
+A malformed or missing index is a finding on the file ("unreadable"), never an exception.
+"""
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+from pyroaring import BitMap
+
+from ..errors import DecodeError, FileIndexError
+from ..evaluation import EmptyFileIndexReader, FileIndexEvaluator, visit
+from ..indexes import INDEX_TYPES
+from ..literals import sql_literal
+from ..predicate import Leaf, Predicate
+from ..predicate_parser import to_sql
+from ..result import REMAIN, SKIP, FileIndexResult, Rows
+from ..schema_evolution import devolve
+from ..types import column_type
+from .inputs import DataFileTask, open_error
+from .probes import probe_predicates
+from .truth import ColumnTruth, column_values, matches, source_columns, split_column
+
+EXACT = {
+    "bitmap": {"eq", "in", "is_null", "is_not_null"},
+    "bsi": {"eq", "neq", "in", "not_in", "lt", "lte", "gt", "gte", "between", "is_null", "is_not_null"},
+    "range-bitmap": {"eq", "neq", "in", "not_in", "lt", "lte", "gt", "gte", "between", "is_null", "is_not_null"},
+}
+WHOLE_FILE = "predicate"  # the index-type label of a given predicate, answered by the whole container
+
+
+@dataclass
+class Tally:
+    checks: int = 0
+    violations: int = 0
+    absent_probes: int = 0  # bloom-filter: probes whose value is not in the file
+    false_positives: int = 0
+
+
+@dataclass
+class FileReport:
+    file: str
+    index: str = "none"  # embedded, sidecar or none
+    rows: int = 0
+    status: str = "ok"  # ok, violations, unreadable, no index
+    notes: list[str] = field(default_factory=list)
+    tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    violations: list[dict] = field(default_factory=list)
+    designed_fpp: dict[str, float] = field(default_factory=dict)  # bloom column → design fpp
+
+    def tally(self, index_type: str, kind: str) -> Tally:
+        return self.tallies.setdefault((index_type, kind), Tally())
+
+    def as_row(self) -> dict:
+        """A flat row (what the Spark job returns per file); details as JSON text."""
+        detail = {"tallies": [{"index_type": t, "kind": k, **vars(v)} for (t, k), v in sorted(self.tallies.items())],
+                  "violations": self.violations, "designed_fpp": self.designed_fpp}
+        return {"file": self.file, "index": self.index, "rows": self.rows, "status": self.status,
+                "note": "; ".join(self.notes), "checks": sum(v.checks for v in self.tallies.values()),
+                "violations": len(self.violations),
+                "false_positives": sum(v.false_positives for v in self.tallies.values()),
+                "detail": json.dumps(detail, ensure_ascii=False, default=str)}
+
+
+def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *, witnesses: int = 5,
+                seed: int = 0) -> FileReport:
+    report = FileReport(task.name)
+    try:
+        report.index, container, note = task.container()
+    except (FileIndexError, OSError) as err:
+        report.index, report.status = "sidecar" if task.entry is None or task.entry.embedded_index is None \
+            else "embedded", "unreadable"
+        report.notes.append(f"index: {open_error(err)}")
+        return report
+    if note:
+        report.status = "unreadable"
+        report.notes.append(note)
+        return report
+    if container is None:
+        report.status = "no index"
+        return report
+    try:
+        reader = task.open()
+        types = task.types(reader)
+        report.rows = reader.row_count
+        if predicates is None:
+            _check_generated(report, container, reader, types, witnesses, seed)
+        else:
+            _check_given(report, task, container, reader, types, predicates, witnesses)
+    except (FileIndexError, OSError) as err:
+        report.status = "unreadable"
+        report.notes.append(open_error(err))
+        return report
+    if report.violations:
+        report.status = "violations"
+    elif any(n.startswith("unreadable") for n in report.notes):
+        report.status = "unreadable"
+    return report
+
+
+def _check_generated(report: FileReport, container, reader, types, witnesses: int, seed: int) -> None:
+    rng = random.Random(f"{seed}:{report.file}")
+    tables: dict[str, pa.Table] = {}  # source column → its data
+    columns: dict[str, tuple[ColumnTruth, list[Leaf]]] = {}  # container column → truth and probes
+    for entry in container:
+        data_type = column_type(types, entry.column)
+        if data_type is None:
+            report.notes.append(f"{entry.column}: not a column of the data file")
+            continue
+        source = split_column(entry.column)[0]
+        table = tables.get(source) or tables.setdefault(source, reader.read([source]))
+        if entry.column not in columns:
+            truth = ColumnTruth(column_values(table, entry.column), data_type)
+            columns[entry.column] = (truth, probe_predicates(truth, entry.column, rng))
+        truths, leaves = columns[entry.column]
+        try:
+            index_reader = _open_reader(container, entry, data_type)
+        except DecodeError as err:
+            report.notes.append(f"unreadable {entry.column}/{entry.index_type}: {err}")
+            continue
+        if index_reader is None:
+            continue
+        if entry.index_type == "bloom-filter" and not entry.is_empty:
+            from ..bloom_math import diagnose
+
+            report.designed_fpp[entry.column] = diagnose(container.body(entry)).design_fpp
+        for leaf in leaves:
+            try:
+                answer = visit(index_reader, leaf)
+            except DecodeError as err:
+                report.notes.append(f"unreadable {entry.column}/{entry.index_type}: {err}")
+                break
+            truth = _truth_bitmap(truths.matches(leaf))
+            _judge(report, entry.index_type, leaf, answer, truth, reader.row_count, table, witnesses, types)
+
+
+def _check_given(report: FileReport, task: DataFileTask, container, reader, types, predicates, witnesses) -> None:
+    evaluator = FileIndexEvaluator(types)
+    for predicate in predicates:
+        if task.table is not None:
+            predicate = devolve(predicate, task.table.schema, task.table.data_schema(task.entry))
+            if not predicate:
+                report.tally(WHOLE_FILE, "given").checks += 1
+                continue  # nothing of it applies to this file: REMAIN
+        table = reader.read(source_columns(predicate))
+        try:
+            answer = evaluator.evaluate(container, predicate)
+        except DecodeError as err:
+            report.notes.append(f"unreadable: {err}")
+            return
+        truth = _truth_bitmap(matches(table, predicate, types))
+        _judge(report, WHOLE_FILE, predicate, answer, truth, reader.row_count, table, witnesses, types)
+
+
+def _open_reader(container, entry, data_type):
+    if entry.is_empty:
+        return EmptyFileIndexReader()
+    index = INDEX_TYPES.get(entry.index_type)
+    if index is None:
+        return None
+    return index.reader(container.body(entry), data_type, base_offset=entry.start)
+
+
+def _truth_bitmap(mask: np.ndarray) -> BitMap:
+    return BitMap(np.flatnonzero(mask).astype(np.uint32))
+
+
+def _judge(report: FileReport, index_type: str, predicate: Predicate, answer: FileIndexResult, truth: BitMap,
+           row_count: int, table: pa.Table, witnesses: int, types) -> None:
+    kind = "given" if index_type == WHOLE_FILE else predicate.function
+    tally = report.tally(index_type, kind)
+    tally.checks += 1
+    if answer is SKIP:
+        kept = BitMap()
+    elif answer is REMAIN:
+        kept = BitMap(range(row_count))
+    else:
+        kept = BitMap(answer.bitmap)
+    missing = truth - kept
+    problem = None
+    if missing:
+        problem, rows = "unsound", missing
+    elif isinstance(answer, Rows) and isinstance(predicate, Leaf) and predicate.function in EXACT.get(index_type, ()):
+        extra = kept - truth
+        if extra:
+            problem, rows = "inexact", extra
+    if index_type == "bloom-filter" and not truth and predicate.function in ("eq", "in"):
+        tally.absent_probes += 1
+        tally.false_positives += answer is REMAIN
+    if problem is None:
+        return
+    tally.violations += 1
+    report.violations.append({
+        "column": ", ".join(dict.fromkeys(_columns(predicate))), "index_type": index_type, "kind": problem,
+        "predicate": to_sql(predicate, types), "answer": _answer_text(answer), "true_rows": len(truth),
+        "wrong_rows": len(rows), "witnesses": _witness_rows(table, rows, witnesses),
+    })
+
+
+def _columns(predicate: Predicate) -> list[str]:
+    if isinstance(predicate, Leaf):
+        return [predicate.column]
+    return [c for child in predicate.children for c in _columns(child)]
+
+
+def _answer_text(answer: FileIndexResult) -> str:
+    return f"ROWS {answer.cardinality}" if isinstance(answer, Rows) else repr(answer)
+
+
+def _witness_rows(table: pa.Table, rows: BitMap, limit: int) -> list[dict]:
+    out = []
+    for row in list(rows)[:limit]:
+        values = {name: _json_value(table.column(name)[row].as_py()) for name in table.column_names}
+        out.append({"row": row, **values})
+    return out
+
+
+def _json_value(value):
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return sql_literal(value) if value != value or value in (float("inf"), float("-inf")) else value
+    if isinstance(value, (bytes, bytearray)):
+        return sql_literal(bytes(value))
+    return str(value)

@@ -1,0 +1,20 @@
+"""The pipeline on Spark: build, verify and index-pruned scans over many data files, and a data source.
+
+Spark only orchestrates here: the per-file work is :mod:`fileindex.pipeline`, which knows nothing of
+Spark. ``spark_session()`` gives a local (or cluster) session; ``build_indexes``, ``verify_indexes``
+and ``pruned_scan`` return DataFrames; ``register(spark)`` makes
+``spark.read.format("paimon-fileindex")`` available (the session builder does it). May import
+everything below it; nothing imports it but the command line.
+"""
+from .jobs import PrunedScan, ScanStats, build_indexes, plain_scan, pruned_scan, verify_indexes
+from .session import SparkSetupError, spark_session
+
+
+def register(spark) -> None:
+    from .datasource import register as register_source
+
+    register_source(spark)
+
+
+__all__ = ["PrunedScan", "ScanStats", "SparkSetupError", "build_indexes", "plain_scan", "pruned_scan", "register",
+           "spark_session", "verify_indexes"]

@@ -1,0 +1,112 @@
+"""The project's predicates as Spark SQL columns, and the one place where the two semantics differ.
+
+Spark filters the rows exactly (``to_column``); the index only decides which rows are worth reading.
+Both compare FLOAT/DOUBLE with NaN equal to itself and above everything, but Spark calls 0.0 and
+-0.0 equal where Paimon's ``Double.compare`` (and so every index) tells them apart. Before an index
+answers, ``widen_signed_zeros`` rewrites the comparisons whose Spark answer could include a zero
+of the other sign, so that pruning never removes a row Spark's filter keeps.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+from ..errors import UsageError
+from ..predicate import And, Leaf, Or, Predicate, and_, or_
+from ..pipeline.truth import split_column
+from ..types import DataType, column_type
+from ..values import Timestamp
+
+_EPOCH_DATE = dt.date(1970, 1, 1)
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def _is_zero(value) -> bool:
+    return isinstance(value, float) and value == 0.0
+
+
+def _other_zero(value: float) -> float:
+    return 0.0 if math.copysign(1.0, value) < 0 else -0.0
+
+
+def widen_signed_zeros(predicate: Predicate, types: dict[str, DataType]) -> Predicate:
+    """A predicate that keeps every row Spark's filter keeps (equal to ``predicate`` without ±0.0)."""
+    if isinstance(predicate, (And, Or)):
+        children = [widen_signed_zeros(child, types) for child in predicate.children]
+        return and_(*children) if isinstance(predicate, And) else or_(*children)
+    data_type = column_type(types, predicate.column)
+    if data_type is None or data_type.root not in ("FLOAT", "DOUBLE"):
+        return predicate
+    function, literals = predicate.function, predicate.literals
+    if function == "eq" and _is_zero(literals[0]):
+        return or_(predicate, Leaf("eq", predicate.column, (_other_zero(literals[0]),)))
+    if function == "in" and any(_is_zero(v) for v in literals):
+        extra = tuple(_other_zero(v) for v in literals if _is_zero(v))
+        return Leaf("in", predicate.column, literals + extra)
+    if function == "lte" and _is_zero(literals[0]):
+        return Leaf("lte", predicate.column, (0.0,))
+    if function == "gte" and _is_zero(literals[0]):
+        return Leaf("gte", predicate.column, (-0.0,))
+    if function == "between":
+        low, high = literals
+        return Leaf("between", predicate.column, (-0.0 if _is_zero(low) else low, 0.0 if _is_zero(high) else high))
+    return predicate  # strict comparisons and negations: Spark's answer is within Paimon's
+
+
+def to_column(predicate: Predicate, types: dict[str, DataType]):
+    """A pyspark Column that is true exactly for the rows Spark SQL's filter keeps."""
+    from pyspark.sql import functions as F
+
+    if isinstance(predicate, And):
+        column = to_column(predicate.children[0], types)
+        for child in predicate.children[1:]:
+            column = column & to_column(child, types)
+        return column
+    if isinstance(predicate, Or):
+        column = to_column(predicate.children[0], types)
+        for child in predicate.children[1:]:
+            column = column | to_column(child, types)
+        return column
+    base, key = split_column(predicate.column)
+    column = F.col(f"`{base.replace('`', '``')}`")
+    if key is not None:
+        column = column.getItem(key)
+    data_type = column_type(types, predicate.column)
+    function = predicate.function
+    values = [spark_literal(v, data_type, predicate.column) for v in predicate.literals]
+    if function == "is_null":
+        return column.isNull()
+    if function == "is_not_null":
+        return column.isNotNull()
+    if function == "in":
+        return column.isin(values)
+    if function == "not_in":
+        return ~column.isin(values)
+    if function == "between":
+        return column.between(values[0], values[1])
+    if function == "not_between":
+        return ~column.between(values[0], values[1])
+    operator = {"eq": "__eq__", "neq": "__ne__", "lt": "__lt__", "lte": "__le__", "gt": "__gt__", "gte": "__ge__"}
+    return getattr(column, operator[function])(values[0])
+
+
+def spark_literal(value, data_type: DataType | None, column: str):
+    """A literal as a pyspark Column of the column's Spark type."""
+    from pyspark.sql import functions as F
+
+    if value is None:
+        return F.lit(None)
+    root = data_type.root if data_type else None
+    if root == "DATE":
+        return F.lit(_EPOCH_DATE + dt.timedelta(days=value))
+    if root == "TIME":
+        raise UsageError(f"column {column}: Spark cannot filter TIME columns; leave {column} out of the predicate")
+    if isinstance(value, Timestamp):
+        if root == "TIMESTAMP_LTZ":
+            return F.timestamp_micros(F.lit(value.micros))
+        # wall-clock text, so that the session's time zone plays no part
+        wall_clock = (_EPOCH + dt.timedelta(microseconds=value.micros)).isoformat(sep=" ")
+        return F.lit(wall_clock).cast("timestamp_ntz")
+    if isinstance(value, (bytes, bytearray)):
+        return F.lit(bytearray(value))
+    return F.lit(value)

@@ -1,0 +1,282 @@
+"""The pipeline's Spark jobs: build, verify and index-pruned scans over many data files.
+
+Each job resolves its inputs on the driver (a table's manifests, or files and globs), spreads the
+data files over Spark tasks (a large file is a task of its own, small ones are batched), and runs
+the per-file work of :mod:`fileindex.pipeline` on the executors through ``mapInArrow``. Results come
+back as DataFrames. The same code runs in local mode and on a cluster, where every executor must
+see the data files at the same paths (a shared file system) and have this package installed.
+"""
+from __future__ import annotations
+
+import pickle
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable, Iterable, Mapping
+
+import pyarrow as pa
+from pyroaring import BitMap
+
+from ..data_files import data_file_format
+from ..errors import UsageError
+from ..predicate_parser import parse_predicate
+from ..result import REMAIN, SKIP, Rows
+from ..types import DataType
+from ..pipeline.build import SUMMARY_FIELDS, build_file
+from ..pipeline.inputs import DataFileTask, Inputs, paimon_types, resolve_inputs
+from ..pipeline.scan import (ScanVerdict, evaluate_file, output_schema, read_candidates, rows_to_read, scannable,
+                             selection)
+from ..pipeline.verify import verify_file
+from .expressions import to_column, widen_signed_zeros
+
+TARGET_TASK_BYTES = 128 << 20
+PLAN_ON_DRIVER_FILES = 256
+FAIL_BEFORE_RENAME = "fileindex.test.failFirstAttemptBeforeRename"  # a local property tests set
+
+BUILD_SCHEMA = ("file string, output string, status string, rows long, bytes long, embedded boolean, "
+                "indexes string, bloom string, error string")
+VERIFY_SCHEMA = ("file string, index string, rows long, status string, note string, checks long, "
+                 "violations long, false_positives long, detail string")
+VERDICT_SCHEMA = ("task int, file string, rows long, index string, result string, rows_to_read long, "
+                  "candidates binary, note string")
+
+
+# ------------------------------------------------------------------------------------ distribution
+
+def plan_groups(items: list, sizes: list[int], parallelism: int) -> list[list]:
+    """Items in groups of similar byte size: at least two per core, a large file in a group of its own."""
+    if not items:
+        return []
+    total = sum(sizes)
+    count = min(len(items), max(2 * parallelism, -(-total // TARGET_TASK_BYTES)))
+    groups: list[list] = [[] for _ in range(count)]
+    loads = [0] * count
+    for size, item in sorted(zip(sizes, items), key=lambda pair: -pair[0]):
+        smallest = loads.index(min(loads))
+        groups[smallest].append(item)
+        loads[smallest] += max(size, 1)
+    return [group for group in groups if group]
+
+
+def per_file_job(spark, items: list, sizes: list[int], work: Callable[[object], Iterable[pa.Table]], schema):
+    """A DataFrame of what ``work`` yields (Arrow tables in ``schema``) for every item, on the executors."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import _parse_datatype_string
+
+    spark_schema = _parse_datatype_string(schema) if isinstance(schema, str) else schema
+    arrow_schema = to_arrow_schema(spark_schema, timezone="UTC")
+    groups = plan_groups(items, sizes, spark.sparkContext.defaultParallelism)
+    blobs = [(pickle.dumps(group),) for group in groups] or [(pickle.dumps([]),)]
+    frame = spark.createDataFrame(spark.sparkContext.parallelize(blobs, len(blobs)), "items binary")
+
+    def run(batches):
+        for batch in batches:
+            for blob in batch.column(0).to_pylist():
+                for item in pickle.loads(blob):
+                    for table in work(item):
+                        yield from _conform(table, arrow_schema).to_batches()
+
+    return frame.mapInArrow(run, spark_schema)
+
+
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` in exactly the Arrow types Spark expects for the job's schema (timestamps in µs)."""
+    columns = [table.column(i).cast(field.type, safe=False) if table.column(i).type != field.type
+               else table.column(i) for i, field in enumerate(schema)]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def rows_job(spark, tasks: list[DataFileTask], work: Callable[[DataFileTask], dict], schema: str):
+    """One row per data file, made by ``work`` on the executors."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import _parse_datatype_string
+
+    arrow_schema = to_arrow_schema(_parse_datatype_string(schema))
+    return per_file_job(spark, tasks, [t.size for t in tasks],
+                        partial(_one_row, work=work, schema=arrow_schema), schema)
+
+
+def _one_row(task, *, work, schema):
+    yield pa.Table.from_pylist([work(task)], schema=schema)
+
+
+def _resolve(inputs, snapshot: int | None, index_dir: str | None) -> Inputs:
+    if isinstance(inputs, Inputs):
+        return inputs
+    return resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
+                          index_dir=index_dir)
+
+
+def predicate_types(resolved: Inputs, tasks: list[DataFileTask]) -> dict[str, DataType]:
+    """The column types predicates are written against: the table's schema, or the first file's."""
+    if resolved.table is not None:
+        return resolved.table.schema.types()
+    if not tasks:
+        return {}
+    return paimon_types(tasks[0].open().arrow_schema)
+
+
+# ------------------------------------------------------------------------------------ build
+
+def build_indexes(spark, inputs, options: Mapping[str, str], *, output_dir: str | None = None,
+                  overwrite: bool = False, snapshot: int | None = None):
+    """Build every data file's index container as a sidecar; a DataFrame with a summary row per file."""
+    resolved = _resolve(inputs, snapshot, output_dir)
+    work = partial(_build_one, options=dict(options), overwrite=overwrite)
+    return rows_job(spark, resolved.tasks, work, BUILD_SCHEMA)
+
+
+def _build_one(task: DataFileTask, *, options, overwrite) -> dict:
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    hook = None
+    if context is not None and context.getLocalProperty(FAIL_BEFORE_RENAME) == "true" and context.attemptNumber() == 0:
+        def hook(path):
+            raise RuntimeError(f"failing attempt 0 of the task for {task.name} before the rename (test)")
+    row = build_file(task, options, overwrite=overwrite, before_rename=hook)
+    return {field: row[field] for field in SUMMARY_FIELDS}
+
+
+# ------------------------------------------------------------------------------------ verify
+
+def verify_indexes(spark, inputs, *, where: list[str] | None = None, witnesses: int = 5,
+                   snapshot: int | None = None, index_dir: str | None = None):
+    """Check every data file's index against its rows; a DataFrame with a row per file (see VERIFY_SCHEMA)."""
+    resolved = _resolve(inputs, snapshot, index_dir)
+    predicates = None
+    if where:
+        types = predicate_types(resolved, resolved.tasks)
+        predicates = [parse_predicate(text, types) for text in where]
+    work = partial(_verify_one, predicates=predicates, witnesses=witnesses)
+    return rows_job(spark, resolved.tasks, work, VERIFY_SCHEMA)
+
+
+def _verify_one(task: DataFileTask, *, predicates, witnesses) -> dict:
+    return verify_file(task, predicates, witnesses=witnesses).as_row()
+
+
+# ------------------------------------------------------------------------------------ scan
+
+@dataclass
+class ScanStats:
+    files_total: int = 0
+    files_read: int = 0
+    rows_total: int = 0
+    rows_read: int = 0
+    files_without_index: int = 0
+    index_problems: int = 0
+    index_seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return dict(vars(self))
+
+
+@dataclass
+class PrunedScan:
+    frame: object  # the result DataFrame: exactly the rows a plain scan with the predicate returns
+    stats: ScanStats
+    verdicts: list  # one Row of VERDICT_SCHEMA per data file
+
+
+def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index_dir: str | None = None,
+                extended: bool = False, plan: str = "auto") -> PrunedScan:
+    """Skip the files the index answers SKIP for, read only candidate rows of the rest, filter exactly.
+
+    ``plan`` says where the indexes are evaluated: ``spark`` (a job, one task per group of files),
+    ``driver`` (in this process, as Iceberg and Paimon plan their scans), or ``auto``: the driver for
+    up to PLAN_ON_DRIVER_FILES files, where a job's start-up would cost more than the work.
+    """
+    if plan not in ("auto", "driver", "spark"):
+        raise UsageError(f"plan={plan!r}: choose auto, driver or spark")
+    resolved = _resolve(inputs, snapshot, index_dir)
+    tasks = scannable(resolved)
+    types = predicate_types(resolved, tasks)
+    predicate = parse_predicate(where, types)
+    index_predicate = widen_signed_zeros(predicate, types)
+    started = time.perf_counter()
+    numbered = [_Numbered(i, t) for i, t in enumerate(tasks)]
+    work = partial(_verdict_row, predicate=index_predicate, extended=extended)
+    if plan == "driver" or (plan == "auto" and len(tasks) <= PLAN_ON_DRIVER_FILES):
+        verdict_rows = [_AttributeRow(work(item)) for item in numbered]
+    else:
+        verdict_rows = rows_job(spark, numbered, work, VERDICT_SCHEMA).collect()
+    stats = ScanStats(files_total=len(tasks), index_seconds=time.perf_counter() - started)
+    reads = []
+    for row in sorted(verdict_rows, key=lambda r: r.task):
+        stats.rows_total += row.rows
+        stats.files_without_index += row.index == "none"
+        stats.index_problems += bool(row.note)
+        if row.result == "SKIP":
+            continue
+        stats.files_read += 1
+        stats.rows_read += row.rows_to_read
+        reads.append((tasks[row.task], row.rows, row.candidates))
+    schema = _scan_schema(resolved, tasks)
+    frame = _read_job(spark, reads, schema).where(to_column(predicate, types))
+    return PrunedScan(frame, stats, verdict_rows)
+
+
+def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None):
+    """The same result without any index: Spark's own reader for plain files; every live row of a table."""
+    resolved = _resolve(inputs, snapshot, None)
+    tasks = scannable(resolved)
+    types = predicate_types(resolved, tasks)
+    predicate = to_column(parse_predicate(where, types), types)
+    if resolved.table is None:
+        frames = []
+        for file_format in ("parquet", "orc"):
+            paths = [t.path for t in tasks if data_file_format(t.path) == file_format]
+            if paths:
+                frames.append(spark.read.format(file_format).load(paths))
+        frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1], allowMissingColumns=True)
+        return frame.where(predicate)
+    reads = [(task, task.entry.row_count, None) for task in tasks]
+    return _read_job(spark, reads, _scan_schema(resolved, tasks)).where(predicate)
+
+
+class _AttributeRow(dict):
+    """A verdict made on the driver, read like a Spark Row."""
+
+    __getattr__ = dict.__getitem__
+
+
+@dataclass(frozen=True)
+class _Numbered:
+    number: int
+    task: DataFileTask
+
+    @property
+    def size(self) -> int:
+        return self.task.size
+
+
+def _verdict_row(item: _Numbered, *, predicate, extended) -> dict:
+    verdict = evaluate_file(item.task, predicate, extended=extended)
+    result = verdict.result
+    return {"task": item.number, "file": verdict.file, "rows": verdict.rows, "index": verdict.index,
+            "result": "SKIP" if result is SKIP else "ROWS" if isinstance(result, Rows) else "REMAIN",
+            "rows_to_read": rows_to_read(verdict, item.task.deleted_rows()),
+            "candidates": result.bitmap.serialize() if isinstance(result, Rows) else None, "note": verdict.note}
+
+
+def _scan_schema(resolved: Inputs, tasks: list[DataFileTask]) -> pa.Schema:
+    """The result's Arrow schema: the table's current schema, or the first file's."""
+    if not tasks and resolved.table is None:
+        raise UsageError("no data file to scan")
+    return output_schema(resolved, None if resolved.table is not None else tasks[0].open().arrow_schema)
+
+
+def _read_job(spark, reads: list[tuple], schema: pa.Schema):
+    """The candidate rows of each (task, row count, candidates) read, read as ``schema``, in Spark's types."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return per_file_job(spark, reads, [r[0].size for r in reads], partial(_read_one, schema=schema),
+                        from_arrow_schema(schema))
+
+
+def _read_one(read: tuple, *, schema: pa.Schema):
+    task, row_count, candidates = read
+    result = Rows(BitMap.deserialize(candidates)) if candidates is not None else REMAIN
+    yield read_candidates(task, selection(ScanVerdict(task.name, row_count, "", result), task.deleted_rows()),
+                          schema)

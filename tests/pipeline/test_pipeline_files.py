@@ -1,0 +1,99 @@
+"""Reading candidate rows out of row groups and stripes, and writes that are all or nothing."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.orc as orc
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fileindex.atomic_write import write_atomically
+from fileindex.data_files import DataFileError, DataFileReader
+
+ROWS = 1000
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("files")
+    table = pa.table({"x": np.arange(ROWS, dtype=np.int64), "s": [f"v{i}" for i in range(ROWS)]})
+    pq.write_table(table, folder / "t.parquet", row_group_size=97)
+    orc.write_table(table, folder / "t.orc", stripe_size=4096)
+    return table, [folder / "t.parquet", folder / "t.orc"]
+
+
+@settings(max_examples=50)
+@given(rows=st.lists(st.integers(0, ROWS - 1), unique=True, max_size=60), which=st.integers(0, 1))
+def test_candidate_rows_equal_a_take_of_the_whole_file(files, rows, which):
+    table, paths = files
+    reader = DataFileReader(paths[which])
+    wanted = np.array(sorted(rows), dtype=np.int64)
+    got = reader.read_rows(wanted, ["x", "s"])
+    assert got.to_pylist() == table.take(pa.array(wanted, type=pa.int64())).to_pylist()
+
+
+def test_parquet_reads_only_the_groups_holding_candidates(files, monkeypatch):
+    reader = DataFileReader(files[1][0])
+    asked = []
+    original = reader._read_groups
+    monkeypatch.setattr(reader, "_read_groups", lambda groups, columns: asked.append(groups) or original(groups, columns))
+    reader.read_rows(np.array([5, 500], dtype=np.int64), ["x"])
+    assert asked == [[0, 5]]  # 97 rows a group
+
+
+def test_unreadable_data_files_are_typed_errors(tmp_path):
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(DataFileError, match="bad.parquet"):
+        DataFileReader(tmp_path / "bad.parquet")
+    with pytest.raises(DataFileError, match="missing.parquet"):
+        DataFileReader(tmp_path / "missing.parquet")
+    with pytest.raises(DataFileError, match="not a Parquet or ORC"):
+        DataFileReader(tmp_path / "x.csv")
+
+
+def test_a_writer_failing_before_the_rename_leaves_nothing(tmp_path):
+    target = tmp_path / "d.parquet.index"
+
+    def fail(path):
+        assert path.exists() and not target.exists() or target.read_bytes() == b"old"
+        raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError):
+        write_atomically(target, b"complete", before_rename=fail)
+    assert list(tmp_path.iterdir()) == []
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError):
+        write_atomically(target, b"new", before_rename=fail)
+    assert target.read_bytes() == b"old" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_existing_files_are_kept_unless_overwritten(tmp_path):
+    target = tmp_path / "f"
+    assert write_atomically(target, b"one", overwrite=False)
+    assert not write_atomically(target, b"two", overwrite=False)
+    assert target.read_bytes() == b"one"
+    assert write_atomically(target, b"three")
+    assert target.read_bytes() == b"three" and [p.name for p in tmp_path.iterdir()] == ["f"]
+
+
+def test_a_killed_writer_never_leaves_a_partial_file(tmp_path):
+    """SIGKILL with the bytes written but not yet renamed: the final name does not exist."""
+    target = tmp_path / "big.index"
+    script = (f"from fileindex.atomic_write import write_atomically; import time\n"
+              f"write_atomically({str(target)!r}, b'x' * (64 << 20), before_rename=lambda p: time.sleep(60))")
+    process = subprocess.Popen([sys.executable, "-c", script])
+    for _ in range(600):
+        if any(p.name.endswith(".tmp") and p.stat().st_size == 64 << 20 for p in tmp_path.iterdir()):
+            break
+        process.poll()
+        assert process.returncode is None
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not target.exists()

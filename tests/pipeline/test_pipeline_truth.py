@@ -1,0 +1,91 @@
+"""The brute-force truth of verification against a row-by-row model of Paimon's comparisons."""
+import math
+import struct
+
+import pyarrow as pa
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fileindex.pipeline.truth import ColumnTruth, matches
+from fileindex.predicate import Leaf, and_, or_
+from fileindex.types import parse_type
+from fileindex.values import Timestamp
+
+FUNCTIONS = ["eq", "neq", "lt", "lte", "gt", "gte", "in", "not_in", "between", "not_between", "is_null",
+             "is_not_null"]
+
+
+def java_key(value):
+    """Double.compare order: -0.0 < 0.0, every NaN equal and above +Infinity."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return (2, 0)
+        bits = struct.unpack(">q", struct.pack(">d", value))[0]
+        return (1, bits ^ 0x7FFFFFFFFFFFFFFF if bits < 0 else bits)
+    return value
+
+
+def model(value, leaf: Leaf) -> bool:
+    f, lits = leaf.function, leaf.literals
+    if f == "is_null":
+        return value is None
+    if f == "is_not_null":
+        return value is not None
+    if value is None:
+        return False
+    if f in ("in", "not_in"):
+        if f == "not_in" and any(v is None for v in lits):
+            return False
+        hit = any(v is not None and java_key(value) == java_key(v) for v in lits)
+        return hit if f == "in" else not hit
+    if any(v is None for v in lits):
+        return False
+    k = java_key(value)
+    if f in ("between", "not_between"):
+        inside = java_key(lits[0]) <= k <= java_key(lits[1])
+        return inside if f == "between" else not inside
+    other = java_key(lits[0])
+    return {"eq": k == other, "neq": k != other, "lt": k < other, "lte": k <= other, "gt": k > other,
+            "gte": k >= other}[f]
+
+
+def leaves(values):
+    return st.builds(lambda f, a, b: Leaf(f, "c", () if f in ("is_null", "is_not_null") else
+                                          (a, b) if f in ("in", "not_in", "between", "not_between") else (a,)),
+                     st.sampled_from(FUNCTIONS), values, values)
+
+
+DOUBLES = st.sampled_from([0.0, -0.0, math.nan, math.inf, -math.inf, 1.5, -2.25]) | st.floats(width=64)
+CASES = [("DOUBLE", pa.float64(), DOUBLES), ("BIGINT", pa.int64(), st.integers(-2**63, 2**63 - 1)),
+         ("STRING", pa.string(), st.text(max_size=4)), ("INT", pa.int32(), st.integers(-5, 5)),
+         ("BYTES", pa.binary(), st.binary(max_size=3))]
+
+
+@given(st.data())
+def test_truth_matches_the_row_model(data):
+    name, arrow, values = data.draw(st.sampled_from(CASES))
+    column = data.draw(st.lists(values | st.none(), max_size=30))
+    leaf = data.draw(leaves(values | st.none()))
+    got = ColumnTruth(pa.array(column, type=arrow), parse_type(name)).matches(leaf)
+    assert got.tolist() == [model(v, leaf) for v in column], (leaf, column)
+
+
+@given(st.lists(st.integers(-10**15, 10**15) | st.none(), max_size=20), st.integers(-10**15, 10**15),
+       st.integers(0, 999_999), st.sampled_from(FUNCTIONS[:6]))
+def test_timestamp_literals_finer_than_the_column(micros, millis, nanos, function):
+    """A TIMESTAMP(6) column against a nanosecond literal: compared exactly, not rounded."""
+    literal = Timestamp(millis, nanos)
+    column = pa.array(micros, type=pa.timestamp("us"))
+    got = ColumnTruth(column, parse_type("TIMESTAMP(6)")).matches(Leaf(function, "c", (literal,)))
+    exact = millis * 1_000_000 + nanos
+    expected = [v is not None and model(v * 1000, Leaf(function, "c", (exact,))) for v in micros]
+    assert got.tolist() == expected
+
+
+def test_map_key_column_and_compound_predicates():
+    table = pa.table({"m": pa.array([[("k", 1)], [("j", 2)], None, [("k", 3)]], type=pa.map_(pa.string(), pa.int32())),
+                      "s": ["a", "b", "c", None]})
+    types = {"m": parse_type("MAP<STRING, INT>"), "s": parse_type("STRING")}
+    assert matches(table, Leaf("is_null", "m[k]"), types).tolist() == [False, True, True, False]
+    predicate = or_(Leaf("gte", "m[k]", (3,)), and_(Leaf("eq", "s", ("b",)), Leaf("is_null", "m[k]")))
+    assert matches(table, predicate, types).tolist() == [False, True, False, True]

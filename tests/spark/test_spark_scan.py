@@ -1,0 +1,177 @@
+"""Index-pruned scans on local Spark: always the rows of a plain scan, never reading a skipped file."""
+import json
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from fileindex.cli import main
+from fileindex.pipeline.inputs import resolve_inputs
+from fileindex.pipeline.scan import evaluate_file
+from fileindex.predicate_parser import parse_predicate
+from fileindex.result import SKIP
+from fileindex.spark import plain_scan, pruned_scan
+from fileindex.spark.compare import compare_scans, timed_scan
+from fileindex.spark.datasource import FORMAT, PUSHDOWN_CONF, register
+from generated_data import write_dataset
+
+TABLES = ROOT / "tests" / "tables"
+BITMAP_PREDICATES = ["f0 = 'Alice'", "f0 <> 'Alice'", "f1 = 20", "f2 IS NULL", "f2 IS NOT NULL",
+                     "f0 IN ('Alice', 'Bob', 'Lucy')", "f0 NOT IN ('Alice', 'Bob', 'Lucy')", "f0 = 'Alice' AND f1 = 20",
+                     "f0 = 'Alice' OR f1 = 20", "f1 = 30", "f1 > 10", "f3 = 14.1", "f1 BETWEEN 5 AND 15"]
+TABLE_CASES = {
+    "append_with_bitmap": BITMAP_PREDICATES,
+    "append_with_bitmap_v1": BITMAP_PREDICATES,
+    "append_with_bitmap_no_embedding": BITMAP_PREDICATES,
+    "pk_with_bitmap_dv": BITMAP_PREDICATES,
+    "append_with_bsi": ["f1 = 100", "f2 <> -2", "f1 > 100", "f1 <= 50 OR f2 IS NULL", "f4 IS NULL",
+                        "f1 NOT BETWEEN 50 AND 300"],
+    "append_with_bloomfilter": ["f0 = 'Tony'", "f0 = 'Nobody'", "f1 IN (7, 8)", "f3 = 13.1"],
+    "append_with_bitmap_alter_table": ["f4 = 'Alice'", "f1 = 20", "f5 IS NULL", "f5 = 100", "f1 > 15"],
+}
+CASES = [(fmt, name, where) for fmt in ("parquet", "orc") for name, wheres in TABLE_CASES.items() for where in wheres]
+# rows a Java batch read returns (tables/README.md and the table spec), for an independent check
+EXPECTED = {("pk_with_bitmap_dv", "f1 = 20"): 2, ("append_with_bitmap", "f0 = 'Alice'"): 2,
+            ("append_with_bitmap_alter_table", "f4 = 'Alice'"): 3, ("append_with_bsi", "f1 > 100"): 3}
+
+
+def root(fmt, name):
+    return str(TABLES / fmt / f"{name}.db" / name)
+
+
+def sorted_rows(frame):
+    return sorted((json.dumps(r.asDict(), default=str, sort_keys=True) for r in frame.collect()))
+
+
+@pytest.mark.parametrize("fmt,name,where", CASES)
+def test_pruned_scans_of_java_written_tables_equal_plain_scans(spark, fmt, name, where):
+    scan = pruned_scan(spark, root(fmt, name), where)
+    got = sorted_rows(scan.frame)
+    assert got == sorted_rows(plain_scan(spark, root(fmt, name), where))
+    if (name, where) in EXPECTED:
+        assert len(got) == EXPECTED[(name, where)]
+    assert scan.stats.rows_read <= scan.stats.rows_total
+    through_source = spark.read.format(FORMAT).load(root(fmt, name)).where(to_sql(where))
+    assert sorted_rows(through_source) == got
+
+
+def to_sql(where: str) -> str:
+    return where  # the predicate syntax is Spark SQL for these predicates
+
+
+def test_the_index_prunes_files_and_rows(spark, tmp_path):
+    write_dataset(tmp_path, files=4)
+    scan = pruned_scan(spark, str(tmp_path), "category = 'é'")
+    assert scan.stats.files_read == 4 and scan.stats.rows_read < scan.stats.rows_total / 3
+    first_id = spark.read.parquet(str(tmp_path / "part-2.parquet")).first().id
+    scan = pruned_scan(spark, str(tmp_path), f"id = {first_id}")
+    assert scan.stats.files_read < 4 and scan.frame.count() == 1
+
+
+GENERATED_PREDICATES = [
+    "category = 'a'", "category <> 'b'", "category IS NULL", "category IS NOT NULL", "category IN ('a', 'é', 'zz')",
+    "category NOT IN ('a', 'c')", "amount < -50", "amount <= 0.0", "amount >= 0.0", "amount <= -0.0", "amount = NaN", "amount > 1E300", "amount BETWEEN -0.0 AND 10", "amount NOT BETWEEN -100 AND 100",
+    "m['k'] = 3", "m['k'] IS NULL", "day = DATE '2022-01-10'", "day > DATE '2022-01-25' AND category = 'd'",
+    "id < 50 OR m['k'] IN (0, 5)", "NOT (category = 'a' OR amount > 0)",
+]
+
+
+@pytest.mark.parametrize("where", GENERATED_PREDICATES)
+def test_pruned_scans_of_generated_files_equal_spark_plain_scans(spark, tmp_path_factory, where):
+    folder = generated(tmp_path_factory)
+    report = timed_scan(spark, str(folder), where)
+    compared = compare_scans(spark, str(folder), where, report["_frame"])
+    report["_frame"].unpersist()
+    assert compared["identical"] and compared["plain_rows"] == report["result_rows"], (where, report, compared)
+
+
+def test_nan_and_signed_zeros_follow_spark_sql_not_parquet_pushdown(spark, tmp_path_factory):
+    """Spark SQL says -0.0 = 0.0 and NaN = NaN (above everything), but a plain Parquet scan with filter
+    pushdown drops row groups SQL would keep. The pruned scan returns what SQL says: the rows of a
+    plain scan with Parquet pushdown off, and never fewer than the default plain scan."""
+    folder = str(generated(tmp_path_factory))
+    for where, count in (("amount = 0.0", 8), ("amount = -0.0", 8), ("amount IN (0.0, 1.5)", 8),
+                         ("amount = NaN", 4), ("amount > 1E300", 8)):
+        pruned = sorted_rows(pruned_scan(spark, folder, where).frame)
+        default_plain = sorted_rows(plain_scan(spark, folder, where))
+        spark.conf.set("spark.sql.parquet.filterPushdown", "false")
+        try:
+            sql_plain = sorted_rows(plain_scan(spark, folder, where))
+        finally:
+            spark.conf.set("spark.sql.parquet.filterPushdown", "true")
+        assert pruned == sql_plain and set(default_plain) <= set(pruned) and len(pruned) == count, where
+
+
+_GENERATED = {}
+
+
+def generated(factory):
+    if "folder" not in _GENERATED:
+        _GENERATED["folder"] = factory.mktemp("generated")
+        write_dataset(_GENERATED["folder"], files=4)
+    return _GENERATED["folder"]
+
+
+def test_a_file_the_index_skips_is_never_read(spark, tmp_path):
+    """Break the data file every index skips: the pruned scan and the data source still answer."""
+    source = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
+    copy = tmp_path / "t"
+    shutil.copytree(source, copy)
+    where = "f1 = 30"  # only the newer file has it
+    inputs = resolve_inputs([str(copy)])
+    predicate = parse_predicate(where, inputs.table.schema.types())
+    skipped = [t for t in inputs.tasks if evaluate_file(t, predicate).result is SKIP]
+    assert len(skipped) == 1
+    with open(skipped[0].path, "wb") as broken:
+        broken.write(b"not a parquet file at all")
+    expected = [("Alice", 30), ("David", 30)]
+    for frame in (pruned_scan(spark, str(copy), where).frame,
+                  spark.read.format(FORMAT).load(str(copy)).where(where)):
+        assert sorted((r.f4, r.f1) for r in frame.collect()) == sorted(expected)
+
+
+def test_the_data_source_without_pushdown_reads_everything_correctly(spark):
+    table = root("parquet", "append_with_bitmap_alter_table")
+    with_pushdown = sorted_rows(spark.read.format(FORMAT).load(table).where("f4 = 'Alice'"))
+    spark.conf.set(PUSHDOWN_CONF, "false")
+    try:
+        register(spark)
+        without = sorted_rows(spark.read.format(FORMAT).load(table).where("f4 = 'Alice'"))
+        everything = spark.read.format(FORMAT).load(table).count()
+    finally:
+        spark.conf.set(PUSHDOWN_CONF, "true")
+        register(spark)
+    assert with_pushdown == without and len(without) == 3 and everything == 12
+    assert spark.read.format(FORMAT).option("snapshot", "1").load(table).count() == 8
+
+
+def test_scan_refuses_a_primary_key_table_without_deletion_vectors(spark, tmp_path, capsys):
+    source = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
+    shutil.copytree(source, tmp_path / "t")
+    schema = tmp_path / "t" / "schema" / "schema-0"
+    schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"x" : "y"'))
+    assert main(["spark", "scan", str(tmp_path / "t"), "--where", "f1 = 20"]) == 2
+    assert "need merging" in capsys.readouterr().err
+    assert main(["spark", "verify", str(tmp_path / "t")]) == 0
+
+
+def test_scan_command_json_and_output(spark, tmp_path, capsys):
+    folder = tmp_path / "d"
+    write_dataset(folder, files=3)
+    code = main(["spark", "scan", str(folder), "--where", "category = 'c' AND amount > 0", "--compare", "--json",
+                 "--output", str(tmp_path / "out")])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["identical"] is True
+    assert {"files_total", "files_read", "rows_total", "rows_read", "result_rows", "plain_seconds",
+            "pruned_seconds"} <= set(report)
+    assert spark.read.parquet(str(tmp_path / "out")).count() == report["result_rows"] > 0
+    code = main(["spark", "scan", root("parquet", "append_with_bitmap"), "--where", "f0 = 'Alice'",
+                 "--source", "datasource", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["result_rows"] == 2 and report["rows_read"] == 2
+
+
+def test_the_main_job_runs_on_a_small_dataset(spark, capsys):
+    assert main(["demo", "--files", "4", "--rows", "3000"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("identical") == 4 and "0 violations" in out
