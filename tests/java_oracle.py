@@ -74,10 +74,11 @@ class JavaOracle:
         return bytes.fromhex(answer["payload"])
 
     def write_table(self, warehouse: Path, name: str, columns: list[tuple[str, str]], options: dict,
-                    commits: list[list[list]]) -> Path:
+                    commits: list[list[list]], partition_keys: list[str] = ()) -> Path:
         answer = self.ask({"op": "write_table", "warehouse": str(warehouse), "table": name,
                            "columns": [list(c) for c in columns], "options": options,
-                           "commits": [[[to_json(v) for v in row] for row in rows] for rows in commits]})
+                           "commits": [[[to_json(v) for v in row] for row in rows] for rows in commits],
+                           "partition_keys": list(partition_keys)})
         if "error" in answer:
             raise RuntimeError(answer["error"])
         return Path(answer["path"].removeprefix("file:"))

@@ -5,7 +5,7 @@
 //   {"op":"query","type":"INT","index":"bitmap","payload":"<hex>","queries":[...]}   -> {"results":[...]}
 //   {"op":"container","columns":[["c","bloom-filter","<hex>" or null], ...]}          -> {"payload":"<hex>"}
 //   {"op":"write_table","warehouse":"/dir","table":"t","columns":[["f0","STRING"], ...],
-//    "options":{...},"commits":[[[row values], ...], ...]}                           -> {"path":"<table root>"}
+//    "options":{...},"commits":[[[row values], ...], ...], "partition_keys":[...]}   -> {"path":"<table root>"}
 //   (write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does)
 // Values: numbers; floats as strings (NaN, -0.0, Infinity); strings; booleans; timestamps as
 // {"millis","nanos"}; null. A query is {"name": eq|neq|lt|lte|gt|gte|in|not_in|is_null|is_not_null,
@@ -170,6 +170,11 @@ public class PaimonOracle {
             schema.column(column.get(0).asText(), type);
         }
         request.get("options").fields().forEachRemaining(e -> schema.option(e.getKey(), e.getValue().asText()));
+        if (request.has("partition_keys")) {
+            List<String> keys = new ArrayList<>();
+            for (JsonNode key : request.get("partition_keys")) keys.add(key.asText());
+            schema.partitionKeys(keys);
+        }
         org.apache.paimon.catalog.Identifier id = org.apache.paimon.catalog.Identifier.create("db",
                 request.get("table").asText());
         catalog.createTable(id, schema.build(), false);
