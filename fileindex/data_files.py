@@ -37,7 +37,11 @@ class DataFileReader:
     """An opened data file; row positions are 0-based in file order, as Paimon's indexes count them."""
 
     def __init__(self, path: str | Path, file_format: str | None = None):
+        """Raises OSError for a file that is missing or cannot be opened, DataFileError for one that
+        is not a readable Parquet or ORC file."""
         self.path = str(path)
+        with open(self.path, "rb"):
+            pass
         self.format = file_format or data_file_format(path)
         try:
             if self.format == "parquet":
@@ -57,9 +61,7 @@ class DataFileReader:
                 self.row_count = self._file.nrows
             else:
                 raise DataFileError(f"{self.path}: not a Parquet or ORC data file")
-        except OSError as err:
-            raise DataFileError(f"{self.path}: cannot read: {err.strerror or err}") from None
-        except (pa.ArrowException, ValueError) as err:
+        except (pa.ArrowException, OSError, ValueError) as err:
             raise DataFileError(f"{self.path}: not a readable {self.format} file: {err}") from None
 
     def _guard(self, action):

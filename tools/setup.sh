@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup on a fresh machine (Python 3.11, node/npm, Debian; package registries only).
-#   bash tools/setup.sh          .venv with the package (enough for the CLI and the demo)
+#   bash tools/setup.sh          .venv with the package and pyspark (the CLI and the main job, `fileindex demo`),
+#                                and a Java runtime from Debian if none is installed (Spark runs on it)
 #   bash tools/setup.sh --test   also the test dependencies (pyspark too: its Hadoop jars let Java Paimon
 #                                write live tables), the pinned Kaitai compiler (npm ci)
 #                                Graphviz and a JDK (apt), and the Java Paimon 0.9.0 oracle jar (a
@@ -13,17 +14,20 @@ command -v "$python" >/dev/null || python=python3
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 
+apt_install() {  # Debian packages for the commands that are missing: apt_install COMMAND:PACKAGE ...
+  local missing=() pair
+  for pair in "$@"; do command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}"); done
+  [ ${#missing[@]} -eq 0 ] && return
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
 if [ "${1:-}" = "--test" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,spark]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
   .venv/bin/python tools/fetch_java_oracle.py
-  missing=()
-  command -v dot >/dev/null || missing+=(graphviz)
-  command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
-  if [ ${#missing[@]} -gt 0 ]; then
-    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-    $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
+  apt_install dot:graphviz javac:openjdk-17-jdk-headless
 else
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e .
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[spark]"
+  apt_install java:openjdk-17-jre-headless
 fi

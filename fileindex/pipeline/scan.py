@@ -16,10 +16,12 @@ from pyroaring import BitMap, FrozenBitMap
 from ..arrow_types import arrow_type
 from ..errors import FileIndexError, UsageError
 from ..evaluation import FileIndexEvaluator
-from ..predicate import Predicate
+from ..predicate import Predicate, columns
 from ..result import REMAIN, SKIP, FileIndexResult, Rows
 from ..table_scan import MAX_INDEXED_ROWS, within
+from ..types import DataType, column_type
 from .inputs import DataFileTask, Inputs, open_error
+from .truth import matches
 
 
 @dataclass(frozen=True)
@@ -120,3 +122,15 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Sche
         else:
             columns.append(pa.nulls(table.num_rows, type=field.type))
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def prefiltered(table: pa.Table, predicate: Predicate | None, types: dict) -> pa.Table:
+    """The rows of ``table`` that may satisfy ``predicate`` (already widened for the engine's semantics).
+
+    Dropping the rest before they reach the engine saves converting them; the engine still applies
+    its exact filter. Skipped for timestamps finer than microseconds, which engines truncate on read.
+    """
+    if predicate is None or any((column_type(types, c) or DataType("NULL")).is_timestamp
+                                and column_type(types, c).precision > 6 for c in columns(predicate)):
+        return table
+    return table.filter(pa.array(matches(table, predicate, types)))

@@ -24,7 +24,8 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualNullSafe,
 from ..errors import FileIndexError, UsageError
 from ..literals import convert
 from ..pipeline.inputs import DataFileTask, resolve_inputs
-from ..pipeline.scan import ScanVerdict, output_schema, read_candidates, rows_to_read, scannable, selection
+from ..pipeline.scan import (ScanVerdict, output_schema, prefiltered, read_candidates, rows_to_read, scannable,
+                             selection)
 from ..predicate import Leaf, Predicate, and_, negate, or_
 from ..result import REMAIN, SKIP
 from ..types import DataType
@@ -85,6 +86,8 @@ class PaimonFileIndexSourceWithoutPushdown(PaimonFileIndexSource):
 class TableReader(DataSourceReader):
     """Every live row (deleted rows left out), one partition per group of data files."""
 
+    predicate: Predicate | None = None  # what may match (set by pushFilters), used to drop rows early
+
     def __init__(self, types: dict[str, DataType], tasks: list[DataFileTask], schema: pa.Schema):
         self.types = types
         self.tasks = tasks
@@ -106,14 +109,13 @@ class TableReader(DataSourceReader):
         spark_arrow = to_arrow_schema(from_arrow_schema(self.arrow_schema), timezone="UTC")
         for task, verdict in partition.value:
             table = read_candidates(task, selection(verdict, task.deleted_rows()), self.arrow_schema)
+            table = prefiltered(table, self.predicate, self.types)
             columns = [c.cast(f.type, safe=False) for c, f in zip(table.columns, spark_arrow)]
             yield from pa.Table.from_arrays(columns, schema=spark_arrow).to_batches()
 
 
 class PrunedTableReader(TableReader):
     """The rows each file's index keeps for the pushed filters (all of them handed back to Spark)."""
-
-    predicate: Predicate | None = None
 
     def pushFilters(self, filters):
         translated = [p for p in (to_predicate(f, self.types) for f in filters) if p is not None]

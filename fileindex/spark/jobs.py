@@ -24,8 +24,8 @@ from ..result import REMAIN, SKIP, Rows
 from ..types import DataType
 from ..pipeline.build import SUMMARY_FIELDS, build_file
 from ..pipeline.inputs import DataFileTask, Inputs, paimon_types, resolve_inputs
-from ..pipeline.scan import (ScanVerdict, evaluate_file, output_schema, read_candidates, rows_to_read, scannable,
-                             selection)
+from ..pipeline.scan import (ScanVerdict, evaluate_file, output_schema, prefiltered, read_candidates, rows_to_read,
+                             scannable, selection)
 from ..pipeline.verify import verify_file
 from .expressions import to_column, widen_signed_zeros
 
@@ -213,7 +213,7 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
         stats.rows_read += row.rows_to_read
         reads.append((tasks[row.task], row.rows, row.candidates))
     schema = _scan_schema(resolved, tasks)
-    frame = _read_job(spark, reads, schema).where(to_column(predicate, types))
+    frame = _read_job(spark, reads, schema, index_predicate, types).where(to_column(predicate, types))
     return PrunedScan(frame, stats, verdict_rows)
 
 
@@ -267,16 +267,17 @@ def _scan_schema(resolved: Inputs, tasks: list[DataFileTask]) -> pa.Schema:
     return output_schema(resolved, None if resolved.table is not None else tasks[0].open().arrow_schema)
 
 
-def _read_job(spark, reads: list[tuple], schema: pa.Schema):
-    """The candidate rows of each (task, row count, candidates) read, read as ``schema``, in Spark's types."""
+def _read_job(spark, reads: list[tuple], schema: pa.Schema, predicate=None, types=None):
+    """The candidate rows of each (task, row count, candidates) read, read as ``schema``, in Spark's types;
+    with a (widened) predicate, rows that cannot satisfy it are dropped in the task."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    return per_file_job(spark, reads, [r[0].size for r in reads], partial(_read_one, schema=schema),
-                        from_arrow_schema(schema))
+    work = partial(_read_one, schema=schema, predicate=predicate, types=types)
+    return per_file_job(spark, reads, [r[0].size for r in reads], work, from_arrow_schema(schema))
 
 
-def _read_one(read: tuple, *, schema: pa.Schema):
+def _read_one(read: tuple, *, schema: pa.Schema, predicate, types):
     task, row_count, candidates = read
     result = Rows(BitMap.deserialize(candidates)) if candidates is not None else REMAIN
-    yield read_candidates(task, selection(ScanVerdict(task.name, row_count, "", result), task.deleted_rows()),
-                          schema)
+    rows = selection(ScanVerdict(task.name, row_count, "", result), task.deleted_rows())
+    yield prefiltered(read_candidates(task, rows, schema), predicate, types)

@@ -51,8 +51,9 @@ def test_unreadable_data_files_are_typed_errors(tmp_path):
     (tmp_path / "bad.parquet").write_bytes(b"PAR1 not really")
     with pytest.raises(DataFileError, match="bad.parquet"):
         DataFileReader(tmp_path / "bad.parquet")
-    with pytest.raises(DataFileError, match="missing.parquet"):
+    with pytest.raises(FileNotFoundError, match="missing.parquet"):
         DataFileReader(tmp_path / "missing.parquet")
+    (tmp_path / "x.csv").write_text("a,b\n1,2\n")
     with pytest.raises(DataFileError, match="not a Parquet or ORC"):
         DataFileReader(tmp_path / "x.csv")
 

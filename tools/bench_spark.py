@@ -1,0 +1,158 @@
+"""Benchmark of the Spark pipeline: build and verify throughput, pruned scans beside plain Spark scans.
+
+    .venv/bin/python tools/bench_spark.py [--files 50] [--rows 200000] [--repeat 3] [--master local[*]] [--json]
+
+The dataset is the main job's (fileindex.spark.demo: every file's min/max spans every column, so
+Parquet statistics cannot prune), regenerated from its seed into bench-data/ when missing. Scans are
+timed from planning until every result row is held by Spark, pruned and plain alike, after one
+untimed warm-up of each; the median of --repeat runs is reported. Java's single-thread writer
+figures are printed beside the per-core build throughput for scale: they were recorded on another
+machine (../shared/bench/java-performance.md), not in this run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fileindex.spark import spark_session  # noqa: E402
+from fileindex.spark.compare import compare_scans, timed_scan  # noqa: E402
+from fileindex.spark.demo import DatasetSpec, generate  # noqa: E402
+from fileindex.spark.jobs import build_indexes, verify_indexes  # noqa: E402
+
+JAVA_FIGURES = ROOT.parent / "shared" / "bench" / "java-performance.md"
+FOUR_INDEXES = {
+    "file-index.bloom-filter.columns": "id", "file-index.bloom-filter.id.fpp": "0.01",
+    "file-index.bitmap.columns": "category", "file-index.range-bitmap.columns": "ts",
+    "file-index.bsi.columns": "amount",
+}
+
+
+def dataset(spark, spec: DatasetSpec, folder: Path) -> None:
+    marker = folder / "RECIPE"
+    recipe = json.dumps(vars(spec))
+    if marker.is_file() and marker.read_text() == recipe:
+        return
+    for old in folder.glob("*"):
+        old.unlink()
+    generate(spark, spec, str(folder))
+    marker.write_text(recipe)
+
+
+def scan_figures(spark, folder: str, where: str, repeat: int) -> dict:
+    def once():
+        report = timed_scan(spark, folder, where)
+        compared = compare_scans(spark, folder, where, report["_frame"])
+        report["_frame"].unpersist()
+        del report["_frame"]
+        return {**report, **compared}
+
+    once()  # warm-up: JIT, Python workers, file system cache
+    runs = [once() for _ in range(repeat)]
+    pruned = statistics.median(r["pruned_seconds"] for r in runs)
+    plain = statistics.median(r["plain_seconds"] for r in runs)
+    last = runs[-1]
+    return {"where": where, "pruned_seconds": pruned, "plain_seconds": plain, "speedup": plain / pruned,
+            "identical": all(r["identical"] for r in runs), "files_read": last["files_read"],
+            "files_total": last["files_total"], "rows_read": last["rows_read"], "rows_total": last["rows_total"],
+            "result_rows": last["result_rows"]}
+
+
+def peak_task_memory(folder: Path, rows: int) -> dict:
+    """Peak RSS of one process building the four index types over a file of ``rows`` rows (one task's work)."""
+    big = folder / "big"
+    big.mkdir(exist_ok=True)
+    path = big / "orders-0000.parquet"
+    if not path.exists():
+        import pyarrow.parquet as pq
+
+        from fileindex.spark.demo import ROW_GROUP, make_file
+
+        pq.write_table(make_file(DatasetSpec(files=1, rows_per_file=rows), 0), path, row_group_size=ROW_GROUP)
+    script = ("import sys, time, resource; from fileindex.pipeline.inputs import resolve_inputs; "
+              "from fileindex.pipeline.build import build_file; "
+              f"task = resolve_inputs([{str(path)!r}]).tasks[0]; start = time.perf_counter(); "
+              f"row = build_file(task, {FOUR_INDEXES!r}, overwrite=True); "
+              "print(time.perf_counter() - start, row['status'], row['bytes'], "
+              "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    seconds, status, size, peak = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                                 check=True, cwd=ROOT).stdout.split()
+    return {"rows": rows, "status": status, "seconds": float(seconds), "index_bytes": int(size),
+            "peak_rss_mib": int(peak) / 1024}
+
+
+def java_writer_figures() -> list[str]:
+    if not JAVA_FIGURES.is_file():
+        return []
+    return [re.sub(r"\s+", " ", line.strip("| ")) for line in JAVA_FIGURES.read_text().splitlines()
+            if re.match(r"\| (bloom|bitmap v2|range-bitmap|bsi) build", line)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=50)
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--master", default=None)
+    parser.add_argument("--memory-rows", type=int, default=2_000_000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
+    folder = ROOT / "bench-data" / f"spark-{args.files}x{args.rows}"
+    folder.mkdir(parents=True, exist_ok=True)
+    spark = spark_session(args.master)
+    cores = spark.sparkContext.defaultParallelism
+    dataset(spark, spec, folder)
+    figures = {"files": spec.files, "rows": spec.rows, "cores": cores}
+
+    build_indexes(spark, str(folder), spec.options(), overwrite=True).collect()  # warm-up
+    start = time.perf_counter()
+    built = build_indexes(spark, str(folder), spec.options(), overwrite=True).collect()
+    seconds = time.perf_counter() - start
+    assert all(r.status == "written" for r in built), [r.error for r in built if r.error]
+    figures["build"] = {"seconds": seconds, "rows_per_second": spec.rows / seconds,
+                        "rows_per_second_per_core": spec.rows / seconds / cores,
+                        "index_bytes": sum(r.bytes for r in built)}
+    start = time.perf_counter()
+    checked = verify_indexes(spark, str(folder)).collect()
+    seconds = time.perf_counter() - start
+    figures["verify"] = {"seconds": seconds, "rows_per_second_per_core": spec.rows / seconds / cores,
+                         "checks": sum(r.checks for r in checked), "violations": sum(r.violations for r in checked)}
+    figures["scans"] = [dict(scan_figures(spark, str(folder), where, args.repeat), purpose=purpose)
+                        for purpose, where in spec.predicates()]
+    figures["task_memory"] = peak_task_memory(folder, args.memory_rows)
+    figures["java_single_thread_writers_recorded"] = java_writer_figures()
+    if args.json:
+        print(json.dumps(figures))
+        return
+    b, v, m = figures["build"], figures["verify"], figures["task_memory"]
+    print(f"{spec.files} files x {spec.rows_per_file:,} rows = {spec.rows:,} rows, {cores} cores")
+    print(f"build  (bloom id, bitmap category+attrs[color], range-bitmap ts+amount): {b['seconds']:.1f} s, "
+          f"{b['rows_per_second']:,.0f} rows/s, {b['rows_per_second_per_core']:,.0f} rows/s per core, "
+          f"{b['index_bytes'] / 2**20:.0f} MiB of indexes")
+    print(f"verify: {v['seconds']:.1f} s, {v['rows_per_second_per_core']:,.0f} rows/s per core, "
+          f"{v['checks']:,} checks, {v['violations']} violations")
+    print(f"{'scan':<58} {'files':>7} {'rows read':>12} {'result':>7} {'pruned s':>9} {'plain s':>8} {'x':>6}")
+    for s in figures["scans"]:
+        print(f"{s['purpose'][:58]:<58} {s['files_read']:>3}/{s['files_total']:<3} {s['rows_read']:>12,} "
+              f"{s['result_rows']:>7} {s['pruned_seconds']:>9.2f} {s['plain_seconds']:>8.2f} {s['speedup']:>6.1f}"
+              f"{'' if s['identical'] else '  RESULTS DIFFER'}")
+    print(f"one task building bloom-filter, bitmap, range-bitmap and bsi over {m['rows']:,} rows: "
+          f"{m['seconds']:.1f} s, peak RSS {m['peak_rss_mib']:.0f} MiB")
+    print("Java's single-thread writers (recorded on another machine, for scale):")
+    for line in figures["java_single_thread_writers_recorded"]:
+        print(f"  {line}")
+    print("pypaimon: not measured; pypaimon 2.x pins pyarrow<20 and cannot share this environment (pyarrow 22)")
+
+
+if __name__ == "__main__":
+    main()
