@@ -78,4 +78,9 @@ def arrow_type(data_type: DataType) -> pa.DataType:
         return pa.map_(arrow_type(data_type.children[0]), arrow_type(data_type.children[1]))
     if root == "ARRAY":
         return pa.list_(arrow_type(data_type.children[0]))
+    if root == "MULTISET":  # Paimon stores a multiset as a map of element to count
+        return pa.map_(arrow_type(data_type.children[0]), pa.int32())
+    if root == "ROW":
+        return pa.struct([pa.field(name, arrow_type(child), nullable=child.nullable)
+                          for name, child in zip(data_type.field_names, data_type.children)])
     raise UsageError(f"no Arrow type for {data_type}")

@@ -3,7 +3,8 @@
 :func:`evaluate_file` answers the predicate with the file's index exactly as ``fileindex table`` and
 ``fileindex query`` do (a missing or unreadable index keeps the whole file, with a note);
 :func:`read_candidates` reads the kept rows, minus deleted ones, in the output schema (a table's
-current schema, columns matched by field id; missing columns of older files as nulls).
+current schema, columns matched by field id; missing columns of older files as nulls), and
+:func:`read_matching` those of them that may satisfy the predicate, reading its columns first.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ..result import REMAIN, SKIP, FileIndexResult, Rows
 from ..table_scan import MAX_INDEXED_ROWS, within
 from ..types import DataType, column_type
 from .inputs import DataFileTask, Inputs, open_error
-from .truth import matches
+from .truth import matches, source_columns
 
 
 @dataclass(frozen=True)
@@ -124,13 +125,20 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Sche
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def prefiltered(table: pa.Table, predicate: Predicate | None, types: dict) -> pa.Table:
-    """The rows of ``table`` that may satisfy ``predicate`` (already widened for the engine's semantics).
+def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema, predicate: Predicate | None,
+                  types: dict) -> pa.Table:
+    """The candidate rows that may satisfy ``predicate`` (already widened for the engine's semantics).
 
-    Dropping the rest before they reach the engine saves converting them; the engine still applies
-    its exact filter. Skipped for timestamps finer than microseconds, which engines truncate on read.
+    Late materialization: the predicate's columns are read first, and the other columns only for the
+    row groups that still hold a row. The engine applies its exact filter afterwards; dropping rows
+    here only saves reading and converting them. Without a usable predicate: every candidate row.
+    Not for timestamps finer than microseconds, which engines truncate on read.
     """
     if predicate is None or any((column_type(types, c) or DataType("NULL")).is_timestamp
                                 and column_type(types, c).precision > 6 for c in columns(predicate)):
-        return table
-    return table.filter(pa.array(matches(table, predicate, types)))
+        return read_candidates(task, rows, schema)
+    wanted = [name for name in source_columns(predicate) if name in schema.names]
+    probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
+    mask = matches(probe, predicate, types)
+    survivors = np.flatnonzero(mask) if rows is None else rows[mask]
+    return read_candidates(task, survivors.astype(np.int64), schema)

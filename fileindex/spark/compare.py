@@ -20,13 +20,13 @@ from .jobs import plain_scan, predicate_types, pruned_scan
 
 
 def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
-               output: str | None = None) -> dict:
+               output: str | None = None, plan: str = "auto") -> dict:
     """Run the pruned scan; its figures (``files_total`` ... ``pruned_seconds``) and ``_frame``, the result."""
     started = time.perf_counter()
     if source == "datasource":
         frame, stats = _datasource_scan(spark, inputs, where, snapshot)
     else:
-        scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir)
+        scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, plan=plan)
         frame, stats = scan.frame, scan.stats.as_dict()
     frame = frame.persist()
     result_rows = frame.count()

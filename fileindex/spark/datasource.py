@@ -24,7 +24,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualNullSafe,
 from ..errors import FileIndexError, UsageError
 from ..literals import convert
 from ..pipeline.inputs import DataFileTask, resolve_inputs
-from ..pipeline.scan import (ScanVerdict, output_schema, prefiltered, read_candidates, rows_to_read, scannable,
+from ..pipeline.scan import (ScanVerdict, output_schema, read_matching, rows_to_read, scannable,
                              selection)
 from ..predicate import Leaf, Predicate, and_, negate, or_
 from ..result import REMAIN, SKIP
@@ -65,9 +65,9 @@ class PaimonFileIndexSource(DataSource):
         return inputs
 
     def schema(self):
-        from pyspark.sql.pandas.types import from_arrow_schema
+        from .jobs import spark_schema
 
-        return from_arrow_schema(output_schema(self._inputs()))
+        return spark_schema(output_schema(self._inputs()))
 
     def reader(self, schema):
         inputs = self._inputs()
@@ -104,14 +104,15 @@ class TableReader(DataSourceReader):
         return [InputPartition(group) for group in groups] or [InputPartition([])]
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
-        from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+        from pyspark.sql.pandas.types import to_arrow_schema
 
-        spark_arrow = to_arrow_schema(from_arrow_schema(self.arrow_schema), timezone="UTC")
+        from .jobs import conform, spark_schema
+
+        spark_arrow = to_arrow_schema(spark_schema(self.arrow_schema), timezone="UTC")
         for task, verdict in partition.value:
-            table = read_candidates(task, selection(verdict, task.deleted_rows()), self.arrow_schema)
-            table = prefiltered(table, self.predicate, self.types)
-            columns = [c.cast(f.type, safe=False) for c, f in zip(table.columns, spark_arrow)]
-            yield from pa.Table.from_arrays(columns, schema=spark_arrow).to_batches()
+            table = read_matching(task, selection(verdict, task.deleted_rows()), self.arrow_schema, self.predicate,
+                                  self.types)
+            yield from conform(table, spark_arrow).to_batches()
 
 
 class PrunedTableReader(TableReader):

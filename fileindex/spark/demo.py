@@ -88,10 +88,14 @@ def make_file(spec: DatasetSpec, number: int) -> pa.Table:
     sizes = np.array(["S", "M", "L"], dtype=object)[rng.integers(0, 3, n)]
     attrs = pa.MapArray.from_arrays(
         pa.array(np.arange(0, 2 * n + 1, 2, dtype=np.int32)),
-        pa.array(np.tile(["color", "size"], n)),
-        pa.array(np.column_stack([colors, sizes]).ravel()))
+        _flat(pa.array(np.tile(np.array(["color", "size"], dtype=object), n), type=pa.string())),
+        _flat(pa.array(np.column_stack([colors, sizes]).ravel(), type=pa.string())))
     return pa.table({"id": ids, "category": pa.array(category, type=pa.string()), "ts": ts, "amount": amount,
                      "attrs": attrs})
+
+
+def _flat(array) -> pa.Array:
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
 def _cents(cents: np.ndarray) -> pa.Array:

@@ -24,7 +24,7 @@ from ..result import REMAIN, SKIP, Rows
 from ..types import DataType
 from ..pipeline.build import SUMMARY_FIELDS, build_file
 from ..pipeline.inputs import DataFileTask, Inputs, paimon_types, resolve_inputs
-from ..pipeline.scan import (ScanVerdict, evaluate_file, output_schema, prefiltered, read_candidates, rows_to_read,
+from ..pipeline.scan import (ScanVerdict, evaluate_file, output_schema, read_matching, rows_to_read,
                              scannable, selection)
 from ..pipeline.verify import verify_file
 from .expressions import to_column, widen_signed_zeros
@@ -74,13 +74,13 @@ def per_file_job(spark, items: list, sizes: list[int], work: Callable[[object], 
             for blob in batch.column(0).to_pylist():
                 for item in pickle.loads(blob):
                     for table in work(item):
-                        yield from _conform(table, arrow_schema).to_batches()
+                        yield from conform(table, arrow_schema).to_batches()
 
     return frame.mapInArrow(run, spark_schema)
 
 
-def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``table`` in exactly the Arrow types Spark expects for the job's schema (timestamps in µs)."""
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` in exactly the Arrow types Spark expects for a schema (timestamps in µs, nanoseconds cut)."""
     columns = [table.column(i).cast(field.type, safe=False) if table.column(i).type != field.type
                else table.column(i) for i, field in enumerate(schema)]
     return pa.Table.from_arrays(columns, schema=schema)
@@ -270,14 +270,27 @@ def _scan_schema(resolved: Inputs, tasks: list[DataFileTask]) -> pa.Schema:
 def _read_job(spark, reads: list[tuple], schema: pa.Schema, predicate=None, types=None):
     """The candidate rows of each (task, row count, candidates) read, read as ``schema``, in Spark's types;
     with a (widened) predicate, rows that cannot satisfy it are dropped in the task."""
-    from pyspark.sql.pandas.types import from_arrow_schema
-
     work = partial(_read_one, schema=schema, predicate=predicate, types=types)
-    return per_file_job(spark, reads, [r[0].size for r in reads], work, from_arrow_schema(schema))
+    return per_file_job(spark, reads, [r[0].size for r in reads], work, spark_schema(schema))
+
+
+def spark_schema(schema: pa.Schema):
+    """Spark's schema for an Arrow one; a column Spark cannot hold is a UsageError naming it."""
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import StructField, StructType
+
+    fields = []
+    for field in schema:
+        try:
+            fields.append(StructField(field.name, from_arrow_type(field.type), nullable=field.nullable))
+        except Exception as err:  # pyspark raises its own error classes (and TypeError) for unsupported types
+            raise UsageError(f"column {field.name!r} ({field.type}): Spark cannot hold this type ({err}); "
+                             "leave the column out or read the table another way") from None
+    return StructType(fields)
 
 
 def _read_one(read: tuple, *, schema: pa.Schema, predicate, types):
     task, row_count, candidates = read
     result = Rows(BitMap.deserialize(candidates)) if candidates is not None else REMAIN
     rows = selection(ScanVerdict(task.name, row_count, "", result), task.deleted_rows())
-    yield prefiltered(read_candidates(task, rows, schema), predicate, types)
+    yield read_matching(task, rows, schema, predicate, types)

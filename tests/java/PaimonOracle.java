@@ -6,7 +6,8 @@
 //   {"op":"container","columns":[["c","bloom-filter","<hex>" or null], ...]}          -> {"payload":"<hex>"}
 //   {"op":"write_table","warehouse":"/dir","table":"t","columns":[["f0","STRING"], ...],
 //    "options":{...},"commits":[[[row values], ...], ...], "partition_keys":[...]}   -> {"path":"<table root>"}
-//   (write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does)
+//   (write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does;
+//   on an existing table it appends the commits, given the same columns and options)
 // Values: numbers; floats as strings (NaN, -0.0, Infinity); strings; booleans; timestamps as
 // {"millis","nanos"}; null. A query is {"name": eq|neq|lt|lte|gt|gte|in|not_in|is_null|is_not_null,
 // "literal" or "literals"}; a result is "REMAIN", "SKIP", {"rows":[...]} or {"error":"..."}.
@@ -177,7 +178,7 @@ public class PaimonOracle {
         }
         org.apache.paimon.catalog.Identifier id = org.apache.paimon.catalog.Identifier.create("db",
                 request.get("table").asText());
-        catalog.createTable(id, schema.build(), false);
+        catalog.createTable(id, schema.build(), true);  // an existing table gets the commits appended
         org.apache.paimon.table.Table table = catalog.getTable(id);
         for (JsonNode commitRows : request.get("commits")) {
             org.apache.paimon.table.sink.BatchWriteBuilder builder = table.newBatchWriteBuilder();

@@ -86,7 +86,7 @@ def test_verify_and_scan_on_a_standalone_cluster_equal_local_mode(cluster, tmp_p
         assert verify.returncode == 0, verify.stderr[-3000:]
         summary = json.loads(verify.stdout)
         scan = fileindex("spark", "scan", str(folder), "--where", "category = 'b' AND amount > 0", "--master", master,
-                         "--output", str(tmp_path / f"out-{len(results)}"), "--json")
+                         "--plan", "spark", "--output", str(tmp_path / f"out-{len(results)}"), "--json")
         assert scan.returncode == 0, scan.stderr[-3000:]
         table_scan = fileindex("spark", "scan", str(TABLE), "--where", "f1 = 20", "--source", "datasource",
                                "--master", master, "--json")

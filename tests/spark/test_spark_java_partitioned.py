@@ -1,7 +1,6 @@
 """Partitioned append tables written in the test run by Java Paimon 0.9 (string and integer partition
 keys, bloom-filter and bitmap indexes, embedded and in sidecars, several files per partition): the
 pruned scan and the data source return exactly the rows a brute-force filter of the live data selects."""
-import math
 import random
 
 import pyarrow.parquet as pq

@@ -59,13 +59,16 @@ def to_sql(where: str) -> str:
     return where  # the predicate syntax is Spark SQL for these predicates
 
 
-def test_the_index_prunes_files_and_rows(spark, tmp_path):
+@pytest.mark.parametrize("plan", ["driver", "spark"])
+def test_the_index_prunes_files_and_rows(spark, tmp_path, plan):
     write_dataset(tmp_path, files=4)
-    scan = pruned_scan(spark, str(tmp_path), "category = 'é'")
+    scan = pruned_scan(spark, str(tmp_path), "category = 'é'", plan=plan)
     assert scan.stats.files_read == 4 and scan.stats.rows_read < scan.stats.rows_total / 3
+    assert sorted_rows(scan.frame) == sorted_rows(plain_scan(spark, str(tmp_path), "category = 'é'"))
     first_id = spark.read.parquet(str(tmp_path / "part-2.parquet")).first().id
-    scan = pruned_scan(spark, str(tmp_path), f"id = {first_id}")
+    scan = pruned_scan(spark, str(tmp_path), f"id = {first_id}", plan=plan)
     assert scan.stats.files_read < 4 and scan.frame.count() == 1
+    assert [v.result for v in sorted(scan.verdicts, key=lambda v: v.task)].count("SKIP") == 4 - scan.stats.files_read
 
 
 GENERATED_PREDICATES = [

@@ -19,6 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", choices=("jobs", "datasource"), default="jobs",
                         help='jobs (default): index evaluation as a Spark job; datasource: through '
                              'spark.read.format("paimon-fileindex") (tables only)')
+    parser.add_argument("--plan", choices=("auto", "driver", "spark"), default="auto",
+                        help="where the indexes are evaluated: auto (default: the driver for up to 256 files, "
+                             "a Spark job above), driver or spark")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -27,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     spark = session(args)
     report = timed_scan(spark, args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir,
-                        source=args.source, output=args.output)
+                        source=args.source, output=args.output, plan=args.plan)
     if args.compare:
         report.update(compare_scans(spark, args.inputs, args.where, report["_frame"], snapshot=args.snapshot))
         with_speedup(report)
