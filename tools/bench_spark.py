@@ -68,7 +68,7 @@ def scan_figures(spark, folder: str, where: str, repeat: int) -> dict:
 
 def peak_task_memory(folder: Path, rows: int) -> dict:
     """Peak RSS of one process building the four index types over a file of ``rows`` rows (one task's work)."""
-    big = folder / "big"
+    big = folder.parent / f"task-memory-{rows}"  # beside the dataset: a job over its folder must not see it
     big.mkdir(exist_ok=True)
     path = big / "orders-0000.parquet"
     if not path.exists():

@@ -6,11 +6,11 @@ import argparse
 from . import HANDLED, parse_key_values, report_failure
 
 NAME = "build"
-HELP = "build a Parquet file's index container from Paimon table options, byte-identical to Java"
+HELP = "build a Parquet or ORC file's index container from Paimon table options, byte-identical to Java"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("data", help="a Parquet data file")
+    parser.add_argument("data", help="a Parquet or ORC data file")
     parser.add_argument("-o", "--output", help="where to write the container (default: DATA.index)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a Paimon table option, e.g. file-index.bloom-filter.columns=id or "

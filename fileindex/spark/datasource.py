@@ -27,7 +27,7 @@ from ..pipeline.inputs import DataFileTask, resolve_inputs
 from ..pipeline.scan import (ScanVerdict, output_schema, read_matching, rows_to_read, scannable,
                              selection)
 from ..predicate import Leaf, Predicate, and_, negate, or_
-from ..result import REMAIN, SKIP
+from ..result import REMAIN, SKIP, Rows
 from ..types import DataType
 from .expressions import widen_signed_zeros
 
@@ -110,8 +110,9 @@ class TableReader(DataSourceReader):
 
         spark_arrow = to_arrow_schema(spark_schema(self.arrow_schema), timezone="UTC")
         for task, verdict in partition.value:
-            table = read_matching(task, selection(verdict, task.deleted_rows()), self.arrow_schema, self.predicate,
-                                  self.types)
+            whole_file = not isinstance(verdict.result, Rows)  # see fileindex.spark.jobs._read_one
+            table = read_matching(task, selection(verdict, task.deleted_rows()), self.arrow_schema,
+                                  self.predicate if whole_file else None, self.types)
             yield from conform(table, spark_arrow).to_batches()
 
 

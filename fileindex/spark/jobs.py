@@ -293,4 +293,6 @@ def _read_one(read: tuple, *, schema: pa.Schema, predicate, types):
     task, row_count, candidates = read
     result = Rows(BitMap.deserialize(candidates)) if candidates is not None else REMAIN
     rows = selection(ScanVerdict(task.name, row_count, "", result), task.deleted_rows())
-    yield read_matching(task, rows, schema, predicate, types)
+    # a row set from the index is usually tight already: probing the predicate's columns first pays
+    # off only where the index kept the whole file (a bloom filter, or no index)
+    yield read_matching(task, rows, schema, predicate if candidates is None else None, types)

@@ -17,8 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", metavar="DIR", help="write the result rows here as Parquet")
     parser.add_argument("--index-dir", help="plain data files: look for <file name>.index here")
     parser.add_argument("--source", choices=("jobs", "datasource"), default="jobs",
-                        help='jobs (default): index evaluation as a Spark job; datasource: through '
-                             'spark.read.format("paimon-fileindex") (tables only)')
+                        help='jobs (default): the pipeline\'s scan (index verdicts, then a read job); '
+                             'datasource: through spark.read.format("paimon-fileindex") (tables only)')
     parser.add_argument("--plan", choices=("auto", "driver", "spark"), default="auto",
                         help="where the indexes are evaluated: auto (default: the driver for up to 256 files, "
                              "a Spark job above), driver or spark")

@@ -1,0 +1,63 @@
+"""The session builder: a clear message for a missing or old Java, and spark-submit's session kept."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fileindex.spark.session import SparkSetupError, check_java
+from generated_data import write_dataset
+
+
+def fake_java(folder: Path, version_line: str) -> Path:
+    home = folder / "jdk"
+    (home / "bin").mkdir(parents=True)
+    java = home / "bin" / "java"
+    java.write_text(f"#!/bin/sh\necho '{version_line}' >&2\n")
+    java.chmod(0o755)
+    return home
+
+
+@pytest.mark.parametrize("line,found", [('openjdk version "11.0.2" 2019-01-15', "Java 11"),
+                                        ('java version "1.8.0_202"', "Java 8")])
+def test_an_old_java_is_named_with_what_to_install(tmp_path, monkeypatch, line, found):
+    monkeypatch.setenv("JAVA_HOME", str(fake_java(tmp_path, line)))
+    with pytest.raises(SparkSetupError, match=f"Java 17 or newer.*{found}.*openjdk-17"):
+        check_java()
+
+
+def test_a_missing_java_is_named_with_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nowhere"))
+    with pytest.raises(SparkSetupError, match="found no java on JAVA_HOME=.*install a JDK"):
+        check_java()
+    monkeypatch.delenv("JAVA_HOME")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SparkSetupError, match="found no java on PATH"):
+        check_java()
+
+
+def test_the_command_line_says_so_in_one_line(tmp_path):
+    env = {**os.environ, "JAVA_HOME": str(fake_java(tmp_path, 'openjdk version "11.0.2"'))}
+    result = subprocess.run([sys.executable, "-m", "fileindex.cli", "spark", "verify", str(tmp_path)],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0 and "Java 17" in result.stderr
+
+
+def test_under_spark_submit_the_submitted_session_is_used(tmp_path):
+    import pyspark
+
+    write_dataset(tmp_path / "d", files=2)
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import sys\nfrom fileindex.cli import main\nfrom pyspark.sql import SparkSession\n"
+        f"code = main(['spark', 'verify', {str(tmp_path / 'd')!r}, '--json'])\n"
+        "print('MASTER', SparkSession.getActiveSession().sparkContext.master)\nsys.exit(code)\n")
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    env = {**os.environ, "SPARK_HOME": str(Path(pyspark.__file__).parent), "PYSPARK_PYTHON": sys.executable,
+           "SPARK_LOCAL_IP": "127.0.0.1"}
+    result = subprocess.run([str(submit), "--master", "local[1]", str(script)], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "MASTER local[1]" in result.stdout and '"violations": 0' in result.stdout
