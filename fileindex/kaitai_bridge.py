@@ -6,7 +6,7 @@ read; that field's absolute offset and spec path go into the project's own error
 """
 from __future__ import annotations
 
-from io import BytesIO
+import io
 from typing import Callable, Mapping, TypeVar
 
 import kaitaistruct
@@ -28,13 +28,43 @@ def parse(
     ``base`` is where ``data`` starts in the enclosing file (a body inside a container), so that
     error offsets are absolute.
     """
-    stream = KaitaiStream(data if hasattr(data, "read") else BytesIO(data))
+    stream = KaitaiStream(data if hasattr(data, "read") else _ViewReader(data))
     obj = spec(stream)
     try:
         obj._read()
     except kaitaistruct.KaitaiStructError as err:
         raise translate(err, obj, root=root, validations=validations, size=stream.size(), base=base) from None
     return obj
+
+
+class _ViewReader(io.RawIOBase):
+    """A seekable binary stream over a buffer that copies only what is read (``BytesIO`` copies the
+    whole buffer first: a memory-mapped container of many megabytes for a HEAD of a few hundred bytes)."""
+
+    def __init__(self, data):
+        super().__init__()
+        self._view = memoryview(data).cast("B")
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        chunk = self._view[self._position:self._position + len(buffer)]
+        buffer[:len(chunk)] = chunk
+        self._position += len(chunk)
+        return len(chunk)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        start = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: len(self._view)}[whence]
+        self._position = max(0, start + offset)
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
 
 
 def translate(

@@ -10,11 +10,11 @@ import time
 
 from ..errors import UsageError
 from ..pipeline.inputs import resolve_inputs
-from ..pipeline.scan import evaluate_file, rows_to_read, scannable
+from ..pipeline.scan import ScanVerdict, evaluate_file, rows_to_read, scannable
 from ..predicate import columns
 from ..predicate_parser import parse_predicate
+from ..result import REMAIN, SKIP
 from ..types import column_type
-from ..result import SKIP
 from .expressions import to_column, widen_signed_zeros
 from .jobs import plain_scan, predicate_types, pruned_scan
 
@@ -37,7 +37,7 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
 
 
 def _datasource_scan(spark, inputs, where: str, snapshot):
-    from .datasource import FORMAT
+    from .datasource import FORMAT, pushed_part
 
     paths = [inputs] if isinstance(inputs, str) else list(inputs)
     resolved = resolve_inputs(paths, snapshot=snapshot)
@@ -50,9 +50,10 @@ def _datasource_scan(spark, inputs, where: str, snapshot):
     if snapshot is not None:
         reader = reader.option("snapshot", str(snapshot))
     frame = reader.load(paths[0]).where(to_column(predicate, types))
-    # what the source prunes, worked out here too for the report (the source logs it at INFO)
-    index_predicate = widen_signed_zeros(predicate, types)
-    verdicts = [evaluate_file(task, index_predicate) for task in tasks]
+    # what the source prunes, worked out here again for the report (the source logs it at INFO)
+    pushed = pushed_part(predicate, types)
+    verdicts = [evaluate_file(task, widen_signed_zeros(pushed, types)) if pushed is not None else
+                ScanVerdict(task.name, task.entry.row_count, "", REMAIN) for task in tasks]
     reads = [rows_to_read(v, task.deleted_rows()) for v, task in zip(verdicts, tasks)]
     stats = {"files_total": len(verdicts), "files_read": sum(v.result is not SKIP for v in verdicts),
              "rows_total": sum(v.rows for v in verdicts), "rows_read": sum(reads),

@@ -26,7 +26,7 @@ from ..literals import convert
 from ..pipeline.inputs import DataFileTask, resolve_inputs
 from ..pipeline.scan import (ScanVerdict, output_schema, read_matching, rows_to_read, scannable,
                              selection)
-from ..predicate import Leaf, Predicate, and_, negate, or_
+from ..predicate import And, Leaf, Predicate, and_, negate, or_
 from ..result import REMAIN, SKIP, Rows
 from ..types import DataType
 from .expressions import widen_signed_zeros
@@ -148,6 +148,15 @@ def to_predicate(spark_filter, types: dict[str, DataType]) -> Predicate | None:
         return _translate(spark_filter, types)
     except (UsageError, FileIndexError, OverflowError, ValueError, TypeError):
         return None
+
+
+def pushed_part(predicate: Predicate, types: dict[str, DataType]) -> Predicate | None:
+    """What of ``predicate`` reaches :func:`to_predicate` when Spark pushes it down: its top-level
+    conjuncts that are comparisons of one plain column the source uses (for reports made elsewhere)."""
+    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
+    kept = [c for c in conjuncts if isinstance(c, Leaf) and _column((c.column,), types) is not None
+            and not (types[c.column].root == "FLOAT" and c.function not in ("eq", "is_null", "is_not_null"))]
+    return and_(*kept) if kept else None
 
 
 def _column(attribute, types: dict[str, DataType]) -> tuple[str, DataType] | None:

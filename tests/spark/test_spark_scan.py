@@ -28,15 +28,20 @@ TABLE_CASES = {
                         "f1 NOT BETWEEN 50 AND 300"],
     "append_with_bloomfilter": ["f0 = 'Tony'", "f0 = 'Nobody'", "f1 IN (7, 8)", "f3 = 13.1"],
     "append_with_bitmap_alter_table": ["f4 = 'Alice'", "f1 = 20", "f5 IS NULL", "f5 = 100", "f1 > 15"],
+    "append_with_bsi_bitmap_bloomfilter": ["f0 = 'Bob'", "f1 > 100 AND f2 < 0", "f4 IS NULL", "f2 IN (1, 2)"],
 }
 CASES = [(fmt, name, where) for fmt in ("parquet", "orc") for name, wheres in TABLE_CASES.items() for where in wheres]
+CASES += [("orc", "timestamp_index", where) for where in  # its index blob is missing: every file is read
+          ("ts_milli IS NULL", "ts_micro > TIMESTAMP '1970-01-01 00:00:00'", "ts_nano IS NOT NULL",
+           "ts_tz_micro < TIMESTAMP '2030-01-01 00:00:00'")]
+CASES += [("", "append_with_bitmap_multi_stripes", where) for where in ("f0 = 'Alice'", "f1 = 20 OR f2 IS NULL")]
 # rows a Java batch read returns (tables/README.md and the table spec), for an independent check
 EXPECTED = {("pk_with_bitmap_dv", "f1 = 20"): 2, ("append_with_bitmap", "f0 = 'Alice'"): 2,
             ("append_with_bitmap_alter_table", "f4 = 'Alice'"): 3, ("append_with_bsi", "f1 > 100"): 3}
 
 
 def root(fmt, name):
-    return str(TABLES / fmt / f"{name}.db" / name)
+    return str(TABLES / fmt / f"{name}.db" / name)  # fmt "" for the tables at the top of tests/tables
 
 
 def sorted_rows(frame):
@@ -155,6 +160,8 @@ def test_scan_refuses_a_primary_key_table_without_deletion_vectors(spark, tmp_pa
     schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"x" : "y"'))
     assert main(["spark", "scan", str(tmp_path / "t"), "--where", "f1 = 20"]) == 2
     assert "need merging" in capsys.readouterr().err
+    with pytest.raises(Exception, match="need merging"):
+        spark.read.format(FORMAT).load(str(tmp_path / "t")).collect()
     assert main(["spark", "verify", str(tmp_path / "t")]) == 0
 
 
