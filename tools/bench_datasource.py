@@ -27,6 +27,7 @@ from fileindex.spark import spark_session  # noqa: E402
 from fileindex.spark.datasource import FORMAT, PUSHDOWN_CONF, register  # noqa: E402
 from fileindex.spark.demo import DatasetSpec, make_file  # noqa: E402
 from fileindex.table_scan import PaimonTable  # noqa: E402
+from fileindex.values import Timestamp  # noqa: E402
 
 COLUMNS = [("id", "BIGINT"), ("category", "STRING"), ("ts", "TIMESTAMP(6)"), ("amount", "DOUBLE")]
 
@@ -52,7 +53,7 @@ def write_table(spec: DatasetSpec, warehouse: Path) -> Path:
         for number in range(spec.files):
             table = make_file(spec, number)
             micros = table.column("ts").cast("int64").to_pylist()
-            rows = [[i, c, {"millis": t // 1000, "nanos": (t % 1000) * 1000}, float(a)] for i, c, t, a in
+            rows = [[i, c, Timestamp(t // 1000, (t % 1000) * 1000), float(a)] for i, c, t, a in
                     zip(table.column("id").to_pylist(), table.column("category").to_pylist(), micros,
                         table.column("amount").to_pylist())]
             root = oracle.write_table(warehouse, "orders", COLUMNS, options, [rows])
