@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 COMMANDS = ("inspect", "check", "query", "build", "table", "conformance", "spark", "demo", "samples")
 
@@ -26,7 +27,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"fileindex: warning: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
+    warnings.formatwarning = _one_line_warning
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

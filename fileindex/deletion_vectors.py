@@ -14,7 +14,8 @@ from pathlib import Path
 from pyroaring import FrozenBitMap
 
 from . import roaring
-from .table_metadata import Schema, Snapshot, TableError, read_rows
+from .errors import FileIndexError
+from .table_metadata import Schema, Snapshot, TableError, field_of, read_rows, reading, shown
 
 MAGIC_32 = 1581511376
 MAGIC_64_BYTES = bytes.fromhex("d1d33964")
@@ -22,8 +23,9 @@ MAGIC_64_BYTES = bytes.fromhex("d1d33964")
 
 @dataclass(frozen=True)
 class DeletionVector:
-    rows: FrozenBitMap | None  # None: a 64-bit vector, which Java's evaluator does not combine with indexes
+    rows: FrozenBitMap | None  # None: a 64-bit vector, or one that cannot be read (``problem``)
     index_file: str
+    problem: str = ""  # why the vector cannot be read: the file's deleted rows are unknown
 
 
 def _decode(data: bytes, offset: int, length: int, where: str) -> FrozenBitMap | None:
@@ -45,27 +47,47 @@ def _decode(data: bytes, offset: int, length: int, where: str) -> FrozenBitMap |
 
 
 def deletion_vectors(root: Path, snapshot: Snapshot, schema: Schema) -> dict[tuple, DeletionVector]:
-    """(partition bytes, bucket, data file name) → its deletion vector."""
+    """(partition bytes, bucket, data file name) → its deletion vector.
+
+    A deletion-vector index file that is missing or corrupt does not stop the table: each vector it
+    should hold comes back with a ``problem``, so that only the files it covers are affected.
+    """
     if not snapshot.index_manifest:
         return {}
     vectors: dict[tuple, DeletionVector] = {}
     in_data_dir = schema.options.get("index-file-in-data-file-dir", "false").lower() == "true"
-    for row in read_rows(root / "manifest" / snapshot.index_manifest):
-        if row["_INDEX_TYPE"] != "DELETION_VECTORS":
+    manifest = root / "manifest" / snapshot.index_manifest
+    for number, row in enumerate(read_rows(manifest, f"index manifest named by {snapshot.file}", root)):
+        where = f"{shown(root, manifest)} (index manifest) row {number}"
+        if field_of(row, "_INDEX_TYPE", str, where) != "DELETION_VECTORS":
             continue
-        if row.get("_EXTERNAL_PATH"):
-            path = Path(row["_EXTERNAL_PATH"])
+        name = field_of(row, "_FILE_NAME", str, where)
+        bucket = field_of(row, "_BUCKET", int, where)
+        external = field_of(row, "_EXTERNAL_PATH", str, where, optional=True)
+        if external:
+            path = Path(external)
         elif in_data_dir:
-            path = root / f"bucket-{row['_BUCKET']}" / row["_FILE_NAME"]
+            path = root / f"bucket-{bucket}" / name
         else:
-            path = root / "index" / row["_FILE_NAME"]
+            path = root / "index" / name
+        problem = ""
         try:
-            data = path.read_bytes()
-        except OSError as err:
-            raise TableError(f"deletion vector file {path}: {err.strerror}") from None
-        if not data or data[0] != 1:
-            raise TableError(f"{path}: deletion vector file version {data[:1].hex() or 'missing'} (expected 01)")
-        for entry in row.get("_DELETIONS_VECTORS_RANGES") or ():
-            rows = _decode(data, entry["f1"], entry["f2"], str(path))
-            vectors[(bytes(row["_PARTITION"]), row["_BUCKET"], entry["f0"])] = DeletionVector(rows, row["_FILE_NAME"])
+            with reading(root, path, "deletion-vector index file"):
+                data = path.read_bytes()
+            if not data or data[0] != 1:
+                raise TableError(f"{shown(root, path)} (deletion-vector index file): version "
+                                 f"{data[:1].hex() or 'missing'} (expected 01)")
+        except TableError as err:
+            data, problem = b"", str(err)
+        partition = bytes(field_of(row, "_PARTITION", (bytes, bytearray), where))
+        for entry in field_of(row, "_DELETIONS_VECTORS_RANGES", list, where, optional=True) or ():
+            file_name = field_of(entry, "f0", str, f"{where} ranges")
+            rows, why = None, problem
+            if not why:
+                try:
+                    rows = _decode(data, field_of(entry, "f1", int, f"{where} ranges"),
+                                   field_of(entry, "f2", int, f"{where} ranges"), shown(root, path))
+                except FileIndexError as err:
+                    why = f"{shown(root, path)} (deletion-vector index file): {err}"
+            vectors[(partition, bucket, file_name)] = DeletionVector(rows, name, why)
     return vectors

@@ -23,7 +23,7 @@ from .predicate import And, Predicate, and_, columns
 from .predicate_parser import parse_predicate
 from .result import REMAIN, SKIP, FileIndexResult, Rows
 from .schema_evolution import devolve
-from .table_metadata import DataFile, Schema, bucket_dir, live_files, load_schema, load_snapshot
+from .table_metadata import DataFile, Schema, TableError, bucket_dir, live_files, load_schema, load_snapshot
 
 MAX_INDEXED_ROWS = 2**31 - 1
 
@@ -50,7 +50,10 @@ class PaimonTable:
         self.root = Path(path)
         self.snapshot = load_snapshot(self.root, snapshot_id)
         # a plain read uses the latest schema; time travel the snapshot's
-        latest = max(int(p.name.split("-")[1]) for p in (self.root / "schema").glob("schema-*"))
+        ids = [int(p.name[7:]) for p in (self.root / "schema").glob("schema-*") if p.name[7:].isdigit()]
+        if not ids:
+            raise TableError("schema/ (schema): no schema-N file")
+        latest = max(ids)
         self.schema = load_schema(self.root, self.snapshot.schema_id if snapshot_id is not None else latest)
         self._schemas: dict[int, Schema] = {self.schema.id: self.schema}
 
@@ -121,7 +124,7 @@ class PaimonTable:
         """(index location, result of the container alone, note)."""
         try:
             where, container, note = self.container(entry)
-        except DecodeError as err:
+        except (DecodeError, OSError) as err:
             return "sidecar" if entry.embedded_index is None else "embedded", REMAIN, f"corrupt index: {err}"
         if container is None or predicate is None:
             return where, REMAIN, note
@@ -142,7 +145,8 @@ class PaimonTable:
         relative = self.relative(entry)
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
             where, _, note = self._evaluate(entry, None, extended)
-            why = "more rows than an int" if entry.row_count > MAX_INDEXED_ROWS else "64-bit deletion vector"
+            why = ("more rows than an int" if entry.row_count > MAX_INDEXED_ROWS else
+                   f"corrupt deletion vector: {vector.problem}" if vector.problem else "64-bit deletion vector")
             return FileVerdict(relative, entry.row_count, where, REMAIN, f"index not used: {why}")
         where, result, note = self._evaluate(entry, predicate, extended)
         selection = BitMap(range(entry.row_count))

@@ -20,7 +20,7 @@ from ..container import FileIndexContainer
 from ..data_files import DataFileReader, data_file_format
 from ..deletion_vectors import DeletionVector
 from ..errors import FileIndexError, UsageError
-from ..table_metadata import DataFile
+from ..table_metadata import DataFile, TableError
 from ..table_scan import PaimonTable
 from ..types import DataType
 
@@ -64,7 +64,14 @@ class DataFileTask:
         return paimon_types(reader.arrow_schema)
 
     def deleted_rows(self) -> FrozenBitMap | None:
-        return self.vector.rows if self.vector is not None else None
+        """Rows the table's deletion vector removes; a TableError when the vector cannot be read
+        (reading the file without it would bring deleted rows back)."""
+        if self.vector is None:
+            return None
+        if self.vector.problem or self.vector.rows is None:
+            raise TableError(f"{self.name}: its deletion vector cannot be applied: "
+                             f"{self.vector.problem or 'a 64-bit deletion vector (not supported)'}")
+        return self.vector.rows
 
 
 def paimon_types(schema: pa.Schema) -> dict[str, DataType]:
