@@ -7,9 +7,8 @@ found only through the snapshot, never by listing directories.
 """
 from __future__ import annotations
 
+import atexit
 import json
-import os
-import pickle
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -82,42 +81,38 @@ def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> l
 
 
 def orc_rows_isolated(path: Path) -> list[dict]:
-    """An ORC file's rows, read in a forked child: Apache ORC's C++ reader (under pyarrow) crashes the
-    process on some corrupt files (a single flipped bit in 27 of 363 mutated manifests), and a
-    conformance tool is run on broken tables. Without fork, read in this process."""
-    if not hasattr(os, "fork"):
-        import pyarrow.orc
+    """An ORC file's rows, read in a helper process: Apache ORC's C++ reader (under pyarrow) crashes
+    the process on some corrupt files (a single flipped bit in 27 of 363 mutated manifests), and a
+    conformance tool is run on broken tables. The helper starts once (from a fork server, so that a
+    large process is never copied) and is replaced when a file crashes it."""
+    global _orc_helper
+    from concurrent.futures.process import BrokenProcessPool
 
-        return pyarrow.orc.ORCFile(str(path)).read().to_pylist()
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: read, send the rows or the error, and leave without cleanup handlers
-        try:
-            os.close(read_end)
-            import faulthandler
+    if _orc_helper is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-            faulthandler.disable()  # a crash here is reported by the parent, not dumped on stderr
-            try:
-                import pyarrow.orc
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        _orc_helper = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method))
+        atexit.register(_orc_helper.shutdown)  # before interpreter teardown, which the pool's own hook outlives
+    try:
+        return _orc_helper.submit(_orc_rows, str(path)).result()
+    except BrokenProcessPool:
+        _orc_helper.shutdown(wait=False)
+        _orc_helper = None
+        raise ValueError("the ORC reader crashed on it") from None
 
-                payload = pickle.dumps(("rows", pyarrow.orc.ORCFile(str(path)).read().to_pylist()))
-            except Exception as err:  # reported by the parent, through the metadata boundary
-                payload = pickle.dumps(("error", f"{type(err).__name__}: {err}"))
-            with os.fdopen(write_end, "wb") as out:
-                out.write(payload)
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status) or not data:
-        signal = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-        raise ValueError(f"the ORC reader crashed on it (signal {signal})")
-    kind, value = pickle.loads(data)
-    if kind == "error":
-        raise ValueError(value)
-    return value
+
+_orc_helper = None
+
+
+def _orc_rows(path: str) -> list[dict]:
+    import faulthandler
+
+    faulthandler.disable()  # a crash here is reported by the caller, not dumped on stderr
+    import pyarrow.orc
+
+    return pyarrow.orc.ORCFile(path).read().to_pylist()
 
 
 def read_json(root: Path, path: Path, kind: str) -> dict:
