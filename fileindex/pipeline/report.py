@@ -65,7 +65,8 @@ def render_text(summary: dict) -> str:
                      f"probes of absent values (observed {bloom['observed_fpp']:.4g}{designed})")
     for file in summary["files_detail"]:
         if file["status"] in ("unreadable", "violations"):
-            lines.append(f"  {file['status'].upper()} {file['file']}: {file['note'] or str(file['violations']) + ' violations'}")
+            what = file["note"] or f"{file['violations']} violations"
+            lines.append(f"  {file['status'].upper()} {file['file']}: {what}")
     for violation in summary["violation_detail"][:20]:
         lines.append(f"  {violation['kind']}: {violation['file']} {violation['index_type']} {violation['predicate']} → "
                      f"{violation['answer']} ({violation['true_rows']} true rows, {violation['wrong_rows']} wrong)")

@@ -61,7 +61,8 @@ class DatasetSpec:
         """(what it shows, predicate) for the scans of the demo."""
         some_id = int(self.ids(self.files // 2)[1234])
         day = START + dt.timedelta(days=self.files // 4, hours=10)
-        window = f"ts BETWEEN TIMESTAMP '{day:%Y-%m-%d %H:%M:%S}' AND TIMESTAMP '{day + dt.timedelta(minutes=20):%Y-%m-%d %H:%M:%S}'"
+        end = day + dt.timedelta(minutes=20)
+        window = f"ts BETWEEN TIMESTAMP '{day:%Y-%m-%d %H:%M:%S}' AND TIMESTAMP '{end:%Y-%m-%d %H:%M:%S}'"
         return [("one id (bloom-filter skips files)", f"id = {some_id}"),
                 ("a rare category (bitmap: files and rows)", f"category = '{RARE_CATEGORY}'"),
                 ("a 20-minute window (range-bitmap: rows)", window),

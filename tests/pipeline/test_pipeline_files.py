@@ -42,7 +42,8 @@ def test_parquet_reads_only_the_groups_holding_candidates(files, monkeypatch):
     reader = DataFileReader(files[1][0])
     asked = []
     original = reader._read_groups
-    monkeypatch.setattr(reader, "_read_groups", lambda groups, columns: asked.append(groups) or original(groups, columns))
+    monkeypatch.setattr(reader, "_read_groups",
+                        lambda groups, columns: asked.append(groups) or original(groups, columns))
     reader.read_rows(np.array([5, 500], dtype=np.int64), ["x"])
     assert asked == [[0, 5]]  # 97 rows a group
 

@@ -31,7 +31,8 @@ def test_tables_a_file_by_file_scan_cannot_read_are_refused(tmp_path):
     with pytest.raises(UsageError, match="primary-key table without deletion vectors"):
         scannable(resolve_inputs([str(tmp_path / "t")]))
     with pytest.raises(UsageError, match="data-evolution"):
-        scannable(resolve_inputs([str(TABLES / "parquet" / "data_evolution_with_index.db" / "data_evolution_with_index")]))
+        evolution = TABLES / "parquet" / "data_evolution_with_index.db" / "data_evolution_with_index"
+        scannable(resolve_inputs([str(evolution)]))
 
 
 @pytest.mark.parametrize("where", ["category = 'a'", "category IS NULL", "amount BETWEEN -10 AND 10",
