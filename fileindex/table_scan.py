@@ -143,6 +143,9 @@ class PaimonTable:
                 extended: bool = False) -> FileVerdict:
         """One data file's verdict (not for data-evolution groups, whose files are judged together)."""
         relative = self.relative(entry)
+        if not self.data_path(entry).is_file():
+            where, _, _ = self._evaluate(entry, None, extended)
+            return FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
             where, _, note = self._evaluate(entry, None, extended)
             why = ("more rows than an int" if entry.row_count > MAX_INDEXED_ROWS else
@@ -202,6 +205,7 @@ def summarize(verdicts: list[FileVerdict]) -> dict:
     kept = [v for v in verdicts if v.result is not SKIP]
     return {"files": len(verdicts), "files_kept": len(kept), "rows": sum(v.row_count for v in verdicts),
             "rows_kept": sum(v.kept_rows for v in verdicts),
-            "problems": sum(1 for v in verdicts if v.note.startswith(("corrupt", "index file", "more than")))}
+            "problems": sum(1 for v in verdicts if v.note.startswith(("corrupt", "index file", "more than",
+                                                                      "data file", "index not used: corrupt")))}
 
 

@@ -144,6 +144,19 @@ def test_a_corrupt_deletion_vector_keeps_its_file_and_the_table(tmp_path, capsys
     assert line["result"] == "REMAIN" and "deletion vector" in line["note"] and "CRC" in line["note"]
 
 
+def test_a_missing_data_file_is_reported_on_its_line(tmp_path, capsys):
+    source = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
+    root = tmp_path / "t"
+    shutil.copytree(source, root)
+    first = sorted((root / "bucket-0").glob("*.parquet"))[0]
+    first.unlink()
+    assert main(["table", str(root), "--where", "f4 = 'Alice'", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    missing = [line for line in lines[:-1] if line["file"].endswith(first.name)]
+    assert missing[0]["result"] == "REMAIN" and missing[0]["note"] == "data file is missing"
+    assert lines[-1]["summary"]["problems"] == 1 and lines[-1]["summary"]["files"] == 2
+
+
 def test_wrong_shapes_inside_valid_files_are_named(tmp_path):
     with pytest.raises(TableError, match=r"missing.avro \(manifest\): the file is missing"):
         read_rows(tmp_path / "manifest" / "missing.avro", "manifest", tmp_path)
