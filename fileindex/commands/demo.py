@@ -7,8 +7,8 @@ import sys
 import tempfile
 
 from ..errors import UsageError
-from . import HANDLED, report_failure
-from .spark import add_session_arguments, session
+from . import report_failure
+from .spark import add_session_arguments, guarded, session
 
 NAME = "demo"
 HELP = ("the pipeline on a generated dataset: build indexes with Spark, verify them, and compare "
@@ -25,23 +25,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..spark import SparkSetupError
-    from ..spark.demo import DatasetSpec, run_demo
-
     if args.files < 3 or args.rows < 1000:
         return report_failure(NAME, UsageError("the demo needs at least 3 files of 1000 rows (--files, --rows)"))
+    return guarded(NAME, lambda: _run(args))
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..spark.demo import DatasetSpec, run_demo
+
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
     progress = (lambda text: print(text, file=sys.stderr, flush=True)) if args.json else \
         (lambda text: print(text, flush=True))
-    try:
-        spark = session(args)
-        with tempfile.TemporaryDirectory(prefix="fileindex-demo-") as scratch:
-            figures = run_demo(spark, spec, args.workdir or scratch, say=progress)
-    except SparkSetupError as err:
-        print(f"fileindex demo: {err}", file=sys.stderr)
-        return 2
-    except HANDLED as err:
-        return report_failure(NAME, err)
+    with tempfile.TemporaryDirectory(prefix="fileindex-demo-") as scratch:
+        figures = run_demo(session(args), spec, args.workdir or scratch, say=progress)
     if args.json:
         print(json.dumps(figures))
     else:

@@ -186,3 +186,12 @@ def test_the_main_job_runs_on_a_small_dataset(spark, capsys):
     assert main(["demo", "--files", "4", "--rows", "3000"]) == 0
     out = capsys.readouterr().out
     assert out.count("identical") == 4 and "0 violations" in out
+
+
+def test_a_data_file_spark_cannot_read_is_one_line_not_a_traceback(spark, tmp_path, capsys):
+    write_dataset(tmp_path, files=2)
+    # no index, so it must be read; it sorts last, so only a task on an executor opens it
+    (tmp_path / "zz-broken.parquet").write_bytes(b"PAR1 not parquet PAR1")
+    assert main(["spark", "scan", str(tmp_path), "--where", "category = 'a'"]) == 3
+    err = capsys.readouterr().err
+    assert "a Spark job failed" in err and "zz-broken.parquet" in err and err.count("\n") == 1

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
+import sys
 
 from .. import HANDLED, parse_key_values, report_failure
 
@@ -43,12 +45,31 @@ def session(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    return guarded(f"spark {args.spark_command}", lambda: args.spark_run(args))
+
+
+def guarded(command: str, job) -> int:
+    """Run a Spark command: setup problems exit 2, the project's errors as usual, and a Spark job
+    that failed on an executor is one line with the error the task raised, exit 3."""
+    from pyspark.errors import PySparkException
+    from py4j.protocol import Py4JJavaError
+
     from ...spark import SparkSetupError
 
     try:
-        return args.spark_run(args)
+        return job()
     except SparkSetupError as err:
-        print(f"fileindex spark {args.spark_command}: {err}", file=__import__("sys").stderr)
+        print(f"fileindex {command}: {err}", file=sys.stderr)
         return 2
     except HANDLED as err:
-        return report_failure(f"spark {args.spark_command}", err)
+        return report_failure(command, err)
+    except (PySparkException, Py4JJavaError) as err:
+        print(f"fileindex {command}: a Spark job failed: {task_error(err)}", file=sys.stderr)
+        return 3
+
+
+def task_error(err: Exception) -> str:
+    """The error a failed task raised (the last ``...Error: message`` line of Spark's report)."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    raised = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line)]
+    return (raised[-1] if raised else lines[0] if lines else type(err).__name__)[:500]
