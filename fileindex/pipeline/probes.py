@@ -21,7 +21,7 @@ from ..literals import convert
 from ..predicate import Leaf
 from ..types import NUMERIC_BITS, DataType
 from ..values import Timestamp, float32
-from .truth import _UNIT_NANOS, ColumnTruth
+from .truth import UNIT_NANOS, ColumnTruth
 
 MAX_SAMPLE = 3
 
@@ -32,7 +32,7 @@ def python_values(array: pa.Array, data_type: DataType) -> list:
     if pa.types.is_dictionary(kind):
         return python_values(array.cast(kind.value_type), data_type)
     if pa.types.is_timestamp(kind):
-        unit = _UNIT_NANOS[kind.unit]
+        unit = UNIT_NANOS[kind.unit]
         return [_timestamp(int(t) * unit) for t in array.cast(pa.int64()).to_pylist()]
     if pa.types.is_date32(kind):
         return array.cast(pa.int32()).to_pylist()
@@ -70,7 +70,7 @@ def neighbours(value, data_type: DataType, arrow_type: pa.DataType) -> list:
     if root == "BOOLEAN":
         return [not value]
     if data_type.is_timestamp and pa.types.is_timestamp(arrow_type):
-        unit = _UNIT_NANOS[arrow_type.unit]
+        unit = UNIT_NANOS[arrow_type.unit]
         nanos = value.millis * 1_000_000 + value.nanos_of_milli
         return [_timestamp(nanos - unit), _timestamp(nanos + unit)]
     return []

@@ -125,6 +125,18 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Sche
     return pa.Table.from_arrays(columns, schema=schema)
 
 
+def read_verdict(task: DataFileTask, verdict: ScanVerdict, schema: pa.Schema, predicate: Predicate | None,
+                 types: dict) -> pa.Table:
+    """The rows of the file the verdict keeps (deleted rows left out) that may satisfy ``predicate``.
+
+    A row set from the index is usually tight already: probing the predicate's columns first pays
+    off only where the index kept the whole file (a bloom filter, or no index).
+    """
+    whole_file = not isinstance(verdict.result, Rows)
+    return read_matching(task, selection(verdict, task.deleted_rows()), schema, predicate if whole_file else None,
+                         types)
+
+
 def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema, predicate: Predicate | None,
                   types: dict) -> pa.Table:
     """The candidate rows that may satisfy ``predicate`` (already widened for the engine's semantics).

@@ -19,7 +19,7 @@ from ..predicate import And, Leaf, Or, Predicate
 from ..types import NUMERIC_BITS, DataType, column_type
 from ..values import Timestamp
 
-_UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
 
 def split_column(column: str) -> tuple[str, str | None]:
@@ -147,7 +147,7 @@ def _literal_ordinal(literal, data_type: DataType, arrow_type: pa.DataType) -> t
     if data_type.is_timestamp and pa.types.is_timestamp(arrow_type):
         ts = literal if isinstance(literal, Timestamp) else Timestamp.from_datetime(literal)
         nanos = ts.millis * 1_000_000 + ts.nanos_of_milli
-        return divmod(nanos, _UNIT_NANOS[arrow_type.unit])
+        return divmod(nanos, UNIT_NANOS[arrow_type.unit])
     if root == "DECIMAL":
         exact = decimal.Decimal(literal).scaleb(data_type.scale)
         floor = int(exact.to_integral_value(rounding=decimal.ROUND_FLOOR))

@@ -24,10 +24,9 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualNullSafe,
 from ..errors import FileIndexError, UsageError
 from ..literals import convert
 from ..pipeline.inputs import DataFileTask, resolve_inputs
-from ..pipeline.scan import (ScanVerdict, output_schema, read_matching, rows_to_read, scannable,
-                             selection)
+from ..pipeline.scan import ScanVerdict, output_schema, read_verdict, rows_to_read, scannable
 from ..predicate import And, Leaf, Predicate, and_, negate, or_
-from ..result import REMAIN, SKIP, Rows
+from ..result import REMAIN, SKIP
 from ..types import DataType
 from .expressions import widen_signed_zeros
 
@@ -110,9 +109,7 @@ class TableReader(DataSourceReader):
 
         spark_arrow = to_arrow_schema(spark_schema(self.arrow_schema), timezone="UTC")
         for task, verdict in partition.value:
-            whole_file = not isinstance(verdict.result, Rows)  # see fileindex.spark.jobs._read_one
-            table = read_matching(task, selection(verdict, task.deleted_rows()), self.arrow_schema,
-                                  self.predicate if whole_file else None, self.types)
+            table = read_verdict(task, verdict, self.arrow_schema, self.predicate, self.types)
             yield from conform(table, spark_arrow).to_batches()
 
 

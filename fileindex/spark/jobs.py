@@ -24,8 +24,8 @@ from ..result import REMAIN, SKIP, Rows
 from ..types import DataType
 from ..pipeline.build import SUMMARY_FIELDS, build_file
 from ..pipeline.inputs import DataFileTask, Inputs, paimon_types, resolve_inputs
-from ..pipeline.scan import (ScanVerdict, evaluate_file, output_schema, read_matching, rows_to_read,
-                             scannable, selection)
+from ..pipeline.scan import (ScanVerdict, evaluate_file, output_schema, read_verdict, rows_to_read,
+                             scannable)
 from ..pipeline.verify import verify_file
 from .expressions import to_column, widen_signed_zeros
 
@@ -176,7 +176,7 @@ class ScanStats:
 class PrunedScan:
     frame: object  # the result DataFrame: exactly the rows a plain scan with the predicate returns
     stats: ScanStats
-    verdicts: list  # one Row of VERDICT_SCHEMA per data file
+    verdicts: list  # one dict of VERDICT_SCHEMA's fields per data file
 
 
 def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index_dir: str | None = None,
@@ -198,20 +198,20 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
     numbered = [_Numbered(i, t) for i, t in enumerate(tasks)]
     work = partial(_verdict_row, predicate=index_predicate, extended=extended)
     if plan == "driver" or (plan == "auto" and len(tasks) <= PLAN_ON_DRIVER_FILES):
-        verdict_rows = [_AttributeRow(work(item)) for item in numbered]
+        verdict_rows = [work(item) for item in numbered]
     else:
-        verdict_rows = rows_job(spark, numbered, work, VERDICT_SCHEMA).collect()
+        verdict_rows = [row.asDict() for row in rows_job(spark, numbered, work, VERDICT_SCHEMA).collect()]
     stats = ScanStats(files_total=len(tasks), index_seconds=time.perf_counter() - started)
     reads = []
-    for row in sorted(verdict_rows, key=lambda r: r.task):
-        stats.rows_total += row.rows
-        stats.files_without_index += row.index == "none"
-        stats.index_problems += bool(row.note)
-        if row.result == "SKIP":
+    for row in sorted(verdict_rows, key=lambda r: r["task"]):
+        stats.rows_total += row["rows"]
+        stats.files_without_index += row["index"] == "none"
+        stats.index_problems += bool(row["note"])
+        if row["result"] == "SKIP":
             continue
         stats.files_read += 1
-        stats.rows_read += row.rows_to_read
-        reads.append((tasks[row.task], row.rows, row.candidates))
+        stats.rows_read += row["rows_to_read"]
+        reads.append((tasks[row["task"]], row["rows"], row["candidates"]))
     schema = _scan_schema(resolved, tasks)
     frame = _read_job(spark, reads, schema, index_predicate, types).where(to_column(predicate, types))
     return PrunedScan(frame, stats, verdict_rows)
@@ -233,12 +233,6 @@ def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None):
         return frame.where(predicate)
     reads = [(task, task.entry.row_count, None) for task in tasks]
     return _read_job(spark, reads, _scan_schema(resolved, tasks)).where(predicate)
-
-
-class _AttributeRow(dict):
-    """A verdict made on the driver, read like a Spark Row."""
-
-    __getattr__ = dict.__getitem__
 
 
 @dataclass(frozen=True)
@@ -292,7 +286,4 @@ def spark_schema(schema: pa.Schema):
 def _read_one(read: tuple, *, schema: pa.Schema, predicate, types):
     task, row_count, candidates = read
     result = Rows(BitMap.deserialize(candidates)) if candidates is not None else REMAIN
-    rows = selection(ScanVerdict(task.name, row_count, "", result), task.deleted_rows())
-    # a row set from the index is usually tight already: probing the predicate's columns first pays
-    # off only where the index kept the whole file (a bloom filter, or no index)
-    yield read_matching(task, rows, schema, predicate if candidates is None else None, types)
+    yield read_verdict(task, ScanVerdict(task.name, row_count, "", result), schema, predicate, types)
