@@ -10,6 +10,8 @@ import importlib
 import sys
 import warnings
 
+from . import __version__
+
 COMMANDS = ("inspect", "check", "query", "build", "table", "conformance", "spark", "demo", "samples")
 
 
@@ -18,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fileindex",
         description="Inspect, check and evaluate Apache Paimon file-index files.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         module = importlib.import_module(f"fileindex.commands.{name}")

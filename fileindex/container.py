@@ -13,7 +13,6 @@ from typing import Iterable, Iterator, Mapping
 
 from . import errors, java_utf, kaitai_bridge
 from .generated.file_index_format import FileIndexFormat
-from .java_hash import string_hash_code
 from .java_hashmap import compute_if_absent_order, put_order
 
 MAGIC = bytes.fromhex("00054e4ed01a35ae")
@@ -223,6 +222,8 @@ def java_column_order(columns: Iterable[str], *, insertion: str = "compute_if_ab
     Paimon's ``DataFileIndexWriter`` fills it with ``computeIfAbsent(column)``; a map filled
     with ``put`` (``insertion="put"``) differs only where two names share a bucket.
     """
+    from .java_hash import string_hash_code  # numpy: loaded only when writing
+
     if insertion == "compute_if_absent":
         return compute_if_absent_order(columns, string_hash_code)
     if insertion == "put":
@@ -232,6 +233,8 @@ def java_column_order(columns: Iterable[str], *, insertion: str = "compute_if_ab
 
 def java_index_type_order(index_types: Iterable[str]) -> list[str]:
     """Order of the per-column ``HashMap`` filled by ``put(indexType)``."""
+    from .java_hash import string_hash_code
+
     return put_order(index_types, string_hash_code)
 
 

@@ -59,7 +59,7 @@ class DatasetSpec:
 
     def predicates(self) -> list[tuple[str, str]]:
         """(what it shows, predicate) for the scans of the demo."""
-        some_id = int(self.ids(self.files // 2)[1234])
+        some_id = int(self.ids(self.files // 2)[1234 % self.rows_per_file])
         day = START + dt.timedelta(days=self.files // 4, hours=10)
         end = day + dt.timedelta(minutes=20)
         window = f"ts BETWEEN TIMESTAMP '{day:%Y-%m-%d %H:%M:%S}' AND TIMESTAMP '{end:%Y-%m-%d %H:%M:%S}'"

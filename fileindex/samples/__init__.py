@@ -1,0 +1,1 @@
+"""Sample containers written by Java, bundled for ``fileindex samples`` and the README examples."""
