@@ -51,8 +51,16 @@ def paimon_type(arrow_type: pa.DataType, *, nullable: bool = True, column: str =
                      "integers or this kind); pass --schema to say which type it holds")
 
 
-def schema_of(arrow_schema: pa.Schema) -> dict[str, DataType]:
-    return {f.name: paimon_type(f.type, nullable=f.nullable, column=f.name) for f in arrow_schema}
+def schema_of(arrow_schema: pa.Schema, *, skip_untyped: bool = False) -> dict[str, DataType]:
+    """Paimon types of every column; ``skip_untyped`` leaves out columns with no Paimon type."""
+    schema = {}
+    for f in arrow_schema:
+        try:
+            schema[f.name] = paimon_type(f.type, nullable=f.nullable, column=f.name)
+        except UsageError:
+            if not skip_untyped:
+                raise
+    return schema
 
 
 def arrow_type(data_type: DataType) -> pa.DataType:
@@ -84,3 +92,65 @@ def arrow_type(data_type: DataType) -> pa.DataType:
         return pa.struct([pa.field(name, arrow_type(child), nullable=child.nullable)
                           for name, child in zip(data_type.field_names, data_type.children)])
     raise UsageError(f"no Arrow type for {data_type}")
+
+
+def conform(column: pa.ChunkedArray, data_type: DataType, name: str) -> pa.ChunkedArray:
+    """``column`` as the Arrow type of its declared Paimon type, so that writers see one layout.
+
+    A value the declared type cannot hold (a uint64 above 2^63-1 declared BIGINT, a string that is
+    no number) is a UsageError naming the column, the row and the value, never a silent wrap.
+    Nested columns (maps, arrays, rows) are read as they are.
+    """
+    target = arrow_type(data_type)
+    present = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if present == target or pa.types.is_nested(target):
+        return column
+    if _family(present) != _family(target):
+        raise UsageError(f"column {name!r} holds Arrow {column.type}, not {data_type}: "
+                         "declare the type it holds with --schema")
+    try:
+        return column.cast(target, safe=True)
+    except pa.ArrowNotImplementedError:
+        raise UsageError(f"column {name!r} holds Arrow {column.type}, which cannot be read as {data_type}: "
+                         "declare the type it holds with --schema") from None
+    except (pa.ArrowInvalid, OverflowError) as err:
+        row, value = _first_misfit(column, target)
+        raise UsageError(f"column {name!r}, row {row}: value {value!r} does not fit {data_type} "
+                         f"({str(err).splitlines()[0]}); declare a type that holds it with --schema") from None
+
+
+_FAMILIES = (("integer", pa.types.is_integer), ("floating", pa.types.is_floating), ("decimal", pa.types.is_decimal),
+             ("string", lambda t: pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)),
+             ("binary", lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t)
+              or pa.types.is_binary_view(t) or pa.types.is_fixed_size_binary(t)),
+             ("timestamp", pa.types.is_timestamp), ("time", pa.types.is_time), ("date", pa.types.is_date),
+             ("boolean", pa.types.is_boolean))
+
+
+def _family(arrow: pa.DataType) -> str:
+    """Kinds of values a cast may move between (never a string parsed as a number)."""
+    return next((name for name, test in _FAMILIES if test(arrow)), str(arrow))
+
+
+def _first_misfit(column: pa.ChunkedArray, target: pa.DataType) -> tuple[int | None, object]:
+    """The row and value of the first element that does not cast to ``target`` (bisection per chunk)."""
+    def casts(array: pa.Array) -> bool:
+        try:
+            array.cast(target, safe=True)
+            return True
+        except (pa.ArrowInvalid, OverflowError):
+            return False
+
+    offset = 0
+    for chunk in column.chunks:
+        if not casts(chunk):
+            low, high = 0, len(chunk)  # the first misfit lies in [low, high)
+            while high - low > 1:
+                middle = (low + high) // 2
+                if casts(chunk.slice(low, middle - low)):
+                    low = middle
+                else:
+                    high = middle
+            return offset + low, chunk[low].as_py()
+        offset += len(chunk)
+    return None, None

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import uuid
 from pathlib import Path
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 
 def write_atomically(path: str | Path, data: bytes, *, overwrite: bool = True,
@@ -44,3 +45,16 @@ def write_atomically(path: str | Path, data: bytes, *, overwrite: bool = True,
         temporary.unlink(missing_ok=True)
         raise
     return True
+
+
+@contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """A temporary name beside ``path`` for a writer that needs a path (Parquet); renamed to ``path``
+    when the block completes, removed when it fails."""
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        yield temporary
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)

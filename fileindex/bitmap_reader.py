@@ -160,11 +160,13 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         if self.version == 1:
             if self.kind.width == 4:
                 records = cursor.records(np.dtype(">i8"), self.num_values, "v1_entries")
+                offsets = (records & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
                 self._v1_dictionary = _PackedDictionary(records, self.kind)
             else:
                 keys, (offsets,) = self._read_keys(cursor, self.num_values, "v1_entries", 1)
                 self._v1_dictionary = self._dictionary(keys, offsets, None)  # Roaring is self-delimiting
             self._body_start = cursor.position
+            self._check_v1_offsets(offsets, cursor.absolute())
         else:
             num_blocks = cursor.count("num_blocks", key_size + 4)
             self._directory_offset = cursor.absolute()
@@ -179,6 +181,15 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         # (offset, length) of a key's bitmap by its sort key, or None when absent
         self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
         self._meta_read = True
+
+    def _check_v1_offsets(self, offsets: np.ndarray, body_at: int) -> None:
+        """Every bitmap offset (negative ones are inline single rows) lies inside the bitmaps region;
+        a dictionary read with the wrong key width (a BIGINT index read as INT) rarely passes."""
+        region = self._size - self._body_start
+        if len(offsets) and int(offsets.max()) >= region:
+            raise errors.InvalidOffsetError(
+                f"a bitmap offset {int(offsets.max())} points past the {region} bytes of bitmaps",
+                offset=body_at, field=f"{ROOT}/v1_entries")
 
     def _read_keys(self, cursor: PayloadCursor, count: int, field: str, ints: int):
         """``count`` records of (key, ``ints`` × i32): the keys and the int columns."""

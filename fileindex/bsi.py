@@ -36,6 +36,14 @@ def check_type(data_type: DataType) -> None:
             f"bsi does not support {data_type} (Paimon refuses it too: use bitmap or range-bitmap)")
 
 
+def value_range(data_type: DataType) -> tuple[int, int]:
+    """The smallest and largest long a column of ``data_type`` stores in a bsi."""
+    bits = NUMERIC_BITS.get(data_type.root, 32 if data_type.root in ("DATE", "TIME") else 64)
+    if data_type.root == "DECIMAL":
+        return -(10 ** data_type.precision - 1), 10 ** data_type.precision - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
 def _keys(values, data_type: DataType):
     try:
         return split_nulls(values, data_type)
@@ -88,6 +96,7 @@ class _Half:
     max: int
     ebm: FrozenBitMap
     slices: list  # (start, length) of each slice in the payload, then the decoded bitmap
+    max_offset: int = 0  # absolute
 
     @classmethod
     def empty(cls) -> "_Half":
@@ -112,7 +121,17 @@ class BsiReader(FileIndexReader, PayloadOffsets):
                                             field=f"{ROOT}/row_count")
         self.positive = self._read_half(cursor, "positive")
         self.negative = self._read_half(cursor, "negative")
+        self._check_fits(data_type)
         self._decoded: dict[int, FrozenBitMap] = {}
+
+    def _check_fits(self, data_type: DataType) -> None:
+        """The largest magnitudes must fit the column type: a bsi over BIGINT read as INT says so."""
+        low, high = value_range(data_type)
+        for name, half, limit in (("positive", self.positive, high), ("negative", self.negative, -low)):
+            if half.max > limit:
+                raise errors.SchemaMismatchError(
+                    f"the {name} values reach magnitude {half.max}, outside {data_type} [{low}, {high}]: "
+                    "built for a wider type; wrong schema?", offset=half.max_offset, field=f"{ROOT}/{name}/max")
 
     def _bitmap(self, cursor: PayloadCursor, field: str) -> tuple[int, int]:
         start = cursor.position
@@ -126,6 +145,7 @@ class BsiReader(FileIndexReader, PayloadOffsets):
         if cursor.u8(f"{name}/version") != 1:
             raise errors.UnsupportedVersionError("bit-slice index version (this reader knows 1)",
                                                  offset=cursor.absolute() - 1, field=f"{ROOT}/{name}/version")
+        max_offset = cursor.absolute() + 8
         minimum, maximum = cursor.int(8, f"{name}/min"), cursor.int(8, f"{name}/max")
         ebm_at = self._bitmap(cursor, f"{name}/ebm")
         at = cursor.position
@@ -135,7 +155,7 @@ class BsiReader(FileIndexReader, PayloadOffsets):
                                             field=f"{ROOT}/{name}/num_slices")
         slices = [self._bitmap(cursor, f"{name}/slices[{i}]") for i in range(count)]
         ebm = self._decode(*ebm_at, f"{name}/ebm")
-        return _Half(minimum, maximum, ebm, slices)
+        return _Half(minimum, maximum, ebm, slices, max_offset)
 
     def _decode(self, start: int, size: int, field: str) -> FrozenBitMap:
         return roaring.deserialize(self._view[start:start + size], offset=self._offset(start), field=f"{ROOT}/{field}")

@@ -14,9 +14,10 @@ from typing import Callable, Mapping
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrow_types import conform
 from .container import write_container
 from .errors import UsageError
-from .file_index_options import FileIndexOptions, IndexRequest, parse_options
+from .file_index_options import FileIndexOptions, IndexRequest, parse_options, source_columns
 from .indexes import INDEX_TYPES
 from .types import DataType, column_type
 
@@ -52,7 +53,7 @@ def build_index(read_column: Callable[[str], pa.ChunkedArray], row_count: int, s
     for request in options.requests:
         by_source.setdefault(request.map_column or request.column, []).append(request)
     for source, requests in by_source.items():
-        column = read_column(source)
+        column = conform(read_column(source), schema[source], source)
         for request in requests:
             if request.map_column is not None and row_count == 0:
                 continue  # a map-key writer that saw no record: EMPTY entry
@@ -72,15 +73,36 @@ def build_data_file_index(path: str | Path, table_options: Mapping[str, str],
                           schema_override: dict[str, DataType] | None = None) -> BuiltContainer:
     """Read only the indexed columns of a Parquet or ORC data file and build its container.
 
-    Column types come from the file (Arrow → Paimon), ``schema_override`` replacing them when given.
+    The indexed columns' types come from the file (Arrow → Paimon); ``schema_override`` replaces the
+    types of the columns it names. Columns no index reads are never typed, so they may hold
+    anything (unsigned integers, nulls, durations).
     """
-    from .arrow_types import schema_of
     from .data_files import DataFileReader
 
     reader = DataFileReader(path)
-    schema = schema_of(reader.arrow_schema) if schema_override is None else {}
-    schema.update(schema_override or {})
-    return build_from_reader(reader, table_options, schema)
+    return build_from_reader(reader, table_options, indexed_schema(reader, table_options, schema_override or {}))
+
+
+def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str, DataType]) -> dict[str, DataType]:
+    """Paimon types of the columns the options index: ``override``'s, else the file's Arrow types'."""
+    from .arrow_types import paimon_type
+
+    names = reader.arrow_schema.names
+    unknown = [name for name in override if name not in names]
+    if unknown:
+        raise UsageError(f"--schema names {', '.join(map(repr, unknown))}, which {reader.path} does not have "
+                         f"(its columns: {', '.join(names)})")
+    schema = {}
+    for name in source_columns(table_options):
+        if name in override:
+            schema[name] = override[name]
+        elif name not in names:
+            raise UsageError(f"{reader.path}: the options index column {name!r}, which the file does not have "
+                             f"(its columns: {', '.join(names)})")
+        else:
+            field = reader.arrow_schema.field(name)
+            schema[name] = paimon_type(field.type, nullable=field.nullable, column=name)
+    return schema
 
 
 def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType]) -> BuiltContainer:

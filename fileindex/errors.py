@@ -63,3 +63,18 @@ class EncodeError(FileIndexError, ValueError):
 
 class UnsupportedTypeError(UsageError):
     """An index type asked for a column type that Paimon's Java implementation refuses too."""
+
+
+class SchemaMismatchError(DecodeError):
+    """A body that shows it was built for another column type than the one given (bsi values
+    outside the type's range, an index type the given type cannot have)."""
+
+
+def under_type(err: DecodeError, data_type) -> DecodeError:
+    """``err`` raised while decoding a body as ``data_type``, saying that a wrong type may explain it."""
+    if err.message.startswith("does not decode as"):
+        return err
+    hinted = type(err)(f"does not decode as {data_type}: wrong schema? ({err.message})",
+                       offset=err.offset, field=err.field)
+    hinted.__cause__ = err.__cause__
+    return hinted

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .container import FileIndexContainer, IndexEntry
-from .errors import DecodeError
-from .indexes import INDEX_TYPES
+from .errors import DecodeError, under_type
+from .indexes import INDEX_TYPES, open_body
 from .predicate import And, Leaf, Or, Predicate
 from .reader import FileIndexReader
 from .result import REMAIN, SKIP, FileIndexResult
@@ -104,7 +104,7 @@ class _Evaluation:
                 result = result.and_(visit(reader, predicate))
             except DecodeError as err:
                 if not self.evaluator.lenient:
-                    raise
+                    raise under_type(err, column_type(self.evaluator.schema, predicate.column)) from None
                 self.malformed.append(err)
             if not result.remain():
                 break
@@ -125,7 +125,8 @@ class _Evaluation:
             return FileIndexReader()  # unknown index type: REMAIN for everything
         options = {"extended": True} if self.evaluator.extended and entry.index_type == "bitmap" else {}
         try:
-            return index.reader(self.container.body(entry), data_type, base_offset=entry.start, **options)
+            return open_body(index, self.container.body(entry), data_type, base_offset=entry.start,
+                             column=entry.column, **options)
         except DecodeError as err:
             if not self.evaluator.lenient:
                 raise

@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import difflib
+import warnings
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -23,6 +25,12 @@ PREFIX = "file-index."
 COLUMNS_SUFFIX = ".columns"
 THRESHOLD_KEY = "file-index.in-manifest-threshold"
 DEFAULT_THRESHOLD = "500 B"
+FORMAT_VERSION_KEY = "file-index.format.version"
+GENERAL_KEYS = (THRESHOLD_KEY, "file-index.read.enabled", FORMAT_VERSION_KEY)
+
+
+class IgnoredOptionWarning(UserWarning):
+    """A ``file-index.`` key that Paimon ignores: neither a general key nor ``<type>.<column>.<option>``."""
 
 
 @dataclass(frozen=True)
@@ -46,10 +54,10 @@ class FileIndexOptions:
     in_manifest_threshold: int
 
 
-def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> FileIndexOptions:
+def _declarations(options: Mapping[str, str]):
+    """(key, index type, column) for each column named by a ``file-index.<type>.columns`` option."""
     from .indexes import INDEX_TYPES
 
-    declared: dict[tuple[str, str], dict] = {}
     for key, value in options.items():
         if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX):
             index_type = key[len(PREFIX):-len(COLUMNS_SUFFIX)]
@@ -59,8 +67,20 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> Fi
                 column = item.strip()
                 if not column:
                     raise UsageError(f"{key}={value!r} has an empty column name: list names separated by commas")
-                _check_column(column, schema, key)
-                declared.setdefault((column, index_type), {})
+                yield key, index_type, column
+
+
+def source_columns(options: Mapping[str, str]) -> list[str]:
+    """The data columns the declared indexes read (``m`` for a map-key index ``m[k]``), in order."""
+    return list(dict.fromkeys(IndexRequest(column, index_type).map_column or column
+                              for _, index_type, column in _declarations(options)))
+
+
+def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> FileIndexOptions:
+    declared: dict[tuple[str, str], dict] = {}
+    for key, index_type, column in _declarations(options):
+        _check_column(column, schema, key)
+        declared.setdefault((column, index_type), {})
     general: dict[tuple[str, str], dict] = {}
     specific: dict[tuple[str, str], dict] = {}
     for key, value in options.items():
@@ -68,7 +88,9 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> Fi
             continue
         parts = key[len(PREFIX):].split(".")
         if len(parts) != 3:
-            continue  # not an index option (read.enabled, in-manifest-threshold, ...)
+            if key not in GENERAL_KEYS:  # Paimon ignores it too (same bytes), but it is likely a typo
+                _warn_ignored(key, declared)
+            continue
         index_type, column, option = parts
         matches = [c for (c, t) in declared if t == index_type and (c == column or c.startswith(column + "["))]
         if not matches:
@@ -86,6 +108,22 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> Fi
         requests.append(IndexRequest(column, index_type, merged))
     threshold = parse_memory_size(options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD), option=THRESHOLD_KEY)
     return FileIndexOptions(tuple(requests), threshold)
+
+
+def _warn_ignored(key: str, declared: dict[tuple[str, str], dict]) -> None:
+    from .indexes import INDEX_TYPES
+
+    parts = key[len(PREFIX):].split(".")
+    if len(parts) == 2 and parts[0] in INDEX_TYPES and parts[1] in INDEX_TYPES[parts[0]].options:
+        # an index option without its column, e.g. file-index.bloom-filter.items
+        columns = [c for (c, t) in declared if t == parts[0]] or ["<column>"]
+        closest = [f"{PREFIX}{parts[0]}.{columns[0]}.{parts[1]}"]
+    else:
+        candidates = list(GENERAL_KEYS) + [f"{PREFIX}{t}{COLUMNS_SUFFIX}" for t in INDEX_TYPES]
+        candidates += [f"{PREFIX}{t}.{c}.{o}" for (c, t) in declared for o in INDEX_TYPES[t].options]
+        closest = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+    hint = f"; did you mean {closest[0]}?" if closest else ""
+    warnings.warn(f"option {key} is ignored by Paimon (and here){hint}", IgnoredOptionWarning, stacklevel=3)
 
 
 def _check_column(column: str, schema: dict[str, DataType], key: str) -> None:

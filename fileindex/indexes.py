@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from . import bitmap, bloom_filter, bsi, range_bitmap
+from . import bitmap, bloom_filter, bsi, errors, range_bitmap
 from .reader import FileIndexReader
 
 
@@ -25,3 +25,19 @@ INDEX_TYPES: Mapping[str, IndexType] = {
     range_bitmap.INDEX_TYPE: IndexType(range_bitmap.INDEX_TYPE, range_bitmap.OPTIONS, range_bitmap.build,
                                        range_bitmap.RangeBitmapReader),
 }
+
+
+def open_body(index: IndexType, body, data_type, *, base_offset: int, column: str, **options) -> FileIndexReader:
+    """A reader for one index body decoded as ``data_type``; a type the body cannot have been built
+    for is a :class:`SchemaMismatchError`, a decoding failure says the type may be wrong."""
+    try:
+        return index.reader(body, data_type, base_offset=base_offset, **options)
+    except errors.SchemaMismatchError as err:
+        raise errors.SchemaMismatchError(f"column {column!r}, {index.name} index: {err.message}",
+                                         offset=err.offset, field=err.field) from None
+    except errors.UnsupportedTypeError as err:
+        raise errors.SchemaMismatchError(f"column {column!r} has a {index.name} index, which cannot be read as "
+                                         f"{data_type}: wrong schema? ({err})", offset=base_offset,
+                                         field=index.name) from None
+    except errors.DecodeError as err:
+        raise errors.under_type(err, data_type) from None

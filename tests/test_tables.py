@@ -142,10 +142,11 @@ def test_table_command_json_shape(capsys):
     root = table_root("parquet", "append_with_bitmap_alter_table")
     assert main(["table", str(root), "--where", "f4 = 'Alice'", "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert lines[0] == {"file": lines[0]["file"], "row_count": 8, "index": "embedded", "result": "ROWS",
-                        "cardinality": 2, "ranges": [[0, 0], [7, 7]]}
+    assert lines[0] == {"where": "f4 = 'Alice'", "file": lines[0]["file"], "row_count": 8, "index": "embedded",
+                        "result": "ROWS", "cardinality": 2, "ranges": [[0, 0], [7, 7]]}
     assert lines[0]["file"].startswith("bucket-0/data-")
-    assert lines[-1] == {"summary": {"files": 2, "files_kept": 2, "rows": 12, "rows_kept": 3, "problems": 0}}
+    assert lines[-1] == {"where": "f4 = 'Alice'",
+                         "summary": {"files": 2, "files_kept": 2, "rows": 12, "rows_kept": 3, "problems": 0}}
     assert main(["table", str(root), "--where", "nope = 1"]) == 2
     assert main(["table", str(TABLES), "--where", "f = 1"]) == 2
 
@@ -159,3 +160,17 @@ def test_orc_data_with_one_row_per_stripe():
     root = TABLES / "append_with_bitmap_multi_stripes.db" / "append_with_bitmap_multi_stripes"
     (verdict,) = PaimonTable(root).plan("f0 = 'Alice' OR f2 IS NULL")
     assert verdict.index == "sidecar" and shown(verdict.result) == [0, 7]
+
+
+def test_table_answers_every_where_on_its_own(capsys):
+    root = table_root("parquet", "append_with_bitmap_alter_table")
+    alone = {}
+    for where in ("f4 = 'Alice'", "f4 = 'nobody'"):
+        assert main(["table", str(root), "--where", where, "--json"]) == 0
+        alone[where] = capsys.readouterr().out.splitlines()
+    assert alone["f4 = 'Alice'"] != alone["f4 = 'nobody'"]
+    assert main(["table", str(root), "--where", "f4 = 'Alice'", "--where", "f4 = 'nobody'", "--json"]) == 0
+    assert capsys.readouterr().out.splitlines() == alone["f4 = 'Alice'"] + alone["f4 = 'nobody'"]
+    assert main(["table", str(root), "--where", "f4 = 'Alice'", "--where", "f4 = 'nobody'"]) == 0
+    out = capsys.readouterr().out
+    assert "where f4 = 'Alice':" in out and "where f4 = 'nobody':" in out and out.count("kept ") == 2

@@ -10,7 +10,7 @@ EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 2, 3, 4
 
 def report_failure(command: str, err: Exception, subject: str = "") -> int:
     """Print why a command failed and return its exit code: 2 usage or I/O, 3 malformed, 4 unsupported."""
-    where = f"{subject}: " if subject else ""
+    where = f"{subject}: " if subject and not str(err).startswith(subject) else ""
     if isinstance(err, OSError):
         print(f"fileindex {command}: cannot read {err.filename or subject}: {err.strerror or err}", file=sys.stderr)
         return EXIT_USAGE

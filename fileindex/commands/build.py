@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from ..errors import UsageError
 from . import HANDLED, parse_key_values, report_failure
 
 NAME = "build"
@@ -15,7 +17,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a Paimon table option, e.g. file-index.bloom-filter.columns=id or "
                              "file-index.bloom-filter.id.fpp=0.01; repeat for more")
-    parser.add_argument("--schema", help="column types overriding those read from the Parquet file")
+    parser.add_argument("--schema", help='types of the columns it names, overriding those read from the data '
+                                         'file, e.g. "id BIGINT"')
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an existing OUT that is not a file-index container")
 
 
 def parse_option_args(pairs: list[str]) -> dict[str, str]:
@@ -23,18 +28,19 @@ def parse_option_args(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..atomic_write import write_atomically
     from ..data_file_index_writer import build_data_file_index
     from ..types import parse_schema
 
+    output = args.output or f"{args.data}.index"
     try:
         options = parse_option_args(args.option)
         schema = parse_schema(args.schema) if args.schema else None
+        check_output(output, args.data, force=args.force)
         built = build_data_file_index(args.data, options, schema)
+        write_atomically(output, built.data)
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
-    output = args.output or f"{args.data}.index"
-    with open(output, "wb") as out:
-        out.write(built.data)
     where = (f"Paimon would embed it in the manifest (<= file-index.in-manifest-threshold, "
              f"{built.in_manifest_threshold} bytes)" if built.embedded else
              f"Paimon would write it as a sidecar file (> file-index.in-manifest-threshold, "
@@ -42,3 +48,22 @@ def run(args: argparse.Namespace) -> int:
     indexes = ", ".join(f"{r.column}:{r.index_type}" for r in built.requests)
     print(f"wrote {output}: {len(built.data)} bytes, {built.row_count} rows, indexes {indexes}; {where}")
     return 0
+
+
+def check_output(output: str, data: str, *, force: bool) -> None:
+    """Refuse an output that would destroy data: the input itself, a folder, a file that is no container."""
+    from ..container import MAGIC
+
+    target = Path(output)
+    if target.is_dir():
+        raise UsageError(f"-o {output} is a folder: name the file to write, e.g. {target / (Path(data).name + '.index')}")
+    if not target.parent.is_dir():
+        raise UsageError(f"-o {output}: folder {target.parent} does not exist")
+    if not target.exists():
+        return
+    if Path(data).exists() and target.samefile(data):
+        raise UsageError(f"-o {output} is the data file itself: building would replace the data with its index")
+    with open(target, "rb") as existing:
+        is_container = existing.read(len(MAGIC)) == MAGIC
+    if not is_container and not force:
+        raise UsageError(f"-o {output} exists and is not a file-index container; pass --force to overwrite it")

@@ -2,21 +2,27 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from ..container import KNOWN_INDEX_TYPES, FileIndexContainer
-from ..errors import DecodeError, UnsupportedError, UnsupportedIndexTypeError, UsageError
-from ..types import DataType, column_type, parse_schema
+from ..errors import DecodeError, FileIndexError, UnsupportedError, UnsupportedIndexTypeError, UsageError
+from ..types import DataType, column_type
+from . import column_types
 
 NAME = "check"
 HELP = "validate containers: exit 0 all valid, 3 any malformed, 4 unsupported (and none malformed), 2 usage"
 
 EXIT_VALID, EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 0, 2, 3, 4
+STATUS = {EXIT_VALID: "OK", EXIT_USAGE: "ERROR", EXIT_MALFORMED: "MALFORMED", EXIT_UNSUPPORTED: "UNSUPPORTED"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="file-index containers to validate")
-    parser.add_argument("--schema", help='column types, e.g. "id INT, name STRING, attrs MAP<STRING, INT>": '
-                                         "with it, every index body of those columns is decoded in full")
+    column_types.add_arguments(parser)
+    parser.epilog = ("With column types (from --schema, --data, --table or the data file beside a sidecar), every "
+                     "index body of those columns is decoded in full.")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per file: file, status, exit_code, and the counts or the error")
 
 
 def check_container(container: FileIndexContainer, schema: dict[str, DataType] | None = None) -> int:
@@ -31,7 +37,8 @@ def check_container(container: FileIndexContainer, schema: dict[str, DataType] |
             )
     if not schema:
         return 0
-    from ..indexes import INDEX_TYPES  # imports numpy and pyarrow: only when bodies are decoded
+    from ..errors import under_type
+    from ..indexes import INDEX_TYPES, open_body  # imports numpy and pyarrow: only when bodies are decoded
 
     decoded = 0
     for entry in container:
@@ -39,41 +46,56 @@ def check_container(container: FileIndexContainer, schema: dict[str, DataType] |
         index = INDEX_TYPES.get(entry.index_type)
         if entry.is_empty or data_type is None or index is None:
             continue
-        index.reader(container.body(entry), data_type, base_offset=entry.start).validate()
+        reader = open_body(index, container.body(entry), data_type, base_offset=entry.start, column=entry.column)
+        try:
+            reader.validate()
+        except DecodeError as err:
+            raise under_type(err, data_type) from None
         decoded += 1
     return decoded
 
 
-def check_file(path: str, schema: dict[str, DataType] | None = None) -> tuple[int, str]:
+def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
+    """The outcome for one file as ``check --json`` prints it."""
+    outcome: dict = {"file": path}
     try:
         container = FileIndexContainer.open(path)
         decoded = check_container(container, schema)
     except OSError as err:
-        return EXIT_USAGE, f"ERROR {path}: cannot read: {err.strerror}"
-    except UnsupportedError as err:
-        return EXIT_UNSUPPORTED, f"UNSUPPORTED {path}: {err}"
+        return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE, "error": f"cannot read: {err.strerror or err}"}
+    except UsageError as err:  # column types that do not fit the bodies
+        return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE, "error": str(err)}
     except DecodeError as err:
-        return EXIT_MALFORMED, f"MALFORMED {path}: {err}"
-    entries = container.head.entries
-    bodies = f", {decoded} bodies decoded" if schema else ""
-    return EXIT_VALID, (
-        f"OK {path}: {len(container.head.column_records)} column(s), {len(entries)} index(es), "
-        f"{container.size} bytes{bodies}"
-    )
+        code = EXIT_UNSUPPORTED if isinstance(err, UnsupportedError) else EXIT_MALFORMED
+        return {**outcome, "status": STATUS[code], "exit_code": code, "error": str(err), "offset": err.offset,
+                "field": err.field}
+    outcome.update(status="OK", exit_code=EXIT_VALID, columns=len(container.head.column_records),
+                   indexes=len(container.head.entries), size=container.size)
+    if schema:
+        outcome["bodies_decoded"] = decoded
+    return outcome
+
+
+def render(outcome: dict) -> str:
+    if outcome["status"] != "OK":
+        return f"{outcome['status']} {outcome['file']}: {outcome['error']}"
+    bodies = f", {outcome['bodies_decoded']} bodies decoded" if "bodies_decoded" in outcome else ""
+    return (f"OK {outcome['file']}: {outcome['columns']} column(s), {outcome['indexes']} index(es), "
+            f"{outcome['size']} bytes{bodies}")
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        schema = parse_schema(args.schema) if args.schema is not None else None
-    except UsageError as err:
-        print(f"fileindex check: --schema: {err}")
-        return EXIT_USAGE
-    outcomes = []
+    codes = []
     for path in args.files:
-        code, line = check_file(path, schema)
-        print(line)
-        outcomes.append(code)
+        try:
+            schema = column_types.resolve(NAME, args, path)
+        except (FileIndexError, OSError) as err:
+            outcome = {"file": path, "status": "ERROR", "exit_code": EXIT_USAGE, "error": f"column types: {err}"}
+        else:
+            outcome = check_file(path, schema)
+        print(json.dumps(outcome, ensure_ascii=False) if args.json else render(outcome))
+        codes.append(outcome["exit_code"])
     for code in (EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED):
-        if code in outcomes:
+        if code in codes:
             return code
     return EXIT_VALID

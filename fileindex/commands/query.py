@@ -6,8 +6,8 @@ import json
 import sys
 
 from ..container import FileIndexContainer
-from ..types import parse_schema
-from . import HANDLED, report_failure
+from ..errors import UsageError
+from . import HANDLED, column_types, report_failure
 
 NAME = "query"
 HELP = "evaluate predicates over a container as Paimon does: REMAIN, SKIP or the candidate rows"
@@ -15,7 +15,7 @@ HELP = "evaluate predicates over a container as Paimon does: REMAIN, SKIP or the
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a file-index container")
-    parser.add_argument("--schema", required=True, help='column types, e.g. "id INT, name STRING, attrs MAP<STRING, INT>"')
+    column_types.add_arguments(parser)
     parser.add_argument("--where", action="append", required=True, metavar="EXPR",
                         help="a predicate, e.g. \"id = 5 AND name IN ('a', 'b')\"; repeat for more (each answered on its own)")
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
@@ -48,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
     from ..predicate_parser import parse_predicate
 
     try:
-        schema = parse_schema(args.schema)
+        schema = column_types.resolve(NAME, args, args.file)
+        if schema is None:
+            raise UsageError("give the column types: --schema \"c INT, ...\", --data DATA_FILE or --table ROOT")
         predicates = [parse_predicate(text, schema) for text in args.where]
         container = FileIndexContainer.open(args.file)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         container = FileIndexContainer.open(path)
         description = inspect.describe(container)
         print(inspect.json.dumps(description, ensure_ascii=False) if args.json else inspect.render(description))
-        code, line = check.check_file(path)
-        print(f"  check: {line}\n")
-        worst = max(worst, code)
+        outcome = check.check_file(path)
+        print(f"  check: {check.render(outcome)}\n")
+        worst = max(worst, outcome["exit_code"])
     return worst

@@ -1,4 +1,4 @@
-"""``fileindex table TABLE_PATH --where EXPR``: per live data file, what its index lets Paimon skip."""
+"""``fileindex table TABLE_PATH --where EXPR [--where EXPR ...]``: per live data file, what its index lets Paimon skip."""
 from __future__ import annotations
 
 import argparse
@@ -12,27 +12,39 @@ HELP = "plan a Java-written Paimon table: per live data file, where its index li
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
-    parser.add_argument("--where", required=True, metavar="EXPR", help="a predicate over the table's columns")
+    parser.add_argument("--where", action="append", required=True, metavar="EXPR",
+                        help="a predicate over the table's columns; repeat for more (each answered on its own)")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
-    parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary line")
+    parser.add_argument("--json", action="store_true", help="JSON lines: one object per data file and predicate, then a summary per predicate")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..commands.query import describe, result_json
-    from ..table_scan import PaimonTable, summarize
+    from ..table_scan import PaimonTable
 
     try:
         table = PaimonTable(args.table, args.snapshot)
-        predicate = table.parse(args.where)
-        verdicts = list(table.plan(predicate, extended=args.mode == "extended"))
+        predicates = [table.parse(text) for text in args.where]
+        plans = [list(table.plan(predicate, extended=args.mode == "extended")) for predicate in predicates]
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
+    for text, verdicts in zip(args.where, plans):
+        if len(args.where) > 1 and not args.json:
+            print(f"where {text}:")
+        print_plan(verdicts, text, as_json=args.json)
+    return 0
+
+
+def print_plan(verdicts: list, where: str, *, as_json: bool) -> None:
+    from ..commands.query import describe, result_json
+    from ..table_scan import summarize
+
     for verdict in verdicts:
         answer = result_json(verdict.result)
-        if args.json:
-            line = {"file": verdict.file, "row_count": verdict.row_count, "index": verdict.index, **answer}
+        if as_json:
+            line = {"where": where, "file": verdict.file, "row_count": verdict.row_count, "index": verdict.index,
+                    **answer}
             if verdict.note:
                 line["note"] = verdict.note
             print(json.dumps(line, ensure_ascii=False))
@@ -40,9 +52,8 @@ def run(args: argparse.Namespace) -> int:
             note = f"  ({verdict.note})" if verdict.note else ""
             print(f"{verdict.file}  rows={verdict.row_count}  index={verdict.index}  {describe(answer)}{note}")
     summary = summarize(verdicts)
-    if args.json:
-        print(json.dumps({"summary": summary}))
+    if as_json:
+        print(json.dumps({"where": where, "summary": summary}))
     else:
         print(f"kept {summary['files_kept']} of {summary['files']} files, {summary['rows_kept']} of "
               f"{summary['rows']} rows" + (f"; {summary['problems']} index problem(s)" if summary["problems"] else ""))
-    return 0

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..atomic_write import replacing
 from .compare import compare_scans, timed_scan, with_speedup
 from .jobs import build_indexes, per_file_job, verify_indexes
 
@@ -108,7 +109,8 @@ def _cents(cents: np.ndarray) -> pa.Array:
 def _write_one(number: int, *, spec: DatasetSpec, folder: str):
     table = make_file(spec, number)
     path = Path(folder) / f"orders-{number:04d}.parquet"
-    pq.write_table(table, path, row_group_size=ROW_GROUP)
+    with replacing(path) as temporary:
+        pq.write_table(table, temporary, row_group_size=ROW_GROUP)
     yield pa.table({"file": [str(path)], "rows": [table.num_rows]})
 
 
