@@ -4,21 +4,27 @@ The directory holds ``vectors.json`` (one record per file: type, index type, opt
 the answers expected), ``datasets/<name>.json`` (the input values) and the ``.index`` containers.
 For every record: the container must decode with both parsers to the same structure; every query
 must give the expected answer; the writer must reproduce the file byte for byte from the dataset
-and options; a combination the record says was refused must be refused. Results are tallied by
+and options; a combination the record says was refused must be refused. Multi-column records
+(``multi_column``) are checked for their bytes, HEAD, rebuilt bytes and whole-file predicates. Results are tallied by
 layout (index type, bitmap version) and check (decode, write, refuse, or the query's operator).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .container import FileIndexContainer, parse_with_construct
+from . import java_utf
+from .container import MAGIC, FileIndexContainer, parse_with_construct
 from .errors import FileIndexError
+from .evaluation import FileIndexEvaluator
 from .indexes import INDEX_TYPES
+from .java_predicate import parse_java_predicate
+from .result import Rows
 from .types import parse_type
-from .vector_format import current_java_answer, result_matches, value_from_json
+from .vector_format import current_java_answer, result_matches, to_arrow, value_from_json
 
 VISITORS = {
     "is_null": "visit_is_null", "is_not_null": "visit_is_not_null", "eq": "visit_equal",
@@ -122,4 +128,93 @@ def check_directory(folder: str | Path) -> Report:
             except FileIndexError as err:
                 ok, detail = False, f"{record['name']} {op}: {err}"
             report.record(layout, op["name"], ok, detail)
+    for record in json.loads((folder / "vectors.json").read_text()).get("multi_column", ()):
+        check_multi_column(folder, record, report)
     return report
+
+
+MULTI = "multi-column"
+
+
+def check_multi_column(folder: Path, record: dict, report: Report) -> None:
+    """A container of several columns: its bytes, its HEAD as recorded (both parsers), the writer's
+    bytes from the dataset's columns and index configuration, and every whole-file predicate."""
+    name = record["name"]
+    data = (folder / record["file"]).read_bytes()
+    if "sha256" in record:
+        report.record(MULTI, "bytes", hashlib.sha256(data).hexdigest() == record["sha256"],
+                      f"{name}: the file's SHA-256 is not the recorded one")
+    try:
+        container = FileIndexContainer.from_bytes(data)
+        container.validate_layout()
+        parsed = parse_with_construct(data)
+    except FileIndexError as err:
+        report.record(MULTI, "decode", False, f"{name}: {err}")
+        return
+    head = head_json(container)
+    expected = record["head"]
+    by_construct = [{"column": java_utf.decode(c.name.value),
+                     "indexes": [{"index_type": java_utf.decode(i.index_type.value), "start": i.ofs_body,
+                                  "length": i.len_body} for i in c.indexes]} for c in parsed.head.columns]
+    same = {k: head.get(k) for k in expected} == expected and head["columns"] == by_construct
+    report.record(MULTI, "head", same, f"{name}: HEAD {head} is not the recorded {expected}")
+    dataset = folder / "datasets" / f"{record.get('dataset')}.json"
+    if not dataset.is_file():
+        return
+    raw = json.loads(dataset.read_text())
+    schema = {column["name"]: parse_type(column["type"]) for column in raw["columns"]}
+    if "index_config" in raw:
+        try:
+            built = _build_multi(raw, schema)
+            report.record(MULTI, "write", built == data, f"{name}: bytes differ")
+        except FileIndexError as err:
+            report.record(MULTI, "write", False, f"{name}: {err}")
+    evaluator = FileIndexEvaluator(schema)
+    for case in record.get("predicates", ()):
+        try:
+            result = evaluator.evaluate(container, parse_java_predicate(case["java_toString"], schema))
+            ok = whole_file_matches(result, case["result"])
+            detail = f"{name} {case['java_toString']}: got {result!r}, expected {case['result']}"
+        except FileIndexError as err:
+            ok, detail = False, f"{name} {case['java_toString']}: {err}"
+        report.record(MULTI, "predicate", ok, detail)
+
+
+def head_json(container: FileIndexContainer) -> dict:
+    """The HEAD in the shape ``vectors.json`` records it."""
+    head = container.head
+    return {"magic": int.from_bytes(MAGIC, "big"), "version": head.version, "head_length": head.head_length,
+            "columns": [{"column": r.name, "indexes": [{"index_type": e.index_type, "start": e.start,
+                                                         "length": e.length} for e in r.indexes]}
+                        for r in head.column_records],
+            "redundant_length": head.redundant_length}
+
+
+def whole_file_matches(result, expected) -> bool:
+    """Java visits a column's indexes in HashSet (identity) order: where two of them disagree on
+    emptiness it may answer SKIP or an empty row set, and both mean "not remain" (spec 9.2)."""
+    empty = expected == "SKIP" or (isinstance(expected, dict) and expected.get("cardinality") == 0)
+    if empty:
+        return not result.remain() or (isinstance(result, Rows) and result.cardinality == 0)
+    return result_matches(result, expected)
+
+
+def _build_multi(raw: dict, schema: dict) -> bytes:
+    import pyarrow as pa
+
+    from .data_file_index_writer import build_table_index
+    from .file_index_options import parse_options
+
+    columns = {}
+    for column in raw["columns"]:
+        data_type = schema[column["name"]]
+        values = column["values"] if data_type.root == "MAP" else [value_from_json(v, data_type)
+                                                                   for v in column["values"]]
+        columns[column["name"]] = to_arrow(values, data_type)
+    options: dict[str, str] = {}
+    for entry in raw["index_config"]:
+        key = f"file-index.{entry['index_type']}.columns"
+        options[key] = f"{options[key]},{entry['column']}" if key in options else entry["column"]
+        for option, value in entry["options"].items():
+            options[f"file-index.{entry['index_type']}.{entry['column']}.{option}"] = str(value)
+    return build_table_index(pa.table(columns), schema, parse_options(options, schema)).data

@@ -72,3 +72,23 @@ def current_java_answer(index_type: str, data_type: DataType, op: dict, recorded
             and op["name"] in VALUE_OPS:
         return "REMAIN"
     return recorded
+
+
+def to_arrow(values: list, data_type: DataType):
+    """A dataset column (values as :func:`value_from_json` gives them) as the Arrow array a
+    Parquet file of that Paimon type reads back as."""
+    import pyarrow as pa
+
+    from .arrow_types import arrow_type
+
+    target = arrow_type(data_type)
+    if data_type.is_timestamp:
+        per_milli = {"s": None, "ms": 1, "us": 1_000, "ns": 1_000_000}[target.unit]
+        ticks = [None if v is None else v.millis * per_milli + v.nanos_of_milli * per_milli // 1_000_000
+                 for v in values]
+        return pa.array(ticks, pa.int64()).cast(target)
+    if data_type.root == "DATE":
+        return pa.array(values, pa.int32()).cast(target)
+    if data_type.root == "MAP":
+        return pa.array([None if v is None else list(v.items()) for v in values], target)
+    return pa.array(values, target)

@@ -13,7 +13,7 @@ from fileindex.range_bitmap import key_kind, key_of, sort_key
 from fileindex.result import REMAIN, SKIP, Rows
 from fileindex.types import parse_schema
 from fileindex.values import Timestamp
-from vector_cases import to_arrow
+from fileindex.vector_format import to_arrow
 
 SCHEMA = parse_schema("a INT, b BIGINT, s STRING, f DOUBLE, d DATE, t TIMESTAMP(6)")
 POOLS = {

@@ -1,12 +1,12 @@
 """`fileindex query` reproduces every recorded Java answer: single-column vectors and whole-file predicates."""
 import json
-import re
 
 import pytest
 
 from conftest import JAVA_VECTORS
 from fileindex.cli import main
-from fileindex.literals import quote_string, sql_literal
+from fileindex.java_predicate import java_predicate_sql
+from fileindex.literals import sql_literal
 from fileindex.types import parse_schema
 from vector_cases import all_cases, current_java_answer
 
@@ -60,52 +60,12 @@ def test_every_recorded_query_through_the_cli(case, capsys):
 
 
 MULTI_SCHEMA = "id INT, name STRING, ts TIMESTAMP(3), price DOUBLE, `列名😀` STRING, attrs MAP<STRING, STRING>"
-LEAVES = {"Equal": "=", "NotEqual": "<>", "LessThan": "<", "LessOrEqual": "<=", "GreaterThan": ">",
-          "GreaterOrEqual": ">="}
-
-
-def java_to_sql(text: str, schema) -> str:
-    """Java's Predicate.toString (e.g. Or([Equal(id, 1), IsNull(name)])) in this project's syntax."""
-    match = re.fullmatch(r"(And|Or)\(\[(.*)\]\)", text)
-    if match:
-        parts, depth, start = [], 0, 0
-        body = match.group(2)
-        for i, ch in enumerate(body):
-            depth += ch in "(["
-            depth -= ch in ")]"
-            if ch == "," and depth == 0:
-                parts.append(body[start:i].strip())
-                start = i + 1
-        parts.append(body[start:].strip())
-        return "(" + f" {match.group(1).upper()} ".join(java_to_sql(p, schema) for p in parts) + ")"
-    function, args = re.fullmatch(r"(\w+)\((.*)\)", text).groups()
-    column, _, rest = args.partition(", ")
-    quoted = f"`{column}`"
-    literal = lambda raw: _java_literal(raw, schema[column])  # noqa: E731
-    if function in LEAVES:
-        return f"{quoted} {LEAVES[function]} {literal(rest)}"
-    if function in ("IsNull", "IsNotNull"):
-        return f"{quoted} IS {'NOT ' if function == 'IsNotNull' else ''}NULL"
-    if function == "Between":
-        low, high = rest.strip("[]").split(", ")
-        return f"{quoted} BETWEEN {literal(low)} AND {literal(high)}"
-    raise AssertionError(text)
-
-
-def _java_literal(raw: str, data_type) -> str:
-    if data_type.is_string:
-        return quote_string(raw)
-    if data_type.is_timestamp:
-        return f"TIMESTAMP '{raw.replace('T', ' ')}'"
-    return raw
-
-
 def test_whole_file_predicates_of_the_engine_layout(vectors_json, capsys):
     record = vectors_json["multi_column"][0]
     schema = parse_schema(MULTI_SCHEMA)
     argv = ["query", str(JAVA_VECTORS / record["file"]), "--schema", MULTI_SCHEMA, "--json"]
     for predicate in record["predicates"]:
-        argv += ["--where", java_to_sql(predicate["java_toString"], schema)]
+        argv += ["--where", java_predicate_sql(predicate["java_toString"], schema)]
     assert main(argv) == 0
     answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(answers) == 25

@@ -92,29 +92,12 @@ def current_java_answer(case: VectorCase, op: dict, recorded):
     return answer(case.record["index_type"], case.data_type, op, recorded)
 
 
-def to_arrow(values: list, data_type) -> "pa.Array":
-    """A dataset column as the Arrow array `fileindex build` reads from Parquet."""
-    import pyarrow as pa
-
-    from fileindex.arrow_types import arrow_type
-
-    target = arrow_type(data_type)
-    if data_type.is_timestamp:
-        per_milli = {"s": None, "ms": 1, "us": 1_000, "ns": 1_000_000}[target.unit]
-        ticks = [None if v is None else v.millis * per_milli + v.nanos_of_milli * per_milli // 1_000_000
-                 for v in values]
-        return pa.array(ticks, pa.int64()).cast(target)
-    if data_type.root == "DATE":
-        return pa.array(values, pa.int32()).cast(target)
-    if data_type.root == "MAP":
-        return pa.array([None if v is None else list(v.items()) for v in values], target)
-    return pa.array(values, target)
-
-
 def parquet_file(folder, name: str, columns: dict) -> "Path":
     """Write {column: (values, DataType)} to folder/name.parquet."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from fileindex.vector_format import to_arrow
 
     table = pa.table({column: to_arrow(values, data_type) for column, (values, data_type) in columns.items()})
     path = folder / f"{name}.parquet"
