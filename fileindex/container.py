@@ -6,10 +6,13 @@ HEAD and BODY with the Construct schema, in the column order Java's ``HashMap`` 
 """
 from __future__ import annotations
 
+import io
 import mmap
 import os
+import stat
+import sys
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping
+from typing import BinaryIO, Iterable, Iterator, Mapping
 
 from . import errors, java_utf, kaitai_bridge
 from .generated.file_index_format import FileIndexFormat
@@ -120,6 +123,7 @@ class FileIndexContainer:
         self._buffer = memoryview(buffer).cast("B") if not isinstance(buffer, memoryview) else buffer.cast("B")
         self.head = head
         self.source = source
+        self._mapped: mmap.mmap | None = None
         self._lookup: dict[str, dict[str, IndexEntry]] = {}
         for entry in head.entries:
             self._lookup.setdefault(entry.column, {})[entry.index_type] = entry
@@ -130,12 +134,49 @@ class FileIndexContainer:
         return cls(view, parse_head(view), source=source)
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> "FileIndexContainer":
-        """Memory-map the file (read-only); the HEAD is parsed, bodies are read on demand."""
+    def open(cls, path: str | os.PathLike | BinaryIO) -> "FileIndexContainer":
+        """Open a container file: a path (``-`` is standard input) or a binary file object.
+
+        A regular file is memory-mapped (read-only): the HEAD is parsed, bodies are read on demand.
+        A pipe or other stream is read whole. Use ``with`` or :meth:`close` to release the map.
+        """
+        if hasattr(path, "read"):
+            return cls._from_file(path, getattr(path, "name", "<stream>"))
+        if os.fspath(path) == "-":
+            return cls._from_file(sys.stdin.buffer, "<stdin>")
         with open(path, "rb") as file:
-            size = os.fstat(file.fileno()).st_size
-            buffer = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-        return cls.from_bytes(buffer, source=os.fspath(path))
+            return cls._from_file(file, os.fspath(path))
+
+    @classmethod
+    def _from_file(cls, file: BinaryIO, source) -> "FileIndexContainer":
+        source = os.fspath(source) if isinstance(source, (str, os.PathLike)) else str(source)
+        try:
+            regular = stat.S_ISREG(os.fstat(file.fileno()).st_mode)
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            regular = False
+        if not regular:
+            return cls.from_bytes(file.read(), source=source)
+        size = os.fstat(file.fileno()).st_size
+        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        try:
+            container = cls.from_bytes(mapped if mapped is not None else b"", source=source)
+        except BaseException:
+            _close_map(mapped)
+            raise
+        container._mapped = mapped
+        return container
+
+    def close(self) -> None:
+        """Release the memory map. Body views handed out before must not be used afterwards."""
+        self._buffer.release()
+        mapped, self._mapped = self._mapped, None
+        _close_map(mapped)
+
+    def __enter__(self) -> "FileIndexContainer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     @property
     def size(self) -> int:
@@ -211,6 +252,14 @@ def validate_layout(head: ContainerHead, size: int) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+def _close_map(mapped: mmap.mmap | None) -> None:
+    if mapped is not None:
+        try:
+            mapped.close()
+        except BufferError:  # a view of it is still alive (a body, a traceback): it closes when collected
+            pass
+
+
 # Writing
 
 Payloads = Mapping[str, Mapping[str, "bytes | None"]]
