@@ -16,10 +16,14 @@ from typing import BinaryIO, Iterable, Iterator, Mapping
 
 from . import errors, java_utf, kaitai_bridge
 from .generated.file_index_format import FileIndexFormat
-from .java_hashmap import compute_if_absent_order, put_order
 
 MAGIC = bytes.fromhex("00054e4ed01a35ae")
-VERSION = 1
+VERSION = 1  # the released layout, and the default for writing
+VERSION_2 = 2  # EXPERIMENTAL: proposed in Paimon PR #10101, not merged (spec §3.4)
+VERSIONS = (VERSION, VERSION_2)
+TAIL_MAGIC = b"PAFIDX02"
+V2_PREAMBLE = 12  # magic and version; the payloads follow
+V2_TRAILER = 12  # footer length and tail magic
 EMPTY_INDEX_FLAG = -1
 KNOWN_INDEX_TYPES = ("bloom-filter", "bitmap", "bsi", "range-bitmap")
 ROOT = "file_index_format"
@@ -30,19 +34,23 @@ _VALIDATIONS = {
     "/seq/2": errors.InvalidLengthError,
     "/types/column_table/seq/0": errors.InvalidLengthError,
     "/types/column/seq/1": errors.InvalidLengthError,
+    "/types/trailer/seq/0": errors.InvalidLengthError,
+    "/types/trailer/seq/1": errors.BadMagicError,
+    "/types/footer/seq/0": errors.InvalidLengthError,
+    "/types/column_v2/seq/1": errors.InvalidLengthError,
 }
 
 
 @dataclass(frozen=True)
 class IndexEntry:
-    """One (column, index type) entry of the HEAD. ``start`` is absolute; -1 marks an empty index."""
+    """One (column, index type) entry of the HEAD or footer. ``start`` is absolute; -1 marks an empty index."""
 
     column: str
     index_type: str
     start: int
     length: int
     field: str = ""  # spec path of the entry, for messages
-    entry_offset: int = 0  # absolute offset of the entry in the HEAD
+    entry_offset: int = 0  # absolute offset of the entry in the HEAD or footer
 
     @property
     def is_empty(self) -> bool:
@@ -51,7 +59,7 @@ class IndexEntry:
 
 @dataclass(frozen=True)
 class ColumnRecord:
-    """One column record of the HEAD, as written (a malformed file may repeat a name)."""
+    """One column record of the HEAD or footer, as written (a malformed file may repeat a name)."""
 
     name: str
     indexes: tuple[IndexEntry, ...]
@@ -60,11 +68,16 @@ class ColumnRecord:
 
 @dataclass(frozen=True)
 class ContainerHead:
+    """The entry table of either layout: version 1's HEAD, or version 2's footer."""
+
     version: int
-    head_length: int
+    head_length: int | None  # version 1: where the BODY starts
     column_records: tuple[ColumnRecord, ...]  # in file order
-    redundant_length: int
-    redundant_bytes: int  # bytes after the column table inside the HEAD (ignored, as Java does)
+    redundant_length: int | None  # version 1
+    redundant_bytes: int  # version 1: bytes after the column table inside the HEAD (ignored, as Java does)
+    footer_start: int | None = None  # version 2: absolute offset of the footer, where the payloads end
+    footer_length: int | None = None  # version 2
+    footer_trailing: int = 0  # version 2: bytes after the footer's entry table (malformed)
 
     @property
     def entries(self) -> tuple[IndexEntry, ...]:
@@ -76,15 +89,62 @@ class ContainerHead:
         """Column names in file order, each once."""
         return list(dict.fromkeys(record.name for record in self.column_records))
 
+    @property
+    def body_start(self) -> int:
+        """Where payloads may start: after the HEAD (version 1) or the preamble (version 2)."""
+        return self.head_length if self.version == VERSION else V2_PREAMBLE
+
+    def body_end(self, size: int) -> int:
+        """Where payloads must end: the end of the input (version 1) or the footer (version 2)."""
+        return size if self.version == VERSION else self.footer_start
+
 
 def parse_head(data) -> ContainerHead:
-    """Decode the HEAD of a container held in ``data`` (bytes-like or a seekable binary file)."""
+    """Decode the entry table of a container held in ``data`` (bytes-like or a seekable binary file):
+    version 1's HEAD, or version 2's trailer and footer (read from the end; nothing else is read)."""
     parsed = kaitai_bridge.parse(FileIndexFormat, data, root=ROOT, validations=_VALIDATIONS)
+    if parsed.version == VERSION_2:
+        return _parse_footer(parsed)
     table = parsed.head
     base = parsed._debug["head"]["start"]  # the column table is a substream starting at offset 16
+    records = _column_records(table.columns, table._debug, base, f"{ROOT}/head")
+    return ContainerHead(
+        version=parsed.version,
+        head_length=parsed.len_head,
+        column_records=records,
+        redundant_length=table.len_redundant,
+        redundant_bytes=len(table.redundant),
+    )
+
+
+def _parse_footer(parsed: FileIndexFormat) -> ContainerHead:
+    size = parsed._io.size()
+    if size < V2_PREAMBLE + 4 + V2_TRAILER:
+        raise errors.TruncatedError(f"a version-2 container has at least {V2_PREAMBLE + 4 + V2_TRAILER} bytes "
+                                    f"(preamble, column count, trailer), this input {size}",
+                                    offset=size, field=f"{ROOT}/trailer")
+    read = lambda name: kaitai_bridge.read_instance(parsed, name, path=ROOT,  # noqa: E731
+                                                    validations=_VALIDATIONS, size=size)
+    footer_length = read("trailer").len_footer
+    footer_start = size - V2_TRAILER - footer_length
+    footer = read("footer")
+    return ContainerHead(
+        version=VERSION_2,
+        head_length=None,
+        column_records=_column_records(footer.columns, footer._debug, footer_start, f"{ROOT}/footer"),
+        redundant_length=None,
+        redundant_bytes=0,
+        footer_start=footer_start,
+        footer_length=footer_length,
+        footer_trailing=len(footer.trailing),
+    )
+
+
+def _column_records(columns, debug: dict, base: int, path: str) -> tuple[ColumnRecord, ...]:
+    """Column records of a table read from a substream starting at absolute offset ``base``."""
     records = []
-    for c, column in enumerate(table.columns):
-        column_field = f"{ROOT}/head/columns[{c}]"
+    for c, column in enumerate(columns):
+        column_field = f"{path}/columns[{c}]"
         name = _decode_name_at(column.name, base, f"{column_field}/name")
         entries = []
         for i, index in enumerate(column.indexes):
@@ -97,15 +157,8 @@ def parse_head(data) -> ContainerHead:
                 field=index_field,
                 entry_offset=base + column._debug["indexes"]["arr"][i]["start"],
             ))
-        offset = base + table._debug["columns"]["arr"][c]["start"]
-        records.append(ColumnRecord(name=name, indexes=tuple(entries), offset=offset))
-    return ContainerHead(
-        version=parsed.version,
-        head_length=parsed.len_head,
-        column_records=tuple(records),
-        redundant_length=table.len_redundant,
-        redundant_bytes=len(table.redundant),
-    )
+        records.append(ColumnRecord(name=name, indexes=tuple(entries), offset=base + debug["columns"]["arr"][c]["start"]))
+    return tuple(records)
 
 
 def _decode_name_at(utf, base: int, field: str) -> str:
@@ -200,36 +253,44 @@ class FileIndexContainer:
         """The payload of ``entry`` as a view of the container's bytes; ``None`` for an empty entry."""
         if entry.is_empty:
             return None
-        check_body_bounds(entry, self.head.head_length, self.size)
+        check_body_bounds(entry, self.head, self.size)
         return self._buffer[entry.start:entry.start + entry.length]
 
     def validate_layout(self) -> None:
-        """Every body inside the file, after the HEAD, and no two bodies overlapping (spec §3)."""
+        """Every body inside the body region, no two bodies overlapping (spec §3, §3.4)."""
         validate_layout(self.head, self.size)
 
 
-def check_body_bounds(entry: IndexEntry, head_length: int, size: int) -> None:
+def check_body_bounds(entry: IndexEntry, head: ContainerHead, size: int) -> None:
+    lower, upper = head.body_start, head.body_end(size)
+    region = "BODY" if head.version == VERSION else "payloads before the footer"
     if entry.length < 0:
         raise errors.InvalidLengthError(
             f"negative body length {entry.length}", offset=entry.entry_offset, field=f"{entry.field}/len_body"
         )
-    if entry.start < head_length or entry.start > size:
+    if entry.start < lower or entry.start > upper:
         raise errors.InvalidOffsetError(
-            f"body start {entry.start} is outside the BODY [{head_length}, {size}]",
+            f"body start {entry.start} is outside the {region} [{lower}, {upper}]",
             offset=entry.entry_offset, field=f"{entry.field}/ofs_body",
         )
-    if entry.start + entry.length > size:
+    if entry.start + entry.length > upper:
+        end = f"end of the {size}-byte container" if head.version == VERSION else f"footer at {upper}"
         raise errors.InvalidLengthError(
-            f"body [{entry.start}, {entry.start + entry.length}) runs past the end of the {size}-byte container",
+            f"body [{entry.start}, {entry.start + entry.length}) runs past the {end}",
             offset=entry.entry_offset, field=f"{entry.field}/len_body",
         )
 
 
 def validate_layout(head: ContainerHead, size: int) -> None:
-    if head.head_length > size:
+    if head.version == VERSION and head.head_length > size:
         raise errors.TruncatedError(
             f"head length {head.head_length} exceeds the {size}-byte input", offset=8, field=f"{ROOT}/len_head"
         )
+    if head.footer_trailing:
+        at = head.footer_start + head.footer_length - head.footer_trailing
+        raise errors.InvalidLengthError(
+            f"{head.footer_trailing} byte(s) after the footer's entry table (the footer length says "
+            f"{head.footer_length})", offset=at, field=f"{ROOT}/footer/trailing")
     bodies = []
     for entry in head.entries:
         if entry.is_empty:
@@ -239,7 +300,7 @@ def validate_layout(head: ContainerHead, size: int) -> None:
                     offset=entry.entry_offset, field=f"{entry.field}/len_body",
                 )
             continue
-        check_body_bounds(entry, head.head_length, size)
+        check_body_bounds(entry, head, size)
         bodies.append(entry)
     bodies.sort(key=lambda e: (e.start, e.length))
     for before, after in zip(bodies, bodies[1:]):
@@ -263,65 +324,96 @@ def _close_map(mapped: mmap.mmap | None) -> None:
 # Writing
 
 Payloads = Mapping[str, Mapping[str, "bytes | None"]]
+Entry = tuple[str, str, "bytes | None"]  # (column, index type, payload or None for an empty index)
 
 
-def java_column_order(columns: Iterable[str], *, insertion: str = "compute_if_absent") -> list[str]:
-    """Iteration order of the column ``HashMap`` filled in this sequence.
-
-    Paimon's ``DataFileIndexWriter`` fills it with ``computeIfAbsent(column)``; a map filled
-    with ``put`` (``insertion="put"``) differs only where two names share a bucket.
-    """
-    from .java_hash import string_hash_code  # numpy: loaded only when writing
-
-    if insertion == "compute_if_absent":
-        return compute_if_absent_order(columns, string_hash_code)
-    if insertion == "put":
-        return put_order(columns, string_hash_code)
-    raise errors.UsageError(f"insertion must be 'compute_if_absent' or 'put', not {insertion!r}")
-
-
-def java_index_type_order(index_types: Iterable[str]) -> list[str]:
-    """Order of the per-column ``HashMap`` filled by ``put(indexType)``."""
-    from .java_hash import string_hash_code
-
-    return put_order(index_types, string_hash_code)
-
-
-def write_container(payloads: Payloads, *, order: str = "java", insertion: str = "compute_if_absent") -> bytes:
+def write_container(payloads: Payloads, *, order: str = "java", insertion: str = "compute_if_absent",
+                    version: int = VERSION) -> bytes:
     """Serialize a container from column → index type → payload (``None`` = empty index).
 
     ``order="java"`` lays columns and index types out as Java's ``DataFileIndexWriter`` does,
     treating the mapping's iteration order as the order in which the writer met them;
     ``order="given"`` keeps the mapping's own order (to rewrite a decoded container as it was).
-    ``insertion`` says how the column map was filled (see :func:`java_column_order`).
+    ``insertion`` says how the column map was filled (see :func:`fileindex.column_order.column_order`).
+    ``version=2`` writes the experimental footer layout of Paimon PR #10101.
     """
+    from .column_order import column_order, index_type_order
+
     if order not in ("java", "given"):
         raise errors.UsageError(f"order must be 'java' or 'given', not {order!r}")
-    columns = java_column_order(payloads, insertion=insertion) if order == "java" else list(payloads)
-    layout = []
+    columns = column_order(payloads, insertion=insertion) if order == "java" else list(payloads)
+    entries = []
     for column in columns:
         types = payloads[column]
-        type_order = java_index_type_order(types) if order == "java" else list(types)
-        layout.append((column, [(index_type, types[index_type]) for index_type in type_order]))
-    return _serialize(layout)
+        for index_type in (index_type_order(types) if order == "java" else list(types)):
+            entries.append((column, index_type, types[index_type]))
+    return write_entries(entries, version=version)
 
 
-def write_entries(entries: Iterable[tuple[str, str, "bytes | None"]]) -> bytes:
+def write_entries(entries: Iterable[Entry], *, version: int = VERSION) -> bytes:
     """Serialize (column, index type, payload) triples exactly in the given file order."""
+    out = io.BytesIO()
+    stream_container(out, entries, version=version)
+    return out.getvalue()
+
+
+def reframe(data, version: int) -> bytes:
+    """The same payloads, in the same order, in the other container layout (spec §3.4)."""
+    container = data if isinstance(data, FileIndexContainer) else FileIndexContainer.from_bytes(data)
+    return write_entries(((e.column, e.index_type, container.body(e)) for e in container), version=version)
+
+
+def stream_container(out: BinaryIO, entries: Iterable[Entry], *, version: int = VERSION) -> int:
+    """Write a container to ``out`` and return its size.
+
+    Version 2 writes each payload as it arrives, so memory stays bounded by the largest payload
+    (pass a generator); version 1 needs every payload's length before its HEAD and holds them.
+    """
+    if version not in VERSIONS:
+        raise errors.UsageError(f"container version must be 1 or 2 ({FORMAT_VERSION_OPTION}), not {version!r}")
+    if version == VERSION:
+        data = _serialize_v1(_grouped(entries))
+        out.write(data)
+        return len(data)
+    from .specs import file_index_format as schema  # Construct: imported only to write
+
+    position = out.write(schema.preamble_v2.build({}))
+    records: list[tuple[str, list]] = []
+    for column, index_type, payload in entries:
+        if payload is None:
+            entry = {"index_type": {"value": _utf(index_type)}, "ofs_body": EMPTY_INDEX_FLAG, "len_body": 0}
+        else:
+            entry = {"index_type": {"value": _utf(index_type)}, "ofs_body": position, "len_body": len(payload)}
+            position += out.write(payload)
+        if records and records[-1][0] == column:
+            records[-1][1].append(entry)
+        else:
+            records.append((column, [entry]))
+    footer = schema.footer.build({"columns": [{"name": {"value": _utf(c)}, "indexes": e} for c, e in records],
+                                  "trailing": b""})
+    position += out.write(footer)
+    return position + out.write(schema.trailer.build({"len_footer": len(footer)}))
+
+
+FORMAT_VERSION_OPTION = "file-index.format.version"
+
+
+def _utf(text: str) -> bytes:
+    return java_utf.encode_with_length(text)[2:]
+
+
+def _grouped(entries: Iterable[Entry]) -> list[tuple[str, list[tuple[str, "bytes | None"]]]]:
     layout: list[tuple[str, list]] = []
     for column, index_type, payload in entries:
         if layout and layout[-1][0] == column:
             layout[-1][1].append((index_type, payload))
         else:
             layout.append((column, [(index_type, payload)]))
-    return _serialize(layout)
+    return layout
 
 
-def _serialize(layout: list[tuple[str, list[tuple[str, "bytes | None"]]]]) -> bytes:
-    encoded = [
-        (java_utf.encode_with_length(column)[2:], [(java_utf.encode_with_length(t)[2:], p) for t, p in indexes])
-        for column, indexes in layout
-    ]
+def _serialize_v1(layout: list[tuple[str, list[tuple[str, "bytes | None"]]]]) -> bytes:
+    encoded = [(_utf(column), [(_utf(t), p) for t, p in indexes]) for column, indexes in layout]
     head_length = 16 + 4 + 4  # magic, version, head_length; column count; redundant length
     for name, indexes in encoded:
         head_length += 2 + len(name) + 4 + sum(2 + len(t) + 8 for t, _ in indexes)
@@ -339,7 +431,8 @@ def _serialize(layout: list[tuple[str, list[tuple[str, "bytes | None"]]]]) -> by
             offset += len(payload)
         columns.append({"name": {"value": name}, "indexes": entries})
     if offset > 0x7FFFFFFF:
-        raise errors.EncodeError(f"container of {offset} bytes exceeds the int32 offsets of the format")
+        raise errors.EncodeError(f"container of {offset} bytes exceeds the int32 offsets of version 1; "
+                                 f"version 2 ({FORMAT_VERSION_OPTION}=2, experimental) has 64-bit positions")
     from .specs import file_index_format as schema  # Construct: imported only to write
 
     head = schema.file_index_format.build({
@@ -356,8 +449,9 @@ def parse_with_construct(data):
 
     from .specs import file_index_format as schema
 
+    version_2 = bytes(data[8:12]) == VERSION_2.to_bytes(4, "big")
     try:
-        return schema.file_index_format.parse(bytes(data))
+        return (schema.file_index_format_v2 if version_2 else schema.file_index_format).parse(bytes(data))
     except construct.ConstructError as err:
         raise construct_error(err, len(data)) from None
 

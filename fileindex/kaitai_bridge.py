@@ -77,7 +77,28 @@ def translate(
     base: int = 0,
 ) -> errors.DecodeError:
     offset, field = failure_point(obj, 0, root)
-    offset = base + min(max(offset, 0), size)
+    return _as_project_error(err, base + min(max(offset, 0), size), field, validations)
+
+
+def read_instance(obj: KaitaiStruct, name: str, *, path: str, validations: ValidationErrors, size: int):
+    """The value of a ``pos`` instance of ``obj`` (read on first access); a failure becomes the
+    project's error at the absolute offset of the field that failed inside it."""
+    try:
+        return getattr(obj, name)
+    except kaitaistruct.KaitaiStructError as err:
+        info = obj._debug.get(f"_m_{name}", {})
+        start = info.get("start", 0)
+        child = obj.__dict__.get(f"_m_{name}")
+        if isinstance(child, KaitaiStruct):
+            base = 0 if child._io is obj._io else start  # a sized instance counts from its own start
+            offset, field = failure_point(child, base, f"{path}/{name}")
+        else:
+            offset, field = start, f"{path}/{name}"
+        raise _as_project_error(err, min(max(offset, 0), size), field, validations) from None
+
+
+def _as_project_error(err: kaitaistruct.KaitaiStructError, offset: int, field: str,
+                      validations: ValidationErrors) -> errors.DecodeError:
     if isinstance(err, kaitaistruct.EndOfStreamError):
         return errors.TruncatedError(
             f"input ends inside the field: {err.bytes_needed} bytes needed, {err.bytes_available} left",

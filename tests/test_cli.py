@@ -62,7 +62,7 @@ def test_check_exit_codes(capsys, tmp_path):
     unknown = tmp_path / "unknown.index"
     unknown.write_bytes(write_entries([("c", "zorder", b"\x01")]))
     version = tmp_path / "version.index"
-    version.write_bytes(good.read_bytes()[:8] + (2).to_bytes(4, "big") + good.read_bytes()[12:])
+    version.write_bytes(good.read_bytes()[:8] + (3).to_bytes(4, "big") + good.read_bytes()[12:])
     truncated = tmp_path / "truncated.index"
     truncated.write_bytes(good.read_bytes()[:-1])
 
@@ -159,7 +159,7 @@ def test_query_on_a_corrupt_body_fails_or_answers_remain_when_lenient(capsys, tm
 def test_query_exit_codes(capsys, tmp_path):
     version = tmp_path / "v2.index"
     good = ENGINE.read_bytes()
-    version.write_bytes(good[:8] + (2).to_bytes(4, "big") + good[12:])
+    version.write_bytes(good[:8] + (3).to_bytes(4, "big") + good[12:])
     assert run_cli(capsys, "query", str(version), "--schema", "id INT", "--where", "id = 1")[0] == 4
     assert run_cli(capsys, "query", str(tmp_path / "none.index"), "--schema", "id INT", "--where", "id = 1")[0] == 2
     assert run_cli(capsys, "query", str(ENGINE), "--schema", "id INT", "--where", "id = 'x'")[0] == 2

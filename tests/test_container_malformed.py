@@ -83,7 +83,7 @@ def corrupt(offset: int, value: bytes) -> bytes:
 
 @pytest.mark.parametrize("data, error, offset, field", [
     (corrupt(0, b"\x01"), BadMagicError, 0, "file_index_format/magic"),
-    (corrupt(8, (2).to_bytes(4, "big")), UnsupportedVersionError, 8, "file_index_format/version"),
+    (corrupt(8, (3).to_bytes(4, "big")), UnsupportedVersionError, 8, "file_index_format/version"),
     (corrupt(12, (15).to_bytes(4, "big")), InvalidLengthError, 12, "file_index_format/len_head"),
     (corrupt(12, (0x7FFFFFFF).to_bytes(4, "big")), TruncatedError, 16, "file_index_format/head"),
     (corrupt(16, (-1).to_bytes(4, "big", signed=True)), InvalidLengthError, 16,

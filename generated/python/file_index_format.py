@@ -11,7 +11,9 @@ if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
     raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
 
 class FileIndexFormat(KaitaiStruct):
-    """The per-data-file index container. A HEAD (magic, version, head length and the
+    """The per-data-file index container, in one of two layouts chosen by `version`.
+    
+    Version 1 (released): a HEAD (magic, version, head length and the
     column table) is followed by the BODY: the index payloads of every (column, index
     type) pair, concatenated in header order with no padding. The container is either
     written next to the data file as `<data-file>.index` or embedded in the manifest
@@ -20,8 +22,17 @@ class FileIndexFormat(KaitaiStruct):
     U+0000 is `C0 80` and a supplementary character is two 3-byte surrogate sequences;
     they are kept as raw bytes here and decoded by the library.
     
+    Version 2 (EXPERIMENTAL: proposed in apache/paimon PR #10030, closed, and PR #10101, open; not
+    merged): the payloads follow the 12-byte preamble directly; a FOOTER with 64-bit absolute start
+    and length per index follows them, then a 12-byte TRAILER (footer length, tail magic "PAFIDX02").
+    A reader finds the footer from the end of the input, so it needs the container's total length.
+    
     .. seealso::
        Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/FileIndexFormat.java
+    
+    
+    .. seealso::
+       Source - https://github.com/apache/paimon/pull/10101
     """
     SEQ_FIELDS = ["magic", "version", "len_head", "head"]
     def __init__(self, _io, _parent=None, _root=None):
@@ -39,24 +50,46 @@ class FileIndexFormat(KaitaiStruct):
         self._debug['version']['start'] = self._io.pos()
         self.version = self._io.read_s4be()
         self._debug['version']['end'] = self._io.pos()
-        if not self.version == 1:
-            raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/seq/1")
-        self._debug['len_head']['start'] = self._io.pos()
-        self.len_head = self._io.read_s4be()
-        self._debug['len_head']['end'] = self._io.pos()
-        if not self.len_head >= 16:
-            raise kaitaistruct.ValidationLessThanError(16, self.len_head, self._io, u"/seq/2")
-        self._debug['head']['start'] = self._io.pos()
-        self._raw_head = self._io.read_bytes(self.len_head - 16)
-        _io__raw_head = KaitaiStream(BytesIO(self._raw_head))
-        self.head = FileIndexFormat.ColumnTable(_io__raw_head, self, self._root)
-        self.head._read()
-        self._debug['head']['end'] = self._io.pos()
+        if not  ((self.version == 1) or (self.version == 2)) :
+            raise kaitaistruct.ValidationNotAnyOfError(self.version, self._io, u"/seq/1")
+        if self.version == 1:
+            pass
+            self._debug['len_head']['start'] = self._io.pos()
+            self.len_head = self._io.read_s4be()
+            self._debug['len_head']['end'] = self._io.pos()
+            if not self.len_head >= 16:
+                raise kaitaistruct.ValidationLessThanError(16, self.len_head, self._io, u"/seq/2")
+
+        if self.version == 1:
+            pass
+            self._debug['head']['start'] = self._io.pos()
+            self._raw_head = self._io.read_bytes(self.len_head - 16)
+            _io__raw_head = KaitaiStream(BytesIO(self._raw_head))
+            self.head = FileIndexFormat.ColumnTable(_io__raw_head, self, self._root)
+            self.head._read()
+            self._debug['head']['end'] = self._io.pos()
+
 
 
     def _fetch_instances(self):
         pass
-        self.head._fetch_instances()
+        if self.version == 1:
+            pass
+
+        if self.version == 1:
+            pass
+            self.head._fetch_instances()
+
+        _ = self.footer
+        if hasattr(self, '_m_footer'):
+            pass
+            self._m_footer._fetch_instances()
+
+        _ = self.trailer
+        if hasattr(self, '_m_trailer'):
+            pass
+            self._m_trailer._fetch_instances()
+
 
     class Column(KaitaiStruct):
         """One data column (or map-key column `m[k]`) and the indexes built on it."""
@@ -145,6 +178,90 @@ class FileIndexFormat(KaitaiStruct):
 
 
 
+    class ColumnV2(KaitaiStruct):
+        """Version 2. One column and its indexes, as in version 1 but with 64-bit positions."""
+        SEQ_FIELDS = ["name", "num_indexes", "indexes"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(FileIndexFormat.ColumnV2, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['name']['start'] = self._io.pos()
+            self.name = FileIndexFormat.JavaUtf(self._io, self, self._root)
+            self.name._read()
+            self._debug['name']['end'] = self._io.pos()
+            self._debug['num_indexes']['start'] = self._io.pos()
+            self.num_indexes = self._io.read_s4be()
+            self._debug['num_indexes']['end'] = self._io.pos()
+            if not self.num_indexes >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column_v2/seq/1")
+            self._debug['indexes']['start'] = self._io.pos()
+            self._debug['indexes']['arr'] = []
+            self.indexes = []
+            for i in range(self.num_indexes):
+                self._debug['indexes']['arr'].append({'start': self._io.pos()})
+                _t_indexes = FileIndexFormat.IndexEntryV2(self._io, self, self._root)
+                try:
+                    _t_indexes._read()
+                finally:
+                    self.indexes.append(_t_indexes)
+                self._debug['indexes']['arr'][i]['end'] = self._io.pos()
+
+            self._debug['indexes']['end'] = self._io.pos()
+
+
+        def _fetch_instances(self):
+            pass
+            self.name._fetch_instances()
+            for i in range(len(self.indexes)):
+                pass
+                self.indexes[i]._fetch_instances()
+
+
+
+    class Footer(KaitaiStruct):
+        """Version 2. The entry table; every byte of it is used (no trailing bytes)."""
+        SEQ_FIELDS = ["num_columns", "columns", "trailing"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(FileIndexFormat.Footer, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['num_columns']['start'] = self._io.pos()
+            self.num_columns = self._io.read_s4be()
+            self._debug['num_columns']['end'] = self._io.pos()
+            if not self.num_columns >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_columns, self._io, u"/types/footer/seq/0")
+            self._debug['columns']['start'] = self._io.pos()
+            self._debug['columns']['arr'] = []
+            self.columns = []
+            for i in range(self.num_columns):
+                self._debug['columns']['arr'].append({'start': self._io.pos()})
+                _t_columns = FileIndexFormat.ColumnV2(self._io, self, self._root)
+                try:
+                    _t_columns._read()
+                finally:
+                    self.columns.append(_t_columns)
+                self._debug['columns']['arr'][i]['end'] = self._io.pos()
+
+            self._debug['columns']['end'] = self._io.pos()
+            self._debug['trailing']['start'] = self._io.pos()
+            self.trailing = self._io.read_bytes_full()
+            self._debug['trailing']['end'] = self._io.pos()
+
+
+        def _fetch_instances(self):
+            pass
+            for i in range(len(self.columns)):
+                pass
+                self.columns[i]._fetch_instances()
+
+
+
     class IndexEntry(KaitaiStruct):
         """One index of one column; its payload lies in the BODY."""
         SEQ_FIELDS = ["index_type", "ofs_body", "len_body"]
@@ -203,6 +320,63 @@ class FileIndexFormat(KaitaiStruct):
             return getattr(self, '_m_is_empty', None)
 
 
+    class IndexEntryV2(KaitaiStruct):
+        """Version 2. One index; its payload lies between the preamble and the footer."""
+        SEQ_FIELDS = ["index_type", "ofs_body", "len_body"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(FileIndexFormat.IndexEntryV2, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['index_type']['start'] = self._io.pos()
+            self.index_type = FileIndexFormat.JavaUtf(self._io, self, self._root)
+            self.index_type._read()
+            self._debug['index_type']['end'] = self._io.pos()
+            self._debug['ofs_body']['start'] = self._io.pos()
+            self.ofs_body = self._io.read_s8be()
+            self._debug['ofs_body']['end'] = self._io.pos()
+            self._debug['len_body']['start'] = self._io.pos()
+            self.len_body = self._io.read_s8be()
+            self._debug['len_body']['end'] = self._io.pos()
+
+
+        def _fetch_instances(self):
+            pass
+            self.index_type._fetch_instances()
+            _ = self.body
+            if hasattr(self, '_m_body'):
+                pass
+
+
+        @property
+        def body(self):
+            """The index payload."""
+            if hasattr(self, '_m_body'):
+                return self._m_body
+
+            if self.ofs_body != -1:
+                pass
+                io = self._root._io
+                _pos = io.pos()
+                io.seek(self.ofs_body)
+                self._debug['_m_body']['start'] = io.pos()
+                self._m_body = io.read_bytes(self.len_body)
+                self._debug['_m_body']['end'] = io.pos()
+                io.seek(_pos)
+
+            return getattr(self, '_m_body', None)
+
+        @property
+        def is_empty(self):
+            if hasattr(self, '_m_is_empty'):
+                return self._m_is_empty
+
+            self._m_is_empty = self.ofs_body == -1
+            return getattr(self, '_m_is_empty', None)
+
+
     class JavaUtf(KaitaiStruct):
         """A string written by java.io.DataOutputStream.writeUTF: an unsigned 16-bit byte count,
         then modified UTF-8 (CESU-8 style surrogates, `C0 80` for U+0000).
@@ -229,5 +403,71 @@ class FileIndexFormat(KaitaiStruct):
         def _fetch_instances(self):
             pass
 
+
+    class Trailer(KaitaiStruct):
+        """Version 2. Where the footer starts, and the tail magic that marks a complete file."""
+        SEQ_FIELDS = ["len_footer", "tail_magic"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(FileIndexFormat.Trailer, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['len_footer']['start'] = self._io.pos()
+            self.len_footer = self._io.read_s4be()
+            self._debug['len_footer']['end'] = self._io.pos()
+            if not self.len_footer >= 4:
+                raise kaitaistruct.ValidationLessThanError(4, self.len_footer, self._io, u"/types/trailer/seq/0")
+            if not self.len_footer <= self._io.size() - 24:
+                raise kaitaistruct.ValidationGreaterThanError(self._io.size() - 24, self.len_footer, self._io, u"/types/trailer/seq/0")
+            self._debug['tail_magic']['start'] = self._io.pos()
+            self.tail_magic = self._io.read_bytes(8)
+            self._debug['tail_magic']['end'] = self._io.pos()
+            if not self.tail_magic == b"\x50\x41\x46\x49\x44\x58\x30\x32":
+                raise kaitaistruct.ValidationNotEqualError(b"\x50\x41\x46\x49\x44\x58\x30\x32", self.tail_magic, self._io, u"/types/trailer/seq/1")
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    @property
+    def footer(self):
+        """Version 2 only; the entry table, ending where the trailer starts."""
+        if hasattr(self, '_m_footer'):
+            return self._m_footer
+
+        if self.version == 2:
+            pass
+            _pos = self._io.pos()
+            self._io.seek((self._io.size() - 12) - self.trailer.len_footer)
+            self._debug['_m_footer']['start'] = self._io.pos()
+            self._raw__m_footer = self._io.read_bytes(self.trailer.len_footer)
+            _io__raw__m_footer = KaitaiStream(BytesIO(self._raw__m_footer))
+            self._m_footer = FileIndexFormat.Footer(_io__raw__m_footer, self, self._root)
+            self._m_footer._read()
+            self._debug['_m_footer']['end'] = self._io.pos()
+            self._io.seek(_pos)
+
+        return getattr(self, '_m_footer', None)
+
+    @property
+    def trailer(self):
+        """Version 2 only; the last 12 bytes of the container."""
+        if hasattr(self, '_m_trailer'):
+            return self._m_trailer
+
+        if self.version == 2:
+            pass
+            _pos = self._io.pos()
+            self._io.seek(self._io.size() - 12)
+            self._debug['_m_trailer']['start'] = self._io.pos()
+            self._m_trailer = FileIndexFormat.Trailer(self._io, self, self._root)
+            self._m_trailer._read()
+            self._debug['_m_trailer']['end'] = self._io.pos()
+            self._io.seek(_pos)
+
+        return getattr(self, '_m_trailer', None)
 
 

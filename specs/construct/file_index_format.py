@@ -1,4 +1,4 @@
-"""The file-index container (Paimon FileIndexFormat, version 1), mirroring specs/file_index_format.ksy.
+"""The file-index container (Paimon FileIndexFormat, versions 1 and 2), mirroring specs/file_index_format.ksy.
 
 https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/FileIndexFormat.java
 """
@@ -7,9 +7,14 @@ from construct import (
     Bytes,
     Check,
     Const,
+    FixedSized,
+    GreedyBytes,
     Int16ub,
     Int32sb,
+    Int64sb,
+    Pointer,
     Rebuild,
+    Seek,
     Struct,
     Tell,
     len_,
@@ -57,4 +62,56 @@ file_index_format = Struct(
     "len_head" / Int32sb,
     Check(this.len_head >= 16),
     "head" / column_table,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# Version 2 (EXPERIMENTAL: apache/paimon PR #10101, not merged; spec §3.4). Payloads follow the
+# 12-byte preamble; the footer (64-bit absolute start and length per index) and the trailer end the
+# container. Writers build the preamble, stream the payloads, then build the footer and trailer.
+
+VERSION_2 = 2
+TAIL_MAGIC = b"PAFIDX02"
+
+preamble_v2 = Struct(
+    "magic" / Const(MAGIC),
+    "version" / Const(VERSION_2, Int32sb),
+)
+
+index_entry_v2 = Struct(
+    "index_type" / java_utf,
+    "ofs_body" / Int64sb,  # absolute offset of the payload, or EMPTY_INDEX_FLAG
+    "len_body" / Int64sb,
+)
+
+column_v2 = Struct(
+    "name" / java_utf,
+    "num_indexes" / Rebuild(Int32sb, len_(this.indexes)),
+    Check(this.num_indexes >= 0),
+    "indexes" / Array(this.num_indexes, index_entry_v2),
+)
+
+footer = Struct(
+    "num_columns" / Rebuild(Int32sb, len_(this.columns)),
+    Check(this.num_columns >= 0),
+    "columns" / Array(this.num_columns, column_v2),
+    "trailing" / GreedyBytes,  # must be empty
+)
+
+trailer = Struct(
+    "len_footer" / Int32sb,
+    "tail_magic" / Const(TAIL_MAGIC),
+)
+
+# Parsing only: the trailer is found from the end of the input, the footer just before it.
+file_index_format_v2 = Struct(
+    "magic" / Const(MAGIC),
+    "version" / Const(VERSION_2, Int32sb),
+    "_size" / Pointer(0, Seek(0, 2)),
+    Check(this._size >= 28),
+    "trailer" / Pointer(-12, trailer),
+    Check(this.trailer.len_footer >= 4),
+    Check(this.trailer.len_footer <= this._size - 24),
+    "footer" / Pointer(lambda this: this._size - 12 - this.trailer.len_footer,
+                       FixedSized(this.trailer.len_footer, footer)),
 )
