@@ -55,6 +55,8 @@ def replacing(path: str | Path) -> Iterator[Path]:
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     try:
         yield temporary
+        with open(temporary, "rb+") as written:
+            os.fsync(written.fileno())
         os.replace(temporary, target)
     finally:
         temporary.unlink(missing_ok=True)

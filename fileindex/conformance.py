@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import java_utf
-from .container import MAGIC, FileIndexContainer, parse_with_construct
+from .container import FORMAT_VERSION_OPTION, MAGIC, VERSION, FileIndexContainer, parse_with_construct
 from .errors import FileIndexError
 from .evaluation import FileIndexEvaluator
 from .indexes import INDEX_TYPES
@@ -153,9 +153,10 @@ def check_multi_column(folder: Path, record: dict, report: Report) -> None:
         return
     head = head_json(container)
     expected = record["head"]
+    table = parsed.head if container.head.version == VERSION else parsed.footer
     by_construct = [{"column": java_utf.decode(c.name.value),
                      "indexes": [{"index_type": java_utf.decode(i.index_type.value), "start": i.ofs_body,
-                                  "length": i.len_body} for i in c.indexes]} for c in parsed.head.columns]
+                                  "length": i.len_body} for i in c.indexes]} for c in table.columns]
     same = {k: head.get(k) for k in expected} == expected and head["columns"] == by_construct
     report.record(MULTI, "head", same, f"{name}: HEAD {head} is not the recorded {expected}")
     dataset = folder / "datasets" / f"{record.get('dataset')}.json"
@@ -165,7 +166,7 @@ def check_multi_column(folder: Path, record: dict, report: Report) -> None:
     schema = {column["name"]: parse_type(column["type"]) for column in raw["columns"]}
     if "index_config" in raw:
         try:
-            built = _build_multi(raw, schema)
+            built = _build_multi(raw, schema, container.head.version)
             report.record(MULTI, "write", built == data, f"{name}: bytes differ")
         except FileIndexError as err:
             report.record(MULTI, "write", False, f"{name}: {err}")
@@ -181,13 +182,14 @@ def check_multi_column(folder: Path, record: dict, report: Report) -> None:
 
 
 def head_json(container: FileIndexContainer) -> dict:
-    """The HEAD in the shape ``vectors.json`` records it."""
+    """The entry table in the shape ``vectors.json`` records it (version 2: footer position, no HEAD)."""
     head = container.head
-    return {"magic": int.from_bytes(MAGIC, "big"), "version": head.version, "head_length": head.head_length,
+    framing = ({"head_length": head.head_length, "redundant_length": head.redundant_length}
+               if head.version == VERSION else {"footer_start": head.footer_start, "footer_length": head.footer_length})
+    return {"magic": int.from_bytes(MAGIC, "big"), "version": head.version, **framing,
             "columns": [{"column": r.name, "indexes": [{"index_type": e.index_type, "start": e.start,
                                                          "length": e.length} for e in r.indexes]}
-                        for r in head.column_records],
-            "redundant_length": head.redundant_length}
+                        for r in head.column_records]}
 
 
 def whole_file_matches(result, expected) -> bool:
@@ -199,7 +201,7 @@ def whole_file_matches(result, expected) -> bool:
     return result_matches(result, expected)
 
 
-def _build_multi(raw: dict, schema: dict) -> bytes:
+def _build_multi(raw: dict, schema: dict, version: int) -> bytes:
     import pyarrow as pa
 
     from .data_file_index_writer import build_table_index
@@ -211,7 +213,7 @@ def _build_multi(raw: dict, schema: dict) -> bytes:
         values = column["values"] if data_type.root == "MAP" else [value_from_json(v, data_type)
                                                                    for v in column["values"]]
         columns[column["name"]] = to_arrow(values, data_type)
-    options: dict[str, str] = {}
+    options: dict[str, str] = {FORMAT_VERSION_OPTION: str(version)}
     for entry in raw["index_config"]:
         key = f"file-index.{entry['index_type']}.columns"
         options[key] = f"{options[key]},{entry['column']}" if key in options else entry["column"]

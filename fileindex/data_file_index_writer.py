@@ -2,20 +2,22 @@
 
 Every requested (column, index type) gets its index over the column's values in row order;
 a map-key index ``m[k]`` gets each row's value for key k (null when the map is null or lacks the
-key). Columns are laid out in Java's ``HashMap`` order. A container of at most the
+key). Columns are laid out in the order Java's writer gives them (:mod:`fileindex.column_order`). A container of at most the
 in-manifest threshold is embedded in the manifest, a larger one becomes ``<data file>.index``.
 """
 from __future__ import annotations
 
+import io
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import BinaryIO, Callable, Iterator, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow_types import conform
-from .container import write_container
+from .container import Entry, stream_container
 from .errors import UsageError
 from .file_index_options import FileIndexOptions, IndexRequest, parse_options, source_columns
 from .indexes import INDEX_TYPES
@@ -24,15 +26,17 @@ from .types import DataType, column_type
 
 @dataclass(frozen=True)
 class BuiltContainer:
-    data: bytes
+    data: bytes | None  # None when the container was streamed to an output
+    size: int
     row_count: int
     requests: tuple[IndexRequest, ...]
     in_manifest_threshold: int
+    version: int = 1
 
     @property
     def embedded(self) -> bool:
         """Paimon embeds a container of at most the threshold in the manifest (strictly greater: a file)."""
-        return len(self.data) <= self.in_manifest_threshold
+        return self.size <= self.in_manifest_threshold
 
 
 def index_values(column: pa.ChunkedArray, request: IndexRequest) -> pa.ChunkedArray:
@@ -43,26 +47,40 @@ def index_values(column: pa.ChunkedArray, request: IndexRequest) -> pa.ChunkedAr
     return pc.map_lookup(column, key, "first")
 
 
+def index_entries(read_column: Callable[[str], pa.ChunkedArray], row_count: int, schema: dict[str, DataType],
+                  options: FileIndexOptions) -> Iterator[Entry]:
+    """(column, index type, payload) in Java's file order, each payload built when it is needed.
+
+    A source column is read once and kept only until the last index that reads it is built.
+    """
+    requests = options.ordered_requests()
+    uses = Counter(r.map_column or r.column for r in requests)
+    columns: dict[str, pa.ChunkedArray] = {}
+    for request in requests:
+        source = request.map_column or request.column
+        if source not in columns:
+            columns[source] = conform(read_column(source), schema[source], source)
+        if request.map_column is not None and row_count == 0:
+            payload = None  # a map-key writer that saw no record: EMPTY entry
+        else:
+            payload = INDEX_TYPES[request.index_type].build(
+                index_values(columns[source], request), column_type(schema, request.column), request.options)
+        uses[source] -= 1
+        if not uses[source]:
+            del columns[source]
+        yield request.column, request.index_type, payload
+
+
 def build_index(read_column: Callable[[str], pa.ChunkedArray], row_count: int, schema: dict[str, DataType],
-                options: FileIndexOptions) -> BuiltContainer:
-    """Build every requested index, reading one source column at a time through ``read_column``."""
-    payloads: dict[str, dict[str, bytes | None]] = {}
-    for request in options.requests:  # keeps the order in which Paimon's writer meets the columns
-        payloads.setdefault(request.column, {})[request.index_type] = None
-    by_source: dict[str, list[IndexRequest]] = {}
-    for request in options.requests:
-        by_source.setdefault(request.map_column or request.column, []).append(request)
-    for source, requests in by_source.items():
-        column = conform(read_column(source), schema[source], source)
-        for request in requests:
-            if request.map_column is not None and row_count == 0:
-                continue  # a map-key writer that saw no record: EMPTY entry
-            values = index_values(column, request)
-            data_type = column_type(schema, request.column)
-            payloads[request.column][request.index_type] = INDEX_TYPES[request.index_type].build(
-                values, data_type, request.options)
-        del column
-    return BuiltContainer(write_container(payloads), row_count, options.requests, options.in_manifest_threshold)
+                options: FileIndexOptions, out: BinaryIO | None = None) -> BuiltContainer:
+    """Build every requested index into a container: in memory, or streamed to ``out`` (a version-2
+    container then holds one payload in memory at a time)."""
+    target = out if out is not None else io.BytesIO()
+    size = stream_container(target, index_entries(read_column, row_count, schema, options),
+                            version=options.format_version)
+    data = target.getvalue() if out is None else None
+    return BuiltContainer(data, size, row_count, options.requests, options.in_manifest_threshold,
+                          options.format_version)
 
 
 def build_table_index(table: pa.Table, schema: dict[str, DataType], options: FileIndexOptions) -> BuiltContainer:
@@ -70,7 +88,8 @@ def build_table_index(table: pa.Table, schema: dict[str, DataType], options: Fil
 
 
 def build_data_file_index(path: str | Path, table_options: Mapping[str, str],
-                          schema_override: dict[str, DataType] | None = None) -> BuiltContainer:
+                          schema_override: dict[str, DataType] | None = None,
+                          out: BinaryIO | None = None) -> BuiltContainer:
     """Read only the indexed columns of a Parquet or ORC data file and build its container.
 
     The indexed columns' types come from the file (Arrow → Paimon); ``schema_override`` replaces the
@@ -80,7 +99,7 @@ def build_data_file_index(path: str | Path, table_options: Mapping[str, str],
     from .data_files import DataFileReader
 
     reader = DataFileReader(path)
-    return build_from_reader(reader, table_options, indexed_schema(reader, table_options, schema_override or {}))
+    return build_from_reader(reader, table_options, indexed_schema(reader, table_options, schema_override or {}), out)
 
 
 def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str, DataType]) -> dict[str, DataType]:
@@ -105,7 +124,8 @@ def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str,
     return schema
 
 
-def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType]) -> BuiltContainer:
+def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType],
+                      out: BinaryIO | None = None) -> BuiltContainer:
     """Build from an opened :class:`fileindex.data_files.DataFileReader`, one source column at a time."""
     options = parse_options(table_options, schema)
     if not options.requests:
@@ -115,4 +135,4 @@ def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str
     missing = [n for n in names if n not in reader.arrow_schema.names]
     if missing:
         raise UsageError(f"{reader.path}: no column {', '.join(map(repr, missing))} in the data file")
-    return build_index(reader.column, reader.row_count, schema, options)
+    return build_index(reader.column, reader.row_count, schema, options, out)

@@ -19,6 +19,7 @@ from typing import Mapping
 
 from .errors import UsageError
 from .options import parse_memory_size
+from .column_order import writer_layout
 from .types import DataType, column_type
 
 PREFIX = "file-index."
@@ -50,8 +51,15 @@ class IndexRequest:
 
 @dataclass(frozen=True)
 class FileIndexOptions:
-    requests: tuple[IndexRequest, ...]
+    requests: tuple[IndexRequest, ...]  # in the order the options declare them
     in_manifest_threshold: int
+    layout: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (column, index types) in Java's file order
+    format_version: int = 1  # file-index.format.version: 2 is experimental (Paimon PR #10101)
+
+    def ordered_requests(self) -> list[IndexRequest]:
+        """The requests in the order Java's writer lays them out in the container."""
+        by_key = {(r.column, r.index_type): r for r in self.requests}
+        return [by_key[(column, t)] for column, types in self.layout for t in types]
 
 
 def _declarations(options: Mapping[str, str]):
@@ -107,7 +115,17 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> Fi
         merged.update(specific.get((column, index_type), {}))
         requests.append(IndexRequest(column, index_type, merged))
     threshold = parse_memory_size(options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD), option=THRESHOLD_KEY)
-    return FileIndexOptions(tuple(requests), threshold)
+    layout = tuple((column, tuple(types)) for column, types in writer_layout(options))
+    return FileIndexOptions(tuple(requests), threshold, layout, format_version(options))
+
+
+def format_version(options: Mapping[str, str]) -> int:
+    """The container layout to write: 1 (default) or 2 (experimental, Paimon PR #10101)."""
+    text = str(options.get(FORMAT_VERSION_KEY, "1")).strip()
+    if text not in ("1", "2"):
+        raise UsageError(f"{FORMAT_VERSION_KEY}={text!r}: write 1 (the released layout) or 2 (experimental: the "
+                         "footer layout of Paimon PR #10101)")
+    return int(text)
 
 
 def _warn_ignored(key: str, declared: dict[tuple[str, str], dict]) -> None:

@@ -16,7 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help="where to write the container (default: DATA.index)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a Paimon table option, e.g. file-index.bloom-filter.columns=id or "
-                             "file-index.bloom-filter.id.fpp=0.01; repeat for more")
+                             "file-index.bloom-filter.id.fpp=0.01; repeat for more. "
+                             "file-index.format.version=2 writes the experimental container version 2 "
+                             "(experimental: Paimon PR #10101, not merged; 1 is the default)")
     parser.add_argument("--schema", help='types of the columns it names, overriding those read from the data '
                                          'file, e.g. "id BIGINT"')
     parser.add_argument("--force", action="store_true",
@@ -28,7 +30,7 @@ def parse_option_args(pairs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..atomic_write import write_atomically
+    from ..atomic_write import replacing
     from ..data_file_index_writer import build_data_file_index
     from ..types import parse_schema
 
@@ -37,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
         options = parse_option_args(args.option)
         schema = parse_schema(args.schema) if args.schema else None
         check_output(output, args.data, force=args.force)
-        built = build_data_file_index(args.data, options, schema)
-        write_atomically(output, built.data)
+        with replacing(output) as temporary, open(temporary, "wb") as out:
+            built = build_data_file_index(args.data, options, schema, out)
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
     where = (f"Paimon would embed it in the manifest (<= file-index.in-manifest-threshold, "
@@ -46,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
              f"Paimon would write it as a sidecar file (> file-index.in-manifest-threshold, "
              f"{built.in_manifest_threshold} bytes)")
     indexes = ", ".join(f"{r.column}:{r.index_type}" for r in built.requests)
-    print(f"wrote {output}: {len(built.data)} bytes, {built.row_count} rows, indexes {indexes}; {where}")
+    version = " (container version 2, experimental)" if built.version == 2 else ""
+    print(f"wrote {output}: {built.size} bytes{version}, {built.row_count} rows, indexes {indexes}; {where}")
     return 0
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..container import MAGIC, FileIndexContainer, IndexEntry
+from ..container import MAGIC, VERSION, FileIndexContainer, IndexEntry
 from ..errors import FileIndexError
 from . import HANDLED, report_failure
 
 NAME = "inspect"
-HELP = "show a container's HEAD: magic, version, columns and index entries with absolute offsets"
+HELP = ("show a container's entry table (version 1's HEAD, version 2's footer): magic, version, columns and "
+        "index entries with absolute offsets")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,12 +34,14 @@ def describe(container: FileIndexContainer) -> dict:
     """The JSON shape of ``inspect --json``: columns and indexes in file order."""
     head = container.head
     body_length = sum(e.length for e in head.entries if not e.is_empty)
+    framing = ({"head_length": head.head_length} if head.version == VERSION else
+               {"footer_start": head.footer_start, "footer_length": head.footer_length})
     return {
         "file": container.source,
         "size": container.size,
         "magic": int.from_bytes(MAGIC, "big"),
         "version": head.version,
-        "head_length": head.head_length,
+        **framing,
         "columns": [
             {
                 "column": record.name,
@@ -57,7 +60,7 @@ def describe(container: FileIndexContainer) -> dict:
             }
             for record in head.column_records
         ],
-        "redundant_length": head.redundant_length,
+        **({"redundant_length": head.redundant_length} if head.version == VERSION else {}),
         "body_length": body_length,
     }
 
@@ -65,8 +68,11 @@ def describe(container: FileIndexContainer) -> dict:
 def render(description: dict) -> str:
     lines = [
         f"{description['file']}: {description['size']} bytes",
-        f"  magic 0x{description['magic']:016x}  version {description['version']}  "
-        f"head_length {description['head_length']}  redundant_length {description['redundant_length']}",
+        f"  magic 0x{description['magic']:016x}  version {description['version']}  " + (
+            f"head_length {description['head_length']}  redundant_length {description['redundant_length']}"
+            if "head_length" in description else
+            f"(experimental, Paimon PR #10101)  footer_start {description['footer_start']}  "
+            f"footer_length {description['footer_length']}"),
         f"  {'column':<24} {'index type':<14} {'start':>10} {'length':>10} {'end':>10}",
     ]
     for column in description["columns"]:
