@@ -17,7 +17,7 @@ from pyroaring import BitMap, FrozenBitMap
 
 from .container import FileIndexContainer
 from .deletion_vectors import DeletionVector, deletion_vectors
-from .errors import DecodeError
+from .errors import DecodeError, FileIndexError
 from .evaluation import FileIndexEvaluator
 from .predicate import And, Predicate, and_, columns
 from .predicate_parser import parse_predicate
@@ -209,3 +209,24 @@ def summarize(verdicts: list[FileVerdict]) -> dict:
                                                                       "data file", "index not used: corrupt")))}
 
 
+
+
+def index_listing(table: PaimonTable) -> Iterator[dict]:
+    """One row per live data file, column and index type, like Paimon's ``$file_indexes`` system
+    table: where the container lives, its version and size, each payload's size and emptiness.
+    Only container heads (version 1) or trailers and footers (version 2) are read."""
+    for entry, _ in table.live():
+        row = {"file": table.relative(entry), "bucket": entry.bucket, "row_count": entry.row_count}
+        try:
+            where, container, note = table.container(entry)
+        except (FileIndexError, OSError) as err:
+            where, container, note = ("embedded" if entry.embedded_index is not None else "sidecar"), None, str(err)
+        row["index"] = where
+        if container is None:
+            yield {**row, "note": note} if note else row
+            continue
+        framing = {"version": container.head.version, "container_bytes": container.size}
+        with container:
+            for index in container:
+                yield {**row, **framing, "column": index.column, "index_type": index.index_type,
+                       "payload_bytes": max(index.length, 0), "empty": index.is_empty}

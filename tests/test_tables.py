@@ -174,3 +174,42 @@ def test_table_answers_every_where_on_its_own(capsys):
     assert main(["table", str(root), "--where", "f4 = 'Alice'", "--where", "f4 = 'nobody'"]) == 0
     out = capsys.readouterr().out
     assert "where f4 = 'Alice':" in out and "where f4 = 'nobody':" in out and out.count("kept ") == 2
+
+
+ALL_TABLES = sorted(p.parent for p in TABLES.glob("*/*.db/*/schema"))
+
+
+@pytest.mark.parametrize("root", ALL_TABLES, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_index_listing_has_a_row_per_entry_of_every_live_container(root, capsys):
+    table = PaimonTable(root)
+    expected = []
+    for entry, _ in table.live():
+        where, container, _ = table.container(entry)
+        expected += [(table.relative(entry), where, e.column, e.index_type, max(e.length, 0), e.is_empty)
+                     for e in (container or ())]
+    assert main(["table", str(root), "--indexes", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["file"] for r in rows} == {table.relative(e) for e, _ in table.live()}
+    listed = [(r["file"], r["index"], r["column"], r["index_type"], r["payload_bytes"], r["empty"])
+              for r in rows if "column" in r]
+    assert listed == expected and all(r["version"] == 1 for r in rows if "column" in r)
+
+
+def test_a_version_2_sidecar_answers_alike_and_is_listed(tmp_path, capsys):
+    import shutil
+
+    from fileindex.container import reframe
+
+    source = table_root("parquet", "append_with_bloomfilter")
+    copy = tmp_path / "t"
+    shutil.copytree(source, copy)
+    where = ["--where", "f0 = 'Alice'", "--where", "f0 = 'nobody'"]
+    assert main(["table", str(copy), *where, "--json"]) == 0
+    before = capsys.readouterr().out
+    for sidecar in copy.rglob("*.index"):
+        sidecar.write_bytes(reframe(sidecar.read_bytes(), 2))
+    assert main(["table", str(copy), *where, "--json"]) == 0
+    assert capsys.readouterr().out == before and '"SKIP"' in before
+    assert main(["table", str(copy), "--indexes", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(r["version"] == 2 for r in rows)

@@ -4,16 +4,21 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..errors import UsageError
 from . import HANDLED, report_failure
 
 NAME = "table"
-HELP = "plan a Java-written Paimon table: per live data file, where its index lives and the verdict"
+HELP = ("plan a Java-written Paimon table: per live data file, where its index lives and the verdict "
+        "(--where), or its indexes (--indexes)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
-    parser.add_argument("--where", action="append", required=True, metavar="EXPR",
+    parser.add_argument("--where", action="append", metavar="EXPR",
                         help="a predicate over the table's columns; repeat for more (each answered on its own)")
+    parser.add_argument("--indexes", action="store_true",
+                        help="list every live data file's indexes (like Paimon's $file_indexes table): where each "
+                             "container lives, its version and size, each payload's size; reads only heads and footers")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
@@ -23,8 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..table_scan import PaimonTable
 
+    if not args.where and not args.indexes:
+        return report_failure(NAME, UsageError("give --where EXPR (what the indexes let Paimon skip) or --indexes "
+                                               "(which indexes the data files have)"))
     try:
         table = PaimonTable(args.table, args.snapshot)
+        if args.indexes:
+            return print_indexes(table, as_json=args.json)
         predicates = [table.parse(text) for text in args.where]
         plans = [list(table.plan(predicate, extended=args.mode == "extended")) for predicate in predicates]
     except HANDLED as err:
@@ -33,6 +43,26 @@ def run(args: argparse.Namespace) -> int:
         if len(args.where) > 1 and not args.json:
             print(f"where {text}:")
         print_plan(verdicts, text, as_json=args.json)
+    return 0
+
+
+def print_indexes(table, *, as_json: bool) -> int:
+    from ..table_scan import index_listing
+
+    rows = list(index_listing(table))
+    for row in rows:
+        if as_json:
+            print(json.dumps(row, ensure_ascii=False))
+        elif "column" in row:
+            size = "empty" if row["empty"] else f"{row['payload_bytes']} B"
+            print(f"{row['file']}  {row['index']} v{row['version']} {row['container_bytes']} B  "
+                  f"{row['column']}:{row['index_type']} {size}")
+        else:
+            print(f"{row['file']}  {row['index']}" + (f"  ({row['note']})" if row.get("note") else ""))
+    files = len({row["file"] for row in rows})
+    indexed = len({row["file"] for row in rows if "column" in row})
+    if not as_json:
+        print(f"{files} live data file(s), {indexed} with an index, {sum('column' in r for r in rows)} index(es)")
     return 0
 
 
