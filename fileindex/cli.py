@@ -12,7 +12,7 @@ import warnings
 
 from . import __version__
 
-COMMANDS = ("inspect", "check", "query", "build", "table", "conformance", "spark", "demo", "samples")
+COMMANDS = ("inspect", "explain", "check", "query", "build", "table", "conformance", "spark", "demo", "samples")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ import mmap
 import os
 import stat
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO, Iterable, Iterator, Mapping
 
@@ -117,12 +118,17 @@ def parse_head(data) -> ContainerHead:
     )
 
 
-def _parse_footer(parsed: FileIndexFormat) -> ContainerHead:
-    size = parsed._io.size()
+def check_v2_size(size: int) -> None:
+    """A version-2 container holds at least its preamble, a column count and its trailer."""
     if size < V2_PREAMBLE + 4 + V2_TRAILER:
         raise errors.TruncatedError(f"a version-2 container has at least {V2_PREAMBLE + 4 + V2_TRAILER} bytes "
                                     f"(preamble, column count, trailer), this input {size}",
                                     offset=size, field=f"{ROOT}/trailer")
+
+
+def _parse_footer(parsed: FileIndexFormat) -> ContainerHead:
+    size = parsed._io.size()
+    check_v2_size(size)
     read = lambda name: kaitai_bridge.read_instance(parsed, name, path=ROOT,  # noqa: E731
                                                     validations=_VALIDATIONS, size=size)
     footer_length = read("trailer").len_footer
@@ -193,26 +199,10 @@ class FileIndexContainer:
         A regular file is memory-mapped (read-only): the HEAD is parsed, bodies are read on demand.
         A pipe or other stream is read whole. Use ``with`` or :meth:`close` to release the map.
         """
-        if hasattr(path, "read"):
-            return cls._from_file(path, getattr(path, "name", "<stream>"))
-        if os.fspath(path) == "-":
-            return cls._from_file(sys.stdin.buffer, "<stdin>")
-        with open(path, "rb") as file:
-            return cls._from_file(file, os.fspath(path))
-
-    @classmethod
-    def _from_file(cls, file: BinaryIO, source) -> "FileIndexContainer":
-        source = os.fspath(source) if isinstance(source, (str, os.PathLike)) else str(source)
+        with _opened(path) as (file, source):
+            buffer, mapped = _map(file)
         try:
-            regular = stat.S_ISREG(os.fstat(file.fileno()).st_mode)
-        except (AttributeError, OSError, io.UnsupportedOperation):
-            regular = False
-        if not regular:
-            return cls.from_bytes(file.read(), source=source)
-        size = os.fstat(file.fileno()).st_size
-        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-        try:
-            container = cls.from_bytes(mapped if mapped is not None else b"", source=source)
+            container = cls.from_bytes(buffer, source=source)
         except BaseException:
             _close_map(mapped)
             raise
@@ -313,6 +303,44 @@ def validate_layout(head: ContainerHead, size: int) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+@contextmanager
+def _opened(path: str | os.PathLike | BinaryIO) -> Iterator[tuple[BinaryIO, str]]:
+    if hasattr(path, "read"):
+        yield path, str(getattr(path, "name", "<stream>"))
+    elif os.fspath(path) == "-":
+        yield sys.stdin.buffer, "<stdin>"
+    else:
+        with open(path, "rb") as file:
+            yield file, os.fspath(path)
+
+
+def _map(file: BinaryIO) -> tuple[bytes | mmap.mmap, mmap.mmap | None]:
+    """A regular file memory-mapped (and the map, to close), anything else read whole."""
+    try:
+        regular = stat.S_ISREG(os.fstat(file.fileno()).st_mode)
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        regular = False
+    if not regular:
+        return file.read(), None
+    if os.fstat(file.fileno()).st_size == 0:
+        return b"", None
+    mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    return mapped, mapped
+
+
+@contextmanager
+def raw_bytes(path: str | os.PathLike | BinaryIO) -> Iterator[memoryview]:
+    """A file's bytes (memory-mapped where possible) without parsing them, e.g. to explain a broken file."""
+    with _opened(path) as (file, _):
+        buffer, mapped = _map(file)
+    view = memoryview(buffer).cast("B")
+    try:
+        yield view
+    finally:
+        view.release()
+        _close_map(mapped)
+
+
 def _close_map(mapped: mmap.mmap | None) -> None:
     if mapped is not None:
         try:

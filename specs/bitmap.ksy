@@ -33,19 +33,23 @@ seq:
       any-of: [1, 2]
     doc: VERSION_1 or VERSION_2; Java refuses newer versions ("your plugin version is lower").
   - id: row_count
+    -orig-id: rowCount
     type: s4
     valid:
       min: 0
     doc: rowCount, every record written including nulls.
   - id: num_values
+    -orig-id: nonNullBitmapNumber
     type: s4
     valid:
       min: 0
     doc: nonNullBitmapNumber, the number of distinct non-null values.
   - id: has_null_byte
+    -orig-id: hasNullValue
     type: u1
     doc: hasNullValue (DataOutputStream.writeBoolean; any non-zero byte reads as true).
   - id: ofs_null
+    -orig-id: nullValueOffset
     type: s4
     if: has_null
     doc: nullValueOffset; -1 - row for a single null row, else the body offset of the null bitmap.
@@ -59,6 +63,7 @@ seq:
     repeat-expr: num_values
     if: version == 1
   - id: num_blocks
+    -orig-id: indexBlocks.size()
     type: s4
     if: version == 2
     valid:
@@ -121,6 +126,7 @@ types:
       - id: key
         type: key
       - id: ofs_bitmap
+        -orig-id: offset
         type: s4
         doc: Body offset of the value's bitmap, or -1 - row for a single-row value.
   block_ref:
@@ -151,8 +157,10 @@ types:
       - id: key
         type: key
       - id: ofs_bitmap
+        -orig-id: offset
         type: s4
         doc: Body offset of the bitmap, or -1 - row for a single-row value.
       - id: len_bitmap
+        -orig-id: length
         type: s4
         doc: Serialized bitmap length, or -1 for a single-row value.

@@ -13,6 +13,7 @@ doc: |
 doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bloomfilter/BloomFilterFileIndex.java
 seq:
   - id: num_hash_functions
+    -orig-id: numHashFunctions
     type: s4
     valid:
       min: 1

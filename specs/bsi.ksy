@@ -19,6 +19,7 @@ seq:
     type: u1
     valid: 1
   - id: row_count
+    -orig-id: rowCount
     type: s4
     valid:
       min: 0
@@ -41,18 +42,23 @@ types:
         type: u1
         valid: 1
       - id: min
+        -orig-id: min
         type: s8
       - id: max
+        -orig-id: max
         type: s8
       - id: ebm
+        -orig-id: ebm
         type: roaring_bitmap
         doc: Existence bitmap, the rows of this half.
       - id: num_slices
+        -orig-id: slices.length
         type: s4
         valid:
           min: 0
           max: 64
       - id: slices
+        -orig-id: slices
         type: roaring_bitmap
         repeat: expr
         repeat-expr: num_slices

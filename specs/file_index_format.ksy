@@ -26,14 +26,17 @@ doc-ref:
   - https://github.com/apache/paimon/pull/10101
 seq:
   - id: magic
+    -orig-id: MAGIC
     contents: [0x00, 0x05, 0x4e, 0x4e, 0xd0, 0x1a, 0x35, 0xae]
     doc: MAGIC = 1493475289347502L; Java rejects any other value ("This file is not file index file.").
   - id: version
+    -orig-id: version (VERSION_1, VERSION_2)
     type: s4
     valid:
       any-of: [1, 2]
     doc: VERSION_1, or VERSION_2 of the proposal. Java's released reader throws for any version but 1.
   - id: len_head
+    -orig-id: head_length
     type: s4
     valid:
       min: 16
@@ -64,6 +67,7 @@ types:
     doc: Version 2. Where the footer starts, and the tail magic that marks a complete file.
     seq:
       - id: len_footer
+        -orig-id: footer_length
         type: s4
         valid:
           min: 4
@@ -72,12 +76,14 @@ types:
           footer_length: bytes from the footer's start up to this field. The footer starts at
           `size - 12 - len_footer`, which must leave the 12-byte preamble before it.
       - id: tail_magic
+        -orig-id: TAIL_MAGIC
         contents: PAFIDX02
         doc: 0x5041464944583032; "Invalid file index tail magic" otherwise.
   footer:
     doc: Version 2. The entry table; every byte of it is used (no trailing bytes).
     seq:
       - id: num_columns
+        -orig-id: column_number / column_count
         type: s4
         valid:
           min: 0
@@ -95,6 +101,7 @@ types:
       - id: name
         type: java_utf
       - id: num_indexes
+        -orig-id: index_number
         type: s4
         valid:
           min: 0
@@ -108,9 +115,11 @@ types:
       - id: index_type
         type: java_utf
       - id: ofs_body
+        -orig-id: start
         type: s8
         doc: start, ABSOLUTE from byte 0 (may exceed 2^31), or -1 (EMPTY_INDEX_FLAG).
       - id: len_body
+        -orig-id: length
         type: s8
         doc: length; 0 for an empty entry. Java rejects a payload over Integer.MAX_VALUE bytes.
     instances:
@@ -126,6 +135,7 @@ types:
     doc: The column table inside the HEAD region.
     seq:
       - id: num_columns
+        -orig-id: column_number / column_count
         type: s4
         valid:
           min: 0
@@ -135,6 +145,7 @@ types:
         repeat: expr
         repeat-expr: num_columns
       - id: len_redundant
+        -orig-id: REDUNDANT_LENGTH
         type: s4
         doc: REDUNDANT_LENGTH; the writer always writes 0, the reader ignores it.
       - id: redundant
@@ -147,6 +158,7 @@ types:
         type: java_utf
         doc: Column name, e.g. `price` or `attrs[color]` for a map-key index.
       - id: num_indexes
+        -orig-id: index_number
         type: s4
         valid:
           min: 0
@@ -161,11 +173,13 @@ types:
         type: java_utf
         doc: Index type identifier ("bloom-filter", "bitmap", "bsi", "range-bitmap").
       - id: ofs_body
+        -orig-id: start
         type: s4
         doc: |
           start: ABSOLUTE offset of the payload from byte 0 of the container, or -1
           (EMPTY_INDEX_FLAG) when the index writer never received a record.
       - id: len_body
+        -orig-id: length
         type: s4
         doc: length of the payload in bytes; 0 for an empty entry.
     instances:

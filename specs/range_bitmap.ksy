@@ -75,14 +75,17 @@ types:
           min: 0
         doc: rid, every row including nulls.
       - id: cardinality
+        -orig-id: cardinality
         type: s4
         valid:
           min: 0
         doc: Number of distinct non-null values.
       - id: min
+        -orig-id: min
         type: key
         if: cardinality > 0
       - id: max
+        -orig-id: max
         type: key
         if: cardinality > 0
       - id: len_dictionary

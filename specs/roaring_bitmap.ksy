@@ -13,6 +13,7 @@ doc: |
 doc-ref: https://github.com/RoaringBitmap/RoaringFormatSpec
 seq:
   - id: cookie
+    -orig-id: cookie
     type: u4
     valid:
       expr: _ == 12346 or (_ & 0xffff) == 12347

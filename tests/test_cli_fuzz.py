@@ -59,6 +59,8 @@ def command(files):
     file = st.sampled_from(FILE_NAMES).map(files.get)
     return st.one_of(
         st.tuples(st.just(["inspect"]), file, st.sampled_from([[], ["--json"]])),
+        st.tuples(st.just(["explain"]), file, flag("--schema", SCHEMAS), flag("--data", [files["parquet"]]),
+                  st.sampled_from([[], ["--json"], ["--column", "c"], ["--index", "bsi"]])),
         st.tuples(st.just(["check"]), st.lists(file, min_size=1, max_size=3).map(list), flag("--schema", SCHEMAS),
                   flag("--data", [files["parquet"], files["text"], files["missing"]]), st.sampled_from([[], ["--json"]])),
         st.tuples(st.just(["query"]), file, flag("--schema", SCHEMAS), flag("--where", WHERES),
@@ -68,7 +70,7 @@ def command(files):
                   flag("-o", [files["folder"], files["missing"], files["text"], "/nonexistent/x.index"]),
                   st.sampled_from([[], ["--force"]])),
         st.tuples(st.just(["table"]), file, flag("--where", WHERES), st.sampled_from([[], ["--snapshot", "99"],
-                                                                                        ["--json"]])),
+                                                                                        ["--json"], ["--indexes"]])),
         st.tuples(st.just(["conformance"]), file),
     ).map(lambda parts: [str(a) for part in parts for a in (part if isinstance(part, list) else [part])])
 

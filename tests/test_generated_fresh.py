@@ -21,7 +21,7 @@ def test_generated_hashes_match_specs_and_outputs():
 
 @pytest.fixture
 def repo_copy(tmp_path):
-    for folder in ("specs", "generated", "tools"):
+    for folder in ("specs", "generated", "tools", "docs"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
     return tmp_path
 

@@ -1,0 +1,40 @@
+"""The format reference: generated pages are fresh (see test_generated_fresh), the site builds strictly and
+offline, and every file the errata page cites exists."""
+import json
+import re
+import subprocess
+import sys
+
+from conftest import JAVA_VECTORS, ROOT
+
+DOCS = ROOT / "docs"
+
+
+def test_every_spec_has_a_generated_page_with_its_diagram_and_a_worked_example():
+    for spec in sorted((ROOT / "specs").glob("*.ksy")):
+        page = (DOCS / "format" / f"{spec.stem}.md").read_text()
+        assert f"../diagrams/{spec.stem}.svg" in page and (DOCS / "diagrams" / f"{spec.stem}.svg").is_file()
+        assert "## Worked example" in page and "| offset | bytes | field | value |" in page
+
+
+def test_the_site_builds_strictly_and_fetches_nothing(tmp_path):
+    site = tmp_path / "site"
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    pages = list(site.rglob("*.html"))
+    assert len(pages) >= 10
+    for page in pages:
+        text = page.read_text()
+        remote = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?://[^"]+)"', text)
+        assert not remote, (page, remote)
+    assert "num_slices" in (site / "format" / "range_bitmap.html").read_text()
+
+
+def test_the_errata_cite_files_and_records_that_exist():
+    text = (DOCS / "errata.md").read_text()
+    records = {r["name"] for r in json.loads((JAVA_VECTORS / "vectors.json").read_text())["vectors"]}
+    files = set(re.findall(r"`([\w]+__[\w]+\.index)`", text))
+    names = set(re.findall(r"`([\w]+__[\w]+)`", text)) - {f.removesuffix(".index") for f in files}
+    assert files and all((JAVA_VECTORS / f).is_file() for f in files), files
+    assert names <= records, names - records
