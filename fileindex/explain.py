@@ -12,6 +12,7 @@ the project's error for it.
 """
 from __future__ import annotations
 
+import bisect
 import inspect
 from dataclasses import dataclass, field
 from typing import Callable
@@ -81,6 +82,7 @@ def explain(data, *, schema: dict[str, DataType] | None = None, column: str | No
             FileIndexContainer.from_bytes(view).validate_layout()
         except errors.DecodeError as err:
             error = err
+    result.fields = _refined(result.fields)
     if error is not None:
         walker.mark(error)
     elif result.error is None:
@@ -223,6 +225,34 @@ class _Walker:
         if self.result.error is None:
             self.result.error = error
         self.result.fields.append(Field(error.offset, 0, error.field, None, error.message))
+
+
+def _refined(fields: list[Field]) -> list[Field]:
+    """A raw byte field that finer fields explain (a bitmap BODY and the bitmaps read from it by
+    instances) keeps only the bytes they leave unexplained, so every byte is listed once."""
+    ordered = sorted(fields, key=lambda f: (f.offset, -f.length))
+    starts = [f.offset for f in ordered]
+    refined = []
+    for field in ordered:
+        raw = isinstance(field.value, (bytes, bytearray)) and field.length > 0
+        if not raw:
+            refined.append(field)
+            continue
+        end = field.offset + field.length
+        inner = [f for f in ordered[bisect.bisect_left(starts, field.offset):bisect.bisect_left(starts, end)]
+                 if f is not field and f.length > 0 and f.offset + f.length <= end]
+        if not inner:
+            refined.append(field)
+            continue
+        position = field.offset
+        for f in inner:
+            if f.offset > position:
+                refined.append(Field(position, f.offset - position, field.path,
+                                     bytes(field.value[position - field.offset:f.offset - field.offset])))
+            position = max(position, f.offset + f.length)
+        if position < end:
+            refined.append(Field(position, end - position, field.path, bytes(field.value[position - field.offset:])))
+    return refined
 
 
 def _stored_instances(obj: KaitaiStruct) -> list[str]:

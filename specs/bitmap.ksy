@@ -4,6 +4,8 @@ meta:
   application: Apache Paimon
   license: Apache-2.0
   endian: be
+  imports:
+    - roaring_bitmap
 doc: |
   The body of a `bitmap` index (BitmapFileIndex, BitmapFileIndexMeta / BitmapFileIndexMetaV2).
   A dictionary maps each distinct non-null value to the rows holding it. A value found in exactly
@@ -88,6 +90,15 @@ seq:
 instances:
   has_null:
     value: has_null_byte != 0
+  ofs_body:
+    value: _io.size - body.size
+    doc: Where the BODY starts in the payload; bitmap offsets count from here.
+  null_bitmap:
+    io: _root._io
+    pos: ofs_body + ofs_null
+    type: roaring_bitmap
+    if: has_null and ofs_null >= 0
+    doc: The rows holding null (when more than one row does).
 enums:
   key_kind:
     1: i1
@@ -129,6 +140,13 @@ types:
         -orig-id: offset
         type: s4
         doc: Body offset of the value's bitmap, or -1 - row for a single-row value.
+    instances:
+      bitmap:
+        io: _root._io
+        pos: _root.ofs_body + ofs_bitmap
+        type: roaring_bitmap
+        if: ofs_bitmap >= 0
+        doc: The value's rows; a bitmap's length is the distance to the next offset (self-delimiting).
   block_ref:
     seq:
       - id: first_key
@@ -164,3 +182,11 @@ types:
         -orig-id: length
         type: s4
         doc: Serialized bitmap length, or -1 for a single-row value.
+    instances:
+      bitmap:
+        io: _root._io
+        pos: _root.ofs_body + ofs_bitmap
+        size: len_bitmap
+        type: roaring_bitmap
+        if: ofs_bitmap >= 0
+        doc: The value's rows.

@@ -83,11 +83,17 @@ def test_fields_tile_every_layout(case):
     assert not any("(unreferenced)" in f.path for f in explanation.fields)
 
 
-def test_roaring_bitmaps_are_explained_down_to_their_container_headers():
-    data = (JAVA_VECTORS / "int_single__bsi.index").read_bytes()
-    paths = [f.path for f in explain(data, schema=parse_schema("c INT")).fields]
-    assert any(p.endswith("/ebm/cookie") for p in paths)
-    assert any("/ebm/descriptions[0]/card_minus_one" in p for p in paths)
+@pytest.mark.parametrize("file, marker", [("int_single__bsi.index", "/ebm/"),
+                                          ("int_nulls__bitmap_v1.index", "]/bitmap/"),
+                                          ("int_nulls__bitmap_v2.index", "]/bitmap/"),
+                                          ("int_nulls__bitmap_v2.index", "/null_bitmap/")])
+def test_roaring_bitmaps_are_explained_down_to_their_container_headers(file, marker):
+    data = (JAVA_VECTORS / file).read_bytes()
+    explanation = explain(data, schema=parse_schema("c INT"))
+    paths = [f.path for f in explanation.fields]
+    assert any(marker in p and p.endswith("/cookie") for p in paths), marker
+    assert any(marker in p and "/descriptions[0]/card_minus_one" in p for p in paths)
+    assert covered_once(explanation, len(data))
 
 
 def test_filters_and_types_decide_which_bodies_are_explained():

@@ -4,6 +4,7 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from . import roaring_bitmap
 from enum import IntEnum
 import collections
 
@@ -171,6 +172,11 @@ class Bitmap(KaitaiStruct):
         if self.version == 2:
             pass
             self.index_blocks._fetch_instances()
+
+        _ = self.null_bitmap
+        if hasattr(self, '_m_null_bitmap'):
+            pass
+            self._m_null_bitmap._fetch_instances()
 
 
     class BlockRef(KaitaiStruct):
@@ -372,6 +378,30 @@ class Bitmap(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.key._fetch_instances()
+            _ = self.bitmap
+            if hasattr(self, '_m_bitmap'):
+                pass
+                self._m_bitmap._fetch_instances()
+
+
+        @property
+        def bitmap(self):
+            """The value's rows; a bitmap's length is the distance to the next offset (self-delimiting)."""
+            if hasattr(self, '_m_bitmap'):
+                return self._m_bitmap
+
+            if self.ofs_bitmap >= 0:
+                pass
+                io = self._root._io
+                _pos = io.pos()
+                io.seek(self._root.ofs_body + self.ofs_bitmap)
+                self._debug['_m_bitmap']['start'] = io.pos()
+                self._m_bitmap = roaring_bitmap.RoaringBitmap(io)
+                self._m_bitmap._read()
+                self._debug['_m_bitmap']['end'] = io.pos()
+                io.seek(_pos)
+
+            return getattr(self, '_m_bitmap', None)
 
 
     class V2Entry(KaitaiStruct):
@@ -398,6 +428,32 @@ class Bitmap(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.key._fetch_instances()
+            _ = self.bitmap
+            if hasattr(self, '_m_bitmap'):
+                pass
+                self._m_bitmap._fetch_instances()
+
+
+        @property
+        def bitmap(self):
+            """The value's rows."""
+            if hasattr(self, '_m_bitmap'):
+                return self._m_bitmap
+
+            if self.ofs_bitmap >= 0:
+                pass
+                io = self._root._io
+                _pos = io.pos()
+                io.seek(self._root.ofs_body + self.ofs_bitmap)
+                self._debug['_m_bitmap']['start'] = io.pos()
+                self._raw__m_bitmap = io.read_bytes(self.len_bitmap)
+                _io__raw__m_bitmap = KaitaiStream(BytesIO(self._raw__m_bitmap))
+                self._m_bitmap = roaring_bitmap.RoaringBitmap(_io__raw__m_bitmap)
+                self._m_bitmap._read()
+                self._debug['_m_bitmap']['end'] = io.pos()
+                io.seek(_pos)
+
+            return getattr(self, '_m_bitmap', None)
 
 
     @property
@@ -407,5 +463,33 @@ class Bitmap(KaitaiStruct):
 
         self._m_has_null = self.has_null_byte != 0
         return getattr(self, '_m_has_null', None)
+
+    @property
+    def null_bitmap(self):
+        """The rows holding null (when more than one row does)."""
+        if hasattr(self, '_m_null_bitmap'):
+            return self._m_null_bitmap
+
+        if  ((self.has_null) and (self.ofs_null >= 0)) :
+            pass
+            io = self._root._io
+            _pos = io.pos()
+            io.seek(self.ofs_body + self.ofs_null)
+            self._debug['_m_null_bitmap']['start'] = io.pos()
+            self._m_null_bitmap = roaring_bitmap.RoaringBitmap(io)
+            self._m_null_bitmap._read()
+            self._debug['_m_null_bitmap']['end'] = io.pos()
+            io.seek(_pos)
+
+        return getattr(self, '_m_null_bitmap', None)
+
+    @property
+    def ofs_body(self):
+        """Where the BODY starts in the payload; bitmap offsets count from here."""
+        if hasattr(self, '_m_ofs_body'):
+            return self._m_ofs_body
+
+        self._m_ofs_body = self._io.size() - len(self.body)
+        return getattr(self, '_m_ofs_body', None)
 
 
