@@ -16,6 +16,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors" / "java"
 WIDTHS = {"u1": 1, "s1": 1, "u2": 2, "s2": 2, "u4": 4, "s4": 4, "u8": 8, "s8": 8, "f4": 4, "f8": 8}
+# layouts held as raw bytes by a spec, whose own pages explain them
+BODIES = {"file_index_format": ["bloom_filter", "bitmap", "bsi", "range_bitmap"]}
 # spec -> (page title, worked examples: (caption, vector file, schema, version, which fields))
 EXAMPLES = {
     "file_index_format": [
@@ -57,7 +59,7 @@ def page(spec_id: str, spec: dict, loaded: dict) -> str:
     refs = spec.get("doc-ref") or []
     for ref in [refs] if isinstance(refs, str) else refs:
         lines.append(f"* Source: <{ref}>")
-    imports = meta.get("imports") or []
+    imports = list(meta.get("imports") or []) + BODIES.get(spec_id, [])
     if imports:
         lines.append("* Contains: " + ", ".join(f"[{name}]({name}.md)" for name in imports))
     lines += ["* Spec: `specs/" + spec_id + ".ksy` (opens unchanged in the Kaitai Web IDE)", "",
