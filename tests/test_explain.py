@@ -134,3 +134,15 @@ def test_a_broken_file_exits_3_after_the_fields_before_it(tmp_path, capsys):
     assert "file_index_format/len_head = 330" in captured.out and "ERROR: input ends inside the field" in captured.out
     assert "\033[" not in captured.out  # no colour when not a terminal
     assert "at offset 16" in captured.err
+
+
+def test_table_explain_uses_the_tables_types(capsys):
+    from conftest import ROOT
+
+    index = next((ROOT / "tests" / "tables" / "parquet" / "append_with_bsi_bitmap_bloomfilter.db").rglob("*.index"))
+    root = index.parent.parent
+    assert main(["table", str(root), "--explain", str(index), "--json"]) == 0
+    fields = json.loads(capsys.readouterr().out)
+    decoded = {f["path"].split(":")[1].split("/")[0] for f in fields if ":" in f["path"]}
+    assert decoded == {"bloom_filter", "bitmap", "bsi"}  # bitmap bodies need the table's types
+    assert sum(f["length"] for f in fields) == index.stat().st_size

@@ -24,20 +24,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        schema = column_types.resolve(NAME, args, args.file)
+    except HANDLED as err:
+        return report_failure(NAME, err, args.file)
+    return explain_file(args.file, schema, column=args.column, index_type=args.index, as_json=args.json)
+
+
+def explain_file(path: str, schema, *, column=None, index_type=None, as_json=False, command: str = NAME) -> int:
+    """Print the explanation of one file; exit code 3 when it is malformed (also for ``table --explain``)."""
     from ..container import raw_bytes
     from ..explain import explain, render
 
     try:
-        schema = column_types.resolve(NAME, args, args.file)
-        with raw_bytes(args.file) as data:
-            explanation = explain(data, schema=schema, column=args.column, index_type=args.index)
-            if args.json:
+        with raw_bytes(path) as data:
+            explanation = explain(data, schema=schema, column=column, index_type=index_type)
+            if as_json:
                 print(json.dumps([f.as_json() for f in explanation.fields], ensure_ascii=False))
             else:
                 print(render(explanation, colour=sys.stdout.isatty()))
     except HANDLED as err:
-        return report_failure(NAME, err, args.file)
+        return report_failure(command, err, path)
     if explanation.error is not None:
-        print(f"fileindex explain: {args.file}: {explanation.error}", file=sys.stderr)
+        print(f"fileindex {command}: {path}: {explanation.error}", file=sys.stderr)
         return 3
     return 0

@@ -19,6 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--indexes", action="store_true",
                         help="list every live data file's indexes (like Paimon's $file_indexes table): where each "
                              "container lives, its version and size, each payload's size; reads only heads and footers")
+    parser.add_argument("--explain", metavar="FILE",
+                        help="explain an index file of the table byte by byte, with the column types of the "
+                             "table's schema (see fileindex explain)")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
@@ -28,9 +31,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..table_scan import PaimonTable
 
+    if args.explain:
+        from .explain import explain_file
+
+        try:
+            schema = PaimonTable(args.table, args.snapshot).schema.types()
+        except HANDLED as err:
+            return report_failure(NAME, err, args.table)
+        return explain_file(args.explain, schema, as_json=args.json, command=NAME)
     if not args.where and not args.indexes:
-        return report_failure(NAME, UsageError("give --where EXPR (what the indexes let Paimon skip) or --indexes "
-                                               "(which indexes the data files have)"))
+        return report_failure(NAME, UsageError("give --where EXPR (what the indexes let Paimon skip), --indexes "
+                                               "(which indexes the data files have) or --explain FILE"))
     try:
         table = PaimonTable(args.table, args.snapshot)
         if args.indexes:
