@@ -1,6 +1,39 @@
 """Reference Python implementation of Apache Paimon's file index.
 
-``fileindex.container`` opens and writes the per-data-file container; ``fileindex.errors``
-holds the exception tree. See the README for the command line.
+The public API, importable from here (loaded on first use, so ``import fileindex`` stays light):
+
+* containers: :class:`FileIndexContainer`, :func:`write_container`, :func:`write_entries`,
+  :func:`reframe` (version 1 ↔ the experimental version 2);
+* index bodies: :data:`INDEX_TYPES` (Paimon's identifier → builder and reader);
+* predicates: :func:`parse_schema`, :func:`parse_type`, :func:`parse_predicate`,
+  :class:`FileIndexEvaluator`, and the answers :data:`REMAIN`, :data:`SKIP`, :class:`Rows`;
+* building: :func:`build_data_file_index`, :func:`parse_options`;
+* tables: :class:`PaimonTable`;
+* errors: :mod:`fileindex.errors` (everything raised on purpose derives from ``FileIndexError``).
+
+The layers, each a subpackage that imports only from those below it (``tests/test_layers.py``):
+base modules (``errors``, ``types``, ``values``, ``tokens``, ``parallel``) < ``arrow`` < ``java`` <
+``codec`` < ``container`` < ``indexes`` < ``predicate`` < ``writing`` < ``table`` < ``reference`` <
+``pipeline`` < ``spark`` < ``cli``.
 """
 __version__ = "0.1.0"
+
+_API = {
+    "FileIndexContainer": "fileindex.container.layout", "write_container": "fileindex.container.layout",
+    "write_entries": "fileindex.container.layout", "reframe": "fileindex.container.layout",
+    "INDEX_TYPES": "fileindex.indexes.registry",
+    "REMAIN": "fileindex.indexes.result", "SKIP": "fileindex.indexes.result", "Rows": "fileindex.indexes.result",
+    "parse_schema": "fileindex.types", "parse_type": "fileindex.types",
+    "parse_predicate": "fileindex.predicate.parser", "FileIndexEvaluator": "fileindex.predicate.evaluation",
+    "build_data_file_index": "fileindex.writing.data_file", "parse_options": "fileindex.writing.options",
+    "PaimonTable": "fileindex.table.scan",
+}
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str):
+    if name in _API:
+        import importlib
+
+        return getattr(importlib.import_module(_API[name]), name)
+    raise AttributeError(f"module 'fileindex' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """Reading (kind, text, position) tokens front to back: shared by the type and predicate parsers."""
 from __future__ import annotations
 
-from .errors import UsageError
+from fileindex.errors import UsageError
 
 Token = tuple[str, str, int]
 

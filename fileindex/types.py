@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .errors import UsageError
-from .tokens import Token, TokenStream
+from fileindex.errors import UsageError
+from fileindex.tokens import Token, TokenStream
 
 MAX_LENGTH = 2147483647
 

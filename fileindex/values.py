@@ -13,8 +13,8 @@ import math
 import struct
 from dataclasses import dataclass
 
-from .errors import UsageError
-from .types import NUMERIC_BITS, DataType
+from fileindex.errors import UsageError
+from fileindex.types import NUMERIC_BITS, DataType
 
 _EPOCH = dt.datetime(1970, 1, 1)
 _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)

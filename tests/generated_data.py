@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fileindex.data_file_index_writer import build_data_file_index
+from fileindex.writing.data_file import build_data_file_index
 
 OPTIONS = {
     "file-index.bloom-filter.columns": "id",

@@ -6,8 +6,9 @@ import math
 from pathlib import Path
 
 from conftest import ROOT, unavailable
-from fileindex.values import Timestamp
 from jdk import JavaProgram, require_jdk
+
+from fileindex.values import Timestamp
 
 JAR = ROOT / ".cache" / "paimon-python-java-bridge-0.9.0.jar"
 

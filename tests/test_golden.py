@@ -4,11 +4,15 @@ import re
 from decimal import Decimal
 
 import pytest
+from conftest import golden
 from pyroaring import BitMap
 
-from conftest import golden
-from fileindex import bitmap, bloom_filter, bsi, range_bitmap, roaring
-from fileindex.fast_hash import hash_value
+from fileindex.indexes import roaring
+from fileindex.indexes.bitmap import writer as bitmap
+from fileindex.indexes.bloom_filter import index as bloom_filter
+from fileindex.indexes.bsi import index as bsi
+from fileindex.indexes.range_bitmap import index as range_bitmap
+from fileindex.java.fast_hash import hash_value
 from fileindex.types import parse_type
 from fileindex.values import Timestamp
 

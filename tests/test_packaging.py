@@ -7,7 +7,6 @@ import venv
 import zipfile
 
 import pytest
-
 from conftest import JAVA_VECTORS, ROOT
 
 

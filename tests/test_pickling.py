@@ -6,14 +6,14 @@ Evaluators, schemas, predicates, options and results cross process boundaries; r
 import pickle
 
 import pytest
-
 from conftest import ROOT
-from fileindex.bitmap import BitmapOptions
-from fileindex.bloom_filter import BloomFilterWriter, bloom_parameters
-from fileindex.container import FileIndexContainer
-from fileindex.evaluation import FileIndexEvaluator
-from fileindex.predicate_parser import parse_predicate
-from fileindex.result import REMAIN, SKIP, Rows
+
+from fileindex.container.layout import FileIndexContainer
+from fileindex.indexes.bitmap.writer import BitmapOptions
+from fileindex.indexes.bloom_filter.index import BloomFilterWriter, bloom_parameters
+from fileindex.indexes.result import REMAIN, SKIP, Rows
+from fileindex.predicate.evaluation import FileIndexEvaluator
+from fileindex.predicate.parser import parse_predicate
 from fileindex.types import parse_schema, parse_type
 
 SCHEMA = parse_schema("id INT, name STRING, ts TIMESTAMP(3), price DOUBLE, attrs MAP<STRING, STRING>")

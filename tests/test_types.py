@@ -1,5 +1,6 @@
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fileindex.errors import UsageError
 from fileindex.types import MAX_LENGTH, DataType, column_type, parse_schema, parse_type

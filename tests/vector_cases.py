@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from conftest import JAVA_VECTORS
-from fileindex.container import FileIndexContainer
+
+from fileindex.container.layout import FileIndexContainer
+from fileindex.reference.vector_format import value_from_json
 from fileindex.types import DataType, parse_type
-from fileindex.vector_format import value_from_json
 
 
 @dataclass(frozen=True)
@@ -86,18 +87,18 @@ def cases_for(index_type: str, *, ok: bool | None = None) -> list[VectorCase]:
 
 
 def current_java_answer(case: VectorCase, op: dict, recorded):
-    """See fileindex.vector_format.current_java_answer."""
-    from fileindex.vector_format import current_java_answer as answer
+    """See fileindex.reference.vector_format.current_java_answer."""
+    from fileindex.reference.vector_format import current_java_answer as answer
 
     return answer(case.record["index_type"], case.data_type, op, recorded)
 
 
-def parquet_file(folder, name: str, columns: dict) -> "Path":
+def parquet_file(folder, name: str, columns: dict):
     """Write {column: (values, DataType)} to folder/name.parquet."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from fileindex.vector_format import to_arrow
+    from fileindex.reference.vector_format import to_arrow
 
     table = pa.table({column: to_arrow(values, data_type) for column, (values, data_type) in columns.items()})
     path = folder / f"{name}.parquet"
@@ -109,3 +110,22 @@ def table_options(column: str, index_type: str, options: dict) -> list[str]:
     """--option arguments declaring one index with its per-column options."""
     return [f"file-index.{index_type}.columns={column}"] + [
         f"file-index.{index_type}.{column}.{key}={value}" for key, value in options.items()]
+
+
+def multi_table(tmp_path):
+    """The multi-column dataset as a Parquet file, and the --option arguments of its index configuration."""
+    raw = json.loads((JAVA_VECTORS / "datasets" / "multi.json").read_text())
+    from fileindex.reference.vector_format import value_from_json
+
+    columns = {}
+    for column in raw["columns"]:
+        data_type = parse_type(column["type"])
+        if data_type.root == "MAP":
+            values = column["values"]
+        else:
+            values = [value_from_json(v, data_type) for v in column["values"]]
+        columns[column["name"]] = (values, data_type)
+    options = []
+    for entry in raw["index_config"]:
+        options += table_options(entry["column"], entry["index_type"], entry["options"])
+    return parquet_file(tmp_path, "multi", columns), options

@@ -26,10 +26,13 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
-from fileindex import bitmap, bloom_filter, bsi, range_bitmap  # noqa: E402
-from fileindex.container import FileIndexContainer  # noqa: E402
-from fileindex.result import SKIP  # noqa: E402
-from fileindex.types import parse_type  # noqa: E402
+from fileindex.container.layout import FileIndexContainer
+from fileindex.indexes import bitmap
+from fileindex.indexes.bloom_filter import index as bloom_filter
+from fileindex.indexes.bsi import index as bsi
+from fileindex.indexes.range_bitmap import index as range_bitmap
+from fileindex.indexes.result import SKIP
+from fileindex.types import parse_type
 
 REFERENCE = bench_data.REFERENCE
 _UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}

@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fileindex.spark import spark_session  # noqa: E402
-from fileindex.spark.datasource import FORMAT, PUSHDOWN_CONF, register  # noqa: E402
-from fileindex.spark.demo import DatasetSpec, make_file  # noqa: E402
-from fileindex.table_scan import PaimonTable  # noqa: E402
-from fileindex.values import Timestamp  # noqa: E402
+from fileindex.spark import spark_session
+from fileindex.spark.datasource import FORMAT, PUSHDOWN_CONF, register
+from fileindex.spark.demo import DatasetSpec, make_file
+from fileindex.table.scan import PaimonTable
+from fileindex.values import Timestamp
 
 COLUMNS = [("id", "BIGINT"), ("category", "STRING"), ("ts", "TIMESTAMP(6)"), ("amount", "DOUBLE")]
 

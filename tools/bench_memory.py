@@ -20,8 +20,9 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
-from fileindex import bsi, range_bitmap  # noqa: E402
-from fileindex.types import parse_type  # noqa: E402
+from fileindex.indexes.bsi import index as bsi
+from fileindex.indexes.range_bitmap import index as range_bitmap
+from fileindex.types import parse_type
 
 
 def peak_rss_mib() -> float:

@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fileindex.spark import spark_session  # noqa: E402
-from fileindex.spark.compare import compare_scans, timed_scan  # noqa: E402
-from fileindex.spark.demo import DatasetSpec, generate  # noqa: E402
-from fileindex.spark.jobs import build_indexes, verify_indexes  # noqa: E402
+from fileindex.spark import spark_session
+from fileindex.spark.compare import compare_scans, timed_scan
+from fileindex.spark.demo import DatasetSpec, generate
+from fileindex.spark.jobs import build_indexes, verify_indexes
 
 JAVA_FIGURES = ROOT.parent / "shared" / "bench" / "java-performance.md"
 FOUR_INDEXES = {

@@ -3,7 +3,7 @@
 One page per spec: its description and sources, the Graphviz diagram, a table per type (position,
 field, type and width, condition, meaning, Paimon's own name from ``-orig-id``), and a worked
 example: a small file written by Java (tests/vectors/java) as annotated bytes, from
-``fileindex.explain``. Pages link to the layouts they contain.
+``fileindex.reference.explain``. Pages link to the layouts they contain.
 """
 from __future__ import annotations
 
@@ -179,8 +179,8 @@ def cell(text) -> str:
 
 
 def examples(spec_id: str) -> list[str]:
-    from fileindex.container import reframe
-    from fileindex.explain import explain, json_value
+    from fileindex.container.layout import reframe
+    from fileindex.reference.explain import explain, json_value
     from fileindex.types import parse_schema
 
     lines = []

@@ -18,9 +18,12 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from fileindex import bitmap, bloom_filter, bsi, range_bitmap
-    from fileindex.container import FileIndexContainer
+    from fileindex.container.layout import FileIndexContainer
     from fileindex.errors import DecodeError
+    from fileindex.indexes import bitmap
+    from fileindex.indexes.bloom_filter import index as bloom_filter
+    from fileindex.indexes.bsi import index as bsi
+    from fileindex.indexes.range_bitmap import index as range_bitmap
     from fileindex.types import parse_type
 
 TARGETS = [
@@ -77,7 +80,7 @@ def _decode(data: bytes) -> None:
 
 
 def seeds() -> list[bytes]:
-    from fileindex.container import FileIndexContainer as Container
+    from fileindex.container.layout import FileIndexContainer as Container
 
     root = Path(__file__).resolve().parent.parent / "tests" / "vectors" / "java"
     out = []

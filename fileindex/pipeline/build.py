@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 from typing import Callable, Mapping
 
-from ..atomic_write import write_atomically
-from ..container import FileIndexContainer
-from ..data_file_index_writer import build_from_reader
-from ..errors import FileIndexError
-from .inputs import DataFileTask, open_error
+from fileindex.container.layout import FileIndexContainer
+from fileindex.errors import FileIndexError
+from fileindex.pipeline.inputs import DataFileTask, open_error
+from fileindex.writing.atomic import write_atomically
+from fileindex.writing.data_file import build_from_reader
 
 SUMMARY_FIELDS = ("file", "output", "status", "rows", "bytes", "embedded", "indexes", "bloom", "error")
 
@@ -52,7 +52,7 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
 
 def describe_container(data: bytes) -> dict:
     """Bytes per column and index type, and each bloom filter's sizing verdict, as JSON text."""
-    from ..bloom_math import diagnose
+    from fileindex.indexes.bloom_filter.math import diagnose
 
     container = FileIndexContainer.from_bytes(data)
     indexes, blooms = [], []

@@ -15,14 +15,14 @@ from pathlib import Path
 import pyarrow as pa
 from pyroaring import FrozenBitMap
 
-from ..arrow_types import paimon_type
-from ..container import FileIndexContainer
-from ..data_files import DataFileReader, data_file_format
-from ..deletion_vectors import DeletionVector
-from ..errors import FileIndexError, UsageError
-from ..table_metadata import DataFile, TableError
-from ..table_scan import PaimonTable
-from ..types import DataType
+from fileindex.arrow.data_files import DataFileReader, data_file_format
+from fileindex.arrow.types import paimon_type
+from fileindex.container.layout import FileIndexContainer
+from fileindex.errors import FileIndexError, UsageError
+from fileindex.table.deletion_vectors import DeletionVector
+from fileindex.table.metadata import DataFile, TableError
+from fileindex.table.scan import PaimonTable
+from fileindex.types import DataType
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Per column: values that are present (the smallest, the largest, one at random); 
 next to present ones; the minimum − 1 and the maximum + 1; IS NULL and IS NOT NULL; <> a present
 value; comparisons at the ends and at the median; a BETWEEN around the median and its negation; an
 IN list (and NOT IN) mixing present and absent values. Literals are Python values of the column
-type, as :func:`fileindex.literals.convert` makes them.
+type, as :func:`fileindex.predicate.literals.convert` makes them.
 """
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import UsageError
-from ..literals import convert
-from ..predicate import Leaf
-from ..types import NUMERIC_BITS, DataType
-from ..values import Timestamp, float32
-from .truth import UNIT_NANOS, ColumnTruth
+from fileindex.errors import UsageError
+from fileindex.pipeline.truth import UNIT_NANOS, ColumnTruth
+from fileindex.predicate.literals import convert
+from fileindex.predicate.tree import Leaf
+from fileindex.types import NUMERIC_BITS, DataType
+from fileindex.values import Timestamp, float32
 
 MAX_SAMPLE = 3
 

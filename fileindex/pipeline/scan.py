@@ -14,15 +14,15 @@ import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
-from ..arrow_types import arrow_type
-from ..errors import FileIndexError, UsageError
-from ..evaluation import FileIndexEvaluator
-from ..predicate import Predicate, columns
-from ..result import REMAIN, SKIP, FileIndexResult, Rows
-from ..table_scan import MAX_INDEXED_ROWS, within
-from ..types import DataType, column_type
-from .inputs import DataFileTask, Inputs, open_error
-from .truth import matches, source_columns
+from fileindex.arrow.types import arrow_type
+from fileindex.errors import FileIndexError, UsageError
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.pipeline.inputs import DataFileTask, Inputs, open_error
+from fileindex.pipeline.truth import matches, source_columns
+from fileindex.predicate.evaluation import FileIndexEvaluator
+from fileindex.predicate.tree import Predicate, columns
+from fileindex.table.scan import MAX_INDEXED_ROWS, within
+from fileindex.types import DataType, column_type
 
 
 @dataclass(frozen=True)

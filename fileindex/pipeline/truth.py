@@ -14,10 +14,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrow_values import integer_key, integer_keys
-from ..predicate import And, Leaf, Or, Predicate
-from ..types import NUMERIC_BITS, DataType, column_type
-from ..values import Timestamp
+from fileindex.arrow.values import integer_key, integer_keys
+from fileindex.predicate.tree import And, Leaf, Or, Predicate
+from fileindex.types import NUMERIC_BITS, DataType, column_type
+from fileindex.values import Timestamp
 
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 

@@ -21,18 +21,28 @@ import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap
 
-from ..errors import DecodeError, FileIndexError
-from ..evaluation import EmptyFileIndexReader, FileIndexEvaluator, visit
-from ..indexes import INDEX_TYPES
-from ..literals import sql_literal
-from ..predicate import Leaf, Predicate
-from ..predicate_parser import to_sql
-from ..result import REMAIN, SKIP, FileIndexResult, Rows
-from ..schema_evolution import devolve
-from ..types import column_type
-from .inputs import DataFileTask, open_error
-from .probes import probe_predicates
-from .truth import ColumnTruth, column_values, matches, source_columns, split_column
+from fileindex.errors import DecodeError, FileIndexError
+from fileindex.indexes.registry import INDEX_TYPES
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.pipeline.inputs import DataFileTask, open_error
+from fileindex.pipeline.probes import probe_predicates
+from fileindex.pipeline.truth import (
+    ColumnTruth,
+    column_values,
+    matches,
+    source_columns,
+    split_column,
+)
+from fileindex.predicate.evaluation import (
+    EmptyFileIndexReader,
+    FileIndexEvaluator,
+    visit,
+)
+from fileindex.predicate.literals import sql_literal
+from fileindex.predicate.parser import to_sql
+from fileindex.predicate.tree import Leaf, Predicate
+from fileindex.table.evolution import devolve
+from fileindex.types import column_type
 
 EXACT = {
     "bitmap": {"eq", "in", "is_null", "is_not_null"},
@@ -134,7 +144,7 @@ def _check_generated(report: FileReport, container, reader, types, witnesses: in
         if index_reader is None:
             continue
         if entry.index_type == "bloom-filter" and not entry.is_empty:
-            from ..bloom_math import diagnose
+            from fileindex.indexes.bloom_filter.math import diagnose
 
             report.designed_fpp[entry.column] = diagnose(container.body(entry)).design_fpp
         for leaf in leaves:

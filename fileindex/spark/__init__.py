@@ -6,12 +6,19 @@ and ``pruned_scan`` return DataFrames; ``register(spark)`` makes
 ``spark.read.format("paimon-fileindex")`` available (the session builder does it). May import
 everything below it; nothing imports it but the command line.
 """
-from .jobs import PrunedScan, ScanStats, build_indexes, plain_scan, pruned_scan, verify_indexes
-from .session import SparkSetupError, spark_session
+from fileindex.spark.jobs import (
+    PrunedScan,
+    ScanStats,
+    build_indexes,
+    plain_scan,
+    pruned_scan,
+    verify_indexes,
+)
+from fileindex.spark.session import SparkSetupError, spark_session
 
 
 def register(spark) -> None:
-    from .datasource import register as register_source
+    from fileindex.spark.datasource import register as register_source
 
     register_source(spark)
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import time
 
-from ..errors import UsageError
-from ..pipeline.inputs import resolve_inputs
-from ..pipeline.scan import ScanVerdict, evaluate_file, rows_to_read, scannable
-from ..predicate import columns
-from ..predicate_parser import parse_predicate
-from ..result import REMAIN, SKIP
-from ..types import column_type
-from .expressions import to_column, widen_signed_zeros
-from .jobs import plain_scan, predicate_types, pruned_scan
+from fileindex.errors import UsageError
+from fileindex.indexes.result import REMAIN, SKIP
+from fileindex.pipeline.inputs import resolve_inputs
+from fileindex.pipeline.scan import ScanVerdict, evaluate_file, rows_to_read, scannable
+from fileindex.predicate.parser import parse_predicate
+from fileindex.predicate.tree import columns
+from fileindex.spark.expressions import to_column, widen_signed_zeros
+from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan
+from fileindex.types import column_type
 
 
 def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
@@ -37,7 +37,7 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
 
 
 def _datasource_scan(spark, inputs, where: str, snapshot):
-    from .datasource import FORMAT, pushed_part
+    from fileindex.spark.datasource import FORMAT, pushed_part
 
     paths = [inputs] if isinstance(inputs, str) else list(inputs)
     resolved = resolve_inputs(paths, snapshot=snapshot)

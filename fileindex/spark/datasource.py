@@ -17,18 +17,36 @@ import logging
 from typing import Iterator
 
 import pyarrow as pa
-from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualNullSafe, EqualTo, GreaterThan,
-                                    GreaterThanOrEqual, In, InputPartition, IsNotNull, IsNull, LessThan,
-                                    LessThanOrEqual, Not)
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    EqualNullSafe,
+    EqualTo,
+    GreaterThan,
+    GreaterThanOrEqual,
+    In,
+    InputPartition,
+    IsNotNull,
+    IsNull,
+    LessThan,
+    LessThanOrEqual,
+    Not,
+)
 
-from ..errors import FileIndexError, UsageError
-from ..literals import convert
-from ..pipeline.inputs import DataFileTask, resolve_inputs
-from ..pipeline.scan import ScanVerdict, output_schema, read_verdict, rows_to_read, scannable
-from ..predicate import And, Leaf, Predicate, and_, negate, or_
-from ..result import REMAIN, SKIP
-from ..types import DataType
-from .expressions import widen_signed_zeros
+from fileindex.errors import FileIndexError, UsageError
+from fileindex.indexes.result import REMAIN, SKIP
+from fileindex.pipeline.inputs import DataFileTask, resolve_inputs
+from fileindex.pipeline.scan import (
+    ScanVerdict,
+    output_schema,
+    read_verdict,
+    rows_to_read,
+    scannable,
+)
+from fileindex.predicate.literals import convert
+from fileindex.predicate.tree import And, Leaf, Predicate, and_, negate, or_
+from fileindex.spark.expressions import widen_signed_zeros
+from fileindex.types import DataType
 
 FORMAT = "paimon-fileindex"
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
@@ -64,7 +82,7 @@ class PaimonFileIndexSource(DataSource):
         return inputs
 
     def schema(self):
-        from .jobs import spark_schema
+        from fileindex.spark.jobs import spark_schema
 
         return spark_schema(output_schema(self._inputs()))
 
@@ -96,7 +114,7 @@ class TableReader(DataSourceReader):
         return [ScanVerdict(t.name, t.entry.row_count, "", REMAIN) for t in self.tasks]
 
     def partitions(self):
-        from .jobs import plan_groups
+        from fileindex.spark.jobs import plan_groups
 
         reads = [(task, verdict) for task, verdict in zip(self.tasks, self.verdicts()) if verdict.result is not SKIP]
         groups = plan_groups(reads, [task.size for task, _ in reads], 2)
@@ -105,7 +123,7 @@ class TableReader(DataSourceReader):
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        from .jobs import conform, spark_schema
+        from fileindex.spark.jobs import conform, spark_schema
 
         spark_arrow = to_arrow_schema(spark_schema(self.arrow_schema), timezone="UTC")
         for task, verdict in partition.value:

@@ -18,9 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..atomic_write import replacing
-from .compare import compare_scans, timed_scan, with_speedup
-from .jobs import build_indexes, per_file_job, verify_indexes
+from fileindex.spark.compare import compare_scans, timed_scan, with_speedup
+from fileindex.spark.jobs import build_indexes, per_file_job, verify_indexes
+from fileindex.writing.atomic import replacing
 
 CATEGORIES = ["books", "garden", "toys", "games", "music", "tools", "food", "shoes", "sports", "office", "pets",
               "baby"]
@@ -143,7 +143,7 @@ def run_demo(spark, spec: DatasetSpec, folder: str, say=print) -> dict:
 
     step = time.perf_counter()
     say("verifying every index against its file's rows ...")
-    from ..pipeline.report import summarize
+    from fileindex.pipeline.report import summarize
 
     summary = summarize([r.asDict() for r in verify_indexes(spark, folder).collect()])
     figures["verify_seconds"] = time.perf_counter() - step

@@ -11,11 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import math
 
-from ..errors import UsageError
-from ..predicate import And, Leaf, Or, Predicate, and_, or_
-from ..pipeline.truth import split_column
-from ..types import DataType, column_type
-from ..values import Timestamp
+from fileindex.errors import UsageError
+from fileindex.pipeline.truth import split_column
+from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, or_
+from fileindex.types import DataType, column_type
+from fileindex.values import Timestamp
 
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1)

@@ -17,17 +17,23 @@ from typing import Callable, Iterable, Mapping
 import pyarrow as pa
 from pyroaring import BitMap
 
-from ..data_files import data_file_format
-from ..errors import UsageError
-from ..predicate_parser import parse_predicate
-from ..result import REMAIN, SKIP, Rows
-from ..types import DataType
-from ..pipeline.build import SUMMARY_FIELDS, build_file
-from ..pipeline.inputs import DataFileTask, Inputs, paimon_types, resolve_inputs
-from ..pipeline.scan import (ScanVerdict, evaluate_file, output_schema, read_verdict, rows_to_read,
-                             scannable)
-from ..pipeline.verify import verify_file
-from .expressions import to_column, widen_signed_zeros
+from fileindex.arrow.data_files import data_file_format
+from fileindex.errors import UsageError
+from fileindex.indexes.result import REMAIN, SKIP, Rows
+from fileindex.pipeline.build import SUMMARY_FIELDS, build_file
+from fileindex.pipeline.inputs import DataFileTask, Inputs, paimon_types, resolve_inputs
+from fileindex.pipeline.scan import (
+    ScanVerdict,
+    evaluate_file,
+    output_schema,
+    read_verdict,
+    rows_to_read,
+    scannable,
+)
+from fileindex.pipeline.verify import verify_file
+from fileindex.predicate.parser import parse_predicate
+from fileindex.spark.expressions import to_column, widen_signed_zeros
+from fileindex.types import DataType
 
 TARGET_TASK_BYTES = 128 << 20
 PLAN_ON_DRIVER_FILES = 256

@@ -16,7 +16,7 @@ import sys
 from importlib import resources
 from typing import Mapping
 
-from ..errors import FileIndexError
+from fileindex.errors import FileIndexError
 
 MIN_JAVA = 17
 
@@ -100,7 +100,7 @@ def spark_session(master: str | None = None, conf: Mapping[str, str] | None = No
 
 def _prepare(session) -> None:
     session.sparkContext.setLogLevel("WARN")
-    from .datasource import register
+    from fileindex.spark.datasource import register
 
     register(session)
 

@@ -1,15 +1,21 @@
 """Per-file scan and build work: what a batch read plans, candidate rows, and built sidecars."""
 import pytest
-
 from conftest import ROOT
-from fileindex.data_file_index_writer import build_data_file_index
+from generated_data import OPTIONS, write_dataset
+
 from fileindex.errors import UsageError
 from fileindex.pipeline.build import build_file
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import evaluate_file, output_schema, read_candidates, scannable, selection
+from fileindex.pipeline.scan import (
+    evaluate_file,
+    output_schema,
+    read_candidates,
+    scannable,
+    selection,
+)
 from fileindex.pipeline.truth import matches
-from fileindex.predicate_parser import parse_predicate
-from generated_data import OPTIONS, write_dataset
+from fileindex.predicate.parser import parse_predicate
+from fileindex.writing.data_file import build_data_file_index
 
 TABLES = ROOT / "tests" / "tables"
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fileindex.pipeline.truth import ColumnTruth, matches
-from fileindex.predicate import Leaf, and_, or_
+from fileindex.predicate.tree import Leaf, and_, or_
 from fileindex.types import parse_type
 from fileindex.values import Timestamp
 

@@ -5,13 +5,13 @@ import shutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import ROOT
-from fileindex.data_file_index_writer import build_data_file_index
+from generated_data import OPTIONS, data_table, write_dataset
+
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.pipeline.verify import verify_file
-from fileindex.predicate_parser import parse_predicate
-from generated_data import OPTIONS, data_table, write_dataset
+from fileindex.predicate.parser import parse_predicate
+from fileindex.writing.data_file import build_data_file_index
 
 TABLES = ROOT / "tests" / "tables"
 ALL_TABLES = sorted(p for p in TABLES.glob("*/*.db/*") if (p / "snapshot").is_dir()) + \

@@ -4,14 +4,14 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import ROOT
-from fileindex.cli import main
-from fileindex.data_file_index_writer import build_data_file_index
+from generated_data import OPTIONS, data_table, write_dataset
+
+from fileindex.cli.main import main
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.spark import build_indexes, verify_indexes
 from fileindex.spark.jobs import FAIL_BEFORE_RENAME
-from generated_data import OPTIONS, data_table, write_dataset
+from fileindex.writing.data_file import build_data_file_index
 
 TABLES = ROOT / "tests" / "tables"
 # Tables whose sidecars and embedded containers were written by Java from their schema's options.

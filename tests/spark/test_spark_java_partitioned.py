@@ -5,11 +5,11 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
+from java_oracle import JavaOracle
 
 from fileindex.spark import pruned_scan
 from fileindex.spark.datasource import FORMAT
-from fileindex.table_scan import PaimonTable
-from java_oracle import JavaOracle
+from fileindex.table.scan import PaimonTable
 
 COLUMNS = [("region", "STRING"), ("shard", "INT"), ("name", "STRING"), ("score", "BIGINT"), ("ratio", "DOUBLE")]
 REGIONS = ["eu", "us", "ap", "é/x=1"]

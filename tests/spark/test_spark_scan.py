@@ -3,17 +3,17 @@ import json
 import shutil
 
 import pytest
-
 from conftest import ROOT
-from fileindex.cli import main
+from generated_data import write_dataset
+
+from fileindex.cli.main import main
+from fileindex.indexes.result import SKIP
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.pipeline.scan import evaluate_file
-from fileindex.predicate_parser import parse_predicate
-from fileindex.result import SKIP
+from fileindex.predicate.parser import parse_predicate
 from fileindex.spark import plain_scan, pruned_scan
 from fileindex.spark.compare import compare_scans, timed_scan
 from fileindex.spark.datasource import FORMAT, PUSHDOWN_CONF, register
-from generated_data import write_dataset
 
 TABLES = ROOT / "tests" / "tables"
 BITMAP_PREDICATES = ["f0 = 'Alice'", "f0 <> 'Alice'", "f1 = 20", "f2 IS NULL", "f2 IS NOT NULL",

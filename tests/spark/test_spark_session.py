@@ -5,9 +5,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from generated_data import write_dataset
 
 from fileindex.spark.session import SparkSetupError, check_java
-from generated_data import write_dataset
 
 
 def fake_java(folder: Path, version_line: str) -> Path:

@@ -1,0 +1,3 @@
+"""Arrow input: Arrow ↔ Paimon types (``types``), values as index keys (``values``), and Parquet/ORC
+data files read by column or by row group (``data_files``). May import: the base modules only.
+"""

@@ -1,0 +1,92 @@
+"""Column values from Arrow arrays (or Python sequences) as the integers Paimon's indexes key on.
+
+Integer types, DATE (days) and TIME (millis of day) are themselves; TIMESTAMP(p) and LTZ(p) are
+epoch millis (p <= 3) or micros (floor, p > 3); FLOAT and DOUBLE are their IEEE bits
+(``floatToIntBits``/``doubleToLongBits``: NaN canonical, or raw bits when ``canonical_nan`` is off).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from fileindex.types import DataType
+from fileindex.values import double_to_long_bits, float_to_int_bits, long_key
+
+_UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+_FLOAT_NAN = 0x7FC00000
+_DOUBLE_NAN = 0x7FF8000000000000
+
+
+def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = True) -> np.ndarray:
+    """int64 keys of the non-null values of ``array`` (nulls must have been dropped)."""
+    kind = array.type
+    if data_type.root == "FLOAT":
+        floats = array.cast(pa.float32()).to_numpy(zero_copy_only=False)
+        bits = floats.view(np.int32).astype(np.int64)
+        return np.where(np.isnan(floats), _FLOAT_NAN, bits) if canonical_nan else bits
+    if data_type.root == "DOUBLE":
+        doubles = array.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        bits = doubles.view(np.int64)
+        return np.where(np.isnan(doubles), _DOUBLE_NAN, bits) if canonical_nan else bits
+    if data_type.is_timestamp:
+        unit = kind.unit if pa.types.is_timestamp(kind) else "us"
+        raw = array.cast(pa.int64()) if pa.types.is_timestamp(kind) else array
+        ticks = raw.to_numpy(zero_copy_only=False).astype(np.int64)
+        target = 1_000 if data_type.precision <= 3 else 1_000_000
+        per_second = _UNIT_PER_SECOND[unit]
+        if per_second >= target:
+            return np.floor_divide(ticks, per_second // target)
+        return ticks * (target // per_second)
+    if pa.types.is_decimal(kind):
+        return _unscaled(array, data_type)
+    if pa.types.is_date(kind) or pa.types.is_time(kind):
+        as_int = pa.int32() if kind.bit_width == 32 else pa.int64()
+        ticks = array.cast(as_int).to_numpy(zero_copy_only=False).astype(np.int64)
+        if pa.types.is_time(kind) and kind.unit != "ms":  # Paimon TIME is millis of day
+            ticks = np.floor_divide(ticks * 1000, _UNIT_PER_SECOND[kind.unit])
+        return ticks
+    return array.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _unscaled(array: pa.Array, data_type: DataType) -> np.ndarray:
+    """A DECIMAL column's unscaled longs, read from Arrow's 128-bit two's-complement values."""
+    if data_type.root == "DECIMAL" and array.type.scale != data_type.scale:
+        array = array.cast(pa.decimal128(38, data_type.scale))
+    if array.type.bit_width != 128:
+        array = array.cast(pa.decimal128(38, array.type.scale))
+    words = np.frombuffer(array.buffers()[1], dtype="<i8")[2 * array.offset:2 * (array.offset + len(array))]
+    low, high = words[0::2], words[1::2]
+    if (high != (low >> 63)).any():
+        raise OverflowError("a DECIMAL value's unscaled value does not fit a long")
+    return low.astype(np.int64)
+
+
+def integer_key(value, data_type: DataType, *, canonical_nan: bool = True) -> int:
+    """The same key for one Python value."""
+    if data_type.root == "FLOAT":
+        return float_to_int_bits(value) if canonical_nan else _raw_float_bits(value)
+    if data_type.root == "DOUBLE":
+        return double_to_long_bits(value) if canonical_nan else _raw_double_bits(value)
+    if data_type.root == "BOOLEAN":
+        return int(bool(value))
+    return long_key(value, data_type)
+
+
+def _raw_float_bits(value: float) -> int:
+    return int(np.array([value], dtype=np.float32).view(np.int32)[0])
+
+
+def _raw_double_bits(value: float) -> int:
+    return int(np.array([value], dtype=np.float64).view(np.int64)[0])
+
+
+def split_nulls(values, data_type: DataType, *, canonical_nan: bool = True):
+    """(valid mask, keys of the valid rows) for a fixed-width column: numpy bool and int64 arrays."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        valid = np.asarray(array.is_valid(), dtype=bool)
+        return valid, integer_keys(array.drop_null(), data_type, canonical_nan=canonical_nan)
+    valid = np.array([v is not None for v in values], dtype=bool)
+    keys = np.array([integer_key(v, data_type, canonical_nan=canonical_nan) for v in values if v is not None],
+                    dtype=np.int64)
+    return valid, keys

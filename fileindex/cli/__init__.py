@@ -1,0 +1,34 @@
+"""The command line: one module per subcommand (``main`` dispatches), and their shared error reporting."""
+from __future__ import annotations
+
+import sys
+
+from fileindex.errors import FileIndexError, UnsupportedError, UsageError
+
+EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 2, 3, 4
+
+
+def report_failure(command: str, err: Exception, subject: str = "") -> int:
+    """Print why a command failed and return its exit code: 2 usage or I/O, 3 malformed, 4 unsupported."""
+    where = f"{subject}: " if subject and not str(err).startswith(subject) else ""
+    if isinstance(err, OSError):
+        print(f"fileindex {command}: cannot read {err.filename or subject}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"fileindex {command}: {'' if isinstance(err, UsageError) else where}{err}", file=sys.stderr)
+    if isinstance(err, UsageError):
+        return EXIT_USAGE
+    return EXIT_UNSUPPORTED if isinstance(err, UnsupportedError) else EXIT_MALFORMED
+
+
+HANDLED = (OSError, FileIndexError)
+
+
+def parse_key_values(pairs: list[str], flag: str, example: str) -> dict[str, str]:
+    """``--flag KEY=VALUE`` arguments as a dict; a UsageError (showing ``example``) for a malformed one."""
+    parsed = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"{flag} {pair!r}: write KEY=VALUE, e.g. {example}")
+        parsed[key.strip()] = value.strip()
+    return parsed

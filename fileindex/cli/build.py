@@ -1,0 +1,72 @@
+"""``fileindex build DATA.parquet [-o OUT] --option KEY=VALUE ...``: the container Java would write."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from fileindex.cli import HANDLED, parse_key_values, report_failure
+from fileindex.errors import UsageError
+
+NAME = "build"
+HELP = "build a Parquet or ORC file's index container from Paimon table options, byte-identical to Java"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("data", help="a Parquet or ORC data file")
+    parser.add_argument("-o", "--output", help="where to write the container (default: DATA.index)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Paimon table option, e.g. file-index.bloom-filter.columns=id or "
+                             "file-index.bloom-filter.id.fpp=0.01; repeat for more. "
+                             "file-index.format.version=2 writes the experimental container version 2 "
+                             "(experimental: Paimon PR #10101, not merged; 1 is the default)")
+    parser.add_argument("--schema", help='types of the columns it names, overriding those read from the data '
+                                         'file, e.g. "id BIGINT"')
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an existing OUT that is not a file-index container")
+
+
+def parse_option_args(pairs: list[str]) -> dict[str, str]:
+    return parse_key_values(pairs, "--option", "file-index.bitmap.columns=name")
+
+
+def run(args: argparse.Namespace) -> int:
+    from fileindex.types import parse_schema
+    from fileindex.writing.atomic import replacing
+    from fileindex.writing.data_file import build_data_file_index
+
+    output = args.output or f"{args.data}.index"
+    try:
+        options = parse_option_args(args.option)
+        schema = parse_schema(args.schema) if args.schema else None
+        check_output(output, args.data, force=args.force)
+        with replacing(output) as temporary, open(temporary, "wb") as out:
+            built = build_data_file_index(args.data, options, schema, out)
+    except HANDLED as err:
+        return report_failure(NAME, err, args.data)
+    where = (f"Paimon would embed it in the manifest (<= file-index.in-manifest-threshold, "
+             f"{built.in_manifest_threshold} bytes)" if built.embedded else
+             f"Paimon would write it as a sidecar file (> file-index.in-manifest-threshold, "
+             f"{built.in_manifest_threshold} bytes)")
+    indexes = ", ".join(f"{r.column}:{r.index_type}" for r in built.requests)
+    version = " (container version 2, experimental)" if built.version == 2 else ""
+    print(f"wrote {output}: {built.size} bytes{version}, {built.row_count} rows, indexes {indexes}; {where}")
+    return 0
+
+
+def check_output(output: str, data: str, *, force: bool) -> None:
+    """Refuse an output that would destroy data: the input itself, a folder, a file that is no container."""
+    from fileindex.container.layout import MAGIC
+
+    target = Path(output)
+    if target.is_dir():
+        raise UsageError(f"-o {output} is a folder: name the file to write, e.g. {target / (Path(data).name + '.index')}")
+    if not target.parent.is_dir():
+        raise UsageError(f"-o {output}: folder {target.parent} does not exist")
+    if not target.exists():
+        return
+    if Path(data).exists() and target.samefile(data):
+        raise UsageError(f"-o {output} is the data file itself: building would replace the data with its index")
+    with open(target, "rb") as existing:
+        is_container = existing.read(len(MAGIC)) == MAGIC
+    if not is_container and not force:
+        raise UsageError(f"-o {output} exists and is not a file-index container; pass --force to overwrite it")

@@ -1,0 +1,107 @@
+"""``fileindex check FILE...``: validate containers; one line per file and a meaningful exit code."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from fileindex.cli import column_types
+from fileindex.container.layout import KNOWN_INDEX_TYPES, FileIndexContainer
+from fileindex.errors import (
+    DecodeError,
+    FileIndexError,
+    UnsupportedError,
+    UnsupportedIndexTypeError,
+    UsageError,
+)
+from fileindex.types import DataType, column_type
+
+NAME = "check"
+HELP = "validate containers: exit 0 all valid, 3 any malformed, 4 unsupported (and none malformed), 2 usage"
+
+EXIT_VALID, EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 0, 2, 3, 4
+STATUS = {EXIT_VALID: "OK", EXIT_USAGE: "ERROR", EXIT_MALFORMED: "MALFORMED", EXIT_UNSUPPORTED: "UNSUPPORTED"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="file-index containers to validate")
+    column_types.add_arguments(parser)
+    parser.epilog = ("With column types (from --schema, --data, --table or the data file beside a sidecar), every "
+                     "index body of those columns is decoded in full.")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per file: file, status, exit_code, and the counts or the error")
+
+
+def check_container(container: FileIndexContainer, schema: dict[str, DataType] | None = None) -> int:
+    """Raise the first problem found: layout (bounds, overlap), unknown index types, then (with a
+    schema) any body that does not decode. Returns how many bodies were decoded in full."""
+    container.validate_layout()
+    for entry in container:
+        if entry.index_type not in KNOWN_INDEX_TYPES:
+            raise UnsupportedIndexTypeError(
+                f"unknown index type {entry.index_type!r} (known: {', '.join(KNOWN_INDEX_TYPES)})",
+                offset=entry.entry_offset, field=f"{entry.field}/index_type",
+            )
+    if not schema:
+        return 0
+    from fileindex.errors import under_type
+    from fileindex.indexes.registry import INDEX_TYPES, open_body
+
+    decoded = 0
+    for entry in container:
+        data_type = column_type(schema, entry.column)
+        index = INDEX_TYPES.get(entry.index_type)
+        if entry.is_empty or data_type is None or index is None:
+            continue
+        reader = open_body(index, container.body(entry), data_type, base_offset=entry.start, column=entry.column)
+        try:
+            reader.validate()
+        except DecodeError as err:
+            raise under_type(err, data_type) from None
+        decoded += 1
+    return decoded
+
+
+def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
+    """The outcome for one file as ``check --json`` prints it."""
+    outcome: dict = {"file": path}
+    try:
+        container = FileIndexContainer.open(path)
+        decoded = check_container(container, schema)
+    except OSError as err:
+        return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE, "error": f"cannot read: {err.strerror or err}"}
+    except UsageError as err:  # column types that do not fit the bodies
+        return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE, "error": str(err)}
+    except DecodeError as err:
+        code = EXIT_UNSUPPORTED if isinstance(err, UnsupportedError) else EXIT_MALFORMED
+        return {**outcome, "status": STATUS[code], "exit_code": code, "error": str(err), "offset": err.offset,
+                "field": err.field}
+    outcome.update(status="OK", exit_code=EXIT_VALID, columns=len(container.head.column_records),
+                   indexes=len(container.head.entries), size=container.size)
+    if schema:
+        outcome["bodies_decoded"] = decoded
+    return outcome
+
+
+def render(outcome: dict) -> str:
+    if outcome["status"] != "OK":
+        return f"{outcome['status']} {outcome['file']}: {outcome['error']}"
+    bodies = f", {outcome['bodies_decoded']} bodies decoded" if "bodies_decoded" in outcome else ""
+    return (f"OK {outcome['file']}: {outcome['columns']} column(s), {outcome['indexes']} index(es), "
+            f"{outcome['size']} bytes{bodies}")
+
+
+def run(args: argparse.Namespace) -> int:
+    codes = []
+    for path in args.files:
+        try:
+            schema = column_types.resolve(NAME, args, path)
+        except (FileIndexError, OSError) as err:
+            outcome = {"file": path, "status": "ERROR", "exit_code": EXIT_USAGE, "error": f"column types: {err}"}
+        else:
+            outcome = check_file(path, schema)
+        print(json.dumps(outcome, ensure_ascii=False) if args.json else render(outcome))
+        codes.append(outcome["exit_code"])
+    for code in (EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED):
+        if code in codes:
+            return code
+    return EXIT_VALID

@@ -1,0 +1,69 @@
+"""Where ``query`` and ``check`` take column types from: ``--schema``, a data file, or a Paimon table.
+
+An index body only decodes under the type it was built for, so the types are best read from the
+data the index describes: ``--data FILE`` (Parquet or ORC), the data file beside a sidecar
+(``x.parquet`` for ``x.parquet.index``, found automatically), or ``--table ROOT`` (the table's
+latest schema). ``--schema`` overrides the columns it names. The command says which source it used.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from fileindex.errors import UsageError
+from fileindex.types import DataType, parse_schema
+
+SIDECAR_SUFFIX = ".index"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--schema", help='column types, e.g. "id INT, name STRING, attrs MAP<STRING, INT>"; '
+                                         "overrides the types read from --data or --table")
+    parser.add_argument("--data", metavar="FILE", help="read column types from this Parquet or ORC data file "
+                                                       "(default: the data file beside a sidecar X.index, if any)")
+    parser.add_argument("--table", metavar="ROOT", help="read column types from this Paimon table's latest schema")
+
+
+def resolve(command: str, args: argparse.Namespace, index_path: str) -> dict[str, DataType] | None:
+    """The column types for ``index_path`` (None when no source gives any); tells stderr where from."""
+    override = parse_schema(args.schema) if args.schema is not None else {}
+    if args.data and args.table:
+        raise UsageError("give --data or --table, not both")
+    source, schema = _read(args.data, args.table, index_path)
+    if source is None:
+        return override or None
+    schema.update(override)
+    overridden = f", {', '.join(override)} from --schema" if override else ""
+    print(f"fileindex {command}: column types from {source}{overridden}", file=sys.stderr)
+    return schema
+
+
+def _read(data: str | None, table: str | None, index_path: str) -> tuple[str | None, dict[str, DataType]]:
+    if table:
+        from fileindex.table.scan import PaimonTable
+
+        schema = PaimonTable(table).schema
+        return f"table {table} (schema {schema.id})", schema.types()
+    if data:
+        return data, _data_file_types(data)
+    beside = _data_file_beside(index_path)
+    if beside is not None:
+        return f"{beside} (the data file beside the index)", _data_file_types(beside)
+    return None, {}
+
+
+def _data_file_beside(index_path: str) -> str | None:
+    from fileindex.arrow.data_files import data_file_format
+
+    if not index_path.endswith(SIDECAR_SUFFIX):
+        return None
+    candidate = index_path[: -len(SIDECAR_SUFFIX)]
+    return candidate if Path(candidate).is_file() and data_file_format(candidate) else None
+
+
+def _data_file_types(path: str) -> dict[str, DataType]:
+    from fileindex.arrow.data_files import DataFileReader
+    from fileindex.arrow.types import schema_of
+
+    return schema_of(DataFileReader(path).arrow_schema, skip_untyped=True)

@@ -1,0 +1,51 @@
+"""``fileindex explain FILE [TYPES] [--column C] [--index TYPE] [--json]``: a file's bytes, field by field."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from fileindex.cli import HANDLED, column_types, report_failure
+
+NAME = "explain"
+HELP = ("an annotated dump of a container: offset, bytes, field path (as in specs/*.ksy) and decoded value "
+        "of every field, down into the index bodies")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a file-index container (- for standard input)")
+    column_types.add_arguments(parser)
+    parser.add_argument("--column", help="explain only this column's bodies")
+    parser.add_argument("--index", metavar="TYPE", help="explain only bodies of this index type")
+    parser.add_argument("--json", action="store_true", help="one JSON list of {offset, length, path, value}")
+    parser.epilog = ("bloom-filter and bsi bodies are always explained; bitmap and range-bitmap bodies need the "
+                     "column's type (--schema, --data, --table, or the data file beside a sidecar). Exit 3 when the "
+                     "file is malformed: the fields before the failure are shown, then the failing field.")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        schema = column_types.resolve(NAME, args, args.file)
+    except HANDLED as err:
+        return report_failure(NAME, err, args.file)
+    return explain_file(args.file, schema, column=args.column, index_type=args.index, as_json=args.json)
+
+
+def explain_file(path: str, schema, *, column=None, index_type=None, as_json=False, command: str = NAME) -> int:
+    """Print the explanation of one file; exit code 3 when it is malformed (also for ``table --explain``)."""
+    from fileindex.container.layout import raw_bytes
+    from fileindex.reference.explain import explain, render
+
+    try:
+        with raw_bytes(path) as data:
+            explanation = explain(data, schema=schema, column=column, index_type=index_type)
+            if as_json:
+                print(json.dumps([f.as_json() for f in explanation.fields], ensure_ascii=False))
+            else:
+                print(render(explanation, colour=sys.stdout.isatty()))
+    except HANDLED as err:
+        return report_failure(command, err, path)
+    if explanation.error is not None:
+        print(f"fileindex {command}: {path}: {explanation.error}", file=sys.stderr)
+        return 3
+    return 0

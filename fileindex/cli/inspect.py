@@ -1,0 +1,116 @@
+"""``fileindex inspect FILE [--json]``: the container's structure with absolute byte offsets."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from fileindex.cli import HANDLED, report_failure
+from fileindex.container.layout import MAGIC, VERSION, FileIndexContainer, IndexEntry
+from fileindex.errors import FileIndexError
+
+NAME = "inspect"
+HELP = ("show a container's entry table (version 1's HEAD, version 2's footer): magic, version, columns and "
+        "index entries with absolute offsets")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a Paimon file-index container (.index file or embedded bytes)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (shape in the README)")
+
+
+def body_details(container: FileIndexContainer, entry: IndexEntry) -> dict:
+    """Per-type facts about a body that need no column type (bloom-filter: fill and sizing)."""
+    if entry.is_empty or entry.index_type != "bloom-filter":
+        return {}
+    from fileindex.indexes.bloom_filter.math import diagnose
+
+    try:
+        return {"bloom": diagnose(container.body(entry)).as_dict()}
+    except (FileIndexError, ValueError) as err:
+        return {"error": str(err)}
+
+
+def describe(container: FileIndexContainer) -> dict:
+    """The JSON shape of ``inspect --json``: columns and indexes in file order."""
+    head = container.head
+    body_length = sum(e.length for e in head.entries if not e.is_empty)
+    framing = ({"head_length": head.head_length} if head.version == VERSION else
+               {"footer_start": head.footer_start, "footer_length": head.footer_length})
+    return {
+        "file": container.source,
+        "size": container.size,
+        "magic": int.from_bytes(MAGIC, "big"),
+        "version": head.version,
+        **framing,
+        "columns": [
+            {
+                "column": record.name,
+                "offset": record.offset,
+                "indexes": [
+                    {
+                        "index_type": entry.index_type,
+                        "start": entry.start,
+                        "length": entry.length,
+                        "empty": entry.is_empty,
+                        "entry_offset": entry.entry_offset,
+                        **body_details(container, entry),
+                    }
+                    for entry in record.indexes
+                ],
+            }
+            for record in head.column_records
+        ],
+        **({"redundant_length": head.redundant_length} if head.version == VERSION else {}),
+        "body_length": body_length,
+    }
+
+
+def render(description: dict) -> str:
+    lines = [
+        f"{description['file']}: {description['size']} bytes",
+        f"  magic 0x{description['magic']:016x}  version {description['version']}  " + (
+            f"head_length {description['head_length']}  redundant_length {description['redundant_length']}"
+            if "head_length" in description else
+            f"(experimental, Paimon PR #10101)  footer_start {description['footer_start']}  "
+            f"footer_length {description['footer_length']}"),
+        f"  {'column':<24} {'index type':<14} {'start':>10} {'length':>10} {'end':>10}",
+    ]
+    for column in description["columns"]:
+        for entry in column["indexes"]:
+            if entry["empty"]:
+                where = f"{'-1':>10} {0:>10} {'(empty)':>10}"
+            else:
+                where = f"{entry['start']:>10} {entry['length']:>10} {entry['start'] + entry['length']:>10}"
+            lines.append(f"  {column['column']:<24} {entry['index_type']:<14} {where}")
+            if "bloom" in entry:
+                lines.append("      " + render_bloom(entry["bloom"]))
+            if "error" in entry:
+                lines.append(f"      body error: {entry['error']}")
+    lines.append(
+        f"  {len(description['columns'])} column(s), "
+        f"{sum(len(c['indexes']) for c in description['columns'])} index(es), "
+        f"body {description['body_length']} bytes"
+    )
+    return "\n".join(lines)
+
+
+def render_bloom(bloom: dict) -> str:
+    n_hat = bloom["estimated_items"]
+    held = "every bit set" if n_hat is None else f"~{n_hat:.0f} distinct value(s)"
+    return (
+        f"k={bloom['num_hash_functions']} bits={bloom['num_bits']} fill={100 * bloom['fill_ratio']:.4f}% "
+        f"holds {held}, fpp at that {bloom['delivered_fpp']:.2g}; {bloom['verdict']}: {bloom['advice']}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        container = FileIndexContainer.open(args.file)
+    except HANDLED as err:
+        return report_failure(NAME, err, args.file)
+    description = describe(container)
+    if args.json:
+        print(json.dumps(description, ensure_ascii=False))
+    else:
+        print(render(description))
+    return 0

@@ -1,0 +1,48 @@
+"""The ``fileindex`` command line (``main``). Each subcommand is a module of ``fileindex.cli``.
+
+A command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
+adding a subcommand means adding a module and listing it in ``COMMANDS``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import warnings
+
+from fileindex import __version__
+
+COMMANDS = ("inspect", "explain", "check", "query", "build", "table", "conformance", "spark", "demo", "samples")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fileindex",
+        description="Inspect, check and evaluate Apache Paimon file-index files.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"fileindex.cli.{name}")
+        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run)
+    return parser
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"fileindex: warning: {message}\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    warnings.formatwarning = _one_line_warning
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

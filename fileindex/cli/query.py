@@ -1,0 +1,65 @@
+"""``fileindex query FILE --schema ... --where EXPR [--where EXPR ...]``: Paimon's answer per predicate."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from fileindex.cli import HANDLED, column_types, report_failure
+from fileindex.container.layout import FileIndexContainer
+from fileindex.errors import UsageError
+
+NAME = "query"
+HELP = "evaluate predicates over a container as Paimon does: REMAIN, SKIP or the candidate rows"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a file-index container")
+    column_types.add_arguments(parser)
+    parser.add_argument("--where", action="append", required=True, metavar="EXPR",
+                        help="a predicate, e.g. \"id = 5 AND name IN ('a', 'b')\"; repeat for more (each answered on its own)")
+    parser.add_argument("--mode", choices=("java", "extended"), default="java",
+                        help="java (default): Java's answers; extended: also sound tighter answers (bitmap ranges)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per predicate, in order")
+    parser.add_argument("--lenient", action="store_true",
+                        help="answer REMAIN for a malformed index body instead of failing (exit 3)")
+
+
+def result_json(result) -> dict:
+    from fileindex.indexes.result import REMAIN, SKIP
+
+    if result is REMAIN:
+        return {"result": "REMAIN"}
+    if result is SKIP:
+        return {"result": "SKIP"}
+    return {"result": "ROWS", "cardinality": result.cardinality, "ranges": [list(r) for r in result.ranges()]}
+
+
+def describe(answer: dict) -> str:
+    if answer["result"] != "ROWS":
+        return answer["result"]
+    shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in answer["ranges"][:8])
+    more = " ..." if len(answer["ranges"]) > 8 else ""
+    return f"ROWS {answer['cardinality']}: {shown}{more}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from fileindex.predicate.evaluation import FileIndexEvaluator
+    from fileindex.predicate.parser import parse_predicate
+
+    try:
+        schema = column_types.resolve(NAME, args, args.file)
+        if schema is None:
+            raise UsageError("give the column types: --schema \"c INT, ...\", --data DATA_FILE or --table ROOT")
+        predicates = [parse_predicate(text, schema) for text in args.where]
+        container = FileIndexContainer.open(args.file)
+        evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
+        for text, predicate in zip(args.where, predicates):
+            result, malformed = evaluator.evaluate_reporting(container, predicate)
+            answer = result_json(result)
+            print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
+            for err in malformed:  # only in --lenient mode: each broken body answered REMAIN
+                print(f"fileindex query: {args.file}: answered REMAIN for a malformed body: {err}", file=sys.stderr)
+    except HANDLED as err:
+        return report_failure(NAME, err, args.file)
+    return 0

@@ -1,0 +1,75 @@
+"""``fileindex spark build|verify|scan``: the pipeline's jobs on Spark (local mode unless ``--master``)."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import sys
+
+from fileindex.cli import HANDLED, parse_key_values, report_failure
+
+NAME = "spark"
+HELP = "build, verify and index-pruned scans over many data files, as Spark jobs (local mode by default)"
+SUBCOMMANDS = ("build", "verify", "scan")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    subparsers = parser.add_subparsers(dest="spark_command", metavar="JOB", required=True)
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        sub = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        add_session_arguments(sub)
+        sub.set_defaults(spark_run=module.run)
+
+
+def add_inputs_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="a Paimon table root, or Parquet/ORC data files, folders and globs")
+    parser.add_argument("--snapshot", type=int, help="a table's snapshot id (default: the latest)")
+
+
+def add_session_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Spark")
+    group.add_argument("--master", help="where to run: local[N], spark://HOST:PORT, yarn, ... (default local[*]; "
+                                        "under spark-submit, what spark-submit was given)")
+    group.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                       help="a Spark configuration setting; repeat for more")
+    group.add_argument("--ui", action="store_true", help="start Spark's web UI (off by default)")
+
+
+def session(args: argparse.Namespace):
+    from fileindex.spark import spark_session
+
+    return spark_session(args.master, parse_key_values(args.conf, "--conf", "spark.executor.memory=2g"), ui=args.ui)
+
+
+def run(args: argparse.Namespace) -> int:
+    return guarded(f"spark {args.spark_command}", lambda: args.spark_run(args))
+
+
+def guarded(command: str, job) -> int:
+    """Run a Spark command: setup problems exit 2, the project's errors as usual, and a Spark job
+    that failed on an executor is one line with the error the task raised, exit 3."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    from fileindex.spark import SparkSetupError
+
+    try:
+        return job()
+    except SparkSetupError as err:
+        print(f"fileindex {command}: {err}", file=sys.stderr)
+        return 2
+    except HANDLED as err:
+        return report_failure(command, err)
+    except (PySparkException, Py4JJavaError) as err:
+        print(f"fileindex {command}: a Spark job failed: {task_error(err)}", file=sys.stderr)
+        return 3
+
+
+def task_error(err: Exception) -> str:
+    """The error a failed task raised (the last ``...Error: message`` line of Spark's report)."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    raised = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line)]
+    return (raised[-1] if raised else lines[0] if lines else type(err).__name__)[:500]

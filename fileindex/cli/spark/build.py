@@ -1,0 +1,61 @@
+"""``fileindex spark build INPUT... --option KEY=VALUE...``: every data file's index, built on Spark."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from fileindex.cli import parse_key_values
+from fileindex.cli.spark import add_inputs_argument, session
+
+HELP = "build the index container of every data file (sidecars <file>.index, written atomically)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_inputs_argument(parser)
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Paimon table option, e.g. file-index.bloom-filter.columns=id (a table's own "
+                             "file-index options apply too; these override them)")
+    parser.add_argument("--output-dir", help="write the sidecars here (as <file name>.index) instead of "
+                                             "next to the data files")
+    parser.add_argument("--overwrite", action="store_true", help="replace existing sidecars (default: keep them)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary")
+
+
+def run(args: argparse.Namespace) -> int:
+    from fileindex.spark import build_indexes
+
+    options = parse_key_values(args.option, "--option", "file-index.bitmap.columns=name")
+    if args.output_dir:
+        import os
+
+        os.makedirs(args.output_dir, exist_ok=True)
+    rows = [row.asDict() for row in build_indexes(session(args), args.inputs, options, output_dir=args.output_dir,
+                                                  overwrite=args.overwrite, snapshot=args.snapshot).collect()]
+    rows.sort(key=lambda r: r["file"])
+    counts = {status: sum(r["status"] == status for r in rows) for status in ("written", "kept", "failed")}
+    for row in rows:
+        if args.json:
+            print(json.dumps({**row, "indexes": json.loads(row["indexes"]), "bloom": json.loads(row["bloom"])},
+                             ensure_ascii=False))
+        else:
+            print(render(row))
+    summary = {"files": len(rows), **counts, "bytes": sum(r["bytes"] or 0 for r in rows),
+               "rows": sum(r["rows"] or 0 for r in rows)}
+    if args.json:
+        print(json.dumps({"summary": summary}))
+    else:
+        print(f"{summary['files']} files: {counts['written']} written, {counts['kept']} kept, {counts['failed']} "
+              f"failed; {summary['rows']} rows, {summary['bytes']} index bytes")
+    return 1 if counts["failed"] else 0
+
+
+def render(row: dict) -> str:
+    if row["status"] == "failed":
+        return f"FAILED  {row['file']}: {row['error']}"
+    if row["status"] == "kept":
+        return f"kept    {row['output']} (exists; --overwrite replaces it)"
+    sizes = ", ".join(f"{i['column']}:{i['index_type']} {i['bytes']} B" for i in json.loads(row["indexes"]))
+    blooms = "; ".join(f"bloom {b['column']}: {b['verdict']}" for b in json.loads(row["bloom"]) if b["verdict"] != "ok")
+    where = "embedded in a manifest" if row["embedded"] else "sidecar"
+    return (f"written {row['output']}: {row['rows']} rows, {row['bytes']} B ({sizes}); Paimon: {where}"
+            + (f"; {blooms}" if blooms else ""))

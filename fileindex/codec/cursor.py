@@ -1,0 +1,88 @@
+"""Bounds-checked big-endian reads from a payload, for the lazy readers.
+
+Each read names its field; running past the end raises :class:`TruncatedError` and a bad count
+raises :class:`InvalidLengthError`, both with the absolute offset (``base`` + position).
+"""
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from fileindex.errors import InvalidLengthError, InvalidOffsetError, TruncatedError
+
+_FORMATS = {1: ">b", 2: ">h", 4: ">i", 8: ">q"}
+
+
+class PayloadCursor:
+    def __init__(self, view: memoryview, *, base: int, root: str, position: int = 0):
+        self.view = view
+        self.base = base
+        self.root = root
+        self.position = position
+
+    def fail_truncated(self, field: str, needed: int) -> TruncatedError:
+        return TruncatedError(
+            f"input ends inside the field: {needed} bytes needed, {max(len(self.view) - self.position, 0)} left",
+            offset=self.base + min(self.position, len(self.view)), field=f"{self.root}/{field}",
+        )
+
+    def take(self, size: int, field: str) -> memoryview:
+        if not 0 <= self.position <= len(self.view):
+            raise InvalidOffsetError(f"position {self.position} is outside the {len(self.view)}-byte payload",
+                                     offset=self.base + min(max(self.position, 0), len(self.view)),
+                                     field=f"{self.root}/{field}")
+        if size < 0:
+            raise InvalidLengthError(f"negative size {size}", offset=self.base + self.position, field=f"{self.root}/{field}")
+        end = self.position + size
+        if end > len(self.view):
+            raise self.fail_truncated(field, size)
+        chunk = self.view[self.position:end]
+        self.position = end
+        return chunk
+
+    def int(self, width: int, field: str) -> int:
+        return struct.unpack(_FORMATS[width], self.take(width, field))[0]
+
+    def u8(self, field: str) -> int:
+        return self.take(1, field)[0]
+
+    def count(self, field: str, record_size: int) -> int:
+        """An int32 count of records of at least ``record_size`` bytes that must fit in what is left."""
+        at = self.position
+        value = self.int(4, field)
+        left = len(self.view) - self.position
+        if value < 0 or value * record_size > left:
+            raise InvalidLengthError(
+                f"count {value} of {record_size}-byte records does not fit the {left} bytes left",
+                offset=self.base + at, field=f"{self.root}/{field}",
+            )
+        return value
+
+    def records(self, dtype: np.dtype, count: int, field: str) -> np.ndarray:
+        return np.frombuffer(self.take(count * dtype.itemsize, field), dtype=dtype, count=count)
+
+    def absolute(self, position: int | None = None) -> int:
+        """The absolute offset of a position, clamped to the payload (errors must point inside it)."""
+        at = self.position if position is None else position
+        return self.base + min(max(at, 0), len(self.view))
+
+
+class PayloadOffsets:
+    """Base of the lazy readers: the payload (``_view``), where it starts in the file (``_base``),
+    and cursors whose fields are named under the reader's ``_root``."""
+
+    _view: memoryview
+    _base: int
+    _root: str
+
+    def _set_payload(self, payload, base_offset: int) -> None:
+        self._view = memoryview(payload).cast("B")
+        self._base = base_offset
+
+    def _cursor(self, position: int = 0) -> PayloadCursor:
+        return PayloadCursor(self._view, base=self._base, root=self._root, position=position)
+
+    def _offset(self, position: int) -> int:
+        """The absolute offset of a payload position, clamped to the payload (errors point inside it)."""
+        return self._base + min(max(position, 0), len(self._view))

@@ -1,0 +1,159 @@
+"""The one module that runs the Kaitai-generated readers.
+
+Generated code is compiled in debug mode, so every object records where each field starts
+and ends. When the runtime raises, the partially read object tree tells which field was being
+read; that field's absolute offset and spec path go into the project's own error.
+"""
+from __future__ import annotations
+
+import io
+from typing import Callable, Mapping, TypeVar
+
+import kaitaistruct
+from kaitaistruct import KaitaiStream, KaitaiStruct
+
+from fileindex import errors
+
+T = TypeVar("T", bound=KaitaiStruct)
+
+# A spec's `valid` checks, by the src_path the generated code reports, to the error they mean.
+ValidationErrors = Mapping[str, type[errors.DecodeError]]
+
+
+def parse(
+    spec: Callable[[KaitaiStream], T], data, *, root: str, validations: ValidationErrors, base: int = 0
+) -> T:
+    """Parse ``data`` (bytes-like or a readable, seekable binary file) with a generated spec class.
+
+    ``base`` is where ``data`` starts in the enclosing file (a body inside a container), so that
+    error offsets are absolute.
+    """
+    stream = KaitaiStream(data if hasattr(data, "read") else _ViewReader(data))
+    obj = spec(stream)
+    try:
+        obj._read()
+    except kaitaistruct.KaitaiStructError as err:
+        raise translate(err, obj, root=root, validations=validations, size=stream.size(), base=base) from None
+    return obj
+
+
+class _ViewReader(io.RawIOBase):
+    """A seekable binary stream over a buffer that copies only what is read (``BytesIO`` copies the
+    whole buffer first: a memory-mapped container of many megabytes for a HEAD of a few hundred bytes)."""
+
+    def __init__(self, data):
+        super().__init__()
+        self._view = memoryview(data).cast("B")
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        chunk = self._view[self._position:self._position + len(buffer)]
+        buffer[:len(chunk)] = chunk
+        self._position += len(chunk)
+        return len(chunk)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        start = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: len(self._view)}[whence]
+        self._position = max(0, start + offset)
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
+
+
+def translate(
+    err: kaitaistruct.KaitaiStructError,
+    obj: KaitaiStruct,
+    *,
+    root: str,
+    validations: ValidationErrors,
+    size: int,
+    base: int = 0,
+) -> errors.DecodeError:
+    offset, field = failure_point(obj, 0, root)
+    return _as_project_error(err, base + min(max(offset, 0), size), field, validations)
+
+
+def read_instance(obj: KaitaiStruct, name: str, *, path: str, validations: ValidationErrors, size: int):
+    """The value of a ``pos`` instance of ``obj`` (read on first access); a failure becomes the
+    project's error at the absolute offset of the field that failed inside it."""
+    try:
+        return getattr(obj, name)
+    except kaitaistruct.KaitaiStructError as err:
+        info = obj._debug.get(f"_m_{name}", {})
+        start = info.get("start", 0)
+        child = obj.__dict__.get(f"_m_{name}")
+        if isinstance(child, KaitaiStruct):
+            base = 0 if child._io is obj._io else start  # a sized instance counts from its own start
+            offset, field = failure_point(child, base, f"{path}/{name}")
+        else:
+            offset, field = start, f"{path}/{name}"
+        raise _as_project_error(err, min(max(offset, 0), size), field, validations) from None
+
+
+def _as_project_error(err: kaitaistruct.KaitaiStructError, offset: int, field: str,
+                      validations: ValidationErrors) -> errors.DecodeError:
+    if isinstance(err, kaitaistruct.EndOfStreamError):
+        return errors.TruncatedError(
+            f"input ends inside the field: {err.bytes_needed} bytes needed, {err.bytes_available} left",
+            offset=offset, field=field,
+        )
+    if isinstance(err, kaitaistruct.ValidationFailedError):
+        kind = validations.get(err.src_path or "", errors.DecodeError)
+        actual = getattr(err, "actual", None)
+        shown = actual.hex() if isinstance(actual, bytes) else actual
+        return kind(f"value {shown} is not allowed ({_expectation(err)})", offset=offset, field=field)
+    if isinstance(err, kaitaistruct.InvalidArgumentError):
+        return errors.InvalidLengthError(str(err), offset=offset, field=field)
+    return errors.DecodeError(str(err), offset=offset, field=field)
+
+
+def _expectation(err: kaitaistruct.ValidationFailedError) -> str:
+    if isinstance(err, kaitaistruct.ValidationNotEqualError):
+        expected = err.expected.hex() if isinstance(err.expected, bytes) else err.expected
+        return f"expected {expected}"
+    if isinstance(err, kaitaistruct.ValidationLessThanError):
+        return f"minimum {err.min}"
+    if isinstance(err, kaitaistruct.ValidationGreaterThanError):
+        return f"maximum {err.max}"
+    return "validation failed"
+
+
+def failure_point(obj: KaitaiStruct, base: int, path: str) -> tuple[int, str]:
+    """Absolute start offset and spec path of the field being read when parsing stopped.
+
+    A field with a recorded start and no end was in progress: descend into it. If every
+    started field has ended, a `valid` check on the last one failed.
+    """
+    debug = getattr(obj, "_debug", {})
+    last = None
+    for name in obj.SEQ_FIELDS:
+        info = debug.get(name)
+        if not info or "start" not in info:
+            break
+        last = name
+        if "end" in info:
+            continue
+        value = obj.__dict__.get(name)
+        if "arr" in info and info["arr"]:
+            index = len(info["arr"]) - 1
+            item = value[index] if isinstance(value, list) and len(value) > index else None
+            return _descend(obj, item, base, base + info["arr"][index]["start"], f"{path}/{name}[{index}]")
+        return _descend(obj, value, base, base + info["start"], f"{path}/{name}")
+    if last is None:
+        return base, path
+    return base + debug[last]["start"], f"{path}/{last}"
+
+
+def _descend(parent: KaitaiStruct, child, base: int, start: int, path: str) -> tuple[int, str]:
+    if not isinstance(child, KaitaiStruct):
+        return start, path
+    # A child read from a sized substream counts its positions from the substream's start.
+    child_base = base if child._io is parent._io else start
+    return failure_point(child, child_base, path)

@@ -1,0 +1,8 @@
+"""The ``bitmap`` index, versions 1 and 2 (spec §6): ``writer``, ``reader``, and how each column type's
+values are encoded, hashed and ordered (``keys``).
+"""
+
+from fileindex.indexes.bitmap.reader import BitmapReader  # noqa: E402
+from fileindex.indexes.bitmap.writer import INDEX_TYPE, OPTIONS, build  # noqa: E402  the package's API
+
+__all__ = ["INDEX_TYPE", "OPTIONS", "build", "BitmapReader"]

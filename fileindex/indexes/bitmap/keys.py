@@ -1,0 +1,132 @@
+"""How the bitmap index encodes, hashes and orders the values of each column type (spec §6.1).
+
+A key is the Python form of Java's map key: ``int`` for TINYINT..BIGINT, DATE, TIME and
+TIMESTAMP (millis or micros), the ``floatToIntBits``/``doubleToLongBits`` integer for FLOAT and
+DOUBLE (so -0.0 and 0.0 differ and all NaNs are one key), ``bool``, and UTF-8 ``bytes`` for
+CHAR/VARCHAR. ``hash_code`` is the boxed Java object's hashCode (``BinaryString.hashCode`` for
+strings), which decides HashMap order; ``sort_key`` gives the V2 comparator's order
+(signed integers, ``Float.compare``, unsigned byte-lexicographic strings).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fileindex.arrow.values import integer_key
+from fileindex.errors import UnsupportedTypeError
+from fileindex.java.hash import binary_string_hash_code, long_hash_code, to_int32
+from fileindex.types import DataType
+from fileindex.values import utf8_key
+
+_MASK31 = 0x7FFFFFFF
+_MASK63 = 0x7FFFFFFFFFFFFFFF
+
+
+@dataclass(frozen=True)
+class KeyKind:
+    name: str  # the key_kind enum of specs/bitmap.ksy
+    code: int
+    dtype: str | None  # big-endian numpy dtype of a fixed-width key; None for strings
+    hash_code: Callable[[object], int]
+    sort_key: Callable[[object], object]
+
+    @property
+    def width(self) -> int | None:
+        return np.dtype(self.dtype).itemsize if self.dtype else None
+
+    def compare(self, a, b) -> int:
+        ka, kb = self.sort_key(a), self.sort_key(b)
+        return (ka > kb) - (ka < kb)
+
+    def sort_keys(self, keys: np.ndarray) -> np.ndarray:
+        """Vectorized ``sort_key`` for fixed-width keys held in an int64 array."""
+        if self.name == "f4":
+            return keys ^ ((keys >> 31) & _MASK31)
+        if self.name == "f8":
+            return keys ^ ((keys >> 63) & _MASK63)
+        return keys
+
+    def hash_codes(self, keys: np.ndarray) -> np.ndarray:
+        """Vectorized ``hash_code`` for fixed-width keys held in an int64 array (int32 values)."""
+        if self.name in ("i8", "f8"):  # Long.hashCode / Double.hashCode: (int)(v ^ (v >>> 32))
+            return (keys ^ (keys.view(np.uint64) >> np.uint64(32)).view(np.int64)).astype(np.int32).astype(np.int64)
+        if self.name == "boolean":
+            return np.where(keys != 0, 1231, 1237).astype(np.int64)
+        return keys.astype(np.int64)  # Integer/Short/Byte.hashCode, and floatToIntBits for FLOAT
+
+    def encoded_size(self, key) -> int:
+        return self.width if self.width else 4 + len(key)
+
+    def encode(self, key) -> bytes:
+        if self.name == "string":
+            return len(key).to_bytes(4, "big") + key
+        if self.name == "boolean":
+            return b"\x01" if key else b"\x00"
+        return int(key).to_bytes(self.width, "big", signed=True)
+
+
+def _identity(key):
+    return key
+
+
+KINDS = {
+    "i1": KeyKind("i1", 1, ">i1", int, _identity),
+    "i2": KeyKind("i2", 2, ">i2", int, _identity),
+    "i4": KeyKind("i4", 4, ">i4", int, _identity),
+    "i8": KeyKind("i8", 8, ">i8", long_hash_code, _identity),
+    "f4": KeyKind("f4", 36, ">i4", to_int32, lambda bits: bits ^ ((bits >> 31) & _MASK31)),
+    "f8": KeyKind("f8", 72, ">i8", long_hash_code, lambda bits: bits ^ ((bits >> 63) & _MASK63)),
+    "boolean": KeyKind("boolean", 16, ">u1", lambda b: 1231 if b else 1237, int),
+    "string": KeyKind("string", 32, None, binary_string_hash_code, _identity),
+}
+
+_FIXED = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",
+          "TIMESTAMP": "i8", "TIMESTAMP_LTZ": "i8", "FLOAT": "f4", "DOUBLE": "f8", "BOOLEAN": "boolean"}
+
+
+def key_kind(data_type: DataType) -> KeyKind:
+    if data_type.is_string:
+        return KINDS["string"]
+    if data_type.root in _FIXED:
+        return KINDS[_FIXED[data_type.root]]
+    raise UnsupportedTypeError(
+        f"bitmap does not support {data_type} (Paimon refuses it too: use bsi or range-bitmap for "
+        "DECIMAL, bloom-filter for BINARY)"
+    )
+
+
+def key_of(value, data_type: DataType):
+    """The map key of one non-null value."""
+    if data_type.is_string:
+        return utf8_key(value, data_type)
+    if data_type.root == "BOOLEAN":
+        return bool(value)
+    return integer_key(value, data_type)
+
+
+def string_codes(values, data_type: DataType):
+    """A string column dictionary-encoded: (valid mask, code of each valid row, distinct keys).
+
+    Codes are int64 in order of first occurrence; the distinct keys are a binary Arrow array (the
+    UTF-8 bytes). Arrow input is encoded with its hash kernel, nulls and all, without copying the
+    strings; a Python list goes through a dict.
+    """
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        if pa.types.is_dictionary(array.type):
+            array = array.dictionary_decode()
+        valid = np.asarray(array.is_valid(), dtype=bool)
+        encoded = pc.dictionary_encode(array)
+        codes = encoded.indices.fill_null(0).to_numpy(zero_copy_only=False)[valid].astype(np.int64)
+        dictionary = encoded.dictionary
+        wide = pa.types.is_large_string(dictionary.type) or pa.types.is_large_binary(dictionary.type)
+        return valid, codes, dictionary.cast(pa.large_binary() if wide else pa.binary())
+    valid = np.array([v is not None for v in values], dtype=bool)
+    index: dict[bytes, int] = {}
+    codes = np.array([index.setdefault(key_of(v, data_type), len(index)) for v in values if v is not None],
+                     dtype=np.int64)
+    return valid, codes, pa.array(list(index), type=pa.binary())

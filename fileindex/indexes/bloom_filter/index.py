@@ -1,0 +1,225 @@
+"""The ``bloom-filter`` index (spec §5): Java's sizing, a vectorized byte-identical writer, a reader.
+
+Paimon's ``BloomFilter64`` sets, for each value's 64-bit FastHash, k bit positions derived from
+its two 32-bit halves. The writer hashes whole columns with numpy and sets all bits at once; the
+reader answers ``=`` and ``IN`` (SKIP only when no literal can be present) and REMAIN otherwise.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from fileindex import errors
+from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.generated.bloom_filter import BloomFilter
+from fileindex.indexes.options import check_known, get_double, get_int
+from fileindex.indexes.reader import FileIndexReader
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
+from fileindex.java.fast_hash import check_bloom_type, hash_value
+from fileindex.parallel import map_chunks
+from fileindex.types import DataType
+
+INDEX_TYPE = "bloom-filter"
+OPTIONS = ("items", "fpp")
+DEFAULT_ITEMS = 1_000_000
+DEFAULT_FPP = 0.1
+ROOT = "bloom_filter"
+_VALIDATIONS = {"/seq/0": errors.InvalidLengthError}
+_INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _java_double_to_int(x: float) -> int:
+    """Java's (int) cast of a double: truncate toward zero, saturate, NaN to 0."""
+    if math.isnan(x):
+        return 0
+    if math.isinf(x):
+        return _INT_MAX if x > 0 else _INT_MIN
+    return max(_INT_MIN, min(_INT_MAX, int(x)))
+
+
+def _java_round(x: float) -> int:
+    """Java's ``Math.round(double)``: floor(x + 0.5) as a long, saturating, NaN to 0."""
+    if math.isnan(x):
+        return 0
+    if math.isinf(x):
+        return _LONG_MAX if x > 0 else _LONG_MIN
+    return max(_LONG_MIN, min(_LONG_MAX, math.floor(x + 0.5)))
+
+
+def _int32(value: int) -> int:
+    """The low 32 bits as a signed int: Java's (int) cast of a long."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >> 31 else value
+
+
+@dataclass(frozen=True)
+class BloomParameters:
+    num_bits: int
+    num_hash_functions: int
+
+    @property
+    def payload_length(self) -> int:
+        return 4 + self.num_bits // 8
+
+
+def bloom_parameters(items: int, fpp: float) -> BloomParameters:
+    """``BloomFilter64(items, fpp)`` sizing, exactly as Java computes it (spec §5.2)."""
+    if items < 0:
+        raise errors.UsageError(f"bloom-filter items must be >= 0, not {items}")
+    if not 0 < fpp:
+        raise errors.UsageError(f"bloom-filter fpp must be > 0, not {fpp} (Java cannot size such a filter)")
+    ln2 = math.log(2)
+    nb = _java_double_to_int(-items * math.log(fpp) / (ln2 * ln2))
+    num_bits = nb + (8 - int(math.fmod(nb, 8)))  # Java's %: the sign of the dividend; adds 8 when nb % 8 == 0
+    if not 0 < num_bits <= _INT_MAX:
+        raise errors.UsageError(
+            f"bloom-filter items={items}, fpp={fpp} gives {num_bits} bits, which Java cannot build "
+            "(it overflows or divides by zero): use 0 < fpp < 1 and fewer items"
+        )
+    ratio = num_bits / items if items else math.inf
+    k = max(1, _int32(_java_round(ratio * ln2)))
+    return BloomParameters(num_bits, k)
+
+
+def parameters_from_options(options: Mapping[str, str]) -> BloomParameters:
+    check_known(options, OPTIONS, INDEX_TYPE)
+    return bloom_parameters(get_int(options, "items", DEFAULT_ITEMS), get_double(options, "fpp", DEFAULT_FPP))
+
+
+def iter_bit_positions(hashes: np.ndarray, num_bits: int, num_hash_functions: int):
+    """For i = 1..k, the i-th bit position of every hash (uint32 arrays)."""
+    hashes = np.asarray(hashes, dtype=np.int64)
+    h2 = (hashes >> 32).astype(np.int32)
+    combined = hashes.astype(np.int32)  # h1, the low 32 bits; the casts wrap like Java's (int)
+    modulus = np.uint32(num_bits)
+    for _ in range(num_hash_functions):
+        combined += h2  # h1 + i*h2 in int32 wrap-around arithmetic
+        # ~c for negative c (c ^ -1), c itself otherwise: c ^ (c >> 31), then a non-negative modulo
+        positions = combined >> 31
+        positions ^= combined
+        positions = positions.view(np.uint32)
+        multiples = positions // modulus  # numpy divides by a scalar fast (libdivide), but not % (3x slower)
+        multiples *= modulus
+        positions -= multiples
+        yield positions
+
+
+def bit_positions(hashes: np.ndarray, num_bits: int, num_hash_functions: int) -> np.ndarray:
+    """All k bit positions of each hash: shape (len(hashes), k), int64."""
+    columns = list(iter_bit_positions(hashes, num_bits, num_hash_functions))
+    if not columns:
+        return np.empty((len(hashes), 0), dtype=np.int64)
+    return np.stack(columns, axis=1).astype(np.int64)
+
+
+class BloomFilterWriter:
+    """Collects values of one column; ``serialize()`` gives Java's payload bytes."""
+
+    def __init__(self, data_type: DataType, options: Mapping[str, str] | None = None):
+        check_bloom_type(data_type)
+        self.data_type = data_type
+        self.parameters = parameters_from_options(options or {})
+        self._bits = np.zeros(self.parameters.num_bits, dtype=bool)
+
+    def add_hashes(self, hashes: np.ndarray) -> None:
+        hashes = np.asarray(hashes, dtype=np.int64)
+        map_chunks(lambda start, stop: self._set_bits(hashes[start:stop]), len(hashes))
+
+    def _set_bits(self, hashes: np.ndarray) -> None:
+        # Threads only ever store True into a byte per bit: concurrent stores cannot conflict.
+        for positions in iter_bit_positions(hashes, *self._sizing):
+            np.put(self._bits, positions, True)  # faster than a fancy-index store
+
+    @property
+    def _sizing(self) -> tuple[int, int]:
+        return self.parameters.num_bits, self.parameters.num_hash_functions
+
+    def write(self, value) -> None:
+        """One row's value; nulls are skipped (they count as written, as in Java)."""
+        if value is not None:
+            self.add_hashes(np.array([hash_value(value, self.data_type)], dtype=np.int64))
+
+    def write_column(self, values) -> None:
+        """A whole column: a pyarrow Array/ChunkedArray or a sequence of Python values."""
+        from fileindex.java.column_hash import map_column_hashes
+
+        map_column_hashes(values, self.data_type, self._set_bits)  # each thread sets the bits it hashed
+
+    def serialize(self) -> bytes:
+        k = self.parameters.num_hash_functions.to_bytes(4, "big", signed=True)
+        return k + np.packbits(self._bits, bitorder="little").tobytes()
+
+
+def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
+    writer = BloomFilterWriter(data_type, options)
+    writer.write_column(values)
+    return writer.serialize()
+
+
+class BloomFilterReader(FileIndexReader):
+    """Reads a payload without copying its bit set; ``base_offset`` places errors in the file."""
+
+    def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
+        check_bloom_type(data_type)
+        self.data_type = data_type
+        view = memoryview(payload).cast("B")
+        parsed = kaitai_bridge.parse(BloomFilter, view, root=ROOT, validations=_VALIDATIONS, base=base_offset)
+        self.num_hash_functions = parsed.num_hash_functions
+        self.num_bits = 8 * parsed.len_bitset
+        if self.num_bits and self.num_hash_functions > self.num_bits:
+            raise errors.InvalidLengthError(
+                f"{self.num_hash_functions} hash functions for a {self.num_bits}-bit filter: "
+                "no Java writer produces more hash functions than bits",
+                offset=base_offset, field=f"{ROOT}/num_hash_functions",
+            )
+        self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
+        self._bitset_bytes = view[4:]
+
+    def validate(self) -> None:
+        """Everything is checked on opening: k, and the bit set's size."""
+
+    def test_hashes(self, hashes: np.ndarray) -> np.ndarray:
+        """For each hash, whether all its k bits are set (True = might be present)."""
+        hashes = np.asarray(hashes, dtype=np.int64)
+        if self.num_bits == 0:  # Java would divide by zero; nothing can be ruled out
+            return np.ones(len(hashes), dtype=bool)
+        positions = bit_positions(hashes, self.num_bits, self.num_hash_functions)
+        bits = (self.bitset[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
+        return bits.all(axis=1)
+
+    def test_hash(self, hash64: int) -> bool:
+        """One hash with Python integers: cheaper than numpy for a single probe."""
+        if self.num_bits == 0:
+            return True
+        bitset, num_bits = self._bitset_bytes, self.num_bits
+        # h1 + i*h2 as unsigned 32-bit words; a negative int c (top bit set) becomes ~c, i.e. c ^ 0xFFFFFFFF
+        combined, h2 = hash64 & 0xFFFFFFFF, (hash64 >> 32) & 0xFFFFFFFF
+        for _ in range(self.num_hash_functions):
+            combined = (combined + h2) & 0xFFFFFFFF
+            position = (combined ^ 0xFFFFFFFF if combined & 0x80000000 else combined) % num_bits
+            if not bitset[position >> 3] >> (position & 7) & 1:
+                return False
+        return True
+
+    def might_contain(self, value) -> bool:
+        return self.test_hash(hash_value(value, self.data_type))
+
+    def might_contain_column(self, values) -> np.ndarray:
+        """Batch probe: a boolean per non-null value of a column (pyarrow array or sequence)."""
+        from fileindex.java.column_hash import column_hashes
+
+        return self.test_hashes(column_hashes(values, self.data_type, distinct=False))
+
+    def visit_equal(self, literal) -> FileIndexResult:
+        if literal is None:
+            return REMAIN
+        return REMAIN if self.might_contain(literal) else SKIP
+
+    def visit_in(self, literals: Sequence) -> FileIndexResult:
+        if not literals or any(literal is None for literal in literals):
+            return REMAIN
+        return REMAIN if any(self.might_contain(v) for v in literals) else SKIP

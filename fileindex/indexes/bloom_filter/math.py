@@ -1,0 +1,106 @@
+"""Bloom-filter arithmetic: sizing, false-positive rates, fill, estimated contents, and advice.
+
+Notation: m bits, k hash functions, n distinct values, X bits set.
+
+* theoretical false-positive rate: (1 - e^(-k·n/m))^k
+* estimated distinct values from the fill (Swamidass & Baldi): n̂ = -(m/k)·ln(1 - X/m)
+* the items/fpp a Java filter was sized for, from (m, k): items ≈ m·ln2/k, fpp ≈ e^(-(m/items)·ln²2)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import numpy as np
+
+from fileindex.errors import UsageError
+from fileindex.indexes.bloom_filter.index import bloom_parameters
+
+
+def false_positive_rate(num_bits: int, num_hash_functions: int, items: float) -> float:
+    if num_bits <= 0:
+        return 1.0
+    return (1.0 - math.exp(-num_hash_functions * items / num_bits)) ** num_hash_functions
+
+
+def bits_set(bitset) -> int:
+    return int(np.bitwise_count(np.frombuffer(bitset, dtype=np.uint8)).sum())
+
+
+def estimated_items(num_bits: int, num_hash_functions: int, set_bits: int) -> float:
+    """n̂ = -(m/k)·ln(1 - X/m); infinite when every bit is set."""
+    if set_bits >= num_bits:
+        return math.inf
+    return -(num_bits / num_hash_functions) * math.log1p(-set_bits / num_bits)
+
+
+@dataclass(frozen=True)
+class BloomDiagnosis:
+    num_bits: int
+    num_hash_functions: int
+    bytes: int
+    bits_set: int
+    fill_ratio: float
+    estimated_items: float
+    delivered_fpp: float  # at the estimated number of items
+    design_items: float  # what a Java filter of this m and k was sized for (approximately)
+    design_fpp: float
+    verdict: str  # "ok", "oversized" or "overfull"
+    advice: str
+
+    def as_dict(self) -> dict:
+        return {k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in asdict(self).items()}
+
+
+def diagnose(payload) -> BloomDiagnosis:
+    """How full a bloom-filter payload is, what it holds, and whether it was sized well."""
+    view = memoryview(payload).cast("B")
+    k = int.from_bytes(view[:4], "big", signed=True)
+    m = 8 * (len(view) - 4)
+    x = bits_set(view[4:])
+    n_hat = estimated_items(m, k, x)
+    delivered = false_positive_rate(m, k, n_hat) if math.isfinite(n_hat) else 1.0
+    design_items = m * math.log(2) / k if k > 0 else math.inf
+    design_fpp = math.exp(-(m / design_items) * math.log(2) ** 2) if design_items > 0 else 1.0
+    verdict, advice = "ok", "sized about right for what it holds"
+    if not math.isfinite(n_hat) or n_hat > 1.5 * design_items:
+        verdict = "overfull"
+        advice = f"holds more values than it was sized for: raise items above {max(n_hat, design_items):.0f}"
+    elif n_hat < design_items / 10:
+        verdict = "oversized"
+        better = advise([max(1, round(n_hat))], design_fpp)
+        advice = (
+            f"holds about {n_hat:.0f} values but was sized for about {design_items:.0f}: "
+            f"items={better.items} fpp={better.fpp:g} would take {better.bytes} bytes instead of {len(view)}"
+        )
+    return BloomDiagnosis(
+        num_bits=m, num_hash_functions=k, bytes=len(view), bits_set=x, fill_ratio=x / m if m else 0.0,
+        estimated_items=n_hat, delivered_fpp=delivered, design_items=design_items, design_fpp=design_fpp,
+        verdict=verdict, advice=advice,
+    )
+
+
+@dataclass(frozen=True)
+class BloomAdvice:
+    items: int
+    fpp: float
+    num_bits: int
+    num_hash_functions: int
+    bytes: int
+    expected_fpp: float  # at the largest observed distinct count
+
+
+def advise(distinct_counts: Sequence[int], target_fpp: float) -> BloomAdvice:
+    """``items``/``fpp`` options that meet ``target_fpp`` for every file with these distinct counts."""
+    if not distinct_counts:
+        raise UsageError("advise needs at least one observed distinct count")
+    if not 0 < target_fpp < 1:
+        raise UsageError(f"target fpp must be in (0, 1), not {target_fpp}")
+    items = max(1, max(int(c) for c in distinct_counts))
+    sizing = bloom_parameters(items, target_fpp)
+    return BloomAdvice(
+        items=items, fpp=target_fpp, num_bits=sizing.num_bits, num_hash_functions=sizing.num_hash_functions,
+        bytes=sizing.payload_length,
+        expected_fpp=false_positive_rate(sizing.num_bits, sizing.num_hash_functions, items),
+    )

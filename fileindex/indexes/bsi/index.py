@@ -1,0 +1,281 @@
+"""The ``bsi`` index (spec §7): bit-sliced index over a long, byte-identical writer and reader.
+
+Values map to longs (integers, DATE/TIME, DECIMAL's unscaled long, TIMESTAMP millis or micros).
+Non-negative values go to the positive half, negative values to the negative half as |v|; each
+half keeps an existence bitmap and one bitmap per bit of its largest magnitude (Java writes min
+as 0). The reader answers comparisons with the min/max short-cuts and O'Neil's algorithm.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+from pyroaring import BitMap, FrozenBitMap
+
+from fileindex import errors
+from fileindex.arrow.values import split_nulls
+from fileindex.codec.cursor import PayloadCursor, PayloadOffsets
+from fileindex.indexes import roaring
+from fileindex.indexes.options import check_known
+from fileindex.indexes.reader import FileIndexReader
+from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
+from fileindex.parallel import for_each
+from fileindex.types import NUMERIC_BITS, DataType
+from fileindex.values import long_key
+
+INDEX_TYPE = "bsi"
+OPTIONS: tuple[str, ...] = ()
+ROOT = "bsi"
+LONG_MIN = -(1 << 63)
+_SUPPORTED = set(NUMERIC_BITS) | {"DATE", "TIME", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"}
+
+
+def check_type(data_type: DataType) -> None:
+    if data_type.root not in _SUPPORTED:
+        raise errors.UnsupportedTypeError(
+            f"bsi does not support {data_type} (Paimon refuses it too: use bitmap or range-bitmap)")
+
+
+def value_range(data_type: DataType) -> tuple[int, int]:
+    """The smallest and largest long a column of ``data_type`` stores in a bsi."""
+    bits = NUMERIC_BITS.get(data_type.root, 32 if data_type.root in ("DATE", "TIME") else 64)
+    if data_type.root == "DECIMAL":
+        return -(10 ** data_type.precision - 1), 10 ** data_type.precision - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def _keys(values, data_type: DataType):
+    try:
+        return split_nulls(values, data_type)
+    except (OverflowError, ValueError) as err:
+        raise errors.UsageError(f"a {data_type} value does not fit a long, which bsi needs: {err}") from None
+
+
+# ----------------------------------------------------------------------------------------- writer
+
+def _serialize_half(rows: np.ndarray, magnitudes: np.ndarray) -> bytes:
+    """A BitSliceIndexRoaringBitmap with min 0: version, min, max, ebm, slices (spec §7.1)."""
+    maximum = int(magnitudes.max()) if len(magnitudes) else 0
+    slices = maximum.bit_length()
+    unsigned = magnitudes.view(np.uint64)
+
+    def slice_bytes(bit: int) -> bytes:
+        return roaring.serialize(roaring.bitmap_of(rows[(unsigned >> np.uint64(bit)) & np.uint64(1) == 1]))
+
+    parts = for_each(slice_bytes, list(range(slices))) if len(rows) > 100_000 else [slice_bytes(b) for b in range(slices)]
+    head = b"\x01" + (0).to_bytes(8, "big") + maximum.to_bytes(8, "big", signed=True)
+    return head + roaring.serialize(roaring.bitmap_of(rows)) + slices.to_bytes(4, "big") + b"".join(parts)
+
+
+def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
+    check_type(data_type)
+    check_known(options or {}, OPTIONS, INDEX_TYPE)
+    valid, keys = _keys(values, data_type)
+    rows = np.flatnonzero(valid).astype(np.int64)
+    if (keys == LONG_MIN).any():
+        raise errors.UsageError(
+            f"bsi cannot index {LONG_MIN} (Long.MIN_VALUE): its magnitude does not fit a long "
+            "(Java fails with 'values should be non-negative'); use range-bitmap for this column")
+    negative = keys < 0
+    out = [b"\x01", len(valid).to_bytes(4, "big")]
+    for mask, magnitudes in ((~negative, keys[~negative]), (negative, -keys[negative])):
+        if mask.any():
+            out += [b"\x01", _serialize_half(rows[mask], magnitudes)]
+        else:
+            out.append(b"\x00")
+    return b"".join(out)
+
+
+# ----------------------------------------------------------------------------------------- reader
+
+@dataclass
+class _Half:
+    """One BitSliceIndexRoaringBitmap, its bitmaps decoded on first use."""
+
+    min: int
+    max: int
+    ebm: FrozenBitMap
+    slices: list  # (start, length) of each slice in the payload, then the decoded bitmap
+    max_offset: int = 0  # absolute
+
+    @classmethod
+    def empty(cls) -> "_Half":
+        return cls(0, 0, FrozenBitMap(), [])
+
+
+class BsiReader(FileIndexReader, PayloadOffsets):
+    _root = ROOT
+
+    def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
+        check_type(data_type)
+        self.data_type = data_type
+        self._set_payload(payload, base_offset)
+        cursor = self._cursor()
+        version = cursor.u8("version")
+        if version != 1:
+            raise errors.UnsupportedVersionError(f"bsi version {version} (this reader knows 1)",
+                                                 offset=base_offset, field=f"{ROOT}/version")
+        self.row_count = cursor.int(4, "row_count")
+        if self.row_count < 0:
+            raise errors.InvalidLengthError(f"negative row count {self.row_count}", offset=base_offset + 1,
+                                            field=f"{ROOT}/row_count")
+        self.positive = self._read_half(cursor, "positive")
+        self.negative = self._read_half(cursor, "negative")
+        self._check_fits(data_type)
+        self._decoded: dict[int, FrozenBitMap] = {}
+
+    def _check_fits(self, data_type: DataType) -> None:
+        """The largest magnitudes must fit the column type: a bsi over BIGINT read as INT says so."""
+        low, high = value_range(data_type)
+        for name, half, limit in (("positive", self.positive, high), ("negative", self.negative, -low)):
+            if half.max > limit:
+                raise errors.SchemaMismatchError(
+                    f"the {name} values reach magnitude {half.max}, outside {data_type} [{low}, {high}]: "
+                    "built for a wider type; wrong schema?", offset=half.max_offset, field=f"{ROOT}/{name}/max")
+
+    def _bitmap(self, cursor: PayloadCursor, field: str) -> tuple[int, int]:
+        start = cursor.position
+        size = roaring.portable_size(self._view, start, base=self._base, field=f"{ROOT}/{field}")
+        cursor.position = start + size
+        return start, size
+
+    def _read_half(self, cursor: PayloadCursor, name: str) -> _Half:
+        if cursor.u8(f"has_{name}_byte") == 0:
+            return _Half.empty()
+        if cursor.u8(f"{name}/version") != 1:
+            raise errors.UnsupportedVersionError("bit-slice index version (this reader knows 1)",
+                                                 offset=cursor.absolute() - 1, field=f"{ROOT}/{name}/version")
+        max_offset = cursor.absolute() + 8
+        minimum, maximum = cursor.int(8, f"{name}/min"), cursor.int(8, f"{name}/max")
+        ebm_at = self._bitmap(cursor, f"{name}/ebm")
+        at = cursor.position
+        count = cursor.int(4, f"{name}/num_slices")
+        if not 0 <= count <= 64:
+            raise errors.InvalidLengthError(f"{count} slices (a long has 64 bits)", offset=self._offset(at),
+                                            field=f"{ROOT}/{name}/num_slices")
+        slices = [self._bitmap(cursor, f"{name}/slices[{i}]") for i in range(count)]
+        ebm = self._decode(*ebm_at, f"{name}/ebm")
+        return _Half(minimum, maximum, ebm, slices, max_offset)
+
+    def _decode(self, start: int, size: int, field: str) -> FrozenBitMap:
+        return roaring.deserialize(self._view[start:start + size], offset=self._offset(start), field=f"{ROOT}/{field}")
+
+    def _slice(self, half: _Half, i: int) -> FrozenBitMap:
+        start, size = half.slices[i]
+        if start not in self._decoded:
+            self._decoded[start] = self._decode(start, size, "slices")
+        return self._decoded[start]
+
+    def validate(self) -> None:
+        for half in (self.positive, self.negative):
+            for i in range(len(half.slices)):
+                self._slice(half, i)
+
+    # -- O'Neil over one half -----------------------------------------------------------------
+
+    def _compare(self, half: _Half, op: str, p: int) -> FrozenBitMap:
+        everything, nothing = half.ebm, FrozenBitMap()
+        shortcut = {
+            "eq": (half.min == half.max == p, p < half.min or p > half.max),
+            "gte": (p <= half.min, p > half.max),
+            "gt": (p < half.min, p >= half.max),
+            "lte": (p >= half.max, p < half.min),
+            "lt": (p > half.max, p <= half.min),
+        }[op]
+        if shortcut[0]:
+            return everything
+        if shortcut[1]:
+            return nothing
+        q = p - half.min
+        gt, lt, eq = BitMap(), BitMap(), BitMap(half.ebm)
+        for i in range(len(half.slices) - 1, -1, -1):
+            bits = self._slice(half, i)
+            if (q >> i) & 1:
+                lt |= eq - bits
+                eq &= bits
+            else:
+                gt |= eq & bits
+                eq -= bits
+        result = {"eq": eq, "lt": lt, "lte": lt | eq, "gt": gt, "gte": gt | eq}[op]
+        return FrozenBitMap(result & half.ebm)
+
+    def _not_null(self) -> FrozenBitMap:
+        return self.positive.ebm | self.negative.ebm
+
+    def _eq(self, value: int) -> FrozenBitMap:
+        if value == LONG_MIN:
+            return FrozenBitMap()
+        return self._compare(self.positive, "eq", value) if value >= 0 else self._compare(self.negative, "eq", -value)
+
+    def _lt(self, value: int, inclusive: bool) -> FrozenBitMap:
+        if value == LONG_MIN:
+            return FrozenBitMap()
+        if value >= 0:
+            return self._compare(self.positive, "lte" if inclusive else "lt", value) | self.negative.ebm
+        return self._compare(self.negative, "gte" if inclusive else "gt", -value)
+
+    def _gt(self, value: int, inclusive: bool) -> FrozenBitMap:
+        if value == LONG_MIN:
+            return self._not_null()
+        if value >= 0:
+            return self._compare(self.positive, "gte" if inclusive else "gt", value)
+        return self.positive.ebm | self._compare(self.negative, "lte" if inclusive else "lt", -value)
+
+    # -- visitor ------------------------------------------------------------------------------
+
+    def _key(self, literal) -> int | None:
+        """The literal's long, or None where the answer must be REMAIN (null literal, TIMESTAMP p > 6)."""
+        if literal is None or (self.data_type.is_timestamp and self.data_type.precision > 6):
+            return None
+        return long_key(literal, self.data_type)
+
+    def _keys(self, literals: Sequence) -> list[int] | None:
+        keys = [self._key(literal) for literal in literals]
+        return None if any(k is None for k in keys) else keys
+
+    def visit_is_null(self) -> FileIndexResult:
+        return Rows(roaring.complement(self._not_null(), self.row_count))
+
+    def visit_is_not_null(self) -> FileIndexResult:
+        return Rows(self._not_null())
+
+    def visit_equal(self, literal) -> FileIndexResult:
+        return self.visit_in([literal])
+
+    def visit_not_equal(self, literal) -> FileIndexResult:
+        return self.visit_not_in([literal])
+
+    def visit_in(self, literals: Sequence) -> FileIndexResult:
+        keys = self._keys(literals)
+        if keys is None:
+            return REMAIN
+        return Rows(roaring.union(map(self._eq, keys)))
+
+    def visit_not_in(self, literals: Sequence) -> FileIndexResult:
+        keys = self._keys(literals)
+        if keys is None:
+            return REMAIN
+        return Rows(self._not_null() - roaring.union(map(self._eq, keys)))
+
+    def visit_less_than(self, literal) -> FileIndexResult:
+        key = self._key(literal)
+        return REMAIN if key is None else Rows(self._lt(key, False))
+
+    def visit_less_or_equal(self, literal) -> FileIndexResult:
+        key = self._key(literal)
+        return REMAIN if key is None else Rows(self._lt(key, True))
+
+    def visit_greater_than(self, literal) -> FileIndexResult:
+        key = self._key(literal)
+        return REMAIN if key is None else Rows(self._gt(key, False))
+
+    def visit_greater_or_equal(self, literal) -> FileIndexResult:
+        key = self._key(literal)
+        return REMAIN if key is None else Rows(self._gt(key, True))
+
+    def visit_between(self, low, high) -> FileIndexResult:
+        keys = self._keys([low, high])
+        if keys is None:
+            return REMAIN
+        return Rows(self._gt(keys[0], True) & self._lt(keys[1], True))

@@ -1,0 +1,598 @@
+"""The ``range-bitmap`` index (spec §8): dictionary-encoded bit-sliced index; writer and lazy reader.
+
+Distinct values are sorted and numbered (codes). A chunked dictionary maps values to codes and a
+bit-sliced index maps rows to codes, so comparisons become code comparisons: ``find`` locates a
+value's code (or its insertion point), and the slices answer =, <, <=, >, >=, IN and TopN. The
+reader reads the header on the first query, then only the dictionary chunks and slices it needs.
+"""
+from __future__ import annotations
+
+import bisect
+import struct
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyroaring import BitMap, FrozenBitMap
+
+from fileindex import errors
+from fileindex.arrow.values import integer_key, split_nulls
+from fileindex.codec.cursor import PayloadCursor, PayloadOffsets
+from fileindex.indexes import roaring
+from fileindex.indexes.bitmap.keys import KINDS, KeyKind, string_codes
+from fileindex.indexes.options import check_known, parse_memory_size
+from fileindex.indexes.reader import FileIndexReader
+from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
+from fileindex.types import DataType
+from fileindex.values import utf8_key
+
+INDEX_TYPE = "range-bitmap"
+OPTIONS = ("chunk-size",)
+ROOT = "range_bitmap"
+_KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",
+          "DECIMAL": "i8", "TIMESTAMP": "i8", "TIMESTAMP_LTZ": "i8", "FLOAT": "f4", "DOUBLE": "f8",
+          "BOOLEAN": "boolean"}
+_ZERO_CHUNK_DEFAULT = ("TINYINT", "SMALLINT", "BOOLEAN")
+_FLOAT_NAN, _DOUBLE_NAN = 0x7FC00000, 0x7FF8000000000000
+
+
+def key_kind(data_type: DataType) -> KeyKind:
+    if data_type.is_string:
+        return KINDS["string"]
+    if data_type.root == "DECIMAL" and data_type.precision > 18:
+        raise errors.UnsupportedTypeError(
+            f"range-bitmap supports DECIMAL with a precision in [0, 18], not {data_type} (as Java): use bsi")
+    if data_type.is_timestamp and data_type.precision > 6:
+        raise errors.UnsupportedTypeError(
+            f"range-bitmap supports TIMESTAMP with a precision in [0, 6], not {data_type} (as Java)")
+    if data_type.root not in _KINDS:
+        raise errors.UnsupportedTypeError(f"range-bitmap does not support {data_type} (Paimon refuses it too)")
+    return KINDS[_KINDS[data_type.root]]
+
+
+def chunk_size(data_type: DataType, options: Mapping[str, str] | None) -> int:
+    options = options or {}
+    check_known(options, OPTIONS, INDEX_TYPE)
+    default = "0b" if data_type.root in _ZERO_CHUNK_DEFAULT else "16kb"
+    return parse_memory_size(options.get("chunk-size", default), option="chunk-size")
+
+
+def sort_key(kind: KeyKind, key):
+    """Java's comparator order: Float/Double.compare treats every NaN as one value, above +inf."""
+    if kind.name == "f4" and (key & 0x7FFFFFFF) > 0x7F800000:
+        key = _FLOAT_NAN
+    elif kind.name == "f8" and (key & 0x7FFFFFFFFFFFFFFF) > 0x7FF0000000000000:
+        key = _DOUBLE_NAN
+    return kind.sort_key(key)
+
+
+def sort_keys(kind: KeyKind, keys: np.ndarray) -> np.ndarray:
+    if kind.name == "f4":
+        keys = np.where((keys & 0x7FFFFFFF) > 0x7F800000, _FLOAT_NAN, keys)
+    elif kind.name == "f8":
+        keys = np.where((keys & 0x7FFFFFFFFFFFFFFF) > 0x7FF0000000000000, _DOUBLE_NAN, keys)
+    return kind.sort_keys(keys)
+
+
+def key_of(value, data_type: DataType):
+    if data_type.is_string:
+        return utf8_key(value, data_type)
+    return integer_key(value, data_type, canonical_nan=False)
+
+
+# ----------------------------------------------------------------------------------------- writer
+
+@dataclass
+class _Column:
+    """Rows as packed arrays: no Python object per row (or per distinct fixed-width value)."""
+
+    kind: KeyKind
+    row_count: int
+    valid_rows: np.ndarray  # uint32
+    codes: np.ndarray  # uint32 code per valid row
+    distinct: list | None  # string keys by code (sorted)
+    fixed: np.ndarray | None  # int64 keys by code, fixed-width kinds
+
+    @property
+    def count(self) -> int:
+        return len(self.fixed) if self.fixed is not None else len(self.distinct)
+
+    def key(self, code: int):
+        return int(self.fixed[code]) if self.fixed is not None else self.distinct[code]
+
+
+def _encode_column(values, data_type: DataType, kind: KeyKind) -> _Column:
+    if kind.name == "string":
+        valid, codes, dictionary = string_codes(values, data_type)
+        order = np.asarray(pc.sort_indices(dictionary), dtype=np.int64)  # unsigned bytewise, as Java compares
+        rank = np.empty(len(order), dtype=np.uint32)
+        rank[order] = np.arange(len(order), dtype=np.uint32)
+        distinct = dictionary.take(pa.array(order)).to_pylist()
+        return _Column(kind, len(valid), np.flatnonzero(valid).astype(np.uint32), rank[codes], distinct, None)
+    valid, keys = split_nulls(values, data_type, canonical_nan=False)
+    valid_rows = np.flatnonzero(valid).astype(np.uint32)
+    row_count = len(valid)
+    del valid
+    comparable = sort_keys(kind, keys)
+    order = np.argsort(comparable, kind="stable")
+    ordered = comparable[order]
+    del comparable
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) if len(keys) else \
+        np.empty(0, dtype=np.int64)
+    del ordered
+    fixed = keys[order[starts]]  # the first occurrence's raw bits, as Java's TreeMap keeps the first key
+    run_codes = np.zeros(len(keys), dtype=np.uint32)
+    run_codes[starts[1:]] = 1
+    codes = np.empty(len(keys), dtype=np.uint32)
+    codes[order] = np.cumsum(run_codes, dtype=np.uint32)
+    return _Column(kind, row_count, valid_rows, codes, None, fixed)
+
+
+def _chunks(column: _Column, limit: int) -> list[tuple[int, int]]:
+    """(first code, end code) per chunk: a head, then keys while they fit in ``limit`` bytes."""
+    count = column.count
+    if column.kind.width is not None:
+        per_chunk = 1 + limit // column.kind.width
+        return [(start, min(start + per_chunk, count)) for start in range(0, count, per_chunk)]
+    chunks, start, used_keys, used_offsets = [], 0, 0, 0
+    for code in range(1, count):
+        size = 4 + len(column.distinct[code])
+        if size <= limit - used_keys and 4 <= limit - used_offsets:
+            used_keys += size
+            used_offsets += 4
+            continue
+        chunks.append((start, code))
+        start, used_keys, used_offsets = code, 0, 0
+    if count:
+        chunks.append((start, count))
+    return chunks
+
+
+def _dictionary(column: _Column, limit: int) -> bytes:
+    kind = column.kind
+    headers, blobs, position = [], [], 0
+    for start, end in _chunks(column, limit):
+        size = end - start - 1
+        if kind.width is not None:
+            blob = column.fixed[start + 1:end].astype(kind.dtype).tobytes()
+            tail = struct.pack(">ii", len(blob), kind.width)
+        else:
+            keys = [struct.pack(">i", len(k)) + k for k in column.distinct[start + 1:end]]
+            offsets = _starts([len(k) for k in keys])
+            key_bytes = b"".join(keys)
+            blob = offsets.tobytes() + key_bytes
+            tail = struct.pack(">ii", 4 * size, len(key_bytes))
+        headers.append(b"\x01" + kind.encode(column.key(start)) + struct.pack(">iii", start, position, size)
+                       + tail)
+        blobs.append(blob)
+        position += len(blob)
+    header_offsets = _starts([len(h) for h in headers])
+    chunk_headers = b"".join(headers)
+    return (struct.pack(">ibiii", 13, 1, len(headers), 4 * len(headers), len(chunk_headers))
+            + header_offsets.tobytes() + chunk_headers + b"".join(blobs))
+
+
+def _starts(lengths: list[int]) -> np.ndarray:
+    """Where each of consecutive pieces of these lengths starts: big-endian int32 offsets."""
+    sizes = np.asarray(lengths, dtype=np.int64)
+    return (np.cumsum(sizes) - sizes).astype(">i4")
+
+
+def _bit_slices(column: _Column) -> bytes:
+    count = column.count
+    num_slices = 64 if count == 0 else max((count - 1).bit_length(), 1)
+    ebm = roaring.serialize(roaring.bitmap_of(column.valid_rows))
+    codes = column.codes
+    slices = [roaring.serialize(roaring.bitmap_of(column.valid_rows[(codes >> np.uint32(i)) & np.uint32(1) == 1]))
+              if i < 32 else roaring.serialize(BitMap()) for i in range(num_slices)]
+    lengths = [len(s) for s in slices]
+    indexes = np.empty(num_slices, dtype=[("offset", ">i4"), ("length", ">i4")])
+    indexes["offset"] = _starts(lengths)
+    indexes["length"] = lengths
+    header = struct.pack(">bBii", 1, num_slices, len(ebm), 8 * num_slices) + indexes.tobytes()
+    return struct.pack(">i", len(header)) + header + ebm + b"".join(slices)
+
+
+def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
+    kind = key_kind(data_type)
+    limit = chunk_size(data_type, options)
+    column = _encode_column(values, data_type, kind)
+    dictionary = _dictionary(column, limit)
+    count = column.count
+    header = struct.pack(">bii", 1, column.row_count, count)
+    if count:
+        header += kind.encode(column.key(0)) + kind.encode(column.key(count - 1))
+    header += struct.pack(">i", len(dictionary))
+    return struct.pack(">i", len(header)) + header + dictionary + _bit_slices(column)
+
+
+# ----------------------------------------------------------------------------------------- reader
+
+@dataclass
+class _Chunk:
+    head: object  # sort key of the head value
+    head_code: int
+    ofs_keys: int
+    num_keys: int
+    len_keys: int
+    keys: list | None = None  # sort keys of the keys after the head, read on demand
+
+
+class RangeBitmapReader(FileIndexReader, PayloadOffsets):
+    _root = ROOT
+
+    def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
+        self.kind = key_kind(data_type)
+        self.data_type = data_type
+        self._set_payload(payload, base_offset)
+        self._header_read = False
+        self._chunks: list[_Chunk] | None = None
+        self._slices: dict[int, FrozenBitMap] = {}
+
+    def _read_key(self, cursor: PayloadCursor, field: str):
+        if self.kind.width is None:
+            length = cursor.int(4, f"{field}/len_value")
+            return bytes(cursor.take(length, f"{field}/value"))
+        if self.kind.name == "boolean":
+            return cursor.u8(field)
+        return cursor.int(self.kind.width, field)
+
+    # -- header, dictionary, slices -------------------------------------------------------------
+
+    def _read_header(self) -> None:
+        if self._header_read:
+            return
+        cursor = self._cursor()
+        len_header = cursor.int(4, "len_header")
+        header_start = cursor.position
+        if cursor.u8("header/version") != 1:
+            raise errors.UnsupportedVersionError("range-bitmap version (this reader knows 1)",
+                                                 offset=self._offset(4), field=f"{ROOT}/header/version")
+        self.row_count = cursor.int(4, "header/row_count")
+        self.cardinality = cursor.int(4, "header/cardinality")
+        if self.row_count < 0 or self.cardinality < 0:
+            raise errors.InvalidLengthError("negative row count or cardinality", offset=self._offset(5),
+                                            field=f"{ROOT}/header/row_count")
+        if self.cardinality:
+            self.min = sort_key(self.kind, self._read_key(cursor, "header/min"))
+            self.max = sort_key(self.kind, self._read_key(cursor, "header/max"))
+        len_dictionary = cursor.int(4, "header/len_dictionary")
+        self._dictionary_start = header_start + len_header
+        self._bsi_start = self._dictionary_start + len_dictionary
+        if len_header < 0 or len_dictionary < 0 or self._bsi_start > len(self._view):
+            raise errors.InvalidLengthError("header or dictionary length outside the payload",
+                                            offset=self._base, field=f"{ROOT}/len_header")
+        self._read_bsi_header()
+        self._header_read = True
+
+    def _read_bsi_header(self) -> None:
+        cursor = self._cursor(self._bsi_start)
+        len_header = cursor.int(4, "bsi/len_header")
+        start = cursor.position
+        if cursor.u8("bsi/header/version") != 1:
+            raise errors.UnsupportedVersionError("range-bitmap bit-slice version (this reader knows 1)",
+                                                 offset=self._offset(start), field=f"{ROOT}/bsi/header/version")
+        self._num_slices = cursor.u8("bsi/header/num_slices")
+        len_ebm = cursor.int(4, "bsi/header/len_ebm")
+        cursor.int(4, "bsi/header/len_indexes")
+        refs = cursor.records(np.dtype([("offset", ">i4"), ("length", ">i4")]), self._num_slices, "bsi/header/indexes")
+        self._ebm_start = start + len_header
+        self._ebm_length = len_ebm
+        self._slices_start = self._ebm_start + len_ebm
+        self._slice_refs = refs.astype([("offset", np.int64), ("length", np.int64)])
+
+    def _bitmap(self, start: int, length: int, field: str) -> FrozenBitMap:
+        end = start + length
+        if length < 0 or start < 0 or end > len(self._view):
+            raise errors.InvalidOffsetError(f"bitmap [{start}, {end}) lies outside the payload",
+                                            offset=self._offset(start),
+                                            field=f"{ROOT}/{field}")
+        return roaring.deserialize(self._view[start:end], offset=self._offset(start), field=f"{ROOT}/{field}")
+
+    @property
+    def _ebm(self) -> FrozenBitMap:
+        if -1 not in self._slices:
+            self._slices[-1] = self._bitmap(self._ebm_start, self._ebm_length, "bsi/ebm")
+        return self._slices[-1]
+
+    def _slice(self, i: int) -> FrozenBitMap:
+        if i not in self._slices:
+            offset, length = (int(x) for x in self._slice_refs[i])
+            self._slices[i] = self._bitmap(self._slices_start + offset, length, f"bsi/slices[{i}]")
+        return self._slices[i]
+
+    def _read_chunks(self) -> list[_Chunk]:
+        if self._chunks is not None:
+            return self._chunks
+        cursor = self._cursor(self._dictionary_start)
+        if cursor.int(4, "dictionary/len_dictionary_header") != 13 or cursor.u8("dictionary/version") != 1:
+            raise errors.UnsupportedVersionError("range-bitmap dictionary header (this reader knows version 1)",
+                                                 offset=self._offset(self._dictionary_start),
+                                                 field=f"{ROOT}/dictionary/version")
+        count = cursor.count("dictionary/num_chunks", 4)
+        cursor.int(4, "dictionary/len_offsets")
+        len_chunks = cursor.int(4, "dictionary/len_chunks")
+        offsets = cursor.records(np.dtype(">i4"), count, "dictionary/chunk_offsets")
+        headers_start = cursor.position
+        self._blobs_start = headers_start + len_chunks
+        chunks = self._fixed_chunk_headers(headers_start, offsets) if self.kind.width is not None else None
+        if chunks is None:
+            chunks = [self._chunk_header(headers_start + offset, i) for i, offset in enumerate(offsets.tolist())]
+        self._chunks = chunks
+        self._heads = [c.head for c in chunks]
+        return chunks
+
+    def _fixed_chunk_headers(self, start: int, offsets: np.ndarray) -> list[_Chunk] | None:
+        """All chunk headers at once when they lie back to back (as Java writes them)."""
+        dtype = np.dtype([("version", "u1"), ("head", self.kind.dtype), ("head_code", ">i4"), ("ofs_keys", ">i4"),
+                          ("num_keys", ">i4"), ("len_keys", ">i4"), ("fixed_length", ">i4")])
+        count = len(offsets)
+        if not np.array_equal(offsets, np.arange(count) * dtype.itemsize) or \
+                start + count * dtype.itemsize > len(self._view):
+            return None
+        records = np.frombuffer(self._view, dtype=dtype, count=count, offset=start)
+        if count and (records["version"] != 1).any():
+            return None  # the one-by-one path reports the bad version with its offset
+        heads = sort_keys(self.kind, records["head"].astype(np.int64)).tolist()
+        return [_Chunk(head, code, ofs, num, length) for head, code, ofs, num, length in zip(
+            heads, records["head_code"].tolist(), records["ofs_keys"].tolist(), records["num_keys"].tolist(),
+            records["len_keys"].tolist())]
+
+    def _chunk_header(self, position: int, i: int) -> _Chunk:
+        chunk = self._cursor(position)
+        field = f"dictionary/chunks[{i}]"
+        if chunk.u8(f"{field}/version") != 1:
+            raise errors.UnsupportedVersionError("dictionary chunk version", offset=chunk.absolute() - 1,
+                                                 field=f"{ROOT}/{field}/version")
+        head = sort_key(self.kind, self._read_key(chunk, f"{field}/head_key"))
+        head_code, ofs_keys, num_keys = (chunk.int(4, f"{field}/{n}") for n in ("head_code", "ofs_keys", "num_keys"))
+        if self.kind.width is None:
+            chunk.int(4, f"{field}/len_key_offsets")
+        return _Chunk(head, head_code, ofs_keys, num_keys, chunk.int(4, f"{field}/len_keys"))
+
+    def _chunk_keys(self, index: int) -> list:
+        chunk = self._chunks[index]
+        if chunk.keys is None:
+            cursor = self._cursor(self._blobs_start + chunk.ofs_keys)
+            field = f"dictionary/keys[{index}]"
+            if chunk.num_keys < 0:
+                raise errors.InvalidLengthError(f"negative key count {chunk.num_keys}", offset=cursor.absolute(),
+                                                field=f"{ROOT}/{field}")
+            if self.kind.width is not None:
+                keys = cursor.records(np.dtype(self.kind.dtype), chunk.num_keys, field).astype(np.int64)
+                chunk.keys = sort_keys(self.kind, keys).tolist()
+            else:
+                chunk.keys = self._string_keys(cursor, chunk, field)
+        return chunk.keys
+
+    def _string_keys(self, cursor: PayloadCursor, chunk: _Chunk, field: str) -> list[bytes]:
+        """A string chunk's keys: ``num_keys`` offsets, then (i32 length, bytes) at each offset."""
+        offsets = cursor.records(np.dtype(">i4"), chunk.num_keys, f"{field}/offsets").astype(np.int64)
+        keys_start = cursor.position
+        region = cursor.take(chunk.len_keys, f"{field}/keys")
+        if len(offsets) == 0:
+            return []
+        data = np.frombuffer(region, dtype=np.uint8)
+        if offsets.min() < 0 or offsets.max() + 4 > len(data):
+            raise errors.InvalidOffsetError("a key offset points outside the chunk's keys",
+                                            offset=self._offset(keys_start), field=f"{ROOT}/{field}/offsets")
+        lengths = data[offsets[:, None] + np.arange(4)].view(">i4").ravel().astype(np.int64)
+        ends = offsets + 4 + lengths
+        if lengths.min() < 0 or ends.max() > len(data):
+            raise errors.InvalidLengthError("a key runs past the chunk's keys", offset=self._offset(keys_start),
+                                            field=f"{ROOT}/{field}/keys")
+        raw = bytes(region)
+        return [raw[start:end] for start, end in zip((offsets + 4).tolist(), ends.tolist())]
+
+    def find(self, key) -> int:
+        """The code of ``key`` (a sort key), or -(insertion code) - 1 when absent (Java's binarySearch)."""
+        self._read_chunks()
+        index = bisect.bisect_right(self._heads, key) - 1
+        if index < 0:
+            return -1
+        chunk = self._chunks[index]
+        if chunk.head == key:
+            return chunk.head_code
+        keys = self._chunk_keys(index)
+        position = bisect.bisect_left(keys, key)
+        if position < len(keys) and keys[position] == key:
+            return chunk.head_code + 1 + position
+        return -(chunk.head_code + 1 + position) - 1
+
+    # -- bit-slice arithmetic over codes -------------------------------------------------------
+
+    def _code_eq(self, code: int) -> FrozenBitMap:
+        state = BitMap(self._ebm)
+        for i in range(self._num_slices):
+            if (code >> i) & 1:
+                state &= self._slice(i)
+            else:
+                state -= self._slice(i)
+        return FrozenBitMap(state)
+
+    def _code_gt(self, code: int) -> FrozenBitMap:
+        """Rows whose code is greater than ``code``."""
+        if code < 0:
+            return self._ebm
+        trailing = 0
+        while (code >> trailing) & 1:
+            trailing += 1
+        if trailing >= self._num_slices:
+            return FrozenBitMap()
+        state = BitMap(self._slice(trailing))
+        for i in range(trailing + 1, self._num_slices):
+            if (code >> i) & 1:
+                state &= self._slice(i)
+            else:
+                state |= self._slice(i)
+        return FrozenBitMap(state & self._ebm)
+
+    def _code_gte(self, code: int) -> FrozenBitMap:
+        return self._code_gt(code - 1)
+
+    def _not(self, rows: FrozenBitMap) -> FrozenBitMap:
+        return self._ebm - rows
+
+    # -- value comparisons (spec §8.5) ------------------------------------------------------------
+
+    def _eq(self, k) -> FrozenBitMap:
+        if k == self.min == self.max:
+            return self._ebm
+        if k < self.min or k > self.max:
+            return FrozenBitMap()
+        code = self.find(k)
+        return FrozenBitMap() if code < 0 else self._code_eq(code)
+
+    def _gte(self, k) -> FrozenBitMap:
+        if k <= self.min:
+            return self._ebm
+        if k > self.max:
+            return FrozenBitMap()
+        code = self.find(k)
+        return self._code_gte(code if code >= 0 else -code - 1)
+
+    def _gt(self, k) -> FrozenBitMap:
+        if k < self.min:
+            return self._ebm
+        if k >= self.max:
+            return FrozenBitMap()
+        code = self.find(k)
+        return self._code_gt(code) if code >= 0 else self._code_gte(-code - 1)
+
+    def _lte(self, k) -> FrozenBitMap:
+        if k >= self.max:
+            return self._ebm
+        if k < self.min:
+            return FrozenBitMap()
+        return self._not(self._gt(k))
+
+    def _lt(self, k) -> FrozenBitMap:
+        if k > self.max:
+            return self._ebm
+        if k <= self.min:
+            return FrozenBitMap()
+        return self._not(self._gte(k))
+
+    # -- visitor ---------------------------------------------------------------------------------
+
+    def _sort_keys(self, literals: Sequence):
+        if any(literal is None for literal in literals):
+            return None  # Java throws NullPointerException: the safe answer is REMAIN
+        return [sort_key(self.kind, key_of(literal, self.data_type)) for literal in literals]
+
+    def _answer(self, literals: Sequence, compute) -> FileIndexResult:
+        keys = self._sort_keys(literals)
+        if keys is None:
+            return REMAIN
+        self._read_header()
+        if self.cardinality == 0:
+            return Rows()
+        return Rows(compute(*keys))
+
+    def visit_is_null(self) -> FileIndexResult:
+        self._read_header()
+        if self.cardinality == 0:
+            return Rows(range(self.row_count))
+        return Rows(roaring.complement(self._ebm, self.row_count))
+
+    def visit_is_not_null(self) -> FileIndexResult:
+        self._read_header()
+        return Rows() if self.cardinality == 0 else Rows(self._ebm)
+
+    def visit_equal(self, literal) -> FileIndexResult:
+        return self._answer([literal], self._eq)
+
+    def visit_not_equal(self, literal) -> FileIndexResult:
+        return self._answer([literal], lambda k: self._not(self._eq(k)))
+
+    def visit_in(self, literals: Sequence) -> FileIndexResult:
+        return self._answer(list(literals), lambda *ks: roaring.union(map(self._eq, ks)))
+
+    def visit_not_in(self, literals: Sequence) -> FileIndexResult:
+        return self._answer(list(literals), lambda *ks: self._not(roaring.union(map(self._eq, ks))))
+
+    def visit_less_than(self, literal) -> FileIndexResult:
+        return self._answer([literal], self._lt)
+
+    def visit_less_or_equal(self, literal) -> FileIndexResult:
+        return self._answer([literal], self._lte)
+
+    def visit_greater_than(self, literal) -> FileIndexResult:
+        return self._answer([literal], self._gt)
+
+    def visit_greater_or_equal(self, literal) -> FileIndexResult:
+        return self._answer([literal], self._gte)
+
+    def visit_between(self, low, high) -> FileIndexResult:
+        return self._answer([low, high], lambda lo, hi: self._gte(lo) & self._lte(hi))
+
+    def validate(self) -> None:
+        self._read_header()
+        self._ebm
+        for i in range(self._num_slices):
+            self._slice(i)
+        for index in range(len(self._read_chunks())):
+            self._chunk_keys(index)
+
+    # -- TopN (spec §8.5) -------------------------------------------------------------------------
+
+    def visit_top_n(self, limit: int, *, descending: bool, nulls_first: bool = False,
+                    found: FrozenBitMap | None = None, strict: bool = True) -> FileIndexResult:
+        """The rows of the first ``limit`` in ORDER BY this column (``strict``: one ORDER BY key)."""
+        if limit < 0:
+            raise errors.UsageError(f"TopN limit must be >= 0, not {limit}")
+        self._read_header()
+        if self.cardinality == 0:
+            return Rows(range(self.row_count))
+        nulls = roaring.complement(self._ebm, self.row_count)
+        if found is not None:
+            nulls = nulls & found
+        if nulls_first:
+            taken = _first_rows(nulls, limit) if strict else nulls
+            if len(taken) < limit:
+                taken = taken | self._top_k(limit - len(taken), descending, found, strict)
+            return Rows(taken)
+        taken = self._top_k(limit, descending, found, strict)
+        if len(taken) < limit:
+            taken = taken | (_first_rows(nulls, limit - len(taken)) if strict else nulls)
+        return Rows(taken)
+
+    def _top_k(self, k: int, descending: bool, found: FrozenBitMap | None, strict: bool) -> FrozenBitMap:
+        """O'Neil's BSI top-k (descending) or bottom-k; strict drops the smallest tied row ids."""
+        if k == 0 or (found is not None and not found):
+            return FrozenBitMap()
+        g = BitMap()
+        e = BitMap(self._ebm & found) if found is not None else BitMap(self._ebm)
+        if len(e) <= k:
+            return FrozenBitMap(e)
+        for i in range(self._num_slices - 1, -1, -1):
+            a = e & self._slice(i) if descending else e - self._slice(i)
+            x = g | a
+            if len(x) > k:
+                e = a
+            elif len(x) < k:
+                g = x
+                e = e - a
+            else:
+                e = a
+                break
+        f = g | e
+        if strict and len(f) > k:
+            f = g | _last_rows(e, k - len(g))
+        return FrozenBitMap(f)
+
+
+def _first_rows(rows, count: int) -> FrozenBitMap:
+    """The ``count`` smallest row ids (a slice by rank: no array of every row is built)."""
+    if count <= 0:
+        return FrozenBitMap()
+    return FrozenBitMap(rows[:count])
+
+
+def _last_rows(rows, count: int) -> BitMap:
+    """The ``count`` largest row ids."""
+    if count <= 0:
+        return BitMap()
+    return BitMap(rows[max(len(rows) - count, 0):])

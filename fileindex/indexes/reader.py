@@ -1,0 +1,57 @@
+"""The visitor every index reader implements: Paimon's ``FileIndexReader`` (spec §9.3).
+
+Each ``visit_*`` returns a :class:`~fileindex.indexes.result.FileIndexResult`. The defaults answer
+REMAIN, as Java's base reader does; IN and NOT IN default to an OR over equalities and
+inequalities. Where Java would return null (an empty IN list on the base reader) or throw on a
+legal predicate, the answer is REMAIN: the safe superset.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from fileindex.indexes.result import REMAIN, FileIndexResult
+
+
+class FileIndexReader:
+    def visit_is_null(self) -> FileIndexResult:
+        return REMAIN
+
+    def visit_is_not_null(self) -> FileIndexResult:
+        return REMAIN
+
+    def visit_equal(self, literal) -> FileIndexResult:
+        return REMAIN
+
+    def visit_not_equal(self, literal) -> FileIndexResult:
+        return REMAIN
+
+    def visit_in(self, literals: Sequence) -> FileIndexResult:
+        return _fold_or(self.visit_equal(literal) for literal in literals)
+
+    def visit_not_in(self, literals: Sequence) -> FileIndexResult:
+        return _fold_or(self.visit_not_equal(literal) for literal in literals)
+
+    def visit_less_than(self, literal) -> FileIndexResult:
+        return REMAIN
+
+    def visit_less_or_equal(self, literal) -> FileIndexResult:
+        return REMAIN
+
+    def visit_greater_than(self, literal) -> FileIndexResult:
+        return REMAIN
+
+    def visit_greater_or_equal(self, literal) -> FileIndexResult:
+        return REMAIN
+
+    def visit_between(self, low, high) -> FileIndexResult:
+        return REMAIN
+
+    def visit_not_between(self, low, high) -> FileIndexResult:
+        return REMAIN
+
+
+def _fold_or(results) -> FileIndexResult:
+    folded = None
+    for result in results:
+        folded = result if folded is None else folded.or_(result)
+    return REMAIN if folded is None else folded  # Java returns null for an empty list

@@ -1,0 +1,79 @@
+"""Paimon's serialized BinaryRow (table spec §4.4), enough to name a partition's directory.
+
+Bytes: a 4-byte big-endian arity, then the row: a header byte and null bits padded to 8-byte words,
+one 8-byte little-endian slot per field, and a variable-length tail. Strings of up to 7 bytes sit in
+their slot (the last byte is 0x80 | length); longer ones store (offset << 32 | length).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import struct
+
+from fileindex.errors import UsageError
+
+_ESCAPED = set('"#%\'*/:=?\\{}[]^\x7f') | {chr(c) for c in range(0x20)}
+DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
+
+
+def fields(data: bytes, types: list) -> list:
+    """The values of a serialized BinaryRow, by Paimon type (None for nulls)."""
+    arity = struct.unpack_from(">i", data, 0)[0]
+    row = data[4:]
+    if arity != len(types):
+        raise UsageError(f"partition row has {arity} fields, the schema {len(types)}")
+    null_bytes = ((arity + 63 + 8) // 64) * 8
+    values = []
+    for i, data_type in enumerate(types):
+        bit = i + 8
+        if row[bit // 8] & (1 << (bit % 8)):
+            values.append(None)
+            continue
+        slot = row[null_bytes + 8 * i:null_bytes + 8 * i + 8]
+        values.append(_value(row, slot, data_type))
+    return values
+
+
+def _value(row: bytes, slot: bytes, data_type):
+    root = data_type.root
+    if root == "BOOLEAN":
+        return slot[0] != 0
+    if root in ("TINYINT", "SMALLINT", "INT", "DATE", "TIME", "BIGINT"):
+        width = {"TINYINT": 1, "SMALLINT": 2, "BIGINT": 8}.get(root, 4)
+        return int.from_bytes(slot[:width], "little", signed=True)
+    if data_type.is_string or data_type.is_binary:
+        if slot[7] & 0x80:
+            data = slot[:slot[7] & 0x7F]
+        else:
+            offset_and_size = int.from_bytes(slot, "little")
+            offset, size = offset_and_size >> 32, offset_and_size & 0xFFFFFFFF
+            data = row[offset:offset + size]
+        return data.decode("utf-8", "replace") if data_type.is_string else bytes(data)
+    raise UsageError(f"partition columns of type {data_type} are not supported yet (INT, BIGINT, STRING, "
+                     "DATE, BOOLEAN, ... are)")
+
+
+def _escape(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
+
+
+def partition_path(data: bytes, schema) -> str:
+    """``k1=v1/k2=v2`` as Paimon names the partition directory (legacy names by default)."""
+    by_name = schema.by_name()
+    types = [by_name[k].type for k in schema.partition_keys]
+    values = fields(data, types)
+    legacy = schema.options.get("partition.legacy-name", "true").lower() == "true"
+    default = schema.options.get("partition.default-name", DEFAULT_PARTITION_NAME)
+    parts = []
+    for key, value, data_type in zip(schema.partition_keys, values, types):
+        if value is None:
+            text = default
+        elif data_type.root == "DATE" and not legacy:
+            text = (dt.date(1970, 1, 1) + dt.timedelta(days=value)).isoformat()
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = str(value)
+        if not text.strip():
+            text = default
+        parts.append(f"{_escape(key)}={_escape(text)}")
+    return "/".join(parts)

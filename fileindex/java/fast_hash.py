@@ -1,0 +1,93 @@
+"""Paimon's ``FastHash`` (spec §5.4): the 64-bit hash a bloom filter sets bits from.
+
+CHAR/VARCHAR hash their UTF-8 bytes and BINARY/VARBINARY their raw bytes with XXH64 (seed 0);
+every other accepted type widens its value to a signed long and applies Thomas Wang's 64-bit
+integer mix with Java's signed arithmetic. Hashes are signed 64-bit integers, as Java's ``long``.
+Scalar functions serve single lookups; the ``*_array`` functions hash whole columns with numpy.
+"""
+from __future__ import annotations
+
+import numpy as np
+import xxhash
+
+from fileindex.errors import UnsupportedTypeError
+from fileindex.parallel import cache_blocks
+from fileindex.types import NUMERIC_BITS, DataType
+from fileindex.values import (
+    binary_key,
+    check_integer,
+    double_to_long_bits,
+    float_to_int_bits,
+    long_key,
+    utf8_key,
+)
+
+_MASK64 = (1 << 64) - 1
+
+
+def _signed64(value: int) -> int:
+    value &= _MASK64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def wang_mix(key: int) -> int:
+    """Thomas Wang's 64-bit mix over a signed long, with arithmetic right shifts."""
+    key = _signed64(~key + (key << 21))
+    key ^= key >> 24
+    key = _signed64(key + (key << 3) + (key << 8))
+    key ^= key >> 14
+    key = _signed64(key + (key << 2) + (key << 4))
+    key ^= key >> 28
+    return _signed64(key + (key << 31))
+
+
+def wang_mix_array(keys: np.ndarray) -> np.ndarray:
+    """``wang_mix`` over an int64 array (numpy wraps like Java's long; >> is arithmetic on int64)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    out = np.empty_like(keys)
+    for start, stop in cache_blocks(len(keys)):
+        out[start:stop] = _wang_mix_block(keys[start:stop])
+    return out
+
+
+def _wang_mix_block(key: np.ndarray) -> np.ndarray:
+    key = ~key + (key << 21)
+    key ^= key >> 24
+    key = key + (key << 3) + (key << 8)
+    key ^= key >> 14
+    key = key + (key << 2) + (key << 4)
+    key ^= key >> 28
+    return key + (key << 31)
+
+
+def xxh64(data: bytes) -> int:
+    """XXH64 with seed 0, as a signed long (lz4-java / zero-allocation-hashing)."""
+    return _signed64(xxhash.xxh64_intdigest(data))
+
+
+def check_bloom_type(data_type: DataType) -> None:
+    supported = (
+        data_type.is_string or data_type.is_binary or data_type.is_timestamp
+        or data_type.root in NUMERIC_BITS or data_type.root in ("DATE", "TIME", "FLOAT", "DOUBLE")
+    )
+    if not supported:
+        raise UnsupportedTypeError(
+            f"bloom-filter does not support {data_type} (Paimon's FastHash refuses it: "
+            "use bitmap or range-bitmap for BOOLEAN, bsi or range-bitmap for DECIMAL)"
+        )
+
+
+def hash_value(value, data_type: DataType) -> int:
+    """FastHash of one non-null value of ``data_type``."""
+    if data_type.root in NUMERIC_BITS:  # the common case first: no other type check needed
+        return wang_mix(check_integer(value, data_type))
+    if data_type.is_string:
+        return xxh64(utf8_key(value, data_type))
+    if data_type.is_binary:
+        return xxh64(binary_key(value, data_type))
+    if data_type.root == "FLOAT":
+        return wang_mix(float_to_int_bits(value))
+    if data_type.root == "DOUBLE":
+        return wang_mix(double_to_long_bits(value))
+    check_bloom_type(data_type)
+    return wang_mix(long_key(value, data_type))

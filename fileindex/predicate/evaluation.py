@@ -1,0 +1,134 @@
+"""Whole-file evaluation with Paimon's ``FileIndexPredicate`` semantics (spec §9).
+
+A leaf on column c starts from REMAIN and ANDs in the answer of every index on c, stopping as soon
+as the result no longer remains; a column without an index answers REMAIN. AND folds left to right
+and stops when the result no longer remains; OR folds without stopping. An empty entry (start -1)
+is read as Java's ``EmptyFileIndexReader``; an index type this package does not implement answers
+REMAIN. ``extended=True`` lets the bitmap index answer ranges from its sorted dictionary (sound,
+tighter than Java). An evaluator holds only its schema and mode, so it pickles for Spark executors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fileindex.container.layout import FileIndexContainer, IndexEntry
+from fileindex.errors import DecodeError, under_type
+from fileindex.indexes.reader import FileIndexReader
+from fileindex.indexes.registry import INDEX_TYPES, open_body
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
+from fileindex.predicate.tree import And, Leaf, Or, Predicate
+from fileindex.types import DataType, column_type
+
+
+class EmptyFileIndexReader(FileIndexReader):
+    """An index whose writer saw no record: nothing can match a value, and nothing is non-null."""
+
+    def visit_is_not_null(self):
+        return SKIP
+
+    def visit_equal(self, literal):
+        return SKIP
+
+    def visit_in(self, literals):
+        return SKIP
+
+    def visit_less_than(self, literal):
+        return SKIP
+
+    def visit_less_or_equal(self, literal):
+        return SKIP
+
+    def visit_greater_than(self, literal):
+        return SKIP
+
+    def visit_greater_or_equal(self, literal):
+        return SKIP
+
+
+def visit(reader: FileIndexReader, leaf: Leaf) -> FileIndexResult:
+    function, values = leaf.function, leaf.literals
+    if function in ("is_null", "is_not_null"):
+        return getattr(reader, f"visit_{function}")()
+    if function in ("in", "not_in"):
+        return getattr(reader, f"visit_{function}")(list(values))
+    if function in ("between", "not_between"):
+        return getattr(reader, f"visit_{function}")(*values)
+    method = {"eq": "visit_equal", "neq": "visit_not_equal", "lt": "visit_less_than", "lte": "visit_less_or_equal",
+              "gt": "visit_greater_than", "gte": "visit_greater_or_equal"}[function]
+    return getattr(reader, method)(values[0])
+
+
+@dataclass(frozen=True)
+class FileIndexEvaluator:
+    """Evaluates predicates over containers. ``lenient``: a malformed body answers REMAIN, not an error."""
+
+    schema: dict[str, DataType]
+    extended: bool = False
+    lenient: bool = False
+
+    def evaluate(self, container: FileIndexContainer, predicate: Predicate) -> FileIndexResult:
+        return self.evaluate_reporting(container, predicate)[0]
+
+    def evaluate_reporting(self, container: FileIndexContainer,
+                           predicate: Predicate) -> tuple[FileIndexResult, list[DecodeError]]:
+        """The result, and (lenient mode) the malformed bodies that were answered REMAIN."""
+        evaluation = _Evaluation(self, container)
+        return evaluation.evaluate(predicate), evaluation.malformed
+
+
+class _Evaluation:
+    """One container's readers, opened on first use and shared by every leaf of the predicate."""
+
+    def __init__(self, evaluator: FileIndexEvaluator, container: FileIndexContainer):
+        self.evaluator = evaluator
+        self.container = container
+        self.readers: dict[str, list[FileIndexReader]] = {}
+        self.malformed: list[DecodeError] = []
+
+    def evaluate(self, predicate: Predicate) -> FileIndexResult:
+        if isinstance(predicate, And):
+            result = REMAIN
+            for child in predicate.children:
+                result = result.and_(self.evaluate(child))
+                if not result.remain():
+                    break
+            return result
+        if isinstance(predicate, Or):
+            result = SKIP
+            for child in predicate.children:
+                result = result.or_(self.evaluate(child))
+            return result
+        result = REMAIN
+        for reader in self._readers(predicate.column):
+            try:
+                result = result.and_(visit(reader, predicate))
+            except DecodeError as err:
+                if not self.evaluator.lenient:
+                    raise under_type(err, column_type(self.evaluator.schema, predicate.column)) from None
+                self.malformed.append(err)
+            if not result.remain():
+                break
+        return result
+
+    def _readers(self, column: str) -> list[FileIndexReader]:
+        if column not in self.readers:
+            data_type = column_type(self.evaluator.schema, column)
+            entries = self.container.indexes(column).values()
+            self.readers[column] = [self._open(entry, data_type) for entry in entries] if data_type else []
+        return self.readers[column]
+
+    def _open(self, entry: IndexEntry, data_type: DataType) -> FileIndexReader:
+        if entry.is_empty:
+            return EmptyFileIndexReader()
+        index = INDEX_TYPES.get(entry.index_type)
+        if index is None:
+            return FileIndexReader()  # unknown index type: REMAIN for everything
+        options = {"extended": True} if self.evaluator.extended and entry.index_type == "bitmap" else {}
+        try:
+            return open_body(index, self.container.body(entry), data_type, base_offset=entry.start,
+                             column=entry.column, **options)
+        except DecodeError as err:
+            if not self.evaluator.lenient:
+                raise
+            self.malformed.append(err)
+            return FileIndexReader()

@@ -1,0 +1,179 @@
+"""Predicate literals: their SQL spelling, and conversion to a column's type (or a message why not)."""
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+
+from fileindex.errors import UsageError
+from fileindex.types import NUMERIC_BITS, DataType
+from fileindex.values import Timestamp, float32
+
+_EPOCH_DATE = dt.date(1970, 1, 1)
+
+
+def parse_timestamp_text(text: str) -> Timestamp:
+    """'YYYY-MM-DD HH:MM:SS[.fffffffff]' (or with T) → Timestamp, years 0001-9999."""
+    body = text.strip().replace("T", " ")
+    date_part, _, time_part = body.partition(" ")
+    try:
+        day = dt.date.fromisoformat(date_part)
+        seconds_part, _, fraction = (time_part or "00:00:00").partition(".")
+        clock = dt.time.fromisoformat(seconds_part)
+    except ValueError:
+        raise UsageError(f"{text!r} is not a timestamp: write 'YYYY-MM-DD HH:MM:SS[.fffffffff]'") from None
+    if fraction and (not fraction.isdigit() or len(fraction) > 9):
+        raise UsageError(f"{text!r}: the fraction of a second takes 1 to 9 digits")
+    nanos = int(fraction.ljust(9, "0")) if fraction else 0
+    days = (day - _EPOCH_DATE).days
+    millis = ((days * 86400 + clock.hour * 3600 + clock.minute * 60 + clock.second) * 1000) + nanos // 1_000_000
+    return Timestamp(millis, nanos % 1_000_000)
+
+
+def timestamp_text(ts: Timestamp) -> str:
+    millis, nanos = ts.millis, ts.nanos_of_milli
+    days, rest = divmod(millis, 86_400_000)
+    day = _EPOCH_DATE + dt.timedelta(days=days)
+    seconds, milli = divmod(rest, 1000)
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    fraction = f"{milli * 1_000_000 + nanos:09d}".rstrip("0")
+    return f"{day.isoformat()} {clock}" + (f".{fraction}" if fraction else "")
+
+
+def date_days(value) -> int:
+    if isinstance(value, dt.date):
+        return (value - _EPOCH_DATE).days
+    if isinstance(value, str):
+        try:
+            return (dt.date.fromisoformat(value.strip()) - _EPOCH_DATE).days
+        except ValueError:
+            raise UsageError(f"{value!r} is not a date: write 'YYYY-MM-DD'") from None
+    return value
+
+
+def _fail(column: str, value, data_type: DataType, why: str = "") -> UsageError:
+    shown = sql_literal(value) if not isinstance(value, (list, tuple)) else repr(value)
+    return UsageError(f"literal {shown} does not fit column {column} of type {data_type}{': ' + why if why else ''}")
+
+
+def convert(value, data_type: DataType, column: str):
+    """The literal as a value of ``data_type`` (None stays None), or a UsageError naming column and value."""
+    if value is None:
+        return None
+    root = data_type.root
+    if root in NUMERIC_BITS:
+        number = _exact_integer(value)
+        bits = NUMERIC_BITS[root]
+        if number is None or not -(1 << (bits - 1)) <= number < (1 << (bits - 1)):
+            raise _fail(column, value, data_type)
+        return number
+    if root in ("FLOAT", "DOUBLE"):
+        if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
+            raise _fail(column, value, data_type)
+        number = float(value)
+        if math.isinf(number) and not (isinstance(value, float) and math.isinf(value)):
+            raise _fail(column, value, data_type, "out of range")
+        return float32(number) if root == "FLOAT" else number
+    if root == "DECIMAL":
+        if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
+            raise _fail(column, value, data_type)
+        exact = decimal.Decimal(value)
+        quantum = decimal.Decimal(1).scaleb(-data_type.scale)
+        scaled = exact.quantize(quantum, context=decimal.Context(prec=80))
+        if scaled != exact or len(scaled.as_tuple().digits) > data_type.precision and scaled != 0:
+            raise _fail(column, value, data_type, "it needs more digits than the type has")
+        return scaled
+    if data_type.is_string:
+        if not isinstance(value, str):
+            raise _fail(column, value, data_type, "write a string in single quotes")
+        return value
+    if data_type.is_binary:
+        if isinstance(value, (bytes, bytearray)):
+            return bytes(value)
+        if isinstance(value, str):
+            return value.encode("utf-8", "surrogatepass")
+        raise _fail(column, value, data_type)
+    if root == "BOOLEAN":
+        if not isinstance(value, bool):
+            raise _fail(column, value, data_type, "write TRUE or FALSE")
+        return value
+    if root == "DATE":
+        if isinstance(value, (dt.date, str)) and not isinstance(value, dt.datetime):
+            return date_days(value)
+        number = _exact_integer(value)
+        if number is None:
+            raise _fail(column, value, data_type, "write DATE 'YYYY-MM-DD'")
+        return number
+    if root == "TIME":
+        if isinstance(value, str):
+            try:
+                clock = dt.time.fromisoformat(value.strip())
+            except ValueError:
+                raise _fail(column, value, data_type, "write 'HH:MM:SS[.fff]'") from None
+            return ((clock.hour * 60 + clock.minute) * 60 + clock.second) * 1000 + clock.microsecond // 1000
+        number = _exact_integer(value)
+        if number is None or not 0 <= number < 86_400_000:
+            raise _fail(column, value, data_type)
+        return number
+    if data_type.is_timestamp:
+        if isinstance(value, Timestamp):
+            return value
+        if isinstance(value, str):
+            return parse_timestamp_text(value)
+        if isinstance(value, dt.datetime):
+            return Timestamp.from_datetime(value)
+        raise _fail(column, value, data_type, "write TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.fffffffff]'")
+    raise _fail(column, value, data_type, "this type cannot be compared with a literal")
+
+
+def _exact_integer(value) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, decimal.Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    return None
+
+
+def sql_literal(value) -> str:
+    """A literal in the predicate syntax; ``parse`` reads it back to the same value."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        text = repr(value)
+        return text if ("e" in text or "." in text) else text + ".0"
+    if isinstance(value, (int, decimal.Decimal)):
+        return str(value)
+    if isinstance(value, Timestamp):
+        return f"TIMESTAMP '{timestamp_text(value)}'"
+    if isinstance(value, dt.date):
+        return f"DATE '{value.isoformat()}'"
+    if isinstance(value, (bytes, bytearray)):
+        return f"X'{bytes(value).hex()}'"
+    return quote_string(str(value))
+
+
+def quote_string(text: str) -> str:
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch == "'":
+            out.append("''")
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "'" + "".join(out) + "'"

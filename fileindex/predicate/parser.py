@@ -1,0 +1,285 @@
+"""A SQL-like predicate syntax, parsed into :mod:`fileindex.predicate` trees, and printed back.
+
+    c = 5 AND (s IN ('a', 'b') OR t IS NULL)      x BETWEEN 1 AND 9      NOT (a < 3)
+    attrs['color'] = 'red'                        `my col` <> 'it''s'    f = -Infinity
+    d = DATE '2024-01-31'                         ts >= TIMESTAMP '2024-01-31 12:00:00.123456789'
+
+Literals: integers, decimals (1.5), floats in E notation (1.5E-7), NaN, Infinity, -Infinity;
+strings in single quotes ('' for a quote; \\n \\t \\\\ \\' \\uXXXX \\UXXXXXXXX escapes); X'00ff' bytes;
+TRUE, FALSE, NULL; DATE '...'; TIMESTAMP '...' (a UTC instant for LOCAL TIME ZONE columns).
+Columns: identifiers or `backquoted names` (`` doubles a backquote), optionally ['key'] for the
+map-key index column ``name[key]``. Keywords are case-insensitive.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+
+from fileindex.errors import UsageError
+from fileindex.predicate import literals as lit
+from fileindex.predicate.tree import (
+    And,
+    Leaf,
+    Or,
+    Predicate,
+    and_,
+    in_,
+    negate,
+    not_in,
+    or_,
+)
+from fileindex.tokens import Token, TokenStream
+from fileindex.types import DataType, column_type, quote_identifier
+
+_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<string>'(?:[^'\\]|''|\\.)*')
+  | (?P<quoted>`(?:[^`]|``)*`)
+  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op><>|!=|<=|>=|=|<|>)
+  | (?P<symbol>[(),\[\]-])
+""", re.VERBOSE)
+
+RESERVED = {"AND", "OR", "NOT", "IS", "NULL", "IN", "BETWEEN", "TRUE", "FALSE"}  # never a bare column name
+KEYWORDS = RESERVED | {"DATE", "TIMESTAMP", "NAN", "INFINITY", "X"}  # printed column names avoid these too
+_OPS = {"=": "eq", "<>": "neq", "!=": "neq", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte"}
+
+
+class _Parser(TokenStream):
+    end_of_input = "unexpected end of the predicate"
+
+    def __init__(self, text: str, schema: dict[str, DataType]):
+        self.text = text  # for errors while tokenizing
+        super().__init__(text, self._tokenize(text))
+        self.schema = schema
+
+    def _tokenize(self, text: str) -> list[Token]:
+        tokens, position = [], 0
+        while position < len(text):
+            match = _TOKEN.match(text, position)
+            if match is None:
+                raise self.error(f"unexpected character {text[position]!r}", position)
+            kind = match.lastgroup
+            if kind != "space":
+                tokens.append((kind, match.group(), position))
+            position = match.end()
+        return tokens
+
+    def describe_error(self, message: str, position: int) -> str:
+        return f"{message} at position {position}:\n  {self.text}\n  {' ' * position}^"
+
+    # -- grammar ---------------------------------------------------------------------------------
+
+    def parse(self) -> Predicate:
+        if not self.tokens:
+            raise self.error("the predicate is empty", 0)
+        result = self.disjunction()
+        if self.peek() is not None:
+            raise self.error(f"unexpected {self.peek()[1]!r}")
+        return result
+
+    def disjunction(self) -> Predicate:
+        parts = [self.conjunction()]
+        while self.accept_word("OR"):
+            parts.append(self.conjunction())
+        return or_(*parts)
+
+    def conjunction(self) -> Predicate:
+        parts = [self.negation()]
+        while self.accept_word("AND"):
+            parts.append(self.negation())
+        return and_(*parts)
+
+    def negation(self) -> Predicate:
+        if self.accept_word("NOT"):
+            return negate(self.negation())
+        if self.accept_symbol("("):
+            inner = self.disjunction()
+            self.expect_symbol(")")
+            return inner
+        return self.comparison()
+
+    def column(self) -> tuple[str, DataType, int]:
+        kind, text, position = self.next()
+        if kind == "quoted":
+            name = text[1:-1].replace("``", "`")
+        elif kind == "word" and text.upper() not in RESERVED:
+            name = text
+        else:
+            raise self.error(f"expected a column name, found {text!r}", position)
+        if self.accept_symbol("["):
+            key_token = self.next()
+            if key_token[0] != "string":
+                raise self.error("expected a quoted map key, as in attrs['color']", key_token[2])
+            self.expect_symbol("]")
+            name = f"{name}[{self.string_value(key_token)}]"
+        data_type = column_type(self.schema, name)
+        if data_type is None:
+            known = ", ".join(quote_identifier(c) for c in self.schema)
+            raise self.error(f"unknown column {name!r} (the schema has: {known})", position)
+        return name, data_type, position
+
+    def comparison(self) -> Predicate:
+        column, data_type, position = self.column()
+        token = self.peek()
+        if token and token[0] == "op":
+            self.next()
+            return Leaf(_OPS[token[1]], column, (self.converted(data_type, column),))
+        if self.accept_word("IS"):
+            negated = self.accept_word("NOT")
+            self.expect_word("NULL")
+            return Leaf("is_not_null" if negated else "is_null", column)
+        negated = self.accept_word("NOT")
+        if self.accept_word("IN"):
+            self.expect_symbol("(")
+            values = []
+            if not self.accept_symbol(")"):
+                values.append(self.converted(data_type, column))
+                while self.accept_symbol(","):
+                    values.append(self.converted(data_type, column))
+                self.expect_symbol(")")
+            return not_in(column, values) if negated else in_(column, values)
+        if self.accept_word("BETWEEN"):
+            low = self.converted(data_type, column)
+            self.expect_word("AND")
+            high = self.converted(data_type, column)
+            return Leaf("not_between" if negated else "between", column, (low, high))
+        raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
+
+    def converted(self, data_type: DataType, column: str):
+        position = self.peek()[2] if self.peek() else len(self.text)
+        value = self.literal()
+        try:
+            return lit.convert(value, data_type, column)
+        except UsageError as err:
+            raise self.error(str(err), position) from None
+
+    def literal(self):
+        negative = self.accept_symbol("-")
+        kind, text, position = self.next()
+        if kind == "number":
+            signed = "-" + text if negative else text  # keeps -0.0 negative
+            if "e" in text.lower():
+                return float(signed)
+            return int(signed) if "." not in text else decimal.Decimal(signed)
+        if kind == "word" and text.upper() in ("NAN", "INFINITY"):
+            value = float("nan") if text.upper() == "NAN" else float("inf")
+            return -value if negative else value
+        if negative:
+            raise self.error("expected a number after '-'", position)
+        if kind == "string":
+            return self.string_value((kind, text, position))
+        if kind == "word":
+            word = text.upper()
+            if word == "NULL":
+                return None
+            if word in ("TRUE", "FALSE"):
+                return word == "TRUE"
+            if word in ("DATE", "TIMESTAMP", "X"):
+                token = self.next()
+                if token[0] != "string":
+                    raise self.error(f"expected a quoted value after {word}", token[2])
+                body = self.string_value(token)
+                if word == "DATE":
+                    try:
+                        return dt.date.fromisoformat(body)
+                    except ValueError:
+                        raise self.error(f"{body!r} is not a date: write DATE 'YYYY-MM-DD'", token[2]) from None
+                if word == "X":
+                    try:
+                        return bytes.fromhex(body)
+                    except ValueError:
+                        raise self.error(f"{body!r} is not hexadecimal", token[2]) from None
+                try:
+                    return lit.parse_timestamp_text(body)
+                except UsageError as err:
+                    raise self.error(str(err), token[2]) from None
+        raise self.error(f"expected a literal, found {text!r}", position)
+
+    def string_value(self, token) -> str:
+        body, position = token[1][1:-1], token[2] + 1
+        out, i = [], 0
+        while i < len(body):
+            ch = body[i]
+            if ch == "'":  # '' inside quotes
+                out.append("'")
+                i += 2
+                continue
+            if ch != "\\":
+                out.append(ch)
+                i += 1
+                continue
+            escape = body[i + 1]
+            if escape in "ntr\\'\"0":
+                out.append({"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}[escape])
+                i += 2
+            elif escape in "uU":
+                width = 4 if escape == "u" else 8
+                digits = body[i + 2:i + 2 + width]
+                if len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits) or \
+                        int(digits, 16) > 0x10FFFF:
+                    raise self.error(f"\\{escape} takes {width} hex digits of a code point", position + i)
+                out.append(chr(int(digits, 16)))
+                i += 2 + width
+            else:
+                raise self.error(f"unknown escape \\{escape} (use \\n \\t \\\\ \\' \\uXXXX \\UXXXXXXXX)", position + i)
+        return _join_surrogates("".join(out))
+
+
+def _join_surrogates(text: str) -> str:
+    """'\\ud83d\\ude00' written as two escapes is one character, as in Java."""
+    if not any("\ud800" <= ch <= "\udbff" for ch in text):
+        return text
+    return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
+
+
+def parse_predicate(text: str, schema: dict[str, DataType]) -> Predicate:
+    """Parse ``text``; literals are converted to their column's type. Raises UsageError with a caret."""
+    return _Parser(text, schema).parse()
+
+
+# ------------------------------------------------------------------------------------------ printing
+
+_SYMBOLS = {"eq": "=", "neq": "<>", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
+
+
+def column_sql(column: str) -> str:
+    if column.endswith("]") and "[" in column:
+        name, key = column[:column.index("[")], column[column.index("[") + 1:-1]
+        return f"{quote_identifier(name)}[{lit.quote_string(key)}]"
+    return quote_identifier(column) if column.upper() not in KEYWORDS else f"`{column}`"
+
+
+def to_sql(predicate: Predicate, data_types: dict[str, DataType] | None = None) -> str:
+    """The predicate in the syntax above; ``parse_predicate(to_sql(p), schema) == p``."""
+    if isinstance(predicate, And):
+        return " AND ".join(_grouped(c, data_types) for c in predicate.children)
+    if isinstance(predicate, Or):
+        return " OR ".join(_grouped(c, data_types) for c in predicate.children)
+    column, values = column_sql(predicate.column), [_literal(v, predicate.column, data_types)
+                                                    for v in predicate.literals]
+    function = predicate.function
+    if function in _SYMBOLS:
+        return f"{column} {_SYMBOLS[function]} {values[0]}"
+    if function in ("is_null", "is_not_null"):
+        return f"{column} IS {'NOT ' if function == 'is_not_null' else ''}NULL"
+    if function in ("in", "not_in"):
+        return f"{column} {'NOT ' if function == 'not_in' else ''}IN ({', '.join(values)})"
+    return f"{column} {'NOT ' if function == 'not_between' else ''}BETWEEN {values[0]} AND {values[1]}"
+
+
+def _grouped(child: Predicate, data_types) -> str:
+    text = to_sql(child, data_types)
+    return f"({text})" if isinstance(child, (And, Or)) else text
+
+
+def _literal(value, column: str, data_types) -> str:
+    data_type = column_type(data_types, column) if data_types else None
+    if data_type is not None and data_type.root == "DATE" and isinstance(value, int):
+        return f"DATE '{(dt.date(1970, 1, 1) + dt.timedelta(days=value)).isoformat()}'"
+    if data_type is not None and data_type.root == "TIME" and isinstance(value, int):
+        seconds, millis = divmod(value, 1000)
+        return f"'{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}.{millis:03d}'"
+    return lit.sql_literal(value)

@@ -1,0 +1,328 @@
+"""Annotated bytes of a real file: every field's offset, length, spec path and decoded value.
+
+The positions come from the Kaitai-generated readers (compiled in debug mode, they record where
+each field starts and ends), not from a second walk of the bytes: this module only visits the
+object tree they build. The container is explained down to each index entry; a body is explained
+with its own spec when its layout is known (bloom-filter and bsi always; bitmap and range-bitmap
+need the column's type, which decides how values are encoded). Bytes no field claims (a gap
+between bodies) are listed as unreferenced, so the fields of a file tile it exactly.
+
+On a malformed file the fields read before the failure are listed, then the failing field with
+the project's error for it.
+"""
+from __future__ import annotations
+
+import bisect
+import inspect
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct
+
+from fileindex import errors
+from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.types import DataType, column_type
+
+CONTAINER = "file_index_format"
+
+
+@dataclass
+class Field:
+    offset: int  # absolute, from the start of the file
+    length: int
+    path: str
+    value: object = None
+    error: str | None = None
+
+    def as_json(self) -> dict:
+        shown = {"offset": self.offset, "length": self.length, "path": self.path, "value": json_value(self.value)}
+        if self.error:
+            shown["error"] = self.error
+        return shown
+
+
+@dataclass
+class Explanation:
+    size: int
+    fields: list[Field] = dataclasses.field(default_factory=list)
+    error: errors.DecodeError | None = None
+
+
+def json_value(value):
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        return data.hex() if len(data) <= 32 else f"{data[:32].hex()}… ({len(data)} bytes)"
+    if hasattr(value, "name") and hasattr(value, "value"):  # a Kaitai enum
+        return value.name
+    return value
+
+
+def explain(data, *, schema: dict[str, DataType] | None = None, column: str | None = None,
+            index_type: str | None = None) -> Explanation:
+    """Explain a container held in ``data``; bodies of ``column`` / ``index_type`` only, when given."""
+    from fileindex.container.layout import _VALIDATIONS, check_v2_size
+    from fileindex.generated.file_index_format import FileIndexFormat
+
+    view = memoryview(data).cast("B")
+    result = Explanation(len(view))
+    root, error = parse_partial(FileIndexFormat, view, root=CONTAINER, validations=_VALIDATIONS)
+    if error is None and root.version == 2:  # the trailer and footer: read from the end of the file
+        try:
+            check_v2_size(len(view))
+            for name in ("trailer", "footer"):
+                kaitai_bridge.read_instance(root, name, path=CONTAINER, validations=_VALIDATIONS, size=len(view))
+        except errors.DecodeError as err:
+            error = err
+    walker = _Walker(result, view, schema or {}, column, index_type)
+    walker.visit(root, 0, CONTAINER, root_base=0)
+    if error is None:  # the entries' bounds and overlaps, as `check` validates them
+        from fileindex.container.layout import FileIndexContainer
+
+        try:
+            FileIndexContainer.from_bytes(view).validate_layout()
+        except errors.DecodeError as err:
+            error = err
+    result.fields = _refined(result.fields)
+    if error is not None:
+        walker.mark(error)
+    elif result.error is None:
+        walker.fill_gaps()
+    result.fields.sort(key=lambda f: (f.offset, f.length > 0))  # stable: discovery order otherwise
+    return result
+
+
+def parse_partial(spec, data, *, root: str, validations, base: int = 0):
+    """The object tree as far as it could be read, and the project's error where reading stopped."""
+    stream = kaitaistruct.KaitaiStream(kaitai_bridge._ViewReader(data))
+    obj = spec(stream)
+    try:
+        obj._read()
+    except kaitaistruct.KaitaiStructError as err:
+        return obj, kaitai_bridge.translate(err, obj, root=root, validations=validations, size=stream.size(),
+                                            base=base)
+    return obj, None
+
+
+class _Walker:
+    def __init__(self, result: Explanation, view: memoryview, schema, column, index_type):
+        self.result = result
+        self.view = view
+        self.schema = schema
+        self.column = column
+        self.index_type = index_type
+
+    # -- the object tree -------------------------------------------------------------------
+
+    def visit(self, obj: KaitaiStruct, base: int, path: str, *, root_base: int) -> None:
+        debug = getattr(obj, "_debug", {})
+        for name in obj.SEQ_FIELDS:
+            info = debug.get(name)
+            if not info or "start" not in info:
+                continue  # skipped by an `if`, or not reached
+            if "end" not in info and "arr" not in info:
+                continue  # the failing field: marked from the error
+            value = obj.__dict__.get(name)
+            if "arr" in info:
+                for i, item in enumerate(info["arr"]):
+                    if "end" not in item:
+                        continue
+                    element = value[i] if isinstance(value, list) and i < len(value) else None
+                    self.child(obj, element, base, item, f"{path}/{name}[{i}]", root_base)
+            else:
+                self.child(obj, value, base, info, f"{path}/{name}", root_base)
+        for name in _stored_instances(obj):
+            self.visit_instance(obj, name, base, path, root_base=root_base)
+
+    def visit_instance(self, obj: KaitaiStruct, name: str, base: int, path: str, *, root_base: int) -> None:
+        info = obj._debug.get(f"_m_{name}")
+        if not info or "end" not in info:
+            return
+        value = obj.__dict__.get(f"_m_{name}")
+        at = root_base if _reads_root_io(type(obj), name) else base
+        if isinstance(obj, _entry_types()) and name == "body":
+            self.body(obj, value, at + info["start"], f"{path}/body")
+            return
+        self.child(obj, value, at, info, f"{path}/{name}", root_base)
+
+    def child(self, parent: KaitaiStruct, value, base: int, info: dict, path: str, root_base: int) -> None:
+        start, end = base + info["start"], base + info.get("end", info["start"])
+        if isinstance(value, KaitaiStruct):
+            child_base = base if value._io is parent._io else start
+            self.visit(value, child_base, path, root_base=root_base)
+        elif type(parent).__name__ == "JavaUtf" and path.endswith("/value"):
+            self.result.fields.append(Field(start, end - start, path, _decode(value)))
+        else:
+            self.result.fields.append(Field(start, end - start, path, value))
+
+    # -- index bodies ------------------------------------------------------------------------
+
+    def body(self, entry: KaitaiStruct, payload: bytes, start: int, path: str) -> None:
+        index_type = _utf(entry.index_type)
+        owner = path.rsplit("/indexes[", 1)[0]
+        column = self._column_name(owner)
+        reader = self._body_spec(index_type, column)
+        wanted = (self.column in (None, column)) and (self.index_type in (None, index_type))
+        if reader is None or not wanted:
+            self.result.fields.append(Field(start, len(payload), path, payload))
+            return
+        spec, root = reader
+        obj, error = parse_partial(spec, memoryview(payload), root=root, validations={}, base=start)
+        self.visit(obj, start, f"{path}:{root}", root_base=start)
+        if error is None:
+            self.fill_gaps(start, start + len(payload), f"{path}:{root}")
+        else:
+            self.mark(error)
+
+    def _column_name(self, owner: str) -> str:
+        for f in self.result.fields:
+            if f.path == f"{owner}/name/value":
+                return f.value
+        return ""
+
+    def _body_spec(self, index_type: str, column: str) -> tuple[Callable, str] | None:
+        data_type = column_type(self.schema, column) if column else None
+        if index_type == "bloom-filter":
+            from fileindex.generated.bloom_filter import BloomFilter
+            return BloomFilter, "bloom_filter"
+        if index_type == "bsi":
+            from fileindex.generated.bsi import Bsi
+            return Bsi, "bsi"
+        if data_type is None:
+            return None
+        try:
+            if index_type == "bitmap":
+                from fileindex.generated.bitmap import Bitmap
+                from fileindex.indexes.bitmap.keys import key_kind
+                code = key_kind(data_type).code
+                return (lambda io: Bitmap(code, io)), "bitmap"
+            if index_type == "range-bitmap":
+                from fileindex.generated.range_bitmap import RangeBitmap
+                from fileindex.indexes.range_bitmap.index import (
+                    key_kind as range_key_kind,
+                )
+                code = range_key_kind(data_type).code
+                return (lambda io: RangeBitmap(code, io)), "range_bitmap"
+        except errors.UsageError:
+            return None  # a type this index cannot have: shown as raw bytes
+        return None
+
+    # -- coverage ----------------------------------------------------------------------------
+
+    def fill_gaps(self, start: int = 0, end: int | None = None, path: str = CONTAINER) -> None:
+        """Bytes in [start, end) that no field claims become unreferenced fields."""
+        end = self.result.size if end is None else end
+        claimed = sorted((f.offset, f.offset + f.length) for f in self.result.fields
+                         if start <= f.offset < end and f.length > 0)
+        position = start
+        for low, high in claimed:
+            if low > position:
+                self.result.fields.append(Field(position, low - position, f"{path}/(unreferenced)",
+                                                bytes(self.view[position:low])))
+            position = max(position, high)
+        if position < end:
+            self.result.fields.append(Field(position, end - position, f"{path}/(unreferenced)",
+                                            bytes(self.view[position:end])))
+
+    def mark(self, error: errors.DecodeError) -> None:
+        if self.result.error is None:
+            self.result.error = error
+        self.result.fields.append(Field(error.offset, 0, error.field, None, error.message))
+
+
+def _refined(fields: list[Field]) -> list[Field]:
+    """A raw byte field that finer fields explain (a bitmap BODY and the bitmaps read from it by
+    instances) keeps only the bytes they leave unexplained, so every byte is listed once."""
+    ordered = sorted(fields, key=lambda f: (f.offset, -f.length))
+    starts = [f.offset for f in ordered]
+    refined = []
+    for field in ordered:
+        raw = isinstance(field.value, (bytes, bytearray)) and field.length > 0
+        if not raw:
+            refined.append(field)
+            continue
+        end = field.offset + field.length
+        inner = [f for f in ordered[bisect.bisect_left(starts, field.offset):bisect.bisect_left(starts, end)]
+                 if f is not field and f.length > 0 and f.offset + f.length <= end]
+        if not inner:
+            refined.append(field)
+            continue
+        position = field.offset
+        for f in inner:
+            if f.offset > position:
+                refined.append(Field(position, f.offset - position, field.path,
+                                     bytes(field.value[position - field.offset:f.offset - field.offset])))
+            position = max(position, f.offset + f.length)
+        if position < end:
+            refined.append(Field(position, end - position, field.path, bytes(field.value[position - field.offset:])))
+    return refined
+
+
+def _stored_instances(obj: KaitaiStruct) -> list[str]:
+    """Instances of ``obj`` that read bytes (they have a position), reading each once."""
+    names = []
+    for name, member in type(obj).__dict__.items():
+        if isinstance(member, property) and not name.startswith("_") and name not in obj.SEQ_FIELDS:
+            try:
+                getattr(obj, name)
+            except (kaitaistruct.KaitaiStructError, AttributeError, ValueError, IndexError, EOFError):
+                continue  # not read (a partial object) or not readable: the error is reported once
+            if f"_m_{name}" in getattr(obj, "_debug", {}):
+                names.append(name)
+    return names
+
+
+_ROOT_IO: dict[tuple[type, str], bool] = {}
+
+
+def _reads_root_io(cls: type, name: str) -> bool:
+    """Whether the spec reads this instance from the root stream (``io: _root._io``)."""
+    key = (cls, name)
+    if key not in _ROOT_IO:
+        _ROOT_IO[key] = "self._root._io" in inspect.getsource(getattr(cls, name).fget)
+    return _ROOT_IO[key]
+
+
+def _entry_types() -> tuple[type, ...]:
+    from fileindex.generated.file_index_format import FileIndexFormat
+
+    return FileIndexFormat.IndexEntry, FileIndexFormat.IndexEntryV2
+
+
+def _utf(utf) -> str:
+    return _decode(utf.value)
+
+
+def _decode(raw) -> str:
+    from fileindex.java.utf import decode
+
+    try:
+        return decode(bytes(raw))
+    except errors.DecodeError:
+        return bytes(raw).decode("utf-8", "replace")
+
+
+# -- rendering --------------------------------------------------------------------------------------
+
+def render(explanation: Explanation, *, colour: bool = False) -> str:
+    paint = (lambda code, text: f"\033[{code}m{text}\033[0m") if colour else (lambda code, text: text)
+    lines = []
+    for f in explanation.fields:
+        value = json_value(f.value)
+        shown = f"{value!r}" if isinstance(value, str) and f.path.endswith("/value") else f"{value}"
+        if f.error:
+            lines.append(f"{f.offset:>10}  {'':<23}  {paint('1;31', f.path)}  ERROR: {paint('31', f.error)}")
+            continue
+        raw = explanation_bytes(explanation, f)
+        if isinstance(f.value, str):
+            raw = " ".join(f"{b:02x}" for b in f.value.encode()[:8]) + (" …" if len(f.value.encode()) > 8 else "")
+        lines.append(f"{f.offset:>10}  {raw:<23}  {paint('36', f.path)} = {shown}")
+    return "\n".join(lines)
+
+
+def explanation_bytes(explanation: Explanation, f: Field) -> str:
+    data = f.value if isinstance(f.value, (bytes, bytearray)) and len(f.value) == f.length else None
+    if data is None:
+        return f"({f.length} bytes)" if f.length > 8 else ""
+    return " ".join(f"{b:02x}" for b in data[:8]) + (" …" if len(data) > 8 else "")

@@ -1,0 +1,101 @@
+"""Deletion vectors of a snapshot (table spec §7): which rows of each data file are deleted.
+
+The snapshot's index manifest lists DELETION_VECTORS index files; each range maps a data file
+(within its partition and bucket) to an offset and length in one of them. A vector is framed as
+a big-endian length, a magic number, a Roaring bitmap and a CRC-32 of magic + bitmap. The 32-bit
+kind is read; the 64-bit kind is recognised and disables index use for that file, as in Java.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyroaring import FrozenBitMap
+
+from fileindex.errors import FileIndexError
+from fileindex.indexes import roaring
+from fileindex.table.metadata import (
+    Schema,
+    Snapshot,
+    TableError,
+    field_of,
+    read_rows,
+    reading,
+    shown,
+)
+
+MAGIC_32 = 1581511376
+MAGIC_64_BYTES = bytes.fromhex("d1d33964")
+
+
+@dataclass(frozen=True)
+class DeletionVector:
+    rows: FrozenBitMap | None  # None: a 64-bit vector, or one that cannot be read (``problem``)
+    index_file: str
+    problem: str = ""  # why the vector cannot be read: the file's deleted rows are unknown
+
+
+def _decode(data: bytes, offset: int, length: int, where: str) -> FrozenBitMap | None:
+    if offset < 1 or offset + 8 > len(data):
+        raise TableError(f"{where}: deletion vector offset {offset} outside the {len(data)}-byte file")
+    stored = int.from_bytes(data[offset:offset + 4], "big")
+    magic = data[offset + 4:offset + 8]
+    if magic == MAGIC_64_BYTES:
+        return None
+    if int.from_bytes(magic, "big") != MAGIC_32:
+        raise TableError(f"{where}: unknown deletion vector magic {magic.hex()} at offset {offset + 4}")
+    if stored != length or offset + 4 + stored + 4 > len(data):
+        raise TableError(f"{where}: deletion vector length {stored} at offset {offset} does not match {length}")
+    framed = data[offset + 4:offset + 4 + stored]
+    crc = int.from_bytes(data[offset + 4 + stored:offset + 8 + stored], "big")
+    if zlib.crc32(framed) != crc:
+        raise TableError(f"{where}: deletion vector CRC mismatch at offset {offset} (stored {crc:08x})")
+    return roaring.deserialize(framed[4:], offset=offset + 8, field="deletion_vector/bitmap")
+
+
+def deletion_vectors(root: Path, snapshot: Snapshot, schema: Schema) -> dict[tuple, DeletionVector]:
+    """(partition bytes, bucket, data file name) → its deletion vector.
+
+    A deletion-vector index file that is missing or corrupt does not stop the table: each vector it
+    should hold comes back with a ``problem``, so that only the files it covers are affected.
+    """
+    if not snapshot.index_manifest:
+        return {}
+    vectors: dict[tuple, DeletionVector] = {}
+    in_data_dir = schema.options.get("index-file-in-data-file-dir", "false").lower() == "true"
+    manifest = root / "manifest" / snapshot.index_manifest
+    for number, row in enumerate(read_rows(manifest, f"index manifest named by {snapshot.file}", root)):
+        where = f"{shown(root, manifest)} (index manifest) row {number}"
+        if field_of(row, "_INDEX_TYPE", str, where) != "DELETION_VECTORS":
+            continue
+        name = field_of(row, "_FILE_NAME", str, where)
+        bucket = field_of(row, "_BUCKET", int, where)
+        external = field_of(row, "_EXTERNAL_PATH", str, where, optional=True)
+        if external:
+            path = Path(external)
+        elif in_data_dir:
+            path = root / f"bucket-{bucket}" / name
+        else:
+            path = root / "index" / name
+        problem = ""
+        try:
+            with reading(root, path, "deletion-vector index file"):
+                data = path.read_bytes()
+            if not data or data[0] != 1:
+                raise TableError(f"{shown(root, path)} (deletion-vector index file): version "
+                                 f"{data[:1].hex() or 'missing'} (expected 01)")
+        except TableError as err:
+            data, problem = b"", str(err)
+        partition = bytes(field_of(row, "_PARTITION", (bytes, bytearray), where))
+        for entry in field_of(row, "_DELETIONS_VECTORS_RANGES", list, where, optional=True) or ():
+            file_name = field_of(entry, "f0", str, f"{where} ranges")
+            rows, why = None, problem
+            if not why:
+                try:
+                    rows = _decode(data, field_of(entry, "f1", int, f"{where} ranges"),
+                                   field_of(entry, "f2", int, f"{where} ranges"), shown(root, path))
+                except FileIndexError as err:
+                    why = f"{shown(root, path)} (deletion-vector index file): {err}"
+            vectors[(partition, bucket, file_name)] = DeletionVector(rows, name, why)
+    return vectors

@@ -1,0 +1,347 @@
+"""Paimon table metadata a file-index reader needs (table spec §1-§5): snapshots, schemas, manifests.
+
+Manifest-family files are read in whatever format they are (Avro with fastavro, ORC or Parquet with
+pyarrow), sniffed from their magic bytes. Live data files are the ADD entries of the base and delta
+manifest lists that no DELETE entry names, compared by Paimon's full file identifier. Data files are
+found only through the snapshot, never by listing directories.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fileindex.errors import FileIndexError, UsageError
+from fileindex.types import DataType, parse_type
+
+
+class TableError(FileIndexError):
+    """Table metadata that is missing, unreadable or does not follow Paimon's layout.
+
+    The message names the file (relative to the table root), what it was read as (snapshot, schema,
+    manifest list, manifest, index manifest, deletion-vector index file) and, where known, the field.
+    """
+
+
+class TableHintWarning(UserWarning):
+    """The LATEST hint could not be used; the snapshot was found by listing, as Paimon does."""
+
+
+def shown(root: Path, path: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+@contextmanager
+def reading(root: Path, path: Path, kind: str):
+    """The one boundary of metadata reads: every exception a library raises on a bad file becomes a
+    TableError naming the file and what it was read as."""
+    try:
+        yield
+    except TableError:
+        raise
+    except FileNotFoundError:
+        raise TableError(f"{shown(root, path)} ({kind}): the file is missing") from None
+    except OSError as err:
+        raise TableError(f"{shown(root, path)} ({kind}): cannot read: {err.strerror or err}") from None
+    except RecursionError:
+        raise TableError(f"{shown(root, path)} ({kind}): nested too deeply to read") from None
+    except Exception as err:  # fastavro, pyarrow, json and zstd raise many types on malformed input
+        detail = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+        raise TableError(f"{shown(root, path)} ({kind}): not a readable file: {detail}") from None
+
+
+def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> list[dict]:
+    """The rows of a manifest, manifest list or index manifest, as dicts (Avro, ORC or Parquet)."""
+    root = root or path.parent.parent
+    with reading(root, path, kind):
+        with open(path, "rb") as file:
+            magic = file.read(4)
+            file.seek(0)
+            if magic == b"Obj\x01":
+                import fastavro
+
+                rows = list(fastavro.reader(file))
+            elif magic[:3] == b"ORC":
+                rows = orc_rows_isolated(path)
+            elif magic == b"PAR1":
+                import pyarrow.parquet
+
+                rows = pyarrow.parquet.read_table(file).to_pylist()
+            else:
+                raise TableError(f"{shown(root, path)} ({kind}): not an Avro, ORC or Parquet file (magic {magic!r})")
+    if not all(isinstance(row, dict) for row in rows):
+        raise TableError(f"{shown(root, path)} ({kind}): rows are not records")
+    return rows
+
+
+def orc_rows_isolated(path: Path) -> list[dict]:
+    """An ORC file's rows, read in a helper process: Apache ORC's C++ reader (under pyarrow) crashes
+    the process on some corrupt files (a single flipped bit in 27 of 363 mutated manifests), and a
+    conformance tool is run on broken tables. The helper starts once (from a fork server, so that a
+    large process is never copied) and is replaced when a file crashes it."""
+    global _orc_helper
+    from concurrent.futures.process import BrokenProcessPool
+
+    if _orc_helper is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        _orc_helper = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method))
+        atexit.register(_orc_helper.shutdown)  # before interpreter teardown, which the pool's own hook outlives
+    try:
+        return _orc_helper.submit(_orc_rows, str(path)).result()
+    except BrokenProcessPool:
+        _orc_helper.shutdown(wait=False)
+        _orc_helper = None
+        raise ValueError("the ORC reader crashed on it") from None
+
+
+_orc_helper = None
+
+
+def _orc_rows(path: str) -> list[dict]:
+    import faulthandler
+
+    faulthandler.disable()  # a crash here is reported by the caller, not dumped on stderr
+    import pyarrow.orc
+
+    return pyarrow.orc.ORCFile(path).read().to_pylist()
+
+
+def read_json(root: Path, path: Path, kind: str) -> dict:
+    with reading(root, path, kind):
+        data = json.loads(path.read_bytes())
+    if not isinstance(data, dict):
+        raise TableError(f"{shown(root, path)} ({kind}): not a JSON object")
+    return data
+
+
+def field_of(record: dict, key: str, types, where: str, *, optional: bool = False):
+    """``record[key]`` if it has one of ``types`` (a TableError naming the field otherwise)."""
+    value = record.get(key) if isinstance(record, dict) else None
+    if value is None and optional:
+        return None
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in _tuple(types)):
+        got = "missing" if value is None else f"a {type(value).__name__}"
+        raise TableError(f"{where}: field {key} is {got}, not {_names(types)}")
+    return value
+
+
+def _tuple(types) -> tuple:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _names(types) -> str:
+    return " or ".join(t.__name__ for t in _tuple(types))
+
+
+# ------------------------------------------------------------------------------------- snapshot, schema
+
+@dataclass(frozen=True)
+class Snapshot:
+    id: int
+    schema_id: int
+    base_manifest_list: str
+    delta_manifest_list: str
+    index_manifest: str | None
+    file: str = ""  # where it was read from, relative to the table root
+
+
+def _snapshot_ids(folder: Path) -> list[int]:
+    names = (p.name.split("-", 1)[1] for p in folder.glob("snapshot-*"))
+    return [int(n) for n in names if n.isdigit()]
+
+
+def latest_snapshot_id(root: Path) -> int:
+    """Paimon's SnapshotManager: the LATEST hint when its snapshot exists and has no successor,
+    otherwise the highest snapshot-N by listing (saying why on a warning)."""
+    folder = root / "snapshot"
+    hint = folder / "LATEST"
+    problem = ""
+    if hint.is_file():
+        try:
+            text = hint.read_text(errors="replace").strip()
+        except OSError as err:
+            text, problem = "", f"cannot be read ({err.strerror})"
+        if text.isdigit() and (folder / f"snapshot-{int(text)}").is_file() \
+                and not (folder / f"snapshot-{int(text) + 1}").exists():
+            return int(text)
+        problem = problem or (f"names snapshot {text}, which does not exist" if text.isdigit()
+                              and not (folder / f"snapshot-{int(text)}").is_file()
+                              else "is not the latest snapshot" if text.isdigit() else f"holds {text[:20]!r}")
+    ids = _snapshot_ids(folder)
+    if not ids:
+        raise UsageError(f"{root}: no snapshot/ folder with snapshots: is this a Paimon table root?")
+    if problem:
+        warnings.warn(TableHintWarning(f"{shown(root, hint)} {problem}: using snapshot-{max(ids)}, the "
+                                       "latest by listing"), stacklevel=2)
+    return max(ids)
+
+
+def load_snapshot(root: Path, snapshot_id: int | None = None) -> Snapshot:
+    snapshot_id = latest_snapshot_id(root) if snapshot_id is None else snapshot_id
+    path = root / "snapshot" / f"snapshot-{snapshot_id}"
+    if not path.is_file():
+        raise UsageError(f"{root}: no snapshot {snapshot_id}")
+    data = read_json(root, path, "snapshot")
+    where = f"{shown(root, path)} (snapshot)"
+    return Snapshot(field_of(data, "id", int, where), field_of(data, "schemaId", int, where),
+                    field_of(data, "baseManifestList", str, where), field_of(data, "deltaManifestList", str, where),
+                    field_of(data, "indexManifest", str, where, optional=True), shown(root, path))
+
+
+@dataclass(frozen=True)
+class Field:
+    id: int
+    name: str
+    type: DataType
+    default_value: str | None = None
+
+
+@dataclass(frozen=True)
+class Schema:
+    id: int
+    fields: tuple[Field, ...]
+    partition_keys: tuple[str, ...]
+    primary_keys: tuple[str, ...]
+    options: dict = field(default_factory=dict)
+
+    def by_name(self) -> dict[str, Field]:
+        return {f.name: f for f in self.fields}
+
+    def by_id(self) -> dict[int, Field]:
+        return {f.id: f for f in self.fields}
+
+    def types(self) -> dict[str, DataType]:
+        return {f.name: f.type for f in self.fields}
+
+
+def json_type(value) -> DataType:
+    """A Paimon schema field type: an SQL string, or an object for ARRAY / MAP / MULTISET / ROW."""
+    if isinstance(value, str):
+        return parse_type(value)
+    name = value["type"]
+    nullable = not name.endswith("NOT NULL")
+    root = name.split()[0]
+    if root in ("ARRAY", "MULTISET"):
+        children = (json_type(value["element"]),)
+    elif root == "MAP":
+        children = (json_type(value["key"]), json_type(value["value"]))
+    elif root == "ROW":
+        fields = value["fields"]
+        return DataType("ROW", nullable=nullable, children=tuple(json_type(f["type"]) for f in fields),
+                        field_names=tuple(f["name"] for f in fields))
+    else:
+        raise TableError(f"unknown complex type {name!r} in a schema file")
+    return DataType(root, nullable=nullable, children=children)
+
+
+def load_schema(root: Path, schema_id: int) -> Schema:
+    path = root / "schema" / f"schema-{schema_id}"
+    if not path.is_file():
+        raise TableError(f"schema/schema-{schema_id} (schema): the file is missing")
+    data = read_json(root, path, "schema")
+    where = f"{shown(root, path)} (schema)"
+    fields = []
+    for number, item in enumerate(field_of(data, "fields", list, where)):
+        at = f"{where} fields[{number}]"
+        with reading(root, path, "schema"):
+            try:
+                data_type = json_type(field_of(item, "type", (str, dict), at))
+            except (UsageError, KeyError, TypeError, AttributeError) as err:
+                raise TableError(f"{at}: type: {err}") from None
+        fields.append(Field(field_of(item, "id", int, at), field_of(item, "name", str, at), data_type,
+                            field_of(item, "defaultValue", str, at, optional=True)))
+    ids = [f.id for f in fields]
+    if len(set(ids)) != len(ids):
+        raise TableError(f"{where}: field ids repeat ({sorted(i for i in set(ids) if ids.count(i) > 1)})")
+    keys = [field_of(data, name, list, where, optional=True) or [] for name in ("partitionKeys", "primaryKeys")]
+    options = field_of(data, "options", dict, where, optional=True) or {}
+    if not all(isinstance(k, str) for k in keys[0] + keys[1]) or not all(isinstance(v, str) for v in options.values()):
+        raise TableError(f"{where}: partitionKeys, primaryKeys and options hold strings")
+    return Schema(field_of(data, "id", int, where), tuple(fields), tuple(keys[0]), tuple(keys[1]), options)
+
+
+# ------------------------------------------------------------------------------------- data files
+
+@dataclass(frozen=True)
+class DataFile:
+    partition: bytes
+    bucket: int
+    level: int
+    file_name: str
+    row_count: int
+    schema_id: int
+    extra_files: tuple[str, ...]
+    embedded_index: bytes | None
+    external_path: str | None
+    first_row_id: int | None
+    write_cols: tuple[str, ...] | None
+    max_sequence_number: int
+
+    @property
+    def identifier(self) -> tuple:
+        """Paimon's FileEntry.Identifier (1.3+): what a DELETE entry must match."""
+        return (self.partition, self.bucket, self.level, self.file_name, self.extra_files, self.external_path,
+                self.embedded_index)
+
+
+def _data_file(row: dict, where: str) -> DataFile:
+    meta = field_of(row, "_FILE", dict, where)
+    at = f"{where} _FILE"
+    write_cols = field_of(meta, "_WRITE_COLS", list, at, optional=True)
+    extra_files = field_of(meta, "_EXTRA_FILES", list, at, optional=True) or []
+    if not all(isinstance(name, str) for name in extra_files + (write_cols or [])):
+        raise TableError(f"{at}: _EXTRA_FILES and _WRITE_COLS hold file and column names")
+    embedded = field_of(meta, "_EMBEDDED_FILE_INDEX", (bytes, bytearray), at, optional=True)
+    row_count = field_of(meta, "_ROW_COUNT", int, at)
+    if row_count < 0:
+        raise TableError(f"{at}: _ROW_COUNT is {row_count}")
+    return DataFile(
+        partition=bytes(field_of(row, "_PARTITION", (bytes, bytearray), where)),
+        bucket=field_of(row, "_BUCKET", int, where),
+        level=field_of(meta, "_LEVEL", int, at), file_name=field_of(meta, "_FILE_NAME", str, at), row_count=row_count,
+        schema_id=field_of(meta, "_SCHEMA_ID", int, at), extra_files=tuple(extra_files),
+        embedded_index=bytes(embedded) if embedded is not None else None,
+        external_path=field_of(meta, "_EXTERNAL_PATH", str, at, optional=True),
+        first_row_id=field_of(meta, "_FIRST_ROW_ID", int, at, optional=True),
+        write_cols=tuple(write_cols) if write_cols is not None else None,
+        max_sequence_number=field_of(meta, "_MAX_SEQUENCE_NUMBER", int, at, optional=True) or 0,
+    )
+
+
+def live_files(root: Path, snapshot: Snapshot) -> list[DataFile]:
+    """ADD entries not DELETEd, over the base and delta manifest lists (table spec §5)."""
+    manifests = []
+    for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
+        path = root / "manifest" / listing
+        for number, row in enumerate(read_rows(path, f"manifest list named by {snapshot.file}", root)):
+            name = field_of(row, "_FILE_NAME", str, f"{shown(root, path)} (manifest list) row {number}")
+            manifests.append((name, shown(root, path)))
+    added: list[DataFile] = []
+    deleted: set[tuple] = set()
+    for manifest, listed_in in manifests:
+        path = root / "manifest" / manifest
+        for number, row in enumerate(read_rows(path, f"manifest named by {listed_in}", root)):
+            where = f"{shown(root, path)} (manifest) row {number}"
+            kind = field_of(row, "_KIND", int, where)
+            if kind not in (0, 1):
+                raise TableError(f"{where}: entry kind {kind} (0 = ADD, 1 = DELETE)")
+            entry = _data_file(row, where)
+            (added.append(entry) if kind == 0 else deleted.add(entry.identifier))
+    return [entry for entry in added if entry.identifier not in deleted]
+
+
+def bucket_dir(root: Path, schema: Schema, entry: DataFile) -> Path:
+    if schema.partition_keys:
+        from fileindex.java.binary_row import partition_path
+
+        return root / partition_path(entry.partition, schema) / f"bucket-{entry.bucket}"
+    return root / f"bucket-{entry.bucket}"

@@ -1,0 +1,240 @@
+"""Plan a Java-written Paimon table with verdicts: which data files, and which of their rows, a
+predicate can skip, the way Paimon's readers use each file's index (table spec §5-§9).
+
+For every live data file: find its container (embedded bytes or the ``.index`` sidecar), rewrite
+the predicate into the file's schema by field id, evaluate it with ``FileIndexPredicate``
+semantics, and intersect with the rows its deletion vector keeps; a result equal to all kept rows
+is REMAIN, one with no rows is SKIP. Data-evolution groups follow master's newest-writer rule.
+Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterator
+
+from pyroaring import BitMap, FrozenBitMap
+
+from fileindex.container.layout import FileIndexContainer
+from fileindex.errors import DecodeError, FileIndexError
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.predicate.evaluation import FileIndexEvaluator
+from fileindex.predicate.parser import parse_predicate
+from fileindex.predicate.tree import And, Predicate, and_, columns
+from fileindex.table.deletion_vectors import DeletionVector, deletion_vectors
+from fileindex.table.evolution import devolve
+from fileindex.table.metadata import (
+    DataFile,
+    Schema,
+    TableError,
+    bucket_dir,
+    live_files,
+    load_schema,
+    load_snapshot,
+)
+
+MAX_INDEXED_ROWS = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class FileVerdict:
+    file: str  # relative to the table root (or the external path)
+    row_count: int
+    index: str  # "embedded", "sidecar" or "none"
+    result: FileIndexResult
+    note: str = ""
+
+    @property
+    def kept_rows(self) -> int:
+        if self.result is SKIP:
+            return 0
+        return self.result.cardinality if isinstance(self.result, Rows) else self.row_count
+
+
+class PaimonTable:
+    """A Paimon table at a snapshot (latest by default), read from its metadata only."""
+
+    def __init__(self, path: str | Path, snapshot_id: int | None = None):
+        self.root = Path(path)
+        self.snapshot = load_snapshot(self.root, snapshot_id)
+        # a plain read uses the latest schema; time travel the snapshot's
+        ids = [int(p.name[7:]) for p in (self.root / "schema").glob("schema-*") if p.name[7:].isdigit()]
+        if not ids:
+            raise TableError("schema/ (schema): no schema-N file")
+        latest = max(ids)
+        self.schema = load_schema(self.root, self.snapshot.schema_id if snapshot_id is not None else latest)
+        self._schemas: dict[int, Schema] = {self.schema.id: self.schema}
+
+    def data_schema(self, entry: DataFile) -> Schema:
+        if entry.schema_id not in self._schemas:
+            self._schemas[entry.schema_id] = load_schema(self.root, entry.schema_id)
+        schema = self._schemas[entry.schema_id]
+        if entry.write_cols is not None:
+            wanted = set(entry.write_cols)
+            schema = replace(schema, fields=tuple(f for f in schema.fields if f.name in wanted))
+        return schema
+
+    def parse(self, text: str) -> Predicate:
+        return parse_predicate(text, self.schema.types())
+
+    @property
+    def data_evolution(self) -> bool:
+        return self.schema.options.get("data-evolution.enabled", "false").lower() == "true"
+
+    @property
+    def deletion_vectors_enabled(self) -> bool:
+        return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
+
+    def live(self) -> list[tuple[DataFile, DeletionVector | None]]:
+        """The snapshot's live data files, each with its deletion vector (None: no deleted rows)."""
+        entries = live_files(self.root, self.snapshot)
+        vectors = deletion_vectors(self.root, self.snapshot, self.schema)
+        return [(entry, vectors.get((entry.partition, entry.bucket, entry.file_name))) for entry in entries]
+
+    def plan(self, predicate: Predicate | str, *, extended: bool = False) -> Iterator[FileVerdict]:
+        if isinstance(predicate, str):
+            predicate = self.parse(predicate)
+        live = self.live()
+        if self.data_evolution:
+            yield from self._plan_data_evolution([entry for entry, _ in live], predicate, extended)
+            return
+        for entry, vector in live:
+            yield self.verdict(entry, predicate, vector, extended=extended)
+
+    # -- one file ---------------------------------------------------------------------------------
+
+    def relative(self, entry: DataFile) -> str:
+        """The data file's path as reported: relative to the table root, or its external path."""
+        if entry.external_path:
+            return entry.external_path
+        return str((bucket_dir(self.root, self.schema, entry) / entry.file_name).relative_to(self.root))
+
+    def data_path(self, entry: DataFile) -> Path:
+        if entry.external_path:
+            return Path(entry.external_path.removeprefix("file:"))
+        return bucket_dir(self.root, self.schema, entry) / entry.file_name
+
+    def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
+        """(where the index lives, the opened container, a note on a problem)."""
+        if entry.embedded_index is not None:
+            return "embedded", FileIndexContainer.from_bytes(entry.embedded_index, source="embedded"), ""
+        names = [name for name in entry.extra_files if name.endswith(".index")]
+        if not names:
+            return "none", None, ""
+        if len(names) > 1:
+            return "sidecar", None, f"more than one index file for one data file ({', '.join(names)}), as Java refuses"
+        path = self.data_path(entry).parent / names[0]
+        if not path.is_file():
+            return "sidecar", None, f"index file {path.name} is missing"
+        return "sidecar", FileIndexContainer.open(path), ""
+
+    def _evaluate(self, entry: DataFile, predicate: Predicate | None, extended: bool):
+        """(index location, result of the container alone, note)."""
+        try:
+            where, container, note = self.container(entry)
+        except (DecodeError, OSError) as err:
+            return "sidecar" if entry.embedded_index is None else "embedded", REMAIN, f"corrupt index: {err}"
+        if container is None or predicate is None:
+            return where, REMAIN, note
+        data = self.data_schema(entry)
+        devolved = devolve(predicate, self.schema, data, absent_as_null=extended)
+        if devolved is False:
+            return where, SKIP, "a conjunct names a column this file does not have (all null)"
+        if devolved is None:
+            return where, REMAIN, note
+        try:
+            return where, FileIndexEvaluator(data.types(), extended=extended).evaluate(container, devolved), note
+        except DecodeError as err:
+            return where, REMAIN, f"corrupt index: {err}"
+
+    def verdict(self, entry: DataFile, predicate: Predicate, vector: DeletionVector | None = None, *,
+                extended: bool = False) -> FileVerdict:
+        """One data file's verdict (not for data-evolution groups, whose files are judged together)."""
+        relative = self.relative(entry)
+        if not self.data_path(entry).is_file():
+            where, _, _ = self._evaluate(entry, None, extended)
+            return FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
+        if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
+            where, _, note = self._evaluate(entry, None, extended)
+            why = ("more rows than an int" if entry.row_count > MAX_INDEXED_ROWS else
+                   f"corrupt deletion vector: {vector.problem}" if vector.problem else "64-bit deletion vector")
+            return FileVerdict(relative, entry.row_count, where, REMAIN, f"index not used: {why}")
+        where, result, note = self._evaluate(entry, predicate, extended)
+        selection = BitMap(range(entry.row_count))
+        if vector is not None:
+            selection -= vector.rows
+        return FileVerdict(relative, entry.row_count, where, within(result, FrozenBitMap(selection)), note)
+
+    # -- data-evolution groups ------------------------------------------------------------------------
+
+    def _plan_data_evolution(self, entries: list[DataFile], predicate: Predicate, extended: bool):
+        groups: dict[tuple, list[DataFile]] = {}
+        for entry in entries:
+            groups.setdefault((entry.first_row_id, entry.row_count), []).append(entry)
+        conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
+        for members in groups.values():
+            newest_first = sorted(members, key=lambda e: e.max_sequence_number, reverse=True)
+            claimed: set[int] = set()
+            verdicts = []
+            for entry in newest_first:
+                own = {f.id for f in self.data_schema(entry).fields} - claimed
+                claimed |= own
+                names = {f.name for f in self.schema.fields if f.id in own}
+                usable = [c for c in conjuncts if set(_base(n) for n in columns(c)) <= names]
+                part = and_(*usable) if usable else None
+                where, result, note = self._evaluate(entry, part, extended)
+                verdicts.append((entry, where, result, note))
+            group_kept = all(result.remain() for _, _, result, _ in verdicts)
+            for entry, where, result, note in verdicts:
+                if len(members) == 1:
+                    yield FileVerdict(self.relative(entry), entry.row_count, where,
+                                      within(result, FrozenBitMap(range(entry.row_count))), note)
+                else:
+                    note = note or ("group of files kept" if group_kept else "a newer file's index skips the group")
+                    yield FileVerdict(self.relative(entry), entry.row_count, where,
+                                      REMAIN if group_kept else SKIP, note)
+
+
+def _base(column: str) -> str:
+    return column[: column.index("[")] if column.endswith("]") and "[" in column else column
+
+
+def within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
+    """Java's FileIndexEvaluator: result ∩ kept rows; all kept rows → REMAIN, none → SKIP."""
+    if result is SKIP or not selection:
+        return SKIP
+    rows = selection if result is REMAIN else result.bitmap & selection
+    if rows == selection:
+        return REMAIN
+    return Rows(rows) if rows else SKIP
+
+
+def summarize(verdicts: list[FileVerdict]) -> dict:
+    kept = [v for v in verdicts if v.result is not SKIP]
+    return {"files": len(verdicts), "files_kept": len(kept), "rows": sum(v.row_count for v in verdicts),
+            "rows_kept": sum(v.kept_rows for v in verdicts),
+            "problems": sum(1 for v in verdicts if v.note.startswith(("corrupt", "index file", "more than",
+                                                                      "data file", "index not used: corrupt")))}
+
+
+
+
+def index_listing(table: PaimonTable) -> Iterator[dict]:
+    """One row per live data file, column and index type, like Paimon's ``$file_indexes`` system
+    table: where the container lives, its version and size, each payload's size and emptiness.
+    Only container heads (version 1) or trailers and footers (version 2) are read."""
+    for entry, _ in table.live():
+        row = {"file": table.relative(entry), "bucket": entry.bucket, "row_count": entry.row_count}
+        try:
+            where, container, note = table.container(entry)
+        except (FileIndexError, OSError) as err:
+            where, container, note = ("embedded" if entry.embedded_index is not None else "sidecar"), None, str(err)
+        row["index"] = where
+        if container is None:
+            yield {**row, "note": note} if note else row
+            continue
+        framing = {"version": container.head.version, "container_bytes": container.size}
+        with container:
+            for index in container:
+                yield {**row, **framing, "column": index.column, "index_type": index.index_type,
+                       "payload_bytes": max(index.length, 0), "empty": index.is_empty}

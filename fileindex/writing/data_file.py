@@ -1,0 +1,143 @@
+"""Build the container Paimon's ``DataFileIndexWriter`` writes for one data file (spec §1, §3, §10).
+
+Every requested (column, index type) gets its index over the column's values in row order;
+a map-key index ``m[k]`` gets each row's value for key k (null when the map is null or lacks the
+key). Columns are laid out in the order Java's writer gives them (:mod:`fileindex.container.column_order`). A container of at most the
+in-manifest threshold is embedded in the manifest, a larger one becomes ``<data file>.index``.
+"""
+from __future__ import annotations
+
+import io
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterator, Mapping
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fileindex.arrow.types import conform
+from fileindex.container.layout import Entry, stream_container
+from fileindex.errors import UsageError
+from fileindex.indexes.registry import INDEX_TYPES
+from fileindex.types import DataType, column_type
+from fileindex.writing.options import (
+    FileIndexOptions,
+    IndexRequest,
+    parse_options,
+    source_columns,
+)
+
+
+@dataclass(frozen=True)
+class BuiltContainer:
+    data: bytes | None  # None when the container was streamed to an output
+    size: int
+    row_count: int
+    requests: tuple[IndexRequest, ...]
+    in_manifest_threshold: int
+    version: int = 1
+
+    @property
+    def embedded(self) -> bool:
+        """Paimon embeds a container of at most the threshold in the manifest (strictly greater: a file)."""
+        return self.size <= self.in_manifest_threshold
+
+
+def index_values(column: pa.ChunkedArray, request: IndexRequest) -> pa.ChunkedArray:
+    """What the request's index writer receives per row: the column, or each map's value for the key."""
+    if request.map_column is None:
+        return column
+    key = pa.scalar(request.map_key, type=column.type.key_type)
+    return pc.map_lookup(column, key, "first")
+
+
+def index_entries(read_column: Callable[[str], pa.ChunkedArray], row_count: int, schema: dict[str, DataType],
+                  options: FileIndexOptions) -> Iterator[Entry]:
+    """(column, index type, payload) in Java's file order, each payload built when it is needed.
+
+    A source column is read once and kept only until the last index that reads it is built.
+    """
+    requests = options.ordered_requests()
+    uses = Counter(r.map_column or r.column for r in requests)
+    columns: dict[str, pa.ChunkedArray] = {}
+    for request in requests:
+        source = request.map_column or request.column
+        if source not in columns:
+            columns[source] = conform(read_column(source), schema[source], source)
+        if request.map_column is not None and row_count == 0:
+            payload = None  # a map-key writer that saw no record: EMPTY entry
+        else:
+            payload = INDEX_TYPES[request.index_type].build(
+                index_values(columns[source], request), column_type(schema, request.column), request.options)
+        uses[source] -= 1
+        if not uses[source]:
+            del columns[source]
+        yield request.column, request.index_type, payload
+
+
+def build_index(read_column: Callable[[str], pa.ChunkedArray], row_count: int, schema: dict[str, DataType],
+                options: FileIndexOptions, out: BinaryIO | None = None) -> BuiltContainer:
+    """Build every requested index into a container: in memory, or streamed to ``out`` (a version-2
+    container then holds one payload in memory at a time)."""
+    target = out if out is not None else io.BytesIO()
+    size = stream_container(target, index_entries(read_column, row_count, schema, options),
+                            version=options.format_version)
+    data = target.getvalue() if out is None else None
+    return BuiltContainer(data, size, row_count, options.requests, options.in_manifest_threshold,
+                          options.format_version)
+
+
+def build_table_index(table: pa.Table, schema: dict[str, DataType], options: FileIndexOptions) -> BuiltContainer:
+    return build_index(table.column, table.num_rows, schema, options)
+
+
+def build_data_file_index(path: str | Path, table_options: Mapping[str, str],
+                          schema_override: dict[str, DataType] | None = None,
+                          out: BinaryIO | None = None) -> BuiltContainer:
+    """Read only the indexed columns of a Parquet or ORC data file and build its container.
+
+    The indexed columns' types come from the file (Arrow → Paimon); ``schema_override`` replaces the
+    types of the columns it names. Columns no index reads are never typed, so they may hold
+    anything (unsigned integers, nulls, durations).
+    """
+    from fileindex.arrow.data_files import DataFileReader
+
+    reader = DataFileReader(path)
+    return build_from_reader(reader, table_options, indexed_schema(reader, table_options, schema_override or {}), out)
+
+
+def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str, DataType]) -> dict[str, DataType]:
+    """Paimon types of the columns the options index: ``override``'s, else the file's Arrow types'."""
+    from fileindex.arrow.types import paimon_type
+
+    names = reader.arrow_schema.names
+    unknown = [name for name in override if name not in names]
+    if unknown:
+        raise UsageError(f"--schema names {', '.join(map(repr, unknown))}, which {reader.path} does not have "
+                         f"(its columns: {', '.join(names)})")
+    schema = {}
+    for name in source_columns(table_options):
+        if name in override:
+            schema[name] = override[name]
+        elif name not in names:
+            raise UsageError(f"{reader.path}: the options index column {name!r}, which the file does not have "
+                             f"(its columns: {', '.join(names)})")
+        else:
+            field = reader.arrow_schema.field(name)
+            schema[name] = paimon_type(field.type, nullable=field.nullable, column=name)
+    return schema
+
+
+def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType],
+                      out: BinaryIO | None = None) -> BuiltContainer:
+    """Build from an opened :class:`fileindex.arrow.data_files.DataFileReader`, one source column at a time."""
+    options = parse_options(table_options, schema)
+    if not options.requests:
+        raise UsageError("no index requested: set file-index.<type>.columns, e.g. "
+                         "--option file-index.bloom-filter.columns=id")
+    names = list(dict.fromkeys(r.map_column or r.column for r in options.requests))
+    missing = [n for n in names if n not in reader.arrow_schema.names]
+    if missing:
+        raise UsageError(f"{reader.path}: no column {', '.join(map(repr, missing))} in the data file")
+    return build_index(reader.column, reader.row_count, schema, options, out)

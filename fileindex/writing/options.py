@@ -1,0 +1,157 @@
+"""Paimon's table options for file indexes, parsed as ``FileIndexOptions`` does (spec §2.1, §10).
+
+* ``file-index.<type>.columns = a, b, m[k]`` declares indexes; items are trimmed, a blank item is an
+  error; ``m[k]`` is a map-key index column (the map's key type must be CHAR/VARCHAR).
+* ``file-index.<type>.<column>.<option> = value``: the key minus its prefix must split on '.' into
+  exactly three parts, otherwise it is ignored (so ``file-index.read.enabled`` and
+  ``file-index.in-manifest-threshold`` are not index options). An option for an undeclared column is
+  an error. For a map column ``m``, ``file-index.<type>.m.<opt>`` applies to every declared key and
+  ``file-index.<type>.m[k].<opt>`` overrides it.
+* ``file-index.in-manifest-threshold`` (MemorySize, default 500 B): a container of at most this size is
+  embedded in the manifest, a larger one is written next to the data file as ``<data file>.index``.
+"""
+from __future__ import annotations
+
+import difflib
+import warnings
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from fileindex.container.column_order import writer_layout
+from fileindex.errors import UsageError
+from fileindex.indexes.options import parse_memory_size
+from fileindex.types import DataType, column_type
+
+PREFIX = "file-index."
+COLUMNS_SUFFIX = ".columns"
+THRESHOLD_KEY = "file-index.in-manifest-threshold"
+DEFAULT_THRESHOLD = "500 B"
+FORMAT_VERSION_KEY = "file-index.format.version"
+GENERAL_KEYS = (THRESHOLD_KEY, "file-index.read.enabled", FORMAT_VERSION_KEY)
+
+
+class IgnoredOptionWarning(UserWarning):
+    """A ``file-index.`` key that Paimon ignores: neither a general key nor ``<type>.<column>.<option>``."""
+
+
+@dataclass(frozen=True)
+class IndexRequest:
+    column: str  # container column name (``m[k]`` for a map key)
+    index_type: str
+    options: dict = field(default_factory=dict)
+
+    @property
+    def map_column(self) -> str | None:
+        return self.column[: self.column.index("[")] if self.column.endswith("]") and "[" in self.column else None
+
+    @property
+    def map_key(self) -> str | None:
+        return self.column[self.column.index("[") + 1:-1] if self.map_column else None
+
+
+@dataclass(frozen=True)
+class FileIndexOptions:
+    requests: tuple[IndexRequest, ...]  # in the order the options declare them
+    in_manifest_threshold: int
+    layout: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (column, index types) in Java's file order
+    format_version: int = 1  # file-index.format.version: 2 is experimental (Paimon PR #10101)
+
+    def ordered_requests(self) -> list[IndexRequest]:
+        """The requests in the order Java's writer lays them out in the container."""
+        by_key = {(r.column, r.index_type): r for r in self.requests}
+        return [by_key[(column, t)] for column, types in self.layout for t in types]
+
+
+def _declarations(options: Mapping[str, str]):
+    """(key, index type, column) for each column named by a ``file-index.<type>.columns`` option."""
+    from fileindex.indexes.registry import INDEX_TYPES
+
+    for key, value in options.items():
+        if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX):
+            index_type = key[len(PREFIX):-len(COLUMNS_SUFFIX)]
+            if index_type not in INDEX_TYPES:
+                raise UsageError(f"{key}: unknown index type {index_type!r} (known: {', '.join(INDEX_TYPES)})")
+            for item in str(value).split(","):
+                column = item.strip()
+                if not column:
+                    raise UsageError(f"{key}={value!r} has an empty column name: list names separated by commas")
+                yield key, index_type, column
+
+
+def source_columns(options: Mapping[str, str]) -> list[str]:
+    """The data columns the declared indexes read (``m`` for a map-key index ``m[k]``), in order."""
+    return list(dict.fromkeys(IndexRequest(column, index_type).map_column or column
+                              for _, index_type, column in _declarations(options)))
+
+
+def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> FileIndexOptions:
+    declared: dict[tuple[str, str], dict] = {}
+    for key, index_type, column in _declarations(options):
+        _check_column(column, schema, key)
+        declared.setdefault((column, index_type), {})
+    general: dict[tuple[str, str], dict] = {}
+    specific: dict[tuple[str, str], dict] = {}
+    for key, value in options.items():
+        if not key.startswith(PREFIX) or key.endswith(COLUMNS_SUFFIX):
+            continue
+        parts = key[len(PREFIX):].split(".")
+        if len(parts) != 3:
+            if key not in GENERAL_KEYS:  # Paimon ignores it too (same bytes), but it is likely a typo
+                _warn_ignored(key, declared)
+            continue
+        index_type, column, option = parts
+        matches = [c for (c, t) in declared if t == index_type and (c == column or c.startswith(column + "["))]
+        if not matches:
+            raise UsageError(f"{key}: column {column!r} has no {index_type} index; declare it in "
+                             f"{PREFIX}{index_type}{COLUMNS_SUFFIX}")
+        target = specific if column in (c for c, t in declared if t == index_type) else general
+        target.setdefault((column, index_type), {})[option] = str(value)
+    requests = []
+    for (column, index_type) in declared:
+        merged = {}
+        parent = column[: column.index("[")] if column.endswith("]") and "[" in column else None
+        if parent is not None:
+            merged.update(general.get((parent, index_type), {}))
+        merged.update(specific.get((column, index_type), {}))
+        requests.append(IndexRequest(column, index_type, merged))
+    threshold = parse_memory_size(options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD), option=THRESHOLD_KEY)
+    layout = tuple((column, tuple(types)) for column, types in writer_layout(options))
+    return FileIndexOptions(tuple(requests), threshold, layout, format_version(options))
+
+
+def format_version(options: Mapping[str, str]) -> int:
+    """The container layout to write: 1 (default) or 2 (experimental, Paimon PR #10101)."""
+    text = str(options.get(FORMAT_VERSION_KEY, "1")).strip()
+    if text not in ("1", "2"):
+        raise UsageError(f"{FORMAT_VERSION_KEY}={text!r}: write 1 (the released layout) or 2 (experimental: the "
+                         "footer layout of Paimon PR #10101)")
+    return int(text)
+
+
+def _warn_ignored(key: str, declared: dict[tuple[str, str], dict]) -> None:
+    from fileindex.indexes.registry import INDEX_TYPES
+
+    parts = key[len(PREFIX):].split(".")
+    if len(parts) == 2 and parts[0] in INDEX_TYPES and parts[1] in INDEX_TYPES[parts[0]].options:
+        # an index option without its column, e.g. file-index.bloom-filter.items
+        columns = [c for (c, t) in declared if t == parts[0]] or ["<column>"]
+        closest = [f"{PREFIX}{parts[0]}.{columns[0]}.{parts[1]}"]
+    else:
+        candidates = list(GENERAL_KEYS) + [f"{PREFIX}{t}{COLUMNS_SUFFIX}" for t in INDEX_TYPES]
+        candidates += [f"{PREFIX}{t}.{c}.{o}" for (c, t) in declared for o in INDEX_TYPES[t].options]
+        closest = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+    hint = f"; did you mean {closest[0]}?" if closest else ""
+    warnings.warn(f"option {key} is ignored by Paimon (and here){hint}", IgnoredOptionWarning, stacklevel=3)
+
+
+def _check_column(column: str, schema: dict[str, DataType], key: str) -> None:
+    if column_type(schema, column) is not None:
+        return
+    if column.endswith("]") and "[" in column:
+        parent = schema.get(column[: column.index("[")])
+        if parent is None:
+            raise UsageError(f"{key}: no column {column[:column.index('[')]!r} in the schema")
+        if parent.root != "MAP" or not parent.children[0].is_string:
+            raise UsageError(f"{key}: {column!r} indexes a map key, but {column[:column.index('[')]!r} is "
+                             f"{parent}, not a MAP with CHAR/VARCHAR keys")
+    raise UsageError(f"{key}: no column {column!r} in the schema (columns: {', '.join(schema)})")

@@ -1,0 +1,260 @@
+"""Bitmap index: brute-force model checks, both encoders, both parsers, laziness, options, edges."""
+import math
+import random
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from conftest import ROOT
+from fileindex.generated.bitmap import Bitmap
+from fileindex.specs.bitmap import bitmap as construct_bitmap
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from structures import construct_tree, kaitai_tree, mutated_payloads, without_none
+from vector_cases import cases_for
+
+from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.errors import DecodeError, UnsupportedTypeError, UsageError
+from fileindex.indexes.bitmap.keys import key_kind, key_of
+from fileindex.indexes.bitmap.reader import BitmapReader
+from fileindex.indexes.bitmap.writer import build, encode, encode_with_construct, layout
+from fileindex.indexes.result import REMAIN, Rows
+from fileindex.types import parse_type
+from fileindex.values import Timestamp, float32
+
+TYPES = {
+    "TINYINT": st.integers(-128, 127),
+    "SMALLINT": st.sampled_from([-32768, -1, 0, 1, 7, 32767]),
+    "INT": st.one_of(st.integers(-5, 5), st.sampled_from([16 * i for i in range(40)]),
+                     st.integers(-2**31, 2**31 - 1)),
+    "BIGINT": st.one_of(st.integers(-3, 3), st.integers(0, 40).map(lambda x: (x << 32) | x),
+                        st.integers(-2**63, 2**63 - 1)),
+    "DATE": st.integers(-1000, 1000),
+    "BOOLEAN": st.booleans(),
+    "FLOAT": st.sampled_from([0.0, -0.0, 1.5, -1.5, math.inf, -math.inf, math.nan, float32(0.1)]),
+    "DOUBLE": st.sampled_from([0.0, -0.0, 1.5, -2.25, math.inf, math.nan, 1e300, -1e-300]),
+    "STRING": st.one_of(st.sampled_from(["", "a", "b", "aa", "é", "\u0000", "zz", "\xff", "key-1", "😀"]),
+                        st.text(max_size=6)),
+    "TIMESTAMP(3)": st.builds(Timestamp, st.integers(-5, 5), st.sampled_from([0, 999999])),
+    "TIMESTAMP(6)": st.builds(Timestamp, st.integers(-3, 3), st.sampled_from([0, 1000, 999999])),
+}
+
+
+@st.composite
+def columns(draw, max_size=80):
+    type_name = draw(st.sampled_from(sorted(TYPES)))
+    pool = draw(st.lists(TYPES[type_name], min_size=1, max_size=12))
+    values = draw(st.lists(st.one_of(st.none(), st.sampled_from(pool)), max_size=max_size))
+    version = draw(st.sampled_from(["1", "2"]))
+    block = draw(st.sampled_from(["16kb", "64b", "40b", "1 KB"]))
+    return parse_type(type_name), values, {"version": version, "index-block-size": block}
+
+
+def laid_out(values, data_type, options):
+    """The payload layout, or None where Java fails too: an entry larger than an index block."""
+    try:
+        return layout(values, data_type, options)
+    except UsageError as err:
+        assert "index fail" in str(err)
+        return None
+
+
+def truth(values, data_type, predicate):
+    return {row for row, value in enumerate(values) if value is not None and predicate(key_of(value, data_type))}
+
+
+def rows(result):
+    assert isinstance(result, Rows), result
+    return set(result.bitmap)
+
+
+@given(columns())
+def test_every_predicate_equals_a_brute_force_model(column):
+    data_type, values, options = column
+    lay = laid_out(values, data_type, options)
+    if lay is None:
+        return
+    reader = BitmapReader(encode(lay), data_type)
+    nulls = {r for r, v in enumerate(values) if v is None}
+    everything = set(range(len(values)))
+    assert rows(reader.visit_is_null()) == nulls
+    assert rows(reader.visit_is_not_null()) == everything - nulls
+    present = [v for v in values if v is not None]
+    for literal in present[:4] + [TYPES_PROBE.get(data_type.root, None)]:
+        if literal is None:
+            continue
+        key = key_of(literal, data_type)
+        matching = truth(values, data_type, lambda k: k == key)
+        assert rows(reader.visit_equal(literal)) == matching
+        assert rows(reader.visit_not_equal(literal)) == everything - matching  # nulls included, as Java
+    if present:
+        literals = present[:3]
+        keys = {key_of(v, data_type) for v in literals}
+        matching = truth(values, data_type, lambda k: k in keys)
+        assert rows(reader.visit_in(literals)) == matching
+        assert rows(reader.visit_in(literals + [None])) == matching | nulls
+        assert rows(reader.visit_not_in(literals)) == everything - matching
+    assert reader.visit_less_than(present[0] if present else 0) is REMAIN  # Java parity by default
+
+
+TYPES_PROBE = {"INT": 123456789, "STRING": "absent", "BIGINT": -7, "BOOLEAN": None}
+
+
+@given(columns())
+def test_extended_ranges_are_exact_and_sound(column):
+    data_type, values, options = column
+    lay = laid_out(values, data_type, options)
+    if lay is None:
+        return
+    kind = key_kind(data_type)
+    reader = BitmapReader(encode(lay), data_type, extended=True)
+    present = [v for v in values if v is not None]
+    for literal in present[:3]:
+        bound = kind.sort_key(key_of(literal, data_type))
+        sort = kind.sort_key
+        assert rows(reader.visit_less_than(literal)) == truth(values, data_type, lambda k: sort(k) < bound)
+        assert rows(reader.visit_less_or_equal(literal)) == truth(values, data_type, lambda k: sort(k) <= bound)
+        assert rows(reader.visit_greater_than(literal)) == truth(values, data_type, lambda k: sort(k) > bound)
+        assert rows(reader.visit_greater_or_equal(literal)) == truth(values, data_type, lambda k: sort(k) >= bound)
+        high = present[-1]
+        hi = kind.sort_key(key_of(high, data_type))
+        assert rows(reader.visit_between(literal, high)) == truth(values, data_type, lambda k: bound <= sort(k) <= hi)
+
+
+@given(columns(max_size=40))
+@settings(max_examples=60)
+def test_numpy_encoder_equals_construct_and_both_parsers_agree(column):
+    data_type, values, options = column
+    lay = laid_out(values, data_type, options)
+    if lay is None:
+        return
+    payload = encode(lay)
+    assert payload == encode_with_construct(lay)
+    check_parsers_agree(payload, data_type)
+
+
+def check_parsers_agree(payload: bytes, data_type):
+    kind = key_kind(data_type)
+    parsed = kaitai_bridge.parse(lambda io: Bitmap(kind.code, io), payload, root="bitmap", validations={})
+    ours = kaitai_tree(parsed)
+    theirs = construct_tree(construct_bitmap(kind.name).parse(payload))
+    assert without_none(ours) == without_none(theirs)
+
+
+@pytest.mark.parametrize("case", cases_for("bitmap", ok=True), ids=lambda c: c.name)
+def test_java_payloads_parse_identically_with_kaitai_and_construct(case):
+    check_parsers_agree(case.payload(), case.data_type)
+
+
+def test_reader_is_lazy_and_reads_one_block():
+    data_type = parse_type("INT")
+    values = [i % 5000 for i in range(20000)] + [None, None]
+    payload = build(values, data_type, {"index-block-size": "256b"})
+    reader = BitmapReader(payload, data_type)
+    assert not reader._meta_read
+    assert set(reader.visit_equal(1234).bitmap) == {1234, 6234, 11234, 16234}
+    assert len(reader._blocks) == 1 and len(reader._directory_offsets) > 100
+    reader.visit_equal(1234)
+    assert len(reader._blocks) == 1 and len(reader._bitmaps) == 1
+    single = build([7, 8, 7], data_type, {})
+    lone = BitmapReader(single, data_type)
+    assert set(lone.visit_equal(8).bitmap) == {1}  # -1 - row: never touches the body
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+@pytest.mark.parametrize("pool", [["abc", "abd", "xyz"], ["ab\x00", "abc", "x\x00\x00", "\x00\x00\x00"]])
+def test_equal_length_string_keys_read_exactly_with_or_without_trailing_nuls(pool, version):
+    data_type = parse_type("STRING")
+    values = [pool[i % len(pool)] for i in range(3 * len(pool))] + [pool[0][:2] + "q", None]
+    reader = BitmapReader(build(values, data_type, {"version": version}), data_type)
+    for literal in pool + ["ab", "abcd", "\x00"]:
+        assert rows(reader.visit_equal(literal)) == {r for r, v in enumerate(values) if v == literal}
+
+
+def test_single_row_value_lookups_never_read_the_body():
+    data_type = parse_type("STRING")
+    payload = bytearray(build(["x", "y", "y"], data_type, {}))
+    reader = BitmapReader(bytes(payload), data_type)
+    assert set(reader.visit_equal("x").bitmap) == {0}
+
+
+def test_index_fail_for_an_entry_larger_than_a_block():
+    with pytest.raises(UsageError, match="index fail"):
+        build(["x" * 100], parse_type("STRING"), {"index-block-size": "64b"})
+    build(["x" * 100], parse_type("STRING"), {"version": "1", "index-block-size": "64b"})  # V1 has no blocks
+    limit = 16384
+    fits = "y" * (limit - 16)  # 4 (count) + 8 + 4 (length) + bytes == limit
+    build([fits], parse_type("STRING"))
+    with pytest.raises(UsageError, match="index fail"):
+        build([fits + "y"], parse_type("STRING"))
+
+
+@pytest.mark.parametrize("type_name", ["DECIMAL(10, 2)", "BINARY(4)", "BYTES", "ARRAY<INT>", "MAP<STRING, INT>"])
+def test_types_java_refuses(type_name):
+    with pytest.raises(UnsupportedTypeError, match="bitmap does not support"):
+        build([None], parse_type(type_name))
+
+
+@pytest.mark.parametrize("options, message", [({"version": "3"}, "version"), ({"index-block-size": "lots"}, "memory"),
+                                              ({"block-size": "1kb"}, "unknown bitmap option")])
+def test_bad_options(options, message):
+    with pytest.raises(UsageError, match=message):
+        build([1], parse_type("INT"), options)
+
+
+@pytest.mark.parametrize("spelling", ["16kb", "16KB", "16 kb", "16 KB", "16384", "16k", "16 kibibytes"])
+def test_memory_size_spellings(spelling):
+    values = list(range(3000))
+    assert build(values, parse_type("INT"), {"index-block-size": spelling}) == build(values, parse_type("INT"))
+
+
+def test_large_columns_and_arrow_input():
+    rng = np.random.default_rng(5)
+    n = 70000  # crosses the 65536 Roaring container boundary
+    ints = rng.integers(0, 3000, size=n)
+    mask = rng.random(n) < 0.02
+    arrow = pa.array(ints.astype(np.int32), mask=mask)
+    python = [None if m else int(v) for v, m in zip(ints, mask)]
+    for version in ("1", "2"):
+        payload = build(arrow, parse_type("INT"), {"version": version})
+        assert payload == build(python, parse_type("INT"), {"version": version})
+        reader = BitmapReader(payload, parse_type("INT"))
+        assert set(reader.visit_equal(17).bitmap) == {i for i, v in enumerate(python) if v == 17}
+    strings = pa.array([None if m else f"v{v}" for v, m in zip(ints, mask)])
+    assert build(strings, parse_type("STRING")) == build(strings.to_pylist(), parse_type("STRING"))
+
+
+def test_raw_java_bitmap_bodies_from_a_real_table():
+    expected = {
+        "asdfghjkl123_2500": {3127, 18654, 23615, 43768, 62555, 63261, 66284, 74708, 99268},
+        "asdfghjkl123_5000": {2269, 21292, 23667, 35066, 42377, 46085, 64811, 79062, 96161},
+        "asdfghjkl123_7500": {14856, 50768, 60230, 68792, 72208, 73800, 78261, 81346, 86520, 87420, 88501,
+                              95131, 99401},
+    }
+    folder = ROOT / "tests" / "tables" / "raw-bitmap-bodies"
+    for name in ("bitmap-index-v1", "bitmap-index-v2"):
+        reader = BitmapReader((folder / name).read_bytes(), parse_type("STRING"))
+        for literal, rows_expected in expected.items():
+            assert set(reader.visit_equal(literal).bitmap) == rows_expected
+
+
+def test_malformed_payloads_raise_project_errors_with_offsets():
+    rng = random.Random(11)
+    data_type = parse_type("STRING")
+    payload = build(["a", None, "b", None, "a", "ccc"] * 20, data_type, {"index-block-size": "40b"})
+    for cut in mutated_payloads(payload, seed=rng.randrange(1000), count=400):
+        reader = BitmapReader(cut, data_type, base_offset=1000)
+        for visit in (lambda: reader.visit_equal("a"), lambda: reader.visit_is_null(),
+                      lambda: reader.visit_not_in(["b", "zz"])):
+            try:
+                visit()
+            except DecodeError as err:
+                assert 1000 <= err.offset <= 1000 + len(cut), err
+
+
+@pytest.mark.parametrize("type_name, literal", [("STRING", 5), ("STRING", 1.5), ("INT", "5"), ("INT", True)])
+def test_a_literal_of_the_wrong_type_is_refused_not_misread(type_name, literal):
+    data_type = parse_type(type_name)
+    reader = BitmapReader(build(["5", "x"] if type_name == "STRING" else [5, 6], data_type), data_type)
+    with pytest.raises(UsageError, match="must be"):
+        reader.visit_equal(literal)

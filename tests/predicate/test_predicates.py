@@ -1,0 +1,157 @@
+"""Predicate syntax: print → parse round trips, NOT push-down, and a message for every error."""
+import datetime as dt
+import math
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fileindex.errors import UsageError
+from fileindex.predicate.literals import parse_timestamp_text, timestamp_text
+from fileindex.predicate.parser import parse_predicate, to_sql
+from fileindex.predicate.tree import And, Leaf, Or, in_, negate, not_in
+from fileindex.types import parse_schema
+from fileindex.values import Timestamp, float32
+
+SCHEMA = parse_schema("i INT, b BIGINT, s STRING, f FLOAT, x DOUBLE, d DATE, t TIMESTAMP(9), "
+                      "z TIMESTAMP(3) WITH LOCAL TIME ZONE, n DECIMAL(10, 3), ok BOOLEAN, `odd ``name`` ` INT, "
+                      "attrs MAP<STRING, STRING>, `and` INT, tm TIME(3), raw BYTES")
+
+LITERALS = {
+    "i": st.integers(-2**31, 2**31 - 1),
+    "b": st.integers(-2**63, 2**63 - 1),
+    "s": st.text(),
+    "f": st.floats(width=32, allow_nan=False).map(float32),
+    "x": st.floats(allow_nan=False),
+    "d": st.integers(-700000, 2900000),
+    "t": st.builds(Timestamp, st.integers(-62135596800000, 253402300799999), st.integers(0, 999999)),
+    "z": st.builds(Timestamp, st.integers(-62135596800000, 253402300799999), st.just(0)),
+    "n": st.integers(-10**9, 10**9).map(lambda v: Decimal(v).scaleb(-3)),
+    "ok": st.booleans(),
+    "odd `name` ": st.integers(-5, 5),
+    "attrs[k'ey]": st.text(max_size=5),
+    "and": st.integers(-5, 5),
+    "tm": st.integers(0, 86399999),
+    "raw": st.binary(max_size=6),
+}
+
+
+@st.composite
+def leaves(draw):
+    column = draw(st.sampled_from(sorted(LITERALS)))
+    value = LITERALS[column]
+    function = draw(st.sampled_from(["eq", "neq", "lt", "lte", "gt", "gte", "is_null", "is_not_null", "between",
+                                     "not_between", "in", "not_in"]))
+    if function in ("is_null", "is_not_null"):
+        return Leaf(function, column)
+    if function in ("between", "not_between"):
+        return Leaf(function, column, (draw(value), draw(value)))
+    if function in ("in", "not_in"):
+        values = draw(st.one_of(st.just([]), st.lists(value, min_size=21, max_size=25)))
+        return Leaf(function, column, tuple(values))
+    return Leaf(function, column, (draw(value),))
+
+
+def trees():
+    return st.recursive(leaves(), lambda children: st.one_of(
+        st.lists(children, min_size=2, max_size=3).map(lambda cs: _flat(And, cs)),
+        st.lists(children, min_size=2, max_size=3).map(lambda cs: _flat(Or, cs))), max_leaves=6)
+
+
+def _flat(kind, children):
+    flat = []
+    for child in children:
+        flat.extend(child.children if isinstance(child, kind) else [child])
+    return kind(tuple(flat))
+
+
+@given(trees())
+def test_print_then_parse_round_trips(tree):
+    text = to_sql(tree, SCHEMA)
+    assert parse_predicate(text, SCHEMA) == tree
+
+
+@given(trees())
+def test_not_is_pushed_to_the_leaves(tree):
+    text = to_sql(tree, SCHEMA)
+    assert parse_predicate(f"NOT ({text})", SCHEMA) == negate(tree)
+    assert negate(negate(tree)) == tree
+
+
+def test_special_floats_and_escapes():
+    parsed = parse_predicate("x = NaN OR x = -Infinity OR x = -0.0 OR x = 1.5E-7", SCHEMA)
+    values = [leaf.literals[0] for leaf in parsed.children]
+    assert math.isnan(values[0]) and values[1] == -math.inf and math.copysign(1, values[2]) == -1
+    assert values[3] == 1.5e-7
+    text = parse_predicate(r"s = 'a''b\n\t\\\'\u00e9\U0001F600\u0000' OR s = '\ud83d\ude00'", SCHEMA)
+    assert [c.literals[0] for c in text.children] == ["a'b\n\t\\'é😀\u0000", "😀"]
+
+
+def test_in_lists_follow_predicate_builder():
+    assert parse_predicate("i IN (1, 2)", SCHEMA) == in_("i", [1, 2]) == Or((Leaf("eq", "i", (1,)),
+                                                                              Leaf("eq", "i", (2,))))
+    many = list(range(21))
+    assert parse_predicate(f"i IN ({', '.join(map(str, many))})", SCHEMA) == Leaf("in", "i", tuple(many))
+    assert parse_predicate("i NOT IN (1, 2)", SCHEMA) == not_in("i", [1, 2]) == And(
+        (Leaf("neq", "i", (1,)), Leaf("neq", "i", (2,))))
+    assert parse_predicate("i IN ()", SCHEMA) == Leaf("in", "i", ())
+
+
+def test_columns_and_literal_forms():
+    assert parse_predicate("attrs['color'] = 'red'", SCHEMA) == Leaf("eq", "attrs[color]", ("red",))
+    assert parse_predicate("`odd ``name`` ` = 1", SCHEMA) == Leaf("eq", "odd `name` ", (1,))
+    assert parse_predicate("`and` = 1 and ok = true", SCHEMA) == And((Leaf("eq", "and", (1,)),
+                                                                      Leaf("eq", "ok", (True,))))
+    assert parse_predicate("d = DATE '1970-01-02'", SCHEMA) == Leaf("eq", "d", (1,))
+    assert parse_predicate("tm = '00:00:01.5'", SCHEMA) == Leaf("eq", "tm", (1500,))
+    assert parse_predicate("raw = X'00ff'", SCHEMA) == Leaf("eq", "raw", (b"\x00\xff",))
+    assert parse_predicate("n = 1.5", SCHEMA) == Leaf("eq", "n", (Decimal("1.500"),))
+    stamp = parse_predicate("t = TIMESTAMP '0001-01-01 00:00:00.000000001'", SCHEMA).literals[0]
+    assert timestamp_text(stamp) == "0001-01-01 00:00:00.000000001"
+
+
+@given(st.integers(-62135596800000, 253402300799999), st.integers(0, 999999))
+def test_timestamp_text_round_trips(millis, nanos):
+    stamp = Timestamp(millis, nanos)
+    assert parse_timestamp_text(timestamp_text(stamp)) == stamp
+    if nanos % 1000 == 0:
+        as_datetime = dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=millis, microseconds=nanos // 1000)
+        expected = as_datetime.isoformat(sep=" ")
+        if "." in expected:
+            expected = expected.rstrip("0").rstrip(".")
+        assert timestamp_text(stamp) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "empty"),
+    ("nope = 1", "unknown column 'nope'"),
+    ("i = 'x'", "does not fit column i of type INT"),
+    ("i = 2147483648", "does not fit column i"),
+    ("i = 1.5", "does not fit column i"),
+    ("n = 1.2345", "needs more digits"),
+    ("n = 12345678.9", "needs more digits"),
+    ("ok = 1", "TRUE or FALSE"),
+    ("s = 5", "string in single quotes"),
+    ("d = DATE '2024-13-01'", "not a date"),
+    ("t = TIMESTAMP '2024-01-01 25:00:00'", "not a timestamp"),
+    ("t = TIMESTAMP '2024-01-01 00:00:00.1234567891'", "1 to 9 digits"),
+    ("s = 'open", "unexpected character"),
+    ("s = 'a\\q'", "unknown escape"),
+    ("s = '\\u12'", "4 hex digits"),
+    ("i = 1 AND", "unexpected end"),
+    ("(i = 1", "expected ')'"),
+    ("i = 1 i = 2", "unexpected 'i'"),
+    ("i ~ 1", "unexpected character '~'"),
+    ("i LIKE 1", "expected a comparison"),
+    ("s['k'] = 'v'", "unknown column 's[k]'"),
+    ("attrs[color] = 'v'", "quoted map key"),
+    ("i = -'x'", "number after '-'"),
+    ("raw = X'zz'", "not hexadecimal"),
+    ("tm = '25:00'", "HH:MM:SS"),
+])
+def test_every_error_says_what_and_where(text, message):
+    with pytest.raises(UsageError) as info:
+        parse_predicate(text, SCHEMA)
+    assert message in str(info.value)
+    assert "position" in str(info.value) or "empty" in str(info.value)
