@@ -37,6 +37,18 @@ def parse(
     return obj
 
 
+def parse_fast(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[KaitaiStream], KaitaiStruct], data, *,
+               root: str, validations: ValidationErrors, base: int = 0) -> T:
+    """Parse with the reader compiled without position recording (the normal path); when it fails,
+    parse again with the debug reader, whose recorded positions give the error's field and offset."""
+    stream = KaitaiStream(data if hasattr(data, "read") else _ViewReader(data))
+    try:
+        return fast_spec(stream)  # a non-debug generated reader reads in its constructor
+    except kaitaistruct.KaitaiStructError:
+        parse(debug_spec, data, root=root, validations=validations, base=base)
+        raise  # both readers come from one spec: the debug one fails too (never reached)
+
+
 class _ViewReader(io.RawIOBase):
     """A seekable binary stream over a buffer that copies only what is read (``BytesIO`` copies the
     whole buffer first: a memory-mapped container of many megabytes for a HEAD of a few hundred bytes)."""

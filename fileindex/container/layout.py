@@ -15,8 +15,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO, Iterable, Iterator, Mapping
 
+import kaitaistruct
+
 from fileindex import errors
 from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.generated.fast import file_index_format as fast
 from fileindex.generated.file_index_format import FileIndexFormat
 from fileindex.java import utf as java_utf
 
@@ -104,13 +107,16 @@ class ContainerHead:
 
 def parse_head(data) -> ContainerHead:
     """Decode the entry table of a container held in ``data`` (bytes-like or a seekable binary file):
-    version 1's HEAD, or version 2's trailer and footer (read from the end; nothing else is read)."""
-    parsed = kaitai_bridge.parse(FileIndexFormat, data, root=ROOT, validations=_VALIDATIONS)
+    version 1's HEAD, or version 2's trailer and footer (read from the end; nothing else is read).
+
+    The reader compiled without position recording does the work; the debug reader runs only to
+    place an error. Positions follow from the spec's field widths as the table is walked."""
+    parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, FileIndexFormat, data, root=ROOT,
+                                      validations=_VALIDATIONS)
     if parsed.version == VERSION_2:
-        return _parse_footer(parsed)
+        return _parse_footer(parsed, data)
     table = parsed.head
-    base = parsed._debug["head"]["start"]  # the column table is a substream starting at offset 16
-    records = _column_records(table.columns, table._debug, base, f"{ROOT}/head")
+    records = _column_records(table.columns, V1_COLUMNS_AT, f"{ROOT}/head", V1_POSITION_BYTES)
     return ContainerHead(
         version=parsed.version,
         head_length=parsed.len_head,
@@ -128,18 +134,22 @@ def check_v2_size(size: int) -> None:
                                     offset=size, field=f"{ROOT}/trailer")
 
 
-def _parse_footer(parsed: FileIndexFormat) -> ContainerHead:
+def _parse_footer(parsed, data) -> ContainerHead:
     size = parsed._io.size()
     check_v2_size(size)
-    read = lambda name: kaitai_bridge.read_instance(parsed, name, path=ROOT,  # noqa: E731
-                                                    validations=_VALIDATIONS, size=size)
-    footer_length = read("trailer").len_footer
+    try:
+        footer_length = parsed.trailer.len_footer
+        footer = parsed.footer
+    except kaitaistruct.KaitaiStructError:  # place the error with the debug reader
+        debug = kaitai_bridge.parse(FileIndexFormat, data, root=ROOT, validations=_VALIDATIONS)
+        for name in ("trailer", "footer"):
+            kaitai_bridge.read_instance(debug, name, path=ROOT, validations=_VALIDATIONS, size=size)
+        raise
     footer_start = size - V2_TRAILER - footer_length
-    footer = read("footer")
     return ContainerHead(
         version=VERSION_2,
         head_length=None,
-        column_records=_column_records(footer.columns, footer._debug, footer_start, f"{ROOT}/footer"),
+        column_records=_column_records(footer.columns, footer_start + 4, f"{ROOT}/footer", V2_POSITION_BYTES),
         redundant_length=None,
         redundant_bytes=0,
         footer_start=footer_start,
@@ -148,29 +158,34 @@ def _parse_footer(parsed: FileIndexFormat) -> ContainerHead:
     )
 
 
-def _column_records(columns, debug: dict, base: int, path: str) -> tuple[ColumnRecord, ...]:
-    """Column records of a table read from a substream starting at absolute offset ``base``."""
+V1_COLUMNS_AT = 20  # magic, version, head length, column count
+V1_POSITION_BYTES = 8  # start and length: s4 each
+V2_POSITION_BYTES = 16  # s8 each
+
+
+def _column_records(columns, at: int, path: str, position_bytes: int) -> tuple[ColumnRecord, ...]:
+    """Column records with absolute offsets, walking the table from ``at`` by the spec's widths
+    (a name or type: u2 length and its bytes; a column: its name and an s4 count)."""
     records = []
     for c, column in enumerate(columns):
         column_field = f"{path}/columns[{c}]"
-        name = _decode_name_at(column.name, base, f"{column_field}/name")
+        offset = at
+        name = java_utf.decode(column.name.value, offset=at + 2, field=f"{column_field}/name")
+        at += 2 + len(column.name.value) + 4
         entries = []
         for i, index in enumerate(column.indexes):
             index_field = f"{column_field}/indexes[{i}]"
             entries.append(IndexEntry(
                 column=name,
-                index_type=_decode_name_at(index.index_type, base, f"{index_field}/index_type"),
+                index_type=java_utf.decode(index.index_type.value, offset=at + 2, field=f"{index_field}/index_type"),
                 start=index.ofs_body,
                 length=index.len_body,
                 field=index_field,
-                entry_offset=base + column._debug["indexes"]["arr"][i]["start"],
+                entry_offset=at,
             ))
-        records.append(ColumnRecord(name=name, indexes=tuple(entries), offset=base + debug["columns"]["arr"][c]["start"]))
+            at += 2 + len(index.index_type.value) + position_bytes
+        records.append(ColumnRecord(name=name, indexes=tuple(entries), offset=offset))
     return tuple(records)
-
-
-def _decode_name_at(utf, base: int, field: str) -> str:
-    return java_utf.decode(utf.value, offset=base + utf._debug["value"]["start"], field=field)
 
 
 class FileIndexContainer:

@@ -15,6 +15,7 @@ import numpy as np
 from fileindex import errors
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.generated.bloom_filter import BloomFilter
+from fileindex.generated.fast import bloom_filter as fast
 from fileindex.indexes.options import check_known, get_double, get_int
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
@@ -167,7 +168,8 @@ class BloomFilterReader(FileIndexReader):
         check_bloom_type(data_type)
         self.data_type = data_type
         view = memoryview(payload).cast("B")
-        parsed = kaitai_bridge.parse(BloomFilter, view, root=ROOT, validations=_VALIDATIONS, base=base_offset)
+        parsed = kaitai_bridge.parse_fast(fast.BloomFilter, BloomFilter, view, root=ROOT, validations=_VALIDATIONS,
+                                          base=base_offset)
         self.num_hash_functions = parsed.num_hash_functions
         self.num_bits = 8 * parsed.len_bitset
         if self.num_bits and self.num_hash_functions > self.num_bits:
