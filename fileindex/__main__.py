@@ -1,6 +1,6 @@
 """``python -m fileindex``: the same command line as ``fileindex``."""
 import sys
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 
 sys.exit(main())

@@ -1,4 +1,4 @@
-"""The command line: one module per subcommand (``main`` dispatches), and their shared error reporting."""
+"""The command line: one module per subcommand (``app`` dispatches), and their shared error reporting."""
 from __future__ import annotations
 
 import sys
@@ -32,3 +32,13 @@ def parse_key_values(pairs: list[str], flag: str, example: str) -> dict[str, str
             raise UsageError(f"{flag} {pair!r}: write KEY=VALUE, e.g. {example}")
         parsed[key.strip()] = value.strip()
     return parsed
+
+
+def __getattr__(name: str):
+    """``main`` and ``build_parser`` (in ``fileindex.cli.app``), loaded on first use: the console
+    script and ``spark-submit`` jobs call ``fileindex.cli.main``."""
+    if name in ("main", "build_parser"):
+        from fileindex.cli import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module 'fileindex.cli' has no attribute {name!r}")

@@ -5,7 +5,7 @@ import sys
 import pytest
 from conftest import JAVA_VECTORS, index_files
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.container.layout import write_entries
 
 ENGINE = JAVA_VECTORS / "multi__engine_layout.index"

@@ -6,7 +6,7 @@ from conftest import JAVA_VECTORS, ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 
 ENGINE = JAVA_VECTORS / "multi__engine_layout.index"
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap_alter_table.db"

@@ -12,7 +12,7 @@ import pytest
 from conftest import JAVA_VECTORS, ROOT
 from vector_cases import all_cases, parquet_file
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.container.layout import FileIndexContainer
 from fileindex.predicate.literals import sql_literal
 
@@ -214,7 +214,7 @@ def test_a_container_closes_its_memory_map():
 
 
 def test_help_loads_no_numpy_or_pyarrow_and_is_fast():
-    probe = ("import sys, time; t = time.perf_counter(); from fileindex.cli.main import build_parser; build_parser(); "
+    probe = ("import sys, time; t = time.perf_counter(); from fileindex.cli.app import build_parser; build_parser(); "
              "print(time.perf_counter() - t, 'numpy' in sys.modules or 'pyarrow' in sys.modules)")
     seconds, heavy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                                     check=True).stdout.split()

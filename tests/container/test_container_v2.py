@@ -14,7 +14,7 @@ from structures import construct_tree, kaitai_tree
 from test_container_properties import ENTRIES
 from vector_cases import all_cases, current_java_answer
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.container.layout import (
     _VALIDATIONS,

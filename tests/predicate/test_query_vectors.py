@@ -5,7 +5,7 @@ import pytest
 from conftest import JAVA_VECTORS
 from vector_cases import all_cases, current_java_answer
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.predicate.java import java_predicate_sql
 from fileindex.predicate.literals import sql_literal
 from fileindex.types import parse_schema

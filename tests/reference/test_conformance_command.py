@@ -4,7 +4,7 @@ import shutil
 
 from conftest import JAVA_VECTORS
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 
 
 def test_the_java_vectors_pass(capsys):

@@ -6,7 +6,7 @@ import pytest
 from conftest import JAVA_VECTORS
 from vector_cases import all_cases
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.container.layout import FileIndexContainer, reframe
 from fileindex.errors import DecodeError
 from fileindex.reference.explain import explain

@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT
 from generated_data import OPTIONS, data_table, write_dataset
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.spark import build_indexes, verify_indexes
 from fileindex.spark.jobs import FAIL_BEFORE_RENAME

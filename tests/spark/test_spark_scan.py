@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT
 from generated_data import write_dataset
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.indexes.result import SKIP
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.pipeline.scan import evaluate_file

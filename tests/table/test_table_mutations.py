@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fileindex.arrow.data_files import DataFileReader
-from fileindex.cli.main import _one_line_warning, main
+from fileindex.cli.app import _one_line_warning, main
 from fileindex.pipeline.truth import matches
 from fileindex.table.metadata import TableError, TableHintWarning, read_rows
 from fileindex.table.scan import PaimonTable

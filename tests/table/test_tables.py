@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.table.scan import PaimonTable
 

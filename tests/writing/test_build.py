@@ -5,7 +5,7 @@ import pytest
 from conftest import JAVA_VECTORS
 from vector_cases import all_cases, multi_table, parquet_file, table_options
 
-from fileindex.cli.main import main
+from fileindex.cli import main
 from fileindex.container.layout import FileIndexContainer
 from fileindex.errors import UsageError
 from fileindex.types import parse_schema, parse_type
