@@ -1,0 +1,51 @@
+"""Java Paimon 0.9.0 timed in the same run as tools/bench.py (tools/java/PaimonBench.java).
+
+Ratios against Java figures recorded on another machine mislead by 2x or more; the jar the tests
+use covers the container, bloom-filter and bitmap V1, so those rows are timed here, now. Rows only
+newer Java has (bitmap V2, bsi, range-bitmap) keep the recorded figure, scaled by how this machine
+compares with the recording machine on the rows timed in both.
+"""
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+ROOT = TOOLS.parent
+SOURCE = TOOLS / "java" / "PaimonBench.java"
+CONTAINER = ROOT / "fileindex" / "samples" / "container_12col.index"
+
+
+def jar() -> Path:
+    sys.path.insert(0, str(TOOLS))
+    import fetch_java_oracle
+
+    fetch_java_oracle.main() if not fetch_java_oracle.JAR.is_file() else None
+    return fetch_java_oracle.JAR
+
+
+def run(repeat: int, only: str = "") -> dict[str, float]:
+    """Java row name -> median seconds per op, measured now. Raises RuntimeError when there is no JDK."""
+    if not (shutil.which("javac") and shutil.which("java")):
+        raise RuntimeError("no JDK (javac, java): bash tools/setup.sh --test installs one")
+    classpath = jar()
+    with tempfile.TemporaryDirectory(prefix="paimon-bench-") as classes:
+        subprocess.run(["javac", "-d", classes, "-cp", str(classpath), str(SOURCE)], check=True)
+        kind = next((k for k in ("container", "bloom", "bitmap") if only and only in k), "")
+        out = subprocess.run(["java", "-Xms2g", "-Xmx2g", "-cp", f"{classes}:{classpath}", "PaimonBench",
+                              str(CONTAINER), str(repeat), kind], check=True, capture_output=True, text=True).stdout
+    figures = {}
+    for line in out.splitlines():
+        name, seconds, _check = line.split("\t")
+        figures[name] = float(seconds)
+    return figures
+
+
+def machine_factor(same_run: dict[str, float], recorded: dict[str, float]) -> float:
+    """How much slower (> 1) this machine runs Java than the recording machine did (median ratio)."""
+    ratios = [same_run[name] / recorded[name] for name in same_run if name in recorded]
+    return statistics.median(ratios) if ratios else 1.0

@@ -1,0 +1,188 @@
+// Java Paimon 0.9.0's own file-index code timed on the benchmark datasets, in the same run as
+// tools/bench.py (which compiles and starts this program; see tools/bench_reference/java-performance.md
+// for the dataset recipes, generated here from the same SplitMix64 definitions).
+// Prints one line per row: "<java row name>\t<median seconds per op>\t<check value>".
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.fileindex.FileIndexFormat;
+import org.apache.paimon.fileindex.FileIndexReader;
+import org.apache.paimon.fileindex.FileIndexResult;
+import org.apache.paimon.fileindex.FileIndexWriter;
+import org.apache.paimon.fileindex.FileIndexer;
+import org.apache.paimon.fileindex.bitmap.BitmapIndexResultLazy;
+import org.apache.paimon.fs.ByteArraySeekableStream;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.predicate.FieldRef;
+import org.apache.paimon.types.DataType;
+import org.apache.paimon.types.DataTypes;
+import org.apache.paimon.types.RowType;
+
+public class PaimonBench {
+    static final int N = 1_000_000;
+    static int repeat = 5;
+
+    static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    static long r(long seed, long i) { return mix64(seed + (i + 1) * 0x9E3779B97F4A7C15L); }
+
+    static long u(long seed, long i, long n) { return Long.remainderUnsigned(r(seed, i), n); }
+
+    static String hex(long x, int digits) {
+        String full = String.format("%016x", x);
+        return full.substring(16 - digits);
+    }
+
+    static long[] bigint1m() {
+        long[] v = new long[N];
+        for (int i = 0; i < N; i++) v[i] = u(1, i, 2000000001L) - 1000000000L;
+        return v;
+    }
+
+    static BinaryString[] string1mAvg16() {
+        BinaryString[] v = new BinaryString[N];
+        for (int i = 0; i < N; i++) {
+            String s = hex(r(3, i), 16) + hex(r(4, i), 16);
+            v[i] = BinaryString.fromString(s.substring(0, 8 + (int) u(2, i, 17)));
+        }
+        return v;
+    }
+
+    static BinaryString[] string1mCard1k() {
+        BinaryString[] keys = new BinaryString[1000];
+        for (int j = 0; j < 1000; j++) keys[j] = BinaryString.fromString(String.format("k%04d-", j) + hex(r(5, j) >>> 32, 8));
+        BinaryString[] v = new BinaryString[N];
+        for (int i = 0; i < N; i++) v[i] = u(7, i, 100) == 0 ? null : keys[(int) u(6, i, 1000)];
+        return v;
+    }
+
+    static Integer[] int1mCard100k() {
+        Integer[] v = new Integer[N];
+        for (int i = 0; i < N; i++) v[i] = u(9, i, 100) == 0 ? null : (int) (u(8, i, 100000) - 50000);
+        return v;
+    }
+
+    interface Op { Object run() throws Exception; }
+
+    /** Median seconds of `repeat` timed runs of op (after two warm-up runs), divided by perOp. */
+    static double median(Op op, double perOp) throws Exception {
+        op.run();
+        op.run();
+        double[] t = new double[repeat];
+        for (int k = 0; k < repeat; k++) {
+            long start = System.nanoTime();
+            op.run();
+            t[k] = (System.nanoTime() - start) / 1e9;
+        }
+        Arrays.sort(t);
+        return t[repeat / 2] / perOp;
+    }
+
+    static void row(String name, double seconds, Object check) {
+        System.out.println(name + "\t" + seconds + "\t" + check);
+        System.out.flush();
+    }
+
+    static String sha256(byte[] data) throws Exception {
+        StringBuilder s = new StringBuilder();
+        for (byte b : MessageDigest.getInstance("SHA-256").digest(data)) s.append(String.format("%02x", b));
+        return s.toString();
+    }
+
+    static Options options(String... kv) {
+        Map<String, String> map = new HashMap<>();
+        for (int i = 0; i + 1 < kv.length; i += 2) map.put(kv[i], kv[i + 1]);
+        return Options.fromMap(map);
+    }
+
+    static byte[] build(FileIndexer indexer, Object[] values) {
+        FileIndexWriter writer = indexer.createWriter();
+        for (Object v : values) writer.writeRecord(v);
+        return writer.serializedBytes();
+    }
+
+    static FileIndexReader reader(FileIndexer indexer, byte[] payload) {
+        return indexer.createReader(new ByteArraySeekableStream(payload), 0, payload.length);
+    }
+
+    static void bloom(String name, DataType type, Object[] values, Object[] probes) throws Exception {
+        FileIndexer indexer = FileIndexer.create("bloom-filter", type, options("items", "1000000", "fpp", "0.01"));
+        byte[][] payload = new byte[1][];
+        row("bloom build " + name + " (1M rows, items=1M, fpp=0.01)",
+            median(() -> payload[0] = build(indexer, values), N), sha256(payload[0]));
+        FieldRef field = new FieldRef(0, "c", type);
+        FileIndexReader open = reader(indexer, payload[0]);
+        int[] skips = new int[1];
+        row("bloom lookup " + name + " (100k visitEqual)", median(() -> {
+            int s = 0;
+            for (Object p : probes) if (!open.visitEqual(field, p).remain()) s++;
+            skips[0] = s;
+            return s;
+        }, probes.length), skips[0]);
+        row("bloom open reader " + name, median(() -> reader(indexer, payload[0]), 1), payload[0].length);
+    }
+
+    static long cardinality(FileIndexResult result) {
+        return ((BitmapIndexResultLazy) result).get().getCardinality();
+    }
+
+    static void bitmap(String name, DataType type, Object[] values, Object eq, Object absent) throws Exception {
+        FileIndexer indexer = FileIndexer.create("bitmap", type, options());
+        byte[][] payload = new byte[1][];
+        row("bitmap v1 build " + name, median(() -> payload[0] = build(indexer, values), N), sha256(payload[0]));
+        FieldRef field = new FieldRef(0, "c", type);
+        long[] card = new long[1];
+        row("bitmap v1 eq cold (new reader, meta read + 1 eq) " + name,
+            median(() -> card[0] = cardinality(reader(indexer, payload[0]).visitEqual(field, eq)), 1), card[0]);
+        FileIndexReader warm = reader(indexer, payload[0]);
+        warm.visitEqual(field, absent);
+        row("bitmap v1 IS NULL (meta warm) " + name,
+            median(() -> card[0] = cardinality(warm.visitIsNull(field)), 1), card[0]);
+    }
+
+    public static void main(String[] args) throws Exception {
+        String container = args[0];
+        if (args.length > 1) repeat = Integer.parseInt(args[1]);
+        String only = args.length > 2 ? args[2] : "";
+
+        byte[] head = Files.readAllBytes(Paths.get(container));
+        if ("container".contains(only) || only.isEmpty()) {
+            int loops = 100_000;
+            row("FileIndexFormat head read, 12-column container (x100k)", median(() -> {
+                Object last = null;
+                for (int k = 0; k < loops; k++) last = FileIndexFormat.createReader(new ByteArraySeekableStream(head), RowType.of());
+                return last;
+            }, loops), head.length);
+        }
+        if ("bloom".contains(only) || only.isEmpty()) {
+            long[] big = bigint1m();
+            Object[] values = new Object[N];
+            for (int i = 0; i < N; i++) values[i] = big[i];
+            Object[] probes = new Object[100_000];
+            for (int k = 0; k < probes.length; k++) probes[k] = k % 2 == 0 ? big[(int) u(12, k, 1000000)] : r(13, k);
+            bloom("bigint_1m", DataTypes.BIGINT(), values, probes);
+            BinaryString[] strings = string1mAvg16();
+            Object[] sprobes = new Object[100_000];
+            for (int k = 0; k < sprobes.length; k++)
+                sprobes[k] = k % 2 == 0 ? strings[(int) u(14, k, 1000000)] : BinaryString.fromString("x" + hex(r(15, k), 16));
+            bloom("string_1m_avg16", DataTypes.STRING(), strings, sprobes);
+        }
+        if ("bitmap".contains(only) || only.isEmpty()) {
+            BinaryString[] card1k = string1mCard1k();
+            BinaryString k0 = BinaryString.fromString(String.format("k%04d-", 0) + hex(r(5, 0) >>> 32, 8));
+            bitmap("string_1m_card1k", DataTypes.STRING(), card1k, k0, BinaryString.fromString("absent"));
+            bitmap("int_1m_card100k", DataTypes.INT(), int1mCard100k(), 12345, 999999);
+        }
+    }
+}
