@@ -44,9 +44,14 @@ def parse_fast(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[Kai
     stream = KaitaiStream(data if hasattr(data, "read") else _ViewReader(data))
     try:
         return fast_spec(stream)  # a non-debug generated reader reads in its constructor
-    except kaitaistruct.KaitaiStructError:
-        parse(debug_spec, data, root=root, validations=validations, base=base)
-        raise  # both readers come from one spec: the debug one fails too (never reached)
+    except kaitaistruct.KaitaiStructError as err:
+        parse(debug_spec, data, root=root, validations=validations, base=base)  # raises the placed error
+        raise unplaced(err, root, base) from None  # both readers come from one spec: not reached
+
+
+def unplaced(err: kaitaistruct.KaitaiStructError, root: str, base: int) -> errors.DecodeError:
+    """The project's error for a failure the debug reader could not place (kept as a safety net)."""
+    return errors.DecodeError(str(err), offset=base, field=root)
 
 
 class _ViewReader(io.RawIOBase):

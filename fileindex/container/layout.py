@@ -140,11 +140,11 @@ def _parse_footer(parsed, data) -> ContainerHead:
     try:
         footer_length = parsed.trailer.len_footer
         footer = parsed.footer
-    except kaitaistruct.KaitaiStructError:  # place the error with the debug reader
+    except kaitaistruct.KaitaiStructError as err:  # place the error with the debug reader
         debug = kaitai_bridge.parse(FileIndexFormat, data, root=ROOT, validations=_VALIDATIONS)
         for name in ("trailer", "footer"):
             kaitai_bridge.read_instance(debug, name, path=ROOT, validations=_VALIDATIONS, size=size)
-        raise
+        raise kaitai_bridge.unplaced(err, ROOT, size) from None
     footer_start = size - V2_TRAILER - footer_length
     return ContainerHead(
         version=VERSION_2,

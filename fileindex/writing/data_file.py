@@ -2,8 +2,9 @@
 
 Every requested (column, index type) gets its index over the column's values in row order;
 a map-key index ``m[k]`` gets each row's value for key k (null when the map is null or lacks the
-key). Columns are laid out in the order Java's writer gives them (:mod:`fileindex.container.column_order`). A container of at most the
-in-manifest threshold is embedded in the manifest, a larger one becomes ``<data file>.index``.
+key). Columns are laid out in the order Java's writer gives them (:mod:`fileindex.container.column_order`).
+A container of at most the in-manifest threshold is embedded in the manifest, a larger one becomes
+``<data file>.index``.
 """
 from __future__ import annotations
 
