@@ -45,9 +45,13 @@ class Field:
 
 @dataclass
 class Explanation:
-    size: int
+    data: memoryview  # the file's bytes (valid while the caller holds them)
     fields: list[Field] = dataclasses.field(default_factory=list)
     error: errors.DecodeError | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
 
 
 def json_value(value):
@@ -66,7 +70,7 @@ def explain(data, *, schema: dict[str, DataType] | None = None, column: str | No
     from fileindex.generated.file_index_format import FileIndexFormat
 
     view = memoryview(data).cast("B")
-    result = Explanation(len(view))
+    result = Explanation(view)
     root, error = parse_partial(FileIndexFormat, view, root=CONTAINER, validations=_VALIDATIONS)
     if error is None and root.version == 2:  # the trailer and footer: read from the end of the file
         try:
@@ -75,7 +79,7 @@ def explain(data, *, schema: dict[str, DataType] | None = None, column: str | No
                 kaitai_bridge.read_instance(root, name, path=CONTAINER, validations=_VALIDATIONS, size=len(view))
         except errors.DecodeError as err:
             error = err
-    walker = _Walker(result, view, schema or {}, column, index_type)
+    walker = _Walker(result, schema or {}, column, index_type)
     walker.visit(root, 0, CONTAINER, root_base=0)
     if error is None:  # the entries' bounds and overlaps, as `check` validates them
         from fileindex.container.layout import FileIndexContainer
@@ -106,9 +110,8 @@ def parse_partial(spec, data, *, root: str, validations, base: int = 0):
 
 
 class _Walker:
-    def __init__(self, result: Explanation, view: memoryview, schema, column, index_type):
+    def __init__(self, result: Explanation, schema, column, index_type):
         self.result = result
-        self.view = view
         self.schema = schema
         self.column = column
         self.index_type = index_type
@@ -160,8 +163,7 @@ class _Walker:
 
     def body(self, entry: KaitaiStruct, payload: bytes, start: int, path: str) -> None:
         index_type = _utf(entry.index_type)
-        owner = path.rsplit("/indexes[", 1)[0]
-        column = self._column_name(owner)
+        column = _utf(entry._parent.name)  # the column record holding this entry
         reader = self._body_spec(index_type, column)
         wanted = (self.column in (None, column)) and (self.index_type in (None, index_type))
         if reader is None or not wanted:
@@ -174,12 +176,6 @@ class _Walker:
             self.fill_gaps(start, start + len(payload), f"{path}:{root}")
         else:
             self.mark(error)
-
-    def _column_name(self, owner: str) -> str:
-        for f in self.result.fields:
-            if f.path == f"{owner}/name/value":
-                return f.value
-        return ""
 
     def _body_spec(self, index_type: str, column: str) -> tuple[Callable, str] | None:
         data_type = column_type(self.schema, column) if column else None
@@ -219,11 +215,11 @@ class _Walker:
         for low, high in claimed:
             if low > position:
                 self.result.fields.append(Field(position, low - position, f"{path}/(unreferenced)",
-                                                bytes(self.view[position:low])))
+                                                bytes(self.result.data[position:low])))
             position = max(position, high)
         if position < end:
             self.result.fields.append(Field(position, end - position, f"{path}/(unreferenced)",
-                                            bytes(self.view[position:end])))
+                                            bytes(self.result.data[position:end])))
 
     def mark(self, error: errors.DecodeError) -> None:
         if self.result.error is None:
@@ -314,15 +310,6 @@ def render(explanation: Explanation, *, colour: bool = False) -> str:
         if f.error:
             lines.append(f"{f.offset:>10}  {'':<23}  {paint('1;31', f.path)}  ERROR: {paint('31', f.error)}")
             continue
-        raw = explanation_bytes(explanation, f)
-        if isinstance(f.value, str):
-            raw = " ".join(f"{b:02x}" for b in f.value.encode()[:8]) + (" …" if len(f.value.encode()) > 8 else "")
+        raw = explanation.data[f.offset:f.offset + min(f.length, 8)].hex(" ") + (" …" if f.length > 8 else "")
         lines.append(f"{f.offset:>10}  {raw:<23}  {paint('36', f.path)} = {shown}")
     return "\n".join(lines)
-
-
-def explanation_bytes(explanation: Explanation, f: Field) -> str:
-    data = f.value if isinstance(f.value, (bytes, bytearray)) and len(f.value) == f.length else None
-    if data is None:
-        return f"({f.length} bytes)" if f.length > 8 else ""
-    return " ".join(f"{b:02x}" for b in data[:8]) + (" …" if len(data) > 8 else "")
