@@ -1,10 +1,18 @@
-"""Package discovery for setuptools; everything else is in pyproject.toml.
+"""Package discovery and the optional compiled kernels for setuptools; everything else is in pyproject.toml.
 
 Subpackages of ``fileindex`` are found, not listed. The Construct schemas (``specs/construct``) and
 the Kaitai-generated readers (``generated/python``, with the readers of the normal path in ``fast/``)
 stay at the top of the repository and install as ``fileindex.specs`` and ``fileindex.generated``
 (their folders are mapped in pyproject.toml).
-"""
-from setuptools import find_packages, setup
 
-setup(packages=find_packages(include=["fileindex", "fileindex.*"]) + ["fileindex.specs", "fileindex.generated", "fileindex.generated.fast"])
+``fileindex._kernels`` (one C file, the CPython API only) is compiled at install when a C compiler
+is present; without one the install still succeeds and the numpy path is used (fileindex.kernels).
+"""
+from setuptools import Extension, find_packages, setup
+
+KERNELS = Extension("fileindex._kernels", ["fileindex/_kernels.c"], extra_compile_args=["-O3", "-std=c11"],
+                    optional=True)
+
+setup(packages=find_packages(include=["fileindex", "fileindex.*"]) + ["fileindex.specs", "fileindex.generated",
+                                                                      "fileindex.generated.fast"],
+      ext_modules=[KERNELS])

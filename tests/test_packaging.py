@@ -49,6 +49,8 @@ def test_fresh_venv_runs_help_query_and_the_demo(wheel, tmp_path):
     # the module comes from the wheel, not from this checkout
     where = run(str(bin_dir / "python"), "-c", "import fileindex; print(fileindex.__file__)")
     assert where.stdout.startswith(str(env_dir)), where.stdout
+    kernels = run(str(bin_dir / "python"), "-c", "from fileindex import kernels; print(kernels.describe())")
+    assert kernels.stdout.startswith("compiled kernels"), kernels.stdout + kernels.stderr
 
     query = run("fileindex", "query", str(JAVA_VECTORS / "multi__engine_layout.index"), "--schema", "id INT",
                 "--where", "id = 5", "--json")
@@ -59,3 +61,26 @@ def test_fresh_venv_runs_help_query_and_the_demo(wheel, tmp_path):
     assert demo.returncode == 0, demo.stderr[-3000:]
     lines = [json.loads(line) for line in demo.stdout.splitlines()]  # JSON lines and nothing else
     assert lines[-1]["verify"]["violations"] == 0 and all(s["identical"] for s in lines[-1]["scans"])
+
+
+def test_without_a_c_compiler_the_wheel_builds_and_falls_back(tmp_path):
+    out = tmp_path / "wheel"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(out), str(ROOT)],
+                           capture_output=True, text=True, env={**os.environ, "CC": "false", "LDSHARED": "false"})
+    assert build.returncode == 0, build.stderr[-3000:]
+    (path,) = out.glob("*.whl")
+    assert not [n for n in zipfile.ZipFile(path).namelist() if n.endswith(".so")]
+    zipfile.ZipFile(path).extractall(tmp_path / "site")
+    # A venv that sees this one's dependencies (a .pth line) but not its editable install of fileindex
+    # (that install's own .pth is only run in a site directory).
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    import sysconfig
+
+    (site_packages,) = (env_dir / "lib").glob("python3*/site-packages")
+    (site_packages / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    code = "import fileindex, fileindex.kernels as k; print(fileindex.__file__); print(k.describe())"
+    run = subprocess.run([str(env_dir / "bin" / "python"), "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+    where, path_line = run.stdout.splitlines()
+    assert where.startswith(str(tmp_path / "site")) and path_line.startswith("numpy reference path"), run.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import xxhash
 
+from fileindex import kernels
 from fileindex.errors import UnsupportedTypeError
 from fileindex.parallel import cache_blocks
 from fileindex.types import NUMERIC_BITS, DataType
@@ -23,6 +24,7 @@ from fileindex.values import (
 )
 
 _MASK64 = (1 << 64) - 1
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _signed64(value: int) -> int:
@@ -43,8 +45,11 @@ def wang_mix(key: int) -> int:
 
 def wang_mix_array(keys: np.ndarray) -> np.ndarray:
     """``wang_mix`` over an int64 array (numpy wraps like Java's long; >> is arithmetic on int64)."""
-    keys = np.asarray(keys, dtype=np.int64)
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
     out = np.empty_like(keys)
+    if kernels.compiled:
+        kernels.compiled.wang_mix(keys, out)
+        return out
     for start, stop in cache_blocks(len(keys)):
         out[start:stop] = _wang_mix_block(keys[start:stop])
     return out
@@ -80,14 +85,21 @@ def check_bloom_type(data_type: DataType) -> None:
 def hash_value(value, data_type: DataType) -> int:
     """FastHash of one non-null value of ``data_type``."""
     if data_type.root in NUMERIC_BITS:  # the common case first: no other type check needed
-        return wang_mix(check_integer(value, data_type))
+        return _mix(check_integer(value, data_type))
     if data_type.is_string:
         return xxh64(utf8_key(value, data_type))
     if data_type.is_binary:
         return xxh64(binary_key(value, data_type))
     if data_type.root == "FLOAT":
-        return wang_mix(float_to_int_bits(value))
+        return _mix(float_to_int_bits(value))
     if data_type.root == "DOUBLE":
-        return wang_mix(double_to_long_bits(value))
+        return _mix(double_to_long_bits(value))
     check_bloom_type(data_type)
-    return wang_mix(long_key(value, data_type))
+    return _mix(long_key(value, data_type))
+
+
+def _mix(key: int) -> int:
+    """``wang_mix`` of a signed long: compiled when the kernels are."""
+    if kernels.compiled and _LONG_MIN <= key <= _LONG_MAX:
+        return kernels.compiled.wang_mix_one(key)
+    return wang_mix(key)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import xxhash
 
+from fileindex import kernels
 from fileindex.java.string_buffers import map_by_length, unaligned
 
 P1 = np.uint64(0x9E3779B185EBCA87)
@@ -98,5 +99,11 @@ def xxh64_rows(data: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
 
 def xxh64_offsets(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """XXH64 of each ``data[offsets[i]:offsets[i+1]]`` (Arrow's string/binary layout), as int64."""
+    if kernels.compiled:
+        out = np.empty(max(len(offsets) - 1, 0), dtype=np.int64)
+        if len(offsets):
+            offsets = np.ascontiguousarray(offsets, dtype=np.int64 if offsets.dtype.itemsize == 8 else np.int32)
+            kernels.compiled.xxh64_offsets(np.ascontiguousarray(data, dtype=np.uint8), offsets, offsets.itemsize, out)
+        return out
     return map_by_length(data, offsets, rows=xxh64_rows, one=xxhash.xxh64_intdigest, small_group=SMALL_GROUP,
                          dtype=np.uint64).view(np.int64)

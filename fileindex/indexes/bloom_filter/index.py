@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from fileindex import errors
+from fileindex import errors, kernels
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.generated.bloom_filter import BloomFilter
 from fileindex.generated.fast import bloom_filter as fast
@@ -118,22 +118,50 @@ def bit_positions(hashes: np.ndarray, num_bits: int, num_hash_functions: int) ->
 
 
 class BloomFilterWriter:
-    """Collects values of one column; ``serialize()`` gives Java's payload bytes."""
+    """Collects values of one column; ``serialize()`` gives Java's payload bytes.
+
+    With the compiled kernels the bit set is kept as serialized (a bit a bit) and each thread
+    fills a bit set of its own, OR-ed in after; the numpy path keeps a byte a bit (``np.put``).
+    """
 
     def __init__(self, data_type: DataType, options: Mapping[str, str] | None = None):
         check_bloom_type(data_type)
         self.data_type = data_type
         self.parameters = parameters_from_options(options or {})
-        self._bits = np.zeros(self.parameters.num_bits, dtype=bool)
+        self._packed = kernels.compiled is not None
+        num_bits = self.parameters.num_bits
+        self._bits = np.zeros(num_bits // 8, dtype=np.uint8) if self._packed else np.zeros(num_bits, dtype=bool)
 
     def add_hashes(self, hashes: np.ndarray) -> None:
-        hashes = np.asarray(hashes, dtype=np.int64)
-        map_chunks(lambda start, stop: self._set_bits(hashes[start:stop]), len(hashes))
+        hashes = np.ascontiguousarray(hashes, dtype=np.int64)
+        if self._packed:
+            from fileindex.java.column_hash import ColumnPiece
+
+            self._merge(map_chunks(lambda start, stop: self._piece_bits(ColumnPiece(hashes=hashes[start:stop])),
+                                   len(hashes)))
+        else:
+            map_chunks(lambda start, stop: self._set_bits(hashes[start:stop]), len(hashes))
 
     def _set_bits(self, hashes: np.ndarray) -> None:
         # Threads only ever store True into a byte per bit: concurrent stores cannot conflict.
         for positions in iter_bit_positions(hashes, *self._sizing):
             np.put(self._bits, positions, True)  # faster than a fancy-index store
+
+    def _piece_bits(self, piece) -> np.ndarray:
+        """A fresh serialized bit set holding one piece's values (compiled: hash and set in one pass)."""
+        fast, bits = kernels.compiled, np.zeros_like(self._bits)
+        if piece.keys is not None:
+            fast.bloom_add_longs(bits, np.ascontiguousarray(piece.keys, dtype=np.int64), *self._sizing)
+        elif piece.strings is not None:
+            data, offsets = piece.strings
+            fast.bloom_add_strings(bits, data, offsets, offsets.itemsize, *self._sizing)
+        else:
+            fast.bloom_add_hashes(bits, piece.hashes, *self._sizing)
+        return bits
+
+    def _merge(self, pieces: list[np.ndarray]) -> None:
+        for bits in pieces:
+            np.bitwise_or(self._bits, bits, out=self._bits)
 
     @property
     def _sizing(self) -> tuple[int, int]:
@@ -146,13 +174,16 @@ class BloomFilterWriter:
 
     def write_column(self, values) -> None:
         """A whole column: a pyarrow Array/ChunkedArray or a sequence of Python values."""
-        from fileindex.java.column_hash import map_column_hashes
+        from fileindex.java.column_hash import map_column_hashes, map_column_pieces
 
-        map_column_hashes(values, self.data_type, self._set_bits)  # each thread sets the bits it hashed
+        if self._packed:
+            self._merge(map_column_pieces(values, self.data_type, self._piece_bits))
+        else:
+            map_column_hashes(values, self.data_type, self._set_bits)  # each thread sets the bits it hashed
 
     def serialize(self) -> bytes:
         k = self.parameters.num_hash_functions.to_bytes(4, "big", signed=True)
-        return k + np.packbits(self._bits, bitorder="little").tobytes()
+        return k + (self._bits.tobytes() if self._packed else np.packbits(self._bits, bitorder="little").tobytes())
 
 
 def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
@@ -186,9 +217,13 @@ class BloomFilterReader(FileIndexReader):
 
     def test_hashes(self, hashes: np.ndarray) -> np.ndarray:
         """For each hash, whether all its k bits are set (True = might be present)."""
-        hashes = np.asarray(hashes, dtype=np.int64)
+        hashes = np.ascontiguousarray(hashes, dtype=np.int64)
         if self.num_bits == 0:  # Java would divide by zero; nothing can be ruled out
             return np.ones(len(hashes), dtype=bool)
+        if kernels.compiled:
+            found = np.empty(len(hashes), dtype=np.uint8)
+            kernels.compiled.bloom_test_hashes(self._bitset_bytes, hashes, self.num_bits, self.num_hash_functions, found)
+            return found.view(bool)
         positions = bit_positions(hashes, self.num_bits, self.num_hash_functions)
         bits = (self.bitset[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
         return bits.all(axis=1)
@@ -197,6 +232,8 @@ class BloomFilterReader(FileIndexReader):
         """One hash with Python integers: cheaper than numpy for a single probe."""
         if self.num_bits == 0:
             return True
+        if kernels.compiled:
+            return kernels.compiled.bloom_test_hash(self._bitset_bytes, self.num_bits, self.num_hash_functions, hash64)
         bitset, num_bits = self._bitset_bytes, self.num_bits
         # h1 + i*h2 as unsigned 32-bit words; a negative int c (top bit set) becomes ~c, i.e. c ^ 0xFFFFFFFF
         combined, h2 = hash64 & 0xFFFFFFFF, (hash64 >> 32) & 0xFFFFFFFF

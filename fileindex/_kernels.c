@@ -1,0 +1,387 @@
+/*
+ * Compiled loops for the hot paths numpy cannot express in one pass (issue #18).
+ *
+ * Each function takes contiguous buffers (numpy arrays, bytes, bytearray), checks their sizes,
+ * and runs without the GIL, so callers may split a column across threads. The pure numpy code
+ * in fileindex/java and fileindex/indexes is the reference: tests compare both on every vector.
+ *
+ *   wang_mix(keys, out)                       Paimon's FastHash of int64 keys (Thomas Wang's mix)
+ *   xxh64_offsets(data, offsets, width, out)  XXH64 (seed 0) of each Arrow string/binary value
+ *   bloom_add_hashes(bits, hashes, num_bits, k)
+ *   bloom_add_longs(bits, keys, num_bits, k)  FastHash and BloomFilter64.addHash in one pass
+ *   bloom_add_strings(bits, data, offsets, width, num_bits, k)
+ *   bloom_test_hashes(bits, hashes, num_bits, k, out)   1 where all k bits are set
+ *   bloom_test_hash(bits, num_bits, k, hash) -> bool
+ *
+ * ``bits`` is the serialized bit set: bit p is bit (p & 7) of byte (p >> 3), as Java writes it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the XXH64 loads assume a little-endian machine; build without the kernels (the numpy path)"
+#endif
+
+/* ------------------------------------------------------------------------------ hashing */
+
+#define P1 UINT64_C(0x9E3779B185EBCA87)
+#define P2 UINT64_C(0xC2B2AE3D27D4EB4F)
+#define P3 UINT64_C(0x165667B19E3779F9)
+#define P4 UINT64_C(0x85EBCA77C2B2AE63)
+#define P5 UINT64_C(0x27D4EB2F165667C5)
+
+static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static inline uint64_t load64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static inline uint32_t load32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+static inline uint64_t xxh_round(uint64_t acc, uint64_t lane) { return rotl64(acc + lane * P2, 31) * P1; }
+
+static inline uint64_t xxh_merge(uint64_t h, uint64_t v) { return (h ^ xxh_round(0, v)) * P1 + P4; }
+
+static inline uint64_t xxh64(const uint8_t *p, size_t length)
+{
+    const uint8_t *end = p + length;
+    uint64_t h;
+    if (length >= 32) {
+        uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = 0 - P1;
+        do {
+            v1 = xxh_round(v1, load64(p));
+            v2 = xxh_round(v2, load64(p + 8));
+            v3 = xxh_round(v3, load64(p + 16));
+            v4 = xxh_round(v4, load64(p + 24));
+            p += 32;
+        } while (p + 32 <= end);
+        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+        h = xxh_merge(xxh_merge(xxh_merge(xxh_merge(h, v1), v2), v3), v4);
+    } else {
+        h = P5;
+    }
+    h += (uint64_t)length;
+    for (; p + 8 <= end; p += 8)
+        h = rotl64(h ^ xxh_round(0, load64(p)), 27) * P1 + P4;
+    if (p + 4 <= end) {
+        h = rotl64(h ^ ((uint64_t)load32(p) * P1), 23) * P2 + P3;
+        p += 4;
+    }
+    for (; p < end; p++)
+        h = rotl64(h ^ (*p * P5), 11) * P1;
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    return h ^ (h >> 32);
+}
+
+/* Java's signed shifts: >> on a negative long keeps the sign (gcc's >> on int64_t does). */
+static inline uint64_t sar(uint64_t x, int n) { return (uint64_t)((int64_t)x >> n); }
+
+static inline uint64_t wang(uint64_t key)
+{
+    key = ~key + (key << 21);
+    key ^= sar(key, 24);
+    key = key + (key << 3) + (key << 8);
+    key ^= sar(key, 14);
+    key = key + (key << 2) + (key << 4);
+    key ^= sar(key, 28);
+    return key + (key << 31);
+}
+
+/* ----------------------------------------------------------------------- bloom bit positions */
+
+/* x % d for 32-bit x and d without a division (Lemire, Kaser, Kurz 2019: "Faster remainder by
+ * direct computation"); exact for all 32-bit operands. M = 0 when d == 1, giving 0. */
+typedef struct { uint64_t magic; uint32_t divisor; } fastmod_t;
+
+static inline fastmod_t fastmod_for(uint32_t d) { fastmod_t f = {UINT64_MAX / d + 1, d}; return f; }
+
+static inline uint32_t fastmod(uint32_t x, fastmod_t f)
+{
+    return (uint32_t)(((__uint128_t)(f.magic * x) * f.divisor) >> 64);
+}
+
+/* BloomFilter64.addHash: for i = 1..k, c = h1 + i*h2 in int wrap-around, ~c when negative, c % bits. */
+static inline void bloom_set(uint8_t *bits, uint64_t hash, fastmod_t f, int k)
+{
+    uint32_t h2 = (uint32_t)(hash >> 32), combined = (uint32_t)hash;
+    for (int i = 0; i < k; i++) {
+        combined += h2;
+        uint32_t position = fastmod((int32_t)combined < 0 ? ~combined : combined, f);
+        bits[position >> 3] |= (uint8_t)(1u << (position & 7));
+    }
+}
+
+static inline int bloom_test(const uint8_t *bits, uint64_t hash, fastmod_t f, int k)
+{
+    uint32_t h2 = (uint32_t)(hash >> 32), combined = (uint32_t)hash;
+    for (int i = 0; i < k; i++) {
+        combined += h2;
+        uint32_t position = fastmod((int32_t)combined < 0 ? ~combined : combined, f);
+        if (!(bits[position >> 3] >> (position & 7) & 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* ----------------------------------------------------------------------- argument checks */
+
+/* count elements of `width` bytes in a buffer whose size must be a multiple of it */
+static int element_count(Py_buffer *b, Py_ssize_t width, const char *name, Py_ssize_t *count)
+{
+    if (b->len % width) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes is not a whole number of %zd-byte elements", name, b->len, width);
+        return -1;
+    }
+    *count = b->len / width;
+    return 0;
+}
+
+static int check_bloom(Py_buffer *bits, long long num_bits)
+{
+    if (num_bits <= 0 || num_bits > INT32_MAX || num_bits % 8 || bits->len * 8 != num_bits) {
+        PyErr_Format(PyExc_ValueError, "bit set of %zd bytes does not hold num_bits=%lld (a positive multiple of 8)",
+                     bits->len, num_bits);
+        return -1;
+    }
+    return 0;  /* k <= 0 sets nothing and finds every hash, as Java's loop does */
+}
+
+/* Offsets of an Arrow string/binary array: count+1 non-decreasing values inside data. */
+static int check_offsets(Py_buffer *data, Py_buffer *offsets, int width, Py_ssize_t *count)
+{
+    if (width != 4 && width != 8) {
+        PyErr_Format(PyExc_ValueError, "offset width %d: Arrow offsets are 4 or 8 bytes", width);
+        return -1;
+    }
+    Py_ssize_t n;
+    if (element_count(offsets, width, "offsets", &n) < 0)
+        return -1;
+    if (n == 0) {
+        PyErr_SetString(PyExc_ValueError, "offsets: an Arrow offsets buffer holds at least one offset");
+        return -1;
+    }
+    const uint8_t *raw = offsets->buf;
+    int64_t previous = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t at;
+        if (width == 4) { int32_t v; memcpy(&v, raw + 4 * i, 4); at = v; }
+        else memcpy(&at, raw + 8 * i, 8);
+        if (at < previous || at < 0 || at > data->len) {
+            PyErr_Format(PyExc_ValueError, "offsets[%zd] = %lld is outside the %zd data bytes or decreases",
+                         i, (long long)at, data->len);
+            return -1;
+        }
+        previous = at;
+    }
+    *count = n - 1;
+    return 0;
+}
+
+static inline int64_t offset_at(const uint8_t *raw, int width, Py_ssize_t i)
+{
+    if (width == 4) { int32_t v; memcpy(&v, raw + 4 * i, 4); return v; }
+    int64_t v;
+    memcpy(&v, raw + 8 * i, 8);
+    return v;
+}
+
+/* ----------------------------------------------------------------------- python functions */
+
+static PyObject *py_wang_mix(PyObject *self, PyObject *args)
+{
+    Py_buffer keys, out;
+    Py_ssize_t n, m;
+    if (!PyArg_ParseTuple(args, "y*w*", &keys, &out))
+        return NULL;
+    PyObject *result = NULL;
+    if (element_count(&keys, 8, "keys", &n) < 0 || element_count(&out, 8, "out", &m) < 0)
+        goto done;
+    if (m != n) {
+        PyErr_Format(PyExc_ValueError, "out holds %zd hashes for %zd keys", m, n);
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    const uint8_t *in = keys.buf;
+    uint8_t *to = out.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t h = wang(load64(in + 8 * i));
+        memcpy(to + 8 * i, &h, 8);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *py_xxh64_offsets(PyObject *self, PyObject *args)
+{
+    Py_buffer data, offsets, out;
+    int width;
+    Py_ssize_t n, m;
+    if (!PyArg_ParseTuple(args, "y*y*iw*", &data, &offsets, &width, &out))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_offsets(&data, &offsets, width, &n) < 0 || element_count(&out, 8, "out", &m) < 0)
+        goto done;
+    if (m != n) {
+        PyErr_Format(PyExc_ValueError, "out holds %zd hashes for %zd strings", m, n);
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    const uint8_t *bytes = data.buf, *raw = offsets.buf;
+    uint8_t *to = out.buf;
+    int64_t start = offset_at(raw, width, 0);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t stop = offset_at(raw, width, i + 1);
+        uint64_t h = xxh64(bytes + start, (size_t)(stop - start));
+        memcpy(to + 8 * i, &h, 8);
+        start = stop;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* bloom_add_hashes and bloom_add_longs: `mix` says whether the int64 inputs are keys to hash first */
+static PyObject *bloom_add_int64(PyObject *args, int mix)
+{
+    Py_buffer bits, values;
+    long long num_bits;
+    int k;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "w*y*Li", &bits, &values, &num_bits, &k))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) < 0 || element_count(&values, 8, mix ? "keys" : "hashes", &n) < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    uint8_t *set = bits.buf;
+    const uint8_t *in = values.buf;
+    fastmod_t f = fastmod_for((uint32_t)num_bits);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t v = load64(in + 8 * i);
+        bloom_set(set, mix ? wang(v) : v, f, k);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&values);
+    return result;
+}
+
+static PyObject *py_bloom_add_hashes(PyObject *self, PyObject *args) { return bloom_add_int64(args, 0); }
+
+static PyObject *py_bloom_add_longs(PyObject *self, PyObject *args) { return bloom_add_int64(args, 1); }
+
+static PyObject *py_bloom_add_strings(PyObject *self, PyObject *args)
+{
+    Py_buffer bits, data, offsets;
+    int width, k;
+    long long num_bits;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "w*y*y*iLi", &bits, &data, &offsets, &width, &num_bits, &k))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) < 0 || check_offsets(&data, &offsets, width, &n) < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    uint8_t *set = bits.buf;
+    const uint8_t *bytes = data.buf, *raw = offsets.buf;
+    fastmod_t f = fastmod_for((uint32_t)num_bits);
+    int64_t start = offset_at(raw, width, 0);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t stop = offset_at(raw, width, i + 1);
+        bloom_set(set, xxh64(bytes + start, (size_t)(stop - start)), f, k);
+        start = stop;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    return result;
+}
+
+static PyObject *py_bloom_test_hashes(PyObject *self, PyObject *args)
+{
+    Py_buffer bits, hashes, out;
+    long long num_bits;
+    int k;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*Liw*", &bits, &hashes, &num_bits, &k, &out))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) < 0 || element_count(&hashes, 8, "hashes", &n) < 0)
+        goto done;
+    if (out.len != n) {
+        PyErr_Format(PyExc_ValueError, "out holds %zd answers for %zd hashes", out.len, n);
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    const uint8_t *set = bits.buf, *in = hashes.buf;
+    uint8_t *to = out.buf;
+    fastmod_t f = fastmod_for((uint32_t)num_bits);
+    for (Py_ssize_t i = 0; i < n; i++)
+        to[i] = (uint8_t)bloom_test(set, load64(in + 8 * i), f, k);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&hashes);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *py_bloom_test_hash(PyObject *self, PyObject *args)
+{
+    Py_buffer bits;
+    long long num_bits, hash;
+    int k;
+    if (!PyArg_ParseTuple(args, "y*LiL", &bits, &num_bits, &k, &hash))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) == 0)
+        result = PyBool_FromLong(bloom_test(bits.buf, (uint64_t)hash, fastmod_for((uint32_t)num_bits), k));
+    PyBuffer_Release(&bits);
+    return result;
+}
+
+static PyObject *py_wang_mix_one(PyObject *self, PyObject *arg)
+{
+    long long key = PyLong_AsLongLong(arg);
+    if (key == -1 && PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLongLong((long long)wang((uint64_t)key));
+}
+
+static PyMethodDef methods[] = {
+    {"wang_mix", py_wang_mix, METH_VARARGS, "wang_mix(keys, out): FastHash of int64 keys into out (int64)"},
+    {"wang_mix_one", py_wang_mix_one, METH_O, "wang_mix_one(key) -> FastHash of one signed 64-bit key"},
+    {"xxh64_offsets", py_xxh64_offsets, METH_VARARGS,
+     "xxh64_offsets(data, offsets, width, out): XXH64 of data[offsets[i]:offsets[i+1]] into out"},
+    {"bloom_add_hashes", py_bloom_add_hashes, METH_VARARGS, "bloom_add_hashes(bits, hashes, num_bits, k)"},
+    {"bloom_add_longs", py_bloom_add_longs, METH_VARARGS, "bloom_add_longs(bits, keys, num_bits, k)"},
+    {"bloom_add_strings", py_bloom_add_strings, METH_VARARGS,
+     "bloom_add_strings(bits, data, offsets, width, num_bits, k)"},
+    {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
+    {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "fileindex._kernels",
+    "Compiled loops for FastHash, XXH64 and BloomFilter64 (see fileindex.kernels).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }

@@ -1,0 +1,186 @@
+"""The compiled kernels against the numpy reference path: same bytes, same answers, same errors.
+
+``both_paths`` runs the code under test twice, the second time with the kernels switched off
+(``fileindex.kernels.compiled`` is read at each call). Where the kernels are not built, CI fails here: FILEINDEX_KERNELS=python is
+the only way to run without them (the fallback job in .ci/run, which deselects the tests marked
+``compiled``).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vector_cases import cases_for
+
+from fileindex import kernels
+from fileindex.indexes.bloom_filter import index as bloom_filter
+from fileindex.java import fast_hash, xxh64
+from fileindex.java.column_hash import column_hashes
+from fileindex.java.string_buffers import binary_buffers
+from fileindex.reference.vector_format import to_arrow
+from fileindex.types import parse_type
+
+compiled_only = pytest.mark.compiled  # deselected (-m "not compiled") by the fallback job in .ci/run
+LONGS = st.integers(-2**63, 2**63 - 1)
+
+
+def both_paths(fn):
+    """fn() on the compiled path, then on the reference path."""
+    fast = fn()
+    saved, kernels.compiled = kernels.compiled, None
+    try:
+        return fast, fn()
+    finally:
+        kernels.compiled = saved
+
+
+@compiled_only
+def test_the_kernels_are_built_and_chosen():
+    assert kernels.compiled is not None, "fileindex._kernels did not build: is a C compiler installed?"
+    assert kernels.describe().startswith("compiled")
+
+
+@pytest.mark.parametrize("choice, expected", [
+    ("python", "numpy reference path"),
+    pytest.param("compiled", "compiled kernels", marks=compiled_only),
+    pytest.param("", "compiled kernels", marks=compiled_only),
+])
+def test_the_environment_chooses_the_path(choice, expected):
+    code = "from fileindex import kernels; print(kernels.describe())"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, kernels.ENVIRONMENT: choice},
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith(expected)
+
+
+def test_a_wrong_choice_says_what_to_use():
+    code = "import fileindex.kernels"
+    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, kernels.ENVIRONMENT: "fast"},
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and "use one of auto, compiled, python" in run.stderr
+
+
+# --------------------------------------------------------------------------- every bloom vector
+
+BLOOM_CASES = cases_for("bloom-filter", ok=True)
+
+
+@compiled_only
+@pytest.mark.parametrize("case", BLOOM_CASES, ids=lambda c: c.name)
+def test_bloom_vectors_build_alike_from_lists_and_arrow(case):
+    values, arrow = case.values(), to_arrow(case.values(), case.data_type)
+    for column in (values, arrow):
+        fast, reference = both_paths(lambda: bloom_filter.build(column, case.data_type, case.options))
+        assert fast == reference == case.payload()
+
+
+@compiled_only
+@pytest.mark.parametrize("case", BLOOM_CASES, ids=lambda c: c.name)
+def test_bloom_vectors_answer_alike(case):
+    def answers():
+        reader = bloom_filter.BloomFilterReader(case.payload(), case.data_type)
+        probes = [args for method, args, _, _ in case.queries() if method == "visit_equal"]
+        single = [reader.visit_equal(*args) for args in probes]
+        present = [v for v in case.values() if v is not None]
+        batch = reader.might_contain_column(to_arrow(present, case.data_type)).tolist() if present else []
+        return single, batch
+
+    fast, reference = both_paths(answers)
+    assert fast == reference
+    assert all(fast[1]), "a value written is always found"
+
+
+# --------------------------------------------------------------------------- Hypothesis
+
+@compiled_only
+@settings(max_examples=150, deadline=None)
+@given(st.lists(LONGS, max_size=300))
+def test_fast_hash_of_longs(keys):
+    array = np.array(keys, dtype=np.int64)
+    fast, reference = both_paths(lambda: fast_hash.wang_mix_array(array))
+    assert fast.tolist() == reference.tolist() == [fast_hash.wang_mix(k) for k in keys]
+    assert [fast_hash.hash_value(k, parse_type("BIGINT")) for k in keys] == [fast_hash.wang_mix(k) for k in keys]
+
+
+@compiled_only
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.binary(max_size=80), max_size=120), st.integers(0, 5), st.booleans())
+def test_xxh64_of_strings(values, cut, large):
+    array = pa.array(values, type=pa.large_binary() if large else pa.binary()).slice(min(cut, len(values)))
+    data, offsets = binary_buffers(array)
+    fast, reference = both_paths(lambda: xxh64.xxh64_offsets(data, offsets))
+    assert fast.tolist() == reference.tolist() == [fast_hash.xxh64(v) for v in values[min(cut, len(values)):]]
+
+
+@compiled_only
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.lists(st.one_of(LONGS, st.none()), max_size=400).map(lambda v: ("BIGINT", v)),
+                 st.lists(st.one_of(st.text(max_size=40), st.none()), max_size=400).map(lambda v: ("STRING", v))),
+       st.integers(1, 5000), st.sampled_from(["0.5", "0.1", "0.01", "0.0001"]), st.booleans())
+def test_bloom_build_and_probe(column, items, fpp, arrow):
+    type_name, values = column
+    data_type = parse_type(type_name)
+    options = {"items": str(items), "fpp": fpp}
+    data = to_arrow(values, data_type) if arrow else values
+    fast, reference = both_paths(lambda: bloom_filter.build(data, data_type, options))
+    assert fast == reference
+    probes = np.array([fast_hash.hash_value(v, data_type) for v in values if v is not None] + list(range(-50, 50)),
+                      dtype=np.int64)
+    reader = bloom_filter.BloomFilterReader(fast, data_type)
+    found_fast, found_reference = both_paths(lambda: reader.test_hashes(probes))
+    assert found_fast.tolist() == found_reference.tolist()
+    singles = both_paths(lambda: [reader.test_hash(h) for h in probes.tolist()])
+    assert singles[0] == singles[1] == found_fast.tolist()
+
+
+@compiled_only
+def test_a_large_column_on_several_threads_equals_the_reference():
+    keys = np.random.default_rng(7).integers(-2**63, 2**63 - 1, 600_000, dtype=np.int64)
+    options = {"items": "600000", "fpp": "0.02"}
+    fast, reference = both_paths(lambda: bloom_filter.build(pa.array(keys), parse_type("BIGINT"), options))
+    assert fast == reference
+    assert column_hashes(pa.array(keys), parse_type("BIGINT"), distinct=False).tolist() == \
+        fast_hash.wang_mix_array(keys).tolist()
+
+
+# --------------------------------------------------------------------------- misuse
+
+@compiled_only
+@pytest.mark.parametrize("call, message", [
+    (lambda k: k.wang_mix(np.zeros(3, np.int64), np.zeros(2, np.int64)), "out holds 2 hashes for 3 keys"),
+    (lambda k: k.wang_mix(b"1234567", bytearray(8)), "not a whole number of 8-byte elements"),
+    (lambda k: k.bloom_add_longs(bytearray(2), np.zeros(1, np.int64), 24, 3), "does not hold num_bits=24"),
+    (lambda k: k.bloom_add_longs(bytearray(1), np.zeros(1, np.int64), 0, 3), "does not hold num_bits=0"),
+    (lambda k: k.xxh64_offsets(b"abc", np.array([0, 4], np.int32), 4, np.zeros(1, np.int64)), "outside the 3 data"),
+    (lambda k: k.xxh64_offsets(b"abc", np.array([2, 1], np.int32), 4, np.zeros(1, np.int64)), "or decreases"),
+    (lambda k: k.xxh64_offsets(b"abc", np.array([0, 1], np.int32), 2, np.zeros(1, np.int64)), "4 or 8 bytes"),
+    (lambda k: k.xxh64_offsets(b"abc", np.array([], np.int32), 4, np.zeros(0, np.int64)), "at least one offset"),
+    (lambda k: k.bloom_test_hashes(bytearray(1), np.zeros(2, np.int64), 8, 1, bytearray(1)), "1 answers for 2"),
+])
+def test_kernels_check_their_arguments(call, message):
+    with pytest.raises(ValueError, match=message):
+        call(kernels.compiled)
+
+
+@compiled_only
+def test_read_only_output_is_refused():
+    with pytest.raises(TypeError):
+        kernels.compiled.wang_mix(np.zeros(1, np.int64), b"\0" * 8)
+
+
+def test_writers_pickle_on_either_path():
+    import pickle
+
+    def pickled():
+        writer = bloom_filter.BloomFilterWriter(parse_type("INT"), {"items": "100"})
+        writer.write_column([1, 2, 3])
+        copy = pickle.loads(pickle.dumps(writer))
+        copy.write_column([4])
+        writer.write_column([4])
+        return copy.serialize(), writer.serialize()
+
+    for copy, original in both_paths(pickled):
+        assert copy == original
