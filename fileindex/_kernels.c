@@ -12,6 +12,7 @@
  *   bloom_add_strings(bits, data, offsets, width, num_bits, k)
  *   bloom_test_hashes(bits, hashes, num_bits, k, out)   1 where all k bits are set
  *   bloom_test_hash(bits, num_bits, k, hash) -> bool
+ *   bloom_test_long(bits, num_bits, k, key), bloom_test_bytes(bits, num_bits, k, data) -> bool  (hashed here)
  *
  * ``bits`` is the serialized bit set: bit p is bit (p & 7) of byte (p >> 3), as Java writes it.
  */
@@ -357,6 +358,36 @@ static PyObject *py_bloom_test_hash(PyObject *self, PyObject *args)
     return result;
 }
 
+/* bloom_test_long(bits, num_bits, k, key) and bloom_test_bytes(bits, num_bits, k, data): one probe, hashed here */
+static PyObject *py_bloom_test_long(PyObject *self, PyObject *args)
+{
+    Py_buffer bits;
+    long long num_bits, key;
+    int k;
+    if (!PyArg_ParseTuple(args, "y*LiL", &bits, &num_bits, &k, &key))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) == 0)
+        result = PyBool_FromLong(bloom_test(bits.buf, wang((uint64_t)key), fastmod_for((uint32_t)num_bits), k));
+    PyBuffer_Release(&bits);
+    return result;
+}
+
+static PyObject *py_bloom_test_bytes(PyObject *self, PyObject *args)
+{
+    Py_buffer bits, data;
+    long long num_bits;
+    int k;
+    if (!PyArg_ParseTuple(args, "y*Liy*", &bits, &num_bits, &k, &data))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) == 0)
+        result = PyBool_FromLong(bloom_test(bits.buf, xxh64(data.buf, (size_t)data.len), fastmod_for((uint32_t)num_bits), k));
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&data);
+    return result;
+}
+
 static PyObject *py_wang_mix_one(PyObject *self, PyObject *arg)
 {
     long long key = PyLong_AsLongLong(arg);
@@ -376,6 +407,8 @@ static PyMethodDef methods[] = {
      "bloom_add_strings(bits, data, offsets, width, num_bits, k)"},
     {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
     {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
+    {"bloom_test_long", py_bloom_test_long, METH_VARARGS, "bloom_test_long(bits, num_bits, k, key) -> bool"},
+    {"bloom_test_bytes", py_bloom_test_bytes, METH_VARARGS, "bloom_test_bytes(bits, num_bits, k, data) -> bool"},
     {NULL, NULL, 0, NULL},
 };
 

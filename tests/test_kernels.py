@@ -134,6 +134,10 @@ def test_bloom_build_and_probe(column, items, fpp, arrow):
     assert found_fast.tolist() == found_reference.tolist()
     singles = both_paths(lambda: [reader.test_hash(h) for h in probes.tolist()])
     assert singles[0] == singles[1] == found_fast.tolist()
+    literals = [v for v in values if v is not None] + (list(range(-50, 50)) if type_name == "BIGINT" else ["", "x"])
+    contained = both_paths(lambda: [reader.might_contain(v) for v in literals])
+    assert contained[0] == contained[1]
+    assert all(contained[0][:len(literals) - (100 if type_name == "BIGINT" else 2)])
 
 
 @compiled_only

@@ -21,7 +21,7 @@ from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.java.fast_hash import check_bloom_type, hash_value
 from fileindex.parallel import map_chunks
-from fileindex.types import DataType
+from fileindex.types import NUMERIC_BITS, DataType
 
 INDEX_TYPE = "bloom-filter"
 OPTIONS = ("items", "fpp")
@@ -211,6 +211,8 @@ class BloomFilterReader(FileIndexReader):
             )
         self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
         self._bitset_bytes = view[4:]
+        bits = NUMERIC_BITS.get(data_type.root)
+        self._int_range = None if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
     def validate(self) -> None:
         """Everything is checked on opening: k, and the bit set's size."""
@@ -245,6 +247,13 @@ class BloomFilterReader(FileIndexReader):
         return True
 
     def might_contain(self, value) -> bool:
+        fast = kernels.compiled
+        if fast and self.num_bits:  # one call hashes and probes the common plain int and str literals
+            if type(value) is int and self._int_range and self._int_range[0] <= value <= self._int_range[1]:
+                return fast.bloom_test_long(self._bitset_bytes, self.num_bits, self.num_hash_functions, value)
+            if type(value) is str and self.data_type.is_string:
+                return fast.bloom_test_bytes(self._bitset_bytes, self.num_bits, self.num_hash_functions,
+                                             value.encode("utf-8", "surrogatepass"))
         return self.test_hash(hash_value(value, self.data_type))
 
     def might_contain_column(self, values) -> np.ndarray:
