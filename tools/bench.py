@@ -213,7 +213,7 @@ def bitmap_rows(name: str, version: int) -> list[Row]:
         return run
 
     eq = lambda r: r.visit_equal(literals["eq"]).cardinality  # noqa: E731
-    eq100 = lambda r: sum(r.visit_equal(v).cardinality for v in literals["eq100"])  # noqa: E731
+    eq100 = lambda r: sum(result.cardinality for result in r.visit_equal_many(literals["eq100"]))  # noqa: E731
     in10 = lambda r: r.visit_in(literals["in10"]).cardinality  # noqa: E731
     not_in10 = lambda r: r.visit_not_in(literals["in10"]).cardinality  # noqa: E731
     is_null = lambda r: r.visit_is_null().cardinality  # noqa: E731

@@ -54,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
         predicates = [parse_predicate(text, schema) for text in args.where]
         container = FileIndexContainer.open(args.file)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
-        for text, predicate in zip(args.where, predicates):
-            result, malformed = evaluator.evaluate_reporting(container, predicate)
+        for text, (result, malformed) in zip(args.where, evaluator.evaluate_many(container, predicates)):
             answer = result_json(result)
             print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
             for err in malformed:  # only in --lenient mode: each broken body answered REMAIN

@@ -22,6 +22,14 @@ class FileIndexReader:
     def visit_equal(self, literal) -> FileIndexResult:
         return REMAIN
 
+    def visit_equal_many(self, literals: Sequence) -> list[FileIndexResult]:
+        """``visit_equal`` of each literal; readers with a batch path answer all in one call."""
+        self.prefetch(literals)
+        return [self.visit_equal(literal) for literal in literals]
+
+    def prefetch(self, literals: Sequence) -> None:
+        """Read ahead what equalities on these literals will need (a reader that caches reads them in one batch)."""
+
     def visit_not_equal(self, literal) -> FileIndexResult:
         return REMAIN
 

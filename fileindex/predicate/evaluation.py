@@ -10,9 +10,10 @@ tighter than Java). An evaluator holds only its schema and mode, so it pickles f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 from fileindex.container.layout import FileIndexContainer, IndexEntry
-from fileindex.errors import DecodeError, under_type
+from fileindex.errors import DecodeError, FileIndexError, under_type
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.registry import INDEX_TYPES, open_body
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
@@ -75,13 +76,29 @@ class FileIndexEvaluator:
         evaluation = _Evaluation(self, container)
         return evaluation.evaluate(predicate), evaluation.malformed
 
+    def evaluate_many(self, container: FileIndexContainer,
+                      predicates: list[Predicate]) -> Iterator[tuple[FileIndexResult, list[DecodeError]]]:
+        """``evaluate_reporting`` of each predicate on one container, in order, sharing its readers.
+
+        What one predicate made a reader read serves the next, and the literals of every ``=``
+        and ``IN`` on a column are located in one batch call first (``FileIndexReader.prefetch``).
+        A malformed body is reported with the first predicate that reads it.
+        """
+        evaluation = _Evaluation(self, container, _equality_literals(predicates))
+        for predicate in predicates:
+            reported = len(evaluation.malformed)
+            result = evaluation.evaluate(predicate)
+            yield result, evaluation.malformed[reported:]
+
 
 class _Evaluation:
     """One container's readers, opened on first use and shared by every leaf of the predicate."""
 
-    def __init__(self, evaluator: FileIndexEvaluator, container: FileIndexContainer):
+    def __init__(self, evaluator: FileIndexEvaluator, container: FileIndexContainer,
+                 prefetch: dict[str, list] | None = None):
         self.evaluator = evaluator
         self.container = container
+        self.prefetch = prefetch or {}  # column → literals its readers may locate in one batch when opened
         self.readers: dict[str, list[FileIndexReader]] = {}
         self.malformed: list[DecodeError] = []
 
@@ -115,6 +132,11 @@ class _Evaluation:
             data_type = column_type(self.evaluator.schema, column)
             entries = self.container.indexes(column).values()
             self.readers[column] = [self._open(entry, data_type) for entry in entries] if data_type else []
+            for reader in self.readers[column] if self.prefetch.get(column) else ():
+                try:
+                    reader.prefetch(self.prefetch[column])
+                except FileIndexError:
+                    pass  # the same failure is met, and reported or raised, where a predicate reads it
         return self.readers[column]
 
     def _open(self, entry: IndexEntry, data_type: DataType) -> FileIndexReader:
@@ -132,3 +154,20 @@ class _Evaluation:
                 raise
             self.malformed.append(err)
             return FileIndexReader()
+
+
+def _equality_literals(predicates: list[Predicate]) -> dict[str, list]:
+    """Column → the non-null literals of every =, <>, IN and NOT IN on it."""
+    literals: dict[str, list] = {}
+    for leaf in _leaves(predicates):
+        if leaf.function in ("eq", "neq", "in", "not_in"):
+            literals.setdefault(leaf.column, []).extend(v for v in leaf.literals if v is not None)
+    return literals
+
+
+def _leaves(predicates) -> Iterator[Leaf]:
+    for predicate in predicates:
+        if isinstance(predicate, Leaf):
+            yield predicate
+        else:
+            yield from _leaves(predicate.children)

@@ -50,6 +50,15 @@ class _SortedDictionary:
             return self.offsets.item(i), -1 if self.lengths is None else self.lengths.item(i)
         return None
 
+    def locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
+        """``locate`` of each key, with one vectorized search."""
+        wanted = np.array(sort_keys, dtype=self.sort_keys.dtype)
+        at = np.minimum(self.sort_keys.searchsorted(wanted), len(self.sort_keys) - 1)
+        found = (self.sort_keys[at] == wanted).tolist() if len(self.sort_keys) else [False] * len(wanted)
+        offsets = self.offsets[at].tolist() if len(self.sort_keys) else []
+        lengths = [-1] * len(wanted) if self.lengths is None or not len(self.sort_keys) else self.lengths[at].tolist()
+        return [(offsets[j], lengths[j]) if hit else None for j, hit in enumerate(found)]
+
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         """(sort key, key, (offset, length)) of every entry."""
         keys = self.kind.sort_keys(self.sort_keys)  # the float transform is its own inverse
@@ -82,6 +91,16 @@ class _PackedDictionary:
                 return (offset - (1 << 32) if offset & 0x80000000 else offset), -1  # the signed int32
         return None
 
+    def locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
+        """``locate`` of each key, with one vectorized search."""
+        if not len(self.packed):
+            return [None] * len(sort_keys)
+        wanted = np.array(sort_keys, dtype=np.int64)
+        entries = self.packed[np.minimum(self.packed.searchsorted(wanted << 32), len(self.packed) - 1)]
+        found = ((entries >> 32) == wanted).tolist()
+        offsets = (entries & 0xFFFFFFFF).astype(np.uint32).view(np.int32).tolist()
+        return [(offsets[j], -1) if hit else None for j, hit in enumerate(found)]
+
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         sort_keys = self.packed >> 32
         offsets = (self.packed & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
@@ -98,6 +117,9 @@ class _HashedDictionary:
 
     def locate(self, sort_key) -> tuple[int, int] | None:
         return self.lookup.get(sort_key)
+
+    def locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
+        return [self.lookup.get(sort_key) for sort_key in sort_keys]
 
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         return ((key, key, location) for key, location in self.lookup.items())
@@ -252,6 +274,26 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             block = bisect.bisect_right(firsts, sort_key) - 1
         return None if block < 0 else self._block(block).locate(sort_key)
 
+    def _locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
+        """``_locate`` of each key; V2 groups the keys by index block and searches each block once."""
+        if self.version == 1:
+            return self._v1_dictionary.locate_many(sort_keys)
+        firsts = self._directory_keys
+        if isinstance(firsts, np.ndarray):
+            blocks = (firsts.searchsorted(np.array(sort_keys, dtype=firsts.dtype), side="right") - 1).tolist()
+        else:
+            blocks = [bisect.bisect_right(firsts, sort_key) - 1 for sort_key in sort_keys]
+        located: list = [None] * len(sort_keys)
+        by_block: dict[int, list[int]] = {}
+        for j, block in enumerate(blocks):
+            if block >= 0:
+                by_block.setdefault(block, []).append(j)
+        for block, positions in by_block.items():
+            found = self._block(block).locate_many([sort_keys[j] for j in positions])
+            for j, location in zip(positions, found):
+                located[j] = location
+        return located
+
     def _bitmap_at(self, offset: int, length: int, key) -> FrozenBitMap:
         if offset < 0:
             return FrozenBitMap((-1 - offset,))
@@ -277,6 +319,18 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             found = self._bitmaps[key] = _EMPTY if location is None else self._bitmap_at(*location, key)
         return found
 
+    def _read_bitmaps(self, literals: Sequence) -> None:
+        """Read and cache the bitmaps of the non-null ``literals`` not read yet, locating them all at once."""
+        keys = {self._key(literal) for literal in literals}
+        missing = [key for key in keys if key not in self._bitmaps]
+        if len(missing) < 2:
+            return  # _rows_of reads one on its own
+        if not self._meta_read:
+            self._read_meta()
+        sort_key = self._sort_key
+        for key, location in zip(missing, self._locate_many([sort_key(key) for key in missing])):
+            self._bitmaps[key] = _EMPTY if location is None else self._bitmap_at(*location, key)
+
     def _nulls(self) -> FrozenBitMap:
         if self._null_bitmap is None:
             if not self._meta_read:
@@ -288,6 +342,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def _in(self, literals: Sequence) -> FrozenBitMap:
         if len(literals) == 1:
             return self._rows_of(literals[0])
+        self.prefetch(literals)
         if not self._meta_read:
             self._read_meta()
         return roaring.union(self._rows_of(literal) for literal in literals)
@@ -301,6 +356,11 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     def visit_equal(self, literal) -> FileIndexResult:
         return REMAIN if self._values_remain else Rows(self._rows_of(literal))
+
+    def prefetch(self, literals: Sequence) -> None:
+        """Locate the keys of all ``literals`` in one vectorized search and cache their bitmaps."""
+        if not self._values_remain:
+            self._read_bitmaps([literal for literal in literals if literal is not None])
 
     def visit_not_equal(self, literal) -> FileIndexResult:
         return self.visit_not_in([literal])

@@ -100,6 +100,31 @@ def test_every_predicate_equals_a_brute_force_model(column):
 TYPES_PROBE = {"INT": 123456789, "STRING": "absent", "BIGINT": -7, "BOOLEAN": None}
 
 
+@given(columns(), st.randoms(use_true_random=False))
+def test_many_equalities_in_one_call_equal_one_at_a_time(column, rng):
+    data_type, values, options = column
+    lay = laid_out(values, data_type, options)
+    if lay is None:
+        return
+    payload = encode(lay)
+    literals = [v for v in values if v is not None][:40] + [TYPES_PROBE.get(data_type.root), None]
+    rng.shuffle(literals)
+    literals += literals[:3]  # repeated literals
+    one_by_one = [BitmapReader(payload, data_type).visit_equal(v) for v in literals]
+    batch = BitmapReader(payload, data_type).visit_equal_many(literals)
+    assert [set(r.bitmap) for r in batch] == [set(r.bitmap) for r in one_by_one]
+
+
+@pytest.mark.parametrize("case", cases_for("bitmap", ok=True), ids=lambda c: c.name)
+def test_many_equalities_on_java_vectors(case):
+    literals = [args[0] for method, args, _, _ in case.queries() if method == "visit_equal"]
+    literals += [v for v in case.values() if v is not None][:50]
+    batch = BitmapReader(case.payload(), case.data_type).visit_equal_many(literals)
+    reader = BitmapReader(case.payload(), case.data_type)
+    answer = lambda result: set(result.bitmap) if isinstance(result, Rows) else result  # noqa: E731
+    assert [answer(r) for r in batch] == [answer(reader.visit_equal(v)) for v in literals]
+
+
 @given(columns())
 def test_extended_ranges_are_exact_and_sound(column):
     data_type, values, options = column
