@@ -13,6 +13,7 @@
  *   bloom_test_hashes(bits, hashes, num_bits, k, out)   1 where all k bits are set
  *   bloom_test_hash(bits, num_bits, k, hash) -> bool
  *   bloom_test_long(bits, num_bits, k, key), bloom_test_bytes(bits, num_bits, k, data) -> bool  (hashed here)
+ *   ByteStream(buffer)                        KaitaiStream's reading methods, for the generated readers
  *
  * ``bits`` is the serialized bit set: bit p is bit (p & 7) of byte (p >> 3), as Java writes it.
  */
@@ -396,6 +397,222 @@ static PyObject *py_wang_mix_one(PyObject *self, PyObject *arg)
     return PyLong_FromLongLong((long long)wang((uint64_t)key));
 }
 
+
+/* ----------------------------------------------------------------------- ByteStream */
+
+/* The reading half of Kaitai Struct's KaitaiStream over one contiguous buffer: the methods the
+ * generated readers call, each a C call. Failures call the Python subclass's _fail_eof(requested,
+ * available) or _fail_argument(message), which raise the kaitaistruct runtime's own errors
+ * (fileindex.codec.kaitai.CompiledStream). */
+typedef struct {
+    PyObject_HEAD
+    Py_buffer view;
+    Py_ssize_t pos;
+    int open;
+} ByteStream;
+
+static int stream_init(ByteStream *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *source;
+    if (!PyArg_ParseTuple(args, "O", &source))
+        return -1;
+    if (self->open) {
+        PyBuffer_Release(&self->view);
+        self->open = 0;
+    }
+    if (PyObject_GetBuffer(source, &self->view, PyBUF_SIMPLE) < 0)
+        return -1;
+    self->open = 1;
+    self->pos = 0;
+    return 0;
+}
+
+static void stream_dealloc(ByteStream *self)
+{
+    if (self->open)
+        PyBuffer_Release(&self->view);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *stream_fail_eof(ByteStream *self, Py_ssize_t requested)
+{
+    Py_ssize_t available = self->view.len > self->pos ? self->view.len - self->pos : 0;
+    PyObject *r = PyObject_CallMethod((PyObject *)self, "_fail_eof", "nn", requested, available);
+    Py_XDECREF(r);
+    if (!PyErr_Occurred())
+        PyErr_Format(PyExc_EOFError, "requested %zd bytes, but only %zd bytes available", requested, available);
+    return NULL;
+}
+
+static int stream_check_open(ByteStream *self)
+{
+    if (!self->open) {
+        PyErr_SetString(PyExc_ValueError, "the stream is closed");
+        return -1;
+    }
+    return 0;
+}
+
+/* the next n bytes, advancing; NULL (with the error set) when fewer remain */
+static const uint8_t *stream_take(ByteStream *self, Py_ssize_t n)
+{
+    if (stream_check_open(self) < 0)
+        return NULL;
+    Py_ssize_t available = self->view.len > self->pos ? self->view.len - self->pos : 0;
+    if (n > available) {
+        stream_fail_eof(self, n);
+        if (self->pos < self->view.len)
+            self->pos = self->view.len;  /* as KaitaiStream: its short read consumed what was left */
+        return NULL;
+    }
+    const uint8_t *at = (const uint8_t *)self->view.buf + (n ? self->pos : 0);  /* n == 0 may sit past the end */
+    self->pos += n;
+    return at;
+}
+
+static inline uint64_t load_be(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline uint64_t load_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+#define READ_INT(name, width, load, is_signed)                                                          \
+    static PyObject *stream_##name(ByteStream *self, PyObject *unused)                                \
+    {                                                                                                   \
+        const uint8_t *p = stream_take(self, width);                                                    \
+        if (!p)                                                                                         \
+            return NULL;                                                                                \
+        uint64_t v = load(p, width);                                                                    \
+        if (!is_signed)                                                                                 \
+            return PyLong_FromUnsignedLongLong(v);                                                      \
+        int shift = 64 - 8 * width;                                                                     \
+        return PyLong_FromLongLong(shift ? (int64_t)(v << shift) >> shift : (int64_t)v);                \
+    }
+
+READ_INT(read_u1, 1, load_be, 0)
+READ_INT(read_s1, 1, load_be, 1)
+READ_INT(read_u2be, 2, load_be, 0)
+READ_INT(read_s2be, 2, load_be, 1)
+READ_INT(read_u4be, 4, load_be, 0)
+READ_INT(read_s4be, 4, load_be, 1)
+READ_INT(read_u8be, 8, load_be, 0)
+READ_INT(read_s8be, 8, load_be, 1)
+READ_INT(read_u2le, 2, load_le, 0)
+READ_INT(read_s2le, 2, load_le, 1)
+READ_INT(read_u4le, 4, load_le, 0)
+READ_INT(read_s4le, 4, load_le, 1)
+READ_INT(read_u8le, 8, load_le, 0)
+READ_INT(read_s8le, 8, load_le, 1)
+
+static PyObject *stream_read_bytes(ByteStream *self, PyObject *arg)
+{
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 0) {
+        PyObject *r = PyObject_CallMethod((PyObject *)self, "_fail_argument", "N",
+                                          PyUnicode_FromFormat("requested invalid %zd amount of bytes", n));
+        Py_XDECREF(r);
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "requested invalid %zd amount of bytes", n);
+        return NULL;
+    }
+    const uint8_t *p = stream_take(self, n);
+    return p ? PyBytes_FromStringAndSize((const char *)p, n) : NULL;
+}
+
+static PyObject *stream_read_bytes_full(ByteStream *self, PyObject *unused)
+{
+    if (stream_check_open(self) < 0)
+        return NULL;
+    Py_ssize_t start = self->pos < self->view.len ? self->pos : self->view.len;
+    self->pos = self->view.len > self->pos ? self->view.len : self->pos;
+    return PyBytes_FromStringAndSize((const char *)self->view.buf + start, self->view.len - start);
+}
+
+static PyObject *stream_seek(ByteStream *self, PyObject *arg)
+{
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 0) {
+        PyObject *r = PyObject_CallMethod((PyObject *)self, "_fail_argument", "N",
+                                          PyUnicode_FromFormat("cannot seek to invalid position %zd", n));
+        Py_XDECREF(r);
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "cannot seek to invalid position %zd", n);
+        return NULL;
+    }
+    if (stream_check_open(self) < 0)
+        return NULL;
+    self->pos = n;
+    Py_RETURN_NONE;
+}
+
+static PyObject *stream_pos(ByteStream *self, PyObject *unused) { return PyLong_FromSsize_t(self->pos); }
+
+static PyObject *stream_size(ByteStream *self, PyObject *unused)
+{
+    if (stream_check_open(self) < 0)
+        return NULL;
+    return PyLong_FromSsize_t(self->view.len);
+}
+
+static PyObject *stream_is_eof(ByteStream *self, PyObject *unused)
+{
+    if (stream_check_open(self) < 0)
+        return NULL;
+    return PyBool_FromLong(self->pos >= self->view.len);
+}
+
+static PyObject *stream_align_to_byte(ByteStream *self, PyObject *unused) { Py_RETURN_NONE; }
+
+static PyObject *stream_close(ByteStream *self, PyObject *unused)
+{
+    if (self->open) {
+        PyBuffer_Release(&self->view);
+        self->open = 0;
+    }
+    Py_RETURN_NONE;
+}
+
+#define METHOD(name, flags) {#name, (PyCFunction)stream_##name, flags, NULL}
+static PyMethodDef stream_methods[] = {
+    METHOD(read_u1, METH_NOARGS), METHOD(read_s1, METH_NOARGS),
+    METHOD(read_u2be, METH_NOARGS), METHOD(read_s2be, METH_NOARGS),
+    METHOD(read_u4be, METH_NOARGS), METHOD(read_s4be, METH_NOARGS),
+    METHOD(read_u8be, METH_NOARGS), METHOD(read_s8be, METH_NOARGS),
+    METHOD(read_u2le, METH_NOARGS), METHOD(read_s2le, METH_NOARGS),
+    METHOD(read_u4le, METH_NOARGS), METHOD(read_s4le, METH_NOARGS),
+    METHOD(read_u8le, METH_NOARGS), METHOD(read_s8le, METH_NOARGS),
+    METHOD(read_bytes, METH_O), METHOD(read_bytes_full, METH_NOARGS),
+    METHOD(seek, METH_O), METHOD(pos, METH_NOARGS), METHOD(size, METH_NOARGS), METHOD(is_eof, METH_NOARGS),
+    METHOD(align_to_byte, METH_NOARGS), METHOD(close, METH_NOARGS),
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ByteStreamType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "fileindex._kernels.ByteStream",
+    .tp_doc = "ByteStream(buffer): KaitaiStream's reading methods over a contiguous buffer",
+    .tp_basicsize = sizeof(ByteStream),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)stream_init,
+    .tp_dealloc = (destructor)stream_dealloc,
+    .tp_methods = stream_methods,
+};
+
 static PyMethodDef methods[] = {
     {"wang_mix", py_wang_mix, METH_VARARGS, "wang_mix(keys, out): FastHash of int64 keys into out (int64)"},
     {"wang_mix_one", py_wang_mix_one, METH_O, "wang_mix_one(key) -> FastHash of one signed 64-bit key"},
@@ -414,7 +631,17 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "fileindex._kernels",
-    "Compiled loops for FastHash, XXH64 and BloomFilter64 (see fileindex.kernels).", -1, methods,
+    "Compiled loops for FastHash, XXH64, BloomFilter64 and the generated readers' stream (see fileindex.kernels).", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernels(void)
+{
+    if (PyType_Ready(&ByteStreamType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddObjectRef(m, "ByteStream", (PyObject *)&ByteStreamType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

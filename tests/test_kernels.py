@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from conftest import JAVA_VECTORS
 from vector_cases import cases_for
 
 from fileindex import kernels
@@ -188,3 +189,71 @@ def test_writers_pickle_on_either_path():
 
     for copy, original in both_paths(pickled):
         assert copy == original
+
+
+# --------------------------------------------------------------------------- the generated readers' stream
+
+READS = ["read_u1", "read_s1", "read_u2be", "read_s2be", "read_u4be", "read_s4be", "read_u8be", "read_s8be",
+         "read_u2le", "read_s2le", "read_u4le", "read_s4le", "read_u8le", "read_s8le", "read_bytes_full", "pos",
+         "size", "is_eof", "align_to_byte"]
+OPERATIONS = st.one_of(st.sampled_from(READS).map(lambda name: (name, ())),
+                       st.integers(-2, 12).map(lambda n: ("read_bytes", (n,))),
+                       st.integers(-1, 40).map(lambda n: ("seek", (n,))))
+
+
+def outcome(stream, name, args):
+    import kaitaistruct
+
+    try:
+        return "ok", getattr(stream, name)(*args)
+    except kaitaistruct.KaitaiStructError as err:
+        return type(err).__name__, str(err)
+
+
+@compiled_only
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=32), st.lists(OPERATIONS, max_size=25))
+def test_the_compiled_stream_reads_as_the_kaitai_runtime(data, operations):
+    import io
+
+    import kaitaistruct
+
+    from fileindex.kaitai_runtime import open_stream
+
+    compiled, runtime = open_stream(data), kaitaistruct.KaitaiStream(io.BytesIO(data))
+    assert type(compiled).__name__ == "CompiledStream"
+    for name, args in operations:
+        assert outcome(compiled, name, args) == outcome(runtime, name, args), name
+        assert compiled.pos() == runtime.pos()
+
+
+@compiled_only
+def test_the_compiled_stream_fails_like_the_runtime():
+    import kaitaistruct
+
+    from fileindex.kaitai_runtime import open_stream
+
+    stream = open_stream(b"\x01\x02\x03")
+    assert stream.read_u2be() == 0x0102
+    with pytest.raises(kaitaistruct.EndOfStreamError, match="requested 4 bytes, but only 1 bytes available"):
+        stream.read_s4be()
+    with pytest.raises(kaitaistruct.InvalidArgumentError):
+        stream.read_bytes(-1)
+    with pytest.raises(kaitaistruct.InvalidArgumentError):
+        stream.seek(-1)
+    stream.seek(10)  # beyond the end is allowed; reading there fails
+    assert stream.is_eof() and stream.read_bytes_full() == b""
+    with pytest.raises(kaitaistruct.EndOfStreamError):
+        stream.read_u1()
+    stream.close()
+    with pytest.raises(ValueError, match="closed"):
+        stream.size()
+
+
+@compiled_only
+def test_a_container_opens_alike_through_either_stream():
+    from fileindex.container.layout import FileIndexContainer
+
+    for path in sorted(JAVA_VECTORS.glob("*.index"))[:60]:
+        fast, reference = both_paths(lambda: FileIndexContainer.open(path).head)
+        assert fast == reference

@@ -62,6 +62,19 @@ def rewrite_imports(source: str, ids: set[str]) -> str:
     return re.sub(r"^import (\w+)$", relative, source, flags=re.MULTILINE)
 
 
+FAST_RUNTIME = ("from kaitaistruct import KaitaiStruct, KaitaiStream", "from fileindex.kaitai_runtime import KaitaiStruct, KaitaiStream")
+
+
+def fast_runtime(source: str) -> str:
+    """The fast readers take KaitaiStruct, KaitaiStream and BytesIO from fileindex.kaitai_runtime, whose
+    substreams read through the compiled stream when the kernels are built (the names, not the code,
+    change: each reader still opens a substream as ``KaitaiStream(BytesIO(raw))``)."""
+    original, replacement = FAST_RUNTIME
+    if original not in source:
+        raise SystemExit(f"the compiler's Python output no longer starts with {original!r}: update FAST_RUNTIME")
+    return source.replace(original, replacement, 1)
+
+
 def generate(out: Path, docs: Path = DOCS) -> None:
     """Compile every spec into ``out`` (generated/) and write the format reference into ``docs``."""
     specs = spec_files()
@@ -89,7 +102,7 @@ def generate(out: Path, docs: Path = DOCS) -> None:
             (out / "python" / py.name).write_text(source)
             fast = raw / "python_fast" / f"{spec.stem}.py"
             (out / "python" / "fast" / py.name).write_text(HEADER.format(spec=spec.name) +
-                                                           rewrite_imports(fast.read_text(), ids))
+                                                           fast_runtime(rewrite_imports(fast.read_text(), ids)))
             dot = raw / "graphviz" / f"{spec.stem}.dot"
             shutil.copyfile(dot, out / "graphviz" / dot.name)
             svg = subprocess.run(["dot", "-Tsvg", str(dot)], check=True, capture_output=True).stdout

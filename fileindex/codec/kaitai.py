@@ -6,13 +6,13 @@ read; that field's absolute offset and spec path go into the project's own error
 """
 from __future__ import annotations
 
-import io
 from typing import Callable, Mapping, TypeVar
 
 import kaitaistruct
 from kaitaistruct import KaitaiStream, KaitaiStruct
 
 from fileindex import errors
+from fileindex.kaitai_runtime import open_stream
 
 T = TypeVar("T", bound=KaitaiStruct)
 
@@ -28,7 +28,7 @@ def parse(
     ``base`` is where ``data`` starts in the enclosing file (a body inside a container), so that
     error offsets are absolute.
     """
-    stream = KaitaiStream(data if hasattr(data, "read") else _ViewReader(data))
+    stream = open_stream(data)
     obj = spec(stream)
     try:
         obj._read()
@@ -41,7 +41,7 @@ def parse_fast(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[Kai
                root: str, validations: ValidationErrors, base: int = 0) -> T:
     """Parse with the reader compiled without position recording (the normal path); when it fails,
     parse again with the debug reader, whose recorded positions give the error's field and offset."""
-    stream = KaitaiStream(data if hasattr(data, "read") else _ViewReader(data))
+    stream = open_stream(data)
     try:
         return fast_spec(stream)  # a non-debug generated reader reads in its constructor
     except kaitaistruct.KaitaiStructError as err:
@@ -52,36 +52,6 @@ def parse_fast(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[Kai
 def unplaced(err: kaitaistruct.KaitaiStructError, root: str, base: int) -> errors.DecodeError:
     """The project's error for a failure the debug reader could not place (kept as a safety net)."""
     return errors.DecodeError(str(err), offset=base, field=root)
-
-
-class _ViewReader(io.RawIOBase):
-    """A seekable binary stream over a buffer that copies only what is read (``BytesIO`` copies the
-    whole buffer first: a memory-mapped container of many megabytes for a HEAD of a few hundred bytes)."""
-
-    def __init__(self, data):
-        super().__init__()
-        self._view = memoryview(data).cast("B")
-        self._position = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        chunk = self._view[self._position:self._position + len(buffer)]
-        buffer[:len(chunk)] = chunk
-        self._position += len(chunk)
-        return len(chunk)
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        start = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: len(self._view)}[whence]
-        self._position = max(0, start + offset)
-        return self._position
-
-    def tell(self) -> int:
-        return self._position
 
 
 def translate(

@@ -13,7 +13,7 @@ import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import BinaryIO, Iterable, Iterator, Mapping
+from typing import NamedTuple, BinaryIO, Iterable, Iterator, Mapping
 
 import kaitaistruct
 
@@ -47,9 +47,11 @@ _VALIDATIONS = {
 }
 
 
-@dataclass(frozen=True)
-class IndexEntry:
-    """One (column, index type) entry of the HEAD or footer. ``start`` is absolute; -1 marks an empty index."""
+class IndexEntry(NamedTuple):
+    """One (column, index type) entry of the HEAD or footer. ``start`` is absolute; -1 marks an empty index.
+
+    Entry and column records are named tuples: a 12-column HEAD makes 24 of them on every open,
+    and a tuple is built in half the time of a frozen dataclass."""
 
     column: str
     index_type: str
@@ -63,8 +65,7 @@ class IndexEntry:
         return self.start == EMPTY_INDEX_FLAG
 
 
-@dataclass(frozen=True)
-class ColumnRecord:
+class ColumnRecord(NamedTuple):
     """One column record of the HEAD or footer, as written (a malformed file may repeat a name)."""
 
     name: str
@@ -170,22 +171,25 @@ def _column_records(columns, at: int, path: str, position_bytes: int) -> tuple[C
     for c, column in enumerate(columns):
         column_field = f"{path}/columns[{c}]"
         offset = at
-        name = java_utf.decode(column.name.value, offset=at + 2, field=f"{column_field}/name")
-        at += 2 + len(column.name.value) + 4
+        raw_name = column.name.value
+        name = _name(raw_name, at + 2, f"{column_field}/name")
+        at += 6 + len(raw_name)
         entries = []
         for i, index in enumerate(column.indexes):
             index_field = f"{column_field}/indexes[{i}]"
-            entries.append(IndexEntry(
-                column=name,
-                index_type=java_utf.decode(index.index_type.value, offset=at + 2, field=f"{index_field}/index_type"),
-                start=index.ofs_body,
-                length=index.len_body,
-                field=index_field,
-                entry_offset=at,
-            ))
-            at += 2 + len(index.index_type.value) + position_bytes
-        records.append(ColumnRecord(name=name, indexes=tuple(entries), offset=offset))
+            raw_type = index.index_type.value
+            entries.append(IndexEntry(name, _name(raw_type, at + 2, f"{index_field}/index_type"), index.ofs_body,
+                                      index.len_body, index_field, at))
+            at += 2 + len(raw_type) + position_bytes
+        records.append(ColumnRecord(name, tuple(entries), offset))
     return tuple(records)
+
+
+def _name(raw: bytes, offset: int, field: str) -> str:
+    """A name as ``readUTF`` decodes it; plain ASCII (no NUL, which Java writes as C0 80) directly."""
+    if raw.isascii() and b"\x00" not in raw:
+        return raw.decode("ascii")
+    return java_utf.decode(raw, offset=offset, field=field)
 
 
 class FileIndexContainer:

@@ -23,6 +23,7 @@ from kaitaistruct import KaitaiStruct
 
 from fileindex import errors
 from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.kaitai_runtime import open_stream
 from fileindex.types import DataType, column_type
 
 CONTAINER = "file_index_format"
@@ -99,7 +100,7 @@ def explain(data, *, schema: dict[str, DataType] | None = None, column: str | No
 
 def parse_partial(spec, data, *, root: str, validations, base: int = 0):
     """The object tree as far as it could be read, and the project's error where reading stopped."""
-    stream = kaitaistruct.KaitaiStream(kaitai_bridge._ViewReader(data))
+    stream = open_stream(data)
     obj = spec(stream)
     try:
         obj._read()

@@ -3,7 +3,7 @@
 # type: ignore
 
 import kaitaistruct
-from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from fileindex.kaitai_runtime import KaitaiStruct, KaitaiStream, BytesIO
 from . import roaring_bitmap
 from enum import IntEnum
 

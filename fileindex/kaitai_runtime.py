@@ -1,0 +1,89 @@
+"""The Kaitai runtime as the fast generated readers see it (tools/regenerate.py points their import here).
+
+``KaitaiStruct`` is the runtime's own. Generated code opens a substream over the bytes of a sized
+field as ``KaitaiStream(BytesIO(raw))``; here that reads ``raw`` through the compiled
+``ByteStream`` when the kernels are built (each read one C call instead of a few Python calls),
+else through the runtime's ``KaitaiStream``. Both raise the runtime's own errors.
+"""
+from __future__ import annotations
+
+import io
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct  # noqa: F401  (re-exported to the generated readers)
+
+from fileindex import kernels
+
+__all__ = ["KaitaiStruct", "KaitaiStream", "BytesIO", "open_stream"]
+
+
+def open_stream(data):
+    """A stream for a generated reader over ``data``: bytes-like, or a readable, seekable binary file."""
+    if hasattr(data, "read"):
+        return kaitaistruct.KaitaiStream(data)
+    if kernels.compiled:
+        return _compiled_stream()(data)
+    return kaitaistruct.KaitaiStream(_ViewReader(data))
+
+
+class KaitaiStream:
+    """``KaitaiStream(source)`` in generated code: ``open_stream(source)``; the runtime's static helpers."""
+
+    byte_array_index = staticmethod(kaitaistruct.KaitaiStream.byte_array_index)
+
+    def __new__(cls, source):
+        return open_stream(source)
+
+
+def BytesIO(raw: bytes) -> bytes:  # noqa: N802  (the name generated code calls)
+    """The bytes themselves: ``open_stream`` reads them without a copy into a file object."""
+    return raw
+
+
+_CompiledStream = None
+
+
+def _compiled_stream():
+    """``fileindex._kernels.ByteStream`` raising the runtime's errors (a class made once, on first use)."""
+    global _CompiledStream
+    if _CompiledStream is None:
+        class CompiledStream(kernels.compiled.ByteStream):
+            def _fail_eof(self, requested: int, available: int):
+                raise kaitaistruct.EndOfStreamError(
+                    f"requested {requested} bytes, but only {available} bytes available", requested, available)
+
+            def _fail_argument(self, message: str):
+                raise kaitaistruct.InvalidArgumentError(message)
+
+        _CompiledStream = CompiledStream
+    return _CompiledStream
+
+
+class _ViewReader(io.RawIOBase):
+    """A seekable binary stream over a buffer that copies only what is read (``BytesIO`` copies the
+    whole buffer first: a memory-mapped container of many megabytes for a HEAD of a few hundred bytes)."""
+
+    def __init__(self, data):
+        super().__init__()
+        self._view = memoryview(data).cast("B")
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        chunk = self._view[self._position:self._position + len(buffer)]
+        buffer[:len(chunk)] = chunk
+        self._position += len(chunk)
+        return len(chunk)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        start = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: len(self._view)}[whence]
+        self._position = max(0, start + offset)
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
