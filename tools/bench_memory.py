@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Peak memory of building bsi and range-bitmap over a 10M-row BIGINT column (target: < 1 GiB).
+"""Peak memory of building bloom-filter, bsi and range-bitmap over a 10M-row BIGINT column (target: < 1 GiB).
 
     .venv/bin/python tools/bench_memory.py [--rows N]
 
 The column follows the bigint_1m recipe (u(1, i, 2000000001) - 1e9) extended to N rows. Prints the
-process's peak RSS after each build, and the time of each build.
+process's peak RSS after each build, and the time of each build. The bloom filter is sized for the
+column (items = rows, fpp = 0.01): each build thread fills a bit set of its own on the compiled path.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
+from fileindex.indexes.bloom_filter import index as bloom_filter
 from fileindex.indexes.bsi import index as bsi
 from fileindex.indexes.range_bitmap import index as range_bitmap
 from fileindex.types import parse_type
@@ -36,7 +38,9 @@ def main() -> int:
     column = pa.array(bench_data.u(1, np.arange(args.rows), 2_000_000_001).astype(np.int64) - 1_000_000_000)
     print(f"{args.rows:,} BIGINT rows generated; peak RSS {peak_rss_mib():.0f} MiB")
     data_type = parse_type("BIGINT")
-    for name, build in (("bsi", bsi.build), ("range-bitmap", range_bitmap.build)):
+    bloom = lambda values, data_type: bloom_filter.build(  # noqa: E731
+        values, data_type, {"items": str(args.rows), "fpp": "0.01"})
+    for name, build in (("bloom-filter", bloom), ("bsi", bsi.build), ("range-bitmap", range_bitmap.build)):
         start = time.perf_counter()
         payload = build(column, data_type)
         seconds = time.perf_counter() - start
