@@ -106,27 +106,127 @@ static inline uint32_t fastmod(uint32_t x, fastmod_t f)
 }
 
 /* BloomFilter64.addHash: for i = 1..k, c = h1 + i*h2 in int wrap-around, ~c when negative, c % bits. */
-static inline void bloom_set(uint8_t *bits, uint64_t hash, fastmod_t f, int k)
+static inline void bloom_positions(uint64_t hash, fastmod_t f, int k, uint32_t *out)
 {
     uint32_t h2 = (uint32_t)(hash >> 32), combined = (uint32_t)hash;
     for (int i = 0; i < k; i++) {
         combined += h2;
-        uint32_t position = fastmod((int32_t)combined < 0 ? ~combined : combined, f);
-        bits[position >> 3] |= (uint8_t)(1u << (position & 7));
+        out[i] = fastmod((int32_t)combined < 0 ? ~combined : combined, f);
     }
 }
+
+static inline int bit_is_set(const uint8_t *bits, uint32_t position) { return bits[position >> 3] >> (position & 7) & 1; }
 
 static inline int bloom_test(const uint8_t *bits, uint64_t hash, fastmod_t f, int k)
 {
     uint32_t h2 = (uint32_t)(hash >> 32), combined = (uint32_t)hash;
     for (int i = 0; i < k; i++) {
         combined += h2;
-        uint32_t position = fastmod((int32_t)combined < 0 ? ~combined : combined, f);
-        if (!(bits[position >> 3] >> (position & 7) & 1))
+        if (!bit_is_set(bits, fastmod((int32_t)combined < 0 ? ~combined : combined, f)))
             return 0;
     }
     return 1;
 }
+
+/* Bits are set, and tested, a group of rows behind: the positions of a group are computed and
+ * prefetched while the previous group's are used. Reading a byte to set one of its bits otherwise
+ * waits for memory on every bit once the set outgrows the cache (measured on 10M rows, a 12 MB
+ * set, k = 7: 150 ns/row in order, 40 with the groups). A filter with more than PIPELINE_MAX_K hash
+ * functions (none that Paimon's sizing gives for fpp >= 1e-9) goes in order. */
+#define PIPELINE_ROWS 16
+#define PIPELINE_MAX_K 32
+/* Probes stop at the first clear bit, which the groups cannot: they pay only on large sets
+ * (measured, k = 7, half the probes absent: 1.2 MB 25 ns in order against 36 in groups; 12 MB 180
+ * against 83 ns) */
+#define PIPELINE_TEST_BYTES (4 << 20)
+
+typedef struct {
+    uint8_t *bits;
+    fastmod_t f;
+    int k;
+    int filling;                    /* the group being computed; the other is applied next */
+    Py_ssize_t rows[2];             /* rows in each group */
+    Py_ssize_t first[2];            /* tester: the index of each group's first row */
+    uint32_t positions[2][PIPELINE_ROWS * PIPELINE_MAX_K];
+} pipeline_t;
+
+static inline void pipeline_start(pipeline_t *p, uint8_t *bits, fastmod_t f, int k)
+{
+    p->bits = bits;
+    p->f = f;
+    p->k = k;
+    p->filling = 0;
+    p->rows[0] = p->rows[1] = 0;
+    p->first[0] = p->first[1] = 0;
+}
+
+/* queue one hash's positions in the filling group and prefetch their bytes; 1 when the group is full */
+static inline int pipeline_queue(pipeline_t *p, uint64_t hash, Py_ssize_t row)
+{
+    int g = p->filling;
+    if (p->rows[g] == 0)
+        p->first[g] = row;
+    uint32_t *out = p->positions[g] + p->rows[g] * p->k;
+    bloom_positions(hash, p->f, p->k, out);
+    for (int j = 0; j < p->k; j++)
+        __builtin_prefetch(p->bits + (out[j] >> 3), 1, 3);
+    return ++p->rows[g] == PIPELINE_ROWS;
+}
+
+/* the other group's positions, then that group becomes the (empty) filling one */
+static inline const uint32_t *pipeline_flip(pipeline_t *p, Py_ssize_t *rows, Py_ssize_t *first)
+{
+    int other = p->filling ^ 1;
+    *rows = p->rows[other];
+    *first = p->first[other];
+    p->rows[other] = 0;
+    p->filling = other;
+    return p->positions[other];
+}
+
+static inline void pipeline_set(pipeline_t *p)
+{
+    Py_ssize_t rows, first;
+    const uint32_t *positions = pipeline_flip(p, &rows, &first);
+    for (Py_ssize_t j = 0; j < rows * p->k; j++)
+        p->bits[positions[j] >> 3] |= (uint8_t)(1u << (positions[j] & 7));
+}
+
+static inline void pipeline_test(pipeline_t *p, uint8_t *answers)
+{
+    Py_ssize_t rows, first;
+    const uint32_t *positions = pipeline_flip(p, &rows, &first);
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        int found = 1;
+        for (int j = 0; j < p->k && found; j++)
+            found = bit_is_set(p->bits, positions[r * p->k + j]);
+        answers[first + r] = (uint8_t)found;
+    }
+}
+
+/* Set the bits of n hashes, HASH(i) the i-th (an expression of i). */
+#define BLOOM_ADD(bits, f, k, n, HASH)                                                           \
+    do {                                                                                        \
+        if ((k) > PIPELINE_MAX_K) {                                                             \
+            for (Py_ssize_t i = 0; i < (n); i++) {                                              \
+                uint64_t hash_ = (HASH);                                                        \
+                uint32_t h2_ = (uint32_t)(hash_ >> 32), c_ = (uint32_t)hash_;                   \
+                for (int j_ = 0; j_ < (k); j_++) {                                              \
+                    c_ += h2_;                                                                  \
+                    uint32_t at_ = fastmod((int32_t)c_ < 0 ? ~c_ : c_, (f));                    \
+                    (bits)[at_ >> 3] |= (uint8_t)(1u << (at_ & 7));                             \
+                }                                                                               \
+            }                                                                                   \
+            break;                                                                              \
+        }                                                                                       \
+        pipeline_t pipe_;                                                                       \
+        pipeline_start(&pipe_, (bits), (f), (k));                                               \
+        for (Py_ssize_t i = 0; i < (n); i++)                                                    \
+            if (pipeline_queue(&pipe_, (HASH), i))                                              \
+                pipeline_set(&pipe_);                                                           \
+        pipeline_set(&pipe_);                                                                   \
+        pipeline_set(&pipe_);                                                                   \
+    } while (0)
 
 /* ----------------------------------------------------------------------- argument checks */
 
@@ -188,6 +288,13 @@ static inline int64_t offset_at(const uint8_t *raw, int width, Py_ssize_t i)
     int64_t v;
     memcpy(&v, raw + 8 * i, 8);
     return v;
+}
+
+/* XXH64 of the i-th value of an Arrow string/binary array */
+static inline uint64_t string_hash(const uint8_t *bytes, const uint8_t *offsets, int width, Py_ssize_t i)
+{
+    int64_t start = offset_at(offsets, width, i);
+    return xxh64(bytes + start, (size_t)(offset_at(offsets, width, i + 1) - start));
 }
 
 /* ----------------------------------------------------------------------- python functions */
@@ -269,10 +376,10 @@ static PyObject *bloom_add_int64(PyObject *args, int mix)
     uint8_t *set = bits.buf;
     const uint8_t *in = values.buf;
     fastmod_t f = fastmod_for((uint32_t)num_bits);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint64_t v = load64(in + 8 * i);
-        bloom_set(set, mix ? wang(v) : v, f, k);
-    }
+    if (mix)
+        BLOOM_ADD(set, f, k, n, wang(load64(in + 8 * i)));
+    else
+        BLOOM_ADD(set, f, k, n, load64(in + 8 * i));
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -300,12 +407,7 @@ static PyObject *py_bloom_add_strings(PyObject *self, PyObject *args)
     uint8_t *set = bits.buf;
     const uint8_t *bytes = data.buf, *raw = offsets.buf;
     fastmod_t f = fastmod_for((uint32_t)num_bits);
-    int64_t start = offset_at(raw, width, 0);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t stop = offset_at(raw, width, i + 1);
-        bloom_set(set, xxh64(bytes + start, (size_t)(stop - start)), f, k);
-        start = stop;
-    }
+    BLOOM_ADD(set, f, k, n, string_hash(bytes, raw, width, i));
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -334,8 +436,18 @@ static PyObject *py_bloom_test_hashes(PyObject *self, PyObject *args)
     const uint8_t *set = bits.buf, *in = hashes.buf;
     uint8_t *to = out.buf;
     fastmod_t f = fastmod_for((uint32_t)num_bits);
-    for (Py_ssize_t i = 0; i < n; i++)
-        to[i] = (uint8_t)bloom_test(set, load64(in + 8 * i), f, k);
+    if (k > PIPELINE_MAX_K || bits.len < PIPELINE_TEST_BYTES) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            to[i] = (uint8_t)bloom_test(set, load64(in + 8 * i), f, k);
+    } else {
+        pipeline_t pipe;
+        pipeline_start(&pipe, (uint8_t *)set, f, k);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (pipeline_queue(&pipe, load64(in + 8 * i), i))
+                pipeline_test(&pipe, to);
+        pipeline_test(&pipe, to);
+        pipeline_test(&pipe, to);
+    }
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:

@@ -120,7 +120,7 @@ def test_xxh64_of_strings(values, cut, large):
 @settings(max_examples=100, deadline=None)
 @given(st.one_of(st.lists(st.one_of(LONGS, st.none()), max_size=400).map(lambda v: ("BIGINT", v)),
                  st.lists(st.one_of(st.text(max_size=40), st.none()), max_size=400).map(lambda v: ("STRING", v))),
-       st.integers(1, 5000), st.sampled_from(["0.5", "0.1", "0.01", "0.0001"]), st.booleans())
+       st.integers(1, 5000), st.sampled_from(["0.5", "0.1", "0.01", "0.0001", "1e-12"]), st.booleans())
 def test_bloom_build_and_probe(column, items, fpp, arrow):
     type_name, values = column
     data_type = parse_type(type_name)
@@ -149,6 +149,19 @@ def test_a_large_column_on_several_threads_equals_the_reference():
     assert fast == reference
     assert column_hashes(pa.array(keys), parse_type("BIGINT"), distinct=False).tolist() == \
         fast_hash.wang_mix_array(keys).tolist()
+
+
+@compiled_only
+def test_a_filter_larger_than_the_cache_answers_alike():
+    """Over 4 MB the compiled probe prefetches a group of probes ahead (another loop)."""
+    keys = np.random.default_rng(8).integers(-2**63, 2**63 - 1, 200_000, dtype=np.int64)
+    payload = bloom_filter.build(pa.array(keys), parse_type("BIGINT"), {"items": "4000000", "fpp": "0.01"})
+    assert len(payload) > 4 << 20
+    reader = bloom_filter.BloomFilterReader(payload, parse_type("BIGINT"))
+    probes = np.concatenate([fast_hash.wang_mix_array(keys[:5000]),
+                             np.random.default_rng(9).integers(-2**63, 2**63 - 1, 5000, dtype=np.int64)])
+    fast, reference = both_paths(lambda: reader.test_hashes(probes))
+    assert fast.tolist() == reference.tolist() and fast[:5000].all() and not fast[5000:].all()
 
 
 # --------------------------------------------------------------------------- misuse
