@@ -629,8 +629,14 @@ READ_INT(read_s8le, 8, load_le, 1)
 static PyObject *stream_read_bytes(ByteStream *self, PyObject *arg)
 {
     Py_ssize_t n = PyLong_AsSsize_t(arg);
-    if (n == -1 && PyErr_Occurred())
+    if (n == -1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return NULL;
+        PyErr_Clear();  /* more bytes than any buffer holds: the end of the stream, as KaitaiStream says */
+        if (stream_check_open(self) == 0)
+            stream_fail_eof(self, PY_SSIZE_T_MAX);
         return NULL;
+    }
     if (n < 0) {
         PyObject *r = PyObject_CallMethod((PyObject *)self, "_fail_argument", "N",
                                           PyUnicode_FromFormat("requested invalid %zd amount of bytes", n));

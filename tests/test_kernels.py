@@ -254,6 +254,8 @@ def test_the_compiled_stream_fails_like_the_runtime():
         stream.read_bytes(-1)
     with pytest.raises(kaitaistruct.InvalidArgumentError):
         stream.seek(-1)
+    with pytest.raises(kaitaistruct.EndOfStreamError):
+        stream.read_bytes(1 << 64)  # a u8 length from a corrupt file
     stream.seek(10)  # beyond the end is allowed; reading there fails
     assert stream.is_eof() and stream.read_bytes_full() == b""
     with pytest.raises(kaitaistruct.EndOfStreamError):
