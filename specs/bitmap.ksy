@@ -29,75 +29,42 @@ params:
     enum: key_kind
     doc: How values of the column are encoded (from the column's Paimon type).
 seq:
-  - id: version
-    type: u1
-    valid:
-      any-of: [1, 2]
-    doc: VERSION_1 or VERSION_2; Java refuses newer versions ("your plugin version is lower").
-  - id: row_count
-    -orig-id: rowCount
-    type: s4
-    valid:
-      min: 0
-    doc: rowCount, every record written including nulls.
-  - id: num_values
-    -orig-id: nonNullBitmapNumber
-    type: s4
-    valid:
-      min: 0
-    doc: nonNullBitmapNumber, the number of distinct non-null values.
-  - id: has_null_byte
-    -orig-id: hasNullValue
-    type: u1
-    doc: hasNullValue (DataOutputStream.writeBoolean; any non-zero byte reads as true).
-  - id: ofs_null
-    -orig-id: nullValueOffset
-    type: s4
-    if: has_null
-    doc: nullValueOffset; -1 - row for a single null row, else the body offset of the null bitmap.
-  - id: len_null_bitmap
-    type: s4
-    if: has_null and version == 2
-    doc: V2 only; the serialized size of the null bitmap, written even for a single null row.
+  - id: header
+    type: header
+    doc: |
+      The fixed fields before the records (V1's dictionary, V2's block directory), which a reader
+      reads first; the records that follow are decoded in bulk.
   - id: v1_entries
     type: v1_entry
     repeat: expr
-    repeat-expr: num_values
-    if: version == 1
-  - id: num_blocks
-    -orig-id: indexBlocks.size()
-    type: s4
-    if: version == 2
-    valid:
-      min: 0
+    repeat-expr: header.num_values
+    if: header.version == 1
   - id: block_dir
     type: block_ref
     repeat: expr
-    repeat-expr: num_blocks
-    if: version == 2
+    repeat-expr: header.num_blocks
+    if: header.version == 2
     doc: The first value of each index block and the block's offset from the start of the index blocks.
   - id: len_index_blocks
     type: s4
-    if: version == 2
+    if: header.version == 2
     doc: Total bytes of all index blocks ("bitmap body offset" in the Java writer).
   - id: index_blocks
     size: len_index_blocks
     type: index_block_list
-    if: version == 2
+    if: header.version == 2
   - id: body
     size-eos: true
     doc: The serialized bitmaps; offsets are relative to the start of this region.
 instances:
-  has_null:
-    value: has_null_byte != 0
   ofs_body:
     value: _io.size - body.size
     doc: Where the BODY starts in the payload; bitmap offsets count from here.
   null_bitmap:
     io: _root._io
-    pos: ofs_body + ofs_null
+    pos: ofs_body + header.ofs_null
     type: roaring_bitmap
-    if: has_null and ofs_null >= 0
+    if: header.has_null and header.ofs_null >= 0
     doc: The rows holding null (when more than one row does).
 enums:
   key_kind:
@@ -110,6 +77,52 @@ enums:
     16: boolean
     32: string
 types:
+  header:
+    seq:
+      - id: version
+        type: u1
+        valid:
+          any-of: [1, 2]
+        doc: VERSION_1 or VERSION_2; Java refuses newer versions ("your plugin version is lower").
+      - id: row_count
+        -orig-id: rowCount
+        type: s4
+        valid:
+          min: 0
+        doc: rowCount, every record written including nulls.
+      - id: num_values
+        -orig-id: nonNullBitmapNumber
+        type: s4
+        valid:
+          min: 0
+          max: (_io.size - _io.pos) / 5
+        doc: |
+          nonNullBitmapNumber, the number of distinct non-null values. V1 lists as many records of at
+          least 5 bytes (a key and an offset), so a count the bytes left cannot hold is malformed.
+      - id: has_null_byte
+        -orig-id: hasNullValue
+        type: u1
+        doc: hasNullValue (DataOutputStream.writeBoolean; any non-zero byte reads as true).
+      - id: ofs_null
+        -orig-id: nullValueOffset
+        type: s4
+        if: has_null
+        doc: nullValueOffset; -1 - row for a single null row, else the body offset of the null bitmap.
+      - id: len_null_bitmap
+        type: s4
+        if: has_null and version == 2
+        doc: V2 only; the serialized size of the null bitmap, written even for a single null row.
+      - id: num_blocks
+        -orig-id: indexBlocks.size()
+        type: s4
+        if: version == 2
+        valid:
+          min: 0
+          max: (_io.size - _io.pos) / 5
+        doc: The number of index blocks; each has a directory record of at least 5 bytes.
+    instances:
+      has_null:
+        value: has_null_byte != 0
   key:
     doc: One value of the column, encoded by key_kind.
     seq:

@@ -42,7 +42,7 @@ class Bitmap(KaitaiStruct):
         string = 32
         f4 = 36
         f8 = 72
-    SEQ_FIELDS = ["version", "row_count", "num_values", "has_null_byte", "ofs_null", "len_null_bitmap", "v1_entries", "num_blocks", "block_dir", "len_index_blocks", "index_blocks", "body"]
+    SEQ_FIELDS = ["header", "v1_entries", "block_dir", "len_index_blocks", "index_blocks", "body"]
     def __init__(self, key_kind, _io, _parent=None, _root=None):
         super(Bitmap, self).__init__(_io)
         self._parent = _parent
@@ -51,42 +51,16 @@ class Bitmap(KaitaiStruct):
         self._debug = collections.defaultdict(dict)
 
     def _read(self):
-        self._debug['version']['start'] = self._io.pos()
-        self.version = self._io.read_u1()
-        self._debug['version']['end'] = self._io.pos()
-        if not  ((self.version == 1) or (self.version == 2)) :
-            raise kaitaistruct.ValidationNotAnyOfError(self.version, self._io, u"/seq/0")
-        self._debug['row_count']['start'] = self._io.pos()
-        self.row_count = self._io.read_s4be()
-        self._debug['row_count']['end'] = self._io.pos()
-        if not self.row_count >= 0:
-            raise kaitaistruct.ValidationLessThanError(0, self.row_count, self._io, u"/seq/1")
-        self._debug['num_values']['start'] = self._io.pos()
-        self.num_values = self._io.read_s4be()
-        self._debug['num_values']['end'] = self._io.pos()
-        if not self.num_values >= 0:
-            raise kaitaistruct.ValidationLessThanError(0, self.num_values, self._io, u"/seq/2")
-        self._debug['has_null_byte']['start'] = self._io.pos()
-        self.has_null_byte = self._io.read_u1()
-        self._debug['has_null_byte']['end'] = self._io.pos()
-        if self.has_null:
-            pass
-            self._debug['ofs_null']['start'] = self._io.pos()
-            self.ofs_null = self._io.read_s4be()
-            self._debug['ofs_null']['end'] = self._io.pos()
-
-        if  ((self.has_null) and (self.version == 2)) :
-            pass
-            self._debug['len_null_bitmap']['start'] = self._io.pos()
-            self.len_null_bitmap = self._io.read_s4be()
-            self._debug['len_null_bitmap']['end'] = self._io.pos()
-
-        if self.version == 1:
+        self._debug['header']['start'] = self._io.pos()
+        self.header = Bitmap.Header(self._io, self, self._root)
+        self.header._read()
+        self._debug['header']['end'] = self._io.pos()
+        if self.header.version == 1:
             pass
             self._debug['v1_entries']['start'] = self._io.pos()
             self._debug['v1_entries']['arr'] = []
             self.v1_entries = []
-            for i in range(self.num_values):
+            for i in range(self.header.num_values):
                 self._debug['v1_entries']['arr'].append({'start': self._io.pos()})
                 _t_v1_entries = Bitmap.V1Entry(self._io, self, self._root)
                 try:
@@ -97,20 +71,12 @@ class Bitmap(KaitaiStruct):
 
             self._debug['v1_entries']['end'] = self._io.pos()
 
-        if self.version == 2:
-            pass
-            self._debug['num_blocks']['start'] = self._io.pos()
-            self.num_blocks = self._io.read_s4be()
-            self._debug['num_blocks']['end'] = self._io.pos()
-            if not self.num_blocks >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_blocks, self._io, u"/seq/7")
-
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             self._debug['block_dir']['start'] = self._io.pos()
             self._debug['block_dir']['arr'] = []
             self.block_dir = []
-            for i in range(self.num_blocks):
+            for i in range(self.header.num_blocks):
                 self._debug['block_dir']['arr'].append({'start': self._io.pos()})
                 _t_block_dir = Bitmap.BlockRef(self._io, self, self._root)
                 try:
@@ -121,13 +87,13 @@ class Bitmap(KaitaiStruct):
 
             self._debug['block_dir']['end'] = self._io.pos()
 
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             self._debug['len_index_blocks']['start'] = self._io.pos()
             self.len_index_blocks = self._io.read_s4be()
             self._debug['len_index_blocks']['end'] = self._io.pos()
 
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             self._debug['index_blocks']['start'] = self._io.pos()
             self._raw_index_blocks = self._io.read_bytes(self.len_index_blocks)
@@ -143,33 +109,25 @@ class Bitmap(KaitaiStruct):
 
     def _fetch_instances(self):
         pass
-        if self.has_null:
-            pass
-
-        if  ((self.has_null) and (self.version == 2)) :
-            pass
-
-        if self.version == 1:
+        self.header._fetch_instances()
+        if self.header.version == 1:
             pass
             for i in range(len(self.v1_entries)):
                 pass
                 self.v1_entries[i]._fetch_instances()
 
 
-        if self.version == 2:
-            pass
-
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             for i in range(len(self.block_dir)):
                 pass
                 self.block_dir[i]._fetch_instances()
 
 
-        if self.version == 2:
+        if self.header.version == 2:
             pass
 
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             self.index_blocks._fetch_instances()
 
@@ -200,6 +158,80 @@ class Bitmap(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.first_key._fetch_instances()
+
+
+    class Header(KaitaiStruct):
+        SEQ_FIELDS = ["version", "row_count", "num_values", "has_null_byte", "ofs_null", "len_null_bitmap", "num_blocks"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bitmap.Header, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['version']['start'] = self._io.pos()
+            self.version = self._io.read_u1()
+            self._debug['version']['end'] = self._io.pos()
+            if not  ((self.version == 1) or (self.version == 2)) :
+                raise kaitaistruct.ValidationNotAnyOfError(self.version, self._io, u"/types/header/seq/0")
+            self._debug['row_count']['start'] = self._io.pos()
+            self.row_count = self._io.read_s4be()
+            self._debug['row_count']['end'] = self._io.pos()
+            if not self.row_count >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.row_count, self._io, u"/types/header/seq/1")
+            self._debug['num_values']['start'] = self._io.pos()
+            self.num_values = self._io.read_s4be()
+            self._debug['num_values']['end'] = self._io.pos()
+            if not self.num_values >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_values, self._io, u"/types/header/seq/2")
+            if not self.num_values <= (self._io.size() - self._io.pos()) // 5:
+                raise kaitaistruct.ValidationGreaterThanError((self._io.size() - self._io.pos()) // 5, self.num_values, self._io, u"/types/header/seq/2")
+            self._debug['has_null_byte']['start'] = self._io.pos()
+            self.has_null_byte = self._io.read_u1()
+            self._debug['has_null_byte']['end'] = self._io.pos()
+            if self.has_null:
+                pass
+                self._debug['ofs_null']['start'] = self._io.pos()
+                self.ofs_null = self._io.read_s4be()
+                self._debug['ofs_null']['end'] = self._io.pos()
+
+            if  ((self.has_null) and (self.version == 2)) :
+                pass
+                self._debug['len_null_bitmap']['start'] = self._io.pos()
+                self.len_null_bitmap = self._io.read_s4be()
+                self._debug['len_null_bitmap']['end'] = self._io.pos()
+
+            if self.version == 2:
+                pass
+                self._debug['num_blocks']['start'] = self._io.pos()
+                self.num_blocks = self._io.read_s4be()
+                self._debug['num_blocks']['end'] = self._io.pos()
+                if not self.num_blocks >= 0:
+                    raise kaitaistruct.ValidationLessThanError(0, self.num_blocks, self._io, u"/types/header/seq/6")
+                if not self.num_blocks <= (self._io.size() - self._io.pos()) // 5:
+                    raise kaitaistruct.ValidationGreaterThanError((self._io.size() - self._io.pos()) // 5, self.num_blocks, self._io, u"/types/header/seq/6")
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.has_null:
+                pass
+
+            if  ((self.has_null) and (self.version == 2)) :
+                pass
+
+            if self.version == 2:
+                pass
+
+
+        @property
+        def has_null(self):
+            if hasattr(self, '_m_has_null'):
+                return self._m_has_null
+
+            self._m_has_null = self.has_null_byte != 0
+            return getattr(self, '_m_has_null', None)
 
 
     class IndexBlock(KaitaiStruct):
@@ -457,24 +489,16 @@ class Bitmap(KaitaiStruct):
 
 
     @property
-    def has_null(self):
-        if hasattr(self, '_m_has_null'):
-            return self._m_has_null
-
-        self._m_has_null = self.has_null_byte != 0
-        return getattr(self, '_m_has_null', None)
-
-    @property
     def null_bitmap(self):
         """The rows holding null (when more than one row does)."""
         if hasattr(self, '_m_null_bitmap'):
             return self._m_null_bitmap
 
-        if  ((self.has_null) and (self.ofs_null >= 0)) :
+        if  ((self.header.has_null) and (self.header.ofs_null >= 0)) :
             pass
             io = self._root._io
             _pos = io.pos()
-            io.seek(self.ofs_body + self.ofs_null)
+            io.seek(self.ofs_body + self.header.ofs_null)
             self._debug['_m_null_bitmap']['start'] = io.pos()
             self._m_null_bitmap = roaring_bitmap.RoaringBitmap(io)
             self._m_null_bitmap._read()

@@ -51,8 +51,8 @@ def bitmap(key_kind: str) -> Struct:
     )
     block_ref = Struct("first_key" / key, "ofs_block" / Int32sb)
     has_null = this.has_null_byte != 0
-    v2 = this.version == 2
-    return Struct(
+    header_v2 = this.version == 2
+    header = Struct(
         "version" / Int8ub,
         Check((this.version == 1) | (this.version == 2)),
         "row_count" / Int32sb,
@@ -61,10 +61,14 @@ def bitmap(key_kind: str) -> Struct:
         Check(this.num_values >= 0),
         "has_null_byte" / Int8ub,
         "ofs_null" / If(has_null, Int32sb),
-        "len_null_bitmap" / If(has_null & v2, Int32sb),
-        "v1_entries" / If(this.version == 1, Array(this.num_values, v1_entry)),
-        "num_blocks" / If(v2, Rebuild(Int32sb, len_(this.block_dir))),
-        "block_dir" / If(v2, Array(this.num_blocks, block_ref)),
+        "len_null_bitmap" / If(has_null & header_v2, Int32sb),
+        "num_blocks" / If(header_v2, Rebuild(Int32sb, len_(this._.block_dir))),
+    )
+    v2 = this.header.version == 2
+    return Struct(
+        "header" / header,
+        "v1_entries" / If(this.header.version == 1, Array(this.header.num_values, v1_entry)),
+        "block_dir" / If(v2, Array(this.header.num_blocks, block_ref)),
         "len_index_blocks" / If(v2, Int32sb),
         "index_blocks" / If(v2, FixedSized(this.len_index_blocks, Struct("blocks" / GreedyRange(index_block)))),
         "body" / GreedyBytes,

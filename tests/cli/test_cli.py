@@ -128,7 +128,7 @@ def test_check_with_schema_finds_a_corrupt_body(capsys, tmp_path):
     assert run_cli(capsys, "check", str(bad))[0] == 0  # the layout alone is fine
     code, out, _ = run_cli(capsys, "check", "--schema", MULTI_SCHEMA, str(bad))
     assert code == 3
-    assert "bitmap/row_count" in out and f"offset {entry.start + 1}" in out
+    assert "bitmap/header/row_count" in out and f"offset {entry.start + 1}" in out
 
 
 def test_check_schema_usage_errors(capsys):
@@ -148,10 +148,10 @@ def test_query_on_a_corrupt_body_fails_or_answers_remain_when_lenient(capsys, tm
     bad.write_bytes(bytes(data))
     argv = ["query", str(bad), "--schema", MULTI_SCHEMA, "--where", "name = 'bob'", "--json"]
     code, out, err = run_cli(capsys, *argv)
-    assert code == 3 and "bitmap/row_count" in err and not out
+    assert code == 3 and "bitmap/header/row_count" in err and not out
     code, out, err = run_cli(capsys, *argv, "--lenient")
     assert code == 0 and json.loads(out)["result"] in ("REMAIN", "SKIP")  # the bloom filter may still skip
-    assert "answered REMAIN for a malformed body" in err and "bitmap/row_count" in err
+    assert "answered REMAIN for a malformed body" in err and "bitmap/header/row_count" in err
     code, out, _ = run_cli(capsys, "query", str(bad), "--schema", MULTI_SCHEMA, "--where", "id = 5", "--json")
     assert code == 0 and json.loads(out)["cardinality"] == 1  # other columns are unaffected
 

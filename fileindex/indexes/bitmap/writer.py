@@ -272,11 +272,11 @@ def encode_with_construct(lay: BitmapLayout) -> bytes:
         return {"value": {"value": value} if lay.kind.name == "string" else int(value)}
 
     has_null = lay.null_offset is not None
-    data = {"version": lay.version, "row_count": lay.row_count, "num_values": len(lay.keys),
-            "has_null_byte": int(has_null), "ofs_null": lay.null_offset if has_null else None,
-            "len_null_bitmap": lay.null_length if has_null and lay.version == 2 else None,
-            "v1_entries": None, "block_dir": None, "len_index_blocks": None, "index_blocks": None,
-            "body": lay.body}
+    header = {"version": lay.version, "row_count": lay.row_count, "num_values": len(lay.keys),
+              "has_null_byte": int(has_null), "ofs_null": lay.null_offset if has_null else None,
+              "len_null_bitmap": lay.null_length if has_null and lay.version == 2 else None}
+    data = {"header": header, "v1_entries": None, "block_dir": None, "len_index_blocks": None,
+            "index_blocks": None, "body": lay.body}
     if lay.version == 1:
         data["v1_entries"] = [{"key": key(c), "ofs_bitmap": int(lay.offsets[c])} for c in lay.entry_order.tolist()]
     else:

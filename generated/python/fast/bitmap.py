@@ -49,49 +49,26 @@ class Bitmap(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.version = self._io.read_u1()
-        if not  ((self.version == 1) or (self.version == 2)) :
-            raise kaitaistruct.ValidationNotAnyOfError(self.version, self._io, u"/seq/0")
-        self.row_count = self._io.read_s4be()
-        if not self.row_count >= 0:
-            raise kaitaistruct.ValidationLessThanError(0, self.row_count, self._io, u"/seq/1")
-        self.num_values = self._io.read_s4be()
-        if not self.num_values >= 0:
-            raise kaitaistruct.ValidationLessThanError(0, self.num_values, self._io, u"/seq/2")
-        self.has_null_byte = self._io.read_u1()
-        if self.has_null:
-            pass
-            self.ofs_null = self._io.read_s4be()
-
-        if  ((self.has_null) and (self.version == 2)) :
-            pass
-            self.len_null_bitmap = self._io.read_s4be()
-
-        if self.version == 1:
+        self.header = Bitmap.Header(self._io, self, self._root)
+        if self.header.version == 1:
             pass
             self.v1_entries = []
-            for i in range(self.num_values):
+            for i in range(self.header.num_values):
                 self.v1_entries.append(Bitmap.V1Entry(self._io, self, self._root))
 
 
-        if self.version == 2:
-            pass
-            self.num_blocks = self._io.read_s4be()
-            if not self.num_blocks >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_blocks, self._io, u"/seq/7")
-
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             self.block_dir = []
-            for i in range(self.num_blocks):
+            for i in range(self.header.num_blocks):
                 self.block_dir.append(Bitmap.BlockRef(self._io, self, self._root))
 
 
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             self.len_index_blocks = self._io.read_s4be()
 
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             self._raw_index_blocks = self._io.read_bytes(self.len_index_blocks)
             _io__raw_index_blocks = KaitaiStream(BytesIO(self._raw_index_blocks))
@@ -102,33 +79,25 @@ class Bitmap(KaitaiStruct):
 
     def _fetch_instances(self):
         pass
-        if self.has_null:
-            pass
-
-        if  ((self.has_null) and (self.version == 2)) :
-            pass
-
-        if self.version == 1:
+        self.header._fetch_instances()
+        if self.header.version == 1:
             pass
             for i in range(len(self.v1_entries)):
                 pass
                 self.v1_entries[i]._fetch_instances()
 
 
-        if self.version == 2:
-            pass
-
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             for i in range(len(self.block_dir)):
                 pass
                 self.block_dir[i]._fetch_instances()
 
 
-        if self.version == 2:
+        if self.header.version == 2:
             pass
 
-        if self.version == 2:
+        if self.header.version == 2:
             pass
             self.index_blocks._fetch_instances()
 
@@ -153,6 +122,65 @@ class Bitmap(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.first_key._fetch_instances()
+
+
+    class Header(KaitaiStruct):
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bitmap.Header, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.version = self._io.read_u1()
+            if not  ((self.version == 1) or (self.version == 2)) :
+                raise kaitaistruct.ValidationNotAnyOfError(self.version, self._io, u"/types/header/seq/0")
+            self.row_count = self._io.read_s4be()
+            if not self.row_count >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.row_count, self._io, u"/types/header/seq/1")
+            self.num_values = self._io.read_s4be()
+            if not self.num_values >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_values, self._io, u"/types/header/seq/2")
+            if not self.num_values <= (self._io.size() - self._io.pos()) // 5:
+                raise kaitaistruct.ValidationGreaterThanError((self._io.size() - self._io.pos()) // 5, self.num_values, self._io, u"/types/header/seq/2")
+            self.has_null_byte = self._io.read_u1()
+            if self.has_null:
+                pass
+                self.ofs_null = self._io.read_s4be()
+
+            if  ((self.has_null) and (self.version == 2)) :
+                pass
+                self.len_null_bitmap = self._io.read_s4be()
+
+            if self.version == 2:
+                pass
+                self.num_blocks = self._io.read_s4be()
+                if not self.num_blocks >= 0:
+                    raise kaitaistruct.ValidationLessThanError(0, self.num_blocks, self._io, u"/types/header/seq/6")
+                if not self.num_blocks <= (self._io.size() - self._io.pos()) // 5:
+                    raise kaitaistruct.ValidationGreaterThanError((self._io.size() - self._io.pos()) // 5, self.num_blocks, self._io, u"/types/header/seq/6")
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.has_null:
+                pass
+
+            if  ((self.has_null) and (self.version == 2)) :
+                pass
+
+            if self.version == 2:
+                pass
+
+
+        @property
+        def has_null(self):
+            if hasattr(self, '_m_has_null'):
+                return self._m_has_null
+
+            self._m_has_null = self.has_null_byte != 0
+            return getattr(self, '_m_has_null', None)
 
 
     class IndexBlock(KaitaiStruct):
@@ -359,24 +387,16 @@ class Bitmap(KaitaiStruct):
 
 
     @property
-    def has_null(self):
-        if hasattr(self, '_m_has_null'):
-            return self._m_has_null
-
-        self._m_has_null = self.has_null_byte != 0
-        return getattr(self, '_m_has_null', None)
-
-    @property
     def null_bitmap(self):
         """The rows holding null (when more than one row does)."""
         if hasattr(self, '_m_null_bitmap'):
             return self._m_null_bitmap
 
-        if  ((self.has_null) and (self.ofs_null >= 0)) :
+        if  ((self.header.has_null) and (self.header.ofs_null >= 0)) :
             pass
             io = self._root._io
             _pos = io.pos()
-            io.seek(self.ofs_body + self.ofs_null)
+            io.seek(self.ofs_body + self.header.ofs_null)
             self._m_null_bitmap = roaring_bitmap.RoaringBitmap(io)
             io.seek(_pos)
 
