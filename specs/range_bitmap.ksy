@@ -27,12 +27,17 @@ seq:
   - id: header
     size: len_header
     type: header
-  - id: dictionary
+instances:
+  dictionary:
+    pos: 4 + len_header
     size: header.len_dictionary
     type: dictionary
-  - id: bsi
+    doc: Follows the header. An instance, so that reading the header reads nothing else.
+  bsi:
+    pos: 4 + len_header + header.len_dictionary
     size-eos: true
     type: bit_slice_index
+    doc: Follows the dictionary, to the end of the payload.
 enums:
   key_kind:
     1: i1

@@ -33,7 +33,7 @@ class RangeBitmap(KaitaiStruct):
         string = 32
         f4 = 36
         f8 = 72
-    SEQ_FIELDS = ["len_header", "header", "dictionary", "bsi"]
+    SEQ_FIELDS = ["len_header", "header"]
     def __init__(self, key_kind, _io, _parent=None, _root=None):
         super(RangeBitmap, self).__init__(_io)
         self._parent = _parent
@@ -53,25 +53,21 @@ class RangeBitmap(KaitaiStruct):
         self.header = RangeBitmap.Header(_io__raw_header, self, self._root)
         self.header._read()
         self._debug['header']['end'] = self._io.pos()
-        self._debug['dictionary']['start'] = self._io.pos()
-        self._raw_dictionary = self._io.read_bytes(self.header.len_dictionary)
-        _io__raw_dictionary = KaitaiStream(BytesIO(self._raw_dictionary))
-        self.dictionary = RangeBitmap.Dictionary(_io__raw_dictionary, self, self._root)
-        self.dictionary._read()
-        self._debug['dictionary']['end'] = self._io.pos()
-        self._debug['bsi']['start'] = self._io.pos()
-        self._raw_bsi = self._io.read_bytes_full()
-        _io__raw_bsi = KaitaiStream(BytesIO(self._raw_bsi))
-        self.bsi = RangeBitmap.BitSliceIndex(_io__raw_bsi, self, self._root)
-        self.bsi._read()
-        self._debug['bsi']['end'] = self._io.pos()
 
 
     def _fetch_instances(self):
         pass
         self.header._fetch_instances()
-        self.dictionary._fetch_instances()
-        self.bsi._fetch_instances()
+        _ = self.bsi
+        if hasattr(self, '_m_bsi'):
+            pass
+            self._m_bsi._fetch_instances()
+
+        _ = self.dictionary
+        if hasattr(self, '_m_dictionary'):
+            pass
+            self._m_dictionary._fetch_instances()
+
 
     class BitSliceIndex(KaitaiStruct):
         """
@@ -486,5 +482,39 @@ class RangeBitmap(KaitaiStruct):
         def _fetch_instances(self):
             pass
 
+
+    @property
+    def bsi(self):
+        """Follows the dictionary, to the end of the payload."""
+        if hasattr(self, '_m_bsi'):
+            return self._m_bsi
+
+        _pos = self._io.pos()
+        self._io.seek((4 + self.len_header) + self.header.len_dictionary)
+        self._debug['_m_bsi']['start'] = self._io.pos()
+        self._raw__m_bsi = self._io.read_bytes_full()
+        _io__raw__m_bsi = KaitaiStream(BytesIO(self._raw__m_bsi))
+        self._m_bsi = RangeBitmap.BitSliceIndex(_io__raw__m_bsi, self, self._root)
+        self._m_bsi._read()
+        self._debug['_m_bsi']['end'] = self._io.pos()
+        self._io.seek(_pos)
+        return getattr(self, '_m_bsi', None)
+
+    @property
+    def dictionary(self):
+        """Follows the header. An instance, so that reading the header reads nothing else."""
+        if hasattr(self, '_m_dictionary'):
+            return self._m_dictionary
+
+        _pos = self._io.pos()
+        self._io.seek(4 + self.len_header)
+        self._debug['_m_dictionary']['start'] = self._io.pos()
+        self._raw__m_dictionary = self._io.read_bytes(self.header.len_dictionary)
+        _io__raw__m_dictionary = KaitaiStream(BytesIO(self._raw__m_dictionary))
+        self._m_dictionary = RangeBitmap.Dictionary(_io__raw__m_dictionary, self, self._root)
+        self._m_dictionary._read()
+        self._debug['_m_dictionary']['end'] = self._io.pos()
+        self._io.seek(_pos)
+        return getattr(self, '_m_dictionary', None)
 
 

@@ -8,6 +8,7 @@ reader reads the header on the first query, then only the dictionary chunks and 
 from __future__ import annotations
 
 import bisect
+import functools
 import struct
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -19,7 +20,10 @@ from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import errors
 from fileindex.arrow.values import integer_key, split_nulls
+from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.codec.cursor import PayloadCursor, PayloadOffsets
+from fileindex.generated.fast import range_bitmap as fast
+from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap.keys import KINDS, KeyKind, string_codes
 from fileindex.indexes.options import check_known, parse_memory_size
@@ -31,6 +35,13 @@ from fileindex.values import utf8_key
 INDEX_TYPE = "range-bitmap"
 OPTIONS = ("chunk-size",)
 ROOT = "range_bitmap"
+_VALIDATIONS = {  # the spec's checks on the fields the generated reader reads (len_header, the header)
+    "/seq/0": errors.InvalidLengthError,
+    "/types/header/seq/0": errors.UnsupportedVersionError,
+    "/types/header/seq/1": errors.InvalidLengthError,
+    "/types/header/seq/2": errors.InvalidLengthError,
+    "/types/header/seq/5": errors.InvalidLengthError,
+}
 _KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",
           "DECIMAL": "i8", "TIMESTAMP": "i8", "TIMESTAMP_LTZ": "i8", "FLOAT": "f4", "DOUBLE": "f8",
           "BOOLEAN": "boolean"}
@@ -242,30 +253,31 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
     # -- header, dictionary, slices -------------------------------------------------------------
 
     def _read_header(self) -> None:
+        """The header through the generated reader (the dictionary and the bit-sliced index are lazy
+        instances of the spec, so nothing else is read); where they start comes from it."""
         if self._header_read:
             return
-        cursor = self._cursor()
-        len_header = cursor.int(4, "len_header")
-        header_start = cursor.position
-        if cursor.u8("header/version") != 1:
-            raise errors.UnsupportedVersionError("range-bitmap version (this reader knows 1)",
-                                                 offset=self._offset(4), field=f"{ROOT}/header/version")
-        self.row_count = cursor.int(4, "header/row_count")
-        self.cardinality = cursor.int(4, "header/cardinality")
-        if self.row_count < 0 or self.cardinality < 0:
-            raise errors.InvalidLengthError("negative row count or cardinality", offset=self._offset(5),
-                                            field=f"{ROOT}/header/row_count")
+        code = self.kind.code
+        parsed = kaitai_bridge.parse_fast(functools.partial(fast.RangeBitmap, code),
+                                          functools.partial(RangeBitmap, code), self._view, root=ROOT,
+                                          validations=_VALIDATIONS, base=self._base)
+        header = parsed.header
+        self.row_count, self.cardinality = header.row_count, header.cardinality
         if self.cardinality:
-            self.min = sort_key(self.kind, self._read_key(cursor, "header/min"))
-            self.max = sort_key(self.kind, self._read_key(cursor, "header/max"))
-        len_dictionary = cursor.int(4, "header/len_dictionary")
-        self._dictionary_start = header_start + len_header
-        self._bsi_start = self._dictionary_start + len_dictionary
-        if len_header < 0 or len_dictionary < 0 or self._bsi_start > len(self._view):
-            raise errors.InvalidLengthError("header or dictionary length outside the payload",
-                                            offset=self._base, field=f"{ROOT}/len_header")
+            self.min = sort_key(self.kind, self._key_value(header.min))
+            self.max = sort_key(self.kind, self._key_value(header.max))
+        self._dictionary_start = 4 + parsed.len_header
+        self._bsi_start = self._dictionary_start + header.len_dictionary
+        if self._bsi_start > len(self._view):
+            raise errors.InvalidLengthError(
+                f"a dictionary of {header.len_dictionary} bytes after the header does not fit the payload",
+                offset=self._offset(parsed.len_header), field=f"{ROOT}/header/len_dictionary")  # the header's last s4
         self._read_bsi_header()
         self._header_read = True
+
+    def _key_value(self, key):
+        """A generated ``key``'s value as ``_read_key`` returns it (bytes for strings)."""
+        return key.value.value if self.kind.width is None else key.value
 
     def _read_bsi_header(self) -> None:
         cursor = self._cursor(self._bsi_start)

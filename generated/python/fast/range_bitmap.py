@@ -46,19 +46,21 @@ class RangeBitmap(KaitaiStruct):
         self._raw_header = self._io.read_bytes(self.len_header)
         _io__raw_header = KaitaiStream(BytesIO(self._raw_header))
         self.header = RangeBitmap.Header(_io__raw_header, self, self._root)
-        self._raw_dictionary = self._io.read_bytes(self.header.len_dictionary)
-        _io__raw_dictionary = KaitaiStream(BytesIO(self._raw_dictionary))
-        self.dictionary = RangeBitmap.Dictionary(_io__raw_dictionary, self, self._root)
-        self._raw_bsi = self._io.read_bytes_full()
-        _io__raw_bsi = KaitaiStream(BytesIO(self._raw_bsi))
-        self.bsi = RangeBitmap.BitSliceIndex(_io__raw_bsi, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.header._fetch_instances()
-        self.dictionary._fetch_instances()
-        self.bsi._fetch_instances()
+        _ = self.bsi
+        if hasattr(self, '_m_bsi'):
+            pass
+            self._m_bsi._fetch_instances()
+
+        _ = self.dictionary
+        if hasattr(self, '_m_dictionary'):
+            pass
+            self._m_dictionary._fetch_instances()
+
 
     class BitSliceIndex(KaitaiStruct):
         """
@@ -359,5 +361,33 @@ class RangeBitmap(KaitaiStruct):
         def _fetch_instances(self):
             pass
 
+
+    @property
+    def bsi(self):
+        """Follows the dictionary, to the end of the payload."""
+        if hasattr(self, '_m_bsi'):
+            return self._m_bsi
+
+        _pos = self._io.pos()
+        self._io.seek((4 + self.len_header) + self.header.len_dictionary)
+        self._raw__m_bsi = self._io.read_bytes_full()
+        _io__raw__m_bsi = KaitaiStream(BytesIO(self._raw__m_bsi))
+        self._m_bsi = RangeBitmap.BitSliceIndex(_io__raw__m_bsi, self, self._root)
+        self._io.seek(_pos)
+        return getattr(self, '_m_bsi', None)
+
+    @property
+    def dictionary(self):
+        """Follows the header. An instance, so that reading the header reads nothing else."""
+        if hasattr(self, '_m_dictionary'):
+            return self._m_dictionary
+
+        _pos = self._io.pos()
+        self._io.seek(4 + self.len_header)
+        self._raw__m_dictionary = self._io.read_bytes(self.header.len_dictionary)
+        _io__raw__m_dictionary = KaitaiStream(BytesIO(self._raw__m_dictionary))
+        self._m_dictionary = RangeBitmap.Dictionary(_io__raw__m_dictionary, self, self._root)
+        self._io.seek(_pos)
+        return getattr(self, '_m_dictionary', None)
 
 
