@@ -110,20 +110,32 @@ types:
         type: s4
         valid:
           min: 0
+          max: (_io.size - _io.pos) / 4
+        doc: The number of chunks; each has a 4-byte offset below.
       - id: len_offsets
         type: s4
+        valid:
+          min: 0
         doc: 4 * num_chunks.
       - id: len_chunks
         type: s4
-      - id: chunk_offsets
+        valid:
+          min: 0
+    instances:
+      chunk_offsets:
+        pos: 4 + len_dictionary_header
         type: s4
         repeat: expr
         repeat-expr: num_chunks
-        doc: Where each chunk header starts inside the chunk-header region.
-      - id: chunks
+        doc: |
+          Where each chunk header starts inside the chunk-header region. This and the parts below
+          are instances: reading the dictionary's header reads nothing else.
+      chunks:
+        pos: 4 + len_dictionary_header + len_offsets
         size: len_chunks
         type: chunk_list
-      - id: keys
+      keys:
+        pos: 4 + len_dictionary_header + len_offsets + len_chunks
         size-eos: true
         doc: The key blobs of the chunks; chunk.ofs_keys counts from here.
   chunk_list:

@@ -67,9 +67,11 @@ def translate(
     return _as_project_error(err, base + min(max(offset, 0), size), field, validations)
 
 
-def read_instance(obj: KaitaiStruct, name: str, *, path: str, validations: ValidationErrors, size: int):
+def read_instance(obj: KaitaiStruct, name: str, *, path: str, validations: ValidationErrors, size: int,
+                  base: int = 0):
     """The value of a ``pos`` instance of ``obj`` (read on first access); a failure becomes the
-    project's error at the absolute offset of the field that failed inside it."""
+    project's error at the absolute offset of the field that failed inside it (``base``: where the
+    parsed data starts in its file)."""
     try:
         return getattr(obj, name)
     except kaitaistruct.KaitaiStructError as err:
@@ -77,11 +79,11 @@ def read_instance(obj: KaitaiStruct, name: str, *, path: str, validations: Valid
         start = info.get("start", 0)
         child = obj.__dict__.get(f"_m_{name}")
         if isinstance(child, KaitaiStruct):
-            base = 0 if child._io is obj._io else start  # a sized instance counts from its own start
-            offset, field = failure_point(child, base, f"{path}/{name}")
+            origin = 0 if child._io is obj._io else start  # a sized instance counts from its own start
+            offset, field = failure_point(child, origin, f"{path}/{name}")
         else:
             offset, field = start, f"{path}/{name}"
-        raise _as_project_error(err, min(max(offset, 0), size), field, validations) from None
+        raise _as_project_error(err, base + min(max(offset, 0), size), field, validations) from None
 
 
 def _as_project_error(err: kaitaistruct.KaitaiStructError, offset: int, field: str,

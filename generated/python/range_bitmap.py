@@ -266,7 +266,7 @@ class RangeBitmap(KaitaiStruct):
         .. seealso::
            Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/dictionary/chunked/ChunkedDictionary.java
         """
-        SEQ_FIELDS = ["len_dictionary_header", "version", "num_chunks", "len_offsets", "len_chunks", "chunk_offsets", "chunks", "keys"]
+        SEQ_FIELDS = ["len_dictionary_header", "version", "num_chunks", "len_offsets", "len_chunks"]
         def __init__(self, _io, _parent=None, _root=None):
             super(RangeBitmap.Dictionary, self).__init__(_io)
             self._parent = _parent
@@ -289,38 +289,90 @@ class RangeBitmap(KaitaiStruct):
             self._debug['num_chunks']['end'] = self._io.pos()
             if not self.num_chunks >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.num_chunks, self._io, u"/types/dictionary/seq/2")
+            if not self.num_chunks <= (self._io.size() - self._io.pos()) // 4:
+                raise kaitaistruct.ValidationGreaterThanError((self._io.size() - self._io.pos()) // 4, self.num_chunks, self._io, u"/types/dictionary/seq/2")
             self._debug['len_offsets']['start'] = self._io.pos()
             self.len_offsets = self._io.read_s4be()
             self._debug['len_offsets']['end'] = self._io.pos()
+            if not self.len_offsets >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_offsets, self._io, u"/types/dictionary/seq/3")
             self._debug['len_chunks']['start'] = self._io.pos()
             self.len_chunks = self._io.read_s4be()
             self._debug['len_chunks']['end'] = self._io.pos()
-            self._debug['chunk_offsets']['start'] = self._io.pos()
-            self._debug['chunk_offsets']['arr'] = []
-            self.chunk_offsets = []
-            for i in range(self.num_chunks):
-                self._debug['chunk_offsets']['arr'].append({'start': self._io.pos()})
-                self.chunk_offsets.append(self._io.read_s4be())
-                self._debug['chunk_offsets']['arr'][i]['end'] = self._io.pos()
-
-            self._debug['chunk_offsets']['end'] = self._io.pos()
-            self._debug['chunks']['start'] = self._io.pos()
-            self._raw_chunks = self._io.read_bytes(self.len_chunks)
-            _io__raw_chunks = KaitaiStream(BytesIO(self._raw_chunks))
-            self.chunks = RangeBitmap.ChunkList(_io__raw_chunks, self, self._root)
-            self.chunks._read()
-            self._debug['chunks']['end'] = self._io.pos()
-            self._debug['keys']['start'] = self._io.pos()
-            self.keys = self._io.read_bytes_full()
-            self._debug['keys']['end'] = self._io.pos()
+            if not self.len_chunks >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_chunks, self._io, u"/types/dictionary/seq/4")
 
 
         def _fetch_instances(self):
             pass
-            for i in range(len(self.chunk_offsets)):
+            _ = self.chunk_offsets
+            if hasattr(self, '_m_chunk_offsets'):
+                pass
+                for i in range(len(self._m_chunk_offsets)):
+                    pass
+
+
+            _ = self.chunks
+            if hasattr(self, '_m_chunks'):
+                pass
+                self._m_chunks._fetch_instances()
+
+            _ = self.keys
+            if hasattr(self, '_m_keys'):
                 pass
 
-            self.chunks._fetch_instances()
+
+        @property
+        def chunk_offsets(self):
+            """Where each chunk header starts inside the chunk-header region. This and the parts below
+            are instances: reading the dictionary's header reads nothing else.
+            """
+            if hasattr(self, '_m_chunk_offsets'):
+                return self._m_chunk_offsets
+
+            _pos = self._io.pos()
+            self._io.seek(4 + self.len_dictionary_header)
+            self._debug['_m_chunk_offsets']['start'] = self._io.pos()
+            self._debug['_m_chunk_offsets']['arr'] = []
+            self._m_chunk_offsets = []
+            for i in range(self.num_chunks):
+                self._debug['_m_chunk_offsets']['arr'].append({'start': self._io.pos()})
+                self._m_chunk_offsets.append(self._io.read_s4be())
+                self._debug['_m_chunk_offsets']['arr'][i]['end'] = self._io.pos()
+
+            self._debug['_m_chunk_offsets']['end'] = self._io.pos()
+            self._io.seek(_pos)
+            return getattr(self, '_m_chunk_offsets', None)
+
+        @property
+        def chunks(self):
+            if hasattr(self, '_m_chunks'):
+                return self._m_chunks
+
+            _pos = self._io.pos()
+            self._io.seek((4 + self.len_dictionary_header) + self.len_offsets)
+            self._debug['_m_chunks']['start'] = self._io.pos()
+            self._raw__m_chunks = self._io.read_bytes(self.len_chunks)
+            _io__raw__m_chunks = KaitaiStream(BytesIO(self._raw__m_chunks))
+            self._m_chunks = RangeBitmap.ChunkList(_io__raw__m_chunks, self, self._root)
+            self._m_chunks._read()
+            self._debug['_m_chunks']['end'] = self._io.pos()
+            self._io.seek(_pos)
+            return getattr(self, '_m_chunks', None)
+
+        @property
+        def keys(self):
+            """The key blobs of the chunks; chunk.ofs_keys counts from here."""
+            if hasattr(self, '_m_keys'):
+                return self._m_keys
+
+            _pos = self._io.pos()
+            self._io.seek(((4 + self.len_dictionary_header) + self.len_offsets) + self.len_chunks)
+            self._debug['_m_keys']['start'] = self._io.pos()
+            self._m_keys = self._io.read_bytes_full()
+            self._debug['_m_keys']['end'] = self._io.pos()
+            self._io.seek(_pos)
+            return getattr(self, '_m_keys', None)
 
 
     class Header(KaitaiStruct):

@@ -13,6 +13,7 @@ import struct
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+import kaitaistruct
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,6 +24,7 @@ from fileindex.arrow.values import integer_key, split_nulls
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.codec.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import range_bitmap as fast
+from fileindex.kaitai_runtime import open_stream
 from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap.keys import KINDS, KeyKind, string_codes
@@ -41,6 +43,11 @@ _VALIDATIONS = {  # the spec's checks on the fields the generated reader reads (
     "/types/header/seq/1": errors.InvalidLengthError,
     "/types/header/seq/2": errors.InvalidLengthError,
     "/types/header/seq/5": errors.InvalidLengthError,
+    "/types/dictionary/seq/0": errors.UnsupportedVersionError,
+    "/types/dictionary/seq/1": errors.UnsupportedVersionError,
+    "/types/dictionary/seq/2": errors.InvalidLengthError,
+    "/types/dictionary/seq/3": errors.InvalidLengthError,
+    "/types/dictionary/seq/4": errors.InvalidLengthError,
 }
 _KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",
           "DECIMAL": "i8", "TIMESTAMP": "i8", "TIMESTAMP_LTZ": "i8", "FLOAT": "f4", "DOUBLE": "f8",
@@ -318,23 +325,30 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
     def _read_chunks(self) -> list[_Chunk]:
         if self._chunks is not None:
             return self._chunks
-        cursor = self._cursor(self._dictionary_start)
-        if cursor.int(4, "dictionary/len_dictionary_header") != 13 or cursor.u8("dictionary/version") != 1:
-            raise errors.UnsupportedVersionError("range-bitmap dictionary header (this reader knows version 1)",
-                                                 offset=self._offset(self._dictionary_start),
-                                                 field=f"{ROOT}/dictionary/version")
-        count = cursor.count("dictionary/num_chunks", 4)
-        cursor.int(4, "dictionary/len_offsets")
-        len_chunks = cursor.int(4, "dictionary/len_chunks")
-        offsets = cursor.records(np.dtype(">i4"), count, "dictionary/chunk_offsets")
-        headers_start = cursor.position
-        self._blobs_start = headers_start + len_chunks
+        dictionary = self._dictionary_header()
+        offsets_start = self._dictionary_start + 4 + dictionary.len_dictionary_header
+        offsets = self._cursor(offsets_start).records(np.dtype(">i4"), dictionary.num_chunks, "dictionary/chunk_offsets")
+        headers_start = offsets_start + dictionary.len_offsets
+        self._blobs_start = headers_start + dictionary.len_chunks
         chunks = self._fixed_chunk_headers(headers_start, offsets) if self.kind.width is not None else None
         if chunks is None:
             chunks = [self._chunk_header(headers_start + offset, i) for i, offset in enumerate(offsets.tolist())]
         self._chunks = chunks
         self._heads = [c.head for c in chunks]
         return chunks
+
+    def _dictionary_header(self):
+        """The dictionary's header through the generated reader, over the dictionary's bytes only (its
+        offsets, chunk headers and keys are instances of the spec, decoded here in bulk)."""
+        region = self._view[self._dictionary_start:self._bsi_start]
+        try:
+            return fast.RangeBitmap.Dictionary(open_stream(region))
+        except kaitaistruct.KaitaiStructError as err:  # place the error with the debug reader
+            debug = kaitai_bridge.parse(functools.partial(RangeBitmap, self.kind.code), self._view, root=ROOT,
+                                        validations=_VALIDATIONS, base=self._base)
+            kaitai_bridge.read_instance(debug, "dictionary", path=ROOT, validations=_VALIDATIONS,
+                                        size=len(self._view), base=self._base)
+            raise kaitai_bridge.unplaced(err, ROOT, self._base + self._dictionary_start) from None
 
     def _fixed_chunk_headers(self, start: int, offsets: np.ndarray) -> list[_Chunk] | None:
         """All chunk headers at once when they lie back to back (as Java writes them)."""

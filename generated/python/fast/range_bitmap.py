@@ -211,24 +211,76 @@ class RangeBitmap(KaitaiStruct):
             self.num_chunks = self._io.read_s4be()
             if not self.num_chunks >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.num_chunks, self._io, u"/types/dictionary/seq/2")
+            if not self.num_chunks <= (self._io.size() - self._io.pos()) // 4:
+                raise kaitaistruct.ValidationGreaterThanError((self._io.size() - self._io.pos()) // 4, self.num_chunks, self._io, u"/types/dictionary/seq/2")
             self.len_offsets = self._io.read_s4be()
+            if not self.len_offsets >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_offsets, self._io, u"/types/dictionary/seq/3")
             self.len_chunks = self._io.read_s4be()
-            self.chunk_offsets = []
-            for i in range(self.num_chunks):
-                self.chunk_offsets.append(self._io.read_s4be())
-
-            self._raw_chunks = self._io.read_bytes(self.len_chunks)
-            _io__raw_chunks = KaitaiStream(BytesIO(self._raw_chunks))
-            self.chunks = RangeBitmap.ChunkList(_io__raw_chunks, self, self._root)
-            self.keys = self._io.read_bytes_full()
+            if not self.len_chunks >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_chunks, self._io, u"/types/dictionary/seq/4")
 
 
         def _fetch_instances(self):
             pass
-            for i in range(len(self.chunk_offsets)):
+            _ = self.chunk_offsets
+            if hasattr(self, '_m_chunk_offsets'):
+                pass
+                for i in range(len(self._m_chunk_offsets)):
+                    pass
+
+
+            _ = self.chunks
+            if hasattr(self, '_m_chunks'):
+                pass
+                self._m_chunks._fetch_instances()
+
+            _ = self.keys
+            if hasattr(self, '_m_keys'):
                 pass
 
-            self.chunks._fetch_instances()
+
+        @property
+        def chunk_offsets(self):
+            """Where each chunk header starts inside the chunk-header region. This and the parts below
+            are instances: reading the dictionary's header reads nothing else.
+            """
+            if hasattr(self, '_m_chunk_offsets'):
+                return self._m_chunk_offsets
+
+            _pos = self._io.pos()
+            self._io.seek(4 + self.len_dictionary_header)
+            self._m_chunk_offsets = []
+            for i in range(self.num_chunks):
+                self._m_chunk_offsets.append(self._io.read_s4be())
+
+            self._io.seek(_pos)
+            return getattr(self, '_m_chunk_offsets', None)
+
+        @property
+        def chunks(self):
+            if hasattr(self, '_m_chunks'):
+                return self._m_chunks
+
+            _pos = self._io.pos()
+            self._io.seek((4 + self.len_dictionary_header) + self.len_offsets)
+            self._raw__m_chunks = self._io.read_bytes(self.len_chunks)
+            _io__raw__m_chunks = KaitaiStream(BytesIO(self._raw__m_chunks))
+            self._m_chunks = RangeBitmap.ChunkList(_io__raw__m_chunks, self, self._root)
+            self._io.seek(_pos)
+            return getattr(self, '_m_chunks', None)
+
+        @property
+        def keys(self):
+            """The key blobs of the chunks; chunk.ofs_keys counts from here."""
+            if hasattr(self, '_m_keys'):
+                return self._m_keys
+
+            _pos = self._io.pos()
+            self._io.seek(((4 + self.len_dictionary_header) + self.len_offsets) + self.len_chunks)
+            self._m_keys = self._io.read_bytes_full()
+            self._io.seek(_pos)
+            return getattr(self, '_m_keys', None)
 
 
     class Header(KaitaiStruct):
