@@ -173,13 +173,19 @@ types:
     seq:
       - id: len_header
         type: s4
+        valid:
+          min: 0
       - id: header
         size: len_header
         type: bsi_header
-      - id: ebm
+    instances:
+      ebm:
+        pos: 4 + len_header
         size: header.len_ebm
         type: roaring_bitmap
-      - id: slices
+        doc: The rows with a value. This and the slices are instances, read on demand.
+      slices:
+        pos: 4 + len_header + header.len_ebm
         type: roaring_bitmap
         repeat: expr
         repeat-expr: header.num_slices
@@ -194,6 +200,8 @@ types:
         doc: One byte; 64 for an all-null column.
       - id: len_ebm
         type: s4
+        valid:
+          min: 0
       - id: len_indexes
         type: s4
         doc: 8 * num_slices.

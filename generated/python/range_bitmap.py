@@ -74,7 +74,7 @@ class RangeBitmap(KaitaiStruct):
         .. seealso::
            Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/BitSliceIndexBitmap.java
         """
-        SEQ_FIELDS = ["len_header", "header", "ebm", "slices"]
+        SEQ_FIELDS = ["len_header", "header"]
         def __init__(self, _io, _parent=None, _root=None):
             super(RangeBitmap.BitSliceIndex, self).__init__(_io)
             self._parent = _parent
@@ -85,41 +85,73 @@ class RangeBitmap(KaitaiStruct):
             self._debug['len_header']['start'] = self._io.pos()
             self.len_header = self._io.read_s4be()
             self._debug['len_header']['end'] = self._io.pos()
+            if not self.len_header >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_header, self._io, u"/types/bit_slice_index/seq/0")
             self._debug['header']['start'] = self._io.pos()
             self._raw_header = self._io.read_bytes(self.len_header)
             _io__raw_header = KaitaiStream(BytesIO(self._raw_header))
             self.header = RangeBitmap.BsiHeader(_io__raw_header, self, self._root)
             self.header._read()
             self._debug['header']['end'] = self._io.pos()
-            self._debug['ebm']['start'] = self._io.pos()
-            self._raw_ebm = self._io.read_bytes(self.header.len_ebm)
-            _io__raw_ebm = KaitaiStream(BytesIO(self._raw_ebm))
-            self.ebm = roaring_bitmap.RoaringBitmap(_io__raw_ebm)
-            self.ebm._read()
-            self._debug['ebm']['end'] = self._io.pos()
-            self._debug['slices']['start'] = self._io.pos()
-            self._debug['slices']['arr'] = []
-            self.slices = []
-            for i in range(self.header.num_slices):
-                self._debug['slices']['arr'].append({'start': self._io.pos()})
-                _t_slices = roaring_bitmap.RoaringBitmap(self._io)
-                try:
-                    _t_slices._read()
-                finally:
-                    self.slices.append(_t_slices)
-                self._debug['slices']['arr'][i]['end'] = self._io.pos()
-
-            self._debug['slices']['end'] = self._io.pos()
 
 
         def _fetch_instances(self):
             pass
             self.header._fetch_instances()
-            self.ebm._fetch_instances()
-            for i in range(len(self.slices)):
+            _ = self.ebm
+            if hasattr(self, '_m_ebm'):
                 pass
-                self.slices[i]._fetch_instances()
+                self._m_ebm._fetch_instances()
 
+            _ = self.slices
+            if hasattr(self, '_m_slices'):
+                pass
+                for i in range(len(self._m_slices)):
+                    pass
+                    self._m_slices[i]._fetch_instances()
+
+
+
+        @property
+        def ebm(self):
+            """The rows with a value. This and the slices are instances, read on demand."""
+            if hasattr(self, '_m_ebm'):
+                return self._m_ebm
+
+            _pos = self._io.pos()
+            self._io.seek(4 + self.len_header)
+            self._debug['_m_ebm']['start'] = self._io.pos()
+            self._raw__m_ebm = self._io.read_bytes(self.header.len_ebm)
+            _io__raw__m_ebm = KaitaiStream(BytesIO(self._raw__m_ebm))
+            self._m_ebm = roaring_bitmap.RoaringBitmap(_io__raw__m_ebm)
+            self._m_ebm._read()
+            self._debug['_m_ebm']['end'] = self._io.pos()
+            self._io.seek(_pos)
+            return getattr(self, '_m_ebm', None)
+
+        @property
+        def slices(self):
+            """Written back to back; header.indexes locates each one from the end of the ebm."""
+            if hasattr(self, '_m_slices'):
+                return self._m_slices
+
+            _pos = self._io.pos()
+            self._io.seek((4 + self.len_header) + self.header.len_ebm)
+            self._debug['_m_slices']['start'] = self._io.pos()
+            self._debug['_m_slices']['arr'] = []
+            self._m_slices = []
+            for i in range(self.header.num_slices):
+                self._debug['_m_slices']['arr'].append({'start': self._io.pos()})
+                _t__m_slices = roaring_bitmap.RoaringBitmap(self._io)
+                try:
+                    _t__m_slices._read()
+                finally:
+                    self._m_slices.append(_t__m_slices)
+                self._debug['_m_slices']['arr'][i]['end'] = self._io.pos()
+
+            self._debug['_m_slices']['end'] = self._io.pos()
+            self._io.seek(_pos)
+            return getattr(self, '_m_slices', None)
 
 
     class BsiHeader(KaitaiStruct):
@@ -142,6 +174,8 @@ class RangeBitmap(KaitaiStruct):
             self._debug['len_ebm']['start'] = self._io.pos()
             self.len_ebm = self._io.read_s4be()
             self._debug['len_ebm']['end'] = self._io.pos()
+            if not self.len_ebm >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_ebm, self._io, u"/types/bsi_header/seq/2")
             self._debug['len_indexes']['start'] = self._io.pos()
             self.len_indexes = self._io.read_s4be()
             self._debug['len_indexes']['end'] = self._io.pos()

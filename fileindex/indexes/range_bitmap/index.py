@@ -48,6 +48,9 @@ _VALIDATIONS = {  # the spec's checks on the fields the generated reader reads (
     "/types/dictionary/seq/2": errors.InvalidLengthError,
     "/types/dictionary/seq/3": errors.InvalidLengthError,
     "/types/dictionary/seq/4": errors.InvalidLengthError,
+    "/types/bit_slice_index/seq/0": errors.InvalidLengthError,
+    "/types/bsi_header/seq/0": errors.UnsupportedVersionError,
+    "/types/bsi_header/seq/2": errors.InvalidLengthError,
 }
 _KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",
           "DECIMAL": "i8", "TIMESTAMP": "i8", "TIMESTAMP_LTZ": "i8", "FLOAT": "f4", "DOUBLE": "f8",
@@ -287,20 +290,14 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         return key.value.value if self.kind.width is None else key.value
 
     def _read_bsi_header(self) -> None:
-        cursor = self._cursor(self._bsi_start)
-        len_header = cursor.int(4, "bsi/len_header")
-        start = cursor.position
-        if cursor.u8("bsi/header/version") != 1:
-            raise errors.UnsupportedVersionError("range-bitmap bit-slice version (this reader knows 1)",
-                                                 offset=self._offset(start), field=f"{ROOT}/bsi/header/version")
-        self._num_slices = cursor.u8("bsi/header/num_slices")
-        len_ebm = cursor.int(4, "bsi/header/len_ebm")
-        cursor.int(4, "bsi/header/len_indexes")
-        refs = cursor.records(np.dtype([("offset", ">i4"), ("length", ">i4")]), self._num_slices, "bsi/header/indexes")
-        self._ebm_start = start + len_header
-        self._ebm_length = len_ebm
-        self._slices_start = self._ebm_start + len_ebm
-        self._slice_refs = refs.astype([("offset", np.int64), ("length", np.int64)])
+        bsi = self._part_header("bsi", fast.RangeBitmap.BitSliceIndex, self._bsi_start, len(self._view))
+        header = bsi.header
+        self._num_slices = header.num_slices
+        self._ebm_start = self._bsi_start + 4 + bsi.len_header
+        self._ebm_length = header.len_ebm
+        self._slices_start = self._ebm_start + header.len_ebm
+        self._slice_refs = np.array([(ref.ofs_slice, ref.len_slice) for ref in header.indexes],
+                                    dtype=[("offset", np.int64), ("length", np.int64)])
 
     def _bitmap(self, start: int, length: int, field: str) -> FrozenBitMap:
         end = start + length
@@ -325,7 +322,8 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
     def _read_chunks(self) -> list[_Chunk]:
         if self._chunks is not None:
             return self._chunks
-        dictionary = self._dictionary_header()
+        dictionary = self._part_header("dictionary", fast.RangeBitmap.Dictionary, self._dictionary_start,
+                                        self._bsi_start)
         offsets_start = self._dictionary_start + 4 + dictionary.len_dictionary_header
         offsets = self._cursor(offsets_start).records(np.dtype(">i4"), dictionary.num_chunks, "dictionary/chunk_offsets")
         headers_start = offsets_start + dictionary.len_offsets
@@ -337,18 +335,17 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         self._heads = [c.head for c in chunks]
         return chunks
 
-    def _dictionary_header(self):
-        """The dictionary's header through the generated reader, over the dictionary's bytes only (its
-        offsets, chunk headers and keys are instances of the spec, decoded here in bulk)."""
-        region = self._view[self._dictionary_start:self._bsi_start]
+    def _part_header(self, name: str, fast_type, start: int, end: int):
+        """The ``dictionary`` or ``bsi`` part's header, read by the generated reader over that part's
+        bytes only (what follows its header is instances of the spec, decoded here in bulk)."""
         try:
-            return fast.RangeBitmap.Dictionary(open_stream(region))
+            return fast_type(open_stream(self._view[start:end]))
         except kaitaistruct.KaitaiStructError as err:  # place the error with the debug reader
             debug = kaitai_bridge.parse(functools.partial(RangeBitmap, self.kind.code), self._view, root=ROOT,
                                         validations=_VALIDATIONS, base=self._base)
-            kaitai_bridge.read_instance(debug, "dictionary", path=ROOT, validations=_VALIDATIONS,
-                                        size=len(self._view), base=self._base)
-            raise kaitai_bridge.unplaced(err, ROOT, self._base + self._dictionary_start) from None
+            kaitai_bridge.read_instance(debug, name, path=ROOT, validations=_VALIDATIONS, size=len(self._view),
+                                        base=self._base)
+            raise kaitai_bridge.unplaced(err, ROOT, self._base + start) from None
 
     def _fixed_chunk_headers(self, start: int, offsets: np.ndarray) -> list[_Chunk] | None:
         """All chunk headers at once when they lie back to back (as Java writes them)."""

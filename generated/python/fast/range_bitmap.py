@@ -75,26 +75,58 @@ class RangeBitmap(KaitaiStruct):
 
         def _read(self):
             self.len_header = self._io.read_s4be()
+            if not self.len_header >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_header, self._io, u"/types/bit_slice_index/seq/0")
             self._raw_header = self._io.read_bytes(self.len_header)
             _io__raw_header = KaitaiStream(BytesIO(self._raw_header))
             self.header = RangeBitmap.BsiHeader(_io__raw_header, self, self._root)
-            self._raw_ebm = self._io.read_bytes(self.header.len_ebm)
-            _io__raw_ebm = KaitaiStream(BytesIO(self._raw_ebm))
-            self.ebm = roaring_bitmap.RoaringBitmap(_io__raw_ebm)
-            self.slices = []
-            for i in range(self.header.num_slices):
-                self.slices.append(roaring_bitmap.RoaringBitmap(self._io))
-
 
 
         def _fetch_instances(self):
             pass
             self.header._fetch_instances()
-            self.ebm._fetch_instances()
-            for i in range(len(self.slices)):
+            _ = self.ebm
+            if hasattr(self, '_m_ebm'):
                 pass
-                self.slices[i]._fetch_instances()
+                self._m_ebm._fetch_instances()
 
+            _ = self.slices
+            if hasattr(self, '_m_slices'):
+                pass
+                for i in range(len(self._m_slices)):
+                    pass
+                    self._m_slices[i]._fetch_instances()
+
+
+
+        @property
+        def ebm(self):
+            """The rows with a value. This and the slices are instances, read on demand."""
+            if hasattr(self, '_m_ebm'):
+                return self._m_ebm
+
+            _pos = self._io.pos()
+            self._io.seek(4 + self.len_header)
+            self._raw__m_ebm = self._io.read_bytes(self.header.len_ebm)
+            _io__raw__m_ebm = KaitaiStream(BytesIO(self._raw__m_ebm))
+            self._m_ebm = roaring_bitmap.RoaringBitmap(_io__raw__m_ebm)
+            self._io.seek(_pos)
+            return getattr(self, '_m_ebm', None)
+
+        @property
+        def slices(self):
+            """Written back to back; header.indexes locates each one from the end of the ebm."""
+            if hasattr(self, '_m_slices'):
+                return self._m_slices
+
+            _pos = self._io.pos()
+            self._io.seek((4 + self.len_header) + self.header.len_ebm)
+            self._m_slices = []
+            for i in range(self.header.num_slices):
+                self._m_slices.append(roaring_bitmap.RoaringBitmap(self._io))
+
+            self._io.seek(_pos)
+            return getattr(self, '_m_slices', None)
 
 
     class BsiHeader(KaitaiStruct):
@@ -110,6 +142,8 @@ class RangeBitmap(KaitaiStruct):
                 raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/types/bsi_header/seq/0")
             self.num_slices = self._io.read_u1()
             self.len_ebm = self._io.read_s4be()
+            if not self.len_ebm >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_ebm, self._io, u"/types/bsi_header/seq/2")
             self.len_indexes = self._io.read_s4be()
             self.indexes = []
             for i in range(self.num_slices):
