@@ -127,15 +127,7 @@ class _Walker:
                 continue  # skipped by an `if`, or not reached
             if "end" not in info and "arr" not in info:
                 continue  # the failing field: marked from the error
-            value = obj.__dict__.get(name)
-            if "arr" in info:
-                for i, item in enumerate(info["arr"]):
-                    if "end" not in item:
-                        continue
-                    element = value[i] if isinstance(value, list) and i < len(value) else None
-                    self.child(obj, element, base, item, f"{path}/{name}[{i}]", root_base)
-            else:
-                self.child(obj, value, base, info, f"{path}/{name}", root_base)
+            self.field(obj, obj.__dict__.get(name), base, info, f"{path}/{name}", root_base)
         for name in _stored_instances(obj):
             self.visit_instance(obj, name, base, path, root_base=root_base)
 
@@ -148,7 +140,18 @@ class _Walker:
         if isinstance(obj, _entry_types()) and name == "body":
             self.body(obj, value, at + info["start"], f"{path}/body")
             return
-        self.child(obj, value, at, info, f"{path}/{name}", root_base)
+        self.field(obj, value, at, info, f"{path}/{name}", root_base)
+
+    def field(self, parent: KaitaiStruct, value, base: int, info: dict, path: str, root_base: int) -> None:
+        """A field or instance: one value, or each element of a repeated one."""
+        if "arr" not in info:
+            self.child(parent, value, base, info, path, root_base)
+            return
+        for i, item in enumerate(info["arr"]):
+            if "end" not in item:
+                continue
+            element = value[i] if isinstance(value, list) and i < len(value) else None
+            self.child(parent, element, base, item, f"{path}[{i}]", root_base)
 
     def child(self, parent: KaitaiStruct, value, base: int, info: dict, path: str, root_base: int) -> None:
         start, end = base + info["start"], base + info.get("end", info["start"])
