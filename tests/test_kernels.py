@@ -1,9 +1,9 @@
 """The compiled kernels against the numpy reference path: same bytes, same answers, same errors.
 
 ``both_paths`` runs the code under test twice, the second time with the kernels switched off
-(``fileindex.kernels.compiled`` is read at each call). Where the kernels are not built, CI fails here: FILEINDEX_KERNELS=python is
-the only way to run without them (the fallback job in .ci/run, which deselects the tests marked
-``compiled``).
+(``fileindex.kernels.compiled`` is read at each call). Where the kernels are not built, CI fails
+here: FILEINDEX_KERNELS=python is the only way to run without them (the fallback job in .ci/run,
+which deselects the tests marked ``compiled``).
 """
 import os
 import subprocess
@@ -12,9 +12,9 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pytest
+from conftest import JAVA_VECTORS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import JAVA_VECTORS
 from vector_cases import cases_for
 
 from fileindex import kernels

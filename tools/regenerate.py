@@ -62,7 +62,8 @@ def rewrite_imports(source: str, ids: set[str]) -> str:
     return re.sub(r"^import (\w+)$", relative, source, flags=re.MULTILINE)
 
 
-FAST_RUNTIME = ("from kaitaistruct import KaitaiStruct, KaitaiStream", "from fileindex.kaitai_runtime import KaitaiStruct, KaitaiStream")
+FAST_RUNTIME = ("from kaitaistruct import KaitaiStruct, KaitaiStream",
+                "from fileindex.kaitai_runtime import KaitaiStruct, KaitaiStream")
 
 
 def fast_runtime(source: str) -> str:

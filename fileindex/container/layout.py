@@ -13,7 +13,7 @@ import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NamedTuple, BinaryIO, Iterable, Iterator, Mapping
+from typing import BinaryIO, Iterable, Iterator, Mapping, NamedTuple
 
 import kaitaistruct
 

@@ -13,8 +13,8 @@ the project's error for it.
 from __future__ import annotations
 
 import bisect
-import inspect
 import dataclasses
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 

@@ -224,7 +224,8 @@ class BloomFilterReader(FileIndexReader):
             return np.ones(len(hashes), dtype=bool)
         if kernels.compiled:
             found = np.empty(len(hashes), dtype=np.uint8)
-            kernels.compiled.bloom_test_hashes(self._bitset_bytes, hashes, self.num_bits, self.num_hash_functions, found)
+            kernels.compiled.bloom_test_hashes(self._bitset_bytes, hashes, self.num_bits, self.num_hash_functions,
+                                               found)
             return found.view(bool)
         positions = bit_positions(hashes, self.num_bits, self.num_hash_functions)
         bits = (self.bitset[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1

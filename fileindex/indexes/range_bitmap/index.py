@@ -24,13 +24,13 @@ from fileindex.arrow.values import integer_key, split_nulls
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.codec.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import range_bitmap as fast
-from fileindex.kaitai_runtime import open_stream
 from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap.keys import KINDS, KeyKind, string_codes
 from fileindex.indexes.options import check_known, parse_memory_size
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
+from fileindex.kaitai_runtime import open_stream
 from fileindex.types import DataType
 from fileindex.values import utf8_key
 
@@ -325,7 +325,8 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         dictionary = self._part_header("dictionary", fast.RangeBitmap.Dictionary, self._dictionary_start,
                                         self._bsi_start)
         offsets_start = self._dictionary_start + 4 + dictionary.len_dictionary_header
-        offsets = self._cursor(offsets_start).records(np.dtype(">i4"), dictionary.num_chunks, "dictionary/chunk_offsets")
+        offsets = self._cursor(offsets_start).records(np.dtype(">i4"), dictionary.num_chunks,
+                                                      "dictionary/chunk_offsets")
         headers_start = offsets_start + dictionary.len_offsets
         self._blobs_start = headers_start + dictionary.len_chunks
         chunks = self._fixed_chunk_headers(headers_start, offsets) if self.kind.width is not None else None
