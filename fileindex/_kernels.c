@@ -12,7 +12,7 @@
  *   bloom_add_strings(bits, data, offsets, width, num_bits, k)
  *   bloom_test_hashes(bits, hashes, num_bits, k, out)   1 where all k bits are set
  *   bloom_test_hash(bits, num_bits, k, hash) -> bool
- *   bloom_test_long(bits, num_bits, k, key), bloom_test_bytes(bits, num_bits, k, data) -> bool  (hashed here)
+ *   bloom_test_value(bits, num_bits, k, value) -> bool  (an int key or bytes, hashed here)
  *   ByteStream(buffer)                        KaitaiStream's reading methods, for the generated readers
  *
  * ``bits`` is the serialized bit set: bit p is bit (p & 7) of byte (p >> 3), as Java writes it.
@@ -117,6 +117,17 @@ static inline void bloom_positions(uint64_t hash, fastmod_t f, int k, uint32_t *
 
 static inline int bit_is_set(const uint8_t *bits, uint32_t position) { return bits[position >> 3] >> (position & 7) & 1; }
 
+static inline void set_bit(uint8_t *bits, uint32_t position) { bits[position >> 3] |= (uint8_t)(1u << (position & 7)); }
+
+static inline void bloom_set(uint8_t *bits, uint64_t hash, fastmod_t f, int k)
+{
+    uint32_t h2 = (uint32_t)(hash >> 32), combined = (uint32_t)hash;
+    for (int i = 0; i < k; i++) {
+        combined += h2;
+        set_bit(bits, fastmod((int32_t)combined < 0 ? ~combined : combined, f));
+    }
+}
+
 static inline int bloom_test(const uint8_t *bits, uint64_t hash, fastmod_t f, int k)
 {
     uint32_t h2 = (uint32_t)(hash >> 32), combined = (uint32_t)hash;
@@ -189,7 +200,7 @@ static inline void pipeline_set(pipeline_t *p)
     Py_ssize_t rows, first;
     const uint32_t *positions = pipeline_flip(p, &rows, &first);
     for (Py_ssize_t j = 0; j < rows * p->k; j++)
-        p->bits[positions[j] >> 3] |= (uint8_t)(1u << (positions[j] & 7));
+        set_bit(p->bits, positions[j]);
 }
 
 static inline void pipeline_test(pipeline_t *p, uint8_t *answers)
@@ -208,15 +219,8 @@ static inline void pipeline_test(pipeline_t *p, uint8_t *answers)
 #define BLOOM_ADD(bits, f, k, n, HASH)                                                           \
     do {                                                                                        \
         if ((k) > PIPELINE_MAX_K) {                                                             \
-            for (Py_ssize_t i = 0; i < (n); i++) {                                              \
-                uint64_t hash_ = (HASH);                                                        \
-                uint32_t h2_ = (uint32_t)(hash_ >> 32), c_ = (uint32_t)hash_;                   \
-                for (int j_ = 0; j_ < (k); j_++) {                                              \
-                    c_ += h2_;                                                                  \
-                    uint32_t at_ = fastmod((int32_t)c_ < 0 ? ~c_ : c_, (f));                    \
-                    (bits)[at_ >> 3] |= (uint8_t)(1u << (at_ & 7));                             \
-                }                                                                               \
-            }                                                                                   \
+            for (Py_ssize_t i = 0; i < (n); i++)                                                \
+                bloom_set((bits), (HASH), (f), (k));                                            \
             break;                                                                              \
         }                                                                                       \
         pipeline_t pipe_;                                                                       \
@@ -251,6 +255,14 @@ static int check_bloom(Py_buffer *bits, long long num_bits)
     return 0;  /* k <= 0 sets nothing and finds every hash, as Java's loop does */
 }
 
+static inline int64_t offset_at(const uint8_t *raw, int width, Py_ssize_t i)
+{
+    if (width == 4) { int32_t v; memcpy(&v, raw + 4 * i, 4); return v; }
+    int64_t v;
+    memcpy(&v, raw + 8 * i, 8);
+    return v;
+}
+
 /* Offsets of an Arrow string/binary array: count+1 non-decreasing values inside data. */
 static int check_offsets(Py_buffer *data, Py_buffer *offsets, int width, Py_ssize_t *count)
 {
@@ -268,9 +280,7 @@ static int check_offsets(Py_buffer *data, Py_buffer *offsets, int width, Py_ssiz
     const uint8_t *raw = offsets->buf;
     int64_t previous = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t at;
-        if (width == 4) { int32_t v; memcpy(&v, raw + 4 * i, 4); at = v; }
-        else memcpy(&at, raw + 8 * i, 8);
+        int64_t at = offset_at(raw, width, i);
         if (at < previous || at < 0 || at > data->len) {
             PyErr_Format(PyExc_ValueError, "offsets[%zd] = %lld is outside the %zd data bytes or decreases",
                          i, (long long)at, data->len);
@@ -280,14 +290,6 @@ static int check_offsets(Py_buffer *data, Py_buffer *offsets, int width, Py_ssiz
     }
     *count = n - 1;
     return 0;
-}
-
-static inline int64_t offset_at(const uint8_t *raw, int width, Py_ssize_t i)
-{
-    if (width == 4) { int32_t v; memcpy(&v, raw + 4 * i, 4); return v; }
-    int64_t v;
-    memcpy(&v, raw + 8 * i, 8);
-    return v;
 }
 
 /* XXH64 of the i-th value of an Arrow string/binary array */
@@ -344,12 +346,9 @@ static PyObject *py_xxh64_offsets(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     const uint8_t *bytes = data.buf, *raw = offsets.buf;
     uint8_t *to = out.buf;
-    int64_t start = offset_at(raw, width, 0);
     for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t stop = offset_at(raw, width, i + 1);
-        uint64_t h = xxh64(bytes + start, (size_t)(stop - start));
+        uint64_t h = string_hash(bytes, raw, width, i);
         memcpy(to + 8 * i, &h, 8);
-        start = stop;
     }
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
@@ -471,33 +470,37 @@ static PyObject *py_bloom_test_hash(PyObject *self, PyObject *args)
     return result;
 }
 
-/* bloom_test_long(bits, num_bits, k, key) and bloom_test_bytes(bits, num_bits, k, data): one probe, hashed here */
-static PyObject *py_bloom_test_long(PyObject *self, PyObject *args)
+/* FastHash of one literal: an int is a key (Wang's mix), a bytes-like object is hashed with XXH64 */
+static int value_hash(PyObject *value, uint64_t *hash)
 {
-    Py_buffer bits;
-    long long num_bits, key;
-    int k;
-    if (!PyArg_ParseTuple(args, "y*LiL", &bits, &num_bits, &k, &key))
-        return NULL;
-    PyObject *result = NULL;
-    if (check_bloom(&bits, num_bits) == 0)
-        result = PyBool_FromLong(bloom_test(bits.buf, wang((uint64_t)key), fastmod_for((uint32_t)num_bits), k));
-    PyBuffer_Release(&bits);
-    return result;
+    if (PyLong_Check(value)) {
+        long long key = PyLong_AsLongLong(value);
+        if (key == -1 && PyErr_Occurred())
+            return -1;
+        *hash = wang((uint64_t)key);
+        return 0;
+    }
+    Py_buffer data;
+    if (PyObject_GetBuffer(value, &data, PyBUF_SIMPLE) < 0)
+        return -1;
+    *hash = xxh64(data.buf, (size_t)data.len);
+    PyBuffer_Release(&data);
+    return 0;
 }
 
-static PyObject *py_bloom_test_bytes(PyObject *self, PyObject *args)
+static PyObject *py_bloom_test_value(PyObject *self, PyObject *args)
 {
-    Py_buffer bits, data;
+    Py_buffer bits;
     long long num_bits;
     int k;
-    if (!PyArg_ParseTuple(args, "y*Liy*", &bits, &num_bits, &k, &data))
+    PyObject *value;
+    uint64_t hash;
+    if (!PyArg_ParseTuple(args, "y*LiO", &bits, &num_bits, &k, &value))
         return NULL;
     PyObject *result = NULL;
-    if (check_bloom(&bits, num_bits) == 0)
-        result = PyBool_FromLong(bloom_test(bits.buf, xxh64(data.buf, (size_t)data.len), fastmod_for((uint32_t)num_bits), k));
+    if (check_bloom(&bits, num_bits) == 0 && value_hash(value, &hash) == 0)
+        result = PyBool_FromLong(bloom_test(bits.buf, hash, fastmod_for((uint32_t)num_bits), k));
     PyBuffer_Release(&bits);
-    PyBuffer_Release(&data);
     return result;
 }
 
@@ -515,7 +518,7 @@ static PyObject *py_wang_mix_one(PyObject *self, PyObject *arg)
 /* The reading half of Kaitai Struct's KaitaiStream over one contiguous buffer: the methods the
  * generated readers call, each a C call. Failures call the Python subclass's _fail_eof(requested,
  * available) or _fail_argument(message), which raise the kaitaistruct runtime's own errors
- * (fileindex.codec.kaitai.CompiledStream). */
+ * (fileindex.kaitai_runtime's CompiledStream). */
 typedef struct {
     PyObject_HEAD
     Py_buffer view;
@@ -742,8 +745,8 @@ static PyMethodDef methods[] = {
      "bloom_add_strings(bits, data, offsets, width, num_bits, k)"},
     {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
     {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
-    {"bloom_test_long", py_bloom_test_long, METH_VARARGS, "bloom_test_long(bits, num_bits, k, key) -> bool"},
-    {"bloom_test_bytes", py_bloom_test_bytes, METH_VARARGS, "bloom_test_bytes(bits, num_bits, k, data) -> bool"},
+    {"bloom_test_value", py_bloom_test_value, METH_VARARGS,
+     "bloom_test_value(bits, num_bits, k, value) -> bool: an int key or bytes, hashed here"},
     {NULL, NULL, 0, NULL},
 };
 

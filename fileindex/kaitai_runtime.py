@@ -7,6 +7,7 @@ else through the runtime's ``KaitaiStream``. Both raise the runtime's own errors
 """
 from __future__ import annotations
 
+import functools
 import io
 
 import kaitaistruct
@@ -40,23 +41,19 @@ def BytesIO(raw: bytes) -> bytes:  # noqa: N802  (the name generated code calls)
     return raw
 
 
-_CompiledStream = None
-
-
+@functools.cache
 def _compiled_stream():
-    """``fileindex._kernels.ByteStream`` raising the runtime's errors (a class made once, on first use)."""
-    global _CompiledStream
-    if _CompiledStream is None:
-        class CompiledStream(kernels.compiled.ByteStream):
-            def _fail_eof(self, requested: int, available: int):
-                raise kaitaistruct.EndOfStreamError(
-                    f"requested {requested} bytes, but only {available} bytes available", requested, available)
+    """``fileindex._kernels.ByteStream`` raising the runtime's errors (the class is made on first use:
+    it derives from the extension, which may be switched off)."""
+    class CompiledStream(kernels.compiled.ByteStream):
+        def _fail_eof(self, requested: int, available: int):
+            raise kaitaistruct.EndOfStreamError(
+                f"requested {requested} bytes, but only {available} bytes available", requested, available)
 
-            def _fail_argument(self, message: str):
-                raise kaitaistruct.InvalidArgumentError(message)
+        def _fail_argument(self, message: str):
+            raise kaitaistruct.InvalidArgumentError(message)
 
-        _CompiledStream = CompiledStream
-    return _CompiledStream
+    return CompiledStream
 
 
 class _ViewReader(io.RawIOBase):

@@ -142,6 +142,20 @@ def test_bloom_build_and_probe(column, items, fpp, arrow):
 
 
 @compiled_only
+def test_values_written_one_at_a_time_equal_the_whole_column():
+    values = [7, -1, None, 2**40, 7, 0]
+
+    def one_at_a_time():
+        writer = bloom_filter.BloomFilterWriter(parse_type("BIGINT"), {"items": "1000"})
+        for value in values:
+            writer.write(value)
+        return writer.serialize()
+
+    fast, reference = both_paths(one_at_a_time)
+    assert fast == reference == bloom_filter.build(values, parse_type("BIGINT"), {"items": "1000"})
+
+
+@compiled_only
 def test_a_large_column_on_several_threads_equals_the_reference():
     keys = np.random.default_rng(7).integers(-2**63, 2**63 - 1, 600_000, dtype=np.int64)
     options = {"items": "600000", "fpp": "0.02"}
@@ -184,9 +198,11 @@ def test_kernels_check_their_arguments(call, message):
 
 
 @compiled_only
-def test_read_only_output_is_refused():
+def test_read_only_output_and_a_literal_of_no_kind_are_refused():
     with pytest.raises(TypeError):
         kernels.compiled.wang_mix(np.zeros(1, np.int64), b"\0" * 8)
+    with pytest.raises(TypeError):
+        kernels.compiled.bloom_test_value(bytearray(1), 8, 1, 1.5)  # neither an int key nor bytes
 
 
 def test_writers_pickle_on_either_path():

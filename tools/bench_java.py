@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
@@ -20,32 +21,39 @@ SOURCE = TOOLS / "java" / "PaimonBench.java"
 CONTAINER = ROOT / "fileindex" / "samples" / "container_12col.index"
 
 
+class JavaRow(NamedTuple):
+    seconds: float  # median seconds per op
+    check: str  # what the row computed (the payload's SHA-256, a cardinality, ...), as java_results records it
+
+
 def jar() -> Path:
     sys.path.insert(0, str(TOOLS))
     import fetch_java_oracle
 
-    fetch_java_oracle.main() if not fetch_java_oracle.JAR.is_file() else None
+    if not fetch_java_oracle.JAR.is_file():
+        fetch_java_oracle.main()
     return fetch_java_oracle.JAR
 
 
-def run(repeat: int, only: str = "") -> dict[str, float]:
-    """Java row name -> median seconds per op, measured now. Raises RuntimeError when there is no JDK."""
+def run(repeat: int, only: str = "") -> dict[str, JavaRow]:
+    """Java row name -> its timing and check, measured now. ``only`` (a bench.py row filter) runs just the
+    kind of rows it names (container, bloom or bitmap). Raises RuntimeError when there is no JDK."""
     if not (shutil.which("javac") and shutil.which("java")):
         raise RuntimeError("no JDK (javac, java): bash tools/setup.sh --test installs one")
     classpath = jar()
     with tempfile.TemporaryDirectory(prefix="paimon-bench-") as classes:
         subprocess.run(["javac", "-d", classes, "-cp", str(classpath), str(SOURCE)], check=True)
-        kind = next((k for k in ("container", "bloom", "bitmap") if only and only in k), "")
+        kind = next((k for k in ("container", "bloom", "bitmap") if k in only), "")
         out = subprocess.run(["java", "-Xms2g", "-Xmx2g", "-cp", f"{classes}:{classpath}", "PaimonBench",
                               str(CONTAINER), str(repeat), kind], check=True, capture_output=True, text=True).stdout
     figures = {}
     for line in out.splitlines():
-        name, seconds, _check = line.split("\t")
-        figures[name] = float(seconds)
+        name, seconds, check = line.split("\t")
+        figures[name] = JavaRow(float(seconds), check)
     return figures
 
 
-def machine_factor(same_run: dict[str, float], recorded: dict[str, float]) -> float:
+def machine_factor(same_run: dict[str, JavaRow], recorded: dict[str, float]) -> float:
     """How much slower (> 1) this machine runs Java than the recording machine did (median ratio)."""
-    ratios = [same_run[name] / recorded[name] for name in same_run if name in recorded]
+    ratios = [same_run[name].seconds / recorded[name] for name in same_run if name in recorded]
     return statistics.median(ratios) if ratios else 1.0

@@ -1,8 +1,9 @@
 """The one module that runs the Kaitai-generated readers.
 
-Generated code is compiled in debug mode, so every object records where each field starts
-and ends. When the runtime raises, the partially read object tree tells which field was being
-read; that field's absolute offset and spec path go into the project's own error.
+The normal path runs the readers compiled without position recording (``parse_fast``). When one
+fails, the same bytes are read again with the debug reader, whose objects record where each field
+starts and ends: the partially read tree tells which field was being read, and that field's
+absolute offset and spec path go into the project's own error.
 """
 from __future__ import annotations
 
@@ -47,6 +48,18 @@ def parse_fast(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[Kai
     except kaitaistruct.KaitaiStructError as err:
         parse(debug_spec, data, root=root, validations=validations, base=base)  # raises the placed error
         raise unplaced(err, root, base) from None  # both readers come from one spec: not reached
+
+
+def place_instance_failure(err: kaitaistruct.KaitaiStructError, debug_spec: Callable[[KaitaiStream], KaitaiStruct],
+                           data, names, *, root: str, validations: ValidationErrors, base: int = 0,
+                           offset: int = 0) -> errors.DecodeError:
+    """The placed error for a failure in the fast reader while reading the root's ``pos`` instances
+    ``names`` (or a part that one of them frames): the debug reader reads them again and raises it.
+    Returned, to be raised, only if the debug reader reads them without failing (``offset``)."""
+    debug = parse(debug_spec, data, root=root, validations=validations, base=base)
+    for name in names:
+        read_instance(debug, name, path=root, validations=validations, size=debug._io.size(), base=base)
+    return unplaced(err, root, base + offset)
 
 
 def unplaced(err: kaitaistruct.KaitaiStructError, root: str, base: int) -> errors.DecodeError:

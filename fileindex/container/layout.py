@@ -141,11 +141,9 @@ def _parse_footer(parsed, data) -> ContainerHead:
     try:
         footer_length = parsed.trailer.len_footer
         footer = parsed.footer
-    except kaitaistruct.KaitaiStructError as err:  # place the error with the debug reader
-        debug = kaitai_bridge.parse(FileIndexFormat, data, root=ROOT, validations=_VALIDATIONS)
-        for name in ("trailer", "footer"):
-            kaitai_bridge.read_instance(debug, name, path=ROOT, validations=_VALIDATIONS, size=size)
-        raise kaitai_bridge.unplaced(err, ROOT, size) from None
+    except kaitaistruct.KaitaiStructError as err:
+        raise kaitai_bridge.place_instance_failure(err, FileIndexFormat, data, ("trailer", "footer"), root=ROOT,
+                                                   validations=_VALIDATIONS, offset=size) from None
     footer_start = size - V2_TRAILER - footer_length
     return ContainerHead(
         version=VERSION_2,
@@ -172,24 +170,18 @@ def _column_records(columns, at: int, path: str, position_bytes: int) -> tuple[C
         column_field = f"{path}/columns[{c}]"
         offset = at
         raw_name = column.name.value
-        name = _name(raw_name, at + 2, f"{column_field}/name")
+        name = java_utf.decode(raw_name, offset=at + 2, field=f"{column_field}/name")
         at += 6 + len(raw_name)
         entries = []
         for i, index in enumerate(column.indexes):
             index_field = f"{column_field}/indexes[{i}]"
             raw_type = index.index_type.value
-            entries.append(IndexEntry(name, _name(raw_type, at + 2, f"{index_field}/index_type"), index.ofs_body,
-                                      index.len_body, index_field, at))
+            index_type = java_utf.decode(raw_type, offset=at + 2, field=f"{index_field}/index_type")
+            entries.append(IndexEntry(name, index_type, index.ofs_body, index.len_body, index_field, at))
             at += 2 + len(raw_type) + position_bytes
         records.append(ColumnRecord(name, tuple(entries), offset))
     return tuple(records)
 
-
-def _name(raw: bytes, offset: int, field: str) -> str:
-    """A name as ``readUTF`` decodes it; plain ASCII (no NUL, which Java writes as C0 80) directly."""
-    if raw.isascii() and b"\x00" not in raw:
-        return raw.decode("ascii")
-    return java_utf.decode(raw, offset=offset, field=field)
 
 
 class FileIndexContainer:

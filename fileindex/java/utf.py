@@ -40,7 +40,7 @@ def encode_with_length(text: str) -> bytes:
 
 def decode(data: bytes, *, offset: int = 0, field: str = "string") -> str:
     """Decode as ``readUTF`` does. ``offset`` is where ``data`` starts, for error messages."""
-    data = bytes(data)
+    data = data if type(data) is bytes else bytes(data)
     if data.isascii() and b"\x00" not in data:
         return data.decode("ascii")
     units = []

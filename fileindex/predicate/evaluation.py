@@ -82,7 +82,7 @@ class FileIndexEvaluator:
 
         What one predicate made a reader read serves the next, and the literals of every ``=``
         and ``IN`` on a column are located in one batch call first (``FileIndexReader.prefetch``).
-        A malformed body is reported with the first predicate that reads it.
+        In lenient mode a malformed body is reported with each predicate that reads it.
         """
         evaluation = _Evaluation(self, container, _equality_literals(predicates))
         for predicate in predicates:

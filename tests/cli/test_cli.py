@@ -154,6 +154,16 @@ def test_query_on_a_corrupt_body_fails_or_answers_remain_when_lenient(capsys, tm
     assert "answered REMAIN for a malformed body" in err and "bitmap/header/row_count" in err
     code, out, _ = run_cli(capsys, "query", str(bad), "--schema", MULTI_SCHEMA, "--where", "id = 5", "--json")
     assert code == 0 and json.loads(out)["cardinality"] == 1  # other columns are unaffected
+    # several --where share the readers; the malformed body is reported with each predicate that reads it
+    code, out, err = run_cli(capsys, "query", str(bad), "--schema", MULTI_SCHEMA, "--lenient", "--json",
+                             "--where", "id = 5", "--where", "name = 'bob'", "--where", "name IN ('bob', 'x')")
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and answers[0]["cardinality"] == 1 and len(answers) == 3
+    assert err.count("answered REMAIN for a malformed body") == 2
+    # and without --lenient, the answers before the failing predicate are printed first
+    code, out, err = run_cli(capsys, "query", str(bad), "--schema", MULTI_SCHEMA, "--json",
+                             "--where", "id = 5", "--where", "name = 'bob'")
+    assert code == 3 and json.loads(out)["cardinality"] == 1 and "bitmap/header/row_count" in err
 
 
 def test_query_exit_codes(capsys, tmp_path):

@@ -63,11 +63,13 @@ class _SortedDictionary:
 
     def locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
         """``locate`` of each key, with one vectorized search."""
+        if not len(self.sort_keys):
+            return [None] * len(sort_keys)
         wanted = np.array(sort_keys, dtype=self.sort_keys.dtype)
         at = np.minimum(self.sort_keys.searchsorted(wanted), len(self.sort_keys) - 1)
-        found = (self.sort_keys[at] == wanted).tolist() if len(self.sort_keys) else [False] * len(wanted)
-        offsets = self.offsets[at].tolist() if len(self.sort_keys) else []
-        lengths = [-1] * len(wanted) if self.lengths is None or not len(self.sort_keys) else self.lengths[at].tolist()
+        found = (self.sort_keys[at] == wanted).tolist()
+        offsets = self.offsets[at].tolist()
+        lengths = [-1] * len(wanted) if self.lengths is None else self.lengths[at].tolist()
         return [(offsets[j], lengths[j]) if hit else None for j, hit in enumerate(found)]
 
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:

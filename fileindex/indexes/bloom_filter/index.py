@@ -7,6 +7,7 @@ reader answers ``=`` and ``IN`` (SKIP only when no literal can be present) and R
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -137,8 +138,8 @@ class BloomFilterWriter:
         if self._packed:
             from fileindex.java.column_hash import ColumnPiece
 
-            self._merge(map_chunks(lambda start, stop: self._piece_bits(ColumnPiece(hashes=hashes[start:stop])),
-                                   len(hashes)))
+            fill = self._filler()
+            self._merge(map_chunks(lambda start, stop: fill(ColumnPiece(hashes=hashes[start:stop])), len(hashes)))
         else:
             map_chunks(lambda start, stop: self._set_bits(hashes[start:stop]), len(hashes))
 
@@ -147,21 +148,30 @@ class BloomFilterWriter:
         for positions in iter_bit_positions(hashes, *self._sizing):
             np.put(self._bits, positions, True)  # faster than a fancy-index store
 
-    def _piece_bits(self, piece) -> np.ndarray:
-        """A fresh serialized bit set holding one piece's values (compiled: hash and set in one pass)."""
-        fast, bits = kernels.compiled, np.zeros_like(self._bits)
-        if piece.keys is not None:
-            fast.bloom_add_longs(bits, np.ascontiguousarray(piece.keys, dtype=np.int64), *self._sizing)
-        elif piece.strings is not None:
-            data, offsets = piece.strings
-            fast.bloom_add_strings(bits, data, offsets, offsets.itemsize, *self._sizing)
-        else:
-            fast.bloom_add_hashes(bits, piece.hashes, *self._sizing)
-        return bits
+    def _filler(self):
+        """For one call's pieces (compiled: each hashed and set in one pass): the first piece to come
+        sets the writer's own bit set, each other one (on another thread) a fresh one, returned to
+        be OR-ed in once all are done. A one-piece call allocates nothing."""
+        own = threading.Lock()  # held, never released, by the piece that writes into self._bits
 
-    def _merge(self, pieces: list[np.ndarray]) -> None:
+        def fill(piece) -> np.ndarray | None:
+            mine = own.acquire(blocking=False)
+            bits = self._bits if mine else np.zeros_like(self._bits)
+            fast = kernels.compiled
+            if piece.keys is not None:
+                fast.bloom_add_longs(bits, np.ascontiguousarray(piece.keys, dtype=np.int64), *self._sizing)
+            elif piece.strings is not None:
+                data, offsets = piece.strings
+                fast.bloom_add_strings(bits, data, offsets, offsets.itemsize, *self._sizing)
+            else:
+                fast.bloom_add_hashes(bits, piece.hashes, *self._sizing)
+            return None if mine else bits
+        return fill
+
+    def _merge(self, pieces: list[np.ndarray | None]) -> None:
         for bits in pieces:
-            np.bitwise_or(self._bits, bits, out=self._bits)
+            if bits is not None:
+                np.bitwise_or(self._bits, bits, out=self._bits)
 
     @property
     def _sizing(self) -> tuple[int, int]:
@@ -177,7 +187,7 @@ class BloomFilterWriter:
         from fileindex.java.column_hash import map_column_hashes, map_column_pieces
 
         if self._packed:
-            self._merge(map_column_pieces(values, self.data_type, self._piece_bits))
+            self._merge(map_column_pieces(values, self.data_type, self._filler()))
         else:
             map_column_hashes(values, self.data_type, self._set_bits)  # each thread sets the bits it hashed
 
@@ -251,9 +261,9 @@ class BloomFilterReader(FileIndexReader):
         fast = kernels.compiled
         if fast and self.num_bits:  # one call hashes and probes the common plain int and str literals
             if type(value) is int and self._int_range and self._int_range[0] <= value <= self._int_range[1]:
-                return fast.bloom_test_long(self._bitset_bytes, self.num_bits, self.num_hash_functions, value)
+                return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions, value)
             if type(value) is str and self.data_type.is_string:
-                return fast.bloom_test_bytes(self._bitset_bytes, self.num_bits, self.num_hash_functions,
+                return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions,
                                              value.encode("utf-8", "surrogatepass"))
         return self.test_hash(hash_value(value, self.data_type))
 

@@ -341,12 +341,10 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         bytes only (what follows its header is instances of the spec, decoded here in bulk)."""
         try:
             return fast_type(open_stream(self._view[start:end]))
-        except kaitaistruct.KaitaiStructError as err:  # place the error with the debug reader
-            debug = kaitai_bridge.parse(functools.partial(RangeBitmap, self.kind.code), self._view, root=ROOT,
-                                        validations=_VALIDATIONS, base=self._base)
-            kaitai_bridge.read_instance(debug, name, path=ROOT, validations=_VALIDATIONS, size=len(self._view),
-                                        base=self._base)
-            raise kaitai_bridge.unplaced(err, ROOT, self._base + start) from None
+        except kaitaistruct.KaitaiStructError as err:
+            raise kaitai_bridge.place_instance_failure(
+                err, functools.partial(RangeBitmap, self.kind.code), self._view, (name,), root=ROOT,
+                validations=_VALIDATIONS, base=self._base, offset=start) from None
 
     def _fixed_chunk_headers(self, start: int, offsets: np.ndarray) -> list[_Chunk] | None:
         """All chunk headers at once when they lie back to back (as Java writes them)."""
