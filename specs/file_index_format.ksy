@@ -24,6 +24,7 @@ doc: |
 doc-ref:
   - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/FileIndexFormat.java
   - https://github.com/apache/paimon/pull/10101
+  - https://docs.oracle.com/javase/8/docs/api/java/io/DataInput.html#modified-utf-8
 seq:
   - id: magic
     -orig-id: MAGIC
@@ -98,8 +99,12 @@ types:
   column_v2:
     doc: Version 2. One column and its indexes, as in version 1 but with 64-bit positions.
     seq:
+      - id: len_name
+        type: u2
+        doc: writeUTF's byte count of the name.
       - id: name
-        type: java_utf
+        size: len_name
+        doc: Column name in Java's modified UTF-8.
       - id: num_indexes
         -orig-id: index_number
         type: s4
@@ -112,8 +117,12 @@ types:
   index_entry_v2:
     doc: Version 2. One index; its payload lies between the preamble and the footer.
     seq:
+      - id: len_index_type
+        type: u2
+        doc: writeUTF's byte count of the index type.
       - id: index_type
-        type: java_utf
+        size: len_index_type
+        doc: Index type identifier in Java's modified UTF-8.
       - id: ofs_body
         -orig-id: start
         type: s8
@@ -154,9 +163,15 @@ types:
   column:
     doc: One data column (or map-key column `m[k]`) and the indexes built on it.
     seq:
+      - id: len_name
+        type: u2
+        doc: writeUTF's byte count of the name.
       - id: name
-        type: java_utf
-        doc: Column name, e.g. `price` or `attrs[color]` for a map-key index.
+        size: len_name
+        doc: |
+          Column name in Java's modified UTF-8, e.g. `price` or `attrs[color]` for a map-key
+          index. The two fields are writeUTF's output; they sit in the column record itself rather
+          than in a type of their own so that the reader builds one object per column.
       - id: num_indexes
         -orig-id: index_number
         type: s4
@@ -169,9 +184,12 @@ types:
   index_entry:
     doc: One index of one column; its payload lies in the BODY.
     seq:
+      - id: len_index_type
+        type: u2
+        doc: writeUTF's byte count of the index type.
       - id: index_type
-        type: java_utf
-        doc: Index type identifier ("bloom-filter", "bitmap", "bsi", "range-bitmap").
+        size: len_index_type
+        doc: Index type identifier in Java's modified UTF-8 ("bloom-filter", "bitmap", "bsi", "range-bitmap").
       - id: ofs_body
         -orig-id: start
         type: s4
@@ -192,13 +210,3 @@ types:
         size: len_body
         if: ofs_body != -1
         doc: The index payload (bloom-filter, bitmap, bsi or range-bitmap layout).
-  java_utf:
-    doc: |
-      A string written by java.io.DataOutputStream.writeUTF: an unsigned 16-bit byte count,
-      then modified UTF-8 (CESU-8 style surrogates, `C0 80` for U+0000).
-    doc-ref: https://docs.oracle.com/javase/8/docs/api/java/io/DataInput.html#modified-utf-8
-    seq:
-      - id: len_value
-        type: u2
-      - id: value
-        size: len_value

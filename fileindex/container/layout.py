@@ -39,11 +39,11 @@ _VALIDATIONS = {
     "/seq/1": errors.UnsupportedVersionError,
     "/seq/2": errors.InvalidLengthError,
     "/types/column_table/seq/0": errors.InvalidLengthError,
-    "/types/column/seq/1": errors.InvalidLengthError,
+    "/types/column/seq/2": errors.InvalidLengthError,
     "/types/trailer/seq/0": errors.InvalidLengthError,
     "/types/trailer/seq/1": errors.BadMagicError,
     "/types/footer/seq/0": errors.InvalidLengthError,
-    "/types/column_v2/seq/1": errors.InvalidLengthError,
+    "/types/column_v2/seq/2": errors.InvalidLengthError,
 }
 
 
@@ -51,14 +51,22 @@ class IndexEntry(NamedTuple):
     """One (column, index type) entry of the HEAD or footer. ``start`` is absolute; -1 marks an empty index.
 
     Entry and column records are named tuples: a 12-column HEAD makes 24 of them on every open,
-    and a tuple is built in half the time of a frozen dataclass."""
+    and a tuple is built in half the time of a frozen dataclass. The entry's spec path is formatted
+    only when a message needs it."""
 
     column: str
     index_type: str
     start: int
     length: int
-    field: str = ""  # spec path of the entry, for messages
     entry_offset: int = 0  # absolute offset of the entry in the HEAD or footer
+    table: str = ""  # spec path of the column table holding the entry, for messages
+    column_index: int = 0  # the column record's position in the table
+    position: int = 0  # the entry's position in its column record
+
+    @property
+    def field(self) -> str:
+        """The entry's spec path, for messages."""
+        return _entry_field(self.table, self.column_index, self.position)
 
     @property
     def is_empty(self) -> bool:
@@ -164,24 +172,38 @@ V2_POSITION_BYTES = 16  # s8 each
 
 def _column_records(columns, at: int, path: str, position_bytes: int) -> tuple[ColumnRecord, ...]:
     """Column records with absolute offsets, walking the table from ``at`` by the spec's widths
-    (a name or type: u2 length and its bytes; a column: its name and an s4 count)."""
+    (a name or type: u2 length and its bytes; a column: its name and an s4 count).
+
+    Runs on every open: records are made with ``tuple.__new__`` (a named tuple's own constructor
+    is a Python function), and each distinct name is decoded once (a HEAD repeats its index types)."""
     records = []
+    decoded: dict[bytes, str] = {}
     for c, column in enumerate(columns):
-        column_field = f"{path}/columns[{c}]"
         offset = at
-        raw_name = column.name.value
-        name = java_utf.decode(raw_name, offset=at + 2, field=f"{column_field}/name")
+        raw_name = column.name
+        name = decoded.get(raw_name) or _decoded(decoded, raw_name, at + 2, f"{path}/columns[{c}]/name")
         at += 6 + len(raw_name)
         entries = []
         for i, index in enumerate(column.indexes):
-            index_field = f"{column_field}/indexes[{i}]"
-            raw_type = index.index_type.value
-            index_type = java_utf.decode(raw_type, offset=at + 2, field=f"{index_field}/index_type")
-            entries.append(IndexEntry(name, index_type, index.ofs_body, index.len_body, index_field, at))
+            raw_type = index.index_type
+            index_type = decoded.get(raw_type) or _decoded(decoded, raw_type, at + 2,
+                                                           f"{_entry_field(path, c, i)}/index_type")
+            entries.append(_new(IndexEntry, (name, index_type, index.ofs_body, index.len_body, at, path, c, i)))
             at += 2 + len(raw_type) + position_bytes
-        records.append(ColumnRecord(name, tuple(entries), offset))
+        records.append(_new(ColumnRecord, (name, tuple(entries), offset)))
     return tuple(records)
 
+
+_new = tuple.__new__
+
+
+def _decoded(decoded: dict[bytes, str], raw: bytes, offset: int, field: str) -> str:
+    text = decoded[raw] = java_utf.decode(raw, offset=offset, field=field)
+    return text
+
+
+def _entry_field(table: str, column_index: int, position: int) -> str:
+    return f"{table}/columns[{column_index}]/indexes[{position}]"
 
 
 class FileIndexContainer:
@@ -422,15 +444,15 @@ def stream_container(out: BinaryIO, entries: Iterable[Entry], *, version: int = 
     records: list[tuple[str, list]] = []
     for column, index_type, payload in entries:
         if payload is None:
-            entry = {"index_type": {"value": _utf(index_type)}, "ofs_body": EMPTY_INDEX_FLAG, "len_body": 0}
+            entry = {"index_type": _utf(index_type), "ofs_body": EMPTY_INDEX_FLAG, "len_body": 0}
         else:
-            entry = {"index_type": {"value": _utf(index_type)}, "ofs_body": position, "len_body": len(payload)}
+            entry = {"index_type": _utf(index_type), "ofs_body": position, "len_body": len(payload)}
             position += out.write(payload)
         if records and records[-1][0] == column:
             records[-1][1].append(entry)
         else:
             records.append((column, [entry]))
-    footer = schema.footer.build({"columns": [{"name": {"value": _utf(c)}, "indexes": e} for c, e in records],
+    footer = schema.footer.build({"columns": [{"name": _utf(c), "indexes": e} for c, e in records],
                                   "trailing": b""})
     position += out.write(footer)
     return position + out.write(schema.trailer.build({"len_footer": len(footer)}))
@@ -465,12 +487,12 @@ def _serialize_v1(layout: list[tuple[str, list[tuple[str, "bytes | None"]]]]) ->
         entries = []
         for index_type, payload in indexes:
             if payload is None:
-                entries.append({"index_type": {"value": index_type}, "ofs_body": EMPTY_INDEX_FLAG, "len_body": 0})
+                entries.append({"index_type": index_type, "ofs_body": EMPTY_INDEX_FLAG, "len_body": 0})
                 continue
-            entries.append({"index_type": {"value": index_type}, "ofs_body": offset, "len_body": len(payload)})
+            entries.append({"index_type": index_type, "ofs_body": offset, "len_body": len(payload)})
             body.append(bytes(payload))
             offset += len(payload)
-        columns.append({"name": {"value": name}, "indexes": entries})
+        columns.append({"name": name, "indexes": entries})
     if offset > 0x7FFFFFFF:
         raise errors.EncodeError(f"container of {offset} bytes exceeds the int32 offsets of version 1; "
                                  f"version 2 ({FORMAT_VERSION_OPTION}=2, experimental) has 64-bit positions")

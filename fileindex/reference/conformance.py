@@ -165,8 +165,8 @@ def check_multi_column(folder: Path, record: dict, report: Report) -> None:
     head = head_json(container)
     expected = record["head"]
     table = parsed.head if container.head.version == VERSION else parsed.footer
-    by_construct = [{"column": java_utf.decode(c.name.value),
-                     "indexes": [{"index_type": java_utf.decode(i.index_type.value), "start": i.ofs_body,
+    by_construct = [{"column": java_utf.decode(c.name),
+                     "indexes": [{"index_type": java_utf.decode(i.index_type), "start": i.ofs_body,
                                   "length": i.len_body} for i in c.indexes]} for c in table.columns]
     same = {k: head.get(k) for k in expected} == expected and head["columns"] == by_construct
     report.record(MULTI, "head", same, f"{name}: HEAD {head} is not the recorded {expected}")

@@ -158,7 +158,7 @@ class _Walker:
         if isinstance(value, KaitaiStruct):
             child_base = base if value._io is parent._io else start
             self.visit(value, child_base, path, root_base=root_base)
-        elif type(parent).__name__ == "JavaUtf" and path.endswith("/value"):
+        elif path.endswith(_NAME_FIELDS) and isinstance(parent, _name_holders()):
             self.result.fields.append(Field(start, end - start, path, _decode(value)))
         else:
             self.result.fields.append(Field(start, end - start, path, value))
@@ -166,8 +166,8 @@ class _Walker:
     # -- index bodies ------------------------------------------------------------------------
 
     def body(self, entry: KaitaiStruct, payload: bytes, start: int, path: str) -> None:
-        index_type = _utf(entry.index_type)
-        column = _utf(entry._parent.name)  # the column record holding this entry
+        index_type = _decode(entry.index_type)
+        column = _decode(entry._parent.name)  # the column record holding this entry
         reader = self._body_spec(index_type, column)
         wanted = (self.column in (None, column)) and (self.index_type in (None, index_type))
         if reader is None or not wanted:
@@ -290,8 +290,13 @@ def _entry_types() -> tuple[type, ...]:
     return FileIndexFormat.IndexEntry, FileIndexFormat.IndexEntryV2
 
 
-def _utf(utf) -> str:
-    return _decode(utf.value)
+_NAME_FIELDS = ("/name", "/index_type")  # the container's writeUTF strings, shown decoded
+
+
+def _name_holders() -> tuple[type, ...]:
+    from fileindex.generated.file_index_format import FileIndexFormat
+
+    return FileIndexFormat.Column, FileIndexFormat.ColumnV2, *_entry_types()
 
 
 def _decode(raw) -> str:

@@ -33,6 +33,10 @@ class FileIndexFormat(KaitaiStruct):
     
     .. seealso::
        Source - https://github.com/apache/paimon/pull/10101
+    
+    
+    .. seealso::
+       Source - https://docs.oracle.com/javase/8/docs/api/java/io/DataInput.html#modified-utf-8
     """
     SEQ_FIELDS = ["magic", "version", "len_head", "head"]
     def __init__(self, _io, _parent=None, _root=None):
@@ -93,7 +97,7 @@ class FileIndexFormat(KaitaiStruct):
 
     class Column(KaitaiStruct):
         """One data column (or map-key column `m[k]`) and the indexes built on it."""
-        SEQ_FIELDS = ["name", "num_indexes", "indexes"]
+        SEQ_FIELDS = ["len_name", "name", "num_indexes", "indexes"]
         def __init__(self, _io, _parent=None, _root=None):
             super(FileIndexFormat.Column, self).__init__(_io)
             self._parent = _parent
@@ -101,15 +105,17 @@ class FileIndexFormat(KaitaiStruct):
             self._debug = collections.defaultdict(dict)
 
         def _read(self):
+            self._debug['len_name']['start'] = self._io.pos()
+            self.len_name = self._io.read_u2be()
+            self._debug['len_name']['end'] = self._io.pos()
             self._debug['name']['start'] = self._io.pos()
-            self.name = FileIndexFormat.JavaUtf(self._io, self, self._root)
-            self.name._read()
+            self.name = self._io.read_bytes(self.len_name)
             self._debug['name']['end'] = self._io.pos()
             self._debug['num_indexes']['start'] = self._io.pos()
             self.num_indexes = self._io.read_s4be()
             self._debug['num_indexes']['end'] = self._io.pos()
             if not self.num_indexes >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column/seq/1")
+                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column/seq/2")
             self._debug['indexes']['start'] = self._io.pos()
             self._debug['indexes']['arr'] = []
             self.indexes = []
@@ -127,7 +133,6 @@ class FileIndexFormat(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.name._fetch_instances()
             for i in range(len(self.indexes)):
                 pass
                 self.indexes[i]._fetch_instances()
@@ -180,7 +185,7 @@ class FileIndexFormat(KaitaiStruct):
 
     class ColumnV2(KaitaiStruct):
         """Version 2. One column and its indexes, as in version 1 but with 64-bit positions."""
-        SEQ_FIELDS = ["name", "num_indexes", "indexes"]
+        SEQ_FIELDS = ["len_name", "name", "num_indexes", "indexes"]
         def __init__(self, _io, _parent=None, _root=None):
             super(FileIndexFormat.ColumnV2, self).__init__(_io)
             self._parent = _parent
@@ -188,15 +193,17 @@ class FileIndexFormat(KaitaiStruct):
             self._debug = collections.defaultdict(dict)
 
         def _read(self):
+            self._debug['len_name']['start'] = self._io.pos()
+            self.len_name = self._io.read_u2be()
+            self._debug['len_name']['end'] = self._io.pos()
             self._debug['name']['start'] = self._io.pos()
-            self.name = FileIndexFormat.JavaUtf(self._io, self, self._root)
-            self.name._read()
+            self.name = self._io.read_bytes(self.len_name)
             self._debug['name']['end'] = self._io.pos()
             self._debug['num_indexes']['start'] = self._io.pos()
             self.num_indexes = self._io.read_s4be()
             self._debug['num_indexes']['end'] = self._io.pos()
             if not self.num_indexes >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column_v2/seq/1")
+                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column_v2/seq/2")
             self._debug['indexes']['start'] = self._io.pos()
             self._debug['indexes']['arr'] = []
             self.indexes = []
@@ -214,7 +221,6 @@ class FileIndexFormat(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.name._fetch_instances()
             for i in range(len(self.indexes)):
                 pass
                 self.indexes[i]._fetch_instances()
@@ -264,7 +270,7 @@ class FileIndexFormat(KaitaiStruct):
 
     class IndexEntry(KaitaiStruct):
         """One index of one column; its payload lies in the BODY."""
-        SEQ_FIELDS = ["index_type", "ofs_body", "len_body"]
+        SEQ_FIELDS = ["len_index_type", "index_type", "ofs_body", "len_body"]
         def __init__(self, _io, _parent=None, _root=None):
             super(FileIndexFormat.IndexEntry, self).__init__(_io)
             self._parent = _parent
@@ -272,9 +278,11 @@ class FileIndexFormat(KaitaiStruct):
             self._debug = collections.defaultdict(dict)
 
         def _read(self):
+            self._debug['len_index_type']['start'] = self._io.pos()
+            self.len_index_type = self._io.read_u2be()
+            self._debug['len_index_type']['end'] = self._io.pos()
             self._debug['index_type']['start'] = self._io.pos()
-            self.index_type = FileIndexFormat.JavaUtf(self._io, self, self._root)
-            self.index_type._read()
+            self.index_type = self._io.read_bytes(self.len_index_type)
             self._debug['index_type']['end'] = self._io.pos()
             self._debug['ofs_body']['start'] = self._io.pos()
             self.ofs_body = self._io.read_s4be()
@@ -286,7 +294,6 @@ class FileIndexFormat(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.index_type._fetch_instances()
             _ = self.body
             if hasattr(self, '_m_body'):
                 pass
@@ -322,7 +329,7 @@ class FileIndexFormat(KaitaiStruct):
 
     class IndexEntryV2(KaitaiStruct):
         """Version 2. One index; its payload lies between the preamble and the footer."""
-        SEQ_FIELDS = ["index_type", "ofs_body", "len_body"]
+        SEQ_FIELDS = ["len_index_type", "index_type", "ofs_body", "len_body"]
         def __init__(self, _io, _parent=None, _root=None):
             super(FileIndexFormat.IndexEntryV2, self).__init__(_io)
             self._parent = _parent
@@ -330,9 +337,11 @@ class FileIndexFormat(KaitaiStruct):
             self._debug = collections.defaultdict(dict)
 
         def _read(self):
+            self._debug['len_index_type']['start'] = self._io.pos()
+            self.len_index_type = self._io.read_u2be()
+            self._debug['len_index_type']['end'] = self._io.pos()
             self._debug['index_type']['start'] = self._io.pos()
-            self.index_type = FileIndexFormat.JavaUtf(self._io, self, self._root)
-            self.index_type._read()
+            self.index_type = self._io.read_bytes(self.len_index_type)
             self._debug['index_type']['end'] = self._io.pos()
             self._debug['ofs_body']['start'] = self._io.pos()
             self.ofs_body = self._io.read_s8be()
@@ -344,7 +353,6 @@ class FileIndexFormat(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.index_type._fetch_instances()
             _ = self.body
             if hasattr(self, '_m_body'):
                 pass
@@ -375,33 +383,6 @@ class FileIndexFormat(KaitaiStruct):
 
             self._m_is_empty = self.ofs_body == -1
             return getattr(self, '_m_is_empty', None)
-
-
-    class JavaUtf(KaitaiStruct):
-        """A string written by java.io.DataOutputStream.writeUTF: an unsigned 16-bit byte count,
-        then modified UTF-8 (CESU-8 style surrogates, `C0 80` for U+0000).
-        
-        .. seealso::
-           Source - https://docs.oracle.com/javase/8/docs/api/java/io/DataInput.html#modified-utf-8
-        """
-        SEQ_FIELDS = ["len_value", "value"]
-        def __init__(self, _io, _parent=None, _root=None):
-            super(FileIndexFormat.JavaUtf, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._debug = collections.defaultdict(dict)
-
-        def _read(self):
-            self._debug['len_value']['start'] = self._io.pos()
-            self.len_value = self._io.read_u2be()
-            self._debug['len_value']['end'] = self._io.pos()
-            self._debug['value']['start'] = self._io.pos()
-            self.value = self._io.read_bytes(self.len_value)
-            self._debug['value']['end'] = self._io.pos()
-
-
-        def _fetch_instances(self):
-            pass
 
 
     class Trailer(KaitaiStruct):

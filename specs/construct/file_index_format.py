@@ -25,20 +25,20 @@ MAGIC = bytes.fromhex("00054e4ed01a35ae")
 VERSION = 1
 EMPTY_INDEX_FLAG = -1
 
-# DataOutputStream.writeUTF: u16 byte count, then modified UTF-8 (raw bytes here).
-java_utf = Struct(
-    "len_value" / Rebuild(Int16ub, len_(this.value)),
-    "value" / Bytes(this.len_value),
-)
+
+def java_utf(name: str):
+    """DataOutputStream.writeUTF as two fields of the enclosing record: ``len_<name>`` (u16 byte
+    count), then ``<name>`` (modified UTF-8, raw bytes here)."""
+    return [f"len_{name}" / Rebuild(Int16ub, len_(this[name])), name / Bytes(this[f"len_{name}"])]
 
 index_entry = Struct(
-    "index_type" / java_utf,
+    *java_utf("index_type"),
     "ofs_body" / Int32sb,  # absolute offset of the payload, or EMPTY_INDEX_FLAG
     "len_body" / Int32sb,
 )
 
 column = Struct(
-    "name" / java_utf,
+    *java_utf("name"),
     "num_indexes" / Rebuild(Int32sb, len_(this.indexes)),
     Check(this.num_indexes >= 0),
     "indexes" / Array(this.num_indexes, index_entry),
@@ -79,13 +79,13 @@ preamble_v2 = Struct(
 )
 
 index_entry_v2 = Struct(
-    "index_type" / java_utf,
+    *java_utf("index_type"),
     "ofs_body" / Int64sb,  # absolute offset of the payload, or EMPTY_INDEX_FLAG
     "len_body" / Int64sb,
 )
 
 column_v2 = Struct(
-    "name" / java_utf,
+    *java_utf("name"),
     "num_indexes" / Rebuild(Int32sb, len_(this.indexes)),
     Check(this.num_indexes >= 0),
     "indexes" / Array(this.num_indexes, index_entry_v2),

@@ -93,7 +93,7 @@ def corrupt(offset: int, value: bytes) -> bytes:
     (corrupt(12, (0x7FFFFFFF).to_bytes(4, "big")), TruncatedError, 16, "file_index_format/head"),
     (corrupt(16, (-1).to_bytes(4, "big", signed=True)), InvalidLengthError, 16,
      "file_index_format/head/num_columns"),
-    (corrupt(20, (0xFFFF).to_bytes(2, "big")), TruncatedError, 22, "file_index_format/head/columns[0]/name/value"),
+    (corrupt(20, (0xFFFF).to_bytes(2, "big")), TruncatedError, 22, "file_index_format/head/columns[0]/name"),
     (corrupt(22, b"\xf0"), InvalidEncodingError, 22, "file_index_format/head/columns[0]/name"),
     (corrupt(23, (-5).to_bytes(4, "big", signed=True)), InvalidLengthError, 23,
      "file_index_format/head/columns[0]/num_indexes"),

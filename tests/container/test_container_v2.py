@@ -294,9 +294,9 @@ def test_a_sparse_container_past_4_gib_opens_without_reading_the_gap(tmp_path, c
         from fileindex.specs import file_index_format as schema
 
         footer = schema.footer.build({"columns": [
-            {"name": {"value": b"s"}, "indexes": [{"index_type": {"value": b"bsi"}, "ofs_body": 12, "len_body": 5}]},
-            {"name": {"value": b"id"}, "indexes": [{"index_type": {"value": b"bloom-filter"}, "ofs_body": far,
-                                                    "len_body": len(bloom)}]}], "trailing": b""})
+            {"name": b"s", "indexes": [{"index_type": b"bsi", "ofs_body": 12, "len_body": 5}]},
+            {"name": b"id", "indexes": [{"index_type": b"bloom-filter", "ofs_body": far,
+                                                  "len_body": len(bloom)}]}], "trailing": b""})
         out.write(footer + schema.trailer.build({"len_footer": len(footer)}))
     assert path.stat().st_size > 1 << 32 and path.stat().st_blocks * 512 < 1 << 24  # sparse on disk
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

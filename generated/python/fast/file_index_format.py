@@ -32,6 +32,10 @@ class FileIndexFormat(KaitaiStruct):
     
     .. seealso::
        Source - https://github.com/apache/paimon/pull/10101
+    
+    
+    .. seealso::
+       Source - https://docs.oracle.com/javase/8/docs/api/java/io/DataInput.html#modified-utf-8
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(FileIndexFormat, self).__init__(_io)
@@ -89,10 +93,11 @@ class FileIndexFormat(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.name = FileIndexFormat.JavaUtf(self._io, self, self._root)
+            self.len_name = self._io.read_u2be()
+            self.name = self._io.read_bytes(self.len_name)
             self.num_indexes = self._io.read_s4be()
             if not self.num_indexes >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column/seq/1")
+                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column/seq/2")
             self.indexes = []
             for i in range(self.num_indexes):
                 self.indexes.append(FileIndexFormat.IndexEntry(self._io, self, self._root))
@@ -101,7 +106,6 @@ class FileIndexFormat(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.name._fetch_instances()
             for i in range(len(self.indexes)):
                 pass
                 self.indexes[i]._fetch_instances()
@@ -145,10 +149,11 @@ class FileIndexFormat(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.name = FileIndexFormat.JavaUtf(self._io, self, self._root)
+            self.len_name = self._io.read_u2be()
+            self.name = self._io.read_bytes(self.len_name)
             self.num_indexes = self._io.read_s4be()
             if not self.num_indexes >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column_v2/seq/1")
+                raise kaitaistruct.ValidationLessThanError(0, self.num_indexes, self._io, u"/types/column_v2/seq/2")
             self.indexes = []
             for i in range(self.num_indexes):
                 self.indexes.append(FileIndexFormat.IndexEntryV2(self._io, self, self._root))
@@ -157,7 +162,6 @@ class FileIndexFormat(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.name._fetch_instances()
             for i in range(len(self.indexes)):
                 pass
                 self.indexes[i]._fetch_instances()
@@ -200,14 +204,14 @@ class FileIndexFormat(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.index_type = FileIndexFormat.JavaUtf(self._io, self, self._root)
+            self.len_index_type = self._io.read_u2be()
+            self.index_type = self._io.read_bytes(self.len_index_type)
             self.ofs_body = self._io.read_s4be()
             self.len_body = self._io.read_s4be()
 
 
         def _fetch_instances(self):
             pass
-            self.index_type._fetch_instances()
             _ = self.body
             if hasattr(self, '_m_body'):
                 pass
@@ -248,14 +252,14 @@ class FileIndexFormat(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.index_type = FileIndexFormat.JavaUtf(self._io, self, self._root)
+            self.len_index_type = self._io.read_u2be()
+            self.index_type = self._io.read_bytes(self.len_index_type)
             self.ofs_body = self._io.read_s8be()
             self.len_body = self._io.read_s8be()
 
 
         def _fetch_instances(self):
             pass
-            self.index_type._fetch_instances()
             _ = self.body
             if hasattr(self, '_m_body'):
                 pass
@@ -284,28 +288,6 @@ class FileIndexFormat(KaitaiStruct):
 
             self._m_is_empty = self.ofs_body == -1
             return getattr(self, '_m_is_empty', None)
-
-
-    class JavaUtf(KaitaiStruct):
-        """A string written by java.io.DataOutputStream.writeUTF: an unsigned 16-bit byte count,
-        then modified UTF-8 (CESU-8 style surrogates, `C0 80` for U+0000).
-        
-        .. seealso::
-           Source - https://docs.oracle.com/javase/8/docs/api/java/io/DataInput.html#modified-utf-8
-        """
-        def __init__(self, _io, _parent=None, _root=None):
-            super(FileIndexFormat.JavaUtf, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.len_value = self._io.read_u2be()
-            self.value = self._io.read_bytes(self.len_value)
-
-
-        def _fetch_instances(self):
-            pass
 
 
     class Trailer(KaitaiStruct):
