@@ -35,14 +35,27 @@ def serialized_size_of_single_row() -> int:
 
 def deserialize(data, *, offset: int, field: str) -> FrozenBitMap:
     """Decode a portable-format bitmap; trailing bytes are ignored (Roaring is self-delimiting)."""
-    try:
-        bitmap = FrozenBitMap.deserialize(data)
-    except (ValueError, IndexError, MemoryError, OverflowError, RuntimeError) as err:
-        raise InvalidEncodingError(f"not a valid Roaring bitmap ({err})", offset=offset, field=field) from None
-    if bitmap and bitmap.max() > 0x7FFFFFFF:
-        raise InvalidEncodingError(
-            f"row number {bitmap.max()} does not fit Java's signed int", offset=offset, field=field)
-    return bitmap
+    return deserialize_many(data, ((0, None),), base=offset, field=field)[0]
+
+
+def deserialize_many(data, spans, *, base: int, field: str) -> list[FrozenBitMap]:
+    """``deserialize`` of the bytes ``data[start:end]`` of each (start, end) span, in one loop
+    (a warm bitmap lookup is mostly this; ``base + start`` places an error)."""
+    decoded = []
+    for start, end in spans:
+        try:
+            bitmap = _DESERIALIZE(data[start:end])
+        except (ValueError, IndexError, MemoryError, OverflowError, RuntimeError) as err:
+            raise InvalidEncodingError(f"not a valid Roaring bitmap ({err})", offset=base + start,
+                                       field=field) from None
+        if bitmap and bitmap.max() > 0x7FFFFFFF:
+            raise InvalidEncodingError(f"row number {bitmap.max()} does not fit Java's signed int",
+                                       offset=base + start, field=field)
+        decoded.append(bitmap)
+    return decoded
+
+
+_DESERIALIZE = FrozenBitMap.deserialize
 
 
 def union(bitmaps) -> FrozenBitMap:

@@ -97,27 +97,29 @@ class _PackedDictionary:
 
     def locate(self, sort_key) -> tuple[int, int] | None:
         i = int(self.packed.searchsorted(sort_key << 32))
-        if i < len(self.packed):
-            entry = self.packed.item(i)
-            if entry >> 32 == sort_key:
-                offset = entry & 0xFFFFFFFF
-                return (offset - (1 << 32) if offset & 0x80000000 else offset), -1  # the signed int32
-        return None
+        return _packed_location(self.packed.item(i), sort_key) if i < len(self.packed) else None
 
     def locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
-        """``locate`` of each key, with one vectorized search."""
-        if not len(self.packed):
+        """``locate`` of each key, with one vectorized search (and few numpy calls: for the handful
+        of keys of an IN list their fixed cost is most of the lookup)."""
+        packed = self.packed
+        if not len(packed):
             return [None] * len(sort_keys)
-        wanted = np.array(sort_keys, dtype=np.int64)
-        entries = self.packed[np.minimum(self.packed.searchsorted(wanted << 32), len(self.packed) - 1)]
-        found = ((entries >> 32) == wanted).tolist()
-        offsets = (entries & 0xFFFFFFFF).astype(np.uint32).view(np.int32).tolist()
-        return [(offsets[j], -1) if hit else None for j, hit in enumerate(found)]
+        found = packed.take(packed.searchsorted(np.array(sort_keys, dtype=np.int64) << 32), mode="clip")
+        return [_packed_location(entry, sort_key) for entry, sort_key in zip(found.tolist(), sort_keys)]
 
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         sort_keys = self.packed >> 32
         offsets = (self.packed & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
         return zip(sort_keys.tolist(), self.kind.sort_keys(sort_keys).tolist(), _locations(offsets, None))
+
+
+def _packed_location(entry: int, sort_key) -> tuple[int, int] | None:
+    """The (offset, -1) location in a packed V1 entry (``key << 32 | offset``) if it holds ``sort_key``."""
+    if entry >> 32 != sort_key:
+        return None
+    offset = entry & 0xFFFFFFFF
+    return (offset - (1 << 32) if offset & 0x80000000 else offset), -1  # the signed int32
 
 
 class _HashedDictionary:
@@ -301,16 +303,29 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         return located
 
     def _bitmap_at(self, offset: int, length: int, key) -> FrozenBitMap:
-        if offset < 0:
-            return FrozenBitMap((-1 - offset,))
-        start = self._body_start + offset
-        end = self._size if length < 0 else start + length
-        if end > self._size or start > end:
-            what = "null rows" if key is None else repr(key)
-            raise errors.InvalidOffsetError(
-                f"bitmap of {what} at body offset {offset} (length {length}) lies outside the payload",
-                offset=self._offset(start), field=_BODY)
-        return roaring.deserialize(self._view[start:end], offset=self._base + start, field=_BODY)
+        return self._bitmaps_at([(offset, length)], [key])[0]
+
+    def _bitmaps_at(self, locations: Sequence[tuple[int, int]], keys: Sequence) -> list[FrozenBitMap]:
+        """The bitmap at each (body offset, length) location (a negative offset is one inline row)
+        of the bitmap of each key (None: the null rows, for messages), decoded in one loop."""
+        bitmaps: list = [None] * len(locations)
+        spans, placed = [], []
+        for j, (offset, length) in enumerate(locations):
+            if offset < 0:
+                bitmaps[j] = FrozenBitMap((-1 - offset,))
+                continue
+            start = self._body_start + offset
+            end = self._size if length < 0 else start + length
+            if end > self._size or start > end:
+                what = "null rows" if keys[j] is None else repr(keys[j])
+                raise errors.InvalidOffsetError(
+                    f"bitmap of {what} at body offset {offset} (length {length}) lies outside the payload",
+                    offset=self._offset(start), field=_BODY)
+            spans.append((start, end))
+            placed.append(j)
+        for j, bitmap in zip(placed, roaring.deserialize_many(self._view, spans, base=self._base, field=_BODY)):
+            bitmaps[j] = bitmap
+        return bitmaps
 
     def _rows_of(self, literal) -> FrozenBitMap:
         """The rows holding ``literal`` (null: the null rows), read once and cached."""
@@ -325,17 +340,22 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             found = self._bitmaps[key] = _EMPTY if location is None else self._bitmap_at(*location, key)
         return found
 
-    def _read_bitmaps(self, literals: Sequence) -> None:
-        """Read and cache the bitmaps of the non-null ``literals`` not read yet, locating them all at once."""
-        keys = {self._key(literal) for literal in literals}
-        missing = [key for key in keys if key not in self._bitmaps]
-        if len(missing) < 2:
-            return  # _rows_of reads one on its own
-        if not self._meta_read:
-            self._read_meta()
-        sort_key = self._sort_key
-        for key, location in zip(missing, self._locate_many([sort_key(key) for key in missing])):
-            self._bitmaps[key] = _EMPTY if location is None else self._bitmap_at(*location, key)
+    def _rows_of_many(self, literals: Sequence) -> list[FrozenBitMap]:
+        """``_rows_of`` of each literal; the keys not read yet are located in one vectorized search."""
+        keys = [None if literal is None else self._key(literal) for literal in literals]
+        cache = self._bitmaps
+        missing = list(dict.fromkeys(key for key in keys if key is not None and key not in cache))
+        if missing:
+            if not self._meta_read:
+                self._read_meta()
+            sort_keys = [self._sort_key(key) for key in missing]
+            locations = self._locate_many(sort_keys) if len(missing) > 1 else [self._locate(sort_keys[0])]
+            cache.update(dict.fromkeys(missing, _EMPTY))
+            present = [(key, location) for key, location in zip(missing, locations) if location is not None]
+            if present:
+                present_keys, present_locations = zip(*present)
+                cache.update(zip(present_keys, self._bitmaps_at(present_locations, present_keys)))
+        return [self._nulls() if key is None else cache[key] for key in keys]
 
     def _nulls(self) -> FrozenBitMap:
         if self._null_bitmap is None:
@@ -348,10 +368,9 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def _in(self, literals: Sequence) -> FrozenBitMap:
         if len(literals) == 1:
             return self._rows_of(literals[0])
-        self.prefetch(literals)
         if not self._meta_read:
             self._read_meta()
-        return roaring.union(self._rows_of(literal) for literal in literals)
+        return roaring.union(self._rows_of_many(literals))
 
     def _complement(self, rows: FrozenBitMap) -> FrozenBitMap:
         if not self._meta_read:
@@ -363,10 +382,15 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def visit_equal(self, literal) -> FileIndexResult:
         return REMAIN if self._values_remain else Rows(self._rows_of(literal))
 
+    def visit_equal_many(self, literals: Sequence) -> list[FileIndexResult]:
+        if self._values_remain:
+            return [REMAIN] * len(literals)
+        return [Rows(rows) for rows in self._rows_of_many(literals)]
+
     def prefetch(self, literals: Sequence) -> None:
         """Locate the keys of all ``literals`` in one vectorized search and cache their bitmaps."""
         if not self._values_remain:
-            self._read_bitmaps([literal for literal in literals if literal is not None])
+            self._rows_of_many(literals)
 
     def visit_not_equal(self, literal) -> FileIndexResult:
         return self.visit_not_in([literal])

@@ -277,6 +277,29 @@ def test_malformed_payloads_raise_project_errors_with_offsets():
                 assert 1000 <= err.offset <= 1000 + len(cut), err
 
 
+@pytest.mark.parametrize("type_name", ["INT", "STRING"])
+def test_a_corrupt_bitmap_is_placed_alike_by_single_and_batch_lookups(type_name):
+    data_type = parse_type(type_name)
+    values = [v if type_name == "INT" else f"k{v}" for v in [1, 2, 2, 3, 3, 3, 4, 4]]
+    payload = bytearray(build(values, data_type, {"version": "1"}))
+    reader = BitmapReader(bytes(payload), data_type)
+    reader._read_meta()
+    offset, _ = reader._locate(reader._sort_key(reader._key(values[3])))
+    at = reader._body_start + offset
+    payload[at:at + 4] = b"\xff\xff\xff\xff"  # the Roaring cookie of the bitmap of 3
+    data = bytes(payload)
+    with pytest.raises(DecodeError) as single:
+        BitmapReader(data, data_type, base_offset=500).visit_equal(values[3])
+    batches = (lambda r: r.visit_equal_many(values), lambda r: r.visit_in(values[1:4]),
+               lambda r: r.visit_not_in(values), lambda r: r.prefetch(values))
+    for batch in batches:
+        with pytest.raises(DecodeError) as raised:
+            batch(BitmapReader(data, data_type, base_offset=500))
+        assert (type(raised.value), raised.value.offset, raised.value.field) == \
+            (type(single.value), 500 + at, single.value.field)
+    assert set(BitmapReader(data, data_type).visit_in(values[:2]).bitmap) == {0, 1, 2}  # the others still read
+
+
 @pytest.mark.parametrize("type_name, literal", [("STRING", 5), ("STRING", 1.5), ("INT", "5"), ("INT", True)])
 def test_a_literal_of_the_wrong_type_is_refused_not_misread(type_name, literal):
     data_type = parse_type(type_name)
