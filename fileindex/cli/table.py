@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         if args.indexes:
             return print_indexes(table, as_json=args.json)
         predicates = [table.parse(text) for text in args.where]
-        plans = [list(table.plan(predicate, extended=args.mode == "extended")) for predicate in predicates]
+        plans = table.plan_many(predicates, extended=args.mode == "extended")
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     for text, verdicts in zip(args.where, plans):

@@ -92,14 +92,29 @@ class PaimonTable:
         return [(entry, vectors.get((entry.partition, entry.bucket, entry.file_name))) for entry in entries]
 
     def plan(self, predicate: Predicate | str, *, extended: bool = False) -> Iterator[FileVerdict]:
-        if isinstance(predicate, str):
-            predicate = self.parse(predicate)
+        for verdicts in self._plan_files([predicate], extended):
+            yield verdicts[0]
+
+    def plan_many(self, predicates: list[Predicate | str], *,
+                  extended: bool = False) -> list[list[FileVerdict]]:
+        """``plan`` of each predicate, reading the table's metadata once and each index once: the
+        predicates are evaluated together on each container (``FileIndexEvaluator.evaluate_many``)."""
+        plans: list[list[FileVerdict]] = [[] for _ in predicates]
+        for verdicts in self._plan_files(predicates, extended):
+            for plan, verdict in zip(plans, verdicts):
+                plan.append(verdict)
+        return plans
+
+    def _plan_files(self, predicates: list[Predicate | str], extended: bool) -> Iterator[tuple[FileVerdict, ...]]:
+        """Per live data file, its verdict under each predicate."""
+        predicates = [self.parse(p) if isinstance(p, str) else p for p in predicates]
         live = self.live()
-        if self.data_evolution:
-            yield from self._plan_data_evolution([entry for entry, _ in live], predicate, extended)
+        if self.data_evolution:  # groups are judged per predicate, in the same file order
+            entries = [entry for entry, _ in live]
+            yield from zip(*(self._plan_data_evolution(entries, p, extended) for p in predicates))
             return
         for entry, vector in live:
-            yield self.verdict(entry, predicate, vector, extended=extended)
+            yield self.verdicts(entry, predicates, vector, extended=extended)
 
     # -- one file ---------------------------------------------------------------------------------
 
@@ -128,42 +143,64 @@ class PaimonTable:
             return "sidecar", None, f"index file {path.name} is missing"
         return "sidecar", FileIndexContainer.open(path), ""
 
-    def _evaluate(self, entry: DataFile, predicate: Predicate | None, extended: bool):
-        """(index location, result of the container alone, note)."""
+    def _evaluate(self, entry: DataFile, predicates: list[Predicate | None],
+                  extended: bool) -> tuple[str, list[tuple[FileIndexResult, str]]]:
+        """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN."""
         try:
             where, container, note = self.container(entry)
         except (DecodeError, OSError) as err:
-            return "sidecar" if entry.embedded_index is None else "embedded", REMAIN, f"corrupt index: {err}"
-        if container is None or predicate is None:
-            return where, REMAIN, note
+            where = "sidecar" if entry.embedded_index is None else "embedded"
+            return where, [(REMAIN, f"corrupt index: {err}")] * len(predicates)
+        answers: list[tuple[FileIndexResult, str]] = [(REMAIN, note)] * len(predicates)
+        if container is None:
+            return where, answers
         data = self.data_schema(entry)
-        devolved = devolve(predicate, self.schema, data, absent_as_null=extended)
-        if devolved is False:
-            return where, SKIP, "a conjunct names a column this file does not have (all null)"
-        if devolved is None:
-            return where, REMAIN, note
-        try:
-            return where, FileIndexEvaluator(data.types(), extended=extended).evaluate(container, devolved), note
-        except DecodeError as err:
-            return where, REMAIN, f"corrupt index: {err}"
+        pending = []  # (position, the predicate in the file's schema)
+        for j, predicate in enumerate(predicates):
+            devolved = None if predicate is None else devolve(predicate, self.schema, data, absent_as_null=extended)
+            if devolved is False:
+                answers[j] = (SKIP, "a conjunct names a column this file does not have (all null)")
+            elif devolved is not None:
+                pending.append((j, devolved))
+        evaluator = FileIndexEvaluator(data.types(), extended=extended)
+        while pending:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
+            done = 0
+            try:
+                for result, _ in evaluator.evaluate_many(container, [devolved for _, devolved in pending]):
+                    answers[pending[done][0]] = (result, note)
+                    done += 1
+            except DecodeError as err:
+                answers[pending[done][0]] = (REMAIN, f"corrupt index: {err}")
+                done += 1
+            pending = pending[done:]
+        return where, answers
 
     def verdict(self, entry: DataFile, predicate: Predicate, vector: DeletionVector | None = None, *,
                 extended: bool = False) -> FileVerdict:
         """One data file's verdict (not for data-evolution groups, whose files are judged together)."""
+        return self.verdicts(entry, [predicate], vector, extended=extended)[0]
+
+    def verdicts(self, entry: DataFile, predicates: list[Predicate], vector: DeletionVector | None = None, *,
+                 extended: bool = False) -> tuple[FileVerdict, ...]:
+        """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
         if not self.data_path(entry).is_file():
-            where, _, _ = self._evaluate(entry, None, extended)
-            return FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
+            where, _ = self._evaluate(entry, [], extended)
+            return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
+                         for _ in predicates)
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
-            where, _, note = self._evaluate(entry, None, extended)
+            where, ((_, note),) = self._evaluate(entry, [None], extended)
             why = ("more rows than an int" if entry.row_count > MAX_INDEXED_ROWS else
                    f"corrupt deletion vector: {vector.problem}" if vector.problem else "64-bit deletion vector")
-            return FileVerdict(relative, entry.row_count, where, REMAIN, f"index not used: {why}")
-        where, result, note = self._evaluate(entry, predicate, extended)
+            return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, f"index not used: {why}")
+                         for _ in predicates)
+        where, answers = self._evaluate(entry, predicates, extended)
         selection = BitMap(range(entry.row_count))
         if vector is not None:
             selection -= vector.rows
-        return FileVerdict(relative, entry.row_count, where, within(result, FrozenBitMap(selection)), note)
+        kept = FrozenBitMap(selection)
+        return tuple(FileVerdict(relative, entry.row_count, where, within(result, kept), note)
+                     for result, note in answers)
 
     # -- data-evolution groups ------------------------------------------------------------------------
 
@@ -182,7 +219,7 @@ class PaimonTable:
                 names = {f.name for f in self.schema.fields if f.id in own}
                 usable = [c for c in conjuncts if set(_base(n) for n in columns(c)) <= names]
                 part = and_(*usable) if usable else None
-                where, result, note = self._evaluate(entry, part, extended)
+                where, ((result, note),) = self._evaluate(entry, [part], extended)
                 verdicts.append((entry, where, result, note))
             group_kept = all(result.remain() for _, _, result, _ in verdicts)
             for entry, where, result, note in verdicts:

@@ -213,3 +213,45 @@ def test_a_version_2_sidecar_answers_alike_and_is_listed(tmp_path, capsys):
     assert main(["table", str(copy), "--indexes", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows and all(r["version"] == 2 for r in rows)
+
+
+WHERES = ["f0 = 'Alice'", "f0 IN ('Alice', 'Bob')", "f0 IS NULL", "f1 = 20 OR f2 = 1", "f2 = 102",
+          "f0 = 'nobody' AND f1 = 10", "f1 > 10"]
+
+
+@pytest.mark.parametrize("root", ALL_TABLES, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_several_predicates_planned_together_equal_each_alone_and_open_each_index_once(root, monkeypatch):
+    table = PaimonTable(root)
+    names = set(table.schema.types())
+    wheres = [w for w in WHERES if all(f"f{i}" in names or f"f{i}" not in w for i in range(5))]
+    alone = [[(v.file, v.index, shown(v.result), v.note) for v in table.plan(w)] for w in wheres]
+    opened = []
+    container = PaimonTable.container
+    monkeypatch.setattr(PaimonTable, "container", lambda self, entry: opened.append(entry) or container(self, entry))
+    together = table.plan_many(wheres)
+    assert [[(v.file, v.index, shown(v.result), v.note) for v in plan] for plan in together] == alone
+    if not table.data_evolution:  # its groups are judged one predicate at a time
+        assert len(opened) == len(table.live())
+
+
+def test_a_corrupt_body_answers_remain_only_for_the_predicates_that_read_it(tmp_path):
+    import shutil
+
+    copy = tmp_path / "t"
+    shutil.copytree(table_root("parquet", "append_with_bsi_bitmap_bloomfilter"), copy)
+    table = PaimonTable(copy)
+    entry, _ = table.live()[0]
+    where, container, _ = table.container(entry)
+    bitmap = next(e for e in container if e.index_type == "bitmap")  # the first column's
+    assert (bitmap.column, where) == ("f0", "sidecar")
+    wheres = [table.parse("f0 IS NULL"), table.parse("f2 > 1")]  # the second reads f2's bsi
+    before = table.verdicts(entry, wheres)
+    assert isinstance(before[1].result, Rows) and "corrupt" not in before[0].note
+    sidecar = Path(container.source)
+    broken = bytearray(sidecar.read_bytes())
+    broken[bitmap.start:bitmap.start + bitmap.length] = b"\xff" * bitmap.length
+    container.close()
+    sidecar.write_bytes(bytes(broken))
+    first, second = table.verdicts(entry, wheres)
+    assert first.result is REMAIN and first.note.startswith("corrupt index:")
+    assert second == before[1]
