@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fileindex.arrow.maps import map_values
 from fileindex.arrow.values import integer_key, integer_keys
 from fileindex.predicate.tree import And, Leaf, Or, Predicate
 from fileindex.types import NUMERIC_BITS, DataType, column_type
@@ -41,7 +42,7 @@ def column_values(table: pa.Table, column: str) -> pa.Array:
     values = table.column(base).combine_chunks()
     if key is None:
         return values
-    return pc.map_lookup(values, pa.scalar(key, type=values.type.key_type), "first")
+    return map_values(values, key).combine_chunks()
 
 
 def matches(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> np.ndarray:

@@ -22,6 +22,7 @@ import pyarrow as pa
 from pyroaring import BitMap
 
 from fileindex.errors import DecodeError, FileIndexError
+from fileindex.indexes import roaring
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.pipeline.inputs import DataFileTask, open_error
@@ -185,7 +186,7 @@ def _open_reader(container, entry, data_type):
 
 
 def _truth_bitmap(mask: np.ndarray) -> BitMap:
-    return BitMap(np.flatnonzero(mask).astype(np.uint32))
+    return roaring.bitmap_of(np.flatnonzero(mask))
 
 
 def _judge(report: FileReport, index_type: str, predicate: Predicate, answer: FileIndexResult, truth: BitMap,

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Mapping
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from fileindex.arrow.maps import map_values
 from fileindex.arrow.types import conform
 from fileindex.container.layout import Entry, stream_container
 from fileindex.errors import UsageError
@@ -49,8 +49,7 @@ def index_values(column: pa.ChunkedArray, request: IndexRequest) -> pa.ChunkedAr
     """What the request's index writer receives per row: the column, or each map's value for the key."""
     if request.map_column is None:
         return column
-    key = pa.scalar(request.map_key, type=column.type.key_type)
-    return pc.map_lookup(column, key, "first")
+    return map_values(column, request.map_key)
 
 
 def index_entries(read_column: Callable[[str], pa.ChunkedArray], row_count: int, schema: dict[str, DataType],
