@@ -350,11 +350,11 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 self._read_meta()
             sort_keys = [self._sort_key(key) for key in missing]
             locations = self._locate_many(sort_keys) if len(missing) > 1 else [self._locate(sort_keys[0])]
-            cache.update(dict.fromkeys(missing, _EMPTY))
             present = [(key, location) for key, location in zip(missing, locations) if location is not None]
-            if present:
+            if present:  # cached only once all are decoded: a malformed one must fail again, not read as empty
                 present_keys, present_locations = zip(*present)
                 cache.update(zip(present_keys, self._bitmaps_at(present_locations, present_keys)))
+            cache.update((key, _EMPTY) for key, location in zip(missing, locations) if location is None)
         return [self._nulls() if key is None else cache[key] for key in keys]
 
     def _nulls(self) -> FrozenBitMap:
