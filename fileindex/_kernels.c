@@ -734,6 +734,60 @@ static PyTypeObject ByteStreamType = {
     .tp_methods = stream_methods,
 };
 
+/* bit_slices: the rows whose value has bit b set, for each bit b < num_bits (a bsi's or range-bitmap's slices) */
+static PyObject *py_bit_slices(PyObject *self, PyObject *args)
+{
+    Py_buffer rows, values;
+    int num_bits;
+    if (!PyArg_ParseTuple(args, "y*y*i", &rows, &values, &num_bits))
+        return NULL;
+    PyObject *result = NULL, *slices[64] = {NULL};
+    Py_ssize_t n, m, counts[64] = {0};
+    if (element_count(&rows, 4, "rows", &n) < 0 || element_count(&values, 8, "values", &m) < 0)
+        goto done;
+    if (m != n) {
+        PyErr_Format(PyExc_ValueError, "%zd values for %zd rows", m, n);
+        goto done;
+    }
+    if (num_bits < 0 || num_bits > 64) {
+        PyErr_Format(PyExc_ValueError, "num_bits %d: a value has 0 to 64 bits", num_bits);
+        goto done;
+    }
+    const uint8_t *row_bytes = rows.buf, *value_bytes = values.buf;
+    const uint64_t kept = num_bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << num_bits) - 1);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (uint64_t bits = load64(value_bytes + 8 * i) & kept; bits; bits &= bits - 1)
+            counts[__builtin_ctzll(bits)]++;
+    Py_END_ALLOW_THREADS
+    uint8_t *out[64];
+    for (int b = 0; b < num_bits; b++) {
+        if (!(slices[b] = PyBytes_FromStringAndSize(NULL, 4 * counts[b])))
+            goto done;
+        out[b] = (uint8_t *)PyBytes_AS_STRING(slices[b]);
+    }
+    Py_BEGIN_ALLOW_THREADS  /* the new bytes objects are not shared yet */
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (uint64_t bits = load64(value_bytes + 8 * i) & kept; bits; bits &= bits - 1) {
+            int b = __builtin_ctzll(bits);
+            memcpy(out[b], row_bytes + 4 * i, 4);
+            out[b] += 4;
+        }
+    Py_END_ALLOW_THREADS
+    if (!(result = PyList_New(num_bits)))
+        goto done;
+    for (int b = 0; b < num_bits; b++) {
+        PyList_SET_ITEM(result, b, slices[b]);
+        slices[b] = NULL;
+    }
+done:
+    for (int b = 0; b < 64; b++)
+        Py_XDECREF(slices[b]);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&values);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"wang_mix", py_wang_mix, METH_VARARGS, "wang_mix(keys, out): FastHash of int64 keys into out (int64)"},
     {"wang_mix_one", py_wang_mix_one, METH_O, "wang_mix_one(key) -> FastHash of one signed 64-bit key"},
@@ -745,6 +799,8 @@ static PyMethodDef methods[] = {
      "bloom_add_strings(bits, data, offsets, width, num_bits, k)"},
     {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
     {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
+    {"bit_slices", py_bit_slices, METH_VARARGS,
+     "bit_slices(rows, values, num_bits) -> [bytes]: per bit, the uint32 rows whose uint64 value has it set"},
     {"bloom_test_value", py_bloom_test_value, METH_VARARGS,
      "bloom_test_value(bits, num_bits, k, value) -> bool: an int key or bytes, hashed here"},
     {NULL, NULL, 0, NULL},
@@ -752,7 +808,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "fileindex._kernels",
-    "Compiled loops for FastHash, XXH64, BloomFilter64 and the generated readers' stream (see fileindex.kernels).", -1, methods,
+    "Compiled loops for FastHash, XXH64, BloomFilter64, bit slices and the generated readers' stream (see fileindex.kernels).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__kernels(void)

@@ -15,10 +15,14 @@ import pytest
 from conftest import JAVA_VECTORS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pyroaring import BitMap
 from vector_cases import cases_for
 
 from fileindex import kernels
+from fileindex.indexes import roaring
 from fileindex.indexes.bloom_filter import index as bloom_filter
+from fileindex.indexes.bsi import index as bsi
+from fileindex.indexes.range_bitmap import index as range_bitmap
 from fileindex.java import fast_hash, xxh64
 from fileindex.java.column_hash import column_hashes
 from fileindex.java.string_buffers import binary_buffers
@@ -178,6 +182,28 @@ def test_a_filter_larger_than_the_cache_answers_alike():
     assert fast.tolist() == reference.tolist() and fast[:5000].all() and not fast[5000:].all()
 
 
+@compiled_only
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.one_of(st.integers(0, 40), st.integers(0, 2**63 - 1))), max_size=300),
+       st.integers(0, 64))
+def test_bit_slices(pairs, num_bits):
+    rows = np.flatnonzero([keep for keep, _ in pairs])
+    values = np.array([value for keep, value in pairs if keep], dtype=np.int64)
+    fast, reference = both_paths(lambda: roaring.serialized_bit_slices(rows, values, num_bits))
+    expected = [[int(r) for r, v in zip(rows, values) if int(v) >> b & 1] for b in range(num_bits)]
+    assert fast == reference and [list(BitMap.deserialize(s)) for s in fast] == expected
+
+
+@compiled_only
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(LONGS.filter(lambda v: v != -2**63), st.none()), max_size=300))
+def test_bsi_and_range_bitmap_build_alike(values):
+    for index, type_name in ((bsi, "BIGINT"), (range_bitmap, "BIGINT"), (range_bitmap, "STRING")):
+        column = values if type_name == "BIGINT" else [None if v is None else str(v % 97) for v in values]
+        fast, reference = both_paths(lambda: index.build(column, parse_type(type_name)))
+        assert fast == reference
+
+
 # --------------------------------------------------------------------------- misuse
 
 @compiled_only
@@ -191,6 +217,9 @@ def test_a_filter_larger_than_the_cache_answers_alike():
     (lambda k: k.xxh64_offsets(b"abc", np.array([0, 1], np.int32), 2, np.zeros(1, np.int64)), "4 or 8 bytes"),
     (lambda k: k.xxh64_offsets(b"abc", np.array([], np.int32), 4, np.zeros(0, np.int64)), "at least one offset"),
     (lambda k: k.bloom_test_hashes(bytearray(1), np.zeros(2, np.int64), 8, 1, bytearray(1)), "1 answers for 2"),
+    (lambda k: k.bit_slices(np.zeros(2, np.uint32), np.zeros(3, np.uint64), 8), "3 values for 2 rows"),
+    (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 65), "num_bits 65"),
+    (lambda k: k.bit_slices(b"12345", np.zeros(1, np.uint64), 8), "not a whole number of 4-byte elements"),
 ])
 def test_kernels_check_their_arguments(call, message):
     with pytest.raises(ValueError, match=message):

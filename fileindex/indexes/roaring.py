@@ -9,12 +9,29 @@ from array import array
 import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
+from fileindex import kernels
 from fileindex.errors import InvalidEncodingError
+from fileindex.parallel import for_each
 
 
 def bitmap_of(rows: np.ndarray) -> BitMap:
     """A bitmap of row numbers (any integer numpy array of values in [0, 2^31))."""
     return BitMap(array("I", np.asarray(rows, dtype=np.uint32).tobytes()))
+
+
+def serialized_bit_slices(rows: np.ndarray, values: np.ndarray, num_bits: int) -> list[bytes]:
+    """For each bit b < ``num_bits``, the serialized bitmap of the ``rows`` (ascending, one per
+    value) whose non-negative ``values`` have bit b set: a bsi's or a range-bitmap's slices.
+
+    The compiled kernel sorts the rows into all slices in one pass (without the GIL); the numpy
+    path tests one bit a pass, on a few threads. Building the bitmaps holds the GIL."""
+    rows = np.ascontiguousarray(rows, dtype=np.uint32)
+    values = np.ascontiguousarray(values).astype(np.uint64, copy=False)
+    if kernels.compiled:
+        slices = kernels.compiled.bit_slices(rows, values, num_bits)
+        return [serialize(BitMap(array("I", members))) for members in slices]
+    return for_each(lambda b: serialize(bitmap_of(rows[(values >> np.uint64(b)) & np.uint64(1) == 1])),
+                    list(range(num_bits)))
 
 
 def serialize(bitmap: BitMap | FrozenBitMap) -> bytes:

@@ -27,8 +27,10 @@ def test_sliced_chunked_string_maps(rows, cut_front, cut_back, key):
         assert got.to_pylist() == expected(column, key)
 
 
-@given(st.lists(st.one_of(st.none(), st.lists(st.tuples(st.integers(-3, 3), st.integers(-2**63, 2**63 - 1)), max_size=4)),
-                max_size=30), st.integers(-3, 3))
+INT_MAPS = st.one_of(st.none(), st.lists(st.tuples(st.integers(-3, 3), st.integers(-2**63, 2**63 - 1)), max_size=4))
+
+
+@given(st.lists(INT_MAPS, max_size=30), st.integers(-3, 3))
 def test_integer_keys_and_values(rows, key):
     array = pa.array(rows, type=pa.map_(pa.int32(), pa.int64()))
     assert map_values(array, key).to_pylist() == expected(array, key)

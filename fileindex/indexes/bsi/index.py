@@ -58,12 +58,7 @@ def _serialize_half(rows: np.ndarray, magnitudes: np.ndarray) -> bytes:
     """A BitSliceIndexRoaringBitmap with min 0: version, min, max, ebm, slices (spec §7.1)."""
     maximum = int(magnitudes.max()) if len(magnitudes) else 0
     slices = maximum.bit_length()
-    unsigned = magnitudes.view(np.uint64)
-
-    def slice_bytes(bit: int) -> bytes:
-        return roaring.serialize(roaring.bitmap_of(rows[(unsigned >> np.uint64(bit)) & np.uint64(1) == 1]))
-
-    parts = for_each(slice_bytes, list(range(slices))) if len(rows) > 100_000 else [slice_bytes(b) for b in range(slices)]
+    parts = roaring.serialized_bit_slices(rows, magnitudes, slices)
     head = b"\x01" + (0).to_bytes(8, "big") + maximum.to_bytes(8, "big", signed=True)
     return head + roaring.serialize(roaring.bitmap_of(rows)) + slices.to_bytes(4, "big") + b"".join(parts)
 
@@ -78,12 +73,13 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
             f"bsi cannot index {LONG_MIN} (Long.MIN_VALUE): its magnitude does not fit a long "
             "(Java fails with 'values should be non-negative'); use range-bitmap for this column")
     negative = keys < 0
+    halves = [(rows[mask], magnitudes) for mask, magnitudes in ((~negative, keys[~negative]),
+                                                               (negative, -keys[negative]))]
+    # on two threads: one half's slices are sorted out (GIL released) while the other's bitmaps are built
+    parts = for_each(lambda half: _serialize_half(*half) if len(half[0]) else None, halves)
     out = [b"\x01", len(valid).to_bytes(4, "big")]
-    for mask, magnitudes in ((~negative, keys[~negative]), (negative, -keys[negative])):
-        if mask.any():
-            out += [b"\x01", _serialize_half(rows[mask], magnitudes)]
-        else:
-            out.append(b"\x00")
+    for part in parts:
+        out += [b"\x00"] if part is None else [b"\x01", part]
     return b"".join(out)
 
 

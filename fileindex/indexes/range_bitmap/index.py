@@ -205,9 +205,7 @@ def _bit_slices(column: _Column) -> bytes:
     count = column.count
     num_slices = 64 if count == 0 else max((count - 1).bit_length(), 1)
     ebm = roaring.serialize(roaring.bitmap_of(column.valid_rows))
-    codes = column.codes
-    slices = [roaring.serialize(roaring.bitmap_of(column.valid_rows[(codes >> np.uint32(i)) & np.uint32(1) == 1]))
-              if i < 32 else roaring.serialize(BitMap()) for i in range(num_slices)]
+    slices = roaring.serialized_bit_slices(column.valid_rows, column.codes, num_slices)
     lengths = [len(s) for s in slices]
     indexes = np.empty(num_slices, dtype=[("offset", ">i4"), ("length", ">i4")])
     indexes["offset"] = _starts(lengths)
