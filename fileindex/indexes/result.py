@@ -10,6 +10,8 @@ from typing import Iterable
 import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
+from fileindex.indexes import roaring
+
 
 class FileIndexResult:
     __slots__ = ()
@@ -72,7 +74,8 @@ class Rows(FileIndexResult):
     __slots__ = ("bitmap",)
 
     def __init__(self, rows: Iterable[int] | BitMap | FrozenBitMap = ()):
-        self.bitmap = rows if isinstance(rows, FrozenBitMap) else FrozenBitMap(rows)
+        self.bitmap = rows if isinstance(rows, FrozenBitMap) else \
+            roaring.frozen(rows) if isinstance(rows, BitMap) else FrozenBitMap(rows)
 
     def remain(self) -> bool:
         return bool(self.bitmap)

@@ -83,12 +83,26 @@ def union(bitmaps) -> FrozenBitMap:
     """
     merged = BitMap()
     merged.update(*bitmaps)
-    return FrozenBitMap(merged)
+    return frozen(merged)
 
 
 def complement(bitmap, row_count: int) -> FrozenBitMap:
     """Rows of [0, row_count) not in ``bitmap`` (Java's ``flip(0, rowCount)``)."""
-    return FrozenBitMap(BitMap(bitmap).flip(0, row_count))
+    return frozen(bitmap.flip(0, row_count))
+
+
+def frozen(bitmap: BitMap | FrozenBitMap) -> FrozenBitMap:
+    """``bitmap`` as an immutable bitmap, copied unless it is one already.
+
+    pyroaring's copy constructor run-optimizes and shrinks the copy by default: 80-90 µs for a
+    dense 1M-row bitmap against 7 µs without. Only ``serialize`` needs run containers (Java's
+    runOptimize), and it makes them itself."""
+    return bitmap if isinstance(bitmap, FrozenBitMap) else FrozenBitMap(bitmap, optimize=False)
+
+
+def mutable(bitmap: BitMap | FrozenBitMap) -> BitMap:
+    """A mutable copy of ``bitmap``, for in-place arithmetic (not run-optimized: see ``frozen``)."""
+    return BitMap(bitmap, optimize=False)
 
 
 NO_RUN_COOKIE = 12346

@@ -16,6 +16,7 @@ from pyroaring import BitMap, FrozenBitMap
 
 from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
+from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.pipeline.inputs import DataFileTask, Inputs, open_error
 from fileindex.pipeline.truth import matches, source_columns
@@ -77,7 +78,7 @@ def selection(verdict: ScanVerdict, deleted: FrozenBitMap | None) -> np.ndarray 
     if verdict.result is SKIP:
         return np.zeros(0, dtype=np.int64)
     if isinstance(verdict.result, Rows):
-        rows = BitMap(verdict.result.bitmap)
+        rows = roaring.mutable(verdict.result.bitmap)
     elif deleted:
         rows = BitMap(range(verdict.rows))
     else:

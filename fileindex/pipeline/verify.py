@@ -199,7 +199,7 @@ def _judge(report: FileReport, index_type: str, predicate: Predicate, answer: Fi
     elif answer is REMAIN:
         kept = BitMap(range(row_count))
     else:
-        kept = BitMap(answer.bitmap)
+        kept = roaring.mutable(answer.bitmap)
     missing = truth - kept
     problem = None
     if missing:

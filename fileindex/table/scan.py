@@ -17,6 +17,7 @@ from pyroaring import BitMap, FrozenBitMap
 
 from fileindex.container.layout import FileIndexContainer
 from fileindex.errors import DecodeError, FileIndexError
+from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate
@@ -198,7 +199,7 @@ class PaimonTable:
         selection = BitMap(range(entry.row_count))
         if vector is not None:
             selection -= vector.rows
-        kept = FrozenBitMap(selection)
+        kept = roaring.frozen(selection)
         return tuple(FileVerdict(relative, entry.row_count, where, within(result, kept), note)
                      for result, note in answers)
 

@@ -184,7 +184,7 @@ class BsiReader(FileIndexReader, PayloadOffsets):
         if shortcut[1]:
             return nothing
         q = p - half.min
-        gt, lt, eq = BitMap(), BitMap(), BitMap(half.ebm)
+        gt, lt, eq = BitMap(), BitMap(), roaring.mutable(half.ebm)
         for i in range(len(half.slices) - 1, -1, -1):
             bits = self._slice(half, i)
             if (q >> i) & 1:
@@ -194,7 +194,7 @@ class BsiReader(FileIndexReader, PayloadOffsets):
                 gt |= eq & bits
                 eq -= bits
         result = {"eq": eq, "lt": lt, "lte": lt | eq, "gt": gt, "gte": gt | eq}[op]
-        return FrozenBitMap(result & half.ebm)
+        return half.ebm & result  # an immutable result: the left operand's type
 
     def _not_null(self) -> FrozenBitMap:
         return self.positive.ebm | self.negative.ebm

@@ -424,13 +424,13 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
     # -- bit-slice arithmetic over codes -------------------------------------------------------
 
     def _code_eq(self, code: int) -> FrozenBitMap:
-        state = BitMap(self._ebm)
+        state = roaring.mutable(self._ebm)
         for i in range(self._num_slices):
             if (code >> i) & 1:
                 state &= self._slice(i)
             else:
                 state -= self._slice(i)
-        return FrozenBitMap(state)
+        return roaring.frozen(state)
 
     def _code_gt(self, code: int) -> FrozenBitMap:
         """Rows whose code is greater than ``code``."""
@@ -441,13 +441,13 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
             trailing += 1
         if trailing >= self._num_slices:
             return FrozenBitMap()
-        state = BitMap(self._slice(trailing))
+        state = roaring.mutable(self._slice(trailing))
         for i in range(trailing + 1, self._num_slices):
             if (code >> i) & 1:
                 state &= self._slice(i)
             else:
                 state |= self._slice(i)
-        return FrozenBitMap(state & self._ebm)
+        return self._ebm & state  # an immutable result: the left operand's type
 
     def _code_gte(self, code: int) -> FrozenBitMap:
         return self._code_gt(code - 1)
@@ -584,9 +584,9 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         if k == 0 or (found is not None and not found):
             return FrozenBitMap()
         g = BitMap()
-        e = BitMap(self._ebm & found) if found is not None else BitMap(self._ebm)
+        e = self._ebm & found if found is not None else self._ebm
         if len(e) <= k:
-            return FrozenBitMap(e)
+            return e
         for i in range(self._num_slices - 1, -1, -1):
             a = e & self._slice(i) if descending else e - self._slice(i)
             x = g | a
@@ -601,7 +601,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         f = g | e
         if strict and len(f) > k:
             f = g | _last_rows(e, k - len(g))
-        return FrozenBitMap(f)
+        return roaring.frozen(f)
 
 
 def _first_rows(rows, count: int) -> FrozenBitMap:
