@@ -188,6 +188,17 @@ def test_the_main_job_runs_on_a_small_dataset(spark, capsys):
     assert out.count("identical") == 4 and "0 violations" in out
 
 
+@pytest.mark.parametrize("files, rows", [(32, 100_000), (3, 7), (1, 5)])
+def test_the_demo_ids_are_one_permutation_and_every_file_spans_it(files, rows):
+    from fileindex.spark.demo import DatasetSpec
+
+    spec = DatasetSpec(files=files, rows_per_file=rows)
+    per_file = [spec.ids(number) for number in range(files)]
+    assert sorted(int(i) for ids in per_file for i in ids) == list(range(spec.rows))
+    if rows > 1000:
+        assert all(ids.min() < spec.rows // 100 and ids.max() > spec.rows - spec.rows // 100 for ids in per_file)
+
+
 def test_a_data_file_spark_cannot_read_is_one_line_not_a_traceback(spark, tmp_path, capsys):
     write_dataset(tmp_path, files=2)
     # no index, so it must be read; it sorts last, so only a task on an executor opens it
