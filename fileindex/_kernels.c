@@ -734,30 +734,42 @@ static PyTypeObject ByteStreamType = {
     .tp_methods = stream_methods,
 };
 
-/* bit_slices: the rows whose value has bit b set, for each bit b < num_bits (a bsi's or range-bitmap's slices) */
+/* bit_slices: for each bit b in [first_bit, first_bit + num_bits), the rows whose value (unsigned, 4 or
+   8 bytes) has bit b set: a bsi's or range-bitmap's slices. Callers take a few bits a call to bound
+   the memory of the lists. */
+static inline uint64_t value_at(const uint8_t *values, int width, Py_ssize_t i)
+{
+    return width == 8 ? load64(values + 8 * i) : load32(values + 4 * i);
+}
+
 static PyObject *py_bit_slices(PyObject *self, PyObject *args)
 {
     Py_buffer rows, values;
-    int num_bits;
-    if (!PyArg_ParseTuple(args, "y*y*i", &rows, &values, &num_bits))
+    int width, first_bit, num_bits;
+    if (!PyArg_ParseTuple(args, "y*y*iii", &rows, &values, &width, &first_bit, &num_bits))
         return NULL;
     PyObject *result = NULL, *slices[64] = {NULL};
     Py_ssize_t n, m, counts[64] = {0};
-    if (element_count(&rows, 4, "rows", &n) < 0 || element_count(&values, 8, "values", &m) < 0)
+    if (width != 4 && width != 8) {
+        PyErr_Format(PyExc_ValueError, "value width %d: values are 4 or 8 bytes", width);
+        goto done;
+    }
+    if (element_count(&rows, 4, "rows", &n) < 0 || element_count(&values, width, "values", &m) < 0)
         goto done;
     if (m != n) {
         PyErr_Format(PyExc_ValueError, "%zd values for %zd rows", m, n);
         goto done;
     }
-    if (num_bits < 0 || num_bits > 64) {
-        PyErr_Format(PyExc_ValueError, "num_bits %d: a value has 0 to 64 bits", num_bits);
+    if (first_bit < 0 || num_bits < 0 || first_bit + num_bits > 64) {
+        PyErr_Format(PyExc_ValueError, "bits [%d, %d): a value has bits 0 to 63", first_bit, first_bit + num_bits);
         goto done;
     }
     const uint8_t *row_bytes = rows.buf, *value_bytes = values.buf;
+    const int shift = num_bits ? first_bit : 0;
     const uint64_t kept = num_bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << num_bits) - 1);
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++)
-        for (uint64_t bits = load64(value_bytes + 8 * i) & kept; bits; bits &= bits - 1)
+        for (uint64_t bits = (value_at(value_bytes, width, i) >> shift) & kept; bits; bits &= bits - 1)
             counts[__builtin_ctzll(bits)]++;
     Py_END_ALLOW_THREADS
     uint8_t *out[64];
@@ -768,7 +780,7 @@ static PyObject *py_bit_slices(PyObject *self, PyObject *args)
     }
     Py_BEGIN_ALLOW_THREADS  /* the new bytes objects are not shared yet */
     for (Py_ssize_t i = 0; i < n; i++)
-        for (uint64_t bits = load64(value_bytes + 8 * i) & kept; bits; bits &= bits - 1) {
+        for (uint64_t bits = (value_at(value_bytes, width, i) >> shift) & kept; bits; bits &= bits - 1) {
             int b = __builtin_ctzll(bits);
             memcpy(out[b], row_bytes + 4 * i, 4);
             out[b] += 4;
@@ -800,7 +812,7 @@ static PyMethodDef methods[] = {
     {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
     {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
     {"bit_slices", py_bit_slices, METH_VARARGS,
-     "bit_slices(rows, values, num_bits) -> [bytes]: per bit, the uint32 rows whose uint64 value has it set"},
+     "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
     {"bloom_test_value", py_bloom_test_value, METH_VARARGS,
      "bloom_test_value(bits, num_bits, k, value) -> bool: an int key or bytes, hashed here"},
     {NULL, NULL, 0, NULL},

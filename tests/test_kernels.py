@@ -189,9 +189,14 @@ def test_a_filter_larger_than_the_cache_answers_alike():
 def test_bit_slices(pairs, num_bits):
     rows = np.flatnonzero([keep for keep, _ in pairs])
     values = np.array([value for keep, value in pairs if keep], dtype=np.int64)
-    fast, reference = both_paths(lambda: roaring.serialized_bit_slices(rows, values, num_bits))
     expected = [[int(r) for r, v in zip(rows, values) if int(v) >> b & 1] for b in range(num_bits)]
-    assert fast == reference and [list(BitMap.deserialize(s)) for s in fast] == expected
+    narrow = values & 0xFFFFFFFF
+    for column, bits in ((values, num_bits), (narrow.astype(np.uint32), min(num_bits, 32))):
+        fast, reference = both_paths(lambda: roaring.serialized_bit_slices(rows, column, bits))
+        assert fast == reference
+        assert [list(BitMap.deserialize(s)) for s in fast] == \
+            (expected if column is values else [[int(r) for r, v in zip(rows, narrow) if int(v) >> b & 1]
+                                                for b in range(bits)])
 
 
 @compiled_only
@@ -217,9 +222,11 @@ def test_bsi_and_range_bitmap_build_alike(values):
     (lambda k: k.xxh64_offsets(b"abc", np.array([0, 1], np.int32), 2, np.zeros(1, np.int64)), "4 or 8 bytes"),
     (lambda k: k.xxh64_offsets(b"abc", np.array([], np.int32), 4, np.zeros(0, np.int64)), "at least one offset"),
     (lambda k: k.bloom_test_hashes(bytearray(1), np.zeros(2, np.int64), 8, 1, bytearray(1)), "1 answers for 2"),
-    (lambda k: k.bit_slices(np.zeros(2, np.uint32), np.zeros(3, np.uint64), 8), "3 values for 2 rows"),
-    (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 65), "num_bits 65"),
-    (lambda k: k.bit_slices(b"12345", np.zeros(1, np.uint64), 8), "not a whole number of 4-byte elements"),
+    (lambda k: k.bit_slices(np.zeros(2, np.uint32), np.zeros(3, np.uint64), 8, 0, 8), "3 values for 2 rows"),
+    (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 8, 60, 5), r"bits \[60, 65\)"),
+    (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 8, -1, 2), r"bits \[-1, 1\)"),
+    (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint16), 2, 0, 8), "value width 2"),
+    (lambda k: k.bit_slices(b"12345", np.zeros(1, np.uint64), 8, 0, 8), "not a whole number of 4-byte elements"),
 ])
 def test_kernels_check_their_arguments(call, message):
     with pytest.raises(ValueError, match=message):

@@ -19,17 +19,27 @@ def bitmap_of(rows: np.ndarray) -> BitMap:
     return BitMap(array("I", np.asarray(rows, dtype=np.uint32).tobytes()))
 
 
+SLICES_A_PASS = 4
+
+
 def serialized_bit_slices(rows: np.ndarray, values: np.ndarray, num_bits: int) -> list[bytes]:
     """For each bit b < ``num_bits``, the serialized bitmap of the ``rows`` (ascending, one per
     value) whose non-negative ``values`` have bit b set: a bsi's or a range-bitmap's slices.
 
-    The compiled kernel sorts the rows into all slices in one pass (without the GIL); the numpy
-    path tests one bit a pass, on a few threads. Building the bitmaps holds the GIL."""
+    The compiled kernel sorts the rows into the slices of ``SLICES_A_PASS`` bits a pass (without
+    the GIL; its row lists take about 4 bytes × rows × bits set, so a pass over every bit would
+    hold 1.2 GB for a 10M-row bsi); the numpy path tests one bit a pass, on a few threads.
+    Building the bitmaps holds the GIL."""
     rows = np.ascontiguousarray(rows, dtype=np.uint32)
-    values = np.ascontiguousarray(values).astype(np.uint64, copy=False)
+    values = np.ascontiguousarray(values)
+    if values.dtype.kind not in "iu" or values.itemsize not in (4, 8):
+        values = values.astype(np.uint64)
+    values = values.view(np.uint32 if values.itemsize == 4 else np.uint64)  # read as stored, no widening copy
     if kernels.compiled:
-        slices = kernels.compiled.bit_slices(rows, values, num_bits)
-        return [serialize(BitMap(array("I", members))) for members in slices]
+        return [serialize(BitMap(array("I", members)))
+                for first in range(0, num_bits, SLICES_A_PASS)
+                for members in kernels.compiled.bit_slices(rows, values, values.itemsize, first,
+                                                           min(SLICES_A_PASS, num_bits - first))]
     return for_each(lambda b: serialize(bitmap_of(rows[(values >> np.uint64(b)) & np.uint64(1) == 1])),
                     list(range(num_bits)))
 

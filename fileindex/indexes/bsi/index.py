@@ -20,7 +20,6 @@ from fileindex.indexes import roaring
 from fileindex.indexes.options import check_known
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
-from fileindex.parallel import for_each
 from fileindex.types import NUMERIC_BITS, DataType
 from fileindex.values import long_key
 
@@ -73,13 +72,13 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
             f"bsi cannot index {LONG_MIN} (Long.MIN_VALUE): its magnitude does not fit a long "
             "(Java fails with 'values should be non-negative'); use range-bitmap for this column")
     negative = keys < 0
-    halves = [(rows[mask], magnitudes) for mask, magnitudes in ((~negative, keys[~negative]),
-                                                               (negative, -keys[negative]))]
-    # on two threads: one half's slices are sorted out (GIL released) while the other's bitmaps are built
-    parts = for_each(lambda half: _serialize_half(*half) if len(half[0]) else None, halves)
     out = [b"\x01", len(valid).to_bytes(4, "big")]
-    for part in parts:
-        out += [b"\x00"] if part is None else [b"\x01", part]
+    for mask in (~negative, negative):  # one half at a time: at 10M rows, two at once cost 50 MB and no time
+        if mask.any():
+            magnitudes = keys[mask] if mask is not negative else -keys[mask]
+            out += [b"\x01", _serialize_half(rows[mask], magnitudes)]
+        else:
+            out.append(b"\x00")
     return b"".join(out)
 
 
