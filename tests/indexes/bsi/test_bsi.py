@@ -141,3 +141,15 @@ def test_malformed_payloads_raise_project_errors():
             reader.visit_less_than(17)
         except DecodeError as err:
             assert 500 <= err.offset <= 500 + len(cut), err
+
+
+@given(st.lists(st.one_of(st.none(), st.integers(-2**63 + 1, 2**63 - 1)), max_size=200))
+def test_halves_built_together_or_one_after_the_other_are_the_same_bytes(values):
+    from fileindex.indexes.bsi import index
+
+    together = build(values, parse_type("BIGINT"))
+    saved, index.HALVES_AT_ONCE = index.HALVES_AT_ONCE, -1
+    try:
+        assert build(values, parse_type("BIGINT")) == together
+    finally:
+        index.HALVES_AT_ONCE = saved
