@@ -13,6 +13,7 @@
  *   bloom_test_hashes(bits, hashes, num_bits, k, out)   1 where all k bits are set
  *   bloom_test_hash(bits, num_bits, k, hash) -> bool
  *   bloom_test_value(bits, num_bits, k, value) -> bool  (an int key or bytes, hashed here)
+ *   bit_slices(rows, values, width, first_bit, num_bits)  per bit, the rows whose value has it (bsi, range-bitmap)
  *   ByteStream(buffer)                        KaitaiStream's reading methods, for the generated readers
  *
  * ``bits`` is the serialized bit set: bit p is bit (p & 7) of byte (p >> 3), as Java writes it.

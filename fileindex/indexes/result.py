@@ -74,8 +74,7 @@ class Rows(FileIndexResult):
     __slots__ = ("bitmap",)
 
     def __init__(self, rows: Iterable[int] | BitMap | FrozenBitMap = ()):
-        self.bitmap = rows if isinstance(rows, FrozenBitMap) else \
-            roaring.frozen(rows) if isinstance(rows, BitMap) else FrozenBitMap(rows)
+        self.bitmap = roaring.frozen(rows) if isinstance(rows, (BitMap, FrozenBitMap)) else FrozenBitMap(rows)
 
     def remain(self) -> bool:
         return bool(self.bitmap)

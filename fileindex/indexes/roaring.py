@@ -46,9 +46,9 @@ def serialized_bit_slices(rows: np.ndarray, values: np.ndarray, num_bits: int) -
 
 def serialize(bitmap: BitMap | FrozenBitMap) -> bytes:
     """``RoaringBitmap32.serialize``: runOptimize first, then the portable format."""
-    mutable = bitmap if isinstance(bitmap, BitMap) and not isinstance(bitmap, FrozenBitMap) else BitMap(bitmap)
-    mutable.run_optimize()
-    return mutable.serialize()
+    optimized = bitmap if isinstance(bitmap, BitMap) else mutable(bitmap)
+    optimized.run_optimize()
+    return optimized.serialize()
 
 
 def serialize_rows(rows: array) -> bytes:

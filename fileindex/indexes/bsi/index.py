@@ -75,15 +75,16 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
             "(Java fails with 'values should be non-negative'); use range-bitmap for this column")
     negative = keys < 0
 
-    def half(mask: np.ndarray) -> bytes | None:
-        if not mask.any():
-            return None
-        return _serialize_half(rows[mask], keys[mask] if mask is not negative else -keys[mask])
+    def half(mask: np.ndarray, sign: int) -> bytes | None:
+        return _serialize_half(rows[mask], sign * keys[mask]) if mask.any() else None
 
     # Both halves at once while the column is small: one sorts its slices (no GIL) while the other
     # builds its bitmaps (GIL), 30% faster at 1M rows; at 10M both working sets cost 140 MB of peak.
-    halves = [~negative, negative]
-    parts = for_each(half, halves) if len(rows) <= HALVES_AT_ONCE else [half(mask) for mask in halves]
+    halves = [(~negative, 1), (negative, -1)]
+    if len(rows) <= HALVES_AT_ONCE:
+        parts = for_each(lambda pair: half(*pair), halves)
+    else:
+        parts = [half(*pair) for pair in halves]
     out = [b"\x01", len(valid).to_bytes(4, "big")]
     for part in parts:
         out += [b"\x00"] if part is None else [b"\x01", part]
