@@ -55,10 +55,16 @@ def place_instance_failure(err: kaitaistruct.KaitaiStructError, debug_spec: Call
                            offset: int = 0) -> errors.DecodeError:
     """The placed error for a failure in the fast reader while reading the root's ``pos`` instances
     ``names`` (or a part that one of them frames): the debug reader reads them again and raises it.
-    Returned, to be raised, only if the debug reader reads them without failing (``offset``)."""
+    A name may be a path of nested instances (``dictionary/chunks``). Returned, to be raised, only if
+    the debug reader reads them without failing (``offset``)."""
     debug = parse(debug_spec, data, root=root, validations=validations, base=base)
     for name in names:
-        read_instance(debug, name, path=root, validations=validations, size=debug._io.size(), base=base)
+        obj, path, at = debug, root, base
+        for part in name.split("/"):
+            child = read_instance(obj, part, path=path, validations=validations, size=debug._io.size(), base=at)
+            if isinstance(child, KaitaiStruct) and child._io is not obj._io:
+                at += obj._debug[f"_m_{part}"]["start"]  # a sized instance counts from its own start
+            obj, path = child, f"{path}/{part}"
     return unplaced(err, root, base + offset)
 
 

@@ -11,7 +11,7 @@ import bisect
 import functools
 import struct
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import kaitaistruct
 import numpy as np
@@ -51,6 +51,7 @@ _VALIDATIONS = {  # the spec's checks on the fields the generated reader reads (
     "/types/bit_slice_index/seq/0": errors.InvalidLengthError,
     "/types/bsi_header/seq/0": errors.UnsupportedVersionError,
     "/types/bsi_header/seq/2": errors.InvalidLengthError,
+    "/types/chunk/seq/0": errors.UnsupportedVersionError,
 }
 _KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",
           "DECIMAL": "i8", "TIMESTAMP": "i8", "TIMESTAMP_LTZ": "i8", "FLOAT": "f4", "DOUBLE": "f8",
@@ -229,6 +230,28 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
 
 # ----------------------------------------------------------------------------------------- reader
 
+class _SpecRoot(NamedTuple):
+    """The generated types below the root read only the root's ``key_kind`` parameter."""
+
+    key_kind: int
+
+
+class _StringKeys:
+    """A string chunk's keys, each sliced from the chunk's bytes when asked for: a binary search
+    reads about ten of a thousand, and making them all costs more than the rest of a cold query."""
+
+    __slots__ = ("raw", "starts", "ends")
+
+    def __init__(self, raw: bytes, starts: list[int], ends: list[int]):
+        self.raw, self.starts, self.ends = raw, starts, ends
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i: int) -> bytes:
+        return self.raw[self.starts[i]:self.ends[i]]
+
+
 @dataclass
 class _Chunk:
     head: object  # sort key of the head value
@@ -236,7 +259,7 @@ class _Chunk:
     ofs_keys: int
     num_keys: int
     len_keys: int
-    keys: list | None = None  # sort keys of the keys after the head, read on demand
+    keys: Sequence | None = None  # sort keys of the keys after the head, read on demand
 
 
 class RangeBitmapReader(FileIndexReader, PayloadOffsets):
@@ -249,14 +272,6 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         self._header_read = False
         self._chunks: list[_Chunk] | None = None
         self._slices: dict[int, FrozenBitMap] = {}
-
-    def _read_key(self, cursor: PayloadCursor, field: str):
-        if self.kind.width is None:
-            length = cursor.int(4, f"{field}/len_value")
-            return bytes(cursor.take(length, f"{field}/value"))
-        if self.kind.name == "boolean":
-            return cursor.u8(field)
-        return cursor.int(self.kind.width, field)
 
     # -- header, dictionary, slices -------------------------------------------------------------
 
@@ -284,7 +299,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         self._header_read = True
 
     def _key_value(self, key):
-        """A generated ``key``'s value as ``_read_key`` returns it (bytes for strings)."""
+        """A generated ``key``'s value: the int, or the bytes of a string."""
         return key.value.value if self.kind.width is None else key.value
 
     def _read_bsi_header(self) -> None:
@@ -329,7 +344,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         self._blobs_start = headers_start + dictionary.len_chunks
         chunks = self._fixed_chunk_headers(headers_start, offsets) if self.kind.width is not None else None
         if chunks is None:
-            chunks = [self._chunk_header(headers_start + offset, i) for i, offset in enumerate(offsets.tolist())]
+            chunks = self._chunk_headers(headers_start, offsets.tolist(), offsets_start)
         self._chunks = chunks
         self._heads = [c.head for c in chunks]
         return chunks
@@ -360,19 +375,30 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
             heads, records["head_code"].tolist(), records["ofs_keys"].tolist(), records["num_keys"].tolist(),
             records["len_keys"].tolist())]
 
-    def _chunk_header(self, position: int, i: int) -> _Chunk:
-        chunk = self._cursor(position)
-        field = f"dictionary/chunks[{i}]"
-        if chunk.u8(f"{field}/version") != 1:
-            raise errors.UnsupportedVersionError("dictionary chunk version", offset=chunk.absolute() - 1,
-                                                 field=f"{ROOT}/{field}/version")
-        head = sort_key(self.kind, self._read_key(chunk, f"{field}/head_key"))
-        head_code, ofs_keys, num_keys = (chunk.int(4, f"{field}/{n}") for n in ("head_code", "ofs_keys", "num_keys"))
-        if self.kind.width is None:
-            chunk.int(4, f"{field}/len_key_offsets")
-        return _Chunk(head, head_code, ofs_keys, num_keys, chunk.int(4, f"{field}/len_keys"))
+    def _chunk_headers(self, start: int, offsets: list[int], offsets_start: int) -> list[_Chunk]:
+        """The chunk headers one by one through the generated ``chunk`` type, each where the dictionary's
+        offsets table (at ``offsets_start``) puts it: string keys, or headers not back to back."""
+        region = self._view[start:self._blobs_start]
+        stream = open_stream(region)
+        root = _SpecRoot(self.kind.code)  # what the generated types read of the root: its key_kind parameter
+        chunks = []
+        try:
+            for i, offset in enumerate(offsets):
+                if not 0 <= offset < len(region):
+                    raise errors.InvalidOffsetError(
+                        f"chunk header offset {offset} is outside the {len(region)} bytes of chunk headers",
+                        offset=self._offset(offsets_start + 4 * i), field=f"{ROOT}/dictionary/chunk_offsets[{i}]")
+                stream.seek(offset)
+                chunk = fast.RangeBitmap.Chunk(stream, None, root)
+                head = sort_key(self.kind, self._key_value(chunk.head_key))
+                chunks.append(_Chunk(head, chunk.head_code, chunk.ofs_keys, chunk.num_keys, chunk.len_keys))
+        except kaitaistruct.KaitaiStructError as err:
+            raise kaitai_bridge.place_instance_failure(
+                err, functools.partial(RangeBitmap, self.kind.code), self._view, ("dictionary/chunks",), root=ROOT,
+                validations=_VALIDATIONS, base=self._base, offset=start + offset) from None
+        return chunks
 
-    def _chunk_keys(self, index: int) -> list:
+    def _chunk_keys(self, index: int) -> Sequence:
         chunk = self._chunks[index]
         if chunk.keys is None:
             cursor = self._cursor(self._blobs_start + chunk.ofs_keys)
@@ -387,13 +413,13 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
                 chunk.keys = self._string_keys(cursor, chunk, field)
         return chunk.keys
 
-    def _string_keys(self, cursor: PayloadCursor, chunk: _Chunk, field: str) -> list[bytes]:
+    def _string_keys(self, cursor: PayloadCursor, chunk: _Chunk, field: str) -> Sequence[bytes]:
         """A string chunk's keys: ``num_keys`` offsets, then (i32 length, bytes) at each offset."""
         offsets = cursor.records(np.dtype(">i4"), chunk.num_keys, f"{field}/offsets").astype(np.int64)
         keys_start = cursor.position
         region = cursor.take(chunk.len_keys, f"{field}/keys")
         if len(offsets) == 0:
-            return []
+            return ()
         data = np.frombuffer(region, dtype=np.uint8)
         if offsets.min() < 0 or offsets.max() + 4 > len(data):
             raise errors.InvalidOffsetError("a key offset points outside the chunk's keys",
@@ -403,8 +429,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         if lengths.min() < 0 or ends.max() > len(data):
             raise errors.InvalidLengthError("a key runs past the chunk's keys", offset=self._offset(keys_start),
                                             field=f"{ROOT}/{field}/keys")
-        raw = bytes(region)
-        return [raw[start:end] for start, end in zip((offsets + 4).tolist(), ends.tolist())]
+        return _StringKeys(bytes(region), (offsets + 4).tolist(), ends.tolist())
 
     def find(self, key) -> int:
         """The code of ``key`` (a sort key), or -(insertion code) - 1 when absent (Java's binarySearch)."""

@@ -309,3 +309,31 @@ def test_a_literal_of_the_wrong_type_is_refused_not_misread(type_name, literal):
     reader = BitmapReader(build(["5", "x"] if type_name == "STRING" else [5, 6], data_type), data_type)
     with pytest.raises(UsageError, match="must be"):
         reader.visit_equal(literal)
+
+
+@st.composite
+def scanned_blocks(draw):
+    """Equal-length keys without a trailing NUL, often repeated, and probes of any length."""
+    width = draw(st.integers(1, 4))
+    pool = draw(st.lists(st.binary(min_size=width, max_size=width).filter(lambda b: not b.endswith(b"\0")),
+                         min_size=1, max_size=6))
+    keys = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=30))
+    return keys, draw(st.lists(st.binary(max_size=width + 1), max_size=5))
+
+
+@given(scanned_blocks())
+def test_a_scanned_block_answers_as_the_dict_on_first_and_later_lookups(block):
+    """Equal-length string keys are scanned with numpy on a block's first lookup and hashed after;
+    both find the last of repeated keys, as the dict of a malformed block does."""
+    from fileindex.indexes.bitmap.reader import _HashedDictionary, _ScannedDictionary
+
+    keys, probes = block
+    offsets, lengths = np.arange(len(keys), dtype=np.int64), np.arange(len(keys), dtype=np.int64) + 100
+    hashed = _HashedDictionary(keys, offsets, lengths)
+    packed = np.array(keys, dtype=f"S{len(keys[0])}")
+    for probe in keys + probes:
+        scanned = _ScannedDictionary(packed, offsets, lengths)
+        expected = (max(i for i, k in enumerate(keys) if k == probe),) if probe in keys else None
+        assert hashed.locate(probe) == (None if expected is None else (expected[0], expected[0] + 100))
+        assert scanned.locate(probe) == hashed.locate(probe)  # the scan
+        assert scanned.locate(probe) == hashed.locate(probe)  # the dict

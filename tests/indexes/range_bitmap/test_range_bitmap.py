@@ -250,3 +250,36 @@ def test_malformed_payloads_raise_project_errors():
             reader.visit_top_n(5, descending=True)
         except DecodeError as err:
             assert 700 <= err.offset <= 700 + len(cut), err
+
+
+def test_a_bad_string_chunk_header_is_placed_at_its_spec_field():
+    """String chunk headers are read by the generated ``chunk`` type where the offsets table puts them;
+    a bad version is placed by the debug reader, a bad offset at its entry in the offsets table."""
+    from fileindex.errors import InvalidOffsetError, UnsupportedVersionError
+    from fileindex.kaitai_runtime import open_stream
+
+    data_type = parse_type("STRING")
+    payload = build([f"v{i % 40:02d}" for i in range(200)], data_type, {"chunk-size": "32b"})
+    tree = RangeBitmap(key_kind(data_type).code, open_stream(payload))
+    tree._read()
+    dictionary = tree.dictionary
+    dictionary_at = tree._debug["_m_dictionary"]["start"]
+    chunk_list = dictionary.chunks
+    chunks_at = dictionary_at + dictionary._debug["_m_chunks"]["start"]
+    assert len(chunk_list.chunks) >= 3
+    last = len(chunk_list.chunks) - 1
+    version_at = chunks_at + chunk_list._debug["chunks"]["arr"][last]["start"]
+    corrupt = bytearray(payload)
+    corrupt[version_at] = 2
+    with pytest.raises(UnsupportedVersionError) as err:
+        RangeBitmapReader(bytes(corrupt), data_type, base_offset=100).visit_less_than("v20")
+    expected_field = f"range_bitmap/dictionary/chunks/chunks[{last}]/version"
+    assert (err.value.offset, err.value.field) == (100 + version_at, expected_field)
+
+    dictionary.chunk_offsets
+    entry_at = dictionary_at + dictionary._debug["_m_chunk_offsets"]["arr"][last]["start"]
+    corrupt = bytearray(payload)
+    corrupt[entry_at:entry_at + 4] = (1 << 20).to_bytes(4, "big")
+    with pytest.raises(InvalidOffsetError) as err:
+        RangeBitmapReader(bytes(corrupt), data_type, base_offset=100).visit_less_than("v20")
+    assert (err.value.offset, err.value.field) == (100 + entry_at, f"range_bitmap/dictionary/chunk_offsets[{last}]")
