@@ -45,12 +45,13 @@ seq:
     repeat-expr: header.num_blocks
     if: header.version == 2
     doc: The first value of each index block and the block's offset from the start of the index blocks.
-  - id: len_index_blocks
-    type: s4
+  - id: index_blocks_header
+    type: index_blocks_header
     if: header.version == 2
-    doc: Total bytes of all index blocks ("bitmap body offset" in the Java writer).
+    doc: |
+      Where the directory ends; a reader decodes the directory in bulk, then reads this type there.
   - id: index_blocks
-    size: len_index_blocks
+    size: index_blocks_header.len_index_blocks
     type: index_block_list
     if: header.version == 2
   - id: body
@@ -167,6 +168,14 @@ types:
       - id: ofs_block
         type: s4
         doc: Offset of the block from the start of the index blocks.
+  index_blocks_header:
+    seq:
+      - id: len_index_blocks
+        type: s4
+        valid:
+          min: 0
+          max: _io.size - _io.pos
+        doc: Total bytes of all index blocks ("bitmap body offset" in the Java writer).
   index_block_list:
     seq:
       - id: blocks
@@ -175,14 +184,22 @@ types:
   index_block:
     doc: Sorted entries; a block holds at most index-block-size bytes (4 + sum of 8 + value size).
     seq:
+      - id: header
+        type: index_block_header
+        doc: |
+          Read on its own where the directory puts the block; the entries after it are decoded in bulk.
+      - id: entries
+        type: v2_entry
+        repeat: expr
+        repeat-expr: header.num_entries
+  index_block_header:
+    seq:
       - id: num_entries
         type: s4
         valid:
           min: 0
-      - id: entries
-        type: v2_entry
-        repeat: expr
-        repeat-expr: num_entries
+          max: (_io.size - _io.pos) / 9
+        doc: An entry takes at least 9 bytes (a 1-byte key, offset and length).
   v2_entry:
     seq:
       - id: key

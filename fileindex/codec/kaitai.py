@@ -50,6 +50,25 @@ def parse_fast(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[Kai
         raise unplaced(err, root, base) from None  # both readers come from one spec: not reached
 
 
+def parse_fast_in(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[KaitaiStream], KaitaiStruct], data, *,
+                  part: tuple[int, int], position: int, root: str, validations: ValidationErrors, field: str,
+                  base: int = 0) -> T:
+    """``fast_spec`` read at ``position`` of the bytes ``data[part[0]:part[1]]``: a type the caller
+    locates itself (where an array it decoded in bulk ends, or where a directory points).
+
+    A failure is placed by the debug reader reading all of ``data`` in sequence. If that reads without
+    failing (the type was reached another way, say through a bad directory offset), the error is placed
+    at the type's start, under ``field``."""
+    start, end = part
+    stream = open_stream(memoryview(data)[start:end])
+    stream.seek(position)
+    try:
+        return fast_spec(stream)
+    except kaitaistruct.KaitaiStructError as err:
+        parse(debug_spec, data, root=root, validations=validations, base=base)  # raises the placed error
+        raise _as_project_error(err, base + start + position, field, validations) from None
+
+
 def place_instance_failure(err: kaitaistruct.KaitaiStructError, debug_spec: Callable[[KaitaiStream], KaitaiStruct],
                            data, names, *, root: str, validations: ValidationErrors, base: int = 0,
                            offset: int = 0) -> errors.DecodeError:
@@ -144,7 +163,7 @@ def failure_point(obj: KaitaiStruct, base: int, path: str) -> tuple[int, str]:
     for name in obj.SEQ_FIELDS:
         info = debug.get(name)
         if not info or "start" not in info:
-            break
+            continue  # not read: skipped by its `if`, or after the failure
         last = name
         if "end" in info:
             continue

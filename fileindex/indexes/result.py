@@ -74,7 +74,10 @@ class Rows(FileIndexResult):
     __slots__ = ("bitmap",)
 
     def __init__(self, rows: Iterable[int] | BitMap | FrozenBitMap = ()):
-        self.bitmap = roaring.frozen(rows) if isinstance(rows, (BitMap, FrozenBitMap)) else FrozenBitMap(rows)
+        if type(rows) is FrozenBitMap:  # most results: no copy, and no further checks
+            self.bitmap = rows
+        else:
+            self.bitmap = roaring.frozen(rows) if isinstance(rows, (BitMap, FrozenBitMap)) else FrozenBitMap(rows)
 
     def remain(self) -> bool:
         return bool(self.bitmap)

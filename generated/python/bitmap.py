@@ -42,7 +42,7 @@ class Bitmap(KaitaiStruct):
         string = 32
         f4 = 36
         f8 = 72
-    SEQ_FIELDS = ["header", "v1_entries", "block_dir", "len_index_blocks", "index_blocks", "body"]
+    SEQ_FIELDS = ["header", "v1_entries", "block_dir", "index_blocks_header", "index_blocks", "body"]
     def __init__(self, key_kind, _io, _parent=None, _root=None):
         super(Bitmap, self).__init__(_io)
         self._parent = _parent
@@ -89,14 +89,15 @@ class Bitmap(KaitaiStruct):
 
         if self.header.version == 2:
             pass
-            self._debug['len_index_blocks']['start'] = self._io.pos()
-            self.len_index_blocks = self._io.read_s4be()
-            self._debug['len_index_blocks']['end'] = self._io.pos()
+            self._debug['index_blocks_header']['start'] = self._io.pos()
+            self.index_blocks_header = Bitmap.IndexBlocksHeader(self._io, self, self._root)
+            self.index_blocks_header._read()
+            self._debug['index_blocks_header']['end'] = self._io.pos()
 
         if self.header.version == 2:
             pass
             self._debug['index_blocks']['start'] = self._io.pos()
-            self._raw_index_blocks = self._io.read_bytes(self.len_index_blocks)
+            self._raw_index_blocks = self._io.read_bytes(self.index_blocks_header.len_index_blocks)
             _io__raw_index_blocks = KaitaiStream(BytesIO(self._raw_index_blocks))
             self.index_blocks = Bitmap.IndexBlockList(_io__raw_index_blocks, self, self._root)
             self.index_blocks._read()
@@ -126,6 +127,7 @@ class Bitmap(KaitaiStruct):
 
         if self.header.version == 2:
             pass
+            self.index_blocks_header._fetch_instances()
 
         if self.header.version == 2:
             pass
@@ -236,7 +238,7 @@ class Bitmap(KaitaiStruct):
 
     class IndexBlock(KaitaiStruct):
         """Sorted entries; a block holds at most index-block-size bytes (4 + sum of 8 + value size)."""
-        SEQ_FIELDS = ["num_entries", "entries"]
+        SEQ_FIELDS = ["header", "entries"]
         def __init__(self, _io, _parent=None, _root=None):
             super(Bitmap.IndexBlock, self).__init__(_io)
             self._parent = _parent
@@ -244,15 +246,14 @@ class Bitmap(KaitaiStruct):
             self._debug = collections.defaultdict(dict)
 
         def _read(self):
-            self._debug['num_entries']['start'] = self._io.pos()
-            self.num_entries = self._io.read_s4be()
-            self._debug['num_entries']['end'] = self._io.pos()
-            if not self.num_entries >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_entries, self._io, u"/types/index_block/seq/0")
+            self._debug['header']['start'] = self._io.pos()
+            self.header = Bitmap.IndexBlockHeader(self._io, self, self._root)
+            self.header._read()
+            self._debug['header']['end'] = self._io.pos()
             self._debug['entries']['start'] = self._io.pos()
             self._debug['entries']['arr'] = []
             self.entries = []
-            for i in range(self.num_entries):
+            for i in range(self.header.num_entries):
                 self._debug['entries']['arr'].append({'start': self._io.pos()})
                 _t_entries = Bitmap.V2Entry(self._io, self, self._root)
                 try:
@@ -266,10 +267,33 @@ class Bitmap(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
+            self.header._fetch_instances()
             for i in range(len(self.entries)):
                 pass
                 self.entries[i]._fetch_instances()
 
+
+
+    class IndexBlockHeader(KaitaiStruct):
+        SEQ_FIELDS = ["num_entries"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bitmap.IndexBlockHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['num_entries']['start'] = self._io.pos()
+            self.num_entries = self._io.read_s4be()
+            self._debug['num_entries']['end'] = self._io.pos()
+            if not self.num_entries >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_entries, self._io, u"/types/index_block_header/seq/0")
+            if not self.num_entries <= (self._io.size() - self._io.pos()) // 9:
+                raise kaitaistruct.ValidationGreaterThanError((self._io.size() - self._io.pos()) // 9, self.num_entries, self._io, u"/types/index_block_header/seq/0")
+
+
+        def _fetch_instances(self):
+            pass
 
 
     class IndexBlockList(KaitaiStruct):
@@ -304,6 +328,28 @@ class Bitmap(KaitaiStruct):
                 pass
                 self.blocks[i]._fetch_instances()
 
+
+
+    class IndexBlocksHeader(KaitaiStruct):
+        SEQ_FIELDS = ["len_index_blocks"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bitmap.IndexBlocksHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['len_index_blocks']['start'] = self._io.pos()
+            self.len_index_blocks = self._io.read_s4be()
+            self._debug['len_index_blocks']['end'] = self._io.pos()
+            if not self.len_index_blocks >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_index_blocks, self._io, u"/types/index_blocks_header/seq/0")
+            if not self.len_index_blocks <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationGreaterThanError(self._io.size() - self._io.pos(), self.len_index_blocks, self._io, u"/types/index_blocks_header/seq/0")
+
+
+        def _fetch_instances(self):
+            pass
 
 
     class Key(KaitaiStruct):

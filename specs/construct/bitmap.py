@@ -45,9 +45,11 @@ def bitmap(key_kind: str) -> Struct:
     v1_entry = Struct("key" / key, "ofs_bitmap" / Int32sb)
     v2_entry = Struct("key" / key, "ofs_bitmap" / Int32sb, "len_bitmap" / Int32sb)
     index_block = Struct(
-        "num_entries" / Rebuild(Int32sb, len_(this.entries)),
-        Check(this.num_entries >= 0),
-        "entries" / Array(this.num_entries, v2_entry),
+        "header" / Struct(
+            "num_entries" / Rebuild(Int32sb, len_(this._.entries)),
+            Check(this.num_entries >= 0),
+        ),
+        "entries" / Array(this.header.num_entries, v2_entry),
     )
     block_ref = Struct("first_key" / key, "ofs_block" / Int32sb)
     has_null = this.has_null_byte != 0
@@ -69,7 +71,8 @@ def bitmap(key_kind: str) -> Struct:
         "header" / header,
         "v1_entries" / If(this.header.version == 1, Array(this.header.num_values, v1_entry)),
         "block_dir" / If(v2, Array(this.header.num_blocks, block_ref)),
-        "len_index_blocks" / If(v2, Int32sb),
-        "index_blocks" / If(v2, FixedSized(this.len_index_blocks, Struct("blocks" / GreedyRange(index_block)))),
+        "index_blocks_header" / If(v2, Struct("len_index_blocks" / Int32sb, Check(this.len_index_blocks >= 0))),
+        "index_blocks" / If(v2, FixedSized(this.index_blocks_header.len_index_blocks,
+                                           Struct("blocks" / GreedyRange(index_block)))),
         "body" / GreedyBytes,
     )

@@ -39,6 +39,8 @@ _VALIDATIONS = {  # the spec's header checks (generated code reports them by spe
     "/types/header/seq/1": errors.InvalidLengthError,
     "/types/header/seq/2": errors.InvalidLengthError,
     "/types/header/seq/6": errors.InvalidLengthError,
+    "/types/index_blocks_header/seq/0": errors.InvalidLengthError,
+    "/types/index_block_header/seq/0": errors.InvalidLengthError,
 }
 _INT = struct.Struct(">i")
 _EMPTY = FrozenBitMap()
@@ -225,7 +227,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     def _read_meta(self) -> None:
         """The header through the generated reader; the records after it decoded in bulk from where it ends."""
-        header = kaitai_bridge.parse_fast(fast.Bitmap.Header, functools.partial(Bitmap, self.kind.code), self._view,
+        header = kaitai_bridge.parse_fast(fast.Bitmap.Header, self._debug_spec(), self._view,
                                           root=ROOT, validations=_VALIDATIONS, base=self._base)
         self.version, self.row_count, self.num_values = header.version, header.row_count, header.num_values
         self.has_null = header.has_null
@@ -245,16 +247,23 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         else:
             self._directory_offset = cursor.absolute()
             self._read_directory(cursor, header.num_blocks)
-            len_blocks = cursor.int(4, "len_index_blocks")
-            self._blocks_start = cursor.position
-            self._body_start = self._blocks_start + len_blocks
-            if len_blocks < 0 or self._body_start > self._size:
-                raise errors.InvalidLengthError(
-                    f"index blocks of {len_blocks} bytes do not fit the payload", offset=cursor.absolute() - 4,
-                    field=f"{ROOT}/len_index_blocks")
+            blocks_header = self._read_part(fast.Bitmap.IndexBlocksHeader, (0, self._size), cursor.position,
+                                            "index_blocks_header")
+            self._blocks_start = cursor.position + 4
+            self._body_start = self._blocks_start + blocks_header.len_index_blocks  # the spec checks it fits
         # (offset, length) of a key's bitmap by its sort key, or None when absent
         self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
         self._meta_read = True
+
+    def _debug_spec(self):
+        return functools.partial(Bitmap, self.kind.code)
+
+    def _read_part(self, fast_type, part: tuple[int, int], position: int, field: str):
+        """A header type of the spec read by its generated reader at ``position`` of the payload's
+        ``part`` (the index blocks for a block header, whose checks count from their start)."""
+        return kaitai_bridge.parse_fast_in(fast_type, self._debug_spec(), self._view, part=part, position=position,
+                                           root=ROOT, validations=_VALIDATIONS, field=f"{ROOT}/{field}",
+                                           base=self._base)
 
     def _check_v1_offsets(self, offsets: np.ndarray, body_at: int) -> None:
         """Every bitmap offset (negative ones are inline single rows) lies inside the bitmaps region;
@@ -296,10 +305,12 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 raise errors.InvalidOffsetError(
                     f"index block {index} at payload offset {start} is outside the index blocks",
                     offset=self._directory_offset, field=f"{ROOT}/block_dir[{index}]/ofs_block")
-            cursor = self._cursor(start)
             field = f"index_blocks/blocks[{index}]"
-            count = cursor.count(f"{field}/num_entries", (self.kind.width or 4) + 8)
-            keys, (offsets, lengths) = self._read_keys(cursor, count, f"{field}/entries", 2, scanned=True)
+            block_header = self._read_part(fast.Bitmap.IndexBlockHeader, (self._blocks_start, self._body_start),
+                                           start - self._blocks_start, f"{field}/header")
+            cursor = self._cursor(start + 4)
+            keys, (offsets, lengths) = self._read_keys(cursor, block_header.num_entries, f"{field}/entries", 2,
+                                                       scanned=True)
             block = self._blocks[index] = self._dictionary(keys, offsets, lengths)
         return block
 

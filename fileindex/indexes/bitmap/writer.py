@@ -275,18 +275,18 @@ def encode_with_construct(lay: BitmapLayout) -> bytes:
     header = {"version": lay.version, "row_count": lay.row_count, "num_values": len(lay.keys),
               "has_null_byte": int(has_null), "ofs_null": lay.null_offset if has_null else None,
               "len_null_bitmap": lay.null_length if has_null and lay.version == 2 else None}
-    data = {"header": header, "v1_entries": None, "block_dir": None, "len_index_blocks": None,
+    data = {"header": header, "v1_entries": None, "block_dir": None, "index_blocks_header": None,
             "index_blocks": None, "body": lay.body}
     if lay.version == 1:
         data["v1_entries"] = [{"key": key(c), "ofs_bitmap": int(lay.offsets[c])} for c in lay.entry_order.tolist()]
     else:
-        blocks = [{"entries": [{"key": key(c), "ofs_bitmap": int(lay.offsets[c]), "len_bitmap": int(lay.lengths[c])}
+        blocks = [{"header": {}, "entries": [{"key": key(c), "ofs_bitmap": int(lay.offsets[c]), "len_bitmap": int(lay.lengths[c])}
                                for c in lay.entry_order[start:stop].tolist()]} for start, stop in lay.blocks]
         sizes = [4 + sum(8 + lay.kind.encoded_size(lay.keys[c]) for c in lay.entry_order[s:e].tolist())
                  for s, e in lay.blocks]
         data["block_dir"] = [{"first_key": key(int(lay.entry_order[s])), "ofs_block": sum(sizes[:i])}
                              for i, (s, _) in enumerate(lay.blocks)]
-        data["len_index_blocks"] = sum(sizes)
+        data["index_blocks_header"] = {"len_index_blocks": sum(sizes)}
         data["index_blocks"] = {"blocks": blocks}
     return schema(lay.kind.name).build(data)
 

@@ -66,11 +66,11 @@ class Bitmap(KaitaiStruct):
 
         if self.header.version == 2:
             pass
-            self.len_index_blocks = self._io.read_s4be()
+            self.index_blocks_header = Bitmap.IndexBlocksHeader(self._io, self, self._root)
 
         if self.header.version == 2:
             pass
-            self._raw_index_blocks = self._io.read_bytes(self.len_index_blocks)
+            self._raw_index_blocks = self._io.read_bytes(self.index_blocks_header.len_index_blocks)
             _io__raw_index_blocks = KaitaiStream(BytesIO(self._raw_index_blocks))
             self.index_blocks = Bitmap.IndexBlockList(_io__raw_index_blocks, self, self._root)
 
@@ -96,6 +96,7 @@ class Bitmap(KaitaiStruct):
 
         if self.header.version == 2:
             pass
+            self.index_blocks_header._fetch_instances()
 
         if self.header.version == 2:
             pass
@@ -192,21 +193,39 @@ class Bitmap(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.num_entries = self._io.read_s4be()
-            if not self.num_entries >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_entries, self._io, u"/types/index_block/seq/0")
+            self.header = Bitmap.IndexBlockHeader(self._io, self, self._root)
             self.entries = []
-            for i in range(self.num_entries):
+            for i in range(self.header.num_entries):
                 self.entries.append(Bitmap.V2Entry(self._io, self, self._root))
 
 
 
         def _fetch_instances(self):
             pass
+            self.header._fetch_instances()
             for i in range(len(self.entries)):
                 pass
                 self.entries[i]._fetch_instances()
 
+
+
+    class IndexBlockHeader(KaitaiStruct):
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bitmap.IndexBlockHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.num_entries = self._io.read_s4be()
+            if not self.num_entries >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_entries, self._io, u"/types/index_block_header/seq/0")
+            if not self.num_entries <= (self._io.size() - self._io.pos()) // 9:
+                raise kaitaistruct.ValidationGreaterThanError((self._io.size() - self._io.pos()) // 9, self.num_entries, self._io, u"/types/index_block_header/seq/0")
+
+
+        def _fetch_instances(self):
+            pass
 
 
     class IndexBlockList(KaitaiStruct):
@@ -231,6 +250,25 @@ class Bitmap(KaitaiStruct):
                 pass
                 self.blocks[i]._fetch_instances()
 
+
+
+    class IndexBlocksHeader(KaitaiStruct):
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bitmap.IndexBlocksHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.len_index_blocks = self._io.read_s4be()
+            if not self.len_index_blocks >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_index_blocks, self._io, u"/types/index_blocks_header/seq/0")
+            if not self.len_index_blocks <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationGreaterThanError(self._io.size() - self._io.pos(), self.len_index_blocks, self._io, u"/types/index_blocks_header/seq/0")
+
+
+        def _fetch_instances(self):
+            pass
 
 
     class Key(KaitaiStruct):

@@ -337,3 +337,38 @@ def test_a_scanned_block_answers_as_the_dict_on_first_and_later_lookups(block):
         assert hashed.locate(probe) == (None if expected is None else (expected[0], expected[0] + 100))
         assert scanned.locate(probe) == hashed.locate(probe)  # the scan
         assert scanned.locate(probe) == hashed.locate(probe)  # the dict
+
+
+def test_v2_block_counts_are_read_and_placed_by_the_generated_reader():
+    """``len_index_blocks`` and each block's ``num_entries`` come from the spec's header types: a bad
+    value is placed at its spec field; a block reached through a bad directory offset at its start."""
+    from fileindex.errors import InvalidLengthError
+    from fileindex.kaitai_runtime import open_stream
+
+    data_type = parse_type("INT")
+    payload = build(list(range(40)), data_type, {"index-block-size": "64b"})  # single rows: offsets -1 - row
+    tree = Bitmap(key_kind(data_type).code, open_stream(payload))
+    tree._read()
+    blocks_header_at = tree._debug["index_blocks_header"]["start"]
+    blocks_at = tree._debug["index_blocks"]["start"]
+    assert len(tree.block_dir) >= 2
+
+    def read(corrupt: bytearray):
+        with pytest.raises(InvalidLengthError) as raised:
+            BitmapReader(bytes(corrupt), data_type, base_offset=300).visit_equal(39)
+        return raised.value.offset - 300, raised.value.field
+
+    corrupt = bytearray(payload)
+    corrupt[blocks_header_at:blocks_header_at + 4] = (len(payload)).to_bytes(4, "big")
+    assert read(corrupt) == (blocks_header_at, "bitmap/index_blocks_header/len_index_blocks")
+
+    last = len(tree.block_dir) - 1
+    block_at = blocks_at + tree.block_dir[last].ofs_block
+    corrupt = bytearray(payload)
+    corrupt[block_at:block_at + 4] = (-1).to_bytes(4, "big", signed=True)
+    assert read(corrupt) == (block_at, f"bitmap/index_blocks/blocks[{last}]/header/num_entries")
+
+    ref_at = tree._debug["block_dir"]["arr"][last]["start"] + 4  # the block's ofs_block, after its INT key
+    corrupt = bytearray(payload)
+    corrupt[ref_at:ref_at + 4] = (8).to_bytes(4, "big")  # into block 0's first entry: its offset -1 - row
+    assert read(corrupt) == (blocks_at + 8, f"bitmap/index_blocks/blocks[{last}]/header")
