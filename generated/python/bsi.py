@@ -22,7 +22,7 @@ class Bsi(KaitaiStruct):
     .. seealso::
        Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bsi/BitSliceIndexBitmapFileIndex.java
     """
-    SEQ_FIELDS = ["version", "row_count", "has_positive_byte", "positive", "has_negative_byte", "negative"]
+    SEQ_FIELDS = ["header", "positive", "negative"]
     def __init__(self, _io, _parent=None, _root=None):
         super(Bsi, self).__init__(_io)
         self._parent = _parent
@@ -30,55 +30,32 @@ class Bsi(KaitaiStruct):
         self._debug = collections.defaultdict(dict)
 
     def _read(self):
-        self._debug['version']['start'] = self._io.pos()
-        self.version = self._io.read_u1()
-        self._debug['version']['end'] = self._io.pos()
-        if not self.version == 1:
-            raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/seq/0")
-        self._debug['row_count']['start'] = self._io.pos()
-        self.row_count = self._io.read_s4be()
-        self._debug['row_count']['end'] = self._io.pos()
-        if not self.row_count >= 0:
-            raise kaitaistruct.ValidationLessThanError(0, self.row_count, self._io, u"/seq/1")
-        self._debug['has_positive_byte']['start'] = self._io.pos()
-        self.has_positive_byte = self._io.read_u1()
-        self._debug['has_positive_byte']['end'] = self._io.pos()
-        if self.has_positive_byte != 0:
-            pass
-            self._debug['positive']['start'] = self._io.pos()
-            self.positive = Bsi.BitSliceIndex(self._io, self, self._root)
-            self.positive._read()
-            self._debug['positive']['end'] = self._io.pos()
-
-        self._debug['has_negative_byte']['start'] = self._io.pos()
-        self.has_negative_byte = self._io.read_u1()
-        self._debug['has_negative_byte']['end'] = self._io.pos()
-        if self.has_negative_byte != 0:
-            pass
-            self._debug['negative']['start'] = self._io.pos()
-            self.negative = Bsi.BitSliceIndex(self._io, self, self._root)
-            self.negative._read()
-            self._debug['negative']['end'] = self._io.pos()
-
+        self._debug['header']['start'] = self._io.pos()
+        self.header = Bsi.Header(self._io, self, self._root)
+        self.header._read()
+        self._debug['header']['end'] = self._io.pos()
+        self._debug['positive']['start'] = self._io.pos()
+        self.positive = Bsi.Half(self._io, self, self._root)
+        self.positive._read()
+        self._debug['positive']['end'] = self._io.pos()
+        self._debug['negative']['start'] = self._io.pos()
+        self.negative = Bsi.Half(self._io, self, self._root)
+        self.negative._read()
+        self._debug['negative']['end'] = self._io.pos()
 
 
     def _fetch_instances(self):
         pass
-        if self.has_positive_byte != 0:
-            pass
-            self.positive._fetch_instances()
-
-        if self.has_negative_byte != 0:
-            pass
-            self.negative._fetch_instances()
-
+        self.header._fetch_instances()
+        self.positive._fetch_instances()
+        self.negative._fetch_instances()
 
     class BitSliceIndex(KaitaiStruct):
         """
         .. seealso::
            Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/utils/BitSliceIndexRoaringBitmap.java
         """
-        SEQ_FIELDS = ["version", "min", "max", "ebm", "num_slices", "slices"]
+        SEQ_FIELDS = ["ebm", "slices_header", "slices"]
         def __init__(self, _io, _parent=None, _root=None):
             super(Bsi.BitSliceIndex, self).__init__(_io)
             self._parent = _parent
@@ -86,32 +63,18 @@ class Bsi(KaitaiStruct):
             self._debug = collections.defaultdict(dict)
 
         def _read(self):
-            self._debug['version']['start'] = self._io.pos()
-            self.version = self._io.read_u1()
-            self._debug['version']['end'] = self._io.pos()
-            if not self.version == 1:
-                raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/types/bit_slice_index/seq/0")
-            self._debug['min']['start'] = self._io.pos()
-            self.min = self._io.read_s8be()
-            self._debug['min']['end'] = self._io.pos()
-            self._debug['max']['start'] = self._io.pos()
-            self.max = self._io.read_s8be()
-            self._debug['max']['end'] = self._io.pos()
             self._debug['ebm']['start'] = self._io.pos()
             self.ebm = roaring_bitmap.RoaringBitmap(self._io)
             self.ebm._read()
             self._debug['ebm']['end'] = self._io.pos()
-            self._debug['num_slices']['start'] = self._io.pos()
-            self.num_slices = self._io.read_s4be()
-            self._debug['num_slices']['end'] = self._io.pos()
-            if not self.num_slices >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_slices, self._io, u"/types/bit_slice_index/seq/4")
-            if not self.num_slices <= 64:
-                raise kaitaistruct.ValidationGreaterThanError(64, self.num_slices, self._io, u"/types/bit_slice_index/seq/4")
+            self._debug['slices_header']['start'] = self._io.pos()
+            self.slices_header = Bsi.SlicesHeader(self._io, self, self._root)
+            self.slices_header._read()
+            self._debug['slices_header']['end'] = self._io.pos()
             self._debug['slices']['start'] = self._io.pos()
             self._debug['slices']['arr'] = []
             self.slices = []
-            for i in range(self.num_slices):
+            for i in range(self.slices_header.num_slices):
                 self._debug['slices']['arr'].append({'start': self._io.pos()})
                 _t_slices = roaring_bitmap.RoaringBitmap(self._io)
                 try:
@@ -126,10 +89,147 @@ class Bsi(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.ebm._fetch_instances()
+            self.slices_header._fetch_instances()
             for i in range(len(self.slices)):
                 pass
                 self.slices[i]._fetch_instances()
 
+
+
+    class Half(KaitaiStruct):
+        """An optional BitSliceIndexRoaringBitmap (writeBoolean, then the index when true). The fixed
+        fields are one header type, which a reader reads on its own; the bitmaps it frames itself.
+        """
+        SEQ_FIELDS = ["header", "index"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bsi.Half, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['header']['start'] = self._io.pos()
+            self.header = Bsi.HalfHeader(self._io, self, self._root)
+            self.header._read()
+            self._debug['header']['end'] = self._io.pos()
+            if self.header.has_index:
+                pass
+                self._debug['index']['start'] = self._io.pos()
+                self.index = Bsi.BitSliceIndex(self._io, self, self._root)
+                self.index._read()
+                self._debug['index']['end'] = self._io.pos()
+
+
+
+        def _fetch_instances(self):
+            pass
+            self.header._fetch_instances()
+            if self.header.has_index:
+                pass
+                self.index._fetch_instances()
+
+
+
+    class HalfHeader(KaitaiStruct):
+        SEQ_FIELDS = ["has_index_byte", "version", "min", "max"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bsi.HalfHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['has_index_byte']['start'] = self._io.pos()
+            self.has_index_byte = self._io.read_u1()
+            self._debug['has_index_byte']['end'] = self._io.pos()
+            if self.has_index:
+                pass
+                self._debug['version']['start'] = self._io.pos()
+                self.version = self._io.read_u1()
+                self._debug['version']['end'] = self._io.pos()
+                if not self.version == 1:
+                    raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/types/half_header/seq/1")
+
+            if self.has_index:
+                pass
+                self._debug['min']['start'] = self._io.pos()
+                self.min = self._io.read_s8be()
+                self._debug['min']['end'] = self._io.pos()
+
+            if self.has_index:
+                pass
+                self._debug['max']['start'] = self._io.pos()
+                self.max = self._io.read_s8be()
+                self._debug['max']['end'] = self._io.pos()
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.has_index:
+                pass
+
+            if self.has_index:
+                pass
+
+            if self.has_index:
+                pass
+
+
+        @property
+        def has_index(self):
+            if hasattr(self, '_m_has_index'):
+                return self._m_has_index
+
+            self._m_has_index = self.has_index_byte != 0
+            return getattr(self, '_m_has_index', None)
+
+
+    class Header(KaitaiStruct):
+        SEQ_FIELDS = ["version", "row_count"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bsi.Header, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['version']['start'] = self._io.pos()
+            self.version = self._io.read_u1()
+            self._debug['version']['end'] = self._io.pos()
+            if not self.version == 1:
+                raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/types/header/seq/0")
+            self._debug['row_count']['start'] = self._io.pos()
+            self.row_count = self._io.read_s4be()
+            self._debug['row_count']['end'] = self._io.pos()
+            if not self.row_count >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.row_count, self._io, u"/types/header/seq/1")
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class SlicesHeader(KaitaiStruct):
+        SEQ_FIELDS = ["num_slices"]
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bsi.SlicesHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._debug = collections.defaultdict(dict)
+
+        def _read(self):
+            self._debug['num_slices']['start'] = self._io.pos()
+            self.num_slices = self._io.read_s4be()
+            self._debug['num_slices']['end'] = self._io.pos()
+            if not self.num_slices >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_slices, self._io, u"/types/slices_header/seq/0")
+            if not self.num_slices <= 64:
+                raise kaitaistruct.ValidationGreaterThanError(64, self.num_slices, self._io, u"/types/slices_header/seq/0")
+
+
+        def _fetch_instances(self):
+            pass
 
 
 

@@ -15,7 +15,10 @@ from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import errors
 from fileindex.arrow.values import split_nulls
-from fileindex.codec.cursor import PayloadCursor, PayloadOffsets
+from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.codec.cursor import PayloadOffsets
+from fileindex.generated.bsi import Bsi
+from fileindex.generated.fast import bsi as fast
 from fileindex.indexes import roaring
 from fileindex.indexes.options import check_known
 from fileindex.indexes.reader import FileIndexReader
@@ -29,6 +32,12 @@ OPTIONS: tuple[str, ...] = ()
 ROOT = "bsi"
 LONG_MIN = -(1 << 63)
 HALVES_AT_ONCE = 1 << 22  # rows up to which the two halves are built on two threads
+_VALIDATIONS = {  # the spec's checks on the header types the generated reader reads
+    "/types/header/seq/0": errors.UnsupportedVersionError,
+    "/types/header/seq/1": errors.InvalidLengthError,
+    "/types/half_header/seq/1": errors.UnsupportedVersionError,
+    "/types/slices_header/seq/0": errors.InvalidLengthError,
+}
 _SUPPORTED = set(NUMERIC_BITS) | {"DATE", "TIME", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"}
 
 
@@ -102,6 +111,7 @@ class _Half:
     ebm: FrozenBitMap
     slices: list  # (start, length) of each slice in the payload, then the decoded bitmap
     max_offset: int = 0  # absolute
+    name: str = ""  # positive or negative, for messages
 
     @classmethod
     def empty(cls) -> "_Half":
@@ -109,25 +119,29 @@ class _Half:
 
 
 class BsiReader(FileIndexReader, PayloadOffsets):
+    """Java's ``BitSliceIndexBitmapFileIndex.Reader``. Opening reads the header and both halves'
+    fixed fields through the generated reader, frames their bitmaps and decodes the existence
+    bitmaps; the slices decode on first use."""
+
     _root = ROOT
 
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
         check_type(data_type)
         self.data_type = data_type
         self._set_payload(payload, base_offset)
-        cursor = self._cursor()
-        version = cursor.u8("version")
-        if version != 1:
-            raise errors.UnsupportedVersionError(f"bsi version {version} (this reader knows 1)",
-                                                 offset=base_offset, field=f"{ROOT}/version")
-        self.row_count = cursor.int(4, "row_count")
-        if self.row_count < 0:
-            raise errors.InvalidLengthError(f"negative row count {self.row_count}", offset=base_offset + 1,
-                                            field=f"{ROOT}/row_count")
-        self.positive = self._read_half(cursor, "positive")
-        self.negative = self._read_half(cursor, "negative")
+        header = self._read_part(fast.Bsi.Header, 0, "header")
+        self.row_count = header.row_count
+        self.positive, at = self._read_half(header._io.pos(), "positive")
+        self.negative, _ = self._read_half(at, "negative")
         self._check_fits(data_type)
         self._decoded: dict[int, FrozenBitMap] = {}
+
+    def _read_part(self, fast_type, position: int, field: str):
+        """A header type of the spec read by its generated reader at ``position`` (where the bitmaps
+        before it end: the layout records no sizes, so the reader frames them itself)."""
+        return kaitai_bridge.parse_fast_in(fast_type, Bsi, self._view, part=(0, len(self._view)), position=position,
+                                           root=ROOT, validations=_VALIDATIONS, field=f"{ROOT}/{field}",
+                                           base=self._base)
 
     def _check_fits(self, data_type: DataType) -> None:
         """The largest magnitudes must fit the column type: a bsi over BIGINT read as INT says so."""
@@ -136,31 +150,28 @@ class BsiReader(FileIndexReader, PayloadOffsets):
             if half.max > limit:
                 raise errors.SchemaMismatchError(
                     f"the {name} values reach magnitude {half.max}, outside {data_type} [{low}, {high}]: "
-                    "built for a wider type; wrong schema?", offset=half.max_offset, field=f"{ROOT}/{name}/max")
+                    "built for a wider type; wrong schema?", offset=half.max_offset,
+                    field=f"{ROOT}/{name}/header/max")
 
-    def _bitmap(self, cursor: PayloadCursor, field: str) -> tuple[int, int]:
-        start = cursor.position
-        size = roaring.portable_size(self._view, start, base=self._base, field=f"{ROOT}/{field}")
-        cursor.position = start + size
-        return start, size
+    def _frame(self, start: int, field: str) -> tuple[int, int]:
+        """(start, size) of the Roaring bitmap at ``start``."""
+        return start, roaring.portable_size(self._view, start, base=self._base, field=f"{ROOT}/{field}")
 
-    def _read_half(self, cursor: PayloadCursor, name: str) -> _Half:
-        if cursor.u8(f"has_{name}_byte") == 0:
-            return _Half.empty()
-        if cursor.u8(f"{name}/version") != 1:
-            raise errors.UnsupportedVersionError("bit-slice index version (this reader knows 1)",
-                                                 offset=cursor.absolute() - 1, field=f"{ROOT}/{name}/version")
-        max_offset = cursor.absolute() + 8
-        minimum, maximum = cursor.int(8, f"{name}/min"), cursor.int(8, f"{name}/max")
-        ebm_at = self._bitmap(cursor, f"{name}/ebm")
-        at = cursor.position
-        count = cursor.int(4, f"{name}/num_slices")
-        if not 0 <= count <= 64:
-            raise errors.InvalidLengthError(f"{count} slices (a long has 64 bits)", offset=self._offset(at),
-                                            field=f"{ROOT}/{name}/num_slices")
-        slices = [self._bitmap(cursor, f"{name}/slices[{i}]") for i in range(count)]
-        ebm = self._decode(*ebm_at, f"{name}/ebm")
-        return _Half(minimum, maximum, ebm, slices, max_offset)
+    def _read_half(self, at: int, name: str) -> tuple[_Half, int]:
+        """One half at ``at``, and where it ends."""
+        header = self._read_part(fast.Bsi.HalfHeader, at, f"{name}/header")
+        if not header.has_index:
+            return _Half.empty(), at + 1
+        max_offset = self._offset(at + 10)  # after the flag, the version and min
+        ebm_at = self._frame(header._io.pos(), f"{name}/index/ebm")
+        count_at = sum(ebm_at)
+        count = self._read_part(fast.Bsi.SlicesHeader, count_at, f"{name}/index/slices_header").num_slices
+        slices, at = [], count_at + 4
+        for i in range(count):
+            slices.append(self._frame(at, f"{name}/index/slices[{i}]"))
+            at = sum(slices[-1])
+        ebm = self._decode(*ebm_at, f"{name}/index/ebm")
+        return _Half(header.min, header.max, ebm, slices, max_offset, name), at
 
     def _decode(self, start: int, size: int, field: str) -> FrozenBitMap:
         return roaring.deserialize(self._view[start:start + size], offset=self._offset(start), field=f"{ROOT}/{field}")
@@ -168,7 +179,7 @@ class BsiReader(FileIndexReader, PayloadOffsets):
     def _slice(self, half: _Half, i: int) -> FrozenBitMap:
         start, size = half.slices[i]
         if start not in self._decoded:
-            self._decoded[start] = self._decode(start, size, "slices")
+            self._decoded[start] = self._decode(start, size, f"{half.name}/index/slices[{i}]")
         return self._decoded[start]
 
     def validate(self) -> None:

@@ -28,34 +28,16 @@ class Bsi(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.version = self._io.read_u1()
-        if not self.version == 1:
-            raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/seq/0")
-        self.row_count = self._io.read_s4be()
-        if not self.row_count >= 0:
-            raise kaitaistruct.ValidationLessThanError(0, self.row_count, self._io, u"/seq/1")
-        self.has_positive_byte = self._io.read_u1()
-        if self.has_positive_byte != 0:
-            pass
-            self.positive = Bsi.BitSliceIndex(self._io, self, self._root)
-
-        self.has_negative_byte = self._io.read_u1()
-        if self.has_negative_byte != 0:
-            pass
-            self.negative = Bsi.BitSliceIndex(self._io, self, self._root)
-
+        self.header = Bsi.Header(self._io, self, self._root)
+        self.positive = Bsi.Half(self._io, self, self._root)
+        self.negative = Bsi.Half(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
-        if self.has_positive_byte != 0:
-            pass
-            self.positive._fetch_instances()
-
-        if self.has_negative_byte != 0:
-            pass
-            self.negative._fetch_instances()
-
+        self.header._fetch_instances()
+        self.positive._fetch_instances()
+        self.negative._fetch_instances()
 
     class BitSliceIndex(KaitaiStruct):
         """
@@ -69,19 +51,10 @@ class Bsi(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.version = self._io.read_u1()
-            if not self.version == 1:
-                raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/types/bit_slice_index/seq/0")
-            self.min = self._io.read_s8be()
-            self.max = self._io.read_s8be()
             self.ebm = roaring_bitmap.RoaringBitmap(self._io)
-            self.num_slices = self._io.read_s4be()
-            if not self.num_slices >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.num_slices, self._io, u"/types/bit_slice_index/seq/4")
-            if not self.num_slices <= 64:
-                raise kaitaistruct.ValidationGreaterThanError(64, self.num_slices, self._io, u"/types/bit_slice_index/seq/4")
+            self.slices_header = Bsi.SlicesHeader(self._io, self, self._root)
             self.slices = []
-            for i in range(self.num_slices):
+            for i in range(self.slices_header.num_slices):
                 self.slices.append(roaring_bitmap.RoaringBitmap(self._io))
 
 
@@ -89,10 +62,123 @@ class Bsi(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.ebm._fetch_instances()
+            self.slices_header._fetch_instances()
             for i in range(len(self.slices)):
                 pass
                 self.slices[i]._fetch_instances()
 
+
+
+    class Half(KaitaiStruct):
+        """An optional BitSliceIndexRoaringBitmap (writeBoolean, then the index when true). The fixed
+        fields are one header type, which a reader reads on its own; the bitmaps it frames itself.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bsi.Half, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.header = Bsi.HalfHeader(self._io, self, self._root)
+            if self.header.has_index:
+                pass
+                self.index = Bsi.BitSliceIndex(self._io, self, self._root)
+
+
+
+        def _fetch_instances(self):
+            pass
+            self.header._fetch_instances()
+            if self.header.has_index:
+                pass
+                self.index._fetch_instances()
+
+
+
+    class HalfHeader(KaitaiStruct):
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bsi.HalfHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.has_index_byte = self._io.read_u1()
+            if self.has_index:
+                pass
+                self.version = self._io.read_u1()
+                if not self.version == 1:
+                    raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/types/half_header/seq/1")
+
+            if self.has_index:
+                pass
+                self.min = self._io.read_s8be()
+
+            if self.has_index:
+                pass
+                self.max = self._io.read_s8be()
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.has_index:
+                pass
+
+            if self.has_index:
+                pass
+
+            if self.has_index:
+                pass
+
+
+        @property
+        def has_index(self):
+            if hasattr(self, '_m_has_index'):
+                return self._m_has_index
+
+            self._m_has_index = self.has_index_byte != 0
+            return getattr(self, '_m_has_index', None)
+
+
+    class Header(KaitaiStruct):
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bsi.Header, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.version = self._io.read_u1()
+            if not self.version == 1:
+                raise kaitaistruct.ValidationNotEqualError(1, self.version, self._io, u"/types/header/seq/0")
+            self.row_count = self._io.read_s4be()
+            if not self.row_count >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.row_count, self._io, u"/types/header/seq/1")
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class SlicesHeader(KaitaiStruct):
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Bsi.SlicesHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.num_slices = self._io.read_s4be()
+            if not self.num_slices >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_slices, self._io, u"/types/slices_header/seq/0")
+            if not self.num_slices <= 64:
+                raise kaitaistruct.ValidationGreaterThanError(64, self.num_slices, self._io, u"/types/slices_header/seq/0")
+
+
+        def _fetch_instances(self):
+            pass
 
 
 

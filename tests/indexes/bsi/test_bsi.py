@@ -153,3 +153,37 @@ def test_halves_built_together_or_one_after_the_other_are_the_same_bytes(values)
         assert build(values, parse_type("BIGINT")) == together
     finally:
         index.HALVES_AT_ONCE = saved
+
+
+def test_header_fields_are_read_and_placed_by_the_generated_reader():
+    """The fixed fields of the payload and of each half come from the spec's header types, read
+    where the framed bitmaps before them end; a bad one is placed at its spec field."""
+    from fileindex.errors import InvalidLengthError, SchemaMismatchError, UnsupportedVersionError
+    from fileindex.kaitai_runtime import open_stream
+
+    data_type = parse_type("INT")
+    payload = build([5, -3, None, 17, -20, 5], data_type)
+    tree = Bsi(open_stream(payload))
+    tree._read()
+    reader = BsiReader(payload, data_type)
+    assert (reader.row_count, reader.positive.max, reader.negative.max) == (6, 17, 20)
+    assert [len(reader.positive.slices), len(reader.negative.slices)] == [5, 5]
+    negative_at = tree._debug["negative"]["start"]
+    count_at = tree.negative.index._debug["slices_header"]["start"]
+    cases = [
+        (0, 2, UnsupportedVersionError, "bsi/header/version"),
+        (1, 0xFF, InvalidLengthError, "bsi/header/row_count"),
+        (negative_at + 1, 3, UnsupportedVersionError, "bsi/negative/header/version"),
+        (count_at, 0x7F, InvalidLengthError, "bsi/negative/index/slices_header/num_slices"),
+    ]
+    for at, byte, error, field in cases:
+        corrupt = bytearray(payload)
+        corrupt[at] = byte
+        with pytest.raises(error) as raised:
+            BsiReader(bytes(corrupt), data_type, base_offset=40)
+        assert (raised.value.offset, raised.value.field) == (40 + at, field)
+    corrupt = bytearray(payload)
+    corrupt[negative_at + 10] = 0x7F  # the top byte of the negative half's max
+    with pytest.raises(SchemaMismatchError) as raised:
+        BsiReader(bytes(corrupt), data_type)
+    assert (raised.value.offset, raised.value.field) == (negative_at + 10, "bsi/negative/header/max")
