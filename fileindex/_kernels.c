@@ -14,6 +14,7 @@
  *   bloom_test_hash(bits, num_bits, k, hash) -> bool
  *   bloom_test_value(bits, num_bits, k, value) -> bool  (an int key or bytes, hashed here)
  *   bit_slices(rows, values, width, first_bit, num_bits)  per bit, the rows whose value has it (bsi, range-bitmap)
+ *   roaring_size(data, start) -> int          bytes of the portable Roaring bitmap at start, or -1 if it does not frame
  *   ByteStream(buffer)                        KaitaiStream's reading methods, for the generated readers
  *
  * ``bits`` is the serialized bit set: bit p is bit (p & 7) of byte (p >> 3), as Java writes it.
@@ -801,6 +802,63 @@ done:
     return result;
 }
 
+/* roaring_size: how many bytes the portable-format Roaring bitmap at ``start`` takes (the framing of
+   specs/roaring_bitmap.ksy, as roaring.portable_size computes it), or -1 wherever that raises: the
+   caller then runs the reference to raise the placed error. */
+static inline uint16_t load16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+
+static Py_ssize_t roaring_size(const uint8_t *p, Py_ssize_t end, Py_ssize_t start)
+{
+    if (start < 0 || start > end || end - start < 4)
+        return -1;
+    uint32_t cookie = load32(p + start);
+    Py_ssize_t pos = start + 4, count;
+    const uint8_t *run_flags = NULL;
+    int has_runs = (cookie & 0xFFFF) == 12347;
+    if (has_runs) {
+        count = (Py_ssize_t)(cookie >> 16) + 1;
+        if (end - pos < (count + 7) / 8)
+            return -1;
+        run_flags = p + pos;
+        pos += (count + 7) / 8;
+    } else if (cookie == 12346) {
+        if (end - pos < 4)
+            return -1;
+        count = (Py_ssize_t)load32(p + pos);
+        pos += 4;
+    } else {
+        return -1;
+    }
+    if (count > 65536 || end - pos < 4 * count)
+        return -1;
+    const uint8_t *descriptions = p + pos;
+    pos += 4 * count;
+    if (!has_runs || count >= 4)
+        pos += 4 * count; /* the offsets table, unread */
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (has_runs && (run_flags[i / 8] >> (i % 8)) & 1) {
+            if (pos < 0 || pos > end || end - pos < 2)
+                return -1;
+            pos += 2 + 4 * (Py_ssize_t)load16(p + pos);
+        } else {
+            Py_ssize_t card = (Py_ssize_t)load16(descriptions + 4 * i + 2) + 1;
+            pos += card <= 4096 ? 2 * card : 8192;
+        }
+    }
+    return pos > end ? -1 : pos - start;
+}
+
+static PyObject *py_roaring_size(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "y*n", &data, &start))
+        return NULL;
+    Py_ssize_t size = roaring_size(data.buf, data.len, start);
+    PyBuffer_Release(&data);
+    return PyLong_FromSsize_t(size);
+}
+
 static PyMethodDef methods[] = {
     {"wang_mix", py_wang_mix, METH_VARARGS, "wang_mix(keys, out): FastHash of int64 keys into out (int64)"},
     {"wang_mix_one", py_wang_mix_one, METH_O, "wang_mix_one(key) -> FastHash of one signed 64-bit key"},
@@ -812,6 +870,8 @@ static PyMethodDef methods[] = {
      "bloom_add_strings(bits, data, offsets, width, num_bits, k)"},
     {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
     {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
+    {"roaring_size", py_roaring_size, METH_VARARGS,
+     "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
     {"bit_slices", py_bit_slices, METH_VARARGS,
      "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
     {"bloom_test_value", py_bloom_test_value, METH_VARARGS,

@@ -123,8 +123,19 @@ def portable_size(view: memoryview, start: int, *, base: int, field: str) -> int
     """Bytes taken by the portable-format bitmap at ``start`` (framing as in specs/roaring_bitmap.ksy).
 
     Only the header is read: the cookie, container descriptions and, for run containers, their
-    run counts. Raises TruncatedError / InvalidEncodingError with absolute offsets.
+    run counts. Raises TruncatedError / InvalidEncodingError with absolute offsets. The compiled
+    kernel frames in a fraction of a microsecond (the numpy reference takes 5-10 µs a bitmap, which
+    was most of opening a bsi); where it does not frame, the reference runs to raise the error.
     """
+    if kernels.compiled:
+        size = kernels.compiled.roaring_size(view, start)
+        if size >= 0:
+            return size
+    return reference_portable_size(view, start, base=base, field=field)
+
+
+def reference_portable_size(view: memoryview, start: int, *, base: int, field: str) -> int:
+    """``portable_size`` in Python: the reference, and the error for input that does not frame."""
     from fileindex.errors import TruncatedError
 
     end = len(view)
