@@ -276,7 +276,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     def _read_keys(self, cursor: PayloadCursor, count: int, field: str, ints: int, *, scanned: bool = False):
         """``count`` records of (key, ``ints`` × i32): the keys and the int columns. String keys come
-        as a list, or with ``scanned`` as a :class:`_ScannedDictionary` when they all have one length."""
+        as a list, or with ``scanned`` as one numpy ``S`` array when they all have one length (for a
+        :class:`_ScannedDictionary`)."""
         kind = self.kind
         if kind.dtype is not None:
             fields = [("key", kind.dtype)] + [(f"i{j}", ">i4") for j in range(ints)]

@@ -280,8 +280,11 @@ def encode_with_construct(lay: BitmapLayout) -> bytes:
     if lay.version == 1:
         data["v1_entries"] = [{"key": key(c), "ofs_bitmap": int(lay.offsets[c])} for c in lay.entry_order.tolist()]
     else:
-        blocks = [{"header": {}, "entries": [{"key": key(c), "ofs_bitmap": int(lay.offsets[c]), "len_bitmap": int(lay.lengths[c])}
-                               for c in lay.entry_order[start:stop].tolist()]} for start, stop in lay.blocks]
+        def entry(c):
+            return {"key": key(c), "ofs_bitmap": int(lay.offsets[c]), "len_bitmap": int(lay.lengths[c])}
+
+        blocks = [{"header": {}, "entries": [entry(c) for c in lay.entry_order[start:stop].tolist()]}
+                  for start, stop in lay.blocks]
         sizes = [4 + sum(8 + lay.kind.encoded_size(lay.keys[c]) for c in lay.entry_order[s:e].tolist())
                  for s, e in lay.blocks]
         data["block_dir"] = [{"first_key": key(int(lay.entry_order[s])), "ofs_block": sum(sizes[:i])}
