@@ -1,17 +1,14 @@
-"""Bounds-checked big-endian reads from a payload, for the lazy readers.
+"""Bounds-checked reads of byte ranges and record arrays from a payload, for the lazy readers'
+bulk decoding (the counts and positions come from the generated readers).
 
-Each read names its field; running past the end raises :class:`TruncatedError` and a bad count
+Each read names its field; running past the end raises :class:`TruncatedError` and a negative size
 raises :class:`InvalidLengthError`, both with the absolute offset (``base`` + position).
 """
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 
 from fileindex.errors import InvalidLengthError, InvalidOffsetError, TruncatedError
-
-_FORMATS = {1: ">b", 2: ">h", 4: ">i", 8: ">q"}
 
 
 class PayloadCursor:
@@ -33,31 +30,14 @@ class PayloadCursor:
                                      offset=self.base + min(max(self.position, 0), len(self.view)),
                                      field=f"{self.root}/{field}")
         if size < 0:
-            raise InvalidLengthError(f"negative size {size}", offset=self.base + self.position, field=f"{self.root}/{field}")
+            raise InvalidLengthError(f"negative size {size}", offset=self.base + self.position,
+                                     field=f"{self.root}/{field}")
         end = self.position + size
         if end > len(self.view):
             raise self.fail_truncated(field, size)
         chunk = self.view[self.position:end]
         self.position = end
         return chunk
-
-    def int(self, width: int, field: str) -> int:
-        return struct.unpack(_FORMATS[width], self.take(width, field))[0]
-
-    def u8(self, field: str) -> int:
-        return self.take(1, field)[0]
-
-    def count(self, field: str, record_size: int) -> int:
-        """An int32 count of records of at least ``record_size`` bytes that must fit in what is left."""
-        at = self.position
-        value = self.int(4, field)
-        left = len(self.view) - self.position
-        if value < 0 or value * record_size > left:
-            raise InvalidLengthError(
-                f"count {value} of {record_size}-byte records does not fit the {left} bytes left",
-                offset=self.base + at, field=f"{self.root}/{field}",
-            )
-        return value
 
     def records(self, dtype: np.dtype, count: int, field: str) -> np.ndarray:
         return np.frombuffer(self.take(count * dtype.itemsize, field), dtype=dtype, count=count)
