@@ -3,7 +3,8 @@
 Spark only orchestrates here: the per-file work is :mod:`fileindex.pipeline`, which knows nothing of
 Spark. ``spark_session()`` gives a local (or cluster) session; ``build_indexes``, ``verify_indexes``
 and ``pruned_scan`` return DataFrames; ``register(spark)`` makes
-``spark.read.format("paimon-fileindex")`` available (the session builder does it). May import
+``spark.read.format("paimon-fileindex")`` available (the session builder does it), and
+``read_table`` reads a table through it, pruned for a predicate. May import
 everything below it; nothing imports it but the command line.
 """
 from fileindex.spark.jobs import (
@@ -23,5 +24,14 @@ def register(spark) -> None:
     register_source(spark)
 
 
-__all__ = ["PrunedScan", "ScanStats", "SparkSetupError", "build_indexes", "plain_scan", "pruned_scan", "register",
+def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None):
+    from fileindex.spark.datasource import read_table as read
+
+    return read(spark, table, where, snapshot=snapshot)
+
+
+read_table.__doc__ = "See :func:`fileindex.spark.datasource.read_table`."
+
+
+__all__ = ["PrunedScan", "ScanStats", "SparkSetupError", "build_indexes", "plain_scan", "pruned_scan", "read_table", "register",
            "spark_session", "verify_indexes"]

@@ -9,12 +9,12 @@ from __future__ import annotations
 import time
 
 from fileindex.errors import UsageError
-from fileindex.indexes.result import REMAIN, SKIP
+from fileindex.indexes.result import SKIP
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import ScanVerdict, evaluate_file, rows_to_read, scannable
+from fileindex.pipeline.scan import evaluate_file, rows_to_read, scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns
-from fileindex.spark.expressions import to_column, widen_signed_zeros
+from fileindex.spark.expressions import widen_signed_zeros
 from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan
 from fileindex.types import column_type
 
@@ -37,23 +37,18 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
 
 
 def _datasource_scan(spark, inputs, where: str, snapshot):
-    from fileindex.spark.datasource import FORMAT, pushed_part
+    from fileindex.spark.datasource import read_table
 
     paths = [inputs] if isinstance(inputs, str) else list(inputs)
     resolved = resolve_inputs(paths, snapshot=snapshot)
     if resolved.table is None or len(paths) != 1:
         raise UsageError("--source datasource reads one Paimon table")
+    frame = read_table(spark, paths[0], where, snapshot=snapshot)
+    # what the source prunes, worked out here again for the report (the source logs it at INFO)
     tasks = scannable(resolved)
     types = resolved.table.schema.types()
-    predicate = parse_predicate(where, types)
-    reader = spark.read.format(FORMAT)
-    if snapshot is not None:
-        reader = reader.option("snapshot", str(snapshot))
-    frame = reader.load(paths[0]).where(to_column(predicate, types))
-    # what the source prunes, worked out here again for the report (the source logs it at INFO)
-    pushed = pushed_part(predicate, types)
-    verdicts = [evaluate_file(task, widen_signed_zeros(pushed, types)) if pushed is not None else
-                ScanVerdict(task.name, task.entry.row_count, "", REMAIN) for task in tasks]
+    index_predicate = widen_signed_zeros(parse_predicate(where, types), types)
+    verdicts = [evaluate_file(task, index_predicate) for task in tasks]
     reads = [rows_to_read(v, task.deleted_rows()) for v, task in zip(verdicts, tasks)]
     stats = {"files_total": len(verdicts), "files_read": sum(v.result is not SKIP for v in verdicts),
              "rows_total": sum(v.rows for v in verdicts), "rows_read": sum(reads),

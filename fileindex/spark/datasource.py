@@ -1,15 +1,25 @@
-"""``spark.read.format("paimon-fileindex").load(TABLE)``: a Paimon table read by plain PySpark, its file
-indexes pruning files and rows.
+"""``spark.read.format("paimon-fileindex").load(TABLE)``: a Paimon table read by plain PySpark, pruned by
+its file indexes for the predicate the relation is given.
 
 The schema is the table's current one. Partitions are built on the driver from the snapshot's
-manifests (one per data file, small files grouped). With filter pushdown on
-(``spark.sql.python.filterPushdown.enabled``, which :func:`fileindex.spark.spark_session` turns on),
-the reader translates the pushed filters it can into the project's predicates, answers their
-conjunction with each file's index (schema evolution and deletion vectors as ``fileindex table``
-does), drops files answered SKIP and reads only the candidate rows of the others. Every filter is
-handed back to Spark, which applies it exactly: the index only removes rows that cannot match, so
-the result is always that of reading without pushdown. With pushdown off the reader has no
-``pushFilters`` (Spark refuses one that does) and reads every live row.
+manifests (one per data file, small files grouped). Pruning is a property of the relation, never of
+a query: ``.option("where", "category = 'toys'")`` makes the relation the live rows that satisfy the
+predicate (FLOAT/DOUBLE zeros widened to both signs, so it holds every row Spark SQL's ``WHERE``
+with the same text keeps); each file's index drops the files and rows that cannot match, and the
+rows read are filtered exactly. Without the option the relation is every live row.
+:func:`fileindex.spark.read_table` adds Spark's own filter on top, for Spark SQL's exact answer.
+
+Why not prune with the filters Spark pushes (``DataSourceReader.pushFilters``): in PySpark 4.1 to
+4.3 the JVM keeps the read plan that a pushdown produced (the pickled reader and its partitions)
+on the relation's ``PythonDataSourceV2``, which every later scan of the same DataFrame or view
+shares (``PythonScanBuilder.pushFilters`` calls ``setReadInfo``). A later scan that pushes no filter
+Python can take (no filter at all, or an OR across columns) runs no Python while planning and reads
+through ``getOrCreateReadInfo``, which returns that cached plan: it would read only the rows the
+earlier query's filters kept. No Python code runs for that scan before its tasks, and a task cannot
+tell which query it serves, so any pruning state in a pushdown plan is unsound once a DataFrame is
+reused. The source therefore implements no ``pushFilters``: every plan it makes is a function of the
+relation's options alone, and the pushdown flag (``spark.sql.python.filterPushdown.enabled``) plays
+no part.
 """
 from __future__ import annotations
 
@@ -17,59 +27,39 @@ import logging
 from typing import Iterator
 
 import pyarrow as pa
-from pyspark.sql.datasource import (
-    DataSource,
-    DataSourceReader,
-    EqualNullSafe,
-    EqualTo,
-    GreaterThan,
-    GreaterThanOrEqual,
-    In,
-    InputPartition,
-    IsNotNull,
-    IsNull,
-    LessThan,
-    LessThanOrEqual,
-    Not,
-)
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from fileindex.errors import FileIndexError, UsageError
+from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP
 from fileindex.pipeline.inputs import DataFileTask, resolve_inputs
-from fileindex.pipeline.scan import (
-    ScanVerdict,
-    output_schema,
-    read_verdict,
-    rows_to_read,
-    scannable,
-)
-from fileindex.predicate.literals import convert
-from fileindex.predicate.tree import And, Leaf, Predicate, and_, negate, or_
+from fileindex.pipeline.scan import ScanVerdict, evaluate_file, output_schema, read_matching, rows_to_read, scannable, \
+    selection
+from fileindex.predicate.parser import parse_predicate
+from fileindex.predicate.tree import Predicate
 from fileindex.spark.expressions import widen_signed_zeros
 from fileindex.types import DataType
 
 FORMAT = "paimon-fileindex"
-PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
+OPTIONS = ("path", "snapshot", "where")
 log = logging.getLogger("fileindex.spark.datasource")
-
-_COMPARISONS = {EqualTo: "eq", GreaterThan: "gt", GreaterThanOrEqual: "gte", LessThan: "lt", LessThanOrEqual: "lte"}
 
 
 def register(spark) -> None:
-    """Register the source with ``spark``; it reads the session's pushdown flag now (call again after changing it)."""
-    enabled = spark.conf.get(PUSHDOWN_CONF, "false").lower() == "true"
-    source = PaimonFileIndexSource if enabled else PaimonFileIndexSourceWithoutPushdown
-    spark.dataSource.register(source)
+    """Make ``spark.read.format("paimon-fileindex")`` available in ``spark`` (idempotent)."""
+    spark.dataSource.register(PaimonFileIndexSource)
 
 
 class PaimonFileIndexSource(DataSource):
-    pushdown = True
 
     @classmethod
     def name(cls) -> str:
         return FORMAT
 
     def _inputs(self):
+        unknown = sorted(set(self.options) - set(OPTIONS))
+        if unknown:
+            raise UsageError(f"{FORMAT}: unknown option(s) {', '.join(unknown)}; the options are "
+                             f"{', '.join(OPTIONS[1:])} (and the table's path, given to load())")
         path = self.options.get("path")
         if not path:
             raise UsageError(f'name the table: spark.read.format("{FORMAT}").load("/path/to/table")')
@@ -88,30 +78,32 @@ class PaimonFileIndexSource(DataSource):
 
     def reader(self, schema):
         inputs = self._inputs()
-        tasks = scannable(inputs)
-        if not self.pushdown:
-            log.info("%s: filter pushdown is off, so file indexes are not used; set %s=true and call "
-                     "fileindex.spark.register(spark) again to prune with them", FORMAT, PUSHDOWN_CONF)
-            return TableReader(inputs.table.schema.types(), tasks, output_schema(inputs))
-        return PrunedTableReader(inputs.table.schema.types(), tasks, output_schema(inputs))
-
-
-class PaimonFileIndexSourceWithoutPushdown(PaimonFileIndexSource):
-    pushdown = False
+        types = inputs.table.schema.types()
+        where = self.options.get("where")
+        predicate = widen_signed_zeros(parse_predicate(where, types), types) if where else None
+        return TableReader(types, scannable(inputs), output_schema(inputs), predicate)
 
 
 class TableReader(DataSourceReader):
-    """Every live row (deleted rows left out), one partition per group of data files."""
+    """The live rows (deleted rows left out) that satisfy ``predicate`` (None: all), a partition per group
+    of data files; files the index answers SKIP for are not read, and only the candidate rows of others."""
 
-    predicate: Predicate | None = None  # what may match (set by pushFilters), used to drop rows early
-
-    def __init__(self, types: dict[str, DataType], tasks: list[DataFileTask], schema: pa.Schema):
+    def __init__(self, types: dict[str, DataType], tasks: list[DataFileTask], schema: pa.Schema,
+                 predicate: Predicate | None):
         self.types = types
         self.tasks = tasks
         self.arrow_schema = schema
+        self.predicate = predicate
 
     def verdicts(self) -> list[ScanVerdict]:
-        return [ScanVerdict(t.name, t.entry.row_count, "", REMAIN) for t in self.tasks]
+        if self.predicate is None:
+            return [ScanVerdict(t.name, t.entry.row_count, "", REMAIN) for t in self.tasks]
+        verdicts = [evaluate_file(task, self.predicate) for task in self.tasks]
+        kept = sum(v.result is not SKIP for v in verdicts)
+        log.info("%s: %d files, %d rows considered; index pruned %d files; reading %d files, %d rows", FORMAT,
+                 len(verdicts), sum(v.rows for v in verdicts), len(verdicts) - kept, kept,
+                 sum(rows_to_read(v, t.deleted_rows()) for v, t in zip(verdicts, self.tasks)))
+        return verdicts
 
     def partitions(self):
         from fileindex.spark.jobs import plan_groups
@@ -127,95 +119,22 @@ class TableReader(DataSourceReader):
 
         spark_arrow = to_arrow_schema(spark_schema(self.arrow_schema), timezone="UTC")
         for task, verdict in partition.value:
-            table = read_verdict(task, verdict, self.arrow_schema, self.predicate, self.types)
-            yield from conform(table, spark_arrow).to_batches()
+            # always filtered exactly, so that what the relation holds does not depend on the index
+            rows = read_matching(task, selection(verdict, task.deleted_rows()), self.arrow_schema, self.predicate,
+                                 self.types)
+            yield from conform(rows, spark_arrow).to_batches()
 
 
-class PrunedTableReader(TableReader):
-    """The rows each file's index keeps for the pushed filters (all of them handed back to Spark)."""
+def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None):
+    """A DataFrame of the table's live rows that satisfy ``where`` as Spark SQL evaluates it, pruned by the
+    file indexes: the relation prunes with the predicate, Spark filters its rows exactly."""
+    from fileindex.spark.expressions import to_column
 
-    def pushFilters(self, filters):
-        translated = [p for p in (to_predicate(f, self.types) for f in filters) if p is not None]
-        self.predicate = widen_signed_zeros(and_(*translated), self.types) if translated else None
-        return filters  # Spark applies every filter exactly; the index only drops rows that cannot match
-
-    def verdicts(self) -> list[ScanVerdict]:
-        if self.predicate is None:
-            return super().verdicts()
-        verdicts = []
-        for task in self.tasks:
-            verdict = task.table.verdict(task.entry, self.predicate, task.vector)
-            verdicts.append(ScanVerdict(verdict.file, verdict.row_count, verdict.index, verdict.result, verdict.note))
-        kept = sum(v.result is not SKIP for v in verdicts)
-        log.info("%s: %d files, %d rows considered; index pruned %d files; reading %d files, %d rows", FORMAT,
-                 len(verdicts), sum(v.rows for v in verdicts), len(verdicts) - kept, kept,
-                 sum(rows_to_read(v, t.deleted_rows()) for v, t in zip(verdicts, self.tasks)))
-        return verdicts
-
-
-def to_predicate(spark_filter, types: dict[str, DataType]) -> Predicate | None:
-    """A pushed Spark filter as a predicate that holds for every row the filter keeps (None: may match all).
-
-    Timestamp columns and FLOAT comparisons are left to Spark: how Spark rounds their literals is
-    not this module's to guess, and a guess would risk dropping a matching row.
-    """
-    try:
-        return _translate(spark_filter, types)
-    except (UsageError, FileIndexError, OverflowError, ValueError, TypeError):
-        return None
-
-
-def pushed_part(predicate: Predicate, types: dict[str, DataType]) -> Predicate | None:
-    """What of ``predicate`` reaches :func:`to_predicate` when Spark pushes it down: its top-level
-    conjuncts that are comparisons of one plain column the source uses (for reports made elsewhere)."""
-    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
-    kept = [c for c in conjuncts if isinstance(c, Leaf) and _column((c.column,), types) is not None
-            and not (types[c.column].root == "FLOAT" and c.function not in ("eq", "is_null", "is_not_null"))]
-    return and_(*kept) if kept else None
-
-
-def _column(attribute, types: dict[str, DataType]) -> tuple[str, DataType] | None:
-    if len(attribute) != 1 or attribute[0] not in types:
-        return None
-    data_type = types[attribute[0]]
-    if data_type.is_timestamp or data_type.root in ("TIME", "MAP", "ARRAY", "ROW", "MULTISET"):
-        return None
-    return attribute[0], data_type
-
-
-def _translate(spark_filter, types) -> Predicate | None:
-    if isinstance(spark_filter, Not):
-        inner = spark_filter.child
-        if isinstance(inner, EqualNullSafe):
-            target = _column(inner.attribute, types)
-            if target is None:
-                return None
-            if inner.value is None:
-                return Leaf("is_not_null", target[0])
-            literal = convert(inner.value, target[1], target[0])
-            return or_(Leaf("is_null", target[0]), Leaf("neq", target[0], (literal,)))
-        translated = _translate(inner, types)
-        return negate(translated) if translated is not None else None
-    target = _column(spark_filter.attribute, types)
-    if target is None:
-        return None
-    column, data_type = target
-    if isinstance(spark_filter, IsNull):
-        return Leaf("is_null", column)
-    if isinstance(spark_filter, IsNotNull):
-        return Leaf("is_not_null", column)
-    if isinstance(spark_filter, EqualNullSafe):
-        if spark_filter.value is None:
-            return Leaf("is_null", column)
-        return Leaf("eq", column, (convert(spark_filter.value, data_type, column),))
-    if isinstance(spark_filter, In):
-        if any(v is None for v in spark_filter.value):
-            return None
-        return Leaf("in", column, tuple(convert(v, data_type, column) for v in spark_filter.value))
-    function = _COMPARISONS.get(type(spark_filter))
-    if function is None or spark_filter.value is None:
-        return None
-    if data_type.root == "FLOAT" and function != "eq":
-        return None
-    return Leaf(function, column, (convert(spark_filter.value, data_type, column),))
-
+    register(spark)
+    reader = spark.read.format(FORMAT)
+    if snapshot is not None:
+        reader = reader.option("snapshot", str(snapshot))
+    if where is None:
+        return reader.load(table)
+    types = resolve_inputs([table], snapshot=snapshot).table.schema.types()
+    return reader.option("where", where).load(table).where(to_column(parse_predicate(where, types), types))

@@ -75,7 +75,6 @@ def spark_session(master: str | None = None, conf: Mapping[str, str] | None = No
         "spark.pyspark.driver.python": sys.executable,
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.session.timeZone": "UTC",
-        "spark.sql.python.filterPushdown.enabled": "true",
         "spark.ui.enabled": str(ui).lower(),
         "spark.ui.showConsoleProgress": "false",
     }

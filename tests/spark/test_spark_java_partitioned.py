@@ -8,7 +8,7 @@ import pytest
 from java_oracle import JavaOracle
 
 from fileindex.spark import pruned_scan
-from fileindex.spark.datasource import FORMAT
+from fileindex.spark.datasource import FORMAT, read_table
 from fileindex.table.scan import PaimonTable
 
 COLUMNS = [("region", "STRING"), ("shard", "INT"), ("name", "STRING"), ("score", "BIGINT"), ("ratio", "DOUBLE")]
@@ -66,6 +66,8 @@ def test_partitioned_java_tables(java, spark, tmp_path, seed):
         assert got == expected, where
         through_source = sorted(str(tuple(r)) for r in spark.read.format(FORMAT).load(str(root)).where(where).collect())
         assert through_source == expected, where
+        pruned_source = sorted(str(tuple(r)) for r in read_table(spark, str(root), where).collect())
+        assert pruned_source == expected, where
         if where == "name = 'Nobody'":
             assert scan.stats.files_read < scan.stats.files_total
     where = {v.index for v in table.plan("name IS NULL")}

@@ -13,7 +13,7 @@ from fileindex.pipeline.scan import evaluate_file
 from fileindex.predicate.parser import parse_predicate
 from fileindex.spark import plain_scan, pruned_scan
 from fileindex.spark.compare import compare_scans, timed_scan
-from fileindex.spark.datasource import FORMAT, PUSHDOWN_CONF, register
+from fileindex.spark.datasource import FORMAT, read_table
 
 TABLES = ROOT / "tests" / "tables"
 BITMAP_PREDICATES = ["f0 = 'Alice'", "f0 <> 'Alice'", "f1 = 20", "f2 IS NULL", "f2 IS NOT NULL",
@@ -58,6 +58,7 @@ def test_pruned_scans_of_java_written_tables_equal_plain_scans(spark, fmt, name,
     assert scan.stats.rows_read <= scan.stats.rows_total
     through_source = spark.read.format(FORMAT).load(root(fmt, name)).where(to_sql(where))
     assert sorted_rows(through_source) == got
+    assert sorted_rows(read_table(spark, root(fmt, name), where)) == got
 
 
 def to_sql(where: str) -> str:
@@ -134,23 +135,19 @@ def test_a_file_the_index_skips_is_never_read(spark, tmp_path):
     with open(skipped[0].path, "wb") as broken:
         broken.write(b"not a parquet file at all")
     expected = [("Alice", 30), ("David", 30)]
-    for frame in (pruned_scan(spark, str(copy), where).frame,
-                  spark.read.format(FORMAT).load(str(copy)).where(where)):
+    for frame in (pruned_scan(spark, str(copy), where).frame, read_table(spark, str(copy), where)):
         assert sorted((r.f4, r.f1) for r in frame.collect()) == sorted(expected)
 
 
-def test_the_data_source_without_pushdown_reads_everything_correctly(spark):
+def test_the_data_source_prunes_by_its_where_option_whatever_the_pushdown_flag(spark):
     table = root("parquet", "append_with_bitmap_alter_table")
-    with_pushdown = sorted_rows(spark.read.format(FORMAT).load(table).where("f4 = 'Alice'"))
-    spark.conf.set(PUSHDOWN_CONF, "false")
-    try:
-        register(spark)
-        without = sorted_rows(spark.read.format(FORMAT).load(table).where("f4 = 'Alice'"))
-        everything = spark.read.format(FORMAT).load(table).count()
-    finally:
-        spark.conf.set(PUSHDOWN_CONF, "true")
-        register(spark)
-    assert with_pushdown == without and len(without) == 3 and everything == 12
+    answers = []
+    for flag in ("true", "false", "true"):
+        spark.conf.set("spark.sql.python.filterPushdown.enabled", flag)
+        answers.append((sorted_rows(read_table(spark, table, "f4 = 'Alice'")),
+                        spark.read.format(FORMAT).option("where", "f4 = 'Alice'").load(table).count(),
+                        spark.read.format(FORMAT).load(table).count()))
+    assert answers[0] == answers[1] == answers[2] and len(answers[0][0]) == 3 and answers[0][1:] == (3, 12)
     assert spark.read.format(FORMAT).option("snapshot", "1").load(table).count() == 8
 
 
