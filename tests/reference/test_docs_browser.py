@@ -1,9 +1,11 @@
 """The built site in a real browser (headless Chromium): at desktop and phone widths no page is wider than the
 window, no diagram is shrunk below a legible size, prose in tables is not squeezed to a word per line, and
 the worked examples show each field's bytes on one line with the value column on screen."""
+import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, unavailable
@@ -18,51 +20,9 @@ MIN_IMAGE_SCALE = 0.7
 MIN_PROSE_CELL_EM = 8
 PROSE_CHARS = 40
 
-# A JavaScript function returning the layout problems of the page shown, each naming the element and the figures;
-# with wide = true (a desktop window) also a worked example whose value column must be scrolled to (on a phone
-# the table scrolls sideways in its box).
-CHECKS = f"""(wide => {{
-  const problems = [];
-  const root = document.documentElement;
-  if (root.scrollWidth > root.clientWidth)
-    problems.push(`page is ${{root.scrollWidth}} px wide in a ${{root.clientWidth}} px window`);
-  for (const img of document.images) {{
-    if (!img.getClientRects().length) continue;  // not displayed
-    if (!img.naturalWidth) {{ problems.push(`${{img.getAttribute('src')}} did not load`); continue; }}
-    const scale = img.getBoundingClientRect().width / img.naturalWidth;
-    if (scale < {MIN_IMAGE_SCALE})
-      problems.push(`${{img.getAttribute('src')}} shown at ${{scale.toFixed(2)}} of its size ` +
-                    `(${{Math.round(img.getBoundingClientRect().width)}} of ${{img.naturalWidth}} px)`);
-  }}
-  for (const cell of document.querySelectorAll('td')) {{
-    const text = cell.textContent.trim();
-    const em = parseFloat(getComputedStyle(cell).fontSize);
-    if (text.includes('``')) problems.push(`literal backticks in a cell: ${{text}}`);
-    if (text.length > {PROSE_CHARS} && (text.match(/ /g) || []).length >= 3 && cell.getBoundingClientRect().width < {MIN_PROSE_CELL_EM} * em)
-      problems.push(`prose squeezed into ${{Math.round(cell.getBoundingClientRect().width)}} px: ${{text.slice(0, 40)}}`);
-  }}
-  // annotated bytes (the worked examples): each field's bytes on one line, the value column on screen
-  const visibleRight = el => {{
-    let right = root.clientWidth;
-    for (let box = el.parentElement; box; box = box.parentElement)
-      if (getComputedStyle(box).overflowX !== 'visible') right = Math.min(right, box.getBoundingClientRect().right);
-    return right;
-  }};
-  for (const table of document.querySelectorAll('table')) {{
-    const headers = [...table.querySelectorAll('th')].map(th => th.textContent.trim());
-    const bytes = headers.indexOf('bytes'), value = headers.indexOf('value');
-    if (bytes < 0 || value < 0) continue;
-    const head = table.querySelectorAll('th')[value];
-    if (wide && head.getBoundingClientRect().right > visibleRight(head) + 1)
-      problems.push(`value column ends at ${{Math.round(head.getBoundingClientRect().right)}} px, ` +
-                    `off-screen past ${{Math.round(visibleRight(head))}} px`);
-    for (const code of table.querySelectorAll(`td:nth-child(${{bytes + 1}}) code`))
-      if (code.getClientRects().length > 1)
-        problems.push(`bytes wrap over ${{code.getClientRects().length}} lines: ${{code.textContent}}`);
-  }}
-  return problems;
-}})"""
-DESKTOP = 1024
+CHECKS = (Path(__file__).parent / "layout_checks.js").read_text()
+LIMITS = json.dumps({"imageScale": MIN_IMAGE_SCALE, "proseChars": PROSE_CHARS, "proseCellEm": MIN_PROSE_CELL_EM})
+DESKTOP = 1024  # a window at least this wide is a desktop one (layout_checks.js: wide)
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +46,7 @@ def site(tmp_path_factory):
 def problems_of(browser, url, shots, name):
     browser.open(url)
     wide = browser.evaluate("window.innerWidth") >= DESKTOP
-    problems = browser.evaluate(f"({CHECKS})({'true' if wide else 'false'})")
+    problems = browser.evaluate(f"({CHECKS})({LIMITS}, {json.dumps(wide)})")
     if problems:
         shot = shots / f"{name}.png"
         browser.screenshot(shot, full_page=True)
