@@ -18,7 +18,8 @@ from pathlib import Path
 import websocket  # websocket-client
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage")  # a container's small /dev/shm would crash the renderer
 TIMEOUT = 60.0
 # resolves once the page has loaded and every image has loaded or failed
 IMAGES_SETTLED = """Promise.all([...document.images].map(i => i.complete ? null :
@@ -79,8 +80,11 @@ class Chromium:
                 self.events.append(message["method"])
 
     def wait_for(self, event: str) -> None:
+        deadline = time.monotonic() + TIMEOUT
         while event not in self.events:
-            message = json.loads(self.socket.recv())  # times out after TIMEOUT
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no {event} within {TIMEOUT:.0f} s")
+            message = json.loads(self.socket.recv())
             if "method" in message:
                 self.events.append(message["method"])
 
