@@ -4,7 +4,7 @@
 #                                and a Java runtime from Debian if none is installed (Spark runs on it)
 #   bash tools/setup.sh --test   also the test dependencies (pyspark too: its Hadoop jars let Java Paimon
 #                                write live tables), the pinned Kaitai compiler (npm ci)
-#                                Graphviz and a JDK (apt), and the Java Paimon 0.9.0 oracle jar (a
+#                                Graphviz, a JDK and Chromium for the docs' browser tests (apt), and the Java Paimon 0.9.0 oracle jar (a
 #                                hash-pinned pip download): what the spec and Java tests need
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ if [ "${1:-}" = "--test" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,spark]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
   .venv/bin/python tools/fetch_java_oracle.py
-  apt_install dot:graphviz javac:openjdk-17-jdk-headless
+  apt_install dot:graphviz javac:openjdk-17-jdk-headless chromium:chromium
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[spark]"
   apt_install java:openjdk-17-jre-headless

@@ -1,7 +1,9 @@
-"""The format reference: generated pages are fresh (see test_generated_fresh), the site builds strictly and
-offline, and every file the errata page cites exists."""
+"""The format reference: generated pages are fresh (see test_generated_fresh), the examples of explain.md are what
+the command prints, the site builds strictly and offline, and every file the errata page cites exists. How the
+pages look in a browser: test_docs_browser."""
 import json
 import re
+import shlex
 import subprocess
 import sys
 
@@ -15,6 +17,21 @@ def test_every_spec_has_a_generated_page_with_its_diagram_and_a_worked_example()
         page = (DOCS / "format" / f"{spec.stem}.md").read_text()
         assert f"../diagrams/{spec.stem}.svg" in page and (DOCS / "diagrams" / f"{spec.stem}.svg").is_file()
         assert "## Worked example" in page and "| offset | bytes | field | value |" in page
+        assert f'<a href="../diagrams/{spec.stem}.svg">' in page  # the diagram alone, full size
+        assert "``" not in page  # an empty code span shows as two backticks
+
+
+def test_the_explain_examples_are_what_the_command_prints():
+    examples = sorted((DOCS / "examples").glob("*.txt"))
+    page = (DOCS / "explain.md").read_text()
+    assert examples and all(f'--8<-- "{example.name}"' in page for example in examples)
+    for example in examples:
+        command, _, shown = example.read_text().partition("\n")
+        program, *args = shlex.split(command.removeprefix("$ "))
+        assert program == "fileindex"
+        result = subprocess.run([sys.executable, "-m", "fileindex", *args], cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == shown, f"docs/examples/{example.name} is stale: run python tools/regenerate.py"
 
 
 def test_the_site_builds_strictly_and_fetches_nothing(tmp_path):
@@ -29,6 +46,8 @@ def test_the_site_builds_strictly_and_fetches_nothing(tmp_path):
         remote = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?://[^"]+)"', text)
         assert not remote, (page, remote)
     assert "num_slices" in (site / "format" / "range_bitmap.html").read_text()
+    explain = (site / "explain.html").read_text()
+    assert "--8&lt;--" not in explain and re.search(r"\b8  00 00 00 01 +file_index_format/version = 1", explain)
 
 
 def test_the_errata_cite_files_and_records_that_exist():

@@ -1,0 +1,47 @@
+// The layout problems of the page shown, each naming the element and its figures (run by test_docs_browser.py).
+// limits: imageScale (an image shown below it is illegible), proseChars and proseCellEm (a table cell of more
+// than proseChars characters and three spaces, narrower than proseCellEm, is prose squeezed a word per line).
+// wide (a desktop window): a worked example must also show its value column without scrolling; on a phone
+// the table scrolls sideways in its box.
+(limits, wide) => {
+  const problems = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth)
+    problems.push(`page is ${root.scrollWidth} px wide in a ${root.clientWidth} px window`);
+  for (const img of document.images) {
+    if (!img.getClientRects().length) continue;  // not displayed
+    if (!img.naturalWidth) { problems.push(`${img.getAttribute('src')} did not load`); continue; }
+    const scale = img.getBoundingClientRect().width / img.naturalWidth;
+    if (scale < limits.imageScale)
+      problems.push(`${img.getAttribute('src')} shown at ${scale.toFixed(2)} of its size ` +
+                    `(${Math.round(img.getBoundingClientRect().width)} of ${img.naturalWidth} px)`);
+  }
+  for (const cell of document.querySelectorAll('td')) {
+    const text = cell.textContent.trim();
+    const em = parseFloat(getComputedStyle(cell).fontSize);
+    if (text.includes('``')) problems.push(`literal backticks in a cell: ${text}`);
+    const prose = text.length > limits.proseChars && (text.match(/ /g) || []).length >= 3;
+    if (prose && cell.getBoundingClientRect().width < limits.proseCellEm * em)
+      problems.push(`prose squeezed into ${Math.round(cell.getBoundingClientRect().width)} px: ${text.slice(0, 40)}`);
+  }
+  // annotated bytes (the worked examples): each field's bytes on one line, the value column on screen
+  const visibleRight = el => {
+    let right = root.clientWidth;
+    for (let box = el.parentElement; box; box = box.parentElement)
+      if (getComputedStyle(box).overflowX !== 'visible') right = Math.min(right, box.getBoundingClientRect().right);
+    return right;
+  };
+  for (const table of document.querySelectorAll('table')) {
+    const headers = [...table.querySelectorAll('th')].map(th => th.textContent.trim());
+    const bytes = headers.indexOf('bytes'), value = headers.indexOf('value');
+    if (bytes < 0 || value < 0) continue;
+    const head = table.querySelectorAll('th')[value];
+    if (wide && head.getBoundingClientRect().right > visibleRight(head) + 1)
+      problems.push(`value column ends at ${Math.round(head.getBoundingClientRect().right)} px, ` +
+                    `off-screen past ${Math.round(visibleRight(head))} px`);
+    for (const code of table.querySelectorAll(`td:nth-child(${bytes + 1}) code`))
+      if (code.getClientRects().length > 1)
+        problems.push(`bytes wrap over ${code.getClientRects().length} lines: ${code.textContent}`);
+  }
+  return problems;
+}
