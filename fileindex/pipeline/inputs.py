@@ -97,7 +97,7 @@ class Inputs:
         return bool(self.table and self.table.schema.primary_keys and not self.table.deletion_vectors_enabled)
 
 
-def given_paths(inputs: "str | list[str] | Inputs") -> list[str]:
+def given_paths(inputs: str | list[str] | Inputs) -> list[str]:
     """The paths a job reads, for checking its outputs against: as given (globs expanded), or a
     resolved job's table root and data files."""
     if isinstance(inputs, Inputs):
