@@ -54,18 +54,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def check_output(output: str, data: str, *, force: bool) -> None:
-    """Refuse an output that would destroy data: the input itself, a folder, a file that is no container."""
+    """Refuse an output that would destroy data: the input itself, a folder, another data file's
+    index, an index file that a table's snapshot names, a file that is no container (without --force)."""
+    from fileindex.arrow.data_files import data_file_format
     from fileindex.container.layout import MAGIC
+    from fileindex.table.sidecars import naming_snapshot
+    from fileindex.writing.outputs import real
 
     target = Path(output)
     if target.is_dir():
         raise UsageError(f"-o {output} is a folder: name the file to write, e.g. {target / (Path(data).name + '.index')}")
     if not target.parent.is_dir():
         raise UsageError(f"-o {output}: folder {target.parent} does not exist")
+    if real(output) == real(data):
+        raise UsageError(f"-o {output} is the data file itself: building would replace the data with its index")
+    indexed = Path(output.removesuffix(".index"))
+    if output.endswith(".index") and indexed.is_file() and data_file_format(indexed) and real(indexed) != real(data):
+        raise UsageError(f"-o {output} is the index of data file {indexed}: {data}'s index there would answer for "
+                         f"{indexed}'s rows; name another file")
     if not target.exists():
         return
-    if Path(data).exists() and target.samefile(data):
-        raise UsageError(f"-o {output} is the data file itself: building would replace the data with its index")
+    named = naming_snapshot(target)
+    if named:
+        raise UsageError(f"-o {output} is the index file that {named} of its table names (Paimon reads it): "
+                         "never replaced; name another file")
     with open(target, "rb") as existing:
         is_container = existing.read(len(MAGIC)) == MAGIC
     if not is_container and not force:

@@ -19,14 +19,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--files", type=int, default=32, help="data files to generate (default 32)")
     parser.add_argument("--rows", type=int, default=100_000, help="rows per file (default 100000)")
     parser.add_argument("--workdir", help="where to write the dataset and its indexes (default: a temporary folder, "
-                                          "removed afterwards)")
+                                          "removed afterwards); a new or empty folder, filled when the demo ends")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --workdir")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object at the end")
     add_session_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.files < 3 or args.rows < 1000:
-        return report_failure(NAME, UsageError("the demo needs at least 3 files of 1000 rows (--files, --rows)"))
+    from fileindex.writing.outputs import check_output
+
+    try:
+        if args.files < 3 or args.rows < 1000:
+            raise UsageError("the demo needs at least 3 files of 1000 rows (--files, --rows)")
+        if args.workdir:
+            check_output(args.workdir, [], overwrite=args.overwrite, what="--workdir")
+    except UsageError as err:
+        return report_failure(NAME, err)
     return guarded(NAME, lambda: _run(args))
 
 
@@ -36,8 +44,15 @@ def _run(args: argparse.Namespace) -> int:
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
     progress = (lambda text: print(text, file=sys.stderr, flush=True)) if args.json else \
         (lambda text: print(text, flush=True))
-    with tempfile.TemporaryDirectory(prefix="fileindex-demo-") as scratch:
-        figures = run_demo(session(args), spec, args.workdir or scratch, say=progress)
+    from fileindex.writing.outputs import replacing_folder
+
+    spark = session(args)
+    if args.workdir:  # written beside it, renamed to it when the demo completes
+        with replacing_folder(args.workdir, overwrite=args.overwrite) as folder:
+            figures = run_demo(spark, spec, str(folder), say=progress)
+    else:
+        with tempfile.TemporaryDirectory(prefix="fileindex-demo-") as scratch:
+            figures = run_demo(spark, spec, scratch, say=progress)
     if args.json:
         print(json.dumps(figures))
     else:

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from fileindex.container.layout import FileIndexContainer
-from fileindex.errors import FileIndexError
-from fileindex.pipeline.inputs import DataFileTask, open_error
+from fileindex.errors import FileIndexError, UsageError
+from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, open_error
+from fileindex.table.sidecars import naming_snapshot
 from fileindex.writing.atomic import write_atomically
 from fileindex.writing.data_file import build_from_reader
+from fileindex.writing.outputs import check_apart
 
 SUMMARY_FIELDS = ("file", "output", "status", "rows", "bytes", "embedded", "indexes", "bloom", "error")
 
@@ -26,6 +28,24 @@ def effective_options(task: DataFileTask, options: Mapping[str, str]) -> dict[st
     merged = dict(task.table.data_schema(task.entry).options) if task.table is not None else {}
     merged.update(options)
     return merged
+
+
+def check_build_outputs(given: list[str], resolved: Inputs, *, output_dir: str | None, overwrite: bool) -> None:
+    """Refuse a build that would destroy data: an ``--output-dir`` that is, contains or lies inside
+    an input, or ``--overwrite`` of an index file that a table's snapshot (any, not only the one
+    read) names, which Paimon reads as that data file's index."""
+    if output_dir is not None:
+        check_apart(output_dir, given + given_paths(resolved), what="--output-dir")
+    if not overwrite:
+        return  # existing files are kept
+    names: dict = {}
+    for task in resolved.tasks:
+        output = task.sidecar_path()
+        named = output.exists() and naming_snapshot(output, task.table.root if task.table else None, names)
+        if named:
+            raise UsageError(f"{output} is the index file that {named} of its table names (Paimon reads it): "
+                             "--overwrite never replaces a table's own index; build without --overwrite (existing "
+                             "files are kept) or into --output-dir DIR")
 
 
 def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: bool = False,

@@ -22,7 +22,9 @@ from fileindex.errors import FileIndexError, UsageError
 from fileindex.table.deletion_vectors import DeletionVector
 from fileindex.table.metadata import DataFile, TableError
 from fileindex.table.scan import PaimonTable
+from fileindex.table.sidecars import is_table_root
 from fileindex.types import DataType
+from fileindex.writing.outputs import input_paths
 
 
 @dataclass(frozen=True)
@@ -95,15 +97,19 @@ class Inputs:
         return bool(self.table and self.table.schema.primary_keys and not self.table.deletion_vectors_enabled)
 
 
-def is_table(path: Path) -> bool:
-    return path.is_dir() and (path / "snapshot").is_dir() and (path / "schema").is_dir()
+def given_paths(inputs: str | list[str] | Inputs) -> list[str]:
+    """The paths a job reads, for checking its outputs against: as given (globs expanded), or a
+    resolved job's table root and data files."""
+    if isinstance(inputs, Inputs):
+        return ([str(inputs.table.root)] if inputs.table is not None else []) + [t.path for t in inputs.tasks]
+    return input_paths([inputs] if isinstance(inputs, str) else list(inputs))
 
 
 def resolve_inputs(inputs: list[str], *, snapshot: int | None = None, index_dir: str | None = None) -> Inputs:
     """Tasks for a Paimon table path, or for Parquet/ORC files, folders (searched recursively) and globs."""
     if not inputs:
         raise UsageError("name a Paimon table, or Parquet/ORC data files, folders or globs")
-    tables = [p for p in inputs if is_table(Path(p))]
+    tables = [p for p in inputs if is_table_root(Path(p))]
     if tables:
         if len(inputs) > 1:
             raise UsageError(f"{tables[0]} is a Paimon table: give one table per job, without other inputs")

@@ -10,18 +10,22 @@ import time
 
 from fileindex.errors import UsageError
 from fileindex.indexes.result import SKIP
-from fileindex.pipeline.inputs import resolve_inputs
+from fileindex.pipeline.inputs import given_paths, resolve_inputs
 from fileindex.pipeline.scan import evaluate_file, rows_to_read, scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns
 from fileindex.spark.expressions import widen_signed_zeros
 from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan
 from fileindex.types import column_type
+from fileindex.writing.outputs import check_output, replacing_folder
 
 
 def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
-               output: str | None = None, plan: str = "auto") -> dict:
-    """Run the pruned scan; its figures (``files_total`` ... ``pruned_seconds``) and ``_frame``, the result."""
+               output: str | None = None, plan: str = "auto", overwrite: bool = False) -> dict:
+    """Run the pruned scan; its figures (``files_total`` ... ``pruned_seconds``) and ``_frame``, the result.
+    ``output``, a folder for the result rows, is written whole or not at all (see ``check_scan_output``)."""
+    if output:
+        check_scan_output(output, inputs, index_dir, overwrite=overwrite)
     started = time.perf_counter()
     if source == "datasource":
         frame, stats = _datasource_scan(spark, inputs, where, snapshot)
@@ -32,8 +36,16 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
     result_rows = frame.count()
     report = {**stats, "result_rows": result_rows, "pruned_seconds": time.perf_counter() - started, "_frame": frame}
     if output:
-        frame.write.mode("overwrite").parquet(output)
+        with replacing_folder(output, overwrite=overwrite) as temporary:
+            frame.write.mode("overwrite").parquet(str(temporary))  # the fresh temporary folder only
     return report
+
+
+def check_scan_output(output: str, inputs, index_dir: str | None, *, overwrite: bool) -> None:
+    """Refuse an ``--output`` that is, contains or lies inside an input or the index folder, or that
+    exists with files in it unless ``overwrite``."""
+    check_output(output, given_paths(inputs) + ([index_dir] if index_dir else []), overwrite=overwrite,
+                 what="--output")
 
 
 def _datasource_scan(spark, inputs, where: str, snapshot):

@@ -8,6 +8,7 @@ see the data files at the same paths (a shared file system) and have this packag
 """
 from __future__ import annotations
 
+import os
 import pickle
 import time
 from dataclasses import dataclass
@@ -20,8 +21,8 @@ from pyroaring import BitMap
 from fileindex.arrow.data_files import data_file_format
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
-from fileindex.pipeline.build import SUMMARY_FIELDS, build_file
-from fileindex.pipeline.inputs import DataFileTask, Inputs, paimon_types, resolve_inputs
+from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
+from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, paimon_types, resolve_inputs
 from fileindex.pipeline.scan import (
     ScanVerdict,
     evaluate_file,
@@ -128,6 +129,9 @@ def build_indexes(spark, inputs, options: Mapping[str, str], *, output_dir: str 
                   overwrite: bool = False, snapshot: int | None = None):
     """Build every data file's index container as a sidecar; a DataFrame with a summary row per file."""
     resolved = _resolve(inputs, snapshot, output_dir)
+    check_build_outputs(given_paths(inputs), resolved, output_dir=output_dir, overwrite=overwrite)
+    if output_dir:
+        os.makedirs(output_dir, exist_ok=True)
     work = partial(_build_one, options=dict(options), overwrite=overwrite)
     return rows_job(spark, resolved.tasks, work, BUILD_SCHEMA)
 

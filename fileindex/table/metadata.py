@@ -190,6 +190,11 @@ def load_snapshot(root: Path, snapshot_id: int | None = None) -> Snapshot:
     path = root / "snapshot" / f"snapshot-{snapshot_id}"
     if not path.is_file():
         raise UsageError(f"{root}: no snapshot {snapshot_id}")
+    return read_snapshot(root, path)
+
+
+def read_snapshot(root: Path, path: Path) -> Snapshot:
+    """A snapshot file, or a tag file (a snapshot under a name)."""
     data = read_json(root, path, "snapshot")
     where = f"{shown(root, path)} (snapshot)"
     return Snapshot(field_of(data, "id", int, where), field_of(data, "schemaId", int, where),
@@ -337,6 +342,12 @@ def live_files(root: Path, snapshot: Snapshot) -> list[DataFile]:
             entry = _data_file(row, where)
             (added.append(entry) if kind == 0 else deleted.add(entry.identifier))
     return [entry for entry in added if entry.identifier not in deleted]
+
+
+def data_file_path(root: Path, schema: Schema, entry: DataFile) -> Path:
+    if entry.external_path:
+        return Path(entry.external_path.removeprefix("file:"))
+    return bucket_dir(root, schema, entry) / entry.file_name
 
 
 def bucket_dir(root: Path, schema: Schema, entry: DataFile) -> Path:

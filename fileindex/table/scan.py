@@ -29,6 +29,7 @@ from fileindex.table.metadata import (
     Schema,
     TableError,
     bucket_dir,
+    data_file_path,
     live_files,
     load_schema,
     load_snapshot,
@@ -126,9 +127,7 @@ class PaimonTable:
         return str((bucket_dir(self.root, self.schema, entry) / entry.file_name).relative_to(self.root))
 
     def data_path(self, entry: DataFile) -> Path:
-        if entry.external_path:
-            return Path(entry.external_path.removeprefix("file:"))
-        return bucket_dir(self.root, self.schema, entry) / entry.file_name
+        return data_file_path(self.root, self.schema, entry)
 
     def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
         """(where the index lives, the opened container, a note on a problem)."""

@@ -96,7 +96,8 @@ def test_verify_command_exit_codes_and_report(spark, tmp_path, capsys):
     table = data_table(2)
     moved = table.take(pa.array(list(range(1, table.num_rows)) + [0]))  # data rewritten, index unchanged
     pq.write_table(moved, paths[2])
-    assert main(["spark", "verify", str(tmp_path / "d"), "--report", str(report), "--witnesses", "3"]) == 1
+    assert main(["spark", "verify", str(tmp_path / "d"), "--report", str(report), "--witnesses", "3",
+                 "--overwrite"]) == 1  # replaces the first report
     out = capsys.readouterr().out
     assert "unsound" in out or "inexact" in out
     saved = json.loads((report / "report.json").read_text())

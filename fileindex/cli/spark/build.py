@@ -22,14 +22,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fileindex.pipeline.build import check_build_outputs
+    from fileindex.pipeline.inputs import given_paths, resolve_inputs
     from fileindex.spark import build_indexes
 
     options = parse_key_values(args.option, "--option", "file-index.bitmap.columns=name")
-    if args.output_dir:
-        import os
-
-        os.makedirs(args.output_dir, exist_ok=True)
-    rows = [row.asDict() for row in build_indexes(session(args), args.inputs, options, output_dir=args.output_dir,
+    inputs = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.output_dir)
+    check_build_outputs(given_paths(args.inputs), inputs, output_dir=args.output_dir, overwrite=args.overwrite)
+    rows = [row.asDict() for row in build_indexes(session(args), inputs, options, output_dir=args.output_dir,
                                                   overwrite=args.overwrite, snapshot=args.snapshot).collect()]
     rows.sort(key=lambda r: r["file"])
     counts = {status: sum(r["status"] == status for r in rows) for status in ("written", "kept", "failed")}

@@ -14,7 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--where", required=True, metavar="EXPR", help="the predicate, over the table's columns")
     parser.add_argument("--compare", action="store_true",
                         help="also run a plain scan: both wall times, and whether the results are identical")
-    parser.add_argument("--output", metavar="DIR", help="write the result rows here as Parquet")
+    parser.add_argument("--output", metavar="DIR", help="write the result rows here as Parquet (a new folder, "
+                                                        "outside every input)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --output folder")
     parser.add_argument("--index-dir", help="plain data files: look for <file name>.index here")
     parser.add_argument("--source", choices=("jobs", "datasource"), default="jobs",
                         help='jobs (default): the pipeline\'s scan (index verdicts, then a read job); '
@@ -26,11 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fileindex.spark.compare import compare_scans, timed_scan, with_speedup
+    from fileindex.spark.compare import check_scan_output, compare_scans, timed_scan, with_speedup
 
+    if args.output:
+        check_scan_output(args.output, args.inputs, args.index_dir, overwrite=args.overwrite)
     spark = session(args)
     report = timed_scan(spark, args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir,
-                        source=args.source, output=args.output, plan=args.plan)
+                        source=args.source, output=args.output, plan=args.plan, overwrite=args.overwrite)
     if args.compare:
         report.update(compare_scans(spark, args.inputs, args.where, report["_frame"], snapshot=args.snapshot))
         with_speedup(report)

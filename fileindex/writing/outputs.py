@@ -1,0 +1,119 @@
+"""Outputs never destroy inputs: the checks every writing option makes before anything starts, and a
+folder written whole or not at all.
+
+``check_output`` refuses an output that is, contains or lies inside any input (paths compared after
+resolving symlinks, ``..`` and trailing slashes), and an existing non-empty output unless the user
+asked to overwrite it. ``replacing_folder`` gives the writer a hidden sibling folder and renames it to
+the output only when the writer completes, so a failed job leaves the old output (or none) intact.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from fileindex.errors import UsageError
+
+
+def real(path: str | Path) -> Path:
+    """The path as the file system will use it: absolute, symlinks and ``..`` resolved (also for a
+    path that does not exist yet)."""
+    return Path(os.path.realpath(os.path.expanduser(str(path))))
+
+
+def input_paths(inputs: Iterable[str | None]) -> list[str]:
+    """The inputs a job was given, with globs expanded to what they match (None entries dropped)."""
+    paths: list[str] = []
+    for given in inputs:
+        if given is None:
+            continue
+        paths += sorted(glob.glob(given, recursive=True)) if any(ch in given for ch in "*?[") else [given]
+    return paths
+
+
+def collision(output: str | Path, inputs: Iterable[str | Path]) -> tuple[str, str] | None:
+    """(how ``output`` collides, the input it collides with) for the first input that it is, contains
+    or lies inside; None when it touches none."""
+    target = real(output)
+    for given in inputs:
+        source = real(given)
+        if target == source:
+            return "is", str(given)
+        if source.is_relative_to(target):
+            return "contains", str(given)
+        if target.is_relative_to(source):
+            return "lies inside", str(given)
+    return None
+
+
+def check_apart(output: str | Path, inputs: Iterable[str | Path], *, what: str) -> None:
+    """Refuse an output (named by option ``what``) that is, contains or lies inside an input."""
+    found = collision(output, inputs)
+    if found is not None:
+        how, given = found
+        raise UsageError(f"{what} {output} {how} {'the ' if how == 'is' else ''}input {given}: writing there "
+                         "would replace or mix with what the job reads; choose a folder outside every input")
+
+
+def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite: bool, what: str) -> None:
+    """Refuse, saying what to do instead, an output folder (named by option ``what``) that would
+    destroy data: one that is, contains or lies inside an input, or an existing non-empty one unless
+    ``overwrite`` (and then not one holding the current folder)."""
+    check_apart(output, inputs, what=what)
+    target = real(output)
+    if is_empty(target):
+        return
+    if not overwrite:
+        raise UsageError(f"{what} {output} exists and is not empty; pass --overwrite to replace it, or choose "
+                         "another folder")
+    if Path.cwd().resolve().is_relative_to(target):
+        raise UsageError(f"{what} {output} holds the current folder, which replacing it would remove: "
+                         "choose another folder")
+
+
+def is_empty(path: Path) -> bool:
+    """Nothing there, or an empty folder."""
+    if path.is_dir():
+        return not any(path.iterdir())
+    return not os.path.lexists(path)
+
+
+@contextmanager
+def replacing_folder(output: str | Path, *, overwrite: bool) -> Iterator[Path]:
+    """A new hidden folder beside ``output`` to write into; it becomes ``output`` when the block
+    completes (an existing output is replaced only with ``overwrite``) and is removed when it fails."""
+    target = real(output)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    temporary.mkdir()
+    try:
+        yield temporary
+        if not overwrite and not is_empty(target):  # written meanwhile by someone else
+            raise UsageError(f"{output} appeared while the job ran; pass --overwrite to replace it")
+        _swap_in(temporary, target)
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _swap_in(temporary: Path, target: Path) -> None:
+    """Rename ``temporary`` to ``target``; an existing target is moved aside first and removed only
+    once the new folder is in place (put back if the rename fails)."""
+    aside = None
+    if os.path.lexists(target):
+        aside = target.with_name(f".{target.name}.{uuid.uuid4().hex}.old")
+        os.rename(target, aside)
+    try:
+        os.rename(temporary, target)
+    except BaseException:
+        if aside is not None:
+            os.rename(aside, target)
+        raise
+    if aside is not None:
+        if aside.is_dir() and not aside.is_symlink():
+            shutil.rmtree(aside)
+        else:
+            aside.unlink()
