@@ -1,5 +1,6 @@
 """Java's ``Predicate.toString`` read back against the schema: names and literals that hold ", ",
 ")", brackets, CR LF or U+FEFF; map-key fields; every reading prints back to the same text."""
+import json
 from decimal import Decimal
 
 import pytest
@@ -10,6 +11,7 @@ from java_text import java_to_string
 from fileindex.errors import UsageError
 from fileindex.predicate.java import java_predicate_readings, parse_java_predicate
 from fileindex.predicate.tree import And, Leaf, Or
+from fileindex.reference.predicate_json import predicate_from_json, predicate_to_json
 from fileindex.types import column_type, parse_type
 from fileindex.values import Timestamp, float32
 
@@ -124,3 +126,12 @@ def test_texts_java_wrote(text, expected):
 def test_texts_that_do_not_read_one_way_say_why(text, message):
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
         parse_java_predicate(text, SCHEMA)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_structured_form_reads_back_to_the_predicate(data):
+    schema = data.draw(schemas())
+    original = data.draw(predicates(schema))
+    form = json.loads(json.dumps(predicate_to_json(original, schema)))
+    assert same(predicate_from_json(form, schema), original)
