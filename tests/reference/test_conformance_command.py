@@ -2,10 +2,12 @@
 import functools
 import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
-from conftest import JAVA_VECTORS
+from conftest import JAVA_VECTORS, ROOT
 
 from fileindex.cli import main
 from fileindex.reference.conformance import check_directory
@@ -211,3 +213,27 @@ def test_the_structured_predicate_is_read_before_the_text(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("FAIL multi-column predicate") == 1
     assert "predicates[1].java_predicate: column 'nope' is not in the schema" in out
+
+
+def test_a_case_added_with_the_tool_is_checked_and_counted(tmp_path, capsys):
+    """Map-key fields in Java's text; the answer is the truth of the dataset (the bitmap indexes
+    on attrs[color] and attrs[size] are exact), and the manifest counts the new case."""
+    attrs = next(c for c in json.loads((JAVA_VECTORS / "datasets" / "multi.json").read_text())["columns"]
+                 if c["name"] == "attrs")["values"]
+    rows = [i for i, v in enumerate(attrs) if v and (v.get("color") == "red" or v.get("size") == "L")]
+
+    def change(vectors, folder):
+        vectors["multi_column"][0]["predicates"].append({
+            "predicate": "attrs['color'] = 'red' OR attrs['size'] = 'L'",
+            "java_toString": "Or([Equal(attrs[color], red), Equal(attrs[size], L)])",
+            "result": {"cardinality": len(rows), "ranges": [[r, r] for r in rows]}})
+
+    folder, _ = tampered_copy(tmp_path, change)
+    assert main(["conformance", str(folder)]) == 1  # the manifest still says 25 predicates
+    assert "multi-column: the folder holds 2 records, 26 predicates" in capsys.readouterr().out
+    subprocess.run([sys.executable, str(ROOT / "tools" / "derive_vector_fields.py"), str(folder)], check=True,
+                   capture_output=True)
+    assert main(["conformance", str(folder)]) == 0
+    assert "multi-column     predicate        26      0" in capsys.readouterr().out
+    case = json.loads((folder / "vectors.json").read_text())["multi_column"][0]["predicates"][-1]
+    assert [c["column"] for c in case["java_predicate"]["children"]] == ["attrs[color]", "attrs[size]"]
