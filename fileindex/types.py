@@ -263,8 +263,9 @@ def column_type(schema: dict[str, DataType], column: str) -> DataType | None:
     """The type a container column's index was built for; ``m[k]`` is map ``m``'s value type."""
     if column in schema:
         return schema[column]
-    if column.endswith("]") and "[" in column:
-        parent = schema.get(column[: column.index("[")])
-        if parent is not None and parent.root == "MAP":
-            return parent.children[1]
+    if column.endswith("]"):  # a map's name or key may hold brackets: try every split
+        for at in (i for i, ch in enumerate(column) if ch == "["):
+            parent = schema.get(column[:at])
+            if parent is not None and parent.root == "MAP":
+                return parent.children[1]
     return None

@@ -7,9 +7,15 @@ must give the expected answer; the writer must reproduce the file byte for byte 
 and options; a combination the record says was refused must be refused. Multi-column records
 (``multi_column``) are checked for their bytes, HEAD, rebuilt bytes and whole-file predicates. Results are tallied by
 layout (index type, bitmap version) and check (decode, write, refuse, or the query's operator).
+
+A folder never passes with less than it holds: a missing or unreadable dataset, file or record is
+a failure that names it (and the checks it would have fed count as failed, so the numbers per
+layout do not shrink), and ``vectors.json``'s ``manifest`` declares how many records, queries,
+predicates and datasets the folder holds; a folder that holds other counts fails (``corpus``).
 """
 from __future__ import annotations
 
+import decimal
 import hashlib
 import json
 from collections import Counter
@@ -23,12 +29,13 @@ from fileindex.container.layout import (
     FileIndexContainer,
     parse_with_construct,
 )
-from fileindex.errors import FileIndexError
+from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.indexes.result import Rows
 from fileindex.java import utf as java_utf
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.java import parse_java_predicate
+from fileindex.reference.predicate_json import predicate_from_json
 from fileindex.reference.vector_format import (
     current_java_answer,
     result_matches,
@@ -43,6 +50,10 @@ VISITORS = {
     "gt": "visit_greater_than", "gte": "visit_greater_or_equal", "in": "visit_in",
     "not_in": "visit_not_in", "between": "visit_between",
 }
+
+
+CORPUS = "corpus"  # the folder's own checks: every record, dataset and file read, the manifest's counts
+MULTI = "multi-column"
 
 
 @dataclass
@@ -60,18 +71,31 @@ class Report:
     def ok(self) -> bool:
         return not self.failed
 
+    def per_layout(self) -> dict[str, tuple[int, int]]:
+        """Checks passed and failed per layout."""
+        totals: dict[str, list[int]] = {}
+        for counter, column in ((self.passed, 0), (self.failed, 1)):
+            for (layout, _), count in counter.items():
+                totals.setdefault(layout, [0, 0])[column] += count
+        return {layout: (p, f) for layout, (p, f) in sorted(totals.items())}
+
     def table(self) -> str:
         keys = sorted(set(self.passed) | set(self.failed))
         lines = [f"{'layout':<16} {'check':<12} {'pass':>6} {'fail':>6}"]
         lines += [f"{layout:<16} {check:<12} {self.passed[(layout, check)]:>6} {self.failed[(layout, check)]:>6}"
                   for layout, check in keys]
         lines.append(f"{'total':<16} {'':<12} {sum(self.passed.values()):>6} {sum(self.failed.values()):>6}")
+        lines.append("")
+        lines.append(f"{'checks per layout':<29} {'pass':>6} {'fail':>6}")
+        lines += [f"{layout:<29} {p:>6} {f:>6}" for layout, (p, f) in self.per_layout().items()]
         return "\n".join(lines)
 
 
-def _layout(index_type: str, payload: bytes | None) -> str:
-    if index_type == "bitmap" and payload:
-        return f"bitmap v{payload[0]}"
+def _layout(index_type: str, payload: bytes | None, options: dict | None = None) -> str:
+    """The layout a record is counted under: bitmap by the version its body (or, unread, its
+    options: Java's default is 2) says."""
+    if index_type == "bitmap":
+        return f"bitmap v{payload[0] if payload else (options or {}).get('version', '2')}"
     return index_type
 
 
@@ -87,80 +111,252 @@ def _arguments(op: dict, data_type):
     return (convert(op["literal"]),)
 
 
-def check_directory(folder: str | Path) -> Report:
-    folder = Path(folder)
-    records = json.loads((folder / "vectors.json").read_text())["vectors"]
-    report = Report()
-    datasets: dict[str, list] = {}
-    for record in records:
-        index_type, data_type = record["index_type"], parse_type(record["type"])
-        index = INDEX_TYPES.get(index_type)
-        dataset = folder / "datasets" / f"{record['dataset']}.json"
-        if record["dataset"] not in datasets and dataset.is_file():
-            raw = json.loads(dataset.read_text())
-            datasets[record["dataset"]] = [value_from_json(v, data_type) for v in raw["values"]]
-        values = datasets.get(record["dataset"])
-        if record["status"] != "ok":
-            if index is not None and values is not None:
-                try:
-                    index.build(values, data_type, record["options"])
-                    report.record(index_type, "refuse", False, f"{record['name']}: Java refused, we built it")
-                except FileIndexError:
-                    report.record(index_type, "refuse", True)
-            continue
-        data = (folder / record["file"]).read_bytes()
+class _Datasets:
+    """``datasets/<name>.json``, read once each; a missing or unreadable one is one failure naming it."""
+
+    def __init__(self, folder: Path, report: Report):
+        self.folder, self.report = folder, report
+        self.raw: dict[str, dict | None] = {}
+        self.problems: dict[str, str] = {}
+
+    def get(self, name) -> dict | None:
+        if not isinstance(name, str):
+            raise KeyError("dataset")
+        if name not in self.raw:
+            path = self.folder / "datasets" / f"{name}.json"
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                if not isinstance(raw, dict):
+                    raise ValueError("not a JSON object")
+                self.raw[name] = raw
+            except FileNotFoundError:
+                self.raw[name], self.problems[name] = None, f"datasets/{name}.json is missing"
+            except (OSError, ValueError) as err:
+                self.raw[name], self.problems[name] = None, f"datasets/{name}.json is unreadable: {err}"
+            self.report.record(CORPUS, "dataset", name not in self.problems, self.problems.get(name, ""))
+        return self.raw[name]
+
+    def values(self, name, data_type) -> list | None:
+        raw = self.get(name)
+        if raw is None:
+            return None
         try:
-            container = FileIndexContainer.from_bytes(data)
-            container.validate_layout()
-            parse_with_construct(data)
-            entry = container.entry("c", index_type) or next(iter(container))
-            payload = bytes(container.body(entry))
-        except (FileIndexError, StopIteration) as err:
-            report.record(index_type, "decode", False, f"{record['name']}: {err}")
-            continue
-        layout = _layout(index_type, payload)
-        report.record(layout, "decode", True)
-        if index is None:
-            continue
-        if values is not None:
-            try:
-                built = index.build(values, data_type, record["options"])
-                report.record(layout, "write", built == payload, f"{record['name']}: bytes differ")
-            except FileIndexError as err:
-                report.record(layout, "write", False, f"{record['name']}: {err}")
-        reader = index.reader(payload, data_type, base_offset=entry.start)
-        for query in record.get("queries", ()):
-            op = query["op"]
-            expected = current_java_answer(index_type, data_type, op, query["result"])
-            try:
-                result = getattr(reader, VISITORS[op["name"]])(*_arguments(op, data_type))
-                ok = result_matches(result, expected)
-                detail = f"{record['name']} {op}: got {result!r}, expected {expected}"
-            except FileIndexError as err:
-                ok, detail = False, f"{record['name']} {op}: {err}"
-            report.record(layout, op["name"], ok, detail)
-    for record in json.loads((folder / "vectors.json").read_text()).get("multi_column", ()):
-        check_multi_column(folder, record, report)
+            return [value_from_json(v, data_type) for v in raw["values"]]
+        except (KeyError, TypeError, ValueError, decimal.InvalidOperation) as err:
+            self.problems[name] = f"datasets/{name}.json: its values do not read as {data_type} ({err!r})"
+            self.report.record(CORPUS, "dataset", False, self.problems[name])
+            self.raw[name] = None
+            return None
+
+
+@dataclass
+class _Tally:
+    """What the folder was found to hold, for the manifest's counts."""
+    vectors: dict = field(default_factory=dict)  # index type -> {"records", "queries"}
+    multi_records: int = 0
+    multi_predicates: int = 0
+
+    def add(self, index_type: str, queries: int) -> None:
+        counts = self.vectors.setdefault(index_type, {"records": 0, "queries": 0})
+        counts["records"] += 1
+        counts["queries"] += queries
+
+    def manifest(self, datasets: int) -> dict:
+        return {"datasets": datasets, "vectors": dict(sorted(self.vectors.items())),
+                "multi_column": {"records": self.multi_records, "predicates": self.multi_predicates}}
+
+
+UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+def load_vectors(folder: Path) -> dict:
+    """``vectors.json``: an object with a ``vectors`` list (a UsageError otherwise; OSError if unreadable)."""
+    try:
+        document = json.loads((folder / "vectors.json").read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise UsageError(f"{folder / 'vectors.json'} is not JSON: {err}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("vectors"), list):
+        raise UsageError(f"{folder / 'vectors.json'} is not laid out like tests/vectors/java (no \"vectors\" list)")
+    return document
+
+
+def check_directory(folder: str | Path, *, require_manifest: bool = True) -> Report:
+    """Every record of the folder checked; anything missing or unreadable is a failure that names
+    it, and the counts found must be those the folder's manifest declares."""
+    folder = Path(folder)
+    document = load_vectors(folder)
+    report, tally = Report(), _Tally()
+    datasets = _Datasets(folder, report)
+    for position, record in enumerate(document["vectors"]):
+        label = record.get("name") if isinstance(record, dict) else None
+        label = f"vectors[{position}]" + (f" ({label})" if label else "")
+        try:
+            check_record(folder, record, datasets, report, tally)
+        except UNREADABLE as err:
+            report.record(CORPUS, "record", False, f"{label}: not a readable record ({err!r})")
+    for position, record in enumerate(document.get("multi_column") or ()):
+        label = f"multi_column[{position}]" + (f" ({record['name']})" if isinstance(record, dict) and "name" in record
+                                               else "")
+        try:
+            check_multi_column(folder, record, report, datasets, tally)
+        except UNREADABLE as err:
+            report.record(CORPUS, "record", False, f"{label}: not a readable record ({err!r})")
+    check_manifest(document.get("manifest"), tally.manifest(len(datasets.raw)), report, require_manifest)
     return report
 
 
-MULTI = "multi-column"
+def corpus_manifest(folder: str | Path) -> dict:
+    """The manifest of a folder as it is (what tools/derive_vector_fields.py writes into vectors.json)."""
+    folder = Path(folder)
+    document = load_vectors(folder)
+    report, tally = Report(), _Tally()
+    datasets = _Datasets(folder, report)
+    for record in document["vectors"]:
+        check_record(folder, record, datasets, report, tally)
+    for record in document.get("multi_column") or ():
+        check_multi_column(folder, record, report, datasets, tally)
+    if not report.ok:
+        raise UsageError("the folder does not pass; fix it before declaring its counts:\n" + "\n".join(report.failures))
+    return tally.manifest(len(datasets.raw))
 
 
-def check_multi_column(folder: Path, record: dict, report: Report) -> None:
+def check_manifest(declared, found: dict, report: Report, required: bool) -> None:
+    if declared is None:
+        report.record(CORPUS, "manifest", not required,
+                      "vectors.json declares no manifest, so a shrunken folder would pass: "
+                      "tools/derive_vector_fields.py writes one (--no-manifest checks a folder without one)")
+        return
+    if not isinstance(declared, dict):
+        report.record(CORPUS, "manifest", False, f"the manifest is not an object: {declared!r}")
+        return
+    entries = {"datasets": (declared.get("datasets"), found["datasets"]),
+               MULTI: (declared.get("multi_column"), found["multi_column"])}
+    declared_vectors = declared.get("vectors") if isinstance(declared.get("vectors"), dict) else {}
+    for index_type in sorted(set(declared_vectors) | set(found["vectors"])):
+        entries[index_type] = (declared_vectors.get(index_type), found["vectors"].get(index_type))
+    for what, (expected, actual) in entries.items():
+        report.record(CORPUS, "manifest", expected == actual,
+                      f"{what}: the folder holds {_counts(actual)}; the manifest declares {_counts(expected)}")
+
+
+def _counts(counts) -> str:
+    if isinstance(counts, dict):
+        return ", ".join(f"{value} {key}" for key, value in counts.items())
+    return "nothing" if counts is None else str(counts)
+
+
+def check_record(folder: Path, record: dict, datasets: _Datasets, report: Report, tally: _Tally) -> None:
+    name, index_type = record["name"], record["index_type"]
+    data_type = parse_type(record["type"])
+    queries = record.get("queries", [])
+    if not isinstance(queries, list):
+        raise TypeError(f"queries is {type(queries).__name__}, not a list")
+    index = INDEX_TYPES.get(index_type)
+    values = datasets.values(record["dataset"], data_type)
+    missing = f"{name}: {datasets.problems.get(record['dataset'], '')}"
+    report.record(CORPUS, "record", True)
+    tally.add(index_type, len(queries))
+    layout = _layout(index_type, None, record.get("options"))
+    if record["status"] != "ok":
+        if index is not None:
+            if values is None:
+                report.record(layout, "refuse", False, missing)
+                return
+            try:
+                index.build(values, data_type, record["options"])
+                report.record(layout, "refuse", False, f"{name}: Java refused, we built it")
+            except FileIndexError:
+                report.record(layout, "refuse", True)
+        return
+    try:
+        data = (folder / record["file"]).read_bytes()
+    except OSError as err:
+        report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
+        _record_unchecked(report, layout, index is not None, queries,
+                          f"{name}: its file {record['file']} is unreadable")
+        return
+    report.record(CORPUS, "file", True)
+    try:
+        container = FileIndexContainer.from_bytes(data)
+        container.validate_layout()
+        parse_with_construct(data)
+        entry = container.entry("c", index_type) or next(iter(container))
+        payload = bytes(container.body(entry))
+    except (FileIndexError, StopIteration) as err:
+        report.record(layout, "decode", False, f"{name}: {err}")
+        _record_unchecked(report, layout, index is not None, queries, f"{name}: it does not decode", decode=False)
+        return
+    layout = _layout(index_type, payload)
+    report.record(layout, "decode", True)
+    if index is None:
+        return
+    if values is None:
+        report.record(layout, "write", False, missing)
+    else:
+        try:
+            built = index.build(values, data_type, record["options"])
+            report.record(layout, "write", built == payload, f"{name}: bytes differ")
+        except FileIndexError as err:
+            report.record(layout, "write", False, f"{name}: {err}")
+    reader = index.reader(payload, data_type, base_offset=entry.start)
+    for query in queries:
+        op = query["op"]
+        expected = current_java_answer(index_type, data_type, op, query["result"])
+        try:
+            result = getattr(reader, VISITORS[op["name"]])(*_arguments(op, data_type))
+            ok = result_matches(result, expected)
+            detail = f"{name} {op}: got {result!r}, expected {expected}"
+        except FileIndexError as err:
+            ok, detail = False, f"{name} {op}: {err}"
+        report.record(layout, op["name"], ok, detail)
+
+
+def _record_unchecked(report: Report, layout: str, known: bool, queries: list, why: str, decode: bool = True) -> None:
+    """The checks a record could not run, as failures: the counts per layout never shrink."""
+    if decode:
+        report.record(layout, "decode", False, why)
+    if known:
+        report.record(layout, "write", False, why)
+        for query in queries:
+            report.record(layout, query["op"]["name"], False, why)
+
+
+def check_multi_column(folder: Path, record: dict, report: Report, datasets: _Datasets | None = None,
+                       tally: _Tally | None = None) -> None:
     """A container of several columns: its bytes, its HEAD as recorded (both parsers), the writer's
-    bytes from the dataset's columns and index configuration, and every whole-file predicate."""
+    bytes from the dataset's columns and index configuration, and every whole-file predicate (its
+    structured form when the record has one, else Java's ``toString`` read against the schema)."""
     name = record["name"]
-    data = (folder / record["file"]).read_bytes()
-    if "sha256" in record:
+    cases = record.get("predicates", [])
+    if not isinstance(cases, list):
+        raise TypeError(f"predicates is {type(cases).__name__}, not a list")
+    datasets = datasets or _Datasets(folder, report)
+    report.record(CORPUS, "record", True)
+    if tally is not None:
+        tally.multi_records += 1
+        tally.multi_predicates += len(cases)
+    raw = datasets.get(record["dataset"]) if "dataset" in record else None
+    unchecked = f"{name}: {datasets.problems.get(record.get('dataset'), '')}"
+    try:
+        data = (folder / record["file"]).read_bytes()
+    except OSError as err:
+        report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
+        data = None
+    if data is not None:
+        report.record(CORPUS, "file", True)
+    if data is not None and "sha256" in record:
         report.record(MULTI, "bytes", hashlib.sha256(data).hexdigest() == record["sha256"],
                       f"{name}: the file's SHA-256 is not the recorded one")
     try:
+        if data is None:
+            raise FileIndexError(f"its file {record['file']} is unreadable")
         container = FileIndexContainer.from_bytes(data)
         container.validate_layout()
         parsed = parse_with_construct(data)
     except FileIndexError as err:
         report.record(MULTI, "decode", False, f"{name}: {err}")
+        for _ in cases:
+            report.record(MULTI, "predicate", False, f"{name}: the container does not decode")
         return
     head = head_json(container)
     expected = record["head"]
@@ -170,10 +366,13 @@ def check_multi_column(folder: Path, record: dict, report: Report) -> None:
                                   "length": i.len_body} for i in c.indexes]} for c in table.columns]
     same = {k: head.get(k) for k in expected} == expected and head["columns"] == by_construct
     report.record(MULTI, "head", same, f"{name}: HEAD {head} is not the recorded {expected}")
-    dataset = folder / "datasets" / f"{record.get('dataset')}.json"
-    if not dataset.is_file():
+    if "dataset" not in record:
         return
-    raw = json.loads(dataset.read_text())
+    if raw is None:
+        report.record(MULTI, "write", False, unchecked)
+        for _ in cases:
+            report.record(MULTI, "predicate", False, f"{unchecked} (it holds the schema)")
+        return
     schema = {column["name"]: parse_type(column["type"]) for column in raw["columns"]}
     if "index_config" in raw:
         try:
@@ -182,13 +381,18 @@ def check_multi_column(folder: Path, record: dict, report: Report) -> None:
         except FileIndexError as err:
             report.record(MULTI, "write", False, f"{name}: {err}")
     evaluator = FileIndexEvaluator(schema)
-    for case in record.get("predicates", ()):
+    for position, case in enumerate(cases):
+        shown = case.get("java_toString", f"predicates[{position}]") if isinstance(case, dict) else repr(case)
         try:
-            result = evaluator.evaluate(container, parse_java_predicate(case["java_toString"], schema))
+            predicate = (predicate_from_json(case["java_predicate"], schema, f"predicates[{position}].java_predicate")
+                         if "java_predicate" in case else parse_java_predicate(case["java_toString"], schema))
+            result = evaluator.evaluate(container, predicate)
             ok = whole_file_matches(result, case["result"])
-            detail = f"{name} {case['java_toString']}: got {result!r}, expected {case['result']}"
+            detail = f"{name} {shown}: got {result!r}, expected {case['result']}"
         except FileIndexError as err:
-            ok, detail = False, f"{name} {case['java_toString']}: {err}"
+            ok, detail = False, f"{name} {shown}: {err}"
+        except UNREADABLE as err:
+            ok, detail = False, f"{name} predicates[{position}]: not a readable case ({err!r})"
         report.record(MULTI, "predicate", ok, detail)
 
 

@@ -14,6 +14,7 @@ import hashlib
 import numpy as np
 
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.java.text import java_float_text
 from fileindex.types import DataType
 from fileindex.values import Timestamp, float32
 
@@ -32,6 +33,21 @@ def value_from_json(raw, data_type: DataType):
     if data_type.is_binary and isinstance(raw, list):
         return bytes(raw)
     return raw
+
+
+def value_to_json(value, data_type: DataType):
+    """The inverse of :func:`value_from_json`: a value in the datasets' JSON spelling."""
+    if value is None:
+        return None
+    if data_type.root in ("FLOAT", "DOUBLE"):
+        return java_float_text(value, single=data_type.root == "FLOAT")
+    if data_type.is_timestamp:
+        return {"millis": value.millis, "nanos_of_milli": value.nanos_of_milli}
+    if data_type.root == "DECIMAL":
+        return {"decimal": format(value, "f"), "precision": data_type.precision, "scale": data_type.scale}
+    if data_type.is_binary:
+        return list(value)
+    return value
 
 
 def result_to_json(result: FileIndexResult) -> object:

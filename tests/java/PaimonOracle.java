@@ -6,6 +6,7 @@
 //   {"op":"container","columns":[["c","bloom-filter","<hex>" or null], ...]}          -> {"payload":"<hex>"}
 //   {"op":"write_table","warehouse":"/dir","table":"t","columns":[["f0","STRING"], ...],
 //    "options":{...},"commits":[[[row values], ...], ...], "partition_keys":[...]}   -> {"path":"<table root>"}
+//   {"op":"predicate_text","predicate":<structured form, docs/conformance.md>}        -> {"text":"<toString>"}
 //   (write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does;
 //   on an existing table it appends the commits, given the same columns and options)
 // Values: numbers; floats as strings (NaN, -0.0, Infinity); strings; booleans; timestamps as
@@ -57,6 +58,7 @@ public class PaimonOracle {
                     case "query": answer.set("results", query(request)); break;
                     case "container": answer.put("payload", hex(container(request))); break;
                     case "write_table": answer.put("path", writeTable(request)); break;
+                    case "predicate_text": answer.put("text", predicate(request.get("predicate")).toString()); break;
                     default: throw new IllegalArgumentException("unknown op");
                 }
             } catch (Throwable t) {
@@ -210,6 +212,35 @@ public class PaimonOracle {
             case TIMESTAMP_WITHOUT_TIME_ZONE: case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return Timestamp.fromEpochMillis(node.get("millis").asLong(), node.get("nanos").asInt());
             default: throw new IllegalArgumentException("type " + type);
+        }
+    }
+
+    // A predicate from its structured form: Java's own classes, so that toString is Java's.
+    static org.apache.paimon.predicate.Predicate predicate(JsonNode form) throws Exception {
+        String function = form.get("function").asText();
+        if (function.equals("And") || function.equals("Or")) {
+            List<org.apache.paimon.predicate.Predicate> children = new ArrayList<>();
+            for (JsonNode child : form.get("children")) children.add(predicate(child));
+            return new org.apache.paimon.predicate.CompoundPredicate(function.equals("And")
+                    ? org.apache.paimon.predicate.And.INSTANCE : org.apache.paimon.predicate.Or.INSTANCE, children);
+        }
+        org.apache.paimon.predicate.LeafFunction leaf = (org.apache.paimon.predicate.LeafFunction)
+                Class.forName("org.apache.paimon.predicate." + function).getField("INSTANCE").get(null);
+        DataType type = DataTypeJsonParser.parseAtomicTypeSQLString(form.get("type").asText());
+        List<Object> literals = new ArrayList<>();
+        for (JsonNode literal : form.get("literals")) literals.add(structuredLiteral(type, literal));
+        return new org.apache.paimon.predicate.LeafPredicate(leaf, type, 0, form.get("column").asText(), literals);
+    }
+
+    static Object structuredLiteral(DataType type, JsonNode node) {
+        if (node == null || node.isNull()) return null;
+        switch (type.getTypeRoot()) {
+            case DECIMAL:
+                return org.apache.paimon.data.Decimal.fromBigDecimal(new java.math.BigDecimal(node.get("decimal").asText()),
+                        node.get("precision").asInt(), node.get("scale").asInt());
+            case TIMESTAMP_WITHOUT_TIME_ZONE: case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return Timestamp.fromEpochMillis(node.get("millis").asLong(), node.get("nanos_of_milli").asInt());
+            default: return value(type, node);
         }
     }
 

@@ -1,10 +1,16 @@
 """`fileindex conformance DIR`: all of the Java vectors pass; a tampered copy fails, and says where."""
+import functools
 import json
 import shutil
+import subprocess
+import sys
 
-from conftest import JAVA_VECTORS
+import pytest
+
+from conftest import JAVA_VECTORS, ROOT
 
 from fileindex.cli import main
+from fileindex.reference.conformance import check_directory
 
 
 def test_the_java_vectors_pass(capsys):
@@ -86,3 +92,148 @@ def test_a_multi_column_head_and_bytes_are_checked(tmp_path, capsys):
     assert "FAIL multi-column head: multi__explicit_empty_entry" in out
     assert "FAIL multi-column bytes: multi__explicit_empty_entry" in out
     assert "FAIL multi-column write: multi__engine_layout: bytes differ" in out
+
+
+def per_layout(out: str) -> dict[str, tuple[int, int]]:
+    """The "checks per layout" block: layout -> (passed, failed)."""
+    block = out.split("checks per layout", 1)[1].splitlines()[1:]
+    rows = {}
+    for line in block:
+        parts = line.rsplit(None, 2)
+        if len(parts) != 3 or not parts[1].isdigit():
+            break
+        rows[parts[0].strip()] = (int(parts[1]), int(parts[2]))
+    return rows
+
+
+@functools.cache
+def intact_counts() -> dict[str, tuple[int, int]]:
+    return check_directory(JAVA_VECTORS).per_layout()
+
+
+def test_the_report_counts_checks_per_layout(capsys):
+    assert main(["conformance", str(JAVA_VECTORS)]) == 0
+    counts = per_layout(capsys.readouterr().out)
+    assert counts == intact_counts()
+    assert set(counts) == {"bitmap v1", "bitmap v2", "bloom-filter", "bsi", "range-bitmap", "multi-column", "corpus"}
+    assert all(passed > 0 and failed == 0 for passed, failed in counts.values())
+
+
+def remove_dataset(vectors, folder):
+    (folder / "datasets" / "int_nulls.json").unlink()
+
+
+def corrupt_dataset(vectors, folder):
+    (folder / "datasets" / "int_nulls.json").write_text('{"values": [1, 2,')
+
+
+def remove_vector_file(vectors, folder):
+    (folder / "int_nulls__bitmap_v2.index").unlink()
+
+
+def corrupt_record(vectors, folder):
+    del next(v for v in vectors["vectors"] if v["name"] == "int_nulls__bitmap_v2")["index_type"]
+
+
+def remove_multi_dataset(vectors, folder):
+    (folder / "datasets" / "multi.json").unlink()
+
+
+# What each damage must say; every one fails with a non-zero exit, and the checks it starves
+# count as failed so no layout's total shrinks.
+DAMAGE = {
+    "a dataset deleted": (remove_dataset, "FAIL corpus dataset: datasets/int_nulls.json is missing"),
+    "a dataset unreadable": (corrupt_dataset, "FAIL corpus dataset: datasets/int_nulls.json is unreadable"),
+    "a vector file deleted": (remove_vector_file,
+                              "FAIL corpus file: int_nulls__bitmap_v2: cannot read int_nulls__bitmap_v2.index"),
+    "the multi-column dataset deleted": (remove_multi_dataset, "FAIL corpus dataset: datasets/multi.json is missing"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_missing_or_unreadable_input_fails_with_its_name(damage, tmp_path, capsys):
+    intact = intact_counts()
+    change, message = DAMAGE[damage]
+    folder, _ = tampered_copy(tmp_path, change)
+    assert main(["conformance", str(folder), "--failures", "500"]) == 1
+    out = capsys.readouterr().out
+    assert message in out
+    counts = per_layout(out)
+    for layout, (passed, failed) in intact.items():
+        if layout != "corpus":
+            assert sum(counts[layout]) == passed, layout  # the same number of checks, some now failed
+
+
+def test_an_unreadable_record_fails_with_its_name_and_the_rest_is_checked(tmp_path, capsys):
+    folder, vectors = tampered_copy(tmp_path, corrupt_record)
+    position = next(i for i, v in enumerate(vectors["vectors"]) if v["name"] == "int_nulls__bitmap_v2")
+    assert main(["conformance", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert (f"FAIL corpus record: vectors[{position}] (int_nulls__bitmap_v2): "
+            "not a readable record (KeyError('index_type'))") in out
+    assert "FAIL corpus manifest: bitmap: the folder holds 69 records" in out  # one record fewer was read
+    assert per_layout(out)["bitmap v1"][0] > 700  # the other records were checked
+
+
+SHRINK = {
+    "a record removed": (lambda v, f: v["vectors"].pop(0),
+                         "bloom-filter: the folder holds 24 records, 758 queries; the manifest declares 25 records"),
+    "a query removed": (lambda v, f: v["vectors"][5]["queries"].pop(),
+                        "range-bitmap: the folder holds 46 records, 1403 queries; "
+                        "the manifest declares 46 records, 1404"),
+    "a multi-column predicate removed": (lambda v, f: v["multi_column"][0]["predicates"].pop(),
+                                         "multi-column: the folder holds 2 records, 24 predicates"),
+    "the manifest removed": (lambda v, f: v.pop("manifest"), "vectors.json declares no manifest"),
+}
+
+
+@pytest.mark.parametrize("shrink", list(SHRINK))
+def test_a_folder_that_holds_less_than_its_manifest_declares_fails(shrink, tmp_path, capsys):
+    change, message = SHRINK[shrink]
+    folder, _ = tampered_copy(tmp_path, change)
+    assert main(["conformance", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL corpus manifest: " in out and message in out
+
+
+def test_a_folder_without_a_manifest_passes_only_when_told(tmp_path, capsys):
+    folder, _ = tampered_copy(tmp_path, lambda v, f: v.pop("manifest"))
+    assert main(["conformance", str(folder), "--no-manifest"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("PASS")
+
+
+def test_the_structured_predicate_is_read_before_the_text(tmp_path, capsys):
+    def change(vectors, folder):
+        cases = vectors["multi_column"][0]["predicates"]
+        cases[0]["java_toString"] = "not Java at all"  # the structured form decides
+        cases[1]["java_predicate"]["column"] = "nope"
+
+    folder, _ = tampered_copy(tmp_path, change)
+    assert main(["conformance", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("FAIL multi-column predicate") == 1
+    assert "predicates[1].java_predicate: column 'nope' is not in the schema" in out
+
+
+def test_a_case_added_with_the_tool_is_checked_and_counted(tmp_path, capsys):
+    """Map-key fields in Java's text; the answer is the truth of the dataset (the bitmap indexes
+    on attrs[color] and attrs[size] are exact), and the manifest counts the new case."""
+    attrs = next(c for c in json.loads((JAVA_VECTORS / "datasets" / "multi.json").read_text())["columns"]
+                 if c["name"] == "attrs")["values"]
+    rows = [i for i, v in enumerate(attrs) if v and (v.get("color") == "red" or v.get("size") == "L")]
+
+    def change(vectors, folder):
+        vectors["multi_column"][0]["predicates"].append({
+            "predicate": "attrs['color'] = 'red' OR attrs['size'] = 'L'",
+            "java_toString": "Or([Equal(attrs[color], red), Equal(attrs[size], L)])",
+            "result": {"cardinality": len(rows), "ranges": [[r, r] for r in rows]}})
+
+    folder, _ = tampered_copy(tmp_path, change)
+    assert main(["conformance", str(folder)]) == 1  # the manifest still says 25 predicates
+    assert "multi-column: the folder holds 2 records, 26 predicates" in capsys.readouterr().out
+    subprocess.run([sys.executable, str(ROOT / "tools" / "derive_vector_fields.py"), str(folder)], check=True,
+                   capture_output=True)
+    assert main(["conformance", str(folder)]) == 0
+    assert "multi-column     predicate        26      0" in capsys.readouterr().out
+    case = json.loads((folder / "vectors.json").read_text())["multi_column"][0]["predicates"][-1]
+    assert [c["column"] for c in case["java_predicate"]["children"]] == ["attrs[color]", "attrs[size]"]

@@ -1,0 +1,65 @@
+"""The structured form of a predicate beside Java's ``toString`` in the vectors (docs/conformance.md).
+
+    {"function": "Or", "children": [<predicate>, <predicate>, ...]}
+    {"function": "GreaterOrEqual", "column": "tags🏷[é]", "type": "BIGINT", "literals": [-231566689]}
+
+``function`` is Java's class name (``LeafFunction`` / ``CompoundFunction``), ``column`` the field
+(``m[k]`` for map ``m``'s key ``k``), ``type`` that field's Paimon type, ``literals`` in the
+datasets' JSON spelling of that type (:mod:`fileindex.reference.vector_format`). Unlike the text,
+it reads one way only.
+"""
+from __future__ import annotations
+
+from fileindex.errors import UsageError
+from fileindex.predicate import literals as lit
+from fileindex.predicate.java import ANY_LITERALS, COMPOUNDS, FUNCTION_NAMES, JAVA_FUNCTIONS, NO_LITERAL, TWO_LITERALS
+from fileindex.predicate.tree import And, Leaf, Predicate
+from fileindex.reference.vector_format import value_from_json, value_to_json
+from fileindex.types import DataType, column_type, parse_type
+
+
+def predicate_to_json(predicate: Predicate, schema: dict[str, DataType]) -> dict:
+    if not isinstance(predicate, Leaf):
+        return {"function": "And" if isinstance(predicate, And) else "Or",
+                "children": [predicate_to_json(c, schema) for c in predicate.children]}
+    data_type = column_type(schema, predicate.column)
+    return {"function": FUNCTION_NAMES[predicate.function], "column": predicate.column, "type": str(data_type),
+            "literals": [value_to_json(v, data_type) for v in predicate.literals]}
+
+
+def predicate_from_json(form, schema: dict[str, DataType], where: str = "java_predicate") -> Predicate:
+    """The predicate ``form`` describes; a UsageError naming the part (``where``) that is wrong."""
+    if not isinstance(form, dict) or not isinstance(form.get("function"), str):
+        raise UsageError(f"{where}: expected an object with a \"function\", found {form!r}")
+    function = form["function"]
+    if function in COMPOUNDS:
+        children = form.get("children")
+        if not isinstance(children, list) or len(children) < 2:
+            raise UsageError(f"{where}: {function} takes a list of two or more \"children\"")
+        return COMPOUNDS[function](tuple(predicate_from_json(c, schema, f"{where}.children[{i}]")
+                                         for i, c in enumerate(children)))
+    if function not in JAVA_FUNCTIONS:
+        raise UsageError(f"{where}: unknown function {function!r} (one of {', '.join([*JAVA_FUNCTIONS, *COMPOUNDS])})")
+    column, literals = form.get("column"), form.get("literals", [])
+    data_type = column_type(schema, column) if isinstance(column, str) else None
+    if data_type is None:
+        raise UsageError(f"{where}: column {column!r} is not in the schema ({', '.join(schema)})")
+    declared = form.get("type")
+    try:
+        same_type = declared is not None and str(parse_type(declared)) == str(data_type)
+    except (UsageError, TypeError):
+        same_type = False
+    if not same_type:
+        raise UsageError(f"{where}: type {declared!r} is not the type of column {column!r}, {data_type}")
+    ours = JAVA_FUNCTIONS[function]
+    wanted = 0 if ours in NO_LITERAL else 2 if ours in TWO_LITERALS else None if ours in ANY_LITERALS else 1
+    if not isinstance(literals, list) or (wanted is not None and len(literals) != wanted):
+        takes = {0: "no literal", 1: "one literal", 2: "two literals", None: "literals"}[wanted]
+        raise UsageError(f"{where}: {function} takes {takes} in a list, found {literals!r}")
+    values = []
+    for i, raw in enumerate(literals):
+        try:
+            values.append(lit.convert(value_from_json(raw, data_type), data_type, column))
+        except (UsageError, ValueError, TypeError, KeyError) as err:
+            raise UsageError(f"{where}.literals[{i}]: {raw!r} is not a {data_type} literal ({err})") from None
+    return Leaf(ours, column, tuple(values))
