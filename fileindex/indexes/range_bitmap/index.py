@@ -446,6 +446,21 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
             return chunk.head_code + 1 + position
         return -(chunk.head_code + 1 + position) - 1
 
+    def decode(self):
+        """(rows with a value ascending, each row's code, the dictionary's sort keys by code: int64 or a
+        list of bytes, the header's min and max sort keys): what the index says each row holds."""
+        self._read_header()
+        if self.cardinality == 0:
+            return np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.uint64), [], None, None
+        rows = roaring.rows_array(self._ebm)
+        codes = roaring.sliced_values(rows, [self._slice(i) for i in range(self._num_slices)])
+        keys: list = [None] * self.cardinality
+        for index, chunk in enumerate(self._read_chunks()):
+            for code, key in enumerate([chunk.head, *self._chunk_keys(index)], start=chunk.head_code):
+                if 0 <= code < self.cardinality:
+                    keys[code] = key
+        return rows, codes, keys, self.min, self.max
+
     # -- bit-slice arithmetic over codes -------------------------------------------------------
 
     def _code_eq(self, code: int) -> FrozenBitMap:
