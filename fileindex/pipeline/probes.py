@@ -21,7 +21,7 @@ from fileindex.pipeline.truth import UNIT_NANOS, ColumnTruth
 from fileindex.predicate.literals import convert
 from fileindex.predicate.tree import Leaf
 from fileindex.types import NUMERIC_BITS, DataType
-from fileindex.values import Timestamp, float32
+from fileindex.values import DECIMAL_CONTEXT, Timestamp, float32
 
 MAX_SAMPLE = 3
 
@@ -62,7 +62,7 @@ def neighbours(value, data_type: DataType, arrow_type: pa.DataType) -> list:
         return [float(np.nextafter(dtype(value), dtype(-np.inf))), float(np.nextafter(dtype(value), dtype(np.inf)))]
     if root == "DECIMAL":
         step = decimal.Decimal(1).scaleb(-data_type.scale)
-        return [value - step, value + step]
+        return [DECIMAL_CONTEXT.subtract(value, step), DECIMAL_CONTEXT.add(value, step)]
     if data_type.is_string:
         return [value + "\x00", value[:-1] if value else "\x7f"]
     if data_type.is_binary:
