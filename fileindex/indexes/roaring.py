@@ -25,6 +25,12 @@ def rows_array(bitmap: BitMap | FrozenBitMap) -> np.ndarray:
     return np.frombuffer(bitmap.to_array(), dtype=np.uint32) if bitmap else np.empty(0, dtype=np.uint32)
 
 
+def clipped(bitmap: BitMap | FrozenBitMap, limit: int) -> FrozenBitMap:
+    """The rows of ``bitmap`` below ``limit``: what may be turned into arrays (a malformed bitmap can
+    hold up to 2^32 rows in a few bytes)."""
+    return frozen(bitmap & FrozenBitMap(range(max(limit, 0))))
+
+
 def rows_arrays(bitmaps: list) -> tuple[np.ndarray, np.ndarray]:
     """The rows of many bitmaps concatenated (uint32), and how many each has: small bitmaps are read
     by one iterator over all of them (a numpy array each would cost a microsecond apiece)."""
@@ -49,14 +55,16 @@ def _ranks(counts: np.ndarray) -> np.ndarray:
 
 
 def sliced_values(rows: np.ndarray, slices: list) -> np.ndarray:
-    """The unsigned value each of ``rows`` (ascending) holds in bit slices (slice i: bit i), as uint64."""
+    """The unsigned value each of ``rows`` (ascending, clipped) holds in bit slices (slice i: bit i),
+    as uint64; a slice's rows past the last of ``rows`` are never made into an array."""
     values = np.zeros(len(rows), dtype=np.uint64)
+    if not len(rows):
+        return values
+    position = np.full(int(rows[-1]) + 1, -1, dtype=np.int64)  # row → its index in ``rows``
+    position[rows] = np.arange(len(rows))
     for i, bits in enumerate(slices):
-        set_rows = rows_array(bits)
-        at = rows.searchsorted(set_rows)
-        hit = at < len(rows)
-        hit[hit] = rows[at[hit]] == set_rows[hit]  # a slice's rows outside ``rows`` count for nothing
-        values[at[hit]] |= np.uint64(1) << np.uint64(i)
+        at = position[rows_array(clipped(bits, int(rows[-1]) + 1))]
+        values[at[at >= 0]] |= np.uint64(1) << np.uint64(i)  # a slice's rows outside ``rows`` count for nothing
     return values
 
 

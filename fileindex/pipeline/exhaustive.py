@@ -74,6 +74,13 @@ def _row_count(index_rows: int, data_rows: int) -> list[Disagreement]:
                          np.empty(0, dtype=np.int64), lambda i: "")]
 
 
+def _past_the_end(count: int, row_count: int) -> list[Disagreement]:
+    if not count:
+        return []
+    return [Disagreement("out of range", f"rows in [0, {row_count}): the index holds {count} rows past the end",
+                         np.empty(0, dtype=np.int64), lambda i: "")]
+
+
 # ------------------------------------------------------------------------------------ bloom-filter
 
 def _bloom(reader, values: pa.Array, data_type: DataType, row_count: int) -> Outcome:
@@ -106,14 +113,10 @@ def _bitmap(reader, values: pa.Array, data_type: DataType, row_count: int) -> Ou
     claims = list(zip(range(len(keys)), reader.rows_of_keys(keys))) + [(null_code, nulls)]
     phantoms = reader.entries_except(known)
     claims += [(null_code + 1 + j, rows) for j, (_, rows) in enumerate(phantoms)]
-    claimed_rows, counts = roaring.rows_arrays([rows for _, rows in claims])
+    inside = [roaring.clipped(rows, row_count) for _, rows in claims]
+    found += _past_the_end(sum(len(rows) - len(kept) for (_, rows), kept in zip(claims, inside)), row_count)
+    claimed_rows, counts = roaring.rows_arrays(inside)
     claimed_codes = np.repeat(np.array([code for code, _ in claims], dtype=np.int64), counts)
-    past = claimed_rows >= row_count
-    if past.any():
-        beyond = np.unique(claimed_rows[past])
-        found.append(Disagreement("out of range", f"rows in [0, {row_count})", beyond,
-                                  lambda i: f"a bitmap holds row {int(beyond[i])}, past the file's {row_count} rows"))
-    claimed_rows, claimed_codes = claimed_rows[~past], claimed_codes[~past]
     holders = np.bincount(claimed_rows, minlength=row_count)
     assigned = np.full(row_count, -1, dtype=np.int64)
     assigned[claimed_rows] = claimed_codes
@@ -150,9 +153,9 @@ def _bsi(reader, values: pa.Array, data_type: DataType, row_count: int) -> Outco
     decoded = np.zeros(row_count, dtype=np.int64)
     holders = np.zeros(row_count, dtype=np.int64)
     outside: list[np.ndarray] = []
-    for sign, (low, high, rows, magnitudes) in zip((1, -1), reader.decode()):
-        inside = rows < row_count
-        rows, magnitudes = rows[inside].astype(np.int64), magnitudes[inside]
+    for sign, (low, high, rows, magnitudes, past) in zip((1, -1), reader.decode(row_count)):
+        found += _past_the_end(past, row_count)
+        rows = rows.astype(np.int64)
         holders[rows] += 1
         decoded[rows] = sign * magnitudes.view(np.int64)
         outside.append(rows[(magnitudes > np.uint64(high)) | (magnitudes < np.uint64(max(low, 0)))])
@@ -179,11 +182,10 @@ def _bsi(reader, values: pa.Array, data_type: DataType, row_count: int) -> Outco
 # ------------------------------------------------------------------------------------ range-bitmap
 
 def _range_bitmap(reader, values: pa.Array, data_type: DataType, row_count: int) -> Outcome:
-    rows, codes, dictionary, low, high = reader.decode()
-    found = _row_count(reader.row_count, row_count)
+    rows, codes, dictionary, low, high, past = reader.decode(row_count)
+    found = _row_count(reader.row_count, row_count) + _past_the_end(past, row_count)
     kind, size = reader.kind, len(dictionary)
-    inside = rows < row_count
-    rows, codes = rows[inside].astype(np.int64), codes[inside]
+    rows = rows.astype(np.int64)
     held = [k for k in dictionary if k is not None]
     if kind.name == "string":
         valid, data_codes, distinct = string_codes(values, data_type)

@@ -178,3 +178,13 @@ def test_the_cli_needs_the_index_and_says_how_to_build_it(tmp_path, capsys):
     other = write(tmp_path, "y", {"c": pa.array([1, 2])}, {"file-index.bsi.columns": "c"})
     assert main(["verify", str(path), f"{other}.index"]) == 0  # an index named explicitly: the same rows
     assert "0 violations" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("index_type", ["bitmap", "bsi", "range-bitmap"])
+def test_an_index_over_more_rows_than_the_file_says_so(tmp_path, index_type):
+    path = write(tmp_path, "s", {"c": pa.array([1, 2, 3], type=pa.int64())}, {f"file-index.{index_type}.columns": "c"},
+                 index_columns={"c": pa.array([1, 2, 3, 4, 5], type=pa.int64())})
+    found = {v["kind"]: v for v in violations(path)}
+    assert set(found) == {"row count", "out of range"}
+    assert "the index has 5 rows, the data file 3" in found["row count"]["predicate"]
+    assert "2 rows past the end" in found["out of range"]["predicate"]

@@ -460,20 +460,21 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
             return chunk.head_code + 1 + position
         return -(chunk.head_code + 1 + position) - 1
 
-    def decode(self):
-        """(rows with a value ascending, each row's code, the dictionary's sort keys by code: int64 or a
-        list of bytes, the header's min and max sort keys): what the index says each row holds."""
+    def decode(self, limit: int):
+        """(rows with a value below ``limit`` ascending, each row's code, the dictionary's sort keys by
+        code: ints or bytes, the header's min and max sort keys, how many rows at or past ``limit``
+        have a value): what the index says each row holds."""
         self._read_header()
         if self.cardinality == 0:
-            return np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.uint64), [], None, None
-        rows = roaring.rows_array(self._ebm)
+            return np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.uint64), [], None, None, 0
+        rows = roaring.rows_array(roaring.clipped(self._ebm, limit))
         codes = roaring.sliced_values(rows, [self._slice(i) for i in range(self._num_slices)])
         keys: list = [None] * self.cardinality
         for index, chunk in enumerate(self._read_chunks()):
             for code, key in enumerate([chunk.head, *self._chunk_keys(index)], start=chunk.head_code):
                 if 0 <= code < self.cardinality:
                     keys[code] = key
-        return rows, codes, keys, self.min, self.max
+        return rows, codes, keys, self.min, self.max, len(self._ebm) - len(rows)
 
     # -- bit-slice arithmetic over codes -------------------------------------------------------
 
