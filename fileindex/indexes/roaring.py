@@ -28,6 +28,8 @@ def rows_array(bitmap: BitMap | FrozenBitMap) -> np.ndarray:
 def clipped(bitmap: BitMap | FrozenBitMap, limit: int) -> FrozenBitMap:
     """The rows of ``bitmap`` below ``limit``: what may be turned into arrays (a malformed bitmap can
     hold up to 2^32 rows in a few bytes)."""
+    if not bitmap or bitmap.max() < limit:
+        return frozen(bitmap)
     return frozen(bitmap & FrozenBitMap(range(max(limit, 0))))
 
 

@@ -152,7 +152,7 @@ EXHAUSTIVE_UP_TO_BYTES = 256 << 20
 def exhaustive_by_default(inputs: Inputs) -> bool:
     """Whether ``spark verify`` checks every row when not told: when the data files total at most
     EXHAUSTIVE_UP_TO_BYTES. Checking every row runs at 1-35M rows/s per core for most indexes, but
-    a bitmap over (nearly) unique values at 0.1-0.2M (a bitmap lookup per value): 256 MiB of such
+    a bitmap over (nearly) unique values at about 0.1M (a bitmap lookup per value): 256 MiB of such
     a column is about 30M rows, a few minutes on one core at worst."""
     return sum(task.size for task in inputs.tasks) <= EXHAUSTIVE_UP_TO_BYTES
 
