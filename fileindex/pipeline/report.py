@@ -119,9 +119,11 @@ def render_html(summary: dict, title: str = "fileindex verify") -> str:
         parts.append(
             f"<h3 class='{e(violation['kind'])}'>{e(violation['kind'])}: {e(violation['file'])}</h3>"
             f"<p>column <code>{e(violation['column'])}</code>, index <code>{e(violation['index_type'])}</code>, "
-            f"predicate <code>{e(violation['predicate'])}</code>: the index answered <b>{e(violation['answer'])}</b>; "
-            f"{violation['true_rows']} rows match, {violation['wrong_rows']} rows are "
-            f"{'left out' if violation['kind'] == 'unsound' else 'kept without matching'}.</p>"
+            + (f"checked: {e(violation['predicate'])}: <b>{violation['wrong_rows']} of {violation['checked_rows']} "
+               "rows differ</b>.</p>" if "checked_rows" in violation else
+               f"predicate <code>{e(violation['predicate'])}</code>: the index answered <b>{e(violation['answer'])}"
+               f"</b>; {violation['true_rows']} rows match, {violation['wrong_rows']} rows are "
+               f"{'left out' if violation['kind'] == 'unsound' else 'kept without matching'}.</p>")
             + (f"<table><tr>{''.join(f'<th>{e(c)}</th>' for c in columns)}</tr>{rows}</table>" if witnesses else ""))
     parts.append("<h2>Files</h2><table><tr><th>file</th><th>index</th><th>rows</th><th>status</th><th>note</th></tr>")
     for file in summary["files_detail"]:

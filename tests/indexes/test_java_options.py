@@ -79,7 +79,8 @@ def test_integer_options_are_not_trimmed(version):
         bitmap.build([1, 2], parse_type("INT"), {"version": "1"})
 
 
-@pytest.mark.parametrize("items, fpp, bits", [(100, math.nan, 8), (100, -0.1, 8), (100, -math.inf, 8), (-100, 2.0, 152)])
+@pytest.mark.parametrize("items, fpp, bits", [(100, math.nan, 8), (100, -0.1, 8), (100, -math.inf, 8),
+                                             (-100, 2.0, 152)])
 def test_sizings_java_accepts_build_a_useless_filter_with_a_warning(items, fpp, bits):
     with pytest.warns(OptionWarning, match="rules little out"):
         sizing = bloom_parameters(items, fpp)

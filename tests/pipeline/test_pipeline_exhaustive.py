@@ -13,6 +13,7 @@ from fileindex.cli import main
 from fileindex.container.layout import FileIndexContainer
 from fileindex.indexes.bloom_filter.index import BloomFilterReader
 from fileindex.pipeline.inputs import resolve_inputs
+from fileindex.pipeline.report import render_html
 from fileindex.pipeline.verify import verify_file
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate
@@ -109,6 +110,7 @@ def test_the_zeroed_bloom_body_of_the_issue_is_found_and_its_first_rows_named(tm
     reader = BloomFilterReader(container.body(container.entry("id", "bloom-filter")), parse_schema("id BIGINT")["id"])
     rejected = np.flatnonzero(~reader.might_contain_column(pa.array(np.arange(1_000_000, dtype=np.int64))))
     assert named == rejected[:4].tolist() and violation["wrong_rows"] == len(rejected)
+    assert f"{len(rejected)} of 1000000 rows differ" in render_html(summary)
     evaluator = FileIndexEvaluator(parse_schema("id BIGINT"))
     for row in named:
         assert repr(evaluator.evaluate(container, parse_predicate(f"id = {row}", parse_schema("id BIGINT")))) == "SKIP"
@@ -121,8 +123,9 @@ def test_the_zeroed_bloom_body_of_the_issue_is_found_and_its_first_rows_named(tm
 @pytest.mark.parametrize("version", ["1", "2"])
 def test_a_bitmap_key_changed_in_place_names_its_rows(tmp_path, version):
     """The issue's bitmap reproducer: a key rewritten (3 → 2139062143), the keys then out of order."""
-    ids = pa.array(np.repeat(np.arange(1_000_000, 1_000_100, dtype=np.int32), 2))  # each id on two rows: stored bitmaps
-    path = write(tmp_path, "b", {"id": ids}, {"file-index.bitmap.columns": "id", "file-index.bitmap.id.version": version})
+    ids = pa.array(np.repeat(np.arange(1_000_000, 1_000_100, dtype=np.int32), 2))  # two rows each: stored bitmaps
+    path = write(tmp_path, "b", {"id": ids},
+                 {"file-index.bitmap.columns": "id", "file-index.bitmap.id.version": version})
     index = path.with_name(path.name + ".index")
     data = index.read_bytes()
     key = struct.pack(">i", 1_000_003)
@@ -155,7 +158,8 @@ def set_at(path, column, index_type, offset_in_body, raw: bytes):
 
 
 def test_a_bsi_max_below_its_values_is_out_of_range(tmp_path):
-    path = write(tmp_path, "m", {"v": pa.array([5, 90, 17, None, 90], type=pa.int64())}, {"file-index.bsi.columns": "v"})
+    path = write(tmp_path, "m", {"v": pa.array([5, 90, 17, None, 90], type=pa.int64())},
+                 {"file-index.bsi.columns": "v"})
     set_at(path, "v", "bsi", 15, struct.pack(">q", 50))  # version, row count, flag, half version, min: max at 15
     (violation,) = violations(path)
     assert violation["kind"] == "out of range" and [w["row"] for w in violation["witnesses"]] == [1, 4]
@@ -182,7 +186,8 @@ def test_the_cli_needs_the_index_and_says_how_to_build_it(tmp_path, capsys):
 
 @pytest.mark.parametrize("index_type", ["bitmap", "bsi", "range-bitmap"])
 def test_an_index_over_more_rows_than_the_file_says_so(tmp_path, index_type):
-    path = write(tmp_path, "s", {"c": pa.array([1, 2, 3], type=pa.int64())}, {f"file-index.{index_type}.columns": "c"},
+    path = write(tmp_path, "s", {"c": pa.array([1, 2, 3], type=pa.int64())},
+                 {f"file-index.{index_type}.columns": "c"},
                  index_columns={"c": pa.array([1, 2, 3, 4, 5], type=pa.int64())})
     found = {v["kind"]: v for v in violations(path)}
     assert set(found) == {"row count", "out of range"}
