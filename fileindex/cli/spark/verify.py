@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.spark import verify_indexes
     from fileindex.spark.jobs import exhaustive_by_default
 
+    spark = session(args)  # first: a missing Java or Spark is the one line to say
     resolved = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.index_dir)
     exhaustive = args.exhaustive
     if exhaustive is None:
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
                 "checking every row (the data files total at most 256 MiB; --sampled checks generated predicates)"
                 if exhaustive else "checking predicates generated from each file's values (the data files total "
                                    "over 256 MiB; --exhaustive checks every row)"), file=sys.stderr)
-    frame = verify_indexes(session(args), resolved, where=args.where, witnesses=args.witnesses,
+    frame = verify_indexes(spark, resolved, where=args.where, witnesses=args.witnesses,
                            exhaustive=exhaustive)
     summary = summarize(sorted((row.asDict() for row in frame.collect()), key=lambda r: r["file"]))
     if args.report:
