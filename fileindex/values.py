@@ -50,10 +50,31 @@ def timestamp_key(value, precision: int) -> int:
     return ts.millis if precision <= 3 else ts.micros
 
 
+# Exact arithmetic for DECIMAL(38, s) values and literals (38 digits either side of the point):
+# Python's default context keeps 28 significant digits and raises InvalidOperation past them.
+DECIMAL_CONTEXT = decimal.Context(prec=80, traps=[decimal.InvalidOperation, decimal.Overflow])
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def decimal_unscaled(value, data_type: DataType) -> int:
     """The unscaled value of a DECIMAL(p, s) (``BigDecimal.unscaledValue``), rounding HALF_UP to scale s."""
-    scaled = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-data_type.scale), rounding=decimal.ROUND_HALF_UP)
-    return int(scaled.scaleb(data_type.scale))
+    exact = decimal.Decimal(value)
+    if not exact.is_finite() or exact.adjusted() + 1 + data_type.scale >= DECIMAL_CONTEXT.prec:
+        raise UsageError(f"{value} does not fit {data_type}")
+    scaled = exact.quantize(decimal.Decimal(1).scaleb(-data_type.scale), rounding=decimal.ROUND_HALF_UP,
+                            context=DECIMAL_CONTEXT)
+    sign, digits, _ = scaled.as_tuple()  # the exponent is -scale now: the digits are the unscaled value
+    unscaled = int("".join(map(str, digits)))
+    return -unscaled if sign else unscaled
+
+
+def decimal_unscaled_long(value, data_type: DataType) -> int:
+    """The unscaled long of a DECIMAL value, as Java's ``Decimal.toUnscaledLong`` (exact, or it throws)."""
+    unscaled = decimal_unscaled(value, data_type)
+    if not _LONG_MIN <= unscaled <= _LONG_MAX:
+        raise UsageError(f"{data_type} value {value}: its unscaled value {unscaled} does not fit a long, which the "
+                         "index keys on (Java's toUnscaledLong throws ArithmeticException for it: it refuses it too)")
+    return unscaled
 
 
 def float32(value: float) -> float:
@@ -105,5 +126,5 @@ def long_key(value, data_type: DataType) -> int:
     if data_type.is_timestamp:
         return timestamp_key(value, data_type.precision)
     if root == "DECIMAL":
-        return decimal_unscaled(value, data_type)
+        return decimal_unscaled_long(value, data_type)
     raise UsageError(f"{data_type} has no integer key")

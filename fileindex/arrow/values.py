@@ -56,8 +56,10 @@ def _unscaled(array: pa.Array, data_type: DataType) -> np.ndarray:
         array = array.cast(pa.decimal128(38, array.type.scale))
     words = np.frombuffer(array.buffers()[1], dtype="<i8")[2 * array.offset:2 * (array.offset + len(array))]
     low, high = words[0::2], words[1::2]
-    if (high != (low >> 63)).any():
-        raise OverflowError("a DECIMAL value's unscaled value does not fit a long")
+    wide = np.flatnonzero(high != (low >> 63))
+    if len(wide):
+        raise OverflowError(f"the value {array[int(wide[0])].as_py()}: its unscaled value does not fit a long "
+                            "(Java's toUnscaledLong throws ArithmeticException for it)")
     return low.astype(np.int64)
 
 

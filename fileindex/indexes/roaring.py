@@ -4,6 +4,7 @@ pyroaring is byte-identical to Java after ``run_optimize()`` (checked on the Jav
 """
 from __future__ import annotations
 
+import itertools
 from array import array
 
 import numpy as np
@@ -17,6 +18,56 @@ from fileindex.parallel import for_each
 def bitmap_of(rows: np.ndarray) -> BitMap:
     """A bitmap of row numbers (any integer numpy array of values in [0, 2^31))."""
     return BitMap(array("I", np.asarray(rows, dtype=np.uint32).tobytes()))
+
+
+def rows_array(bitmap: BitMap | FrozenBitMap) -> np.ndarray:
+    """The bitmap's rows as an ascending uint32 numpy array."""
+    return np.frombuffer(bitmap.to_array(), dtype=np.uint32) if bitmap else np.empty(0, dtype=np.uint32)
+
+
+def clipped(bitmap: BitMap | FrozenBitMap, limit: int) -> FrozenBitMap:
+    """The rows of ``bitmap`` below ``limit``: what may be turned into arrays (a malformed bitmap can
+    hold up to 2^32 rows in a few bytes)."""
+    if not bitmap or bitmap.max() < limit:
+        return frozen(bitmap)
+    return frozen(bitmap & FrozenBitMap(range(max(limit, 0))))
+
+
+def rows_arrays(bitmaps: list) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of many bitmaps concatenated (uint32), and how many each has: small bitmaps are read
+    by one iterator over all of them (a numpy array each would cost a microsecond apiece)."""
+    counts = np.fromiter(map(len, bitmaps), dtype=np.int64, count=len(bitmaps))
+    small = counts <= 16
+    rows = np.empty(int(counts.sum()), dtype=np.uint32)
+    starts = np.cumsum(counts) - counts
+    if small.any():
+        picked = [bitmaps[i] for i in np.flatnonzero(small).tolist()]
+        gathered = np.fromiter(itertools.chain.from_iterable(picked), dtype=np.uint32, count=int(counts[small].sum()))
+        into = np.repeat(starts[small], counts[small]) + _ranks(counts[small])
+        rows[into] = gathered
+    for i in np.flatnonzero(~small).tolist():
+        rows[starts[i]:starts[i] + counts[i]] = rows_array(bitmaps[i])
+    return rows, counts
+
+
+def _ranks(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., c - 1 for each count c, concatenated."""
+    total = int(counts.sum())
+    return np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def sliced_values(rows: np.ndarray, slices: list) -> np.ndarray:
+    """The unsigned value each of ``rows`` (ascending, clipped) holds in bit slices (slice i: bit i),
+    as uint64; a slice's rows past the last of ``rows`` are never made into an array."""
+    values = np.zeros(len(rows), dtype=np.uint64)
+    if not len(rows):
+        return values
+    position = np.full(int(rows[-1]) + 1, -1, dtype=np.int64)  # row → its index in ``rows``
+    position[rows] = np.arange(len(rows))
+    for i, bits in enumerate(slices):
+        at = position[rows_array(clipped(bits, int(rows[-1]) + 1))]
+        values[at[at >= 0]] |= np.uint64(1) << np.uint64(i)  # a slice's rows outside ``rows`` count for nothing
+    return values
 
 
 SLICES_A_PASS = 4

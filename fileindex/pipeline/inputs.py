@@ -38,12 +38,15 @@ class DataFileTask:
     entry: DataFile | None = None
     vector: DeletionVector | None = None
     index_dir: str | None = None
+    index_file: str | None = None  # a plain data file's index named explicitly (``fileindex verify DATA INDEX``)
 
     def open(self) -> DataFileReader:
         return DataFileReader(self.path)
 
     def sidecar_path(self) -> Path:
         """Where a built index of a plain data file goes (and is looked for)."""
+        if self.index_file is not None:
+            return Path(self.index_file)
         name = Path(self.path).name + ".index"
         return Path(self.index_dir) / name if self.index_dir else Path(self.path + ".index")
 

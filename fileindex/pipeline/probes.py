@@ -21,7 +21,7 @@ from fileindex.pipeline.truth import UNIT_NANOS, ColumnTruth
 from fileindex.predicate.literals import convert
 from fileindex.predicate.tree import Leaf
 from fileindex.types import NUMERIC_BITS, DataType
-from fileindex.values import Timestamp, float32
+from fileindex.values import DECIMAL_CONTEXT, Timestamp, decimal_unscaled_long, float32
 
 MAX_SAMPLE = 3
 
@@ -59,10 +59,12 @@ def neighbours(value, data_type: DataType, arrow_type: pa.DataType) -> list:
         if math.isnan(value):
             return []
         dtype = np.float32 if root == "FLOAT" else np.float64
-        return [float(np.nextafter(dtype(value), dtype(-np.inf))), float(np.nextafter(dtype(value), dtype(np.inf)))]
+        with np.errstate(over="ignore"):  # past MAX is Infinity, a value too
+            return [float(np.nextafter(dtype(value), dtype(-np.inf))),
+                    float(np.nextafter(dtype(value), dtype(np.inf)))]
     if root == "DECIMAL":
         step = decimal.Decimal(1).scaleb(-data_type.scale)
-        return [value - step, value + step]
+        return [DECIMAL_CONTEXT.subtract(value, step), DECIMAL_CONTEXT.add(value, step)]
     if data_type.is_string:
         return [value + "\x00", value[:-1] if value else "\x7f"]
     if data_type.is_binary:
@@ -114,11 +116,16 @@ def _present(truth: ColumnTruth, value) -> bool:
 
 
 def _fitting(column: str, data_type: DataType, leaves: list[Leaf]) -> list[Leaf]:
-    """The leaves whose literals are values of the type (min − 1 of a TINYINT is not)."""
+    """The leaves whose literals are values of the type (min − 1 of a TINYINT is not), and that an
+    index can compare (a DECIMAL whose unscaled value passes a long: Java's indexes throw on it)."""
     out = []
     for leaf in leaves:
         try:
-            out.append(Leaf(leaf.function, column, tuple(convert(v, data_type, column) for v in leaf.literals)))
+            literals = tuple(convert(v, data_type, column) for v in leaf.literals)
+            if data_type.root == "DECIMAL":
+                for literal in literals:
+                    decimal_unscaled_long(literal, data_type)
+            out.append(Leaf(leaf.function, column, literals))
         except (UsageError, OverflowError, ValueError):
             continue
     return out

@@ -68,11 +68,27 @@ def render_text(summary: dict) -> str:
             what = file["note"] or f"{file['violations']} violations"
             lines.append(f"  {file['status'].upper()} {file['file']}: {what}")
     for violation in summary["violation_detail"][:20]:
-        lines.append(f"  {violation['kind']}: {violation['file']} {violation['index_type']} {violation['predicate']} → "
-                     f"{violation['answer']} ({violation['true_rows']} true rows, {violation['wrong_rows']} wrong)")
+        if "checked_rows" in violation:  # exhaustive: a property of every row
+            lines.append(f"  {violation['kind']}: {violation['file']} {violation['column']} {violation['index_type']}: "
+                         f"{violation['predicate']}: {violation['wrong_rows']} of {violation['checked_rows']} rows differ")
+        else:
+            lines.append(f"  {violation['kind']}: {violation['file']} {violation['index_type']} {violation['predicate']} "
+                         f"→ {violation['answer']} ({violation['true_rows']} true rows, {violation['wrong_rows']} wrong)")
+        lines += [f"    {witness_text(w)}" for w in violation["witnesses"][:WITNESSES_IN_TEXT]]
     if len(summary["violation_detail"]) > 20:
         lines.append(f"  ... {len(summary['violation_detail']) - 20} more in the report")
     return "\n".join(lines)
+
+
+WITNESSES_IN_TEXT = 3
+
+
+def witness_text(witness: dict) -> str:
+    """``row 58342: id=58342; index says: ...`` (the row's values, then what the index says, if known)."""
+    values = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in witness.items()
+                       if k not in ("row", "index says"))
+    says = f"; index says: {witness['index says']}" if "index says" in witness else ""
+    return f"row {witness['row']}: {values}{says}"
 
 
 _STYLE = ("body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}"
@@ -103,9 +119,11 @@ def render_html(summary: dict, title: str = "fileindex verify") -> str:
         parts.append(
             f"<h3 class='{e(violation['kind'])}'>{e(violation['kind'])}: {e(violation['file'])}</h3>"
             f"<p>column <code>{e(violation['column'])}</code>, index <code>{e(violation['index_type'])}</code>, "
-            f"predicate <code>{e(violation['predicate'])}</code>: the index answered <b>{e(violation['answer'])}</b>; "
-            f"{violation['true_rows']} rows match, {violation['wrong_rows']} rows are "
-            f"{'left out' if violation['kind'] == 'unsound' else 'kept without matching'}.</p>"
+            + (f"checked: {e(violation['predicate'])}: <b>{violation['wrong_rows']} of {violation['checked_rows']} "
+               "rows differ</b>.</p>" if "checked_rows" in violation else
+               f"predicate <code>{e(violation['predicate'])}</code>: the index answered <b>{e(violation['answer'])}"
+               f"</b>; {violation['true_rows']} rows match, {violation['wrong_rows']} rows are "
+               f"{'left out' if violation['kind'] == 'unsound' else 'kept without matching'}.</p>")
             + (f"<table><tr>{''.join(f'<th>{e(c)}</th>' for c in columns)}</tr>{rows}</table>" if witnesses else ""))
     parts.append("<h2>Files</h2><table><tr><th>file</th><th>index</th><th>rows</th><th>status</th><th>note</th></tr>")
     for file in summary["files_detail"]:

@@ -18,7 +18,7 @@ from fileindex.arrow.maps import map_values
 from fileindex.arrow.values import integer_key, integer_keys
 from fileindex.predicate.tree import And, Leaf, Or, Predicate
 from fileindex.types import NUMERIC_BITS, DataType, column_type
-from fileindex.values import Timestamp
+from fileindex.values import DECIMAL_CONTEXT, Timestamp
 
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
@@ -150,7 +150,7 @@ def _literal_ordinal(literal, data_type: DataType, arrow_type: pa.DataType) -> t
         nanos = ts.millis * 1_000_000 + ts.nanos_of_milli
         return divmod(nanos, UNIT_NANOS[arrow_type.unit])
     if root == "DECIMAL":
-        exact = decimal.Decimal(literal).scaleb(data_type.scale)
-        floor = int(exact.to_integral_value(rounding=decimal.ROUND_FLOOR))
+        exact = decimal.Decimal(literal).scaleb(data_type.scale, context=DECIMAL_CONTEXT)
+        floor = int(exact.to_integral_value(rounding=decimal.ROUND_FLOOR, context=DECIMAL_CONTEXT))
         return floor, int(exact != floor)
     return int(integer_key(literal, data_type)), 0

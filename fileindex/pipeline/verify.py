@@ -25,6 +25,7 @@ from fileindex.errors import DecodeError, FileIndexError
 from fileindex.indexes import roaring
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.pipeline import exhaustive
 from fileindex.pipeline.inputs import DataFileTask, open_error
 from fileindex.pipeline.probes import probe_predicates
 from fileindex.pipeline.truth import (
@@ -87,7 +88,9 @@ class FileReport:
 
 
 def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *, witnesses: int = 5,
-                seed: int = 0) -> FileReport:
+                seed: int = 0, exhaustive: bool = False) -> FileReport:
+    """Check a data file's index: with ``exhaustive``, every row (:mod:`fileindex.pipeline.exhaustive`);
+    otherwise the ``predicates`` given, or ones generated from the file's values."""
     report = FileReport(task.name)
     try:
         report.index, container, note = task.container()
@@ -107,7 +110,9 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
         reader = task.open()
         types = task.types(reader)
         report.rows = reader.row_count
-        if predicates is None:
+        if exhaustive:
+            _check_every_row(report, container, reader, types, witnesses)
+        elif predicates is None:
             _check_generated(report, container, reader, types, witnesses, seed)
         else:
             _check_given(report, task, container, reader, types, predicates, witnesses)
@@ -156,6 +161,44 @@ def _check_generated(report: FileReport, container, reader, types, witnesses: in
                 break
             truth = _truth_bitmap(truths.matches(leaf))
             _judge(report, entry.index_type, leaf, answer, truth, reader.row_count, table, witnesses, types)
+
+
+def _check_every_row(report: FileReport, container, reader, types, witnesses: int) -> None:
+    tables: dict[str, pa.Table] = {}  # source column → its data
+    for entry in container:
+        data_type = column_type(types, entry.column)
+        if data_type is None:
+            report.notes.append(f"{entry.column}: not a column of the data file")
+            continue
+        if not (entry.is_empty or exhaustive.checkable(entry.index_type)):
+            continue  # an index type this package does not know answers REMAIN: nothing to check
+        source = split_column(entry.column)[0]
+        table = tables.get(source) or tables.setdefault(source, reader.read([source]))
+        values = column_values(table, entry.column)
+        try:
+            if entry.is_empty:
+                outcome = exhaustive.check_empty(values)
+            else:
+                outcome = exhaustive.check_index(entry.index_type, _open_reader(container, entry, data_type),
+                                                 values, data_type, reader.row_count)
+        except DecodeError as err:
+            report.notes.append(f"unreadable {entry.column}/{entry.index_type}: {err}")
+            continue
+        except (FileIndexError, OverflowError) as err:  # values no index of this type can hold (Java refuses them)
+            report.notes.append(f"unreadable {entry.column}/{entry.index_type}: the data's values: {err}")
+            continue
+        tally = report.tally(entry.index_type, "every row")
+        tally.checks += outcome.checks
+        for found in outcome.disagreements:
+            tally.violations += 1
+            shown = []
+            for i, witness in enumerate(_witness_rows(table, found.rows, witnesses)):
+                witness["index says"] = found.says(i)
+                shown.append(witness)
+            report.violations.append({
+                "column": entry.column, "index_type": entry.index_type, "kind": found.kind, "predicate": found.check,
+                "answer": f"{len(found.rows)} rows differ", "true_rows": outcome.checks, "checked_rows": outcome.checks,
+                "wrong_rows": len(found.rows), "witnesses": shown})
 
 
 def _check_given(report: FileReport, task: DataFileTask, container, reader, types, predicates, witnesses) -> None:
@@ -231,9 +274,9 @@ def _answer_text(answer: FileIndexResult) -> str:
     return f"ROWS {answer.cardinality}" if isinstance(answer, Rows) else repr(answer)
 
 
-def _witness_rows(table: pa.Table, rows: BitMap, limit: int) -> list[dict]:
+def _witness_rows(table: pa.Table, rows: BitMap | np.ndarray, limit: int) -> list[dict]:
     out = []
-    for row in list(rows)[:limit]:
+    for row in [int(r) for r in rows[:limit]]:
         values = {name: _json_value(table.column(name)[row].as_py()) for name in table.column_names}
         out.append({"row": row, **values})
     return out

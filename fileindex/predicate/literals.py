@@ -7,7 +7,7 @@ import math
 
 from fileindex.errors import UsageError
 from fileindex.types import NUMERIC_BITS, DataType
-from fileindex.values import Timestamp, float32
+from fileindex.values import DECIMAL_CONTEXT, Timestamp, float32
 
 _EPOCH_DATE = dt.date(1970, 1, 1)
 
@@ -79,7 +79,9 @@ def convert(value, data_type: DataType, column: str):
             raise _fail(column, value, data_type)
         exact = decimal.Decimal(value)
         quantum = decimal.Decimal(1).scaleb(-data_type.scale)
-        scaled = exact.quantize(quantum, context=decimal.Context(prec=80))
+        if not exact.is_finite() or exact.adjusted() + 1 + data_type.scale >= DECIMAL_CONTEXT.prec:
+            raise _fail(column, value, data_type, "it needs more digits than the type has")
+        scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)  # rounded when inexact: refused below
         if scaled != exact or len(scaled.as_tuple().digits) > data_type.precision and scaled != 0:
             raise _fail(column, value, data_type, "it needs more digits than the type has")
         return scaled

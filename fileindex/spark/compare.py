@@ -10,7 +10,7 @@ import time
 
 from fileindex.errors import UsageError
 from fileindex.indexes.result import SKIP
-from fileindex.pipeline.inputs import given_paths, resolve_inputs
+from fileindex.pipeline.inputs import Inputs, given_paths, resolve_inputs
 from fileindex.pipeline.scan import evaluate_file, rows_to_read, scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns
@@ -72,8 +72,10 @@ def _datasource_scan(spark, inputs, where: str, snapshot):
 PUSHDOWN_CONFS = ("spark.sql.parquet.filterPushdown", "spark.sql.orc.filterPushdown")
 
 
-def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None) -> dict:
+def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, index_dir=None) -> dict:
     """Time a plain scan and compare its rows with ``pruned_frame``'s (which must be persisted).
+    When they differ, ``disagreeing`` lists the files whose index answers the predicate unsoundly
+    for their own rows (see :func:`disagreeing_files`).
 
     Spark's Parquet and ORC filter pushdown disagrees with Spark SQL on NaN and on -0.0 versus 0.0
     (its statistics and dictionary filters drop row groups that SQL's comparison would keep), so for
@@ -81,7 +83,8 @@ def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None) -> 
     """
     from pyspark.sql import functions as F
 
-    resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot)
+    resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
+                              index_dir=index_dir)
     types = predicate_types(resolved, scannable(resolved))
     floats = any(getattr(column_type(types, c), "root", None) in ("FLOAT", "DOUBLE")
                  for c in columns(parse_predicate(where, types)))
@@ -105,8 +108,35 @@ def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None) -> 
     identical = (pruned_frame.count() == plain_rows and pruned_json.exceptAll(plain_json).isEmpty()
                  and plain_json.exceptAll(pruned_json).isEmpty())
     plain.unpersist()
-    return {"plain_seconds": plain_seconds, "plain_rows": plain_rows, "identical": identical,
-            "plain_filter_pushdown": not floats}
+    report = {"plain_seconds": plain_seconds, "plain_rows": plain_rows, "identical": identical,
+              "plain_filter_pushdown": not floats}
+    if not identical:
+        report["disagreeing"] = disagreeing_files(spark, resolved, where)
+    return report
+
+
+def disagreeing_files(spark, resolved, where: str) -> list[dict]:
+    """The files whose index leaves out rows of their own that match ``where`` (what makes a pruned
+    scan lose rows), each with its first violation: the verify job with the predicate given."""
+    from fileindex.pipeline.report import summarize
+    from fileindex.spark.jobs import verify_indexes
+
+    scanned = Inputs(scannable(resolved), resolved.table)
+    summary = summarize([row.asDict() for row in verify_indexes(spark, scanned, where=[where]).collect()])
+    first = {}
+    for violation in summary["violation_detail"]:
+        first.setdefault(violation["file"], violation)
+    return [{"file": file["file"], "index": file["index"], "status": file["status"],
+             "detail": _what(first.get(file["file"]), file["note"])}
+            for file in summary["files_detail"] if file["status"] == "violations"]
+
+
+def _what(violation: dict | None, note: str) -> str:
+    if violation is None:
+        return note
+    rows = ", ".join(str(w["row"]) for w in violation["witnesses"])
+    return (f"{violation['kind']}: answered {violation['answer']} but {violation['true_rows']} rows match"
+            + (f" (rows {rows})" if rows else ""))
 
 
 def with_speedup(report: dict) -> dict:

@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     report = timed_scan(spark, args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir,
                         source=args.source, output=args.output, plan=args.plan, overwrite=args.overwrite)
     if args.compare:
-        report.update(compare_scans(spark, args.inputs, args.where, report["_frame"], snapshot=args.snapshot))
+        report.update(compare_scans(spark, args.inputs, args.where, report["_frame"], snapshot=args.snapshot,
+                                    index_dir=args.index_dir))
         with_speedup(report)
     report.pop("_frame", None)
     if args.json:
@@ -53,7 +54,24 @@ def render(report: dict) -> str:
         lines.append(f"  read in full: {report['files_without_index']} files without an index, "
                      f"{report['index_problems']} with an index problem")
     if "plain_seconds" in report:
-        verdict = "identical" if report["identical"] else "DIFFERENT (a bug: please report it)"
+        verdict = "identical" if report["identical"] else "DIFFERENT"
         lines.append(f"  plain scan: {report['plain_seconds']:.2f} s; pruned/plain {report['speedup']:.1f}x faster; "
                      f"results {verdict}")
+        if not report["identical"]:
+            lines += difference_lines(report.get("disagreeing", []))
     return "\n".join(lines)
+
+
+def difference_lines(disagreeing: list[dict]) -> list[str]:
+    """Why the pruned scan lost or gained rows: the files whose index disagrees with their data."""
+    if not disagreeing:
+        return ["  no file's index disagrees with its own rows for this predicate, so the difference is in the "
+                "scan itself: please report it with the predicate and the inputs"]
+    lines = [f"  the indexes of {len(disagreeing)} file(s) disagree with their data, so the pruned scan "
+             "dropped rows they hold:"]
+    lines += [f"    {d['file']} ({d['index']} index): {d['detail']}" for d in disagreeing[:10]]
+    if len(disagreeing) > 10:
+        lines.append(f"    ... {len(disagreeing) - 10} more (--json lists them all)")
+    lines.append("  check every row of a file with: fileindex verify DATA [INDEX]; of all of them with: "
+                 "fileindex spark verify --exhaustive INPUT...; rebuild what they find (fileindex spark build)")
+    return lines

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from fileindex.cli.spark import add_inputs_argument, session
 
-HELP = ("check every data file's index against the file's rows (generated or given predicates); "
+HELP = ("check every data file's index against the file's rows (every row, or generated or given predicates); "
         "exit 0 clean, 1 violations, 3 unreadable indexes")
 
 
@@ -15,6 +16,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs_argument(parser)
     parser.add_argument("--where", action="append", metavar="EXPR",
                         help="check this predicate (repeatable) instead of ones generated from each file's values")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--exhaustive", action="store_true", default=None,
+                      help="check every row against what its index says (the default when the data files total "
+                           "at most 256 MiB and no --where is given)")
+    mode.add_argument("--sampled", dest="exhaustive", action="store_false",
+                      help="check predicates generated from each file's values instead (the default above 256 MiB)")
     parser.add_argument("--report", metavar="DIR", help="write report.json and report.html here (a new folder, "
                                                         "outside every input)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --report folder")
@@ -24,16 +31,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fileindex.pipeline.inputs import resolve_inputs
     from fileindex.pipeline.report import exit_code, render_html, render_text, summarize
     from fileindex.pipeline.inputs import given_paths
     from fileindex.spark import verify_indexes
+    from fileindex.spark.jobs import exhaustive_by_default
     from fileindex.writing.outputs import check_output, replacing_folder
 
     if args.report:
         check_output(args.report, given_paths(args.inputs) + ([args.index_dir] if args.index_dir else []),
                      overwrite=args.overwrite, what="--report")
-    frame = verify_indexes(session(args), args.inputs, where=args.where, witnesses=args.witnesses,
-                           snapshot=args.snapshot, index_dir=args.index_dir)
+    spark = session(args)  # before the inputs: a missing Java or Spark is the one line to say
+    resolved = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.index_dir)
+    exhaustive = args.exhaustive
+    if exhaustive is None:
+        exhaustive = not args.where and exhaustive_by_default(resolved)
+        if not args.where:
+            print("fileindex spark verify: " + (
+                "checking every row (the data files total at most 256 MiB; --sampled checks generated predicates)"
+                if exhaustive else "checking predicates generated from each file's values (the data files total "
+                                   "over 256 MiB; --exhaustive checks every row)"), file=sys.stderr)
+    frame = verify_indexes(spark, resolved, where=args.where, witnesses=args.witnesses,
+                           exhaustive=exhaustive)
     summary = summarize(sorted((row.asDict() for row in frame.collect()), key=lambda r: r["file"]))
     if args.report:
         with replacing_folder(args.report, overwrite=args.overwrite) as folder:

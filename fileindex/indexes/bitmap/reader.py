@@ -329,6 +329,16 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 self._bitmap_at(*location, key)
         self._nulls()
 
+    def entries_except(self, known) -> list[tuple[object, FrozenBitMap]]:
+        """(key, rows) of every entry of the dictionary (all V2 index blocks) whose key is not in
+        ``known``, each bitmap read where its entry points (not through a lookup)."""
+        located = [(key, location) for dictionary in self._dictionaries() for _, key, location in dictionary.entries()
+                   if key not in known]
+        if not located:
+            return []
+        keys, locations = zip(*located)
+        return list(zip(keys, self._bitmaps_at(locations, keys)))
+
     # -- lookups ----------------------------------------------------------------------------
 
     def _locate_in_blocks(self, sort_key) -> tuple[int, int] | None:
@@ -400,7 +410,10 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     def _rows_of_many(self, literals: Sequence) -> list[FrozenBitMap]:
         """``_rows_of`` of each literal; the keys not read yet are located in one vectorized search."""
-        keys = [None if literal is None else self._key(literal) for literal in literals]
+        return self.rows_of_keys([None if literal is None else self._key(literal) for literal in literals])
+
+    def rows_of_keys(self, keys: Sequence) -> list[FrozenBitMap]:
+        """The rows of each key (as ``key_of`` makes it; None: the null rows), looked up as queries are."""
         cache = self._bitmaps
         missing = list(dict.fromkeys(key for key in keys if key is not None and key not in cache))
         if missing:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -17,7 +18,7 @@ from fileindex import errors, kernels
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.generated.bloom_filter import BloomFilter
 from fileindex.generated.fast import bloom_filter as fast
-from fileindex.indexes.options import check_known, get_double, get_int
+from fileindex.indexes.options import OptionWarning, check_known, get_double, get_int
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.java.fast_hash import check_bloom_type, hash_value
@@ -68,20 +69,31 @@ class BloomParameters:
         return 4 + self.num_bits // 8
 
 
+def _java_log(x: float) -> float:
+    """``Math.log``: NaN for NaN and negative numbers, -Infinity for 0 (Python raises for both)."""
+    if math.isnan(x) or x < 0:
+        return math.nan
+    return -math.inf if x == 0 else math.log(x)
+
+
 def bloom_parameters(items: int, fpp: float) -> BloomParameters:
-    """``BloomFilter64(items, fpp)`` sizing, exactly as Java computes it (spec §5.2)."""
-    if items < 0:
-        raise errors.UsageError(f"bloom-filter items must be >= 0, not {items}")
-    if not 0 < fpp:
-        raise errors.UsageError(f"bloom-filter fpp must be > 0, not {fpp} (Java cannot size such a filter)")
+    """``BloomFilter64(items, fpp)`` sizing, exactly as Java computes it (spec §5.2).
+
+    Java sizes any items and fpp its arithmetic survives (a NaN or negative fpp, or negative items
+    with fpp > 1, give the smallest filter: 8 bits, k = 1) and fails when the bit count is not a
+    positive int (its array allocation throws); so does this, with a warning for the former.
+    """
     ln2 = math.log(2)
-    nb = _java_double_to_int(-items * math.log(fpp) / (ln2 * ln2))
+    nb = _java_double_to_int(-items * _java_log(fpp) / (ln2 * ln2))
     num_bits = nb + (8 - int(math.fmod(nb, 8)))  # Java's %: the sign of the dividend; adds 8 when nb % 8 == 0
     if not 0 < num_bits <= _INT_MAX:
         raise errors.UsageError(
             f"bloom-filter items={items}, fpp={fpp} gives {num_bits} bits, which Java cannot build "
             "(it overflows or divides by zero): use 0 < fpp < 1 and fewer items"
         )
+    if items < 0 or not 0 < fpp <= 1:
+        warnings.warn(f"bloom-filter items={items}, fpp={fpp}: Java sizes this filter as {num_bits} bits, which "
+                      "rules little out; use items >= 0 and 0 < fpp < 1", OptionWarning, stacklevel=3)
     ratio = num_bits / items if items else math.inf
     k = max(1, _int32(_java_round(ratio * ln2)))
     return BloomParameters(num_bits, k)

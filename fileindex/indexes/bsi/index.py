@@ -187,6 +187,18 @@ class BsiReader(FileIndexReader, PayloadOffsets):
             for i in range(len(half.slices)):
                 self._slice(half, i)
 
+    def decode(self, limit: int) -> list[tuple[int, int, np.ndarray, np.ndarray, int]]:
+        """Per half (positive, then negative): (min, max, its rows below ``limit`` ascending, each row's
+        magnitude as min + the bits of its slices, uint64; how many rows it holds at or past
+        ``limit``): what the half says each row holds."""
+        out = []
+        for half in (self.positive, self.negative):
+            rows = roaring.rows_array(roaring.clipped(half.ebm, limit))
+            slices = [self._slice(half, i) for i in range(len(half.slices))]
+            magnitudes = roaring.sliced_values(rows, slices) + np.uint64(half.min & (2**64 - 1))
+            out.append((half.min, half.max, rows, magnitudes, len(half.ebm) - len(rows)))
+        return out
+
     # -- O'Neil over one half -----------------------------------------------------------------
 
     def _compare(self, half: _Half, op: str, p: int) -> FrozenBitMap:

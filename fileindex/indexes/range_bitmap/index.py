@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import functools
 import struct
+import warnings
 from dataclasses import dataclass
 from typing import Mapping, NamedTuple, Sequence
 
@@ -27,7 +28,7 @@ from fileindex.generated.fast import range_bitmap as fast
 from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap.keys import KINDS, KeyKind, string_codes
-from fileindex.indexes.options import check_known, parse_memory_size
+from fileindex.indexes.options import OptionWarning, check_known, java_int, parse_memory_size
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.kaitai_runtime import open_stream
@@ -75,10 +76,19 @@ def key_kind(data_type: DataType) -> KeyKind:
 
 
 def chunk_size(data_type: DataType, options: Mapping[str, str] | None) -> int:
+    """The chunk limit Java's writer uses: ``(int) MemorySize.parse(chunk-size).getBytes()``, so a
+    size of 2 GiB or more wraps (4gb is 0b); a negative limit fails once a chunk is made (``build``)."""
     options = options or {}
     check_known(options, OPTIONS, INDEX_TYPE)
     default = "0b" if data_type.root in _ZERO_CHUNK_DEFAULT else "16kb"
-    return parse_memory_size(options.get("chunk-size", default), option="chunk-size")
+    text = options.get("chunk-size", default)
+    size = parse_memory_size(text, option="chunk-size")
+    limit = java_int(size)
+    if limit != size:
+        effect = f"the same as chunk-size={limit}b" if limit >= 0 else "a negative size, which its writer fails on"
+        warnings.warn(f"range-bitmap chunk-size={text!r} is {size} bytes, which Java casts to the int {limit}: "
+                      f"{effect}; use at most 2147483647 bytes", OptionWarning, stacklevel=3)
+    return limit
 
 
 def sort_key(kind: KeyKind, key):
@@ -219,6 +229,10 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
     kind = key_kind(data_type)
     limit = chunk_size(data_type, options)
     column = _encode_column(values, data_type, kind)
+    if limit < 0 and column.count:  # Java's chunk allocates ByteBuffer.allocate(limit) for its first key
+        raise errors.UsageError(f"range-bitmap chunk-size of {limit} bytes (a Java int, wrapped): Java's writer "
+                                "fails on it (IllegalArgumentException: negative capacity); use at most "
+                                "2147483647 bytes")
     dictionary = _dictionary(column, limit)
     count = column.count
     header = struct.pack(">bii", 1, column.row_count, count)
@@ -445,6 +459,22 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         if position < len(keys) and keys[position] == key:
             return chunk.head_code + 1 + position
         return -(chunk.head_code + 1 + position) - 1
+
+    def decode(self, limit: int):
+        """(rows with a value below ``limit`` ascending, each row's code, the dictionary's sort keys by
+        code: ints or bytes, the header's min and max sort keys, how many rows at or past ``limit``
+        have a value): what the index says each row holds."""
+        self._read_header()
+        if self.cardinality == 0:
+            return np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.uint64), [], None, None, 0
+        rows = roaring.rows_array(roaring.clipped(self._ebm, limit))
+        codes = roaring.sliced_values(rows, [self._slice(i) for i in range(self._num_slices)])
+        keys: list = [None] * self.cardinality
+        for index, chunk in enumerate(self._read_chunks()):
+            for code, key in enumerate([chunk.head, *self._chunk_keys(index)], start=chunk.head_code):
+                if 0 <= code < self.cardinality:
+                    keys[code] = key
+        return rows, codes, keys, self.min, self.max, len(self._ebm) - len(rows)
 
     # -- bit-slice arithmetic over codes -------------------------------------------------------
 

@@ -54,7 +54,7 @@ def test_sizing_edges(items, fpp, bits, k):
     assert (sizing.num_bits, sizing.num_hash_functions) == (bits, k)
 
 
-@pytest.mark.parametrize("options", [{"fpp": "0"}, {"fpp": "-1"}, {"items": "-5"}, {"items": "x"},
+@pytest.mark.parametrize("options", [{"fpp": "0"}, {"fpp": "nan"}, {"items": "-5"}, {"items": "x"}, {"items": " 5"},
                                      {"fpp": "2", "items": "10"}, {"items": "1000000000", "fpp": "0.0001"},
                                      {"item": "10"}])
 def test_bad_options_say_what_to_fix(options):
