@@ -71,7 +71,7 @@ class _Checker:
                             start + 9, "dictionary/len_offsets")
         headers_at = offsets_at + len_offsets
         position, keys_position, code = 0, 0, 0
-        previous = None
+        previous = last_key_at = None
         string = r.kind.width is None
         for i, chunk in enumerate(chunks):
             field = f"dictionary/chunks[{i}]"
@@ -116,6 +116,8 @@ class _Checker:
                                     "sorted and unique, and its binary search misses keys out of order", where,
                                     f"{field}/head_key" if j == 0 else f"dictionary/keys[{i}]")
                 previous = key
+            last_key_at = at + 1 if not keys else self._key_position(blob_at, keys, len(keys) - 1, string,
+                                                                       chunk.num_keys)
             position += size
             keys_position += blob
             code += 1 + chunk.num_keys
@@ -129,13 +131,14 @@ class _Checker:
             raise self.fail(f"the dictionary's keys end at {r._blobs_start + keys_position}, its length says "
                             f"{r._bsi_start}", r._blobs_start + min(keys_position, r._bsi_start - r._blobs_start),
                             "dictionary")
-        if chunks:
-            last_keys = r._chunk_keys(len(chunks) - 1)
-            last = last_keys[-1] if len(last_keys) else chunks[-1].head
-            if chunks[0].head != r.min:
+        if chunks:  # as bytes: the raw bits of a float (Java keeps the first NaN's) must match too
+            min_size = self.key_size(r.min)
+            if bytes(self.view[13:13 + min_size]) != bytes(self.view[headers_at + 1:headers_at + 1 + min_size]):
                 raise self.fail("min differs from the dictionary's first key", 13, "header/min")
-            if last != r.max:
-                raise self.fail("max differs from the dictionary's last key", 13 + self.key_size(r.min), "header/max")
+            max_size = self.key_size(r.max)
+            if bytes(self.view[13 + min_size:13 + min_size + max_size]) != bytes(
+                    self.view[last_key_at:last_key_at + max_size]):
+                raise self.fail("max differs from the dictionary's last key", 13 + min_size, "header/max")
 
     def _key_position(self, blob_at: int, keys, j: int, string: bool, count: int) -> int:
         if not string:
