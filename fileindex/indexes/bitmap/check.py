@@ -37,7 +37,7 @@ class _Entry:
 
 def check(payload, data_type: DataType, *, base_offset: int = 0, distinct: int | None = None) -> BodyFacts:
     reader = BitmapReader(payload, data_type, base_offset=base_offset)
-    reader.validate()  # everything decodes
+    reader._read_meta()  # the checker decodes the rest: every block, every bitmap
     return _Checker(reader).run()
 
 
@@ -47,6 +47,7 @@ class _Checker:
         self.kind: KeyKind = reader.kind
         self.base = reader._base
         self.view = reader._view
+        self.sizes: dict[int, tuple[int, int]] = {}  # entry index -> (payload start, size) of a stored bitmap
 
     def field(self, name: str) -> str:
         return f"{ROOT}/{name}"
@@ -196,9 +197,11 @@ class _Checker:
         return start, size
 
     def _value_bitmaps(self, entries: list[_Entry]) -> list[FrozenBitMap]:
+        """Each entry's rows; a stored bitmap's (payload start, size) goes to ``self.sizes``."""
         r = self.r
-        bitmaps = []
-        for entry in entries:
+        bitmaps: list = [None] * len(entries)
+        stored = []
+        for i, entry in enumerate(entries):
             what = f"the bitmap of key {_shown(entry.key)}"
             field = self.field(entry.field)
             if entry.offset < 0:
@@ -206,13 +209,16 @@ class _Checker:
                     raise violation(f"{what}: one row inline (offset {entry.offset}) with length {entry.length}, "
                                     "where Java writes -1", offset=entry.at, field=f"{field}/len_bitmap",
                                     java_notices=False)
-                bitmap = FrozenBitMap((-1 - entry.offset,))
-                check_rows(bitmap, r.row_count, what=what, offset=entry.at, field=f"{field}/ofs_bitmap")
+                bitmaps[i] = FrozenBitMap((-1 - entry.offset,))
+                check_rows(bitmaps[i], r.row_count, what=what, offset=entry.at, field=f"{field}/ofs_bitmap")
             else:
-                start, size = self._stored(entry.offset, entry.length, what, entry.at, f"{field}/len_bitmap")
-                bitmap = r._bitmap_at(entry.offset, entry.length, entry.key)
-                self._check_stored(bitmap, start, size, what, min_rows=2)
-            bitmaps.append(bitmap)
+                self.sizes[i] = self._stored(entry.offset, entry.length, what, entry.at, f"{field}/len_bitmap")
+                stored.append(i)
+        decoded = r._bitmaps_at([(entries[i].offset, entries[i].length) for i in stored],
+                                [entries[i].key for i in stored])
+        for i, bitmap in zip(stored, decoded):
+            bitmaps[i] = bitmap
+            self._check_stored(bitmap, *self.sizes[i], f"the bitmap of key {_shown(entries[i].key)}", min_rows=2)
         return bitmaps
 
     def _check_stored(self, bitmap: FrozenBitMap, start: int, size: int, what: str, *, min_rows: int) -> None:
@@ -263,7 +269,7 @@ class _Checker:
                 raise violation(f"the bitmap of key {_shown(entry.key)} at body offset {entry.offset}, where Java "
                                 f"writes it at {position} (bitmaps back to back in HashMap order)",
                                 offset=entry.at, field=self.field(f"{entry.field}/ofs_bitmap"), java_notices=False)
-            position += len(roaring.serialize(bitmaps[i]))
+            position += self.sizes[i][1]  # Java's serialization: check_canonical proved it
         end = len(self.view) - r._body_start
         if position != end:
             raise violation(f"the bitmaps end at body offset {position}, but the body has {end} bytes",

@@ -62,7 +62,7 @@ def _check_half(reader: BsiReader, half: _Half, name: str, at: int) -> int:
                field=f"{field}/index/ebm")
     check_canonical(view[ebm_at:ebm_at + ebm_size], half.ebm, what=f"the {name} existence bitmap",
                     offset=base + ebm_at, field=f"{field}/index/ebm")
-    rows = np.array(half.ebm, dtype=np.uint32)
+    rows = np.asarray(half.ebm.to_array(), dtype=np.uint32)
     magnitudes = np.zeros(len(rows), dtype=np.uint64)
     for i, (start, size) in enumerate(half.slices):
         bits = reader._slice(half, i)
@@ -72,7 +72,7 @@ def _check_half(reader: BsiReader, half: _Half, name: str, at: int) -> int:
             raise violation(f"slice {i} holds row {row}, which the {name} existence bitmap lacks",
                             offset=base + start, field=slice_field, java_notices=False)
         check_canonical(view[start:start + size], bits, what=f"slice {i}", offset=base + start, field=slice_field)
-        magnitudes[np.searchsorted(rows, np.array(bits, dtype=np.uint32))] |= np.uint64(1) << np.uint64(i)
+        magnitudes[np.searchsorted(rows, np.asarray(bits.to_array(), dtype=np.uint32))] |= np.uint64(1) << np.uint64(i)
     largest = int(magnitudes.max()) + half.min if len(magnitudes) else half.min
     if largest != half.max:
         raise violation(f"max {half.max}, but the largest value the slices hold is {largest}", offset=base + at + 10,

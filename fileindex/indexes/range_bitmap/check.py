@@ -175,7 +175,7 @@ class _Checker:
                         offset=at, field=f"{ROOT}/bsi/ebm")
         if card == 0 and ebm:
             raise self.fail(f"{len(ebm)} row(s) with a value and no key in the dictionary", r._ebm_start, "bsi/ebm")
-        rows = np.array(ebm, dtype=np.uint32)
+        rows = np.asarray(ebm.to_array(), dtype=np.uint32)
         codes = np.zeros(len(rows), dtype=np.uint64)
         position = 0
         for i, (offset, length) in enumerate(r._slice_refs.tolist()):
@@ -195,7 +195,7 @@ class _Checker:
                                 field)
             check_canonical(self.view[start:start + size], bits, what=f"slice {i}", offset=self.base + start,
                             field=f"{ROOT}/{field}")
-            codes[np.searchsorted(rows, np.array(bits, dtype=np.uint32))] |= np.uint64(1) << np.uint64(i)
+            codes[np.searchsorted(rows, np.asarray(bits.to_array(), dtype=np.uint32))] |= np.uint64(1) << np.uint64(i)
             position += length
         if r._slices_start + position != len(self.view):
             raise self.fail(f"the slices end at {r._slices_start + position} of a {len(self.view)}-byte body",
