@@ -3,7 +3,8 @@
     python tools/mutation_report.py [VECTOR_FOLDER] [--step-divisor N]
 
 Each vector of tests/vectors/java (or the folder given) has its body mutated: a bit flipped at
-every Nth offset, 8 zero bytes at three places, two 4-byte words swapped, the body truncated. The
+every Nth offset, 8 zero bytes at three places, 4-byte words swapped (neighbours, and 8 or 12
+bytes apart: the keys of neighbouring bitmap entries), the body truncated. The
 mutant goes back into a container (the layout stays consistent) and is classified:
 
 * caught: ``check`` (with the column's type) reports it malformed;
@@ -16,12 +17,13 @@ mutant goes back into a container (the layout stays consistent) and is classifie
   false negative no fill statistic can see);
 * MISSED: none of these: a mutant check should have caught. The test asserts there are none.
 
-Types whose rows cannot be rebuilt here (TIMESTAMP(p > 6), DECIMAL) count their uncaught
-answer-changing mutants as MISSED too, so the test proves them caught.
+TIMESTAMP(p > 6), whose rows are not rebuilt here, counts its uncaught answer-changing mutants
+as MISSED too, so the test proves them caught.
 """
 from __future__ import annotations
 
 import argparse
+import decimal
 import json
 import sys
 from collections import Counter, defaultdict
@@ -60,11 +62,17 @@ def mutants(body: bytes, divisor: int = 24):
             zeroed[at:at + 8] = bytes(8)
             if zeroed != body:
                 yield f"zero 8 bytes at {at}", bytes(zeroed)
-        for at in (size // 3, size // 2):
-            swapped = bytearray(body)
-            swapped[at:at + 4], swapped[at + 4:at + 8] = body[at + 4:at + 8], body[at:at + 4]
-            if swapped != body:
-                yield f"swap the words at {at} and {at + 4}", bytes(swapped)
+        # 4-byte words 4, 8 and 12 bytes apart: 8 and 12 swap the keys of neighbouring bitmap
+        # entries (an INT key and its offset; V2 adds a length)
+        for distance in (4, 8, 12):
+            for at in (size // 3, size // 2):
+                if at + distance + 4 > size:
+                    continue
+                swapped = bytearray(body)
+                other = at + distance
+                swapped[at:at + 4], swapped[other:other + 4] = body[other:other + 4], body[at:at + 4]
+                if swapped != body:
+                    yield f"swap the words at {at} and {other}", bytes(swapped)
     for cut in sorted({size // 4, size // 2, 3 * size // 4, size - 1}):
         if 0 < cut < size:
             yield f"truncate to {cut} bytes", body[:cut]
@@ -95,7 +103,7 @@ def answers_changed(record: dict, index_type: str, data_type, payload: bytes) ->
 def implied_column(index_type: str, data_type, payload: bytes):
     """The column a bitmap, bsi or range-bitmap body encodes (an Arrow array), or None when this
     script cannot rebuild that type or the body does not describe one value per row."""
-    if data_type.root not in _INTEGER_ROOTS | {"BOOLEAN", "FLOAT", "DOUBLE"} and not data_type.is_string and not (
+    if data_type.root not in _INTEGER_ROOTS | {"BOOLEAN", "FLOAT", "DOUBLE", "DECIMAL"} and not data_type.is_string and not (
             data_type.is_timestamp and data_type.precision <= 6):
         return None
     reader = INDEX_TYPES[index_type].reader(payload, data_type)
@@ -161,6 +169,10 @@ def implied_column(index_type: str, data_type, payload: bytes):
         floats = bits.astype(np.int32).view(np.float32) if single else bits.view(np.float64)
         return pa.array(floats, mask=np.array([k is None for k in column]))
     from fileindex.arrow.types import arrow_type
+
+    if data_type.root == "DECIMAL":  # keys are unscaled longs
+        return pa.array([None if k is None else decimal.Decimal(k).scaleb(-data_type.scale) for k in column],
+                        arrow_type(data_type))
 
     integers = pa.array(column, pa.int32() if data_type.root == "DATE" else pa.int64())
     return integers.cast(arrow_type(data_type), safe=False)
