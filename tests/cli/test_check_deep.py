@@ -121,7 +121,7 @@ def test_bloom_with_hash_functions_and_no_bits_is_malformed(capsys, tmp_path):
     assert code == 3
 
 
-def container_of(column_type, index_type, body):
+def container_of(index_type, body):
     return write_container({"c": {index_type: body}})
 
 
@@ -140,7 +140,7 @@ def body_at(data):
 def test_bitmap_overlapping_and_missing_rows(tmp_path, version):
     values = [5, 5, 6, 6, 7, None, None]
     body = bytearray(bitmap.build(values, INT, {"version": version}))
-    data = bytearray(container_of("INT", "bitmap", bytes(body)))
+    data = bytearray(container_of("bitmap", bytes(body)))
     start = body_at(data)
     assert checked(tmp_path, data, "INT")["status"] == "OK"
     grown = bytearray(data)
@@ -158,7 +158,7 @@ def test_bitmap_v1_entries_follow_java_hashmap_order(tmp_path):
     for the other; the order the keys and their first rows imply gives it away."""
     values = [1, 1, 2, 2, 3, 3]
     body = bitmap.build(values, INT, {"version": "1"})
-    data = bytearray(container_of("INT", "bitmap", body))
+    data = bytearray(container_of("bitmap", body))
     assert checked(tmp_path, data, "INT")["status"] == "OK"
     start = body_at(data) + 10  # the entries: (key, offset) pairs of 8 bytes
     first, second = data[start:start + 4], data[start + 8:start + 12]
@@ -169,7 +169,7 @@ def test_bitmap_v1_entries_follow_java_hashmap_order(tmp_path):
 
 def test_bsi_slices_inside_their_existence_bitmap_and_max(tmp_path):
     body = bytearray(bsi.build([3, 1, None, 2, -4], INT))
-    data = bytearray(container_of("INT", "bsi", bytes(body)))
+    data = bytearray(container_of("bsi", bytes(body)))
     start = body_at(data)
     assert checked(tmp_path, data, "INT")["status"] == "OK"
     wrong_max = bytearray(data)
@@ -183,7 +183,7 @@ def test_bsi_slices_inside_their_existence_bitmap_and_max(tmp_path):
 
 def test_range_bitmap_dictionary_sorted_and_codes_used(tmp_path):
     body = bytearray(range_bitmap.build([10, 30, 20, None, 40], INT, {"chunk-size": "0b"}))
-    data = bytearray(container_of("INT", "range-bitmap", bytes(body)))
+    data = bytearray(container_of("range-bitmap", bytes(body)))
     assert checked(tmp_path, data, "INT")["status"] == "OK"
     at = bytes(data).index((30).to_bytes(4, "big") + (2).to_bytes(4, "big"))  # chunk head 30, code 2
     data[at:at + 4] = (25).to_bytes(4, "big")  # 10, 20, 25, 40 stays sorted: Java could have written it

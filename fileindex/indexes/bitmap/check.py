@@ -116,12 +116,12 @@ class _Checker:
         entries: list[_Entry] = []
         expected_offset = 0
         for index, block_ref in enumerate(directory):
+            r._block(index)  # the header and entries decode (under a wrong type, this fails first)
             if block_ref.offset != expected_offset:
                 raise violation(f"index block {index} at offset {block_ref.offset}, where the blocks before it end "
                                 f"at {expected_offset}: Java writes the blocks back to back",
                                 offset=block_ref.at, field=self.field(f"block_dir[{index}]/ofs_block"),
                                 java_notices=False)
-            r._block(index)  # the header and entries decode
             start = r._blocks_start + block_ref.offset
             count = int.from_bytes(self.view[start:start + 4], "big", signed=True)
             field = f"index_blocks/blocks[{index}]"
