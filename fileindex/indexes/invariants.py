@@ -10,10 +10,9 @@ from dataclasses import dataclass
 
 from pyroaring import FrozenBitMap
 
+from fileindex.container.invariants import JAVA_MISSES
 from fileindex.errors import InvariantError
 from fileindex.indexes import roaring
-
-JAVA_MISSES = "Java would not notice"
 
 
 @dataclass(frozen=True)
