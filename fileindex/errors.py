@@ -41,6 +41,12 @@ class InvalidEncodingError(DecodeError):
     """A string is not valid (modified) UTF-8, or a value is not a legal encoding."""
 
 
+class InvariantError(DecodeError):
+    """Bytes that parse but break an invariant the layout implies: no Java writer produces them
+    (keys out of order, overlapping bitmaps, rows past the row count, an implausibly empty bloom
+    filter region). Raised by the deep checks of ``fileindex check``, never on the query path."""
+
+
 class UnsupportedError(DecodeError):
     """Well-formed bytes this implementation does not (yet) understand."""
 

@@ -1,11 +1,12 @@
 """The single-column Java vectors as test cases: dataset values, options, payload and recorded answers."""
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
 
-from conftest import JAVA_VECTORS
+from conftest import JAVA_VECTORS, VECTORS
 
 from fileindex.container.layout import FileIndexContainer
 from fileindex.reference.vector_format import value_from_json
@@ -129,3 +130,16 @@ def multi_table(tmp_path):
     for entry in raw["index_config"]:
         options += table_options(entry["column"], entry["index_type"], entry["options"])
     return parquet_file(tmp_path, "multi", columns), options
+
+
+FRAMES = json.loads((VECTORS / "java-v2" / "frames.json").read_text())["frames"]
+
+
+def java_v2(name: str) -> bytes:
+    """The V2 file Java's proposal wrote for ``name``: its V1 twin's payloads, framed as recorded."""
+    frame = FRAMES[name]
+    v1 = FileIndexContainer.from_bytes((JAVA_VECTORS / f"{name}.index").read_bytes())
+    payloads = b"".join(bytes(v1.body(e)) for e in v1 if not e.is_empty)
+    data = bytes.fromhex(frame["preamble"]) + payloads + bytes.fromhex(frame["tail"])
+    assert len(data) == frame["size"] and hashlib.sha256(data).hexdigest() == frame["sha256"], name
+    return data

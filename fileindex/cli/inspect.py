@@ -53,6 +53,7 @@ def describe(container: FileIndexContainer) -> dict:
                         "length": entry.length,
                         "empty": entry.is_empty,
                         "entry_offset": entry.entry_offset,
+                        **({"past_end": True} if _past_end(head, entry, container.size) else {}),
                         **body_details(container, entry),
                     }
                     for entry in record.indexes
@@ -63,6 +64,11 @@ def describe(container: FileIndexContainer) -> dict:
         **({"redundant_length": head.redundant_length} if head.version == VERSION else {}),
         "body_length": body_length,
     }
+
+
+def _past_end(head, entry: IndexEntry, size: int) -> bool:
+    """The entry's body ends past the end of the file (version 2: past the footer)."""
+    return not entry.is_empty and entry.start + entry.length > head.body_end(size)
 
 
 def render(description: dict) -> str:
@@ -81,7 +87,8 @@ def render(description: dict) -> str:
                 where = f"{'-1':>10} {0:>10} {'(empty)':>10}"
             else:
                 where = f"{entry['start']:>10} {entry['length']:>10} {entry['start'] + entry['length']:>10}"
-            lines.append(f"  {column['column']:<24} {entry['index_type']:<14} {where}")
+            past = "  PAST THE END OF THE FILE" if entry.get("past_end") else ""
+            lines.append(f"  {column['column']:<24} {entry['index_type']:<14} {where}{past}")
             if "bloom" in entry:
                 lines.append("      " + render_bloom(entry["bloom"]))
             if "error" in entry:
@@ -109,8 +116,14 @@ def run(args: argparse.Namespace) -> int:
     except HANDLED as err:
         return report_failure(NAME, err, args.file)
     description = describe(container)
+    problem = None
+    try:
+        container.validate_layout()  # entries past the end of the file, overlapping bodies
+    except FileIndexError as err:
+        problem = err
+        description["error"] = str(err)
     if args.json:
         print(json.dumps(description, ensure_ascii=False))
     else:
         print(render(description))
-    return 0
+    return 0 if problem is None else report_failure(NAME, problem, args.file)

@@ -214,6 +214,23 @@ def build(values, data_type: DataType, options: Mapping[str, str] | None = None)
     return writer.serialize()
 
 
+def read_sizing(view: memoryview, base_offset: int) -> tuple[int, int]:
+    """(k, number of bits) of a payload, refusing what no reader can probe: k < 1 (the spec's check),
+    more hash functions than bits, or no bit bytes at all (Java divides by zero probing it)."""
+    parsed = kaitai_bridge.parse_fast(fast.BloomFilter, BloomFilter, view, root=ROOT, validations=_VALIDATIONS,
+                                      base=base_offset)
+    k, num_bits = parsed.num_hash_functions, 8 * parsed.len_bitset
+    if num_bits == 0:
+        raise errors.InvalidLengthError(
+            f"{k} hash function(s) and no bit bytes: Java divides by zero probing this filter",
+            offset=base_offset + 4, field=f"{ROOT}/bitset")
+    if k > num_bits:
+        raise errors.InvalidLengthError(
+            f"{k} hash functions for a {num_bits}-bit filter: no Java writer produces more hash functions than bits",
+            offset=base_offset, field=f"{ROOT}/num_hash_functions")
+    return k, num_bits
+
+
 class BloomFilterReader(FileIndexReader):
     """Reads a payload without copying its bit set; ``base_offset`` places errors in the file."""
 
@@ -221,29 +238,19 @@ class BloomFilterReader(FileIndexReader):
         check_bloom_type(data_type)
         self.data_type = data_type
         view = memoryview(payload).cast("B")
-        parsed = kaitai_bridge.parse_fast(fast.BloomFilter, BloomFilter, view, root=ROOT, validations=_VALIDATIONS,
-                                          base=base_offset)
-        self.num_hash_functions = parsed.num_hash_functions
-        self.num_bits = 8 * parsed.len_bitset
-        if self.num_bits and self.num_hash_functions > self.num_bits:
-            raise errors.InvalidLengthError(
-                f"{self.num_hash_functions} hash functions for a {self.num_bits}-bit filter: "
-                "no Java writer produces more hash functions than bits",
-                offset=base_offset, field=f"{ROOT}/num_hash_functions",
-            )
+        self.num_hash_functions, self.num_bits = read_sizing(view, base_offset)
         self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
         self._bitset_bytes = view[4:]
         bits = NUMERIC_BITS.get(data_type.root)
         self._int_range = None if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
     def validate(self) -> None:
-        """Everything is checked on opening: k, and the bit set's size."""
+        """Everything a query relies on is checked on opening: k, and the bit set's size (the deep
+        checks of ``fileindex check`` are in :mod:`fileindex.indexes.bloom_filter.check`)."""
 
     def test_hashes(self, hashes: np.ndarray) -> np.ndarray:
         """For each hash, whether all its k bits are set (True = might be present)."""
         hashes = np.ascontiguousarray(hashes, dtype=np.int64)
-        if self.num_bits == 0:  # Java would divide by zero; nothing can be ruled out
-            return np.ones(len(hashes), dtype=bool)
         if kernels.compiled:
             found = np.empty(len(hashes), dtype=np.uint8)
             kernels.compiled.bloom_test_hashes(self._bitset_bytes, hashes, self.num_bits, self.num_hash_functions,
@@ -255,8 +262,6 @@ class BloomFilterReader(FileIndexReader):
 
     def test_hash(self, hash64: int) -> bool:
         """One hash with Python integers: cheaper than numpy for a single probe."""
-        if self.num_bits == 0:
-            return True
         if kernels.compiled:
             return kernels.compiled.bloom_test_hash(self._bitset_bytes, self.num_bits, self.num_hash_functions, hash64)
         bitset, num_bits = self._bitset_bytes, self.num_bits
@@ -271,7 +276,7 @@ class BloomFilterReader(FileIndexReader):
 
     def might_contain(self, value) -> bool:
         fast = kernels.compiled
-        if fast and self.num_bits:  # one call hashes and probes the common plain int and str literals
+        if fast:  # one call hashes and probes the common plain int and str literals
             if type(value) is int and self._int_range and self._int_range[0] <= value <= self._int_range[1]:
                 return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions, value)
             if type(value) is str and self.data_type.is_string:

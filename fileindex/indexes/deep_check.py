@@ -1,0 +1,52 @@
+"""Every body of a container decoded in full and checked against the invariants its layout
+implies (``fileindex check``): each index type's own checks (its ``check`` in the registry), then
+what the bodies of one data file must agree on."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from fileindex.container.invariants import JAVA_MISSES, check_entry_table
+from fileindex.container.layout import FileIndexContainer, IndexEntry
+from fileindex.errors import InvariantError
+from fileindex.indexes.invariants import BodyFacts
+from fileindex.indexes.registry import INDEX_TYPES, check_body
+from fileindex.types import DataType, column_type
+
+_LAST = ("bloom-filter",)
+_ROW_COUNT = {"bitmap": (1, "bitmap/header/row_count"), "bsi": (1, "bsi/header/row_count"),
+              "range-bitmap": (5, "range_bitmap/header/row_count")}  # where each body records it  # checked once the column's distinct count is known from its other bodies
+
+
+def check_container_bodies(container: FileIndexContainer, schema: Mapping[str, DataType] | None) -> int:
+    """Raise the first broken invariant; return how many bodies were checked in full. Bodies of
+    columns the schema lacks are checked only by index types that need no column type."""
+    check_entry_table(container.head, container.size)
+    facts: dict[IndexEntry, BodyFacts] = {}
+    distinct: dict[str, int] = {}
+    entries = sorted(container, key=lambda e: e.index_type in _LAST)
+    for entry in entries:
+        index = INDEX_TYPES.get(entry.index_type)
+        if entry.is_empty or index is None:
+            continue
+        data_type = column_type(schema, entry.column) if schema else None
+        if data_type is None and index.check_needs_type:
+            continue
+        found = facts[entry] = check_body(index, container.body(entry), data_type, base_offset=entry.start,
+                                          column=entry.column, distinct=distinct.get(entry.column))
+        if found.distinct is not None:
+            distinct.setdefault(entry.column, found.distinct)
+    _check_row_counts(facts)
+    return len(facts)
+
+
+def _check_row_counts(facts: Mapping[IndexEntry, BodyFacts]) -> None:
+    """The bodies of one data file count the same rows."""
+    counted = [(entry, f.row_count) for entry, f in facts.items() if f.row_count is not None]
+    counted.sort(key=lambda pair: pair[0].entry_offset)
+    for entry, rows in counted[1:]:
+        first, expected = counted[0]
+        if rows != expected:
+            at, field = _ROW_COUNT[entry.index_type]
+            raise InvariantError(f"{entry.column!r}/{entry.index_type} counts {rows} rows, "
+                                 f"{first.column!r}/{first.index_type} {expected}: the indexes of one data file "
+                                 f"count the same rows ({JAVA_MISSES})", offset=entry.start + at, field=field)
