@@ -69,3 +69,10 @@ def spark():
         unavailable("Spark (a Java 17+ runtime)", str(err))
     yield session
     session.stop()
+
+
+def pytest_collection_modifyitems(items):
+    """Every test under tests/spark/ carries the ``spark`` marker, so ``-m "not spark"`` leaves Spark out."""
+    for item in items:
+        if "spark" in Path(str(item.fspath)).parent.parts[-1:]:
+            item.add_marker(pytest.mark.spark)

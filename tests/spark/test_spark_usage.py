@@ -42,6 +42,7 @@ from fileindex.spark.expressions import to_column
 from fileindex.types import column_type
 from fileindex.writing.data_file import build_data_file_index
 
+pytestmark = pytest.mark.slow
 TABLES = ROOT / "tests" / "tables"
 SHARED_TABLES = [TABLES / fmt / f"{name}.db" / name for fmt in ("parquet", "orc") for name in (
     "append_with_bitmap", "append_with_bitmap_v1", "append_with_bitmap_no_embedding", "append_with_bitmap_alter_table",
