@@ -79,6 +79,9 @@ def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
                    indexes=len(container.head.entries), size=container.size)
     if schema:
         outcome["bodies_decoded"] = decoded
+        untyped = [c for c in container.columns if column_type(schema, c) is None]
+        if untyped:  # given types that name none of these columns decode nothing: say so
+            outcome["untyped_columns"] = untyped
     return outcome
 
 
@@ -86,6 +89,9 @@ def render(outcome: dict) -> str:
     if outcome["status"] != "OK":
         return f"{outcome['status']} {outcome['file']}: {outcome['error']}"
     bodies = f", {outcome['bodies_decoded']} bodies decoded" if "bodies_decoded" in outcome else ""
+    if outcome.get("untyped_columns"):
+        bodies += (f"; warning: the given types lack column(s) {', '.join(outcome['untyped_columns'])}, "
+                   "whose bodies were not decoded")
     return (f"OK {outcome['file']}: {outcome['columns']} column(s), {outcome['indexes']} index(es), "
             f"{outcome['size']} bytes{bodies}")
 

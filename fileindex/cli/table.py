@@ -6,6 +6,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, report_failure
+from fileindex.cli.query import warn_null_comparisons
 from fileindex.errors import UsageError
 
 NAME = "table"
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         if args.indexes:
             return print_indexes(table, as_json=args.json)
         predicates = [table.parse(text) for text in args.where]
+        warn_null_comparisons(NAME, args.where, predicates)
         plans = table.plan_many(predicates, extended=args.mode == "extended")
     except HANDLED as err:
         return report_failure(NAME, err, args.table)

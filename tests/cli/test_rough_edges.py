@@ -104,3 +104,61 @@ def test_explain_without_types_says_what_would_decode_the_bodies(capsys):
     assert "bitmap of name" not in err and '--schema "attrs MAP<KEY, TYPE>, 列名😀 TYPE"' in err
     _, _, err = run(capsys, "explain", ENGINE, "--schema", "name STRING", "--column", "name")
     assert "raw bytes" not in err  # only the selected bodies count
+
+
+# -- build, query and check ------------------------------------------------------------------------------
+
+@pytest.fixture
+def data_file(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"a": pa.array([1, 2, None], pa.int64())}), path)
+    return path
+
+
+def test_a_repeated_option_key_with_two_values_is_an_error(capsys, data_file):
+    code, _, err = run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a",
+                       "--option", "file-index.bitmap.columns=b")
+    assert code == 2 and "--option file-index.bitmap.columns is given twice ('a' and 'b')" in err
+    assert not data_file.with_name("x.parquet.index").exists()
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a",
+               "--option", "file-index.bitmap.columns=a")[0] == 0  # the same value twice says nothing new
+
+
+def test_query_of_a_data_file_names_its_index(capsys, data_file):
+    code, _, err = run(capsys, "query", data_file, "--where", "a = 1")
+    assert code == 2 and "is a Parquet data file, not a file index; build its index with: fileindex build" in err
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a")[0] == 0
+    code, _, err = run(capsys, "query", data_file, "--where", "a = 1")
+    assert code == 2 and f"did you mean {data_file}.index?" in err
+
+
+def test_no_candidate_row_has_no_dangling_colon_and_null_comparisons_get_a_hint(capsys, data_file):
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a")[0] == 0
+    code, out, err = run(capsys, "query", f"{data_file}.index", "--where", "a = 3", "--where", "a = NULL")
+    assert code == 0 and out.splitlines() == ["a = 3  =>  ROWS 0 (no candidate row)", "a = NULL  =>  ROWS 1: 2"]
+    assert "a = NULL: a comparison with NULL is never true in SQL" in err and "write a IS NULL" in err
+    _, _, err = run(capsys, "query", f"{data_file}.index", "--where", "a IS NULL")
+    assert "never true" not in err
+
+
+def test_table_where_hints_at_is_null_too(capsys):
+    code, _, err = run(capsys, "table", EMBEDDED, "--where", "f0 = NULL")
+    assert code == 0 and "write f0 IS NULL" in err
+
+
+def test_check_with_types_that_lack_the_indexed_column_warns(capsys, data_file, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a")[0] == 0
+    other = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"z": [1]}), other)
+    code, out, _ = run(capsys, "check", f"{data_file}.index", "--data", other)
+    assert code == 0 and "0 bodies decoded; warning: the given types lack column(s) a" in out
+    code, out, _ = run(capsys, "check", f"{data_file}.index", "--data", other, "--json")
+    assert json.loads(out)["untyped_columns"] == ["a"]
+    code, out, _ = run(capsys, "check", f"{data_file}.index")  # the data file beside it has the column
+    assert "1 bodies decoded" in out and "warning" not in out
