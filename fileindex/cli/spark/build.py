@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     counts = {status: sum(r["status"] == status for r in rows) for status in ("written", "kept", "failed")}
     for row in rows:
         if args.json:
-            print(json.dumps({**row, "indexes": json.loads(row["indexes"]), "bloom": json.loads(row["bloom"])},
+            print(json.dumps({**row, **{k: json.loads(row[k]) for k in ("indexes", "bloom", "advice")}},
                              ensure_ascii=False))
         else:
             print(render(row))
@@ -55,7 +55,7 @@ def render(row: dict) -> str:
     if row["status"] == "kept":
         return f"kept    {row['output']} (exists; --overwrite replaces it)"
     sizes = ", ".join(f"{i['column']}:{i['index_type']} {i['bytes']} B" for i in json.loads(row["indexes"]))
-    blooms = "; ".join(f"bloom {b['column']}: {b['verdict']}" for b in json.loads(row["bloom"]) if b["verdict"] != "ok")
+    advice = "".join(f"\n        {a['column']}:{a['index_type']} {a['verdict']}: {a['advice']}"
+                     for a in json.loads(row["advice"] or "[]"))
     where = "embedded in a manifest" if row["embedded"] else "sidecar"
-    return (f"written {row['output']}: {row['rows']} rows, {row['bytes']} B ({sizes}); Paimon: {where}"
-            + (f"; {blooms}" if blooms else ""))
+    return f"written {row['output']}: {row['rows']} rows, {row['bytes']} B ({sizes}); Paimon: {where}" + advice
