@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from fileindex.cli import parse_key_values
 from fileindex.cli.spark import add_inputs_argument, session
 
 HELP = "build the index container of every data file (sidecars <file>.index, written atomically)"
+BESIDE_DATA_NOTE = ("fileindex spark build: note: {} sidecar(s) written beside their data files: "
+                    "spark.read.parquet(\"folder/\") reads every file of a folder and fails on the .index files; "
+                    "build with --output-dir DIR and give spark scan/verify --index-dir DIR, or read the folder with "
+                    ".option(\"pathGlobFilter\", \"*.parquet\")")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a Paimon table option, e.g. file-index.bloom-filter.columns=id (a table's own "
                              "file-index options apply too; these override them)")
     parser.add_argument("--output-dir", help="write the sidecars here (as <file name>.index) instead of "
-                                             "next to the data files")
+                                             "next to the data files (where they stop spark.read.parquet of the "
+                                             "folder); spark scan/verify --index-dir DIR find them there")
     parser.add_argument("--overwrite", action="store_true", help="replace existing sidecars (default: keep them)")
     parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary")
 
@@ -41,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
             print(render(row))
     summary = {"files": len(rows), **counts, "bytes": sum(r["bytes"] or 0 for r in rows),
                "rows": sum(r["rows"] or 0 for r in rows)}
+    if counts["written"] and not args.output_dir:
+        print(BESIDE_DATA_NOTE.format(counts["written"]), file=sys.stderr)
     if args.json:
         print(json.dumps({"summary": summary}))
     else:
