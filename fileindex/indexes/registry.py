@@ -15,35 +15,16 @@ class IndexType:
     options: tuple[str, ...]
     build: Callable[..., bytes]  # (values, data_type, options) -> payload
     reader: Callable[..., FileIndexReader]  # (payload, data_type, *, base_offset) -> reader with .validate()
-    when_too_large: str  # what to do instead when the index costs more than it can save (indexes.advice)
-    sizing: Callable[..., tuple[str, str]] | None = None  # (payload) -> (verdict, advice) from the body alone
-
-
-def _bloom_sizing(payload) -> tuple[str, str]:
-    from fileindex.indexes.bloom_filter.math import diagnose
-
-    diagnosis = diagnose(payload)
-    return diagnosis.verdict, diagnosis.advice
 
 
 INDEX_TYPES: Mapping[str, IndexType] = {
     bloom_filter.INDEX_TYPE: IndexType(
-        bloom_filter.INDEX_TYPE, bloom_filter.OPTIONS, bloom_filter.build, bloom_filter.BloomFilterReader,
-        "its size follows items and fpp, not the data: lower items (or raise fpp)", _bloom_sizing,
+        bloom_filter.INDEX_TYPE, bloom_filter.OPTIONS, bloom_filter.build, bloom_filter.BloomFilterReader
     ),
-    bitmap.INDEX_TYPE: IndexType(
-        bitmap.INDEX_TYPE, bitmap.OPTIONS, bitmap.build, bitmap.BitmapReader,
-        "a bitmap keeps every distinct value with its rows; on nearly unique values use bloom-filter for = and IN",
-    ),
-    bsi.INDEX_TYPE: IndexType(
-        bsi.INDEX_TYPE, bsi.OPTIONS, bsi.build, bsi.BsiReader,
-        "a bsi keeps a bitmap per bit of the values' range; use bloom-filter for = and IN, or no index",
-    ),
-    range_bitmap.INDEX_TYPE: IndexType(
-        range_bitmap.INDEX_TYPE, range_bitmap.OPTIONS, range_bitmap.build, range_bitmap.RangeBitmapReader,
-        "a range-bitmap keeps a dictionary of every distinct value; on nearly unique values use bsi for ranges "
-        "(integer, decimal, date and timestamp columns), bloom-filter for = and IN, or no index",
-    ),
+    bitmap.INDEX_TYPE: IndexType(bitmap.INDEX_TYPE, bitmap.OPTIONS, bitmap.build, bitmap.BitmapReader),
+    bsi.INDEX_TYPE: IndexType(bsi.INDEX_TYPE, bsi.OPTIONS, bsi.build, bsi.BsiReader),
+    range_bitmap.INDEX_TYPE: IndexType(range_bitmap.INDEX_TYPE, range_bitmap.OPTIONS, range_bitmap.build,
+                                       range_bitmap.RangeBitmapReader),
 }
 
 
@@ -61,3 +42,13 @@ def open_body(index: IndexType, body, data_type, *, base_offset: int, column: st
                                          field=index.name) from None
     except errors.DecodeError as err:
         raise errors.under_type(err, data_type) from None
+
+
+def index_package(index_type: str):
+    """The package of an index type, for what it declares beside its writer and reader: ``WHEN_TOO_LARGE``
+    (what to use instead when it costs more than it can save) and, optionally, ``sizing(payload) ->
+    (verdict, advice)`` judged from the body alone (``fileindex.indexes.advice``)."""
+    return _PACKAGES.get(index_type)
+
+
+_PACKAGES = {package.INDEX_TYPE: package for package in (bloom_filter, bitmap, bsi, range_bitmap)}
