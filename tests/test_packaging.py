@@ -1,12 +1,18 @@
-"""A plain (non-editable) install works: the wheel holds every subpackage and runs in a fresh venv."""
+"""A plain (non-editable) install works: the wheel holds every subpackage and runs in a fresh venv; the
+declared dependency ranges, CI's exact versions and the lowest-versions job's cannot drift apart."""
 import json
 import os
 import subprocess
 import sys
+import tomllib
 import venv
 import zipfile
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 from conftest import JAVA_VECTORS, ROOT
 
 
@@ -91,3 +97,45 @@ def test_without_a_c_compiler_the_wheel_builds_and_falls_back(tmp_path):
                          env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
     where, path_line = run.stdout.splitlines()
     assert where.startswith(str(tmp_path / "site")) and path_line.startswith("numpy reference path"), run.stderr
+
+
+# -- declared ranges, CI's exact versions and the lowest-versions job -------------------------------------
+
+def _declared() -> tuple[dict, list]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return project, [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["spark"]]
+
+
+def _pins(name: str) -> dict[str, Version]:
+    pins = {}
+    for line in (ROOT / "constraints" / name).read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            requirement = Requirement(line)
+            (spec,) = requirement.specifier
+            assert spec.operator == "==", line
+            pins[canonicalize_name(requirement.name)] = Version(spec.version)
+    return pins
+
+
+def test_runtime_dependencies_are_ranges_and_python_has_no_upper_bound():
+    project, requirements = _declared()
+    assert SpecifierSet(project["requires-python"]) == SpecifierSet(">=3.11")
+    for requirement in requirements:
+        operators = {spec.operator for spec in requirement.specifier}
+        assert operators == {">=", "<"}, f"{requirement}: declare a range from the lowest tested version"
+
+
+def test_the_lowest_constraints_are_the_declared_lower_bounds():
+    project, _ = _declared()
+    runtime = [Requirement(r) for r in project["dependencies"]]
+    lower = {canonicalize_name(r.name): Version(next(s.version for s in r.specifier if s.operator == ">="))
+             for r in runtime}
+    assert _pins("lowest.txt") == lower
+
+
+def test_ci_versions_lie_in_the_declared_ranges():
+    _, requirements = _declared()
+    ci = _pins("ci.txt")
+    assert set(ci) == {canonicalize_name(r.name) for r in requirements}
+    for requirement in requirements:
+        assert requirement.specifier.contains(ci[canonicalize_name(requirement.name)]), requirement

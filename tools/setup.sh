@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent setup on a fresh machine (Python 3.11, node/npm, Debian; package registries only).
+# pip installs the exact versions of constraints/ci.txt (pyproject.toml declares ranges).
 #   bash tools/setup.sh          .venv with the package and pyspark (the CLI and the main job, `fileindex demo`),
 #                                and a Java runtime from Debian if none is installed (Spark runs on it)
 #   bash tools/setup.sh --test   also the test dependencies (pyspark too: its Hadoop jars let Java Paimon
@@ -23,11 +24,11 @@ apt_install() {  # Debian packages for the commands that are missing: apt_instal
 }
 
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,spark]"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[test,spark]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
   .venv/bin/python tools/fetch_java_oracle.py
   apt_install dot:graphviz javac:openjdk-17-jdk-headless chromium:chromium
 else
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[spark]"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[spark]"
   apt_install java:openjdk-17-jre-headless
 fi

@@ -30,7 +30,10 @@ def parse_key_values(pairs: list[str], flag: str, example: str) -> dict[str, str
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"{flag} {pair!r}: write KEY=VALUE, e.g. {example}")
-        parsed[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if parsed.get(key, value) != value:
+            raise UsageError(f"{flag} {key} is given twice ({parsed[key]!r} and {value!r}): give it once")
+        parsed[key] = value
     return parsed
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from fileindex.cli import HANDLED, parse_key_values, report_failure
@@ -50,7 +51,19 @@ def run(args: argparse.Namespace) -> int:
     indexes = ", ".join(f"{r.column}:{r.index_type}" for r in built.requests)
     version = " (container version 2, experimental)" if built.version == 2 else ""
     print(f"wrote {output}: {built.size} bytes{version}, {built.row_count} rows, indexes {indexes}; {where}")
+    print_advice(output, data_bytes=Path(args.data).stat().st_size)
     return 0
+
+
+def print_advice(output: str, *, data_bytes: int) -> None:
+    """Every index that costs more than it can save (``fileindex.indexes.advice``), one line each on stderr."""
+    from fileindex.container.layout import FileIndexContainer
+    from fileindex.indexes.advice import advise_container
+
+    with FileIndexContainer.open(output) as container:
+        for advice in advise_container(container, data_bytes=data_bytes):
+            print(f"fileindex {NAME}: {advice.column}:{advice.index_type} {advice.verdict}: {advice.advice}",
+                  file=sys.stderr)
 
 
 def check_output(output: str, data: str, *, force: bool) -> None:

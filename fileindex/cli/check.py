@@ -13,7 +13,7 @@ from fileindex.errors import (
     UnsupportedIndexTypeError,
     UsageError,
 )
-from fileindex.types import DataType
+from fileindex.types import DataType, column_type
 
 NAME = "check"
 HELP = "validate containers: exit 0 all valid, 3 any malformed, 4 unsupported (and none malformed), 2 usage"
@@ -67,6 +67,10 @@ def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
     outcome.update(status="OK", exit_code=EXIT_VALID, columns=len(container.head.column_records),
                    indexes=len(container.head.entries), size=container.size)
     outcome["bodies_decoded"] = decoded
+    if schema:
+        untyped = [c for c in container.columns if column_type(schema, c) is None]
+        if untyped:  # given types that name none of these columns decode nothing: say so
+            outcome["untyped_columns"] = untyped
     return outcome
 
 
@@ -74,6 +78,9 @@ def render(outcome: dict) -> str:
     if outcome["status"] != "OK":
         return f"{outcome['status']} {outcome['file']}: {outcome['error']}"
     bodies = f", {outcome['bodies_decoded']} bodies decoded and checked"
+    if outcome.get("untyped_columns"):
+        bodies += (f"; warning: the given types lack column(s) {', '.join(outcome['untyped_columns'])}, "
+                   "whose bodies were not decoded")
     return (f"OK {outcome['file']}: {outcome['columns']} column(s), {outcome['indexes']} index(es), "
             f"{outcome['size']} bytes{bodies}")
 

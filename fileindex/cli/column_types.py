@@ -53,6 +53,19 @@ def _read(data: str | None, table: str | None, index_path: str) -> tuple[str | N
     return None, {}
 
 
+def refuse_data_file(path: str) -> None:
+    """A data file given where an index is expected: say so, and name its sidecar."""
+    from fileindex.arrow.data_files import data_file_format
+
+    kind = data_file_format(path) if path != "-" and Path(path).is_file() else None
+    if kind is None:
+        return
+    sidecar = f"{path}{SIDECAR_SUFFIX}"
+    hint = (f"did you mean {sidecar}?" if Path(sidecar).is_file() else
+            f"build its index with: fileindex build {path} --option file-index.bloom-filter.columns=...")
+    raise UsageError(f"{path} is a {kind.capitalize()} data file, not a file index; {hint}")
+
+
 def _data_file_beside(index_path: str) -> str | None:
     from fileindex.arrow.data_files import data_file_format
 

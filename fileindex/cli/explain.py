@@ -31,21 +31,47 @@ def run(args: argparse.Namespace) -> int:
     return explain_file(args.file, schema, column=args.column, index_type=args.index, as_json=args.json)
 
 
-def explain_file(path: str, schema, *, column=None, index_type=None, as_json=False, command: str = NAME) -> int:
-    """Print the explanation of one file; exit code 3 when it is malformed (also for ``table --explain``)."""
+def explain_file(path: str, schema, *, column=None, index_type=None, as_json=False, command: str = NAME,
+                 data: bytes | None = None) -> int:
+    """Print the explanation of one file (or of ``data``, named ``path``: a container embedded in a
+    manifest); exit code 3 when it is malformed (also for ``table --explain``)."""
+    from contextlib import nullcontext
+
     from fileindex.container.layout import raw_bytes
     from fileindex.reference.explain import explain, render
 
     try:
-        with raw_bytes(path) as data:
+        with raw_bytes(path) if data is None else nullcontext(memoryview(data)) as data:
             explanation = explain(data, schema=schema, column=column, index_type=index_type)
+            if explanation.error is None:
+                selection_matches(explanation.indexes, column, index_type)
             if as_json:
                 print(json.dumps([f.as_json() for f in explanation.fields], ensure_ascii=False))
             else:
                 print(render(explanation, colour=sys.stdout.isatty()))
     except HANDLED as err:
         return report_failure(command, err, path)
+    if explanation.untyped:
+        bodies = ", ".join(f"{index} of {column}" for column, index in explanation.untyped)
+        columns = ", ".join(dict.fromkeys(f"{c.split('[')[0]} MAP<KEY, TYPE>" if c.endswith("]") else f"{c} TYPE"
+                                          for c, _ in explanation.untyped))
+        print(f"fileindex {command}: {path}: shown as raw bytes for want of the column's type: {bodies}; "
+              f"--schema \"{columns}\" (or --data DATA_FILE, --table ROOT) would decode them", file=sys.stderr)
     if explanation.error is not None:
         print(f"fileindex {command}: {path}: {explanation.error}", file=sys.stderr)
         return 3
     return 0
+
+
+def selection_matches(indexes: list[tuple[str, str]], column: str | None, index_type: str | None) -> None:
+    """A ``--column`` / ``--index`` that selects no body of the file is a mistake, not an empty answer."""
+    from fileindex.errors import UsageError
+
+    if column is not None and column not in {c for c, _ in indexes}:
+        raise UsageError(f"--column {column}: the file has no such column (its columns: "
+                         f"{', '.join(dict.fromkeys(c for c, _ in indexes)) or 'none'})")
+    types = {t for c, t in indexes if column in (None, c)}
+    if index_type is not None and index_type not in types:
+        where = f" on column {column}" if column is not None else ""
+        raise UsageError(f"--index {index_type}: the file has no such index{where} (it has: "
+                         f"{', '.join(sorted(types)) or 'none'})")

@@ -38,6 +38,8 @@ def result_json(result) -> dict:
 def describe(answer: dict) -> str:
     if answer["result"] != "ROWS":
         return answer["result"]
+    if not answer["cardinality"]:
+        return "ROWS 0 (no candidate row)"
     shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in answer["ranges"][:8])
     more = " ..." if len(answer["ranges"]) > 8 else ""
     return f"ROWS {answer['cardinality']}: {shown}{more}"
@@ -48,10 +50,12 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.predicate.parser import parse_predicate
 
     try:
+        column_types.refuse_data_file(args.file)
         schema = column_types.resolve(NAME, args, args.file)
         if schema is None:
             raise UsageError("give the column types: --schema \"c INT, ...\", --data DATA_FILE or --table ROOT")
         predicates = [parse_predicate(text, schema) for text in args.where]
+        warn_null_comparisons(NAME, args.where, predicates)
         container = FileIndexContainer.open(args.file)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
         for text, (result, malformed) in zip(args.where, evaluator.evaluate_many(container, predicates)):
@@ -62,3 +66,14 @@ def run(args: argparse.Namespace) -> int:
     except HANDLED as err:
         return report_failure(NAME, err, args.file)
     return 0
+
+
+def warn_null_comparisons(command: str, texts: list[str], predicates: list) -> None:
+    """``c = NULL`` is answered as Java answers it (a bitmap gives the null rows), with a hint to write IS NULL."""
+    from fileindex.predicate.tree import null_comparisons
+
+    for text, predicate in zip(texts, predicates):
+        for column in null_comparisons(predicate):
+            print(f"fileindex {command}: {text}: a comparison with NULL is never true in SQL, but Paimon's indexes "
+                  f"answer it as Java does (a bitmap gives the null rows of {column}); for those, write "
+                  f"{column} IS NULL", file=sys.stderr)

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from fileindex.cli import HANDLED, report_failure
+from fileindex.cli.query import warn_null_comparisons
 from fileindex.errors import UsageError
 
 NAME = "table"
@@ -20,8 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list every live data file's indexes (like Paimon's $file_indexes table): where each "
                              "container lives, its version and size, each payload's size; reads only heads and footers")
     parser.add_argument("--explain", metavar="FILE",
-                        help="explain an index file of the table byte by byte, with the column types of the "
-                             "table's schema (see fileindex explain)")
+                        help="explain a live data file's index byte by byte (embedded in the manifest or a sidecar), "
+                             "with the column types of the file's schema (see fileindex explain); FILE is the data "
+                             "file or its .index sidecar: its name, the path --indexes prints, or a path")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
@@ -31,15 +34,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from fileindex.table.scan import PaimonTable
 
+    given = [flag for flag, value in (("--where", args.where), ("--indexes", args.indexes),
+                                      ("--explain", args.explain)) if value]
+    if len(given) > 1:
+        return report_failure(NAME, UsageError(f"give one of {' and '.join(given)}: each is a command of its own "
+                                               "(the others would be ignored)"))
     if args.explain:
-        from fileindex.cli.explain import explain_file
-
-        try:
-            schema = PaimonTable(args.table, args.snapshot).schema.types()
-        except HANDLED as err:
-            return report_failure(NAME, err, args.table)
-        return explain_file(args.explain, schema, as_json=args.json, command=NAME)
-    if not args.where and not args.indexes:
+        return explain_table_file(args)
+    if not given:
         return report_failure(NAME, UsageError("give --where EXPR (what the indexes let Paimon skip), --indexes "
                                                "(which indexes the data files have) or --explain FILE"))
     try:
@@ -47,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         if args.indexes:
             return print_indexes(table, as_json=args.json)
         predicates = [table.parse(text) for text in args.where]
+        warn_null_comparisons(NAME, args.where, predicates)
         plans = table.plan_many(predicates, extended=args.mode == "extended")
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
@@ -55,6 +58,51 @@ def run(args: argparse.Namespace) -> int:
             print(f"where {text}:")
         print_plan(verdicts, text, as_json=args.json)
     return 0
+
+
+def explain_table_file(args: argparse.Namespace) -> int:
+    """``--explain FILE``: a live data file's index (FILE: the data file or its sidecar, by name, by the path
+    ``--indexes`` prints, or from the current folder), embedded or not, under the file's own schema."""
+    from fileindex.cli.explain import explain_file
+    from fileindex.table.scan import PaimonTable
+
+    try:
+        table = PaimonTable(args.table, args.snapshot)
+        entry = table.find(args.explain)
+        if entry is None:
+            return explain_unregistered(table, args)
+        where, found, note = table.index_location(entry)
+        schema = table.data_schema(entry).types()
+    except HANDLED as err:
+        return report_failure(NAME, err, args.table)
+    label = table.relative(entry)
+    if found is None:
+        why = note or "Paimon wrote no index for it"
+        return report_failure(NAME, UsageError(f"{label} has no index to explain: {why}"))
+    if where == "embedded":
+        print(f"fileindex {NAME}: {label}: its index is embedded in the manifest ({len(found)} bytes)",
+              file=sys.stderr)
+        return explain_file(f"{label} (embedded)", schema, as_json=args.json, command=NAME, data=found)
+    return explain_file(str(found), schema, as_json=args.json, command=NAME)
+
+
+def explain_unregistered(table, args: argparse.Namespace) -> int:
+    """An index file the manifests do not name (e.g. a sidecar ``spark build`` wrote): under the schema of
+    the live data file it sits beside, else the table's latest."""
+    from pathlib import Path
+
+    from fileindex.cli.column_types import SIDECAR_SUFFIX
+    from fileindex.cli.explain import explain_file
+
+    path = next((p for p in (Path(args.explain), table.root / args.explain) if p.is_file()), None)
+    if path is None:
+        raise UsageError(f"{args.explain} is not a live data file of {args.table} nor its index, nor a file; "
+                         f"fileindex table {args.table} --indexes lists them")
+    beside = table.find(str(path)[: -len(SIDECAR_SUFFIX)]) if str(path).endswith(SIDECAR_SUFFIX) else None
+    schema = (table.data_schema(beside) if beside else table.schema).types()
+    print(f"fileindex {NAME}: {args.explain}: not an index the table's manifests name; explained with the "
+          + (f"schema of {table.relative(beside)}" if beside else "table's latest schema"), file=sys.stderr)
+    return explain_file(str(path), schema, as_json=args.json, command=NAME)
 
 
 def print_indexes(table, *, as_json: bool) -> int:

@@ -72,3 +72,13 @@ def _as_column(index: IndexType, column: str, data_type, base_offset: int):
         if data_type is None:
             raise
         raise errors.under_type(err, data_type) from None
+
+
+def index_package(index_type: str):
+    """The package of an index type, for what it declares beside its writer and reader: ``WHEN_TOO_LARGE``
+    (what to use instead when it costs more than it can save) and, optionally, ``sizing(payload) ->
+    (verdict, advice)`` judged from the body alone (``fileindex.indexes.advice``)."""
+    return _PACKAGES.get(index_type)
+
+
+_PACKAGES = {package.INDEX_TYPE: package for package in (bloom_filter, bitmap, bsi, range_bitmap)}

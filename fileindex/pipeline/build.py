@@ -20,7 +20,7 @@ from fileindex.writing.atomic import write_atomically
 from fileindex.writing.data_file import build_from_reader
 from fileindex.writing.outputs import check_apart
 
-SUMMARY_FIELDS = ("file", "output", "status", "rows", "bytes", "embedded", "indexes", "bloom", "error")
+SUMMARY_FIELDS = ("file", "output", "status", "rows", "bytes", "embedded", "indexes", "bloom", "advice", "error")
 
 
 def effective_options(task: DataFileTask, options: Mapping[str, str]) -> dict[str, str]:
@@ -53,7 +53,7 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
     """Build and write the file's container; a summary row (``SUMMARY_FIELDS``)."""
     output = task.sidecar_path()
     row = dict.fromkeys(SUMMARY_FIELDS)
-    row.update(file=task.name, output=str(output), rows=0, bytes=0, indexes="[]", bloom="[]", error="")
+    row.update(file=task.name, output=str(output), rows=0, bytes=0, indexes="[]", bloom="[]", advice="[]", error="")
     if not overwrite and output.exists():
         row["status"] = "kept"
         row["bytes"] = output.stat().st_size
@@ -66,12 +66,14 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
         row.update(status="failed", error=open_error(err))
         return row
     row.update(status="written" if written else "kept", rows=built.row_count, bytes=len(built.data),
-               embedded=built.embedded, **describe_container(built.data))
+               embedded=built.embedded, **describe_container(built.data, data_bytes=task.size))
     return row
 
 
-def describe_container(data: bytes) -> dict:
-    """Bytes per column and index type, and each bloom filter's sizing verdict, as JSON text."""
+def describe_container(data: bytes, *, data_bytes: int | None = None) -> dict:
+    """Bytes per column and index type, each bloom filter's sizing verdict, and the advice for every
+    index that costs more than it can save (``fileindex.indexes.advice``), as JSON text."""
+    from fileindex.indexes.advice import advise_container
     from fileindex.indexes.bloom_filter.math import diagnose
 
     container = FileIndexContainer.from_bytes(data)
@@ -81,4 +83,5 @@ def describe_container(data: bytes) -> dict:
         if entry.index_type == "bloom-filter" and not entry.is_empty:
             diagnosis = diagnose(container.body(entry))
             blooms.append({"column": entry.column, "verdict": diagnosis.verdict, "advice": diagnosis.advice})
-    return {"indexes": json.dumps(indexes), "bloom": json.dumps(blooms)}
+    advice = [a.as_dict() for a in advise_container(container, data_bytes=data_bytes)]
+    return {"indexes": json.dumps(indexes), "bloom": json.dumps(blooms), "advice": json.dumps(advice)}

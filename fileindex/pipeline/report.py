@@ -15,7 +15,7 @@ EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_UNREADABLE = 0, 1, 3
 def summarize(rows: list[dict]) -> dict:
     tallies: dict[tuple[str, str], dict] = defaultdict(lambda: {"checks": 0, "violations": 0, "absent_probes": 0,
                                                                   "false_positives": 0})
-    violations, files, designed = [], [], defaultdict(list)
+    violations, files, designed, estimated = [], [], defaultdict(list), False
     for row in rows:
         detail = json.loads(row["detail"]) if row.get("detail") else {"tallies": [], "violations": []}
         for tally in detail["tallies"]:
@@ -26,6 +26,7 @@ def summarize(rows: list[dict]) -> dict:
             violations.append({"file": row["file"], **violation})
         for column, fpp in detail.get("designed_fpp", {}).items():
             designed[column].append(fpp)
+        estimated = estimated or bool(detail.get("fpp_estimated"))
         files.append({k: row[k] for k in ("file", "index", "rows", "status", "note", "checks", "violations",
                                           "false_positives")})
     by_status = defaultdict(int)
@@ -40,7 +41,7 @@ def summarize(rows: list[dict]) -> dict:
         "bloom": {"absent_probes": absent, "false_positives": sum(v["false_positives"] for v in bloom),
                   "observed_fpp": (sum(v["false_positives"] for v in bloom) / absent) if absent else None,
                   "designed_fpp": (sum(sum(f) for f in designed.values()) / sum(len(f) for f in designed.values()))
-                  if designed else None},
+                  if designed else None, "designed_fpp_estimated": estimated},
         "files_detail": files, "violation_detail": violations,
     }
 
@@ -60,7 +61,11 @@ def render_text(summary: dict) -> str:
                      f"{tally['false_positives'] if tally['index_type'] == 'bloom-filter' else '':>10}")
     bloom = summary["bloom"]
     if bloom["absent_probes"]:
-        designed = f", designed fpp {bloom['designed_fpp']:.4g}" if bloom["designed_fpp"] is not None else ""
+        designed = ""
+        if bloom["designed_fpp"] is not None:
+            designed = f", designed fpp {bloom['designed_fpp']:.4g}"
+            if bloom.get("designed_fpp_estimated"):
+                designed += " estimated from the filters' bits and hash functions (the options are not known)"
         lines.append(f"  bloom filters: {bloom['false_positives']} false positives in {bloom['absent_probes']} "
                      f"probes of absent values (observed {bloom['observed_fpp']:.4g}{designed})")
     for file in summary["files_detail"]:

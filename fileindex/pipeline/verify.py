@@ -72,6 +72,7 @@ class FileReport:
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     violations: list[dict] = field(default_factory=list)
     designed_fpp: dict[str, float] = field(default_factory=dict)  # bloom column → design fpp
+    fpp_estimated: list[str] = field(default_factory=list)  # bloom columns whose fpp is estimated from m and k
 
     def tally(self, index_type: str, kind: str) -> Tally:
         return self.tallies.setdefault((index_type, kind), Tally())
@@ -79,7 +80,8 @@ class FileReport:
     def as_row(self) -> dict:
         """A flat row (what the Spark job returns per file); details as JSON text."""
         detail = {"tallies": [{"index_type": t, "kind": k, **vars(v)} for (t, k), v in sorted(self.tallies.items())],
-                  "violations": self.violations, "designed_fpp": self.designed_fpp}
+                  "violations": self.violations, "designed_fpp": self.designed_fpp,
+                  "fpp_estimated": self.fpp_estimated}
         return {"file": self.file, "index": self.index, "rows": self.rows, "status": self.status,
                 "note": "; ".join(self.notes), "checks": sum(v.checks for v in self.tallies.values()),
                 "violations": len(self.violations),
@@ -114,6 +116,7 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
             _check_every_row(report, container, reader, types, witnesses)
         elif predicates is None:
             _check_generated(report, container, reader, types, witnesses, seed)
+            _designed_fpps(report, task, container, types)
         else:
             _check_given(report, task, container, reader, types, predicates, witnesses)
     except (FileIndexError, OSError) as err:
@@ -149,10 +152,6 @@ def _check_generated(report: FileReport, container, reader, types, witnesses: in
             continue
         if index_reader is None:
             continue
-        if entry.index_type == "bloom-filter" and not entry.is_empty:
-            from fileindex.indexes.bloom_filter.math import diagnose
-
-            report.designed_fpp[entry.column] = diagnose(container.body(entry)).design_fpp
         for leaf in leaves:
             try:
                 answer = visit(index_reader, leaf)
@@ -199,6 +198,41 @@ def _check_every_row(report: FileReport, container, reader, types, witnesses: in
                 "column": entry.column, "index_type": entry.index_type, "kind": found.kind, "predicate": found.check,
                 "answer": f"{len(found.rows)} rows differ", "true_rows": outcome.checks, "checked_rows": outcome.checks,
                 "wrong_rows": len(found.rows), "witnesses": shown})
+
+
+def _designed_fpps(report: FileReport, task: DataFileTask, container, types) -> None:
+    """Each bloom filter's fpp as configured (a table's options, when they size it exactly), else estimated
+    from its bits and hash functions (which Java rounds: fpp 0.1 looks like 0.125)."""
+    from fileindex.indexes.bloom_filter.math import configured_fpp, diagnose
+
+    for entry in container:
+        if entry.index_type != "bloom-filter" or entry.is_empty or column_type(types, entry.column) is None:
+            continue
+        payload = container.body(entry)
+        options = _index_options(task, entry.column, "bloom-filter")
+        fpp = None if options is None else configured_fpp(payload, options)
+        if fpp is None:
+            fpp = diagnose(payload).design_fpp
+            report.fpp_estimated.append(entry.column)
+        report.designed_fpp[entry.column] = fpp
+
+
+def _index_options(task: DataFileTask, column: str, index_type: str) -> dict | None:
+    """The options of one index of a table's data file, as its schema's table options give them."""
+    import warnings
+
+    from fileindex.writing.options import parse_options
+
+    if task.table is None:
+        return None
+    schema = task.table.data_schema(task.entry)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            requests = parse_options(schema.options, schema.types()).requests
+    except FileIndexError:
+        return None
+    return next((r.options for r in requests if (r.column, r.index_type) == (column, index_type)), None)
 
 
 def _check_given(report: FileReport, task: DataFileTask, container, reader, types, predicates, witnesses) -> None:

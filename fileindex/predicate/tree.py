@@ -87,3 +87,18 @@ def columns(predicate: Predicate) -> list[str]:
     if isinstance(predicate, Leaf):
         return [predicate.column]
     return list(dict.fromkeys(c for child in predicate.children for c in columns(child)))
+
+
+def leaves(predicate: Predicate) -> Iterable[Leaf]:
+    if isinstance(predicate, Leaf):
+        yield predicate
+        return
+    for child in predicate.children:
+        yield from leaves(child)
+
+
+def null_comparisons(predicate: Predicate) -> list[str]:
+    """Columns compared with a NULL literal (``c = NULL``, ``c IN (NULL)``, ...): never true in SQL, though
+    Java's bitmap answers ``= NULL`` with the null rows."""
+    return list(dict.fromkeys(leaf.column for leaf in leaves(predicate)
+                              if leaf.function not in ("is_null", "is_not_null") and None in leaf.literals))

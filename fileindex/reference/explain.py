@@ -36,9 +36,12 @@ class Field:
     path: str
     value: object = None
     error: str | None = None
+    text: str | None = None  # a STRING or BINARY key's bytes as text (the value stays the bytes)
 
     def as_json(self) -> dict:
         shown = {"offset": self.offset, "length": self.length, "path": self.path, "value": json_value(self.value)}
+        if self.text is not None:
+            shown["text"] = self.text
         if self.error:
             shown["error"] = self.error
         return shown
@@ -49,6 +52,8 @@ class Explanation:
     data: memoryview  # the file's bytes (valid while the caller holds them)
     fields: list[Field] = dataclasses.field(default_factory=list)
     error: errors.DecodeError | None = None
+    indexes: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (column, index type) of each entry
+    untyped: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # bodies left raw for want of a type
 
     @property
     def size(self) -> int:
@@ -168,14 +173,23 @@ class _Walker:
     def body(self, entry: KaitaiStruct, payload: bytes, start: int, path: str) -> None:
         index_type = _decode(entry.index_type)
         column = _decode(entry._parent.name)  # the column record holding this entry
+        self.result.indexes.append((column, index_type))
         reader = self._body_spec(index_type, column)
         wanted = (self.column in (None, column)) and (self.index_type in (None, index_type))
         if reader is None or not wanted:
+            if wanted and payload and column_type(self.schema, column) is None:
+                self.result.untyped.append((column, index_type))
             self.result.fields.append(Field(start, len(payload), path, payload))
             return
         spec, root = reader
         obj, error = parse_partial(spec, memoryview(payload), root=root, validations={}, base=start)
+        first = len(self.result.fields)
         self.visit(obj, start, f"{path}:{root}", root_base=start)
+        data_type = column_type(self.schema, column)
+        if data_type is not None and (data_type.is_string or data_type.is_binary):
+            for f in self.result.fields[first:]:
+                if f.path.endswith("/value/value") and isinstance(f.value, (bytes, bytearray)):
+                    f.text = bytes(f.value).decode("utf-8", "backslashreplace")
         if error is None:
             self.fill_gaps(start, start + len(payload), f"{path}:{root}")
         else:
@@ -316,6 +330,8 @@ def render(explanation: Explanation, *, colour: bool = False) -> str:
     for f in explanation.fields:
         value = json_value(f.value)
         shown = f"{value!r}" if isinstance(value, str) and f.path.endswith("/value") else f"{value}"
+        if f.text is not None:
+            shown = f"{f.text!r} (hex {value or '-'})"
         if f.error:
             lines.append(f"{f.offset:>10}  {'':<23}  {paint('1;31', f.path)}  ERROR: {paint('31', f.error)}")
             continue

@@ -41,7 +41,7 @@ PLAN_ON_DRIVER_FILES = 256
 FAIL_BEFORE_RENAME = "fileindex.test.failFirstAttemptBeforeRename"  # a local property tests set
 
 BUILD_SCHEMA = ("file string, output string, status string, rows long, bytes long, embedded boolean, "
-                "indexes string, bloom string, error string")
+                "indexes string, bloom string, advice string, error string")
 VERIFY_SCHEMA = ("file string, index string, rows long, status string, note string, checks long, "
                  "violations long, false_positives long, detail string")
 VERDICT_SCHEMA = ("task int, file string, rows long, index string, result string, rows_to_read long, "

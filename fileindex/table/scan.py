@@ -129,10 +129,10 @@ class PaimonTable:
     def data_path(self, entry: DataFile) -> Path:
         return data_file_path(self.root, self.schema, entry)
 
-    def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
-        """(where the index lives, the opened container, a note on a problem)."""
+    def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
+        """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
         if entry.embedded_index is not None:
-            return "embedded", FileIndexContainer.from_bytes(entry.embedded_index, source="embedded"), ""
+            return "embedded", entry.embedded_index, ""
         names = [name for name in entry.extra_files if name.endswith(".index")]
         if not names:
             return "none", None, ""
@@ -141,7 +141,25 @@ class PaimonTable:
         path = self.data_path(entry).parent / names[0]
         if not path.is_file():
             return "sidecar", None, f"index file {path.name} is missing"
-        return "sidecar", FileIndexContainer.open(path), ""
+        return "sidecar", path, ""
+
+    def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
+        """(where the index lives, the opened container, a note on a problem)."""
+        where, found, note = self.index_location(entry)
+        if isinstance(found, bytes):
+            return where, FileIndexContainer.from_bytes(found, source="embedded"), note
+        return where, None if found is None else FileIndexContainer.open(found), note
+
+    def find(self, name: str) -> DataFile | None:
+        """The live data file ``name`` designates: its path as ``--indexes`` prints it (relative to the
+        root), its file name, its path from the current folder, or the same of its ``.index`` sidecar."""
+        given = Path(name)
+        for entry, _ in self.live():
+            data = self.data_path(entry)
+            for path in (data, *(data.parent / n for n in entry.extra_files if n.endswith(".index"))):
+                if name in (path.name, str(path)) or _same_file(given, path) or _same_file(self.root / given, path):
+                    return entry
+        return None
 
     def _evaluate(self, entry: DataFile, predicates: list[Predicate | None],
                   extended: bool) -> tuple[str, list[tuple[FileIndexResult, str]]]:
@@ -230,6 +248,10 @@ class PaimonTable:
                     note = note or ("group of files kept" if group_kept else "a newer file's index skips the group")
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
                                       REMAIN if group_kept else SKIP, note)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
 
 
 def _base(column: str) -> str:

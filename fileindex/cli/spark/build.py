@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from fileindex.cli import parse_key_values
 from fileindex.cli.spark import add_inputs_argument, session
 
 HELP = "build the index container of every data file (sidecars <file>.index, written atomically)"
+BESIDE_DATA_NOTE = ("fileindex spark build: note: {} sidecar(s) written beside their data files: "
+                    "spark.read.parquet(\"folder/\") reads every file of a folder and fails on the .index files; "
+                    "build with --output-dir DIR and give spark scan/verify --index-dir DIR, or read the folder with "
+                    ".option(\"pathGlobFilter\", \"*.parquet\")")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a Paimon table option, e.g. file-index.bloom-filter.columns=id (a table's own "
                              "file-index options apply too; these override them)")
     parser.add_argument("--output-dir", help="write the sidecars here (as <file name>.index) instead of "
-                                             "next to the data files")
+                                             "next to the data files (where they stop spark.read.parquet of the "
+                                             "folder); spark scan/verify --index-dir DIR find them there")
     parser.add_argument("--overwrite", action="store_true", help="replace existing sidecars (default: keep them)")
     parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary")
 
@@ -35,12 +41,14 @@ def run(args: argparse.Namespace) -> int:
     counts = {status: sum(r["status"] == status for r in rows) for status in ("written", "kept", "failed")}
     for row in rows:
         if args.json:
-            print(json.dumps({**row, "indexes": json.loads(row["indexes"]), "bloom": json.loads(row["bloom"])},
+            print(json.dumps({**row, **{k: json.loads(row[k]) for k in ("indexes", "bloom", "advice")}},
                              ensure_ascii=False))
         else:
             print(render(row))
     summary = {"files": len(rows), **counts, "bytes": sum(r["bytes"] or 0 for r in rows),
                "rows": sum(r["rows"] or 0 for r in rows)}
+    if counts["written"] and not args.output_dir:
+        print(BESIDE_DATA_NOTE.format(counts["written"]), file=sys.stderr)
     if args.json:
         print(json.dumps({"summary": summary}))
     else:
@@ -55,7 +63,7 @@ def render(row: dict) -> str:
     if row["status"] == "kept":
         return f"kept    {row['output']} (exists; --overwrite replaces it)"
     sizes = ", ".join(f"{i['column']}:{i['index_type']} {i['bytes']} B" for i in json.loads(row["indexes"]))
-    blooms = "; ".join(f"bloom {b['column']}: {b['verdict']}" for b in json.loads(row["bloom"]) if b["verdict"] != "ok")
+    advice = "".join(f"\n        {a['column']}:{a['index_type']} {a['verdict']}: {a['advice']}"
+                     for a in json.loads(row["advice"] or "[]"))
     where = "embedded in a manifest" if row["embedded"] else "sidecar"
-    return (f"written {row['output']}: {row['rows']} rows, {row['bytes']} B ({sizes}); Paimon: {where}"
-            + (f"; {blooms}" if blooms else ""))
+    return f"written {row['output']}: {row['rows']} rows, {row['bytes']} B ({sizes}); Paimon: {where}" + advice

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -79,6 +79,24 @@ def diagnose(payload) -> BloomDiagnosis:
         estimated_items=n_hat, delivered_fpp=delivered, design_items=design_items, design_fpp=design_fpp,
         verdict=verdict, advice=advice,
     )
+
+
+def configured_fpp(payload, options: Mapping[str, str]) -> float | None:
+    """The fpp of the index options a filter was built with (``items``, ``fpp``), when they size a filter
+    exactly like this one (Java sizes it from those two only); None when they do not, e.g. options that
+    changed since. Without options, ``diagnose(payload).design_fpp`` estimates it from m and k."""
+    from fileindex.errors import FileIndexError
+    from fileindex.indexes.bloom_filter.index import DEFAULT_FPP, parameters_from_options
+    from fileindex.indexes.options import get_double
+
+    view = memoryview(payload).cast("B")
+    try:
+        sized = parameters_from_options(options)
+        fpp = get_double(options, "fpp", DEFAULT_FPP)
+    except FileIndexError:
+        return None
+    k = int.from_bytes(view[:4], "big", signed=True)
+    return fpp if (sized.payload_length, sized.num_hash_functions) == (len(view), k) else None
 
 
 @dataclass(frozen=True)

@@ -8,4 +8,8 @@ from fileindex.indexes.range_bitmap.index import (  # noqa: E402  the package's 
     build,
 )
 
-__all__ = ["INDEX_TYPE", "OPTIONS", "build", "RangeBitmapReader"]
+# what to use instead when an index costs more than it can save (fileindex.indexes.advice)
+WHEN_TOO_LARGE = ("a range-bitmap keeps a dictionary of every distinct value; on nearly unique values use bsi for "
+                  "ranges (integer, decimal, date and timestamp columns), bloom-filter for = and IN, or no index")
+
+__all__ = ["INDEX_TYPE", "OPTIONS", "build", "RangeBitmapReader", "WHEN_TOO_LARGE"]

@@ -1,0 +1,54 @@
+"""Whether an index pays for itself, for every index type of the registry.
+
+An index is read whenever a query filters on its column, and at best it saves reading its data file:
+one larger than the data file costs more than it can ever save (a range-bitmap over unique doubles or
+timestamps can be). Each type's package says what to use instead (``WHEN_TOO_LARGE``); one that can
+judge its own sizing from the body alone (the bloom filter's ``sizing``: fill, items and fpp) adds that
+verdict. The registry finds the package (``index_package``).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from fileindex.errors import FileIndexError
+from fileindex.indexes.registry import index_package
+
+LARGER_THAN_DATA = "larger than its data"
+
+
+@dataclass(frozen=True)
+class IndexAdvice:
+    column: str
+    index_type: str
+    verdict: str  # "ok", LARGER_THAN_DATA, or the type's own ("oversized", "overfull")
+    advice: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def advise(column: str, index_type: str, payload, *, data_bytes: int | None = None) -> IndexAdvice:
+    """The advice for one index body (``data_bytes``: the size of the data file it indexes, when known)."""
+    package = index_package(index_type)
+    if package is None:
+        return IndexAdvice(column, index_type, "ok", "")
+    verdict, advice = "ok", ""
+    if hasattr(package, "sizing"):
+        try:
+            verdict, advice = package.sizing(payload)
+        except (FileIndexError, ValueError):
+            pass  # a malformed body: check and verify report it
+    size = len(memoryview(payload))
+    if data_bytes is not None and size > data_bytes:
+        own = f"; {advice}" if verdict != "ok" else ""
+        verdict, advice = LARGER_THAN_DATA, (
+            f"{size} bytes of index for a {data_bytes}-byte data file: reading it costs more than skipping the "
+            f"file can save; {package.WHEN_TOO_LARGE}{own}")
+    return IndexAdvice(column, index_type, verdict, advice if verdict != "ok" else "")
+
+
+def advise_container(container, *, data_bytes: int | None = None) -> list[IndexAdvice]:
+    """The advice for every non-empty index of a container that is not ``ok``."""
+    found = (advise(e.column, e.index_type, container.body(e), data_bytes=data_bytes)
+             for e in container if not e.is_empty)
+    return [a for a in found if a.verdict != "ok"]

@@ -1,0 +1,164 @@
+"""Rough edges a new user found (issue #31): paths as the tool prints them, ignored input that is an error or a
+warning, answers and hints that say what was meant."""
+import json
+import shutil
+
+import pytest
+from conftest import ROOT
+
+from fileindex.cli import main
+from fileindex.container.layout import FileIndexContainer
+from fileindex.table.scan import PaimonTable
+
+TABLES = ROOT / "tests" / "tables" / "parquet"
+EMBEDDED = TABLES / "append_with_bitmap.db" / "append_with_bitmap"
+SIDECARS = TABLES / "append_with_bitmap_no_embedding.db" / "append_with_bitmap_no_embedding"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def only_file(root):
+    (entry, _), = PaimonTable(root).live()
+    return entry
+
+
+# -- table ROOT --explain FILE ----------------------------------------------------------------------------
+
+def test_table_explain_takes_the_path_indexes_prints_and_explains_an_embedded_index(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the table is elsewhere: FILE is found through the table, not the current folder
+    code, out, _ = run(capsys, "table", EMBEDDED, "--indexes", "--json")
+    listed = json.loads(out.splitlines()[0])
+    assert code == 0 and listed["index"] == "embedded"
+    embedded = only_file(EMBEDDED).embedded_index
+    for name in (listed["file"], listed["file"].split("/")[-1]):  # the printed path, and the data file's name
+        code, out, err = run(capsys, "table", EMBEDDED, "--explain", name, "--json")
+        assert code == 0, err
+        assert "embedded in the manifest" in err
+        fields = json.loads(out)
+        assert sum(f["length"] for f in fields) == len(embedded)  # the embedded bytes, tiled
+        assert {f["path"].split(":")[1].split("/")[0] for f in fields if ":" in f["path"]} == {"bitmap"}  # typed
+
+
+def test_table_explain_finds_a_sidecar_by_its_name_or_its_data_file(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    entry = only_file(SIDECARS)
+    sidecar = next(SIDECARS.rglob("*.index"))
+    for name in (entry.file_name, sidecar.name, f"bucket-0/{sidecar.name}"):
+        code, out, err = run(capsys, "table", SIDECARS, "--explain", name, "--json")
+        assert code == 0, err
+        assert sum(f["length"] for f in json.loads(out)) == sidecar.stat().st_size
+
+
+def test_table_explain_of_an_unknown_file_says_where_to_look(capsys):
+    code, _, err = run(capsys, "table", EMBEDDED, "--explain", "data-nope.parquet")
+    assert code == 2 and "not a live data file" in err and "--indexes" in err
+
+
+def test_table_explain_of_a_sidecar_the_manifests_do_not_name_uses_its_data_files_schema(capsys, tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(EMBEDDED, root)
+    data = root / PaimonTable(root).relative(only_file(root))
+    extra = data.with_name(data.name + ".index")  # as `spark build` writes beside a table's data file
+    extra.write_bytes(only_file(root).embedded_index)
+    code, out, err = run(capsys, "table", root, "--explain", extra, "--json")
+    assert code == 0 and "not an index the table's manifests name" in err and "schema of bucket-0/" in err
+    assert sum(f["length"] for f in json.loads(out)) == extra.stat().st_size
+
+
+@pytest.mark.parametrize("flags", [["--indexes", "--where", "f0 = 1"], ["--explain", "x", "--where", "f0 = 1"],
+                                   ["--explain", "x", "--indexes"]])
+def test_table_refuses_flags_it_would_ignore(capsys, flags):
+    code, out, err = run(capsys, "table", EMBEDDED, *flags)
+    assert code == 2 and out == "" and "would be ignored" in err
+
+
+# -- explain ----------------------------------------------------------------------------------------------
+
+ENGINE = ROOT / "tests" / "vectors" / "java" / "multi__engine_layout.index"
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--column", "nope"], "--column nope: the file has no such column (its columns: attrs[size], price, name"),
+    (["--index", "bogus"], "--index bogus: the file has no such index (it has: bitmap, bloom-filter, bsi, range-bitmap)"),
+    (["--column", "price", "--index", "bitmap"], "no such index on column price (it has: bloom-filter)")])
+def test_explain_selecting_nothing_is_an_error(capsys, flags, message):
+    code, out, err = run(capsys, "explain", ENGINE, *flags)
+    assert code == 2 and out == "" and message in err
+
+
+def test_explain_shows_string_keys_as_text_beside_their_bytes(capsys):
+    code, out, _ = run(capsys, "explain", ENGINE, "--schema", "name STRING", "--column", "name", "--index", "bitmap")
+    assert code == 0 and "key/value/value = 'alice' (hex 616c696365)" in out
+    code, out, _ = run(capsys, "explain", ENGINE, "--schema", "name STRING", "--json")
+    keys = {f["text"]: f["value"] for f in json.loads(out) if "text" in f}
+    assert keys["alice"] == "alice".encode().hex() and len(keys) == 4
+
+
+def test_explain_without_types_says_what_would_decode_the_bodies(capsys):
+    code, _, err = run(capsys, "explain", ENGINE, "--schema", "name STRING, id INT, ts TIMESTAMP(3)")
+    assert code == 0 and "for want of the column's type: bitmap of attrs[size]" in err
+    assert "bitmap of name" not in err and '--schema "attrs MAP<KEY, TYPE>, 列名😀 TYPE"' in err
+    _, _, err = run(capsys, "explain", ENGINE, "--schema", "name STRING", "--column", "name")
+    assert "raw bytes" not in err  # only the selected bodies count
+
+
+# -- build, query and check ------------------------------------------------------------------------------
+
+@pytest.fixture
+def data_file(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"a": pa.array([1, 2, None], pa.int64())}), path)
+    return path
+
+
+def test_a_repeated_option_key_with_two_values_is_an_error(capsys, data_file):
+    code, _, err = run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a",
+                       "--option", "file-index.bitmap.columns=b")
+    assert code == 2 and "--option file-index.bitmap.columns is given twice ('a' and 'b')" in err
+    assert not data_file.with_name("x.parquet.index").exists()
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a",
+               "--option", "file-index.bitmap.columns=a")[0] == 0  # the same value twice says nothing new
+
+
+def test_query_of_a_data_file_names_its_index(capsys, data_file):
+    code, _, err = run(capsys, "query", data_file, "--where", "a = 1")
+    assert code == 2 and "is a Parquet data file, not a file index; build its index with: fileindex build" in err
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a")[0] == 0
+    code, _, err = run(capsys, "query", data_file, "--where", "a = 1")
+    assert code == 2 and f"did you mean {data_file}.index?" in err
+
+
+def test_no_candidate_row_has_no_dangling_colon_and_null_comparisons_get_a_hint(capsys, data_file):
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a")[0] == 0
+    code, out, err = run(capsys, "query", f"{data_file}.index", "--where", "a = 3", "--where", "a = NULL")
+    assert code == 0 and out.splitlines() == ["a = 3  =>  ROWS 0 (no candidate row)", "a = NULL  =>  ROWS 1: 2"]
+    assert "a = NULL: a comparison with NULL is never true in SQL" in err and "write a IS NULL" in err
+    _, _, err = run(capsys, "query", f"{data_file}.index", "--where", "a IS NULL")
+    assert "never true" not in err
+
+
+def test_table_where_hints_at_is_null_too(capsys):
+    code, _, err = run(capsys, "table", EMBEDDED, "--where", "f0 = NULL")
+    assert code == 0 and "write f0 IS NULL" in err
+
+
+def test_check_with_types_that_lack_the_indexed_column_warns(capsys, data_file, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a")[0] == 0
+    other = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"z": [1]}), other)
+    code, out, _ = run(capsys, "check", f"{data_file}.index", "--data", other)
+    assert code == 0 and "0 bodies decoded; warning: the given types lack column(s) a" in out
+    code, out, _ = run(capsys, "check", f"{data_file}.index", "--data", other, "--json")
+    assert json.loads(out)["untyped_columns"] == ["a"]
+    code, out, _ = run(capsys, "check", f"{data_file}.index")  # the data file beside it has the column
+    assert "1 bodies decoded" in out and "warning" not in out
