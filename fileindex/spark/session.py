@@ -182,7 +182,9 @@ def check_workers(session) -> None:
     except Exception as err:  # py4j and pyspark raise their own classes; the message says what failed
         raise SparkSetupError(f"Spark's Python workers do not start ({first_cause(err)}): {fix}") from None
     if missing:
-        raise SparkSetupError(f"Spark's Python workers run {executable} (Python {version}), which cannot import "
+        configured = context.getConf().get("spark.pyspark.python", None) or os.environ.get("PYSPARK_PYTHON")
+        shown = configured or executable  # a venv's python reports the interpreter it links to
+        raise SparkSetupError(f"Spark's Python workers run {shown} (Python {version}), which cannot import "
                               f"{', '.join(missing)}: {fix}")
     _checked_applications.add(application)
 
