@@ -35,10 +35,11 @@ class SparkSetupError(FileIndexError):
 
 def missing_spark(err: ImportError) -> SparkSetupError | None:
     """The setup error for an ImportError of a module the ``[spark]`` extra installs (None for others)."""
-    named = getattr(err, "name", None) or re.search(r"No module named '([\w.]+)'|\] (\w+) >= [\d.]+ must be installed",
-                                                    str(err))
-    name = (named if isinstance(named, str) else (named.group(1) or named.group(2)) if named else "").split(".")[0]
-    name = name.lower()
+    name = getattr(err, "name", None)
+    if not name:  # pyspark's own check for pandas: "[PACKAGE_NOT_INSTALLED] Pandas >= 2.2.0 must be installed"
+        match = re.search(r"No module named '([\w.]+)'|\] (\w+) >= [\d.]+ must be installed", str(err))
+        name = (match.group(1) or match.group(2)) if match else ""
+    name = name.split(".")[0].lower()
     if name not in SPARK_MODULES:
         return None
     return SparkSetupError(f"the Spark pipeline needs the [spark] extra (No module named {name!r}): {INSTALL_SPARK}")

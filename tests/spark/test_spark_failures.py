@@ -1,5 +1,6 @@
 """Spark set up by people who did not read the README, and jobs that fail: one line, fast, saying what
 to do; and the jobs' progress on stderr while they run."""
+import io
 import json
 import os
 import re
@@ -147,3 +148,40 @@ def test_a_driver_script_without_a_main_guard_runs_once_on_an_orc_table(tmp_path
     assert result.returncode == 0, result.stderr[-3000:]
     assert log.read_text().splitlines() == ["top level ran"]
     assert "ANSWER [[4, 6, 7]] 3" in result.stdout
+
+
+def test_a_missing_pandas_or_py4j_names_the_extra():
+    from fileindex.spark.session import missing_spark
+
+    pandas = ImportError("[PACKAGE_NOT_INSTALLED] Pandas >= 2.2.0 must be installed; however, it was not found.")
+    assert "No module named 'pandas'" in str(missing_spark(pandas))
+    assert "paimon-fileindex[spark]" in str(missing_spark(ModuleNotFoundError("x", name="py4j.protocol")))
+    assert missing_spark(ModuleNotFoundError("x", name="yaml")) is None
+
+
+class _Counter:
+    def __init__(self):
+        self.value = 0
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_terminal_gets_one_line_redrawn(monkeypatch):
+    from fileindex.spark import progress
+
+    files, rows = _Counter(), _Counter()
+    monkeypatch.setattr(progress, "_counters", {"app": (files, rows)})
+    monkeypatch.setattr(progress, "TICK", 0.05)
+    stream = _Terminal()
+    with progress.reporting("spark build", stream):
+        progress.planned(4)
+        for _ in range(4):
+            time.sleep(0.2)
+            files.value += 1
+            rows.value += 1000
+    text = stream.getvalue()
+    assert text.count("\r") >= 4 and text.endswith("\n") and text.count("\n") == 1
+    assert "\rfileindex spark build: 4/4 files, 4,000 rows" in text and "rows/s" in text
