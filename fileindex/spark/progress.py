@@ -3,8 +3,9 @@
 Every per-file job counts, in two accumulators of its Spark application, the files its tasks finished
 and their rows; Spark sends a task's counts to the driver when the task ends, so the figures move a
 task (a group of files) at a time. ``reporting`` shows them while a command runs: a live line on a
-terminal, or on a pipe a line when a job starts, every few seconds, and when every planned file is
-done. A retried task counts its files again; the figures never pass the files planned.
+terminal (ended when every planned file is done, so that what the command prints next starts a
+line), or on a pipe a line when a job starts, every few seconds, and when every planned file is done.
+A retried task counts its files again; the figures never pass the files planned.
 """
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def reporting(label: str, stream=None):
     start_files, start_rows = _totals()
     start_planned = _planned
     stop = threading.Event()
-    state = {"shown": "", "last": None, "width": 0, "started": None}
+    state = {"shown": None, "last": None, "width": 0, "started": None}
 
     def show(text: str) -> None:
         if terminal:
@@ -72,13 +73,16 @@ def reporting(label: str, stream=None):
         if state["started"] is None:
             state["started"] = now
         text = line(label, done, plan, rows, now - state["started"])
-        figures = text.rsplit(",", 2)[0]  # without the rate and seconds
+        figures = (done, plan, rows)
         changed = figures != state["shown"]
         finished = done >= plan
         due = state["last"] is None or now - state["last"] >= PIPE_INTERVAL or (finished and changed)
-        if (terminal and (changed or final)) or (not terminal and due and (changed or not finished)):
+        if (terminal and (changed or (final and state["width"]))) or (not terminal and due and (changed or not finished)):
             show(text)
             state["shown"], state["last"] = figures, now
+            if terminal and finished and state["width"]:  # what the command prints next starts a line
+                stream.write("\n")
+                state["width"] = 0
 
     def watch() -> None:
         while not stop.wait(TICK):
