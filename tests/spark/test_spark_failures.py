@@ -123,8 +123,9 @@ def test_workers_running_another_python_are_named_with_what_to_set(tmp_path):
         "try:\n"
         f"    build_indexes(spark, {str(tmp_path / 'data')!r}, {{'file-index.bitmap.columns': 'category'}}).collect()\n"
         "except SparkSetupError as err:\n    print('SETUP', err)\n")
+    env = {key: value for key, value in os.environ.items() if key != "PYSPARK_PYTHON"}  # set by spark_session()
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"})
+                            env={**env, "SPARK_LOCAL_IP": "127.0.0.1"})
     assert result.returncode == 0, result.stderr[-3000:]
     line = [text for text in result.stdout.splitlines() if text.startswith("SETUP")]
     assert line and f"run {other}" in line[0] and re.search(r"cannot import [\w, ]*pyarrow", line[0])
