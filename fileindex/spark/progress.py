@@ -93,13 +93,16 @@ def reporting(label: str, stream=None):
 
     watcher = threading.Thread(target=watch, name="fileindex-progress", daemon=True)
     watcher.start()
+    failed = True
     try:
         yield
+        failed = False
     finally:
         stop.set()
         watcher.join()
         try:
-            look(final=True)
+            if not failed:  # a failure is the command's one line, not figures of a job cut short
+                look(final=True)
         except Exception:
             pass
         if terminal and state["width"]:

@@ -41,6 +41,8 @@ class _Helper:
             self.process.kill()
             error = self.process.stderr.read().decode(errors="replace").strip().splitlines()
             self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+                stream.close()
             raise OSError(f"the ORC helper process ({sys.executable} -m {__name__}) did not start: "
                           f"{error[-1] if error else 'no error shown'}")
         self.process.stderr.close()  # the helper sends its stderr to /dev/null once started
@@ -56,6 +58,8 @@ class _Helper:
             self.process.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
 
 
 _helper: _Helper | None = None
