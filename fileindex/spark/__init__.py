@@ -20,7 +20,9 @@ from fileindex.spark.session import SparkSetupError, spark_session
 
 def register(spark) -> None:
     from fileindex.spark.datasource import register as register_source
+    from fileindex.spark.session import check_workers
 
+    check_workers(spark)
     register_source(spark)
 
 

@@ -65,25 +65,45 @@ def plan_groups(items: list, sizes: list[int], parallelism: int) -> list[list]:
     return [group for group in groups if group]
 
 
-def per_file_job(spark, items: list, sizes: list[int], work: Callable[[object], Iterable[pa.Table]], schema):
-    """A DataFrame of what ``work`` yields (Arrow tables in ``schema``) for every item, on the executors."""
+def per_file_job(spark, items: list, sizes: list[int], work: Callable[[object], Iterable[pa.Table]], schema,
+                 rows_of: Callable[[object], int] | None = None):
+    """A DataFrame of what ``work`` yields (Arrow tables in ``schema``) for every item, on the executors.
+
+    Each item done adds one file and its rows to the progress counters: ``rows_of(item)``, or else the
+    ``rows`` column of what it yielded (the per-file summary rows), or the rows it yielded."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
 
+    from fileindex.spark import progress
+    from fileindex.spark.session import check_workers
+
+    check_workers(spark)
     spark_schema = _parse_datatype_string(schema) if isinstance(schema, str) else schema
     arrow_schema = to_arrow_schema(spark_schema, timezone="UTC")
     groups = plan_groups(items, sizes, spark.sparkContext.defaultParallelism)
     blobs = [(pickle.dumps(group),) for group in groups] or [(pickle.dumps([]),)]
     frame = spark.createDataFrame(spark.sparkContext.parallelize(blobs, len(blobs)), "items binary")
+    files_done, rows_done = progress.counters(spark)
+    progress.planned(len(items))
 
     def run(batches):
         for batch in batches:
             for blob in batch.column(0).to_pylist():
                 for item in pickle.loads(blob):
+                    rows = 0
                     for table in work(item):
+                        rows += _rows_in(table)
                         yield from conform(table, arrow_schema).to_batches()
+                    files_done.add(1)
+                    rows_done.add(rows_of(item) if rows_of is not None else rows)
 
     return frame.mapInArrow(run, spark_schema)
+
+
+def _rows_in(table: pa.Table) -> int:
+    if "rows" in table.column_names:
+        return sum(value or 0 for value in table.column("rows").to_pylist())
+    return table.num_rows
 
 
 def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
@@ -291,7 +311,11 @@ def _read_job(spark, reads: list[tuple], schema: pa.Schema, predicate=None, type
     """The candidate rows of each (task, row count, candidates) read, read as ``schema``, in Spark's types;
     with a (widened) predicate, rows that cannot satisfy it are dropped in the task."""
     work = partial(_read_one, schema=schema, predicate=predicate, types=types)
-    return per_file_job(spark, reads, [r[0].size for r in reads], work, spark_schema(schema))
+    return per_file_job(spark, reads, [r[0].size for r in reads], work, spark_schema(schema), rows_of=_rows_of_read)
+
+
+def _rows_of_read(read: tuple) -> int:
+    return read[1]
 
 
 def spark_schema(schema: pa.Schema):

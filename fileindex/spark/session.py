@@ -4,13 +4,17 @@
 for the Python workers, Arrow on, Spark's logging at WARN and the web UI off (``ui=True`` turns it
 on). ``master`` (``spark://host:7077``, ``yarn``, ``local[2]``) and ``conf`` pass through. Under
 ``spark-submit`` (or wherever a session is already running) the active session is used as it is.
-Java is checked first, so a missing or old JDK is one message, not a JVM stack trace.
+Java is checked first, so a missing or old JDK is one message, not a JVM stack trace; so is a
+``spark://`` master that does not answer (Spark itself retries for a minute without naming it).
+``check_workers`` runs a one-task probe on every session the pipeline uses, so that Python workers
+that cannot import this package (another interpreter) are one message saying what to set.
 """
 from __future__ import annotations
 
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from importlib import resources
@@ -19,10 +23,26 @@ from typing import Mapping
 from fileindex.errors import FileIndexError
 
 MIN_JAVA = 17
+MASTER_TIMEOUT = 5.0  # seconds to wait for a spark:// master to accept a connection
+INSTALL_SPARK = "pip install 'paimon-fileindex[spark]'"
+SPARK_MODULES = ("pyspark", "py4j", "pandas")  # what the [spark] extra installs
 
 
 class SparkSetupError(FileIndexError):
-    """Spark cannot start here: no pyspark, or no suitable Java. The message says what to install."""
+    """Spark cannot start here: no pyspark, no suitable Java, an unreachable master, Python workers
+    without this package. The message says what to install or set."""
+
+
+def missing_spark(err: ImportError) -> SparkSetupError | None:
+    """The setup error for an ImportError of a module the ``[spark]`` extra installs (None for others)."""
+    name = getattr(err, "name", None)
+    if not name:  # pyspark's own check for pandas: "[PACKAGE_NOT_INSTALLED] Pandas >= 2.2.0 must be installed"
+        match = re.search(r"No module named '([\w.]+)'|\] (\w+) >= [\d.]+ must be installed", str(err))
+        name = (match.group(1) or match.group(2)) if match else ""
+    name = name.split(".")[0].lower()
+    if name not in SPARK_MODULES:
+        return None
+    return SparkSetupError(f"the Spark pipeline needs the [spark] extra (No module named {name!r}): {INSTALL_SPARK}")
 
 
 def java_version(java: str) -> int | None:
@@ -51,6 +71,24 @@ def check_java() -> None:
                               "(e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME to one")
 
 
+def check_master(master: str) -> None:
+    """A ``spark://`` master (or any of a list, for standby masters) must accept a connection."""
+    if not master.startswith("spark://"):
+        return
+    problems = []
+    for address in master[len("spark://"):].split(","):
+        host, _, port = address.rstrip("/").rpartition(":")
+        if not host or not port.isdigit():
+            raise SparkSetupError(f"--master {master}: write spark://HOST:PORT")
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=MASTER_TIMEOUT).close()
+            return
+        except OSError as err:
+            problems.append(f"{host}:{port}: {err.strerror or err or 'timed out'}")
+    raise SparkSetupError(f"cannot reach the Spark master {master} ({'; '.join(problems)}): is it running, and is "
+                          "--master its URL (shown on the master's web UI)?")
+
+
 def _loopback(master: str) -> bool:
     return master.startswith("local") or re.match(r"spark://(127\.0\.0\.1|localhost)[:/]", master) is not None
 
@@ -60,16 +98,17 @@ def spark_session(master: str | None = None, conf: Mapping[str, str] | None = No
     """The session the pipeline runs on (see the module docstring)."""
     try:
         from pyspark.sql import SparkSession
-    except ImportError:
-        raise SparkSetupError("the Spark pipeline needs pyspark: pip install 'paimon-fileindex[spark]'") from None
+    except ImportError as err:
+        raise (missing_spark(err) or err) from None
     active = SparkSession.getActiveSession()
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit launched this interpreter
     if active is not None or (submitted and master is None):
         session = active or SparkSession.builder.appName(app_name).getOrCreate()
         _prepare(session)
         return session
-    check_java()
     master = master or "local[*]"
+    check_master(master)
+    check_java()
     settings = {
         "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
@@ -93,13 +132,59 @@ def spark_session(master: str | None = None, conf: Mapping[str, str] | None = No
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
+    _quiet_task_failures(session)
     _prepare(session)
     return session
 
 
+# A failed task is reported by the pipeline in one line (its first cause, see failures.py); these loggers
+# report it too, repeating the Python traceback and a Java stack three to five times (100-220 lines).
+# Set on the running JVM: naming them in log4j2.properties makes Spark announce a "default log level".
+TASK_FAILURE_LOGGERS = ("org.apache.spark.executor.Executor", "org.apache.spark.scheduler.TaskSetManager",
+                        "org.apache.spark.storage.BlockManager", "org.apache.spark.api.python")
+
+
+def _quiet_task_failures(session) -> None:
+    jvm = session.sparkContext._jvm
+    for name in TASK_FAILURE_LOGGERS:
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, jvm.org.apache.logging.log4j.Level.OFF)
+
+
 def _prepare(session) -> None:
     session.sparkContext.setLogLevel("WARN")
+    check_workers(session)
     from fileindex.spark.datasource import register
 
     register(session)
+
+
+_checked_applications: set[str] = set()
+
+
+def check_workers(session) -> None:
+    """Spark's Python workers can import this package and what its tasks need, or a SparkSetupError
+    saying which interpreter they run and what to set. Once per Spark application (one tiny task)."""
+    context = session.sparkContext
+    application = context.applicationId
+    if application in _checked_applications:
+        return
+    from pyspark import cloudpickle
+
+    from fileindex.spark import worker_probe
+    from fileindex.spark.failures import first_cause
+
+    cloudpickle.register_pickle_by_value(worker_probe)  # the probe must run where fileindex is missing
+    fix = (f"set PYSPARK_PYTHON (or spark.pyspark.python) to a Python that has paimon-fileindex installed, such "
+           f"as this one ({sys.executable}), before the session starts; on a cluster, install paimon-fileindex in "
+           "the workers' Python")
+    try:
+        executable, version, missing = context.parallelize([0], 1).mapPartitions(worker_probe.probe).first()
+    except Exception as err:  # py4j and pyspark raise their own classes; the message says what failed
+        raise SparkSetupError(f"Spark's Python workers do not start ({first_cause(err)}): {fix}") from None
+    if missing:
+        configured = context.getConf().get("spark.pyspark.python", None) or os.environ.get("PYSPARK_PYTHON")
+        shown = configured or executable  # a venv's python reports the interpreter it links to
+        raise SparkSetupError(f"Spark's Python workers run {shown} (Python {version}), which cannot import "
+                              f"{', '.join(missing)}: {fix}")
+    _checked_applications.add(application)
 

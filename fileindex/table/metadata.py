@@ -1,13 +1,13 @@
 """Paimon table metadata a file-index reader needs (table spec §1-§5): snapshots, schemas, manifests.
 
-Manifest-family files are read in whatever format they are (Avro with fastavro, ORC or Parquet with
-pyarrow), sniffed from their magic bytes. Live data files are the ADD entries of the base and delta
-manifest lists that no DELETE entry names, compared by Paimon's full file identifier. Data files are
-found only through the snapshot, never by listing directories.
+Manifest-family files are read in whatever format they are (Avro with fastavro, ORC with pyarrow in a
+helper process (``orc_helper``), Parquet with pyarrow), sniffed from their magic bytes. Live data files
+are the ADD entries of the base and delta manifest lists that no DELETE entry names, compared by
+Paimon's full file identifier. Data files are found only through the snapshot, never by listing
+directories.
 """
 from __future__ import annotations
 
-import atexit
 import json
 import warnings
 from contextlib import contextmanager
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fileindex.errors import FileIndexError, UsageError
+from fileindex.table.orc_helper import orc_rows
 from fileindex.types import DataType, parse_type
 
 
@@ -68,7 +69,7 @@ def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> l
 
                 rows = list(fastavro.reader(file))
             elif magic[:3] == b"ORC":
-                rows = orc_rows_isolated(path)
+                rows = orc_rows(path)
             elif magic == b"PAR1":
                 import pyarrow.parquet
 
@@ -78,41 +79,6 @@ def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> l
     if not all(isinstance(row, dict) for row in rows):
         raise TableError(f"{shown(root, path)} ({kind}): rows are not records")
     return rows
-
-
-def orc_rows_isolated(path: Path) -> list[dict]:
-    """An ORC file's rows, read in a helper process: Apache ORC's C++ reader (under pyarrow) crashes
-    the process on some corrupt files (a single flipped bit in 27 of 363 mutated manifests), and a
-    conformance tool is run on broken tables. The helper starts once (from a fork server, so that a
-    large process is never copied) and is replaced when a file crashes it."""
-    global _orc_helper
-    from concurrent.futures.process import BrokenProcessPool
-
-    if _orc_helper is None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        _orc_helper = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method))
-        atexit.register(_orc_helper.shutdown)  # before interpreter teardown, which the pool's own hook outlives
-    try:
-        return _orc_helper.submit(_orc_rows, str(path)).result()
-    except BrokenProcessPool:
-        _orc_helper.shutdown(wait=False)
-        _orc_helper = None
-        raise ValueError("the ORC reader crashed on it") from None
-
-
-_orc_helper = None
-
-
-def _orc_rows(path: str) -> list[dict]:
-    import faulthandler
-
-    faulthandler.disable()  # a crash here is reported by the caller, not dumped on stderr
-    import pyarrow.orc
-
-    return pyarrow.orc.ORCFile(path).read().to_pylist()
 
 
 def read_json(root: Path, path: Path, kind: str) -> dict:

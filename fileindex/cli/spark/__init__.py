@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import sys
 
-from fileindex.cli import HANDLED, parse_key_values, report_failure
+from fileindex.cli import EXIT_MALFORMED, EXIT_USAGE, HANDLED, parse_key_values, report_failure
 
 NAME = "spark"
 HELP = "build, verify and index-pruned scans over many data files, as Spark jobs (local mode by default)"
@@ -49,27 +48,33 @@ def run(args: argparse.Namespace) -> int:
 
 
 def guarded(command: str, job) -> int:
-    """Run a Spark command: setup problems exit 2, the project's errors as usual, and a Spark job
-    that failed on an executor is one line with the error the task raised, exit 3."""
-    from py4j.protocol import Py4JJavaError
-    from pyspark.errors import PySparkException
-
-    from fileindex.spark import SparkSetupError
+    """Run a Spark command: setup problems (no [spark] extra, Java, master, workers) exit 2, the
+    project's errors as usual, and a Spark job that failed on an executor is one line with the first
+    error a task raised, exit 3. The jobs' progress is shown on stderr while it runs."""
+    from fileindex.spark.progress import reporting
+    from fileindex.spark.session import SparkSetupError, missing_spark
 
     try:
-        return job()
+        from py4j.protocol import Py4JJavaError
+        from pyspark.errors import PySparkException
+
+        with reporting(command):
+            return job()
     except SparkSetupError as err:
-        print(f"fileindex {command}: {err}", file=sys.stderr)
-        return 2
+        return setup_failure(command, err)
+    except ImportError as err:
+        if missing_spark(err) is None:
+            raise
+        return setup_failure(command, missing_spark(err))
     except HANDLED as err:
         return report_failure(command, err)
     except (PySparkException, Py4JJavaError) as err:
-        print(f"fileindex {command}: a Spark job failed: {task_error(err)}", file=sys.stderr)
-        return 3
+        from fileindex.spark.failures import first_cause
+
+        print(f"fileindex {command}: a Spark job failed: {first_cause(err)}", file=sys.stderr)
+        return EXIT_MALFORMED
 
 
-def task_error(err: Exception) -> str:
-    """The error a failed task raised (the last ``...Error: message`` line of Spark's report)."""
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    raised = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line)]
-    return (raised[-1] if raised else lines[0] if lines else type(err).__name__)[:500]
+def setup_failure(command: str, err: Exception) -> int:
+    print(f"fileindex {command}: {err}", file=sys.stderr)
+    return EXIT_USAGE

@@ -1,0 +1,158 @@
+"""Reading ORC metadata files in a helper process, so that a reader crash never takes the caller down.
+
+Apache ORC's C++ reader (under pyarrow) crashes the process on some corrupt files (a single flipped
+bit in 27 of 363 mutated manifests), and a conformance tool is run on broken tables. ``orc_rows``
+sends each file's path to one long-lived helper and gets its rows back; a crash is reported as a
+ValueError and the next call starts a new helper.
+
+The helper is this module run as a program (``python -m fileindex.table.orc_helper``), not a
+multiprocessing worker: multiprocessing's spawn and forkserver starts import the caller's
+``__main__``, which re-runs the top level of a user's script that has no ``if __name__ ==
+"__main__"`` guard (a PySpark driver script, a notebook exported as a script). Requests and answers
+are length-prefixed pickles over the helper's stdin and stdout.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+_FRAME = struct.Struct("<Q")
+READY = "ready"
+
+
+class _Helper:
+    def __init__(self):
+        package_root = str(Path(__file__).resolve().parent.parent.parent)
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
+        self.process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        try:
+            ready = _read_frame(self.process.stdout)
+        except EOFError:
+            ready = None
+        if ready != READY:
+            self.process.kill()
+            error = self.process.stderr.read().decode(errors="replace").strip().splitlines()
+            self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+                stream.close()
+            raise OSError(f"the ORC helper process ({sys.executable} -m {__name__}) did not start: "
+                          f"{error[-1] if error else 'no error shown'}")
+        self.process.stderr.close()  # the helper sends its stderr to /dev/null once started
+
+    def ask(self, path: str) -> tuple[str, object]:
+        """("ok", rows) or ("error", the exception the reader raised)."""
+        _write_frame(self.process.stdin, path)
+        return _read_frame(self.process.stdout)
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()  # the helper ends at the end of its input
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+
+
+_helper: _Helper | None = None
+_lock = threading.Lock()
+
+
+def orc_rows(path: Path) -> list[dict]:
+    """An ORC file's rows, read in the helper process (started on first use, replaced after a crash)."""
+    global _helper
+    with _lock:
+        if _helper is None:
+            _helper = _Helper()
+        try:
+            status, value = _helper.ask(os.path.abspath(path))  # the helper keeps the cwd it started in
+        except (EOFError, BrokenPipeError):
+            _discard()
+            raise ValueError("the ORC reader crashed on it") from None
+        except BaseException:  # interrupted between a request and its answer: the pipes are out of step
+            _discard()
+            raise
+    if status == "error":
+        raise value
+    return value
+
+
+def _discard() -> None:
+    global _helper
+    _helper.close()
+    _helper = None
+
+
+def _forked() -> None:
+    global _helper, _lock
+    _helper, _lock = None, threading.Lock()  # the parent's helper and lock stay the parent's
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+@atexit.register
+def _close() -> None:
+    if _helper is not None:
+        _helper.close()
+
+
+def _write_frame(stream, value) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_FRAME.pack(len(data)) + data)
+    stream.flush()
+
+
+def _read_frame(stream):
+    header = stream.read(_FRAME.size)
+    if len(header) < _FRAME.size:
+        raise EOFError
+    (size,) = _FRAME.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+def _answer(path: str):
+    import pyarrow.orc
+
+    try:
+        return "ok", pyarrow.orc.ORCFile(path).read().to_pylist()
+    except Exception as err:  # returned to the caller, whose boundary turns it into a TableError
+        try:
+            pickle.dumps(err)
+        except Exception:
+            err = ValueError(f"{type(err).__name__}: {err}")
+        return "error", err
+
+
+def serve(requests, answers) -> None:
+    import faulthandler
+
+    faulthandler.disable()  # a crash here is reported by the caller, not dumped on stderr
+    import pyarrow.orc  # noqa: F401  (loaded before the caller is told the helper is ready)
+
+    answers = os.fdopen(os.dup(answers.fileno()), "wb")  # nothing a library prints can reach the caller
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    _write_frame(answers, READY)
+    while True:
+        try:
+            path = _read_frame(requests)
+        except EOFError:
+            return
+        _write_frame(answers, _answer(path))
+
+
+if __name__ == "__main__":
+    serve(sys.stdin.buffer, sys.stdout)
