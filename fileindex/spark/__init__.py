@@ -35,5 +35,5 @@ def read_table(spark, table: str, where: str | None = None, *, snapshot: int | N
 read_table.__doc__ = "See :func:`fileindex.spark.datasource.read_table`."
 
 
-__all__ = ["PrunedScan", "ScanStats", "SparkSetupError", "build_indexes", "plain_scan", "pruned_scan", "read_table", "register",
-           "spark_session", "verify_indexes"]
+__all__ = ["PrunedScan", "ScanStats", "SparkSetupError", "build_indexes", "plain_scan", "pruned_scan", "read_table",
+           "register", "spark_session", "verify_indexes"]

@@ -129,7 +129,9 @@ def read_table(spark, table: str, where: str | None = None, *, snapshot: int | N
     """A DataFrame of the table's live rows that satisfy ``where`` as Spark SQL evaluates it, pruned by the
     file indexes: the relation prunes with the predicate, Spark filters its rows exactly."""
     from fileindex.spark.expressions import to_column
+    from fileindex.spark.session import check_workers
 
+    check_workers(spark)
     register(spark)
     reader = spark.read.format(FORMAT)
     if snapshot is not None:
