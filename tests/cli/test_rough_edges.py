@@ -157,8 +157,8 @@ def test_check_with_types_that_lack_the_indexed_column_warns(capsys, data_file, 
     other = tmp_path / "other.parquet"
     pq.write_table(pa.table({"z": [1]}), other)
     code, out, _ = run(capsys, "check", f"{data_file}.index", "--data", other)
-    assert code == 0 and "0 bodies decoded; warning: the given types lack column(s) a" in out
+    assert code == 0 and "0 bodies decoded and checked; warning: the given types lack column(s) a" in out
     code, out, _ = run(capsys, "check", f"{data_file}.index", "--data", other, "--json")
     assert json.loads(out)["untyped_columns"] == ["a"]
     code, out, _ = run(capsys, "check", f"{data_file}.index")  # the data file beside it has the column
-    assert "1 bodies decoded" in out and "warning" not in out
+    assert "1 bodies decoded and checked" in out and "warning" not in out
