@@ -8,7 +8,7 @@ from generated_data import OPTIONS, write_dataset
 from fileindex.cli import main
 from fileindex.cli.spark.build import BESIDE_DATA_NOTE
 
-NOTE = BESIDE_DATA_NOTE.split(":")[0]
+NOTE = BESIDE_DATA_NOTE.split(": ")[1]  # "note", not the command's name, which progress lines carry too
 
 
 def test_sidecars_beside_data_are_announced_and_the_ways_round_them_work(spark, tmp_path, capsys):

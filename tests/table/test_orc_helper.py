@@ -14,9 +14,6 @@ from fileindex.table.metadata import TableError, read_rows
 TABLE = ROOT / "tests" / "tables" / "orc" / "append_with_bitmap.db" / "append_with_bitmap"
 MANIFEST_LIST = TABLE / "manifest" / "manifest-list-c493f44b-b95e-4779-9cfc-48bd9b2e5dbb-0"  # empty (the base list)
 DELTA_LIST = MANIFEST_LIST.with_name(MANIFEST_LIST.name[:-1] + "1")  # one manifest
-# Flipping bit 1 of byte 3 of the base list crashes Apache ORC's C++ reader (SIGSEGV).
-CRASHING_FLIP = (3, 1)
-
 UNGUARDED_SCRIPT = """\
 import os
 from fileindex import PaimonTable
@@ -28,23 +25,43 @@ print("ANSWER", [sorted(v.result.bitmap) for v in table.plan("f1 = 20")])
 """
 
 
-def crashing_copy(tmp_path):
-    data = bytearray(MANIFEST_LIST.read_bytes())
-    at, bit = CRASHING_FLIP
-    data[at] ^= 1 << bit
-    path = tmp_path / "manifest" / "list"
-    path.parent.mkdir()
-    path.write_bytes(bytes(data))
-    return path
+CRASHING_READER = """\
+import os, signal
+import pyarrow.orc
+
+class CrashingORCFile(pyarrow.orc.ORCFile):  # a reader that dies of a signal on one file, as ORC's C++ reader
+    def __init__(self, source, *args, **kwargs):   # does on some corrupt files (which ones depends on pyarrow's
+        if str(source).endswith("crash-me"):       # version: 22 crashed on a bit flip that 26 reports)
+            os.kill(os.getpid(), signal.SIGSEGV)
+        super().__init__(source, *args, **kwargs)
+
+pyarrow.orc.ORCFile = CrashingORCFile
+"""
 
 
-def test_a_crash_is_a_table_error_and_the_next_read_works(tmp_path):
+@pytest.fixture
+def crashing_helper(tmp_path, monkeypatch):
+    """The next helper loads a sitecustomize whose ORC reader crashes on files named crash-me."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(CRASHING_READER)
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    if orc_helper._helper is not None:
+        orc_helper._discard()
+    yield tmp_path / "manifest" / "crash-me"
+    if orc_helper._helper is not None:
+        orc_helper._discard()  # later tests start a helper without the crashing reader
+
+
+def test_a_crash_is_a_table_error_and_the_next_read_works(crashing_helper):
     intact = read_rows(DELTA_LIST, "manifest list", TABLE)
     assert len(intact) == 1
     helper = orc_helper._helper.process
-    with pytest.raises(TableError, match=r"manifest/list \(manifest list\): not a readable file: the ORC reader "
-                                         r"crashed on it"):
-        read_rows(crashing_copy(tmp_path), "manifest list", tmp_path)
+    crashing_helper.parent.mkdir()
+    crashing_helper.write_bytes(MANIFEST_LIST.read_bytes())
+    with pytest.raises(TableError, match=r"manifest/crash-me \(manifest list\): not a readable file: the ORC "
+                                         r"reader crashed on it"):
+        read_rows(crashing_helper, "manifest list", crashing_helper.parent.parent)
     assert helper.wait(timeout=10) < 0  # the helper died of a signal; the caller did not
     assert read_rows(DELTA_LIST, "manifest list", TABLE) == intact
     assert orc_helper._helper.process.pid != helper.pid
