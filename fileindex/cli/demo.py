@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
             check_output(args.workdir, [], overwrite=args.overwrite, what="--workdir")
     except UsageError as err:
         return report_failure(NAME, err)
-    return guarded(NAME, lambda: _run(args))
+    return guarded(NAME, lambda: _run(args), progress=False)  # the demo narrates its steps itself
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -182,8 +182,10 @@ def test_scan_command_json_and_output(spark, tmp_path, capsys):
 
 def test_the_main_job_runs_on_a_small_dataset(spark, capsys):
     assert main(["demo", "--files", "4", "--rows", "3000"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("identical") == 4 and "0 violations" in out
+    captured = capsys.readouterr()
+    assert captured.out.count("identical") == 4 and "0 violations" in captured.out
+    # the demo narrates its steps; job progress summed over its build, verify and scans would overstate them
+    assert "fileindex demo:" not in captured.err
 
 
 @pytest.mark.parametrize("files, rows", [(32, 100_000), (3, 7), (1, 5)])

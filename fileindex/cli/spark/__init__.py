@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from contextlib import nullcontext
 
 from fileindex.cli import EXIT_MALFORMED, EXIT_USAGE, HANDLED, parse_key_values, report_failure
 
@@ -47,10 +48,11 @@ def run(args: argparse.Namespace) -> int:
     return guarded(f"spark {args.spark_command}", lambda: args.spark_run(args))
 
 
-def guarded(command: str, job) -> int:
+def guarded(command: str, job, *, progress: bool = True) -> int:
     """Run a Spark command: setup problems (no [spark] extra, Java, master, workers) exit 2, the
     project's errors as usual, and a Spark job that failed on an executor is one line with the first
-    error a task raised, exit 3. The jobs' progress is shown on stderr while it runs."""
+    error a task raised, exit 3. The jobs' progress is shown on stderr while it runs (``progress``:
+    a command that narrates its own steps, whose jobs' totals would add up across steps, says False)."""
     from fileindex.spark.progress import reporting
     from fileindex.spark.session import SparkSetupError, missing_spark
 
@@ -58,7 +60,7 @@ def guarded(command: str, job) -> int:
         from py4j.protocol import Py4JJavaError
         from pyspark.errors import PySparkException
 
-        with reporting(command):
+        with reporting(command) if progress else nullcontext():
             return job()
     except SparkSetupError as err:
         return setup_failure(command, err)
