@@ -1,17 +1,15 @@
-"""The ``bloom-filter`` index (spec §5): writer and reader (``index``), sizing and fill math (``math``),
-the deep check (``check``) and the exhaustive check (``exhaustive``).
+"""The ``bloom-filter`` index (spec §5): ``writer``, ``reader``, Java's sizing and the bit positions of a
+hash (``keys``), sizing and fill math (``math``), the deep check (``check``) and the exhaustive check
+(``exhaustive``).
 """
 
 from fileindex.generated.bloom_filter import BloomFilter  # noqa: E402
 from fileindex.indexes.bloom_filter import check as _check  # noqa: E402
 from fileindex.indexes.bloom_filter import exhaustive as _exhaustive  # noqa: E402
-from fileindex.indexes.bloom_filter.index import (  # noqa: E402  the package's API
-    INDEX_TYPE,
-    OPTIONS,
-    BloomFilterReader,  # noqa: E402
-    build,
-)
+from fileindex.indexes.bloom_filter.keys import INDEX_TYPE, OPTIONS  # noqa: E402  the package's API
 from fileindex.indexes.bloom_filter.math import configured_fpp, diagnose  # noqa: E402
+from fileindex.indexes.bloom_filter.reader import BloomFilterReader  # noqa: E402
+from fileindex.indexes.bloom_filter.writer import build  # noqa: E402
 from fileindex.indexes.index_type import FilterSizing, IndexType  # noqa: E402
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)

@@ -1,16 +1,12 @@
-"""The ``bsi`` (bit-sliced) index (spec §7): writer and reader (``index``), the deep check (``check``)
-and the exhaustive check (``exhaustive``).
+"""The ``bsi`` (bit-sliced) index (spec §7): ``writer``, ``reader``, the values as longs (``keys``), the
+deep check (``check``) and the exhaustive check (``exhaustive``).
 """
 
 from fileindex.generated.bsi import Bsi  # noqa: E402
 from fileindex.indexes.bsi import check as _check  # noqa: E402
 from fileindex.indexes.bsi import exhaustive as _exhaustive  # noqa: E402
-from fileindex.indexes.bsi.index import (  # noqa: E402  the package's API
-    INDEX_TYPE,
-    OPTIONS,
-    BsiReader,  # noqa: E402
-    build,
-)
+from fileindex.indexes.bsi.reader import BsiReader  # noqa: E402
+from fileindex.indexes.bsi.writer import INDEX_TYPE, OPTIONS, build  # noqa: E402  the package's API
 from fileindex.indexes.index_type import IndexType  # noqa: E402
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)

@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 from fileindex.arrow.values import split_nulls
 from fileindex.indexes.bitmap.keys import string_codes
 from fileindex.indexes.exhaustive import Disagreement, Outcome, past_the_end, show, wrong_row_count
-from fileindex.indexes.range_bitmap.index import sort_keys as range_sort_keys
+from fileindex.indexes.range_bitmap.keys import sort_keys as range_sort_keys
 from fileindex.types import DataType
 
 
