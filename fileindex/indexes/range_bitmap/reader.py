@@ -9,7 +9,6 @@ import functools
 from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
-import kaitaistruct
 import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
@@ -170,7 +169,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         bytes only (what follows its header is instances of the spec, decoded here in bulk)."""
         try:
             return fast_type(open_stream(self._view[start:end]))
-        except kaitaistruct.KaitaiStructError as err:
+        except kaitai_bridge.StructError as err:
             raise kaitai_bridge.place_instance_failure(
                 err, functools.partial(RangeBitmap, self.kind.code), self._view, (name,), root=ROOT,
                 validations=_VALIDATIONS, base=self._base, offset=start) from None
@@ -208,7 +207,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
                 chunk = fast.RangeBitmap.Chunk(stream, None, root)
                 head = sort_key(self.kind, self._key_value(chunk.head_key))
                 chunks.append(_Chunk(head, chunk.head_code, chunk.ofs_keys, chunk.num_keys, chunk.len_keys))
-        except kaitaistruct.KaitaiStructError as err:
+        except kaitai_bridge.StructError as err:
             raise kaitai_bridge.place_instance_failure(
                 err, functools.partial(RangeBitmap, self.kind.code), self._view, ("dictionary/chunks",), root=ROOT,
                 validations=_VALIDATIONS, base=self._base, offset=start + offset) from None
