@@ -9,9 +9,7 @@ from pyroaring import BitMap
 
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap import writer as bitmap
-from fileindex.indexes.bloom_filter import index as bloom_filter
-from fileindex.indexes.bsi import index as bsi
-from fileindex.indexes.range_bitmap import index as range_bitmap
+from fileindex.indexes import bloom_filter, bsi, range_bitmap
 from fileindex.java.fast_hash import hash_value
 from fileindex.types import parse_type
 from fileindex.values import Timestamp

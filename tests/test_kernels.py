@@ -19,10 +19,8 @@ from pyroaring import BitMap
 from vector_cases import cases_for
 
 from fileindex import kernels
-from fileindex.indexes import roaring
-from fileindex.indexes.bloom_filter import index as bloom_filter
-from fileindex.indexes.bsi import index as bsi
-from fileindex.indexes.range_bitmap import index as range_bitmap
+from fileindex.indexes import bloom_filter, bsi, range_bitmap, roaring
+from fileindex.indexes.bloom_filter.writer import BloomFilterWriter
 from fileindex.java import fast_hash, xxh64
 from fileindex.java.column_hash import column_hashes
 from fileindex.java.string_buffers import binary_buffers
@@ -150,7 +148,7 @@ def test_values_written_one_at_a_time_equal_the_whole_column():
     values = [7, -1, None, 2**40, 7, 0]
 
     def one_at_a_time():
-        writer = bloom_filter.BloomFilterWriter(parse_type("BIGINT"), {"items": "1000"})
+        writer = BloomFilterWriter(parse_type("BIGINT"), {"items": "1000"})
         for value in values:
             writer.write(value)
         return writer.serialize()
@@ -284,7 +282,7 @@ def test_writers_pickle_on_either_path():
     import pickle
 
     def pickled():
-        writer = bloom_filter.BloomFilterWriter(parse_type("INT"), {"items": "100"})
+        writer = BloomFilterWriter(parse_type("INT"), {"items": "100"})
         writer.write_column([1, 2, 3])
         copy = pickle.loads(pickle.dumps(writer))
         copy.write_column([4])

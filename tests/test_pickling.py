@@ -10,7 +10,8 @@ from conftest import ROOT
 
 from fileindex.container.layout import FileIndexContainer
 from fileindex.indexes.bitmap.writer import BitmapOptions
-from fileindex.indexes.bloom_filter.index import BloomFilterWriter, bloom_parameters
+from fileindex.indexes.bloom_filter.keys import bloom_parameters
+from fileindex.indexes.bloom_filter.writer import BloomFilterWriter
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate

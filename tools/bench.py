@@ -33,10 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
 from fileindex.container.layout import FileIndexContainer
-from fileindex.indexes import bitmap
-from fileindex.indexes.bloom_filter import index as bloom_filter
-from fileindex.indexes.bsi import index as bsi
-from fileindex.indexes.range_bitmap import index as range_bitmap
+from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
 from fileindex.indexes.result import SKIP
 from fileindex.types import parse_type
 

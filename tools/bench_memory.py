@@ -21,9 +21,7 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
-from fileindex.indexes.bloom_filter import index as bloom_filter
-from fileindex.indexes.bsi import index as bsi
-from fileindex.indexes.range_bitmap import index as range_bitmap
+from fileindex.indexes import bloom_filter, bsi, range_bitmap
 from fileindex.types import parse_type
 
 

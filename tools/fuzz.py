@@ -20,10 +20,7 @@ import atheris
 with atheris.instrument_imports():
     from fileindex.container.layout import FileIndexContainer
     from fileindex.errors import DecodeError
-    from fileindex.indexes import bitmap
-    from fileindex.indexes.bloom_filter import index as bloom_filter
-    from fileindex.indexes.bsi import index as bsi
-    from fileindex.indexes.range_bitmap import index as range_bitmap
+    from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
     from fileindex.types import parse_type
 
 TARGETS = [

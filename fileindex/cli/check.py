@@ -5,7 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import column_types
-from fileindex.container.layout import KNOWN_INDEX_TYPES, FileIndexContainer
+from fileindex.container.layout import FileIndexContainer
 from fileindex.errors import (
     DecodeError,
     FileIndexError,
@@ -38,11 +38,13 @@ def check_container(container: FileIndexContainer, schema: dict[str, DataType] |
     """Raise the first problem found: layout (bounds, overlap), unknown index types, then every
     invariant the layout implies (the entry table; each body of a column with a type, and the
     bodies that need none: bloom filters). Returns how many bodies were checked in full."""
+    from fileindex.indexes.registry import INDEX_TYPES
+
     container.validate_layout()
     for entry in container:
-        if entry.index_type not in KNOWN_INDEX_TYPES:
+        if entry.index_type not in INDEX_TYPES:
             raise UnsupportedIndexTypeError(
-                f"unknown index type {entry.index_type!r} (known: {', '.join(KNOWN_INDEX_TYPES)})",
+                f"unknown index type {entry.index_type!r} (known: {', '.join(INDEX_TYPES)})",
                 offset=entry.entry_offset, field=f"{entry.field}/index_type",
             )
     from fileindex.indexes.deep_check import check_container_bodies

@@ -20,12 +20,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def body_details(container: FileIndexContainer, entry: IndexEntry) -> dict:
     """Per-type facts about a body that need no column type (bloom-filter: fill and sizing)."""
-    if entry.is_empty or entry.index_type != "bloom-filter":
-        return {}
-    from fileindex.indexes.bloom_filter.math import diagnose
+    from fileindex.indexes.registry import INDEX_TYPES
 
+    index = INDEX_TYPES.get(entry.index_type)
+    if entry.is_empty or index is None or index.filter_sizing is None:
+        return {}
     try:
-        return {"bloom": diagnose(container.body(entry)).as_dict()}
+        return {"bloom": index.filter_sizing.diagnose(container.body(entry)).as_dict()}
     except (FileIndexError, ValueError) as err:
         return {"error": str(err)}
 

@@ -16,6 +16,7 @@ from fileindex import errors
 from fileindex.kaitai_runtime import open_stream
 
 T = TypeVar("T", bound=KaitaiStruct)
+StructError = kaitaistruct.KaitaiStructError  # what a generated reader raises, for readers that place it themselves
 
 # A spec's `valid` checks, by the src_path the generated code reports, to the error they mean.
 ValidationErrors = Mapping[str, type[errors.DecodeError]]

@@ -31,7 +31,6 @@ TAIL_MAGIC = b"PAFIDX02"
 V2_PREAMBLE = 12  # magic and version; the payloads follow
 V2_TRAILER = 12  # footer length and tail magic
 EMPTY_INDEX_FLAG = -1
-KNOWN_INDEX_TYPES = ("bloom-filter", "bitmap", "bsi", "range-bitmap")
 ROOT = "file_index_format"
 
 _VALIDATIONS = {

@@ -2,16 +2,16 @@
 
 An index is read whenever a query filters on its column, and at best it saves reading its data file:
 one larger than the data file costs more than it can ever save (a range-bitmap over unique doubles or
-timestamps can be). Each type's package says what to use instead (``WHEN_TOO_LARGE``); one that can
-judge its own sizing from the body alone (the bloom filter's ``sizing``: fill, items and fpp) adds that
-verdict. The registry finds the package (``index_package``).
+timestamps can be). Each index type says what to use instead (``when_too_large``); one that can judge
+its own sizing from the body alone (the bloom filter's ``sizing``: fill, items and fpp) adds that
+verdict. The registry holds both (``INDEX_TYPES``).
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
 from fileindex.errors import FileIndexError
-from fileindex.indexes.registry import index_package
+from fileindex.indexes.registry import INDEX_TYPES
 
 LARGER_THAN_DATA = "larger than its data"
 
@@ -29,13 +29,13 @@ class IndexAdvice:
 
 def advise(column: str, index_type: str, payload, *, data_bytes: int | None = None) -> IndexAdvice:
     """The advice for one index body (``data_bytes``: the size of the data file it indexes, when known)."""
-    package = index_package(index_type)
-    if package is None:
+    index = INDEX_TYPES.get(index_type)
+    if index is None:
         return IndexAdvice(column, index_type, "ok", "")
     verdict, advice = "ok", ""
-    if hasattr(package, "sizing"):
+    if index.sizing is not None:
         try:
-            verdict, advice = package.sizing(payload)
+            verdict, advice = index.sizing(payload)
         except (FileIndexError, ValueError):
             pass  # a malformed body: check and verify report it
     size = len(memoryview(payload))
@@ -43,7 +43,7 @@ def advise(column: str, index_type: str, payload, *, data_bytes: int | None = No
         own = f"; {advice}" if verdict != "ok" else ""
         verdict, advice = LARGER_THAN_DATA, (
             f"{size} bytes of index for a {data_bytes}-byte data file: reading it costs more than skipping the "
-            f"file can save; {package.WHEN_TOO_LARGE}{own}")
+            f"file can save; {index.when_too_large}{own}")
     return IndexAdvice(column, index_type, verdict, advice if verdict != "ok" else "")
 
 

@@ -12,10 +12,6 @@ from fileindex.indexes.invariants import BodyFacts
 from fileindex.indexes.registry import INDEX_TYPES, check_body
 from fileindex.types import DataType, column_type
 
-_LAST = ("bloom-filter",)
-_ROW_COUNT = {"bitmap": (1, "bitmap/header/row_count"), "bsi": (1, "bsi/header/row_count"),
-              "range-bitmap": (5, "range_bitmap/header/row_count")}  # where each body records it  # checked once the column's distinct count is known from its other bodies
-
 
 def check_container_bodies(container: FileIndexContainer, schema: Mapping[str, DataType] | None) -> int:
     """Raise the first broken invariant; return how many bodies were checked in full. Bodies of
@@ -23,7 +19,7 @@ def check_container_bodies(container: FileIndexContainer, schema: Mapping[str, D
     check_entry_table(container.head, container.size)
     facts: dict[IndexEntry, BodyFacts] = {}
     distinct: dict[str, int] = {}
-    entries = sorted(container, key=lambda e: e.index_type in _LAST)
+    entries = sorted(container, key=lambda e: e.index_type in INDEX_TYPES and INDEX_TYPES[e.index_type].check_last)
     for entry in entries:
         index = INDEX_TYPES.get(entry.index_type)
         if entry.is_empty or index is None:
@@ -46,7 +42,7 @@ def _check_row_counts(facts: Mapping[IndexEntry, BodyFacts]) -> None:
     for entry, rows in counted[1:]:
         first, expected = counted[0]
         if rows != expected:
-            at, field = _ROW_COUNT[entry.index_type]
+            at, field = INDEX_TYPES[entry.index_type].row_count_at
             raise InvariantError(f"{entry.column!r}/{entry.index_type} counts {rows} rows, "
                                  f"{first.column!r}/{first.index_type} {expected}: the indexes of one data file "
                                  f"count the same rows ({JAVA_MISSES})", offset=entry.start + at, field=field)

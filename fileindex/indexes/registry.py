@@ -1,42 +1,24 @@
-"""The index types this package implements, by Paimon's identifier (``FileIndexerFactory``)."""
+"""The index types this package implements, by Paimon's identifier (``FileIndexerFactory``): the only
+place that names them. Each package declares its :class:`IndexType` (``INDEX``: writer, reader, checks
+and capabilities); adding a type is a spec, a package and one line here."""
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Callable, Mapping
 
 from fileindex import errors
 from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
-from fileindex.indexes.bitmap import check as bitmap_check
-from fileindex.indexes.bloom_filter import check as bloom_filter_check
-from fileindex.indexes.bsi import check as bsi_check
+from fileindex.indexes.index_type import FilterSizing, IndexType
 from fileindex.indexes.invariants import BodyFacts
-from fileindex.indexes.range_bitmap import check as range_bitmap_check
 from fileindex.indexes.reader import FileIndexReader
 
+INDEX_TYPES: dict[str, IndexType] = {index.name: index for index in (
+    bloom_filter.INDEX,
+    bitmap.INDEX,
+    bsi.INDEX,
+    range_bitmap.INDEX,
+)}
 
-@dataclass(frozen=True)
-class IndexType:
-    name: str
-    options: tuple[str, ...]
-    build: Callable[..., bytes]  # (values, data_type, options) -> payload
-    reader: Callable[..., FileIndexReader]  # (payload, data_type, *, base_offset) -> reader with .validate()
-    # (payload, data_type, *, base_offset, distinct) -> BodyFacts; raises the first broken invariant
-    check: Callable[..., BodyFacts]
-    check_needs_type: bool = True  # False: the deep check runs without the column's type
-
-
-INDEX_TYPES: Mapping[str, IndexType] = {
-    bloom_filter.INDEX_TYPE: IndexType(
-        bloom_filter.INDEX_TYPE, bloom_filter.OPTIONS, bloom_filter.build, bloom_filter.BloomFilterReader,
-        bloom_filter_check.check, check_needs_type=False,
-    ),
-    bitmap.INDEX_TYPE: IndexType(bitmap.INDEX_TYPE, bitmap.OPTIONS, bitmap.build, bitmap.BitmapReader,
-                                 bitmap_check.check),
-    bsi.INDEX_TYPE: IndexType(bsi.INDEX_TYPE, bsi.OPTIONS, bsi.build, bsi.BsiReader, bsi_check.check),
-    range_bitmap.INDEX_TYPE: IndexType(range_bitmap.INDEX_TYPE, range_bitmap.OPTIONS, range_bitmap.build,
-                                       range_bitmap.RangeBitmapReader, range_bitmap_check.check),
-}
+__all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "open_body", "check_body"]
 
 
 def open_body(index: IndexType, body, data_type, *, base_offset: int, column: str, **options) -> FileIndexReader:
@@ -73,12 +55,3 @@ def _as_column(index: IndexType, column: str, data_type, base_offset: int):
             raise
         raise errors.under_type(err, data_type) from None
 
-
-def index_package(index_type: str):
-    """The package of an index type, for what it declares beside its writer and reader: ``WHEN_TOO_LARGE``
-    (what to use instead when it costs more than it can save) and, optionally, ``sizing(payload) ->
-    (verdict, advice)`` judged from the body alone (``fileindex.indexes.advice``)."""
-    return _PACKAGES.get(index_type)
-
-
-_PACKAGES = {package.INDEX_TYPE: package for package in (bloom_filter, bitmap, bsi, range_bitmap)}

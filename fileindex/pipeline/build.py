@@ -74,14 +74,15 @@ def describe_container(data: bytes, *, data_bytes: int | None = None) -> dict:
     """Bytes per column and index type, each bloom filter's sizing verdict, and the advice for every
     index that costs more than it can save (``fileindex.indexes.advice``), as JSON text."""
     from fileindex.indexes.advice import advise_container
-    from fileindex.indexes.bloom_filter.math import diagnose
+    from fileindex.indexes.registry import INDEX_TYPES
 
     container = FileIndexContainer.from_bytes(data)
     indexes, blooms = [], []
     for entry in container:
         indexes.append({"column": entry.column, "index_type": entry.index_type, "bytes": max(entry.length, 0)})
-        if entry.index_type == "bloom-filter" and not entry.is_empty:
-            diagnosis = diagnose(container.body(entry))
+        index = INDEX_TYPES.get(entry.index_type)
+        if index is not None and index.filter_sizing is not None and not entry.is_empty:
+            diagnosis = index.filter_sizing.diagnose(container.body(entry))
             blooms.append({"column": entry.column, "verdict": diagnosis.verdict, "advice": diagnosis.advice})
     advice = [a.as_dict() for a in advise_container(container, data_bytes=data_bytes)]
     return {"indexes": json.dumps(indexes), "bloom": json.dumps(blooms), "advice": json.dumps(advice)}

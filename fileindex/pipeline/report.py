@@ -32,7 +32,7 @@ def summarize(rows: list[dict]) -> dict:
     by_status = defaultdict(int)
     for file in files:
         by_status[file["status"]] += 1
-    bloom = [v for (t, _), v in tallies.items() if t == "bloom-filter"]
+    bloom = [v for (t, _), v in tallies.items() if _probabilistic(t)]
     absent = sum(v["absent_probes"] for v in bloom)
     return {
         "files": len(files), "by_status": dict(sorted(by_status.items())),
@@ -58,7 +58,7 @@ def render_text(summary: dict) -> str:
     lines.append(f"  {'index type':<14} {'predicate':<12} {'checks':>8} {'violations':>10} {'false pos.':>10}")
     for tally in summary["tallies"]:
         lines.append(f"  {tally['index_type']:<14} {tally['kind']:<12} {tally['checks']:>8} {tally['violations']:>10} "
-                     f"{tally['false_positives'] if tally['index_type'] == 'bloom-filter' else '':>10}")
+                     f"{tally['false_positives'] if _probabilistic(tally['index_type']) else '':>10}")
     bloom = summary["bloom"]
     if bloom["absent_probes"]:
         designed = ""
@@ -136,3 +136,11 @@ def render_html(summary: dict, title: str = "fileindex verify") -> str:
                      f"<td>{e(file['status'])}</td><td>{e(file['note'] or '')}</td></tr>")
     parts.append("</table></body></html>")
     return "".join(parts)
+
+
+def _probabilistic(index_type: str) -> bool:
+    """An index type that may answer REMAIN for a value it does not hold: its tallies count false positives."""
+    from fileindex.indexes.registry import INDEX_TYPES
+
+    index = INDEX_TYPES.get(index_type)
+    return index is not None and index.filter_sizing is not None

@@ -46,11 +46,6 @@ from fileindex.predicate.tree import Leaf, Predicate
 from fileindex.table.evolution import devolve
 from fileindex.types import column_type
 
-EXACT = {
-    "bitmap": {"eq", "in", "is_null", "is_not_null"},
-    "bsi": {"eq", "neq", "in", "not_in", "lt", "lte", "gt", "gte", "between", "is_null", "is_not_null"},
-    "range-bitmap": {"eq", "neq", "in", "not_in", "lt", "lte", "gt", "gte", "between", "is_null", "is_not_null"},
-}
 WHOLE_FILE = "predicate"  # the index-type label of a given predicate, answered by the whole container
 
 
@@ -203,18 +198,23 @@ def _check_every_row(report: FileReport, container, reader, types, witnesses: in
 def _designed_fpps(report: FileReport, task: DataFileTask, container, types) -> None:
     """Each bloom filter's fpp as configured (a table's options, when they size it exactly), else estimated
     from its bits and hash functions (which Java rounds: fpp 0.1 looks like 0.125)."""
-    from fileindex.indexes.bloom_filter.math import configured_fpp, diagnose
-
     for entry in container:
-        if entry.index_type != "bloom-filter" or entry.is_empty or column_type(types, entry.column) is None:
+        sizing = _filter_sizing(entry.index_type)
+        if sizing is None or entry.is_empty or column_type(types, entry.column) is None:
             continue
         payload = container.body(entry)
-        options = _index_options(task, entry.column, "bloom-filter")
-        fpp = None if options is None else configured_fpp(payload, options)
+        options = _index_options(task, entry.column, entry.index_type)
+        fpp = None if options is None else sizing.configured_fpp(payload, options)
         if fpp is None:
-            fpp = diagnose(payload).design_fpp
+            fpp = sizing.diagnose(payload).design_fpp
             report.fpp_estimated.append(entry.column)
         report.designed_fpp[entry.column] = fpp
+
+
+def _filter_sizing(index_type: str):
+    """How a probabilistic index type judges its false-positive rate; None for an exact one."""
+    index = INDEX_TYPES.get(index_type)
+    return None if index is None else index.filter_sizing
 
 
 def _index_options(task: DataFileTask, column: str, index_type: str) -> dict | None:
@@ -262,6 +262,12 @@ def _open_reader(container, entry, data_type):
     return index.reader(container.body(entry), data_type, base_offset=entry.start)
 
 
+def _exact(index_type: str) -> frozenset[str]:
+    """The predicate functions an index type answers with exactly the matching rows."""
+    index = INDEX_TYPES.get(index_type)
+    return frozenset() if index is None else index.exact
+
+
 def _truth_bitmap(mask: np.ndarray) -> BitMap:
     return roaring.bitmap_of(np.flatnonzero(mask))
 
@@ -281,11 +287,11 @@ def _judge(report: FileReport, index_type: str, predicate: Predicate, answer: Fi
     problem = None
     if missing:
         problem, rows = "unsound", missing
-    elif isinstance(answer, Rows) and isinstance(predicate, Leaf) and predicate.function in EXACT.get(index_type, ()):
+    elif isinstance(answer, Rows) and isinstance(predicate, Leaf) and predicate.function in _exact(index_type):
         extra = kept - truth
         if extra:
             problem, rows = "inexact", extra
-    if index_type == "bloom-filter" and not truth and predicate.function in ("eq", "in"):
+    if _filter_sizing(index_type) is not None and not truth and predicate.function in ("eq", "in"):
         tally.absent_probes += 1
         tally.false_positives += answer is REMAIN
     if problem is None:

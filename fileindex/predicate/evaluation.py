@@ -145,7 +145,7 @@ class _Evaluation:
         index = INDEX_TYPES.get(entry.index_type)
         if index is None:
             return FileIndexReader()  # unknown index type: REMAIN for everything
-        options = {"extended": True} if self.evaluator.extended and entry.index_type == "bitmap" else {}
+        options = {"extended": True} if self.evaluator.extended and index.extended else {}
         try:
             return open_body(index, self.container.body(entry), data_type, base_offset=entry.start,
                              column=entry.column, **options)

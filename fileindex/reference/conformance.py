@@ -92,11 +92,9 @@ class Report:
 
 
 def _layout(index_type: str, payload: bytes | None, options: dict | None = None) -> str:
-    """The layout a record is counted under: bitmap by the version its body (or, unread, its
-    options: Java's default is 2) says."""
-    if index_type == "bitmap":
-        return f"bitmap v{payload[0] if payload else (options or {}).get('version', '2')}"
-    return index_type
+    """The layout a record is counted under: its index type's (bitmap's by the version it says)."""
+    index = INDEX_TYPES.get(index_type)
+    return index_type if index is None else index.layout_of(payload, options)
 
 
 def _arguments(op: dict, data_type):

@@ -196,31 +196,12 @@ class _Walker:
             self.mark(error)
 
     def _body_spec(self, index_type: str, column: str) -> tuple[Callable, str] | None:
-        data_type = column_type(self.schema, column) if column else None
-        if index_type == "bloom-filter":
-            from fileindex.generated.bloom_filter import BloomFilter
-            return BloomFilter, "bloom_filter"
-        if index_type == "bsi":
-            from fileindex.generated.bsi import Bsi
-            return Bsi, "bsi"
-        if data_type is None:
+        from fileindex.indexes.registry import INDEX_TYPES
+
+        index = INDEX_TYPES.get(index_type)
+        if index is None or index.kaitai_spec is None:
             return None
-        try:
-            if index_type == "bitmap":
-                from fileindex.generated.bitmap import Bitmap
-                from fileindex.indexes.bitmap.keys import key_kind
-                code = key_kind(data_type).code
-                return (lambda io: Bitmap(code, io)), "bitmap"
-            if index_type == "range-bitmap":
-                from fileindex.generated.range_bitmap import RangeBitmap
-                from fileindex.indexes.range_bitmap.index import (
-                    key_kind as range_key_kind,
-                )
-                code = range_key_kind(data_type).code
-                return (lambda io: RangeBitmap(code, io)), "range_bitmap"
-        except errors.UsageError:
-            return None  # a type this index cannot have: shown as raw bytes
-        return None
+        return index.kaitai_spec(column_type(self.schema, column) if column else None)
 
     # -- coverage ----------------------------------------------------------------------------
 

@@ -84,7 +84,10 @@ def current_java_answer(index_type: str, data_type: DataType, op: dict, recorded
     Value predicates on TIMESTAMP(p > 6) bitmap and bsi indexes answer REMAIN since
     apache/paimon #9654 and #9866; vectors recorded before that show row sets.
     """
-    if data_type.is_timestamp and data_type.precision > 6 and index_type in ("bitmap", "bsi") \
+    from fileindex.indexes.registry import INDEX_TYPES
+
+    index = INDEX_TYPES.get(index_type)
+    if data_type.is_timestamp and data_type.precision > 6 and index is not None and index.nano_timestamps_remain \
             and op["name"] in VALUE_OPS:
         return "REMAIN"
     return recorded

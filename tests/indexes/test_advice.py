@@ -9,7 +9,7 @@ import pytest
 from fileindex.cli import main
 from fileindex.container.layout import FileIndexContainer
 from fileindex.indexes.advice import LARGER_THAN_DATA, advise, advise_container
-from fileindex.indexes.registry import INDEX_TYPES, index_package
+from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.pipeline.build import build_file
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.types import parse_type
@@ -40,7 +40,7 @@ def test_every_index_type_larger_than_its_data_gets_advice(index_type):
                                             {"items": "5000"} if index_type == "bloom-filter" else {})
     small = advise("c", index_type, payload, data_bytes=len(payload) - 1)
     assert small.verdict == LARGER_THAN_DATA and "costs more than skipping the file can save" in small.advice
-    assert index_package(index_type).WHEN_TOO_LARGE in small.advice
+    assert INDEX_TYPES[index_type].when_too_large in small.advice
     assert advise("c", index_type, payload, data_bytes=10 * len(payload)).verdict == "ok"
 
 

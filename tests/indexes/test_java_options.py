@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from fileindex.errors import UsageError
 from fileindex.indexes import bitmap
-from fileindex.indexes.bloom_filter.index import BloomFilterWriter, bloom_parameters
+from fileindex.indexes.bloom_filter.keys import bloom_parameters
+from fileindex.indexes.bloom_filter.writer import BloomFilterWriter
 from fileindex.indexes.options import OptionWarning, java_int, parse_java_double, parse_memory_size
-from fileindex.indexes.range_bitmap.index import build as range_bitmap
+from fileindex.indexes.range_bitmap.writer import build as range_bitmap
 from fileindex.types import parse_type
 
 BIGINT = parse_type("BIGINT")

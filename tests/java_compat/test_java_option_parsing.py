@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from java_oracle import JavaOracle
 
 from fileindex.errors import UsageError
-from fileindex.indexes.bloom_filter import index as bloom_filter
+from fileindex.indexes import bloom_filter
 from fileindex.types import parse_type
 
 

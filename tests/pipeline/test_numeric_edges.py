@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from fileindex.cli import main
 from fileindex.errors import UsageError
-from fileindex.indexes.bsi import index as bsi
+from fileindex.indexes import bsi
 from fileindex.pipeline.inputs import DataFileTask
 from fileindex.pipeline.truth import _literal_ordinal
 from fileindex.pipeline.verify import verify_file

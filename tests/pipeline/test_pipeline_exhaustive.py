@@ -11,7 +11,7 @@ from test_pipeline_verify import ALL_TABLES, only_task
 
 from fileindex.cli import main
 from fileindex.container.layout import FileIndexContainer
-from fileindex.indexes.bloom_filter.index import BloomFilterReader
+from fileindex.indexes.bloom_filter.reader import BloomFilterReader
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.pipeline.report import render_html
 from fileindex.pipeline.verify import verify_file

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fileindex.container.layout import FileIndexContainer
-from fileindex.indexes.range_bitmap.index import key_kind, key_of, sort_key
+from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.tree import And, Leaf, Or

@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from fileindex.indexes.bloom_filter.index import ROOT, _int32, _java_round, read_sizing
+from fileindex.indexes.bloom_filter.keys import _int32, _java_round
+from fileindex.indexes.bloom_filter.reader import ROOT, read_sizing
 from fileindex.indexes.invariants import BodyFacts, violation
 
 IMPLAUSIBLE = 1e-9  # a bound on the chance that a filter Java wrote fails a statistical check

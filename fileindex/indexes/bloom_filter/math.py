@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from fileindex.errors import UsageError
-from fileindex.indexes.bloom_filter.index import bloom_parameters
+from fileindex.indexes.bloom_filter.keys import bloom_parameters
 
 
 def false_positive_rate(num_bits: int, num_hash_functions: int, items: float) -> float:
@@ -86,7 +86,7 @@ def configured_fpp(payload, options: Mapping[str, str]) -> float | None:
     exactly like this one (Java sizes it from those two only); None when they do not, e.g. options that
     changed since. Without options, ``diagnose(payload).design_fpp`` estimates it from m and k."""
     from fileindex.errors import FileIndexError
-    from fileindex.indexes.bloom_filter.index import DEFAULT_FPP, parameters_from_options
+    from fileindex.indexes.bloom_filter.keys import DEFAULT_FPP, parameters_from_options
     from fileindex.indexes.options import get_double
 
     view = memoryview(payload).cast("B")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from fileindex.indexes import roaring
-from fileindex.indexes.bsi.index import ROOT, BsiReader, _Half
+from fileindex.indexes.bsi.reader import ROOT, BsiReader, _Half
 from fileindex.indexes.invariants import BodyFacts, check_canonical, check_rows, violation
 from fileindex.types import DataType
 

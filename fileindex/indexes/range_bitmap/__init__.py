@@ -1,15 +1,26 @@
-"""The ``range-bitmap`` index (spec §8): writer and reader (``index``).
+"""The ``range-bitmap`` index (spec §8): ``writer``, ``reader``, the key kinds and sort order (``keys``),
+the deep check (``check``) and the exhaustive check (``exhaustive``).
 """
 
-from fileindex.indexes.range_bitmap.index import (  # noqa: E402  the package's API
-    INDEX_TYPE,
-    OPTIONS,
-    RangeBitmapReader,  # noqa: E402
-    build,
-)
+from fileindex.generated.range_bitmap import RangeBitmap  # noqa: E402
+from fileindex.indexes.index_type import IndexType, KeyedSpec  # noqa: E402
+from fileindex.indexes.range_bitmap import check as _check  # noqa: E402
+from fileindex.indexes.range_bitmap import exhaustive as _exhaustive  # noqa: E402
+from fileindex.indexes.range_bitmap.keys import INDEX_TYPE, OPTIONS, key_kind  # noqa: E402  the package's API
+from fileindex.indexes.range_bitmap.reader import RangeBitmapReader  # noqa: E402
+from fileindex.indexes.range_bitmap.writer import build  # noqa: E402
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)
 WHEN_TOO_LARGE = ("a range-bitmap keeps a dictionary of every distinct value; on nearly unique values use bsi for "
                   "ranges (integer, decimal, date and timestamp columns), bloom-filter for = and IN, or no index")
 
-__all__ = ["INDEX_TYPE", "OPTIONS", "build", "RangeBitmapReader", "WHEN_TOO_LARGE"]
+
+INDEX = IndexType(
+    INDEX_TYPE, OPTIONS, build, RangeBitmapReader, _check.check,
+    row_count_at=(5, "range_bitmap/header/row_count"),
+    exact=frozenset({"eq", "neq", "in", "not_in", "lt", "lte", "gt", "gte", "between", "is_null", "is_not_null"}),
+    kaitai_spec=KeyedSpec(RangeBitmap, "range_bitmap", key_kind), exhaustive=_exhaustive.check,
+    when_too_large=WHEN_TOO_LARGE,
+)
+
+__all__ = ["INDEX", "INDEX_TYPE", "OPTIONS", "build", "RangeBitmapReader", "WHEN_TOO_LARGE"]

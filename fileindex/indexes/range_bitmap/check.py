@@ -15,7 +15,7 @@ import numpy as np
 
 from fileindex.indexes import roaring
 from fileindex.indexes.invariants import BodyFacts, check_canonical, check_rows, violation
-from fileindex.indexes.range_bitmap.index import ROOT, RangeBitmapReader
+from fileindex.indexes.range_bitmap.reader import ROOT, RangeBitmapReader
 from fileindex.types import DataType
 
 _I4 = struct.Struct(">i")

@@ -16,13 +16,10 @@ from fileindex.errors import (
     UnsupportedTypeError,
     UsageError,
 )
-from fileindex.indexes.bloom_filter import index as bloom_filter
-from fileindex.indexes.bloom_filter.index import (
-    BloomFilterReader,
-    BloomFilterWriter,
-    bloom_parameters,
-    build,
-)
+from fileindex.indexes import bloom_filter
+from fileindex.indexes.bloom_filter.keys import bloom_parameters
+from fileindex.indexes.bloom_filter.reader import BloomFilterReader
+from fileindex.indexes.bloom_filter.writer import BloomFilterWriter, build
 from fileindex.indexes.bloom_filter.math import (
     advise,
     diagnose,

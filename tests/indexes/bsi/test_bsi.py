@@ -12,7 +12,9 @@ from vector_cases import cases_for
 
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.errors import DecodeError, UnsupportedTypeError, UsageError
-from fileindex.indexes.bsi.index import LONG_MIN, BsiReader, build
+from fileindex.indexes.bsi.keys import LONG_MIN
+from fileindex.indexes.bsi.reader import BsiReader
+from fileindex.indexes.bsi.writer import build
 from fileindex.indexes.result import REMAIN, Rows
 from fileindex.types import parse_type
 from fileindex.values import Timestamp, long_key
@@ -145,14 +147,14 @@ def test_malformed_payloads_raise_project_errors():
 
 @given(st.lists(st.one_of(st.none(), st.integers(-2**63 + 1, 2**63 - 1)), max_size=200))
 def test_halves_built_together_or_one_after_the_other_are_the_same_bytes(values):
-    from fileindex.indexes.bsi import index
+    from fileindex.indexes.bsi import writer
 
     together = build(values, parse_type("BIGINT"))
-    saved, index.HALVES_AT_ONCE = index.HALVES_AT_ONCE, -1
+    saved, writer.HALVES_AT_ONCE = writer.HALVES_AT_ONCE, -1
     try:
         assert build(values, parse_type("BIGINT")) == together
     finally:
-        index.HALVES_AT_ONCE = saved
+        writer.HALVES_AT_ONCE = saved
 
 
 def test_header_fields_are_read_and_placed_by_the_generated_reader():

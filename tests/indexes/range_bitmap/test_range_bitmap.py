@@ -14,13 +14,9 @@ from vector_cases import cases_for
 
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.errors import DecodeError, UnsupportedTypeError
-from fileindex.indexes.range_bitmap.index import (
-    RangeBitmapReader,
-    build,
-    key_kind,
-    key_of,
-    sort_key,
-)
+from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key
+from fileindex.indexes.range_bitmap.reader import RangeBitmapReader
+from fileindex.indexes.range_bitmap.writer import build
 from fileindex.indexes.result import REMAIN, Rows
 from fileindex.types import parse_type
 from fileindex.values import Timestamp, float32

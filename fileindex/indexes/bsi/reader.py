@@ -1,106 +1,36 @@
-"""The ``bsi`` index (spec §7): bit-sliced index over a long, byte-identical writer and reader.
-
-Values map to longs (integers, DATE/TIME, DECIMAL's unscaled long, TIMESTAMP millis or micros).
-Non-negative values go to the positive half, negative values to the negative half as |v|; each
-half keeps an existence bitmap and one bitmap per bit of its largest magnitude (Java writes min
-as 0). The reader answers comparisons with the min/max short-cuts and O'Neil's algorithm.
+"""The ``bsi`` reader (spec §7): it answers comparisons with the halves' min/max short-cuts and O'Neil's
+algorithm over the bit slices.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import errors
-from fileindex.arrow.values import split_nulls
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.codec.cursor import PayloadOffsets
 from fileindex.generated.bsi import Bsi
 from fileindex.generated.fast import bsi as fast
 from fileindex.indexes import roaring
-from fileindex.indexes.options import check_known
+from fileindex.indexes.bsi.keys import LONG_MIN, check_type, value_range
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
-from fileindex.parallel import for_each
-from fileindex.types import NUMERIC_BITS, DataType
+from fileindex.types import DataType
 from fileindex.values import long_key
 
-INDEX_TYPE = "bsi"
-OPTIONS: tuple[str, ...] = ()
 ROOT = "bsi"
-LONG_MIN = -(1 << 63)
-HALVES_AT_ONCE = 1 << 22  # rows up to which the two halves are built on two threads
+
+
 _VALIDATIONS = {  # the spec's checks on the header types the generated reader reads
     "/types/header/seq/0": errors.UnsupportedVersionError,
     "/types/header/seq/1": errors.InvalidLengthError,
     "/types/half_header/seq/1": errors.UnsupportedVersionError,
     "/types/slices_header/seq/0": errors.InvalidLengthError,
 }
-_SUPPORTED = set(NUMERIC_BITS) | {"DATE", "TIME", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"}
 
-
-def check_type(data_type: DataType) -> None:
-    if data_type.root not in _SUPPORTED:
-        raise errors.UnsupportedTypeError(
-            f"bsi does not support {data_type} (Paimon refuses it too: use bitmap or range-bitmap)")
-
-
-def value_range(data_type: DataType) -> tuple[int, int]:
-    """The smallest and largest long a column of ``data_type`` stores in a bsi."""
-    bits = NUMERIC_BITS.get(data_type.root, 32 if data_type.root in ("DATE", "TIME") else 64)
-    if data_type.root == "DECIMAL":
-        return -(10 ** data_type.precision - 1), 10 ** data_type.precision - 1
-    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-
-
-def _keys(values, data_type: DataType):
-    try:
-        return split_nulls(values, data_type)
-    except (OverflowError, ValueError) as err:
-        raise errors.UsageError(f"a {data_type} value does not fit a long, which bsi needs: {err}") from None
-
-
-# ----------------------------------------------------------------------------------------- writer
-
-def _serialize_half(rows: np.ndarray, magnitudes: np.ndarray) -> bytes:
-    """A BitSliceIndexRoaringBitmap with min 0: version, min, max, ebm, slices (spec §7.1)."""
-    maximum = int(magnitudes.max()) if len(magnitudes) else 0
-    slices = maximum.bit_length()
-    parts = roaring.serialized_bit_slices(rows, magnitudes, slices)
-    head = b"\x01" + (0).to_bytes(8, "big") + maximum.to_bytes(8, "big", signed=True)
-    return head + roaring.serialize(roaring.bitmap_of(rows)) + slices.to_bytes(4, "big") + b"".join(parts)
-
-
-def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
-    check_type(data_type)
-    check_known(options or {}, OPTIONS, INDEX_TYPE)
-    valid, keys = _keys(values, data_type)
-    rows = np.flatnonzero(valid).astype(np.int64)
-    if (keys == LONG_MIN).any():
-        raise errors.UsageError(
-            f"bsi cannot index {LONG_MIN} (Long.MIN_VALUE): its magnitude does not fit a long "
-            "(Java fails with 'values should be non-negative'); use range-bitmap for this column")
-    negative = keys < 0
-
-    def half(mask: np.ndarray, sign: int) -> bytes | None:
-        return _serialize_half(rows[mask], sign * keys[mask]) if mask.any() else None
-
-    # Both halves at once while the column is small: one sorts its slices (no GIL) while the other
-    # builds its bitmaps (GIL), 30% faster at 1M rows; at 10M both working sets cost 140 MB of peak.
-    halves = [(~negative, 1), (negative, -1)]
-    if len(rows) <= HALVES_AT_ONCE:
-        parts = for_each(lambda pair: half(*pair), halves)
-    else:
-        parts = [half(*pair) for pair in halves]
-    out = [b"\x01", len(valid).to_bytes(4, "big")]
-    for part in parts:
-        out += [b"\x00"] if part is None else [b"\x01", part]
-    return b"".join(out)
-
-
-# ----------------------------------------------------------------------------------------- reader
 
 @dataclass
 class _Half:

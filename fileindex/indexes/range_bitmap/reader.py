@@ -1,43 +1,32 @@
-"""The ``range-bitmap`` index (spec §8): dictionary-encoded bit-sliced index; writer and lazy reader.
-
-Distinct values are sorted and numbered (codes). A chunked dictionary maps values to codes and a
-bit-sliced index maps rows to codes, so comparisons become code comparisons: ``find`` locates a
-value's code (or its insertion point), and the slices answer =, <, <=, >, >=, IN and TopN. The
-reader reads the header on the first query, then only the dictionary chunks and slices it needs.
+"""The lazy ``range-bitmap`` reader (spec §8): comparisons become code comparisons: ``find`` locates a
+value's code (or its insertion point), and the slices answer =, <, <=, >, >=, IN and TopN. It reads
+the header on the first query, then only the dictionary chunks and slices it needs.
 """
 from __future__ import annotations
 
 import bisect
 import functools
-import struct
-import warnings
 from dataclasses import dataclass
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
-import kaitaistruct
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import errors
-from fileindex.arrow.values import integer_key, split_nulls
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.codec.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import range_bitmap as fast
 from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes import roaring
-from fileindex.indexes.bitmap.keys import KINDS, KeyKind, string_codes
-from fileindex.indexes.options import OptionWarning, check_known, java_int, parse_memory_size
+from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key, sort_keys
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.kaitai_runtime import open_stream
 from fileindex.types import DataType
-from fileindex.values import utf8_key
 
-INDEX_TYPE = "range-bitmap"
-OPTIONS = ("chunk-size",)
 ROOT = "range_bitmap"
+
+
 _VALIDATIONS = {  # the spec's checks on the fields the generated reader reads (len_header, the header)
     "/seq/0": errors.InvalidLengthError,
     "/types/header/seq/0": errors.UnsupportedVersionError,
@@ -54,195 +43,7 @@ _VALIDATIONS = {  # the spec's checks on the fields the generated reader reads (
     "/types/bsi_header/seq/2": errors.InvalidLengthError,
     "/types/chunk/seq/0": errors.UnsupportedVersionError,
 }
-_KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",
-          "DECIMAL": "i8", "TIMESTAMP": "i8", "TIMESTAMP_LTZ": "i8", "FLOAT": "f4", "DOUBLE": "f8",
-          "BOOLEAN": "boolean"}
-_ZERO_CHUNK_DEFAULT = ("TINYINT", "SMALLINT", "BOOLEAN")
-_FLOAT_NAN, _DOUBLE_NAN = 0x7FC00000, 0x7FF8000000000000
 
-
-def key_kind(data_type: DataType) -> KeyKind:
-    if data_type.is_string:
-        return KINDS["string"]
-    if data_type.root == "DECIMAL" and data_type.precision > 18:
-        raise errors.UnsupportedTypeError(
-            f"range-bitmap supports DECIMAL with a precision in [0, 18], not {data_type} (as Java): use bsi")
-    if data_type.is_timestamp and data_type.precision > 6:
-        raise errors.UnsupportedTypeError(
-            f"range-bitmap supports TIMESTAMP with a precision in [0, 6], not {data_type} (as Java)")
-    if data_type.root not in _KINDS:
-        raise errors.UnsupportedTypeError(f"range-bitmap does not support {data_type} (Paimon refuses it too)")
-    return KINDS[_KINDS[data_type.root]]
-
-
-def chunk_size(data_type: DataType, options: Mapping[str, str] | None) -> int:
-    """The chunk limit Java's writer uses: ``(int) MemorySize.parse(chunk-size).getBytes()``, so a
-    size of 2 GiB or more wraps (4gb is 0b); a negative limit fails once a chunk is made (``build``)."""
-    options = options or {}
-    check_known(options, OPTIONS, INDEX_TYPE)
-    default = "0b" if data_type.root in _ZERO_CHUNK_DEFAULT else "16kb"
-    text = options.get("chunk-size", default)
-    size = parse_memory_size(text, option="chunk-size")
-    limit = java_int(size)
-    if limit != size:
-        effect = f"the same as chunk-size={limit}b" if limit >= 0 else "a negative size, which its writer fails on"
-        warnings.warn(f"range-bitmap chunk-size={text!r} is {size} bytes, which Java casts to the int {limit}: "
-                      f"{effect}; use at most 2147483647 bytes", OptionWarning, stacklevel=3)
-    return limit
-
-
-def sort_key(kind: KeyKind, key):
-    """Java's comparator order: Float/Double.compare treats every NaN as one value, above +inf."""
-    if kind.name == "f4" and (key & 0x7FFFFFFF) > 0x7F800000:
-        key = _FLOAT_NAN
-    elif kind.name == "f8" and (key & 0x7FFFFFFFFFFFFFFF) > 0x7FF0000000000000:
-        key = _DOUBLE_NAN
-    return kind.sort_key(key)
-
-
-def sort_keys(kind: KeyKind, keys: np.ndarray) -> np.ndarray:
-    if kind.name == "f4":
-        keys = np.where((keys & 0x7FFFFFFF) > 0x7F800000, _FLOAT_NAN, keys)
-    elif kind.name == "f8":
-        keys = np.where((keys & 0x7FFFFFFFFFFFFFFF) > 0x7FF0000000000000, _DOUBLE_NAN, keys)
-    return kind.sort_keys(keys)
-
-
-def key_of(value, data_type: DataType):
-    if data_type.is_string:
-        return utf8_key(value, data_type)
-    return integer_key(value, data_type, canonical_nan=False)
-
-
-# ----------------------------------------------------------------------------------------- writer
-
-@dataclass
-class _Column:
-    """Rows as packed arrays: no Python object per row (or per distinct fixed-width value)."""
-
-    kind: KeyKind
-    row_count: int
-    valid_rows: np.ndarray  # uint32
-    codes: np.ndarray  # uint32 code per valid row
-    distinct: list | None  # string keys by code (sorted)
-    fixed: np.ndarray | None  # int64 keys by code, fixed-width kinds
-
-    @property
-    def count(self) -> int:
-        return len(self.fixed) if self.fixed is not None else len(self.distinct)
-
-    def key(self, code: int):
-        return int(self.fixed[code]) if self.fixed is not None else self.distinct[code]
-
-
-def _encode_column(values, data_type: DataType, kind: KeyKind) -> _Column:
-    if kind.name == "string":
-        valid, codes, dictionary = string_codes(values, data_type)
-        order = np.asarray(pc.sort_indices(dictionary), dtype=np.int64)  # unsigned bytewise, as Java compares
-        rank = np.empty(len(order), dtype=np.uint32)
-        rank[order] = np.arange(len(order), dtype=np.uint32)
-        distinct = dictionary.take(pa.array(order)).to_pylist()
-        return _Column(kind, len(valid), np.flatnonzero(valid).astype(np.uint32), rank[codes], distinct, None)
-    valid, keys = split_nulls(values, data_type, canonical_nan=False)
-    valid_rows = np.flatnonzero(valid).astype(np.uint32)
-    row_count = len(valid)
-    del valid
-    comparable = sort_keys(kind, keys)
-    order = np.argsort(comparable, kind="stable")
-    ordered = comparable[order]
-    del comparable
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) if len(keys) else \
-        np.empty(0, dtype=np.int64)
-    del ordered
-    fixed = keys[order[starts]]  # the first occurrence's raw bits, as Java's TreeMap keeps the first key
-    run_codes = np.zeros(len(keys), dtype=np.uint32)
-    run_codes[starts[1:]] = 1
-    codes = np.empty(len(keys), dtype=np.uint32)
-    codes[order] = np.cumsum(run_codes, dtype=np.uint32)
-    return _Column(kind, row_count, valid_rows, codes, None, fixed)
-
-
-def _chunks(column: _Column, limit: int) -> list[tuple[int, int]]:
-    """(first code, end code) per chunk: a head, then keys while they fit in ``limit`` bytes."""
-    count = column.count
-    if column.kind.width is not None:
-        per_chunk = 1 + limit // column.kind.width
-        return [(start, min(start + per_chunk, count)) for start in range(0, count, per_chunk)]
-    chunks, start, used_keys, used_offsets = [], 0, 0, 0
-    for code in range(1, count):
-        size = 4 + len(column.distinct[code])
-        if size <= limit - used_keys and 4 <= limit - used_offsets:
-            used_keys += size
-            used_offsets += 4
-            continue
-        chunks.append((start, code))
-        start, used_keys, used_offsets = code, 0, 0
-    if count:
-        chunks.append((start, count))
-    return chunks
-
-
-def _dictionary(column: _Column, limit: int) -> bytes:
-    kind = column.kind
-    headers, blobs, position = [], [], 0
-    for start, end in _chunks(column, limit):
-        size = end - start - 1
-        if kind.width is not None:
-            blob = column.fixed[start + 1:end].astype(kind.dtype).tobytes()
-            tail = struct.pack(">ii", len(blob), kind.width)
-        else:
-            keys = [struct.pack(">i", len(k)) + k for k in column.distinct[start + 1:end]]
-            offsets = _starts([len(k) for k in keys])
-            key_bytes = b"".join(keys)
-            blob = offsets.tobytes() + key_bytes
-            tail = struct.pack(">ii", 4 * size, len(key_bytes))
-        headers.append(b"\x01" + kind.encode(column.key(start)) + struct.pack(">iii", start, position, size)
-                       + tail)
-        blobs.append(blob)
-        position += len(blob)
-    header_offsets = _starts([len(h) for h in headers])
-    chunk_headers = b"".join(headers)
-    return (struct.pack(">ibiii", 13, 1, len(headers), 4 * len(headers), len(chunk_headers))
-            + header_offsets.tobytes() + chunk_headers + b"".join(blobs))
-
-
-def _starts(lengths: list[int]) -> np.ndarray:
-    """Where each of consecutive pieces of these lengths starts: big-endian int32 offsets."""
-    sizes = np.asarray(lengths, dtype=np.int64)
-    return (np.cumsum(sizes) - sizes).astype(">i4")
-
-
-def _bit_slices(column: _Column) -> bytes:
-    count = column.count
-    num_slices = 64 if count == 0 else max((count - 1).bit_length(), 1)
-    ebm = roaring.serialize(roaring.bitmap_of(column.valid_rows))
-    slices = roaring.serialized_bit_slices(column.valid_rows, column.codes, num_slices)
-    lengths = [len(s) for s in slices]
-    indexes = np.empty(num_slices, dtype=[("offset", ">i4"), ("length", ">i4")])
-    indexes["offset"] = _starts(lengths)
-    indexes["length"] = lengths
-    header = struct.pack(">bBii", 1, num_slices, len(ebm), 8 * num_slices) + indexes.tobytes()
-    return struct.pack(">i", len(header)) + header + ebm + b"".join(slices)
-
-
-def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
-    kind = key_kind(data_type)
-    limit = chunk_size(data_type, options)
-    column = _encode_column(values, data_type, kind)
-    if limit < 0 and column.count:  # Java's chunk allocates ByteBuffer.allocate(limit) for its first key
-        raise errors.UsageError(f"range-bitmap chunk-size of {limit} bytes (a Java int, wrapped): Java's writer "
-                                "fails on it (IllegalArgumentException: negative capacity); use at most "
-                                "2147483647 bytes")
-    dictionary = _dictionary(column, limit)
-    count = column.count
-    header = struct.pack(">bii", 1, column.row_count, count)
-    if count:
-        header += kind.encode(column.key(0)) + kind.encode(column.key(count - 1))
-    header += struct.pack(">i", len(dictionary))
-    return struct.pack(">i", len(header)) + header + dictionary + _bit_slices(column)
-
-
-# ----------------------------------------------------------------------------------------- reader
 
 class _SpecRoot(NamedTuple):
     """The generated types below the root read only the root's ``key_kind`` parameter."""
@@ -368,7 +169,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         bytes only (what follows its header is instances of the spec, decoded here in bulk)."""
         try:
             return fast_type(open_stream(self._view[start:end]))
-        except kaitaistruct.KaitaiStructError as err:
+        except kaitai_bridge.StructError as err:
             raise kaitai_bridge.place_instance_failure(
                 err, functools.partial(RangeBitmap, self.kind.code), self._view, (name,), root=ROOT,
                 validations=_VALIDATIONS, base=self._base, offset=start) from None
@@ -406,7 +207,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
                 chunk = fast.RangeBitmap.Chunk(stream, None, root)
                 head = sort_key(self.kind, self._key_value(chunk.head_key))
                 chunks.append(_Chunk(head, chunk.head_code, chunk.ofs_keys, chunk.num_keys, chunk.len_keys))
-        except kaitaistruct.KaitaiStructError as err:
+        except kaitai_bridge.StructError as err:
             raise kaitai_bridge.place_instance_failure(
                 err, functools.partial(RangeBitmap, self.kind.code), self._view, ("dictionary/chunks",), root=ROOT,
                 validations=_VALIDATIONS, base=self._base, offset=start + offset) from None

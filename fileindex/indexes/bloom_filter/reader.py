@@ -1,0 +1,110 @@
+"""The ``bloom-filter`` reader (spec §5): it answers ``=`` and ``IN`` (SKIP only when no literal can be
+present) and REMAIN otherwise.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from fileindex import errors, kernels
+from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.generated.bloom_filter import BloomFilter
+from fileindex.generated.fast import bloom_filter as fast
+from fileindex.indexes.bloom_filter.keys import bit_positions
+from fileindex.indexes.reader import FileIndexReader
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
+from fileindex.java.fast_hash import check_bloom_type, hash_value
+from fileindex.types import NUMERIC_BITS, DataType
+
+ROOT = "bloom_filter"
+
+
+_VALIDATIONS = {"/seq/0": errors.InvalidLengthError}
+
+
+def read_sizing(view: memoryview, base_offset: int) -> tuple[int, int]:
+    """(k, number of bits) of a payload, refusing what no reader can probe: k < 1 (the spec's check),
+    more hash functions than bits, or no bit bytes at all (Java divides by zero probing it)."""
+    parsed = kaitai_bridge.parse_fast(fast.BloomFilter, BloomFilter, view, root=ROOT, validations=_VALIDATIONS,
+                                      base=base_offset)
+    k, num_bits = parsed.num_hash_functions, 8 * parsed.len_bitset
+    if num_bits == 0:
+        raise errors.InvalidLengthError(
+            f"{k} hash function(s) and no bit bytes: Java divides by zero probing this filter",
+            offset=base_offset + 4, field=f"{ROOT}/bitset")
+    if k > num_bits:
+        raise errors.InvalidLengthError(
+            f"{k} hash functions for a {num_bits}-bit filter: no Java writer produces more hash functions than bits",
+            offset=base_offset, field=f"{ROOT}/num_hash_functions")
+    return k, num_bits
+
+
+class BloomFilterReader(FileIndexReader):
+    """Reads a payload without copying its bit set; ``base_offset`` places errors in the file."""
+
+    def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
+        check_bloom_type(data_type)
+        self.data_type = data_type
+        view = memoryview(payload).cast("B")
+        self.num_hash_functions, self.num_bits = read_sizing(view, base_offset)
+        self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
+        self._bitset_bytes = view[4:]
+        bits = NUMERIC_BITS.get(data_type.root)
+        self._int_range = None if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+    def validate(self) -> None:
+        """Everything a query relies on is checked on opening: k, and the bit set's size (the deep
+        checks of ``fileindex check`` are in :mod:`fileindex.indexes.bloom_filter.check`)."""
+
+    def test_hashes(self, hashes: np.ndarray) -> np.ndarray:
+        """For each hash, whether all its k bits are set (True = might be present)."""
+        hashes = np.ascontiguousarray(hashes, dtype=np.int64)
+        if kernels.compiled:
+            found = np.empty(len(hashes), dtype=np.uint8)
+            kernels.compiled.bloom_test_hashes(self._bitset_bytes, hashes, self.num_bits, self.num_hash_functions,
+                                               found)
+            return found.view(bool)
+        positions = bit_positions(hashes, self.num_bits, self.num_hash_functions)
+        bits = (self.bitset[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
+        return bits.all(axis=1)
+
+    def test_hash(self, hash64: int) -> bool:
+        """One hash with Python integers: cheaper than numpy for a single probe."""
+        if kernels.compiled:
+            return kernels.compiled.bloom_test_hash(self._bitset_bytes, self.num_bits, self.num_hash_functions, hash64)
+        bitset, num_bits = self._bitset_bytes, self.num_bits
+        # h1 + i*h2 as unsigned 32-bit words; a negative int c (top bit set) becomes ~c, i.e. c ^ 0xFFFFFFFF
+        combined, h2 = hash64 & 0xFFFFFFFF, (hash64 >> 32) & 0xFFFFFFFF
+        for _ in range(self.num_hash_functions):
+            combined = (combined + h2) & 0xFFFFFFFF
+            position = (combined ^ 0xFFFFFFFF if combined & 0x80000000 else combined) % num_bits
+            if not bitset[position >> 3] >> (position & 7) & 1:
+                return False
+        return True
+
+    def might_contain(self, value) -> bool:
+        fast = kernels.compiled
+        if fast:  # one call hashes and probes the common plain int and str literals
+            if type(value) is int and self._int_range and self._int_range[0] <= value <= self._int_range[1]:
+                return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions, value)
+            if type(value) is str and self.data_type.is_string:
+                return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions,
+                                             value.encode("utf-8", "surrogatepass"))
+        return self.test_hash(hash_value(value, self.data_type))
+
+    def might_contain_column(self, values) -> np.ndarray:
+        """Batch probe: a boolean per non-null value of a column (pyarrow array or sequence)."""
+        from fileindex.java.column_hash import column_hashes
+
+        return self.test_hashes(column_hashes(values, self.data_type, distinct=False))
+
+    def visit_equal(self, literal) -> FileIndexResult:
+        if literal is None:
+            return REMAIN
+        return REMAIN if self.might_contain(literal) else SKIP
+
+    def visit_in(self, literals: Sequence) -> FileIndexResult:
+        if not literals or any(literal is None for literal in literals):
+            return REMAIN
+        return REMAIN if any(self.might_contain(v) for v in literals) else SKIP
