@@ -5,27 +5,32 @@ turns it into a project error, and a path missing from the map falls back to the
 check added to a .ksy without its map entry, or a map entry whose field moved, fails here rather than
 silently weakening an error.
 """
+import importlib
 import re
 
 import pytest
+from conftest import ROOT
 from specs_yaml import generated_source, spec_names, validated_fields
 
 from fileindex import errors
-from fileindex.container import layout
-from fileindex.indexes.bitmap import reader as bitmap_reader
-from fileindex.indexes.bloom_filter import index as bloom_filter_index
-from fileindex.indexes.bsi import index as bsi_index
-from fileindex.indexes.range_bitmap import index as range_bitmap_index
 
-# Each spec read through codec/kaitai.py, with the map its decoder passes.
-MAPS = {
-    "file_index_format": layout._VALIDATIONS,
-    "bitmap": bitmap_reader._VALIDATIONS,
-    "bloom_filter": bloom_filter_index._VALIDATIONS,
-    "bsi": bsi_index._VALIDATIONS,
-    "range_bitmap": range_bitmap_index._VALIDATIONS,
-}
-IMPORTED_ONLY = {"roaring_bitmap"}  # framed by indexes/roaring.py; read by Kaitai only inside the specs above
+IMPORTED_ONLY = {"roaring_bitmap"}  # framed by indexes/roaring.py; read by Kaitai only inside the other specs
+
+
+def decoder_maps() -> dict[str, dict]:
+    """Each decoder's map, by the spec it reads: every module that defines ``_VALIDATIONS`` passes it to
+    codec/kaitai.py with ``root=ROOT``, ROOT being its spec's id. Found in the source, so the maps are
+    covered wherever their modules move."""
+    maps: dict[str, dict] = {}
+    for path in sorted((ROOT / "fileindex").rglob("*.py")):
+        if re.search(r"^_VALIDATIONS\b", path.read_text(), re.MULTILINE):
+            module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts))
+            assert module.ROOT not in maps, f"two maps for specs/{module.ROOT}.ksy"
+            maps[module.ROOT] = module._VALIDATIONS
+    return maps
+
+
+MAPS = decoder_maps()
 
 
 def expected_error(field: dict) -> type[errors.DecodeError]:
