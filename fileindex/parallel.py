@@ -5,8 +5,9 @@ No pool is kept between calls (nothing per-process survives, so callers pickle c
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -29,7 +29,7 @@ class DataType:
     length: int | None = None  # CHAR, VARCHAR, BINARY, VARBINARY
     precision: int | None = None  # DECIMAL, TIME, TIMESTAMP, TIMESTAMP_LTZ
     scale: int | None = None  # DECIMAL
-    children: tuple["DataType", ...] = ()  # ARRAY: element; MAP/MULTISET: key, value; ROW: fields
+    children: tuple[DataType, ...] = ()  # ARRAY: element; MAP/MULTISET: key, value; ROW: fields
     field_names: tuple[str, ...] = field(default=())  # ROW
 
     @property
@@ -44,7 +44,7 @@ class DataType:
     def is_timestamp(self) -> bool:
         return self.root in TIMESTAMPS
 
-    def not_null(self) -> "DataType":
+    def not_null(self) -> DataType:
         return replace(self, nullable=False)
 
     def __str__(self) -> str:
@@ -68,7 +68,8 @@ class DataType:
         elif self.root in ("MAP", "MULTISET"):
             text = f"{self.root}<{', '.join(c.sql() for c in self.children)}>"
         elif self.root == "ROW":
-            fields = ", ".join(f"{quote_identifier(n)} {t.sql()}" for n, t in zip(self.field_names, self.children))
+            pairs = zip(self.field_names, self.children, strict=True)
+            fields = ", ".join(f"{quote_identifier(n)} {t.sql()}" for n, t in pairs)
             text = f"ROW<{fields}>"
         else:
             text = self.root
@@ -95,7 +96,7 @@ class _Tokens(TokenStream):
             if match is None or match.end() == pos:
                 break
             quoted, word, number, other = match.groups()
-            start = match.start(match.lastindex)
+            start = match.start(match.lastindex or 0)
             if quoted is not None:
                 items.append(("quoted", quoted[1:-1].replace("``", "`"), start))
             elif word is not None:
@@ -121,8 +122,9 @@ def parse_type(text: str) -> DataType:
     """Parse one Paimon type string; raises UsageError naming the position of the problem."""
     tokens = _Tokens(text)
     result = _parse(tokens)
-    if tokens.peek() is not None:
-        raise tokens.error(f"unexpected {tokens.peek()[1]!r}")
+    extra = tokens.peek()
+    if extra is not None:
+        raise tokens.error(f"unexpected {extra[1]!r}")
     return result
 
 
@@ -189,7 +191,7 @@ def _parse(tokens: _Tokens) -> DataType:
         if name == "MAP":
             tokens.expect_symbol(",")
             value = _parse(tokens)
-            children = (key, value)
+            children: tuple[DataType, ...] = (key, value)
         else:
             children = (key,)
         tokens.expect_symbol(">")

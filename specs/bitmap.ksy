@@ -1,5 +1,6 @@
 meta:
   id: bitmap
+  ks-version: '0.11'
   title: Apache Paimon bitmap index payload, versions 1 and 2
   application: Apache Paimon
   license: Apache-2.0
@@ -22,7 +23,7 @@ doc: |
   INT/DATE/TIME s4, BIGINT/TIMESTAMP s8 (epoch millis for precision <= 3, micros above),
   FLOAT floatToIntBits s4, DOUBLE doubleToLongBits s8, BOOLEAN one byte, CHAR/VARCHAR an s4
   length and the UTF-8 bytes.
-doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bitmap/BitmapFileIndexMetaV2.java
+doc-ref: https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/bitmap/BitmapFileIndexMetaV2.java
 params:
   - id: key_kind
     type: u1

@@ -1,5 +1,6 @@
 meta:
   id: bloom_filter
+  ks-version: '0.11'
   title: Apache Paimon bloom-filter index payload
   application: Apache Paimon
   license: Apache-2.0
@@ -10,7 +11,7 @@ doc: |
   `pos & 7` (least significant first) of byte `pos >> 3`. Positions come from the 64-bit FastHash
   of each value: h1 = low 32 bits, h2 = high 32 bits, c_i = h1 + i*h2 in int32 arithmetic,
   c_i = ~c_i when negative, pos_i = c_i mod numBits, for i = 1..k.
-doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bloomfilter/BloomFilterFileIndex.java
+doc-ref: https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/bloomfilter/BloomFilterFileIndex.java
 seq:
   - id: num_hash_functions
     -orig-id: numHashFunctions

@@ -1,5 +1,6 @@
 meta:
   id: bsi
+  ks-version: '0.11'
   title: Apache Paimon bsi (bit-sliced index) payload
   application: Apache Paimon
   license: Apache-2.0
@@ -13,7 +14,7 @@ doc: |
   half, which stores |v|. Each half is a BitSliceIndexRoaringBitmap: min (always written as 0 by
   Java), max (the largest magnitude), the existence bitmap of its rows, and one bitmap per bit of
   max - min (slice i holds the rows whose value - min has bit i set).
-doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bsi/BitSliceIndexBitmapFileIndex.java
+doc-ref: https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/bsi/BitSliceIndexBitmapFileIndex.java
 seq:
   - id: header
     type: header
@@ -66,7 +67,7 @@ types:
       has_index:
         value: has_index_byte != 0
   bit_slice_index:
-    doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/utils/BitSliceIndexRoaringBitmap.java
+    doc-ref: https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/utils/BitSliceIndexRoaringBitmap.java
     seq:
       - id: ebm
         -orig-id: ebm

@@ -1,5 +1,6 @@
 meta:
   id: file_index_format
+  ks-version: '0.11'
   title: Apache Paimon file-index container (FileIndexFormat, versions 1 and 2)
   application: Apache Paimon
   file-extension: index
@@ -22,7 +23,7 @@ doc: |
   and length per index follows them, then a 12-byte TRAILER (footer length, tail magic "PAFIDX02").
   A reader finds the footer from the end of the input, so it needs the container's total length.
 doc-ref:
-  - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/FileIndexFormat.java
+  - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/FileIndexFormat.java
   - https://github.com/apache/paimon/pull/10101
   - https://docs.oracle.com/javase/8/docs/api/java/io/DataInput.html#modified-utf-8
 seq:

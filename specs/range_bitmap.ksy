@@ -1,5 +1,6 @@
 meta:
   id: range_bitmap
+  ks-version: '0.11'
   title: Apache Paimon range-bitmap index payload
   application: Apache Paimon
   license: Apache-2.0
@@ -13,7 +14,7 @@ doc: |
   bit i set, the existence bitmap (ebm) the non-null rows. Values are encoded by column type (the
   `key_kind` parameter, as in the bitmap spec; FLOAT and DOUBLE as raw bits, DECIMAL(p <= 18) as its
   unscaled long, TIMESTAMP(p <= 6) as epoch millis or micros).
-doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/RangeBitmap.java
+doc-ref: https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/RangeBitmap.java
 params:
   - id: key_kind
     type: u1
@@ -98,7 +99,7 @@ types:
         valid:
           min: 0
   dictionary:
-    doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/dictionary/chunked/ChunkedDictionary.java
+    doc-ref: https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/dictionary/chunked/ChunkedDictionary.java
     seq:
       - id: len_dictionary_header
         type: s4
@@ -169,7 +170,7 @@ types:
         type: s4
         if: _root.key_kind != key_kind::string
   bit_slice_index:
-    doc-ref: https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/BitSliceIndexBitmap.java
+    doc-ref: https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/BitSliceIndexBitmap.java
     seq:
       - id: len_header
         type: s4

@@ -1,5 +1,6 @@
 meta:
   id: roaring_bitmap
+  ks-version: '0.11'
   title: RoaringBitmap portable serialization (framing only)
   license: Apache-2.0
   endian: le

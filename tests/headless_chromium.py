@@ -109,8 +109,10 @@ class Chromium:
     def screenshot(self, path: Path, *, full_page: bool = False) -> None:
         params = {"format": "png"}
         if full_page:
-            width, height = self.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
-            params.update(captureBeyondViewport=True, clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
+            width, height = self.evaluate(
+                "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+            clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
+            params.update(captureBeyondViewport=True, clip=clip)
         path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", **params)["data"]))
 
     def close(self) -> None:

@@ -1,11 +1,13 @@
-"""The package's layers only import downwards (the order is in fileindex/__init__.py's docstring)."""
+"""The package's layers only import downwards (the order is in fileindex/__init__.py's docstring), and the
+third-party libraries that belong to one layer are imported only there."""
 import ast
 
 from conftest import ROOT
 
 LAYERS = ["base", "arrow", "java", "codec", "container", "indexes", "predicate", "writing", "table", "reference",
           "pipeline", "spark", "cli"]
-BASE = {"errors", "types", "values", "tokens", "parallel", "kernels", "_kernels", "kaitai_runtime", "generated", "specs", "__init__", "samples"}
+BASE = {"errors", "types", "values", "tokens", "parallel", "kernels", "_kernels", "kaitai_runtime", "generated",
+        "specs", "__init__", "samples"}
 
 
 def layer_of(module: str) -> str:
@@ -15,7 +17,20 @@ def layer_of(module: str) -> str:
     return "base" if part in BASE else part
 
 
-def imports_of(path) -> set[str]:
+# A library's top-level name -> the modules (and their submodules) that may import it.
+CONFINED = {
+    "pyspark": ("fileindex.spark", "fileindex.cli.spark"),
+    "py4j": ("fileindex.spark", "fileindex.cli.spark"),
+    # the codec layer runs the generated readers; kaitai_runtime is the runtime those readers import
+    "kaitaistruct": ("fileindex.codec", "fileindex.kaitai_runtime", "fileindex.generated"),
+}
+
+
+def module_of(path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
+def absolute_imports(path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -24,7 +39,15 @@ def imports_of(path) -> set[str]:
             found.update(alias.name for alias in node.names)
         if isinstance(node, ast.ImportFrom) and node.level:
             raise AssertionError(f"{path}: relative import; the layers are checked on absolute imports")
-    return {name for name in found if name == "fileindex" or name.startswith("fileindex.")}
+    return found
+
+
+def imports_of(path) -> set[str]:
+    return {name for name in absolute_imports(path) if name == "fileindex" or name.startswith("fileindex.")}
+
+
+def within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes)
 
 
 def test_every_subpackage_is_a_declared_layer():
@@ -35,7 +58,7 @@ def test_every_subpackage_is_a_declared_layer():
 def test_no_module_imports_upwards():
     upward = []
     for path in sorted((ROOT / "fileindex").rglob("*.py")):
-        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        module = module_of(path)
         own = LAYERS.index(layer_of(module))
         for target in imports_of(path):
             if target == "fileindex" and own > 0:
@@ -43,3 +66,22 @@ def test_no_module_imports_upwards():
             if LAYERS.index(layer_of(target)) > own:
                 upward.append(f"{module} imports {target}")
     assert not upward, "\n".join(upward)
+
+
+def test_confined_libraries_are_imported_only_where_they_belong():
+    misplaced = []
+    for path in sorted((ROOT / "fileindex").rglob("*.py")):
+        module = module_of(path)
+        for target in absolute_imports(path):
+            library = target.split(".")[0]
+            if library in CONFINED and not within(module, CONFINED[library]):
+                misplaced.append(f"{module} imports {target}")
+    assert not misplaced, "\n".join(sorted(misplaced))
+
+
+def test_the_confinement_check_sees_imports_inside_functions(tmp_path):
+    module = tmp_path / "lazy.py"
+    module.write_text("def f():\n    from pyspark.sql import functions\n    import kaitaistruct\n")
+    assert absolute_imports(module) == {"pyspark.sql", "kaitaistruct"}
+    assert not within("fileindex.cli.spark_helpers", CONFINED["pyspark"])
+    assert within("fileindex.cli.spark.scan", CONFINED["pyspark"])

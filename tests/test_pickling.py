@@ -45,7 +45,8 @@ def test_an_unpickled_evaluator_and_predicate_answer_the_same(text, extended):
 
 
 def test_options_types_and_a_half_built_writer_pickle():
-    assert round_trip(parse_type("MAP<STRING, ARRAY<DECIMAL(10, 2)>>")) == parse_type("MAP<STRING, ARRAY<DECIMAL(10, 2)>>")
+    nested = "MAP<STRING, ARRAY<DECIMAL(10, 2)>>"
+    assert round_trip(parse_type(nested)) == parse_type(nested)
     assert round_trip(BitmapOptions.parse({"version": "1", "index-block-size": "1 kb"})) == BitmapOptions(1, 1024)
     assert round_trip(bloom_parameters(1000, 0.01)) == bloom_parameters(1000, 0.01)
     writer = BloomFilterWriter(parse_type("BIGINT"), {"items": "100"})

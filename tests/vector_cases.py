@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from conftest import JAVA_VECTORS, VECTORS
 
@@ -66,7 +66,7 @@ VISITORS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _dataset(name: str) -> dict:
     return json.loads((JAVA_VECTORS / "datasets" / f"{name}.json").read_text())
 
@@ -77,7 +77,7 @@ def dataset_values(name: str) -> list:
     return [value_from_json(v, data_type) for v in raw["values"]]
 
 
-@lru_cache(maxsize=None)
+@cache
 def all_cases() -> tuple[VectorCase, ...]:
     records = json.loads((JAVA_VECTORS / "vectors.json").read_text())["vectors"]
     return tuple(VectorCase(r) for r in records)

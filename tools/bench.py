@@ -22,9 +22,9 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -117,7 +117,8 @@ def bloom_probes(name: str) -> pa.Array:
         [np.full((len(k), 1), ord("x"), dtype=np.uint8), bench_data.hex_digits(bench_data.r(15, k), 16)], axis=1)
     absent = bench_data.strings_from_matrix(absent_chars, np.full(len(k), 17))
     present_values = data.take(pa.array(present))
-    return pa.array([p if e else a for p, a, e in zip(present_values.to_pylist(), absent.to_pylist(), even)])
+    triples = zip(present_values.to_pylist(), absent.to_pylist(), even, strict=True)
+    return pa.array([p if e else a for p, a, e in triples])
 
 
 def bloom_payload(name: str) -> bytes:
@@ -269,7 +270,8 @@ def bsi_rows() -> list[Row]:
     return [
         Row("bsi build bigint_1m", "bsi build bigint_1m", build),
         Row("bsi open reader bigint_1m", "bsi open reader (eager deserialize) bigint_1m", open_reader),
-        Row("bsi lt 0 bigint_1m", "bsi lt 0 (open reader) bigint_1m", query(lambda r: r.visit_less_than(0), "lt 0.card")),
+        Row("bsi lt 0 bigint_1m", "bsi lt 0 (open reader) bigint_1m",
+            query(lambda r: r.visit_less_than(0), "lt 0.card")),
         Row("bsi gte 5e8 bigint_1m", "bsi gte 500000000 (open reader) bigint_1m",
             query(lambda r: r.visit_greater_or_equal(500_000_000), "gte 500000000.card")),
         Row("bsi between ±1e8 bigint_1m", "bsi between -100000000 and 100000000 (open reader) bigint_1m",

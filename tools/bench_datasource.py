@@ -56,7 +56,7 @@ def write_table(spec: DatasetSpec, warehouse: Path) -> Path:
             micros = table.column("ts").cast("int64").to_pylist()
             rows = [[i, c, Timestamp(t // 1000, (t % 1000) * 1000), float(a)] for i, c, t, a in
                     zip(table.column("id").to_pylist(), table.column("category").to_pylist(), micros,
-                        table.column("amount").to_pylist())]
+                        table.column("amount").to_pylist(), strict=True)]
             root = oracle.write_table(warehouse, "orders", COLUMNS, options, [rows])
             print(f"  Java wrote commit {number + 1}/{spec.files}", file=sys.stderr, flush=True)
     finally:

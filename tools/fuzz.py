@@ -73,7 +73,7 @@ def _decode(data: bytes) -> None:
             reader.visit_top_n(3, descending=True)
     except DecodeError as err:
         if not 0 <= err.offset <= len(payload):
-            raise AssertionError(f"{name}: offset {err.offset} outside the {len(payload)}-byte input: {err}")
+            raise AssertionError(f"{name}: offset {err.offset} outside the {len(payload)}-byte input: {err}") from err
 
 
 def seeds() -> list[bytes]:
@@ -88,7 +88,7 @@ def seeds() -> list[bytes]:
         out.append(bytes([0]) + data)
         container = Container.from_bytes(data)
         for entry in container:
-            for i, (name, _, type_name) in enumerate(TARGETS):
+            for i, (name, _, _) in enumerate(TARGETS):
                 if name == entry.index_type and not entry.is_empty:
                     out.append(bytes([i]) + bytes(container.body(entry)))
     return out

@@ -39,7 +39,7 @@ from fileindex.container.layout import FileIndexContainer, write_entries  # noqa
 from fileindex.errors import FileIndexError  # noqa: E402
 from fileindex.indexes.deep_check import check_container_bodies  # noqa: E402
 from fileindex.indexes.registry import INDEX_TYPES  # noqa: E402
-from fileindex.indexes.result import REMAIN, SKIP  # noqa: E402
+from fileindex.indexes.result import REMAIN  # noqa: E402
 from fileindex.reference.conformance import VISITORS, _arguments  # noqa: E402
 from fileindex.reference.vector_format import current_java_answer, result_matches  # noqa: E402
 from fileindex.types import parse_type  # noqa: E402
@@ -103,8 +103,9 @@ def answers_changed(record: dict, index_type: str, data_type, payload: bytes) ->
 def implied_column(index_type: str, data_type, payload: bytes):
     """The column a bitmap, bsi or range-bitmap body encodes (an Arrow array), or None when this
     script cannot rebuild that type or the body does not describe one value per row."""
-    if data_type.root not in _INTEGER_ROOTS | {"BOOLEAN", "FLOAT", "DOUBLE", "DECIMAL"} and not data_type.is_string and not (
-            data_type.is_timestamp and data_type.precision <= 6):
+    rebuilt = data_type.root in _INTEGER_ROOTS | {"BOOLEAN", "FLOAT", "DOUBLE", "DECIMAL"} or data_type.is_string or (
+        data_type.is_timestamp and data_type.precision <= 6)
+    if not rebuilt:
         return None
     reader = INDEX_TYPES[index_type].reader(payload, data_type)
     keys: dict[int, object] = {}
@@ -144,7 +145,8 @@ def implied_column(index_type: str, data_type, payload: bytes):
             by_code = []
             for index, chunk in enumerate(reader._read_chunks()):
                 by_code += [chunk.head, *reader._chunk_keys(index)]
-            if reader.kind.name in ("f4", "f8"):  # the reader keeps Float.compare order keys: the transform is its own inverse
+            # the reader keeps Float.compare order keys: the transform is its own inverse
+            if reader.kind.name in ("f4", "f8"):
                 by_code = [reader.kind.sort_key(key) for key in by_code]
             codes = dict.fromkeys(reader._ebm, 0)
             for i in range(reader._num_slices):

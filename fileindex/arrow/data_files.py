@@ -50,7 +50,8 @@ class DataFileReader:
                 self._file = pq.ParquetFile(self.path)
                 metadata = self._file.metadata
                 self.arrow_schema = self._file.schema_arrow
-                self.group_rows = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+                self.group_rows: list[int] | None = [metadata.row_group(i).num_rows
+                                                     for i in range(metadata.num_row_groups)]
                 self.row_count = metadata.num_rows
             elif self.format == "orc":
                 import pyarrow.orc as orc

@@ -76,9 +76,11 @@ def arrow_type(data_type: DataType) -> pa.DataType:
     if root == "BINARY":
         return pa.binary(data_type.length)
     if root == "TIME":
-        return pa.time32("ms") if data_type.precision <= 3 else pa.time64("us" if data_type.precision <= 6 else "ns")
+        precision = data_type.precision or 0  # Paimon's default TIME precision
+        return pa.time32("ms") if precision <= 3 else pa.time64("us" if precision <= 6 else "ns")
     if data_type.is_timestamp:
-        unit = {0: "s", 1: "ms", 2: "ms", 3: "ms", 4: "us", 5: "us", 6: "us"}.get(data_type.precision, "ns")
+        units: dict[int | None, str] = {0: "s", 1: "ms", 2: "ms", 3: "ms", 4: "us", 5: "us", 6: "us"}
+        unit = units.get(data_type.precision, "ns")
         return pa.timestamp(unit, tz="UTC" if root == "TIMESTAMP_LTZ" else None)
     if root == "DECIMAL":
         return pa.decimal128(data_type.precision, data_type.scale)
@@ -90,7 +92,7 @@ def arrow_type(data_type: DataType) -> pa.DataType:
         return pa.map_(arrow_type(data_type.children[0]), pa.int32())
     if root == "ROW":
         return pa.struct([pa.field(name, arrow_type(child), nullable=child.nullable)
-                          for name, child in zip(data_type.field_names, data_type.children)])
+                          for name, child in zip(data_type.field_names, data_type.children, strict=True)])
     raise UsageError(f"no Arrow type for {data_type}")
 
 

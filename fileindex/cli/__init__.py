@@ -25,7 +25,7 @@ HANDLED = (OSError, FileIndexError)
 
 def parse_key_values(pairs: list[str], flag: str, example: str) -> dict[str, str]:
     """``--flag KEY=VALUE`` arguments as a dict; a UsageError (showing ``example``) for a malformed one."""
-    parsed = {}
+    parsed: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():

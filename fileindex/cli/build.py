@@ -76,7 +76,8 @@ def check_output(output: str, data: str, *, force: bool) -> None:
 
     target = Path(output)
     if target.is_dir():
-        raise UsageError(f"-o {output} is a folder: name the file to write, e.g. {target / (Path(data).name + '.index')}")
+        example = target / (Path(data).name + ".index")
+        raise UsageError(f"-o {output} is a folder: name the file to write, e.g. {example}")
     if not target.parent.is_dir():
         raise UsageError(f"-o {output}: folder {target.parent} does not exist")
     if real(output) == real(data):

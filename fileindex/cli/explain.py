@@ -41,8 +41,8 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
     from fileindex.reference.explain import explain, render
 
     try:
-        with raw_bytes(path) if data is None else nullcontext(memoryview(data)) as data:
-            explanation = explain(data, schema=schema, column=column, index_type=index_type)
+        with raw_bytes(path) if data is None else nullcontext(memoryview(data)) as view:
+            explanation = explain(view, schema=schema, column=column, index_type=index_type)
             if explanation.error is None:
                 selection_matches(explanation.indexes, column, index_type)
             if as_json:

@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a file-index container")
     column_types.add_arguments(parser)
     parser.add_argument("--where", action="append", required=True, metavar="EXPR",
-                        help="a predicate, e.g. \"id = 5 AND name IN ('a', 'b')\"; repeat for more (each answered on its own)")
+                        help="a predicate, e.g. \"id = 5 AND name IN ('a', 'b')\"; "
+                             "repeat for more (each answered on its own)")
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Java's answers; extended: also sound tighter answers (bitmap ranges)")
     parser.add_argument("--json", action="store_true", help="one JSON object per predicate, in order")
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         warn_null_comparisons(NAME, args.where, predicates)
         container = FileIndexContainer.open(args.file)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
-        for text, (result, malformed) in zip(args.where, evaluator.evaluate_many(container, predicates)):
+        for text, (result, malformed) in zip(args.where, evaluator.evaluate_many(container, predicates), strict=True):
             answer = result_json(result)
             print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
             for err in malformed:  # only in --lenient mode: each broken body answered REMAIN
@@ -72,7 +73,7 @@ def warn_null_comparisons(command: str, texts: list[str], predicates: list) -> N
     """``c = NULL`` is answered as Java answers it (a bitmap gives the null rows), with a hint to write IS NULL."""
     from fileindex.predicate.tree import null_comparisons
 
-    for text, predicate in zip(texts, predicates):
+    for text, predicate in zip(texts, predicates, strict=True):
         for column in null_comparisons(predicate):
             print(f"fileindex {command}: {text}: a comparison with NULL is never true in SQL, but Paimon's indexes "
                   f"answer it as Java does (a bitmap gives the null rows of {column}); for those, write "

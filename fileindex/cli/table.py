@@ -1,4 +1,5 @@
-"""``fileindex table TABLE_PATH --where EXPR [--where EXPR ...]``: per live data file, what its index lets Paimon skip."""
+"""``fileindex table TABLE_PATH --where EXPR [--where EXPR ...]``: per live data file, what its index lets Paimon
+skip."""
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
-    parser.add_argument("--json", action="store_true", help="JSON lines: one object per data file and predicate, then a summary per predicate")
+    parser.add_argument("--json", action="store_true",
+                        help="JSON lines: one object per data file and predicate, then a summary per predicate")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         plans = table.plan_many(predicates, extended=args.mode == "extended")
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
-    for text, verdicts in zip(args.where, plans):
+    for text, verdicts in zip(args.where, plans, strict=True):
         if len(args.where) > 1 and not args.json:
             print(f"where {text}:")
         print_plan(verdicts, text, as_json=args.json)
@@ -79,7 +81,7 @@ def explain_table_file(args: argparse.Namespace) -> int:
     if found is None:
         why = note or "Paimon wrote no index for it"
         return report_failure(NAME, UsageError(f"{label} has no index to explain: {why}"))
-    if where == "embedded":
+    if isinstance(found, bytes):  # embedded in the manifest
         print(f"fileindex {NAME}: {label}: its index is embedded in the manifest ({len(found)} bytes)",
               file=sys.stderr)
         return explain_file(f"{label} (embedded)", schema, as_json=args.json, command=NAME, data=found)

@@ -22,7 +22,7 @@ def fields(data: bytes, types: list) -> list:
     if arity != len(types):
         raise UsageError(f"partition row has {arity} fields, the schema {len(types)}")
     null_bytes = ((arity + 63 + 8) // 64) * 8
-    values = []
+    values: list[object] = []
     for i, data_type in enumerate(types):
         bit = i + 8
         if row[bit // 8] & (1 << (bit % 8)):
@@ -64,7 +64,7 @@ def partition_path(data: bytes, schema) -> str:
     legacy = schema.options.get("partition.legacy-name", "true").lower() == "true"
     default = schema.options.get("partition.default-name", DEFAULT_PARTITION_NAME)
     parts = []
-    for key, value, data_type in zip(schema.partition_keys, values, types):
+    for key, value, data_type in zip(schema.partition_keys, values, types, strict=True):
         if value is None:
             text = default
         elif data_type.root == "DATE" and not legacy:

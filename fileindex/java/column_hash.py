@@ -6,8 +6,9 @@ fused kernel (the bloom writer's hash-and-set) can skip the array of hashes.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -36,6 +37,7 @@ class ColumnPiece:
             return wang_mix_array(self.keys)
         if self.strings is not None:
             return xxh64_offsets(*self.strings)
+        assert self.hashes is not None  # a piece holds one of the three
         return self.hashes
 
 

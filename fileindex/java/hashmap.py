@@ -12,7 +12,8 @@ bucket into lo/hi lists keeping their order and untreeify halves of 6 nodes or f
 """
 from __future__ import annotations
 
-from typing import Callable, Generic, Hashable, Iterable, TypeVar
+from collections.abc import Callable, Hashable, Iterable
+from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
@@ -35,8 +36,11 @@ class _Node:
     def __init__(self, hash_: int, key, next_=None):
         self.hash = hash_
         self.key = key
-        self.next = next_
-        self.prev = self.parent = self.left = self.right = None
+        self.next: _Node | None = next_
+        self.prev: _Node | None = None
+        self.parent: _Node | None = None
+        self.left: _Node | None = None
+        self.right: _Node | None = None
         self.red = False
         self.tree = False
 
@@ -142,7 +146,7 @@ class JavaHashMapOrder(Generic[K]):
                 table[j], table[j + old_capacity] = lo, hi
 
     @staticmethod
-    def _split_list(node: _Node, bit: int):
+    def _split_list(node: _Node | None, bit: int):
         lo_head = lo_tail = hi_head = hi_tail = None
         while node is not None:
             following = node.next
@@ -165,7 +169,7 @@ class JavaHashMapOrder(Generic[K]):
     def _split_tree(self, first: _Node, index: int, bit: int) -> None:
         lo: list[_Node] = []
         hi: list[_Node] = []
-        node = first
+        node: _Node | None = first
         while node is not None:
             following = node.next
             (lo if node.hash & bit == 0 else hi).append(node)
@@ -173,7 +177,7 @@ class JavaHashMapOrder(Generic[K]):
         for nodes, at, other in ((lo, index, hi), (hi, index + bit, lo)):
             if not nodes:
                 continue
-            for before, after in zip(nodes, nodes[1:] + [None]):
+            for before, after in zip(nodes, nodes[1:] + [None], strict=True):
                 before.next = after
                 if after is not None:
                     after.prev = before
@@ -203,7 +207,8 @@ class JavaHashMapOrder(Generic[K]):
             node.prev = previous
             previous = node
             node = node.next
-        self._treeify(head)
+        if head is not None:
+            self._treeify(head)
 
     def _direction(self, h: int, key, node: _Node) -> int:
         if node.hash > h:
@@ -216,8 +221,8 @@ class JavaHashMapOrder(Generic[K]):
         return -1 if order < 0 else 1
 
     def _treeify(self, head: _Node) -> None:
-        root = None
-        node = head
+        root: _Node | None = None
+        node: _Node | None = head
         while node is not None:
             following = node.next
             node.left = node.right = None
@@ -241,6 +246,7 @@ class JavaHashMapOrder(Generic[K]):
                         break
                     parent = child
             node = following
+        assert root is not None  # the loop placed head at least
         self._move_root_to_front(root)
 
     def _put_tree_val(self, first: _Node, h: int, key) -> None:
@@ -429,7 +435,8 @@ def compute_if_absent_order(
     return list(order)
 
 
-def put_order(keys: Iterable[K], hash_code: Callable[[K], int], compare: Callable[[K, K], int] | None = None) -> list[K]:
+def put_order(keys: Iterable[K], hash_code: Callable[[K], int],
+              compare: Callable[[K, K], int] | None = None) -> list[K]:
     """Java's iteration order of a HashMap filled by ``put`` in this sequence."""
     order: JavaHashMapOrder[K] = JavaHashMapOrder(hash_code, compare)
     for key in keys:

@@ -7,7 +7,7 @@ per-call overhead dominates, to a scalar function).
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -16,7 +16,7 @@ import pyarrow as pa
 def binary_buffers(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """(data bytes, offsets) of a string or binary array, offsets already shifted by its slice offset."""
     if pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
-        offset_type = np.int64
+        offset_type: type[np.signedinteger] = np.int64
     elif pa.types.is_string(array.type) or pa.types.is_binary(array.type):
         offset_type = np.int32
     else:  # string views, fixed-size binary: normalise
@@ -52,7 +52,7 @@ def map_by_length(data: np.ndarray, offsets: np.ndarray, *, rows: Callable[[np.n
     key = lengths.astype(np.uint16) if lengths.max() < 65536 else lengths  # 16-bit keys: radix sort
     order = np.argsort(key, kind="stable")
     bounds = np.flatnonzero(np.diff(lengths[order])) + 1
-    source = memoryview(data)
+    source = data.data  # a memoryview of the bytes
     for group in np.split(order, bounds):
         length = int(lengths[group[0]])
         group_starts = starts[group]

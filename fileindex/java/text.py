@@ -21,8 +21,9 @@ def java_float_text(value: float, single: bool) -> str:
     if value == 0:
         return "-0.0" if math.copysign(1, value) < 0 else "0.0"
     shortest = str(np.float32(value)) if single else repr(value)
-    sign, digits, exponent = decimal.Decimal(shortest).normalize().as_tuple()
-    digits = "".join(map(str, digits))
+    sign, digit_tuple, exponent = decimal.Decimal(shortest).normalize().as_tuple()
+    assert isinstance(exponent, int)  # a finite value (NaN and the infinities returned above)
+    digits = "".join(map(str, digit_tuple))
     point = len(digits) + exponent  # the decimal point sits after this many digits
     if 1e-3 <= abs(value) < 1e7:
         if point <= 0:

@@ -40,6 +40,12 @@ class DataFileTask:
     index_dir: str | None = None
     index_file: str | None = None  # a plain data file's index named explicitly (``fileindex verify DATA INDEX``)
 
+    def table_entry(self) -> DataFile:
+        """The manifest entry of a table's data file (every task made from a table has one)."""
+        if self.entry is None:
+            raise UsageError(f"{self.name} is not a file of a Paimon table")
+        return self.entry
+
     def open(self) -> DataFileReader:
         return DataFileReader(self.path)
 
@@ -56,7 +62,7 @@ class DataFileTask:
         Raises the project's decode errors for a container whose HEAD is malformed.
         """
         if self.table is not None:
-            return self.table.container(self.entry)
+            return self.table.container(self.table_entry())
         sidecar = self.sidecar_path()
         if not sidecar.is_file():
             return "none", None, ""
@@ -65,7 +71,7 @@ class DataFileTask:
     def types(self, reader: DataFileReader) -> dict[str, DataType]:
         """The Paimon types of the file's columns: the schema it was written with, or from Arrow."""
         if self.table is not None:
-            return self.table.data_schema(self.entry).types()
+            return self.table.data_schema(self.table_entry()).types()
         return paimon_types(reader.arrow_schema)
 
     def deleted_rows(self) -> FrozenBitMap | None:

@@ -63,7 +63,7 @@ def neighbours(value, data_type: DataType, arrow_type: pa.DataType) -> list:
             return [float(np.nextafter(dtype(value), dtype(-np.inf))),
                     float(np.nextafter(dtype(value), dtype(np.inf)))]
     if root == "DECIMAL":
-        step = decimal.Decimal(1).scaleb(-data_type.scale)
+        step = decimal.Decimal(1).scaleb(-(data_type.scale or 0))
         return [DECIMAL_CONTEXT.subtract(value, step), DECIMAL_CONTEXT.add(value, step)]
     if data_type.is_string:
         return [value + "\x00", value[:-1] if value else "\x7f"]
@@ -90,7 +90,7 @@ def probe_predicates(truth: ColumnTruth, column: str, rng: random.Random) -> lis
     picks = [0, last, last // 2, last // 4, (3 * last) // 4, rng.randint(0, last)]
     low, high, middle, quarter, three_quarters, chosen = python_values(ordered.take(picks), data_type)
     sample = [_unhash(v) for v in dict.fromkeys(_hashable(v) for v in (low, high, chosen))]
-    absent = []
+    absent: list[object] = []
     for value in [low, high, middle, *sample]:
         for near in neighbours(value, data_type, values.type):
             if len(absent) < 2 * MAX_SAMPLE and _hashable(near) not in map(_hashable, absent) \

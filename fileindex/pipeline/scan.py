@@ -48,13 +48,13 @@ def scannable(inputs: Inputs) -> list[DataFileTask]:
         raise UsageError(f"{table.root}: a data-evolution table spreads a row's columns over several files; "
                          "scanning it is not supported (verify and fileindex table are)")
     if table.schema.primary_keys:
-        return [task for task in inputs.tasks if task.entry.level > 0]
+        return [task for task in inputs.tasks if task.table_entry().level > 0]
     return inputs.tasks
 
 
 def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False) -> ScanVerdict:
     if task.table is not None:
-        verdict = task.table.verdict(task.entry, predicate, task.vector, extended=extended)
+        verdict = task.table.verdict(task.table_entry(), predicate, task.vector, extended=extended)
         return ScanVerdict(task.name, verdict.row_count, verdict.index, verdict.result, verdict.note)
     try:
         reader = task.open()
@@ -112,7 +112,7 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Sche
     if task.table is None:
         names = {name: name for name in schema.names if name in reader.arrow_schema.names}
     else:  # by field id: a renamed column keeps its id; one added later is absent from older files
-        by_id = task.table.data_schema(task.entry).by_id()
+        by_id = task.table.data_schema(task.table_entry()).by_id()
         names = {f.name: by_id[f.id].name for f in task.table.schema.fields
                  if f.id in by_id and by_id[f.id].name in reader.arrow_schema.names}
     table = reader.read_rows(rows, list(dict.fromkeys(names.values())))
@@ -147,11 +147,14 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
     here only saves reading and converting them. Without a usable predicate: every candidate row.
     Not for timestamps finer than microseconds, which engines truncate on read.
     """
-    if predicate is None or any((column_type(types, c) or DataType("NULL")).is_timestamp
-                                and column_type(types, c).precision > 6 for c in columns(predicate)):
+    if predicate is None or any(_finer_than_micros(column_type(types, c)) for c in columns(predicate)):
         return read_candidates(task, rows, schema)
     wanted = [name for name in source_columns(predicate) if name in schema.names]
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
     mask = matches(probe, predicate, types)
     survivors = np.flatnonzero(mask) if rows is None else rows[mask]
     return read_candidates(task, survivors.astype(np.int64), schema)
+
+
+def _finer_than_micros(data_type: DataType | None) -> bool:
+    return data_type is not None and data_type.is_timestamp and (data_type.precision or 0) > 6

@@ -61,7 +61,7 @@ def _datasource_scan(spark, inputs, where: str, snapshot):
     types = resolved.table.schema.types()
     index_predicate = widen_signed_zeros(parse_predicate(where, types), types)
     verdicts = [evaluate_file(task, index_predicate) for task in tasks]
-    reads = [rows_to_read(v, task.deleted_rows()) for v, task in zip(verdicts, tasks)]
+    reads = [rows_to_read(v, task.deleted_rows()) for v, task in zip(verdicts, tasks, strict=True)]
     stats = {"files_total": len(verdicts), "files_read": sum(v.result is not SKIP for v in verdicts),
              "rows_total": sum(v.rows for v in verdicts), "rows_read": sum(reads),
              "files_without_index": sum(v.index == "none" for v in verdicts),
@@ -123,7 +123,7 @@ def disagreeing_files(spark, resolved, where: str) -> list[dict]:
 
     scanned = Inputs(scannable(resolved), resolved.table)
     summary = summarize([row.asDict() for row in verify_indexes(spark, scanned, where=[where]).collect()])
-    first = {}
+    first: dict[str, dict] = {}
     for violation in summary["violation_detail"]:
         first.setdefault(violation["file"], violation)
     return [{"file": file["file"], "index": file["index"], "status": file["status"],

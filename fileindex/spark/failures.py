@@ -21,7 +21,9 @@ def first_cause(err: Exception) -> str:
     if not raised:
         return (lines[0] if lines else type(err).__name__)[:500]
     line = raised[-1]
-    name, message = _RAISED.match(line).groups()
+    match = _RAISED.match(line)
+    assert match is not None  # picked above by the same pattern
+    name, message = match.groups()
     os_error = _OS_ERROR.match(message)
     if os_error:  # FileNotFoundError: [Errno 2] No such file or directory: '/data/x.parquet'
         return f"{os_error.group(2)}: {os_error.group(1)}"[:500]

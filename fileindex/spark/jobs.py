@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import pickle
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 import pyarrow as pa
 from pyroaring import BitMap
@@ -36,9 +37,21 @@ from fileindex.predicate.parser import parse_predicate
 from fileindex.spark.expressions import to_column, widen_signed_zeros
 from fileindex.types import DataType
 
+if TYPE_CHECKING:
+    from pyspark.sql.types import StructType
+
 TARGET_TASK_BYTES = 128 << 20
 PLAN_ON_DRIVER_FILES = 256
 FAIL_BEFORE_RENAME = "fileindex.test.failFirstAttemptBeforeRename"  # a local property tests set
+Item = TypeVar("Item")  # what a per-file job works on: a task, or a task with what to do with it
+
+
+class _Sized(Protocol):
+    @property
+    def size(self) -> int: ...  # bytes of the data file, to balance the tasks
+
+
+SizedItem = TypeVar("SizedItem", bound=_Sized)
 
 BUILD_SCHEMA = ("file string, output string, status string, rows long, bytes long, embedded boolean, "
                 "indexes string, bloom string, advice string, error string")
@@ -58,15 +71,15 @@ def plan_groups(items: list, sizes: list[int], parallelism: int) -> list[list]:
     count = min(len(items), max(2 * parallelism, -(-total // TARGET_TASK_BYTES)))
     groups: list[list] = [[] for _ in range(count)]
     loads = [0] * count
-    for size, item in sorted(zip(sizes, items), key=lambda pair: -pair[0]):
+    for size, item in sorted(zip(sizes, items, strict=True), key=lambda pair: -pair[0]):
         smallest = loads.index(min(loads))
         groups[smallest].append(item)
         loads[smallest] += max(size, 1)
     return [group for group in groups if group]
 
 
-def per_file_job(spark, items: list, sizes: list[int], work: Callable[[object], Iterable[pa.Table]], schema,
-                 rows_of: Callable[[object], int] | None = None):
+def per_file_job(spark, items: list[Item], sizes: list[int], work: Callable[[Item], Iterable[pa.Table]], schema,
+                 rows_of: Callable[[Item], int] | None = None):
     """A DataFrame of what ``work`` yields (Arrow tables in ``schema``) for every item, on the executors.
 
     Each item done adds one file and its rows to the progress counters: ``rows_of(item)``, or else the
@@ -79,7 +92,7 @@ def per_file_job(spark, items: list, sizes: list[int], work: Callable[[object], 
 
     check_workers(spark)
     spark_schema = _parse_datatype_string(schema) if isinstance(schema, str) else schema
-    arrow_schema = to_arrow_schema(spark_schema, timezone="UTC")
+    arrow_schema = to_arrow_schema(cast("StructType", spark_schema), timezone="UTC")
     groups = plan_groups(items, sizes, spark.sparkContext.defaultParallelism)
     blobs = [(pickle.dumps(group),) for group in groups] or [(pickle.dumps([]),)]
     frame = spark.createDataFrame(spark.sparkContext.parallelize(blobs, len(blobs)), "items binary")
@@ -113,12 +126,12 @@ def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def rows_job(spark, tasks: list[DataFileTask], work: Callable[[DataFileTask], dict], schema: str):
+def rows_job(spark, tasks: list[SizedItem], work: Callable[[SizedItem], dict], schema: str):
     """One row per data file, made by ``work`` on the executors."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
 
-    arrow_schema = to_arrow_schema(_parse_datatype_string(schema))
+    arrow_schema = to_arrow_schema(cast("StructType", _parse_datatype_string(schema)))
     return per_file_job(spark, tasks, [t.size for t in tasks],
                         partial(_one_row, work=work, schema=arrow_schema), schema)
 
@@ -277,7 +290,7 @@ def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None):
                 frames.append(spark.read.format(file_format).load(paths))
         frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1], allowMissingColumns=True)
         return frame.where(predicate)
-    reads = [(task, task.entry.row_count, None) for task in tasks]
+    reads = [(task, task.table_entry().row_count, None) for task in tasks]
     return _read_job(spark, reads, _scan_schema(resolved, tasks)).where(predicate)
 
 

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from typing import Any
 
 PIPE_INTERVAL = 5.0  # seconds between lines on a pipe
 TICK = 0.5  # seconds between looks at the counters (a terminal's line is redrawn when they change)
@@ -54,7 +55,7 @@ def reporting(label: str, stream=None):
     start_files, start_rows = _totals()
     start_planned = _planned
     stop = threading.Event()
-    state = {"shown": None, "last": None, "width": 0, "started": None}
+    state: dict[str, Any] = {"shown": None, "last": None, "width": 0, "started": None}
 
     def show(text: str) -> None:
         if terminal:
@@ -77,7 +78,8 @@ def reporting(label: str, stream=None):
         changed = figures != state["shown"]
         finished = done >= plan
         due = state["last"] is None or now - state["last"] >= PIPE_INTERVAL or (finished and changed)
-        if (terminal and (changed or (final and state["width"]))) or (not terminal and due and (changed or not finished)):
+        redraw = changed or (final and state["width"])
+        if (terminal and redraw) or (not terminal and due and (changed or not finished)):
             show(text)
             state["shown"], state["last"] = figures, now
             if terminal and finished and state["width"]:  # what the command prints next starts a line

@@ -17,8 +17,8 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping
 from importlib import resources
-from typing import Mapping
 
 from fileindex.errors import FileIndexError
 

@@ -10,4 +10,4 @@ def probe(_partition):
     import sys
 
     missing = [name for name in NEEDED if importlib.util.find_spec(name) is None]
-    yield sys.executable, "%d.%d.%d" % sys.version_info[:3], missing
+    yield sys.executable, "{}.{}.{}".format(*sys.version_info[:3]), missing

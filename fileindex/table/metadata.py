@@ -13,6 +13,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.table.orc_helper import orc_rows
@@ -67,7 +68,7 @@ def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> l
             if magic == b"Obj\x01":
                 import fastavro
 
-                rows = list(fastavro.reader(file))
+                rows: list[Any] = list(fastavro.reader(file))
             elif magic[:3] == b"ORC":
                 rows = orc_rows(path)
             elif magic == b"PAR1":
@@ -202,7 +203,7 @@ def json_type(value) -> DataType:
     nullable = not name.endswith("NOT NULL")
     root = name.split()[0]
     if root in ("ARRAY", "MULTISET"):
-        children = (json_type(value["element"]),)
+        children: tuple[DataType, ...] = (json_type(value["element"]),)
     elif root == "MAP":
         children = (json_type(value["key"]), json_type(value["value"]))
     elif root == "ROW":

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import cast
 
 _FRAME = struct.Struct("<Q")
 READY = "ready"
@@ -81,13 +82,14 @@ def orc_rows(path: Path) -> list[dict]:
             _discard()
             raise
     if status == "error":
-        raise value
-    return value
+        raise cast(BaseException, value)
+    return cast(list[dict], value)
 
 
 def _discard() -> None:
     global _helper
-    _helper.close()
+    if _helper is not None:
+        _helper.close()
     _helper = None
 
 

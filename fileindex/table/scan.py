@@ -9,9 +9,10 @@ Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator
+from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
 
@@ -97,26 +98,26 @@ class PaimonTable:
         for verdicts in self._plan_files([predicate], extended):
             yield verdicts[0]
 
-    def plan_many(self, predicates: list[Predicate | str], *,
+    def plan_many(self, predicates: Sequence[Predicate | str], *,
                   extended: bool = False) -> list[list[FileVerdict]]:
         """``plan`` of each predicate, reading the table's metadata once and each index once: the
         predicates are evaluated together on each container (``FileIndexEvaluator.evaluate_many``)."""
         plans: list[list[FileVerdict]] = [[] for _ in predicates]
         for verdicts in self._plan_files(predicates, extended):
-            for plan, verdict in zip(plans, verdicts):
+            for plan, verdict in zip(plans, verdicts, strict=True):
                 plan.append(verdict)
         return plans
 
-    def _plan_files(self, predicates: list[Predicate | str], extended: bool) -> Iterator[tuple[FileVerdict, ...]]:
+    def _plan_files(self, predicates: Sequence[Predicate | str], extended: bool) -> Iterator[tuple[FileVerdict, ...]]:
         """Per live data file, its verdict under each predicate."""
-        predicates = [self.parse(p) if isinstance(p, str) else p for p in predicates]
+        parsed = [self.parse(p) if isinstance(p, str) else p for p in predicates]
         live = self.live()
         if self.data_evolution:  # groups are judged per predicate, in the same file order
             entries = [entry for entry, _ in live]
-            yield from zip(*(self._plan_data_evolution(entries, p, extended) for p in predicates))
+            yield from zip(*(self._plan_data_evolution(entries, p, extended) for p in parsed), strict=True)
             return
         for entry, vector in live:
-            yield self.verdicts(entry, predicates, vector, extended=extended)
+            yield self.verdicts(entry, parsed, vector, extended=extended)
 
     # -- one file ---------------------------------------------------------------------------------
 
@@ -161,7 +162,7 @@ class PaimonTable:
                     return entry
         return None
 
-    def _evaluate(self, entry: DataFile, predicates: list[Predicate | None],
+    def _evaluate(self, entry: DataFile, predicates: Sequence[Predicate | None],
                   extended: bool) -> tuple[str, list[tuple[FileIndexResult, str]]]:
         """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN."""
         try:
@@ -208,13 +209,14 @@ class PaimonTable:
                          for _ in predicates)
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
             where, ((_, note),) = self._evaluate(entry, [None], extended)
+            problem = vector.problem if vector is not None else None
             why = ("more rows than an int" if entry.row_count > MAX_INDEXED_ROWS else
-                   f"corrupt deletion vector: {vector.problem}" if vector.problem else "64-bit deletion vector")
+                   f"corrupt deletion vector: {problem}" if problem else "64-bit deletion vector")
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, f"index not used: {why}")
                          for _ in predicates)
         where, answers = self._evaluate(entry, predicates, extended)
         selection = BitMap(range(entry.row_count))
-        if vector is not None:
+        if vector is not None and vector.rows is not None:  # (a vector without rows returned above)
             selection -= vector.rows
         kept = roaring.frozen(selection)
         return tuple(FileVerdict(relative, entry.row_count, where, within(result, kept), note)
@@ -262,7 +264,7 @@ def within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
     """Java's FileIndexEvaluator: result ∩ kept rows; all kept rows → REMAIN, none → SKIP."""
     if result is SKIP or not selection:
         return SKIP
-    rows = selection if result is REMAIN else result.bitmap & selection
+    rows = selection if result is REMAIN else cast(Rows, result).bitmap & selection
     if rows == selection:
         return REMAIN
     return Rows(rows) if rows else SKIP

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 def write_atomically(path: str | Path, data: bytes, *, overwrite: bool = True,

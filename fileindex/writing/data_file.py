@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator, Mapping
+from typing import BinaryIO
 
 import pyarrow as pa
 
@@ -80,10 +81,11 @@ def build_index(read_column: Callable[[str], pa.ChunkedArray], row_count: int, s
                 options: FileIndexOptions, out: BinaryIO | None = None) -> BuiltContainer:
     """Build every requested index into a container: in memory, or streamed to ``out`` (a version-2
     container then holds one payload in memory at a time)."""
-    target = out if out is not None else io.BytesIO()
+    memory = io.BytesIO()
+    target = out if out is not None else memory
     size = stream_container(target, index_entries(read_column, row_count, schema, options),
                             version=options.format_version)
-    data = target.getvalue() if out is None else None
+    data = memory.getvalue() if out is None else None
     return BuiltContainer(data, size, row_count, options.requests, options.in_manifest_threshold,
                           options.format_version)
 

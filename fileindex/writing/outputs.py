@@ -12,9 +12,9 @@ import glob
 import os
 import shutil
 import uuid
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from fileindex.errors import UsageError
 

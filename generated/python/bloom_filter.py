@@ -18,7 +18,7 @@ class BloomFilter(KaitaiStruct):
     c_i = ~c_i when negative, pos_i = c_i mod numBits, for i = 1..k.
     
     .. seealso::
-       Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bloomfilter/BloomFilterFileIndex.java
+       Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/bloomfilter/BloomFilterFileIndex.java
     """
     SEQ_FIELDS = ["num_hash_functions"]
     def __init__(self, _io, _parent=None, _root=None):

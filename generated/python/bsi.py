@@ -20,7 +20,7 @@ class Bsi(KaitaiStruct):
     max - min (slice i holds the rows whose value - min has bit i set).
     
     .. seealso::
-       Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bsi/BitSliceIndexBitmapFileIndex.java
+       Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/bsi/BitSliceIndexBitmapFileIndex.java
     """
     SEQ_FIELDS = ["header", "positive", "negative"]
     def __init__(self, _io, _parent=None, _root=None):
@@ -53,7 +53,7 @@ class Bsi(KaitaiStruct):
     class BitSliceIndex(KaitaiStruct):
         """
         .. seealso::
-           Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/utils/BitSliceIndexRoaringBitmap.java
+           Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/utils/BitSliceIndexRoaringBitmap.java
         """
         SEQ_FIELDS = ["ebm", "slices_header", "slices"]
         def __init__(self, _io, _parent=None, _root=None):

@@ -28,7 +28,7 @@ class FileIndexFormat(KaitaiStruct):
     A reader finds the footer from the end of the input, so it needs the container's total length.
     
     .. seealso::
-       Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/FileIndexFormat.java
+       Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/FileIndexFormat.java
     
     
     .. seealso::

@@ -21,7 +21,7 @@ class RangeBitmap(KaitaiStruct):
     unscaled long, TIMESTAMP(p <= 6) as epoch millis or micros).
     
     .. seealso::
-       Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/RangeBitmap.java
+       Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/RangeBitmap.java
     """
 
     class KeyKind(IntEnum):
@@ -72,7 +72,7 @@ class RangeBitmap(KaitaiStruct):
     class BitSliceIndex(KaitaiStruct):
         """
         .. seealso::
-           Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/BitSliceIndexBitmap.java
+           Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/BitSliceIndexBitmap.java
         """
         SEQ_FIELDS = ["len_header", "header"]
         def __init__(self, _io, _parent=None, _root=None):
@@ -298,7 +298,7 @@ class RangeBitmap(KaitaiStruct):
     class Dictionary(KaitaiStruct):
         """
         .. seealso::
-           Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/dictionary/chunked/ChunkedDictionary.java
+           Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/dictionary/chunked/ChunkedDictionary.java
         """
         SEQ_FIELDS = ["len_dictionary_header", "version", "num_chunks", "len_offsets", "len_chunks"]
         def __init__(self, _io, _parent=None, _root=None):

@@ -2,7 +2,7 @@
 
 https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bitmap/BitmapFileIndexMetaV2.java
 """
-from functools import lru_cache
+from functools import cache
 
 from construct import (
     Array,
@@ -38,7 +38,7 @@ KEY_ENCODINGS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def bitmap(key_kind: str) -> Struct:
     """The payload for one key encoding. Building needs ``len_index_blocks`` (V2) given explicitly."""
     key = Struct("value" / KEY_ENCODINGS[key_kind])

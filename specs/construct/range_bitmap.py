@@ -2,7 +2,7 @@
 
 https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/RangeBitmap.java
 """
-from functools import lru_cache
+from functools import cache
 
 from construct import (
     Array,
@@ -39,7 +39,7 @@ bit_slice_index = Struct(
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def range_bitmap(key_kind: str) -> Struct:
     key = Struct("value" / KEY_ENCODINGS[key_kind])
     is_string = key_kind == "string"

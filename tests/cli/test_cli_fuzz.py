@@ -43,7 +43,8 @@ def files(tmp_path_factory) -> dict:
 
 FILE_NAMES = ["missing", "folder", "empty", "truncated", "garbage", "text", "container", "bsi", "range_bitmap",
               "parquet", "truncated_parquet", "table", "vectors"]
-SCHEMAS = ["c INT", "c STRING", "c FLOAT", "c BIGINT", "id INT, name STRING", "", "c MAP<", "c UNKNOWN", "c DECIMAL(99, 2)"]
+SCHEMAS = ["c INT", "c STRING", "c FLOAT", "c BIGINT", "id INT, name STRING", "", "c MAP<", "c UNKNOWN",
+           "c DECIMAL(99, 2)"]
 WHERES = ["c = 5", "c = 'x'", "id = 5", "c IS NULL", "garbage ((", "", "c BETWEEN 9 AND 1", "nope = 1",
           "c IN ()", "c = 1e999"]
 OPTIONS = ["file-index.bloom-filter.columns=c", "file-index.bitmap.columns=c,u", "file-index.bsi.columns=c",
@@ -62,7 +63,8 @@ def command(files):
         st.tuples(st.just(["explain"]), file, flag("--schema", SCHEMAS), flag("--data", [files["parquet"]]),
                   st.sampled_from([[], ["--json"], ["--column", "c"], ["--index", "bsi"]])),
         st.tuples(st.just(["check"]), st.lists(file, min_size=1, max_size=3).map(list), flag("--schema", SCHEMAS),
-                  flag("--data", [files["parquet"], files["text"], files["missing"]]), st.sampled_from([[], ["--json"]])),
+                  flag("--data", [files["parquet"], files["text"], files["missing"]]),
+                  st.sampled_from([[], ["--json"]])),
         st.tuples(st.just(["query"]), file, flag("--schema", SCHEMAS), flag("--where", WHERES),
                   flag("--data", [files["parquet"], files["folder"]]), flag("--table", [files["table"], files["text"]]),
                   st.sampled_from([[], ["--lenient"], ["--mode", "extended"]])),

@@ -127,7 +127,7 @@ def test_build_never_writes_over_another_data_file_or_an_index_a_snapshot_names(
     for target in (data / "part-1.parquet.index", data.parent.parent / "link" / "part-1.parquet.index"):
         refused(capsys, ["build", data / "part-0.parquet", "-o", target, "--option",
                          "file-index.bitmap.columns=category", "--force"], data.parent.parent,
-                f"is the index of data file", str(other.name))
+                "is the index of data file", str(other.name))
     (data / "part-1.parquet.index").unlink()  # absent: writing it would still answer for part-1's rows
     refused(capsys, ["build", data / "part-0.parquet", "-o", data / "part-1.parquet.index", "--option",
                      "file-index.bitmap.columns=category"], data.parent.parent, "is the index of data file")

@@ -7,7 +7,6 @@ import pytest
 from conftest import ROOT
 
 from fileindex.cli import main
-from fileindex.container.layout import FileIndexContainer
 from fileindex.table.scan import PaimonTable
 
 TABLES = ROOT / "tests" / "tables" / "parquet"
@@ -83,7 +82,8 @@ ENGINE = ROOT / "tests" / "vectors" / "java" / "multi__engine_layout.index"
 
 @pytest.mark.parametrize("flags, message", [
     (["--column", "nope"], "--column nope: the file has no such column (its columns: attrs[size], price, name"),
-    (["--index", "bogus"], "--index bogus: the file has no such index (it has: bitmap, bloom-filter, bsi, range-bitmap)"),
+    (["--index", "bogus"],
+     "--index bogus: the file has no such index (it has: bitmap, bloom-filter, bsi, range-bitmap)"),
     (["--column", "price", "--index", "bitmap"], "no such index on column price (it has: bloom-filter)")])
 def test_explain_selecting_nothing_is_an_error(capsys, flags, message):
     code, out, err = run(capsys, "explain", ENGINE, *flags)
@@ -95,7 +95,7 @@ def test_explain_shows_string_keys_as_text_beside_their_bytes(capsys):
     assert code == 0 and "key/value/value = 'alice' (hex 616c696365)" in out
     code, out, _ = run(capsys, "explain", ENGINE, "--schema", "name STRING", "--json")
     keys = {f["text"]: f["value"] for f in json.loads(out) if "text" in f}
-    assert keys["alice"] == "alice".encode().hex() and len(keys) == 4
+    assert keys["alice"] == b"alice".hex() and len(keys) == 4
 
 
 def test_explain_without_types_says_what_would_decode_the_bodies(capsys):

@@ -155,7 +155,8 @@ def test_query_takes_types_from_the_data_file_beside_a_sidecar(tmp_path, capsys)
     code, out, err = run(capsys, "query", sidecar, "--where", where, "--json")
     assert code == 0 and "column types from" in err and "beside the index" in err
     assert json.loads(out)["cardinality"] == expected
-    code, out, err = run(capsys, "query", JAVA_VECTORS / case.record["file"], "--data", data, "--where", where, "--json")
+    code, out, err = run(capsys, "query", JAVA_VECTORS / case.record["file"], "--data", data, "--where", where,
+                         "--json")
     assert code == 0 and json.loads(out)["cardinality"] == expected
     code, _, err = run(capsys, "query", JAVA_VECTORS / case.record["file"], "--where", where)
     assert code == 2 and "--schema" in err and "--data" in err

@@ -127,8 +127,9 @@ def test_string_put_order_for_index_types():
         ["bloom-filter", "bitmap", "bsi", "range-bitmap"]
 
 
-_KEY_DOMAINS = {"i1": st.integers(-128, 127), "i2": st.integers(-2**15, 2**15 - 1), "i4": st.integers(-2**31, 2**31 - 1),
-                "i8": st.integers(-2**63, 2**63 - 1), "f4": st.integers(-2**31, 2**31 - 1),
+_KEY_DOMAINS = {"i1": st.integers(-128, 127), "i2": st.integers(-2**15, 2**15 - 1),
+                "i4": st.integers(-2**31, 2**31 - 1), "i8": st.integers(-2**63, 2**63 - 1),
+                "f4": st.integers(-2**31, 2**31 - 1),
                 "f8": st.integers(-2**63, 2**63 - 1), "boolean": st.integers(0, 1)}
 
 

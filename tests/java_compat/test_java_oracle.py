@@ -105,7 +105,8 @@ def test_bytes_and_answers_match_java_both_ways(java, index):
         assert ours == java_bytes, (type_name, values)
         # Python bytes into Java's reader, Java bytes into ours: the same answers
         java_answers = java.query(type_name, index, ours, queries_for(probes))
-        for python, theirs in zip(python_answers(reader_class(java_bytes, data_type), probes), java_answers):
+        ours_answers = python_answers(reader_class(java_bytes, data_type), probes)
+        for python, theirs in zip(ours_answers, java_answers, strict=True):
             assert same(python, theirs), (python, theirs)
         RUNS["cases"] += 1
 

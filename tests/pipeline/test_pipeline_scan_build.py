@@ -27,6 +27,14 @@ def test_primary_key_tables_plan_compacted_files_only():
     assert scannable(resolve_inputs([str(root)], snapshot=1)) == []
 
 
+def test_a_table_task_has_its_manifest_entry_and_a_plain_file_task_none(tmp_path):
+    root = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
+    assert all(t.table_entry() is t.entry for t in resolve_inputs([str(root)]).tasks)
+    (plain,) = resolve_inputs([str(write_dataset(tmp_path, files=1)[0])]).tasks
+    with pytest.raises(UsageError, match="is not a file of a Paimon table"):
+        plain.table_entry()
+
+
 def test_tables_a_file_by_file_scan_cannot_read_are_refused(tmp_path):
     import shutil
 

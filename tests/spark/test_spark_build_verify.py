@@ -28,7 +28,7 @@ def rows(frame):
 @pytest.mark.parametrize("table", JAVA_BUILT, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_build_reproduces_the_java_written_containers(spark, tmp_path, table):
     built = rows(build_indexes(spark, str(table), {}, output_dir=str(tmp_path)))
-    for row, task in zip(built, sorted(resolve_inputs([str(table)]).tasks, key=lambda t: t.name)):
+    for row, task in zip(built, sorted(resolve_inputs([str(table)]).tasks, key=lambda t: t.name), strict=True):
         assert row["status"] == "written", row
         _, java, _ = task.container()
         assert open(row["output"], "rb").read() == bytes(java._buffer), task.name
@@ -38,7 +38,7 @@ def test_build_over_generated_files_equals_fileindex_build(spark, tmp_path):
     paths = write_dataset(tmp_path, files=5, with_indexes=False)
     built = rows(build_indexes(spark, [str(tmp_path)], OPTIONS))
     assert [r["status"] for r in built] == ["written"] * 5
-    for row, path in zip(built, paths):
+    for row, path in zip(built, paths, strict=True):
         data = build_data_file_index(path, OPTIONS).data
         assert open(row["output"], "rb").read() == data and row["bytes"] == len(data) and row["rows"] == 400
         kinds = {i["index_type"] for i in json.loads(row["indexes"])}

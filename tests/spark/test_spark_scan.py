@@ -46,7 +46,7 @@ def root(fmt, name):
 
 
 def sorted_rows(frame):
-    return sorted((json.dumps(r.asDict(), default=str, sort_keys=True) for r in frame.collect()))
+    return sorted(json.dumps(r.asDict(), default=str, sort_keys=True) for r in frame.collect())
 
 
 @pytest.mark.parametrize("fmt,name,where", CASES)

@@ -102,7 +102,7 @@ def literal(value, data_type) -> str:
 
 def naive_utc(value: dt.datetime) -> dt.datetime:
     """A LOCAL TIME ZONE value as its UTC wall clock, the form the predicate syntax takes."""
-    return value if value.tzinfo is None else value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value if value.tzinfo is None else value.astimezone(dt.UTC).replace(tzinfo=None)
 
 
 def quoted(column: str) -> str:

@@ -131,7 +131,8 @@ def test_external_path_resolution():
     from fileindex.table.metadata import live_files
 
     (entry,) = live_files(table.root, table.snapshot)
-    external = TABLES / "parquet" / "append_with_bitmap_no_embedding.db" / "external-path" / "bucket-0" / entry.file_name
+    table_dir = TABLES / "parquet" / "append_with_bitmap_no_embedding.db"
+    external = table_dir / "external-path" / "bucket-0" / entry.file_name
     moved = replace(entry, external_path=str(external))
     where, container, note = table.container(moved)
     assert where == "sidecar" and container is not None and not note

@@ -65,9 +65,10 @@ def guarded(command: str, job, *, progress: bool = True) -> int:
     except SparkSetupError as err:
         return setup_failure(command, err)
     except ImportError as err:
-        if missing_spark(err) is None:
+        missing = missing_spark(err)
+        if missing is None:
             raise
-        return setup_failure(command, missing_spark(err))
+        return setup_failure(command, missing)
     except HANDLED as err:
         return report_failure(command, err)
     except (PySparkException, Py4JJavaError) as err:

@@ -19,7 +19,7 @@ class Bsi(KaitaiStruct):
     max - min (slice i holds the rows whose value - min has bit i set).
     
     .. seealso::
-       Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/bsi/BitSliceIndexBitmapFileIndex.java
+       Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/bsi/BitSliceIndexBitmapFileIndex.java
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(Bsi, self).__init__(_io)
@@ -42,7 +42,7 @@ class Bsi(KaitaiStruct):
     class BitSliceIndex(KaitaiStruct):
         """
         .. seealso::
-           Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/utils/BitSliceIndexRoaringBitmap.java
+           Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/utils/BitSliceIndexRoaringBitmap.java
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(Bsi.BitSliceIndex, self).__init__(_io)

@@ -20,7 +20,7 @@ class RangeBitmap(KaitaiStruct):
     unscaled long, TIMESTAMP(p <= 6) as epoch millis or micros).
     
     .. seealso::
-       Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/RangeBitmap.java
+       Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/RangeBitmap.java
     """
 
     class KeyKind(IntEnum):
@@ -65,7 +65,7 @@ class RangeBitmap(KaitaiStruct):
     class BitSliceIndex(KaitaiStruct):
         """
         .. seealso::
-           Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/BitSliceIndexBitmap.java
+           Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/BitSliceIndexBitmap.java
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(RangeBitmap.BitSliceIndex, self).__init__(_io)
@@ -227,7 +227,7 @@ class RangeBitmap(KaitaiStruct):
     class Dictionary(KaitaiStruct):
         """
         .. seealso::
-           Source - https://github.com/apache/paimon/blob/master/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/dictionary/chunked/ChunkedDictionary.java
+           Source - https://github.com/apache/paimon/blob/5dacde516bf6e29b583aff8b32bab321bfc6e64f/paimon-common/src/main/java/org/apache/paimon/fileindex/rangebitmap/dictionary/chunked/ChunkedDictionary.java
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(RangeBitmap.Dictionary, self).__init__(_io)
