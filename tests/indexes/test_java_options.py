@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from fileindex.errors import UsageError
 from fileindex.indexes import bitmap
 from fileindex.indexes.bloom_filter.index import BloomFilterWriter, bloom_parameters
-from fileindex.indexes.options import OptionWarning, java_int, parse_java_double, parse_memory_size
+from fileindex.indexes.options import OptionWarning, parse_java_double, parse_memory_size
+from fileindex.java_numbers import int32
 from fileindex.indexes.range_bitmap.index import build as range_bitmap
 from fileindex.types import parse_type
 
@@ -28,7 +29,7 @@ def test_a_chunk_size_past_an_int_wraps_as_java_casts_it_with_a_warning(size, sa
     wraps = parse_memory_size(size) >= 1 << 31
     assert [w.category for w in caught] == ([OptionWarning] if wraps else [])
     if wraps:
-        assert f"casts to the int {java_int(parse_memory_size(size))}" in str(caught[0].message)
+        assert f"casts to the int {int32(parse_memory_size(size))}" in str(caught[0].message)
 
 
 @pytest.mark.parametrize("size", ["2gb", "3gb", "2147483648b", "6gb"])

@@ -23,6 +23,7 @@ from fileindex.indexes import roaring
 from fileindex.indexes.options import check_known
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
+from fileindex.java_numbers import LONG_MIN
 from fileindex.parallel import for_each
 from fileindex.types import NUMERIC_BITS, DataType
 from fileindex.values import long_key
@@ -30,7 +31,6 @@ from fileindex.values import long_key
 INDEX_TYPE = "bsi"
 OPTIONS: tuple[str, ...] = ()
 ROOT = "bsi"
-LONG_MIN = -(1 << 63)
 HALVES_AT_ONCE = 1 << 22  # rows up to which the two halves are built on two threads
 _VALIDATIONS = {  # the spec's checks on the header types the generated reader reads
     "/types/header/seq/0": errors.UnsupportedVersionError,
