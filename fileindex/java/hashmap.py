@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Callable, Generic, Hashable, Iterable, TypeVar
 
+from fileindex.java_numbers import int32
+
 K = TypeVar("K", bound=Hashable)
 
 _INITIAL_CAPACITY = 16
@@ -25,8 +27,7 @@ _MIN_TREEIFY_CAPACITY = 64
 def spread(hash_code: int) -> int:
     """``HashMap.hash``: h ^ (h >>> 16), as a signed int (tree bins compare it signed)."""
     h = hash_code & 0xFFFFFFFF
-    h ^= h >> 16
-    return h - (1 << 32) if h >> 31 else h
+    return int32(h ^ (h >> 16))
 
 
 class _Node:
