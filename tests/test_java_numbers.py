@@ -140,7 +140,7 @@ def test_canonical_nan_bits_are_javas(floating, table, pack):
     non_nan = [bits for bits in raw if not floating.is_nan(bits)]
     assert floating.bits_array(values, canonical_nan=False)[: len(non_nan)].tolist() == non_nan
     float_format = ">f" if floating is FLOAT else ">d"
-    for bits, java in zip(raw, expected):
+    for bits, java in zip(raw, expected, strict=True):
         value = struct.unpack(float_format, struct.pack(pack, bits & ((1 << floating.width) - 1)))[0]
         assert floating.to_bits(value) == java
         if not math.isnan(value):

@@ -92,6 +92,6 @@ def test_compare_order(jdk, floating, op):
     keys_left = floating.compare_order(floating.canonical_array(left))
     keys_right = floating.compare_order(floating.canonical_array(right))
     assert ((keys_left > keys_right).astype(int) - (keys_left < keys_right)).tolist() == java
-    assert [(a > b) - (a < b) for a, b in zip(
-        (floating.compare_order(floating.canonical(x)) for x in left.tolist()),
-        (floating.compare_order(floating.canonical(x)) for x in right.tolist()))] == java
+    scalar_left = [floating.compare_order(floating.canonical(x)) for x in left.tolist()]
+    scalar_right = [floating.compare_order(floating.canonical(x)) for x in right.tolist()]
+    assert [(a > b) - (a < b) for a, b in zip(scalar_left, scalar_right, strict=True)] == java
