@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -115,11 +115,10 @@ class FloatingBits:
     numpy_int: type
     float_format: str  # struct formats of the float and of the signed integer of the same width
     int_format: str
+    magnitude: int = field(init=False)  # the mask of every bit but the sign
 
-    @property
-    def magnitude(self) -> int:
-        """The mask of every bit but the sign."""
-        return (1 << (self.width - 1)) - 1
+    def __post_init__(self):
+        object.__setattr__(self, "magnitude", (1 << (self.width - 1)) - 1)
 
     def to_bits(self, value: float) -> int:
         """``floatToIntBits`` / ``doubleToLongBits``: NaN canonical."""

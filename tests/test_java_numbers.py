@@ -1,6 +1,7 @@
 """fileindex.java_numbers against the answers Java 17 gives (recorded with tests/java/JavaNumbers.java;
 tests/java_compat/test_java_numbers_live.py asks a live JDK about many more values)."""
 import math
+import pickle
 import struct
 
 import numpy as np
@@ -172,3 +173,10 @@ def test_compare_order_is_float_compares(floating):
     assert math.isnan(back[-1])
     other_nan = floating.canonical(floating.canonical_nan | 1)
     assert floating.compare_order(other_nan) == keys[-1]
+
+
+def test_float_and_double_pickle_with_what_holds_them():
+    for floating in (FLOAT, DOUBLE):
+        copy = pickle.loads(pickle.dumps(floating))
+        assert copy == floating and copy.magnitude == floating.magnitude
+        assert pickle.loads(pickle.dumps(floating.compare_order))(-1) == floating.compare_order(-1)
