@@ -1,6 +1,7 @@
 """Java's number semantics, in one place: the casts, ``Math.round``, float bits and ``Float.compare``.
 
-Every byte and every lookup that must agree with Java goes through these:
+The package's Python code takes these facts from here (the compiled kernels repeat a few in C, held
+to the numpy paths by tests/test_kernels.py):
 
 * :func:`int32` / :func:`int32_array`: ``(int)`` of a long, the low 32 bits as a signed int;
   :func:`int64`: a long's wrap-around arithmetic (the low 64 bits of a Python int, signed).
@@ -21,11 +22,13 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
+Bits = Any  # a Python int, or a numpy int64 array (the keys' containers hold either, typed as object)
 
 
 def int32(value: int) -> int:
@@ -121,7 +124,7 @@ class FloatingBits:
         object.__setattr__(self, "magnitude", (1 << (self.width - 1)) - 1)
 
     def to_bits(self, value: float) -> int:
-        """``floatToIntBits`` / ``doubleToLongBits``: NaN canonical."""
+        """``floatToIntBits`` / ``doubleToLongBits``: NaN canonical (a FLOAT value: one binary32 holds)."""
         if math.isnan(value):
             return self.canonical_nan
         return struct.unpack(self.int_format, struct.pack(self.float_format, value))[0]
@@ -140,7 +143,7 @@ class FloatingBits:
         bits = values.view(self.numpy_int).astype(np.int64, copy=False)  # a double's: a view
         return np.where(np.isnan(values), self.canonical_nan, bits) if canonical_nan else bits
 
-    def is_nan(self, bits):
+    def is_nan(self, bits: Bits) -> Any:  # a bool, or a bool array
         """Whether the bits are a NaN's (any payload)."""
         return (bits & self.magnitude) > self.infinity
 
@@ -151,7 +154,7 @@ class FloatingBits:
     def canonical_array(self, bits: np.ndarray) -> np.ndarray:
         return np.where(self.is_nan(bits), self.canonical_nan, bits)
 
-    def compare_order(self, bits):
+    def compare_order(self, bits: Bits) -> Bits:
         """Signed integers ordered as ``Float.compare`` / ``Double.compare`` order the values of
         canonical bits: negative values' magnitude bits flipped. The transform is its own inverse."""
         return bits ^ ((bits >> (self.width - 1)) & self.magnitude)
