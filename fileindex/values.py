@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import math
 import struct
 from dataclasses import dataclass
 
 from fileindex.errors import UsageError
+from fileindex.java_numbers import LONG_MAX, LONG_MIN
+from fileindex.java_numbers import double_to_long_bits as double_to_long_bits  # re-exported: the value API
+from fileindex.java_numbers import float_to_int_bits as float_to_int_bits
 from fileindex.types import NUMERIC_BITS, DataType
 
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -53,7 +55,6 @@ def timestamp_key(value, precision: int) -> int:
 # Exact arithmetic for DECIMAL(38, s) values and literals (38 digits either side of the point):
 # Python's default context keeps 28 significant digits and raises InvalidOperation past them.
 DECIMAL_CONTEXT = decimal.Context(prec=80, traps=[decimal.InvalidOperation, decimal.Overflow])
-_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def decimal_unscaled(value, data_type: DataType) -> int:
@@ -71,7 +72,7 @@ def decimal_unscaled(value, data_type: DataType) -> int:
 def decimal_unscaled_long(value, data_type: DataType) -> int:
     """The unscaled long of a DECIMAL value, as Java's ``Decimal.toUnscaledLong`` (exact, or it throws)."""
     unscaled = decimal_unscaled(value, data_type)
-    if not _LONG_MIN <= unscaled <= _LONG_MAX:
+    if not LONG_MIN <= unscaled <= LONG_MAX:
         raise UsageError(f"{data_type} value {value}: its unscaled value {unscaled} does not fit a long, which the "
                          "index keys on (Java's toUnscaledLong throws ArithmeticException for it: it refuses it too)")
     return unscaled
@@ -80,20 +81,6 @@ def decimal_unscaled_long(value, data_type: DataType) -> int:
 def float32(value: float) -> float:
     """Round to binary32 as Java's (float) cast does."""
     return struct.unpack(">f", struct.pack(">f", value))[0]
-
-
-def float_to_int_bits(value: float) -> int:
-    """``Float.floatToIntBits``: NaN canonical (0x7fc00000), signed int32."""
-    if math.isnan(value):
-        return 0x7FC00000
-    return struct.unpack(">i", struct.pack(">f", value))[0]
-
-
-def double_to_long_bits(value: float) -> int:
-    """``Double.doubleToLongBits``: NaN canonical (0x7ff8000000000000), signed int64."""
-    if math.isnan(value):
-        return 0x7FF8000000000000
-    return struct.unpack(">q", struct.pack(">d", value))[0]
 
 
 def utf8_key(value, data_type: DataType) -> bytes:

@@ -6,7 +6,7 @@ from conftest import ROOT
 
 LAYERS = ["base", "arrow", "java", "codec", "container", "indexes", "predicate", "writing", "table", "reference",
           "pipeline", "spark", "cli"]
-BASE = {"errors", "types", "values", "tokens", "parallel", "kernels", "_kernels", "kaitai_runtime", "generated",
+BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "kernels", "_kernels", "kaitai_runtime", "generated",
         "specs", "__init__", "samples"}
 
 

@@ -9,25 +9,20 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from fileindex.java_numbers import DOUBLE, FLOAT
 from fileindex.types import DataType
-from fileindex.values import double_to_long_bits, float_to_int_bits, long_key
+from fileindex.values import long_key
 
 _UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
-_FLOAT_NAN = 0x7FC00000
-_DOUBLE_NAN = 0x7FF8000000000000
 
 
 def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = True) -> np.ndarray:
     """int64 keys of the non-null values of ``array`` (nulls must have been dropped)."""
     kind = array.type
     if data_type.root == "FLOAT":
-        floats = array.cast(pa.float32()).to_numpy(zero_copy_only=False)
-        bits = floats.view(np.int32).astype(np.int64)
-        return np.where(np.isnan(floats), _FLOAT_NAN, bits) if canonical_nan else bits
+        return FLOAT.bits_array(array.cast(pa.float32()).to_numpy(zero_copy_only=False), canonical_nan=canonical_nan)
     if data_type.root == "DOUBLE":
-        doubles = array.cast(pa.float64()).to_numpy(zero_copy_only=False)
-        bits = doubles.view(np.int64)
-        return np.where(np.isnan(doubles), _DOUBLE_NAN, bits) if canonical_nan else bits
+        return DOUBLE.bits_array(array.cast(pa.float64()).to_numpy(zero_copy_only=False), canonical_nan=canonical_nan)
     if data_type.is_timestamp:
         unit = kind.unit if pa.types.is_timestamp(kind) else "us"
         raw = array.cast(pa.int64()) if pa.types.is_timestamp(kind) else array
@@ -65,21 +60,12 @@ def _unscaled(array: pa.Array, data_type: DataType) -> np.ndarray:
 
 def integer_key(value, data_type: DataType, *, canonical_nan: bool = True) -> int:
     """The same key for one Python value."""
-    if data_type.root == "FLOAT":
-        return float_to_int_bits(value) if canonical_nan else _raw_float_bits(value)
-    if data_type.root == "DOUBLE":
-        return double_to_long_bits(value) if canonical_nan else _raw_double_bits(value)
+    if data_type.root in ("FLOAT", "DOUBLE"):
+        floating = FLOAT if data_type.root == "FLOAT" else DOUBLE
+        return floating.to_bits(value) if canonical_nan else floating.to_raw_bits(value)
     if data_type.root == "BOOLEAN":
         return int(bool(value))
     return long_key(value, data_type)
-
-
-def _raw_float_bits(value: float) -> int:
-    return int(np.array([value], dtype=np.float32).view(np.int32)[0])
-
-
-def _raw_double_bits(value: float) -> int:
-    return int(np.array([value], dtype=np.float64).view(np.int64)[0])
 
 
 def split_nulls(values, data_type: DataType, *, canonical_nan: bool = True):

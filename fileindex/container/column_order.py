@@ -25,6 +25,7 @@ from typing import Iterable, Mapping
 
 from fileindex.errors import UsageError
 from fileindex.java.hashmap import JavaHashMapOrder, compute_if_absent_order, put_order
+from fileindex.java_numbers import int32
 
 PREFIX = "file-index."
 COLUMNS_SUFFIX = ".columns"
@@ -33,11 +34,6 @@ FOR_EACH_INDEX = "for-each-index"
 RULES = (RELEASED, FOR_EACH_INDEX)
 
 Layout = list[tuple[str, list[str]]]  # (container column, index types) in file order
-
-
-def _int32(value: int) -> int:
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value >> 31 else value
 
 
 def string_hash(text: str) -> int:
@@ -71,8 +67,8 @@ class Column:
     def java_hash(self) -> int:
         """``Arrays.hashCode(new Object[] {columnName, nestedColumnName, isNestedColumn})``."""
         h = 31 + string_hash(self.name)
-        h = _int32(31 * h + (0 if self.nested is None else string_hash(self.nested)))
-        return _int32(31 * h + (1231 if self.nested is not None else 1237))
+        h = int32(31 * h + (0 if self.nested is None else string_hash(self.nested)))
+        return int32(31 * h + (1231 if self.nested is not None else 1237))
 
     @property
     def container_name(self) -> str:

@@ -6,6 +6,7 @@ import re
 from typing import Mapping
 
 from fileindex.errors import UsageError
+from fileindex.java_numbers import INT_MAX, INT_MIN, LONG_MAX
 
 _UNITS = {
     "b": 1, "bytes": 1,
@@ -14,7 +15,6 @@ _UNITS = {
     "g": 1024**3, "gb": 1024**3, "gibibytes": 1024**3,
     "t": 1024**4, "tb": 1024**4, "tebibytes": 1024**4,
 }
-_JAVA_LONG_MAX = (1 << 63) - 1
 _JAVA_WHITESPACE = "".join(map(chr, range(0x21)))  # what String.trim() removes: every char <= ' '
 # Double.parseDouble's grammar (after trim): NaN, Infinity, decimal or hexadecimal floating-point
 # literals with an optional f/F/d/D suffix; ASCII digits only (no "nan", "inf", "1_0" or "١").
@@ -41,15 +41,9 @@ def parse_memory_size(text: str, *, option: str = "size") -> int:
             "(b, kb, mb, gb, tb; e.g. 16kb, '16 KB', 16384)"
         )
     value = int(trimmed[:digits]) * _UNITS.get(unit, 1)
-    if int(trimmed[:digits]) > _JAVA_LONG_MAX or value > _JAVA_LONG_MAX:
+    if int(trimmed[:digits]) > LONG_MAX or value > LONG_MAX:
         raise UsageError(f"{option}={text!r} is larger than a Java long")
     return value
-
-
-def java_int(value: int) -> int:
-    """Java's ``(int)`` cast of a long: the low 32 bits, signed."""
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value >> 31 else value
 
 
 def get_int(options: Mapping[str, str], key: str, default: int) -> int:
@@ -57,7 +51,7 @@ def get_int(options: Mapping[str, str], key: str, default: int) -> int:
     if key not in options:
         return default
     text = str(options[key])
-    if not _JAVA_INT.fullmatch(text) or not -(1 << 31) <= int(text) < (1 << 31):
+    if not _JAVA_INT.fullmatch(text) or not INT_MIN <= int(text) <= INT_MAX:
         raise UsageError(f"option {key}={options[key]!r} must be a 32-bit integer (digits only, no spaces)")
     return int(text)
 

@@ -12,35 +12,21 @@ import xxhash
 
 from fileindex import kernels
 from fileindex.errors import UnsupportedTypeError
+from fileindex.java_numbers import LONG_MAX, LONG_MIN, double_to_long_bits, float_to_int_bits, int64
 from fileindex.parallel import cache_blocks
 from fileindex.types import NUMERIC_BITS, DataType
-from fileindex.values import (
-    binary_key,
-    check_integer,
-    double_to_long_bits,
-    float_to_int_bits,
-    long_key,
-    utf8_key,
-)
-
-_MASK64 = (1 << 64) - 1
-_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _signed64(value: int) -> int:
-    value &= _MASK64
-    return value - (1 << 64) if value >> 63 else value
+from fileindex.values import binary_key, check_integer, long_key, utf8_key
 
 
 def wang_mix(key: int) -> int:
     """Thomas Wang's 64-bit mix over a signed long, with arithmetic right shifts."""
-    key = _signed64(~key + (key << 21))
+    key = int64(~key + (key << 21))
     key ^= key >> 24
-    key = _signed64(key + (key << 3) + (key << 8))
+    key = int64(key + (key << 3) + (key << 8))
     key ^= key >> 14
-    key = _signed64(key + (key << 2) + (key << 4))
+    key = int64(key + (key << 2) + (key << 4))
     key ^= key >> 28
-    return _signed64(key + (key << 31))
+    return int64(key + (key << 31))
 
 
 def wang_mix_array(keys: np.ndarray) -> np.ndarray:
@@ -67,7 +53,7 @@ def _wang_mix_block(key: np.ndarray) -> np.ndarray:
 
 def xxh64(data: bytes) -> int:
     """XXH64 with seed 0, as a signed long (lz4-java / zero-allocation-hashing)."""
-    return _signed64(xxhash.xxh64_intdigest(data))
+    return int64(xxhash.xxh64_intdigest(data))
 
 
 def check_bloom_type(data_type: DataType) -> None:
@@ -100,6 +86,6 @@ def hash_value(value, data_type: DataType) -> int:
 
 def _mix(key: int) -> int:
     """``wang_mix`` of a signed long: compiled when the kernels are."""
-    if kernels.compiled and _LONG_MIN <= key <= _LONG_MAX:
+    if kernels.compiled and LONG_MIN <= key <= LONG_MAX:
         return kernels.compiled.wang_mix_one(key)
     return wang_mix(key)

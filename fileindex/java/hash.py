@@ -6,13 +6,9 @@ import struct
 import numpy as np
 
 from fileindex.java.string_buffers import map_by_length, unaligned
+from fileindex.java_numbers import int32, int32_array
 
 _MASK32 = 0xFFFFFFFF
-
-
-def to_int32(value: int) -> int:
-    value &= _MASK32
-    return value - (1 << 32) if value & 0x80000000 else value
 
 
 def string_hash_code(text: str) -> int:
@@ -21,7 +17,7 @@ def string_hash_code(text: str) -> int:
     units = text.encode("utf-16-be", "surrogatepass")
     for (unit,) in struct.iter_unpack(">H", units):
         h = (31 * h + unit) & _MASK32
-    return to_int32(h)
+    return int32(h)
 
 
 def _rotl32(x: int, r: int) -> int:
@@ -56,7 +52,7 @@ def binary_string_hash_code(data: bytes) -> int:
     h ^= h >> 13
     h = (h * 0xC2B2AE35) & _MASK32
     h ^= h >> 16
-    return to_int32(h)
+    return int32(h)
 
 
 _C1, _C2, _M1, _M2 = np.uint32(0xCC9E2D51), np.uint32(0x1B873593), np.uint32(0x85EBCA6B), np.uint32(0xC2B2AE35)
@@ -95,10 +91,10 @@ def binary_string_hash_codes(data: np.ndarray, offsets: np.ndarray) -> np.ndarra
     hashes = map_by_length(data, offsets, rows=_binary_string_hash_rows,
                            one=lambda b: binary_string_hash_code(bytes(b)) & _MASK32, small_group=_SMALL_GROUP,
                            dtype=np.uint32)
-    return hashes.view(np.int32).astype(np.int64)
+    return int32_array(hashes)
 
 
 def long_hash_code(value: int) -> int:
     """``Long.hashCode``: (int)(v ^ (v >>> 32))."""
     value &= (1 << 64) - 1
-    return to_int32(value ^ (value >> 32))
+    return int32(value ^ (value >> 32))

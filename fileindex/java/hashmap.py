@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from typing import Generic, TypeVar
 
+from fileindex.java_numbers import int32
+
 K = TypeVar("K", bound=Hashable)
 
 _INITIAL_CAPACITY = 16
@@ -26,8 +28,7 @@ _MIN_TREEIFY_CAPACITY = 64
 def spread(hash_code: int) -> int:
     """``HashMap.hash``: h ^ (h >>> 16), as a signed int (tree bins compare it signed)."""
     h = hash_code & 0xFFFFFFFF
-    h ^= h >> 16
-    return h - (1 << 32) if h >> 31 else h
+    return int32(h ^ (h >> 16))
 
 
 class _Node:

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from fileindex.arrow.maps import map_values
 from fileindex.arrow.values import integer_key, integer_keys
+from fileindex.java_numbers import DOUBLE, FLOAT
 from fileindex.predicate.tree import And, Leaf, Or, Predicate
 from fileindex.types import NUMERIC_BITS, DataType, column_type
 from fileindex.values import DECIMAL_CONTEXT, Timestamp
@@ -119,8 +120,7 @@ def _ordinal(values: pa.Array, valid: np.ndarray, data_type: DataType) -> np.nda
     """int64 per row ordered as Paimon compares the type (0 for nulls), None for the byte-string types."""
     root = data_type.root
     if root in ("FLOAT", "DOUBLE"):
-        keys = integer_keys(values.drop_null(), data_type)
-        keys = _float_order(keys, 32 if root == "FLOAT" else 64)
+        keys = (FLOAT if root == "FLOAT" else DOUBLE).compare_order(integer_keys(values.drop_null(), data_type))
     elif data_type.is_timestamp and pa.types.is_timestamp(values.type):
         keys = values.drop_null().cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64)
     elif root in NUMERIC_BITS or root in ("DATE", "TIME", "DECIMAL") or data_type.is_timestamp:
@@ -132,19 +132,11 @@ def _ordinal(values: pa.Array, valid: np.ndarray, data_type: DataType) -> np.nda
     return out
 
 
-def _float_order(bits: np.ndarray, width: int) -> np.ndarray:
-    """IEEE bits (NaN canonical) → integers in Float.compare / Double.compare order."""
-    bits = bits.astype(np.int64)
-    magnitude = (1 << (width - 1)) - 1  # FLOAT bits arrive sign-extended, so this works for both widths
-    return np.where(bits < 0, bits ^ magnitude, bits)
-
-
 def _literal_ordinal(literal, data_type: DataType, arrow_type: pa.DataType) -> tuple[int, int]:
     """The literal in the column's ordinal scale: (floor, remainder in the column's finest unit)."""
     root = data_type.root
     if root in ("FLOAT", "DOUBLE"):
-        width = 32 if root == "FLOAT" else 64
-        return int(_float_order(np.array([integer_key(literal, data_type)], dtype=np.int64), width)[0]), 0
+        return (FLOAT if root == "FLOAT" else DOUBLE).compare_order(integer_key(literal, data_type)), 0
     if data_type.is_timestamp and pa.types.is_timestamp(arrow_type):
         ts = literal if isinstance(literal, Timestamp) else Timestamp.from_datetime(literal)
         nanos = ts.millis * 1_000_000 + ts.nanos_of_milli

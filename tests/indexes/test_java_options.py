@@ -11,7 +11,8 @@ from fileindex.errors import UsageError
 from fileindex.indexes import bitmap
 from fileindex.indexes.bloom_filter.keys import bloom_parameters
 from fileindex.indexes.bloom_filter.writer import BloomFilterWriter
-from fileindex.indexes.options import OptionWarning, java_int, parse_java_double, parse_memory_size
+from fileindex.indexes.options import OptionWarning, parse_java_double, parse_memory_size
+from fileindex.java_numbers import int32
 from fileindex.indexes.range_bitmap.writer import build as range_bitmap
 from fileindex.types import parse_type
 
@@ -29,7 +30,7 @@ def test_a_chunk_size_past_an_int_wraps_as_java_casts_it_with_a_warning(size, sa
     wraps = parse_memory_size(size) >= 1 << 31
     assert [w.category for w in caught] == ([OptionWarning] if wraps else [])
     if wraps:
-        assert f"casts to the int {java_int(parse_memory_size(size))}" in str(caught[0].message)
+        assert f"casts to the int {int32(parse_memory_size(size))}" in str(caught[0].message)
 
 
 @pytest.mark.parametrize("size", ["2gb", "3gb", "2147483648b", "6gb"])

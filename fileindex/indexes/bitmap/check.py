@@ -21,10 +21,6 @@ from fileindex.indexes.bitmap.reader import ROOT, BitmapReader
 from fileindex.indexes.invariants import BodyFacts, check_canonical, check_rows, violation
 from fileindex.types import DataType
 
-_CANONICAL_NAN = {"f4": 0x7FC00000, "f8": 0x7FF8000000000000}
-_NAN_ABOVE = {"f4": (0x7FFFFFFF, 0x7F800000), "f8": (0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000)}
-
-
 @dataclass
 class _Entry:
     key: object  # the key as the writer holds it (int bits, bool, UTF-8 bytes)
@@ -155,10 +151,9 @@ class _Checker:
 
     def _check_keys(self, entries: list[_Entry]) -> None:
         kind = self.kind
-        if kind.name in _CANONICAL_NAN:
-            mask, infinity = _NAN_ABOVE[kind.name]
+        if kind.floating:
             for entry in entries:
-                if (entry.key & mask) > infinity and entry.key != _signed(_CANONICAL_NAN[kind.name], kind.width):
+                if kind.floating.is_nan(entry.key) and entry.key != kind.floating.canonical_nan:
                     raise violation(f"NaN key with bits {entry.key & ((1 << 8 * kind.width) - 1):#x}: Java writes "
                                     "every NaN as the canonical one, and no lookup finds another",
                                     offset=entry.at, field=self.field(f"{entry.field}/key"), java_notices=False)
@@ -320,10 +315,6 @@ def _java_order(kind: KeyKind, entries: list[_Entry], bitmaps: list[FrozenBitMap
     groups = _Groups(distinct, np.asarray(hashes, dtype=np.int64), None, rank, None, None, None,
                      len(first) + (1 if last_row > first.max() else 0))
     return [int(i) for i in _java_body_order(groups, kind)]
-
-
-def _signed(value: int, width: int) -> int:
-    return value - (1 << 8 * width) if value >> (8 * width - 1) else value
 
 
 def _shown(key) -> str:

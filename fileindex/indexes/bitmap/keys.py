@@ -18,12 +18,10 @@ import pyarrow.compute as pc
 
 from fileindex.arrow.values import integer_key
 from fileindex.errors import UnsupportedTypeError
-from fileindex.java.hash import binary_string_hash_code, long_hash_code, to_int32
+from fileindex.java.hash import binary_string_hash_code, long_hash_code
+from fileindex.java_numbers import DOUBLE, FLOAT, FloatingBits, int32, int32_array
 from fileindex.types import DataType
 from fileindex.values import utf8_key
-
-_MASK31 = 0x7FFFFFFF
-_MASK63 = 0x7FFFFFFFFFFFFFFF
 
 
 @dataclass(frozen=True)
@@ -33,6 +31,7 @@ class KeyKind:
     dtype: str | None  # big-endian numpy dtype of a fixed-width key; None for strings
     hash_code: Callable[[object], int]
     sort_key: Callable[[object], object]
+    floating: FloatingBits | None = None  # FLOAT and DOUBLE: the key is these IEEE bits
 
     @property
     def width(self) -> int | None:
@@ -44,16 +43,12 @@ class KeyKind:
 
     def sort_keys(self, keys: np.ndarray) -> np.ndarray:
         """Vectorized ``sort_key`` for fixed-width keys held in an int64 array."""
-        if self.name == "f4":
-            return keys ^ ((keys >> 31) & _MASK31)
-        if self.name == "f8":
-            return keys ^ ((keys >> 63) & _MASK63)
-        return keys
+        return self.floating.compare_order(keys) if self.floating else keys
 
     def hash_codes(self, keys: np.ndarray) -> np.ndarray:
         """Vectorized ``hash_code`` for fixed-width keys held in an int64 array (int32 values)."""
         if self.name in ("i8", "f8"):  # Long.hashCode / Double.hashCode: (int)(v ^ (v >>> 32))
-            return (keys ^ (keys.view(np.uint64) >> np.uint64(32)).view(np.int64)).astype(np.int32).astype(np.int64)
+            return int32_array(keys ^ (keys.view(np.uint64) >> np.uint64(32)).view(np.int64))
         if self.name == "boolean":
             return np.where(keys != 0, 1231, 1237).astype(np.int64)
         return keys.astype(np.int64)  # Integer/Short/Byte.hashCode, and floatToIntBits for FLOAT
@@ -78,8 +73,8 @@ KINDS = {
     "i2": KeyKind("i2", 2, ">i2", int, _identity),
     "i4": KeyKind("i4", 4, ">i4", int, _identity),
     "i8": KeyKind("i8", 8, ">i8", long_hash_code, _identity),
-    "f4": KeyKind("f4", 36, ">i4", to_int32, lambda bits: bits ^ ((bits >> 31) & _MASK31)),
-    "f8": KeyKind("f8", 72, ">i8", long_hash_code, lambda bits: bits ^ ((bits >> 63) & _MASK63)),
+    "f4": KeyKind("f4", 36, ">i4", int32, FLOAT.compare_order, FLOAT),
+    "f8": KeyKind("f8", 72, ">i8", long_hash_code, DOUBLE.compare_order, DOUBLE),
     "boolean": KeyKind("boolean", 16, ">u1", lambda b: 1231 if b else 1237, int),
     "string": KeyKind("string", 32, None, binary_string_hash_code, _identity),
 }

@@ -29,6 +29,7 @@ from fileindex.indexes import roaring
 from fileindex.indexes.bitmap.keys import KeyKind, key_kind, key_of
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
+from fileindex.java_numbers import int32
 from fileindex.types import DataType
 from fileindex.values import NUMERIC_BITS
 
@@ -92,8 +93,8 @@ class _PackedDictionary:
 
     def __init__(self, records: np.ndarray, kind: KeyKind):
         packed = records.astype(np.int64)
-        if kind.name == "f4":  # Float.compare order: the same transform as KeyKind.sort_keys, on the top half
-            packed ^= (packed >> 63) & (0x7FFFFFFF << 32)
+        if kind.floating:  # Float.compare order: FLOAT.compare_order on the top half
+            packed ^= (packed >> 63) & (kind.floating.magnitude << 32)
         packed.sort()
         self.packed, self.kind = packed, kind
 
@@ -120,8 +121,7 @@ def _packed_location(entry: int, sort_key) -> tuple[int, int] | None:
     """The (offset, -1) location in a packed V1 entry (``key << 32 | offset``) if it holds ``sort_key``."""
     if entry >> 32 != sort_key:
         return None
-    offset = entry & 0xFFFFFFFF
-    return (offset - (1 << 32) if offset & 0x80000000 else offset), -1  # the signed int32
+    return int32(entry), -1  # the offset: the low half, a signed int
 
 
 class _HashedDictionary:

@@ -14,9 +14,10 @@ import math
 
 import numpy as np
 
-from fileindex.indexes.bloom_filter.keys import _int32, _java_round
 from fileindex.indexes.bloom_filter.reader import ROOT, read_sizing
 from fileindex.indexes.invariants import BodyFacts, violation
+from fileindex.java_numbers import int32, math_round
+from fileindex.java_numbers import int32, math_round
 
 IMPLAUSIBLE = 1e-9  # a bound on the chance that a filter Java wrote fails a statistical check
 WINDOWS = (64, 512, 4096)  # bytes: the region sizes tested for a fill far below the filter's
@@ -43,7 +44,7 @@ def _items_for(k: int, m: int) -> int | None:
         return 0  # items = 0, or any items large enough
     centre = m * ln2 / k
     for items in range(max(1, int(m * ln2 / (k + 0.5)) - 1), int(m * ln2 / (k - 0.5)) + 2):
-        if max(1, _int32(_java_round(m / items * ln2))) == k:
+        if max(1, int32(math_round(m / items * ln2))) == k:
             return items
         if items > centre + 2:
             break

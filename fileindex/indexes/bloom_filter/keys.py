@@ -15,47 +15,12 @@ import numpy as np
 
 from fileindex import errors
 from fileindex.indexes.options import OptionWarning, check_known, get_double, get_int
+from fileindex.java_numbers import INT_MAX, double_to_int, int32, math_round
 
 INDEX_TYPE = "bloom-filter"
-
-
 OPTIONS = ("items", "fpp")
-
-
 DEFAULT_ITEMS = 1_000_000
-
-
 DEFAULT_FPP = 0.1
-
-
-_INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
-
-
-_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _java_double_to_int(x: float) -> int:
-    """Java's (int) cast of a double: truncate toward zero, saturate, NaN to 0."""
-    if math.isnan(x):
-        return 0
-    if math.isinf(x):
-        return _INT_MAX if x > 0 else _INT_MIN
-    return max(_INT_MIN, min(_INT_MAX, int(x)))
-
-
-def _java_round(x: float) -> int:
-    """Java's ``Math.round(double)``: floor(x + 0.5) as a long, saturating, NaN to 0."""
-    if math.isnan(x):
-        return 0
-    if math.isinf(x):
-        return _LONG_MAX if x > 0 else _LONG_MIN
-    return max(_LONG_MIN, min(_LONG_MAX, math.floor(x + 0.5)))
-
-
-def _int32(value: int) -> int:
-    """The low 32 bits as a signed int: Java's (int) cast of a long."""
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value >> 31 else value
 
 
 @dataclass(frozen=True)
@@ -83,9 +48,9 @@ def bloom_parameters(items: int, fpp: float) -> BloomParameters:
     positive int (its array allocation throws); so does this, with a warning for the former.
     """
     ln2 = math.log(2)
-    nb = _java_double_to_int(-items * _java_log(fpp) / (ln2 * ln2))
+    nb = double_to_int(-items * _java_log(fpp) / (ln2 * ln2))
     num_bits = nb + (8 - int(math.fmod(nb, 8)))  # Java's %: the sign of the dividend; adds 8 when nb % 8 == 0
-    if not 0 < num_bits <= _INT_MAX:
+    if not 0 < num_bits <= INT_MAX:
         raise errors.UsageError(
             f"bloom-filter items={items}, fpp={fpp} gives {num_bits} bits, which Java cannot build "
             "(it overflows or divides by zero): use 0 < fpp < 1 and fewer items"
@@ -94,7 +59,7 @@ def bloom_parameters(items: int, fpp: float) -> BloomParameters:
         warnings.warn(f"bloom-filter items={items}, fpp={fpp}: Java sizes this filter as {num_bits} bits, which "
                       "rules little out; use items >= 0 and 0 < fpp < 1", OptionWarning, stacklevel=3)
     ratio = num_bits / items if items else math.inf
-    k = max(1, _int32(_java_round(ratio * ln2)))
+    k = max(1, int32(math_round(ratio * ln2)))
     return BloomParameters(num_bits, k)
 
 

@@ -7,8 +7,6 @@ from fileindex import errors
 from fileindex.arrow.values import split_nulls
 from fileindex.types import NUMERIC_BITS, DataType
 
-LONG_MIN = -(1 << 63)
-
 
 _SUPPORTED = set(NUMERIC_BITS) | {"DATE", "TIME", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"}
 

@@ -15,9 +15,10 @@ from fileindex.codec.cursor import PayloadOffsets
 from fileindex.generated.bsi import Bsi
 from fileindex.generated.fast import bsi as fast
 from fileindex.indexes import roaring
-from fileindex.indexes.bsi.keys import LONG_MIN, check_type, value_range
+from fileindex.indexes.bsi.keys import check_type, value_range
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
+from fileindex.java_numbers import LONG_MIN
 from fileindex.types import DataType
 from fileindex.values import long_key
 

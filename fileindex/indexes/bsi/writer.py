@@ -10,8 +10,9 @@ import numpy as np
 
 from fileindex import errors
 from fileindex.indexes import roaring
-from fileindex.indexes.bsi.keys import LONG_MIN, _keys, check_type
+from fileindex.indexes.bsi.keys import _keys, check_type
 from fileindex.indexes.options import check_known
+from fileindex.java_numbers import LONG_MIN
 from fileindex.parallel import for_each
 from fileindex.types import DataType
 

@@ -75,9 +75,6 @@ def show_key(kind, key) -> str:
     the IEEE bits of a float (its sort key is an order-preserving transform of them)."""
     if kind.name == "string":
         return show(key)
-    if kind.name in ("f4", "f8"):
-        bits = int(kind.sort_keys(np.array([key], dtype=np.int64))[0])  # the transform is its own inverse
-        width = 32 if kind.name == "f4" else 64
-        as_float = np.array([bits], dtype=np.int64).astype(f"<i{width // 8}").view(f"<f{width // 8}")[0]
-        return repr(float(as_float))
+    if kind.floating:
+        return repr(kind.floating.from_bits(kind.floating.compare_order(key)))  # the transform is its own inverse
     return str(key)

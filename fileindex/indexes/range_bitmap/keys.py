@@ -12,7 +12,8 @@ import numpy as np
 from fileindex import errors
 from fileindex.arrow.values import integer_key
 from fileindex.indexes.bitmap.keys import KINDS, KeyKind
-from fileindex.indexes.options import OptionWarning, check_known, java_int, parse_memory_size
+from fileindex.indexes.options import OptionWarning, check_known, parse_memory_size
+from fileindex.java_numbers import int32
 from fileindex.types import DataType
 from fileindex.values import utf8_key
 
@@ -28,9 +29,6 @@ _KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": 
 
 
 _ZERO_CHUNK_DEFAULT = ("TINYINT", "SMALLINT", "BOOLEAN")
-
-
-_FLOAT_NAN, _DOUBLE_NAN = 0x7FC00000, 0x7FF8000000000000
 
 
 def key_kind(data_type: DataType) -> KeyKind:
@@ -55,7 +53,7 @@ def chunk_size(data_type: DataType, options: Mapping[str, str] | None) -> int:
     default = "0b" if data_type.root in _ZERO_CHUNK_DEFAULT else "16kb"
     text = options.get("chunk-size", default)
     size = parse_memory_size(text, option="chunk-size")
-    limit = java_int(size)
+    limit = int32(size)
     if limit != size:
         effect = f"the same as chunk-size={limit}b" if limit >= 0 else "a negative size, which its writer fails on"
         warnings.warn(f"range-bitmap chunk-size={text!r} is {size} bytes, which Java casts to the int {limit}: "
@@ -65,19 +63,11 @@ def chunk_size(data_type: DataType, options: Mapping[str, str] | None) -> int:
 
 def sort_key(kind: KeyKind, key):
     """Java's comparator order: Float/Double.compare treats every NaN as one value, above +inf."""
-    if kind.name == "f4" and (key & 0x7FFFFFFF) > 0x7F800000:
-        key = _FLOAT_NAN
-    elif kind.name == "f8" and (key & 0x7FFFFFFFFFFFFFFF) > 0x7FF0000000000000:
-        key = _DOUBLE_NAN
-    return kind.sort_key(key)
+    return kind.sort_key(kind.floating.canonical(key) if kind.floating else key)
 
 
 def sort_keys(kind: KeyKind, keys: np.ndarray) -> np.ndarray:
-    if kind.name == "f4":
-        keys = np.where((keys & 0x7FFFFFFF) > 0x7F800000, _FLOAT_NAN, keys)
-    elif kind.name == "f8":
-        keys = np.where((keys & 0x7FFFFFFFFFFFFFFF) > 0x7FF0000000000000, _DOUBLE_NAN, keys)
-    return kind.sort_keys(keys)
+    return kind.sort_keys(kind.floating.canonical_array(keys) if kind.floating else keys)
 
 
 def key_of(value, data_type: DataType):

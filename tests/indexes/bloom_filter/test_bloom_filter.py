@@ -28,6 +28,7 @@ from fileindex.indexes.bloom_filter.math import (
 )
 from fileindex.indexes.result import REMAIN, SKIP
 from fileindex.java.fast_hash import hash_value
+from fileindex.java_numbers import int32
 from fileindex.types import parse_type
 from fileindex.values import Timestamp, float32
 
@@ -70,11 +71,6 @@ def reference_payload(values, data_type, items, fpp) -> bytes:
     """Java's BloomFilter64, one value and one bit at a time, with Python integers only."""
     sizing = bloom_parameters(items, fpp)
     bits = bytearray(sizing.num_bits // 8)
-
-    def int32(x):
-        x &= 0xFFFFFFFF
-        return x - (1 << 32) if x >> 31 else x
-
     for value in values:
         if value is None:
             continue
