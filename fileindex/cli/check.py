@@ -5,7 +5,8 @@ import argparse
 import json
 
 from fileindex.cli import column_types
-from fileindex.container.layout import KNOWN_INDEX_TYPES, FileIndexContainer
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import KNOWN_INDEX_TYPES
 from fileindex.errors import (
     DecodeError,
     FileIndexError,

@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT
 
 from fileindex.cli import main
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.table.scan import PaimonTable
 
 TABLES = ROOT / "tests" / "tables" / "parquet"

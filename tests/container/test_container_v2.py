@@ -15,15 +15,9 @@ from vector_cases import FRAMES, all_cases, current_java_answer, java_v2
 
 from fileindex.cli import main
 from fileindex.codec import kaitai as kaitai_bridge
-from fileindex.container.layout import (
-    _VALIDATIONS,
-    FileIndexContainer,
-    parse_with_construct,
-    reframe,
-    stream_container,
-    write_container,
-    write_entries,
-)
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import VALIDATIONS
+from fileindex.container.writer import reframe, stream_container, write_container, write_entries
 from fileindex.errors import (
     BadMagicError,
     DecodeError,
@@ -32,13 +26,14 @@ from fileindex.errors import (
     TruncatedError,
 )
 from fileindex.indexes.registry import INDEX_TYPES
+from fileindex.reference.construct_parser import parse_with_construct
 from fileindex.reference.vector_format import result_matches
 
 COUNTS = {"conversions": 0}
 
 
 def both_trees(data: bytes):
-    parsed = kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=_VALIDATIONS)
+    parsed = kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=VALIDATIONS)
     kaitai = {"magic": parsed.magic, "version": parsed.version, "trailer": kaitai_tree(parsed.trailer),
               "footer": kaitai_tree(parsed.footer)}
     return kaitai, construct_tree(parse_with_construct(data))
