@@ -17,7 +17,6 @@ MAGIC = bytes.fromhex("00054e4ed01a35ae")
 VERSION = 1  # the released layout, and the default for writing
 VERSION_2 = 2  # EXPERIMENTAL: proposed in Paimon PR #10101, not merged (spec §3.4)
 VERSIONS = (VERSION, VERSION_2)
-TAIL_MAGIC = b"PAFIDX02"
 V2_PREAMBLE = 12  # magic and version; the payloads follow
 V2_TRAILER = 12  # footer length and tail magic
 EMPTY_INDEX_FLAG = -1
