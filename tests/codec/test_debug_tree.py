@@ -8,7 +8,7 @@ from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.container.head import VALIDATIONS
 from fileindex.container.writer import write_entries
 from fileindex.errors import DecodeError
-from fileindex.indexes.range_bitmap.index import build, key_kind
+from fileindex.indexes.range_bitmap import build
 from fileindex.types import parse_type
 
 ENTRIES = [("a", "bitmap", b"\x01" * 7), ("a", "bsi", None), ("b\u00e9", "bloom-filter", b"\x02" * 3),
@@ -34,9 +34,8 @@ def test_the_finished_values_of_a_container_tile_it(version):
 
 
 def test_a_failure_in_an_element_of_a_repeated_instance_is_placed_in_the_element():
-    data_type = parse_type("INT")
-    code = key_kind(data_type).code
-    payload = bytearray(build(list(range(300)), data_type))
+    code = RangeBitmap.KeyKind.i4
+    payload = bytearray(build(list(range(300)), parse_type("INT")))
     spec = lambda io: RangeBitmap(code, io)  # noqa: E731
     parsed = kaitai_bridge.parse(spec, bytes(payload), root="r", validations={})
     slices = parsed.bsi._debug["_m_slices"]["arr"] if parsed.bsi.slices else []
