@@ -23,7 +23,7 @@ EMPTY_INDEX_FLAG = -1
 KNOWN_INDEX_TYPES = ("bloom-filter", "bitmap", "bsi", "range-bitmap")
 ROOT = "file_index_format"
 
-VALIDATIONS = {
+_VALIDATIONS = {
     "/seq/0": errors.BadMagicError,
     "/seq/1": errors.UnsupportedVersionError,
     "/seq/2": errors.InvalidLengthError,
@@ -110,7 +110,7 @@ def parse_head(data) -> ContainerHead:
     The reader compiled without position recording does the work; the debug reader runs only to
     place an error. Positions follow from the spec's field widths as the table is walked."""
     parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, FileIndexFormat, data, root=ROOT,
-                                      validations=VALIDATIONS)
+                                      validations=_VALIDATIONS)
     if parsed.version == VERSION_2:
         return _parse_footer(parsed, data)
     table = parsed.head
@@ -136,7 +136,7 @@ def _parse_footer(parsed, data) -> ContainerHead:
     size = parsed._io.size()
     check_v2_size(size)
     with kaitai_bridge.placing_instance_failures(FileIndexFormat, data, ("trailer", "footer"), root=ROOT,
-                                                 validations=VALIDATIONS, offset=size):
+                                                 validations=_VALIDATIONS, offset=size):
         footer_length = parsed.trailer.len_footer
         footer = parsed.footer
     footer_start = size - V2_TRAILER - footer_length

@@ -5,7 +5,7 @@ from fileindex.generated.range_bitmap import RangeBitmap
 
 from fileindex.codec import debug_tree
 from fileindex.codec import kaitai as kaitai_bridge
-from fileindex.container.head import VALIDATIONS
+from fileindex.container.head import _VALIDATIONS
 from fileindex.container.writer import write_entries
 from fileindex.errors import DecodeError
 from fileindex.indexes.range_bitmap import build
@@ -20,7 +20,7 @@ def test_the_finished_values_of_a_container_tile_it(version):
     """Seq fields, elements, sized substreams (the v1 HEAD), instances from the end (the v2 footer and
     trailer) and instances read from the root stream (each entry's body) all land at their offsets."""
     data = write_entries(ENTRIES, version=version)
-    root = kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=VALIDATIONS)
+    root = kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=_VALIDATIONS)
     values = sorted(debug_tree.finished_values(root, 0, "f", root_base=0), key=lambda v: (v.start, v.end))
     position = 0
     for value in values:
@@ -55,5 +55,5 @@ def test_the_failure_point_is_the_field_being_read_inside_a_sized_part():
     data = bytearray(write_entries(ENTRIES, version=1))
     data[20:22] = b"\xff\xff"  # the first column name's length, inside the HEAD (read from its own substream)
     with pytest.raises(DecodeError) as caught:
-        kaitai_bridge.parse(FileIndexFormat, bytes(data), root="f", validations=VALIDATIONS)
+        kaitai_bridge.parse(FileIndexFormat, bytes(data), root="f", validations=_VALIDATIONS)
     assert (caught.value.offset, caught.value.field) == (22, "f/head/columns[0]/name")

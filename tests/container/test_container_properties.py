@@ -6,7 +6,7 @@ from structures import construct_tree, kaitai_tree
 
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.container.file import FileIndexContainer
-from fileindex.container.head import VALIDATIONS
+from fileindex.container.head import _VALIDATIONS
 from fileindex.container.writer import write_entries
 from fileindex.java.utf import encode
 from fileindex.reference.construct_parser import parse_with_construct
@@ -26,7 +26,7 @@ def check_round_trip(entries):
     container.validate_layout()
     decoded = [(e.column, e.index_type, None if e.is_empty else bytes(container.body(e))) for e in container]
     assert decoded == [(c, t, None if p is None else bytes(p)) for c, t, p in entries]
-    kaitai = kaitai_tree(kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=VALIDATIONS))
+    kaitai = kaitai_tree(kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=_VALIDATIONS))
     assert kaitai == construct_tree(parse_with_construct(data))
     return data
 

@@ -16,7 +16,7 @@ from vector_cases import FRAMES, all_cases, current_java_answer, java_v2
 from fileindex.cli import main
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.container.file import FileIndexContainer
-from fileindex.container.head import VALIDATIONS
+from fileindex.container.head import _VALIDATIONS
 from fileindex.container.writer import reframe, stream_container, write_container, write_entries
 from fileindex.errors import (
     BadMagicError,
@@ -33,7 +33,7 @@ COUNTS = {"conversions": 0}
 
 
 def both_trees(data: bytes):
-    parsed = kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=VALIDATIONS)
+    parsed = kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=_VALIDATIONS)
     kaitai = {"magic": parsed.magic, "version": parsed.version, "trailer": kaitai_tree(parsed.trailer),
               "footer": kaitai_tree(parsed.footer)}
     return kaitai, construct_tree(parse_with_construct(data))

@@ -9,7 +9,7 @@ from structures import construct_tree, kaitai_tree
 
 from fileindex.codec import kaitai as kaitai_bridge
 from fileindex.container.file import FileIndexContainer
-from fileindex.container.head import VALIDATIONS
+from fileindex.container.head import _VALIDATIONS
 from fileindex.container.writer import write_container, write_entries
 from fileindex.java.hash import string_hash_code
 from fileindex.java.hashmap import put_order
@@ -29,7 +29,7 @@ def single_column_records(vectors_json):
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_vector_decodes_with_both_parsers_identically(path):
     data = path.read_bytes()
-    kaitai = kaitai_tree(kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=VALIDATIONS))
+    kaitai = kaitai_tree(kaitai_bridge.parse(FileIndexFormat, data, root="f", validations=_VALIDATIONS))
     assert kaitai == construct_tree(parse_with_construct(data))
     assert kaitai["magic"] == bytes.fromhex("00054e4ed01a35ae")
 
