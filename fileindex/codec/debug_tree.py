@@ -7,10 +7,10 @@ absolute positions and spec paths: :func:`finished_values` lists every field rea
 """
 from __future__ import annotations
 
-import functools
 import inspect
+from collections.abc import Iterator
 from itertools import chain
-from typing import Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct
@@ -23,9 +23,14 @@ class Recorded(NamedTuple):
     path: str  # spec path; an element of a repeated field ends in ``[i]``
     start: int  # absolute
     end: int | None  # absolute; None: being read when reading stopped
-    value: object  # what was read (a repeated field: the list)
+    value: Any  # what was read (a repeated field: the list); the generated readers are untyped
     base: int  # where a struct value counts its own positions from
     items: tuple[Recorded, ...] | None  # a repeated field's elements as far as they were started
+
+    @property
+    def length(self) -> int:
+        """Bytes read so far: to the end, or none for a field being read."""
+        return 0 if self.end is None else self.end - self.start
 
     @property
     def finished(self) -> tuple[Recorded, ...]:
@@ -118,7 +123,12 @@ def stored_instances(obj: KaitaiStruct) -> list[str]:
     return names
 
 
-@functools.cache
+_ROOT_IO: dict[tuple[type, str], bool] = {}
+
+
 def _reads_root_io(cls: type, name: str) -> bool:
     """Whether the spec reads this instance from the root stream (``io: _root._io``)."""
-    return "self._root._io" in inspect.getsource(getattr(cls, name).fget)
+    key = (cls, name)
+    if key not in _ROOT_IO:
+        _ROOT_IO[key] = "self._root._io" in inspect.getsource(getattr(cls, name).fget)
+    return _ROOT_IO[key]

@@ -7,8 +7,9 @@ absolute offset and spec path go into the project's own error.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Callable, Iterator, Mapping, TypeVar
+from typing import TypeVar
 
 import kaitaistruct
 from kaitaistruct import KaitaiStream, KaitaiStruct

@@ -8,8 +8,9 @@ import mmap
 import os
 import stat
 import sys
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import BinaryIO, Iterator, Mapping
+from typing import BinaryIO
 
 from fileindex.container.head import ContainerHead, IndexEntry, check_body_bounds, parse_head, validate_layout
 
@@ -30,12 +31,12 @@ class FileIndexContainer:
             self._lookup.setdefault(entry.column, {})[entry.index_type] = entry
 
     @classmethod
-    def from_bytes(cls, data, *, source: str = "<bytes>") -> "FileIndexContainer":
+    def from_bytes(cls, data, *, source: str = "<bytes>") -> FileIndexContainer:
         view = memoryview(data).cast("B")
         return cls(view, parse_head(view), source=source)
 
     @classmethod
-    def open(cls, path: str | os.PathLike | BinaryIO) -> "FileIndexContainer":
+    def open(cls, path: str | os.PathLike | BinaryIO) -> FileIndexContainer:
         """Open a container file: a path (``-`` is standard input) or a binary file object.
 
         A regular file is memory-mapped (read-only): the HEAD is parsed, bodies are read on demand.
@@ -57,7 +58,7 @@ class FileIndexContainer:
         mapped, self._mapped = self._mapped, None
         _close_map(mapped)
 
-    def __enter__(self) -> "FileIndexContainer":
+    def __enter__(self) -> FileIndexContainer:
         return self
 
     def __exit__(self, *exc) -> None:

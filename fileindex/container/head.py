@@ -235,7 +235,7 @@ def validate_layout(head: ContainerHead, size: int) -> None:
         check_body_bounds(entry, head, size)
         bodies.append(entry)
     bodies.sort(key=lambda e: (e.start, e.length))
-    for before, after in zip(bodies, bodies[1:]):
+    for before, after in zip(bodies, bodies[1:], strict=False):
         if after.start < before.start + before.length:
             raise errors.InvalidOffsetError(
                 f"body of {after.column!r}/{after.index_type} at {after.start} overlaps the body of "

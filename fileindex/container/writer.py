@@ -4,7 +4,8 @@ out with the Construct schema, in the column order Java's ``HashMap`` produces.
 from __future__ import annotations
 
 import io
-from typing import BinaryIO, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import BinaryIO
 
 from fileindex import errors
 from fileindex.container.column_order import column_order, index_type_order
@@ -89,7 +90,7 @@ def _utf(text: str) -> bytes:
     return java_utf.encode_with_length(text)[2:]
 
 
-def _grouped(entries: Iterable[Entry]) -> list[tuple[str, list[tuple[str, "bytes | None"]]]]:
+def _grouped(entries: Iterable[Entry]) -> list[tuple[str, list[tuple[str, bytes | None]]]]:
     layout: list[tuple[str, list]] = []
     for column, index_type, payload in entries:
         if layout and layout[-1][0] == column:
@@ -99,7 +100,7 @@ def _grouped(entries: Iterable[Entry]) -> list[tuple[str, list[tuple[str, "bytes
     return layout
 
 
-def _serialize_v1(layout: list[tuple[str, list[tuple[str, "bytes | None"]]]]) -> bytes:
+def _serialize_v1(layout: list[tuple[str, list[tuple[str, bytes | None]]]]) -> bytes:
     encoded = [(_utf(column), [(_utf(t), p) for t, p in indexes]) for column, indexes in layout]
     head_length = 16 + 4 + 4  # magic, version, head_length; column count; redundant length
     for name, indexes in encoded:

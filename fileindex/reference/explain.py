@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from fileindex import errors
 from fileindex.codec import debug_tree
@@ -115,7 +115,7 @@ class _Walker:
                 continue
             value = _decode(field.value) if field.path.endswith(_NAME_FIELDS) and isinstance(parent, _name_holders()) \
                 else field.value
-            self.result.fields.append(Field(field.start, field.end - field.start, field.path, value))
+            self.result.fields.append(Field(field.start, field.length, field.path, value))
 
     # -- index bodies ------------------------------------------------------------------------
 
