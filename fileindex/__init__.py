@@ -19,8 +19,8 @@ base modules (``errors``, ``types``, ``values``, ``java_numbers``, ``tokens``, `
 __version__ = "0.1.0"
 
 _API = {
-    "FileIndexContainer": "fileindex.container.layout", "write_container": "fileindex.container.layout",
-    "write_entries": "fileindex.container.layout", "reframe": "fileindex.container.layout",
+    "FileIndexContainer": "fileindex.container.file", "write_container": "fileindex.container.writer",
+    "write_entries": "fileindex.container.writer", "reframe": "fileindex.container.writer",
     "INDEX_TYPES": "fileindex.indexes.registry",
     "REMAIN": "fileindex.indexes.result", "SKIP": "fileindex.indexes.result", "Rows": "fileindex.indexes.result",
     "parse_schema": "fileindex.types", "parse_type": "fileindex.types",

@@ -356,7 +356,7 @@ def test_the_compiled_stream_fails_like_the_runtime():
 
 @compiled_only
 def test_a_container_opens_alike_through_either_stream():
-    from fileindex.container.layout import FileIndexContainer
+    from fileindex.container.file import FileIndexContainer
 
     for path in sorted(JAVA_VECTORS.glob("*.index"))[:60]:
         fast, reference = both_paths(lambda: FileIndexContainer.open(path).head)

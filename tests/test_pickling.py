@@ -8,7 +8,7 @@ import pickle
 import pytest
 from conftest import ROOT
 
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.indexes.bitmap.writer import BitmapOptions
 from fileindex.indexes.bloom_filter.keys import bloom_parameters
 from fileindex.indexes.bloom_filter.writer import BloomFilterWriter

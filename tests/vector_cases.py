@@ -8,7 +8,7 @@ from functools import cache
 
 from conftest import JAVA_VECTORS, VECTORS
 
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.reference.vector_format import value_from_json
 from fileindex.types import DataType, parse_type
 

@@ -32,7 +32,7 @@ import pyarrow as pa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_data  # noqa: E402
 
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
 from fileindex.indexes.result import SKIP
 from fileindex.types import parse_type

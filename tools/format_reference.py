@@ -228,7 +228,7 @@ def cell(text) -> str:
 
 
 def examples(spec_id: str) -> list[str]:
-    from fileindex.container.layout import reframe
+    from fileindex.container.writer import reframe
     from fileindex.reference.explain import explain, json_value
     from fileindex.types import parse_schema
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from fileindex.container.layout import FileIndexContainer
+    from fileindex.container.file import FileIndexContainer
     from fileindex.errors import DecodeError
     from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
     from fileindex.types import parse_type
@@ -77,7 +77,7 @@ def _decode(data: bytes) -> None:
 
 
 def seeds() -> list[bytes]:
-    from fileindex.container.layout import FileIndexContainer as Container
+    from fileindex.container.file import FileIndexContainer as Container
 
     root = Path(__file__).resolve().parent.parent / "tests" / "vectors" / "java"
     out = []

@@ -35,7 +35,8 @@ import pyarrow as pa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fileindex.container.layout import FileIndexContainer, write_entries  # noqa: E402
+from fileindex.container.file import FileIndexContainer  # noqa: E402
+from fileindex.container.writer import write_entries  # noqa: E402
 from fileindex.errors import FileIndexError  # noqa: E402
 from fileindex.indexes.deep_check import check_container_bodies  # noqa: E402
 from fileindex.indexes.registry import INDEX_TYPES  # noqa: E402

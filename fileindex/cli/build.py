@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 def print_advice(output: str, *, data_bytes: int) -> None:
     """Every index that costs more than it can save (``fileindex.indexes.advice``), one line each on stderr."""
-    from fileindex.container.layout import FileIndexContainer
+    from fileindex.container.file import FileIndexContainer
     from fileindex.indexes.advice import advise_container
 
     with FileIndexContainer.open(output) as container:
@@ -70,7 +70,7 @@ def check_output(output: str, data: str, *, force: bool) -> None:
     """Refuse an output that would destroy data: the input itself, a folder, another data file's
     index, an index file that a table's snapshot names, a file that is no container (without --force)."""
     from fileindex.arrow.data_files import data_file_format
-    from fileindex.container.layout import MAGIC
+    from fileindex.container.head import MAGIC
     from fileindex.table.sidecars import naming_snapshot
     from fileindex.writing.outputs import real
 

@@ -5,7 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import column_types
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import (
     DecodeError,
     FileIndexError,

@@ -37,7 +37,7 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
     manifest); exit code 3 when it is malformed (also for ``table --explain``)."""
     from contextlib import nullcontext
 
-    from fileindex.container.layout import raw_bytes
+    from fileindex.container.file import raw_bytes
     from fileindex.reference.explain import explain, render
 
     try:

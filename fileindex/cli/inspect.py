@@ -5,7 +5,8 @@ import argparse
 import json
 
 from fileindex.cli import HANDLED, report_failure
-from fileindex.container.layout import MAGIC, VERSION, FileIndexContainer, IndexEntry
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import MAGIC, VERSION, IndexEntry
 from fileindex.errors import FileIndexError
 
 NAME = "inspect"

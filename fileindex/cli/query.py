@@ -6,7 +6,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, column_types, report_failure
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 
 NAME = "query"

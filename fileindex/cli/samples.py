@@ -5,7 +5,7 @@ import argparse
 from importlib import resources
 
 from fileindex.cli import check, inspect
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 
 NAME = "samples"
 HELP = "inspect and check the bundled Java-written sample containers"

@@ -6,17 +6,20 @@ raises :class:`InvalidLengthError`, both with the absolute offset (``base`` + po
 """
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
+
 import numpy as np
 
 from fileindex.errors import InvalidLengthError, InvalidOffsetError, TruncatedError
 
 
+@dataclass
 class PayloadCursor:
-    def __init__(self, view: memoryview, *, base: int, root: str, position: int = 0):
-        self.view = view
-        self.base = base
-        self.root = root
-        self.position = position
+    view: memoryview
+    _: KW_ONLY
+    base: int  # where the payload starts in the file
+    root: str  # spec path the fields are named under
+    position: int = 0
 
     def fail_truncated(self, field: str, needed: int) -> TruncatedError:
         return TruncatedError(

@@ -7,12 +7,15 @@ absolute offset and spec path go into the project's own error.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import TypeVar
 
 import kaitaistruct
 from kaitaistruct import KaitaiStream, KaitaiStruct
 
 from fileindex import errors
+from fileindex.codec import debug_tree
 from fileindex.kaitai_runtime import open_stream
 
 T = TypeVar("T", bound=KaitaiStruct)
@@ -30,13 +33,22 @@ def parse(
     ``base`` is where ``data`` starts in the enclosing file (a body inside a container), so that
     error offsets are absolute.
     """
+    obj, error = parse_partial(spec, data, root=root, validations=validations, base=base)
+    if error is not None:
+        raise error
+    return obj
+
+
+def parse_partial(spec: Callable[[KaitaiStream], T], data, *, root: str, validations: ValidationErrors,
+                  base: int = 0) -> tuple[T, errors.DecodeError | None]:
+    """The object tree as far as it could be read, and the project's error where reading stopped."""
     stream = open_stream(data)
     obj = spec(stream)
     try:
         obj._read()
     except kaitaistruct.KaitaiStructError as err:
-        raise translate(err, obj, root=root, validations=validations, size=stream.size(), base=base) from None
-    return obj
+        return obj, translate(err, obj, root=root, validations=validations, size=stream.size(), base=base)
+    return obj, None
 
 
 def parse_fast(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[KaitaiStream], KaitaiStruct], data, *,
@@ -81,11 +93,22 @@ def place_instance_failure(err: kaitaistruct.KaitaiStructError, debug_spec: Call
     for name in names:
         obj, path, at = debug, root, base
         for part in name.split("/"):
-            child = read_instance(obj, part, path=path, validations=validations, size=debug._io.size(), base=at)
-            if isinstance(child, KaitaiStruct) and child._io is not obj._io:
-                at += obj._debug[f"_m_{part}"]["start"]  # a sized instance counts from its own start
-            obj, path = child, f"{path}/{part}"
+            read_instance(obj, part, path=path, validations=validations, size=debug._io.size(), base=at)
+            field = debug_tree.instance(obj, part, at, path)
+            obj, path, at = field.value, field.path, field.base
     return unplaced(err, root, base + offset)
+
+
+@contextmanager
+def placing_instance_failures(debug_spec: Callable[[KaitaiStream], KaitaiStruct], data, names, *, root: str,
+                              validations: ValidationErrors, base: int = 0, offset: int = 0) -> Iterator[None]:
+    """Around fast-reader code that reads the root's ``pos`` instances ``names``: a failure there
+    becomes the error :func:`place_instance_failure` places."""
+    try:
+        yield
+    except kaitaistruct.KaitaiStructError as err:
+        raise place_instance_failure(err, debug_spec, data, names, root=root, validations=validations, base=base,
+                                     offset=offset) from None
 
 
 def unplaced(err: kaitaistruct.KaitaiStructError, root: str, base: int) -> errors.DecodeError:
@@ -102,7 +125,7 @@ def translate(
     size: int,
     base: int = 0,
 ) -> errors.DecodeError:
-    offset, field = failure_point(obj, 0, root)
+    offset, field = debug_tree.failure_point(obj, 0, root)
     return _as_project_error(err, base + min(max(offset, 0), size), field, validations)
 
 
@@ -114,14 +137,7 @@ def read_instance(obj: KaitaiStruct, name: str, *, path: str, validations: Valid
     try:
         return getattr(obj, name)
     except kaitaistruct.KaitaiStructError as err:
-        info = obj._debug.get(f"_m_{name}", {})
-        start = info.get("start", 0)
-        child = obj.__dict__.get(f"_m_{name}")
-        if isinstance(child, KaitaiStruct):
-            origin = 0 if child._io is obj._io else start  # a sized instance counts from its own start
-            offset, field = failure_point(child, origin, f"{path}/{name}")
-        else:
-            offset, field = start, f"{path}/{name}"
+        offset, field = debug_tree.stopped_in(debug_tree.instance(obj, name, 0, path))
         raise _as_project_error(err, base + min(max(offset, 0), size), field, validations) from None
 
 
@@ -151,37 +167,3 @@ def _expectation(err: kaitaistruct.ValidationFailedError) -> str:
     if isinstance(err, kaitaistruct.ValidationGreaterThanError):
         return f"maximum {err.max}"
     return "validation failed"
-
-
-def failure_point(obj: KaitaiStruct, base: int, path: str) -> tuple[int, str]:
-    """Absolute start offset and spec path of the field being read when parsing stopped.
-
-    A field with a recorded start and no end was in progress: descend into it. If every
-    started field has ended, a `valid` check on the last one failed.
-    """
-    debug = getattr(obj, "_debug", {})
-    last = None
-    for name in obj.SEQ_FIELDS:
-        info = debug.get(name)
-        if not info or "start" not in info:
-            continue  # not read: skipped by its `if`, or after the failure
-        last = name
-        if "end" in info:
-            continue
-        value = obj.__dict__.get(name)
-        if "arr" in info and info["arr"]:
-            index = len(info["arr"]) - 1
-            item = value[index] if isinstance(value, list) and len(value) > index else None
-            return _descend(obj, item, base, base + info["arr"][index]["start"], f"{path}/{name}[{index}]")
-        return _descend(obj, value, base, base + info["start"], f"{path}/{name}")
-    if last is None:
-        return base, path
-    return base + debug[last]["start"], f"{path}/{last}"
-
-
-def _descend(parent: KaitaiStruct, child, base: int, start: int, path: str) -> tuple[int, str]:
-    if not isinstance(child, KaitaiStruct):
-        return start, path
-    # A child read from a sized substream counts its positions from the substream's start.
-    child_base = base if child._io is parent._io else start
-    return failure_point(child, child_base, path)

@@ -1,16 +1,11 @@
-"""The per-data-file container (``FileIndexFormat``), versions 1 and 2 (spec §3): reading
-(``layout``: the entry table, zero-copy bodies), writing, and the column order of Java's writer
-(``column_order``). May import: ``fileindex.codec``, ``fileindex.java``, ``fileindex.errors``,
+"""The per-data-file container (``FileIndexFormat``), versions 1 and 2 (spec §3): the entry table
+and the bounds of its bodies (``head``), an opened file with zero-copy bodies (``file``), writing
+(``writer``), the column order of Java's writer (``column_order``) and the deep checks of an entry
+table (``invariants``). May import: ``fileindex.codec``, ``fileindex.java``, ``fileindex.errors``,
 ``fileindex.generated``, ``fileindex.specs``.
 """
 
-from fileindex.container.layout import (  # noqa: E402  the package's API, re-exported
-    FileIndexContainer,
-    raw_bytes,
-    reframe,
-    stream_container,
-    write_container,
-    write_entries,
-)
+from fileindex.container.file import FileIndexContainer, raw_bytes  # noqa: E402  the package's API, re-exported
+from fileindex.container.writer import reframe, stream_container, write_container, write_entries
 
 __all__ = ["FileIndexContainer", "raw_bytes", "reframe", "stream_container", "write_container", "write_entries"]

@@ -1,11 +1,11 @@
 """Deep checks of a container's entry table (``fileindex check``; spec §3): beyond bounds and
-overlap (:func:`~fileindex.container.layout.validate_layout`), what Java's writer guarantees and
+overlap (:func:`~fileindex.container.head.validate_layout`), what Java's writer guarantees and
 its reader does not verify. Each (column, index type) is listed once, and the payloads lie back to
 back in entry order, from the end of the HEAD (the preamble in version 2) to the end of the file
 (the footer), so no byte belongs to no index."""
 from __future__ import annotations
 
-from fileindex.container.layout import ContainerHead
+from fileindex.container.head import ContainerHead
 from fileindex.errors import InvariantError
 
 JAVA_MISSES = "Java would not notice"

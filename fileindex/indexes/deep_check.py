@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Mapping
 
 from fileindex.container.invariants import JAVA_MISSES, check_entry_table
-from fileindex.container.layout import FileIndexContainer, IndexEntry
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import IndexEntry
 from fileindex.errors import InvariantError
 from fileindex.indexes.invariants import BodyFacts
 from fileindex.indexes.registry import INDEX_TYPES, check_body

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Callable, Mapping
 
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, open_error
 from fileindex.table.sidecars import naming_snapshot

@@ -17,7 +17,7 @@ from pyroaring import FrozenBitMap
 
 from fileindex.arrow.data_files import DataFileReader, data_file_format
 from fileindex.arrow.types import paimon_type
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.table.deletion_vectors import DeletionVector
 from fileindex.table.metadata import DataFile, TableError

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from fileindex.container.layout import FileIndexContainer, IndexEntry
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import IndexEntry
 from fileindex.errors import DecodeError, FileIndexError, under_type
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.registry import INDEX_TYPES, open_body

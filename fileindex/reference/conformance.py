@@ -22,19 +22,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fileindex.container.layout import (
-    FORMAT_VERSION_OPTION,
-    MAGIC,
-    VERSION,
-    FileIndexContainer,
-    parse_with_construct,
-)
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import MAGIC, VERSION
+from fileindex.container.writer import FORMAT_VERSION_OPTION
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.indexes.result import Rows
 from fileindex.java import utf as java_utf
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.java import parse_java_predicate
+from fileindex.reference.construct_parser import parse_with_construct
 from fileindex.reference.predicate_json import predicate_from_json
 from fileindex.reference.vector_format import (
     current_java_answer,

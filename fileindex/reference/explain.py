@@ -14,16 +14,12 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import inspect
 from dataclasses import dataclass
-from typing import Callable
-
-import kaitaistruct
-from kaitaistruct import KaitaiStruct
+from collections.abc import Callable
 
 from fileindex import errors
+from fileindex.codec import debug_tree
 from fileindex.codec import kaitai as kaitai_bridge
-from fileindex.kaitai_runtime import open_stream
 from fileindex.types import DataType, column_type
 
 CONTAINER = "file_index_format"
@@ -72,12 +68,12 @@ def json_value(value):
 def explain(data, *, schema: dict[str, DataType] | None = None, column: str | None = None,
             index_type: str | None = None) -> Explanation:
     """Explain a container held in ``data``; bodies of ``column`` / ``index_type`` only, when given."""
-    from fileindex.container.layout import _VALIDATIONS, check_v2_size
+    from fileindex.container.head import _VALIDATIONS, check_v2_size
     from fileindex.generated.file_index_format import FileIndexFormat
 
     view = memoryview(data).cast("B")
     result = Explanation(view)
-    root, error = parse_partial(FileIndexFormat, view, root=CONTAINER, validations=_VALIDATIONS)
+    root, error = kaitai_bridge.parse_partial(FileIndexFormat, view, root=CONTAINER, validations=_VALIDATIONS)
     if error is None and root.version == 2:  # the trailer and footer: read from the end of the file
         try:
             check_v2_size(len(view))
@@ -88,7 +84,7 @@ def explain(data, *, schema: dict[str, DataType] | None = None, column: str | No
     walker = _Walker(result, schema or {}, column, index_type)
     walker.visit(root, 0, CONTAINER, root_base=0)
     if error is None:  # the entries' bounds and overlaps, as `check` validates them
-        from fileindex.container.layout import FileIndexContainer
+        from fileindex.container.file import FileIndexContainer
 
         try:
             FileIndexContainer.from_bytes(view).validate_layout()
@@ -103,74 +99,27 @@ def explain(data, *, schema: dict[str, DataType] | None = None, column: str | No
     return result
 
 
-def parse_partial(spec, data, *, root: str, validations, base: int = 0):
-    """The object tree as far as it could be read, and the project's error where reading stopped."""
-    stream = open_stream(data)
-    obj = spec(stream)
-    try:
-        obj._read()
-    except kaitaistruct.KaitaiStructError as err:
-        return obj, kaitai_bridge.translate(err, obj, root=root, validations=validations, size=stream.size(),
-                                            base=base)
-    return obj, None
-
-
+@dataclass
 class _Walker:
-    def __init__(self, result: Explanation, schema, column, index_type):
-        self.result = result
-        self.schema = schema
-        self.column = column
-        self.index_type = index_type
+    result: Explanation
+    schema: dict[str, DataType]
+    column: str | None
+    index_type: str | None
 
-    # -- the object tree -------------------------------------------------------------------
-
-    def visit(self, obj: KaitaiStruct, base: int, path: str, *, root_base: int) -> None:
-        debug = getattr(obj, "_debug", {})
-        for name in obj.SEQ_FIELDS:
-            info = debug.get(name)
-            if not info or "start" not in info:
-                continue  # skipped by an `if`, or not reached
-            if "end" not in info and "arr" not in info:
-                continue  # the failing field: marked from the error
-            self.field(obj, obj.__dict__.get(name), base, info, f"{path}/{name}", root_base)
-        for name in _stored_instances(obj):
-            self.visit_instance(obj, name, base, path, root_base=root_base)
-
-    def visit_instance(self, obj: KaitaiStruct, name: str, base: int, path: str, *, root_base: int) -> None:
-        info = obj._debug.get(f"_m_{name}")
-        if not info or "end" not in info:
-            return
-        value = obj.__dict__.get(f"_m_{name}")
-        at = root_base if _reads_root_io(type(obj), name) else base
-        if isinstance(obj, _entry_types()) and name == "body":
-            self.body(obj, value, at + info["start"], f"{path}/body")
-            return
-        self.field(obj, value, at, info, f"{path}/{name}", root_base)
-
-    def field(self, parent: KaitaiStruct, value, base: int, info: dict, path: str, root_base: int) -> None:
-        """A field or instance: one value, or each element of a repeated one."""
-        if "arr" not in info:
-            self.child(parent, value, base, info, path, root_base)
-            return
-        for i, item in enumerate(info["arr"]):
-            if "end" not in item:
+    def visit(self, obj, base: int, path: str, *, root_base: int) -> None:
+        """Every value read under ``obj``: an entry's body explained with its own spec, the rest listed."""
+        for field in debug_tree.finished_values(obj, base, path, root_base=root_base):
+            parent = field.parent
+            if field.path.endswith("/body") and isinstance(parent, _entry_types()):
+                self.body(parent, field.value, field.start, field.path)
                 continue
-            element = value[i] if isinstance(value, list) and i < len(value) else None
-            self.child(parent, element, base, item, f"{path}[{i}]", root_base)
-
-    def child(self, parent: KaitaiStruct, value, base: int, info: dict, path: str, root_base: int) -> None:
-        start, end = base + info["start"], base + info.get("end", info["start"])
-        if isinstance(value, KaitaiStruct):
-            child_base = base if value._io is parent._io else start
-            self.visit(value, child_base, path, root_base=root_base)
-        elif path.endswith(_NAME_FIELDS) and isinstance(parent, _name_holders()):
-            self.result.fields.append(Field(start, end - start, path, _decode(value)))
-        else:
-            self.result.fields.append(Field(start, end - start, path, value))
+            value = _decode(field.value) if field.path.endswith(_NAME_FIELDS) and isinstance(parent, _name_holders()) \
+                else field.value
+            self.result.fields.append(Field(field.start, field.length, field.path, value))
 
     # -- index bodies ------------------------------------------------------------------------
 
-    def body(self, entry: KaitaiStruct, payload: bytes, start: int, path: str) -> None:
+    def body(self, entry, payload: bytes, start: int, path: str) -> None:
         index_type = _decode(entry.index_type)
         column = _decode(entry._parent.name)  # the column record holding this entry
         self.result.indexes.append((column, index_type))
@@ -182,7 +131,7 @@ class _Walker:
             self.result.fields.append(Field(start, len(payload), path, payload))
             return
         spec, root = reader
-        obj, error = parse_partial(spec, memoryview(payload), root=root, validations={}, base=start)
+        obj, error = kaitai_bridge.parse_partial(spec, memoryview(payload), root=root, validations={}, base=start)
         first = len(self.result.fields)
         self.visit(obj, start, f"{path}:{root}", root_base=start)
         data_type = column_type(self.schema, column)
@@ -252,31 +201,6 @@ def _refined(fields: list[Field]) -> list[Field]:
         if position < end:
             refined.append(Field(position, end - position, field.path, bytes(field.value[position - field.offset:])))
     return refined
-
-
-def _stored_instances(obj: KaitaiStruct) -> list[str]:
-    """Instances of ``obj`` that read bytes (they have a position), reading each once."""
-    names = []
-    for name, member in type(obj).__dict__.items():
-        if isinstance(member, property) and not name.startswith("_") and name not in obj.SEQ_FIELDS:
-            try:
-                getattr(obj, name)
-            except (kaitaistruct.KaitaiStructError, AttributeError, ValueError, IndexError, EOFError):
-                continue  # not read (a partial object) or not readable: the error is reported once
-            if f"_m_{name}" in getattr(obj, "_debug", {}):
-                names.append(name)
-    return names
-
-
-_ROOT_IO: dict[tuple[type, str], bool] = {}
-
-
-def _reads_root_io(cls: type, name: str) -> bool:
-    """Whether the spec reads this instance from the root stream (``io: _root._io``)."""
-    key = (cls, name)
-    if key not in _ROOT_IO:
-        _ROOT_IO[key] = "self._root._io" in inspect.getsource(getattr(cls, name).fget)
-    return _ROOT_IO[key]
 
 
 def _entry_types() -> tuple[type, ...]:

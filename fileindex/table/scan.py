@@ -16,7 +16,7 @@ from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
 
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import DecodeError, FileIndexError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from fileindex.arrow.maps import map_values
 from fileindex.arrow.types import conform
-from fileindex.container.layout import Entry, stream_container
+from fileindex.container.writer import Entry, stream_container
 from fileindex.errors import UsageError
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.types import DataType, column_type

@@ -9,7 +9,8 @@ from vector_cases import java_v2
 
 from fileindex.cli import main
 from fileindex.cli.check import check_file
-from fileindex.container.layout import FileIndexContainer, write_container, write_entries
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.writer import write_container, write_entries
 from fileindex.errors import InvalidLengthError, InvariantError
 from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
 from fileindex.indexes.bloom_filter import BloomFilterReader

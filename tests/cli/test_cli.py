@@ -6,7 +6,7 @@ import pytest
 from conftest import JAVA_VECTORS, index_files
 
 from fileindex.cli import main
-from fileindex.container.layout import write_entries
+from fileindex.container.writer import write_entries
 
 ENGINE = JAVA_VECTORS / "multi__engine_layout.index"
 
@@ -109,7 +109,7 @@ MULTI_SCHEMA = "id INT, name STRING, ts TIMESTAMP(3), price DOUBLE, `列名😀`
 def test_check_with_schema_decodes_bodies(capsys):
     code, out, _ = run_cli(capsys, "check", "--schema", MULTI_SCHEMA, str(ENGINE))
     assert code == 0 and "bodies decoded" in out
-    from fileindex.container.layout import FileIndexContainer
+    from fileindex.container.file import FileIndexContainer
     from fileindex.indexes.registry import INDEX_TYPES
 
     decoded = int(out.split(", ")[-1].split()[0])
@@ -118,7 +118,7 @@ def test_check_with_schema_decodes_bodies(capsys):
 
 
 def test_check_with_schema_finds_a_corrupt_body(capsys, tmp_path):
-    from fileindex.container.layout import FileIndexContainer
+    from fileindex.container.file import FileIndexContainer
 
     data = bytearray(ENGINE.read_bytes())
     entry = FileIndexContainer.from_bytes(bytes(data)).entry("name", "bitmap")
@@ -139,7 +139,7 @@ def test_check_schema_usage_errors(capsys):
 
 
 def test_query_on_a_corrupt_body_fails_or_answers_remain_when_lenient(capsys, tmp_path):
-    from fileindex.container.layout import FileIndexContainer
+    from fileindex.container.file import FileIndexContainer
 
     data = bytearray(ENGINE.read_bytes())
     entry = FileIndexContainer.from_bytes(bytes(data)).entry("name", "bitmap")

@@ -13,7 +13,7 @@ from conftest import JAVA_VECTORS, ROOT
 from vector_cases import all_cases, parquet_file
 
 from fileindex.cli import main
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.predicate.literals import sql_literal
 
 BLOOM_A = ["--option", "file-index.bloom-filter.columns=a"]

@@ -6,11 +6,8 @@ from conftest import index_files
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fileindex.container.layout import (
-    FileIndexContainer,
-    parse_with_construct,
-    write_entries,
-)
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.writer import write_entries
 from fileindex.errors import (
     BadMagicError,
     DecodeError,
@@ -20,6 +17,7 @@ from fileindex.errors import (
     TruncatedError,
     UnsupportedVersionError,
 )
+from fileindex.reference.construct_parser import parse_with_construct
 
 FILES = index_files()
 SMALL = [p for p in FILES if p.stat().st_size <= 4096]

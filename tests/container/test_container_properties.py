@@ -5,13 +5,11 @@ from hypothesis import strategies as st
 from structures import construct_tree, kaitai_tree
 
 from fileindex.codec import kaitai as kaitai_bridge
-from fileindex.container.layout import (
-    _VALIDATIONS,
-    FileIndexContainer,
-    parse_with_construct,
-    write_entries,
-)
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import _VALIDATIONS
+from fileindex.container.writer import write_entries
 from fileindex.java.utf import encode
+from fileindex.reference.construct_parser import parse_with_construct
 
 INDEX_TYPES = st.sampled_from(["bloom-filter", "bitmap", "bsi", "range-bitmap", "future-type"])
 NAMES = st.one_of(

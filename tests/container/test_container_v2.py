@@ -15,15 +15,9 @@ from vector_cases import FRAMES, all_cases, current_java_answer, java_v2
 
 from fileindex.cli import main
 from fileindex.codec import kaitai as kaitai_bridge
-from fileindex.container.layout import (
-    _VALIDATIONS,
-    FileIndexContainer,
-    parse_with_construct,
-    reframe,
-    stream_container,
-    write_container,
-    write_entries,
-)
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import _VALIDATIONS
+from fileindex.container.writer import reframe, stream_container, write_container, write_entries
 from fileindex.errors import (
     BadMagicError,
     DecodeError,
@@ -32,6 +26,7 @@ from fileindex.errors import (
     TruncatedError,
 )
 from fileindex.indexes.registry import INDEX_TYPES
+from fileindex.reference.construct_parser import parse_with_construct
 from fileindex.reference.vector_format import result_matches
 
 COUNTS = {"conversions": 0}

@@ -8,15 +8,12 @@ from fileindex.generated.file_index_format import FileIndexFormat
 from structures import construct_tree, kaitai_tree
 
 from fileindex.codec import kaitai as kaitai_bridge
-from fileindex.container.layout import (
-    _VALIDATIONS,
-    FileIndexContainer,
-    parse_with_construct,
-    write_container,
-    write_entries,
-)
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import _VALIDATIONS
+from fileindex.container.writer import write_container, write_entries
 from fileindex.java.hash import string_hash_code
 from fileindex.java.hashmap import put_order
+from fileindex.reference.construct_parser import parse_with_construct
 
 FILES = index_files()
 

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fileindex.cli import main
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.indexes.advice import LARGER_THAN_DATA, advise, advise_container
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.pipeline.build import build_file

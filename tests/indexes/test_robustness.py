@@ -15,7 +15,8 @@ import pytest
 from conftest import ROOT, unavailable
 from vector_cases import all_cases
 
-from fileindex.container.layout import FileIndexContainer, write_entries
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.writer import write_entries
 from fileindex.errors import DecodeError
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.indexes.result import REMAIN

@@ -10,7 +10,7 @@ import pytest
 import toy_index
 
 from fileindex.cli import main
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 from fileindex.indexes import registry
 from fileindex.indexes.result import SKIP, Rows

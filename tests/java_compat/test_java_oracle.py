@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from java_oracle import JavaOracle, to_json
 
-from fileindex.container.layout import write_container
+from fileindex.container.writer import write_container
 from fileindex.indexes import bitmap, bloom_filter
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.types import parse_type

@@ -10,7 +10,7 @@ from generated_data import write_dataset
 from test_pipeline_verify import ALL_TABLES, only_task
 
 from fileindex.cli import main
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.indexes.bloom_filter.reader import BloomFilterReader
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.pipeline.report import render_html

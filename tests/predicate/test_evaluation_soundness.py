@@ -5,7 +5,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.predicate.evaluation import FileIndexEvaluator

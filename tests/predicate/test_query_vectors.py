@@ -92,7 +92,7 @@ def test_ranges_are_maximal_and_inclusive(capsys):
     ("attrs[color]", ["red", "blue", "nope"]),
 ])
 def test_in_leaf_and_or_of_equalities_agree(column, values):
-    from fileindex.container.layout import FileIndexContainer
+    from fileindex.container.file import FileIndexContainer
     from fileindex.predicate.evaluation import FileIndexEvaluator
     from fileindex.predicate.literals import convert
     from fileindex.predicate.tree import Leaf, and_, or_

@@ -8,7 +8,8 @@ from conftest import JAVA_VECTORS
 from vector_cases import all_cases
 
 from fileindex.cli import main
-from fileindex.container.layout import FileIndexContainer, reframe
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.writer import reframe
 from fileindex.errors import DecodeError
 from fileindex.reference.explain import explain
 from fileindex.types import parse_schema

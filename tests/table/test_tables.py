@@ -199,7 +199,7 @@ def test_index_listing_has_a_row_per_entry_of_every_live_container(root, capsys)
 def test_a_version_2_sidecar_answers_alike_and_is_listed(tmp_path, capsys):
     import shutil
 
-    from fileindex.container.layout import reframe
+    from fileindex.container.writer import reframe
 
     source = table_root("parquet", "append_with_bloomfilter")
     copy = tmp_path / "t"

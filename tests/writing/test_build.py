@@ -6,7 +6,7 @@ from conftest import JAVA_VECTORS
 from vector_cases import all_cases, multi_table, parquet_file, table_options
 
 from fileindex.cli import main
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 from fileindex.types import parse_schema, parse_type
 from fileindex.writing.options import parse_options

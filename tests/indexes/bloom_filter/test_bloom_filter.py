@@ -9,7 +9,7 @@ from conftest import ROOT, golden
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fileindex.container.layout import FileIndexContainer
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import (
     InvalidLengthError,
     TruncatedError,

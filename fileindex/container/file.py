@@ -1,0 +1,140 @@
+"""An opened container: its entry table, and zero-copy access to each index body as a
+``memoryview`` slice of the buffer or memory-mapped file.
+"""
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import stat
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import BinaryIO
+
+from fileindex.container.head import ContainerHead, IndexEntry, check_body_bounds, parse_head, validate_layout
+
+class FileIndexContainer:
+    """An opened container: its HEAD, and zero-copy access to each index body.
+
+    Lookups follow Java's reader: by exact column name, then index type; when the HEAD lists a
+    (column, type) pair twice the later entry wins, as in Java's ``HashMap``.
+    """
+
+    def __init__(self, buffer, head: ContainerHead, *, source: str = "<bytes>"):
+        self._buffer = memoryview(buffer).cast("B") if not isinstance(buffer, memoryview) else buffer.cast("B")
+        self.head = head
+        self.source = source
+        self._mapped: mmap.mmap | None = None
+        self._lookup: dict[str, dict[str, IndexEntry]] = {}
+        for entry in head.entries:
+            self._lookup.setdefault(entry.column, {})[entry.index_type] = entry
+
+    @classmethod
+    def from_bytes(cls, data, *, source: str = "<bytes>") -> FileIndexContainer:
+        view = memoryview(data).cast("B")
+        return cls(view, parse_head(view), source=source)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike | BinaryIO) -> FileIndexContainer:
+        """Open a container file: a path (``-`` is standard input) or a binary file object.
+
+        A regular file is memory-mapped (read-only): the HEAD is parsed, bodies are read on demand.
+        A pipe or other stream is read whole. Use ``with`` or :meth:`close` to release the map.
+        """
+        with _opened(path) as (file, source):
+            buffer, mapped = _map(file)
+        try:
+            container = cls.from_bytes(buffer, source=source)
+        except BaseException:
+            _close_map(mapped)
+            raise
+        container._mapped = mapped
+        return container
+
+    def close(self) -> None:
+        """Release the memory map. Body views handed out before must not be used afterwards."""
+        self._buffer.release()
+        mapped, self._mapped = self._mapped, None
+        _close_map(mapped)
+
+    def __enter__(self) -> FileIndexContainer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def size(self) -> int:
+        return len(self._buffer)
+
+    @property
+    def columns(self) -> list[str]:
+        return self.head.columns
+
+    def indexes(self, column: str) -> Mapping[str, IndexEntry]:
+        """Index type → entry for ``column``; empty when the column has no index."""
+        return self._lookup.get(column, {})
+
+    def entry(self, column: str, index_type: str) -> IndexEntry | None:
+        return self._lookup.get(column, {}).get(index_type)
+
+    def __iter__(self) -> Iterator[IndexEntry]:
+        return iter(self.head.entries)
+
+    def body(self, entry: IndexEntry) -> memoryview | None:
+        """The payload of ``entry`` as a view of the container's bytes; ``None`` for an empty entry."""
+        if entry.is_empty:
+            return None
+        check_body_bounds(entry, self.head, self.size)
+        return self._buffer[entry.start:entry.start + entry.length]
+
+    def validate_layout(self) -> None:
+        """Every body inside the body region, no two bodies overlapping (spec §3, §3.4)."""
+        validate_layout(self.head, self.size)
+
+
+@contextmanager
+def _opened(path: str | os.PathLike | BinaryIO) -> Iterator[tuple[BinaryIO, str]]:
+    if hasattr(path, "read"):
+        yield path, str(getattr(path, "name", "<stream>"))
+    elif os.fspath(path) == "-":
+        yield sys.stdin.buffer, "<stdin>"
+    else:
+        with open(path, "rb") as file:
+            yield file, os.fspath(path)
+
+
+def _map(file: BinaryIO) -> tuple[bytes | mmap.mmap, mmap.mmap | None]:
+    """A regular file memory-mapped (and the map, to close), anything else read whole."""
+    try:
+        regular = stat.S_ISREG(os.fstat(file.fileno()).st_mode)
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        regular = False
+    if not regular:
+        return file.read(), None
+    if os.fstat(file.fileno()).st_size == 0:
+        return b"", None
+    mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    return mapped, mapped
+
+
+@contextmanager
+def raw_bytes(path: str | os.PathLike | BinaryIO) -> Iterator[memoryview]:
+    """A file's bytes (memory-mapped where possible) without parsing them, e.g. to explain a broken file."""
+    with _opened(path) as (file, _):
+        buffer, mapped = _map(file)
+    view = memoryview(buffer).cast("B")
+    try:
+        yield view
+    finally:
+        view.release()
+        _close_map(mapped)
+
+
+def _close_map(mapped: mmap.mmap | None) -> None:
+    if mapped is not None:
+        try:
+            mapped.close()
+        except BufferError:  # a view of it is still alive (a body, a traceback): it closes when collected
+            pass

@@ -1,0 +1,243 @@
+"""The entry table of the per-data-file index container (Paimon ``FileIndexFormat``, spec §3):
+version 1's HEAD or version 2's footer, decoded with the Kaitai-generated reader, and the bounds
+every entry's body must keep within the file.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from fileindex import errors
+from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.generated.fast import file_index_format as fast
+from fileindex.generated.file_index_format import FileIndexFormat
+from fileindex.java import utf as java_utf
+
+MAGIC = bytes.fromhex("00054e4ed01a35ae")
+VERSION = 1  # the released layout, and the default for writing
+VERSION_2 = 2  # EXPERIMENTAL: proposed in Paimon PR #10101, not merged (spec §3.4)
+VERSIONS = (VERSION, VERSION_2)
+V2_PREAMBLE = 12  # magic and version; the payloads follow
+V2_TRAILER = 12  # footer length and tail magic
+EMPTY_INDEX_FLAG = -1
+ROOT = "file_index_format"
+
+_VALIDATIONS = {
+    "/seq/0": errors.BadMagicError,
+    "/seq/1": errors.UnsupportedVersionError,
+    "/seq/2": errors.InvalidLengthError,
+    "/types/column_table/seq/0": errors.InvalidLengthError,
+    "/types/column/seq/2": errors.InvalidLengthError,
+    "/types/trailer/seq/0": errors.InvalidLengthError,
+    "/types/trailer/seq/1": errors.BadMagicError,
+    "/types/footer/seq/0": errors.InvalidLengthError,
+    "/types/column_v2/seq/2": errors.InvalidLengthError,
+}
+
+
+class IndexEntry(NamedTuple):
+    """One (column, index type) entry of the HEAD or footer. ``start`` is absolute; -1 marks an empty index.
+
+    Entry and column records are named tuples: a 12-column HEAD makes 24 of them on every open,
+    and a tuple is built in half the time of a frozen dataclass. The entry's spec path is formatted
+    only when a message needs it."""
+
+    column: str
+    index_type: str
+    start: int
+    length: int
+    entry_offset: int = 0  # absolute offset of the entry in the HEAD or footer
+    table: str = ""  # spec path of the column table holding the entry, for messages
+    column_index: int = 0  # the column record's position in the table
+    position: int = 0  # the entry's position in its column record
+
+    @property
+    def field(self) -> str:
+        """The entry's spec path, for messages."""
+        return _entry_field(self.table, self.column_index, self.position)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.start == EMPTY_INDEX_FLAG
+
+
+class ColumnRecord(NamedTuple):
+    """One column record of the HEAD or footer, as written (a malformed file may repeat a name)."""
+
+    name: str
+    indexes: tuple[IndexEntry, ...]
+    offset: int  # absolute offset of the record
+
+
+@dataclass(frozen=True)
+class ContainerHead:
+    """The entry table of either layout: version 1's HEAD, or version 2's footer."""
+
+    version: int
+    head_length: int | None  # version 1: where the BODY starts
+    column_records: tuple[ColumnRecord, ...]  # in file order
+    redundant_length: int | None  # version 1
+    redundant_bytes: int  # version 1: bytes after the column table inside the HEAD (ignored, as Java does)
+    footer_start: int | None = None  # version 2: absolute offset of the footer, where the payloads end
+    footer_length: int | None = None  # version 2
+    footer_trailing: int = 0  # version 2: bytes after the footer's entry table (malformed)
+
+    @property
+    def entries(self) -> tuple[IndexEntry, ...]:
+        """Every index entry in file order."""
+        return tuple(entry for record in self.column_records for entry in record.indexes)
+
+    @property
+    def columns(self) -> list[str]:
+        """Column names in file order, each once."""
+        return list(dict.fromkeys(record.name for record in self.column_records))
+
+    @property
+    def body_start(self) -> int:
+        """Where payloads may start: after the HEAD (version 1) or the preamble (version 2)."""
+        return self.head_length if self.version == VERSION else V2_PREAMBLE
+
+    def body_end(self, size: int) -> int:
+        """Where payloads must end: the end of the input (version 1) or the footer (version 2)."""
+        return size if self.version == VERSION else self.footer_start
+
+
+def parse_head(data) -> ContainerHead:
+    """Decode the entry table of a container held in ``data`` (bytes-like or a seekable binary file):
+    version 1's HEAD, or version 2's trailer and footer (read from the end; nothing else is read).
+
+    The reader compiled without position recording does the work; the debug reader runs only to
+    place an error. Positions follow from the spec's field widths as the table is walked."""
+    parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, FileIndexFormat, data, root=ROOT,
+                                      validations=_VALIDATIONS)
+    if parsed.version == VERSION_2:
+        return _parse_footer(parsed, data)
+    table = parsed.head
+    records = _column_records(table.columns, V1_COLUMNS_AT, f"{ROOT}/head", V1_POSITION_BYTES)
+    return ContainerHead(
+        version=parsed.version,
+        head_length=parsed.len_head,
+        column_records=records,
+        redundant_length=table.len_redundant,
+        redundant_bytes=len(table.redundant),
+    )
+
+
+def check_v2_size(size: int) -> None:
+    """A version-2 container holds at least its preamble, a column count and its trailer."""
+    if size < V2_PREAMBLE + 4 + V2_TRAILER:
+        raise errors.TruncatedError(f"a version-2 container has at least {V2_PREAMBLE + 4 + V2_TRAILER} bytes "
+                                    f"(preamble, column count, trailer), this input {size}",
+                                    offset=size, field=f"{ROOT}/trailer")
+
+
+def _parse_footer(parsed, data) -> ContainerHead:
+    size = parsed._io.size()
+    check_v2_size(size)
+    with kaitai_bridge.placing_instance_failures(FileIndexFormat, data, ("trailer", "footer"), root=ROOT,
+                                                 validations=_VALIDATIONS, offset=size):
+        footer_length = parsed.trailer.len_footer
+        footer = parsed.footer
+    footer_start = size - V2_TRAILER - footer_length
+    return ContainerHead(
+        version=VERSION_2,
+        head_length=None,
+        column_records=_column_records(footer.columns, footer_start + 4, f"{ROOT}/footer", V2_POSITION_BYTES),
+        redundant_length=None,
+        redundant_bytes=0,
+        footer_start=footer_start,
+        footer_length=footer_length,
+        footer_trailing=len(footer.trailing),
+    )
+
+
+V1_COLUMNS_AT = 20  # magic, version, head length, column count
+V1_POSITION_BYTES = 8  # start and length: s4 each
+V2_POSITION_BYTES = 16  # s8 each
+
+
+def _column_records(columns, at: int, path: str, position_bytes: int) -> tuple[ColumnRecord, ...]:
+    """Column records with absolute offsets, walking the table from ``at`` by the spec's widths
+    (a name or type: u2 length and its bytes; a column: its name and an s4 count).
+
+    Runs on every open: records are made with ``tuple.__new__`` (a named tuple's own constructor
+    is a Python function), and each distinct name is decoded once (a HEAD repeats its index types)."""
+    records = []
+    decoded: dict[bytes, str] = {}
+    for c, column in enumerate(columns):
+        offset = at
+        raw_name = column.name
+        name = decoded.get(raw_name) or _decoded(decoded, raw_name, at + 2, f"{path}/columns[{c}]/name")
+        at += 6 + len(raw_name)
+        entries = []
+        for i, index in enumerate(column.indexes):
+            raw_type = index.index_type
+            index_type = decoded.get(raw_type) or _decoded(decoded, raw_type, at + 2,
+                                                           f"{_entry_field(path, c, i)}/index_type")
+            entries.append(_new(IndexEntry, (name, index_type, index.ofs_body, index.len_body, at, path, c, i)))
+            at += 2 + len(raw_type) + position_bytes
+        records.append(_new(ColumnRecord, (name, tuple(entries), offset)))
+    return tuple(records)
+
+
+_new = tuple.__new__
+
+
+def _decoded(decoded: dict[bytes, str], raw: bytes, offset: int, field: str) -> str:
+    text = decoded[raw] = java_utf.decode(raw, offset=offset, field=field)
+    return text
+
+
+def _entry_field(table: str, column_index: int, position: int) -> str:
+    return f"{table}/columns[{column_index}]/indexes[{position}]"
+
+
+def check_body_bounds(entry: IndexEntry, head: ContainerHead, size: int) -> None:
+    lower, upper = head.body_start, head.body_end(size)
+    region = "BODY" if head.version == VERSION else "payloads before the footer"
+    if entry.length < 0:
+        raise errors.InvalidLengthError(
+            f"negative body length {entry.length}", offset=entry.entry_offset, field=f"{entry.field}/len_body"
+        )
+    if entry.start < lower or entry.start > upper:
+        raise errors.InvalidOffsetError(
+            f"body start {entry.start} is outside the {region} [{lower}, {upper}]",
+            offset=entry.entry_offset, field=f"{entry.field}/ofs_body",
+        )
+    if entry.start + entry.length > upper:
+        end = f"end of the {size}-byte container" if head.version == VERSION else f"footer at {upper}"
+        raise errors.InvalidLengthError(
+            f"body [{entry.start}, {entry.start + entry.length}) runs past the {end}",
+            offset=entry.entry_offset, field=f"{entry.field}/len_body",
+        )
+
+
+def validate_layout(head: ContainerHead, size: int) -> None:
+    if head.version == VERSION and head.head_length > size:
+        raise errors.TruncatedError(
+            f"head length {head.head_length} exceeds the {size}-byte input", offset=8, field=f"{ROOT}/len_head"
+        )
+    if head.footer_trailing:
+        at = head.footer_start + head.footer_length - head.footer_trailing
+        raise errors.InvalidLengthError(
+            f"{head.footer_trailing} byte(s) after the footer's entry table (the footer length says "
+            f"{head.footer_length})", offset=at, field=f"{ROOT}/footer/trailing")
+    bodies = []
+    for entry in head.entries:
+        if entry.is_empty:
+            if entry.length != 0:
+                raise errors.InvalidLengthError(
+                    f"empty index entry (start -1) with length {entry.length}",
+                    offset=entry.entry_offset, field=f"{entry.field}/len_body",
+                )
+            continue
+        check_body_bounds(entry, head, size)
+        bodies.append(entry)
+    bodies.sort(key=lambda e: (e.start, e.length))
+    for before, after in zip(bodies, bodies[1:], strict=False):
+        if after.start < before.start + before.length:
+            raise errors.InvalidOffsetError(
+                f"body of {after.column!r}/{after.index_type} at {after.start} overlaps the body of "
+                f"{before.column!r}/{before.index_type} [{before.start}, {before.start + before.length})",
+                offset=after.entry_offset, field=f"{after.field}/ofs_body",
+            )
