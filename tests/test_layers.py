@@ -4,7 +4,7 @@ import ast
 
 from conftest import ROOT
 
-LAYERS = ["base", "arrow", "java", "codec", "container", "indexes", "predicate", "writing", "table", "reference",
+LAYERS = ["base", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "reference",
           "pipeline", "spark", "cli"]
 BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "kernels", "_kernels", "kaitai_runtime", "generated",
         "specs", "__init__", "samples"}
@@ -21,8 +21,8 @@ def layer_of(module: str) -> str:
 CONFINED = {
     "pyspark": ("fileindex.spark", "fileindex.cli.spark"),
     "py4j": ("fileindex.spark", "fileindex.cli.spark"),
-    # the codec layer runs the generated readers; kaitai_runtime is the runtime those readers import
-    "kaitaistruct": ("fileindex.codec", "fileindex.kaitai_runtime", "fileindex.generated"),
+    # the decoding layer runs the generated readers; kaitai_runtime is the runtime those readers import
+    "kaitaistruct": ("fileindex.decoding", "fileindex.kaitai_runtime", "fileindex.generated"),
 }
 
 

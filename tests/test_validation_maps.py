@@ -1,6 +1,6 @@
 """Each spec's `valid`/`contents` checks map to the error they mean.
 
-A failed check reaches codec/kaitai.py as the ``src_path`` of the field; the decoder's map (``_VALIDATIONS``)
+A failed check reaches decoding/kaitai.py as the ``src_path`` of the field; the decoder's map (``_VALIDATIONS``)
 turns it into a project error, and a path missing from the map falls back to the generic DecodeError. So a
 check added to a .ksy without its map entry, or a map entry whose field moved, fails here rather than
 silently weakening an error.
@@ -19,7 +19,7 @@ IMPORTED_ONLY = {"roaring_bitmap"}  # framed by indexes/roaring.py; read by Kait
 
 def decoder_maps() -> dict[str, dict]:
     """Each decoder's map, by the spec it reads: every module that defines ``_VALIDATIONS`` passes it to
-    codec/kaitai.py with ``root=ROOT``, ROOT being its spec's id. Found in the source, so the maps are
+    decoding/kaitai.py with ``root=ROOT``, ROOT being its spec's id. Found in the source, so the maps are
     covered wherever their modules move."""
     maps: dict[str, dict] = {}
     for path in sorted((ROOT / "fileindex").rglob("*.py")):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from fileindex import errors
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.generated.fast import file_index_format as fast
 from fileindex.generated.file_index_format import FileIndexFormat
 from fileindex.java import utf as java_utf

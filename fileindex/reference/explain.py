@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from collections.abc import Callable
 
 from fileindex import errors
-from fileindex.codec import debug_tree
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import debug_tree
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.types import DataType, column_type
 
 CONTAINER = "file_index_format"

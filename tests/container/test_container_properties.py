@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from structures import construct_tree, kaitai_tree
 
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import _VALIDATIONS
 from fileindex.container.writer import write_entries

@@ -14,7 +14,7 @@ from test_container_properties import ENTRIES
 from vector_cases import FRAMES, all_cases, current_java_answer, java_v2
 
 from fileindex.cli import main
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import _VALIDATIONS
 from fileindex.container.writer import reframe, stream_container, write_container, write_entries

@@ -7,7 +7,7 @@ from conftest import JAVA_VECTORS, golden, index_files
 from fileindex.generated.file_index_format import FileIndexFormat
 from structures import construct_tree, kaitai_tree
 
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import _VALIDATIONS
 from fileindex.container.writer import write_container, write_entries

@@ -13,7 +13,7 @@ from pyroaring import BitMap
 from structures import construct_tree, kaitai_tree, without_none
 from vector_cases import cases_for
 
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.indexes import roaring
 
 

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from fileindex import errors, kernels
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.generated.bloom_filter import BloomFilter
 from fileindex.generated.fast import bloom_filter as fast
 from fileindex.indexes.bloom_filter.keys import bit_positions

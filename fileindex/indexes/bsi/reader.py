@@ -10,8 +10,8 @@ import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import errors
-from fileindex.codec import kaitai as kaitai_bridge
-from fileindex.codec.cursor import PayloadOffsets
+from fileindex.decoding import kaitai as kaitai_bridge
+from fileindex.decoding.cursor import PayloadOffsets
 from fileindex.generated.bsi import Bsi
 from fileindex.generated.fast import bsi as fast
 from fileindex.indexes import roaring

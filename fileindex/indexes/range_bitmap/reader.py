@@ -13,8 +13,8 @@ import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import errors
-from fileindex.codec import kaitai as kaitai_bridge
-from fileindex.codec.cursor import PayloadCursor, PayloadOffsets
+from fileindex.decoding import kaitai as kaitai_bridge
+from fileindex.decoding.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import range_bitmap as fast
 from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes import roaring

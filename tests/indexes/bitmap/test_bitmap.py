@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from structures import construct_tree, kaitai_tree, mutated_payloads, without_none
 from vector_cases import cases_for
 
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.errors import DecodeError, UnsupportedTypeError, UsageError
 from fileindex.indexes.bitmap.keys import key_kind, key_of
 from fileindex.indexes.bitmap.reader import BitmapReader

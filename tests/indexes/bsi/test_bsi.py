@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from structures import construct_tree, kaitai_tree, mutated_payloads, without_none
 from vector_cases import cases_for
 
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.errors import DecodeError, UnsupportedTypeError, UsageError
 from fileindex.java_numbers import LONG_MIN
 from fileindex.indexes.bsi.reader import BsiReader

@@ -12,7 +12,7 @@ from pyroaring import FrozenBitMap
 from structures import construct_tree, kaitai_tree, mutated_payloads, without_none
 from vector_cases import cases_for
 
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.errors import DecodeError, UnsupportedTypeError
 from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key
 from fileindex.indexes.range_bitmap.reader import RangeBitmapReader

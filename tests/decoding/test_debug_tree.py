@@ -3,8 +3,8 @@ import pytest
 from fileindex.generated.file_index_format import FileIndexFormat
 from fileindex.generated.range_bitmap import RangeBitmap
 
-from fileindex.codec import debug_tree
-from fileindex.codec import kaitai as kaitai_bridge
+from fileindex.decoding import debug_tree
+from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.container.head import _VALIDATIONS
 from fileindex.container.writer import write_entries
 from fileindex.errors import DecodeError

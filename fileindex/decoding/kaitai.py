@@ -15,7 +15,7 @@ import kaitaistruct
 from kaitaistruct import KaitaiStream, KaitaiStruct
 
 from fileindex import errors
-from fileindex.codec import debug_tree
+from fileindex.decoding import debug_tree
 from fileindex.kaitai_runtime import open_stream
 
 T = TypeVar("T", bound=KaitaiStruct)
