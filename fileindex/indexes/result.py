@@ -52,8 +52,8 @@ class _WholeFile(FileIndexResult):
         return self.kind  # the module-level singleton of that name
 
 
-REMAIN = _WholeFile("REMAIN", True)
-SKIP = _WholeFile("SKIP", False)
+REMAIN: FileIndexResult = _WholeFile("REMAIN", True)
+SKIP: FileIndexResult = _WholeFile("SKIP", False)
 
 
 class Rows(FileIndexResult):

@@ -8,14 +8,19 @@ by it. Code dispatches on these instead of keeping its own table keyed by name.
 """
 from __future__ import annotations
 
-from enum import Enum
-from typing import Sequence
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fileindex.indexes.reader import FileIndexReader
+    from fileindex.indexes.result import FileIndexResult
 
 ANY = None  # the arity of IN / NOT IN: a list of any length
 
 
-class Operator(str, Enum):
-    # name      SQL            Java             negation       arity visitor                   pyspark Column method
+class Operator(StrEnum):
+    # (name, SQL, Java's class and the JSON form's name, negation, arity, reader visitor, pyspark Column method)
     EQ = ("eq", "=", "Equal", "neq", 1, "visit_equal", "__eq__")
     NEQ = ("neq", "<>", "NotEqual", "eq", 1, "visit_not_equal", "__ne__")
     LT = ("lt", "<", "LessThan", "gte", 1, "visit_less_than", "__lt__")
@@ -31,26 +36,19 @@ class Operator(str, Enum):
 
     sql: str
     java_name: str
+    _negation: str  # a name: the member may be defined further down
     arity: int | None  # the number of literals; None (ANY) for a list of any length
     visitor: str
     spark_method: str | None  # None: Spark filters by NOT of the negation's column
 
-    def __new__(cls, name: str, sql: str, java_name: str, negation: str, arity: int | None, visitor: str,
-                spark_method: str | None):
+    def __new__(cls, name: str, *details: Any):  # details: as the columns above; Operator(name) looks one up
         member = str.__new__(cls, name)
         member._value_ = name
-        member.sql, member.java_name, member._negation = sql, java_name, negation
-        member.arity, member.visitor, member.spark_method = arity, visitor, spark_method
+        member.sql, member.java_name, member._negation, member.arity, member.visitor, member.spark_method = details
         return member
 
-    # the operator is its name everywhere: in sets and dicts of names, in text and in JSON
+    # the operator is its name everywhere: in sets and dicts of names, in text, in JSON and in a Leaf's repr
     __hash__ = str.__hash__
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
 
     def __repr__(self) -> str:
         return repr(self.value)
@@ -65,16 +63,16 @@ class Operator(str, Enum):
         return _BY_JAVA_NAME.get(java_name)
 
     @classmethod
-    def from_sql_symbol(cls, symbol: str) -> Operator | None:
-        """The comparison a symbol (``=``, ``<>``, ``!=``, ``<``, ...) writes."""
-        return _BY_SYMBOL.get(symbol)
+    def from_sql_symbol(cls, symbol: str) -> Operator:
+        """The comparison a symbol (``=``, ``<>``, ``!=``, ``<``, ...) writes; KeyError for another."""
+        return _BY_SYMBOL[symbol]
 
     def arguments(self, literals: Sequence) -> tuple:
         """The visitor's (and the pyspark method's) arguments: the literals, or one list of them for IN."""
         return (list(literals),) if self.arity is ANY else tuple(literals)
 
-    def visit(self, reader, literals: Sequence):
-        """The reader's answer (a ``FileIndexResult``) for this operator on these literals."""
+    def visit(self, reader: FileIndexReader, literals: Sequence) -> FileIndexResult:
+        """The reader's answer for this operator on these literals."""
         return getattr(reader, self.visitor)(*self.arguments(literals))
 
 

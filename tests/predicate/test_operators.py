@@ -89,7 +89,8 @@ def test_sql_symbols_name_the_comparisons():
     assert {symbol: Operator.from_sql_symbol(symbol) for symbol in ("=", "<>", "!=", "<", "<=", ">", ">=")} == {
         "=": Operator.EQ, "<>": Operator.NEQ, "!=": Operator.NEQ, "<": Operator.LT, "<=": Operator.LTE,
         ">": Operator.GT, ">=": Operator.GTE}
-    assert Operator.from_sql_symbol("IN") is None  # not a comparison symbol
+    with pytest.raises(KeyError):
+        Operator.from_sql_symbol("IN")  # not a comparison symbol
 
 
 @pytest.mark.parametrize("op, operator, literals", [
