@@ -145,7 +145,9 @@ class _Reader:
 
     def leaf(self, function: Operator, start: int, end: int) -> list[Leaf]:
         text, found = self.text, []
-        cuts = [(cut, cut + len(SEPARATOR)) for cut in self.separators_in(start, end)] + [(end, end)]
+        # Java prints ", " only before literals that print something: "Equal(name)" for one that prints empty
+        cuts = [(cut, cut + len(SEPARATOR)) for cut in self.separators_in(start, end)
+                if cut + len(SEPARATOR) < end] + [(end, end)]
         for field_end, literals_start in cuts:
             column = text[start:field_end]
             data_type = column_type(self.schema, column)
