@@ -25,6 +25,8 @@ class Leaf:
     literals: tuple = ()
 
     def __post_init__(self):
+        if type(self.function) is Operator:
+            return
         try:
             operator = Operator(self.function)
         except (ValueError, TypeError):
