@@ -18,21 +18,22 @@ from fileindex.predicate.operators import Operator
 IN_THRESHOLD = 20  # PredicateBuilder: <= 20 literals become OR of Equal, more an In leaf
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Leaf:
     function: Operator
     column: str
     literals: tuple = ()
 
-    def __post_init__(self):
-        if type(self.function) is Operator:
-            return
-        try:
-            operator = Operator(self.function)
-        except (ValueError, TypeError):
-            raise UsageError(f"unknown predicate function {self.function!r}: use one of "
-                             f"{', '.join(Operator)}") from None
-        object.__setattr__(self, "function", operator)
+    def __init__(self, function: Operator | str, column: str, literals: tuple = ()):
+        if type(function) is not Operator:
+            try:
+                function = Operator(function)
+            except (ValueError, TypeError):
+                raise UsageError(f"unknown predicate function {function!r}: use one of "
+                                 f"{', '.join(Operator)}") from None
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "literals", literals)
 
 
 @dataclass(frozen=True)
