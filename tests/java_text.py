@@ -11,7 +11,6 @@ from __future__ import annotations
 import decimal
 
 from fileindex.java.text import java_float_text, local_date_time_text
-from fileindex.predicate.java import FUNCTION_NAMES
 from fileindex.predicate.tree import And, Leaf, Predicate
 from fileindex.types import DataType, column_type
 from fileindex.values import Timestamp
@@ -24,7 +23,7 @@ def java_to_string(predicate: Predicate, schema: dict[str, DataType]) -> str:
     data_type = column_type(schema, predicate.column)
     values = [java_literal_text(v, data_type) for v in predicate.literals]
     text = "" if not values else values[0] if len(values) == 1 else "[" + ", ".join(values) + "]"
-    function = FUNCTION_NAMES[predicate.function]
+    function = predicate.function.java_name
     return f"{function}({predicate.column})" if not text else f"{function}({predicate.column}, {text})"
 
 

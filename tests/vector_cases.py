@@ -9,7 +9,7 @@ from functools import cache
 from conftest import JAVA_VECTORS, VECTORS
 
 from fileindex.container.file import FileIndexContainer
-from fileindex.reference.vector_format import value_from_json
+from fileindex.reference.vector_format import recorded_query, value_from_json
 from fileindex.types import DataType, parse_type
 
 
@@ -42,28 +42,9 @@ class VectorCase:
 
     def queries(self):
         """(visitor method name, arguments, expected) for every recorded query."""
-        data_type = self.data_type
         for query in self.record["queries"]:
-            op = query["op"]
-            convert = lambda raw: value_from_json(raw, data_type)  # noqa: E731
-            name = op["name"]
-            if name in ("is_null", "is_not_null"):
-                args = ()
-            elif name in ("in", "not_in"):
-                args = ([convert(v) for v in op["literals"]],)
-            elif name == "between":
-                args = tuple(convert(v) for v in op["literals"])
-            else:
-                args = (convert(op["literal"]),)
-            yield VISITORS[name], args, query["result"], op
-
-
-VISITORS = {
-    "is_null": "visit_is_null", "is_not_null": "visit_is_not_null", "eq": "visit_equal",
-    "neq": "visit_not_equal", "lt": "visit_less_than", "lte": "visit_less_or_equal",
-    "gt": "visit_greater_than", "gte": "visit_greater_or_equal", "in": "visit_in",
-    "not_in": "visit_not_in", "between": "visit_between",
-}
+            operator, literals = recorded_query(query["op"], self.data_type)
+            yield operator.visitor, operator.arguments(literals), query["result"], query["op"]
 
 
 @cache

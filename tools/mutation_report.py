@@ -40,9 +40,8 @@ from fileindex.container.writer import write_entries  # noqa: E402
 from fileindex.errors import FileIndexError  # noqa: E402
 from fileindex.indexes.deep_check import check_container_bodies  # noqa: E402
 from fileindex.indexes.registry import INDEX_TYPES  # noqa: E402
-from fileindex.indexes.result import REMAIN  # noqa: E402
-from fileindex.reference.conformance import VISITORS, _arguments  # noqa: E402
-from fileindex.reference.vector_format import current_java_answer, result_matches  # noqa: E402
+from fileindex.indexes.result import REMAIN, SKIP  # noqa: E402
+from fileindex.reference.vector_format import current_java_answer, recorded_query, result_matches  # noqa: E402
 from fileindex.types import parse_type  # noqa: E402
 
 CLASSES = ("caught", "java-writable", "harmless", "bloom-undetectable", "MISSED")
@@ -90,13 +89,14 @@ def answers_changed(record: dict, index_type: str, data_type, payload: bytes) ->
         op = query["op"]
         expected = current_java_answer(index_type, data_type, op, query["result"])
         try:
-            result = getattr(reader, VISITORS[op["name"]])(*_arguments(op, data_type))
+            operator, literals = recorded_query(op, data_type)
+            result = operator.visit(reader, literals)
         except FileIndexError:
             return True, True
         if result_matches(result, expected):
             continue
         changed = True
-        if index_type != "bloom-filter" or not (expected == "SKIP" and result is REMAIN):
+        if index_type != "bloom-filter" or not (expected == SKIP.kind and result is REMAIN):
             harmful = True
     return changed, harmful
 

@@ -27,13 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def result_json(result) -> dict:
-    from fileindex.indexes.result import REMAIN, SKIP
+    from fileindex.indexes.result import Rows
 
-    if result is REMAIN:
-        return {"result": "REMAIN"}
-    if result is SKIP:
-        return {"result": "SKIP"}
-    return {"result": "ROWS", "cardinality": result.cardinality, "ranges": [list(r) for r in result.ranges()]}
+    return {"result": result.kind, **(result.to_json() if isinstance(result, Rows) else {})}
 
 
 def describe(answer: dict) -> str:

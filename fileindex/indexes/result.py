@@ -2,6 +2,7 @@
 
 Every result is a superset of the rows that truly match. ``REMAIN`` keeps the whole file, ``SKIP``
 drops it, and a :class:`Rows` result keeps just its rows (it *remains* iff it is non-empty).
+Its ``kind`` (``"REMAIN"``, ``"SKIP"``, ``"ROWS"``) names it wherever a result is written out.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from fileindex.indexes import roaring
 
 class FileIndexResult:
     __slots__ = ()
+    kind: str  # "REMAIN", "SKIP" or "ROWS"
 
     def remain(self) -> bool:
         raise NotImplementedError
@@ -26,52 +28,39 @@ class FileIndexResult:
         raise NotImplementedError
 
 
-class _Remain(FileIndexResult):
-    __slots__ = ()
+class _WholeFile(FileIndexResult):
+    """REMAIN or SKIP: an answer for the whole file, neutral for AND or for OR respectively."""
+
+    __slots__ = ("kind", "_remains")
+
+    def __init__(self, kind: str, remains: bool):
+        self.kind, self._remains = kind, remains
 
     def remain(self) -> bool:
-        return True
+        return self._remains
 
     def and_(self, other: FileIndexResult) -> FileIndexResult:
-        return other
+        return other if self._remains else self
 
     def or_(self, other: FileIndexResult) -> FileIndexResult:
-        return self
+        return self if self._remains else other
 
     def __repr__(self) -> str:
-        return "REMAIN"
+        return self.kind
 
     def __reduce__(self):
-        return "REMAIN"
+        return self.kind  # the module-level singleton of that name
 
 
-class _Skip(FileIndexResult):
-    __slots__ = ()
-
-    def remain(self) -> bool:
-        return False
-
-    def and_(self, other: FileIndexResult) -> FileIndexResult:
-        return self
-
-    def or_(self, other: FileIndexResult) -> FileIndexResult:
-        return other
-
-    def __repr__(self) -> str:
-        return "SKIP"
-
-    def __reduce__(self):
-        return "SKIP"
-
-
-REMAIN = _Remain()
-SKIP = _Skip()
+REMAIN: FileIndexResult = _WholeFile("REMAIN", True)
+SKIP: FileIndexResult = _WholeFile("SKIP", False)
 
 
 class Rows(FileIndexResult):
     """Candidate rows (Java's ``BitmapIndexResult``), as an immutable Roaring bitmap."""
 
     __slots__ = ("bitmap",)
+    kind = "ROWS"
 
     def __init__(self, rows: Iterable[int] | BitMap | FrozenBitMap = ()):
         if type(rows) is FrozenBitMap:  # most results: no copy, and no further checks
@@ -105,6 +94,10 @@ class Rows(FileIndexResult):
         firsts = np.concatenate(([rows[0]], rows[breaks + 1]))
         lasts = np.concatenate((rows[breaks], [rows[-1]]))
         return list(zip(firsts.tolist(), lasts.tolist()))
+
+    def to_json(self) -> dict:
+        """``{"cardinality": n, "ranges": [[first, last], ...]}``"""
+        return {"cardinality": self.cardinality, "ranges": [list(r) for r in self.ranges()]}
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Rows) and self.bitmap == other.bitmap

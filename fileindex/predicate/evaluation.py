@@ -18,7 +18,8 @@ from fileindex.errors import DecodeError, FileIndexError, under_type
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.registry import INDEX_TYPES, open_body
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
-from fileindex.predicate.tree import And, Leaf, Or, Predicate
+from fileindex.predicate.operators import Operator
+from fileindex.predicate.tree import And, Leaf, Or, Predicate, leaves
 from fileindex.types import DataType, column_type
 
 
@@ -48,16 +49,7 @@ class EmptyFileIndexReader(FileIndexReader):
 
 
 def visit(reader: FileIndexReader, leaf: Leaf) -> FileIndexResult:
-    function, values = leaf.function, leaf.literals
-    if function in ("is_null", "is_not_null"):
-        return getattr(reader, f"visit_{function}")()
-    if function in ("in", "not_in"):
-        return getattr(reader, f"visit_{function}")(list(values))
-    if function in ("between", "not_between"):
-        return getattr(reader, f"visit_{function}")(*values)
-    method = {"eq": "visit_equal", "neq": "visit_not_equal", "lt": "visit_less_than", "lte": "visit_less_or_equal",
-              "gt": "visit_greater_than", "gte": "visit_greater_or_equal"}[function]
-    return getattr(reader, method)(values[0])
+    return leaf.function.visit(reader, leaf.literals)
 
 
 @dataclass(frozen=True)
@@ -157,18 +149,15 @@ class _Evaluation:
             return FileIndexReader()
 
 
+_EQUALITIES = {Operator.EQ, Operator.NEQ, Operator.IN, Operator.NOT_IN}
+
+
 def _equality_literals(predicates: list[Predicate]) -> dict[str, list]:
     """Column → the non-null literals of every =, <>, IN and NOT IN on it."""
     literals: dict[str, list] = {}
-    for leaf in _leaves(predicates):
-        if leaf.function in ("eq", "neq", "in", "not_in"):
-            literals.setdefault(leaf.column, []).extend(v for v in leaf.literals if v is not None)
+    for predicate in predicates:
+        for leaf in leaves(predicate):
+            if leaf.function in _EQUALITIES:
+                literals.setdefault(leaf.column, []).extend(v for v in leaf.literals if v is not None)
     return literals
 
-
-def _leaves(predicates) -> Iterator[Leaf]:
-    for predicate in predicates:
-        if isinstance(predicate, Leaf):
-            yield predicate
-        else:
-            yield from _leaves(predicate.children)

@@ -21,18 +21,12 @@ import re
 
 from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
+from fileindex.predicate.operators import ANY, Operator
 from fileindex.predicate.parser import to_sql
 from fileindex.predicate.tree import And, Leaf, Or, Predicate
 from fileindex.types import DataType, column_type
 
-JAVA_FUNCTIONS = {"Equal": "eq", "NotEqual": "neq", "LessThan": "lt", "LessOrEqual": "lte",
-                  "GreaterThan": "gt", "GreaterOrEqual": "gte", "IsNull": "is_null", "IsNotNull": "is_not_null",
-                  "In": "in", "NotIn": "not_in", "Between": "between", "NotBetween": "not_between"}
-FUNCTION_NAMES = {ours: java for java, ours in JAVA_FUNCTIONS.items()}
 COMPOUNDS = {"And": And, "Or": Or}
-NO_LITERAL = {"is_null", "is_not_null"}
-TWO_LITERALS = {"between", "not_between"}
-ANY_LITERALS = {"in", "not_in"}
 
 SEPARATOR = ", "
 READINGS_LIMIT = 8  # enough to tell one reading from several; bounds the work on lists of ", "-strings
@@ -126,11 +120,12 @@ class _Reader:
                 return []
             kind = COMPOUNDS[function]
             return [kind(children) for children in self.sequence(open_at + 2, end - 2)]
-        if function not in JAVA_FUNCTIONS:
+        operator = Operator.from_java_name(function)
+        if operator is None:
             self.reasons.append((0, f"{function!r} is not a predicate function this project reads "
-                                    f"({', '.join(list(JAVA_FUNCTIONS) + list(COMPOUNDS))})"))
+                                    f"({java_function_names()})"))
             return []
-        return self.leaf(JAVA_FUNCTIONS[function], open_at + 1, end - 1)
+        return self.leaf(operator, open_at + 1, end - 1)
 
     def sequence(self, start: int, end: int, at_top: bool = True) -> list[tuple]:
         """The readings of ``text[start:end]`` as children separated by ", " (Java's ``PredicateBuilder``
@@ -148,9 +143,11 @@ class _Reader:
         self.sequences[key] = self.capped(found)
         return self.sequences[key]
 
-    def leaf(self, function: str, start: int, end: int) -> list[Leaf]:
+    def leaf(self, function: Operator, start: int, end: int) -> list[Leaf]:
         text, found = self.text, []
-        cuts = [(cut, cut + len(SEPARATOR)) for cut in self.separators_in(start, end)] + [(end, end)]
+        # Java prints ", " only before literals that print something: "Equal(name)" for one that prints empty
+        cuts = [(cut, cut + len(SEPARATOR)) for cut in self.separators_in(start, end)
+                if cut + len(SEPARATOR) < end] + [(end, end)]
         for field_end, literals_start in cuts:
             column = text[start:field_end]
             data_type = column_type(self.schema, column)
@@ -167,27 +164,27 @@ class _Reader:
 
     # -- literals ------------------------------------------------------------------------------
 
-    def literals(self, function: str, column: str, data_type: DataType, start: int, end: int) -> list[tuple]:
+    def literals(self, function: Operator, column: str, data_type: DataType, start: int, end: int) -> list[tuple]:
         """Every tuple of literals that ``text[start:end]`` prints. Java prints one literal bare,
         several as ``[a, b]``, and none, or one that prints empty, as nothing. ``PredicateBuilder``
         makes IN / NOT IN leaves of more than one literal only, so a bracketed list is read as
         its elements, and nothing as no literal."""
         body = self.text[start:end]
-        if function in NO_LITERAL:
+        if function.arity == 0:
             if body:
-                raise _NoReading(f"{FUNCTION_NAMES[function]} takes no literal")
+                raise _NoReading(f"{function.java_name} takes no literal")
             return [()]
         if not body:
-            if function in ANY_LITERALS:
+            if function.arity is ANY:
                 return [()]
-            if data_type.is_string and function not in TWO_LITERALS:
+            if data_type.is_string and function.arity == 1:
                 return [("",)]
-            raise _NoReading(f"{FUNCTION_NAMES[function]}({column}) lacks its literal")
+            raise _NoReading(f"{function.java_name}({column}) lacks its literal")
         found = []
-        if (function in ANY_LITERALS or function in TWO_LITERALS) and body.startswith("[") and body.endswith("]"):
+        if function.arity != 1 and body.startswith("[") and body.endswith("]"):
             found = [values for values in self.elements(data_type, column, start + 1, end - 1)
-                     if len(values) >= 2 and (function not in TWO_LITERALS or len(values) == 2)]
-        if not found and function not in TWO_LITERALS:
+                     if len(values) >= 2 and (function.arity is ANY or len(values) == function.arity)]
+        if not found and function.arity != 2:
             found = [(java_literal(body, data_type, column),)]
         if not found:
             raise _NoReading(f"{body!r} is not two literals of column {column!r} ({data_type})")
@@ -212,6 +209,11 @@ class _Reader:
                     break
             tails[begin] = self.capped(found)
         return tails[start]
+
+
+def java_function_names() -> str:
+    """Every function name Java prints, for messages."""
+    return ", ".join([*(op.java_name for op in Operator), *COMPOUNDS])
 
 
 def java_literal(text: str, data_type: DataType, column: str):

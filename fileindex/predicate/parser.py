@@ -18,6 +18,7 @@ import re
 
 from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
+from fileindex.predicate.operators import ANY, Operator
 from fileindex.predicate.tree import (
     And,
     Leaf,
@@ -44,7 +45,6 @@ _TOKEN = re.compile(r"""
 
 RESERVED = {"AND", "OR", "NOT", "IS", "NULL", "IN", "BETWEEN", "TRUE", "FALSE"}  # never a bare column name
 KEYWORDS = RESERVED | {"DATE", "TIMESTAMP", "NAN", "INFINITY", "X"}  # printed column names avoid these too
-_OPS = {"=": "eq", "<>": "neq", "!=": "neq", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte"}
 
 
 class _Parser(TokenStream):
@@ -126,11 +126,11 @@ class _Parser(TokenStream):
         token = self.peek()
         if token and token[0] == "op":
             self.next()
-            return Leaf(_OPS[token[1]], column, (self.converted(data_type, column),))
+            return Leaf(Operator.from_sql_symbol(token[1]), column, (self.converted(data_type, column),))
         if self.accept_word("IS"):
             negated = self.accept_word("NOT")
             self.expect_word("NULL")
-            return Leaf("is_not_null" if negated else "is_null", column)
+            return Leaf(Operator.IS_NOT_NULL if negated else Operator.IS_NULL, column)
         negated = self.accept_word("NOT")
         if self.accept_word("IN"):
             self.expect_symbol("(")
@@ -145,7 +145,7 @@ class _Parser(TokenStream):
             low = self.converted(data_type, column)
             self.expect_word("AND")
             high = self.converted(data_type, column)
-            return Leaf("not_between" if negated else "between", column, (low, high))
+            return Leaf(Operator.NOT_BETWEEN if negated else Operator.BETWEEN, column, (low, high))
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
 
     def converted(self, data_type: DataType, column: str):
@@ -242,9 +242,6 @@ def parse_predicate(text: str, schema: dict[str, DataType]) -> Predicate:
 
 # ------------------------------------------------------------------------------------------ printing
 
-_SYMBOLS = {"eq": "=", "neq": "<>", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
-
-
 def column_sql(column: str) -> str:
     if column.endswith("]") and "[" in column:
         name, key = column[:column.index("[")], column[column.index("[") + 1:-1]
@@ -260,14 +257,11 @@ def to_sql(predicate: Predicate, data_types: dict[str, DataType] | None = None) 
         return " OR ".join(_grouped(c, data_types) for c in predicate.children)
     column, values = column_sql(predicate.column), [_literal(v, predicate.column, data_types)
                                                     for v in predicate.literals]
-    function = predicate.function
-    if function in _SYMBOLS:
-        return f"{column} {_SYMBOLS[function]} {values[0]}"
-    if function in ("is_null", "is_not_null"):
-        return f"{column} IS {'NOT ' if function == 'is_not_null' else ''}NULL"
-    if function in ("in", "not_in"):
-        return f"{column} {'NOT ' if function == 'not_in' else ''}IN ({', '.join(values)})"
-    return f"{column} {'NOT ' if function == 'not_between' else ''}BETWEEN {values[0]} AND {values[1]}"
+    operator = predicate.function
+    if operator.arity is ANY:
+        return f"{column} {operator.sql} ({', '.join(values)})"
+    shown = values[:operator.arity]  # BETWEEN a AND b
+    return f"{column} {operator.sql} {' AND '.join(shown)}" if shown else f"{column} {operator.sql}"
 
 
 def _grouped(child: Predicate, data_types) -> str:

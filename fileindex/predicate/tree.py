@@ -1,6 +1,7 @@
 """Predicates as Paimon's ``Predicate`` tree: immutable leaves and n-ary AND/OR, NOT pushed to leaves.
 
-A leaf names a container column (a map-key index column is ``m[k]``) and holds literals already
+A leaf names a container column (a map-key index column is ``m[k]``), its function (an
+:class:`~fileindex.predicate.operators.Operator`; its name is accepted) and holds literals already
 converted to the column's type. ``negate`` pushes NOT down by De Morgan and by flipping each
 leaf function, which is exact under SQL's three-valued logic (NOT (a < 3) is a >= 3; rows where a
 is null satisfy neither). ``PredicateBuilder``-style helpers build IN as an OR of equalities for
@@ -11,24 +12,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Union
 
+from fileindex.errors import UsageError
+from fileindex.predicate.operators import Operator
+
 IN_THRESHOLD = 20  # PredicateBuilder: <= 20 literals become OR of Equal, more an In leaf
 
-FUNCTIONS = ("eq", "neq", "lt", "lte", "gt", "gte", "in", "not_in", "is_null", "is_not_null",
-             "between", "not_between")
-NEGATION = {"eq": "neq", "neq": "eq", "lt": "gte", "gte": "lt", "lte": "gt", "gt": "lte", "in": "not_in",
-            "not_in": "in", "is_null": "is_not_null", "is_not_null": "is_null", "between": "not_between",
-            "not_between": "between"}
 
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Leaf:
-    function: str
+    function: Operator
     column: str
     literals: tuple = ()
 
-    def __post_init__(self):
-        if self.function not in FUNCTIONS:
-            raise ValueError(f"unknown predicate function {self.function!r}")
+    def __init__(self, function: Operator | str, column: str, literals: tuple = ()):
+        if type(function) is not Operator:
+            try:
+                function = Operator(function)
+            except (ValueError, TypeError):
+                raise UsageError(f"unknown predicate function {function!r}: use one of "
+                                 f"{', '.join(Operator)}") from None
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "literals", literals)
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,7 @@ def _flatten(kind, children: Iterable[Predicate]):
 
 def negate(predicate: Predicate) -> Predicate:
     if isinstance(predicate, Leaf):
-        return Leaf(NEGATION[predicate.function], predicate.column, predicate.literals)
+        return Leaf(predicate.function.negation, predicate.column, predicate.literals)
     if isinstance(predicate, And):
         return or_(*(negate(c) for c in predicate.children))
     return and_(*(negate(c) for c in predicate.children))
@@ -74,8 +79,8 @@ def in_(column: str, literals: Iterable) -> Predicate:
     """``PredicateBuilder.in``: OR of equalities for <= 20 literals, an IN leaf above (or when empty)."""
     values = tuple(literals)
     if 0 < len(values) <= IN_THRESHOLD:
-        return or_(*(Leaf("eq", column, (v,)) for v in values))
-    return Leaf("in", column, values)
+        return or_(*(Leaf(Operator.EQ, column, (v,)) for v in values))
+    return Leaf(Operator.IN, column, values)
 
 
 def not_in(column: str, literals: Iterable) -> Predicate:
@@ -101,4 +106,4 @@ def null_comparisons(predicate: Predicate) -> list[str]:
     """Columns compared with a NULL literal (``c = NULL``, ``c IN (NULL)``, ...): never true in SQL, though
     Java's bitmap answers ``= NULL`` with the null rows."""
     return list(dict.fromkeys(leaf.column for leaf in leaves(predicate)
-                              if leaf.function not in ("is_null", "is_not_null") and None in leaf.literals))
+                              if leaf.function.arity != 0 and None in leaf.literals))

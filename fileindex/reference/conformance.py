@@ -27,7 +27,7 @@ from fileindex.container.head import MAGIC, VERSION
 from fileindex.container.writer import FORMAT_VERSION_OPTION
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes.registry import INDEX_TYPES
-from fileindex.indexes.result import Rows
+from fileindex.indexes.result import SKIP, Rows
 from fileindex.java import utf as java_utf
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.java import parse_java_predicate
@@ -35,19 +35,12 @@ from fileindex.reference.construct_parser import parse_with_construct
 from fileindex.reference.predicate_json import predicate_from_json
 from fileindex.reference.vector_format import (
     current_java_answer,
+    recorded_query,
     result_matches,
     to_arrow,
     value_from_json,
 )
 from fileindex.types import parse_type
-
-VISITORS = {
-    "is_null": "visit_is_null", "is_not_null": "visit_is_not_null", "eq": "visit_equal",
-    "neq": "visit_not_equal", "lt": "visit_less_than", "lte": "visit_less_or_equal",
-    "gt": "visit_greater_than", "gte": "visit_greater_or_equal", "in": "visit_in",
-    "not_in": "visit_not_in", "between": "visit_between",
-}
-
 
 CORPUS = "corpus"  # the folder's own checks: every record, dataset and file read, the manifest's counts
 MULTI = "multi-column"
@@ -92,18 +85,6 @@ def _layout(index_type: str, payload: bytes | None, options: dict | None = None)
     """The layout a record is counted under: its index type's (bitmap's by the version it says)."""
     index = INDEX_TYPES.get(index_type)
     return index_type if index is None else index.layout_of(payload, options)
-
-
-def _arguments(op: dict, data_type):
-    name = op["name"]
-    convert = lambda raw: value_from_json(raw, data_type)  # noqa: E731
-    if name in ("is_null", "is_not_null"):
-        return ()
-    if name in ("in", "not_in"):
-        return ([convert(v) for v in op["literals"]],)
-    if name == "between":
-        return tuple(convert(v) for v in op["literals"])
-    return (convert(op["literal"]),)
 
 
 class _Datasets:
@@ -298,7 +279,8 @@ def check_record(folder: Path, record: dict, datasets: _Datasets, report: Report
         op = query["op"]
         expected = current_java_answer(index_type, data_type, op, query["result"])
         try:
-            result = getattr(reader, VISITORS[op["name"]])(*_arguments(op, data_type))
+            operator, literals = recorded_query(op, data_type)
+            result = operator.visit(reader, literals)
             ok = result_matches(result, expected)
             detail = f"{name} {op}: got {result!r}, expected {expected}"
         except FileIndexError as err:
@@ -405,7 +387,7 @@ def head_json(container: FileIndexContainer) -> dict:
 def whole_file_matches(result, expected) -> bool:
     """Java visits a column's indexes in HashSet (identity) order: where two of them disagree on
     emptiness it may answer SKIP or an empty row set, and both mean "not remain" (spec 9.2)."""
-    empty = expected == "SKIP" or (isinstance(expected, dict) and expected.get("cardinality") == 0)
+    empty = expected == SKIP.kind or (isinstance(expected, dict) and expected.get("cardinality") == 0)
     if empty:
         return not result.remain() or (isinstance(result, Rows) and result.cardinality == 0)
     return result_matches(result, expected)

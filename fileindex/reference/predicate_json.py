@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
-from fileindex.predicate.java import ANY_LITERALS, COMPOUNDS, FUNCTION_NAMES, JAVA_FUNCTIONS, NO_LITERAL, TWO_LITERALS
+from fileindex.predicate.java import COMPOUNDS, java_function_names
+from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import And, Leaf, Predicate
 from fileindex.reference.vector_format import value_from_json, value_to_json
 from fileindex.types import DataType, column_type, parse_type
@@ -23,7 +24,7 @@ def predicate_to_json(predicate: Predicate, schema: dict[str, DataType]) -> dict
         return {"function": "And" if isinstance(predicate, And) else "Or",
                 "children": [predicate_to_json(c, schema) for c in predicate.children]}
     data_type = column_type(schema, predicate.column)
-    return {"function": FUNCTION_NAMES[predicate.function], "column": predicate.column, "type": str(data_type),
+    return {"function": predicate.function.java_name, "column": predicate.column, "type": str(data_type),
             "literals": [value_to_json(v, data_type) for v in predicate.literals]}
 
 
@@ -38,8 +39,9 @@ def predicate_from_json(form, schema: dict[str, DataType], where: str = "java_pr
             raise UsageError(f"{where}: {function} takes a list of two or more \"children\"")
         return COMPOUNDS[function](tuple(predicate_from_json(c, schema, f"{where}.children[{i}]")
                                          for i, c in enumerate(children)))
-    if function not in JAVA_FUNCTIONS:
-        raise UsageError(f"{where}: unknown function {function!r} (one of {', '.join([*JAVA_FUNCTIONS, *COMPOUNDS])})")
+    operator = Operator.from_java_name(function)
+    if operator is None:
+        raise UsageError(f"{where}: unknown function {function!r} (one of {java_function_names()})")
     column, literals = form.get("column"), form.get("literals", [])
     data_type = column_type(schema, column) if isinstance(column, str) else None
     if data_type is None:
@@ -51,8 +53,7 @@ def predicate_from_json(form, schema: dict[str, DataType], where: str = "java_pr
         same_type = False
     if not same_type:
         raise UsageError(f"{where}: type {declared!r} is not the type of column {column!r}, {data_type}")
-    ours = JAVA_FUNCTIONS[function]
-    wanted = 0 if ours in NO_LITERAL else 2 if ours in TWO_LITERALS else None if ours in ANY_LITERALS else 1
+    wanted = operator.arity
     if not isinstance(literals, list) or (wanted is not None and len(literals) != wanted):
         takes = {0: "no literal", 1: "one literal", 2: "two literals", None: "literals"}[wanted]
         raise UsageError(f"{where}: {function} takes {takes} in a list, found {literals!r}")
@@ -62,4 +63,4 @@ def predicate_from_json(form, schema: dict[str, DataType], where: str = "java_pr
             values.append(lit.convert(value_from_json(raw, data_type), data_type, column))
         except (UsageError, ValueError, TypeError, KeyError) as err:
             raise UsageError(f"{where}.literals[{i}]: {raw!r} is not a {data_type} literal ({err})") from None
-    return Leaf(ours, column, tuple(values))
+    return Leaf(operator, column, tuple(values))

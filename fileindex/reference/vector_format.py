@@ -13,8 +13,9 @@ import hashlib
 
 import numpy as np
 
-from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.java.text import java_float_text
+from fileindex.predicate.operators import Operator
 from fileindex.types import DataType
 from fileindex.values import Timestamp, float32
 
@@ -50,14 +51,17 @@ def value_to_json(value, data_type: DataType):
     return value
 
 
+def recorded_query(op: dict, data_type: DataType) -> tuple[Operator, tuple]:
+    """A recorded query's operator and literals: ``{"name": "eq", "literal": 5}``, ``"literals"`` for
+    IN, NOT IN and BETWEEN, neither for IS [NOT] NULL."""
+    operator = Operator(op["name"])
+    raw = () if operator.arity == 0 else (op["literal"],) if operator.arity == 1 else op["literals"]
+    return operator, tuple(value_from_json(v, data_type) for v in raw)
+
+
 def result_to_json(result: FileIndexResult) -> object:
-    """A result in the recorded shape (always with full ranges)."""
-    if result is REMAIN:
-        return "REMAIN"
-    if result is SKIP:
-        return "SKIP"
-    assert isinstance(result, Rows)
-    return {"cardinality": result.cardinality, "ranges": [list(r) for r in result.ranges()]}
+    """A result in the recorded shape: its kind, or its rows (always with full ranges)."""
+    return result.to_json() if isinstance(result, Rows) else result.kind
 
 
 def result_matches(result: FileIndexResult, expected) -> bool:
@@ -75,9 +79,6 @@ def result_matches(result: FileIndexResult, expected) -> bool:
     )
 
 
-VALUE_OPS = {"eq", "neq", "lt", "lte", "gt", "gte", "in", "not_in", "between"}
-
-
 def current_java_answer(index_type: str, data_type: DataType, op: dict, recorded):
     """The answer current Java gives where recorded vectors predate a fix.
 
@@ -88,8 +89,8 @@ def current_java_answer(index_type: str, data_type: DataType, op: dict, recorded
 
     index = INDEX_TYPES.get(index_type)
     if data_type.is_timestamp and data_type.precision > 6 and index is not None and index.nano_timestamps_remain \
-            and op["name"] in VALUE_OPS:
-        return "REMAIN"
+            and Operator(op["name"]).arity != 0:
+        return REMAIN.kind
     return recorded
 
 

@@ -13,6 +13,7 @@ import math
 
 from fileindex.errors import UsageError
 from fileindex.pipeline.truth import split_column
+from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, or_
 from fileindex.types import DataType, column_type
 from fileindex.values import Timestamp
@@ -38,18 +39,19 @@ def widen_signed_zeros(predicate: Predicate, types: dict[str, DataType]) -> Pred
     if data_type is None or data_type.root not in ("FLOAT", "DOUBLE"):
         return predicate
     function, literals = predicate.function, predicate.literals
-    if function == "eq" and _is_zero(literals[0]):
-        return or_(predicate, Leaf("eq", predicate.column, (_other_zero(literals[0]),)))
-    if function == "in" and any(_is_zero(v) for v in literals):
+    if function == Operator.EQ and _is_zero(literals[0]):
+        return or_(predicate, Leaf(Operator.EQ, predicate.column, (_other_zero(literals[0]),)))
+    if function == Operator.IN and any(_is_zero(v) for v in literals):
         extra = tuple(_other_zero(v) for v in literals if _is_zero(v))
-        return Leaf("in", predicate.column, literals + extra)
-    if function == "lte" and _is_zero(literals[0]):
-        return Leaf("lte", predicate.column, (0.0,))
-    if function == "gte" and _is_zero(literals[0]):
-        return Leaf("gte", predicate.column, (-0.0,))
-    if function == "between":
+        return Leaf(Operator.IN, predicate.column, literals + extra)
+    if function == Operator.LTE and _is_zero(literals[0]):
+        return Leaf(Operator.LTE, predicate.column, (0.0,))
+    if function == Operator.GTE and _is_zero(literals[0]):
+        return Leaf(Operator.GTE, predicate.column, (-0.0,))
+    if function == Operator.BETWEEN:
         low, high = literals
-        return Leaf("between", predicate.column, (-0.0 if _is_zero(low) else low, 0.0 if _is_zero(high) else high))
+        widened = (-0.0 if _is_zero(low) else low, 0.0 if _is_zero(high) else high)
+        return Leaf(Operator.BETWEEN, predicate.column, widened)
     return predicate  # strict comparisons and negations: Spark's answer is within Paimon's
 
 
@@ -72,22 +74,14 @@ def to_column(predicate: Predicate, types: dict[str, DataType]):
     if key is not None:
         column = column.getItem(key)
     data_type = column_type(types, predicate.column)
-    function = predicate.function
     values = [spark_literal(v, data_type, predicate.column) for v in predicate.literals]
-    if function == "is_null":
-        return column.isNull()
-    if function == "is_not_null":
-        return column.isNotNull()
-    if function == "in":
-        return column.isin(values)
-    if function == "not_in":
-        return ~column.isin(values)
-    if function == "between":
-        return column.between(values[0], values[1])
-    if function == "not_between":
-        return ~column.between(values[0], values[1])
-    operator = {"eq": "__eq__", "neq": "__ne__", "lt": "__lt__", "lte": "__le__", "gt": "__gt__", "gte": "__ge__"}
-    return getattr(column, operator[function])(values[0])
+    return _filter(column, predicate.function, values)
+
+
+def _filter(column, operator: Operator, values: list):
+    if operator.spark_method is None:  # NOT IN, NOT BETWEEN
+        return ~_filter(column, operator.negation, values)
+    return getattr(column, operator.spark_method)(*operator.arguments(values))
 
 
 def spark_literal(value, data_type: DataType | None, column: str):

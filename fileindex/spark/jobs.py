@@ -266,7 +266,7 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
         stats.rows_total += row["rows"]
         stats.files_without_index += row["index"] == "none"
         stats.index_problems += bool(row["note"])
-        if row["result"] == "SKIP":
+        if row["result"] == SKIP.kind:
             continue
         stats.files_read += 1
         stats.rows_read += row["rows_to_read"]
@@ -308,7 +308,7 @@ def _verdict_row(item: _Numbered, *, predicate, extended) -> dict:
     verdict = evaluate_file(item.task, predicate, extended=extended)
     result = verdict.result
     return {"task": item.number, "file": verdict.file, "rows": verdict.rows, "index": verdict.index,
-            "result": "SKIP" if result is SKIP else "ROWS" if isinstance(result, Rows) else "REMAIN",
+            "result": result.kind,
             "rows_to_read": rows_to_read(verdict, item.task.deleted_rows()),
             "candidates": result.bitmap.serialize() if isinstance(result, Rows) else None, "note": verdict.note}
 

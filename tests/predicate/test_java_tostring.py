@@ -61,6 +61,8 @@ def test_texts_java_wrote(text, expected):
     ("Equal(id, 1", "is not Function(field[, literals])"),
     ("Between(id, [1, 2, 3])", "is not two literals of column 'id'"),
     ("IsNull(id, 3)", "IsNull takes no literal"),
+    ("IsNull(id, )", "no column of the schema is named 'id, '"),  # Java prints no ", " before nothing
+    ("Equal(name, )", "no column of the schema is named 'name, '"),
     ("Between(name, [a, b, c])", "reads 2 ways against the schema"),
     ("In(name, [a, b, c])", "reads 3 ways against the schema"),
 ])
