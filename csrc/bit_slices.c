@@ -19,7 +19,9 @@ int fi_bit_slices_valid(int width, int first_bit, int num_bits)
     return (width == 4 || width == 8) && first_bit >= 0 && num_bits >= 0 && first_bit + num_bits <= 64;
 }
 
-void fi_bit_slice_counts(const uint8_t *values, int width, size_t n, int first_bit, int num_bits, size_t *counts)
+/* the loops below, with width a constant in each copy (the callers branch on it once) */
+static inline void counts_of(const uint8_t *values, const int width, size_t n, int first_bit, int num_bits,
+                             size_t *counts)
 {
     const int shift = num_bits ? first_bit : 0;
     const uint64_t kept = kept_bits(num_bits);
@@ -28,8 +30,8 @@ void fi_bit_slice_counts(const uint8_t *values, int width, size_t n, int first_b
             counts[__builtin_ctzll(bits)]++;
 }
 
-void fi_bit_slice_rows(const uint8_t *rows, const uint8_t *values, int width, size_t n, int first_bit, int num_bits,
-                       uint8_t **out)
+static inline void rows_of(const uint8_t *rows, const uint8_t *values, const int width, size_t n, int first_bit,
+                           int num_bits, uint8_t **out)
 {
     const int shift = num_bits ? first_bit : 0;
     const uint64_t kept = kept_bits(num_bits);
@@ -39,4 +41,21 @@ void fi_bit_slice_rows(const uint8_t *rows, const uint8_t *values, int width, si
             memcpy(out[b], rows + 4 * i, 4);
             out[b] += 4;
         }
+}
+
+void fi_bit_slice_counts(const uint8_t *values, int width, size_t n, int first_bit, int num_bits, size_t *counts)
+{
+    if (width == 8)
+        counts_of(values, 8, n, first_bit, num_bits, counts);
+    else
+        counts_of(values, 4, n, first_bit, num_bits, counts);
+}
+
+void fi_bit_slice_rows(const uint8_t *rows, const uint8_t *values, int width, size_t n, int first_bit, int num_bits,
+                       uint8_t **out)
+{
+    if (width == 8)
+        rows_of(rows, values, 8, n, first_bit, num_bits, out);
+    else
+        rows_of(rows, values, 4, n, first_bit, num_bits, out);
 }

@@ -163,7 +163,10 @@ void fi_bloom_add_strings(uint8_t *bits, uint32_t num_bits, int k, const uint8_t
                           int width, size_t n)
 {
     fastmod_t f = fastmod_for(num_bits);
-    BLOOM_ADD(bits, f, k, n, fi_string_hash(data, offsets, width, i));
+    if (width == 8)  /* a copy of the loop for each width, the branch out of it */
+        BLOOM_ADD(bits, f, k, n, fi_string_hash(data, offsets, 8, i));
+    else
+        BLOOM_ADD(bits, f, k, n, fi_string_hash(data, offsets, 4, i));
 }
 
 void fi_bloom_test_hashes(const uint8_t *bits, uint32_t num_bits, int k, const uint8_t *hashes, size_t n,

@@ -18,8 +18,17 @@ void fi_wang_mix(const uint8_t *keys, size_t n, uint8_t *out)
         fi_store64(out + 8 * i, fi_wang(fi_load64(keys + 8 * i)));
 }
 
-void fi_xxh64_offsets(const uint8_t *data, const uint8_t *offsets, int width, size_t n, uint8_t *out)
+static inline void xxh64_offsets_of(const uint8_t *data, const uint8_t *offsets, const int width, size_t n,
+                                    uint8_t *out)
 {
     for (size_t i = 0; i < n; i++)
         fi_store64(out + 8 * i, fi_string_hash(data, offsets, width, i));
+}
+
+void fi_xxh64_offsets(const uint8_t *data, const uint8_t *offsets, int width, size_t n, uint8_t *out)
+{
+    if (width == 8)  /* a copy of the loop for each width, the branch out of it */
+        xxh64_offsets_of(data, offsets, 8, n, out);
+    else
+        xxh64_offsets_of(data, offsets, 4, n, out);
 }
