@@ -1,21 +1,52 @@
-"""The compiled loops (``fileindex/_kernels.c``), or ``None`` where the numpy reference path runs.
+"""The compiled loops (``fileindex._kernels``, from ``csrc/``), or ``None`` where the numpy reference path runs.
 
 The extension is built at install when a C compiler is present. ``FILEINDEX_KERNELS`` chooses:
 unset or ``auto`` uses it when it imports, ``python`` never uses it (the reference path, as on a
 machine without a compiler), ``compiled`` requires it and fails on import otherwise. Both paths
 give the same bytes and answers (tests/test_kernels.py). The choice is made once per process, at
 import, from the environment: a Spark executor makes it again from its own.
+
+``Kernels`` is the extension's surface as a type (its stub, ``_kernels.pyi``, documents each call;
+a type checker holds the module to this protocol, and tests/test_kernels.py the names and
+signatures of both to the built module).
 """
 from __future__ import annotations
 
 import os
-from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, TypeAlias
+
+if TYPE_CHECKING:
+    import numpy as np
+    from typing_extensions import Buffer
+
+    from fileindex._kernels import ByteStream
+
+    BufferLike: TypeAlias = Buffer | np.ndarray  # numpy's stubs make ndarray a Buffer from Python 3.12 only
 
 ENVIRONMENT = "FILEINDEX_KERNELS"
 CHOICES = ("auto", "compiled", "python")
 
 
-def _load() -> ModuleType | None:
+class Kernels(Protocol):
+    ByteStream: type[ByteStream]
+
+    def wang_mix(self, keys: BufferLike, out: BufferLike) -> None: ...
+    def wang_mix_one(self, key: int) -> int: ...
+    def xxh64_offsets(self, data: BufferLike, offsets: BufferLike, width: int, out: BufferLike) -> None: ...
+    def bloom_add_hashes(self, bits: BufferLike, hashes: BufferLike, num_bits: int, k: int) -> None: ...
+    def bloom_add_longs(self, bits: BufferLike, keys: BufferLike, num_bits: int, k: int) -> None: ...
+    def bloom_add_strings(self, bits: BufferLike, data: BufferLike, offsets: BufferLike, width: int, num_bits: int,
+                          k: int) -> None: ...
+    def bloom_test_hashes(self, bits: BufferLike, hashes: BufferLike, num_bits: int, k: int,
+                          out: BufferLike) -> None: ...
+    def bloom_test_hash(self, bits: BufferLike, num_bits: int, k: int, hash: int) -> bool: ...
+    def bloom_test_value(self, bits: BufferLike, num_bits: int, k: int, value: int | BufferLike) -> bool: ...
+    def bit_slices(self, rows: BufferLike, values: BufferLike, width: int, first_bit: int,
+                   num_bits: int) -> list[bytes]: ...
+    def roaring_size(self, data: BufferLike, start: int) -> int: ...
+
+
+def _load() -> Kernels | None:
     choice = os.environ.get(ENVIRONMENT, "auto").strip().lower() or "auto"
     if choice not in CHOICES:
         raise ImportError(f"{ENVIRONMENT}={choice!r}: use one of {', '.join(CHOICES)}")
@@ -31,7 +62,7 @@ def _load() -> ModuleType | None:
     return _kernels
 
 
-compiled = _load()
+compiled: Kernels | None = _load()
 
 
 def describe() -> str:

@@ -5,14 +5,17 @@
 here: FILEINDEX_KERNELS=python is the only way to run without them (the fallback job in .ci/run,
 which deselects the tests marked ``compiled``).
 """
+import ast
+import inspect
 import os
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import JAVA_VECTORS
+from conftest import JAVA_VECTORS, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap
@@ -45,6 +48,31 @@ def both_paths(fn):
 def test_the_kernels_are_built_and_chosen():
     assert kernels.compiled is not None, "fileindex._kernels did not build: is a C compiler installed?"
     assert kernels.describe().startswith("compiled")
+
+
+def _signatures(functions, skip: int) -> dict[str, tuple]:
+    """name -> (parameters with their annotations, return annotation), ``skip`` leading parameters left out"""
+    return {f.name: (tuple((a.arg, ast.unparse(a.annotation)) for a in f.args.args[skip:]), ast.unparse(f.returns))
+            for f in functions if isinstance(f, ast.FunctionDef)}
+
+
+@compiled_only
+def test_the_stub_and_the_protocol_describe_the_built_module():
+    stub = ast.parse((ROOT / "fileindex" / "_kernels.pyi").read_text()).body
+    (protocol,) = [n for n in ast.parse(inspect.getsource(kernels)).body
+                   if isinstance(n, ast.ClassDef) and n.name == "Kernels"]
+    functions = _signatures(stub, 0)
+    assert functions == _signatures(protocol.body, 1)
+    classes = {n.name: n for n in stub if isinstance(n, ast.ClassDef)}
+    attributes = {n.target.id for n in protocol.body if isinstance(n, ast.AnnAssign)}
+    public = {name for name in dir(kernels.compiled) if not name.startswith("_")}
+    assert public == set(functions) | set(classes) == set(_signatures(protocol.body, 1)) | attributes
+    for name, (parameters, _) in functions.items():  # each docstring opens with the call: name(parameters)
+        called = re.match(r"(\w+)\(([^)]*)\)", getattr(kernels.compiled, name).__doc__)
+        assert called and called[1] == name and called[2].split(", ") == [p for p, _ in parameters], name
+    stream = classes["ByteStream"]
+    methods = {name for name in dir(kernels.compiled.ByteStream) if not name.startswith("_")}
+    assert methods == set(_signatures(stream.body, 1)) - {"__init__"}
 
 
 @pytest.mark.parametrize("choice, expected", [

@@ -1,0 +1,349 @@
+/*
+ * fileindex._kernels: the Python API of the loops in csrc/ (see fileindex/_kernels.pyi).
+ *
+ * Each function takes contiguous buffers (numpy arrays, bytes, bytearray), checks their sizes and
+ * the loops' preconditions (raising ValueError), and runs the loop without the GIL, so callers may
+ * split a column across threads. The numpy code in fileindex/java and fileindex/indexes is the
+ * reference: tests/test_kernels.py compares both on every vector.
+ */
+#include "layer.h"
+
+#include "bit_slices.h"
+#include "bloom.h"
+#include "hashing.h"
+#include "roaring.h"
+
+/* ----------------------------------------------------------------------- argument checks */
+
+/* count elements of `width` bytes in a buffer whose size must be a multiple of it */
+static int element_count(Py_buffer *b, Py_ssize_t width, const char *name, Py_ssize_t *count)
+{
+    if (b->len % width) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes is not a whole number of %zd-byte elements", name, b->len, width);
+        return -1;
+    }
+    *count = b->len / width;
+    return 0;
+}
+
+/* out holds one answer (`outputs`) per input (`inputs`) */
+static int same_count(Py_ssize_t out, Py_ssize_t in, const char *outputs, const char *inputs)
+{
+    if (out == in)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "out holds %zd %s for %zd %s", out, outputs, in, inputs);
+    return -1;
+}
+
+static int check_bloom(Py_buffer *bits, long long num_bits)
+{
+    if (fi_bloom_holds((size_t)bits->len, num_bits))
+        return 0;
+    PyErr_Format(PyExc_ValueError, "bit set of %zd bytes does not hold num_bits=%lld (a positive multiple of 8)",
+                 bits->len, num_bits);
+    return -1;
+}
+
+/* Offsets of an Arrow string/binary array: count+1 non-decreasing values inside data. */
+static int check_offsets(Py_buffer *data, Py_buffer *offsets, int width, Py_ssize_t *count)
+{
+    if (width != 4 && width != 8) {
+        PyErr_Format(PyExc_ValueError, "offset width %d: Arrow offsets are 4 or 8 bytes", width);
+        return -1;
+    }
+    Py_ssize_t n;
+    if (element_count(offsets, width, "offsets", &n) < 0)
+        return -1;
+    if (n == 0) {
+        PyErr_SetString(PyExc_ValueError, "offsets: an Arrow offsets buffer holds at least one offset");
+        return -1;
+    }
+    int64_t bad = fi_offsets_first_bad(offsets->buf, width, (size_t)n, (size_t)data->len);
+    if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError, "offsets[%zd] = %lld is outside the %zd data bytes or decreases",
+                     (Py_ssize_t)bad, (long long)fi_offset_at(offsets->buf, width, (size_t)bad), data->len);
+        return -1;
+    }
+    *count = n - 1;
+    return 0;
+}
+
+/* ----------------------------------------------------------------------- hashing */
+
+static PyObject *py_wang_mix(PyObject *self, PyObject *args)
+{
+    Py_buffer keys, out;
+    Py_ssize_t n, m;
+    if (!PyArg_ParseTuple(args, "y*w*", &keys, &out))
+        return NULL;
+    PyObject *result = NULL;
+    if (element_count(&keys, 8, "keys", &n) < 0 || element_count(&out, 8, "out", &m) < 0 ||
+        same_count(m, n, "hashes", "keys") < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    fi_wang_mix(keys.buf, (size_t)n, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *py_wang_mix_one(PyObject *self, PyObject *arg)
+{
+    long long key = PyLong_AsLongLong(arg);
+    if (key == -1 && PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLongLong((long long)fi_wang((uint64_t)key));
+}
+
+static PyObject *py_xxh64_offsets(PyObject *self, PyObject *args)
+{
+    Py_buffer data, offsets, out;
+    int width;
+    Py_ssize_t n, m;
+    if (!PyArg_ParseTuple(args, "y*y*iw*", &data, &offsets, &width, &out))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_offsets(&data, &offsets, width, &n) < 0 || element_count(&out, 8, "out", &m) < 0 ||
+        same_count(m, n, "hashes", "strings") < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    fi_xxh64_offsets(data.buf, offsets.buf, width, (size_t)n, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* ----------------------------------------------------------------------- bloom */
+
+/* bloom_add_hashes and bloom_add_longs: `mix` says whether the int64 inputs are keys to hash first */
+static PyObject *bloom_add_int64(PyObject *args, int mix)
+{
+    Py_buffer bits, values;
+    long long num_bits;
+    int k;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "w*y*Li", &bits, &values, &num_bits, &k))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) < 0 || element_count(&values, 8, mix ? "keys" : "hashes", &n) < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    if (mix)
+        fi_bloom_add_longs(bits.buf, (uint32_t)num_bits, k, values.buf, (size_t)n);
+    else
+        fi_bloom_add_hashes(bits.buf, (uint32_t)num_bits, k, values.buf, (size_t)n);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&values);
+    return result;
+}
+
+static PyObject *py_bloom_add_hashes(PyObject *self, PyObject *args) { return bloom_add_int64(args, 0); }
+
+static PyObject *py_bloom_add_longs(PyObject *self, PyObject *args) { return bloom_add_int64(args, 1); }
+
+static PyObject *py_bloom_add_strings(PyObject *self, PyObject *args)
+{
+    Py_buffer bits, data, offsets;
+    int width, k;
+    long long num_bits;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "w*y*y*iLi", &bits, &data, &offsets, &width, &num_bits, &k))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) < 0 || check_offsets(&data, &offsets, width, &n) < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    fi_bloom_add_strings(bits.buf, (uint32_t)num_bits, k, data.buf, offsets.buf, width, (size_t)n);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    return result;
+}
+
+static PyObject *py_bloom_test_hashes(PyObject *self, PyObject *args)
+{
+    Py_buffer bits, hashes, out;
+    long long num_bits;
+    int k;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*Liw*", &bits, &hashes, &num_bits, &k, &out))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) < 0 || element_count(&hashes, 8, "hashes", &n) < 0 ||
+        same_count(out.len, n, "answers", "hashes") < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    fi_bloom_test_hashes(bits.buf, (uint32_t)num_bits, k, hashes.buf, (size_t)n, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&bits);
+    PyBuffer_Release(&hashes);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyObject *py_bloom_test_hash(PyObject *self, PyObject *args)
+{
+    Py_buffer bits;
+    long long num_bits, hash;
+    int k;
+    if (!PyArg_ParseTuple(args, "y*LiL", &bits, &num_bits, &k, &hash))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) == 0)
+        result = PyBool_FromLong(fi_bloom_test_hash(bits.buf, (uint32_t)num_bits, k, (uint64_t)hash));
+    PyBuffer_Release(&bits);
+    return result;
+}
+
+/* FastHash of one literal: an int is a key (Wang's mix), a bytes-like object is hashed with XXH64 */
+static int value_hash(PyObject *value, uint64_t *hash)
+{
+    if (PyLong_Check(value)) {
+        long long key = PyLong_AsLongLong(value);
+        if (key == -1 && PyErr_Occurred())
+            return -1;
+        *hash = fi_wang((uint64_t)key);
+        return 0;
+    }
+    Py_buffer data;
+    if (PyObject_GetBuffer(value, &data, PyBUF_SIMPLE) < 0)
+        return -1;
+    *hash = fi_xxh64(data.buf, (size_t)data.len);
+    PyBuffer_Release(&data);
+    return 0;
+}
+
+static PyObject *py_bloom_test_value(PyObject *self, PyObject *args)
+{
+    Py_buffer bits;
+    long long num_bits;
+    int k;
+    PyObject *value;
+    uint64_t hash;
+    if (!PyArg_ParseTuple(args, "y*LiO", &bits, &num_bits, &k, &value))
+        return NULL;
+    PyObject *result = NULL;
+    if (check_bloom(&bits, num_bits) == 0 && value_hash(value, &hash) == 0)
+        result = PyBool_FromLong(fi_bloom_test_hash(bits.buf, (uint32_t)num_bits, k, hash));
+    PyBuffer_Release(&bits);
+    return result;
+}
+
+/* ----------------------------------------------------------------------- bit slices */
+
+static PyObject *py_bit_slices(PyObject *self, PyObject *args)
+{
+    Py_buffer rows, values;
+    int width, first_bit, num_bits;
+    if (!PyArg_ParseTuple(args, "y*y*iii", &rows, &values, &width, &first_bit, &num_bits))
+        return NULL;
+    PyObject *result = NULL, *slices[FI_MAX_SLICES] = {NULL};
+    Py_ssize_t n, m;
+    size_t counts[FI_MAX_SLICES] = {0};
+    uint8_t *out[FI_MAX_SLICES];
+    if (width != 4 && width != 8) {
+        PyErr_Format(PyExc_ValueError, "value width %d: values are 4 or 8 bytes", width);
+        goto done;
+    }
+    if (element_count(&rows, 4, "rows", &n) < 0 || element_count(&values, width, "values", &m) < 0)
+        goto done;
+    if (m != n) {
+        PyErr_Format(PyExc_ValueError, "%zd values for %zd rows", m, n);
+        goto done;
+    }
+    if (!fi_bit_slices_valid(width, first_bit, num_bits)) {
+        PyErr_Format(PyExc_ValueError, "bits [%d, %d): a value has bits 0 to 63", first_bit, first_bit + num_bits);
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    fi_bit_slice_counts(values.buf, width, (size_t)n, first_bit, num_bits, counts);
+    Py_END_ALLOW_THREADS
+    for (int b = 0; b < num_bits; b++) {
+        if (!(slices[b] = PyBytes_FromStringAndSize(NULL, 4 * (Py_ssize_t)counts[b])))
+            goto done;
+        out[b] = (uint8_t *)PyBytes_AS_STRING(slices[b]);
+    }
+    Py_BEGIN_ALLOW_THREADS  /* the new bytes objects are not shared yet */
+    fi_bit_slice_rows(rows.buf, values.buf, width, (size_t)n, first_bit, num_bits, out);
+    Py_END_ALLOW_THREADS
+    if (!(result = PyList_New(num_bits)))
+        goto done;
+    for (int b = 0; b < num_bits; b++) {
+        PyList_SET_ITEM(result, b, slices[b]);
+        slices[b] = NULL;
+    }
+done:
+    for (int b = 0; b < FI_MAX_SLICES; b++)
+        Py_XDECREF(slices[b]);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&values);
+    return result;
+}
+
+/* ----------------------------------------------------------------------- Roaring framing */
+
+static PyObject *py_roaring_size(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "y*n", &data, &start))
+        return NULL;
+    int64_t size = fi_roaring_size(data.buf, data.len, start);
+    PyBuffer_Release(&data);
+    return PyLong_FromLongLong(size);
+}
+
+/* ----------------------------------------------------------------------- the module */
+
+static PyMethodDef methods[] = {
+    {"wang_mix", py_wang_mix, METH_VARARGS, "wang_mix(keys, out): FastHash of int64 keys into out (int64)"},
+    {"wang_mix_one", py_wang_mix_one, METH_O, "wang_mix_one(key) -> FastHash of one signed 64-bit key"},
+    {"xxh64_offsets", py_xxh64_offsets, METH_VARARGS,
+     "xxh64_offsets(data, offsets, width, out): XXH64 of data[offsets[i]:offsets[i+1]] into out"},
+    {"bloom_add_hashes", py_bloom_add_hashes, METH_VARARGS, "bloom_add_hashes(bits, hashes, num_bits, k)"},
+    {"bloom_add_longs", py_bloom_add_longs, METH_VARARGS, "bloom_add_longs(bits, keys, num_bits, k)"},
+    {"bloom_add_strings", py_bloom_add_strings, METH_VARARGS,
+     "bloom_add_strings(bits, data, offsets, width, num_bits, k)"},
+    {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
+    {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
+    {"bloom_test_value", py_bloom_test_value, METH_VARARGS,
+     "bloom_test_value(bits, num_bits, k, value) -> bool: an int key or bytes, hashed here"},
+    {"bit_slices", py_bit_slices, METH_VARARGS,
+     "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
+    {"roaring_size", py_roaring_size, METH_VARARGS,
+     "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "fileindex._kernels",
+    "Compiled loops for FastHash, XXH64, BloomFilter64, bit slices, the Roaring framing and the generated "
+    "readers' stream (see fileindex.kernels).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__kernels(void)
+{
+    if (PyType_Ready(&fi_ByteStreamType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddObjectRef(m, "ByteStream", (PyObject *)&fi_ByteStreamType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
