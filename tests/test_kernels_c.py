@@ -13,7 +13,7 @@ from conftest import ROOT
 from pyroaring import BitMap
 
 from fileindex import kernels
-from fileindex.indexes.bloom_filter import index as bloom_filter
+from fileindex.indexes import bloom_filter
 from fileindex.java import fast_hash
 from fileindex.types import parse_type
 
