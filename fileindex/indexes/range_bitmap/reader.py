@@ -21,7 +21,6 @@ from fileindex.indexes import roaring
 from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key, sort_keys
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
-from fileindex.java_numbers import int32
 from fileindex.kaitai_runtime import open_stream
 from fileindex.types import DataType
 

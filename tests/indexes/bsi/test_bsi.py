@@ -12,10 +12,10 @@ from vector_cases import cases_for
 
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.errors import DecodeError, UnsupportedTypeError, UsageError
-from fileindex.java_numbers import LONG_MIN
 from fileindex.indexes.bsi.reader import BsiReader
 from fileindex.indexes.bsi.writer import build
 from fileindex.indexes.result import REMAIN, Rows
+from fileindex.java_numbers import LONG_MIN
 from fileindex.types import parse_type
 from fileindex.values import Timestamp, long_key
 
