@@ -34,12 +34,12 @@ compiled_only = pytest.mark.compiled  # deselected (-m "not compiled") by the fa
 LONGS = st.integers(-2**63, 2**63 - 1)
 
 
-def both_paths(fn):
-    """fn() on the compiled path, then on the reference path."""
-    fast = fn()
+def both_paths(fn, *args):
+    """fn(*args) on the compiled path, then on the reference path."""
+    fast = fn(*args)
     saved, kernels.compiled = kernels.compiled, None
     try:
-        return fast, fn()
+        return fast, fn(*args)
     finally:
         kernels.compiled = saved
 
@@ -104,7 +104,7 @@ BLOOM_CASES = cases_for("bloom-filter", ok=True)
 def test_bloom_vectors_build_alike_from_lists_and_arrow(case):
     values, arrow = case.values(), to_arrow(case.values(), case.data_type)
     for column in (values, arrow):
-        fast, reference = both_paths(lambda: bloom_filter.build(column, case.data_type, case.options))
+        fast, reference = both_paths(bloom_filter.build, column, case.data_type, case.options)
         assert fast == reference == case.payload()
 
 
@@ -216,8 +216,8 @@ def test_bit_slices(pairs, num_bits):
     rows = np.flatnonzero([keep for keep, _ in pairs])
     values = np.array([value for keep, value in pairs if keep], dtype=np.int64)
     for column, bits in ((values, num_bits), ((values & 0xFFFFFFFF).astype(np.uint32), min(num_bits, 32))):
-        fast, reference = both_paths(lambda: roaring.serialized_bit_slices(rows, column, bits))
-        expected = [[int(r) for r, v in zip(rows, column) if int(v) >> b & 1] for b in range(bits)]
+        fast, reference = both_paths(roaring.serialized_bit_slices, rows, column, bits)
+        expected = [[int(r) for r, v in zip(rows, column, strict=True) if int(v) >> b & 1] for b in range(bits)]
         assert fast == reference and [list(BitMap.deserialize(s)) for s in fast] == expected
 
 
@@ -227,7 +227,7 @@ def test_bit_slices(pairs, num_bits):
 def test_bsi_and_range_bitmap_build_alike(values):
     for index, type_name in ((bsi, "BIGINT"), (range_bitmap, "BIGINT"), (range_bitmap, "STRING")):
         column = values if type_name == "BIGINT" else [None if v is None else str(v % 97) for v in values]
-        fast, reference = both_paths(lambda: index.build(column, parse_type(type_name)))
+        fast, reference = both_paths(index.build, column, parse_type(type_name))
         assert fast == reference
 
 
@@ -387,5 +387,5 @@ def test_a_container_opens_alike_through_either_stream():
     from fileindex.container.file import FileIndexContainer
 
     for path in sorted(JAVA_VECTORS.glob("*.index"))[:60]:
-        fast, reference = both_paths(lambda: FileIndexContainer.open(path).head)
+        fast, reference = both_paths(lambda file: FileIndexContainer.open(file).head, path)
         assert fast == reference

@@ -60,7 +60,8 @@ def test_build_prints_advice_for_a_range_bitmap_over_unique_values(unique_double
     assert "d:range-bitmap larger than its data" in err and "use bsi for ranges" in err
     assert "d:bitmap larger than its data" in err and "k:range-bitmap" not in err
     with FileIndexContainer.open(out) as container:
-        found = {(a.column, a.index_type) for a in advise_container(container, data_bytes=unique_doubles.stat().st_size)}
+        advice = advise_container(container, data_bytes=unique_doubles.stat().st_size)
+        found = {(a.column, a.index_type) for a in advice}
     assert found == {("d", "range-bitmap"), ("d", "bitmap")}
 
 

@@ -25,9 +25,11 @@ POOLS = {
     "d": st.integers(-2, 2),
     "t": st.builds(Timestamp, st.integers(-2, 2), st.sampled_from([0, 999000])),
 }
-INDEXES = {"a": ["bloom-filter", "bitmap", "bsi", "range-bitmap"], "b": ["bloom-filter", "bitmap", "bsi", "range-bitmap"],
+INDEXES = {"a": ["bloom-filter", "bitmap", "bsi", "range-bitmap"],
+           "b": ["bloom-filter", "bitmap", "bsi", "range-bitmap"],
            "s": ["bloom-filter", "bitmap", "range-bitmap"], "f": ["bloom-filter", "bitmap", "range-bitmap"],
-           "d": ["bloom-filter", "bitmap", "bsi", "range-bitmap"], "t": ["bloom-filter", "bitmap", "bsi", "range-bitmap"]}
+           "d": ["bloom-filter", "bitmap", "bsi", "range-bitmap"],
+           "t": ["bloom-filter", "bitmap", "bsi", "range-bitmap"]}
 
 
 @st.composite
@@ -64,6 +66,15 @@ def predicates(draw, depth=2):
     return kind(tuple(draw(st.lists(predicates(depth - 1), min_size=2, max_size=3))))
 
 
+# Whether a non-null row key k satisfies each comparison with the literals' keys.
+HOLDS = {"eq": lambda k, literals: k == literals[0], "neq": lambda k, literals: k != literals[0],
+         "lt": lambda k, literals: k < literals[0], "lte": lambda k, literals: k <= literals[0],
+         "gt": lambda k, literals: k > literals[0], "gte": lambda k, literals: k >= literals[0],
+         "between": lambda k, literals: literals[0] <= k <= literals[1],
+         "not_between": lambda k, literals: not literals[0] <= k <= literals[1],
+         "in": lambda k, literals: k in literals, "not_in": lambda k, literals: k not in literals}
+
+
 def truly_matching(predicate, columns, rows: int) -> set[int]:
     """Rows where the predicate is TRUE (SQL three-valued logic; values ordered by compareTo)."""
     if isinstance(predicate, And):
@@ -89,12 +100,7 @@ def truly_matching(predicate, columns, rows: int) -> set[int]:
         elif value is None or any(v is None for v in predicate.literals):
             ok = False
         else:
-            k, literals = key(value), [key(v) for v in predicate.literals]
-            ok = {"eq": lambda: k == literals[0], "neq": lambda: k != literals[0], "lt": lambda: k < literals[0],
-                  "lte": lambda: k <= literals[0], "gt": lambda: k > literals[0], "gte": lambda: k >= literals[0],
-                  "between": lambda: literals[0] <= k <= literals[1],
-                  "not_between": lambda: not literals[0] <= k <= literals[1],
-                  "in": lambda: k in literals, "not_in": lambda: k not in literals}[function]()
+            ok = HOLDS[function](key(value), [key(v) for v in predicate.literals])
         if ok:
             matching.add(row)
     return matching

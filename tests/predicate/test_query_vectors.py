@@ -54,7 +54,7 @@ def test_every_recorded_query_through_the_cli(case, capsys):
     assert main(argv) == 0
     answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(answers) == len(queries)
-    wrong = [(q["op"], a) for q, a in zip(queries, answers)
+    wrong = [(q["op"], a) for q, a in zip(queries, answers, strict=True)
              if not same_answer(a, current_java_answer(case, q["op"], q["result"]))]
     assert not wrong
 
@@ -69,7 +69,7 @@ def test_whole_file_predicates_of_the_engine_layout(vectors_json, capsys):
     assert main(argv) == 0
     answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(answers) == 25
-    for predicate, answer in zip(record["predicates"], answers):
+    for predicate, answer in zip(record["predicates"], answers, strict=True):
         expected = predicate["result"]
         # Java visits a column's indexes in HashSet (identity) order: where two of them disagree on
         # emptiness, Java may answer SKIP or an empty row set; both mean "not remain" (spec 9.2).

@@ -161,7 +161,7 @@ def test_a_missing_or_unreadable_input_fails_with_its_name(damage, tmp_path, cap
     counts = per_layout(out)
     for layout, (passed, failed) in intact.items():
         if layout != "corpus":
-            assert sum(counts[layout]) == passed, layout  # the same number of checks, some now failed
+            assert sum(counts[layout]) == passed + failed, layout  # the same number of checks, some now failed
 
 
 def test_an_unreadable_record_fails_with_its_name_and_the_rest_is_checked(tmp_path, capsys):

@@ -137,7 +137,8 @@ def test_arrow_input_equals_python_input():
     options = {"items": "5000", "fpp": "0.01"}
     int_type, str_type = parse_type("INT"), parse_type("STRING")
     assert build(pa.array(ints, pa.int32()), int_type, options) == build(ints, int_type, options)
-    assert build(pa.chunked_array([strings[:100], strings[100:]]), str_type, options) == build(strings, str_type, options)
+    chunked = pa.chunked_array([strings[:100], strings[100:]])
+    assert build(chunked, str_type, options) == build(strings, str_type, options)
     floats = [float32(rng.uniform(-1e6, 1e6)) for _ in range(500)] + [float("nan"), -0.0, 0.0, math.inf]
     float_type = parse_type("FLOAT")
     assert build(pa.array(floats, pa.float32()), float_type, options) == build(floats, float_type, options)
