@@ -22,9 +22,10 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np  # the array forms import it when they run: `fileindex --help` loads no numpy
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
@@ -45,6 +46,7 @@ def int64(value: int) -> int:
 
 def int32_array(values: np.ndarray) -> np.ndarray:
     """:func:`int32` of each integer, as an int64 array."""
+    import numpy as np
     values = np.asarray(values)
     narrowed = values.view(np.int32) if values.dtype == np.uint32 else values.astype(np.int32)  # wraps
     return narrowed.astype(np.int64)
@@ -78,6 +80,7 @@ def math_round(value: float) -> int:
 
 def _saturate_array(integral: np.ndarray, bits: int) -> np.ndarray:
     """Doubles already integral (or NaN, infinite) narrowed as Java narrows them, as int64."""
+    import numpy as np
     low, high = -(2.0 ** (bits - 1)), 2.0 ** (bits - 1)  # both exact doubles
     inside = (integral >= low) & (integral < high)  # False for NaN
     out = np.where(inside, integral, 0.0).astype(np.int64)
@@ -88,16 +91,19 @@ def _saturate_array(integral: np.ndarray, bits: int) -> np.ndarray:
 
 def double_to_int_array(values: np.ndarray) -> np.ndarray:
     """:func:`double_to_int` of each double, as an int64 array."""
+    import numpy as np
     return _saturate_array(np.trunc(np.asarray(values, dtype=np.float64)), 32)
 
 
 def double_to_long_array(values: np.ndarray) -> np.ndarray:
     """:func:`double_to_long` of each double, as an int64 array."""
+    import numpy as np
     return _saturate_array(np.trunc(np.asarray(values, dtype=np.float64)), 64)
 
 
 def math_round_array(values: np.ndarray) -> np.ndarray:
     """:func:`math_round` of each double, as an int64 array."""
+    import numpy as np
     values = np.asarray(values, dtype=np.float64)
     # values - floor is exact when |value| >= 0.5; below, the one inexact case (-0.5 < value < 0)
     # rounds to no less than 0.5, which gives floor + 1 = 0 as it must
@@ -114,8 +120,8 @@ class FloatingBits:
     width: int
     canonical_nan: int  # floatToIntBits / doubleToLongBits of every NaN
     infinity: int  # +Infinity's bits: a NaN is any magnitude above them
-    numpy_float: type
-    numpy_int: type
+    numpy_float: str  # numpy dtype names
+    numpy_int: str
     float_format: str  # struct formats of the float and of the signed integer of the same width
     int_format: str
     magnitude: int = field(init=False)  # the mask of every bit but the sign
@@ -131,6 +137,7 @@ class FloatingBits:
 
     def to_raw_bits(self, value: float) -> int:
         """``floatToRawIntBits`` / ``doubleToRawLongBits``: a NaN keeps its payload."""
+        import numpy as np
         return int(np.array([value], dtype=self.numpy_float).view(self.numpy_int)[0])
 
     def from_bits(self, bits: int) -> float:
@@ -139,6 +146,7 @@ class FloatingBits:
 
     def bits_array(self, values: np.ndarray, *, canonical_nan: bool = True) -> np.ndarray:
         """:meth:`to_bits` (or :meth:`to_raw_bits`) of each value, as an int64 array."""
+        import numpy as np
         values = np.asarray(values, dtype=self.numpy_float)
         bits = values.view(self.numpy_int).astype(np.int64, copy=False)  # a double's: a view
         return np.where(np.isnan(values), self.canonical_nan, bits) if canonical_nan else bits
@@ -152,6 +160,7 @@ class FloatingBits:
         return self.canonical_nan if self.is_nan(bits) else bits
 
     def canonical_array(self, bits: np.ndarray) -> np.ndarray:
+        import numpy as np
         return np.where(self.is_nan(bits), self.canonical_nan, bits)
 
     def compare_order(self, bits: Bits) -> Bits:
@@ -160,8 +169,8 @@ class FloatingBits:
         return bits ^ ((bits >> (self.width - 1)) & self.magnitude)
 
 
-FLOAT = FloatingBits(32, 0x7FC00000, 0x7F800000, np.float32, np.int32, ">f", ">i")
-DOUBLE = FloatingBits(64, 0x7FF8000000000000, 0x7FF0000000000000, np.float64, np.int64, ">d", ">q")
+FLOAT = FloatingBits(32, 0x7FC00000, 0x7F800000, "float32", "int32", ">f", ">i")
+DOUBLE = FloatingBits(64, 0x7FF8000000000000, 0x7FF0000000000000, "float64", "int64", ">d", ">q")
 
 
 def float_to_int_bits(value: float) -> int:
