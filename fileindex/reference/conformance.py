@@ -218,6 +218,17 @@ def _counts(counts) -> str:
     return "nothing" if counts is None else str(counts)
 
 
+def _record_file(folder: Path, record: dict, name: str, report: Report) -> bytes | None:
+    """The bytes of a record's file; whether it could be read is recorded (a failure names it)."""
+    try:
+        data = (folder / record["file"]).read_bytes()
+    except OSError as err:
+        report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
+        return None
+    report.record(CORPUS, "file", True)
+    return data
+
+
 def check_record(folder: Path, record: dict, datasets: _Datasets, report: Report, tally: _Tally) -> None:
     name, index_type = record["name"], record["index_type"]
     data_type = parse_type(record["type"])
@@ -241,14 +252,11 @@ def check_record(folder: Path, record: dict, datasets: _Datasets, report: Report
             except FileIndexError:
                 report.record(layout, "refuse", True)
         return
-    try:
-        data = (folder / record["file"]).read_bytes()
-    except OSError as err:
-        report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
+    data = _record_file(folder, record, name, report)
+    if data is None:
         _record_unchecked(report, layout, index is not None, queries,
                           f"{name}: its file {record['file']} is unreadable")
         return
-    report.record(CORPUS, "file", True)
     try:
         container = FileIndexContainer.from_bytes(data)
         container.validate_layout()
@@ -315,13 +323,7 @@ def check_multi_column(folder: Path, record: dict, report: Report, datasets: _Da
         tally.multi_predicates += len(cases)
     raw = datasets.get(record["dataset"]) if "dataset" in record else None
     unchecked = f"{name}: {datasets.problems.get(record.get('dataset') or '', '')}"
-    try:
-        data = (folder / record["file"]).read_bytes()
-    except OSError as err:
-        report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
-        data = None
-    if data is not None:
-        report.record(CORPUS, "file", True)
+    data = _record_file(folder, record, name, report)
     if data is not None and "sha256" in record:
         report.record(MULTI, "bytes", hashlib.sha256(data).hexdigest() == record["sha256"],
                       f"{name}: the file's SHA-256 is not the recorded one")
