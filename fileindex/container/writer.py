@@ -14,7 +14,7 @@ from fileindex.container.head import EMPTY_INDEX_FLAG, VERSION, VERSIONS
 from fileindex.java import utf as java_utf
 
 Payloads = Mapping[str, Mapping[str, "bytes | None"]]
-Entry = tuple[str, str, "bytes | None"]  # (column, index type, payload or None for an empty index)
+Entry = tuple[str, str, "bytes | memoryview | None"]  # (column, index type, payload or None for an empty index)
 
 
 def write_container(payloads: Payloads, *, order: str = "java", insertion: str = "compute_if_absent",

@@ -24,6 +24,12 @@ StructError = kaitaistruct.KaitaiStructError  # what a generated reader raises, 
 # A spec's `valid` checks, by the src_path the generated code reports, to the error they mean.
 ValidationErrors = Mapping[str, type[errors.DecodeError]]
 
+# The maps of the specs read by Kaitai only inside the specs that import them. A check that fails inside an
+# imported spec reports a src_path in that spec, so it is looked up here, never in the importer's map.
+IMPORTED_VALIDATIONS: Mapping[str, ValidationErrors] = {
+    "roaring_bitmap": {"/seq/0": errors.InvalidEncodingError},  # the cookie, as indexes/roaring.py raises it
+}
+
 
 def parse(
     spec: Callable[[KaitaiStream], T], data, *, root: str, validations: ValidationErrors, base: int = 0
@@ -79,7 +85,7 @@ def parse_fast_in(fast_spec: Callable[[KaitaiStream], T], debug_spec: Callable[[
         return fast_spec(stream)
     except kaitaistruct.KaitaiStructError as err:
         parse(debug_spec, data, root=root, validations=validations, base=base)  # raises the placed error
-        raise _as_project_error(err, base + start + position, field, validations) from None
+        raise _as_project_error(err, base + start + position, field, root, validations) from None
 
 
 def place_instance_failure(err: kaitaistruct.KaitaiStructError, debug_spec: Callable[[KaitaiStream], KaitaiStruct],
@@ -126,7 +132,7 @@ def translate(
     base: int = 0,
 ) -> errors.DecodeError:
     offset, field = debug_tree.failure_point(obj, 0, root)
-    return _as_project_error(err, base + min(max(offset, 0), size), field, validations)
+    return _as_project_error(err, base + min(max(offset, 0), size), field, root, validations)
 
 
 def read_instance(obj: KaitaiStruct, name: str, *, path: str, validations: ValidationErrors, size: int,
@@ -138,10 +144,11 @@ def read_instance(obj: KaitaiStruct, name: str, *, path: str, validations: Valid
         return getattr(obj, name)
     except kaitaistruct.KaitaiStructError as err:
         offset, field = debug_tree.stopped_in(debug_tree.instance(obj, name, 0, path))
-        raise _as_project_error(err, base + min(max(offset, 0), size), field, validations) from None
+        raise _as_project_error(err, base + min(max(offset, 0), size), field, path.split("/")[0],
+                                validations) from None
 
 
-def _as_project_error(err: kaitaistruct.KaitaiStructError, offset: int, field: str,
+def _as_project_error(err: kaitaistruct.KaitaiStructError, offset: int, field: str, root: str,
                       validations: ValidationErrors) -> errors.DecodeError:
     if isinstance(err, kaitaistruct.EndOfStreamError):
         return errors.TruncatedError(
@@ -149,13 +156,32 @@ def _as_project_error(err: kaitaistruct.KaitaiStructError, offset: int, field: s
             offset=offset, field=field,
         )
     if isinstance(err, kaitaistruct.ValidationFailedError):
-        kind = validations.get(err.src_path or "", errors.DecodeError)
+        kind = _validation_errors(err, root, validations).get(err.src_path or "", errors.DecodeError)
         actual = getattr(err, "actual", None)
         shown = actual.hex() if isinstance(actual, bytes) else actual
         return kind(f"value {shown} is not allowed ({_expectation(err)})", offset=offset, field=field)
     if isinstance(err, kaitaistruct.InvalidArgumentError):
         return errors.InvalidLengthError(str(err), offset=offset, field=field)
     return errors.DecodeError(str(err), offset=offset, field=field)
+
+
+def _validation_errors(err: kaitaistruct.ValidationFailedError, root: str,
+                       validations: ValidationErrors) -> ValidationErrors:
+    """The map of the spec whose check failed: ``validations`` (the map of ``root``, the spec being read)
+    unless the check is in a spec ``root`` imports."""
+    spec = _failing_spec(err)
+    return validations if spec is None or spec == root else IMPORTED_VALIDATIONS.get(spec, {})
+
+
+def _failing_spec(err: kaitaistruct.KaitaiStructError) -> str | None:
+    """The id of the spec whose object raised ``err`` (the name of its generated module). Kaitai's error
+    names the check's path in that spec but not the object; the generated code raises it in the object's
+    own read method, so the object is the ``self`` of the innermost frame of the traceback."""
+    frame = err.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    obj = None if frame is None else frame.tb_frame.f_locals.get("self")
+    return type(obj).__module__.rpartition(".")[2] if isinstance(obj, KaitaiStruct) else None
 
 
 def _expectation(err: kaitaistruct.ValidationFailedError) -> str:

@@ -4,12 +4,19 @@ and capabilities); adding a type is a spec, a package and one line here."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from fileindex import errors
 from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
 from fileindex.indexes.index_type import FilterSizing, IndexType
 from fileindex.indexes.invariants import BodyFacts
 from fileindex.indexes.reader import FileIndexReader
+from fileindex.indexes.result import SKIP, FileIndexResult
+from fileindex.types import DataType
+
+if TYPE_CHECKING:
+    from fileindex.container.file import FileIndexContainer
+    from fileindex.container.head import IndexEntry
 
 INDEX_TYPES: dict[str, IndexType] = {index.name: index for index in (
     bloom_filter.INDEX,
@@ -18,7 +25,48 @@ INDEX_TYPES: dict[str, IndexType] = {index.name: index for index in (
     range_bitmap.INDEX,
 )}
 
-__all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "open_body", "check_body"]
+__all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "open_entry", "open_body", "check_body"]
+
+
+class EmptyFileIndexReader(FileIndexReader):
+    """An index whose writer saw no record (an entry with start -1, Java's ``EmptyFileIndexReader``):
+    nothing can match a value, and nothing is non-null."""
+
+    def visit_is_not_null(self) -> FileIndexResult:
+        return SKIP
+
+    def visit_equal(self, literal) -> FileIndexResult:
+        return SKIP
+
+    def visit_in(self, literals) -> FileIndexResult:
+        return SKIP
+
+    def visit_less_than(self, literal) -> FileIndexResult:
+        return SKIP
+
+    def visit_less_or_equal(self, literal) -> FileIndexResult:
+        return SKIP
+
+    def visit_greater_than(self, literal) -> FileIndexResult:
+        return SKIP
+
+    def visit_greater_or_equal(self, literal) -> FileIndexResult:
+        return SKIP
+
+
+def open_entry(container: FileIndexContainer, entry: IndexEntry, data_type: DataType | None, *,
+               extended: bool = False) -> FileIndexReader | None:
+    """The reader of one entry of ``container``, its body decoded as ``data_type``: an empty entry's is an
+    :class:`EmptyFileIndexReader`; None for an index type this package does not implement. ``extended``:
+    the bitmap index's range answers, where the type has them. Errors as :func:`open_body` gives them."""
+    if entry.is_empty:
+        return EmptyFileIndexReader()
+    index = INDEX_TYPES.get(entry.index_type)
+    if index is None:
+        return None
+    options = {"extended": True} if extended and index.extended else {}
+    return open_body(index, container.body(entry), data_type, base_offset=entry.start, column=entry.column,
+                     **options)
 
 
 def open_body(index: IndexType, body, data_type, *, base_offset: int, column: str, **options) -> FileIndexReader:

@@ -14,12 +14,9 @@ from fileindex.values import Timestamp
 def java_float_text(value: float, single: bool) -> str:
     """``Double.toString`` / ``Float.toString``: the shortest digits, plain between 10^-3 and
     10^7, else ``d.dddE±n``."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "-0.0" if math.copysign(1, value) < 0 else "0.0"
+    special = java_special_float_text(value)
+    if special is not None:
+        return special
     shortest = str(np.float32(value)) if single else repr(value)
     sign, digit_tuple, exponent = decimal.Decimal(shortest).normalize().as_tuple()
     assert isinstance(exponent, int)  # a finite value (NaN and the infinities returned above)
@@ -34,6 +31,17 @@ def java_float_text(value: float, single: bool) -> str:
     else:
         text = f"{digits[0]}.{digits[1:] or '0'}E{point - 1}"
     return ("-" if sign else "") + text
+
+
+def java_special_float_text(value: float) -> str | None:
+    """How Java writes NaN, the infinities and the zeros (``-0.0`` keeps its sign); None for any other value."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0.0" if math.copysign(1, value) < 0 else "0.0"
+    return None
 
 
 def local_date_time_text(value: Timestamp) -> str:

@@ -16,7 +16,9 @@ import pyarrow.compute as pc
 
 from fileindex.arrow.maps import map_values
 from fileindex.arrow.values import integer_key, integer_keys
+from fileindex.errors import UsageError
 from fileindex.java_numbers import DOUBLE, FLOAT
+from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import And, Leaf, Or, Predicate
 from fileindex.types import NUMERIC_BITS, DataType, column_type
 from fileindex.values import DECIMAL_CONTEXT, Timestamp
@@ -58,7 +60,10 @@ def matches(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -
         for child in predicate.children:
             out |= matches(table, child, types)
         return out
-    return ColumnTruth(column_values(table, predicate.column), column_type(types, predicate.column)).matches(predicate)
+    data_type = column_type(types, predicate.column)
+    if data_type is None:
+        raise UsageError(f"{predicate.column!r} is not a column of the data file")
+    return ColumnTruth(column_values(table, predicate.column), data_type).matches(predicate)
 
 
 class ColumnTruth:
@@ -73,47 +78,42 @@ class ColumnTruth:
 
     def matches(self, leaf: Leaf) -> np.ndarray:
         valid, function, literals = self.valid, leaf.function, leaf.literals
-        if function == "is_null":
+        if function is Operator.IS_NULL:
             return ~valid
-        if function == "is_not_null":
+        if function is Operator.IS_NOT_NULL:
             return valid.copy()
         none = np.zeros(len(valid), dtype=bool)
-        if function in ("in", "not_in"):
+        if function in (Operator.IN, Operator.NOT_IN):
             hit = none
             for literal in literals:
                 if literal is None:
-                    if function == "not_in":
+                    if function is Operator.NOT_IN:
                         return none  # x NOT IN (..., NULL) is never true
                     continue
-                hit = hit | self.compare("eq", literal)
-            return hit if function == "in" else valid & ~hit
+                hit = hit | self.compare(Operator.EQ, literal)
+            return hit if function is Operator.IN else valid & ~hit
         if any(literal is None for literal in literals):
             return none
-        if function in ("between", "not_between"):
-            inside = self.compare("gte", literals[0]) & self.compare("lte", literals[1])
-            return inside if function == "between" else valid & ~inside
+        if function in (Operator.BETWEEN, Operator.NOT_BETWEEN):
+            inside = self.compare(Operator.GTE, literals[0]) & self.compare(Operator.LTE, literals[1])
+            return inside if function is Operator.BETWEEN else valid & ~inside
         return self.compare(function, literals[0])
 
-    def compare(self, function: str, literal) -> np.ndarray:
-        """Rows whose value compares with ``literal`` as ``function`` says (False for nulls)."""
+    def compare(self, function: Operator | str, literal) -> np.ndarray:
+        """Rows whose value compares with ``literal`` as the comparison ``function`` says (False for nulls)."""
+        function = Operator(function)
+        if function.comparison is None or function.arrow_function is None:
+            raise UsageError(f"{function.sql} is not a comparison of a value with one literal")
         if self.ordinal is None:
-            name = {"eq": "equal", "neq": "not_equal", "lt": "less", "lte": "less_equal", "gt": "greater",
-                    "gte": "greater_equal"}[function]
-            result = getattr(pc, name)(self.values, pa.scalar(literal, type=self.values.type)).fill_null(False)
+            scalar = pa.scalar(literal, type=self.values.type)
+            result = pc.call_function(function.arrow_function, [self.values, scalar]).fill_null(False)
             return np.asarray(result, dtype=bool)
         key, remainder = _literal_ordinal(literal, self.type, self.values.type)
-        keys = self.ordinal
-        # literal = key + remainder/unit with 0 <= remainder < 1 (a finer timestamp than the column holds)
-        exact = remainder == 0
-        result = {
-            "eq": (keys == key) if exact else np.zeros(len(keys), dtype=bool),
-            "neq": (keys != key) if exact else np.ones(len(keys), dtype=bool),
-            "lt": keys < key + (0 if exact else 1),
-            "lte": keys <= key,
-            "gt": keys > key,
-            "gte": keys >= key + (0 if exact else 1),
-        }[function]
-        return self.valid & result
+        if remainder:
+            # key < literal < key + 1 (a finer timestamp than the column holds): no row equals the literal, and a
+            # row's order against it is its order against key, with a row at key ordered below it
+            return self.valid & function.comparison(np.where(self.ordinal > key, 1, -1), 0)
+        return self.valid & function.comparison(self.ordinal, key)
 
 
 def _ordinal(values: pa.Array, valid: np.ndarray, data_type: DataType) -> np.ndarray | None:
@@ -142,6 +142,7 @@ def _literal_ordinal(literal, data_type: DataType, arrow_type: pa.DataType) -> t
         nanos = ts.millis * 1_000_000 + ts.nanos_of_milli
         return divmod(nanos, UNIT_NANOS[arrow_type.unit])
     if root == "DECIMAL":
+        assert data_type.scale is not None  # parse_type gives every DECIMAL its precision and scale
         exact = decimal.Decimal(literal).scaleb(data_type.scale, context=DECIMAL_CONTEXT)
         floor = int(exact.to_integral_value(rounding=decimal.ROUND_FLOOR, context=DECIMAL_CONTEXT))
         return floor, int(exact != floor)

@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap
 
+from fileindex.arrow.data_files import DataFileReader
+from fileindex.container.file import FileIndexContainer
+from fileindex.container.head import IndexEntry
 from fileindex.errors import DecodeError, FileIndexError
 from fileindex.indexes import roaring
-from fileindex.indexes.registry import INDEX_TYPES
+from fileindex.indexes.registry import INDEX_TYPES, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.pipeline import exhaustive
 from fileindex.pipeline.inputs import DataFileTask, open_error
@@ -35,17 +39,15 @@ from fileindex.pipeline.truth import (
     source_columns,
     split_column,
 )
-from fileindex.predicate.evaluation import (
-    EmptyFileIndexReader,
-    FileIndexEvaluator,
-    visit,
-)
+from fileindex.predicate.evaluation import FileIndexEvaluator, visit
 from fileindex.predicate.literals import sql_literal
+from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import to_sql
 from fileindex.predicate.tree import Leaf, Predicate
 from fileindex.table.evolution import devolve
-from fileindex.types import column_type
+from fileindex.types import DataType, column_type
 
+Schema = dict[str, DataType]  # the data file's columns and their types
 WHOLE_FILE = "predicate"  # the index-type label of a given predicate, answered by the whole container
 
 
@@ -125,25 +127,48 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
     return report
 
 
-def _check_generated(report: FileReport, container, reader, types, witnesses: int, seed: int) -> None:
-    rng = random.Random(f"{seed}:{report.file}")
+def _indexed_columns(report: FileReport, container: FileIndexContainer, reader: DataFileReader, types: Schema,
+                     wanted: Callable[[IndexEntry], bool] = lambda entry: True,
+                     ) -> Iterator[tuple[IndexEntry, DataType, pa.Table]]:
+    """Each ``wanted`` entry of the container on a column of the data file, with the column's type and
+    the data of its source column (read once per source column); a column the file lacks is a note."""
     tables: dict[str, pa.Table] = {}  # source column → its data
-    columns: dict[str, tuple[ColumnTruth, list[Leaf]]] = {}  # container column → truth and probes
     for entry in container:
         data_type = column_type(types, entry.column)
         if data_type is None:
             report.notes.append(f"{entry.column}: not a column of the data file")
             continue
+        if not wanted(entry):
+            continue
         source = split_column(entry.column)[0]
-        table = tables.get(source) or tables.setdefault(source, reader.read([source]))
+        if source not in tables:
+            tables[source] = reader.read([source])
+        yield entry, data_type, tables[source]
+
+
+def _checkable(entry: IndexEntry) -> bool:
+    """Whether every row can be checked against the entry (an index type this package does not know
+    answers REMAIN: nothing to check)."""
+    return entry.is_empty or exhaustive.checkable(entry.index_type)
+
+
+def _unreadable(report: FileReport, entry: IndexEntry, err: Exception, what: str = "") -> None:
+    report.notes.append(f"unreadable {entry.column}/{entry.index_type}: {what}{err}")
+
+
+def _check_generated(report: FileReport, container: FileIndexContainer, reader: DataFileReader, types: Schema,
+                     witnesses: int, seed: int) -> None:
+    rng = random.Random(f"{seed}:{report.file}")
+    columns: dict[str, tuple[ColumnTruth, list[Leaf]]] = {}  # container column → truth and probes
+    for entry, data_type, table in _indexed_columns(report, container, reader, types):
         if entry.column not in columns:
             truth = ColumnTruth(column_values(table, entry.column), data_type)
             columns[entry.column] = (truth, probe_predicates(truth, entry.column, rng))
         truths, leaves = columns[entry.column]
         try:
-            index_reader = _open_reader(container, entry, data_type)
+            index_reader = open_entry(container, entry, data_type)
         except DecodeError as err:
-            report.notes.append(f"unreadable {entry.column}/{entry.index_type}: {err}")
+            _unreadable(report, entry, err)
             continue
         if index_reader is None:
             continue
@@ -151,35 +176,28 @@ def _check_generated(report: FileReport, container, reader, types, witnesses: in
             try:
                 answer = visit(index_reader, leaf)
             except DecodeError as err:
-                report.notes.append(f"unreadable {entry.column}/{entry.index_type}: {err}")
+                _unreadable(report, entry, err)
                 break
-            truth = _truth_bitmap(truths.matches(leaf))
-            _judge(report, entry.index_type, leaf, answer, truth, reader.row_count, table, witnesses, types)
+            _judge(report, entry.index_type, leaf, answer, _truth_bitmap(truths.matches(leaf)), reader.row_count,
+                   table, witnesses, types)
 
 
-def _check_every_row(report: FileReport, container, reader, types, witnesses: int) -> None:
-    tables: dict[str, pa.Table] = {}  # source column → its data
-    for entry in container:
-        data_type = column_type(types, entry.column)
-        if data_type is None:
-            report.notes.append(f"{entry.column}: not a column of the data file")
-            continue
-        if not (entry.is_empty or exhaustive.checkable(entry.index_type)):
-            continue  # an index type this package does not know answers REMAIN: nothing to check
-        source = split_column(entry.column)[0]
-        table = tables.get(source) or tables.setdefault(source, reader.read([source]))
+def _check_every_row(report: FileReport, container: FileIndexContainer, reader: DataFileReader, types: Schema,
+                     witnesses: int) -> None:
+    for entry, data_type, table in _indexed_columns(report, container, reader, types, _checkable):
         values = column_values(table, entry.column)
         try:
             if entry.is_empty:
                 outcome = exhaustive.check_empty(values)
             else:
-                outcome = exhaustive.check_index(entry.index_type, _open_reader(container, entry, data_type),
-                                                 values, data_type, reader.row_count)
+                index_reader = open_entry(container, entry, data_type)
+                assert index_reader is not None  # a checkable index type is a registered one
+                outcome = exhaustive.check_index(entry.index_type, index_reader, values, data_type, reader.row_count)
         except DecodeError as err:
-            report.notes.append(f"unreadable {entry.column}/{entry.index_type}: {err}")
+            _unreadable(report, entry, err)
             continue
         except (FileIndexError, OverflowError) as err:  # values no index of this type can hold (Java refuses them)
-            report.notes.append(f"unreadable {entry.column}/{entry.index_type}: the data's values: {err}")
+            _unreadable(report, entry, err, "the data's values: ")
             continue
         tally = report.tally(entry.index_type, "every row")
         tally.checks += outcome.checks
@@ -225,7 +243,7 @@ def _index_options(task: DataFileTask, column: str, index_type: str) -> dict | N
 
     if task.table is None:
         return None
-    schema = task.table.data_schema(task.entry)
+    schema = task.table.data_schema(task.table_entry())
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -239,7 +257,7 @@ def _check_given(report: FileReport, task: DataFileTask, container, reader, type
     evaluator = FileIndexEvaluator(types)
     for predicate in predicates:
         if task.table is not None:
-            predicate = devolve(predicate, task.table.schema, task.table.data_schema(task.entry))
+            predicate = devolve(predicate, task.table.schema, task.table.data_schema(task.table_entry()))
             if not predicate:
                 report.tally(WHOLE_FILE, "given").checks += 1
                 continue  # nothing of it applies to this file: REMAIN
@@ -251,15 +269,6 @@ def _check_given(report: FileReport, task: DataFileTask, container, reader, type
             return
         truth = _truth_bitmap(matches(table, predicate, types))
         _judge(report, WHOLE_FILE, predicate, answer, truth, reader.row_count, table, witnesses, types)
-
-
-def _open_reader(container, entry, data_type):
-    if entry.is_empty:
-        return EmptyFileIndexReader()
-    index = INDEX_TYPES.get(entry.index_type)
-    if index is None:
-        return None
-    return index.reader(container.body(entry), data_type, base_offset=entry.start)
 
 
 def _exact(index_type: str) -> frozenset[str]:
@@ -274,7 +283,8 @@ def _truth_bitmap(mask: np.ndarray) -> BitMap:
 
 def _judge(report: FileReport, index_type: str, predicate: Predicate, answer: FileIndexResult, truth: BitMap,
            row_count: int, table: pa.Table, witnesses: int, types) -> None:
-    kind = "given" if index_type == WHOLE_FILE else predicate.function
+    leaf = predicate if isinstance(predicate, Leaf) else None
+    kind = "given" if index_type == WHOLE_FILE or leaf is None else leaf.function
     tally = report.tally(index_type, kind)
     tally.checks += 1
     if answer is SKIP:
@@ -282,16 +292,18 @@ def _judge(report: FileReport, index_type: str, predicate: Predicate, answer: Fi
     elif answer is REMAIN:
         kept = BitMap(range(row_count))
     else:
+        assert isinstance(answer, Rows)  # the third kind of result
         kept = roaring.mutable(answer.bitmap)
     missing = truth - kept
     problem = None
     if missing:
         problem, rows = "unsound", missing
-    elif isinstance(answer, Rows) and isinstance(predicate, Leaf) and predicate.function in _exact(index_type):
+    elif isinstance(answer, Rows) and leaf is not None and leaf.function in _exact(index_type):
         extra = kept - truth
         if extra:
             problem, rows = "inexact", extra
-    if _filter_sizing(index_type) is not None and not truth and predicate.function in ("eq", "in"):
+    if _filter_sizing(index_type) is not None and not truth and leaf is not None and leaf.function in (Operator.EQ,
+                                                                                                     Operator.IN):
         tally.absent_probes += 1
         tally.false_positives += answer is REMAIN
     if problem is None:

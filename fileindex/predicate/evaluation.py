@@ -10,42 +10,17 @@ tighter than Java). An evaluator holds only its schema and mode, so it pickles f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
 from fileindex.errors import DecodeError, FileIndexError, under_type
 from fileindex.indexes.reader import FileIndexReader
-from fileindex.indexes.registry import INDEX_TYPES, open_body
+from fileindex.indexes.registry import open_entry
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import And, Leaf, Or, Predicate, leaves
 from fileindex.types import DataType, column_type
-
-
-class EmptyFileIndexReader(FileIndexReader):
-    """An index whose writer saw no record: nothing can match a value, and nothing is non-null."""
-
-    def visit_is_not_null(self):
-        return SKIP
-
-    def visit_equal(self, literal):
-        return SKIP
-
-    def visit_in(self, literals):
-        return SKIP
-
-    def visit_less_than(self, literal):
-        return SKIP
-
-    def visit_less_or_equal(self, literal):
-        return SKIP
-
-    def visit_greater_than(self, literal):
-        return SKIP
-
-    def visit_greater_or_equal(self, literal):
-        return SKIP
 
 
 def visit(reader: FileIndexReader, leaf: Leaf) -> FileIndexResult:
@@ -133,20 +108,14 @@ class _Evaluation:
         return self.readers[column]
 
     def _open(self, entry: IndexEntry, data_type: DataType) -> FileIndexReader:
-        if entry.is_empty:
-            return EmptyFileIndexReader()
-        index = INDEX_TYPES.get(entry.index_type)
-        if index is None:
-            return FileIndexReader()  # unknown index type: REMAIN for everything
-        options = {"extended": True} if self.evaluator.extended and index.extended else {}
         try:
-            return open_body(index, self.container.body(entry), data_type, base_offset=entry.start,
-                             column=entry.column, **options)
+            reader = open_entry(self.container, entry, data_type, extended=self.evaluator.extended)
         except DecodeError as err:
             if not self.evaluator.lenient:
                 raise
             self.malformed.append(err)
             return FileIndexReader()
+        return FileIndexReader() if reader is None else reader  # an unknown index type: REMAIN for everything
 
 
 _EQUALITIES = {Operator.EQ, Operator.NEQ, Operator.IN, Operator.NOT_IN}

@@ -6,6 +6,7 @@ import decimal
 import math
 
 from fileindex.errors import UsageError
+from fileindex.java.text import java_special_float_text
 from fileindex.types import NUMERIC_BITS, DataType
 from fileindex.values import DECIMAL_CONTEXT, Timestamp, float32
 
@@ -70,19 +71,21 @@ def convert(value, data_type: DataType, column: str):
     if root in ("FLOAT", "DOUBLE"):
         if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
             raise _fail(column, value, data_type)
-        number = float(value)
-        if math.isinf(number) and not (isinstance(value, float) and math.isinf(value)):
+        real = float(value)
+        if math.isinf(real) and not (isinstance(value, float) and math.isinf(value)):
             raise _fail(column, value, data_type, "out of range")
-        return float32(number) if root == "FLOAT" else number
+        return float32(real) if root == "FLOAT" else real
     if root == "DECIMAL":
         if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
             raise _fail(column, value, data_type)
+        precision, scale = data_type.precision, data_type.scale
+        assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
         exact = decimal.Decimal(value)
-        quantum = decimal.Decimal(1).scaleb(-data_type.scale)
-        if not exact.is_finite() or exact.adjusted() + 1 + data_type.scale >= DECIMAL_CONTEXT.prec:
+        quantum = decimal.Decimal(1).scaleb(-scale)
+        if not exact.is_finite() or exact.adjusted() + 1 + scale >= DECIMAL_CONTEXT.prec:
             raise _fail(column, value, data_type, "it needs more digits than the type has")
         scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)  # rounded when inexact: refused below
-        if scaled != exact or len(scaled.as_tuple().digits) > data_type.precision and scaled != 0:
+        if scaled != exact or len(scaled.as_tuple().digits) > precision and scaled != 0:
             raise _fail(column, value, data_type, "it needs more digits than the type has")
         return scaled
     if data_type.is_string:
@@ -145,12 +148,7 @@ def sql_literal(value) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        text = repr(value)
-        return text if ("e" in text or "." in text) else text + ".0"
+        return java_special_float_text(value) or repr(value)  # repr of a finite float has a '.' or an 'e'
     if isinstance(value, (int, decimal.Decimal)):
         return str(value)
     if isinstance(value, Timestamp):
@@ -162,18 +160,15 @@ def sql_literal(value) -> str:
     return quote_string(str(value))
 
 
+_ESCAPES = {"'": "''", "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
+
+
 def quote_string(text: str) -> str:
     out = []
     for ch in text:
         code = ord(ch)
-        if ch == "'":
-            out.append("''")
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
         elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
             out.append(f"\\u{code:04x}")
         else:

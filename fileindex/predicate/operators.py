@@ -8,7 +8,8 @@ by it. Code dispatches on these instead of keeping its own table keyed by name.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -20,19 +21,20 @@ ANY = None  # the arity of IN / NOT IN: a list of any length
 
 
 class Operator(StrEnum):
-    # (name, SQL, Java's class and the JSON form's name, negation, arity, reader visitor, pyspark Column method)
-    EQ = ("eq", "=", "Equal", "neq", 1, "visit_equal", "__eq__")
-    NEQ = ("neq", "<>", "NotEqual", "eq", 1, "visit_not_equal", "__ne__")
-    LT = ("lt", "<", "LessThan", "gte", 1, "visit_less_than", "__lt__")
-    LTE = ("lte", "<=", "LessOrEqual", "gt", 1, "visit_less_or_equal", "__le__")
-    GT = ("gt", ">", "GreaterThan", "lte", 1, "visit_greater_than", "__gt__")
-    GTE = ("gte", ">=", "GreaterOrEqual", "lt", 1, "visit_greater_or_equal", "__ge__")
-    IN = ("in", "IN", "In", "not_in", ANY, "visit_in", "isin")
-    NOT_IN = ("not_in", "NOT IN", "NotIn", "in", ANY, "visit_not_in", None)
-    IS_NULL = ("is_null", "IS NULL", "IsNull", "is_not_null", 0, "visit_is_null", "isNull")
-    IS_NOT_NULL = ("is_not_null", "IS NOT NULL", "IsNotNull", "is_null", 0, "visit_is_not_null", "isNotNull")
-    BETWEEN = ("between", "BETWEEN", "Between", "not_between", 2, "visit_between", "between")
-    NOT_BETWEEN = ("not_between", "NOT BETWEEN", "NotBetween", "between", 2, "visit_not_between", None)
+    # (name, SQL, Java's class and the JSON form's name, negation, arity, reader visitor, pyspark Column method,
+    #  for a comparison: (its Python operator, its pyarrow compute function))
+    EQ = ("eq", "=", "Equal", "neq", 1, "visit_equal", "__eq__", (operator.eq, "equal"))
+    NEQ = ("neq", "<>", "NotEqual", "eq", 1, "visit_not_equal", "__ne__", (operator.ne, "not_equal"))
+    LT = ("lt", "<", "LessThan", "gte", 1, "visit_less_than", "__lt__", (operator.lt, "less"))
+    LTE = ("lte", "<=", "LessOrEqual", "gt", 1, "visit_less_or_equal", "__le__", (operator.le, "less_equal"))
+    GT = ("gt", ">", "GreaterThan", "lte", 1, "visit_greater_than", "__gt__", (operator.gt, "greater"))
+    GTE = ("gte", ">=", "GreaterOrEqual", "lt", 1, "visit_greater_or_equal", "__ge__", (operator.ge, "greater_equal"))
+    IN = ("in", "IN", "In", "not_in", ANY, "visit_in", "isin", None)
+    NOT_IN = ("not_in", "NOT IN", "NotIn", "in", ANY, "visit_not_in", None, None)
+    IS_NULL = ("is_null", "IS NULL", "IsNull", "is_not_null", 0, "visit_is_null", "isNull", None)
+    IS_NOT_NULL = ("is_not_null", "IS NOT NULL", "IsNotNull", "is_null", 0, "visit_is_not_null", "isNotNull", None)
+    BETWEEN = ("between", "BETWEEN", "Between", "not_between", 2, "visit_between", "between", None)
+    NOT_BETWEEN = ("not_between", "NOT BETWEEN", "NotBetween", "between", 2, "visit_not_between", None, None)
 
     sql: str
     java_name: str
@@ -40,11 +42,15 @@ class Operator(StrEnum):
     arity: int | None  # the number of literals; None (ANY) for a list of any length
     visitor: str
     spark_method: str | None  # None: Spark filters by NOT of the negation's column
+    comparison: Callable[[Any, Any], Any] | None  # a comparison's operator (numpy arrays too); None for the others
+    arrow_function: str | None  # a comparison's pyarrow.compute function
 
     def __new__(cls, name: str, *details: Any):  # details: as the columns above; Operator(name) looks one up
         member = str.__new__(cls, name)
         member._value_ = name
-        member.sql, member.java_name, member._negation, member.arity, member.visitor, member.spark_method = details
+        *names, compares = details
+        member.sql, member.java_name, member._negation, member.arity, member.visitor, member.spark_method = names
+        member.comparison, member.arrow_function = compares or (None, None)
         return member
 
     # the operator is its name everywhere: in sets and dicts of names, in text, in JSON and in a Leaf's repr

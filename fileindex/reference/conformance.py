@@ -25,7 +25,7 @@ from pathlib import Path
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import MAGIC, VERSION
 from fileindex.container.writer import FORMAT_VERSION_OPTION
-from fileindex.errors import FileIndexError, UsageError
+from fileindex.errors import DecodeError, FileIndexError, UsageError
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.indexes.result import SKIP, Rows
 from fileindex.java import utf as java_utf
@@ -161,39 +161,35 @@ def check_directory(folder: str | Path, *, require_manifest: bool = True) -> Rep
     it, and the counts found must be those the folder's manifest declares."""
     folder = Path(folder)
     document = load_vectors(folder)
-    report, tally = Report(), _Tally()
-    datasets = _Datasets(folder, report)
-    for position, record in enumerate(document["vectors"]):
-        label = record.get("name") if isinstance(record, dict) else None
-        label = f"vectors[{position}]" + (f" ({label})" if label else "")
-        try:
-            check_record(folder, record, datasets, report, tally)
-        except UNREADABLE as err:
-            report.record(CORPUS, "record", False, f"{label}: not a readable record ({err!r})")
-    for position, record in enumerate(document.get("multi_column") or ()):
-        label = f"multi_column[{position}]" + (f" ({record['name']})" if isinstance(record, dict) and "name" in record
-                                               else "")
-        try:
-            check_multi_column(folder, record, report, datasets, tally)
-        except UNREADABLE as err:
-            report.record(CORPUS, "record", False, f"{label}: not a readable record ({err!r})")
-    check_manifest(document.get("manifest"), tally.manifest(len(datasets.raw)), report, require_manifest)
+    report, found = _check_records(folder, document)
+    check_manifest(document.get("manifest"), found, report, require_manifest)
     return report
 
 
 def corpus_manifest(folder: str | Path) -> dict:
     """The manifest of a folder as it is (what tools/derive_vector_fields.py writes into vectors.json)."""
-    folder = Path(folder)
-    document = load_vectors(folder)
-    report, tally = Report(), _Tally()
-    datasets = _Datasets(folder, report)
-    for record in document["vectors"]:
-        check_record(folder, record, datasets, report, tally)
-    for record in document.get("multi_column") or ():
-        check_multi_column(folder, record, report, datasets, tally)
+    report, found = _check_records(Path(folder), load_vectors(Path(folder)))
     if not report.ok:
         raise UsageError("the folder does not pass; fix it before declaring its counts:\n" + "\n".join(report.failures))
-    return tally.manifest(len(datasets.raw))
+    return found
+
+
+def _check_records(folder: Path, document: dict) -> tuple[Report, dict]:
+    """Every record of ``vectors.json`` checked (one that cannot be read is a failure naming it), and the
+    manifest of what the folder holds."""
+    report, tally = Report(), _Tally()
+    datasets = _Datasets(folder, report)
+    checks = {"vectors": lambda record: check_record(folder, record, datasets, report, tally),
+              "multi_column": lambda record: check_multi_column(folder, record, report, datasets, tally)}
+    for kind, check in checks.items():
+        for position, record in enumerate(document.get(kind) or ()):
+            try:
+                check(record)
+            except UNREADABLE as err:
+                name = record.get("name") if isinstance(record, dict) else None
+                label = f"{kind}[{position}]" + (f" ({name})" if name else "")
+                report.record(CORPUS, "record", False, f"{label}: not a readable record ({err!r})")
+    return report, tally.manifest(len(datasets.raw))
 
 
 def check_manifest(declared, found: dict, report: Report, required: bool) -> None:
@@ -207,7 +203,8 @@ def check_manifest(declared, found: dict, report: Report, required: bool) -> Non
         return
     entries = {"datasets": (declared.get("datasets"), found["datasets"]),
                MULTI: (declared.get("multi_column"), found["multi_column"])}
-    declared_vectors = declared.get("vectors") if isinstance(declared.get("vectors"), dict) else {}
+    vectors = declared.get("vectors")
+    declared_vectors = vectors if isinstance(vectors, dict) else {}
     for index_type in sorted(set(declared_vectors) | set(found["vectors"])):
         entries[index_type] = (declared_vectors.get(index_type), found["vectors"].get(index_type))
     for what, (expected, actual) in entries.items():
@@ -219,6 +216,17 @@ def _counts(counts) -> str:
     if isinstance(counts, dict):
         return ", ".join(f"{value} {key}" for key, value in counts.items())
     return "nothing" if counts is None else str(counts)
+
+
+def _record_file(folder: Path, record: dict, name: str, report: Report) -> bytes | None:
+    """The bytes of a record's file; whether it could be read is recorded (a failure names it)."""
+    try:
+        data = (folder / record["file"]).read_bytes()
+    except OSError as err:
+        report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
+        return None
+    report.record(CORPUS, "file", True)
+    return data
 
 
 def check_record(folder: Path, record: dict, datasets: _Datasets, report: Report, tally: _Tally) -> None:
@@ -244,20 +252,21 @@ def check_record(folder: Path, record: dict, datasets: _Datasets, report: Report
             except FileIndexError:
                 report.record(layout, "refuse", True)
         return
-    try:
-        data = (folder / record["file"]).read_bytes()
-    except OSError as err:
-        report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
+    data = _record_file(folder, record, name, report)
+    if data is None:
         _record_unchecked(report, layout, index is not None, queries,
                           f"{name}: its file {record['file']} is unreadable")
         return
-    report.record(CORPUS, "file", True)
     try:
         container = FileIndexContainer.from_bytes(data)
         container.validate_layout()
         parse_with_construct(data)
         entry = container.entry("c", index_type) or next(iter(container))
-        payload = bytes(container.body(entry))
+        body = container.body(entry)
+        if body is None:
+            raise DecodeError(f"the {entry.index_type} index of column {entry.column!r} is empty", offset=entry.start,
+                              field=entry.index_type)
+        payload = bytes(body)
     except (FileIndexError, StopIteration) as err:
         report.record(layout, "decode", False, f"{name}: {err}")
         _record_unchecked(report, layout, index is not None, queries, f"{name}: it does not decode", decode=False)
@@ -313,14 +322,8 @@ def check_multi_column(folder: Path, record: dict, report: Report, datasets: _Da
         tally.multi_records += 1
         tally.multi_predicates += len(cases)
     raw = datasets.get(record["dataset"]) if "dataset" in record else None
-    unchecked = f"{name}: {datasets.problems.get(record.get('dataset'), '')}"
-    try:
-        data = (folder / record["file"]).read_bytes()
-    except OSError as err:
-        report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
-        data = None
-    if data is not None:
-        report.record(CORPUS, "file", True)
+    unchecked = f"{name}: {datasets.problems.get(record.get('dataset') or '', '')}"
+    data = _record_file(folder, record, name, report)
     if data is not None and "sha256" in record:
         report.record(MULTI, "bytes", hashlib.sha256(data).hexdigest() == record["sha256"],
                       f"{name}: the file's SHA-256 is not the recorded one")
@@ -411,4 +414,6 @@ def _build_multi(raw: dict, schema: dict, version: int) -> bytes:
         options[key] = f"{options[key]},{entry['column']}" if key in options else entry["column"]
         for option, value in entry["options"].items():
             options[f"file-index.{entry['index_type']}.{entry['column']}.{option}"] = str(value)
-    return build_table_index(pa.table(columns), schema, parse_options(options, schema)).data
+    built = build_table_index(pa.table(columns), schema, parse_options(options, schema))
+    assert built.data is not None  # held in memory: no output to stream it to was given
+    return built.data

@@ -15,9 +15,10 @@ from __future__ import annotations
 import difflib
 import warnings
 from dataclasses import dataclass, field
-from typing import Mapping
+from collections.abc import Mapping
 
 from fileindex.container.column_order import writer_layout
+from fileindex.container.writer import FORMAT_VERSION_OPTION
 from fileindex.errors import UsageError
 from fileindex.indexes.options import parse_memory_size
 from fileindex.types import DataType, column_type
@@ -26,8 +27,7 @@ PREFIX = "file-index."
 COLUMNS_SUFFIX = ".columns"
 THRESHOLD_KEY = "file-index.in-manifest-threshold"
 DEFAULT_THRESHOLD = "500 B"
-FORMAT_VERSION_KEY = "file-index.format.version"
-GENERAL_KEYS = (THRESHOLD_KEY, "file-index.read.enabled", FORMAT_VERSION_KEY)
+GENERAL_KEYS = (THRESHOLD_KEY, "file-index.read.enabled", FORMAT_VERSION_OPTION)
 
 
 class IgnoredOptionWarning(UserWarning):
@@ -121,9 +121,9 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> Fi
 
 def format_version(options: Mapping[str, str]) -> int:
     """The container layout to write: 1 (default) or 2 (experimental, Paimon PR #10101)."""
-    text = str(options.get(FORMAT_VERSION_KEY, "1")).strip()
+    text = str(options.get(FORMAT_VERSION_OPTION, "1")).strip()
     if text not in ("1", "2"):
-        raise UsageError(f"{FORMAT_VERSION_KEY}={text!r}: write 1 (the released layout) or 2 (experimental: the "
+        raise UsageError(f"{FORMAT_VERSION_OPTION}={text!r}: write 1 (the released layout) or 2 (experimental: the "
                          "footer layout of Paimon PR #10101)")
     return int(text)
 
