@@ -17,7 +17,6 @@ import numpy as np
 from fileindex.indexes.bloom_filter.reader import ROOT, read_sizing
 from fileindex.indexes.invariants import BodyFacts, violation
 from fileindex.java_numbers import int32, math_round
-from fileindex.java_numbers import int32, math_round
 
 IMPLAUSIBLE = 1e-9  # a bound on the chance that a filter Java wrote fails a statistical check
 WINDOWS = (64, 512, 4096)  # bytes: the region sizes tested for a fill far below the filter's
