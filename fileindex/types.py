@@ -8,6 +8,7 @@ Type names are case-insensitive; defaults follow Paimon (``TIMESTAMP`` = precisi
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from fileindex.errors import UsageError
@@ -43,6 +44,25 @@ class DataType:
     @property
     def is_timestamp(self) -> bool:
         return self.root in TIMESTAMPS
+
+    @property
+    def required_precision(self) -> int:
+        """The precision of a DECIMAL, TIME or TIMESTAMP type (every constructor of one sets it)."""
+        if self.precision is None:
+            raise UsageError(f"{self.root} has no precision: give {self.root}(p)")
+        return self.precision
+
+    @property
+    def required_scale(self) -> int:
+        """The scale of a DECIMAL type (every constructor of one sets it)."""
+        if self.scale is None:
+            raise UsageError(f"{self.root} has no scale: give {self.root}(p, s)")
+        return self.scale
+
+    @property
+    def is_nano_timestamp(self) -> bool:
+        """A TIMESTAMP with nanoseconds (p > 6): Java answers REMAIN to value predicates on it (apache/paimon #9654)."""
+        return self.is_timestamp and self.required_precision > 6
 
     def not_null(self) -> DataType:
         return replace(self, nullable=False)
@@ -261,7 +281,7 @@ def parse_schema(text: str) -> dict[str, DataType]:
     return schema
 
 
-def column_type(schema: dict[str, DataType], column: str) -> DataType | None:
+def column_type(schema: Mapping[str, DataType], column: str) -> DataType | None:
     """The type a container column's index was built for; ``m[k]`` is map ``m``'s value type."""
     if column in schema:
         return schema[column]

@@ -19,7 +19,7 @@ from fileindex.java_numbers import float_to_int_bits as float_to_int_bits
 from fileindex.types import NUMERIC_BITS, DataType
 
 _EPOCH = dt.datetime(1970, 1, 1)
-_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 @dataclass(frozen=True, order=True)
@@ -34,7 +34,7 @@ class Timestamp:
             raise UsageError(f"nanos_of_milli must be in [0, 999999], not {self.nanos_of_milli}")
 
     @classmethod
-    def from_datetime(cls, value: dt.datetime) -> "Timestamp":
+    def from_datetime(cls, value: dt.datetime) -> Timestamp:
         """A naive datetime is wall-clock time (TIMESTAMP); an aware one is an instant (LTZ)."""
         delta = value - (_EPOCH_UTC if value.tzinfo else _EPOCH)
         micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
@@ -60,9 +60,9 @@ DECIMAL_CONTEXT = decimal.Context(prec=80, traps=[decimal.InvalidOperation, deci
 def decimal_unscaled(value, data_type: DataType) -> int:
     """The unscaled value of a DECIMAL(p, s) (``BigDecimal.unscaledValue``), rounding HALF_UP to scale s."""
     exact = decimal.Decimal(value)
-    if not exact.is_finite() or exact.adjusted() + 1 + data_type.scale >= DECIMAL_CONTEXT.prec:
+    if not exact.is_finite() or exact.adjusted() + 1 + data_type.required_scale >= DECIMAL_CONTEXT.prec:
         raise UsageError(f"{value} does not fit {data_type}")
-    scaled = exact.quantize(decimal.Decimal(1).scaleb(-data_type.scale), rounding=decimal.ROUND_HALF_UP,
+    scaled = exact.quantize(decimal.Decimal(1).scaleb(-data_type.required_scale), rounding=decimal.ROUND_HALF_UP,
                             context=DECIMAL_CONTEXT)
     sign, digits, _ = scaled.as_tuple()  # the exponent is -scale now: the digits are the unscaled value
     unscaled = int("".join(map(str, digits)))
@@ -111,7 +111,7 @@ def long_key(value, data_type: DataType) -> int:
     if root in NUMERIC_BITS or root in ("DATE", "TIME"):
         return check_integer(value, data_type)
     if data_type.is_timestamp:
-        return timestamp_key(value, data_type.precision)
+        return timestamp_key(value, data_type.required_precision)
     if root == "DECIMAL":
         return decimal_unscaled_long(value, data_type)
     raise UsageError(f"{data_type} has no integer key")

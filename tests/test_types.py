@@ -85,3 +85,20 @@ def test_an_out_of_range_argument_error_points_at_the_argument(text, argument):
         parse_type(text)
     position = int(str(info.value).split("at position ")[1].split()[0])
     assert text[position:].startswith(argument)
+
+
+@pytest.mark.parametrize("text, nano", [("TIMESTAMP", False), ("TIMESTAMP(6)", False), ("TIMESTAMP(7)", True),
+                                        ("TIMESTAMP(9) WITH LOCAL TIME ZONE", True), ("TIME(9)", False),
+                                        ("BIGINT", False), ("DECIMAL(20, 2)", False)])
+def test_a_nano_timestamp_is_a_timestamp_of_precision_above_six(text, nano):
+    assert parse_type(text).is_nano_timestamp is nano
+
+
+def test_precision_and_scale_are_given_by_every_parsed_type_and_missing_ones_say_what_to_give():
+    decimal = parse_type("DECIMAL(20, 3)")
+    assert (decimal.required_precision, decimal.required_scale) == (20, 3)
+    assert parse_type("TIMESTAMP").required_precision == 6
+    with pytest.raises(UsageError, match=r"DECIMAL\(p, s\)"):
+        assert DataType("DECIMAL", precision=10).required_scale
+    with pytest.raises(UsageError, match=r"TIMESTAMP\(p\)"):
+        assert DataType("TIMESTAMP").is_nano_timestamp

@@ -27,7 +27,7 @@ def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = 
         unit = kind.unit if pa.types.is_timestamp(kind) else "us"
         raw = array.cast(pa.int64()) if pa.types.is_timestamp(kind) else array
         ticks = raw.to_numpy(zero_copy_only=False).astype(np.int64)
-        target = 1_000 if data_type.precision <= 3 else 1_000_000
+        target = 1_000 if data_type.required_precision <= 3 else 1_000_000
         per_second = _UNIT_PER_SECOND[unit]
         if per_second >= target:
             return np.floor_divide(ticks, per_second // target)

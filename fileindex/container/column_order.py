@@ -21,7 +21,7 @@ of at least 64 buckets.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from fileindex.errors import UsageError
 from fileindex.java.hashmap import JavaHashMapOrder, compute_if_absent_order, put_order
@@ -58,7 +58,7 @@ class Column:
     nested: str | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "Column":
+    def parse(cls, text: str) -> Column:
         start = text.find("[")
         if start != -1 and text.endswith("]"):
             return cls(text[:start], text[start + 1:-1])

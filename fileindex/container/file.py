@@ -96,7 +96,7 @@ class FileIndexContainer:
 
 @contextmanager
 def _opened(path: str | os.PathLike | BinaryIO) -> Iterator[tuple[BinaryIO, str]]:
-    if hasattr(path, "read"):
+    if not isinstance(path, (str, os.PathLike)):  # an open binary stream
         yield path, str(getattr(path, "name", "<stream>"))
     elif os.fspath(path) == "-":
         yield sys.stdin.buffer, "<stdin>"

@@ -95,11 +95,23 @@ class ContainerHead:
     @property
     def body_start(self) -> int:
         """Where payloads may start: after the HEAD (version 1) or the preamble (version 2)."""
-        return self.head_length if self.version == VERSION else V2_PREAMBLE
+        return self.v1_head_length if self.version == VERSION else V2_PREAMBLE
 
     def body_end(self, size: int) -> int:
         """Where payloads must end: the end of the input (version 1) or the footer (version 2)."""
-        return size if self.version == VERSION else self.footer_start
+        return size if self.version == VERSION else self.v2_footer[0]
+
+    @property
+    def v1_head_length(self) -> int:
+        """The HEAD length of a version-1 head (the reader sets it for every one)."""
+        assert self.head_length is not None, "a version-1 head without its length"
+        return self.head_length
+
+    @property
+    def v2_footer(self) -> tuple[int, int]:
+        """(start, length) of a version-2 head's footer (the reader sets both for every one)."""
+        assert self.footer_start is not None and self.footer_length is not None, "a version-2 head without its footer"
+        return self.footer_start, self.footer_length
 
 
 def parse_head(data) -> ContainerHead:
@@ -213,12 +225,13 @@ def check_body_bounds(entry: IndexEntry, head: ContainerHead, size: int) -> None
 
 
 def validate_layout(head: ContainerHead, size: int) -> None:
-    if head.version == VERSION and head.head_length > size:
+    if head.version == VERSION and head.v1_head_length > size:
         raise errors.TruncatedError(
             f"head length {head.head_length} exceeds the {size}-byte input", offset=8, field=f"{ROOT}/len_head"
         )
     if head.footer_trailing:
-        at = head.footer_start + head.footer_length - head.footer_trailing
+        footer_start, footer_length = head.v2_footer
+        at = footer_start + footer_length - head.footer_trailing
         raise errors.InvalidLengthError(
             f"{head.footer_trailing} byte(s) after the footer's entry table (the footer length says "
             f"{head.footer_length})", offset=at, field=f"{ROOT}/footer/trailing")

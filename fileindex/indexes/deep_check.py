@@ -3,7 +3,7 @@ implies (``fileindex check``): each index type's own checks (its ``check`` in th
 what the bodies of one data file must agree on."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from fileindex.container.invariants import JAVA_MISSES, check_entry_table
 from fileindex.container.file import FileIndexContainer
@@ -43,7 +43,9 @@ def _check_row_counts(facts: Mapping[IndexEntry, BodyFacts]) -> None:
     for entry, rows in counted[1:]:
         first, expected = counted[0]
         if rows != expected:
-            at, field = INDEX_TYPES[entry.index_type].row_count_at
+            located = INDEX_TYPES[entry.index_type].row_count_at
+            assert located is not None, f"{entry.index_type} records a row count but not where"
+            at, field = located
             raise InvariantError(f"{entry.column!r}/{entry.index_type} counts {rows} rows, "
                                  f"{first.column!r}/{first.index_type} {expected}: the indexes of one data file "
                                  f"count the same rows ({JAVA_MISSES})", offset=entry.start + at, field=field)

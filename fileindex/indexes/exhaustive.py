@@ -4,7 +4,7 @@ row; :mod:`fileindex.pipeline.exhaustive` runs them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

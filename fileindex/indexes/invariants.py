@@ -40,7 +40,7 @@ def check_canonical(stored, bitmap: FrozenBitMap, *, what: str, offset: int, fie
     a count or container type changed in place reads as another set than the bytes hold."""
     expected = roaring.serialize(bitmap)
     if bytes(stored) != expected:
-        at = next((i for i, (a, b) in enumerate(zip(bytes(stored), expected)) if a != b),
+        at = next((i for i, (a, b) in enumerate(zip(bytes(stored), expected, strict=False)) if a != b),
                   min(len(stored), len(expected)))
         raise violation(f"{what} is not serialized as Java serializes its {len(bitmap)} row(s) "
                         f"({len(stored)} bytes where Java writes {len(expected)}; first difference at +{at})",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from fileindex.errors import UsageError
 from fileindex.java_numbers import INT_MAX, INT_MIN, LONG_MAX

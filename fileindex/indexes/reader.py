@@ -7,7 +7,7 @@ legal predicate, the answer is REMAIN: the safe superset.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from fileindex.indexes.result import REMAIN, FileIndexResult
 

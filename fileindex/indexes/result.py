@@ -6,7 +6,7 @@ Its ``kind`` (``"REMAIN"``, ``"SKIP"``, ``"ROWS"``) names it wherever a result i
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 from pyroaring import BitMap, FrozenBitMap
@@ -21,10 +21,10 @@ class FileIndexResult:
     def remain(self) -> bool:
         raise NotImplementedError
 
-    def and_(self, other: "FileIndexResult") -> "FileIndexResult":
+    def and_(self, other: FileIndexResult) -> FileIndexResult:
         raise NotImplementedError
 
-    def or_(self, other: "FileIndexResult") -> "FileIndexResult":
+    def or_(self, other: FileIndexResult) -> FileIndexResult:
         raise NotImplementedError
 
 
@@ -93,7 +93,7 @@ class Rows(FileIndexResult):
         breaks = np.flatnonzero(np.diff(rows) != 1)
         firsts = np.concatenate(([rows[0]], rows[breaks + 1]))
         lasts = np.concatenate((rows[breaks], [rows[-1]]))
-        return list(zip(firsts.tolist(), lasts.tolist()))
+        return list(zip(firsts.tolist(), lasts.tolist(), strict=True))
 
     def to_json(self) -> dict:
         """``{"cardinality": n, "ranges": [[first, last], ...]}``"""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
@@ -25,7 +25,7 @@ SUMMARY_FIELDS = ("file", "output", "status", "rows", "bytes", "embedded", "inde
 
 def effective_options(task: DataFileTask, options: Mapping[str, str]) -> dict[str, str]:
     """The options of the schema the file was written with (as Paimon's writer had them), then the job's."""
-    merged = dict(task.table.data_schema(task.entry).options) if task.table is not None else {}
+    merged = dict(task.table.data_schema(task.table_entry()).options) if task.table is not None else {}
     merged.update(options)
     return merged
 
@@ -61,12 +61,12 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
     try:
         reader = task.open()
         built = build_from_reader(reader, effective_options(task, options), task.types(reader))
-        written = write_atomically(output, built.data, overwrite=overwrite, before_rename=before_rename)
+        written = write_atomically(output, built.held, overwrite=overwrite, before_rename=before_rename)
     except (FileIndexError, OSError, OverflowError) as err:
         row.update(status="failed", error=open_error(err))
         return row
-    row.update(status="written" if written else "kept", rows=built.row_count, bytes=len(built.data),
-               embedded=built.embedded, **describe_container(built.data, data_bytes=task.size))
+    row.update(status="written" if written else "kept", rows=built.row_count, bytes=len(built.held),
+               embedded=built.embedded, **describe_container(built.held, data_bytes=task.size))
     return row
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from fileindex.errors import UsageError
 from fileindex.indexes.exhaustive import Disagreement, Outcome
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.types import DataType
@@ -33,7 +34,10 @@ def check_index(index_type: str, reader, values: pa.Array, data_type: DataType, 
         values = values.combine_chunks()
     if pa.types.is_dictionary(values.type):
         values = values.cast(values.type.value_type)
-    return INDEX_TYPES[index_type].exhaustive(reader, values, data_type, row_count)
+    exhaustive = INDEX_TYPES[index_type].exhaustive
+    if exhaustive is None:
+        raise UsageError(f"{index_type} indexes have no exhaustive check (see checkable)")
+    return exhaustive(reader, values, data_type, row_count)
 
 
 def check_empty(values: pa.Array) -> Outcome:

@@ -29,7 +29,7 @@ def summarize(rows: list[dict]) -> dict:
         estimated = estimated or bool(detail.get("fpp_estimated"))
         files.append({k: row[k] for k in ("file", "index", "rows", "status", "note", "checks", "violations",
                                           "false_positives")})
-    by_status = defaultdict(int)
+    by_status: defaultdict[str, int] = defaultdict(int)
     for file in files:
         by_status[file["status"]] += 1
     bloom = [v for (t, _), v in tallies.items() if _probabilistic(t)]
@@ -74,11 +74,13 @@ def render_text(summary: dict) -> str:
             lines.append(f"  {file['status'].upper()} {file['file']}: {what}")
     for violation in summary["violation_detail"][:20]:
         if "checked_rows" in violation:  # exhaustive: a property of every row
-            lines.append(f"  {violation['kind']}: {violation['file']} {violation['column']} {violation['index_type']}: "
-                         f"{violation['predicate']}: {violation['wrong_rows']} of {violation['checked_rows']} rows differ")
+            lines.append(f"  {violation['kind']}: {violation['file']} {violation['column']} "
+                         f"{violation['index_type']}: {violation['predicate']}: "
+                         f"{violation['wrong_rows']} of {violation['checked_rows']} rows differ")
         else:
-            lines.append(f"  {violation['kind']}: {violation['file']} {violation['index_type']} {violation['predicate']} "
-                         f"→ {violation['answer']} ({violation['true_rows']} true rows, {violation['wrong_rows']} wrong)")
+            lines.append(f"  {violation['kind']}: {violation['file']} {violation['index_type']} "
+                         f"{violation['predicate']} → {violation['answer']} "
+                         f"({violation['true_rows']} true rows, {violation['wrong_rows']} wrong)")
         lines += [f"    {witness_text(w)}" for w in violation["witnesses"][:WITNESSES_IN_TEXT]]
     if len(summary["violation_detail"]) > 20:
         lines.append(f"  ... {len(summary['violation_detail']) - 20} more in the report")

@@ -157,4 +157,4 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
 
 
 def _finer_than_micros(data_type: DataType | None) -> bool:
-    return data_type is not None and data_type.is_timestamp and (data_type.precision or 0) > 6
+    return data_type is not None and data_type.is_nano_timestamp

@@ -26,7 +26,7 @@ from fileindex.predicate.parser import to_sql
 from fileindex.predicate.tree import And, Leaf, Or, Predicate
 from fileindex.types import DataType, column_type
 
-COMPOUNDS = {"And": And, "Or": Or}
+COMPOUNDS: dict[str, type[And] | type[Or]] = {"And": And, "Or": Or}
 
 SEPARATOR = ", "
 READINGS_LIMIT = 8  # enough to tell one reading from several; bounds the work on lists of ", "-strings
@@ -143,8 +143,9 @@ class _Reader:
         self.sequences[key] = self.capped(found)
         return self.sequences[key]
 
-    def leaf(self, function: Operator, start: int, end: int) -> list[Leaf]:
-        text, found = self.text, []
+    def leaf(self, function: Operator, start: int, end: int) -> list[Predicate]:
+        text = self.text
+        found: list[Predicate] = []
         # Java prints ", " only before literals that print something: "Equal(name)" for one that prints empty
         cuts = [(cut, cut + len(SEPARATOR)) for cut in self.separators_in(start, end)
                 if cut + len(SEPARATOR) < end] + [(end, end)]
@@ -224,6 +225,7 @@ def java_literal(text: str, data_type: DataType, column: str):
     if text == "null":
         return None
     root = data_type.root
+    value: bool | float | decimal.Decimal | str | int | None
     if data_type.is_binary:
         raise _NoReading(f"a BINARY literal prints as {text!r} (an array's identity), which does not say its bytes")
     if root == "BOOLEAN":

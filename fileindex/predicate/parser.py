@@ -62,6 +62,7 @@ class _Parser(TokenStream):
             if match is None:
                 raise self.error(f"unexpected character {text[position]!r}", position)
             kind = match.lastgroup
+            assert kind is not None, "every alternative of _TOKEN is a named group"
             if kind != "space":
                 tokens.append((kind, match.group(), position))
             position = match.end()
@@ -76,8 +77,9 @@ class _Parser(TokenStream):
         if not self.tokens:
             raise self.error("the predicate is empty", 0)
         result = self.disjunction()
-        if self.peek() is not None:
-            raise self.error(f"unexpected {self.peek()[1]!r}")
+        token = self.peek()
+        if token is not None:
+            raise self.error(f"unexpected {token[1]!r}")
         return result
 
     def disjunction(self) -> Predicate:
@@ -149,7 +151,8 @@ class _Parser(TokenStream):
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
 
     def converted(self, data_type: DataType, column: str):
-        position = self.peek()[2] if self.peek() else len(self.text)
+        token = self.peek()
+        position = token[2] if token else len(self.text)
         value = self.literal()
         try:
             return lit.convert(value, data_type, column)

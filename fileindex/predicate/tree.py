@@ -10,7 +10,7 @@ up to 20 literals, and an IN leaf above, as Paimon does.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Union
+from collections.abc import Iterable
 
 from fileindex.errors import UsageError
 from fileindex.predicate.operators import Operator
@@ -46,7 +46,7 @@ class Or:
     children: tuple
 
 
-Predicate = Union[Leaf, And, Or]
+Predicate = Leaf | And | Or
 
 
 def and_(*children: Predicate) -> Predicate:

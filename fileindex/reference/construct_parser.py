@@ -25,6 +25,7 @@ def construct_error(err, size: int) -> errors.DecodeError:
     path = (getattr(err, "path", None) or "").replace("(parsing) -> ", "").replace(" -> ", "/")
     field = f"{ROOT}/{path}" if path else ROOT
     message = str(err).split("\n")[-1]
+    kind: type[errors.DecodeError]
     if isinstance(err, construct.ConstError):
         kind = errors.BadMagicError if "magic" in path else errors.UnsupportedVersionError
     elif isinstance(err, construct.StreamError):

@@ -182,8 +182,8 @@ def _refined(fields: list[Field]) -> list[Field]:
     starts = [f.offset for f in ordered]
     refined = []
     for field in ordered:
-        raw = isinstance(field.value, (bytes, bytearray)) and field.length > 0
-        if not raw:
+        value = field.value
+        if not isinstance(value, (bytes, bytearray)) or field.length <= 0:  # not a raw byte field
             refined.append(field)
             continue
         end = field.offset + field.length
@@ -196,10 +196,10 @@ def _refined(fields: list[Field]) -> list[Field]:
         for f in inner:
             if f.offset > position:
                 refined.append(Field(position, f.offset - position, field.path,
-                                     bytes(field.value[position - field.offset:f.offset - field.offset])))
+                                     bytes(value[position - field.offset:f.offset - field.offset])))
             position = max(position, f.offset + f.length)
         if position < end:
-            refined.append(Field(position, end - position, field.path, bytes(field.value[position - field.offset:])))
+            refined.append(Field(position, end - position, field.path, bytes(value[position - field.offset:])))
     return refined
 
 

@@ -24,6 +24,8 @@ def predicate_to_json(predicate: Predicate, schema: dict[str, DataType]) -> dict
         return {"function": "And" if isinstance(predicate, And) else "Or",
                 "children": [predicate_to_json(c, schema) for c in predicate.children]}
     data_type = column_type(schema, predicate.column)
+    if data_type is None:
+        raise UsageError(f"column {predicate.column!r} is not in the schema ({', '.join(schema)})")
     return {"function": predicate.function.java_name, "column": predicate.column, "type": str(data_type),
             "literals": [value_to_json(v, data_type) for v in predicate.literals]}
 
@@ -43,8 +45,7 @@ def predicate_from_json(form, schema: dict[str, DataType], where: str = "java_pr
     if operator is None:
         raise UsageError(f"{where}: unknown function {function!r} (one of {java_function_names()})")
     column, literals = form.get("column"), form.get("literals", [])
-    data_type = column_type(schema, column) if isinstance(column, str) else None
-    if data_type is None:
+    if not isinstance(column, str) or (data_type := column_type(schema, column)) is None:
         raise UsageError(f"{where}: column {column!r} is not in the schema ({', '.join(schema)})")
     declared = form.get("type")
     try:

@@ -88,7 +88,7 @@ def current_java_answer(index_type: str, data_type: DataType, op: dict, recorded
     from fileindex.indexes.registry import INDEX_TYPES
 
     index = INDEX_TYPES.get(index_type)
-    if data_type.is_timestamp and data_type.precision > 6 and index is not None and index.nano_timestamps_remain \
+    if data_type.is_nano_timestamp and index is not None and index.nano_timestamps_remain \
             and Operator(op["name"]).arity != 0:
         return REMAIN.kind
     return recorded

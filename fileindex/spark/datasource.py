@@ -24,19 +24,20 @@ no part.
 from __future__ import annotations
 
 import logging
-from typing import Iterator
+from collections.abc import Iterator
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP
-from fileindex.pipeline.inputs import DataFileTask, resolve_inputs
+from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
 from fileindex.pipeline.scan import ScanVerdict, evaluate_file, output_schema, read_matching, rows_to_read, scannable, \
     selection
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
 from fileindex.spark.expressions import widen_signed_zeros
+from fileindex.table.scan import PaimonTable
 from fileindex.types import DataType
 
 FORMAT = "paimon-fileindex"
@@ -66,10 +67,7 @@ class PaimonFileIndexSource(DataSource):
         snapshot = self.options.get("snapshot")
         if snapshot is not None and not snapshot.isdigit():
             raise UsageError(f"option snapshot={snapshot!r}: give a snapshot id (a whole number)")
-        inputs = resolve_inputs([path], snapshot=int(snapshot) if snapshot is not None else None)
-        if inputs.table is None:
-            raise UsageError(f"{path}: not a Paimon table (no snapshot/ and schema/ folders)")
-        return inputs
+        return _table_inputs(path, int(snapshot) if snapshot is not None else None)[0]
 
     def schema(self):
         from fileindex.spark.jobs import spark_schema
@@ -97,18 +95,19 @@ class TableReader(DataSourceReader):
 
     def verdicts(self) -> list[ScanVerdict]:
         if self.predicate is None:
-            return [ScanVerdict(t.name, t.entry.row_count, "", REMAIN) for t in self.tasks]
+            return [ScanVerdict(t.name, t.table_entry().row_count, "", REMAIN) for t in self.tasks]
         verdicts = [evaluate_file(task, self.predicate) for task in self.tasks]
         kept = sum(v.result is not SKIP for v in verdicts)
         log.info("%s: %d files, %d rows considered; index pruned %d files; reading %d files, %d rows", FORMAT,
                  len(verdicts), sum(v.rows for v in verdicts), len(verdicts) - kept, kept,
-                 sum(rows_to_read(v, t.deleted_rows()) for v, t in zip(verdicts, self.tasks)))
+                 sum(rows_to_read(v, t.deleted_rows()) for v, t in zip(verdicts, self.tasks, strict=True)))
         return verdicts
 
     def partitions(self):
         from fileindex.spark.jobs import plan_groups
 
-        reads = [(task, verdict) for task, verdict in zip(self.tasks, self.verdicts()) if verdict.result is not SKIP]
+        verdicts = zip(self.tasks, self.verdicts(), strict=True)
+        reads = [(task, verdict) for task, verdict in verdicts if verdict.result is not SKIP]
         groups = plan_groups(reads, [task.size for task, _ in reads], 2)
         return [InputPartition(group) for group in groups] or [InputPartition([])]
 
@@ -125,6 +124,14 @@ class TableReader(DataSourceReader):
             yield from conform(rows, spark_arrow).to_batches()
 
 
+def _table_inputs(path: str, snapshot: int | None) -> tuple[Inputs, PaimonTable]:
+    """The tasks of the Paimon table at ``path``, and the table."""
+    inputs = resolve_inputs([path], snapshot=snapshot)
+    if inputs.table is None:
+        raise UsageError(f"{path}: not a Paimon table (no snapshot/ and schema/ folders)")
+    return inputs, inputs.table
+
+
 def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None):
     """A DataFrame of the table's live rows that satisfy ``where`` as Spark SQL evaluates it, pruned by the
     file indexes: the relation prunes with the predicate, Spark filters its rows exactly."""
@@ -138,5 +145,5 @@ def read_table(spark, table: str, where: str | None = None, *, snapshot: int | N
         reader = reader.option("snapshot", str(snapshot))
     if where is None:
         return reader.load(table)
-    types = resolve_inputs([table], snapshot=snapshot).table.schema.types()
+    types = _table_inputs(table, snapshot)[1].schema.types()
     return reader.option("where", where).load(table).where(to_column(parse_predicate(where, types), types))

@@ -41,6 +41,13 @@ class BuiltContainer:
     version: int = 1
 
     @property
+    def held(self) -> bytes:
+        """The container's bytes, of a build that was not streamed to an output."""
+        if self.data is None:
+            raise UsageError("the container was streamed to its output: its bytes are not held")
+        return self.data
+
+    @property
     def embedded(self) -> bool:
         """Paimon embeds a container of at most the threshold in the manifest (strictly greater: a file)."""
         return self.size <= self.in_manifest_threshold

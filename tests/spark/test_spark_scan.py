@@ -8,6 +8,7 @@ from conftest import ROOT
 from generated_data import write_dataset
 
 from fileindex.cli import main
+from fileindex.errors import UsageError
 from fileindex.indexes.result import SKIP
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.pipeline.scan import evaluate_file
@@ -150,6 +151,15 @@ def test_the_data_source_prunes_by_its_where_option_whatever_the_pushdown_flag(s
                         spark.read.format(FORMAT).load(table).count()))
     assert answers[0] == answers[1] == answers[2] and len(answers[0][0]) == 3 and answers[0][1:] == (3, 12)
     assert spark.read.format(FORMAT).option("snapshot", "1").load(table).count() == 8
+
+
+def test_read_table_of_a_folder_that_is_no_table_says_so(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"id": [1, 2]}), tmp_path / "data.parquet")  # data files, but no table
+    with pytest.raises(UsageError, match="not a Paimon table"):
+        read_table(spark, str(tmp_path), "id = 1")
 
 
 def test_scan_refuses_a_primary_key_table_without_deletion_vectors(spark, tmp_path, capsys):

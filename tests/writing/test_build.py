@@ -102,3 +102,22 @@ def test_built_container_answers_queries(tmp_path, capsys):
     answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert answers == [{"result": "ROWS", "cardinality": 2, "ranges": [[0, 0], [3, 3]]},
                        {"result": "ROWS", "cardinality": 2, "ranges": [[2, 2], [4, 4]]}]
+
+
+def test_a_built_container_holds_its_bytes_unless_streamed():
+    import io
+
+    import pyarrow as pa
+
+    from fileindex.writing.data_file import build_index
+
+    schema = parse_schema("id INT")
+    options = parse_options({"file-index.bloom-filter.columns": "id"}, schema)
+    table = pa.table({"id": pa.array([1, 2, 3], pa.int32())})
+    held = build_index(table.column, table.num_rows, schema, options).held
+    assert FileIndexContainer.from_bytes(held).columns == ["id"]
+    out = io.BytesIO()
+    streamed = build_index(table.column, table.num_rows, schema, options, out=out)
+    assert out.getvalue() == held
+    with pytest.raises(UsageError, match="streamed"):
+        assert streamed.held

@@ -12,7 +12,8 @@ from fileindex.indexes.bitmap.writer import INDEX_TYPE, OPTIONS, build  # noqa: 
 from fileindex.indexes.index_type import IndexType, KeyedSpec  # noqa: E402
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)
-WHEN_TOO_LARGE = "a bitmap keeps every distinct value with its rows; on nearly unique values use bloom-filter for = and IN"
+WHEN_TOO_LARGE = ("a bitmap keeps every distinct value with its rows; "
+                  "on nearly unique values use bloom-filter for = and IN")
 
 
 def layout(payload, options) -> str:

@@ -10,21 +10,22 @@ order makes Java's binary search miss it; overlapping bitmaps answer rows for tw
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Generic
 
 import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex.indexes import roaring
-from fileindex.indexes.bitmap.keys import KeyKind
+from fileindex.indexes.bitmap.keys import Key, KeyKind
 from fileindex.indexes.bitmap.reader import ROOT, BitmapReader
 from fileindex.indexes.invariants import BodyFacts, check_canonical, check_rows, violation
 from fileindex.types import DataType
 
 @dataclass
-class _Entry:
-    key: object  # the key as the writer holds it (int bits, bool, UTF-8 bytes)
-    sort_key: object
+class _Entry(Generic[Key]):
+    key: Key  # the key as the writer holds it (int bits, bool, UTF-8 bytes)
+    sort_key: Key
     offset: int  # body offset, or -1 - row
     length: int  # V2: serialized length, -1 for one row; V1: -1
     at: int  # absolute offset of the entry
@@ -73,7 +74,7 @@ class _Checker:
             listed = keys.tolist()
             if kind.name == "boolean":
                 self._check_booleans(keys, position, ints, field)
-            sizes = [kind.width + 4 * ints] * count
+            sizes = [kind.fixed_width + 4 * ints] * count
         else:
             listed = sort_keys = list(keys)
             sizes = [4 + len(k) + 4 * ints for k in listed]
@@ -134,7 +135,8 @@ class _Checker:
             expected_offset = self._end_of(block) - r._blocks_start
         if expected_offset != region:
             raise violation(f"the index blocks end at {expected_offset} of the {region} bytes the header gives them",
-                            offset=self.base + r._blocks_start - 4, field=self.field("index_blocks_header/len_index_blocks"),
+                            offset=self.base + r._blocks_start - 4,
+                            field=self.field("index_blocks_header/len_index_blocks"),
                             java_notices=False)
         if len(entries) != r.num_values:
             raise violation(f"{len(entries)} entries in the index blocks for {r.num_values} value(s)",
@@ -144,7 +146,7 @@ class _Checker:
     def _end_of(self, block: list[_Entry]) -> int:
         """The payload position where a V2 block's last entry ends."""
         last = block[-1]
-        size = self.kind.width + 8 if self.kind.dtype is not None else 4 + len(last.key) + 8
+        size = self.kind.fixed_width + 8 if self.kind.dtype is not None else 4 + len(last.key) + 8
         return last.at - self.base + size
 
     # -- keys ----------------------------------------------------------------------------------
@@ -154,8 +156,9 @@ class _Checker:
         if kind.floating:
             for entry in entries:
                 if kind.floating.is_nan(entry.key) and entry.key != kind.floating.canonical_nan:
-                    raise violation(f"NaN key with bits {entry.key & ((1 << 8 * kind.width) - 1):#x}: Java writes "
-                                    "every NaN as the canonical one, and no lookup finds another",
+                    bits = entry.key & ((1 << 8 * kind.fixed_width) - 1)
+                    raise violation(f"NaN key with bits {bits:#x}: Java writes every NaN as the canonical one, "
+                                    "and no lookup finds another",
                                     offset=entry.at, field=self.field(f"{entry.field}/key"), java_notices=False)
         if self.r.version == 2:
             for i in range(1, len(entries)):
@@ -211,7 +214,7 @@ class _Checker:
                 stored.append(i)
         decoded = r._bitmaps_at([(entries[i].offset, entries[i].length) for i in stored],
                                 [entries[i].key for i in stored])
-        for i, bitmap in zip(stored, decoded):
+        for i, bitmap in zip(stored, decoded, strict=True):
             bitmaps[i] = bitmap
             self._check_stored(bitmap, *self.sizes[i], f"the bitmap of key {_shown(entries[i].key)}", min_rows=2)
         return bitmaps
@@ -227,20 +230,21 @@ class _Checker:
     def _null_bitmap(self) -> FrozenBitMap:
         r = self.r
         nulls = r._nulls()
-        if not r.has_null:
+        null_offset = r.null_offset
+        if null_offset is None:  # no null row
             return nulls
         at = self.base + 10
-        if r.null_offset < 0:
+        if null_offset < 0:
             check_rows(nulls, r.row_count, what="the null row", offset=at, field=self.field("header/ofs_null"))
             if r.version == 2 and r.null_length != roaring.serialized_size_of_single_row():
                 raise violation(f"one null row with a null bitmap length {r.null_length}, where Java writes "
                                 f"{roaring.serialized_size_of_single_row()}", offset=at + 4,
                                 field=self.field("header/len_null_bitmap"), java_notices=False)
             return nulls
-        if r.null_offset != 0:
-            raise violation(f"null bitmap at body offset {r.null_offset}: Java writes it first, at 0", offset=at,
+        if null_offset != 0:
+            raise violation(f"null bitmap at body offset {null_offset}: Java writes it first, at 0", offset=at,
                             field=self.field("header/ofs_null"), java_notices=False)
-        start, size = self._stored(0, r.null_length if r.version == 2 else -1, "the null bitmap", at + 4,
+        start, size = self._stored(0, -1 if r.null_length is None else r.null_length, "the null bitmap", at + 4,
                                    self.field("header/len_null_bitmap"))
         self._check_stored(nulls, start, size, "the null bitmap", min_rows=2)
         return nulls
@@ -255,7 +259,7 @@ class _Checker:
                             f"{_shown(entries[order[first]].key)} (from the keys and their first rows)",
                             offset=entries[first].at, field=self.field(f"{entries[first].field}/key"),
                             java_notices=False)
-        position = len(roaring.serialize(nulls)) if r.has_null and r.null_offset >= 0 else 0
+        position = len(roaring.serialize(nulls)) if r.null_offset is not None and r.null_offset >= 0 else 0
         for i in order:
             entry = entries[i]
             if entry.offset < 0:
@@ -275,7 +279,7 @@ class _Checker:
         """Every row in exactly one value bitmap or the null bitmap."""
         r = self.r
         seen = BitMap(nulls)
-        for entry, bitmap in zip(entries, bitmaps):
+        for entry, bitmap in zip(entries, bitmaps, strict=True):
             if seen.intersect(bitmap):
                 row = min(seen & bitmap)
                 raise violation(f"row {row} is in the bitmap of key {_shown(entry.key)} and in another value's or "
@@ -292,7 +296,7 @@ class _Checker:
 def _java_order(kind: KeyKind, entries: list[_Entry], bitmaps: list[FrozenBitMap], non_null: int) -> list[int]:
     """Entry indices in the order Java's ``id2bitmap`` HashMap iterates them: its keys were inserted
     by first row, so the order follows from the keys and their bitmaps."""
-    from fileindex.indexes.bitmap.writer import _Groups, _java_body_order
+    from fileindex.indexes.bitmap.writer import _java_body_order
 
     if not entries:
         return []
@@ -312,9 +316,9 @@ def _java_order(kind: KeyKind, entries: list[_Entry], bitmaps: list[FrozenBitMap
     positions = np.argsort(first, kind="stable")
     rank = np.empty(len(first), dtype=np.int64)
     rank[positions] = np.arange(len(first))
-    groups = _Groups(distinct, np.asarray(hashes, dtype=np.int64), None, rank, None, None, None,
-                     len(first) + (1 if last_row > first.max() else 0))
-    return [int(i) for i in _java_body_order(groups, kind)]
+    order = _java_body_order(kind, distinct, np.asarray(hashes, dtype=np.int64), rank,
+                             len(first) + (1 if last_row > first.max() else 0))
+    return [int(i) for i in order]
 
 
 def _shown(key) -> str:

@@ -27,11 +27,11 @@ def check(reader, values: pa.Array, data_type: DataType, row_count: int) -> Outc
     expected = np.full(row_count, null_code, dtype=np.int64)
     expected[valid_rows] = codes
     # every data value looked up as a query does, the null bitmap, then keys the data lacks
-    claims = list(zip(range(len(keys)), reader.rows_of_keys(keys))) + [(null_code, nulls)]
+    claims = list(zip(range(len(keys)), reader.rows_of_keys(keys), strict=True)) + [(null_code, nulls)]
     phantoms = reader.entries_except(known)
     claims += [(null_code + 1 + j, rows) for j, (_, rows) in enumerate(phantoms)]
     inside = [roaring.clipped(rows, row_count) for _, rows in claims]
-    found += past_the_end(sum(len(rows) - len(kept) for (_, rows), kept in zip(claims, inside)), row_count)
+    found += past_the_end(sum(len(rows) - len(kept) for (_, rows), kept in zip(claims, inside, strict=True)), row_count)
     claimed_rows, counts = roaring.rows_arrays(inside)
     claimed_codes = np.repeat(np.array([code for code, _ in claims], dtype=np.int64), counts)
     holders = np.bincount(claimed_rows, minlength=row_count)

@@ -10,32 +10,43 @@ strings), which decides HashMap order; ``sort_key`` gives the V2 comparator's or
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from fileindex.arrow.values import integer_key
-from fileindex.errors import UnsupportedTypeError
+from fileindex.errors import UnsupportedTypeError, UsageError
 from fileindex.java.hash import binary_string_hash_code, long_hash_code
 from fileindex.java_numbers import DOUBLE, FLOAT, FloatingBits, int32, int32_array
 from fileindex.types import DataType
 from fileindex.values import utf8_key
 
 
+Key = TypeVar("Key", int, bytes)  # a fixed-width key (bool is an int), or a string's UTF-8 bytes
+
+
 @dataclass(frozen=True)
-class KeyKind:
+class KeyKind(Generic[Key]):
     name: str  # the key_kind enum of specs/bitmap.ksy
     code: int
     dtype: str | None  # big-endian numpy dtype of a fixed-width key; None for strings
-    hash_code: Callable[[object], int]
-    sort_key: Callable[[object], object]
+    hash_code: Callable[[Key], int]
+    sort_key: Callable[[Key], Key]
     floating: FloatingBits | None = None  # FLOAT and DOUBLE: the key is these IEEE bits
 
     @property
     def width(self) -> int | None:
         return np.dtype(self.dtype).itemsize if self.dtype else None
+
+    @property
+    def fixed_width(self) -> int:
+        """The byte width of a fixed-width kind's keys (every kind but strings)."""
+        if self.dtype is None:
+            raise UsageError(f"{self.name} keys have no fixed width")
+        return np.dtype(self.dtype).itemsize
 
     def compare(self, a, b) -> int:
         ka, kb = self.sort_key(a), self.sort_key(b)
@@ -53,22 +64,22 @@ class KeyKind:
             return np.where(keys != 0, 1231, 1237).astype(np.int64)
         return keys.astype(np.int64)  # Integer/Short/Byte.hashCode, and floatToIntBits for FLOAT
 
-    def encoded_size(self, key) -> int:
-        return self.width if self.width else 4 + len(key)
+    def encoded_size(self, key: Key) -> int:
+        return 4 + len(key) if isinstance(key, bytes) else self.fixed_width
 
-    def encode(self, key) -> bytes:
-        if self.name == "string":
+    def encode(self, key: Key) -> bytes:
+        if isinstance(key, bytes):  # a string's key
             return len(key).to_bytes(4, "big") + key
         if self.name == "boolean":
             return b"\x01" if key else b"\x00"
-        return int(key).to_bytes(self.width, "big", signed=True)
+        return int(key).to_bytes(self.fixed_width, "big", signed=True)
 
 
 def _identity(key):
     return key
 
 
-KINDS = {
+KINDS: dict[str, KeyKind] = {
     "i1": KeyKind("i1", 1, ">i1", int, _identity),
     "i2": KeyKind("i2", 2, ">i2", int, _identity),
     "i4": KeyKind("i4", 4, ">i4", int, _identity),

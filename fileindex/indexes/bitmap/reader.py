@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import functools
 import struct
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from pyroaring import BitMap, FrozenBitMap
@@ -78,7 +78,7 @@ class _SortedDictionary:
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         """(sort key, key, (offset, length)) of every entry."""
         keys = self.kind.sort_keys(self.sort_keys)  # the float transform is its own inverse
-        return zip(self.sort_keys.tolist(), keys.tolist(), _locations(self.offsets, self.lengths))
+        return zip(self.sort_keys.tolist(), keys.tolist(), _locations(self.offsets, self.lengths), strict=True)
 
 
 class _PackedDictionary:
@@ -109,12 +109,12 @@ class _PackedDictionary:
         if not len(packed):
             return [None] * len(sort_keys)
         found = packed.take(packed.searchsorted(np.array(sort_keys, dtype=np.int64) << 32), mode="clip")
-        return [_packed_location(entry, sort_key) for entry, sort_key in zip(found.tolist(), sort_keys)]
+        return [_packed_location(entry, sort_key) for entry, sort_key in zip(found.tolist(), sort_keys, strict=True)]
 
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         sort_keys = self.packed >> 32
         offsets = (self.packed & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
-        return zip(sort_keys.tolist(), self.kind.sort_keys(sort_keys).tolist(), _locations(offsets, None))
+        return zip(sort_keys.tolist(), self.kind.sort_keys(sort_keys).tolist(), _locations(offsets, None), strict=True)
 
 
 def _packed_location(entry: int, sort_key) -> tuple[int, int] | None:
@@ -130,7 +130,7 @@ class _HashedDictionary:
     __slots__ = ("lookup",)
 
     def __init__(self, keys: list, offsets: np.ndarray, lengths: np.ndarray | None):
-        self.lookup = dict(zip(keys, _locations(offsets, lengths)))
+        self.lookup = dict(zip(keys, _locations(offsets, lengths), strict=True))
 
     def locate(self, sort_key) -> tuple[int, int] | None:
         return self.lookup.get(sort_key)
@@ -161,8 +161,7 @@ class _ScannedDictionary:
             if not self.scanned:
                 self.scanned = True
                 return self._scan(sort_key)
-            self._dictionary()
-        return self.hashed.locate(sort_key)
+        return self._dictionary().locate(sort_key)
 
     def _scan(self, sort_key: bytes) -> tuple[int, int] | None:
         if len(sort_key) != self.keys.dtype.itemsize:
@@ -173,7 +172,7 @@ class _ScannedDictionary:
         last = int(hits[-1])
         return self.offsets.item(last), -1 if self.lengths is None else self.lengths.item(last)
 
-    def _dictionary(self) -> "_HashedDictionary":
+    def _dictionary(self) -> _HashedDictionary:
         if self.hashed is None:
             self.hashed = _HashedDictionary(self.keys.tolist(), self.offsets, self.lengths)
         return self.hashed
@@ -187,7 +186,7 @@ class _ScannedDictionary:
 
 def _locations(offsets: np.ndarray, lengths: np.ndarray | None):
     """(offset, length) pairs; no lengths (V1): -1, read to the end (Roaring is self-delimiting)."""
-    return zip(offsets.tolist(), [-1] * len(offsets) if lengths is None else lengths.tolist())
+    return zip(offsets.tolist(), [-1] * len(offsets) if lengths is None else lengths.tolist(), strict=True)
 
 
 class BitmapReader(FileIndexReader, PayloadOffsets):
@@ -207,8 +206,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self._bitmaps: dict = {}
         self._null_bitmap: FrozenBitMap | None = None
         self._blocks: dict = {}
-        # Current Java answers REMAIN to value predicates on TIMESTAMP(p > 6) (apache/paimon #9654).
-        self._values_remain = data_type.is_timestamp and data_type.precision > 6
+        self._values_remain = data_type.is_nano_timestamp
         bits = _INTEGER_KEY_BITS.get(data_type.root)
         self._int_range = None if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
@@ -325,8 +323,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def validate(self) -> None:
         """Decode everything: the header, every index block and every bitmap (``fileindex check``)."""
         for dictionary in self._dictionaries():
-            for _, key, location in dictionary.entries():
-                self._bitmap_at(*location, key)
+            for _, key, (offset, length) in dictionary.entries():
+                self._bitmap_at(offset, length, key)
         self._nulls()
 
     def entries_except(self, known) -> list[tuple[object, FrozenBitMap]]:
@@ -336,8 +334,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                    if key not in known]
         if not located:
             return []
-        keys, locations = zip(*located)
-        return list(zip(keys, self._bitmaps_at(locations, keys)))
+        keys, locations = zip(*located, strict=True)
+        return list(zip(keys, self._bitmaps_at(locations, keys), strict=True))
 
     # -- lookups ----------------------------------------------------------------------------
 
@@ -366,7 +364,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 by_block.setdefault(block, []).append(j)
         for block, positions in by_block.items():
             found = self._block(block).locate_many([sort_keys[j] for j in positions])
-            for j, location in zip(positions, found):
+            for j, location in zip(positions, found, strict=True):
                 located[j] = location
         return located
 
@@ -391,7 +389,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                     offset=self._offset(start), field=_BODY)
             spans.append((start, end))
             placed.append(j)
-        for j, bitmap in zip(placed, roaring.deserialize_many(self._view, spans, base=self._base, field=_BODY)):
+        decoded = roaring.deserialize_many(self._view, spans, base=self._base, field=_BODY)
+        for j, bitmap in zip(placed, decoded, strict=True):
             bitmaps[j] = bitmap
         return bitmaps
 
@@ -421,19 +420,23 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 self._read_meta()
             sort_keys = [self._sort_key(key) for key in missing]
             locations = self._locate_many(sort_keys) if len(missing) > 1 else [self._locate(sort_keys[0])]
-            present = [(key, location) for key, location in zip(missing, locations) if location is not None]
+            located = list(zip(missing, locations, strict=True))
+            present = [(key, location) for key, location in located if location is not None]
             if present:  # cached only once all are decoded: a malformed one must fail again, not read as empty
-                present_keys, present_locations = zip(*present)
-                cache.update(zip(present_keys, self._bitmaps_at(present_locations, present_keys)))
-            cache.update((key, _EMPTY) for key, location in zip(missing, locations) if location is None)
+                present_keys, present_locations = zip(*present, strict=True)
+                cache.update(zip(present_keys, self._bitmaps_at(present_locations, present_keys), strict=True))
+            cache.update((key, _EMPTY) for key, location in located if location is None)
         return [self._nulls() if key is None else cache[key] for key in keys]
 
     def _nulls(self) -> FrozenBitMap:
         if self._null_bitmap is None:
             if not self._meta_read:
                 self._read_meta()
-            length = -1 if self.null_length is None else self.null_length
-            self._null_bitmap = self._bitmap_at(self.null_offset, length, None) if self.has_null else _EMPTY
+            if self.null_offset is None:  # no null row
+                self._null_bitmap = _EMPTY
+            else:
+                length = -1 if self.null_length is None else self.null_length
+                self._null_bitmap = self._bitmap_at(self.null_offset, length, None)
         return self._null_bitmap
 
     def _in(self, literals: Sequence) -> FrozenBitMap:
@@ -504,12 +507,12 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             self._read_meta()
         union = BitMap()
         for dictionary in self._dictionaries_between(lo, hi):
-            for sort_key, key, location in dictionary.entries():
+            for sort_key, key, (offset, length) in dictionary.entries():
                 if lo is not None and (sort_key < lo or (sort_key == lo and not low_inclusive)):
                     continue
                 if hi is not None and (sort_key > hi or (sort_key == hi and not high_inclusive)):
                     continue
-                union |= self._bitmap_at(*location, key)
+                union |= self._bitmap_at(offset, length, key)
         return Rows(union)
 
     def _dictionaries_between(self, lo, hi):
@@ -570,12 +573,12 @@ def _uniform_string_keys(cursor: PayloadCursor, count: int, ints: int, as_array:
     if (records["length"] != length).any():
         return None
     cursor.position = position + count * stride
-    keys = [b""] * count
+    keys: list[bytes] | np.ndarray = [b""] * count
     if length:
         raw = np.frombuffer(view, dtype=np.uint8, count=count * stride, offset=position).reshape(count, stride)
         if raw[:, 3 + length].all():  # no key ends in NUL, which numpy's S dtype would strip
-            keys = records["key"].view(f"S{length}")
-            keys = keys.copy() if as_array else keys.tolist()
+            fixed = records["key"].view(f"S{length}")
+            keys = fixed.copy() if as_array else fixed.tolist()
         else:
             block = raw[:, 4:4 + length].tobytes()
             keys = [block[i * length:(i + 1) * length] for i in range(count)]

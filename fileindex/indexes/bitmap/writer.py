@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from array import array
 from dataclasses import dataclass, field
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -40,7 +40,7 @@ class BitmapOptions:
     index_block_size: int = 16 * 1024
 
     @classmethod
-    def parse(cls, options: Mapping[str, str] | None) -> "BitmapOptions":
+    def parse(cls, options: Mapping[str, str] | None) -> BitmapOptions:
         options = options or {}
         check_known(options, OPTIONS, INDEX_TYPE)
         version = get_int(options, "version", DEFAULT_VERSION)
@@ -114,15 +114,16 @@ def _group_strings(valid: np.ndarray, codes: np.ndarray, dictionary: pa.Array) -
     return _Groups(dictionary.to_pylist(), hashes, None, order[starts], counts, starts, rows, len(codes))
 
 
-def _java_body_order(groups: _Groups, kind: KeyKind) -> np.ndarray:
-    """Codes in the order Java's ``id2bitmap`` HashMap iterates (computeIfAbsent per non-null row)."""
-    sequence = np.argsort(groups.first, kind="stable")  # codes by first occurrence
-    trailing = groups.valid_count > 0 and groups.valid_count - 1 > int(groups.first.max())
-    fast = compute_if_absent_order_fast(groups.hashes[sequence], trailing)
+def _java_body_order(kind: KeyKind, distinct: list, hashes: np.ndarray, first: np.ndarray,
+                     valid_count: int) -> np.ndarray:
+    """Codes in the order Java's ``id2bitmap`` HashMap iterates (computeIfAbsent per non-null row), from
+    each code's key, Java hashCode and first position among the ``valid_count`` valid rows."""
+    sequence = np.argsort(first, kind="stable")  # codes by first occurrence
+    trailing = valid_count > 0 and valid_count - 1 > int(first.max())
+    fast = compute_if_absent_order_fast(hashes[sequence], trailing)
     if fast is not None:
         return sequence[fast]
-    distinct, hashes = groups.distinct, groups.hashes.tolist()
-    order = compute_if_absent_order(sequence.tolist(), hashes.__getitem__,
+    order = compute_if_absent_order(sequence.tolist(), hashes.tolist().__getitem__,
                                     lambda a, b: kind.compare(distinct[a], distinct[b]), trailing_call=trailing)
     return np.array(order, dtype=np.int64)
 
@@ -146,7 +147,7 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
         groups = _group_fixed(valid, keys, kind)
     null_rows = np.flatnonzero(~valid)
     count = len(groups.distinct)
-    java_order = _java_body_order(groups, kind)
+    java_order = _java_body_order(kind, groups.distinct, groups.hashes, groups.first, groups.valid_count)
 
     body = []
     position = 0
@@ -236,7 +237,7 @@ def encode(lay: BitmapLayout) -> bytes:
             codes = lay.entry_order[start:stop]
             blocks.append(struct.pack(">i", len(codes)) + _entries(lay, codes, with_length=True))
         directory, position = [], 0
-        for (start, _), block in zip(lay.blocks, blocks):
+        for (start, _), block in zip(lay.blocks, blocks, strict=True):
             directory.append(kind.encode(lay.keys[int(lay.entry_order[start])]) + struct.pack(">i", position))
             position += len(block)
         out += [struct.pack(">i", len(blocks)), *directory, struct.pack(">i", position), *blocks]
@@ -254,6 +255,7 @@ def _entries(lay: BitmapLayout, codes: np.ndarray, *, with_length: bool) -> byte
             parts.append(struct.pack(">ii", lay.offsets[code], lay.lengths[code]) if with_length
                          else struct.pack(">i", lay.offsets[code]))
         return b"".join(parts)
+    assert lay.key_array is not None, "layout() keeps the keys of a fixed-width kind in key_array"
     fields = [("key", kind.dtype), ("offset", ">i4")] + ([("length", ">i4")] if with_length else [])
     records = np.empty(len(codes), dtype=fields)
     records["key"] = lay.key_array[codes]
@@ -275,7 +277,7 @@ def encode_with_construct(lay: BitmapLayout) -> bytes:
     header = {"version": lay.version, "row_count": lay.row_count, "num_values": len(lay.keys),
               "has_null_byte": int(has_null), "ofs_null": lay.null_offset if has_null else None,
               "len_null_bitmap": lay.null_length if has_null and lay.version == 2 else None}
-    data = {"header": header, "v1_entries": None, "block_dir": None, "index_blocks_header": None,
+    data: dict[str, object] = {"header": header, "v1_entries": None, "block_dir": None, "index_blocks_header": None,
             "index_blocks": None, "body": lay.body}
     if lay.version == 1:
         data["v1_entries"] = [{"key": key(c), "ofs_bitmap": int(lay.offsets[c])} for c in lay.entry_order.tolist()]

@@ -3,7 +3,7 @@ present) and REMAIN otherwise.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

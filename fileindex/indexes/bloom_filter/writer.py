@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -49,11 +49,12 @@ class BloomFilterWriter:
         sets the writer's own bit set, each other one (on another thread) a fresh one, returned to
         be OR-ed in once all are done. A one-piece call allocates nothing."""
         own = threading.Lock()  # held, never released, by the piece that writes into self._bits
+        fast = kernels.compiled
+        assert fast is not None, "the packed bit set is only chosen with the compiled kernels"
 
         def fill(piece) -> np.ndarray | None:
             mine = own.acquire(blocking=False)
             bits = self._bits if mine else np.zeros_like(self._bits)
-            fast = kernels.compiled
             if piece.keys is not None:
                 fast.bloom_add_longs(bits, np.ascontiguousarray(piece.keys, dtype=np.int64), *self._sizing)
             elif piece.strings is not None:

@@ -18,7 +18,7 @@ def check(reader, values: pa.Array, data_type: DataType, row_count: int) -> Outc
     decoded = np.zeros(row_count, dtype=np.int64)
     holders = np.zeros(row_count, dtype=np.int64)
     outside: list[np.ndarray] = []
-    for sign, (low, high, rows, magnitudes, past) in zip((1, -1), reader.decode(row_count)):
+    for sign, (low, high, rows, magnitudes, past) in zip((1, -1), reader.decode(row_count), strict=True):
         found += past_the_end(past, row_count)
         rows = rows.astype(np.int64)
         holders[rows] += 1

@@ -21,7 +21,7 @@ def value_range(data_type: DataType) -> tuple[int, int]:
     """The smallest and largest long a column of ``data_type`` stores in a bsi."""
     bits = NUMERIC_BITS.get(data_type.root, 32 if data_type.root in ("DATE", "TIME") else 64)
     if data_type.root == "DECIMAL":
-        return -(10 ** data_type.precision - 1), 10 ** data_type.precision - 1
+        return -(10 ** data_type.required_precision - 1), 10 ** data_type.required_precision - 1
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 

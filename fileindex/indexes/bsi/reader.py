@@ -4,7 +4,7 @@ algorithm over the bit slices.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from pyroaring import BitMap, FrozenBitMap
@@ -45,7 +45,7 @@ class _Half:
     name: str = ""  # positive or negative, for messages
 
     @classmethod
-    def empty(cls) -> "_Half":
+    def empty(cls) -> _Half:
         return cls(0, 0, FrozenBitMap(), [])
 
 
@@ -184,13 +184,14 @@ class BsiReader(FileIndexReader, PayloadOffsets):
 
     def _key(self, literal) -> int | None:
         """The literal's long, or None where the answer must be REMAIN (null literal, TIMESTAMP p > 6)."""
-        if literal is None or (self.data_type.is_timestamp and self.data_type.precision > 6):
+        if literal is None or self.data_type.is_nano_timestamp:
             return None
         return long_key(literal, self.data_type)
 
     def _keys(self, literals: Sequence) -> list[int] | None:
         keys = [self._key(literal) for literal in literals]
-        return None if any(k is None for k in keys) else keys
+        present = [k for k in keys if k is not None]
+        return present if len(present) == len(keys) else None
 
     def visit_is_null(self) -> FileIndexResult:
         return Rows(roaring.complement(self._not_null(), self.row_count))

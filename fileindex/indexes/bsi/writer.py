@@ -4,7 +4,7 @@ bit of its largest magnitude (Java writes min as 0).
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

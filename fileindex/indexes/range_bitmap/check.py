@@ -131,7 +131,7 @@ class _Checker:
             raise self.fail(f"the dictionary's keys end at {r._blobs_start + keys_position}, its length says "
                             f"{r._bsi_start}", r._blobs_start + min(keys_position, r._bsi_start - r._blobs_start),
                             "dictionary")
-        if chunks:  # as bytes: the raw bits of a float (Java keeps the first NaN's) must match too
+        if last_key_at is not None:  # some chunk: as bytes, a float's raw bits (Java keeps the first NaN's) must match
             min_size = self.key_size(r.min)
             if bytes(self.view[13:13 + min_size]) != bytes(self.view[headers_at + 1:headers_at + 1 + min_size]):
                 raise self.fail("min differs from the dictionary's first key", 13, "header/min")
@@ -142,7 +142,7 @@ class _Checker:
 
     def _key_position(self, blob_at: int, keys, j: int, string: bool, count: int) -> int:
         if not string:
-            return blob_at + j * self.r.kind.width
+            return blob_at + j * self.r.kind.fixed_width
         return blob_at + 4 * count + sum(4 + len(k) for k in keys[:j])
 
     def _check_string_offsets(self, keys, blob_at: int, field: str) -> None:

@@ -2,6 +2,8 @@
 header's [min, max], and the dictionary is strictly ascending (lookups binary-search it)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -65,9 +67,13 @@ def check(reader, values: pa.Array, data_type: DataType, row_count: int) -> Outc
              "out of order in the dictionary: a lookup of its value misses it")):
         if bad_codes:
             bad = np.flatnonzero(np.isin(per_row, bad_codes))
-            found.append(Disagreement(problem, check, bad,
-                                      lambda i, bad=bad, text=text: f"{code_text(int(bad[i]))}, {text}"))
+            found.append(Disagreement(problem, check, bad, _said(code_text, bad, text)))
     return Outcome(row_count, found)
+
+
+def _said(code_text: Callable[[int], str], rows: np.ndarray, text: str) -> Callable[[int], str]:
+    """What the index says of the i-th of ``rows``: its value, then ``text``."""
+    return lambda i: f"{code_text(int(rows[i]))}, {text}"
 
 
 def show_key(kind, key) -> str:

@@ -5,7 +5,7 @@ chunk size.
 from __future__ import annotations
 
 import warnings
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -34,10 +34,10 @@ _ZERO_CHUNK_DEFAULT = ("TINYINT", "SMALLINT", "BOOLEAN")
 def key_kind(data_type: DataType) -> KeyKind:
     if data_type.is_string:
         return KINDS["string"]
-    if data_type.root == "DECIMAL" and data_type.precision > 18:
+    if data_type.root == "DECIMAL" and data_type.required_precision > 18:
         raise errors.UnsupportedTypeError(
             f"range-bitmap supports DECIMAL with a precision in [0, 18], not {data_type} (as Java): use bsi")
-    if data_type.is_timestamp and data_type.precision > 6:
+    if data_type.is_nano_timestamp:
         raise errors.UnsupportedTypeError(
             f"range-bitmap supports TIMESTAMP with a precision in [0, 6], not {data_type} (as Java)")
     if data_type.root not in _KINDS:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import bisect
 import functools
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import Generic, NamedTuple, overload
+from collections.abc import Sequence
 
 import numpy as np
 from pyroaring import BitMap, FrozenBitMap
@@ -18,6 +19,7 @@ from fileindex.decoding.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import range_bitmap as fast
 from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes import roaring
+from fileindex.indexes.bitmap.keys import Key
 from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key, sort_keys
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
@@ -51,7 +53,7 @@ class _SpecRoot(NamedTuple):
     key_kind: int
 
 
-class _StringKeys:
+class _StringKeys(Sequence[bytes]):
     """A string chunk's keys, each sliced from the chunk's bytes when asked for: a binary search
     reads about ten of a thousand, and making them all costs more than the rest of a cold query."""
 
@@ -63,18 +65,26 @@ class _StringKeys:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def __getitem__(self, i: int) -> bytes:
+    @overload
+    def __getitem__(self, i: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[bytes]: ...
+
+    def __getitem__(self, i: int | slice) -> bytes | list[bytes]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
         return self.raw[self.starts[i]:self.ends[i]]
 
 
 @dataclass
-class _Chunk:
-    head: object  # sort key of the head value
+class _Chunk(Generic[Key]):
+    head: Key  # sort key of the head value
     head_code: int
     ofs_keys: int
     num_keys: int
     len_keys: int
-    keys: Sequence | None = None  # sort keys of the keys after the head, read on demand
+    keys: Sequence[Key] | None = None  # sort keys of the keys after the head, read on demand
 
 
 class RangeBitmapReader(FileIndexReader, PayloadOffsets):
@@ -188,7 +198,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         heads = sort_keys(self.kind, records["head"].astype(np.int64)).tolist()
         return [_Chunk(head, code, ofs, num, length) for head, code, ofs, num, length in zip(
             heads, records["head_code"].tolist(), records["ofs_keys"].tolist(), records["num_keys"].tolist(),
-            records["len_keys"].tolist())]
+            records["len_keys"].tolist(), strict=True)]
 
     def _chunk_headers(self, start: int, offsets: list[int], offsets_start: int) -> list[_Chunk]:
         """The chunk headers one by one through the generated ``chunk`` type, each where the dictionary's
@@ -214,7 +224,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         return chunks
 
     def _chunk_keys(self, index: int) -> Sequence:
-        chunk = self._chunks[index]
+        chunk = self._read_chunks()[index]
         if chunk.keys is None:
             cursor = self._cursor(self._blobs_start + chunk.ofs_keys)
             field = f"dictionary/keys[{index}]"
@@ -248,11 +258,11 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
 
     def find(self, key) -> int:
         """The code of ``key`` (a sort key), or -(insertion code) - 1 when absent (Java's binarySearch)."""
-        self._read_chunks()
+        chunks = self._read_chunks()
         index = bisect.bisect_right(self._heads, key) - 1
         if index < 0:
             return -1
-        chunk = self._chunks[index]
+        chunk = chunks[index]
         if chunk.head == key:
             return chunk.head_code
         keys = self._chunk_keys(index)
@@ -406,7 +416,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
 
     def validate(self) -> None:
         self._read_header()
-        self._ebm
+        _ = self._ebm  # decodes the existence bitmap
         for i in range(self._num_slices):
             self._slice(i)
         for index in range(len(self._read_chunks())):

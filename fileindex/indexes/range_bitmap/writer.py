@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -30,11 +30,21 @@ class _Column:
     fixed: np.ndarray | None  # int64 keys by code, fixed-width kinds
 
     @property
+    def fixed_keys(self) -> np.ndarray:
+        assert self.fixed is not None, "only a fixed-width kind's column holds int64 keys"
+        return self.fixed
+
+    @property
+    def string_keys(self) -> list:
+        assert self.distinct is not None, "only a string column holds a list of keys"
+        return self.distinct
+
+    @property
     def count(self) -> int:
-        return len(self.fixed) if self.fixed is not None else len(self.distinct)
+        return len(self.fixed) if self.fixed is not None else len(self.string_keys)
 
     def key(self, code: int):
-        return int(self.fixed[code]) if self.fixed is not None else self.distinct[code]
+        return int(self.fixed[code]) if self.fixed is not None else self.string_keys[code]
 
 
 def _encode_column(values, data_type: DataType, kind: KeyKind) -> _Column:
@@ -71,8 +81,9 @@ def _chunks(column: _Column, limit: int) -> list[tuple[int, int]]:
         per_chunk = 1 + limit // column.kind.width
         return [(start, min(start + per_chunk, count)) for start in range(0, count, per_chunk)]
     chunks, start, used_keys, used_offsets = [], 0, 0, 0
+    distinct = column.string_keys
     for code in range(1, count):
-        size = 4 + len(column.distinct[code])
+        size = 4 + len(distinct[code])
         if size <= limit - used_keys and 4 <= limit - used_offsets:
             used_keys += size
             used_offsets += 4
@@ -90,10 +101,10 @@ def _dictionary(column: _Column, limit: int) -> bytes:
     for start, end in _chunks(column, limit):
         size = end - start - 1
         if kind.width is not None:
-            blob = column.fixed[start + 1:end].astype(kind.dtype).tobytes()
+            blob = column.fixed_keys[start + 1:end].astype(kind.dtype).tobytes()
             tail = struct.pack(">ii", len(blob), kind.width)
         else:
-            keys = [struct.pack(">i", len(k)) + k for k in column.distinct[start + 1:end]]
+            keys = [struct.pack(">i", len(k)) + k for k in column.string_keys[start + 1:end]]
             offsets = _starts([len(k) for k in keys])
             key_bytes = b"".join(keys)
             blob = offsets.tobytes() + key_bytes
