@@ -12,11 +12,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
 from pyroaring import FrozenBitMap
 
 from fileindex.arrow.data_files import DataFileReader, data_file_format
-from fileindex.arrow.types import paimon_type
+from fileindex.arrow.types import schema_of
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.table.deletion_vectors import DeletionVector
@@ -72,7 +71,7 @@ class DataFileTask:
         """The Paimon types of the file's columns: the schema it was written with, or from Arrow."""
         if self.table is not None:
             return self.table.data_schema(self.table_entry()).types()
-        return paimon_types(reader.arrow_schema)
+        return schema_of(reader.arrow_schema, skip_untyped=True)
 
     def deleted_rows(self) -> FrozenBitMap | None:
         """Rows the table's deletion vector removes; a TableError when the vector cannot be read
@@ -83,17 +82,6 @@ class DataFileTask:
             raise TableError(f"{self.name}: its deletion vector cannot be applied: "
                              f"{self.vector.problem or 'a 64-bit deletion vector (not supported)'}")
         return self.vector.rows
-
-
-def paimon_types(schema: pa.Schema) -> dict[str, DataType]:
-    """Paimon types of the columns that have one (a uint64 or null column is left out, not an error)."""
-    types = {}
-    for field in schema:
-        try:
-            types[field.name] = paimon_type(field.type, nullable=field.nullable, column=field.name)
-        except UsageError:
-            continue
-    return types
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ import pyarrow as pa
 from pyroaring import BitMap
 
 from fileindex.arrow.data_files import data_file_format
+from fileindex.arrow.types import schema_of
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
-from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, paimon_types, resolve_inputs
+from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, resolve_inputs
 from fileindex.pipeline.scan import (
     ScanVerdict,
     evaluate_file,
@@ -153,7 +154,7 @@ def predicate_types(resolved: Inputs, tasks: list[DataFileTask]) -> dict[str, Da
         return resolved.table.schema.types()
     if not tasks:
         return {}
-    return paimon_types(tasks[0].open().arrow_schema)
+    return schema_of(tasks[0].open().arrow_schema, skip_untyped=True)
 
 
 # ------------------------------------------------------------------------------------ build
