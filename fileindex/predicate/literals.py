@@ -74,7 +74,12 @@ def convert(value, data_type: DataType, column: str):
         real = float(value)
         if math.isinf(real) and not (isinstance(value, float) and math.isinf(value)):
             raise _fail(column, value, data_type, "out of range")
-        return float32(real) if root == "FLOAT" else real
+        if root == "DOUBLE":
+            return real
+        try:
+            return float32(real)
+        except OverflowError:  # Java's (float) gives Infinity: a literal that means it says so
+            raise _fail(column, value, data_type, "out of range") from None
     if root == "DECIMAL":
         if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
             raise _fail(column, value, data_type)

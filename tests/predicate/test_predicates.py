@@ -129,6 +129,8 @@ def test_timestamp_text_round_trips(millis, nanos):
     ("i = 'x'", "does not fit column i of type INT"),
     ("i = 2147483648", "does not fit column i"),
     ("i = 1.5", "does not fit column i"),
+    ("f = 1e39", "does not fit column f of type FLOAT: out of range"),
+    ("f = -3.4028236e38", "does not fit column f of type FLOAT: out of range"),
     ("n = 1.2345", "needs more digits"),
     ("n = 12345678.9", "needs more digits"),
     ("ok = 1", "TRUE or FALSE"),
