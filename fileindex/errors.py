@@ -20,6 +20,9 @@ class DecodeError(FileIndexError):
         self.field = field
         super().__init__(f"{field} at offset {offset}: {message}")
 
+    def __reduce__(self):  # keyword-only arguments: pickle (Spark, process pools) rebuilds through this
+        return _rebuild_decode_error, (type(self), self.message, self.offset, self.field)
+
 
 class TruncatedError(DecodeError):
     """The input ends inside a field."""
@@ -74,6 +77,10 @@ class UnsupportedTypeError(UsageError):
 class SchemaMismatchError(DecodeError):
     """A body that shows it was built for another column type than the one given (bsi values
     outside the type's range, an index type the given type cannot have)."""
+
+
+def _rebuild_decode_error(kind: type[DecodeError], message: str, offset: int, field: str) -> DecodeError:
+    return kind(message, offset=offset, field=field)
 
 
 def under_type(err: DecodeError, data_type) -> DecodeError:

@@ -8,6 +8,7 @@ import pickle
 import pytest
 from conftest import ROOT
 
+from fileindex import errors
 from fileindex.container.file import FileIndexContainer
 from fileindex.indexes.bitmap.writer import BitmapOptions
 from fileindex.indexes.bloom_filter.keys import bloom_parameters
@@ -25,6 +26,15 @@ PREDICATES = ["id = 1000", "id IN (1, 2, 3) OR name IS NULL", "name <> 'bob' AND
 
 def round_trip(value):
     return pickle.loads(pickle.dumps(value))
+
+
+@pytest.mark.parametrize("kind", [errors.DecodeError, errors.TruncatedError, errors.SchemaMismatchError,
+                                  errors.InvariantError, errors.UnsupportedIndexTypeError])
+def test_a_decoding_error_raised_on_an_executor_unpickles_with_its_offset_and_field(kind):
+    raised = kind("too short", offset=17, field="bitmap/header/row_count")
+    back = round_trip(raised)
+    assert type(back) is kind and (back.message, back.offset, back.field) == ("too short", 17, raised.field)
+    assert str(back) == str(raised)
 
 
 def test_remain_and_skip_stay_singletons():

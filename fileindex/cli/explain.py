@@ -39,6 +39,7 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
 
     from fileindex.container.file import raw_bytes
     from fileindex.reference.explain import explain, render
+    from fileindex.types import quote_identifier
 
     try:
         with raw_bytes(path) if data is None else nullcontext(memoryview(data)) as view:
@@ -53,8 +54,9 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
         return report_failure(command, err, path)
     if explanation.untyped:
         bodies = ", ".join(f"{index} of {column}" for column, index in explanation.untyped)
-        columns = ", ".join(dict.fromkeys(f"{c.split('[')[0]} MAP<KEY, TYPE>" if c.endswith("]") else f"{c} TYPE"
-                                          for c, _ in explanation.untyped))
+        columns = ", ".join(dict.fromkeys(
+            f"{quote_identifier(c.split('[')[0])} MAP<KEY, TYPE>" if c.endswith("]") else f"{quote_identifier(c)} TYPE"
+            for c, _ in explanation.untyped))
         print(f"fileindex {command}: {path}: shown as raw bytes for want of the column's type: {bodies}; "
               f"--schema \"{columns}\" (or --data DATA_FILE, --table ROOT) would decode them", file=sys.stderr)
     if explanation.error is not None:

@@ -49,7 +49,7 @@ class IndexType:
     check_last: bool = False  # the deep check needs the column's distinct count from its other bodies
     row_count_at: tuple[int, str] | None = None  # (offset in the body, spec field) of the recorded row count
     exact: frozenset[str] = frozenset()  # predicate functions answered with exactly the matching rows
-    extended: bool = False  # its reader takes ``extended=True`` (answers beyond Java's: --extended)
+    extended: bool = False  # its reader takes ``extended=True`` (answers beyond Java's: --mode extended)
     nano_timestamps_remain: bool = False  # value predicates on TIMESTAMP(p > 6) answer REMAIN (current Java)
     # data_type (None: unknown) -> (Kaitai reader factory of io, spec root) or None: shown as raw bytes
     kaitai_spec: Callable[[Any], tuple[Callable, str] | None] | None = None

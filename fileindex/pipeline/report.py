@@ -72,6 +72,8 @@ def render_text(summary: dict) -> str:
         if file["status"] in ("unreadable", "violations"):
             what = file["note"] or f"{file['violations']} violations"
             lines.append(f"  {file['status'].upper()} {file['file']}: {what}")
+        elif not file["checks"] and file["note"]:  # an index for other columns (another file's?) proves nothing
+            lines.append(f"  NOTHING CHECKED {file['file']}: {file['note']}")
     for violation in summary["violation_detail"][:20]:
         if "checked_rows" in violation:  # exhaustive: a property of every row
             lines.append(f"  {violation['kind']}: {violation['file']} {violation['column']} "

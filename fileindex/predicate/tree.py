@@ -31,6 +31,13 @@ class Leaf:
             except (ValueError, TypeError):
                 raise UsageError(f"unknown predicate function {function!r}: use one of "
                                  f"{', '.join(Operator)}") from None
+        if type(literals) is not tuple:
+            if not isinstance(literals, (tuple, list)):
+                raise UsageError(f"{function} on {column!r}: give the literals as a tuple, not {literals!r}")
+            literals = tuple(literals)
+        if function.arity is not None and len(literals) != function.arity:
+            raise UsageError(f"{function} on {column!r} takes {function.arity} literal(s), not {len(literals)}: "
+                             f"{literals!r}")
         object.__setattr__(self, "function", function)
         object.__setattr__(self, "column", column)
         object.__setattr__(self, "literals", literals)

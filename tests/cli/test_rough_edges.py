@@ -8,6 +8,7 @@ from conftest import ROOT
 
 from fileindex.cli import main
 from fileindex.table.scan import PaimonTable
+from fileindex.types import parse_schema
 
 TABLES = ROOT / "tests" / "tables" / "parquet"
 EMBEDDED = TABLES / "append_with_bitmap.db" / "append_with_bitmap"
@@ -101,7 +102,9 @@ def test_explain_shows_string_keys_as_text_beside_their_bytes(capsys):
 def test_explain_without_types_says_what_would_decode_the_bodies(capsys):
     code, _, err = run(capsys, "explain", ENGINE, "--schema", "name STRING, id INT, ts TIMESTAMP(3)")
     assert code == 0 and "for want of the column's type: bitmap of attrs[size]" in err
-    assert "bitmap of name" not in err and '--schema "attrs MAP<KEY, TYPE>, 列名😀 TYPE"' in err
+    assert "bitmap of name" not in err and '--schema "attrs MAP<KEY, TYPE>, `列名😀` TYPE"' in err
+    hint = err.split('--schema "')[1].split('"')[0]
+    assert list(parse_schema(hint.replace("KEY", "STRING").replace("TYPE", "INT"))) == ["attrs", "列名😀"]
     _, _, err = run(capsys, "explain", ENGINE, "--schema", "name STRING", "--column", "name")
     assert "raw bytes" not in err  # only the selected bodies count
 

@@ -183,6 +183,10 @@ def test_the_cli_needs_the_index_and_says_how_to_build_it(tmp_path, capsys):
     other = write(tmp_path, "y", {"c": pa.array([1, 2])}, {"file-index.bsi.columns": "c"})
     assert main(["verify", str(path), f"{other}.index"]) == 0  # an index named explicitly: the same rows
     assert "0 violations" in capsys.readouterr().out
+    foreign = write(tmp_path, "z", {"other": pa.array([1, 2])}, {"file-index.bsi.columns": "other"})
+    assert main(["verify", str(path), f"{foreign}.index"]) == 0  # nothing is wrong, and nothing was checked
+    out = capsys.readouterr().out
+    assert "0 checks" in out and f"NOTHING CHECKED {path}: other: not a column of the data file" in out
 
 
 @pytest.mark.parametrize("index_type", ["bitmap", "bsi", "range-bitmap"])

@@ -28,6 +28,18 @@ def test_an_unknown_function_is_a_usage_error_that_lists_the_known_ones():
 
 
 @pytest.mark.parametrize("operator", list(Operator))
+def test_a_leaf_with_literals_its_operator_cannot_take_is_a_usage_error(operator):
+    given = LITERALS[operator.arity]
+    assert Leaf(operator, "c", list(given)).literals == given  # a list is taken as the tuple it holds
+    for wrong in ((), (5,), (1, 9)):
+        if operator.arity is not ANY and len(wrong) != operator.arity:
+            with pytest.raises(UsageError, match=f"takes {operator.arity} literal"):
+                Leaf(operator, "c", wrong)
+    with pytest.raises(UsageError, match="as a tuple"):
+        Leaf(operator, "c", 5)
+
+
+@pytest.mark.parametrize("operator", list(Operator))
 def test_a_leaf_holds_the_operator_whether_given_it_or_its_name(operator):
     by_name = Leaf(str(operator), "c", LITERALS[operator.arity])
     assert by_name.function is operator
