@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fileindex.indexes.result import REMAIN, FileIndexResult
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 
 
 class FileIndexReader:
@@ -63,3 +63,29 @@ def _fold_or(results) -> FileIndexResult:
     for result in results:
         folded = result if folded is None else folded.or_(result)
     return REMAIN if folded is None else folded  # Java returns null for an empty list
+
+
+class EmptyFileIndexReader(FileIndexReader):
+    """An index whose writer saw no record (an entry with start -1, Java's ``EmptyFileIndexReader``):
+    nothing can match a value, and nothing is non-null."""
+
+    def visit_is_not_null(self) -> FileIndexResult:
+        return SKIP
+
+    def visit_equal(self, literal) -> FileIndexResult:
+        return SKIP
+
+    def visit_in(self, literals) -> FileIndexResult:
+        return SKIP
+
+    def visit_less_than(self, literal) -> FileIndexResult:
+        return SKIP
+
+    def visit_less_or_equal(self, literal) -> FileIndexResult:
+        return SKIP
+
+    def visit_greater_than(self, literal) -> FileIndexResult:
+        return SKIP
+
+    def visit_greater_or_equal(self, literal) -> FileIndexResult:
+        return SKIP

@@ -10,8 +10,7 @@ from fileindex import errors
 from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
 from fileindex.indexes.index_type import FilterSizing, IndexType
 from fileindex.indexes.invariants import BodyFacts
-from fileindex.indexes.reader import FileIndexReader
-from fileindex.indexes.result import SKIP, FileIndexResult
+from fileindex.indexes.reader import EmptyFileIndexReader, FileIndexReader
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
@@ -26,32 +25,6 @@ INDEX_TYPES: dict[str, IndexType] = {index.name: index for index in (
 )}
 
 __all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "open_entry", "open_body", "check_body"]
-
-
-class EmptyFileIndexReader(FileIndexReader):
-    """An index whose writer saw no record (an entry with start -1, Java's ``EmptyFileIndexReader``):
-    nothing can match a value, and nothing is non-null."""
-
-    def visit_is_not_null(self) -> FileIndexResult:
-        return SKIP
-
-    def visit_equal(self, literal) -> FileIndexResult:
-        return SKIP
-
-    def visit_in(self, literals) -> FileIndexResult:
-        return SKIP
-
-    def visit_less_than(self, literal) -> FileIndexResult:
-        return SKIP
-
-    def visit_less_or_equal(self, literal) -> FileIndexResult:
-        return SKIP
-
-    def visit_greater_than(self, literal) -> FileIndexResult:
-        return SKIP
-
-    def visit_greater_or_equal(self, literal) -> FileIndexResult:
-        return SKIP
 
 
 def open_entry(container: FileIndexContainer, entry: IndexEntry, data_type: DataType | None, *,
