@@ -164,9 +164,9 @@ class _Parser(TokenStream):
         kind, text, position = self.next()
         if kind == "number":
             signed = "-" + text if negative else text  # keeps -0.0 negative
-            if "e" in text.lower():
-                return float(signed)
-            return int(signed) if "." not in text else decimal.Decimal(signed)
+            if "." in text or "e" in text.lower():
+                return decimal.Decimal(signed)  # exact, so the column's type decides rounding and range
+            return int(signed)
         if kind == "word" and text.upper() in ("NAN", "INFINITY"):
             value = float("nan") if text.upper() == "NAN" else float("inf")
             return -value if negative else value

@@ -131,6 +131,8 @@ def test_timestamp_text_round_trips(millis, nanos):
     ("i = 1.5", "does not fit column i"),
     ("f = 1e39", "does not fit column f of type FLOAT: out of range"),
     ("f = -3.4028236e38", "does not fit column f of type FLOAT: out of range"),
+    ("x = 1e309", "does not fit column x of type DOUBLE: out of range"),
+    ("x = -2e400", "does not fit column x of type DOUBLE: out of range"),
     ("n = 1.2345", "needs more digits"),
     ("n = 12345678.9", "needs more digits"),
     ("ok = 1", "TRUE or FALSE"),

@@ -35,6 +35,9 @@ def estimated_items(num_bits: int, num_hash_functions: int, set_bits: int) -> fl
     return -(num_bits / num_hash_functions) * math.log1p(-set_bits / num_bits)
 
 
+OVERSIZED_FACTOR = 4  # a filter sized for this many times the values it holds is called oversized
+
+
 @dataclass(frozen=True)
 class BloomDiagnosis:
     num_bits: int
@@ -67,7 +70,7 @@ def diagnose(payload) -> BloomDiagnosis:
     if not math.isfinite(n_hat) or n_hat > 1.5 * design_items:
         verdict = "overfull"
         advice = f"holds more values than it was sized for: raise items above {max(n_hat, design_items):.0f}"
-    elif n_hat < design_items / 10:
+    elif n_hat < design_items / OVERSIZED_FACTOR:
         verdict = "oversized"
         better = advise([max(1, round(n_hat))], design_fpp)
         advice = (

@@ -247,6 +247,12 @@ def test_java_default_filters_in_tables_are_diagnosed_oversized():
         assert "599071" in diagnosis.advice
 
 
+@pytest.mark.parametrize("held, verdict", [(1000, "ok"), (300, "ok"), (100, "oversized"), (2000, "overfull")])
+def test_the_sizing_verdict_follows_how_many_values_the_filter_holds(held, verdict):
+    payload = build(list(range(held)), parse_type("INT"), {"items": "1000", "fpp": "0.01"})
+    assert diagnose(payload).verdict == verdict
+
+
 def test_bloom_module_registers_its_options():
     assert bloom_filter.OPTIONS == ("items", "fpp")
 
