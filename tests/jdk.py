@@ -39,3 +39,4 @@ class JavaProgram:
     def close(self) -> None:
         self.process.stdin.close()
         self.process.wait(timeout=30)
+        self.process.stdout.close()

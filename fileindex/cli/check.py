@@ -56,6 +56,7 @@ def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
     """The outcome for one file as ``check --json`` prints it."""
     outcome: dict = {"file": path}
     try:
+        column_types.refuse_data_file(path)
         container = FileIndexContainer.open(path)
         decoded = check_container(container, schema)
     except OSError as err:
@@ -78,7 +79,8 @@ def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
 
 def render(outcome: dict) -> str:
     if outcome["status"] != "OK":
-        return f"{outcome['status']} {outcome['file']}: {outcome['error']}"
+        error = outcome["error"]
+        return f"{outcome['status']} {error if error.startswith(outcome['file']) else outcome['file'] + ': ' + error}"
     bodies = f", {outcome['bodies_decoded']} bodies decoded and checked"
     if outcome.get("untyped_columns"):
         bodies += (f"; warning: the given types lack column(s) {', '.join(outcome['untyped_columns'])}, "

@@ -66,6 +66,22 @@ def refuse_data_file(path: str) -> None:
     raise UsageError(f"{path} is a {kind.capitalize()} data file, not a file index; {hint}")
 
 
+def refuse_non_data_file(path: str) -> None:
+    """Anything but a Parquet or ORC file given where a data file is expected: say what it is instead."""
+    from fileindex.arrow.data_files import data_file_format
+    from fileindex.container.head import MAGIC
+
+    if data_file_format(path) is not None:
+        return
+    with open(path, "rb") as file:
+        is_index = file.read(len(MAGIC)) == MAGIC
+    if is_index:
+        beside = _data_file_beside(path)
+        order = f"fileindex verify {beside} {path}" if beside else f"fileindex verify DATA_FILE {path}"
+        raise UsageError(f"{path} is a file index, not a data file; give the data file first: {order}")
+    raise UsageError(f"{path} is not a Parquet or ORC data file")
+
+
 def _data_file_beside(index_path: str) -> str | None:
     from fileindex.arrow.data_files import data_file_format
 

@@ -42,6 +42,8 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
     from fileindex.types import quote_identifier
 
     try:
+        if data is None:
+            column_types.refuse_data_file(path)
         with raw_bytes(path) if data is None else nullcontext(memoryview(data)) as view:
             explanation = explain(view, schema=schema, column=column, index_type=index_type)
             if explanation.error is None:

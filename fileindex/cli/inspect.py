@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from fileindex.cli import HANDLED, report_failure
+from fileindex.cli import HANDLED, column_types, report_failure
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import MAGIC, VERSION, IndexEntry
 from fileindex.errors import FileIndexError
@@ -114,6 +114,7 @@ def render_bloom(bloom: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        column_types.refuse_data_file(args.file)
         container = FileIndexContainer.open(args.file)
     except HANDLED as err:
         return report_failure(NAME, err, args.file)

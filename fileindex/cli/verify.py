@@ -5,7 +5,7 @@ import argparse
 import json
 import os
 
-from fileindex.cli import HANDLED, report_failure
+from fileindex.cli import HANDLED, column_types, report_failure
 from fileindex.errors import UsageError
 
 NAME = "verify"
@@ -26,8 +26,10 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.pipeline.report import exit_code, render_text, summarize
     from fileindex.pipeline.verify import verify_file
 
-    index = args.index or f"{args.data}.index"
     try:
+        if os.path.isfile(args.data):
+            column_types.refuse_non_data_file(args.data)
+        index = args.index or f"{args.data}.index"
         for path, what in ((args.data, "data file"), (index, "index")):
             if not os.path.isfile(path):
                 hint = f"; build it with: fileindex build {args.data}" if what == "index" and not args.index else ""

@@ -138,6 +138,24 @@ def test_query_of_a_data_file_names_its_index(capsys, data_file):
     assert code == 2 and f"did you mean {data_file}.index?" in err
 
 
+@pytest.mark.parametrize("command", ["check", "inspect", "explain"])
+def test_commands_that_read_an_index_say_a_data_file_is_not_one(capsys, data_file, command):
+    code, out, err = run(capsys, command, data_file)
+    assert code == 2 and "is a Parquet data file, not a file index" in out + err
+    assert "magic" not in out + err
+
+
+def test_verify_given_the_index_first_says_which_file_goes_where(capsys, data_file, tmp_path):
+    assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a")[0] == 0
+    index = f"{data_file}.index"
+    code, _, err = run(capsys, "verify", index)
+    assert code == 2 and f"is a file index, not a data file; give the data file first: fileindex verify {data_file} " \
+        f"{index}" in err
+    (tmp_path / "notes.txt").write_text("hello")
+    code, _, err = run(capsys, "verify", tmp_path / "notes.txt")
+    assert code == 2 and "is not a Parquet or ORC data file" in err
+
+
 def test_no_candidate_row_has_no_dangling_colon_and_null_comparisons_get_a_hint(capsys, data_file):
     assert run(capsys, "build", data_file, "--option", "file-index.bitmap.columns=a")[0] == 0
     code, out, err = run(capsys, "query", f"{data_file}.index", "--where", "a = 3", "--where", "a = NULL")
