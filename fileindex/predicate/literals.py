@@ -65,8 +65,11 @@ def convert(value, data_type: DataType, column: str):
     if root in NUMERIC_BITS:
         number = _exact_integer(value)
         bits = NUMERIC_BITS[root]
-        if number is None or not -(1 << (bits - 1)) <= number < (1 << (bits - 1)):
+        if number is None:
             raise _fail(column, value, data_type)
+        low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        if not low <= number <= high:
+            raise _fail(column, value, data_type, f"out of range ({root} holds {low} to {high})")
         return number
     if root in ("FLOAT", "DOUBLE"):
         if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):

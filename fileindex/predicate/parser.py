@@ -119,15 +119,28 @@ class _Parser(TokenStream):
             name = f"{name}[{self.string_value(key_token)}]"
         data_type = column_type(self.schema, name)
         if data_type is None:
-            known = ", ".join(quote_identifier(c) for c in self.schema)
-            raise self.error(f"unknown column {name!r} (the schema has: {known})", position)
+            raise self.error(f"unknown column {name!r}{self.closest_column(name)}", position)
         return name, data_type, position
+
+    def closest_column(self, name: str) -> str:
+        import difflib
+
+        names = [str(c) for c in self.schema]
+        by_case = [c for c in names if c.lower() == name.lower()]
+        if by_case:
+            return f"; did you mean {quote_identifier(by_case[0])}? (column names are case-sensitive)"
+        close = difflib.get_close_matches(name, names, n=1)
+        known = ", ".join(quote_identifier(c) for c in names)
+        return f" (the schema has: {known}){'; did you mean ' + quote_identifier(close[0]) + '?' if close else ''}"
 
     def comparison(self) -> Predicate:
         column, data_type, position = self.column()
         token = self.peek()
         if token and token[0] == "op":
             self.next()
+            following = self.peek()
+            if token[1] == "=" and following and following[:2] == ("op", "="):
+                raise self.error("write = for equality, not ==", token[2])
             return Leaf(Operator.from_sql_symbol(token[1]), column, (self.converted(data_type, column),))
         if self.accept_word("IS"):
             negated = self.accept_word("NOT")

@@ -126,6 +126,11 @@ def test_timestamp_text_round_trips(millis, nanos):
 @pytest.mark.parametrize("text, message", [
     ("", "empty"),
     ("nope = 1", "unknown column 'nope'"),
+    ("I = 1", "unknown column 'I'; did you mean i? (column names are case-sensitive)"),
+    ("atrs['k'] = 'v'", "did you mean attrs?"),
+    ("i == 1", "write = for equality, not =="),
+    ("i = 2147483648", "out of range (INT holds -2147483648 to 2147483647)"),
+    ("b = -9223372036854775809", "out of range (BIGINT holds -9223372036854775808 to 9223372036854775807)"),
     ("i = 'x'", "does not fit column i of type INT"),
     ("i = 2147483648", "does not fit column i"),
     ("i = 1.5", "does not fit column i"),
