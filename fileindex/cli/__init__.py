@@ -45,3 +45,12 @@ def __getattr__(name: str):
 
         return getattr(app, name)
     raise AttributeError(f"module 'fileindex.cli' has no attribute {name!r}")
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` left-aligned in ``width`` terminal cells: wide (East Asian, emoji) characters take two, combining
+    marks none."""
+    import unicodedata
+
+    cells = sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, width - cells)

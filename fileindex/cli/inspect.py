@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from fileindex.cli import HANDLED, column_types, report_failure
+from fileindex.cli import HANDLED, column_types, pad, report_failure
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import MAGIC, VERSION, IndexEntry
 from fileindex.errors import FileIndexError
@@ -90,7 +90,7 @@ def render(description: dict) -> str:
             else:
                 where = f"{entry['start']:>10} {entry['length']:>10} {entry['start'] + entry['length']:>10}"
             past = "  PAST THE END OF THE FILE" if entry.get("past_end") else ""
-            lines.append(f"  {column['column']:<24} {entry['index_type']:<14} {where}{past}")
+            lines.append(f"  {pad(column['column'], 24)} {entry['index_type']:<14} {where}{past}")
             if "bloom" in entry:
                 lines.append("      " + render_bloom(entry["bloom"]))
             if "error" in entry:

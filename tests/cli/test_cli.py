@@ -1,11 +1,13 @@
 import json
+import shlex
+import unicodedata
 import subprocess
 import sys
 
 import pytest
 from conftest import JAVA_VECTORS, index_files
 
-from fileindex.cli import main
+from fileindex.cli import main, pad
 from fileindex.container.writer import write_entries
 
 ENGINE = JAVA_VECTORS / "multi__engine_layout.index"
@@ -91,6 +93,21 @@ def test_console_script_runs_demo():
     objects = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     assert {o["head_length"] for o in objects} >= {330, 432}
     assert result.stdout.count("check: OK") == len(objects) == 4
+    assert all(o["schema"] for o in objects)
+
+
+def test_samples_show_each_schema_and_a_query_that_runs(capsys):
+    code, out, _ = run_cli(capsys, "samples")
+    assert code == 0 and out.count("  schema: ") == 4
+    for line in out.splitlines():
+        if line.startswith("  check: "):  # the sample's schema types every body: check decoded them all
+            assert line.startswith("  check: OK") and "bodies decoded" in line
+    tries = [shlex.split(line.split("try:", 1)[1]) for line in out.splitlines() if line.startswith("  try:")]
+    assert len(tries) == 4
+    for command in tries:
+        assert command[0] == "fileindex"
+        code, answer, err = run_cli(capsys, *command[1:])
+        assert code == 0 and "=>" in answer, err
 
 
 def test_inspect_diagnoses_bloom_bodies(capsys):
@@ -173,3 +190,16 @@ def test_query_exit_codes(capsys, tmp_path):
     assert run_cli(capsys, "query", str(version), "--schema", "id INT", "--where", "id = 1")[0] == 4
     assert run_cli(capsys, "query", str(tmp_path / "none.index"), "--schema", "id INT", "--where", "id = 1")[0] == 2
     assert run_cli(capsys, "query", str(ENGINE), "--schema", "id INT", "--where", "id = 'x'")[0] == 2
+
+
+def test_inspect_aligns_columns_whose_names_hold_wide_characters(capsys):
+    code, out, _ = run_cli(capsys, "inspect", str(ENGINE))
+    rows = [line for line in out.splitlines() if " bitmap " in line]
+    assert code == 0 and any("列名😀" in row for row in rows)
+    assert pad("列名😀", 8) == "列名😀  " and pad("e\u0301", 3) == "e\u0301  " and pad("toolong", 3) == "toolong"
+    starts = {cells(row[: row.index(" bitmap ")]) for row in rows}
+    assert len(starts) == 1  # the index type starts in the same terminal cell on every row
+
+
+def cells(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
