@@ -1,0 +1,149 @@
+"""Our ALTER and rewrite on tables live Java Paimon 0.9.0 writes, read back by Java 0.9 (rewrite design §3, §7):
+Java plans fewer files (embedded) or reads fewer rows (sidecars), returns the same rows, appends and
+expires afterwards without losing a data file; its own containers for the new options equal ours byte
+for byte; a Java commit between our plan and our link is rebased over.
+
+ORC data: every file holds 'a' and 'z', so min/max statistics never prune and only the index can.
+"""
+import json
+from pathlib import Path
+
+import pytest
+from java_oracle import JAR, JavaOracle, hadoop_jars
+from jdk import JavaProgram
+
+from fileindex.cli.app import main
+from fileindex.indexes.result import SKIP
+from fileindex.table.metadata import latest_snapshot_id, load_snapshot, read_json
+from fileindex.table.orphans import orphan_files
+from fileindex.table.rewrite import rewrite_file_index
+from fileindex.table.scan import PaimonTable
+
+pytestmark = pytest.mark.java
+
+COLUMNS = [("id", "INT"), ("name", "STRING")]
+OPTIONS = {"bucket": "-1", "file.format": "orc"}
+
+
+class Probe:
+    def __init__(self, workdir: Path):
+        self.program = JavaProgram("TableProbe", workdir, [JAR, *hadoop_jars()],
+                                   ["--add-opens=java.base/java.nio=ALL-UNNAMED"])
+
+    def ask(self, op: str, table: Path, **fields) -> dict:
+        answer = json.loads(self.program.ask(json.dumps({"op": op, "table": str(table), **fields})))
+        assert "error" not in answer, answer["error"]
+        return answer
+
+    def plan(self, table: Path, value) -> dict:
+        return self.ask("plan", table, column="name", value=value)
+
+
+@pytest.fixture(scope="module")
+def java(tmp_path_factory):
+    oracle = JavaOracle(tmp_path_factory.mktemp("oracle"), tables=True)
+    probe = Probe(tmp_path_factory.mktemp("probe"))
+    yield oracle, probe
+    probe.program.close()
+    oracle.close()
+
+
+def rows(commit: int, count: int = 50) -> list[list]:
+    return [[commit * 1000 + j, ["a", "z"][j % 2] if j < 2 or j % 7 else f"m_f{commit}_{j}"] for j in range(count)]
+
+
+def write(oracle, tmp_path: Path, name: str, commits: int = 4) -> Path:
+    return oracle.write_table(tmp_path / "warehouse", name, COLUMNS, OPTIONS, [rows(i) for i in range(commits)])
+
+
+def cli(*args) -> int:
+    return main([str(a) for a in args])
+
+
+def test_embedded_bitmap_prunes_files_in_java_and_survives_append_and_expire(java, tmp_path, capsys):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "embedded")
+    before = probe.ask("checksum", root)
+    assert probe.plan(root, "m_f2_7")["files"] == 4
+    assert cli("table", root, "--set", "file-index.bitmap.columns=name") == 0
+    assert cli("rewrite", root) == 0
+    snapshot = read_json(root, root / "snapshot" / f"snapshot-{latest_snapshot_id(root)}", "snapshot")
+    assert snapshot["commitKind"] == "COMPACT" and snapshot["id"] == 5 and snapshot["schemaId"] == 1
+    assert probe.plan(root, "m_f2_7") == {"splits": 1, "files": 1, "rows_read": 50, "matching": 1}
+    assert probe.plan(root, "nothing")["files"] == 0
+    assert probe.plan(root, "a")["files"] == 4
+    assert probe.ask("checksum", root) == before
+    verdicts = [v.result for v in PaimonTable(root).plan("name = 'm_f2_7'")]
+    assert sum(v is SKIP for v in verdicts) == 3
+    # Java appends with the new options: its container for the new file is the one we would build
+    oracle.write_table(tmp_path / "warehouse", "embedded", COLUMNS, OPTIONS, [rows(9)])
+    capsys.readouterr()
+    result = rewrite_file_index(root)
+    assert [c.changed for c in result.changes] == [False] * 5 and result.snapshot_id is None
+    assert probe.ask("expire", root, keep=1)["expired"] > 0
+    assert probe.ask("checksum", root)["rows"] == 250
+    assert probe.plan(root, "m_f9_7")["files"] == 1
+    live = probe.ask("live_files", root)["files"]
+    assert all(next(root.glob(f"bucket-0/{name}"), None) for name in live) and len(live) == 5
+
+
+def test_sidecars_cut_rows_read_then_a_second_rewrite_leaves_orphans(java, tmp_path):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "sidecars")
+    before = probe.ask("checksum", root)
+    assert cli("table", root, "--set", "file-index.bloom-filter.columns=name",
+               "--set", "file-index.in-manifest-threshold=1 B") == 0
+    assert cli("rewrite", root) == 0
+    assert sorted(p.name for p in root.glob("bucket-0/*.index")) == \
+        sorted(p.name + ".index" for p in root.glob("bucket-0/*.orc"))
+    plan = probe.plan(root, "m_f2_7")
+    assert plan["rows_read"] == 50 and plan["matching"] == 1
+    assert probe.plan(root, "nothing")["rows_read"] == 0
+    assert cli("table", root, "--reset", "file-index.bloom-filter.columns",
+               "--set", "file-index.bitmap.columns=name") == 0
+    assert cli("rewrite", root) == 0
+    assert len(list(root.glob("bucket-0/*.orc-1.index"))) == 4
+    assert probe.plan(root, "m_f2_7")["rows_read"] == 50
+    assert probe.ask("checksum", root) == before
+    probe.ask("expire", root, keep=1)
+    assert probe.ask("checksum", root) == before
+    assert sorted(p.name for p in orphan_files(root) if p.name.endswith(".index")) == \
+        sorted(p.name + ".index" for p in root.glob("bucket-0/*.orc"))
+    # dropping: reset, rewrite, no index anywhere, Java reads every row
+    assert cli("table", root, "--reset", "file-index.bitmap.columns") == 0
+    assert cli("rewrite", root) == 0
+    assert {v.index for v in PaimonTable(root).plan("name = 'x'")} == {"none"}
+    assert probe.plan(root, "m_f2_7")["rows_read"] == 200
+
+
+def test_a_java_commit_between_plan_and_link_is_rebased_over(java, tmp_path):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "race", commits=2)
+    cli("table", root, "--set", "file-index.bitmap.columns=name")
+
+    def java_appends(stage):
+        if stage == "manifests" and latest_snapshot_id(root) == 2:
+            oracle.write_table(tmp_path / "warehouse", "race", COLUMNS, OPTIONS, [rows(5)])
+
+    result = rewrite_file_index(root, hook=java_appends)
+    assert result.snapshot_id == 4 and result.attempts == 2 and result.dropped == []
+    assert read_json(root, root / "snapshot" / "snapshot-3", "snapshot")["commitKind"] == "APPEND"
+    assert load_snapshot(root).id == 4
+    assert probe.ask("checksum", root)["rows"] == 150
+    assert probe.plan(root, "m_f1_7")["files"] == 1
+    assert probe.plan(root, "m_f5_7")["files"] == 1  # Java indexed its own file
+
+
+def test_bitmap_version_2_is_refused_on_a_0_9_table_and_poisons_java_scans_when_forced(java, tmp_path):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "floor", commits=2)
+    cli("table", root, "--set", "file-index.bitmap.columns=name", "--set", "file-index.bitmap.name.version=2")
+    assert cli("rewrite", root) == 2  # refused, naming the option
+    assert latest_snapshot_id(root) == 2
+    assert cli("rewrite", root, "--compat", "none", "--mode", "delta") == 0
+    answer = json.loads(probe.program.ask(json.dumps({"op": "plan", "table": str(root), "column": "name",
+                                                      "value": "m_f1_7"})))
+    assert "error" in answer  # what the floor prevents: 0.9 cannot read bitmap version 2
+    cli("table", root, "--reset", "file-index.bitmap.name.version")
+    assert cli("rewrite", root, "--mode", "fold") == 0  # fold repairs: no entry with a V2 body is left
+    assert probe.plan(root, "m_f1_7")["files"] == 1
