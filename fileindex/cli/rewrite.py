@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def add_rewrite_options(parser: argparse.ArgumentParser) -> None:
     """The options ``rewrite`` and ``spark rewrite`` share."""
     parser.add_argument("--partition", metavar="SPEC",
-                        help="only these partitions: k=v[,k=v][;k=v...] (';' separates partitions), as Java's procedure")
+                        help="only these partitions: k=v[,k=v][;k=v...] (';' separates partitions), as Java's "
+                             "procedure")
     parser.add_argument("--mode", choices=("auto", "delta", "fold"), default="auto",
                         help="delta: DELETE+ADD entries as Java's rewrite; fold: every live entry in new ADD-only "
                              "manifests (repairs a table whose old entries Paimon 0.9 cannot read); auto (default): "

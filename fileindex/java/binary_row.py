@@ -120,7 +120,8 @@ def sort_key(value, data_type):
 def field_stats(rows: list[bytes], types: list) -> tuple[bytes, bytes, list[int]]:
     """(min row, max row, null counts) over serialized BinaryRows, per field, as Java's
     ``SimpleStatsCollector`` computes a manifest's partition statistics."""
-    columns = list(zip(*(fields(row, types) for row in rows))) if rows else [() for _ in types]
+    decoded = [fields(row, types) for row in rows]
+    columns = [[values[i] for values in decoded] for i in range(len(types))]
     low, high, nulls = [], [], []
     for values, data_type in zip(columns, types, strict=True):
         present = [v for v in values if v is not None]

@@ -63,7 +63,7 @@ def conform(row: dict, shape_fields: set[str], where: str, nested: dict[str, set
                          "an entry holds: the table's files were written by different Paimon versions; not rewritten")
     out = {name: row.get(name) for name in shape_fields}
     for name, inner in (nested or {}).items():
-        out[name] = conform(out[name], inner, f"{where} {name}")
+        out[name] = conform(row[name], inner, f"{where} {name}")
     return out
 
 

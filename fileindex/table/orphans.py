@@ -43,11 +43,11 @@ def _named(root: Path) -> set[Path]:
             if external:
                 folder = Path(external.removeprefix("file:")).parent
             else:
-                key = (row["_PARTITION"], row["_BUCKET"])
-                if key not in folders:
-                    prefix = partition_path(key[0], schema) + "/" if schema.partition_keys else ""
-                    folders[key] = root / f"{prefix}bucket-{key[1]}"
-                folder = folders[key]
+                partition, bucket = row["_PARTITION"], row["_BUCKET"]
+                if (partition, bucket) not in folders:
+                    prefix = partition_path(partition, schema) + "/" if schema.partition_keys else ""
+                    folders[(partition, bucket)] = root / f"{prefix}bucket-{bucket}"
+                folder = folders[(partition, bucket)]
             named.update(folder / name for name in meta.get("_EXTRA_FILES") or ())
     return named
 
