@@ -147,3 +147,59 @@ def test_bitmap_version_2_is_refused_on_a_0_9_table_and_poisons_java_scans_when_
     cli("table", root, "--reset", "file-index.bitmap.name.version")
     assert cli("rewrite", root, "--mode", "fold") == 0  # fold repairs: no entry with a V2 body is left
     assert probe.plan(root, "m_f1_7")["files"] == 1
+
+
+PARTITIONED = [("id", "INT"), ("name", "STRING"), ("pt", "STRING"), ("d", "INT")]
+
+
+def test_partitioned_table_statistics_match_javas_and_partition_selects_files(java, tmp_path):
+    from fileindex.java.binary_row import field_stats
+    from fileindex.table.metadata import read_rows
+    from fileindex.types import parse_type
+
+    oracle, probe = java
+    partitions = [("a", -5), ("bbbbbbbbbbbb", 7), ("a", 3), (None, 2**31 - 1), ("é", -(2**31))]
+    commits = [[[r[0], r[1], pt, d] for r in rows(i, 20)] + [[i * 1000 + 99, "x", "a", 3]]
+               for i, (pt, d) in enumerate(partitions)]
+    root = oracle.write_table(tmp_path / "warehouse", "parted", PARTITIONED, OPTIONS, commits,
+                              partition_keys=["pt", "d"])
+    types = [parse_type("STRING"), parse_type("INT")]
+    for listing in root.glob("manifest/manifest-list-*"):
+        for meta in read_rows(listing):
+            entries = read_rows(root / "manifest" / meta["_FILE_NAME"])
+            low, high, nulls = field_stats([e["_PARTITION"] for e in entries], types)
+            stats = meta["_PARTITION_STATS"]
+            assert (low, high, nulls) == (stats["_MIN_VALUES"], stats["_MAX_VALUES"], stats["_NULL_COUNTS"])
+    before = probe.ask("checksum", root)
+    cli("table", root, "--set", "file-index.bitmap.columns=name")
+    result = rewrite_file_index(root, partitions="pt=a,d=3;pt=bbbbbbbbbbbb")
+    # every commit wrote a file into pt=a/d=3 (commit 2's rows all went there)
+    assert sorted(c.job.name.split("/bucket")[0] for c in result.changed) == \
+        ["pt=a/d=3"] * 5 + ["pt=bbbbbbbbbbbb/d=7"]
+    assert probe.ask("checksum", root) == before
+    assert probe.plan(root, "m_f2_7")["files"] == 1 + 3  # + the three files not rewritten yet
+    assert probe.plan(root, "m_f1_7")["files"] == 1 + 3
+    everything = rewrite_file_index(root)
+    assert sorted(c.job.name.split("/bucket")[0] for c in everything.changed) == \
+        ["pt=__DEFAULT_PARTITION__/d=2147483647", "pt=a/d=-5", "pt=é/d=-2147483648"]
+    assert probe.plan(root, "m_f3_7")["files"] == 1
+    oracle.write_table(tmp_path / "warehouse", "parted", PARTITIONED, OPTIONS, [[[1, "y", "a", 3]]])
+    assert probe.ask("checksum", root)["rows"] == before["rows"] + 1
+
+
+def test_delta_on_a_0_9_table_breaks_javas_forced_manifest_merge_and_fold_does_not(java, tmp_path):
+    oracle, probe = java
+    merge_often = {**OPTIONS, "manifest.target-file-size": "1 kb", "manifest.full-compaction-threshold-size": "1 b"}
+    for mode, fails in (("delta", True), ("fold", False)):
+        root = oracle.write_table(tmp_path / "warehouse", f"merge_{mode}", COLUMNS, merge_often,
+                                  [rows(i) for i in range(3)])
+        cli("table", root, "--set", "file-index.bitmap.columns=name")
+        assert cli("rewrite", root, "--mode", mode) == 0
+        try:
+            oracle.write_table(tmp_path / "warehouse", f"merge_{mode}", COLUMNS, merge_often, [rows(7)])
+            appended = True
+        except RuntimeError as err:
+            assert "already added" in str(err)
+            appended = False
+        assert appended is not fails
+        assert probe.ask("checksum", root)["rows"] == 150 + (50 if appended else 0)
