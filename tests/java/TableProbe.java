@@ -5,6 +5,10 @@
 //   {"op":"checksum","table":"/root"}            -> {"rows":n,"sha256":"<hex of the sorted rows>"}
 //   {"op":"expire","table":"/root","keep":1}     -> {"expired":n}
 //   {"op":"live_files","table":"/root"}          -> {"files":["<file name>", ...]}
+//   {"op":"reference_indexes","table":"/root","out":"/dir"}
+//       -> {"<data file name>": "<hex of the container>" or null, ...}: what 0.9's DataFileIndexWriter builds
+//          for each live file from its rows and the table's current options (as 0.9's rewrite sink does);
+//          a sidecar-sized container is written under /dir, never into the table
 // Any failure answers {"error":"<class>: <message>"}.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -59,6 +63,7 @@ public class TableProbe {
                                 .snapshotTimeRetain(java.time.Duration.ZERO).build()).expire());
                         break;
                     case "live_files": liveFiles(table, answer); break;
+                    case "reference_indexes": referenceIndexes(table, request.get("out").asText(), answer); break;
                     default: throw new IllegalArgumentException("unknown op");
                 }
             } catch (Throwable t) {
@@ -129,5 +134,34 @@ public class TableProbe {
             for (DataFileMeta file : ((DataSplit) split).dataFiles()) names.add(file.fileName());
         Collections.sort(names);
         for (String name : names) files.add(name);
+    }
+
+    static void referenceIndexes(FileStoreTable table, String out, ObjectNode answer) throws Exception {
+        org.apache.paimon.fileindex.FileIndexOptions options =
+                new org.apache.paimon.CoreOptions(table.options()).indexColumnsOptions();
+        for (Split split : table.newReadBuilder().newScan().plan().splits()) {
+            DataSplit data = (DataSplit) split;
+            for (DataFileMeta file : data.dataFiles()) {
+                DataSplit one = DataSplit.builder().withSnapshot(data.snapshotId()).withPartition(data.partition())
+                        .withBucket(data.bucket()).withBucketPath(data.bucketPath())
+                        .withDataFiles(Collections.singletonList(file)).rawConvertible(true).build();
+                Path index = new Path(out, file.fileName() + ".index");
+                org.apache.paimon.io.DataFileIndexWriter writer = org.apache.paimon.io.DataFileIndexWriter.create(
+                        LocalFileIO.create(), index, table.rowType(), options);
+                if (writer == null) {
+                    answer.putNull(file.fileName());
+                    continue;
+                }
+                RecordReader<InternalRow> reader = table.newReadBuilder().newRead().createReader(one);
+                reader.forEachRemaining(writer::write);
+                reader.close();
+                writer.close();
+                byte[] bytes = writer.result().embeddedIndexBytes();
+                if (bytes == null) bytes = java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(index.toString()));
+                StringBuilder hex = new StringBuilder();
+                for (byte b : bytes) hex.append(String.format("%02x", b));
+                answer.put(file.fileName(), hex.toString());
+            }
+        }
     }
 }
