@@ -75,8 +75,12 @@ def main() -> None:
         shutil.copytree(pristine, table)
         alter_table_options(table, set=options)
         marks: dict[str, float] = {}
+
+        def mark(stage: str, marks: dict[str, float] = marks) -> None:
+            marks.setdefault(stage, time.perf_counter())
+
         started = time.perf_counter()
-        result = spark_rewrite(spark, table, hook=lambda stage: marks.setdefault(stage, time.perf_counter()))
+        result = spark_rewrite(spark, table, hook=mark)
         ended = time.perf_counter()
         assert result.snapshot_id is not None and len(result.changed) == args.files
         started_build = time.perf_counter()

@@ -14,12 +14,8 @@ HELP = ("rebuild the file indexes of a Paimon append table from its current file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``rewrite`` and ``spark rewrite``."""
     parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
-    add_rewrite_options(parser)
-
-
-def add_rewrite_options(parser: argparse.ArgumentParser) -> None:
-    """The options ``rewrite`` and ``spark rewrite`` share."""
     parser.add_argument("--partition", metavar="SPEC",
                         help="only these partitions: k=v[,k=v][;k=v...] (';' separates partitions), as Java's "
                              "procedure")

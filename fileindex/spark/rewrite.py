@@ -20,6 +20,10 @@ from fileindex.table.rewrite_plan import FileChange, FileJob, plan_rewrite, rewr
 FAIL_FIRST_ATTEMPT = "fileindex.test.failFirstRewriteAttemptBeforeRename"  # a local property tests set
 
 
+class InjectedTaskFailure(RuntimeError):
+    """A task attempt failed on purpose (tests): it reaches Spark, which retries the task."""
+
+
 def _rewrite_task(job: FileJob, dry_run: bool) -> tuple[str, FileChange | str]:
     from pyspark import TaskContext
 
@@ -27,11 +31,15 @@ def _rewrite_task(job: FileJob, dry_run: bool) -> tuple[str, FileChange | str]:
     hook = None
     if context is not None and context.getLocalProperty(FAIL_FIRST_ATTEMPT) == "true" and context.attemptNumber() == 0:
         def hook(path: Path) -> None:
-            raise RuntimeError(f"failing attempt 0 of the rewrite of {job.name} before the rename (test)")
+            raise InjectedTaskFailure(f"failing attempt 0 of the rewrite of {job.name} before the rename (test)")
     try:
         return "ok", rewrite_file(job, dry_run=dry_run, before_rename=hook)
     except (FileIndexError, OSError) as err:
         return "error", f"{job.name}: {err}"
+    except InjectedTaskFailure:
+        raise
+    except Exception as err:  # noqa: BLE001 (the driver must learn of every file, to remove what the run wrote)
+        return "error", f"{job.name}: {type(err).__name__}: {err}"
 
 
 def spark_rewrite(spark, root: str | Path, *, partitions: str | None = None, mode: str = "auto",

@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from fileindex.errors import FileIndexError, UsageError
+from fileindex.java.binary_row import field_stats
 from fileindex.table.compat import FLOORS, floor_of, readable_options
 from fileindex.table.metadata import DataFile, Schema, TableError, data_file_path, live_entries, load_schema
 from fileindex.table.options_alter import latest_schema_id
@@ -294,4 +295,6 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
         file_options = options_for_file(options, schema, data)
         plan.jobs.append(FileJob(table.relative(entry), str(data_file_path(table_root, schema, entry)), row,
                                  entry.identifier, file_options, data.types(), threshold))
+    if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
+        field_stats([plan.jobs[0].row["_PARTITION"]], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan

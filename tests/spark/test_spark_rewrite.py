@@ -63,3 +63,17 @@ def test_a_failed_task_attempt_leaves_no_referenced_partial_file(spark, tmp_path
             assert (folder / name).is_file()
     assert not [p for p in orphan_files(root) if p.name.endswith(".tmp")]  # the attempt removed its temporary
     assert {c.location for c in result.changed} == {"sidecar"}  # every task wrote, so every first attempt failed
+
+
+def test_a_file_that_cannot_be_rewritten_fails_the_run_and_removes_every_sidecar_it_wrote(spark, tmp_path):
+    import pytest
+
+    from fileindex.table.metadata import TableError
+
+    _, root = twins(tmp_path)
+    (_, victim), *_ = live_entries(root, load_snapshot(root))
+    PaimonTable(root).data_path(victim).write_bytes(b"not a parquet file")
+    before = sorted(p for p in root.rglob("*") if p.is_file())
+    with pytest.raises(TableError, match="nothing was committed"):
+        spark_rewrite(spark, root)
+    assert sorted(p for p in root.rglob("*") if p.is_file()) == before

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from fileindex.cli.rewrite import add_rewrite_options, print_result
+from fileindex.cli.rewrite import add_arguments, print_result
 from fileindex.cli.spark import session
 
 HELP = ("rebuild a Paimon table's file indexes from its current options on Spark (per-file work as tasks) and "
         "commit them once as a COMPACT snapshot, as Paimon's rewrite_file_index procedure")
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
-    add_rewrite_options(parser)
+__all__ = ["HELP", "add_arguments", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
