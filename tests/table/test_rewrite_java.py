@@ -278,3 +278,31 @@ def load_schema_options(root: Path) -> dict:
     from fileindex.table.options_alter import latest_schema_id
 
     return load_schema(root, latest_schema_id(root)).options
+
+
+KILL = """
+import os, sys
+from fileindex.table.rewrite import rewrite_file_index
+rewrite_file_index(sys.argv[1], hook=lambda at: os._exit(9) if at == sys.argv[2] else None)
+"""
+
+
+@pytest.mark.parametrize("stage", ["manifests", "snapshot", "latest"])
+def test_java_reads_the_table_after_a_killed_rewrite_and_after_the_rerun(java, tmp_path, stage):
+    import subprocess
+    import sys
+    import warnings
+
+    oracle, probe = java
+    root = write(oracle, tmp_path, f"killed_{stage}", commits=2)
+    before = probe.ask("checksum", root)
+    cli("table", root, "--set", "file-index.bitmap.columns=name", "--set", "file-index.in-manifest-threshold=1 B")
+    assert subprocess.run([sys.executable, "-c", KILL, str(root), stage], timeout=120).returncode == 9
+    assert probe.ask("checksum", root) == before
+    assert probe.plan(root, "m_f1_7")["rows_read"] == (50 if stage == "latest" else 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LATEST lags after a kill past the link
+        rewrite_file_index(root)
+    assert probe.plan(root, "m_f1_7")["rows_read"] == 50
+    oracle.write_table(tmp_path / "warehouse", f"killed_{stage}", COLUMNS, OPTIONS, [rows(4)])
+    assert probe.ask("checksum", root)["rows"] == 150
