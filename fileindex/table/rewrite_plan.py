@@ -197,8 +197,8 @@ class RewritePlan:
     jobs: list[FileJob] = field(default_factory=list)
 
 
-def check_scope(root: str | Path, schema: Schema) -> None:
-    """Refuse, in one line each, the tables a rewrite cannot commit to safely."""
+def check_location(root: str | Path) -> None:
+    """Refuse, before reading anything, storage a rewrite cannot commit to safely."""
     text = str(root)
     scheme = urlparse(text).scheme if "://" in text else ""
     if scheme in ("http", "https"):
@@ -207,16 +207,20 @@ def check_scope(root: str | Path, schema: Schema) -> None:
     if scheme and scheme != "file":
         raise UsageError(f"{text}: {scheme}:// storage has no create-if-absent rename this tool can rely on; "
                          "rewrite supports tables on a local or shared POSIX file system")
+
+
+def check_scope(root: str | Path, schema: Schema) -> None:
+    """Refuse, in one line each, the tables a rewrite cannot commit to safely."""
     options = schema.options
     if schema.primary_keys:
-        raise UsageError(f"{text}: a primary-key table: Paimon does not use file indexes of primary-key tables "
+        raise UsageError(f"{root}: a primary-key table: Paimon does not use file indexes of primary-key tables "
                          "the way rewrite builds them; only append tables are rewritten")
     for key, what in (("data-evolution.enabled", "a data-evolution table"),
                       ("deletion-vectors.enabled", "a table with deletion vectors")):
         if options.get(key, "false").lower() == "true":
-            raise UsageError(f"{text}: {what} ({key}=true): not supported by rewrite")
+            raise UsageError(f"{root}: {what} ({key}=true): not supported by rewrite")
     if options.get("manifest.format", "avro").lower() != "avro":
-        raise UsageError(f"{text}: manifest.format={options['manifest.format']}: rewrite writes Avro manifests "
+        raise UsageError(f"{root}: manifest.format={options['manifest.format']}: rewrite writes Avro manifests "
                          "only, and Java reads every manifest with the current format")
 
 
@@ -267,7 +271,8 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     from fileindex.table.metadata import load_snapshot
     from fileindex.table.scan import PaimonTable
 
-    table_root = Path(root)
+    check_location(root)
+    table_root = Path(str(root).removeprefix("file://"))
     schema = load_schema(table_root, latest_schema_id(table_root))
     check_scope(root, schema)
     snapshot = load_snapshot(table_root)

@@ -137,13 +137,15 @@ def test_table_options_out_of_scope_are_refused(tmp_path, option, message):
 
 @pytest.mark.parametrize("location, message", [("s3://bucket/db/t", "s3:// storage"),
                                                ("https://catalog/v1/db/t", "REST catalog")])
-def test_object_stores_and_rest_catalogs_are_refused(tmp_path, monkeypatch, location, message):
-    root = copy(tmp_path, "append_with_bitmap")
-    from fileindex.table import rewrite_plan
-
-    monkeypatch.setattr(rewrite_plan, "Path", lambda text: root if str(text) == location else Path(text))
+def test_object_stores_and_rest_catalogs_are_refused(location, message):
     with pytest.raises(UsageError, match=message):
         rewrite_file_index(location)
+
+
+def test_a_file_uri_is_a_local_table(tmp_path):
+    root = copy(tmp_path, "append_with_bitmap")
+    alter_table_options(root, set={"file-index.in-manifest-threshold": "1 B"})
+    assert rewrite_file_index(f"file://{root}").snapshot_id == 2
 
 
 def test_floor_refusals_name_the_option(tmp_path):
