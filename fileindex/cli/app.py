@@ -13,7 +13,7 @@ import warnings
 from fileindex import __version__
 
 COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "conformance", "spark", "demo",
-            "samples")
+            "samples", "rewrite")
 
 
 def build_parser() -> argparse.ArgumentParser:

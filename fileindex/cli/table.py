@@ -31,21 +31,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
     parser.add_argument("--json", action="store_true",
                         help="JSON lines: one object per data file and predicate, then a summary per predicate")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="change a table option as Java's ALTER TABLE SET does (writes schema/schema-N+1), e.g. "
+                             "file-index.bloom-filter.columns=id; repeat for more; then fileindex rewrite ROOT")
+    parser.add_argument("--reset", action="append", default=[], metavar="KEY",
+                        help="remove a table option as ALTER TABLE RESET does; repeat for more")
+    parser.add_argument("--orphans", action="store_true",
+                        help="list index files, manifests and manifest lists that no snapshot or tag names "
+                             "(e.g. sidecars a rewrite superseded); lists only, deletes nothing")
 
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.table.scan import PaimonTable
 
     given = [flag for flag, value in (("--where", args.where), ("--indexes", args.indexes),
-                                      ("--explain", args.explain)) if value]
+                                      ("--explain", args.explain), ("--set/--reset", args.set or args.reset),
+                                      ("--orphans", args.orphans)) if value]
     if len(given) > 1:
         return report_failure(NAME, UsageError(f"give one of {' and '.join(given)}: each is a command of its own "
                                                "(the others would be ignored)"))
+    if args.set or args.reset or args.orphans:
+        return alter_or_orphans(args)
     if args.explain:
         return explain_table_file(args)
     if not given:
         return report_failure(NAME, UsageError("give --where EXPR (what the indexes let Paimon skip), --indexes "
-                                               "(which indexes the data files have) or --explain FILE"))
+                                               "(which indexes the data files have), --explain FILE, --set/--reset "
+                                               "(change options) or --orphans"))
     try:
         table = PaimonTable(args.table, args.snapshot)
         if args.indexes:
@@ -59,6 +71,29 @@ def run(args: argparse.Namespace) -> int:
         if len(args.where) > 1 and not args.json:
             print(f"where {text}:")
         print_plan(verdicts, text, as_json=args.json)
+    return 0
+
+
+def alter_or_orphans(args: argparse.Namespace) -> int:
+    """``--set``/``--reset``: a new schema with the options changed; ``--orphans``: files nothing names."""
+    from fileindex.cli import parse_key_values
+    from fileindex.table.options_alter import alter_table_options
+    from fileindex.table.orphans import orphan_files
+
+    try:
+        if args.orphans:
+            for path in orphan_files(args.table):
+                print(json.dumps({"orphan": str(path)}) if args.json else path)
+            return 0
+        changes = parse_key_values(args.set, "--set", "file-index.bloom-filter.columns=id")
+        schema_id = alter_table_options(args.table, set=changes, reset=[k.strip() for k in args.reset])
+    except HANDLED as err:
+        return report_failure(NAME, err, args.table)
+    if schema_id is None:
+        print(f"{args.table}: the options are already so; no new schema")
+    else:
+        print(f"{args.table}: wrote schema/schema-{schema_id}; run fileindex rewrite {args.table} to rebuild the "
+              "indexes of the existing files")
     return 0
 
 

@@ -77,3 +77,55 @@ def partition_path(data: bytes, schema) -> str:
             text = default
         parts.append(f"{_escape(key)}={_escape(text)}")
     return "/".join(parts)
+
+
+_FIXED_WIDTH = {"BOOLEAN": 1, "TINYINT": 1, "SMALLINT": 2, "INT": 4, "DATE": 4, "TIME": 4, "BIGINT": 8}
+
+
+def serialize(values: list, types: list) -> bytes:
+    """A serialized BinaryRow holding ``values`` (the inverse of :func:`fields`), laid out as Java's
+    ``BinaryRowWriter`` lays it out: unused slot bytes and the tail's padding are zero."""
+    arity = len(types)
+    null_bytes = ((arity + 63 + 8) // 64) * 8
+    head = bytearray(null_bytes + 8 * arity)
+    tail = bytearray()
+    for i, (value, data_type) in enumerate(zip(values, types, strict=True)):
+        at = null_bytes + 8 * i
+        if value is None:
+            head[(i + 8) // 8] |= 1 << ((i + 8) % 8)
+        elif data_type.root in _FIXED_WIDTH:
+            width = _FIXED_WIDTH[data_type.root]
+            head[at:at + width] = int(value).to_bytes(width, "little", signed=True)
+        elif data_type.is_string or data_type.is_binary:
+            data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            if len(data) <= 7:
+                head[at:at + len(data)] = data
+                head[at + 7] = 0x80 | len(data)
+            else:
+                offset = len(head) + len(tail)
+                head[at:at + 8] = (offset << 32 | len(data)).to_bytes(8, "little")
+                tail += data + bytes(-len(data) % 8)
+        else:
+            _value(b"", b"", data_type)  # raises the unsupported-type error
+    return struct.pack(">i", arity) + bytes(head) + bytes(tail)
+
+
+def sort_key(value, data_type):
+    """Java's order of a partition value of ``data_type`` (strings and binaries: unsigned bytes)."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    return value
+
+
+def field_stats(rows: list[bytes], types: list) -> tuple[bytes, bytes, list[int]]:
+    """(min row, max row, null counts) over serialized BinaryRows, per field, as Java's
+    ``SimpleStatsCollector`` computes a manifest's partition statistics."""
+    decoded = [fields(row, types) for row in rows]
+    columns = [[values[i] for values in decoded] for i in range(len(types))]
+    low, high, nulls = [], [], []
+    for values, data_type in zip(columns, types, strict=True):
+        present = [v for v in values if v is not None]
+        nulls.append(len(values) - len(present))
+        low.append(min(present, key=lambda v: sort_key(v, data_type)) if present else None)
+        high.append(max(present, key=lambda v: sort_key(v, data_type)) if present else None)
+    return serialize(low, types), serialize(high, types), nulls

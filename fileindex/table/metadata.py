@@ -291,13 +291,18 @@ def _data_file(row: dict, where: str) -> DataFile:
 
 def live_files(root: Path, snapshot: Snapshot) -> list[DataFile]:
     """ADD entries not DELETEd, over the base and delta manifest lists (table spec §5)."""
+    return [entry for _, entry in live_entries(root, snapshot)]
+
+
+def live_entries(root: Path, snapshot: Snapshot) -> list[tuple[dict, DataFile]]:
+    """``live_files`` with each file's manifest row as read (what a committer copies verbatim)."""
     manifests = []
     for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
         path = root / "manifest" / listing
         for number, row in enumerate(read_rows(path, f"manifest list named by {snapshot.file}", root)):
             name = field_of(row, "_FILE_NAME", str, f"{shown(root, path)} (manifest list) row {number}")
             manifests.append((name, shown(root, path)))
-    added: list[DataFile] = []
+    added: list[tuple[dict, DataFile]] = []
     deleted: set[tuple] = set()
     for manifest, listed_in in manifests:
         path = root / "manifest" / manifest
@@ -307,8 +312,8 @@ def live_files(root: Path, snapshot: Snapshot) -> list[DataFile]:
             if kind not in (0, 1):
                 raise TableError(f"{where}: entry kind {kind} (0 = ADD, 1 = DELETE)")
             entry = _data_file(row, where)
-            (added.append(entry) if kind == 0 else deleted.add(entry.identifier))
-    return [entry for entry in added if entry.identifier not in deleted]
+            (added.append((row, entry)) if kind == 0 else deleted.add(entry.identifier))
+    return [(row, entry) for row, entry in added if entry.identifier not in deleted]
 
 
 def data_file_path(root: Path, schema: Schema, entry: DataFile) -> Path:

@@ -10,7 +10,7 @@ from fileindex.cli import EXIT_MALFORMED, EXIT_USAGE, HANDLED, parse_key_values,
 
 NAME = "spark"
 HELP = "build, verify and index-pruned scans over many data files, as Spark jobs (local mode by default)"
-SUBCOMMANDS = ("build", "verify", "scan")
+SUBCOMMANDS = ("build", "verify", "scan", "rewrite")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,151 @@
+"""Committing rewritten manifest entries as one ``COMPACT`` snapshot (rewrite design §1.3-§1.6, §2.4-§2.5).
+
+* **delta** (Java's shape): per file, DELETE of the old entry immediately before the ADD of the new
+  one, in one new delta manifest; the base list is the latest snapshot's base and delta manifests.
+  The order matters: Java's expiration forgets a data file only after its ADD follows its DELETE.
+* **fold** (Java's manifest compaction; default on 0.9 tables): every live entry, rewritten ones in
+  place, in new ADD-only base manifests and an empty delta. 0.9's manifest merge throws on a delta
+  holding DELETE+ADD of one file, and its scans read every entry's embedded index, so this is also
+  the repair of a table poisoned by a body 0.9 cannot read.
+
+The snapshot is the latest one's JSON (same keys, same order) with the new lists, ``COMPACT`` and the
+latest schema id, created as ``snapshot-(N+1)`` only if absent. On a lost race the commit rebases on
+the new latest snapshot: changes whose old entry is no longer live (a concurrent compaction or rewrite)
+are dropped (their new sidecars deleted) and reported, the rest retried. ``LATEST`` follows a won race.
+"""
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fileindex.table.manifest_writer import ADD, DELETE, ManifestWriter
+from fileindex.table.metadata import TableError, latest_snapshot_id, live_entries, load_snapshot, read_json, read_rows
+from fileindex.table.options_alter import latest_schema_id
+from fileindex.table.rewrite_plan import FileChange, RewritePlan, manifest_shapes
+from fileindex.writing.atomic import write_atomically
+
+COMMIT_IDENTIFIER = 2**63 - 1  # Java's BatchWriteBuilder.COMMIT_IDENTIFIER
+ENTRIES_PER_MANIFEST = 20000  # fold: roughly manifest.target-file-size (8 MB) of entries
+
+
+class CommitConflict(TableError):
+    """Other writers took every snapshot id this commit tried."""
+
+
+@dataclass
+class CommitOutcome:
+    snapshot_id: int | None
+    committed: list[FileChange] = field(default_factory=list)
+    dropped: list[FileChange] = field(default_factory=list)  # their old entry was no longer live
+    attempts: int = 0
+
+
+def delta_entries(changes: list[FileChange]) -> list[dict]:
+    """DELETE(old) immediately followed by ADD(new), per file, nothing else changed."""
+    entries = []
+    for change in changes:
+        if change.new_row is None:
+            raise ValueError(f"{change.job.name}: an unchanged file has no entries to commit")
+        old = dict(change.job.row, _KIND=DELETE)
+        entries += [old, dict(change.new_row, _KIND=ADD)]
+    names = [(e["_PARTITION"], e["_BUCKET"], e["_FILE"]["_FILE_NAME"]) for e in entries[::2]]
+    if len(set(names)) != len(names):
+        raise TableError("one data file is rewritten twice in one commit: its DELETE would not precede its ADD")
+    return entries
+
+
+def snapshot_json(latest: dict, *, snapshot_id: int, schema_id: int, base: tuple[str, int],
+                  delta: tuple[str, int], commit_user: str) -> dict:
+    """The latest snapshot's keys, in its order, with a compaction's values."""
+    new = dict(latest)
+    new.update(id=snapshot_id, schemaId=schema_id, baseManifestList=base[0], deltaManifestList=delta[0],
+               changelogManifestList=None, commitUser=commit_user, commitIdentifier=COMMIT_IDENTIFIER,
+               commitKind="COMPACT", timeMillis=int(time.time() * 1000), deltaRecordCount=0)
+    optional = {"baseManifestListSize": base[1], "deltaManifestListSize": delta[1],
+                "changelogManifestListSize": None, "changelogRecordCount": 0}
+    new.update({key: value for key, value in optional.items() if key in new})
+    if "uuid" in new:
+        new["uuid"] = str(uuid.uuid4())
+    if new.get("statistics") is not None and latest.get("schemaId") != schema_id:
+        new["statistics"] = None  # Java keeps statistics only when written under the same schema
+    new.pop("writerVersion", None)
+    return new
+
+
+def _chunks(rows: list[dict], size: int) -> list[list[dict]]:
+    return [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
+
+
+def _write_lists(plan: RewritePlan, snapshot, live: list, changes: list[FileChange],
+                 writer: ManifestWriter) -> tuple[tuple[str, int], tuple[str, int]]:
+    root = plan.root
+    if plan.mode == "fold":
+        replaced = {c.job.identifier: c.new_row for c in changes}
+        rows = [replaced.get(entry.identifier, row) for row, entry in live]
+        metas = [writer.manifest(chunk) for chunk in _chunks(rows, ENTRIES_PER_MANIFEST) if chunk]
+        return writer.manifest_list(metas), writer.manifest_list([])
+    meta = writer.manifest(delta_entries(changes))
+    base_rows = []
+    for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
+        base_rows += read_rows(root / "manifest" / listing, "manifest list", root)
+    return writer.manifest_list(base_rows), writer.manifest_list([meta])
+
+
+def commit_changes(plan: RewritePlan, changes: list[FileChange], outcome: CommitOutcome, *, max_attempts: int = 10,
+                   hook: Callable[[str], None] = lambda stage: None) -> CommitOutcome:
+    """Commit ``changes`` (changed files only) as one COMPACT snapshot; see the module docstring.
+    ``outcome`` is filled as the commit goes: its ``snapshot_id`` is set as soon as the snapshot is linked
+    (from then on the files are the table's, whatever fails later)."""
+    root = plan.root
+    pending = list(changes)
+    commit_user = f"paimon-fileindex-{uuid.uuid4()}"
+    for attempt in range(max_attempts):
+        outcome.attempts = attempt + 1
+        latest_id = latest_snapshot_id(root)
+        snapshot = load_snapshot(root, latest_id)
+        live = live_entries(root, snapshot)
+        live_ids = {entry.identifier for _, entry in live}
+        for change in [c for c in pending if c.job.identifier not in live_ids]:
+            pending.remove(change)
+            outcome.dropped.append(change)
+            if change.written:
+                Path(change.written).unlink(missing_ok=True)
+        if not pending:
+            return outcome
+        entry_shape, list_shape = manifest_shapes(root, snapshot)
+        if entry_shape is None:
+            raise TableError(f"snapshot-{latest_id}: names no manifest, yet files were planned")
+        schema_id = latest_schema_id(root)
+        writer = ManifestWriter(root, entry_shape, list_shape,
+                                [plan.schema.by_name()[k].type for k in plan.schema.partition_keys], schema_id,
+                                int(plan.schema.options.get("file.compression.zstd-level", "1")))
+        try:
+            hook("manifests")
+            base, delta = _write_lists(plan, snapshot, live, pending, writer)
+            latest_json = read_json(root, root / "snapshot" / f"snapshot-{latest_id}", "snapshot")
+            new = snapshot_json(latest_json, snapshot_id=latest_id + 1, schema_id=schema_id, base=base,
+                                delta=delta, commit_user=commit_user)
+            text = json.dumps(new, indent=2, ensure_ascii=False).encode()
+            hook("snapshot")
+            target = root / "snapshot" / f"snapshot-{latest_id + 1}"
+            won = write_atomically(target, text, overwrite=False)
+        except BaseException:
+            writer.remove_created()
+            raise
+        if not won:
+            writer.remove_created()
+            time.sleep(min(0.05 * 2 ** attempt, 1.0))
+            continue
+        outcome.snapshot_id, outcome.committed = latest_id + 1, pending
+        hook("latest")
+        write_atomically(root / "snapshot" / "LATEST", str(latest_id + 1).encode())
+        if target.read_bytes() != text:
+            raise TableError(f"snapshot/snapshot-{latest_id + 1} was replaced by another committer right after "
+                             "this commit wrote it (a writer without create-if-absent): check the table")
+        return outcome
+    raise CommitConflict(f"other writers committed {max_attempts} times while this commit tried; nothing was "
+                         "committed: re-run the rewrite")

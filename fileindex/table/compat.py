@@ -1,0 +1,63 @@
+"""The reader floor: the oldest Paimon that must read a table, and the indexes it can read.
+
+One unreadable embedded body breaks every filtered Paimon 0.9 scan of the table, and a later rewrite
+does not heal it (rewrite design §1.6.1), so a rewrite refuses what the floor cannot read, naming the
+option. The floor comes from the shape of the table's newest manifests: 0.9 entries lack
+``_VALUE_STATS_COLS`` (1.0), lists lack ``_MIN_BUCKET`` before 1.1, entries lack ``_FIRST_ROW_ID`` before 1.3.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fileindex.container.writer import FORMAT_VERSION_OPTION
+from fileindex.errors import UsageError
+from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
+
+FLOORS = ("0.9", "1.0", "1.1", "1.3")
+# the first release reading each index type
+INDEX_SINCE = {"bloom-filter": "0.9", "bitmap": "0.9", "bsi": "1.0", "range-bitmap": "1.3"}
+BITMAP_V2_SINCE = "1.1"
+
+
+def floor_of(entry_fields: set[str], list_fields: set[str]) -> str:
+    if "_VALUE_STATS_COLS" not in entry_fields:
+        return "0.9"
+    if "_MIN_BUCKET" not in list_fields:
+        return "1.0"
+    if "_FIRST_ROW_ID" not in entry_fields:
+        return "1.1"
+    return "1.3"
+
+
+def _before(floor: str, release: str) -> bool:
+    return FLOORS.index(floor) < FLOORS.index(release)
+
+
+def readable_options(options: Mapping[str, str], floor: str | None) -> dict[str, str]:
+    """``options`` as the floor's reader can read them: bitmap indexes written version 1 below 1.1
+    (what Java of that version writes); a UsageError naming the option for what it cannot read.
+    ``floor`` None: no check (``--compat none``)."""
+    out = dict(options)
+    if floor is None:
+        return out
+    hint = f"the table's manifests say Paimon {floor} may read it; --compat none (or a newer floor) overrides"
+    if str(options.get(FORMAT_VERSION_OPTION, "1")).strip() != "1":
+        raise UsageError(f"{FORMAT_VERSION_OPTION}={options[FORMAT_VERSION_OPTION]}: no Paimon release reads "
+                         f"container version 2; reset it ({hint})")
+    for key, value in options.items():
+        if not (key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX)):
+            continue
+        index_type = key[len(PREFIX):-len(COLUMNS_SUFFIX)]
+        since = INDEX_SINCE.get(index_type)
+        if since is None or _before(floor, since):
+            first = f"Paimon {since}" if since else "no Paimon release"
+            raise UsageError(f"{key}: {first} reads {index_type} indexes, older than that cannot (a filtered scan "
+                             f"fails on the whole table); reset the option ({hint})")
+        if index_type == "bitmap" and _before(floor, BITMAP_V2_SINCE):
+            for column in (c.strip() for c in value.split(",")):
+                version_key = f"{PREFIX}bitmap.{column}.version"
+                if str(options.get(version_key, "1")).strip() != "1":
+                    raise UsageError(f"{version_key}={options[version_key]}: Paimon {BITMAP_V2_SINCE} is the first "
+                                     f"to read bitmap version 2; set it to 1 ({hint})")
+                out[version_key] = "1"
+    return out

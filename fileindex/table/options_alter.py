@@ -1,0 +1,65 @@
+"""``ALTER TABLE … SET/RESET`` of table options: ``schema/schema-(N+1)`` as Java's SchemaManager writes it.
+
+The new schema is the latest one with its ``id`` and options changed (``timeMillis`` now), created only if
+absent (a concurrent ALTER that took the id wins; the change is re-applied on top of it, bounded).
+Keys Java refuses to change on an existing table are refused, and ``file-index.*`` options are parsed
+against the table's columns first, so that a typo never reaches a schema.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from fileindex.errors import UsageError
+from fileindex.table.metadata import load_schema, read_json
+from fileindex.writing.atomic import write_atomically
+
+# Options that change what the table's existing files mean (keys, layout, merging): never altered here.
+IMMUTABLE = ("path", "bucket", "bucket-key", "primary-key", "partition", "merge-engine", "sequence.field")
+MAX_ATTEMPTS = 20
+
+
+def latest_schema_id(root: Path) -> int:
+    ids = [int(p.name[7:]) for p in (root / "schema").glob("schema-*") if p.name[7:].isdigit()]
+    if not ids:
+        raise UsageError(f"{root}: no schema/schema-N file: is this a Paimon table root?")
+    return max(ids)
+
+
+def check_keys(set_: Mapping[str, str], reset: Iterable[str]) -> None:
+    for key in [*set_, *reset]:
+        if not key or key != key.strip() or "=" in key:
+            raise UsageError(f"option key {key!r} is not an option name: write KEY=VALUE for --set, KEY for --reset")
+        if key in IMMUTABLE:
+            raise UsageError(f"option {key} changes what the table's existing files mean: not altered here")
+
+
+def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # noqa: A002 (Java's word)
+                        reset: Iterable[str] = ()) -> int | None:
+    """Apply SET and RESET to the latest schema's options; the new schema id, or None when nothing changes."""
+    from fileindex.writing.options import parse_options
+
+    root = Path(root)
+    changes, removed = dict(set or {}), list(reset)
+    check_keys(changes, removed)
+    for _ in range(MAX_ATTEMPTS):
+        latest = latest_schema_id(root)
+        path = root / "schema" / f"schema-{latest}"
+        data = read_json(root, path, "schema")
+        schema = load_schema(root, latest)
+        options = dict(data.get("options") or {})
+        new = {k: v for k, v in options.items() if k not in removed}
+        new.update({k: str(v) for k, v in changes.items()})
+        if new == options:
+            return None
+        parse_options(new, schema.types())  # a UsageError naming the key for a wrong file-index option
+        data["id"] = latest + 1
+        data["options"] = new
+        if "timeMillis" in data:
+            data["timeMillis"] = int(time.time() * 1000)
+        text = json.dumps(data, indent=2, ensure_ascii=False).encode()
+        if write_atomically(root / "schema" / f"schema-{latest + 1}", text, overwrite=False):
+            return latest + 1
+    raise UsageError(f"{root}: other writers changed the schema {MAX_ATTEMPTS} times while altering; retry")

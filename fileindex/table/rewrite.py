@@ -1,0 +1,84 @@
+"""``rewrite_file_index``: add, rebuild and drop a table's file indexes, as Paimon's
+``CALL sys.rewrite_file_index`` does, committed as one ``COMPACT`` snapshot Java reads.
+
+Plan (:mod:`fileindex.table.rewrite_plan`), rewrite each live file (locally here; ``fileindex spark
+rewrite`` runs the same per-file work as Spark tasks), then commit once (:mod:`fileindex.table.commit`).
+On any failure before the snapshot is linked, every file this run created is deleted and nothing else;
+files a snapshot names are never touched. Superseded sidecars stay on disk (as in Java): see
+``fileindex table ROOT --orphans``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fileindex.table.commit import CommitOutcome, commit_changes
+from fileindex.table.rewrite_plan import FileChange, RewritePlan, plan_rewrite, rewrite_file
+
+
+@dataclass
+class RewriteResult:
+    base_snapshot_id: int
+    mode: str
+    floor: str | None
+    dry_run: bool
+    changes: list[FileChange] = field(default_factory=list)
+    snapshot_id: int | None = None  # the committed snapshot; None when nothing was committed
+    dropped: list[str] = field(default_factory=list)  # files a concurrent commit changed first
+    attempts: int = 0
+
+    @property
+    def changed(self) -> list[FileChange]:
+        return [c for c in self.changes if c.changed]
+
+    def as_dict(self) -> dict:
+        return {"snapshot": self.snapshot_id, "base_snapshot": self.base_snapshot_id, "mode": self.mode,
+                "floor": self.floor, "dry_run": self.dry_run, "files": len(self.changes),
+                "changed": len(self.changed), "unchanged": len(self.changes) - len(self.changed),
+                "dropped": self.dropped, "attempts": self.attempts}
+
+
+def remove_written(changes: Iterable[FileChange]) -> None:
+    for change in changes:
+        if change.written:
+            Path(change.written).unlink(missing_ok=True)
+
+
+def commit_rewrite(plan: RewritePlan, changes: list[FileChange], *, dry_run: bool = False, max_attempts: int = 10,
+                   hook: Callable[[str], None] = lambda stage: None) -> RewriteResult:
+    """Commit the per-file results of ``plan`` (from any executor); removes their sidecars on failure."""
+    result = RewriteResult(plan.snapshot_id, plan.mode, plan.floor, dry_run, changes)
+    changed = result.changed
+    if dry_run or not changed:
+        return result
+    outcome = CommitOutcome(None)
+    try:
+        commit_changes(plan, changed, outcome, max_attempts=max_attempts, hook=hook)
+    except BaseException:
+        if outcome.snapshot_id is None:  # not committed: nothing may reference them
+            remove_written(changed)
+        raise
+    if outcome.snapshot_id is None:  # every change was dropped: nothing references their sidecars
+        remove_written(changed)
+    result.snapshot_id, result.attempts = outcome.snapshot_id, outcome.attempts
+    result.dropped = [c.job.name for c in outcome.dropped]
+    return result
+
+
+def rewrite_file_index(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
+                       compat: str = "auto", dry_run: bool = False, max_attempts: int = 10,
+                       hook: Callable[[str], None] = lambda stage: None) -> RewriteResult:
+    """Rebuild the indexes of the table's live files (of ``partitions``, ``k=v[,k=v][;…]``) from its
+    current options and commit them; ``hook(stage)`` is called before "sidecars", "manifests",
+    "snapshot" (the link) and "latest" (tests inject failures there)."""
+    plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat)
+    changes: list[FileChange] = []
+    try:
+        hook("sidecars")
+        for job in plan.jobs:
+            changes.append(rewrite_file(job, dry_run=dry_run))
+    except BaseException:
+        remove_written(changes)
+        raise
+    return commit_rewrite(plan, changes, dry_run=dry_run, max_attempts=max_attempts, hook=hook)

@@ -1,0 +1,305 @@
+"""Planning a file-index rewrite, and rewriting one data file (rewrite design §1.2, §2.2, §6).
+
+Per file (:func:`rewrite_file`, picklable work for threads or Spark tasks): the options' columns are
+mapped to the file's names by field id (columns the file lacks are skipped, as Java does), the
+container is built from the data, embedded when at most ``file-index.in-manifest-threshold`` or
+written as a sidecar under a fresh name (``<data>.index``, then ``-1.index``, …, never over an existing
+file); indexes and types no longer configured disappear with the old container. A file whose entry
+would not change (same embedded bytes, or a sidecar with the same bytes) is left alone, so a re-run
+with unchanged options commits nothing. The commit is :mod:`fileindex.table.commit`, the whole
+run :mod:`fileindex.table.rewrite`.
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from fileindex.errors import FileIndexError, UsageError
+from fileindex.java.binary_row import field_stats
+from fileindex.table.compat import FLOORS, floor_of, readable_options
+from fileindex.table.metadata import DataFile, Schema, TableError, data_file_path, live_entries, load_schema
+from fileindex.table.options_alter import latest_schema_id
+from fileindex.types import DataType
+from fileindex.writing.atomic import write_atomically
+from fileindex.writing.options import COLUMNS_SUFFIX, DEFAULT_THRESHOLD, PREFIX, THRESHOLD_KEY, parse_options
+
+INDEX_SUFFIX = ".index"
+
+
+# ------------------------------------------------------------------------------------- names and options
+
+def next_sidecar_name(previous: str | None, data_file_name: str) -> str:
+    """Java's DataFilePathFactory: ``<data>.index`` first; after X, the number between X's last '-' and
+    last '.' plus one, or ``<X minus .index>-1.index`` when there is none."""
+    if previous is None:
+        return data_file_name + INDEX_SUFFIX
+    dash, dot = previous.rfind("-"), previous.rfind(".")
+    number = previous[dash + 1:dot] if 0 <= dash < dot else ""
+    if number.isdigit():
+        return f"{previous[:dash]}-{int(number) + 1}{previous[dot:]}"
+    return f"{previous.removesuffix(INDEX_SUFFIX)}-1{INDEX_SUFFIX}"
+
+
+def _base(column: str) -> tuple[str, str]:
+    """(column, map-key suffix ``[k]`` or '')."""
+    if column.endswith("]") and "[" in column:
+        return column[: column.index("[")], column[column.index("["):]
+    return column, ""
+
+
+def options_for_file(options: Mapping[str, str], table: Schema, data: Schema) -> dict[str, str]:
+    """The table's options with every indexed column renamed to the file's name for the same field id;
+    columns the file does not have are dropped (Java skips them), and so is a type left without columns."""
+    by_name, by_id = table.by_name(), data.by_id()
+
+    def renamed(column: str) -> str | None:
+        name, key = _base(column)
+        table_field = by_name.get(name)
+        data_field = by_id.get(table_field.id) if table_field is not None else None
+        return data_field.name + key if data_field is not None else None
+
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        if not key.startswith(PREFIX):
+            out[key] = value
+        elif key.endswith(COLUMNS_SUFFIX):
+            names = [renamed(c.strip()) for c in value.split(",")]
+            kept = [n for n in names if n is not None]
+            if kept:
+                out[key] = ",".join(kept)
+        else:
+            parts = key[len(PREFIX):].split(".")
+            if len(parts) != 3:
+                out[key] = value
+                continue
+            column = renamed(parts[1])
+            if column is not None:
+                out[f"{PREFIX}{parts[0]}.{column}.{parts[2]}"] = value
+    return out
+
+
+# ------------------------------------------------------------------------------------- one file
+
+@dataclass(frozen=True)
+class FileJob:
+    """One live data file's rewrite: everything a task needs, picklable for Spark executors."""
+
+    name: str  # as reported: relative to the table root, or the external path
+    data_path: str
+    row: dict  # the live ADD entry as the manifest holds it
+    identifier: tuple
+    options: dict  # the table's options, in the file's column names, as the floor can read them
+    types: dict  # the file's schema: column name -> DataType
+    threshold: int
+
+
+@dataclass(frozen=True)
+class FileChange:
+    job: FileJob
+    new_row: dict | None  # None: the entry would not change
+    location: str  # "embedded", "sidecar" or "none" after the rewrite
+    old_location: str
+    old_bytes: int
+    new_bytes: int
+    sidecar: str | None = None  # the new sidecar's name
+    written: str | None = None  # the sidecar file this run created (absolute)
+
+    @property
+    def changed(self) -> bool:
+        return self.new_row is not None
+
+    def as_dict(self) -> dict:
+        return {"file": self.job.name, "changed": self.changed, "old": self.old_location, "new": self.location,
+                "old_bytes": self.old_bytes, "new_bytes": self.new_bytes, "sidecar": self.sidecar}
+
+
+def _old_index(row: dict, folder: Path) -> tuple[str, int, list[str]]:
+    meta = row["_FILE"]
+    sidecars = [n for n in meta["_EXTRA_FILES"] if n.endswith(INDEX_SUFFIX)]
+    if meta.get("_EMBEDDED_FILE_INDEX") is not None:
+        return "embedded", len(meta["_EMBEDDED_FILE_INDEX"]), sidecars
+    if sidecars:
+        path = folder / sidecars[-1]
+        return "sidecar", path.stat().st_size if path.is_file() else 0, sidecars
+    return "none", 0, sidecars
+
+
+def build_container(job: FileJob) -> bytes | None:
+    """The file's new container, or None when no configured index applies to its columns."""
+    from fileindex.arrow.data_files import DataFileReader
+    from fileindex.writing.data_file import build_from_reader
+
+    types: dict[str, DataType] = job.types
+    if not parse_options(job.options, types).requests:
+        return None
+    built = build_from_reader(DataFileReader(job.data_path), job.options, types)
+    return built.held
+
+
+def rewrite_file(job: FileJob, *, dry_run: bool = False,
+                 before_rename: Callable[[Path], None] | None = None) -> FileChange:
+    """Build the file's container, write its sidecar if it needs one (not on a dry run), and the new entry."""
+    folder = Path(job.data_path).parent
+    meta = job.row["_FILE"]
+    old_location, old_bytes, old_sidecars = _old_index(job.row, folder)
+    try:
+        container = build_container(job)
+    except (FileIndexError, OSError) as err:
+        raise TableError(f"{job.name}: cannot build its index: {err}") from None
+    embedded, sidecar, written = None, None, None
+    if container is not None and len(container) <= job.threshold:
+        embedded = container
+    elif container is not None:
+        previous = old_sidecars[-1] if old_sidecars else None
+        if previous is not None and meta.get("_EMBEDDED_FILE_INDEX") is None and len(old_sidecars) == 1 \
+                and _same_bytes(folder / previous, container):
+            sidecar = previous  # the same index already: nothing to do (Java would write it again)
+        else:
+            sidecar = next_sidecar_name(previous, meta["_FILE_NAME"])
+            while True:
+                if dry_run:
+                    if not (folder / sidecar).exists():
+                        break
+                elif write_atomically(folder / sidecar, container, overwrite=False, before_rename=before_rename):
+                    written = str(folder / sidecar)
+                    break
+                sidecar = next_sidecar_name(sidecar, meta["_FILE_NAME"])
+    new_row = copy.deepcopy(job.row)
+    new_row["_KIND"] = 0
+    new_meta = new_row["_FILE"]
+    new_meta["_EXTRA_FILES"] = [n for n in meta["_EXTRA_FILES"] if not n.endswith(INDEX_SUFFIX)] + \
+        ([sidecar] if sidecar else [])
+    new_meta["_EMBEDDED_FILE_INDEX"] = embedded
+    location = "embedded" if embedded is not None else "sidecar" if sidecar else "none"
+    return FileChange(job, None if new_row == job.row else new_row, location, old_location, old_bytes,
+                      len(container) if container is not None else 0, sidecar, written)
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------------------------------- planning
+
+@dataclass
+class RewritePlan:
+    root: Path
+    snapshot_id: int
+    schema: Schema
+    floor: str | None
+    mode: str  # "delta" or "fold"
+    jobs: list[FileJob] = field(default_factory=list)
+
+
+def check_location(root: str | Path) -> None:
+    """Refuse, before reading anything, storage a rewrite cannot commit to safely."""
+    text = str(root)
+    scheme = urlparse(text).scheme if "://" in text else ""
+    if scheme in ("http", "https"):
+        raise UsageError(f"{text}: a REST catalog commits through its server; rewrite writes files and would "
+                         "bypass it: not supported")
+    if scheme and scheme != "file":
+        raise UsageError(f"{text}: {scheme}:// storage has no create-if-absent rename this tool can rely on; "
+                         "rewrite supports tables on a local or shared POSIX file system")
+
+
+def check_scope(root: str | Path, schema: Schema) -> None:
+    """Refuse, in one line each, the tables a rewrite cannot commit to safely."""
+    options = schema.options
+    if schema.primary_keys:
+        raise UsageError(f"{root}: a primary-key table: Paimon does not use file indexes of primary-key tables "
+                         "the way rewrite builds them; only append tables are rewritten")
+    for key, what in (("data-evolution.enabled", "a data-evolution table"),
+                      ("deletion-vectors.enabled", "a table with deletion vectors")):
+        if options.get(key, "false").lower() == "true":
+            raise UsageError(f"{root}: {what} ({key}=true): not supported by rewrite")
+    if options.get("manifest.format", "avro").lower() != "avro":
+        raise UsageError(f"{root}: manifest.format={options['manifest.format']}: rewrite writes Avro manifests "
+                         "only, and Java reads every manifest with the current format")
+
+
+def manifest_shapes(root: Path, snapshot):
+    """(a manifest's shape, the delta list's shape) of the snapshot: the widest its writer used."""
+    from fileindex.table.manifest_writer import shape_of
+    from fileindex.table.metadata import read_rows
+
+    list_path = root / "manifest" / snapshot.delta_manifest_list
+    list_shape = shape_of(root, list_path, "manifest list")
+    entry_shape = None
+    for listing in (snapshot.delta_manifest_list, snapshot.base_manifest_list):
+        rows = read_rows(root / "manifest" / listing, "manifest list", root)
+        if rows:
+            entry_shape = shape_of(root, root / "manifest" / rows[-1]["_FILE_NAME"], "manifest")
+            break
+    return entry_shape, list_shape
+
+
+def parse_partitions(text: str | None, schema: Schema) -> list[dict[str, str]] | None:
+    """``k=v[,k=v][;…]`` (Java's procedure argument) → partition specs; None for all partitions."""
+    if not text:
+        return None
+    specs = []
+    for part in text.split(";"):
+        spec = {}
+        for pair in part.split(","):
+            key, sep, value = pair.partition("=")
+            if not sep or key.strip() not in schema.partition_keys:
+                raise UsageError(f"--partition {text!r}: {pair.strip()!r} is not KEY=VALUE over the partition keys "
+                                 f"({', '.join(schema.partition_keys) or 'the table has none'})")
+            spec[key.strip()] = value.strip()
+        specs.append(spec)
+    return specs
+
+
+def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] | None) -> bool:
+    if specs is None:
+        return True
+    from fileindex.java.binary_row import partition_path
+
+    values = dict(part.split("=", 1) for part in partition_path(entry.partition, schema).split("/"))
+    return any(all(values.get(k) == v for k, v in spec.items()) for spec in specs)
+
+
+def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
+                 compat: str = "auto") -> RewritePlan:
+    from fileindex.table.metadata import load_snapshot
+    from fileindex.table.scan import PaimonTable
+
+    check_location(root)
+    table_root = Path(str(root).removeprefix("file://"))
+    schema = load_schema(table_root, latest_schema_id(table_root))
+    check_scope(root, schema)
+    snapshot = load_snapshot(table_root)
+    entry_shape, list_shape = manifest_shapes(table_root, snapshot)
+    detected = floor_of(entry_shape.field_names("_FILE") if entry_shape else {"_VALUE_STATS_COLS"},
+                        list_shape.field_names())
+    if entry_shape is None and "_MIN_BUCKET" not in list_shape.field_names():
+        detected = "0.9"  # no manifest to tell 0.9 from 1.0: assume the older
+    if compat not in ("auto", "none", *FLOORS):
+        raise UsageError(f"--compat {compat}: choose auto, none or a Paimon version ({', '.join(FLOORS)})")
+    floor = detected if compat == "auto" else None if compat == "none" else compat
+    if mode not in ("auto", "delta", "fold"):
+        raise UsageError(f"--mode {mode}: choose auto, delta or fold")
+    chosen = ("fold" if detected == "0.9" else "delta") if mode == "auto" else mode
+    options = readable_options(schema.options, floor)
+    threshold_text = schema.options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
+    threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
+    table = PaimonTable(table_root, None)
+    specs = parse_partitions(partitions, schema)
+    plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen)
+    for row, entry in live_entries(table_root, snapshot):
+        if not _in_partitions(entry, schema, specs):
+            continue
+        data = table.data_schema(entry)
+        file_options = options_for_file(options, schema, data)
+        plan.jobs.append(FileJob(table.relative(entry), str(data_file_path(table_root, schema, entry)), row,
+                                 entry.identifier, file_options, data.types(), threshold))
+    if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
+        field_stats([plan.jobs[0].row["_PARTITION"]], [schema.by_name()[k].type for k in schema.partition_keys])
+    return plan

@@ -1,0 +1,308 @@
+"""Our ALTER and rewrite on tables live Java Paimon 0.9.0 writes, read back by Java 0.9 (rewrite design §3, §7):
+Java plans fewer files (embedded) or reads fewer rows (sidecars), returns the same rows, appends and
+expires afterwards without losing a data file; its own containers for the new options equal ours byte
+for byte; a Java commit between our plan and our link is rebased over.
+
+ORC data: every file holds 'a' and 'z', so min/max statistics never prune and only the index can.
+"""
+import json
+from pathlib import Path
+
+import pytest
+from java_oracle import JAR, JavaOracle, hadoop_jars
+from jdk import JavaProgram
+
+from fileindex.cli.app import main
+from fileindex.indexes.result import SKIP
+from fileindex.table.metadata import latest_snapshot_id, load_snapshot, read_json
+from fileindex.table.options_alter import alter_table_options
+from fileindex.table.orphans import orphan_files
+from fileindex.table.rewrite import rewrite_file_index
+from fileindex.table.scan import PaimonTable
+
+pytestmark = pytest.mark.java
+
+COLUMNS = [("id", "INT"), ("name", "STRING")]
+OPTIONS = {"bucket": "-1", "file.format": "orc"}
+
+
+class Probe:
+    def __init__(self, workdir: Path):
+        self.program = JavaProgram("TableProbe", workdir, [JAR, *hadoop_jars()],
+                                   ["--add-opens=java.base/java.nio=ALL-UNNAMED"])
+
+    def ask(self, op: str, table: Path, **fields) -> dict:
+        answer = json.loads(self.program.ask(json.dumps({"op": op, "table": str(table), **fields})))
+        assert "error" not in answer, answer["error"]
+        return answer
+
+    def plan(self, table: Path, value) -> dict:
+        return self.ask("plan", table, column="name", value=value)
+
+
+@pytest.fixture(scope="module")
+def java(tmp_path_factory):
+    oracle = JavaOracle(tmp_path_factory.mktemp("oracle"), tables=True)
+    probe = Probe(tmp_path_factory.mktemp("probe"))
+    yield oracle, probe
+    probe.program.close()
+    oracle.close()
+
+
+def rows(commit: int, count: int = 50) -> list[list]:
+    return [[commit * 1000 + j, ["a", "z"][j % 2] if j < 2 or j % 7 else f"m_f{commit}_{j}"] for j in range(count)]
+
+
+def write(oracle, tmp_path: Path, name: str, commits: int = 4) -> Path:
+    return oracle.write_table(tmp_path / "warehouse", name, COLUMNS, OPTIONS, [rows(i) for i in range(commits)])
+
+
+def cli(*args) -> int:
+    return main([str(a) for a in args])
+
+
+def test_embedded_bitmap_prunes_files_in_java_and_survives_append_and_expire(java, tmp_path, capsys):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "embedded")
+    before = probe.ask("checksum", root)
+    assert probe.plan(root, "m_f2_7")["files"] == 4
+    assert cli("table", root, "--set", "file-index.bitmap.columns=name") == 0
+    assert cli("rewrite", root) == 0
+    snapshot = read_json(root, root / "snapshot" / f"snapshot-{latest_snapshot_id(root)}", "snapshot")
+    assert snapshot["commitKind"] == "COMPACT" and snapshot["id"] == 5 and snapshot["schemaId"] == 1
+    assert probe.plan(root, "m_f2_7") == {"splits": 1, "files": 1, "rows_read": 50, "matching": 1}
+    assert probe.plan(root, "nothing")["files"] == 0
+    assert probe.plan(root, "a")["files"] == 4
+    assert probe.ask("checksum", root) == before
+    verdicts = [v.result for v in PaimonTable(root).plan("name = 'm_f2_7'")]
+    assert sum(v is SKIP for v in verdicts) == 3
+    # Java appends with the new options: its container for the new file is the one we would build
+    oracle.write_table(tmp_path / "warehouse", "embedded", COLUMNS, OPTIONS, [rows(9)])
+    capsys.readouterr()
+    result = rewrite_file_index(root)
+    assert [c.changed for c in result.changes] == [False] * 5 and result.snapshot_id is None
+    assert probe.ask("expire", root, keep=1)["expired"] > 0
+    assert probe.ask("checksum", root)["rows"] == 250
+    assert probe.plan(root, "m_f9_7")["files"] == 1
+    live = probe.ask("live_files", root)["files"]
+    assert all(next(root.glob(f"bucket-0/{name}"), None) for name in live) and len(live) == 5
+
+
+@pytest.mark.parametrize("options", [{"file-index.bitmap.columns": "name,id"},
+                                     {"file-index.bloom-filter.columns": "name", "file-index.bitmap.columns": "id",
+                                      "file-index.bloom-filter.name.items": "100",
+                                      "file-index.in-manifest-threshold": "1 B"}])
+def test_our_containers_equal_a_java_side_rewrites_byte_for_byte(java, tmp_path, options):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "reference", commits=3)
+    alter_table_options(root, set=options)
+    reference = probe.ask("reference_indexes", root, out=str(tmp_path / "java-side"))
+    rewrite_file_index(root)
+    table = PaimonTable(root)
+    ours = {}
+    for entry, _ in table.live():
+        where, found, _ = table.index_location(entry)
+        ours[entry.file_name] = (found if isinstance(found, bytes) else found.read_bytes()).hex()
+    assert ours == reference and len(ours) == 3
+
+
+def test_sidecars_cut_rows_read_then_a_second_rewrite_leaves_orphans(java, tmp_path):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "sidecars")
+    before = probe.ask("checksum", root)
+    assert cli("table", root, "--set", "file-index.bloom-filter.columns=name",
+               "--set", "file-index.in-manifest-threshold=1 B") == 0
+    assert cli("rewrite", root) == 0
+    assert sorted(p.name for p in root.glob("bucket-0/*.index")) == \
+        sorted(p.name + ".index" for p in root.glob("bucket-0/*.orc"))
+    plan = probe.plan(root, "m_f2_7")
+    assert plan["rows_read"] == 50 and plan["matching"] == 1
+    assert probe.plan(root, "nothing")["rows_read"] == 0
+    assert cli("table", root, "--reset", "file-index.bloom-filter.columns",
+               "--set", "file-index.bitmap.columns=name") == 0
+    assert cli("rewrite", root) == 0
+    assert len(list(root.glob("bucket-0/*.orc-1.index"))) == 4
+    assert probe.plan(root, "m_f2_7")["rows_read"] == 50
+    assert probe.ask("checksum", root) == before
+    probe.ask("expire", root, keep=1)
+    assert probe.ask("checksum", root) == before
+    assert sorted(p.name for p in orphan_files(root) if p.name.endswith(".index")) == \
+        sorted(p.name + ".index" for p in root.glob("bucket-0/*.orc"))
+    # dropping: reset, rewrite, no index anywhere, Java reads every row
+    assert cli("table", root, "--reset", "file-index.bitmap.columns") == 0
+    assert cli("rewrite", root) == 0
+    assert {v.index for v in PaimonTable(root).plan("name = 'x'")} == {"none"}
+    assert probe.plan(root, "m_f2_7")["rows_read"] == 200
+
+
+def test_a_java_commit_between_plan_and_link_is_rebased_over(java, tmp_path):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "race", commits=2)
+    cli("table", root, "--set", "file-index.bitmap.columns=name")
+
+    def java_appends(stage):
+        if stage == "manifests" and latest_snapshot_id(root) == 2:
+            oracle.write_table(tmp_path / "warehouse", "race", COLUMNS, OPTIONS, [rows(5)])
+
+    result = rewrite_file_index(root, hook=java_appends)
+    assert result.snapshot_id == 4 and result.attempts == 2 and result.dropped == []
+    assert read_json(root, root / "snapshot" / "snapshot-3", "snapshot")["commitKind"] == "APPEND"
+    assert load_snapshot(root).id == 4
+    assert probe.ask("checksum", root)["rows"] == 150
+    assert probe.plan(root, "m_f1_7")["files"] == 1
+    assert probe.plan(root, "m_f5_7")["files"] == 1  # Java indexed its own file
+
+
+def test_bitmap_version_2_is_refused_on_a_0_9_table_and_poisons_java_scans_when_forced(java, tmp_path):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "floor", commits=2)
+    cli("table", root, "--set", "file-index.bitmap.columns=name", "--set", "file-index.bitmap.name.version=2")
+    assert cli("rewrite", root) == 2  # refused, naming the option
+    assert latest_snapshot_id(root) == 2
+    assert cli("rewrite", root, "--compat", "none", "--mode", "delta") == 0
+    answer = json.loads(probe.program.ask(json.dumps({"op": "plan", "table": str(root), "column": "name",
+                                                      "value": "m_f1_7"})))
+    assert "error" in answer  # what the floor prevents: 0.9 cannot read bitmap version 2
+    cli("table", root, "--reset", "file-index.bitmap.name.version")
+    assert cli("rewrite", root, "--mode", "fold") == 0  # fold repairs: no entry with a V2 body is left
+    assert probe.plan(root, "m_f1_7")["files"] == 1
+
+
+PARTITIONED = [("id", "INT"), ("name", "STRING"), ("pt", "STRING"), ("d", "INT")]
+
+
+def test_partitioned_table_statistics_match_javas_and_partition_selects_files(java, tmp_path):
+    from fileindex.java.binary_row import field_stats
+    from fileindex.table.metadata import read_rows
+    from fileindex.types import parse_type
+
+    oracle, probe = java
+    partitions = [("a", -5), ("bbbbbbbbbbbb", 7), ("a", 3), (None, 2**31 - 1), ("é", -(2**31))]
+    commits = [[[r[0], r[1], pt, d] for r in rows(i, 20)] + [[i * 1000 + 99, "x", "a", 3]]
+               for i, (pt, d) in enumerate(partitions)]
+    root = oracle.write_table(tmp_path / "warehouse", "parted", PARTITIONED, OPTIONS, commits,
+                              partition_keys=["pt", "d"])
+    types = [parse_type("STRING"), parse_type("INT")]
+    for listing in root.glob("manifest/manifest-list-*"):
+        for meta in read_rows(listing):
+            entries = read_rows(root / "manifest" / meta["_FILE_NAME"])
+            low, high, nulls = field_stats([e["_PARTITION"] for e in entries], types)
+            stats = meta["_PARTITION_STATS"]
+            assert (low, high, nulls) == (stats["_MIN_VALUES"], stats["_MAX_VALUES"], stats["_NULL_COUNTS"])
+    before = probe.ask("checksum", root)
+    cli("table", root, "--set", "file-index.bitmap.columns=name")
+    result = rewrite_file_index(root, partitions="pt=a,d=3;pt=bbbbbbbbbbbb")
+    # every commit wrote a file into pt=a/d=3 (commit 2's rows all went there)
+    assert sorted(c.job.name.split("/bucket")[0] for c in result.changed) == \
+        ["pt=a/d=3"] * 5 + ["pt=bbbbbbbbbbbb/d=7"]
+    assert probe.ask("checksum", root) == before
+    assert probe.plan(root, "m_f2_7")["files"] == 1 + 3  # + the three files not rewritten yet
+    assert probe.plan(root, "m_f1_7")["files"] == 1 + 3
+    everything = rewrite_file_index(root)
+    assert sorted(c.job.name.split("/bucket")[0] for c in everything.changed) == \
+        ["pt=__DEFAULT_PARTITION__/d=2147483647", "pt=a/d=-5", "pt=é/d=-2147483648"]
+    assert probe.plan(root, "m_f3_7")["files"] == 1
+    oracle.write_table(tmp_path / "warehouse", "parted", PARTITIONED, OPTIONS, [[[1, "y", "a", 3]]])
+    assert probe.ask("checksum", root)["rows"] == before["rows"] + 1
+
+
+def test_delta_on_a_0_9_table_breaks_javas_forced_manifest_merge_and_fold_does_not(java, tmp_path):
+    oracle, probe = java
+    merge_often = {**OPTIONS, "manifest.target-file-size": "1 kb", "manifest.full-compaction-threshold-size": "1 b"}
+    for mode, fails in (("delta", True), ("fold", False)):
+        root = oracle.write_table(tmp_path / "warehouse", f"merge_{mode}", COLUMNS, merge_often,
+                                  [rows(i) for i in range(3)])
+        cli("table", root, "--set", "file-index.bitmap.columns=name")
+        assert cli("rewrite", root, "--mode", mode) == 0
+        try:
+            oracle.write_table(tmp_path / "warehouse", f"merge_{mode}", COLUMNS, merge_often, [rows(7)])
+            appended = True
+        except RuntimeError as err:
+            assert "already added" in str(err)
+            appended = False
+        assert appended is not fails
+        assert probe.ask("checksum", root)["rows"] == 150 + (50 if appended else 0)
+
+
+def model_checksum(model: list[list]) -> dict:
+    import hashlib
+
+    lines = sorted("".join(f"{'null' if v is None else v}\u0001" for v in row) for row in model)
+    return {"rows": len(model), "sha256": hashlib.sha256("".join(f"{line}\n" for line in lines).encode()).hexdigest()}
+
+
+INDEX_CHOICES = [{}, {"file-index.bloom-filter.columns": "name"}, {"file-index.bitmap.columns": "name"},
+                 {"file-index.bitmap.columns": "id,name"}, {"file-index.bloom-filter.columns": "id"}]
+
+
+def test_random_appends_alters_and_rewrites_keep_javas_rows_and_files_equal_to_a_model(java, tmp_path_factory):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    oracle, probe = java
+    step = st.one_of(st.tuples(st.just("append"), st.lists(st.sampled_from(["a", "z", "m1", "m2", None]),
+                                                           min_size=1, max_size=8)),
+                     st.tuples(st.just("alter"), st.sampled_from(range(len(INDEX_CHOICES))), st.booleans()),
+                     st.tuples(st.just("rewrite"), st.sampled_from(["auto", "delta", "fold"])))
+
+    @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(step, min_size=3, max_size=5))
+    def run(steps):
+        warehouse = tmp_path_factory.mktemp("model")
+        model = [[j, name] for j, name in enumerate(["a", "z", "m0"])]
+        root = oracle.write_table(warehouse, "t", COLUMNS, OPTIONS, [model])
+        for number, (op, *args) in enumerate(steps):
+            if op == "append":
+                new = [[1000 * (number + 1) + j, name] for j, name in enumerate(args[0])]
+                oracle.write_table(warehouse, "t", COLUMNS, OPTIONS, [new])
+                model += new
+            elif op == "alter":
+                options = dict(INDEX_CHOICES[args[0]], **{"file-index.in-manifest-threshold": "1 B" if args[1]
+                                                          else "500 B"})
+                stale = [k for k in load_schema_options(root) if k.endswith(".columns") and k not in options]
+                cli("table", root, *[f"--set={k}={v}" for k, v in options.items()],
+                    *[f"--reset={k}" for k in stale])
+            else:
+                rewrite_file_index(root, mode=args[0])
+            assert probe.ask("checksum", root) == model_checksum(model)
+            ours = sorted(entry.file_name for entry, _ in PaimonTable(root).live())
+            assert probe.ask("live_files", root)["files"] == ours
+        for value in ("m1", "nothing"):  # Java's filtered scans work on whatever the steps left
+            assert probe.plan(root, value)["matching"] == sum(row[1] == value for row in model)
+
+    run()
+
+
+def load_schema_options(root: Path) -> dict:
+    from fileindex.table.metadata import load_schema
+    from fileindex.table.options_alter import latest_schema_id
+
+    return load_schema(root, latest_schema_id(root)).options
+
+
+KILL = """
+import os, sys
+from fileindex.table.rewrite import rewrite_file_index
+rewrite_file_index(sys.argv[1], hook=lambda at: os._exit(9) if at == sys.argv[2] else None)
+"""
+
+
+@pytest.mark.parametrize("stage", ["manifests", "snapshot", "latest"])
+def test_java_reads_the_table_after_a_killed_rewrite_and_after_the_rerun(java, tmp_path, stage):
+    import subprocess
+    import sys
+    import warnings
+
+    oracle, probe = java
+    root = write(oracle, tmp_path, f"killed_{stage}", commits=2)
+    before = probe.ask("checksum", root)
+    cli("table", root, "--set", "file-index.bitmap.columns=name", "--set", "file-index.in-manifest-threshold=1 B")
+    assert subprocess.run([sys.executable, "-c", KILL, str(root), stage], timeout=120).returncode == 9
+    assert probe.ask("checksum", root) == before
+    assert probe.plan(root, "m_f1_7")["rows_read"] == (50 if stage == "latest" else 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LATEST lags after a kill past the link
+        rewrite_file_index(root)
+    assert probe.plan(root, "m_f1_7")["rows_read"] == 50
+    oracle.write_table(tmp_path / "warehouse", f"killed_{stage}", COLUMNS, OPTIONS, [rows(4)])
+    assert probe.ask("checksum", root)["rows"] == 150
