@@ -36,11 +36,27 @@ def check_keys(set_: Mapping[str, str], reset: Iterable[str]) -> None:
             raise UsageError(f"option {key} changes what the table's existing files mean: not altered here")
 
 
+def refuse_ignored_keys(options: Mapping[str, str], types, changes: Mapping[str, str]) -> None:
+    """Parse the file-index options as a writer would: a UsageError naming the key for a wrong one, and for a
+    key being set that Paimon would ignore (a typo such as ``file-index.bloom-filter.column``). Keys the table
+    already held are left alone."""
+    import warnings
+
+    from fileindex.writing.options import IgnoredOptionWarning, parse_options
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IgnoredOptionWarning)
+        parse_options(options, types)
+    for warning in caught:
+        message = str(warning.message)
+        if any(message.startswith(f"option {key} is ignored") for key in changes):
+            raise UsageError(f"{message}; nothing written")
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+
+
 def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # noqa: A002 (Java's word)
                         reset: Iterable[str] = ()) -> int | None:
     """Apply SET and RESET to the latest schema's options; the new schema id, or None when nothing changes."""
-    from fileindex.writing.options import parse_options
-
     root = Path(root)
     changes, removed = dict(set or {}), list(reset)
     check_keys(changes, removed)
@@ -54,7 +70,7 @@ def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None, 
         new.update({k: str(v) for k, v in changes.items()})
         if new == options:
             return None
-        parse_options(new, schema.types())  # a UsageError naming the key for a wrong file-index option
+        refuse_ignored_keys(new, schema.types(), changes)
         data["id"] = latest + 1
         data["options"] = new
         if "timeMillis" in data:

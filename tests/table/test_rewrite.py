@@ -167,6 +167,8 @@ def test_alter_refuses_what_it_cannot_set(tmp_path):
         alter_table_options(root, set={"file-index.bloom-filter.columns": "nope"})
     with pytest.raises(UsageError, match="unknown index type"):
         alter_table_options(root, set={"file-index.blooom.columns": "f0"})
+    with pytest.raises(UsageError, match="did you mean file-index.bloom-filter.columns"):
+        alter_table_options(root, set={"file-index.bloom-filter.column": "f0"})
     assert not (root / "schema" / "schema-1").exists()
     assert alter_table_options(root, set={"file-index.bitmap.columns": "f0,f1,f2"}) is None  # unchanged
 
