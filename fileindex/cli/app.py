@@ -12,7 +12,7 @@ import warnings
 
 from fileindex import __version__
 
-COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "conformance", "spark", "demo",
+COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "conformance", "kit", "spark", "demo",
             "samples")
 
 

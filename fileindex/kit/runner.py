@@ -1,0 +1,230 @@
+"""``fileindex kit run``: every implementation through the corpus, and every writer's output through every reader.
+
+Each check has an outcome per (consumer, producer, layout, check): the consumer is the
+implementation answering, the producer who wrote the file (``corpus``: the kit's own files, else
+an implementation's ``write`` output). A case an adapter's capabilities exclude is *unsupported*,
+counted apart from *failed*; the number of checks per row does not depend on the answers.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fileindex.container.file import FileIndexContainer
+from fileindex.errors import FileIndexError
+from fileindex.kit.corpus import Case, answer_problem, canonical_head, cases, load_json, open_corpus
+from fileindex.kit.export import head_entries
+from fileindex.kit.negative import ERROR
+from fileindex.kit.protocol import Adapter
+
+CORPUS = "corpus"
+PASS, FAIL, UNSUPPORTED = "pass", "fail", "unsupported"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    consumer: str
+    producer: str
+    layout: str
+    check: str
+    status: str
+    detail: str = ""
+
+
+@dataclass
+class Results:
+    kit_version: str
+    implementations: dict[str, dict] = field(default_factory=dict)  # name -> capabilities
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def add(self, consumer: str, producer: str, layout: str, check: str, problem: str | None | bool) -> None:
+        """``problem``: None (pass), a message (fail) or False (unsupported)."""
+        status = UNSUPPORTED if problem is False else PASS if problem is None else FAIL
+        self.outcomes.append(Outcome(consumer, producer, layout, check, status, problem or ""))
+
+    def counts(self) -> dict[tuple[str, str, str, str], dict[str, int]]:
+        table: dict = {}
+        for o in self.outcomes:
+            row = table.setdefault((o.consumer, o.producer, o.layout, o.check), {PASS: 0, FAIL: 0, UNSUPPORTED: 0})
+            row[o.status] += 1
+        return dict(sorted(table.items()))
+
+    def totals(self, consumer: str | None = None) -> dict[str, int]:
+        total = {PASS: 0, FAIL: 0, UNSUPPORTED: 0}
+        for o in self.outcomes:
+            if consumer is None or o.consumer == consumer:
+                total[o.status] += 1
+        return total
+
+    @property
+    def ok(self) -> bool:
+        return not self.totals()[FAIL]
+
+
+def run(folder: str | Path, commands: list[str], workdir: str | Path,
+        progress: Callable[[str], None] = lambda text: None) -> Results:
+    folder, manifest = open_corpus(folder)
+    workdir = Path(workdir)
+    adapters = [Adapter(command) for command in commands]
+    names = [a.name for a in adapters]
+    if len(set(names)) != len(names):  # the same implementation twice: tell them apart by position
+        for position, adapter in enumerate(adapters):
+            adapter.name = f"{adapter.name}#{position + 1}"
+    results = Results(manifest["kit_version"], {a.name: {**a.capabilities, "command": a.command} for a in adapters})
+    tier1 = cases(folder, "v1") + cases(folder, "v2")
+    multi, bad = cases(folder, "multi"), cases(folder, "bad")
+    try:
+        written = {}
+        for adapter in adapters:
+            progress(f"{adapter.name}: writing")
+            written[adapter.name] = _write(adapter, folder, cases(folder, "v1"), workdir / _safe(adapter.name), results)
+        for adapter in adapters:
+            progress(f"{adapter.name}: reading the corpus")
+            for case in tier1:
+                _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
+            for case in multi:
+                _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
+            for case in bad:
+                _bad_case(adapter, case, results)
+            for producer, files in written.items():
+                progress(f"{adapter.name}: reading what {producer} wrote")
+                for case, path in files:
+                    _read_case(adapter, case, path, producer, results, exact_head=False)
+    finally:
+        for adapter in adapters:
+            adapter.close()
+    return results
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def _layouts(case: Case) -> list[str]:
+    return case.sidecar.get("layouts") or [case.layout]
+
+
+def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results: Results, *, exact_head: bool) -> None:
+    sidecar = case.sidecar
+    layout = case.layout
+    supported = all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case))
+    where = f"{producer}:{case.name}"
+    if not supported:
+        results.add(adapter.name, producer, layout, "head", False)
+        for _ in sidecar["cases"]:
+            results.add(adapter.name, producer, layout, "read", False)
+        return
+    answer = adapter.ask({"op": "head", "file": str(path)})
+    results.add(adapter.name, producer, layout, "head", _head_problem(answer, sidecar["head"], exact_head, where))
+    schema = _schema(case)
+    for item in sidecar["cases"]:
+        answer = adapter.ask({"op": "read", "file": str(path), "schema": schema, "where": item["where"]})
+        problem = _failed(answer) or answer_problem(answer, item["expected"],
+                                                    empty_is_skip=sidecar.get("empty_is_skip", False))
+        results.add(adapter.name, producer, layout, "read",
+                    None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}")
+
+
+def _schema(case: Case) -> dict:
+    if "type" in case.sidecar:
+        return {case.sidecar["column"]: case.sidecar["type"]}
+    dataset = load_json(case.path.parents[2] / case.sidecar["dataset"]) if "dataset" in case.sidecar else {}
+    return {column["name"]: column["type"] for column in dataset.get("columns", ())}
+
+
+def _failed(answer: dict) -> str | None:
+    if "crash" in answer:
+        return f"the adapter crashed: {answer['crash']}"
+    if "error" in answer:
+        return f"error: {answer['error']}"
+    if "unsupported" in answer:
+        return f"answered unsupported although its capabilities include it: {answer['unsupported']}"
+    return None
+
+
+def _head_problem(answer: dict, expected: dict, exact: bool, where: str) -> str | None:
+    problem = _failed(answer)
+    if problem:
+        return f"{where}: {problem}"
+    head = answer.get("head")
+    if not isinstance(head, dict):
+        return f"{where}: no head in {answer!r}"
+    try:
+        if canonical_head(head) != canonical_head(expected):
+            return f"{where}: entries {canonical_head(head)} where {canonical_head(expected)} were expected"
+    except (KeyError, TypeError, AttributeError) as err:
+        return f"{where}: a head not laid out as docs/kit.md says ({err!r})"
+    if exact:  # the same producer's bytes: positions and file order as recorded, where the adapter gives them
+        for got_column, column in zip(head["columns"], expected["columns"], strict=False):
+            for got, entry in zip(got_column.get("indexes", ()), column["indexes"], strict=False):
+                if got_column.get("column") != column["column"] or any(
+                        key in got and got[key] != entry[key] for key in ("start", "length")):
+                    return f"{where}: entry {got_column.get('column')}/{got} where {entry} was expected in file order"
+    return None
+
+
+def _write(adapter: Adapter, folder: Path, v1: list[Case], out: Path, results: Results) -> list[tuple[Case, Path]]:
+    """Every Tier 1 container the adapter writes, from the case's dataset and options; its payload must be
+    the recorded one, its HEAD must hold exactly that entry. The refusals must be refused."""
+    written = []
+    for case in v1:
+        s = case.sidecar
+        if not adapter.writes(case.layout):
+            results.add(adapter.name, adapter.name, case.layout, "write", False)
+            continue
+        target = out / case.layout / s["file"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        answer = adapter.ask({"op": "write", "dataset": str(folder / s["dataset"]), "column": s["column"],
+                              "type": s["type"], "index_type": s["index_type"], "options": s["options"],
+                              "container_version": 1, "out": str(target)})
+        problem = _failed(answer) or _written_problem(target, s)
+        results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}")
+        if problem is None:
+            written.append((case, target))
+    for refusal in load_json(folder / "refusals.json")["refusals"]:
+        if not adapter.writes(refusal["layout"]):
+            results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False)
+            continue
+        target = out / "refused" / f"{refusal['name']}.index"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        answer = adapter.ask({"op": "write", "dataset": str(folder / refusal["dataset"]), "column": "c",
+                              "type": refusal["type"], "index_type": refusal["index_type"],
+                              "options": refusal["options"], "container_version": 1, "out": str(target)})
+        refused = "error" in answer
+        results.add(adapter.name, adapter.name, refusal["layout"], "refuse",
+                    None if refused else f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
+                                         f"the adapter answered {answer}")
+    return written
+
+
+def _written_problem(path: Path, sidecar: dict) -> str | None:
+    """A written file against the case: read by this project's parser, compared as parsed entries
+    (column, index type, payload SHA-256), not as HEAD bytes: only the same producer's HEAD is byte-identical."""
+    try:
+        with FileIndexContainer.open(path) as container:
+            container.validate_layout()
+            head = head_entries(container)
+    except (OSError, FileIndexError) as err:
+        return f"the written file does not read: {err}"
+    if canonical_head(head) != canonical_head(sidecar["head"]):
+        return f"wrote {canonical_head(head)} where {canonical_head(sidecar['head'])} (payload SHA-256) was expected"
+    return None
+
+
+def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
+    s = case.sidecar
+    request = {**s["request"], "file": str(case.file)}
+    answer = adapter.ask(request)
+    check = "reject" if s["rule"] == "MUST reject" else "fail-open"
+    if "crash" in answer:
+        problem = f"{case.name}: the adapter crashed ({answer['crash']}): a reader rejects with an error, never a crash"
+    elif "error" in answer:
+        problem = None if ERROR in s["accepted"] else f"{case.name}: rejected, which this rule does not accept"
+    else:
+        answers = [a for a in s["accepted"] if a != ERROR]
+        fits = any(answer_problem(answer, a, empty_is_skip=True) is None for a in answers)
+        problem = None if fits else \
+            f"{case.name} ({s['rule']}): answered {json.dumps(answer)[:160]}, accepted {s['accepted']}"
+    results.add(adapter.name, CORPUS, "bad", check, problem)
