@@ -66,7 +66,7 @@ CALLS = {"capabilities": lambda request: capabilities(), "head": head, "read": r
 
 def handle(request: dict) -> dict:
     """One request's answer; an error this package raises on purpose is an ``error`` answer."""
-    call = CALLS.get(request.get("op"))
+    call = CALLS.get(str(request.get("op")))
     if call is None:
         return {"error": f"unknown op {request.get('op')!r} (one of {', '.join(CALLS)})"}
     try:

@@ -154,13 +154,12 @@ def _add_tier1(corpus: Corpus, counts: dict, record: dict, data: bytes, commit: 
 
 def _case(index_type: str, data_type, query: dict) -> dict:
     operator, literals = recorded_query(query["op"], data_type)
-    case = {"where": predicate_to_json(Leaf(operator, "c", literals), {"c": data_type}),
-            "expected": expected_from_recorded(current_java_answer(index_type, data_type, query["op"],
-                                                                   query["result"]))}
-    if case["expected"] != expected_from_recorded(query["result"]):
+    expected = expected_from_recorded(current_java_answer(index_type, data_type, query["op"], query["result"]))
+    case: dict = {"where": predicate_to_json(Leaf(operator, "c", literals), {"c": data_type}), "expected": expected}
+    if expected != expected_from_recorded(query["result"]):
         case["since"] = TIMESTAMP_FIX
         case["before"] = {"expected": expected_from_recorded(query["result"]),
-                          "why": "older Java compared micro-second truncated values: unsound, fixed by " + TIMESTAMP_FIX}
+                          "why": f"older Java compared micro-second truncated values: unsound; {TIMESTAMP_FIX}"}
     return case
 
 
@@ -170,8 +169,7 @@ def _add_multi(corpus: Corpus, record: dict, data: bytes, commit: str) -> None:
                "status": "released", "layout": "multi-column",
                "writer": {"implementation": "java", "version": f"apache/paimon@{commit}"},
                "file": record["file"], "sha256": sha256(data), "head": head_entries(container),
-               "layouts": sorted({layout_name(e.index_type, None if e.is_empty else bytes(container.body(e)))
-                                  for e in container}),
+               "layouts": sorted({layout_name(e.index_type, _payload(container, e)) for e in container}),
                "empty_is_skip": True, "cases": []}
     if "note" in record:
         sidecar["note"] = record["note"]
@@ -182,6 +180,11 @@ def _add_multi(corpus: Corpus, record: dict, data: bytes, commit: str) -> None:
                                  "expected": expected_from_recorded(case["result"])})
     corpus.add(f"containers/multi/{record['file']}", data)
     corpus.add(f"containers/multi/{record['name']}.json", dump_json(sidecar))
+
+
+def _payload(container: FileIndexContainer, entry) -> bytes | None:
+    body = container.body(entry)
+    return None if body is None else bytes(body)
 
 
 def tarball(corpus: Corpus) -> bytes:

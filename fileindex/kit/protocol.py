@@ -109,10 +109,12 @@ class Adapter:
         if self.process is None or self.process.poll() is not None:
             self.process = subprocess.Popen([*self.argv, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             stderr=self._stderr)
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None  # both are pipes
         try:
-            self.process.stdin.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
-            self.process.stdin.flush()
-            line = self._readline(self.process.stdout)
+            stdin.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
+            stdin.flush()
+            line = self._readline(stdout)
         except (BrokenPipeError, TimeoutError) as err:
             self._stop()
             return {"crash": f"the batch process stopped answering ({err or type(err).__name__})"}
@@ -153,6 +155,7 @@ class Adapter:
 
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:
+            assert self.process.stdin is not None
             self.process.stdin.close()
             try:
                 self.process.wait(timeout=30)

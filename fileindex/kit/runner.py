@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 from pathlib import Path
 
 from fileindex.container.file import FileIndexContainer
@@ -31,6 +32,7 @@ class Outcome:
     check: str
     status: str
     detail: str = ""
+    case: str = ""  # the corpus case (a container's name, a refusal's, a negative case's)
 
 
 @dataclass
@@ -39,10 +41,12 @@ class Results:
     implementations: dict[str, dict] = field(default_factory=dict)  # name -> capabilities
     outcomes: list[Outcome] = field(default_factory=list)
 
-    def add(self, consumer: str, producer: str, layout: str, check: str, problem: str | None | bool) -> None:
+    def add(self, consumer: str, producer: str, layout: str, check: str, problem: str | None | Literal[False],
+            case: str = "") -> None:
         """``problem``: None (pass), a message (fail) or False (unsupported)."""
         status = UNSUPPORTED if problem is False else PASS if problem is None else FAIL
-        self.outcomes.append(Outcome(consumer, producer, layout, check, status, problem or ""))
+        detail = problem if isinstance(problem, str) else ""
+        self.outcomes.append(Outcome(consumer, producer, layout, check, status, detail, case))
 
     def counts(self) -> dict[tuple[str, str, str, str], dict[str, int]]:
         table: dict = {}
@@ -91,7 +95,13 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
             for producer, files in written.items():
                 progress(f"{adapter.name}: reading what {producer} wrote")
                 for case, path in files:
-                    _read_case(adapter, case, path, producer, results, exact_head=False)
+                    if path is None:  # the write failed: what it would have fed fails too (counts never shrink)
+                        results.add(adapter.name, producer, case.layout, "head", f"{case.name}: not written", case.name)
+                        for _ in case.sidecar["cases"]:
+                            results.add(adapter.name, producer, case.layout, "read", f"{case.name}: not written",
+                                        case.name)
+                    else:
+                        _read_case(adapter, case, path, producer, results, exact_head=False)
     finally:
         for adapter in adapters:
             adapter.close()
@@ -108,23 +118,30 @@ def _layouts(case: Case) -> list[str]:
 
 def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results: Results, *, exact_head: bool) -> None:
     sidecar = case.sidecar
-    layout = case.layout
+    layout = case.layout if sidecar["container_version"] == 1 else f"{case.layout}@v{sidecar['container_version']}"
     supported = all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case))
     where = f"{producer}:{case.name}"
     if not supported:
-        results.add(adapter.name, producer, layout, "head", False)
+        results.add(adapter.name, producer, layout, "head", False, case.name)
         for _ in sidecar["cases"]:
-            results.add(adapter.name, producer, layout, "read", False)
+            results.add(adapter.name, producer, layout, "read", False, case.name)
         return
     answer = adapter.ask({"op": "head", "file": str(path)})
-    results.add(adapter.name, producer, layout, "head", _head_problem(answer, sidecar["head"], exact_head, where))
+    results.add(adapter.name, producer, layout, "head", _head_problem(answer, sidecar["head"], exact_head, where),
+                case.name)
     schema = _schema(case)
     for item in sidecar["cases"]:
         answer = adapter.ask({"op": "read", "file": str(path), "schema": schema, "where": item["where"]})
+        if "unsupported" in answer:  # the adapter declares this one predicate beyond it
+            results.add(adapter.name, producer, layout, "read", False, case.name)
+            continue
         problem = _failed(answer) or answer_problem(answer, item["expected"],
                                                     empty_is_skip=sidecar.get("empty_is_skip", False))
+        if problem and "before" in item and answer_problem(answer, item["before"]["expected"]) is None:
+            problem = f"the answer of Paimon before {item['since']} ({item['before']['why']})"
         results.add(adapter.name, producer, layout, "read",
-                    None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}")
+                    None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}",
+                    case.name)
 
 
 def _schema(case: Case) -> dict:
@@ -156,36 +173,43 @@ def _head_problem(answer: dict, expected: dict, exact: bool, where: str) -> str 
             return f"{where}: entries {canonical_head(head)} where {canonical_head(expected)} were expected"
     except (KeyError, TypeError, AttributeError) as err:
         return f"{where}: a head not laid out as docs/kit.md says ({err!r})"
-    if exact:  # the same producer's bytes: positions and file order as recorded, where the adapter gives them
-        for got_column, column in zip(head["columns"], expected["columns"], strict=False):
-            for got, entry in zip(got_column.get("indexes", ()), column["indexes"], strict=False):
-                if got_column.get("column") != column["column"] or any(
-                        key in got and got[key] != entry[key] for key in ("start", "length")):
-                    return f"{where}: entry {got_column.get('column')}/{got} where {entry} was expected in file order"
+    if exact:  # the same producer's bytes: the recorded positions, where the adapter gives them
+        recorded = {(c["column"], e["index_type"]): (e["start"], e["length"])
+                    for c in expected["columns"] for e in c["indexes"]}
+        for column in head["columns"]:
+            for entry in column["indexes"]:
+                position = recorded[(column["column"], entry["index_type"])]
+                if "start" in entry and (entry["start"], entry.get("length")) != position:
+                    return f"{where}: {column['column']}/{entry['index_type']} at {entry['start']} " \
+                           f"(length {entry.get('length')}) where {position} was recorded"
     return None
 
 
-def _write(adapter: Adapter, folder: Path, v1: list[Case], out: Path, results: Results) -> list[tuple[Case, Path]]:
+def _write(adapter: Adapter, folder: Path, v1: list[Case], out: Path,
+           results: Results) -> list[tuple[Case, Path | None]]:
     """Every Tier 1 container the adapter writes, from the case's dataset and options; its payload must be
-    the recorded one, its HEAD must hold exactly that entry. The refusals must be refused."""
+    the recorded one, its HEAD must hold exactly that entry (the file, or None where it was not). The
+    refusals must be refused."""
     written = []
     for case in v1:
         s = case.sidecar
         if not adapter.writes(case.layout):
-            results.add(adapter.name, adapter.name, case.layout, "write", False)
+            results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
             continue
         target = out / case.layout / s["file"]
         target.parent.mkdir(parents=True, exist_ok=True)
         answer = adapter.ask({"op": "write", "dataset": str(folder / s["dataset"]), "column": s["column"],
                               "type": s["type"], "index_type": s["index_type"], "options": s["options"],
                               "container_version": 1, "out": str(target)})
+        if "unsupported" in answer:
+            results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
+            continue
         problem = _failed(answer) or _written_problem(target, s)
-        results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}")
-        if problem is None:
-            written.append((case, target))
+        results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}", case.name)
+        written.append((case, None if problem else target))
     for refusal in load_json(folder / "refusals.json")["refusals"]:
         if not adapter.writes(refusal["layout"]):
-            results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False)
+            results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False, refusal["name"])
             continue
         target = out / "refused" / f"{refusal['name']}.index"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -195,7 +219,7 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], out: Path, results: R
         refused = "error" in answer
         results.add(adapter.name, adapter.name, refusal["layout"], "refuse",
                     None if refused else f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
-                                         f"the adapter answered {answer}")
+                                         f"the adapter answered {answer}", refusal["name"])
     return written
 
 
@@ -218,6 +242,7 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     request = {**s["request"], "file": str(case.file)}
     answer = adapter.ask(request)
     check = "reject" if s["rule"] == "MUST reject" else "fail-open"
+    problem: str | None
     if "crash" in answer:
         problem = f"{case.name}: the adapter crashed ({answer['crash']}): a reader rejects with an error, never a crash"
     elif "error" in answer:
@@ -227,4 +252,4 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
         fits = any(answer_problem(answer, a, empty_is_skip=True) is None for a in answers)
         problem = None if fits else \
             f"{case.name} ({s['rule']}): answered {json.dumps(answer)[:160]}, accepted {s['accepted']}"
-    results.add(adapter.name, CORPUS, "bad", check, problem)
+    results.add(adapter.name, CORPUS, "bad", check, problem, case.name)

@@ -13,11 +13,12 @@ ANSWER = {
                    "cardinality": {"type": "integer"}, "first32": {"type": "array", "items": {"type": "integer"}},
                    "rows_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
 }
-PREDICATE = {
+PREDICATE = {"$ref": "#/$defs/predicate"}  # structured predicates nest: And / Or hold predicates
+DEFS = {"predicate": {
     "type": "object", "required": ["function"],
     "properties": {"function": {"type": "string"}, "column": {"type": "string"}, "type": {"type": "string"},
-                   "literals": {"type": "array"}, "children": {"type": "array", "items": {"$ref": "#"}}},
-}
+                   "literals": {"type": "array"}, "children": {"type": "array", "items": PREDICATE, "minItems": 2}},
+}}
 SHA = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 HEAD = {
     "type": "object", "required": ["columns"],
@@ -41,7 +42,7 @@ WRITER = {"type": "object", "required": ["implementation", "version"],
 
 
 def _schema(name: str, body: dict) -> dict:
-    return {"$schema": DRAFT, "$id": f"{BASE}{name}.schema.json", **body}
+    return {"$schema": DRAFT, "$id": f"{BASE}{name}.schema.json", "$defs": DEFS, **body}
 
 
 SCHEMAS = {

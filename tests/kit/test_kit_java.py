@@ -1,0 +1,64 @@
+"""The kit on Java Paimon 0.9.0 (tools/kit_java_adapter.py) beside this project: the version-compatibility
+matrix. 0.9.0 reads and writes container 1, bloom-filter and bitmap V1; the rest is unsupported, not failed,
+and its failures are the known 0.9.0 divergences only."""
+import sys
+
+import pytest
+from conftest import ROOT
+from java_oracle import require_jar
+from kit_fixtures import ADAPTER
+
+from fileindex.kit.corpus import cases
+from fileindex.kit.runner import CORPUS, FAIL, PASS, UNSUPPORTED, run
+
+pytestmark = pytest.mark.java
+JAVA = f"{sys.executable} {ROOT / 'tools' / 'kit_java_adapter.py'}"
+JAVA_09 = {"bloom-filter", "bitmap-v1"}
+KNOWN = {"boolean__bitmap_v1", "timestamp9__bitmap_v1"}  # docs/divergences.md
+
+
+@pytest.fixture(scope="module")
+def both(kit_folder, tmp_path_factory):
+    require_jar()
+    return run(kit_folder, [ADAPTER, JAVA], tmp_path_factory.mktemp("kit-java"))
+
+
+def outcomes(results, **where):
+    return [o for o in results.outcomes if all(getattr(o, k) == v for k, v in where.items())]
+
+
+def test_java_09_reports_what_it_lacks_as_unsupported(kit_folder, both):
+    assert both.implementations["java-paimon"]["version"] == "0.9.0"
+    beyond = [c for version in ("v1", "v2") for c in cases(kit_folder, version)
+              if c.layout not in JAVA_09 or c.sidecar["container_version"] != 1]
+    beyond += cases(kit_folder, "multi")
+    unsupported = [o for o in outcomes(both, consumer="java-paimon", producer=CORPUS, check="read")
+                   if o.status == UNSUPPORTED]
+    assert len(unsupported) == sum(len(c.sidecar["cases"]) for c in beyond)
+    assert all(o.status != UNSUPPORTED for o in outcomes(both, consumer="java-paimon", producer=CORPUS)
+               if o.layout in JAVA_09)
+
+
+def test_java_09_rejects_every_must_reject_case(both):
+    bad = outcomes(both, consumer="java-paimon", layout="bad")
+    assert len(bad) == 13 and all(o.status == PASS for o in bad), [o.detail for o in bad if o.status == FAIL]
+
+
+def test_java_09_fails_only_the_known_divergences(both):
+    failed = outcomes(both, consumer="java-paimon", status=FAIL)
+    assert failed and {o.case for o in failed} == KNOWN, {o.case for o in failed}
+    timestamps = [o for o in failed if o.case == "timestamp9__bitmap_v1"]
+    assert timestamps and all("the answer of Paimon before apache/paimon #9654" in o.detail for o in timestamps)
+    booleans = [o for o in failed if o.case == "boolean__bitmap_v1"]
+    assert any(o.check == "write" and "ClassCastException" in o.detail for o in booleans)
+
+
+def test_the_two_implementations_read_each_others_files(both):
+    this = outcomes(both, consumer="paimon-fileindex")
+    unwritten = [o for o in this if o.status != PASS]  # 0.9.0 could not write it: counted, as failed
+    assert {(o.producer, o.case) for o in unwritten} == {("java-paimon", "boolean__bitmap_v1")}
+    assert all(o.detail.endswith("not written") for o in unwritten)
+    java_written = outcomes(both, consumer="paimon-fileindex", producer="java-paimon", check="read")
+    assert len(java_written) > 1000
+    java_writes = outcomes(both, consumer="java-paimon", check="write")
+    assert sum(o.status == PASS for o in java_writes) == sum(o.layout in JAVA_09 for o in java_writes) - 1  # BOOLEAN
