@@ -58,7 +58,7 @@ def head_entries(container: FileIndexContainer) -> dict:
 class Corpus:
     """The files of a corpus being written: path → bytes (written in one go, in sorted order)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
 
     def add(self, path: str, data: bytes) -> None:

@@ -22,6 +22,12 @@ from fileindex.kit.protocol import Adapter
 
 CORPUS = "corpus"
 PASS, FAIL, UNSUPPORTED = "pass", "fail", "unsupported"
+NOT_WRITTEN = "not written"  # a read of what the producer failed to write: charged to the producer
+STATUSES = (PASS, FAIL, UNSUPPORTED, NOT_WRITTEN)
+
+
+def no_counts() -> dict[str, int]:
+    return dict.fromkeys(STATUSES, 0)
 
 
 @dataclass(frozen=True)
@@ -51,20 +57,23 @@ class Results:
     def counts(self) -> dict[tuple[str, str, str, str], dict[str, int]]:
         table: dict = {}
         for o in self.outcomes:
-            row = table.setdefault((o.consumer, o.producer, o.layout, o.check), {PASS: 0, FAIL: 0, UNSUPPORTED: 0})
+            row = table.setdefault((o.consumer, o.producer, o.layout, o.check), no_counts())
             row[o.status] += 1
         return dict(sorted(table.items()))
 
-    def totals(self, consumer: str | None = None) -> dict[str, int]:
-        total = {PASS: 0, FAIL: 0, UNSUPPORTED: 0}
+    def totals(self, name: str | None = None) -> dict[str, int]:
+        """The outcomes charged to implementation ``name`` (all with None): its answers as a consumer, and
+        the reads of what it failed to write as a producer."""
+        total = no_counts()
         for o in self.outcomes:
-            if consumer is None or o.consumer == consumer:
+            if name is None or (o.producer if o.status == NOT_WRITTEN else o.consumer) == name:
                 total[o.status] += 1
         return total
 
     @property
     def ok(self) -> bool:
-        return not self.totals()[FAIL]
+        total = self.totals()
+        return not total[FAIL] and not total[NOT_WRITTEN]
 
 
 def run(folder: str | Path, commands: list[str], workdir: str | Path,
@@ -95,11 +104,10 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
             for producer, files in written.items():
                 progress(f"{adapter.name}: reading what {producer} wrote")
                 for case, path in files:
-                    if path is None:  # the write failed: what it would have fed fails too (counts never shrink)
-                        results.add(adapter.name, producer, case.layout, "head", f"{case.name}: not written", case.name)
-                        for _ in case.sidecar["cases"]:
-                            results.add(adapter.name, producer, case.layout, "read", f"{case.name}: not written",
-                                        case.name)
+                    if path is None:  # the write failed: what it would have fed is counted (counts never shrink)
+                        for check in ["head"] + ["read"] * len(case.sidecar["cases"]):
+                            results.outcomes.append(Outcome(adapter.name, producer, case.layout, check, NOT_WRITTEN,
+                                                            f"{case.name}: {producer} did not write it", case.name))
                     else:
                         _read_case(adapter, case, path, producer, results, exact_head=False)
     finally:
