@@ -20,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export = commands.add_parser("export", help="write the versioned corpus folder and its reproducible .tar.gz")
     export.add_argument("out", help="the folder to write paimon-fileindex-kit-<version>/ and its .tar.gz into")
     export.add_argument("--vectors", help="a folder laid out like tests/vectors/java (default: this checkout's)")
+    export.add_argument("--tables", help="a folder laid out like tests/tables/parquet (default: this checkout's)")
     run = commands.add_parser("run", help="run implementations (adapters) through a corpus folder")
     run.add_argument("folder", help="a corpus folder (fileindex kit export writes one)")
     run.add_argument("--impl", action="append", required=True, metavar="COMMAND",
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from fileindex.kit.export import export
 
-    folder, archive, digest = export(args.out, args.vectors)
+    folder, archive, digest = export(args.out, args.vectors, args.tables)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     print(f"{folder}: kit {manifest['kit_version']}, {len(manifest['files'])} files")
     print(json.dumps(manifest["cases"], sort_keys=True))

@@ -22,13 +22,13 @@ from fileindex.writing.atomic import write_atomically
 def layouts() -> list[str]:
     names = {index.layout_of(None, {"version": str(v)}).replace(" ", "-") for index in INDEX_TYPES.values()
              for v in (1, 2)}
-    return sorted(names | {"multi-column"})
+    return sorted(names | {"multi-column", "table"})
 
 
 def capabilities() -> dict:
     return {"implementation": "paimon-fileindex", "version": __version__, "batch": True,
             "read": {"containers": sorted(VERSIONS), "layouts": layouts()},
-            "write": {"containers": sorted(VERSIONS), "layouts": sorted(set(layouts()) - {"multi-column"})}}
+            "write": {"containers": sorted(VERSIONS), "layouts": sorted(set(layouts()) - {"multi-column", "table"})}}
 
 
 def head(request: dict) -> dict:
@@ -41,7 +41,18 @@ def read(request: dict) -> dict:
     schema = {name: parse_type(text) for name, text in request["schema"].items()}
     predicate = predicate_from_json(request["where"], schema, "where")
     with FileIndexContainer.open(request["file"]) as container:
-        result = FileIndexEvaluator(schema).evaluate(container, predicate)
+        return _answer(FileIndexEvaluator(schema).evaluate(container, predicate))
+
+
+def scan(request: dict) -> dict:
+    from fileindex.table.scan import PaimonTable
+
+    table = PaimonTable(request["table"])
+    predicate = predicate_from_json(request["where"], table.schema.types(), "where")
+    return {"files": {verdict.file: _answer(verdict.result) for verdict in table.plan(predicate)}}
+
+
+def _answer(result) -> dict:
     if isinstance(result, Rows):
         return {"result": "ROWS", "ranges": [list(r) for r in result.ranges()]}
     return {"result": result.kind}
@@ -61,7 +72,7 @@ def write(request: dict) -> dict:
     return {"written": request["out"]}
 
 
-CALLS = {"capabilities": lambda request: capabilities(), "head": head, "read": read, "write": write}
+CALLS = {"capabilities": lambda request: capabilities(), "head": head, "read": read, "scan": scan, "write": write}
 
 
 def handle(request: dict) -> dict:

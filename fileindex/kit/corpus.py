@@ -3,8 +3,8 @@
 A folder ``paimon-fileindex-kit-<VERSION>/`` holds ``manifest.json`` (its version, the cases per
 tier, every file's SHA-256), ``datasets/``, ``containers/v1/<layout>/`` and ``containers/v2/<layout>/``
 (Tier 1: one ``.index`` and its ``.json`` sidecar per case), ``containers/multi/`` (containers of
-several columns), ``refusals.json`` (combinations a writer must refuse), ``bad/`` (the negative
-corpus) and ``schemas/``.
+several columns), ``tables/<case>/`` (Tier 2: a table and its ``case.json``), ``refusals.json``
+(combinations a writer must refuse), ``bad/`` (the negative corpus) and ``schemas/``.
 """
 from __future__ import annotations
 
@@ -115,7 +115,8 @@ class Case:
 
     @property
     def file(self) -> Path:
-        return self.path.parent / self.sidecar["file"]
+        """The container (Tier 1, bad) or the table root (Tier 2)."""
+        return self.path.parent / self.sidecar["file" if "file" in self.sidecar else "table"]
 
     @property
     def layout(self) -> str:
@@ -141,6 +142,8 @@ def open_corpus(folder: str | Path) -> tuple[Path, dict]:
 
 
 def cases(folder: Path, kind: str) -> list[Case]:
-    """The sidecars under ``containers/<kind>`` (``v1``, ``v2``, ``multi``) or ``bad``, by name."""
+    """The sidecars under ``containers/<kind>`` (``v1``, ``v2``, ``multi``), ``bad`` or ``tables``, by name."""
+    if kind == "tables":
+        return [Case(path, load_json(path)) for path in sorted((folder / "tables").glob("*/case.json"))]
     base = folder / ("bad" if kind == "bad" else f"containers/{kind}")
     return [Case(path, load_json(path)) for path in sorted(base.rglob("*.json"))]

@@ -1,5 +1,6 @@
 """``fileindex kit export``: the corpus folder and its reproducible tarball.
 
+Tier 2 (:mod:`fileindex.kit.tables`) comes from the Java-written tables of ``tests/tables/parquet``.
 Tier 1 comes from a folder laid out like ``tests/vectors/java`` (Java-written containers, Java's
 answers): each container is copied under ``containers/v1/<layout>/`` with a sidecar, and re-framed
 as the proposed container version 2 under ``containers/v2/<layout>/`` (checked against the SHA-256
@@ -23,6 +24,7 @@ from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.kit import negative
 from fileindex.kit.corpus import NAME, PROPOSED_V2, VERSION, dump_json, expected_from_recorded, sha256
 from fileindex.kit.schemas import SCHEMAS
+from fileindex.kit.tables import add_tables
 from fileindex.predicate.tree import Leaf
 from fileindex.reference.conformance import load_vectors
 from fileindex.reference.predicate_json import predicate_to_json
@@ -67,11 +69,16 @@ class Corpus:
         self.files[path] = data
 
 
-def build_corpus(vectors: str | Path | None = None) -> Corpus:
+def build_corpus(vectors: str | Path | None = None, tables: str | Path | None = None) -> Corpus:
+    """The corpus from a folder laid out like ``tests/vectors/java`` and one like ``tests/tables/parquet``
+    (by default this checkout's)."""
     vectors = Path(vectors) if vectors is not None else default_vectors()
+    tables = Path(tables) if tables is not None else vectors.parent.parent / "tables" / "parquet"
     if not (vectors / "vectors.json").is_file():
         raise UsageError(f"{vectors} holds no vectors.json: give --vectors a folder laid out like tests/vectors/java "
                          "(an export is made from a source checkout)")
+    if not tables.is_dir():
+        raise UsageError(f"{tables} is not a folder: give --tables the Java-written tables (tests/tables/parquet)")
     document = load_vectors(vectors)
     commit = (vectors / "PAIMON_COMMIT").read_text().strip() if (vectors / "PAIMON_COMMIT").is_file() else "unknown"
     frames = _frames(vectors.parent / "java-v2" / "frames.json")
@@ -98,6 +105,7 @@ def build_corpus(vectors: str | Path | None = None) -> Corpus:
         counts["multi"] += 1
     for name in sorted(datasets):
         corpus.add(f"datasets/{name}.json", (vectors / "datasets" / f"{name}.json").read_bytes())
+    counts["tables"] = add_tables(corpus.add, tables)
     bloom = corpus.files["containers/v1/bloom-filter/int_nulls__bloom.index"]
     bitmap = corpus.files["containers/v1/bitmap-v1/int_nulls__bitmap_v1.index"]
     for case, data in negative.cases(bloom, bitmap):
@@ -213,10 +221,11 @@ def _member(name: str, kind: bytes, mode: int, size: int) -> tarfile.TarInfo:
     return info
 
 
-def export(out: str | Path, vectors: str | Path | None = None) -> tuple[Path, Path, str]:
+def export(out: str | Path, vectors: str | Path | None = None,
+           tables: str | Path | None = None) -> tuple[Path, Path, str]:
     """Write ``OUT/<NAME>/`` and ``OUT/<NAME>.tar.gz`` (+ ``.sha256``); the folder, the tarball and its SHA-256."""
     out = Path(out)
-    corpus = build_corpus(vectors)
+    corpus = build_corpus(vectors, tables)
     folder = out / NAME
     if folder.exists() and any(folder.iterdir()):
         raise UsageError(f"{folder} exists and is not empty: export into another folder or remove it")

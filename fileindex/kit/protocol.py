@@ -31,6 +31,8 @@ def to_argv(request: dict) -> list[str]:
     if op == "read":
         return ["read", request["file"], "--schema", json.dumps(request["schema"], ensure_ascii=False),
                 "--where", json.dumps(request["where"], ensure_ascii=False)]
+    if op == "scan":
+        return ["scan", request["table"], "--where", json.dumps(request["where"], ensure_ascii=False)]
     if op == "write":
         return ["write", "--dataset", request["dataset"], "--column", request["column"], "--type", request["type"],
                 "--index-type", request["index_type"], "--options", json.dumps(request["options"]),
@@ -49,6 +51,9 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     read.add_argument("file")
     read.add_argument("--schema", required=True, help='column → Paimon type, JSON: {"c": "INT"}')
     read.add_argument("--where", required=True, help="the predicate in its structured JSON form")
+    scan = calls.add_parser("scan", help="the verdict of every live data file of TABLE for a predicate (JSON)")
+    scan.add_argument("table")
+    scan.add_argument("--where", required=True, help="the predicate in its structured JSON form")
     write = calls.add_parser("write", help="write a one-column container from a dataset")
     for option in ("--dataset", "--type", "--index-type", "--out"):
         write.add_argument(option, required=True)
@@ -64,6 +69,8 @@ def from_argv(args: argparse.Namespace) -> dict:
         request["file"] = args.file
     if args.call == "read":
         request["schema"], request["where"] = _json(args.schema, "--schema"), _json(args.where, "--where")
+    if args.call == "scan":
+        request["table"], request["where"] = args.table, _json(args.where, "--where")
     if args.call == "write":
         request.update(dataset=args.dataset, column=args.column, type=args.type, index_type=args.index_type,
                        options=_json(args.options, "--options"), container_version=args.container_version,

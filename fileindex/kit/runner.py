@@ -87,7 +87,7 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
             adapter.name = f"{adapter.name}#{position + 1}"
     results = Results(manifest["kit_version"], {a.name: {**a.capabilities, "command": a.command} for a in adapters})
     tier1 = cases(folder, "v1") + cases(folder, "v2")
-    multi, bad = cases(folder, "multi"), cases(folder, "bad")
+    multi, bad, tables = cases(folder, "multi"), cases(folder, "bad"), cases(folder, "tables")
     try:
         written = {}
         for adapter in adapters:
@@ -101,6 +101,8 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
                 _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
             for case in bad:
                 _bad_case(adapter, case, results)
+            for case in tables:
+                _scan_case(adapter, case, results)
             for producer, files in written.items():
                 progress(f"{adapter.name}: reading what {producer} wrote")
                 for case, path in files:
@@ -150,6 +152,35 @@ def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results:
         results.add(adapter.name, producer, layout, "read",
                     None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}",
                     case.name)
+
+
+def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
+    """Tier 2: every predicate's verdict per live data file of the table, exactly the recorded files."""
+    layout = "table"
+    for item in case.sidecar["cases"]:
+        if not adapter.reads(case.sidecar["container_version"], "table"):
+            results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
+            continue
+        answer = adapter.ask({"op": "scan", "table": str(case.file), "where": item["where"]})
+        if "unsupported" in answer:
+            results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
+            continue
+        problem = _failed(answer) or _files_problem(answer, item["expected"]["files"])
+        results.add(adapter.name, CORPUS, layout, "scan", problem and f"{case.name} {item.get('sql')}: {problem}",
+                    case.name)
+
+
+def _files_problem(answer: dict, expected: dict) -> str | None:
+    files = answer.get("files")
+    if not isinstance(files, dict):
+        return f"no files in {json.dumps(answer)[:160]}"
+    if set(files) != set(expected):
+        return f"files {sorted(files)} where {sorted(expected)} were expected"
+    for name, verdict in expected.items():
+        problem = answer_problem(files[name], verdict, empty_is_skip=True)
+        if problem:
+            return f"{name}: {problem}"
+    return None
 
 
 def _schema(case: Case) -> dict:

@@ -66,6 +66,17 @@ SCHEMAS = {
                        "file": {"type": "string"}, "sha256": SHA, "head": HEAD, "dataset": {"type": "string"},
                        "empty_is_skip": {"type": "boolean"}, "cases": {"type": "array", "items": CASE}},
     }),
+    "table-case": _schema("table-case", {
+        "title": "A Tier 2 table and its cases (tables/<name>/case.json)",
+        "type": "object", "required": ["name", "tier", "writer", "table", "cases"],
+        "properties": {"name": {"type": "string"}, "tier": {"const": 2}, "writer": WRITER, "table": {"type": "string"},
+                       "exercises": {"type": "string"}, "empty_is_skip": {"type": "boolean"},
+                       "cases": {"type": "array", "items": {
+                           "type": "object", "required": ["where", "expected"],
+                           "properties": {"where": PREDICATE, "sql": {"type": "string"}, "expected": {
+                               "type": "object", "required": ["files"],
+                               "properties": {"files": {"type": "object", "additionalProperties": ANSWER}}}}}}},
+    }),
     "bad-case": _schema("bad-case", {
         "title": "A negative case (bad/<name>.json)",
         "type": "object", "required": ["name", "rule", "file", "request", "why", "accepted"],
@@ -107,6 +118,8 @@ SCHEMAS = {
         "title": "An adapter's answer to head, read or write",
         "oneOf": [ANSWER,
                   {"type": "object", "required": ["head"], "properties": {"head": HEAD}},
+                  {"type": "object", "required": ["files"],
+                   "properties": {"files": {"type": "object", "additionalProperties": ANSWER}}},
                   {"type": "object", "required": ["written"], "properties": {"written": {"type": "string"}}},
                   {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
                   {"type": "object", "required": ["unsupported"], "properties": {"unsupported": {"type": "string"}}}],

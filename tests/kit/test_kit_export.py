@@ -6,7 +6,7 @@ import tarfile
 
 import jsonschema
 import pytest
-from conftest import JAVA_VECTORS
+from conftest import JAVA_VECTORS, ROOT
 
 
 from fileindex.container.file import FileIndexContainer
@@ -15,6 +15,7 @@ from fileindex.kit import adapter
 from fileindex.kit.corpus import NAME, VERSION, cases, sha256
 from fileindex.kit.export import build_corpus, tarball
 from fileindex.kit.negative import MAY, MUST
+from fileindex.kit.tables import TABLES
 from fileindex.reference.conformance import load_vectors
 
 
@@ -47,6 +48,21 @@ def test_the_manifest_lists_every_file_with_its_sha256_and_counts_every_case(kit
         assert sum(len(c.sidecar["cases"]) for c in cases(kit_folder, version)) == sum(len(r["queries"]) for r in ok)
     assert manifest["cases"]["refusals"] == len(vectors["vectors"]) - len(ok)
     assert manifest["cases"]["multi"] == len(vectors["multi_column"])
+    tables = cases(kit_folder, "tables")
+    assert manifest["cases"]["tables"] == {"tables": len(TABLES), "cases": sum(len(t[3]) for t in TABLES)}
+    assert [c.name for c in tables] == sorted(t[0] for t in TABLES)
+    assert sum(len(c.sidecar["cases"]) for c in tables) == manifest["cases"]["tables"]["cases"]
+
+
+def test_tier2_tables_are_copied_whole_with_a_verdict_for_every_live_file(kit_folder):
+    from fileindex.table.scan import PaimonTable
+
+    for case in cases(kit_folder, "tables"):
+        source = next(ROOT / "tests/tables/parquet" / folder for name, folder, _, _ in TABLES if name == case.name)
+        copied = sorted(p.relative_to(case.file) for p in case.file.rglob("*") if p.is_file())
+        assert copied == sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
+        live = {PaimonTable(case.file).relative(entry) for entry, _ in PaimonTable(case.file).live()}
+        assert all(set(item["expected"]["files"]) == live for item in case.sidecar["cases"]), case.name
 
 
 def test_every_json_file_validates_against_its_schema(kit_folder):
@@ -61,6 +77,9 @@ def test_every_json_file_validates_against_its_schema(kit_folder):
         for path in sorted((kit_folder / prefix).rglob("*.json")):
             jsonschema.validate(json.loads(path.read_text()), schemas[name])
             checked += 1
+    for path in sorted(kit_folder.glob("tables/*/case.json")):
+        jsonschema.validate(json.loads(path.read_text()), schemas["table-case"])
+        checked += 1
     jsonschema.validate(json.loads((kit_folder / "refusals.json").read_text()), schemas["refusals"])
     jsonschema.validate(json.loads((kit_folder / "manifest.json").read_text()), schemas["manifest"])
     jsonschema.validate(adapter.capabilities(), schemas["capabilities"])

@@ -38,6 +38,9 @@ def test_java_09_reports_what_it_lacks_as_unsupported(kit_folder, both):
     assert len(unsupported) == sum(len(c.sidecar["cases"]) for c in beyond)
     assert all(o.status != UNSUPPORTED for o in outcomes(both, consumer="java-paimon", producer=CORPUS)
                if o.layout in JAVA_09)
+    scans = outcomes(both, consumer="java-paimon", check="scan")  # tables: not in this adapter (Tier 2)
+    assert scans and all(o.status == UNSUPPORTED for o in scans)
+    assert len(scans) == sum(len(c.sidecar["cases"]) for c in cases(kit_folder, "tables"))
 
 
 def test_java_09_rejects_every_must_reject_case(both):

@@ -34,6 +34,7 @@ def test_this_projects_adapter_passes_every_check_of_the_corpus(kit_folder, self
     assert count(self_results, check="write") == len(cases(kit_folder, "v1"))
     assert count(self_results, check="refuse") == len(load_json(kit_folder / "refusals.json")["refusals"])
     assert count(self_results, check="reject") + count(self_results, check="fail-open") == len(cases(kit_folder, "bad"))
+    assert count(self_results, check="scan") == sum(len(c.sidecar["cases"]) for c in cases(kit_folder, "tables"))
     # what it wrote, it read back: every v1 case once more
     assert count(self_results, producer="paimon-fileindex", check="read") == len(tier1_cases(kit_folder, "v1"))
 
