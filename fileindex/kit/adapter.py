@@ -11,7 +11,7 @@ from fileindex.container.writer import write_entries
 from fileindex.errors import FileIndexError
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.indexes.result import Rows
-from fileindex.kit.export import head_entries
+from fileindex.kit.corpus import head_entries
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.reference.predicate_json import predicate_from_json
 from fileindex.reference.vector_format import value_from_json

@@ -13,7 +13,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
+from fileindex.indexes.registry import INDEX_TYPES
 
 VERSION = "1.0.0"
 NAME = f"paimon-fileindex-kit-{VERSION}"
@@ -93,6 +95,30 @@ def _merged(ranges) -> list[list[int]]:
 def _short(ranges) -> str:
     text = json.dumps(ranges)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def layout_name(index_type: str, payload: bytes | None, options: dict | None = None) -> str:
+    index = INDEX_TYPES[index_type]
+    return index.layout_of(payload, options).replace(" ", "-")
+
+
+def head_entries(container: FileIndexContainer) -> dict:
+    """The decoded HEAD in the adapters' shape: file order, each entry with its payload's SHA-256."""
+    columns: list[dict] = []
+    for entry in container:
+        if not columns or columns[-1]["column"] != entry.column:
+            columns.append({"column": entry.column, "indexes": []})
+        body = container.body(entry)
+        columns[-1]["indexes"].append({"index_type": entry.index_type, "start": entry.start, "length": entry.length,
+                                       "payload_sha256": None if body is None else sha256(bytes(body))})
+    return {"version": container.head.version, "columns": columns}
+
+
+def predicate_columns(form: dict) -> list[str]:
+    """The columns a predicate's structured form names."""
+    if "children" in form:
+        return [column for child in form["children"] for column in predicate_columns(child)]
+    return [form["column"]]
 
 
 def canonical_head(head: dict) -> list[tuple]:

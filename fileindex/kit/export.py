@@ -20,9 +20,19 @@ from fileindex import __version__
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.writer import reframe
 from fileindex.errors import UsageError
-from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.kit import negative
-from fileindex.kit.corpus import NAME, PROPOSED_V2, VERSION, dump_json, expected_from_recorded, sha256
+from fileindex.kit.corpus import (
+    NAME,
+    PROPOSED_V2,
+    VERSION,
+    dump_json,
+    expected_from_recorded,
+    head_entries,
+    layout_name,
+    predicate_columns,
+    sha256,
+)
+from fileindex.kit.rules import add_rule_cases
 from fileindex.kit.schemas import SCHEMAS
 from fileindex.kit.tables import add_tables
 from fileindex.predicate.tree import Leaf
@@ -38,23 +48,6 @@ README = Path(__file__).with_name("README.kit.md")
 def default_vectors() -> Path:
     """The Java-written vectors of this project's source tree (an export is made from a checkout)."""
     return Path(__file__).resolve().parents[2] / "tests" / "vectors" / "java"
-
-
-def layout_name(index_type: str, payload: bytes | None, options: dict | None = None) -> str:
-    index = INDEX_TYPES[index_type]
-    return index.layout_of(payload, options).replace(" ", "-")
-
-
-def head_entries(container: FileIndexContainer) -> dict:
-    """The decoded HEAD in the adapters' shape: file order, each entry with its payload's SHA-256."""
-    columns: list[dict] = []
-    for entry in container:
-        if not columns or columns[-1]["column"] != entry.column:
-            columns.append({"column": entry.column, "indexes": []})
-        body = container.body(entry)
-        columns[-1]["indexes"].append({"index_type": entry.index_type, "start": entry.start, "length": entry.length,
-                                       "payload_sha256": None if body is None else sha256(bytes(body))})
-    return {"version": container.head.version, "columns": columns}
 
 
 class Corpus:
@@ -103,6 +96,7 @@ def build_corpus(vectors: str | Path | None = None, tables: str | Path | None = 
             datasets.add(record["dataset"])
         _add_multi(corpus, record, (vectors / record["file"]).read_bytes(), commit)
         counts["multi"] += 1
+    counts["multi"] += add_rule_cases(corpus.add)
     for name in sorted(datasets):
         corpus.add(f"datasets/{name}.json", (vectors / "datasets" / f"{name}.json").read_bytes())
     counts["tables"] = add_tables(corpus.add, tables)
@@ -183,9 +177,14 @@ def _add_multi(corpus: Corpus, record: dict, data: bytes, commit: str) -> None:
         sidecar["note"] = record["note"]
     if "dataset" in record:
         sidecar["dataset"] = f"datasets/{record['dataset']}.json"
-    for case in record.get("predicates", ()):
-        sidecar["cases"].append({"where": case["java_predicate"], "java_toString": case["java_toString"],
-                                 "expected": expected_from_recorded(case["result"])})
+    layouts_of: dict[str, set[str]] = {}
+    for e in container:
+        layouts_of.setdefault(e.column, set()).add(layout_name(e.index_type, _payload(container, e)))
+    cases = [{"where": case["java_predicate"], "java_toString": case["java_toString"],
+              "expected": expected_from_recorded(case["result"])} for case in record.get("predicates", ())]
+    for case in cases:  # what a reader must read for this case: the layouts of the columns it names
+        case["layouts"] = sorted(set().union(*(layouts_of.get(c, set()) for c in predicate_columns(case["where"]))))
+    sidecar["cases"] = cases
     corpus.add(f"containers/multi/{record['file']}", data)
     corpus.add(f"containers/multi/{record['name']}.json", dump_json(sidecar))
 

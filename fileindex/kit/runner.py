@@ -16,7 +16,7 @@ from pathlib import Path
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError
 from fileindex.kit.corpus import Case, answer_problem, canonical_head, cases, load_json, open_corpus
-from fileindex.kit.export import head_entries
+from fileindex.kit.corpus import head_entries
 from fileindex.kit.negative import ERROR
 from fileindex.kit.protocol import Adapter
 
@@ -129,18 +129,22 @@ def _layouts(case: Case) -> list[str]:
 def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results: Results, *, exact_head: bool) -> None:
     sidecar = case.sidecar
     layout = case.layout if sidecar["container_version"] == 1 else f"{case.layout}@v{sidecar['container_version']}"
-    supported = all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case))
     where = f"{producer}:{case.name}"
-    if not supported:
+    if all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case)):
+        answer = adapter.ask({"op": "head", "file": str(path)})
+        results.add(adapter.name, producer, layout, "head", _head_problem(answer, sidecar["head"], exact_head, where),
+                    case.name)
+    else:
         results.add(adapter.name, producer, layout, "head", False, case.name)
+    if not adapter.reads(sidecar["container_version"], case.layout):
         for _ in sidecar["cases"]:
             results.add(adapter.name, producer, layout, "read", False, case.name)
         return
-    answer = adapter.ask({"op": "head", "file": str(path)})
-    results.add(adapter.name, producer, layout, "head", _head_problem(answer, sidecar["head"], exact_head, where),
-                case.name)
     schema = _schema(case)
     for item in sidecar["cases"]:
+        if not all(adapter.reads(sidecar["container_version"], lay) for lay in item.get("layouts", ())):
+            results.add(adapter.name, producer, layout, "read", False, case.name)
+            continue
         answer = adapter.ask({"op": "read", "file": str(path), "schema": schema, "where": item["where"]})
         if "unsupported" in answer:  # the adapter declares this one predicate beyond it
             results.add(adapter.name, producer, layout, "read", False, case.name)
