@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export.add_argument("--vectors", help="a folder laid out like tests/vectors/java (default: this checkout's)")
     export.add_argument("--tables", help="a folder laid out like tests/tables/parquet (default: this checkout's)")
     run = commands.add_parser("run", help="run implementations (adapters) through a corpus folder")
-    run.add_argument("folder", help="a corpus folder (fileindex kit export writes one)")
+    run.add_argument("folder", help="a corpus folder or its .tar.gz (fileindex kit export writes both)")
     run.add_argument("--impl", action="append", required=True, metavar="COMMAND",
                      help='an adapter command, e.g. "fileindex kit adapter"; repeat for producer × consumer')
     run.add_argument("--json", metavar="FILE", help="write the results as JSON (- for stdout)")

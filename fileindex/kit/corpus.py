@@ -158,6 +158,21 @@ def load_json(path: Path):
         raise UsageError(f"{path} is not JSON: {err}") from None
 
 
+def unpack(archive: Path, into: Path) -> Path:
+    """A corpus tarball extracted under ``into``; its one top-level folder."""
+    import tarfile
+
+    try:
+        with tarfile.open(archive) as packed:
+            tops = {Path(name).parts[0] for name in packed.getnames() if name.strip("/")}
+            if len(tops) != 1:
+                raise UsageError(f"{archive} holds {len(tops)} top-level entries: a kit tarball holds one folder")
+            packed.extractall(into, filter="data")
+    except (tarfile.TarError, OSError) as err:
+        raise UsageError(f"{archive} is not a kit tarball: {err}") from None
+    return into / tops.pop()
+
+
 def open_corpus(folder: str | Path) -> tuple[Path, dict]:
     """A kit folder and its manifest (a UsageError naming what is missing otherwise)."""
     folder = Path(folder)

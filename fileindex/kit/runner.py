@@ -10,13 +10,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
 from pathlib import Path
+from typing import Literal
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError
-from fileindex.kit.corpus import Case, answer_problem, canonical_head, cases, load_json, open_corpus
-from fileindex.kit.corpus import head_entries
+from fileindex.kit.corpus import (
+    Case,
+    answer_problem,
+    canonical_head,
+    cases,
+    head_entries,
+    load_json,
+    open_corpus,
+    unpack,
+)
 from fileindex.kit.negative import ERROR
 from fileindex.kit.protocol import Adapter
 
@@ -78,8 +86,10 @@ class Results:
 
 def run(folder: str | Path, commands: list[str], workdir: str | Path,
         progress: Callable[[str], None] = lambda text: None) -> Results:
-    folder, manifest = open_corpus(folder)
     workdir = Path(workdir)
+    if Path(folder).is_file():  # a release tarball, as vendored
+        folder = unpack(Path(folder), workdir / "corpus")
+    folder, manifest = open_corpus(folder)
     adapters = [Adapter(command) for command in commands]
     names = [a.name for a in adapters]
     if len(set(names)) != len(names):  # the same implementation twice: tell them apart by position

@@ -133,3 +133,25 @@ def test_the_command_line(kit_folder, tmp_path, capsys):
 def test_an_adapter_that_cannot_start_is_a_usage_error(kit_folder, tmp_path):
     with pytest.raises(UsageError, match="capabilities did not answer"):
         run(kit_folder, [str(tmp_path / "no-such-adapter")], tmp_path)
+
+
+@pytest.mark.parametrize("flag", ["--garbage", "--die"])
+def test_an_adapter_that_answers_garbage_or_dies_fails_those_checks_and_the_run_goes_on(kit_folder, tmp_path, flag):
+    folder = small_corpus(kit_folder, tmp_path / "small", cases_each=2)
+    results = run(folder, [f"{WRONG} {flag}"], tmp_path / "work")
+    reads = [o for o in results.outcomes if o.check == "read"]
+    assert reads and all(o.status == FAIL and "crashed" in o.detail for o in reads)
+    assert all(o.status == PASS for o in results.outcomes if o.check in ("head", "write", "reject"))
+    assert len(results.outcomes) == len(run(folder, [ADAPTER], tmp_path / "work2").outcomes)
+
+
+def test_a_corpus_tarball_runs_as_its_folder(exported, tmp_path):
+    folder, archive, _ = exported
+    small = small_corpus(folder, tmp_path / "paimon-fileindex-kit-1.0.0", cases_each=1)
+    import tarfile
+
+    packed = tmp_path / "small.tar.gz"
+    with tarfile.open(packed, "w:gz") as tar:
+        tar.add(small, arcname=small.name)
+    assert run(packed, [ADAPTER], tmp_path / "w").ok
+    assert main(["kit", "run", str(packed), "--impl", ADAPTER]) == 0
