@@ -224,10 +224,10 @@ def export(out: str | Path, vectors: str | Path | None = None,
            tables: str | Path | None = None) -> tuple[Path, Path, str]:
     """Write ``OUT/<NAME>/`` and ``OUT/<NAME>.tar.gz`` (+ ``.sha256``); the folder, the tarball and its SHA-256."""
     out = Path(out)
-    corpus = build_corpus(vectors, tables)
     folder = out / NAME
     if folder.exists() and any(folder.iterdir()):
         raise UsageError(f"{folder} exists and is not empty: export into another folder or remove it")
+    corpus = build_corpus(vectors, tables)
     for path, data in corpus.files.items():
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)

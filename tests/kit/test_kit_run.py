@@ -130,6 +130,14 @@ def test_the_command_line(kit_folder, tmp_path, capsys):
     assert "--where is not JSON" in capsys.readouterr().err
 
 
+def test_export_refuses_a_folder_that_holds_a_corpus_already(tmp_path, capsys):
+    (tmp_path / "paimon-fileindex-kit-1.0.0").mkdir()
+    (tmp_path / "paimon-fileindex-kit-1.0.0" / "VERSION").write_text("0.9\n")
+    assert main(["kit", "export", str(tmp_path)]) == 2
+    assert "exists and is not empty" in capsys.readouterr().err
+    assert (tmp_path / "paimon-fileindex-kit-1.0.0" / "VERSION").read_text() == "0.9\n"
+
+
 def test_an_adapter_that_cannot_start_is_a_usage_error(kit_folder, tmp_path):
     with pytest.raises(UsageError, match="capabilities did not answer"):
         run(kit_folder, [str(tmp_path / "no-such-adapter")], tmp_path)
