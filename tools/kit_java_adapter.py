@@ -5,7 +5,8 @@ jar (once, into .cache/kit-java/) and runs it with the arguments given.
     fileindex kit run KIT_DIR --impl "fileindex kit adapter" --impl "python tools/kit_java_adapter.py"
 
 Needs a JDK (javac, java; tools/setup.sh --test installs one) and the jar tools/fetch_java_oracle.py
-fetches (--jar or $PAIMON_KIT_JAR names another Paimon jar with its dependencies shaded in).
+fetches (--jar or $PAIMON_KIT_JAR names another Paimon jar with its dependencies shaded in). Tier 2
+(scanning tables) also needs the Hadoop client jars, taken from the pyspark package when installed.
 """
 from __future__ import annotations
 
@@ -43,6 +44,15 @@ def compiled(jar: Path) -> Path:
     return target
 
 
+def hadoop_jars() -> list[Path]:
+    """The Hadoop client jars Paimon's Parquet reader needs; the pyspark package ships them."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pyspark")
+    jars = sorted(Path(spec.origin).parent.glob("jars/hadoop-client-*.jar")) if spec and spec.origin else []
+    return jars if len(jars) >= 2 else []
+
+
 def main(argv: list[str]) -> int:
     jar = Path(os.environ.get("PAIMON_KIT_JAR", DEFAULT_JAR))
     if argv[:1] == ["--jar"]:
@@ -53,7 +63,10 @@ def main(argv: list[str]) -> int:
     if not jar.is_file():
         sys.exit(f"kit_java_adapter: {jar} is missing: python tools/fetch_java_oracle.py fetches it")
     classes = compiled(jar)
-    os.execvp("java", ["java", "-cp", f"{classes}{os.pathsep}{jar}", "KitAdapter", *argv])
+    hadoop = hadoop_jars()  # reading tables (scan) needs them; without them the adapter declares no tables
+    options = ["-Dkit.tables=true", "--add-opens=java.base/java.nio=ALL-UNNAMED"] if hadoop else []
+    path = os.pathsep.join([str(classes), str(jar), *map(str, hadoop)])
+    os.execvp("java", ["java", *options, "-cp", path, "KitAdapter", *argv])
     return 0  # not reached
 
 

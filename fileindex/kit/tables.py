@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fileindex.kit.corpus import dump_json
+from fileindex.kit.corpus import dump_json, layout_name
 from fileindex.reference.predicate_json import predicate_to_json
 
 WRITER = {"implementation": "java", "version": "Paimon 1.x (tables of alibaba/paimon-cpp@43d9d027, test/test_data)"}
@@ -76,6 +76,7 @@ def add_tables(add, tables: Path) -> dict:
         root = tables / folder
         table = PaimonTable(root)
         by_rows = {entry.row_count: table.relative(entry) for entry, _ in table.live()}
+        layouts = {"table"} | _index_layouts(table)
         schema = table.schema.types()
         cases = [{"where": predicate_to_json(table.parse(text), schema), "sql": text,
                   "expected": {"files": {by_rows[rows]: expected_answer(fact) for rows, fact in per_file.items()}}}
@@ -83,10 +84,22 @@ def add_tables(add, tables: Path) -> dict:
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             add(f"tables/{name}/table/{path.relative_to(root).as_posix()}", path.read_bytes())
         add(f"tables/{name}/case.json", dump_json({
-            "name": name, "tier": 2, "layout": "table", "layouts": ["table"], "container_version": 1,
+            "name": name, "tier": 2, "layout": "table", "layouts": sorted(layouts), "container_version": 1,
             "writer": WRITER, "table": "table", "exercises": what, "empty_is_skip": True,
             "source": "tests/tables/README.md of paimon-fileindex: facts from Java and the paimon-cpp tests",
             "cases": cases}))
         counts["tables"] += 1
         counts["cases"] += len(cases)
     return counts
+
+
+def _index_layouts(table) -> set[str]:
+    """The layouts of every index entry of every live data file (a reader of all of them is asked)."""
+    found = set()
+    for entry, _ in table.live():
+        _, container, _ = table.container(entry)
+        if container is None:
+            continue
+        with container:
+            found |= {layout_name(e.index_type, None if e.is_empty else bytes(container.body(e))) for e in container}
+    return found

@@ -6,9 +6,13 @@
 //   KitAdapter batch         -> one JSON request per stdin line, one JSON answer per stdout line:
 //     {"op":"head","file":F}                                   -> {"head":{"columns":[...]}}
 //     {"op":"read","file":F,"schema":{"c":"INT"},"where":P}     -> {"result":"REMAIN"|"SKIP"|"ROWS","ranges":[...]}
+//     {"op":"scan","table":T,"where":P}                          -> {"files":{"bucket-0/data-….parquet":"REMAIN"|"SKIP"}}
 //     {"op":"write","dataset":D,"column":"c","type":T,"index_type":I,"options":{...},
 //      "container_version":1,"out":F}                           -> {"written":F}
 //   any of them may answer {"error": "..."} (Java threw) or {"unsupported": "..."}.
+// scan (only with -Dkit.tables=true: reading tables needs the Hadoop client jars) gives whole-file
+// verdicts, as 0.9.0 decides them: a file its scan does not plan (statistics, embedded index) or its
+// reader skips (FileIndexSkipper, the sidecar index) is SKIP, any other REMAIN; 0.9.0 applies no row sets.
 // 0.9.0 has no public way to read a HEAD's offsets: head lists each entry's column, index type and
 // payload SHA-256 (FileIndexFormat.Reader.readAll), in the reader's HashMap order.
 import java.io.BufferedReader;
@@ -84,12 +88,14 @@ public class KitAdapter {
         caps.put("implementation", "java-paimon");
         caps.put("version", "0.9.0");
         caps.put("batch", true);
+        caps.put("scan", "files");  // whole-file verdicts: REMAIN or SKIP
         for (String side : new String[] {"read", "write"}) {
             ObjectNode node = caps.putObject(side);
             node.putArray("containers").add(1);
             ArrayNode layouts = node.putArray("layouts");
             for (String layout : LAYOUTS) layouts.add(layout);
             if (side.equals("read")) layouts.add(MULTI_COLUMN);
+            if (side.equals("read") && Boolean.getBoolean("kit.tables")) layouts.add("table");
         }
         return caps;
     }
@@ -100,6 +106,7 @@ public class KitAdapter {
             case "capabilities": return capabilities();
             case "head": answer.set("head", head(request)); return answer;
             case "read": return read(request);
+            case "scan": return scan(request);
             case "write": return write(request);
             default: answer.put("error", "unknown op " + request.get("op")); return answer;
         }
@@ -221,6 +228,62 @@ public class KitAdapter {
         }
         answer.put("result", result.remain() ? "REMAIN" : "SKIP");
         return answer;
+    }
+
+    static ObjectNode scan(JsonNode request) throws Exception {
+        org.apache.paimon.fs.FileIO fileIO = org.apache.paimon.fs.local.LocalFileIO.create();
+        org.apache.paimon.table.FileStoreTable table = org.apache.paimon.table.FileStoreTableFactory.create(
+                fileIO, new org.apache.paimon.fs.Path(request.get("table").asText()));
+        org.apache.paimon.predicate.Predicate predicate = predicate(request.get("where"), table.rowType());
+        Map<String, String> verdicts = new java.util.TreeMap<>();
+        for (org.apache.paimon.table.source.Split split : table.newReadBuilder().newScan().plan().splits()) {
+            for (org.apache.paimon.io.DataFileMeta file : ((org.apache.paimon.table.source.DataSplit) split).dataFiles()) {
+                verdicts.put(relative(split, file), "SKIP");
+            }
+        }
+        List<org.apache.paimon.predicate.Predicate> filters = java.util.Collections.singletonList(predicate);
+        for (org.apache.paimon.table.source.Split split
+                : table.newReadBuilder().withFilter(predicate).newScan().plan().splits()) {
+            org.apache.paimon.table.source.DataSplit data = (org.apache.paimon.table.source.DataSplit) split;
+            org.apache.paimon.io.DataFilePathFactory paths =
+                    table.store().pathFactory().createDataFilePathFactory(data.partition(), data.bucket());
+            for (org.apache.paimon.io.DataFileMeta file : data.dataFiles()) {
+                boolean skipped = org.apache.paimon.io.FileIndexSkipper.skip(fileIO, table.schema(), filters, paths, file);
+                verdicts.put(relative(split, file), skipped ? "SKIP" : "REMAIN");
+            }
+        }
+        ObjectNode answer = JSON.createObjectNode();
+        ObjectNode files = answer.putObject("files");
+        for (Map.Entry<String, String> verdict : verdicts.entrySet()) {
+            files.putObject(verdict.getKey()).put("result", verdict.getValue());
+        }
+        return answer;
+    }
+
+    static String relative(org.apache.paimon.table.source.Split split, org.apache.paimon.io.DataFileMeta file) {
+        return "bucket-" + ((org.apache.paimon.table.source.DataSplit) split).bucket() + "/" + file.fileName();
+    }
+
+    // A Paimon predicate of the table's row type from the structured form (0.9.0: Between is And(>=, <=)).
+    static org.apache.paimon.predicate.Predicate predicate(JsonNode form, RowType rowType) throws Exception {
+        String function = form.get("function").asText();
+        if (function.equals("And") || function.equals("Or")) {
+            List<org.apache.paimon.predicate.Predicate> children = new ArrayList<>();
+            for (JsonNode child : form.get("children")) children.add(predicate(child, rowType));
+            return function.equals("And") ? org.apache.paimon.predicate.PredicateBuilder.and(children)
+                    : org.apache.paimon.predicate.PredicateBuilder.or(children);
+        }
+        String column = form.get("column").asText();
+        int index = rowType.getFieldNames().indexOf(column);
+        if (index < 0) throw new IllegalArgumentException("column " + column + " is not in the table");
+        DataType type = rowType.getTypeAt(index);
+        List<Object> literals = new ArrayList<>();
+        for (JsonNode literal : form.get("literals")) literals.add(value(type, literal));
+        org.apache.paimon.predicate.PredicateBuilder builder = new org.apache.paimon.predicate.PredicateBuilder(rowType);
+        if (function.equals("Between")) return builder.between(index, literals.get(0), literals.get(1));
+        org.apache.paimon.predicate.LeafFunction leaf = (org.apache.paimon.predicate.LeafFunction)
+                Class.forName("org.apache.paimon.predicate." + function).getField("INSTANCE").get(null);
+        return new org.apache.paimon.predicate.LeafPredicate(leaf, type, index, column, literals);
     }
 
     static ObjectNode write(JsonNode request) throws Exception {
