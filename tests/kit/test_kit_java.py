@@ -81,3 +81,39 @@ def test_the_matrix_page_of_the_docs_is_a_live_run(both):
     page = (ROOT / "docs" / "kit-matrix.md").read_text(encoding="utf-8")
     begin, end = "<!-- kit-matrix: begin (tools/kit_matrix.py) -->\n", "\n<!-- kit-matrix: end -->"
     assert page.split(begin, 1)[1].split(end, 1)[0] == markdown(both), "python tools/kit_matrix.py rewrites it"
+
+
+@pytest.mark.parametrize("threshold", ["1B", "500B"])  # sidecar, embedded in the manifest
+def test_java_09_plans_no_file_for_an_or_across_a_bitmap_and_a_bloom_filter(tmp_path, threshold):
+    """The report of the design notes, on a table Java 0.9.0 writes now: one file holds k = 1, another
+    name = 'n00003'; Java 0.9.0 keeps neither (docs/divergences.md), this project keeps both."""
+    from java_oracle import JavaOracle
+
+    from fileindex.kit.protocol import Adapter
+
+    require_jar()
+    (tmp_path / "classes").mkdir()
+    oracle = JavaOracle(tmp_path / "classes", tables=True)
+    try:
+        options = {"file-index.bitmap.columns": "k", "file-index.bloom-filter.columns": "name",
+                   "file-index.in-manifest-threshold": threshold}
+        first = [[1, f"a{i:05d}"] for i in range(9)] + [[2, f"b{i:05d}"] for i in range(9)]
+        second = [[3, "n00003"] for _ in range(9)] + [[4, f"c{i:05d}"] for i in range(9)]
+        root = oracle.write_table(tmp_path / "warehouse", "t", [("k", "INT"), ("name", "STRING")], options,
+                                  [first, second])
+    finally:
+        oracle.close()
+    where = {"function": "Or", "children": [
+        {"function": "Equal", "column": "k", "type": "INT", "literals": [1]},
+        {"function": "Equal", "column": "name", "type": "STRING", "literals": ["n00003"]}]}
+    verdicts = {}
+    for command in (JAVA, ADAPTER):
+        adapter = Adapter(command)
+        try:
+            verdicts[adapter.name] = adapter.ask({"op": "scan", "table": str(root), "where": where})["files"]
+        finally:
+            adapter.close()
+    assert len(verdicts["java-paimon"]) == 2 and set(verdicts["java-paimon"]) == set(verdicts["paimon-fileindex"])
+    assert all(v == {"result": "SKIP"} for v in verdicts["java-paimon"].values())  # 18 matching rows, no file
+    ours = sorted(verdicts["paimon-fileindex"].values(), key=lambda v: v["result"])
+    assert ours == [{"result": "REMAIN"}, {"result": "ROWS", "ranges": [[0, 8]]}]
