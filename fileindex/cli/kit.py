@@ -1,0 +1,83 @@
+"""``fileindex kit export|run|adapter``: the conformance kit (docs/kit.md)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from fileindex.cli import HANDLED, report_failure
+
+NAME = "kit"
+HELP = "the conformance kit: export the corpus, run implementations through it, this project's adapter"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from fileindex.kit.protocol import add_request_arguments
+
+    commands = parser.add_subparsers(dest="kit_command", metavar="KIT_COMMAND", required=True)
+    export = commands.add_parser("export", help="write the versioned corpus folder and its reproducible .tar.gz")
+    export.add_argument("out", help="the folder to write paimon-fileindex-kit-<version>/ and its .tar.gz into")
+    export.add_argument("--vectors", help="a folder laid out like tests/vectors/java (default: this checkout's)")
+    export.add_argument("--tables", help="a folder laid out like tests/tables/parquet (default: this checkout's)")
+    run = commands.add_parser("run", help="run implementations (adapters) through a corpus folder")
+    run.add_argument("folder", help="a corpus folder or its .tar.gz (fileindex kit export writes both)")
+    run.add_argument("--impl", action="append", required=True, metavar="COMMAND",
+                     help='an adapter command, e.g. "fileindex kit adapter"; repeat for producer × consumer')
+    run.add_argument("--json", metavar="FILE", help="write the results as JSON (- for stdout)")
+    run.add_argument("--html", metavar="FILE", help="write the results as an HTML page")
+    run.add_argument("--workdir", help="where the adapters write their containers (default: a temporary folder)")
+    run.add_argument("--failures", type=int, default=20, metavar="N", help="list at most N failures (default 20)")
+    adapter = commands.add_parser("adapter", help="this project's adapter (the contract of docs/kit.md)")
+    add_request_arguments(adapter)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return {"export": _export, "run": _run, "adapter": _adapter}[args.kit_command](args)
+    except HANDLED as err:
+        return report_failure(f"{NAME} {args.kit_command}", err, getattr(args, "folder", None) or
+                              getattr(args, "out", None) or "")
+
+
+def _export(args: argparse.Namespace) -> int:
+    from fileindex.kit.export import export
+
+    folder, archive, digest = export(args.out, args.vectors, args.tables)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    print(f"{folder}: kit {manifest['kit_version']}, {len(manifest['files'])} files")
+    print(json.dumps(manifest["cases"], sort_keys=True))
+    print(f"{archive}: sha256 {digest}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from fileindex.kit import report
+    from fileindex.kit.runner import run as run_kit
+
+    def progress(text: str) -> None:
+        print(f"kit run: {text}", file=sys.stderr)
+
+    with tempfile.TemporaryDirectory(prefix="fileindex-kit-") as scratch:
+        results = run_kit(args.folder, args.impl, args.workdir or scratch, progress)
+    if args.json == "-":
+        print(json.dumps(report.to_json(results), indent=2, ensure_ascii=False))
+    else:
+        print(report.terminal(results, args.failures))
+        if args.json:
+            Path(args.json).write_text(json.dumps(report.to_json(results), indent=2, ensure_ascii=False) + "\n")
+    if args.html:
+        Path(args.html).write_text(report.to_html(results), encoding="utf-8")
+    return 0 if results.ok else 1
+
+
+def _adapter(args: argparse.Namespace) -> int:
+    from fileindex.kit.adapter import handle
+    from fileindex.kit.protocol import from_argv, serve
+
+    if args.call == "batch":
+        return serve(handle)
+    answer = handle(from_argv(args))
+    print(json.dumps(answer, ensure_ascii=False))
+    return 0

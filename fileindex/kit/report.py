@@ -1,0 +1,137 @@
+"""The results of ``kit run`` as a terminal table, a JSON document and a self-contained HTML page."""
+from __future__ import annotations
+
+import html
+import json
+
+from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, Results, no_counts
+
+
+def to_json(results: Results, failures: int = 200) -> dict:
+    rows = [{"consumer": c, "producer": p, "layout": lay, "check": check, **counts}
+            for (c, p, lay, check), counts in results.counts().items()]
+    return {"kit_version": results.kit_version, "implementations": results.implementations,
+            "totals": {name: results.totals(name) for name in results.implementations},
+            "matrix": matrix(results), "rows": rows,
+            "failures": [o.__dict__ for o in results.outcomes if o.status == FAIL][:failures]}
+
+
+def matrix(results: Results) -> dict[str, dict[str, dict[str, int]]]:
+    """consumer ← producer → layout → counts: the version-compatibility matrix."""
+    table: dict = {}
+    for (consumer, producer, layout, _), counts in results.counts().items():
+        cell = table.setdefault(f"{consumer} ← {producer}", {}).setdefault(layout, no_counts())
+        for key, value in counts.items():
+            cell[key] += value
+    return table
+
+
+def _cell(counts: dict[str, int]) -> str:
+    parts = []
+    if counts[PASS]:
+        parts.append(f"{counts[PASS]} pass")
+    if counts[FAIL]:
+        parts.append(f"{counts[FAIL]} FAIL")
+    if counts[UNSUPPORTED]:
+        parts.append(f"{counts[UNSUPPORTED]} unsup")
+    if counts[NOT_WRITTEN]:
+        parts.append(f"{counts[NOT_WRITTEN]} not written")
+    return ", ".join(parts) or "-"
+
+
+def _totals_line(name: str, t: dict[str, int]) -> str:
+    unwritten = f", {t[NOT_WRITTEN]} reads of files it did not write" if t[NOT_WRITTEN] else ""
+    return f"{name}: {t[PASS]} passed, {t[FAIL]} failed, {t[UNSUPPORTED]} unsupported{unwritten}"
+
+
+def terminal(results: Results, failures: int = 20) -> str:
+    lines = [f"conformance kit {results.kit_version}"]
+    for name, caps in results.implementations.items():
+        lines.append(f"  {name} {caps.get('version', '?')}: {caps.get('command')}")
+    lines.append("")
+    header = (f"{'consumer':<20} {'producer':<20} {'layout':<16} {'check':<10} {'pass':>6} {'fail':>6} {'unsup':>6} "
+              f"{'unwritten':>9}")
+    lines += [header, "-" * len(header)]
+    for (consumer, producer, layout, check), counts in results.counts().items():
+        lines.append(f"{consumer:<20} {producer:<20} {layout:<16} {check:<10} "
+                     f"{counts[PASS]:>6} {counts[FAIL]:>6} {counts[UNSUPPORTED]:>6} {counts[NOT_WRITTEN]:>9}")
+    lines.append("")
+    table = matrix(results)
+    layouts = sorted({layout for row in table.values() for layout in row})
+    lines.append("matrix (consumer ← producer × layout)")
+    for row, cells in table.items():
+        lines.append(f"  {row}")
+        lines += [f"    {layout:<16} {_cell(cells[layout])}" for layout in layouts if layout in cells]
+    lines.append("")
+    for name in results.implementations:
+        t = results.totals(name)
+        lines.append(_totals_line(name, t))
+    failed = [o for o in results.outcomes if o.status == FAIL]
+    lines += [f"FAIL {o.consumer} ← {o.producer} {o.layout} {o.check}: {o.detail}" for o in failed[:failures]]
+    if len(failed) > failures:
+        lines.append(f"... and {len(failed) - failures} more failures (--json lists them)")
+    unwritten = results.totals()[NOT_WRITTEN]
+    lines.append("PASS" if results.ok else f"FAIL: {len(failed)} check(s) failed"
+                 + (f", {unwritten} not written" if unwritten else ""))
+    return "\n".join(lines)
+
+
+def markdown(results: Results) -> str:
+    """The matrix as a Markdown table (consumer ← producer rows, layout columns), and each
+    implementation's totals: what docs/kit-matrix.md shows."""
+    table = matrix(results)
+    layouts = sorted({layout for row in table.values() for layout in row})
+    lines = ["| consumer ← producer | " + " | ".join(layouts) + " |", "|---" * (len(layouts) + 1) + "|"]
+    for row, cells in table.items():
+        lines.append(f"| {row} | " + " | ".join(_cell(cells[layout]) if layout in cells else "-"
+                                               for layout in layouts) + " |")
+    lines.append("")
+    lines += [f"* {name} {caps.get('version', '?')}: {_totals_line(name, results.totals(name)).split(': ', 1)[1]}"
+              for name, caps in results.implementations.items()]
+    return "\n".join(lines)
+
+
+def to_html(results: Results, failures: int = 200) -> str:
+    table = matrix(results)
+    layouts = sorted({layout for row in table.values() for layout in row})
+    esc = html.escape
+    head = "".join(f"<th>{esc(layout)}</th>" for layout in layouts)
+    body = []
+    for row, cells in table.items():
+        tds = []
+        for layout in layouts:
+            counts = cells.get(layout)
+            if counts is None:
+                tds.append('<td class="none">-</td>')
+                continue
+            kind = "fail" if counts[FAIL] or counts[NOT_WRITTEN] else "pass" if counts[PASS] else "unsupported"
+            tds.append(f'<td class="{kind}">{esc(_cell(counts))}</td>')
+        body.append(f"<tr><th>{esc(row)}</th>{''.join(tds)}</tr>")
+    detail = "".join(
+        f"<tr><td>{esc(c)}</td><td>{esc(p)}</td><td>{esc(lay)}</td><td>{esc(check)}</td>"
+        f"<td>{n[PASS]}</td><td>{n[FAIL]}</td><td>{n[UNSUPPORTED]}</td><td>{n[NOT_WRITTEN]}</td></tr>"
+        for (c, p, lay, check), n in results.counts().items())
+    failed = [o for o in results.outcomes if o.status == FAIL][:failures]
+    failure_items = "".join(f"<li>{esc(o.consumer)} ← {esc(o.producer)} {esc(o.layout)} {esc(o.check)}: "
+                            f"{esc(o.detail)}</li>" for o in failed)
+    implementations = "".join(f"<li><b>{esc(name)}</b> {esc(str(caps.get('version', '?')))}: "
+                              f"<code>{esc(str(caps.get('command')))}</code></li>"
+                              for name, caps in results.implementations.items())
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Paimon file index conformance kit {esc(results.kit_version)}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; }} table {{ border-collapse: collapse; margin-bottom: 2em; }}
+td, th {{ border: 1px solid #999; padding: 0.3em 0.6em; text-align: left; }}
+.pass {{ background: #d7f5d7; }} .fail {{ background: #f7c6c6; }} .unsupported {{ background: #eee; color: #555; }}
+</style></head><body>
+<h1>Conformance kit {esc(results.kit_version)}</h1>
+<ul>{implementations}</ul>
+<h2>Matrix: consumer ← producer × layout</h2>
+<table><tr><th></th>{head}</tr>{''.join(body)}</table>
+<h2>Checks</h2>
+<table><tr><th>consumer</th><th>producer</th><th>layout</th><th>check</th><th>pass</th><th>fail</th>
+<th>unsupported</th><th>not written</th></tr>{detail}</table>
+<h2>Failures</h2><ul>{failure_items or '<li>none</li>'}</ul>
+<script type="application/json" id="results">{esc(json.dumps(to_json(results, failures)))}</script>
+</body></html>
+"""

@@ -1,0 +1,326 @@
+"""``fileindex kit run``: every implementation through the corpus, and every writer's output through every reader.
+
+Each check has an outcome per (consumer, producer, layout, check): the consumer is the
+implementation answering, the producer who wrote the file (``corpus``: the kit's own files, else
+an implementation's ``write`` output). A case an adapter's capabilities exclude is *unsupported*,
+counted apart from *failed*; the number of checks per row does not depend on the answers.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from fileindex.container.file import FileIndexContainer
+from fileindex.errors import FileIndexError
+from fileindex.kit.corpus import (
+    Case,
+    answer_problem,
+    canonical_head,
+    cases,
+    head_entries,
+    load_json,
+    open_corpus,
+    unpack,
+)
+from fileindex.kit.negative import ERROR
+from fileindex.kit.protocol import Adapter
+
+CORPUS = "corpus"
+PASS, FAIL, UNSUPPORTED = "pass", "fail", "unsupported"
+NOT_WRITTEN = "not written"  # a read of what the producer failed to write: charged to the producer
+STATUSES = (PASS, FAIL, UNSUPPORTED, NOT_WRITTEN)
+
+
+def no_counts() -> dict[str, int]:
+    return dict.fromkeys(STATUSES, 0)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    consumer: str
+    producer: str
+    layout: str
+    check: str
+    status: str
+    detail: str = ""
+    case: str = ""  # the corpus case (a container's name, a refusal's, a negative case's)
+
+
+@dataclass
+class Results:
+    kit_version: str
+    implementations: dict[str, dict] = field(default_factory=dict)  # name -> capabilities
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def add(self, consumer: str, producer: str, layout: str, check: str, problem: str | None | Literal[False],
+            case: str = "") -> None:
+        """``problem``: None (pass), a message (fail) or False (unsupported)."""
+        status = UNSUPPORTED if problem is False else PASS if problem is None else FAIL
+        detail = problem if isinstance(problem, str) else ""
+        self.outcomes.append(Outcome(consumer, producer, layout, check, status, detail, case))
+
+    def counts(self) -> dict[tuple[str, str, str, str], dict[str, int]]:
+        table: dict = {}
+        for o in self.outcomes:
+            row = table.setdefault((o.consumer, o.producer, o.layout, o.check), no_counts())
+            row[o.status] += 1
+        return dict(sorted(table.items()))
+
+    def totals(self, name: str | None = None) -> dict[str, int]:
+        """The outcomes charged to implementation ``name`` (all with None): its answers as a consumer, and
+        the reads of what it failed to write as a producer."""
+        total = no_counts()
+        for o in self.outcomes:
+            if name is None or (o.producer if o.status == NOT_WRITTEN else o.consumer) == name:
+                total[o.status] += 1
+        return total
+
+    @property
+    def ok(self) -> bool:
+        total = self.totals()
+        return not total[FAIL] and not total[NOT_WRITTEN]
+
+
+def run(folder: str | Path, commands: list[str], workdir: str | Path,
+        progress: Callable[[str], None] = lambda text: None) -> Results:
+    workdir = Path(workdir)
+    if Path(folder).is_file():  # a release tarball, as vendored
+        folder = unpack(Path(folder), workdir / "corpus")
+    folder, manifest = open_corpus(folder)
+    adapters = [Adapter(command) for command in commands]
+    names = [a.name for a in adapters]
+    if len(set(names)) != len(names):  # the same implementation twice: tell them apart by position
+        for position, adapter in enumerate(adapters):
+            adapter.name = f"{adapter.name}#{position + 1}"
+    results = Results(manifest["kit_version"], {a.name: {**a.capabilities, "command": a.command} for a in adapters})
+    tier1 = cases(folder, "v1") + cases(folder, "v2")
+    multi, bad, tables = cases(folder, "multi"), cases(folder, "bad"), cases(folder, "tables")
+    try:
+        written = {}
+        for adapter in adapters:
+            progress(f"{adapter.name}: writing")
+            written[adapter.name] = _write(adapter, folder, cases(folder, "v1"), workdir / _safe(adapter.name), results)
+        for adapter in adapters:
+            progress(f"{adapter.name}: reading the corpus")
+            for case in tier1:
+                _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
+            for case in multi:
+                _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
+            for case in bad:
+                _bad_case(adapter, case, results)
+            for case in tables:
+                _scan_case(adapter, case, results)
+            for producer, files in written.items():
+                progress(f"{adapter.name}: reading what {producer} wrote")
+                for case, path in files:
+                    if path is None and adapter.reads(1, case.layout):  # the write failed: counted, never dropped
+                        for check in ["head"] + ["read"] * len(case.sidecar["cases"]):
+                            results.outcomes.append(Outcome(adapter.name, producer, case.layout, check, NOT_WRITTEN,
+                                                            f"{case.name}: {producer} did not write it", case.name))
+                    else:
+                        _read_case(adapter, case, path or case.file, producer, results, exact_head=False)
+    finally:
+        for adapter in adapters:
+            adapter.close()
+    return results
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def _layouts(case: Case) -> list[str]:
+    return case.sidecar.get("layouts") or [case.layout]
+
+
+def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results: Results, *, exact_head: bool) -> None:
+    sidecar = case.sidecar
+    layout = case.layout if sidecar["container_version"] == 1 else f"{case.layout}@v{sidecar['container_version']}"
+    where = f"{producer}:{case.name}"
+    if all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case)):
+        answer = adapter.ask({"op": "head", "file": str(path)})
+        results.add(adapter.name, producer, layout, "head", _head_problem(answer, sidecar["head"], exact_head, where),
+                    case.name)
+    else:
+        results.add(adapter.name, producer, layout, "head", False, case.name)
+    if not adapter.reads(sidecar["container_version"], case.layout):
+        for _ in sidecar["cases"]:
+            results.add(adapter.name, producer, layout, "read", False, case.name)
+        return
+    schema = _schema(case)
+    for item in sidecar["cases"]:
+        if not all(adapter.reads(sidecar["container_version"], lay) for lay in item.get("layouts", ())):
+            results.add(adapter.name, producer, layout, "read", False, case.name)
+            continue
+        answer = adapter.ask({"op": "read", "file": str(path), "schema": schema, "where": item["where"]})
+        if "unsupported" in answer:  # the adapter declares this one predicate beyond it
+            results.add(adapter.name, producer, layout, "read", False, case.name)
+            continue
+        problem = _failed(answer) or answer_problem(answer, item["expected"],
+                                                    empty_is_skip=sidecar.get("empty_is_skip", False))
+        if problem and "before" in item and answer_problem(answer, item["before"]["expected"]) is None:
+            problem = f"the answer of Paimon before {item['since']} ({item['before']['why']})"
+        results.add(adapter.name, producer, layout, "read",
+                    None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}",
+                    case.name)
+
+
+def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
+    """Tier 2: every predicate's verdict per live data file of the table, exactly the recorded files."""
+    layout = "table"
+    readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
+    for item in case.sidecar["cases"]:
+        if not readable:
+            results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
+            continue
+        answer = adapter.ask({"op": "scan", "table": str(case.file), "where": item["where"]})
+        if "unsupported" in answer:
+            results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
+            continue
+        problem = _failed(answer) or _files_problem(answer, item["expected"]["files"],
+                                                    whole_files=adapter.capabilities.get("scan") == "files")
+        results.add(adapter.name, CORPUS, layout, "scan", problem and f"{case.name} {item.get('sql')}: {problem}",
+                    case.name)
+
+
+def _files_problem(answer: dict, expected: dict, *, whole_files: bool = False) -> str | None:
+    """Why a scan's verdicts are not the expected ones. ``whole_files``: the adapter declared
+    (``"scan": "files"``) that it keeps or skips whole files, so only that is compared."""
+    files = answer.get("files")
+    if not isinstance(files, dict):
+        return f"no files in {json.dumps(answer)[:160]}"
+    if set(files) != set(expected):
+        return f"files {sorted(files)} where {sorted(expected)} were expected"
+    for name, verdict in expected.items():
+        if whole_files:
+            kept, wanted = _kept(files[name]), _kept(verdict)
+            if kept is None or kept != wanted:
+                return f"{name}: {files[name]} where the file is {'kept' if wanted else 'skipped'}"
+            continue
+        problem = answer_problem(files[name], verdict, empty_is_skip=True)
+        if problem:
+            return f"{name}: {problem}"
+    return None
+
+
+def _kept(answer) -> bool | None:
+    """Whether an answer keeps the file (None: not an answer)."""
+    if not isinstance(answer, dict) or answer.get("result") not in ("REMAIN", "SKIP", "ROWS"):
+        return None
+    if answer["result"] == "ROWS":
+        return bool(answer.get("ranges") or answer.get("cardinality"))
+    return answer["result"] == "REMAIN"
+
+
+def _schema(case: Case) -> dict:
+    if "type" in case.sidecar:
+        return {case.sidecar["column"]: case.sidecar["type"]}
+    dataset = load_json(case.path.parents[2] / case.sidecar["dataset"]) if "dataset" in case.sidecar else {}
+    return {column["name"]: column["type"] for column in dataset.get("columns", ())}
+
+
+def _failed(answer: dict) -> str | None:
+    if "crash" in answer:
+        return f"the adapter crashed: {answer['crash']}"
+    if "error" in answer:
+        return f"error: {answer['error']}"
+    if "unsupported" in answer:
+        return f"answered unsupported although its capabilities include it: {answer['unsupported']}"
+    return None
+
+
+def _head_problem(answer: dict, expected: dict, exact: bool, where: str) -> str | None:
+    problem = _failed(answer)
+    if problem:
+        return f"{where}: {problem}"
+    head = answer.get("head")
+    if not isinstance(head, dict):
+        return f"{where}: no head in {answer!r}"
+    try:
+        if canonical_head(head) != canonical_head(expected):
+            return f"{where}: entries {canonical_head(head)} where {canonical_head(expected)} were expected"
+    except (KeyError, TypeError, AttributeError) as err:
+        return f"{where}: a head not laid out as docs/kit.md says ({err!r})"
+    if exact:  # the same producer's bytes: the recorded positions, where the adapter gives them
+        recorded = {(c["column"], e["index_type"]): (e["start"], e["length"])
+                    for c in expected["columns"] for e in c["indexes"]}
+        for column in head["columns"]:
+            for entry in column["indexes"]:
+                position = recorded[(column["column"], entry["index_type"])]
+                if "start" in entry and (entry["start"], entry.get("length")) != position:
+                    return f"{where}: {column['column']}/{entry['index_type']} at {entry['start']} " \
+                           f"(length {entry.get('length')}) where {position} was recorded"
+    return None
+
+
+def _write(adapter: Adapter, folder: Path, v1: list[Case], out: Path,
+           results: Results) -> list[tuple[Case, Path | None]]:
+    """Every Tier 1 container the adapter writes, from the case's dataset and options; its payload must be
+    the recorded one, its HEAD must hold exactly that entry (the file, or None where it was not). The
+    refusals must be refused."""
+    written = []
+    for case in v1:
+        s = case.sidecar
+        if not adapter.writes(case.layout):
+            results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
+            continue
+        target = out / case.layout / s["file"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        answer = adapter.ask({"op": "write", "dataset": str(folder / s["dataset"]), "column": s["column"],
+                              "type": s["type"], "index_type": s["index_type"], "options": s["options"],
+                              "container_version": 1, "out": str(target)})
+        if "unsupported" in answer:
+            results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
+            continue
+        problem = _failed(answer) or _written_problem(target, s)
+        results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}", case.name)
+        written.append((case, None if problem else target))
+    for refusal in load_json(folder / "refusals.json")["refusals"]:
+        if not adapter.writes(refusal["layout"]):
+            results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False, refusal["name"])
+            continue
+        target = out / "refused" / f"{refusal['name']}.index"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        answer = adapter.ask({"op": "write", "dataset": str(folder / refusal["dataset"]), "column": "c",
+                              "type": refusal["type"], "index_type": refusal["index_type"],
+                              "options": refusal["options"], "container_version": 1, "out": str(target)})
+        refused = "error" in answer
+        results.add(adapter.name, adapter.name, refusal["layout"], "refuse",
+                    None if refused else f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
+                                         f"the adapter answered {answer}", refusal["name"])
+    return written
+
+
+def _written_problem(path: Path, sidecar: dict) -> str | None:
+    """A written file against the case: read by this project's parser, compared as parsed entries
+    (column, index type, payload SHA-256), not as HEAD bytes: only the same producer's HEAD is byte-identical."""
+    try:
+        with FileIndexContainer.open(path) as container:
+            container.validate_layout()
+            head = head_entries(container)
+    except (OSError, FileIndexError) as err:
+        return f"the written file does not read: {err}"
+    if canonical_head(head) != canonical_head(sidecar["head"]):
+        return f"wrote {canonical_head(head)} where {canonical_head(sidecar['head'])} (payload SHA-256) was expected"
+    return None
+
+
+def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
+    s = case.sidecar
+    request = {**s["request"], "file": str(case.file)}
+    answer = adapter.ask(request)
+    check = "reject" if s["rule"] == "MUST reject" else "fail-open"
+    problem: str | None
+    if "crash" in answer:
+        problem = f"{case.name}: the adapter crashed ({answer['crash']}): a reader rejects with an error, never a crash"
+    elif "error" in answer:
+        problem = None if ERROR in s["accepted"] else f"{case.name}: rejected, which this rule does not accept"
+    else:
+        answers = [a for a in s["accepted"] if a != ERROR]
+        fits = any(answer_problem(answer, a, empty_is_skip=True) is None for a in answers)
+        problem = None if fits else \
+            f"{case.name} ({s['rule']}): answered {json.dumps(answer)[:160]}, accepted {s['accepted']}"
+    results.add(adapter.name, CORPUS, "bad", check, problem, case.name)

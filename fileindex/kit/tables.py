@@ -1,0 +1,105 @@
+"""Tier 2: Java-written Paimon tables and the verdicts their file indexes give, per live data file.
+
+The tables are those of ``tests/tables/parquet`` (written by Java Paimon 1.x, published as test
+data by alibaba/paimon-cpp); the expected answers are the facts ``tests/tables/README.md`` records
+from Java and the paimon-cpp tests (the rows an index selects, REMAIN, or a skipped file), never
+this project's answers. A file is named by its row count here and by its path in the exported
+sidecar (the table's manifests give each live file's row count).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from fileindex.kit.corpus import dump_json, layout_name
+from fileindex.reference.predicate_json import predicate_to_json
+
+WRITER = {"implementation": "java", "version": "Paimon 1.x (tables of alibaba/paimon-cpp@43d9d027, test/test_data)"}
+SKIPPED = "SKIP"  # "none (file skipped)": SKIP or an empty row set (empty_is_skip)
+
+BITMAP_FACTS: dict[str, str | list[int]] = {
+    "f0 = 'Alice'": [0, 7], "f0 <> 'Alice'": [1, 2, 3, 4, 5, 6], "f1 = 20": [4, 6, 7], "f2 = 1": [0, 1, 4, 5],
+    "f2 IS NULL": [7], "f2 IS NOT NULL": [0, 1, 2, 3, 4, 5, 6], "f0 IN ('Alice', 'Bob', 'Lucy')": [0, 1, 4, 5, 7],
+    "f0 NOT IN ('Alice', 'Bob', 'Lucy')": [2, 3, 6], "f0 = 'Alice' AND f1 = 20": [7],
+    "f0 = 'Alice' OR f1 = 20": [0, 4, 6, 7], "f1 = 30": SKIPPED, "f1 > 10": "REMAIN", "f3 = 14.1": "REMAIN",
+}
+BSI_FACTS: dict[str, str | list[int]] = {
+    "f1 = 100": [0, 5], "f2 <> -2": [1, 2, 3, 4, 5], "f1 > 100": [1, 2, 4], "f2 >= -1": [2, 3, 4, 5],
+    "f2 IN (-1, 2, -2)": [0, 4, 5, 6], "f1 NOT IN (100, 400, 200)": [2, 3, 4, 7], "f1 > 100 AND f2 <= 0": [1, 4],
+    # rows 0-5: f1 is null at 6 and f2 at 7 only (the rows listed in tests/tables/README.md)
+    "f1 IS NOT NULL AND f2 IS NOT NULL": [0, 1, 2, 3, 4, 5], "f0 = 'Alice'": "REMAIN",
+}
+BLOOM_FACTS: dict[str, str | list[int]] = {
+    **dict.fromkeys(["f0 = 'Alice'", "f1 = 200", "f2 = -1", "f3 = 13.1", "f1 <> 200", "f2 IS NULL", "f1 > 200",
+                     "f2 IN (-1, 2, 100)"], "REMAIN"),
+    **dict.fromkeys(["f0 = 'Alice2'", "f1 = 201", "f2 = 0", "f3 = 13.2", "f2 IN (-1000, 0, 1000)"], SKIPPED),
+}
+
+# (case, table folder under tests/tables/parquet, what it exercises, {predicate: {row count of the file: answer}})
+TABLES: list[tuple[str, str, str, dict[str, dict[int, str | list[int]]]]] = [
+    ("append_with_bitmap", "append_with_bitmap.db/append_with_bitmap", "embedded bitmap V2 (in the manifest)",
+     {p: {8: a} for p, a in BITMAP_FACTS.items()}),
+    ("append_with_bitmap_v1", "append_with_bitmap_v1.db/append_with_bitmap_v1", "embedded bitmap V1",
+     {p: {8: a} for p, a in BITMAP_FACTS.items()}),
+    ("append_with_bitmap_sidecar", "append_with_bitmap_no_embedding.db/append_with_bitmap_no_embedding",
+     "sidecar bitmap (<data>.index)", {p: {8: a} for p, a in BITMAP_FACTS.items()}),
+    ("append_with_bsi", "append_with_bsi.db/append_with_bsi", "sidecar bsi", {p: {8: a} for p, a in BSI_FACTS.items()}),
+    ("append_with_bloomfilter", "append_with_bloomfilter.db/append_with_bloomfilter", "sidecar bloom-filter",
+     {p: {8: a} for p, a in BLOOM_FACTS.items()}),
+    ("append_with_bsi_bitmap_bloomfilter", "append_with_bsi_bitmap_bloomfilter.db/append_with_bsi_bitmap_bloomfilter",
+     "several index types per column", {"f3 = 14.1": {8: "REMAIN"}, "f3 = 14.13": {8: SKIPPED},
+                                        "f0 = 'Alice'": {8: [0, 7]}}),
+    ("append_with_bitmap_alter_table", "append_with_bitmap_alter_table.db/append_with_bitmap_alter_table",
+     "schema evolution: indexes matched by field id (f0 renamed f4)", {"f4 = 'Alice'": {8: [0, 7], 4: [0]}}),
+    ("pk_with_bitmap_dv", "pk_with_bitmap_dv.db/pk_with_bitmap_dv",
+     "primary key + deletion vectors: the index's rows minus the deleted ones", {"f0 = 'Alice'": {8: [7]}}),
+]
+
+
+def expected_answer(fact: str | list[int]) -> dict:
+    if isinstance(fact, str):
+        return {"result": fact}
+    ranges: list[list[int]] = []
+    for row in fact:
+        if ranges and row == ranges[-1][1] + 1:
+            ranges[-1][1] = row
+        else:
+            ranges.append([row, row])
+    return {"result": "ROWS", "ranges": ranges}
+
+
+def add_tables(add, tables: Path) -> dict:
+    """Every Tier 2 case into the corpus (``add(path, bytes)``); the counts for the manifest."""
+    from fileindex.table.scan import PaimonTable
+
+    counts = {"tables": 0, "cases": 0}
+    for name, folder, what, facts in TABLES:
+        root = tables / folder
+        table = PaimonTable(root)
+        by_rows = {entry.row_count: table.relative(entry) for entry, _ in table.live()}
+        layouts = {"table"} | _index_layouts(table)
+        schema = table.schema.types()
+        cases = [{"where": predicate_to_json(table.parse(text), schema), "sql": text,
+                  "expected": {"files": {by_rows[rows]: expected_answer(fact) for rows, fact in per_file.items()}}}
+                 for text, per_file in facts.items()]
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            add(f"tables/{name}/table/{path.relative_to(root).as_posix()}", path.read_bytes())
+        add(f"tables/{name}/case.json", dump_json({
+            "name": name, "tier": 2, "layout": "table", "layouts": sorted(layouts), "container_version": 1,
+            "writer": WRITER, "table": "table", "exercises": what, "empty_is_skip": True,
+            "source": "tests/tables/README.md of paimon-fileindex: facts from Java and the paimon-cpp tests",
+            "cases": cases}))
+        counts["tables"] += 1
+        counts["cases"] += len(cases)
+    return counts
+
+
+def _index_layouts(table) -> set[str]:
+    """The layouts of every index entry of every live data file (a reader of all of them is asked)."""
+    found = set()
+    for entry, _ in table.live():
+        _, container, _ = table.container(entry)
+        if container is None:
+            continue
+        with container:
+            found |= {layout_name(e.index_type, None if e.is_empty else bytes(container.body(e))) for e in container}
+    return found

@@ -1,0 +1,165 @@
+"""fileindex kit run: this project's adapter passes everything, a wrong adapter fails with the right counts,
+the one-call contract, producer × consumer, and the reports."""
+import json
+import shutil
+
+import pytest
+from kit_fixtures import ADAPTER, WRONG
+
+from fileindex.cli import main
+from fileindex.errors import UsageError
+from fileindex.kit import report
+from fileindex.kit.corpus import cases, load_json
+from fileindex.kit.runner import CORPUS, FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, run
+
+WHOLE_FILE = ("REMAIN", "SKIP")
+
+
+def count(results, status=None, **where):
+    return sum(1 for o in results.outcomes
+               if (status is None or o.status == status) and all(getattr(o, k) == v for k, v in where.items()))
+
+
+def tier1_cases(folder, version):
+    return [item for case in cases(folder, version) for item in case.sidecar["cases"]]
+
+
+def test_this_projects_adapter_passes_every_check_of_the_corpus(kit_folder, self_results):
+    assert self_results.ok
+    assert self_results.totals() == {PASS: len(self_results.outcomes), FAIL: 0, UNSUPPORTED: 0, NOT_WRITTEN: 0}
+    every_case = tier1_cases(kit_folder, "v1") + tier1_cases(kit_folder, "v2") + tier1_cases(kit_folder, "multi")
+    assert count(self_results, producer=CORPUS, check="read") == len(every_case)
+    containers = len(cases(kit_folder, "v1")) + len(cases(kit_folder, "v2")) + len(cases(kit_folder, "multi"))
+    assert count(self_results, producer=CORPUS, check="head") == containers
+    assert count(self_results, check="write") == len(cases(kit_folder, "v1"))
+    assert count(self_results, check="refuse") == len(load_json(kit_folder / "refusals.json")["refusals"])
+    assert count(self_results, check="reject") + count(self_results, check="fail-open") == len(cases(kit_folder, "bad"))
+    assert count(self_results, check="scan") == sum(len(c.sidecar["cases"]) for c in cases(kit_folder, "tables"))
+    # what it wrote, it read back: every v1 case once more
+    assert count(self_results, producer="paimon-fileindex", check="read") == len(tier1_cases(kit_folder, "v1"))
+
+
+def test_a_wrong_adapter_fails_exactly_the_checks_its_wrong_answers_and_bytes_touch(kit_folder, self_results,
+                                                                                    tmp_path):
+    wrong = run(kit_folder, [f"{WRONG} --flip-answers --flip-bytes"], tmp_path)
+    assert len(wrong.outcomes) == len(self_results.outcomes)  # the same checks, whatever the answers
+    whole = [item for version in ("v1", "v2") for item in tier1_cases(kit_folder, version)
+             if item["expected"]["result"] in WHOLE_FILE]
+    assert count(wrong, FAIL, producer=CORPUS, check="read") == len(whole)
+    blooms = [c for c in cases(kit_folder, "v1") if c.layout == "bloom-filter"]
+    assert count(wrong, FAIL, check="write") == len(blooms)
+    assert count(wrong, NOT_WRITTEN, producer="wrong", check="head") == len(blooms)  # counted, not dropped
+    assert count(wrong, NOT_WRITTEN, producer="wrong", check="read") == sum(len(c.sidecar["cases"]) for c in blooms)
+    own = [item for c in cases(kit_folder, "v1") if c.layout != "bloom-filter" for item in c.sidecar["cases"]
+           if item["expected"]["result"] in WHOLE_FILE]
+    assert count(wrong, FAIL, producer="wrong", check="read") == len(own)
+    failed_open = [o.case for o in wrong.outcomes if o.check == "fail-open" and o.status == FAIL]
+    assert failed_open == ["unknown_index_type_lumina"]
+    assert count(wrong, FAIL, check="reject") == 0 and count(wrong, FAIL, check="refuse") == 0
+    assert count(wrong, FAIL, producer=CORPUS, check="head") == 0
+
+
+def small_corpus(kit_folder, target, cases_each=3):
+    """A kit folder with a few cases of each kind (the one-call contract starts a process per request)."""
+    keep = ["containers/v1/bloom-filter/int_nulls__bloom", "containers/v2/bitmap-v1/int_nulls__bitmap_v1",
+            "containers/v1/bitmap-v2/int_nulls__bitmap_v2", "bad/wrong_magic", "bad/unknown_index_type_lumina"]
+    for stem in keep:
+        for suffix in (".index", ".json"):
+            (target / stem).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(kit_folder / (stem + suffix), target / (stem + suffix))
+    shutil.copytree(kit_folder / "datasets", target / "datasets")
+    shutil.copy(kit_folder / "manifest.json", target / "manifest.json")
+    refusals = load_json(kit_folder / "refusals.json")["refusals"]
+    (target / "refusals.json").write_text(json.dumps({"refusals": [r for r in refusals
+                                                                   if r["layout"] == "bloom-filter"][:1]}))
+    for sidecar in target.rglob("containers/**/*.json"):
+        document = json.loads(sidecar.read_text())
+        document["cases"] = document["cases"][:cases_each]
+        sidecar.write_text(json.dumps(document))
+    return target
+
+
+def test_the_one_call_contract_and_producer_by_consumer(kit_folder, tmp_path):
+    folder = small_corpus(kit_folder, tmp_path / "small", cases_each=1)
+    results = run(folder, [f"{WRONG} --one-call", ADAPTER], tmp_path / "work")
+    assert set(results.implementations) == {"wrong", "paimon-fileindex"}
+    assert not results.implementations["wrong"]["batch"]
+    assert results.ok, [o.detail for o in results.outcomes if o.status == FAIL]
+    pairs = {(o.consumer, o.producer) for o in results.outcomes if o.check == "read"}
+    assert pairs == {(c, p) for c in ("wrong", "paimon-fileindex") for p in (CORPUS, "wrong", "paimon-fileindex")}
+    assert count(results, consumer="wrong", producer=CORPUS, layout="bitmap-v1@v2", check="read") == 1
+
+
+def test_layouts_outside_an_adapters_capabilities_are_unsupported_not_failed(kit_folder, tmp_path):
+    folder = small_corpus(kit_folder, tmp_path / "small")
+    results = run(folder, [f"{WRONG} --only bloom-filter"], tmp_path / "work")
+    assert results.ok
+    others = [c for version in ("v1", "v2") for c in cases(folder, version)
+              if (c.layout, c.sidecar["container_version"]) != ("bloom-filter", 1)]
+    assert count(results, UNSUPPORTED, producer=CORPUS, check="read") == sum(len(c.sidecar["cases"]) for c in others)
+    assert count(results, UNSUPPORTED, check="write") == len([c for c in cases(folder, "v1")
+                                                              if c.layout != "bloom-filter"])
+    assert count(results, PASS, producer=CORPUS, layout="bloom-filter", check="read") == 3
+
+
+def test_reports_show_the_matrix_in_the_terminal_as_json_and_as_html(self_results):
+    text = report.terminal(self_results)
+    assert "paimon-fileindex ← corpus" in text and text.rstrip().endswith("PASS")
+    document = report.to_json(self_results)
+    assert document["totals"]["paimon-fileindex"][PASS] == len(self_results.outcomes)
+    assert document["matrix"]["paimon-fileindex ← corpus"]["bloom-filter"][PASS] > 0
+    assert sum(r[PASS] for r in document["rows"]) == len(self_results.outcomes)
+    page = report.to_html(self_results)
+    assert page.startswith("<!DOCTYPE html>") and '<td class="pass">' in page and 'class="fail"' not in page
+
+
+def test_the_command_line(kit_folder, tmp_path, capsys):
+    folder = small_corpus(kit_folder, tmp_path / "small")
+    out_json, out_html = tmp_path / "r.json", tmp_path / "r.html"
+    assert main(["kit", "run", str(folder), "--impl", ADAPTER, "--json", str(out_json), "--html", str(out_html)]) == 0
+    assert "PASS" in capsys.readouterr().out
+    assert json.loads(out_json.read_text())["totals"]["paimon-fileindex"][FAIL] == 0 and out_html.is_file()
+    assert main(["kit", "run", str(folder), "--impl", f"{WRONG} --flip-answers"]) == 1
+    assert "FAIL wrong ← corpus" in capsys.readouterr().out
+    assert main(["kit", "run", str(tmp_path), "--impl", ADAPTER]) == 2
+    assert "manifest.json is missing" in capsys.readouterr().err
+    case = folder / "containers/v1/bloom-filter/int_nulls__bloom.index"
+    assert main(["kit", "adapter", "head", str(case)]) == 0
+    assert json.loads(capsys.readouterr().out)["head"]["columns"][0]["column"] == "c"
+    assert main(["kit", "adapter", "read", str(case), "--schema", '{"c": "INT"}', "--where", "{"]) == 2
+    assert "--where is not JSON" in capsys.readouterr().err
+
+
+def test_export_refuses_a_folder_that_holds_a_corpus_already(tmp_path, capsys):
+    (tmp_path / "paimon-fileindex-kit-1.0.0").mkdir()
+    (tmp_path / "paimon-fileindex-kit-1.0.0" / "VERSION").write_text("0.9\n")
+    assert main(["kit", "export", str(tmp_path)]) == 2
+    assert "exists and is not empty" in capsys.readouterr().err
+    assert (tmp_path / "paimon-fileindex-kit-1.0.0" / "VERSION").read_text() == "0.9\n"
+
+
+def test_an_adapter_that_cannot_start_is_a_usage_error(kit_folder, tmp_path):
+    with pytest.raises(UsageError, match="capabilities did not answer"):
+        run(kit_folder, [str(tmp_path / "no-such-adapter")], tmp_path)
+
+
+@pytest.mark.parametrize("flag", ["--garbage", "--die"])
+def test_an_adapter_that_answers_garbage_or_dies_fails_those_checks_and_the_run_goes_on(kit_folder, tmp_path, flag):
+    folder = small_corpus(kit_folder, tmp_path / "small", cases_each=2)
+    results = run(folder, [f"{WRONG} {flag}"], tmp_path / "work")
+    reads = [o for o in results.outcomes if o.check == "read"]
+    assert reads and all(o.status == FAIL and "crashed" in o.detail for o in reads)
+    assert all(o.status == PASS for o in results.outcomes if o.check in ("head", "write", "reject"))
+    assert len(results.outcomes) == len(run(folder, [ADAPTER], tmp_path / "work2").outcomes)
+
+
+def test_a_corpus_tarball_runs_as_its_folder(exported, tmp_path):
+    folder, archive, _ = exported
+    small = small_corpus(folder, tmp_path / "paimon-fileindex-kit-1.0.0", cases_each=1)
+    import tarfile
+
+    packed = tmp_path / "small.tar.gz"
+    with tarfile.open(packed, "w:gz") as tar:
+        tar.add(small, arcname=small.name)
+    assert run(packed, [ADAPTER], tmp_path / "w").ok
+    assert main(["kit", "run", str(packed), "--impl", ADAPTER]) == 0

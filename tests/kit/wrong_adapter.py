@@ -1,0 +1,60 @@
+"""A deliberately wrong adapter (a test fixture): this project's adapter with REMAIN and SKIP answers
+swapped on one-column containers of ``c`` (--flip-answers) and the last byte of every bloom-filter
+container it writes flipped (--flip-bytes); --one-call declares no batch mode, so the kit runs one
+command line per request; --only LAYOUT declares that layout alone (in container version 1) as read
+and written; --garbage answers every read with a JSON string, not an object; --die exits on every read.
+
+    python tests/kit/wrong_adapter.py [--one-call] [--flip-answers] [--flip-bytes] [--only LAYOUT]
+                                      [--garbage] [--die] CALL ...
+"""
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from fileindex.kit.adapter import handle
+from fileindex.kit.protocol import add_request_arguments, from_argv, serve
+
+SWAPPED = {"REMAIN": "SKIP", "SKIP": "REMAIN"}
+
+
+def wrong(flags):
+    def answer(request: dict) -> dict:
+        result = handle(request)
+        if request.get("op") == "capabilities":
+            result = {**result, "implementation": "wrong", "batch": not flags.one_call}
+            if flags.only:
+                result["read"] = result["write"] = {"containers": [1], "layouts": [flags.only]}
+        if request.get("op") == "read" and flags.die:
+            os._exit(3)  # the batch process dies mid-run: the kit must restart it and go on
+        if request.get("op") == "read" and flags.garbage:
+            return "not an answer"
+        if flags.flip_answers and result.get("result") in SWAPPED and list(request.get("schema", ())) == ["c"]:
+            result = {"result": SWAPPED[result["result"]]}
+        if flags.flip_bytes and request.get("op") == "write" and "written" in result \
+                and request["index_type"] == "bloom-filter":
+            out = Path(request["out"])
+            data = bytearray(out.read_bytes())
+            data[-1] ^= 0x01
+            out.write_bytes(bytes(data))
+        return result
+    return answer
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    for flag in ("--one-call", "--flip-answers", "--flip-bytes", "--garbage", "--die"):
+        parser.add_argument(flag, action="store_true")
+    parser.add_argument("--only", metavar="LAYOUT")
+    add_request_arguments(parser)
+    flags = parser.parse_args()
+    answer = wrong(flags)
+    if flags.call == "batch":
+        return serve(answer)
+    print(json.dumps(answer(from_argv(flags))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""Fixtures of the conformance-kit tests (tests/kit/): one export and one run of this project's adapter per session.
+
+Loaded for every session (tests/conftest.py's pytest_plugins): the kit is imported only when a fixture runs.
+"""
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ADAPTER = f"{sys.executable} -m fileindex kit adapter"
+WRONG = f"{sys.executable} {ROOT / 'tests' / 'kit' / 'wrong_adapter.py'}"
+
+
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory):
+    """(folder, tarball, sha256) of one export of the repository's vectors."""
+    from fileindex.kit.export import export
+
+    return export(tmp_path_factory.mktemp("kit"))
+
+
+@pytest.fixture(scope="session")
+def kit_folder(exported):
+    return exported[0]
+
+
+@pytest.fixture(scope="session")
+def self_results(kit_folder, tmp_path_factory):
+    from fileindex.kit.runner import run
+
+    return run(kit_folder, [ADAPTER], tmp_path_factory.mktemp("kit-run"))
