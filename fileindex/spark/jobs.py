@@ -43,9 +43,12 @@ if TYPE_CHECKING:
 
 TARGET_TASK_BYTES = 128 << 20
 PLAN_ON_DRIVER_FILES = 256
-# a pruned scan with at most this many candidate rows in at most this many files reads them in this
-# process: a Spark job's fixed cost (scheduling, a Python worker, Arrow batches back) is 0.2-0.3 s
-READ_ON_DRIVER_ROWS = 1 << 20
+# a pruned scan with at most this many candidate rows (and bytes, the files' sizes times the share of
+# their rows kept) in at most this many files reads them in this process: a Spark job's fixed cost
+# (scheduling, a Python worker, Arrow batches back) is 0.3-0.6 s, and reading the predicate's column
+# of 2M candidate rows to find the few that match takes 0.1 s
+READ_ON_DRIVER_ROWS = 4 << 20
+READ_ON_DRIVER_BYTES = 256 << 20
 READ_ON_DRIVER_FILES = 4
 FAIL_BEFORE_RENAME = "fileindex.test.failFirstAttemptBeforeRename"  # a local property tests set
 Item = TypeVar("Item")  # what a per-file job works on: a task, or a task with what to do with it
@@ -271,7 +274,7 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
     else:
         verdict_rows = [row.asDict() for row in rows_job(spark, numbered, work, VERDICT_SCHEMA).collect()]
     stats = ScanStats(files_total=len(tasks), index_seconds=time.perf_counter() - started)
-    reads = []
+    reads, read_bytes = [], 0
     for row in sorted(verdict_rows, key=lambda r: r["task"]):
         stats.rows_total += row["rows"]
         stats.files_without_index += row["index"] == "none"
@@ -281,9 +284,11 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
         stats.files_read += 1
         stats.rows_read += row["rows_to_read"]
         reads.append((tasks[row["task"]], row["rows"], row["candidates"]))
+        read_bytes += tasks[row["task"]].size * row["rows_to_read"] // max(row["rows"], 1)
     stats.planning_seconds = time.perf_counter() - planning
     schema = _scan_schema(resolved, tasks)
-    small = len(reads) <= READ_ON_DRIVER_FILES and stats.rows_read <= READ_ON_DRIVER_ROWS
+    small = (len(reads) <= READ_ON_DRIVER_FILES and stats.rows_read <= READ_ON_DRIVER_ROWS
+             and read_bytes <= READ_ON_DRIVER_BYTES)
     if read == "driver" or (read == "auto" and small):
         frame = _local_read(spark, reads, schema, index_predicate, types)
     else:
@@ -350,7 +355,9 @@ def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
     arrow_schema = to_arrow_schema(target, timezone="UTC")
     tables = [conform(table, arrow_schema) for read in reads
               for table in _read_one(read, schema=schema, predicate=predicate, types=types)]
-    return spark.createDataFrame(pa.concat_tables(tables) if tables else arrow_schema.empty_table(), schema=target)
+    # one chunk per column: PySpark 4.3 drops a row of a table whose columns hold an empty chunk
+    rows = pa.concat_tables(tables).combine_chunks() if tables else arrow_schema.empty_table()
+    return spark.createDataFrame(rows, schema=target)
 
 
 def _rows_of_read(read: tuple) -> int:

@@ -3,6 +3,8 @@ import json
 import re
 import shutil
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from conftest import ROOT
 from generated_data import write_dataset
@@ -219,6 +221,14 @@ def test_a_data_file_spark_cannot_read_is_one_line_not_a_traceback(spark, tmp_pa
     err = "".join(line for line in capsys.readouterr().err.splitlines(keepends=True)
                   if not re.match(r"fileindex spark scan: \d+/\d+ files", line))  # progress lines
     assert "a Spark job failed" in err and "zz-broken.parquet" in err and err.count("\n") == 1
+
+
+def test_a_small_read_keeps_the_rows_after_a_file_that_yields_none(spark, tmp_path):
+    """PySpark 4.3 drops what follows an empty chunk of an Arrow table it is given (found by the usage suite)."""
+    for number, values in enumerate(([0.0, 1.0, -0.0], [None], [0.0])):
+        pq.write_table(pa.table({"d": pa.array(values, pa.float64())}), tmp_path / f"part-{number}.parquet")
+    frame = pruned_scan(spark, str(tmp_path), "d = 0.0", read="driver").frame
+    assert sorted(r.d for r in frame.collect()) == [-0.0, 0.0, 0.0] and frame.count() == 3
 
 
 def test_a_small_read_is_done_in_the_driver_and_a_bad_file_is_one_line_there_too(spark, tmp_path, capsys):
