@@ -13,6 +13,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from fileindex.errors import UsageError
 from fileindex.pipeline.inputs import Inputs, given_paths, resolve_inputs
@@ -32,6 +33,7 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
     if output:
         check_scan_output(output, inputs, index_dir, overwrite=overwrite)
     started = time.perf_counter()
+    frame: Any  # a DataFrame
     if source == "datasource":
         with tempfile.TemporaryDirectory(prefix="fileindex-scan-") as folder:
             planning = Path(folder) / "report.json"
@@ -41,7 +43,8 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
             stats = json.loads(planning.read_text())
     else:
         scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, plan=plan)
-        frame, stats = scan.frame.persist(), scan.stats.as_dict()
+        frame, stats = scan.frame, scan.stats.as_dict()
+        frame = frame.persist()
         result_rows = frame.count()
         seconds = time.perf_counter() - started
     report = {**stats, "result_rows": result_rows, "pruned_seconds": seconds, "_frame": frame}
