@@ -10,7 +10,8 @@ from fileindex.cli import main
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 from fileindex.spark.compare import speedup_text
-from fileindex.spark.datasource import FORMAT, PaimonFileIndexSource, read_table
+from fileindex.spark import read_table
+from fileindex.spark.datasource import FORMAT, PaimonFileIndexSource
 
 TABLES = ROOT / "tests" / "tables" / "parquet"
 EMBEDDED = TABLES / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"  # two files
