@@ -1,11 +1,11 @@
 """Benchmark of spark.read.format("paimon-fileindex") on a table Java Paimon writes, beside a plain Spark read.
 
-    .venv/bin/python tools/bench_datasource.py [--files 50] [--rows 200000] [--repeat 3] [--json]
+    .venv/bin/python tools/bench_datasource.py [--files 50] [--rows 200000] [--repeat 3] [--data DIR] [--json]
 
 Needs what `tools/setup.sh --test` installs (a JDK and the Java Paimon 0.9.0 jar of the test oracle).
 Java Paimon 0.9 writes an append table of --files commits (one data file each) of the main job's
 rows (id, category, ts, amount; every file spans every column's range, so Parquet statistics cannot
-prune), with a bloom-filter on id and a bitmap on category in sidecars; it is kept in bench-data/.
+prune), with a bloom-filter on id and a bitmap on category in sidecars; it is kept in DIR (bench-data/).
 Paimon 0.9 has no range index (bsi and range-bitmap came later), so the range query shows what the
 source costs when no index can help. Each query is timed until every result row is held by Spark
 (persist + count), after one untimed warm-up; the median of --repeat runs is reported, for the
@@ -79,10 +79,11 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=50)
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--data", type=Path, default=ROOT / "bench-data", help="where the table is kept")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
-    root = write_table(spec, ROOT / "bench-data" / f"datasource-{args.files}x{args.rows}")
+    root = write_table(spec, args.data / f"datasource-{args.files}x{args.rows}")
     spark = spark_session()
     data_files = [str(PaimonTable(root).data_path(entry)) for entry, _ in PaimonTable(root).live()]
     some_id = int(spec.ids(spec.files // 2)[1234])

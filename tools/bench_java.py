@@ -35,14 +35,42 @@ def jar() -> Path:
     return fetch_java_oracle.JAR
 
 
-def run(repeat: int, only: str = "") -> dict[str, JavaRow]:
-    """Java row name -> its timing and check, measured now. ``only`` (a bench.py row filter) runs just the
-    kind of rows it names (container, bloom or bitmap). Raises RuntimeError when there is no JDK."""
+def compile_bench(classes: str) -> Path:
+    """Compile PaimonBench.java into ``classes``; the Paimon jar it was compiled against."""
     if not (shutil.which("javac") and shutil.which("java")):
         raise RuntimeError("no JDK (javac, java): bash tools/setup.sh --test installs one")
     classpath = jar()
+    subprocess.run(["javac", "-d", classes, "-cp", str(classpath), str(SOURCE)], check=True)
+    return classpath
+
+
+def plan_tables(warehouse: Path, files: int, rows: int, repeat: int) -> tuple[dict[str, JavaRow], dict[str, Path], int]:
+    """Java 0.9 planning filtered scans of two tables it writes into ``warehouse`` when absent (``files``
+    data files of ``rows`` rows, indexes embedded or in sidecars): its rows, the tables' roots by kind
+    (embedded, sidecar), and the key its ``k = KEY`` row looked up."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from java_oracle import hadoop_jars
+
+    warehouse.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="paimon-bench-") as classes:
-        subprocess.run(["javac", "-d", classes, "-cp", str(classpath), str(SOURCE)], check=True)
+        classpath = ":".join([classes, str(compile_bench(classes)), *map(str, hadoop_jars())])
+        out = subprocess.run(["java", "-Xms1g", "-Xmx2g", "-cp", classpath, "PaimonBench", "tables", str(warehouse),
+                              str(files), str(rows), str(repeat)], check=True, capture_output=True, text=True).stdout
+    figures, roots, key = {}, {}, 0
+    for line in out.splitlines():
+        fields = line.split("\t")
+        if fields[0] == "table":
+            roots[fields[1]], key = Path(fields[2]), int(fields[3])
+        elif len(fields) == 3:
+            figures[fields[0]] = JavaRow(float(fields[1]), fields[2])
+    return figures, roots, key
+
+
+def run(repeat: int, only: str = "") -> dict[str, JavaRow]:
+    """Java row name -> its timing and check, measured now. ``only`` (a bench.py row filter) runs just the
+    kind of rows it names (container, bloom or bitmap). Raises RuntimeError when there is no JDK."""
+    with tempfile.TemporaryDirectory(prefix="paimon-bench-") as classes:
+        classpath = compile_bench(classes)
         kind = next((k for k in ("container", "bloom", "bitmap") if k in only), "")
         out = subprocess.run(["java", "-Xms2g", "-Xmx2g", "-cp", f"{classes}:{classpath}", "PaimonBench",
                               str(CONTAINER), str(repeat), kind], check=True, capture_output=True, text=True).stdout

@@ -1,11 +1,15 @@
 """Benchmark of the Spark pipeline: build and verify throughput, pruned scans beside plain Spark scans.
 
-    .venv/bin/python tools/bench_spark.py [--files 50] [--rows 200000] [--repeat 3] [--master local[*]] [--json]
+    .venv/bin/python tools/bench_spark.py [--files 50] [--rows 200000] [--repeat 3] [--master local[*]]
+        [--data DIR] [--scans-only] [--json]
 
 The dataset is the main job's (fileindex.spark.demo: every file's min/max spans every column, so
-Parquet statistics cannot prune), regenerated from its seed into bench-data/ when missing. Scans are
-timed from planning until every result row is held by Spark, pruned and plain alike, after one
-untimed warm-up of each; the median of --repeat runs is reported. Java's single-thread writer
+Parquet statistics cannot prune), regenerated from its seed into DIR (bench-data/ by default) when
+missing; --rows is rows per file (--files 50 --rows 1000000 is 50M rows). Scans are timed from
+planning until every result row is held by Spark, pruned and plain alike, after one untimed warm-up
+of each; the median of --repeat runs is reported, with the pruned scan's planning seconds, and where
+the time of the first scan goes (a breakdown measured step by step in this process). --scans-only
+leaves out the build and verify throughput and the task memory figures. Java's single-thread writer
 figures are printed beside the per-core build throughput for scale: they were recorded on another
 machine (../shared/bench/java-performance.md), not in this run.
 """
@@ -24,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from fileindex.spark import spark_session
-from fileindex.spark.compare import compare_scans, timed_scan
+from fileindex.spark.compare import compared_scan
 from fileindex.spark.demo import DatasetSpec, generate
 from fileindex.spark.jobs import build_indexes, verify_indexes
 
@@ -48,22 +52,62 @@ def dataset(spark, spec: DatasetSpec, folder: Path) -> None:
 
 
 def scan_figures(spark, folder: str, where: str, repeat: int) -> dict:
-    def once():
-        report = timed_scan(spark, folder, where)
-        compared = compare_scans(spark, folder, where, report["_frame"])
-        report["_frame"].unpersist()
-        del report["_frame"]
-        return {**report, **compared}
+    def once(warm):
+        report = compared_scan(spark, folder, where, warm=warm)
+        report.pop("_frame").unpersist()
+        return report
 
-    once()  # warm-up: JIT, Python workers, file system cache
-    runs = [once() for _ in range(repeat)]
+    runs = [once(warm=k == 0) for k in range(repeat)]  # the first run warms both sides up, untimed
     pruned = statistics.median(r["pruned_seconds"] for r in runs)
     plain = statistics.median(r["plain_seconds"] for r in runs)
     last = runs[-1]
     return {"where": where, "pruned_seconds": pruned, "plain_seconds": plain, "speedup": plain / pruned,
+            "planning_seconds": statistics.median(r["planning_seconds"] for r in runs),
             "identical": all(r["identical"] for r in runs), "files_read": last["files_read"],
             "files_total": last["files_total"], "rows_read": last["rows_read"], "rows_total": last["rows_total"],
             "result_rows": last["result_rows"]}
+
+
+def breakdown(spark, folder: str, where: str, repeat: int) -> dict:
+    """Where a pruned scan's seconds go, each step timed alone (median of ``repeat``, warm)."""
+    from fileindex.pipeline.inputs import resolve_inputs
+    from fileindex.pipeline.scan import evaluate_file, read_verdict
+    from fileindex.predicate.parser import parse_predicate
+    from fileindex.spark.jobs import _scan_schema as scan_schema
+    from fileindex.spark.jobs import per_file_job, predicate_types, pruned_scan, spark_schema
+
+    def median(step):
+        step()
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    inputs = resolve_inputs([folder])
+    types = predicate_types(inputs, inputs.tasks)
+    predicate = parse_predicate(where, types)
+    verdicts = [evaluate_file(task, predicate) for task in inputs.tasks]
+    kept = [(task, v) for task, v in zip(inputs.tasks, verdicts, strict=True) if v.result.kind != "SKIP"]
+    schema = scan_schema(inputs, inputs.tasks)
+
+    def empty_job():
+        per_file_job(spark, [0], [1], lambda item: iter(()), spark_schema(schema)).persist().count()
+
+    def counted(read):
+        frame = pruned_scan(spark, folder, where, read=read).frame.persist()
+        frame.count()
+        frame.unpersist()
+
+    return {
+        "inputs_seconds": median(lambda: resolve_inputs([folder])),
+        "index_seconds": median(lambda: [evaluate_file(task, predicate) for task in inputs.tasks]),
+        "read_rows_in_process_seconds": median(lambda: [read_verdict(t, v, schema, predicate, types) for t, v in kept]),
+        "empty_spark_job_seconds": median(empty_job),
+        "pruned_scan_read_by_spark_seconds": median(lambda: counted("spark")),
+        "pruned_scan_seconds": median(lambda: counted("auto")),
+    }
 
 
 def peak_task_memory(folder: Path, rows: int) -> dict:
@@ -103,15 +147,22 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--master", default=None)
     parser.add_argument("--memory-rows", type=int, default=2_000_000)
+    parser.add_argument("--data", type=Path, default=ROOT / "bench-data", help="where the dataset is kept")
+    parser.add_argument("--scans-only", action="store_true", help="leave out build, verify and task memory")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
-    folder = ROOT / "bench-data" / f"spark-{args.files}x{args.rows}"
+    folder = args.data / f"spark-{args.files}x{args.rows}"
     folder.mkdir(parents=True, exist_ok=True)
     spark = spark_session(args.master)
     cores = spark.sparkContext.defaultParallelism
     dataset(spark, spec, folder)
     figures = {"files": spec.files, "rows": spec.rows, "cores": cores}
+    if args.scans_only:
+        if not all(Path(f"{path}.index").is_file() for path in folder.glob("*.parquet")):
+            build_indexes(spark, str(folder), spec.options(), overwrite=True).collect()
+        scans_only(spark, spec, str(folder), args, figures)
+        return
 
     build_indexes(spark, str(folder), spec.options(), overwrite=True).collect()  # warm-up
     start = time.perf_counter()
@@ -130,6 +181,7 @@ def main() -> None:
                         for purpose, where in spec.predicates()]
     figures["task_memory"] = peak_task_memory(folder, args.memory_rows)
     figures["java_single_thread_writers_recorded"] = java_writer_figures()
+    figures["breakdown"] = breakdown(spark, str(folder), spec.predicates()[0][1], args.repeat)
     if args.json:
         print(json.dumps(figures))
         return
@@ -140,17 +192,36 @@ def main() -> None:
           f"{b['index_bytes'] / 2**20:.0f} MiB of indexes")
     print(f"verify: {v['seconds']:.1f} s, {v['rows_per_second_per_core']:,.0f} rows/s per core, "
           f"{v['checks']:,} checks, {v['violations']} violations")
-    print(f"{'scan':<58} {'files':>7} {'rows read':>12} {'result':>7} {'pruned s':>9} {'plain s':>8} {'x':>6}")
-    for s in figures["scans"]:
-        print(f"{s['purpose'][:58]:<58} {s['files_read']:>3}/{s['files_total']:<3} {s['rows_read']:>12,} "
-              f"{s['result_rows']:>7} {s['pruned_seconds']:>9.2f} {s['plain_seconds']:>8.2f} {s['speedup']:>6.1f}"
-              f"{'' if s['identical'] else '  RESULTS DIFFER'}")
+    print_scans(figures)
     print(f"one task building bloom-filter, bitmap, range-bitmap and bsi over {m['rows']:,} rows: "
           f"{m['seconds']:.1f} s, peak RSS {m['peak_rss_mib']:.0f} MiB")
     print("Java's single-thread writers (recorded on another machine, for scale):")
     for line in figures["java_single_thread_writers_recorded"]:
         print(f"  {line}")
     print("pypaimon: not measured; pypaimon 2.x pins pyarrow<20 and cannot share this environment (pyarrow 22)")
+
+
+def scans_only(spark, spec: DatasetSpec, folder: str, args, figures: dict) -> None:
+    figures["scans"] = [dict(scan_figures(spark, folder, where, args.repeat), purpose=purpose)
+                        for purpose, where in spec.predicates()]
+    figures["breakdown"] = breakdown(spark, folder, spec.predicates()[0][1], args.repeat)
+    if args.json:
+        print(json.dumps(figures))
+        return
+    print(f"{spec.files} files x {spec.rows_per_file:,} rows = {spec.rows:,} rows, {figures['cores']} cores")
+    print_scans(figures)
+
+
+def print_scans(figures: dict) -> None:
+    print(f"{'scan':<52} {'files':>7} {'rows read':>11} {'result':>7} {'plan s':>7} {'pruned s':>9} "
+          f"{'plain s':>8} {'x':>6}")
+    for s in figures["scans"]:
+        print(f"{s['purpose'][:52]:<52} {s['files_read']:>3}/{s['files_total']:<3} {s['rows_read']:>11,} "
+              f"{s['result_rows']:>7} {s['planning_seconds']:>7.3f} {s['pruned_seconds']:>9.3f} "
+              f"{s['plain_seconds']:>8.2f} {s['speedup']:>6.1f}{'' if s['identical'] else '  RESULTS DIFFER'}")
+    print(f"where the first scan's time goes ({figures['scans'][0]['where']}), each step alone:")
+    for name, seconds in figures["breakdown"].items():
+        print(f"  {name.removesuffix('_seconds').replace('_', ' '):<40} {seconds:8.3f} s")
 
 
 if __name__ == "__main__":

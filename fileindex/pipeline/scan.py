@@ -22,7 +22,7 @@ from fileindex.pipeline.inputs import DataFileTask, Inputs, open_error
 from fileindex.pipeline.truth import matches, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.tree import Predicate, columns
-from fileindex.table.scan import MAX_INDEXED_ROWS, within
+from fileindex.table.scan import MAX_INDEXED_ROWS, within_all
 from fileindex.types import DataType, column_type
 
 
@@ -70,7 +70,7 @@ def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = 
         result = FileIndexEvaluator(task.types(reader), extended=extended).evaluate(container, predicate)
     except FileIndexError as err:
         return ScanVerdict(task.name, reader.row_count, where, REMAIN, f"corrupt index: {err}")
-    return ScanVerdict(task.name, reader.row_count, where, within(result, FrozenBitMap(range(reader.row_count))))
+    return ScanVerdict(task.name, reader.row_count, where, within_all(result, reader.row_count))
 
 
 def selection(verdict: ScanVerdict, deleted: FrozenBitMap | None) -> np.ndarray | None:

@@ -26,10 +26,11 @@ def register(spark) -> None:
     register_source(spark)
 
 
-def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None):
+def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None,
+               report: str | None = None):
     from fileindex.spark.datasource import read_table as read
 
-    return read(spark, table, where, snapshot=snapshot)
+    return read(spark, table, where, snapshot=snapshot, report=report)
 
 
 read_table.__doc__ = "See :func:`fileindex.spark.datasource.read_table`."

@@ -1,21 +1,27 @@
 """Timing a pruned scan, and checking it against a plain scan of the same inputs and predicate.
 
 Both sides are timed the same way: from planning until every result row (all columns) is held by
-Spark (``persist`` + ``count``), so neither can skip columns the other reads. Results compare as
-JSON text per row (map columns cannot be compared by Spark directly), both ways, with counts.
+Spark (``persist`` + ``count``), so neither can skip columns the other reads, and both warm
+(:func:`compared_scan` runs each once untimed first: a new session's first job pays for starting
+Python workers and compiling the JVM's code, which would otherwise be charged to whichever side runs
+first). Results compare as JSON text per row (map columns cannot be compared by Spark directly),
+both ways, with counts.
 """
 from __future__ import annotations
 
+import json
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
 from fileindex.errors import UsageError
-from fileindex.indexes.result import SKIP
 from fileindex.pipeline.inputs import Inputs, given_paths, resolve_inputs
-from fileindex.pipeline.scan import evaluate_file, rows_to_read, scannable
+from fileindex.pipeline.scan import scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns
-from fileindex.spark.expressions import widen_signed_zeros
 from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan
+from fileindex.table.sidecars import is_table_root
 from fileindex.types import column_type
 from fileindex.writing.outputs import check_output, replacing_folder
 
@@ -27,14 +33,21 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
     if output:
         check_scan_output(output, inputs, index_dir, overwrite=overwrite)
     started = time.perf_counter()
+    frame: Any  # a DataFrame
     if source == "datasource":
-        frame, stats = _datasource_scan(spark, inputs, where, snapshot)
+        with tempfile.TemporaryDirectory(prefix="fileindex-scan-") as folder:
+            planning = Path(folder) / "report.json"
+            frame = _datasource_frame(spark, inputs, where, snapshot, str(planning)).persist()
+            result_rows = frame.count()
+            seconds = time.perf_counter() - started
+            stats = json.loads(planning.read_text())
     else:
         scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, plan=plan)
         frame, stats = scan.frame, scan.stats.as_dict()
-    frame = frame.persist()
-    result_rows = frame.count()
-    report = {**stats, "result_rows": result_rows, "pruned_seconds": time.perf_counter() - started, "_frame": frame}
+        frame = frame.persist()
+        result_rows = frame.count()
+        seconds = time.perf_counter() - started
+    report = {**stats, "result_rows": result_rows, "pruned_seconds": seconds, "_frame": frame}
     if output:
         with replacing_folder(output, overwrite=overwrite) as temporary:
             frame.write.mode("overwrite").parquet(str(temporary))  # the fresh temporary folder only
@@ -48,25 +61,30 @@ def check_scan_output(output: str, inputs, index_dir: str | None, *, overwrite: 
                  what="--output")
 
 
-def _datasource_scan(spark, inputs, where: str, snapshot):
+def _datasource_frame(spark, inputs, where: str, snapshot, report: str):
+    """The data source's pruned read; its planning writes what it pruned to ``report``."""
     from fileindex.spark.datasource import read_table
 
     paths = [inputs] if isinstance(inputs, str) else list(inputs)
-    resolved = resolve_inputs(paths, snapshot=snapshot)
-    if resolved.table is None or len(paths) != 1:
+    if len(paths) != 1 or not is_table_root(Path(paths[0])):
         raise UsageError("--source datasource reads one Paimon table")
-    frame = read_table(spark, paths[0], where, snapshot=snapshot)
-    # what the source prunes, worked out here again for the report (the source logs it at INFO)
-    tasks = scannable(resolved)
-    types = resolved.table.schema.types()
-    index_predicate = widen_signed_zeros(parse_predicate(where, types), types)
-    verdicts = [evaluate_file(task, index_predicate) for task in tasks]
-    reads = [rows_to_read(v, task.deleted_rows()) for v, task in zip(verdicts, tasks, strict=True)]
-    stats = {"files_total": len(verdicts), "files_read": sum(v.result is not SKIP for v in verdicts),
-             "rows_total": sum(v.rows for v in verdicts), "rows_read": sum(reads),
-             "files_without_index": sum(v.index == "none" for v in verdicts),
-             "index_problems": sum(bool(v.note) for v in verdicts)}
-    return frame, stats
+    return read_table(spark, paths[0], where, snapshot=snapshot, report=report)
+
+
+def compared_scan(spark, inputs, where: str, *, warm: bool = True, snapshot=None, index_dir=None,
+                  **scan_options) -> dict:
+    """The pruned scan (``timed_scan``) beside a plain scan (``compare_scans``), both timed warm:
+    with ``warm``, each runs once untimed first. The report holds ``speedup`` and ``_frame``."""
+    if warm:
+        unwritten = {k: v for k, v in scan_options.items() if k not in ("output", "overwrite")}
+        warm_up = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **unwritten)
+        warm_up.pop("_frame").unpersist()
+        plain_scan(spark, resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
+                                         index_dir=index_dir), where).count()
+    report = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **scan_options)
+    report.update(compare_scans(spark, inputs, where, report["_frame"], snapshot=snapshot, index_dir=index_dir))
+    report["warm"] = warm
+    return with_speedup(report)
 
 
 PUSHDOWN_CONFS = ("spark.sql.parquet.filterPushdown", "spark.sql.orc.filterPushdown")
@@ -142,3 +160,8 @@ def _what(violation: dict | None, note: str) -> str:
 def with_speedup(report: dict) -> dict:
     report["speedup"] = report["plain_seconds"] / report["pruned_seconds"]
     return report
+
+
+def speedup_text(speedup: float) -> str:
+    """``4.1x faster``, or ``2.0x slower`` when the pruned scan took longer."""
+    return f"{speedup:.1f}x faster" if speedup >= 1 else f"{1 / speedup:.1f}x slower"

@@ -9,6 +9,12 @@ with the same text keeps); each file's index drops the files and rows that canno
 rows read are filtered exactly. Without the option the relation is every live row.
 :func:`fileindex.spark.read_table` adds Spark's own filter on top, for Spark SQL's exact answer.
 
+Planning reads the manifests and evaluates the indexes embedded in them, as Java Paimon's planner does;
+a file whose index is a sidecar is planned whole and its sidecar evaluated by the task that reads it,
+so planning a table of many files never opens a sidecar. ``.option("report", "/path/report.json")``
+writes what planning did (files and rows considered, skipped, left to the tasks, and the seconds it
+took) to that file each time the relation is planned: the answer to "was my index used?".
+
 Why not prune with the filters Spark pushes (``DataSourceReader.pushFilters``): in PySpark 4.1 to
 4.3 the JVM keeps the read plan that a pushdown produced (the pickled reader and its partitions)
 on the relation's ``PythonDataSourceV2``, which every later scan of the same DataFrame or view
@@ -23,14 +29,19 @@ no part.
 """
 from __future__ import annotations
 
+import json
 import logging
+import os
+import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from fileindex.errors import UsageError
-from fileindex.indexes.result import REMAIN, SKIP
+from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
 from fileindex.pipeline.scan import ScanVerdict, evaluate_file, output_schema, read_matching, rows_to_read, scannable, \
     selection
@@ -38,10 +49,11 @@ from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
 from fileindex.spark.expressions import widen_signed_zeros
 from fileindex.table.scan import PaimonTable
+from fileindex.table.sidecars import is_table_root
 from fileindex.types import DataType
 
 FORMAT = "paimon-fileindex"
-OPTIONS = ("path", "snapshot", "where")
+OPTIONS = ("path", "snapshot", "where", "report")
 log = logging.getLogger("fileindex.spark.datasource")
 
 
@@ -56,7 +68,7 @@ class PaimonFileIndexSource(DataSource):
     def name(cls) -> str:
         return FORMAT
 
-    def _inputs(self):
+    def _location(self) -> tuple[str, int | None]:
         unknown = sorted(set(self.options) - set(OPTIONS))
         if unknown:
             raise UsageError(f"{FORMAT}: unknown option(s) {', '.join(unknown)}; the options are "
@@ -67,49 +79,61 @@ class PaimonFileIndexSource(DataSource):
         snapshot = self.options.get("snapshot")
         if snapshot is not None and not snapshot.isdigit():
             raise UsageError(f"option snapshot={snapshot!r}: give a snapshot id (a whole number)")
-        return _table_inputs(path, int(snapshot) if snapshot is not None else None)[0]
+        return path, int(snapshot) if snapshot is not None else None
 
     def schema(self):
         from fileindex.spark.jobs import spark_schema
 
-        return spark_schema(output_schema(self._inputs()))
+        path, snapshot = self._location()
+        return spark_schema(output_schema(Inputs([], _table(path, snapshot))))
 
     def reader(self, schema):
-        inputs = self._inputs()
+        started = time.perf_counter()
+        inputs = _table_inputs(*self._location())[0]
         types = inputs.table.schema.types()
         where = self.options.get("where")
         predicate = widen_signed_zeros(parse_predicate(where, types), types) if where else None
-        return TableReader(types, scannable(inputs), output_schema(inputs), predicate)
+        return TableReader(types, scannable(inputs), output_schema(inputs), predicate,
+                           report=self.options.get("report"), started=started, where=where)
 
 
 class TableReader(DataSourceReader):
     """The live rows (deleted rows left out) that satisfy ``predicate`` (None: all), a partition per group
-    of data files; files the index answers SKIP for are not read, and only the candidate rows of others."""
+    of data files; files the index answers SKIP for are not read, and only the candidate rows of others.
+    Embedded indexes are evaluated while planning, sidecars by the task that reads their file."""
 
     def __init__(self, types: dict[str, DataType], tasks: list[DataFileTask], schema: pa.Schema,
-                 predicate: Predicate | None):
+                 predicate: Predicate | None, *, report: str | None = None, started: float | None = None,
+                 where: str | None = None):
         self.types = types
         self.tasks = tasks
         self.arrow_schema = schema
         self.predicate = predicate
+        self.report = report
+        self.started = time.perf_counter() if started is None else started
+        self.where = where
 
-    def verdicts(self) -> list[ScanVerdict]:
+    def verdicts(self) -> list[ScanVerdict | None]:
+        """Each file's verdict from its embedded index; None for a sidecar, left to the task."""
         if self.predicate is None:
             return [ScanVerdict(t.name, t.table_entry().row_count, "", REMAIN) for t in self.tasks]
-        verdicts = [evaluate_file(task, self.predicate) for task in self.tasks]
-        kept = sum(v.result is not SKIP for v in verdicts)
-        log.info("%s: %d files, %d rows considered; index pruned %d files; reading %d files, %d rows", FORMAT,
-                 len(verdicts), sum(v.rows for v in verdicts), len(verdicts) - kept, kept,
-                 sum(rows_to_read(v, t.deleted_rows()) for v, t in zip(verdicts, self.tasks, strict=True)))
-        return verdicts
+        return [planned_verdict(task, self.predicate) for task in self.tasks]
 
     def partitions(self):
         from fileindex.spark.jobs import plan_groups
 
-        verdicts = zip(self.tasks, self.verdicts(), strict=True)
-        reads = [(task, verdict) for task, verdict in verdicts if verdict.result is not SKIP]
-        groups = plan_groups(reads, [task.size for task, _ in reads], 2)
-        return [InputPartition(group) for group in groups] or [InputPartition([])]
+        manifests_done = time.perf_counter()
+        planned = list(zip(self.tasks, self.verdicts(), strict=True))
+        reads = [(task, verdict) for task, verdict in planned if verdict is None or verdict.result is not SKIP]
+        groups = plan_groups(reads, [bytes_to_read(task, verdict) for task, verdict in reads], 2)
+        partitions = [InputPartition(group) for group in groups] or [InputPartition([])]
+        report = planning_report(planned, len(partitions))
+        report.update(where=self.where, planning_seconds=time.perf_counter() - self.started,
+                      index_seconds=time.perf_counter() - manifests_done)
+        log.info("%s: %s", FORMAT, json.dumps(report))
+        if self.report:
+            write_report(self.report, report)
+        return partitions
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         from pyspark.sql.pandas.types import to_arrow_schema
@@ -118,10 +142,70 @@ class TableReader(DataSourceReader):
 
         spark_arrow = to_arrow_schema(spark_schema(self.arrow_schema), timezone="UTC")
         for task, verdict in partition.value:
+            if verdict is None:  # a sidecar index, evaluated here rather than while planning
+                verdict = evaluate_file(task, cast(Predicate, self.predicate))
+                if verdict.result is SKIP:
+                    continue
             # always filtered exactly, so that what the relation holds does not depend on the index
             rows = read_matching(task, selection(verdict, task.deleted_rows()), self.arrow_schema, self.predicate,
                                  self.types)
             yield from conform(rows, spark_arrow).to_batches()
+
+
+def planned_verdict(task: DataFileTask, predicate: Predicate) -> ScanVerdict | None:
+    """The verdict planning gives a file: its embedded index's; the whole file when it has no index;
+    None when its index is a sidecar (the task reading the file evaluates it)."""
+    entry = task.table_entry()
+    if entry.embedded_index is None:
+        if any(name.endswith(".index") for name in entry.extra_files):
+            return None
+        return ScanVerdict(task.name, entry.row_count, "none", REMAIN)
+    return evaluate_file(task, predicate)
+
+
+def bytes_to_read(task: DataFileTask, verdict: ScanVerdict | None) -> int:
+    """What reading the file's kept rows costs, roughly: its size times the share of its rows kept, so
+    that many small reads share a task."""
+    if verdict is None or not isinstance(verdict.result, Rows) or not verdict.rows:
+        return task.size
+    return max(1, task.size * verdict.result.cardinality // verdict.rows)
+
+
+def planning_report(planned: list[tuple[DataFileTask, ScanVerdict | None]], tasks: int) -> dict:
+    """What planning did: files and rows considered, skipped by their embedded index, left to the
+    tasks (sidecars, read whole at worst), and what is read."""
+    decided = [(task, v) for task, v in planned if v is not None]
+    deferred = [task for task, v in planned if v is None]
+    kept = [(task, v) for task, v in decided if v.result is not SKIP]
+    rows_total = sum(task.table_entry().row_count for task, _ in planned)
+    deferred_rows = sum(task.table_entry().row_count for task in deferred)
+    return {"files_total": len(planned), "rows_total": rows_total,
+            "files_skipped": len(decided) - len(kept),
+            "rows_skipped": sum(v.rows for _, v in decided) - sum(v.rows for _, v in kept)
+            + sum(v.rows - v.result.cardinality for _, v in kept if isinstance(v.result, Rows)),
+            "files_read": len(kept) + len(deferred),
+            "rows_read": sum(rows_to_read(v, task.deleted_rows()) for task, v in kept) + deferred_rows,
+            "files_sidecar_in_tasks": len(deferred), "rows_sidecar_in_tasks": deferred_rows,
+            "files_without_index": sum(v.index == "none" for _, v in decided),
+            "index_problems": sum(bool(v.note) for _, v in decided), "tasks": tasks}
+
+
+def write_report(path: str, report: dict) -> None:
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(json.dumps(report, indent=1) + "\n")
+        os.replace(temporary, target)
+    except OSError as err:
+        raise UsageError(f"option report={path!r}: cannot write the planning report there ({err.strerror or err}); "
+                         "name a file in an existing, writable folder") from None
+
+
+def _table(path: str, snapshot: int | None) -> PaimonTable:
+    """The Paimon table at ``path`` (its snapshot and schema; no manifest is read)."""
+    if not is_table_root(Path(path)):
+        raise UsageError(f"{path}: not a Paimon table (no snapshot/ and schema/ folders)")
+    return PaimonTable(path, snapshot)
 
 
 def _table_inputs(path: str, snapshot: int | None) -> tuple[Inputs, PaimonTable]:
@@ -132,9 +216,11 @@ def _table_inputs(path: str, snapshot: int | None) -> tuple[Inputs, PaimonTable]
     return inputs, inputs.table
 
 
-def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None):
+def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None,
+               report: str | None = None):
     """A DataFrame of the table's live rows that satisfy ``where`` as Spark SQL evaluates it, pruned by the
-    file indexes: the relation prunes with the predicate, Spark filters its rows exactly."""
+    file indexes: the relation prunes with the predicate, Spark filters its rows exactly. ``report``: a
+    file planning writes its JSON report to (see the module's doc)."""
     from fileindex.spark.expressions import to_column
     from fileindex.spark.session import check_workers
 
@@ -143,7 +229,9 @@ def read_table(spark, table: str, where: str | None = None, *, snapshot: int | N
     reader = spark.read.format(FORMAT)
     if snapshot is not None:
         reader = reader.option("snapshot", str(snapshot))
+    if report is not None:
+        reader = reader.option("report", report)
     if where is None:
         return reader.load(table)
-    types = _table_inputs(table, snapshot)[1].schema.types()
+    types = _table(table, snapshot).schema.types()
     return reader.option("where", where).load(table).where(to_column(parse_predicate(where, types), types))

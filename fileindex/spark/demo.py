@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fileindex.spark.compare import compare_scans, timed_scan, with_speedup
+from fileindex.spark.compare import compared_scan, speedup_text
 from fileindex.spark.jobs import build_indexes, per_file_job, verify_indexes
 from fileindex.writing.atomic import replacing
 
@@ -162,16 +162,13 @@ def run_demo(spark, spec: DatasetSpec, folder: str, say=print) -> dict:
 
     for purpose, where in spec.predicates():
         say(f"scanning: {purpose}: {where}")
-        report = timed_scan(spark, folder, where)
-        report.update(compare_scans(spark, folder, where, report["_frame"]))
-        report["_frame"].unpersist()
-        del report["_frame"]
-        with_speedup(report)
+        report = compared_scan(spark, folder, where)
+        report.pop("_frame").unpersist()
         report.update(purpose=purpose, where=where)
         figures["scans"].append(report)
         say(f"  read {report['files_read']}/{report['files_total']} files, {report['rows_read']:,}/"
             f"{report['rows_total']:,} rows -> {report['result_rows']} rows in {report['pruned_seconds']:.2f} s; "
-            f"plain scan {report['plain_seconds']:.2f} s; {report['speedup']:.1f}x; "
+            f"plain scan {report['plain_seconds']:.2f} s; pruned {speedup_text(report['speedup'])} (both warm); "
             f"{'identical' if report['identical'] else 'DIFFERENT'}")
     figures["seconds"] = time.perf_counter() - started
     return figures

@@ -43,6 +43,13 @@ if TYPE_CHECKING:
 
 TARGET_TASK_BYTES = 128 << 20
 PLAN_ON_DRIVER_FILES = 256
+# a pruned scan with at most this many candidate rows (and bytes, the files' sizes times the share of
+# their rows kept) in at most this many files reads them in this process: a Spark job's fixed cost
+# (scheduling, a Python worker, Arrow batches back) is 0.3-0.6 s, and reading the predicate's column
+# of 2M candidate rows to find the few that match takes 0.1 s
+READ_ON_DRIVER_ROWS = 4 << 20
+READ_ON_DRIVER_BYTES = 256 << 20
+READ_ON_DRIVER_FILES = 4
 FAIL_BEFORE_RENAME = "fileindex.test.failFirstAttemptBeforeRename"  # a local property tests set
 Item = TypeVar("Item")  # what a per-file job works on: a task, or a task with what to do with it
 
@@ -227,6 +234,7 @@ class ScanStats:
     files_without_index: int = 0
     index_problems: int = 0
     index_seconds: float = 0.0
+    planning_seconds: float = 0.0  # reading the metadata and evaluating the indexes, before any row is read
 
     def as_dict(self) -> dict:
         return dict(vars(self))
@@ -240,15 +248,19 @@ class PrunedScan:
 
 
 def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index_dir: str | None = None,
-                extended: bool = False, plan: str = "auto") -> PrunedScan:
+                extended: bool = False, plan: str = "auto", read: str = "auto") -> PrunedScan:
     """Skip the files the index answers SKIP for, read only candidate rows of the rest, filter exactly.
 
     ``plan`` says where the indexes are evaluated: ``spark`` (a job, one task per group of files),
     ``driver`` (in this process, as Iceberg and Paimon plan their scans), or ``auto``: the driver for
-    up to PLAN_ON_DRIVER_FILES files, where a job's start-up would cost more than the work.
+    up to PLAN_ON_DRIVER_FILES files, where a job's start-up would cost more than the work. ``read``
+    says the same of reading the candidate rows; ``auto`` reads them here when they are few
+    (READ_ON_DRIVER_ROWS in READ_ON_DRIVER_FILES files): the result is then a local relation.
     """
-    if plan not in ("auto", "driver", "spark"):
-        raise UsageError(f"plan={plan!r}: choose auto, driver or spark")
+    for name, value in (("plan", plan), ("read", read)):
+        if value not in ("auto", "driver", "spark"):
+            raise UsageError(f"{name}={value!r}: choose auto, driver or spark")
+    planning = time.perf_counter()
     resolved = _resolve(inputs, snapshot, index_dir)
     tasks = scannable(resolved)
     types = predicate_types(resolved, tasks)
@@ -262,7 +274,7 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
     else:
         verdict_rows = [row.asDict() for row in rows_job(spark, numbered, work, VERDICT_SCHEMA).collect()]
     stats = ScanStats(files_total=len(tasks), index_seconds=time.perf_counter() - started)
-    reads = []
+    reads, read_bytes = [], 0
     for row in sorted(verdict_rows, key=lambda r: r["task"]):
         stats.rows_total += row["rows"]
         stats.files_without_index += row["index"] == "none"
@@ -272,9 +284,16 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
         stats.files_read += 1
         stats.rows_read += row["rows_to_read"]
         reads.append((tasks[row["task"]], row["rows"], row["candidates"]))
+        read_bytes += tasks[row["task"]].size * row["rows_to_read"] // max(row["rows"], 1)
+    stats.planning_seconds = time.perf_counter() - planning
     schema = _scan_schema(resolved, tasks)
-    frame = _read_job(spark, reads, schema, index_predicate, types).where(to_column(predicate, types))
-    return PrunedScan(frame, stats, verdict_rows)
+    small = (len(reads) <= READ_ON_DRIVER_FILES and stats.rows_read <= READ_ON_DRIVER_ROWS
+             and read_bytes <= READ_ON_DRIVER_BYTES)
+    if read == "driver" or (read == "auto" and small):
+        frame = _local_read(spark, reads, schema, index_predicate, types)
+    else:
+        frame = _read_job(spark, reads, schema, index_predicate, types)
+    return PrunedScan(frame.where(to_column(predicate, types)), stats, verdict_rows)
 
 
 def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None):
@@ -326,6 +345,19 @@ def _read_job(spark, reads: list[tuple], schema: pa.Schema, predicate=None, type
     with a (widened) predicate, rows that cannot satisfy it are dropped in the task."""
     work = partial(_read_one, schema=schema, predicate=predicate, types=types)
     return per_file_job(spark, reads, [r[0].size for r in reads], work, spark_schema(schema), rows_of=_rows_of_read)
+
+
+def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
+    """``_read_job``'s rows, read in this process into a local relation (no Spark job)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    target = spark_schema(schema)
+    arrow_schema = to_arrow_schema(target, timezone="UTC")
+    tables = [conform(table, arrow_schema) for read in reads
+              for table in _read_one(read, schema=schema, predicate=predicate, types=types)]
+    # one chunk per column: PySpark 4.3 drops a row of a table whose columns hold an empty chunk
+    rows = pa.concat_tables(tables).combine_chunks() if tables else arrow_schema.empty_table()
+    return spark.createDataFrame(rows, schema=target)
 
 
 def _rows_of_read(read: tuple) -> int:

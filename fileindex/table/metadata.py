@@ -306,8 +306,9 @@ def live_entries(root: Path, snapshot: Snapshot) -> list[tuple[dict, DataFile]]:
     deleted: set[tuple] = set()
     for manifest, listed_in in manifests:
         path = root / "manifest" / manifest
+        name = shown(root, path)
         for number, row in enumerate(read_rows(path, f"manifest named by {listed_in}", root)):
-            where = f"{shown(root, path)} (manifest) row {number}"
+            where = f"{name} (manifest) row {number}"
             kind = field_of(row, "_KIND", int, where)
             if kind not in (0, 1):
                 raise TableError(f"{where}: entry kind {kind} (0 = ADD, 1 = DELETE)")

@@ -9,6 +9,7 @@ Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -67,15 +68,28 @@ class PaimonTable:
         latest = max(ids)
         self.schema = load_schema(self.root, self.snapshot.schema_id if snapshot_id is not None else latest)
         self._schemas: dict[int, Schema] = {self.schema.id: self.schema}
+        self._memo: dict = {}  # per-plan lookups that repeat for every file (dropped when pickled)
+
+    def __getstate__(self) -> dict:
+        return {**vars(self), "_memo": {}}
 
     def data_schema(self, entry: DataFile) -> Schema:
-        if entry.schema_id not in self._schemas:
-            self._schemas[entry.schema_id] = load_schema(self.root, entry.schema_id)
-        schema = self._schemas[entry.schema_id]
-        if entry.write_cols is not None:
-            wanted = set(entry.write_cols)
-            schema = replace(schema, fields=tuple(f for f in schema.fields if f.name in wanted))
-        return schema
+        key = ("schema", entry.schema_id, entry.write_cols)
+        if key not in self._memo:
+            if entry.schema_id not in self._schemas:
+                self._schemas[entry.schema_id] = load_schema(self.root, entry.schema_id)
+            schema = self._schemas[entry.schema_id]
+            if entry.write_cols is not None:
+                wanted = set(entry.write_cols)
+                schema = replace(schema, fields=tuple(f for f in schema.fields if f.name in wanted))
+            self._memo[key] = schema
+        return self._memo[key]
+
+    def _evaluator(self, data: Schema, extended: bool) -> FileIndexEvaluator:
+        key = ("evaluator", data.id, tuple(f.name for f in data.fields), extended)
+        if key not in self._memo:
+            self._memo[key] = FileIndexEvaluator(data.types(), extended=extended)
+        return self._memo[key]
 
     def parse(self, text: str) -> Predicate:
         return parse_predicate(text, self.schema.types())
@@ -125,10 +139,19 @@ class PaimonTable:
         """The data file's path as reported: relative to the table root, or its external path."""
         if entry.external_path:
             return entry.external_path
-        return str((bucket_dir(self.root, self.schema, entry) / entry.file_name).relative_to(self.root))
+        return f"{self._bucket_folder(entry)}/{entry.file_name}"
+
+    def _bucket_folder(self, entry: DataFile) -> str:
+        """The bucket's folder relative to the root (decoding a partition once per plan, not per file)."""
+        key = ("bucket", entry.partition, entry.bucket)
+        if key not in self._memo:
+            self._memo[key] = str(bucket_dir(self.root, self.schema, entry).relative_to(self.root))
+        return self._memo[key]
 
     def data_path(self, entry: DataFile) -> Path:
-        return data_file_path(self.root, self.schema, entry)
+        if entry.external_path:
+            return data_file_path(self.root, self.schema, entry)
+        return self.root / self._bucket_folder(entry) / entry.file_name
 
     def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
@@ -181,7 +204,7 @@ class PaimonTable:
                 answers[j] = (SKIP, "a conjunct names a column this file does not have (all null)")
             elif devolved is not None:
                 pending.append((j, devolved))
-        evaluator = FileIndexEvaluator(data.types(), extended=extended)
+        evaluator = self._evaluator(data, extended)
         while pending:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
             done = 0
             try:
@@ -203,7 +226,8 @@ class PaimonTable:
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
-        if not self.data_path(entry).is_file():
+        if not os.path.isfile(entry.external_path.removeprefix("file:") if entry.external_path
+                              else f"{self.root}/{relative}"):
             where, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
                          for _ in predicates)
@@ -215,9 +239,11 @@ class PaimonTable:
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, f"index not used: {why}")
                          for _ in predicates)
         where, answers = self._evaluate(entry, predicates, extended)
+        if vector is None or vector.rows is None:  # (a vector without rows returned above)
+            return tuple(FileVerdict(relative, entry.row_count, where, within_all(result, entry.row_count), note)
+                         for result, note in answers)
         selection = BitMap(range(entry.row_count))
-        if vector is not None and vector.rows is not None:  # (a vector without rows returned above)
-            selection -= vector.rows
+        selection -= vector.rows
         kept = roaring.frozen(selection)
         return tuple(FileVerdict(relative, entry.row_count, where, within(result, kept), note)
                      for result, note in answers)
@@ -245,7 +271,7 @@ class PaimonTable:
             for entry, where, result, note in verdicts:
                 if len(members) == 1:
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
-                                      within(result, FrozenBitMap(range(entry.row_count))), note)
+                                      within_all(result, entry.row_count), note)
                 else:
                     note = note or ("group of files kept" if group_kept else "a newer file's index skips the group")
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
@@ -268,6 +294,20 @@ def within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
     if rows == selection:
         return REMAIN
     return Rows(rows) if rows else SKIP
+
+
+def within_all(result: FileIndexResult, row_count: int) -> FileIndexResult:
+    """``within`` the file's every row (no deletion vector), without building a bitmap of them all."""
+    if result is SKIP or row_count == 0:
+        return SKIP
+    if result is REMAIN:
+        return REMAIN
+    bitmap = cast(Rows, result).bitmap
+    if bitmap and bitmap.max() >= row_count:  # positions past the file's end are not rows of it
+        return within(result, FrozenBitMap(range(row_count)))
+    if len(bitmap) == row_count:
+        return REMAIN
+    return result if bitmap else SKIP
 
 
 def summarize(verdicts: list[FileVerdict]) -> dict:

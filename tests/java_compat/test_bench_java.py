@@ -39,3 +39,24 @@ def test_the_java_bitmap_rows_compute_what_java_recorded():
             assert row.check == str(recorded[f"bitmap_v1.{dataset}.{key}"]), (label, dataset)
             checked += 1
     assert checked == 12 and len(figures) == 12
+
+
+def test_java_plans_the_tables_it_writes_as_this_package_does(tmp_path):
+    """The table-planning rows (tools/bench_planning.py): Java 0.9's planner keeps the files that
+    ``PaimonTable.plan`` and the data source's planning keep, embedded indexes evaluated alike."""
+    require_jdk()
+    sys.path.insert(0, str(ROOT / "tools"))
+    import bench_java
+    import bench_planning
+
+    figures, roots, key = bench_java.plan_tables(tmp_path, files=40, rows=50, repeat=1)
+    assert set(roots) == {"embedded", "sidecar"} and len(figures) == 4
+    for kind, root in roots.items():
+        for where in (f"k = {key}", "cat = 'recalled'"):
+            java = figures[f"table plan {kind} 40 files: {where}"]
+            assert 0 < java.seconds < 10
+            source_files = bench_planning.source_plan(root, where)
+            if kind == "embedded":
+                assert int(java.check) == bench_planning.table_plan(root, where) == source_files < 40
+            else:  # neither planner opens a sidecar; the tasks (Java's readers) evaluate them
+                assert int(java.check) == source_files == 40 > bench_planning.table_plan(root, where)

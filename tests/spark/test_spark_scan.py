@@ -3,6 +3,8 @@ import json
 import re
 import shutil
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from conftest import ROOT
 from generated_data import write_dataset
@@ -16,6 +18,7 @@ from fileindex.predicate.parser import parse_predicate
 from fileindex.spark import plain_scan, pruned_scan
 from fileindex.spark.compare import compare_scans, timed_scan
 from fileindex.spark.datasource import FORMAT, read_table
+from fileindex.spark.jobs import READ_ON_DRIVER_FILES
 
 TABLES = ROOT / "tests" / "tables"
 BITMAP_PREDICATES = ["f0 = 'Alice'", "f0 <> 'Alice'", "f1 = 20", "f2 IS NULL", "f2 IS NOT NULL",
@@ -210,10 +213,32 @@ def test_the_demo_ids_are_one_permutation_and_every_file_spans_it(files, rows):
 
 
 def test_a_data_file_spark_cannot_read_is_one_line_not_a_traceback(spark, tmp_path, capsys):
-    write_dataset(tmp_path, files=2)
+    # more files than a scan reads in the driver, so a Spark job reads them
+    write_dataset(tmp_path, files=READ_ON_DRIVER_FILES)
     # no index, so it must be read; it sorts last, so only a task on an executor opens it
     (tmp_path / "zz-broken.parquet").write_bytes(b"PAR1 not parquet PAR1")
     assert main(["spark", "scan", str(tmp_path), "--where", "category = 'a'"]) == 3
     err = "".join(line for line in capsys.readouterr().err.splitlines(keepends=True)
                   if not re.match(r"fileindex spark scan: \d+/\d+ files", line))  # progress lines
     assert "a Spark job failed" in err and "zz-broken.parquet" in err and err.count("\n") == 1
+
+
+def test_a_small_read_keeps_the_rows_after_a_file_that_yields_none(spark, tmp_path):
+    """PySpark 4.3 drops what follows an empty chunk of an Arrow table it is given (found by the usage suite)."""
+    for number, values in enumerate(([0.0, 1.0, -0.0], [None], [0.0])):
+        pq.write_table(pa.table({"d": pa.array(values, pa.float64())}), tmp_path / f"part-{number}.parquet")
+    frame = pruned_scan(spark, str(tmp_path), "d = 0.0", read="driver").frame
+    assert sorted(r.d for r in frame.collect()) == [-0.0, 0.0, 0.0] and frame.count() == 3
+
+
+def test_a_small_read_is_done_in_the_driver_and_a_bad_file_is_one_line_there_too(spark, tmp_path, capsys):
+    write_dataset(tmp_path, files=1)
+    where = "category = 'a'"
+    local, job = (pruned_scan(spark, str(tmp_path), where, read=read).frame for read in ("auto", "spark"))
+    assert sorted_rows(local) == sorted_rows(job) == sorted_rows(plain_scan(spark, str(tmp_path), where))
+    assert "LocalTableScan" in local._jdf.queryExecution().executedPlan().toString()
+    assert "LocalTableScan" not in job._jdf.queryExecution().executedPlan().toString()
+    (tmp_path / "zz-broken.parquet").write_bytes(b"PAR1 not parquet PAR1")
+    assert main(["spark", "scan", str(tmp_path), "--where", where]) == 3
+    err = capsys.readouterr().err
+    assert "zz-broken.parquet: not a readable parquet file" in err and err.count("\n") == 1

@@ -2,6 +2,11 @@
 // tools/bench.py (which compiles and starts this program; see tools/bench_reference/java-performance.md
 // for the dataset recipes, generated here from the same SplitMix64 definitions).
 // Prints one line per row: "<java row name>\t<median seconds per op>\t<check value>".
+// "PaimonBench tables WAREHOUSE FILES ROWS REPEAT" instead times table planning
+// (tools/bench_planning.py): it writes, when absent, two append tables of FILES data files of ROWS rows in
+// one commit (bloom-filter on k, bitmap on cat; one with the indexes embedded in the manifest, one with
+// sidecars) and times ReadBuilder.withFilter(...).newScan().plan() for k = (a value of one row) and cat = 'recalled';
+// the check value is the number of data files the plan keeps.
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.security.MessageDigest;
@@ -20,6 +25,7 @@ import org.apache.paimon.fileindex.FileIndexer;
 import org.apache.paimon.fileindex.bitmap.BitmapIndexResultLazy;
 import org.apache.paimon.fs.ByteArraySeekableStream;
 import org.apache.paimon.options.Options;
+import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.predicate.FieldRef;
 import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.DataTypes;
@@ -190,7 +196,80 @@ public class PaimonBench {
             medianWithSetup(warm, r -> card[0] = cardinality(r.visitIsNull(field)), 1), card[0]);
     }
 
+    static final String[] CATEGORIES = {"books", "garden", "toys", "games", "music", "tools", "food", "shoes"};
+
+    /** Row i of file f of a planning table: k spans the whole long range in every file, so min/max cannot prune. */
+    static org.apache.paimon.data.GenericRow tableRow(int f, int rows, int i) {
+        long id = (long) f * rows + i;
+        String cat = (f % 500 == 7 && i == 0) ? "recalled" : CATEGORIES[(int) u(21, id, CATEGORIES.length)];
+        return org.apache.paimon.data.GenericRow.of(id, r(20, id), BinaryString.fromString(cat));
+    }
+
+    static org.apache.paimon.table.FileStoreTable planningTable(String root, int files, int rows, String threshold)
+            throws Exception {
+        org.apache.paimon.fs.FileIO io = org.apache.paimon.fs.local.LocalFileIO.create();
+        org.apache.paimon.fs.Path path = new org.apache.paimon.fs.Path(root);
+        boolean exists = new java.io.File(root, "snapshot/snapshot-1").isFile();
+        if (!exists) {
+            org.apache.paimon.schema.Schema schema = org.apache.paimon.schema.Schema.newBuilder()
+                    .column("id", DataTypes.BIGINT()).column("k", DataTypes.BIGINT()).column("cat", DataTypes.STRING())
+                    .option("bucket", "-1").option("write-only", "true")
+                    .option("file-index.bloom-filter.columns", "k").option("file-index.bloom-filter.k.items", "" + rows)
+                    .option("file-index.bloom-filter.k.fpp", "0.01").option("file-index.bitmap.columns", "cat")
+                    .option("file-index.in-manifest-threshold", threshold).build();
+            new org.apache.paimon.schema.SchemaManager(io, path).createTable(schema);
+        }
+        org.apache.paimon.table.FileStoreTable table = FileStoreTableFactory.create(io, path);
+        if (!exists) {
+            org.apache.paimon.table.sink.StreamWriteBuilder builder = table.newStreamWriteBuilder();
+            List<org.apache.paimon.table.sink.CommitMessage> messages = new ArrayList<>();
+            try (org.apache.paimon.table.sink.StreamTableWrite write = builder.newWrite();
+                    org.apache.paimon.table.sink.StreamTableCommit commit = builder.newCommit()) {
+                for (int f = 0; f < files; f++) {  // each prepareCommit closes the file being written
+                    for (int i = 0; i < rows; i++) write.write(tableRow(f, rows, i));
+                    messages.addAll(write.prepareCommit(false, f));
+                }
+                commit.commit(files, messages);
+            }
+        }
+        return table;
+    }
+
+    static void tables(String[] args) throws Exception {
+        String warehouse = args[1];
+        int files = Integer.parseInt(args[2]), rows = Integer.parseInt(args[3]);
+        repeat = Integer.parseInt(args[4]);
+        long key = r(20, (long) (files / 2) * rows + 5);  // a k of one row of the middle file
+        String category = "recalled";
+        for (String[] kind : new String[][] {{"embedded", "1 mb"}, {"sidecar", "1 b"}}) {
+            String root = warehouse + "/" + kind[0] + "-" + files + "x" + rows;
+            org.apache.paimon.table.FileStoreTable table = planningTable(root, files, rows, kind[1]);
+            System.out.println("table\t" + kind[0] + "\t" + root + "\t" + key);
+            org.apache.paimon.predicate.PredicateBuilder where = new org.apache.paimon.predicate.PredicateBuilder(
+                    table.rowType());
+            Object[][] filters = {{"k = " + key, where.equal(1, key)},
+                                  {"cat = '" + category + "'", where.equal(2, BinaryString.fromString(category))}};
+            for (Object[] filter : filters) {
+                org.apache.paimon.predicate.Predicate predicate = (org.apache.paimon.predicate.Predicate) filter[1];
+                long[] kept = new long[1];
+                double seconds = medianWithSetup(() -> null, state -> {
+                    long n = 0;
+                    for (org.apache.paimon.table.source.Split split :
+                            table.newReadBuilder().withFilter(predicate).newScan().plan().splits()) {
+                        n += ((org.apache.paimon.table.source.DataSplit) split).dataFiles().size();
+                    }
+                    return kept[0] = n;
+                }, 1);
+                row("table plan " + kind[0] + " " + files + " files: " + filter[0], seconds, kept[0]);
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("tables")) {
+            tables(args);
+            return;
+        }
         String container = args[0];
         if (args.length > 1) repeat = Integer.parseInt(args[1]);
         String only = args.length > 2 ? args[2] : "";

@@ -13,7 +13,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inputs_argument(parser)
     parser.add_argument("--where", required=True, metavar="EXPR", help="the predicate, over the table's columns")
     parser.add_argument("--compare", action="store_true",
-                        help="also run a plain scan: both wall times, and whether the results are identical")
+                        help="also run a plain scan: both wall times (each side run once untimed first, so "
+                             "both are timed warm), and whether the results are identical")
     parser.add_argument("--output", metavar="DIR", help="write the result rows here as Parquet (a new folder, "
                                                         "outside every input)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --output folder")
@@ -28,17 +29,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fileindex.spark.compare import check_scan_output, compare_scans, timed_scan, with_speedup
+    from fileindex.spark.compare import check_scan_output, compared_scan, timed_scan
 
     if args.output:
         check_scan_output(args.output, args.inputs, args.index_dir, overwrite=args.overwrite)
     spark = session(args)
-    report = timed_scan(spark, args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir,
-                        source=args.source, output=args.output, plan=args.plan, overwrite=args.overwrite)
+    options = {"snapshot": args.snapshot, "index_dir": args.index_dir, "source": args.source, "output": args.output,
+               "plan": args.plan, "overwrite": args.overwrite}
     if args.compare:
-        report.update(compare_scans(spark, args.inputs, args.where, report["_frame"], snapshot=args.snapshot,
-                                    index_dir=args.index_dir))
-        with_speedup(report)
+        report = compared_scan(spark, args.inputs, args.where, **options)
+    else:
+        report = timed_scan(spark, args.inputs, args.where, **options)
     report.pop("_frame", None)
     if args.json:
         print(json.dumps(report))
@@ -48,18 +49,34 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(report: dict) -> str:
+    from fileindex.spark.compare import speedup_text
+
     lines = [f"read {report['files_read']} of {report['files_total']} files, {report['rows_read']} of "
              f"{report['rows_total']} rows; {report['result_rows']} rows match ({report['pruned_seconds']:.2f} s)"]
+    lines.append(index_used(report))
     if report.get("files_without_index") or report.get("index_problems"):
         lines.append(f"  read in full: {report['files_without_index']} files without an index, "
                      f"{report['index_problems']} with an index problem")
     if "plain_seconds" in report:
         verdict = "identical" if report["identical"] else "DIFFERENT"
-        lines.append(f"  plain scan: {report['plain_seconds']:.2f} s; pruned/plain {report['speedup']:.1f}x faster; "
-                     f"results {verdict}")
+        timing = "both warm" if report.get("warm") else "timed once each"
+        lines.append(f"  plain scan: {report['plain_seconds']:.2f} s; pruned {speedup_text(report['speedup'])} "
+                     f"({timing}); results {verdict}")
         if not report["identical"]:
             lines += difference_lines(report.get("disagreeing", []))
     return "\n".join(lines)
+
+
+def index_used(report: dict) -> str:
+    """Was the index used: what it pruned, and how long planning took."""
+    pruned_files = report["files_total"] - report["files_read"]
+    pruned_rows = report["rows_total"] - report["rows_read"]
+    line = (f"  index used: pruned {pruned_files} of {report['files_total']} files and {pruned_rows} of "
+            f"{report['rows_total']} rows; planning took {report['planning_seconds']:.3f} s")
+    if report.get("files_sidecar_in_tasks"):
+        line += (f"; {report['files_sidecar_in_tasks']} files with sidecar indexes are pruned by the tasks that "
+                 "read them (counted as read)")
+    return line
 
 
 def difference_lines(disagreeing: list[dict]) -> list[str]:

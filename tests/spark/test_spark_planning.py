@@ -1,0 +1,97 @@
+"""The data source's planning: embedded indexes only, sidecars left to the tasks, and a report of what
+it pruned; ``spark scan`` saying whether the index was used, and ``--compare`` timing both sides warm."""
+import json
+import shutil
+
+import pytest
+from conftest import ROOT
+
+from fileindex.cli import main
+from fileindex.container.file import FileIndexContainer
+from fileindex.errors import UsageError
+from fileindex.spark.compare import speedup_text
+from fileindex.spark import read_table
+from fileindex.spark.datasource import FORMAT, PaimonFileIndexSource
+
+TABLES = ROOT / "tests" / "tables" / "parquet"
+EMBEDDED = TABLES / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"  # two files
+SIDECARS = TABLES / "append_with_bitmap_no_embedding.db" / "append_with_bitmap_no_embedding"
+
+
+def planned(table, where, report=None):
+    """Plan the source in this process (as Spark's planning worker does): its partitions."""
+    options = {"path": str(table), "where": where, **({"report": str(report)} if report else {})}
+    source = PaimonFileIndexSource(options)
+    return source.reader(source.schema()).partitions()
+
+
+def files_in(partitions):
+    return sorted(task.name for partition in partitions for task, _ in partition.value)
+
+
+def test_planning_evaluates_embedded_indexes_and_reports_what_they_pruned(tmp_path):
+    report = tmp_path / "report.json"
+    partitions = planned(EMBEDDED, "f1 = 30", report)  # only the newer file holds 30 (Alice and David)
+    figures = json.loads(report.read_text())
+    assert figures["files_total"] == 2 and figures["files_skipped"] == 1 and figures["files_read"] == 1
+    assert len(files_in(partitions)) == 1 and figures["tasks"] == len(partitions) == 1
+    assert figures["rows_total"] == 12 and figures["rows_read"] == 2 and figures["rows_skipped"] == 10
+    assert figures["files_sidecar_in_tasks"] == 0 and figures["where"] == "f1 = 30"
+    assert 0 < figures["index_seconds"] <= figures["planning_seconds"]
+
+
+def test_planning_never_opens_a_sidecar(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("planning opened a sidecar")
+
+    monkeypatch.setattr(FileIndexContainer, "open", refuse)
+    report = tmp_path / "report.json"
+    partitions = planned(SIDECARS, "f0 = 'Alice'", report)
+    figures = json.loads(report.read_text())
+    assert figures["files_sidecar_in_tasks"] == figures["files_total"] == figures["files_read"] == 1
+    assert figures["files_skipped"] == 0 and len(files_in(partitions)) == 1
+    assert all(verdict is None for partition in partitions for _, verdict in partition.value)
+
+
+def test_the_tasks_evaluate_sidecars_and_skip_what_they_rule_out(spark, tmp_path):
+    """Break the data file the sidecar skips: the task never reads it, so the read still answers."""
+    copy = tmp_path / "t"
+    shutil.copytree(SIDECARS, copy)
+    assert len(read_table(spark, str(copy), "f0 = 'Alice'").collect()) == 2
+    source = PaimonFileIndexSource({"path": str(copy), "where": "f0 = 'Nobody'"})
+    reader = source.reader(source.schema())
+    (task,) = reader.tasks
+    assert task.table.verdict(task.table_entry(), reader.predicate).result.kind == "SKIP"
+    with open(task.path, "wb") as broken:
+        broken.write(b"not a parquet file")
+    assert read_table(spark, str(copy), "f0 = 'Nobody'", report=str(tmp_path / "r.json")).collect() == []
+    assert json.loads((tmp_path / "r.json").read_text())["files_sidecar_in_tasks"] == 1
+    with pytest.raises(Exception, match="not a readable parquet file"):  # a task that must read it does
+        read_table(spark, str(copy), "f0 = 'Alice'").collect()
+
+
+def test_a_report_that_cannot_be_written_says_what_to_fix(tmp_path):
+    with pytest.raises(UsageError, match="option report=.*cannot write"):
+        planned(EMBEDDED, "f1 = 30", tmp_path / "no-such-folder" / "report.json")
+
+
+def test_the_report_option_through_spark(spark, tmp_path):
+    report = tmp_path / "report.json"
+    frame = spark.read.format(FORMAT).option("where", "f1 = 30").option("report", str(report)).load(str(EMBEDDED))
+    assert frame.count() == 2
+    assert json.loads(report.read_text())["files_skipped"] == 1
+
+
+def test_spark_scan_says_whether_the_index_was_used_and_compares_warm(spark, capsys):
+    for source in ("jobs", "datasource"):
+        code = main(["spark", "scan", str(EMBEDDED), "--where", "f1 = 30", "--compare", "--source", source])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        assert "index used: pruned 1 of 2 files" in out and "planning took" in out
+        assert "(both warm); results identical" in out
+        assert ("x faster" in out) != ("x slower" in out)
+
+
+def test_speedup_text_says_slower_when_the_pruned_scan_is_slower():
+    assert speedup_text(4.04) == "4.0x faster"
+    assert speedup_text(0.5) == "2.0x slower"
