@@ -12,8 +12,8 @@ import warnings
 
 from fileindex import __version__
 
-COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "rewrite", "conformance", "kit", "spark",
-            "demo", "samples")
+COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "rewrite", "conformance", "kit",
+            "spark", "demo", "samples")
 
 
 def build_parser() -> argparse.ArgumentParser:
