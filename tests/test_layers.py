@@ -5,7 +5,7 @@ import ast
 from conftest import ROOT
 
 LAYERS = ["base", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "reference",
-          "kit", "pipeline", "spark", "cli"]
+          "pipeline", "kit", "spark", "cli"]
 BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "kernels", "_kernels", "kaitai_runtime",
         "generated", "specs", "__init__", "samples"}
 

@@ -26,7 +26,7 @@ def layouts() -> list[str]:
 
 
 def capabilities() -> dict:
-    return {"implementation": "paimon-fileindex", "version": __version__, "batch": True,
+    return {"implementation": "paimon-fileindex", "version": __version__, "batch": True, "rows": True,
             "read": {"containers": sorted(VERSIONS), "layouts": layouts()},
             "write": {"containers": sorted(VERSIONS), "layouts": sorted(set(layouts()) - {"multi-column", "table"})}}
 
@@ -52,6 +52,15 @@ def scan(request: dict) -> dict:
     return {"files": {verdict.file: _answer(verdict.result) for verdict in table.plan(predicate)}}
 
 
+def rows(request: dict) -> dict:
+    from fileindex.kit.rows import matching_rows
+    from fileindex.table.scan import PaimonTable
+
+    table = PaimonTable(request["table"])
+    return {"rows": matching_rows(request["table"], predicate_from_json(request["where"], table.schema.types(),
+                                                                          "where"))}
+
+
 def _answer(result) -> dict:
     if isinstance(result, Rows):
         return {"result": "ROWS", "ranges": [list(r) for r in result.ranges()]}
@@ -72,7 +81,8 @@ def write(request: dict) -> dict:
     return {"written": request["out"]}
 
 
-CALLS = {"capabilities": lambda request: capabilities(), "head": head, "read": read, "scan": scan, "write": write}
+CALLS = {"capabilities": lambda request: capabilities(), "head": head, "read": read, "scan": scan, "rows": rows,
+         "write": write}
 
 
 def handle(request: dict) -> dict:

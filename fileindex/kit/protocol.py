@@ -31,8 +31,8 @@ def to_argv(request: dict) -> list[str]:
     if op == "read":
         return ["read", request["file"], "--schema", json.dumps(request["schema"], ensure_ascii=False),
                 "--where", json.dumps(request["where"], ensure_ascii=False)]
-    if op == "scan":
-        return ["scan", request["table"], "--where", json.dumps(request["where"], ensure_ascii=False)]
+    if op in ("scan", "rows"):
+        return [op, request["table"], "--where", json.dumps(request["where"], ensure_ascii=False)]
     if op == "write":
         return ["write", "--dataset", request["dataset"], "--column", request["column"], "--type", request["type"],
                 "--index-type", request["index_type"], "--options", json.dumps(request["options"]),
@@ -54,6 +54,9 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     scan = calls.add_parser("scan", help="the verdict of every live data file of TABLE for a predicate (JSON)")
     scan.add_argument("table")
     scan.add_argument("--where", required=True, help="the predicate in its structured JSON form")
+    rows = calls.add_parser("rows", help="the rows a full read of TABLE returns under a predicate (JSON)")
+    rows.add_argument("table")
+    rows.add_argument("--where", required=True, help="the predicate in its structured JSON form")
     write = calls.add_parser("write", help="write a one-column container from a dataset")
     for option in ("--dataset", "--type", "--index-type", "--out"):
         write.add_argument(option, required=True)
@@ -69,7 +72,7 @@ def from_argv(args: argparse.Namespace) -> dict:
         request["file"] = args.file
     if args.call == "read":
         request["schema"], request["where"] = _json(args.schema, "--schema"), _json(args.where, "--where")
-    if args.call == "scan":
+    if args.call in ("scan", "rows"):
         request["table"], request["where"] = args.table, _json(args.where, "--where")
     if args.call == "write":
         request.update(dataset=args.dataset, column=args.column, type=args.type, index_type=args.index_type,

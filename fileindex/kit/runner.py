@@ -27,6 +27,7 @@ from fileindex.kit.corpus import (
 )
 from fileindex.kit.negative import ERROR
 from fileindex.kit.protocol import Adapter
+from fileindex.kit.rows import sort_rows
 
 CORPUS = "corpus"
 PASS, FAIL, UNSUPPORTED = "pass", "fail", "unsupported"
@@ -113,6 +114,7 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
                 _bad_case(adapter, case, results)
             for case in tables:
                 _scan_case(adapter, case, results)
+                _rows_case(adapter, case, results)
             for producer, files in written.items():
                 progress(f"{adapter.name}: reading what {producer} wrote")
                 for case, path in files:
@@ -173,6 +175,8 @@ def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
     layout = "table"
     readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
     for item in case.sidecar["cases"]:
+        if "files" not in item["expected"]:  # no recorded per-file facts (rows only)
+            continue
         if not readable:
             results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
             continue
@@ -184,6 +188,36 @@ def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
                                                     whole_files=adapter.capabilities.get("scan") == "files")
         results.add(adapter.name, CORPUS, layout, "scan", problem and f"{case.name} {item.get('sql')}: {problem}",
                     case.name)
+
+
+def _rows_case(adapter: Adapter, case: Case, results: Results) -> None:
+    """Tier 2: the rows a full read of the table returns under each predicate, compared in the kit's order."""
+    for item in case.sidecar["cases"]:
+        if "rows" not in item["expected"]:
+            continue
+        if not adapter.capabilities.get("rows"):
+            results.add(adapter.name, CORPUS, "table", "rows", False, case.name)
+            continue
+        answer = adapter.ask({"op": "rows", "table": str(case.file), "where": item["where"]})
+        if "unsupported" in answer:
+            results.add(adapter.name, CORPUS, "table", "rows", False, case.name)
+            continue
+        problem = _failed(answer) or _rows_problem(answer, item["expected"]["rows"])
+        results.add(adapter.name, CORPUS, "table", "rows", problem and f"{case.name} {item.get('sql')}: {problem}",
+                    case.name)
+
+
+def _rows_problem(answer: dict, expected: list) -> str | None:
+    rows = answer.get("rows")
+    if not isinstance(rows, list):
+        return f"no rows in {json.dumps(answer)[:160]}"
+    rows = sort_rows(rows)
+    if rows == expected:
+        return None
+    missing = [row for row in expected if row not in rows]
+    extra = [row for row in rows if row not in expected]
+    return (f"{len(rows)} rows where {len(expected)} were expected; missing {json.dumps(missing[:3])}, "
+            f"not expected {json.dumps(extra[:3])}")
 
 
 def _files_problem(answer: dict, expected: dict, *, whole_files: bool = False) -> str | None:

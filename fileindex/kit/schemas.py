@@ -37,6 +37,11 @@ CASE = {
     "properties": {"where": PREDICATE, "expected": ANSWER, "since": {"type": "string"}, "until": {"type": "string"},
                    "before": {"type": "object"}, "java_toString": {"type": "string"}},
 }
+# Tier 2 result rows: each a list of values in the order of the case's columns, spelled as the datasets
+# spell values (FLOAT/DOUBLE as Java toString text, TIMESTAMP as {millis, nanos_of_milli}, ...), sorted by JSON text
+ROWS = {"type": "array", "items": {"type": "array"}}
+COLUMNS = {"type": "array", "items": {"type": "object", "required": ["name", "type"],
+                                      "properties": {"name": {"type": "string"}, "type": {"type": "string"}}}}
 WRITER = {"type": "object", "required": ["implementation", "version"],
           "properties": {"implementation": {"type": "string"}, "version": {"type": "string"}}}
 
@@ -70,12 +75,13 @@ SCHEMAS = {
         "title": "A Tier 2 table and its cases (tables/<name>/case.json)",
         "type": "object", "required": ["name", "tier", "writer", "table", "cases"],
         "properties": {"name": {"type": "string"}, "tier": {"const": 2}, "writer": WRITER, "table": {"type": "string"},
-                       "exercises": {"type": "string"}, "empty_is_skip": {"type": "boolean"},
+                       "exercises": {"type": "string"}, "empty_is_skip": {"type": "boolean"}, "columns": COLUMNS,
                        "cases": {"type": "array", "items": {
                            "type": "object", "required": ["where", "expected"],
                            "properties": {"where": PREDICATE, "sql": {"type": "string"}, "expected": {
-                               "type": "object", "required": ["files"],
-                               "properties": {"files": {"type": "object", "additionalProperties": ANSWER}}}}}}},
+                               "type": "object", "anyOf": [{"required": ["files"]}, {"required": ["rows"]}],
+                               "properties": {"files": {"type": "object", "additionalProperties": ANSWER},
+                                              "rows": ROWS}}}}}},
     }),
     "bad-case": _schema("bad-case", {
         "title": "A negative case (bad/<name>.json)",
@@ -111,6 +117,7 @@ SCHEMAS = {
             "implementation": {"type": "string"}, "version": {"type": "string"}, "batch": {"type": "boolean"},
             "read": {"type": "object", "properties": {"containers": {"type": "array", "items": {"type": "integer"}},
                                                       "layouts": {"type": "array", "items": {"type": "string"}}}},
+            "rows": {"type": "boolean"},
             "write": {"type": "object", "properties": {"containers": {"type": "array", "items": {"type": "integer"}},
                                                        "layouts": {"type": "array", "items": {"type": "string"}}}}},
     }),
@@ -120,6 +127,7 @@ SCHEMAS = {
                   {"type": "object", "required": ["head"], "properties": {"head": HEAD}},
                   {"type": "object", "required": ["files"],
                    "properties": {"files": {"type": "object", "additionalProperties": ANSWER}}},
+                  {"type": "object", "required": ["rows"], "properties": {"rows": ROWS}},
                   {"type": "object", "required": ["written"], "properties": {"written": {"type": "string"}}},
                   {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
                   {"type": "object", "required": ["unsupported"], "properties": {"unsupported": {"type": "string"}}}],

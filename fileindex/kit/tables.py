@@ -4,13 +4,16 @@ The tables are those of ``tests/tables/parquet`` (written by Java Paimon 1.x, pu
 data by alibaba/paimon-cpp); the expected answers are the facts ``tests/tables/README.md`` records
 from Java and the paimon-cpp tests (the rows an index selects, REMAIN, or a skipped file), never
 this project's answers. A file is named by its row count here and by its path in the exported
-sidecar (the table's manifests give each live file's row count).
+sidecar (the table's manifests give each live file's row count). Every case also gives the rows a
+full read returns (:mod:`fileindex.kit.rows`, from the data); a case without recorded per-file facts
+(the data-evolution table's) gives only those rows.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from fileindex.kit.corpus import dump_json, layout_name
+from fileindex.kit.rows import matching_rows, table_columns
 from fileindex.reference.predicate_json import predicate_to_json
 
 WRITER = {"implementation": "java", "version": "Paimon 1.x (tables of alibaba/paimon-cpp@43d9d027, test/test_data)"}
@@ -52,6 +55,11 @@ TABLES: list[tuple[str, str, str, dict[str, dict[int, str | list[int]]]]] = [
      "schema evolution: indexes matched by field id (f0 renamed f4)", {"f4 = 'Alice'": {8: [0, 7], 4: [0]}}),
     ("pk_with_bitmap_dv", "pk_with_bitmap_dv.db/pk_with_bitmap_dv",
      "primary key + deletion vectors: the index's rows minus the deleted ones", {"f0 = 'Alice'": {8: [7]}}),
+    # no recorded per-file facts: rows only. f2 of rows 0-3 was rewritten (12 -> 102, ...) by a newer file.
+    ("data_evolution_with_index", "data_evolution_with_index.db/data_evolution_with_index",
+     "data evolution: a row's columns stitched from several files by first row id, the newest writer's f2",
+     dict.fromkeys(["f2 = 104", "f2 = 14", "f2 > 150", "f0 = 'Alice'", "f0 IS NULL", "f3 > 4.0 AND f2 < 200",
+                    "f1 = 2 OR f2 = 204"], {})),
 ]
 
 
@@ -79,18 +87,25 @@ def add_tables(add, tables: Path) -> dict:
         layouts = {"table"} | _index_layouts(table)
         schema = table.schema.types()
         cases = [{"where": predicate_to_json(table.parse(text), schema), "sql": text,
-                  "expected": {"files": {by_rows[rows]: expected_answer(fact) for rows, fact in per_file.items()}}}
+                  "expected": _expected(root, table, text, {by_rows[rows]: expected_answer(fact)
+                                                            for rows, fact in per_file.items()})}
                  for text, per_file in facts.items()]
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             add(f"tables/{name}/table/{path.relative_to(root).as_posix()}", path.read_bytes())
         add(f"tables/{name}/case.json", dump_json({
             "name": name, "tier": 2, "layout": "table", "layouts": sorted(layouts), "container_version": 1,
-            "writer": WRITER, "table": "table", "exercises": what, "empty_is_skip": True,
+            "writer": WRITER, "table": "table", "exercises": what, "columns": table_columns(table),
+            "empty_is_skip": True,
             "source": "tests/tables/README.md of paimon-fileindex: facts from Java and the paimon-cpp tests",
             "cases": cases}))
         counts["tables"] += 1
         counts["cases"] += len(cases)
     return counts
+
+
+def _expected(root: Path, table, text: str, files: dict) -> dict:
+    rows = {"rows": matching_rows(root, table.parse(text))}
+    return {"files": files, **rows} if files else rows
 
 
 def _index_layouts(table) -> set[str]:

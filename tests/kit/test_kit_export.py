@@ -2,6 +2,7 @@
 import gzip
 import io
 import json
+import re
 import tarfile
 
 import jsonschema
@@ -62,7 +63,39 @@ def test_tier2_tables_are_copied_whole_with_a_verdict_for_every_live_file(kit_fo
         copied = sorted(p.relative_to(case.file) for p in case.file.rglob("*") if p.is_file())
         assert copied == sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
         live = {PaimonTable(case.file).relative(entry) for entry, _ in PaimonTable(case.file).live()}
-        assert all(set(item["expected"]["files"]) == live for item in case.sidecar["cases"]), case.name
+        assert all(set(item["expected"]["files"]) == live for item in case.sidecar["cases"]
+                   if "files" in item["expected"]), case.name
+        assert all("rows" in item["expected"] for item in case.sidecar["cases"]), case.name
+
+
+def readme_bitmap_rows():
+    """Rows 0..7 of the bitmap tables as tests/tables/README.md lists them, in the kit's spelling."""
+    text = (ROOT / "tests/tables/README.md").read_text()
+    listed = text.split("Bitmap tables (f0 STRING, f1 INT, f2 INT, f3 DOUBLE), rows 0..7:", 1)[1].split("`")[1]
+    return [[f0, int(f1), None if f2 == "null" else int(f2), f3]
+            for f0, f1, f2, f3 in (row.split(",") for row in re.split(r"\s*/\s*", listed.strip()))]
+
+
+def test_tier2_rows_are_the_rows_tests_tables_readme_lists(kit_folder):
+    """Where the README's bitmap facts name exact rows, a full read returns those rows of its listing."""
+    from fileindex.kit.tables import BITMAP_FACTS
+
+    listed = readme_bitmap_rows()
+    bitmap = {c.name: c for c in cases(kit_folder, "tables")}
+    for name in ("append_with_bitmap", "append_with_bitmap_v1", "append_with_bitmap_sidecar"):
+        expected = {item["sql"]: item["expected"]["rows"] for item in bitmap[name].sidecar["cases"]}
+        exact = {sql: fact for sql, fact in BITMAP_FACTS.items() if isinstance(fact, list)}
+        assert len(exact) == 10
+        for sql, positions in exact.items():
+            assert sorted(expected[sql], key=json.dumps) == sorted((listed[p] for p in positions), key=json.dumps), sql
+        assert expected["f1 = 30"] == [] and len(expected["f1 > 10"]) == 3
+    evolved = {item["sql"]: item["expected"]["rows"] for item in bitmap["data_evolution_with_index"].sidecar["cases"]}
+    # the table's README: f0, f1 written once (rows 0-3), f2 rewritten by the second commit, two rows added later
+    assert evolved["f0 = 'Alice'"] == [["Alice", 4, 104, "3.1"]] and evolved["f2 = 14"] == []
+    assert evolved["f0 IS NULL"] == [[None, None, 202, "6.1"], [None, None, 204, "7.1"]]
+    assert evolved["f1 = 2 OR f2 = 204"] == [["Lily", 2, 102, "2.1"], [None, None, 204, "7.1"]]
+    dv = {item["sql"]: item["expected"]["rows"] for item in bitmap["pk_with_bitmap_dv"].sidecar["cases"]}
+    assert [row[:2] for row in dv["f0 = 'Alice'"]] == [[7, "Alice"]]  # key 0 (also Alice) deleted
 
 
 def test_every_json_file_validates_against_its_schema(kit_folder):

@@ -34,7 +34,9 @@ def test_this_projects_adapter_passes_every_check_of_the_corpus(kit_folder, self
     assert count(self_results, check="write") == len(cases(kit_folder, "v1"))
     assert count(self_results, check="refuse") == len(load_json(kit_folder / "refusals.json")["refusals"])
     assert count(self_results, check="reject") + count(self_results, check="fail-open") == len(cases(kit_folder, "bad"))
-    assert count(self_results, check="scan") == sum(len(c.sidecar["cases"]) for c in cases(kit_folder, "tables"))
+    table_cases = [item for c in cases(kit_folder, "tables") for item in c.sidecar["cases"]]
+    assert count(self_results, check="scan") == len([item for item in table_cases if "files" in item["expected"]])
+    assert count(self_results, check="rows") == len(table_cases)
     # what it wrote, it read back: every v1 case once more
     assert count(self_results, producer="paimon-fileindex", check="read") == len(tier1_cases(kit_folder, "v1"))
 
@@ -77,6 +79,28 @@ def small_corpus(kit_folder, target, cases_each=3):
         document["cases"] = document["cases"][:cases_each]
         sidecar.write_text(json.dumps(document))
     return target
+
+
+def tables_corpus(kit_folder, target):
+    """A kit folder with the Tier 2 tables alone."""
+    shutil.copytree(kit_folder / "tables", target / "tables")
+    shutil.copy(kit_folder / "manifest.json", target / "manifest.json")
+    (target / "refusals.json").write_text(json.dumps({"refusals": []}))
+    return target
+
+
+def test_a_dropped_row_fails_the_rows_check_of_exactly_the_cases_with_rows(kit_folder, tmp_path):
+    folder = tables_corpus(kit_folder, tmp_path / "tables")
+    table_cases = [item for c in cases(folder, "tables") for item in c.sidecar["cases"]]
+    with_rows = [item for item in table_cases if item["expected"]["rows"]]
+    assert 0 < len(with_rows) < len(table_cases)
+    wrong = run(folder, [f"{WRONG} --drop-row"], tmp_path / "work")
+    assert count(wrong, FAIL, check="rows") == len(with_rows)
+    assert count(wrong, PASS, check="rows") == len(table_cases) - len(with_rows)
+    assert all("missing" in o.detail for o in wrong.outcomes if o.status == FAIL)
+    assert count(wrong, FAIL) == len(with_rows)  # the scans are untouched
+    without = run(folder, [f"{WRONG} --no-rows --one-call"], tmp_path / "work2")
+    assert count(without, UNSUPPORTED, check="rows") == len(table_cases) and without.ok
 
 
 def test_the_one_call_contract_and_producer_by_consumer(kit_folder, tmp_path):

@@ -2,10 +2,11 @@
 swapped on one-column containers of ``c`` (--flip-answers) and the last byte of every bloom-filter
 container it writes flipped (--flip-bytes); --one-call declares no batch mode, so the kit runs one
 command line per request; --only LAYOUT declares that layout alone (in container version 1) as read
-and written; --garbage answers every read with a JSON string, not an object; --die exits on every read.
+and written; --garbage answers every read with a JSON string, not an object; --die exits on every read;
+--drop-row leaves the first row out of every non-empty ``rows`` answer; --no-rows declares no ``rows``.
 
     python tests/kit/wrong_adapter.py [--one-call] [--flip-answers] [--flip-bytes] [--only LAYOUT]
-                                      [--garbage] [--die] CALL ...
+                                      [--garbage] [--die] [--drop-row] [--no-rows] CALL ...
 """
 import argparse
 import json
@@ -24,6 +25,8 @@ def wrong(flags):
         result = handle(request)
         if request.get("op") == "capabilities":
             result = {**result, "implementation": "wrong", "batch": not flags.one_call}
+            if flags.no_rows:
+                result.pop("rows")
             if flags.only:
                 result["read"] = result["write"] = {"containers": [1], "layouts": [flags.only]}
         if request.get("op") == "read" and flags.die:
@@ -32,6 +35,8 @@ def wrong(flags):
             return "not an answer"
         if flags.flip_answers and result.get("result") in SWAPPED and list(request.get("schema", ())) == ["c"]:
             result = {"result": SWAPPED[result["result"]]}
+        if flags.drop_row and request.get("op") == "rows" and result.get("rows"):
+            result = {"rows": result["rows"][1:]}
         if flags.flip_bytes and request.get("op") == "write" and "written" in result \
                 and request["index_type"] == "bloom-filter":
             out = Path(request["out"])
@@ -44,7 +49,7 @@ def wrong(flags):
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    for flag in ("--one-call", "--flip-answers", "--flip-bytes", "--garbage", "--die"):
+    for flag in ("--one-call", "--flip-answers", "--flip-bytes", "--garbage", "--die", "--drop-row", "--no-rows"):
         parser.add_argument(flag, action="store_true")
     parser.add_argument("--only", metavar="LAYOUT")
     add_request_arguments(parser)
