@@ -7,12 +7,15 @@
 //     {"op":"head","file":F}                                   -> {"head":{"columns":[...]}}
 //     {"op":"read","file":F,"schema":{"c":"INT"},"where":P}     -> {"result":"REMAIN"|"SKIP"|"ROWS","ranges":[...]}
 //     {"op":"scan","table":T,"where":P}                          -> {"files":{"bucket-0/data-….parquet":"REMAIN"|"SKIP"}}
+//     {"op":"rows","table":T,"where":P}                          -> {"rows":[[v, ...], ...]}
 //     {"op":"write","dataset":D,"column":"c","type":T,"index_type":I,"options":{...},
 //      "container_version":1,"out":F}                           -> {"written":F}
 //   any of them may answer {"error": "..."} (Java threw) or {"unsupported": "..."}.
 // scan (only with -Dkit.tables=true: reading tables needs the Hadoop client jars) gives whole-file
 // verdicts, as 0.9.0 decides them: a file its scan does not plan (statistics, embedded index) or its
 // reader skips (FileIndexSkipper, the sidecar index) is SKIP, any other REMAIN; 0.9.0 applies no row sets.
+// rows (with scan) reads the splits ReadBuilder plans with the predicate as a filter (ReadBuilder.newRead,
+// so 0.9.0's own pruning decides which files are read) and keeps the rows Predicate.test accepts.
 // 0.9.0 has no public way to read a HEAD's offsets: head lists each entry's column, index type and
 // payload SHA-256 (FileIndexFormat.Reader.readAll), in the reader's HashMap order.
 import java.io.BufferedReader;
@@ -76,6 +79,7 @@ public class KitAdapter {
             try {
                 answer = handle(JSON.readTree(line));
             } catch (Throwable t) {
+                if (Boolean.getBoolean("kit.debug")) t.printStackTrace();
                 answer = JSON.createObjectNode();
                 answer.put("error", describe(t));
             }
@@ -89,6 +93,7 @@ public class KitAdapter {
         caps.put("version", "0.9.0");
         caps.put("batch", true);
         caps.put("scan", "files");  // whole-file verdicts: REMAIN or SKIP
+        caps.put("rows", Boolean.getBoolean("kit.tables"));
         for (String side : new String[] {"read", "write"}) {
             ObjectNode node = caps.putObject(side);
             node.putArray("containers").add(1);
@@ -107,6 +112,7 @@ public class KitAdapter {
             case "head": answer.set("head", head(request)); return answer;
             case "read": return read(request);
             case "scan": return scan(request);
+            case "rows": return rows(request);
             case "write": return write(request);
             default: answer.put("error", "unknown op " + request.get("op")); return answer;
         }
@@ -258,6 +264,61 @@ public class KitAdapter {
             files.putObject(verdict.getKey()).put("result", verdict.getValue());
         }
         return answer;
+    }
+
+    static ObjectNode rows(JsonNode request) throws Exception {
+        org.apache.paimon.table.FileStoreTable table = org.apache.paimon.table.FileStoreTableFactory.create(
+                org.apache.paimon.fs.local.LocalFileIO.create(), new org.apache.paimon.fs.Path(request.get("table").asText()));
+        RowType rowType = table.rowType();
+        org.apache.paimon.predicate.Predicate predicate = predicate(request.get("where"), rowType);
+        org.apache.paimon.table.source.ReadBuilder builder = table.newReadBuilder().withFilter(predicate);
+        ObjectNode answer = JSON.createObjectNode();
+        ArrayNode rows = answer.putArray("rows");
+        try (org.apache.paimon.reader.RecordReader<org.apache.paimon.data.InternalRow> reader =
+                     builder.newRead().createReader(builder.newScan().plan().splits())) {
+            reader.forEachRemaining(row -> {
+                if (!predicate.test(row)) return;
+                ArrayNode out = rows.addArray();
+                for (int i = 0; i < rowType.getFieldCount(); i++) out.add(json(rowType.getTypeAt(i), row, i));
+            });
+        }
+        return answer;
+    }
+
+    // A row's value in the kit's JSON spelling (the inverse of value()).
+    static JsonNode json(DataType type, org.apache.paimon.data.InternalRow row, int i) {
+        org.apache.paimon.shade.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory nodes = JSON.getNodeFactory();
+        if (row.isNullAt(i)) return nodes.nullNode();
+        switch (type.getTypeRoot()) {
+            case TINYINT: return nodes.numberNode(row.getByte(i));
+            case SMALLINT: return nodes.numberNode(row.getShort(i));
+            case INTEGER: case DATE: case TIME_WITHOUT_TIME_ZONE: return nodes.numberNode(row.getInt(i));
+            case BIGINT: return nodes.numberNode(row.getLong(i));
+            case FLOAT: return nodes.textNode(Float.toString(row.getFloat(i)));
+            case DOUBLE: return nodes.textNode(Double.toString(row.getDouble(i)));
+            case BOOLEAN: return nodes.booleanNode(row.getBoolean(i));
+            case CHAR: case VARCHAR: return nodes.textNode(row.getString(i).toString());
+            case BINARY: case VARBINARY: {
+                ArrayNode bytes = nodes.arrayNode();
+                for (byte b : row.getBinary(i)) bytes.add(b & 0xFF);
+                return bytes;
+            }
+            case DECIMAL: {
+                int precision = org.apache.paimon.types.DataTypeChecks.getPrecision(type);
+                int scale = org.apache.paimon.types.DataTypeChecks.getScale(type);
+                ObjectNode decimal = nodes.objectNode();
+                decimal.put("decimal", row.getDecimal(i, precision, scale).toBigDecimal().toPlainString());
+                decimal.put("precision", precision).put("scale", scale);
+                return decimal;
+            }
+            case TIMESTAMP_WITHOUT_TIME_ZONE: case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+                Timestamp t = row.getTimestamp(i, org.apache.paimon.types.DataTypeChecks.getPrecision(type));
+                ObjectNode timestamp = nodes.objectNode();
+                timestamp.put("millis", t.getMillisecond()).put("nanos_of_milli", t.getNanoOfMillisecond());
+                return timestamp;
+            }
+            default: throw new IllegalArgumentException("type " + type);
+        }
     }
 
     static String relative(org.apache.paimon.table.source.Split split, org.apache.paimon.io.DataFileMeta file) {
