@@ -116,6 +116,10 @@ def test_every_json_file_validates_against_its_schema(kit_folder):
     jsonschema.validate(json.loads((kit_folder / "refusals.json").read_text()), schemas["refusals"])
     jsonschema.validate(json.loads((kit_folder / "manifest.json").read_text()), schemas["manifest"])
     jsonschema.validate(adapter.capabilities(), schemas["capabilities"])
+    table = next(c for c in cases(kit_folder, "tables") if c.name == "data_evolution_with_index")
+    rows = adapter.handle({"op": "rows", "table": str(table.file), "where": table.sidecar["cases"][0]["where"]})
+    assert rows["rows"]
+    jsonschema.validate(rows, schemas["answer"])
     assert checked > 300
     with pytest.raises(jsonschema.ValidationError):  # the schemas say something
         jsonschema.validate({"name": "x", "rule": "SHOULD reject", "file": "x", "request": {"op": "head"},
