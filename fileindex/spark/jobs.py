@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 import pyarrow as pa
 from pyroaring import BitMap
 
-from fileindex.arrow.data_files import data_file_format
+from fileindex.arrow.data_files import DataFileError, data_file_format
 from fileindex.arrow.types import schema_of
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
@@ -353,8 +353,11 @@ def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
 
     target = spark_schema(schema)
     arrow_schema = to_arrow_schema(target, timezone="UTC")
-    tables = [conform(table, arrow_schema) for read in reads
-              for table in _read_one(read, schema=schema, predicate=predicate, types=types)]
+    try:
+        tables = [conform(table, arrow_schema) for read in reads
+                  for table in _read_one(read, schema=schema, predicate=predicate, types=types)]
+    except OSError as err:  # as a Spark task's failure reports it: the input is broken, not the command (exit 3)
+        raise DataFileError(f"{err.filename}: {err.strerror or err}") from err
     # one chunk per column: PySpark 4.3 drops a row of a table whose columns hold an empty chunk
     rows = pa.concat_tables(tables).combine_chunks() if tables else arrow_schema.empty_table()
     return spark.createDataFrame(rows, schema=target)
