@@ -2,8 +2,8 @@
 
 Manifest-family files are read in whatever format they are (Avro with fastavro, ORC with pyarrow in a
 helper process (``orc_helper``), Parquet with pyarrow), sniffed from their magic bytes. Live data files
-are the ADD entries of the base and delta manifest lists that no DELETE entry names, compared by
-Paimon's full file identifier. Data files are found only through the snapshot, never by listing
+are the ADD entries of the base and delta manifest lists that no later DELETE entry names, in manifest
+order and compared by Paimon's full file identifier. Data files are found only through the snapshot, never by listing
 directories.
 """
 from __future__ import annotations
@@ -302,8 +302,9 @@ def live_entries(root: Path, snapshot: Snapshot) -> list[tuple[dict, DataFile]]:
         for number, row in enumerate(read_rows(path, f"manifest list named by {snapshot.file}", root)):
             name = field_of(row, "_FILE_NAME", str, f"{shown(root, path)} (manifest list) row {number}")
             manifests.append((name, shown(root, path)))
-    added: list[tuple[dict, DataFile]] = []
-    deleted: set[tuple] = set()
+    # In manifest order, as Java's FileEntry.mergeEntries: a DELETE removes the ADD before it, and an ADD after
+    # it (a rewrite that gives a file back an entry it had) is live again.
+    live: dict[tuple, tuple[dict, DataFile]] = {}
     for manifest, listed_in in manifests:
         path = root / "manifest" / manifest
         name = shown(root, path)
@@ -313,8 +314,11 @@ def live_entries(root: Path, snapshot: Snapshot) -> list[tuple[dict, DataFile]]:
             if kind not in (0, 1):
                 raise TableError(f"{where}: entry kind {kind} (0 = ADD, 1 = DELETE)")
             entry = _data_file(row, where)
-            (added.append((row, entry)) if kind == 0 else deleted.add(entry.identifier))
-    return [(row, entry) for row, entry in added if entry.identifier not in deleted]
+            if kind == 0:
+                live[entry.identifier] = (row, entry)
+            else:
+                live.pop(entry.identifier, None)
+    return list(live.values())
 
 
 def data_file_path(root: Path, schema: Schema, entry: DataFile) -> Path:

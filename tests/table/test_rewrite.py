@@ -114,6 +114,22 @@ def test_dropping_every_index_leaves_none(tmp_path):
     assert len(list(table.plan("f1 = 1"))) == len(table.live())
 
 
+@pytest.mark.parametrize("threshold", ["4096 B", "1 B"])  # embedded, then sidecars
+def test_an_index_added_then_dropped_gives_the_file_back_its_first_entry_and_it_stays_live(tmp_path, threshold):
+    root = copy(tmp_path, "append_with_bitmap")
+    (original,) = live_files(root, load_snapshot(root))
+    alter_table_options(root, set={"file-index.in-manifest-threshold": threshold,
+                                   "file-index.bitmap.columns": "f0,f1,f2,f3"})
+    assert rewrite_file_index(root).snapshot_id is not None
+    alter_table_options(root, set={"file-index.bitmap.columns": "f0,f1,f2"})
+    assert rewrite_file_index(root).snapshot_id is not None
+    (entry,) = live_files(root, load_snapshot(root))  # a DELETE earlier in the manifests does not hide it
+    assert entry.file_name == original.file_name and entry.row_count == 8
+    if threshold == "4096 B":
+        assert entry.identifier == original.identifier  # the same embedded bytes as before the first rewrite
+    assert next(PaimonTable(root).plan("f0 = 'Alice'")).result == Rows([0, 7])
+
+
 @pytest.mark.parametrize("name, message", [("pk_with_bitmap_dv", "primary-key table"),
                                            ("data_evolution_with_index", "data-evolution")])
 def test_tables_out_of_scope_are_refused(tmp_path, name, message):
