@@ -59,6 +59,7 @@ def _run(args: argparse.Namespace) -> int:
     def progress(text: str) -> None:
         print(f"kit run: {text}", file=sys.stderr)
 
+    check_outputs(args.folder, {"--json": args.json if args.json != "-" else None, "--html": args.html})
     with tempfile.TemporaryDirectory(prefix="fileindex-kit-") as scratch:
         results = run_kit(args.folder, args.impl, args.workdir or scratch, progress)
     if args.json == "-":
@@ -70,6 +71,22 @@ def _run(args: argparse.Namespace) -> int:
     if args.html:
         Path(args.html).write_text(report.to_html(results), encoding="utf-8")
     return 0 if results.ok else 1
+
+
+def check_outputs(corpus: str, outputs: dict[str, str | None]) -> None:
+    """Before a long run: each report can be written, and none would replace a file of the corpus."""
+    from fileindex.errors import UsageError
+
+    for flag, output in outputs.items():
+        if not output:
+            continue
+        target = Path(output)
+        if not target.parent.is_dir():
+            raise UsageError(f"{flag} {output}: cannot write there: the folder {target.parent} does not exist")
+        if target.is_dir():
+            raise UsageError(f"{flag} {output}: is a folder; give a file name")
+        if target.exists() and target.resolve().is_relative_to(Path(corpus).resolve()):
+            raise UsageError(f"{flag} {output}: is a file of the corpus; write the report elsewhere")
 
 
 def _adapter(args: argparse.Namespace) -> int:

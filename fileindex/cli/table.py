@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from fileindex.cli import HANDLED, report_failure
 from fileindex.cli.query import warn_null_comparisons
@@ -82,19 +83,37 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
 
     try:
         if args.orphans:
-            for path in orphan_files(args.table):
+            orphans = orphan_files(args.table)
+            for path in orphans:
                 print(json.dumps({"orphan": str(path)}) if args.json else path)
+            print(f"{len(orphans)} orphan file(s): named by no snapshot or tag", file=sys.stderr)
             return 0
         changes = parse_key_values(args.set, "--set", "file-index.bloom-filter.columns=id")
         schema_id = alter_table_options(args.table, set=changes, reset=[k.strip() for k in args.reset])
+        rewrite_refusal = why_rewrite_refuses(args.table)
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     if schema_id is None:
         print(f"{args.table}: the options are already so; no new schema")
+    elif rewrite_refusal:
+        print(f"{args.table}: wrote schema/schema-{schema_id}; files Java writes from now on follow it, but "
+              f"fileindex rewrite cannot rebuild the existing files' indexes here ({rewrite_refusal})")
     else:
         print(f"{args.table}: wrote schema/schema-{schema_id}; run fileindex rewrite {args.table} to rebuild the "
               "indexes of the existing files")
     return 0
+
+
+def why_rewrite_refuses(root: str) -> str | None:
+    from fileindex.table.metadata import load_schema
+    from fileindex.table.options_alter import latest_schema_id
+    from fileindex.table.rewrite_plan import check_scope
+
+    try:
+        check_scope(root, load_schema(Path(root), latest_schema_id(Path(root))))
+    except UsageError as err:
+        return str(err).removeprefix(f"{root}: ")
+    return None
 
 
 def explain_table_file(args: argparse.Namespace) -> int:
@@ -126,8 +145,6 @@ def explain_table_file(args: argparse.Namespace) -> int:
 def explain_unregistered(table, args: argparse.Namespace) -> int:
     """An index file the manifests do not name (e.g. a sidecar ``spark build`` wrote): under the schema of
     the live data file it sits beside, else the table's latest."""
-    from pathlib import Path
-
     from fileindex.cli.column_types import SIDECAR_SUFFIX
     from fileindex.cli.explain import explain_file
 

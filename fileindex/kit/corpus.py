@@ -176,6 +176,12 @@ def unpack(archive: Path, into: Path) -> Path:
 def open_corpus(folder: str | Path) -> tuple[Path, dict]:
     """A kit folder and its manifest (a UsageError naming what is missing otherwise)."""
     folder = Path(folder)
+    if not folder.is_dir():
+        raise UsageError(f"{folder} does not exist: give a kit folder or tarball (fileindex kit export writes both)")
+    if not (folder / "manifest.json").exists():
+        inside = sorted(p for p in folder.iterdir() if (p / "manifest.json").is_file())
+        if inside:
+            raise UsageError(f"{folder} holds a kit but is not one: give {inside[0]}")
     manifest = load_json(folder / "manifest.json")
     if not isinstance(manifest, dict) or "kit_version" not in manifest:
         raise UsageError(f"{folder / 'manifest.json'} is not a kit manifest (no kit_version)")

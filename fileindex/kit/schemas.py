@@ -2,6 +2,9 @@
 exported under ``schemas/`` so that a consumer in any language validates what it reads."""
 from __future__ import annotations
 
+from fileindex.predicate.java import COMPOUNDS
+from fileindex.predicate.operators import Operator
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://paimon-fileindex.invalid/kit/"
 
@@ -13,10 +16,11 @@ ANSWER = {
                    "cardinality": {"type": "integer"}, "first32": {"type": "array", "items": {"type": "integer"}},
                    "rows_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
 }
+FUNCTIONS = [*(op.java_name for op in Operator), *COMPOUNDS]  # Java's LeafFunction and CompoundFunction names
 PREDICATE = {"$ref": "#/$defs/predicate"}  # structured predicates nest: And / Or hold predicates
 DEFS = {"predicate": {
     "type": "object", "required": ["function"],
-    "properties": {"function": {"type": "string"}, "column": {"type": "string"}, "type": {"type": "string"},
+    "properties": {"function": {"enum": FUNCTIONS}, "column": {"type": "string"}, "type": {"type": "string"},
                    "literals": {"type": "array"}, "children": {"type": "array", "items": PREDICATE, "minItems": 2}},
 }}
 SHA = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
@@ -117,7 +121,7 @@ SCHEMAS = {
             "implementation": {"type": "string"}, "version": {"type": "string"}, "batch": {"type": "boolean"},
             "read": {"type": "object", "properties": {"containers": {"type": "array", "items": {"type": "integer"}},
                                                       "layouts": {"type": "array", "items": {"type": "string"}}}},
-            "rows": {"type": "boolean"},
+            "rows": {"type": "boolean"}, "scan": {"const": "files"},
             "write": {"type": "object", "properties": {"containers": {"type": "array", "items": {"type": "integer"}},
                                                        "layouts": {"type": "array", "items": {"type": "string"}}}}},
     }),

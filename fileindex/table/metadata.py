@@ -82,6 +82,21 @@ def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> l
     return rows
 
 
+def not_a_table(root: Path, missing: str) -> UsageError:
+    """Why ``root`` is not a table root, saying what to give instead where that can be seen."""
+    root = Path(root)
+    if not root.exists():
+        return UsageError(f"{root} does not exist: give a Paimon table's root folder")
+    if not root.is_dir():
+        return UsageError(f"{root} is a file: give a Paimon table's root folder (the one holding schema/ and "
+                          "snapshot/)")
+    tables = sorted(p for p in root.iterdir() if (p / "schema").is_dir() and (p / "snapshot").is_dir())
+    if tables:
+        return UsageError(f"{root} is not a table but holds tables (a database folder?): give one of "
+                          f"{', '.join(str(t) for t in tables[:5])}")
+    return UsageError(f"{root}: {missing}: not a Paimon table root (the folder holding schema/ and snapshot/)")
+
+
 def read_json(root: Path, path: Path, kind: str) -> dict:
     with reading(root, path, kind):
         data = json.loads(path.read_bytes())
@@ -145,7 +160,7 @@ def latest_snapshot_id(root: Path) -> int:
                               else "is not the latest snapshot" if text.isdigit() else f"holds {text[:20]!r}")
     ids = _snapshot_ids(folder)
     if not ids:
-        raise UsageError(f"{root}: no snapshot/ folder with snapshots: is this a Paimon table root?")
+        raise not_a_table(root, "no snapshot/ folder with snapshots")
     if problem:
         warnings.warn(TableHintWarning(f"{shown(root, hint)} {problem}: using snapshot-{max(ids)}, the "
                                        "latest by listing"), stacklevel=2)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from fileindex.errors import UsageError
-from fileindex.table.metadata import load_schema, read_json
+from fileindex.table.metadata import load_schema, not_a_table, read_json
 from fileindex.writing.atomic import write_atomically
 
 # Options that change what the table's existing files mean (keys, layout, merging): never altered here.
@@ -24,7 +24,7 @@ MAX_ATTEMPTS = 20
 def latest_schema_id(root: Path) -> int:
     ids = [int(p.name[7:]) for p in (root / "schema").glob("schema-*") if p.name[7:].isdigit()]
     if not ids:
-        raise UsageError(f"{root}: no schema/schema-N file: is this a Paimon table root?")
+        raise not_a_table(root, "no schema/schema-N file")
     return max(ids)
 
 
@@ -34,6 +34,17 @@ def check_keys(set_: Mapping[str, str], reset: Iterable[str]) -> None:
             raise UsageError(f"option key {key!r} is not an option name: write KEY=VALUE for --set, KEY for --reset")
         if key in IMMUTABLE:
             raise UsageError(f"option {key} changes what the table's existing files mean: not altered here")
+
+
+def refuse_unset(keys: Iterable[str], options: Mapping[str, str]) -> None:
+    """A RESET of an option the table does not hold changes nothing: most likely a misspelt key."""
+    import difflib
+
+    for key in keys:
+        if key not in options:
+            close = difflib.get_close_matches(key, list(options), n=1)
+            hint = f"did you mean {close[0]}?" if close else f"its options: {', '.join(sorted(options)) or 'none'}"
+            raise UsageError(f"--reset {key}: the table does not set this option; {hint}")
 
 
 def refuse_ignored_keys(options: Mapping[str, str], types, changes: Mapping[str, str]) -> None:
@@ -66,6 +77,7 @@ def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None, 
         data = read_json(root, path, "schema")
         schema = load_schema(root, latest)
         options = dict(data.get("options") or {})
+        refuse_unset(removed, options)
         new = {k: v for k, v in options.items() if k not in removed}
         new.update({k: str(v) for k, v in changes.items()})
         if new == options:

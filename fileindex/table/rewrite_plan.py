@@ -249,6 +249,8 @@ def parse_partitions(text: str | None, schema: Schema) -> list[dict[str, str]] |
         spec = {}
         for pair in part.split(","):
             key, sep, value = pair.partition("=")
+            if not schema.partition_keys:
+                raise UsageError(f"--partition {text!r}: the table is not partitioned; leave --partition out")
             if not sep or key.strip() not in schema.partition_keys:
                 raise UsageError(f"--partition {text!r}: {pair.strip()!r} is not KEY=VALUE over the partition keys "
                                  f"({', '.join(schema.partition_keys) or 'the table has none'})")

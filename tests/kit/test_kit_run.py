@@ -145,8 +145,20 @@ def test_the_command_line(kit_folder, tmp_path, capsys):
     assert json.loads(out_json.read_text())["totals"]["paimon-fileindex"][FAIL] == 0 and out_html.is_file()
     assert main(["kit", "run", str(folder), "--impl", f"{WRONG} --flip-answers"]) == 1
     assert "FAIL wrong ← corpus" in capsys.readouterr().out
-    assert main(["kit", "run", str(tmp_path), "--impl", ADAPTER]) == 2
+    assert main(["kit", "run", str(tmp_path), "--impl", ADAPTER]) == 2  # the folder export wrote the kit into
+    assert f"holds a kit but is not one: give {folder}" in capsys.readouterr().err
+    assert main(["kit", "run", str(tmp_path / "nope"), "--impl", ADAPTER]) == 2
+    assert "nope does not exist" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["kit", "run", str(tmp_path / "empty"), "--impl", ADAPTER]) == 2
     assert "manifest.json is missing" in capsys.readouterr().err
+    # reports that cannot be written, or would replace a file of the corpus, are refused before the run
+    manifest = (folder / "manifest.json").read_bytes()
+    for flag, output, message in (("--json", tmp_path / "no" / "r.json", "cannot write there"),
+                                  ("--html", folder / "manifest.json", "is a file of the corpus")):
+        assert main(["kit", "run", str(folder), "--impl", f"{WRONG} --die", flag, str(output)]) == 2
+        assert message in capsys.readouterr().err
+    assert (folder / "manifest.json").read_bytes() == manifest
     case = folder / "containers/v1/bloom-filter/int_nulls__bloom.index"
     assert main(["kit", "adapter", "head", str(case)]) == 0
     assert json.loads(capsys.readouterr().out)["head"]["columns"][0]["column"] == "c"

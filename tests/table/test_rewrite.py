@@ -317,3 +317,31 @@ def test_every_shared_append_table_rewritten_answers_exactly(tmp_path, source):
             rows = [i for i, v in enumerate(values[entry.file_name]) if v == value]
             expected = SKIP if not rows else REMAIN if len(rows) == entry.row_count else Rows(rows)
             assert (verdict.index, verdict.result) == ("sidecar", expected)
+
+
+def test_mistakes_a_user_makes_get_what_to_do(tmp_path, capsys):
+    root = copy(tmp_path, "append_with_bitmap")
+    cases = [
+        (["table", root, "--reset", "file-index.bitmap.column"], "did you mean file-index.bitmap.columns?"),
+        (["rewrite", tmp_path / "nope"], "does not exist: give a Paimon table's root folder"),
+        (["rewrite", root / "schema" / "schema-0"], "is a file: give a Paimon table's root folder"),
+        (["rewrite", root, "--partition", "dt=2020"], "the table is not partitioned; leave --partition out"),
+    ]
+    for argv, message in cases:
+        assert main([str(a) for a in argv]) == 2
+        assert message in capsys.readouterr().err
+    database = tmp_path / "db.db"
+    shutil.copytree(root, database / "orders")
+    assert main(["rewrite", str(database)]) == 2
+    assert f"holds tables (a database folder?): give one of {database / 'orders'}" in capsys.readouterr().err
+    assert not (root / "schema" / "schema-1").exists()
+    assert main(["table", str(root), "--orphans"]) == 0
+    assert capsys.readouterr().err.endswith("orphan file(s): named by no snapshot or tag\n")
+
+
+def test_setting_options_of_a_table_rewrite_refuses_says_so_instead_of_suggesting_it(tmp_path, capsys):
+    root = copy(tmp_path, "pk_with_bitmap_dv")
+    assert main(["table", str(root), "--set", "file-index.bloom-filter.columns=f1"]) == 0
+    out = capsys.readouterr().out
+    assert "wrote schema/schema-" in out and "fileindex rewrite cannot rebuild" in out and "primary-key" in out
+    assert "run fileindex rewrite" not in out
