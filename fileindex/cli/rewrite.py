@@ -43,7 +43,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+ADVISED_FILES_SHOWN = 5  # sizing advice is printed for this many files; --json carries every file's
+
+
 def print_result(result, *, as_json: bool, command: str = NAME) -> None:
+    advised = 0
     for change in result.changes:
         row = change.as_dict()
         if as_json:
@@ -55,6 +59,13 @@ def print_result(result, *, as_json: bool, command: str = NAME) -> None:
                   + (f"  ({verb} {change.sidecar})" if change.written or (result.dry_run and change.sidecar) else ""))
         else:
             print(f"{row['file']}  unchanged ({row['old']})")
+        if not as_json and change.advice:
+            advised += 1
+            for advice in change.advice if advised <= ADVISED_FILES_SHOWN else ():
+                print(f"fileindex {command}: {row['file']}: {advice}", file=sys.stderr)
+    if advised > ADVISED_FILES_SHOWN:
+        print(f"fileindex {command}: sizing advice for {advised - ADVISED_FILES_SHOWN} more file(s) left out; "
+              "--json lists every file's", file=sys.stderr)
     summary = result.as_dict()
     if as_json:
         print(json.dumps({"summary": summary}))

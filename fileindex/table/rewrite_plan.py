@@ -106,6 +106,7 @@ class FileChange:
     new_bytes: int
     sidecar: str | None = None  # the new sidecar's name
     written: str | None = None  # the sidecar file this run created (absolute)
+    advice: tuple[str, ...] = ()  # "column:type verdict: advice" for each index that costs more than it saves
 
     @property
     def changed(self) -> bool:
@@ -113,7 +114,8 @@ class FileChange:
 
     def as_dict(self) -> dict:
         return {"file": self.job.name, "changed": self.changed, "old": self.old_location, "new": self.location,
-                "old_bytes": self.old_bytes, "new_bytes": self.new_bytes, "sidecar": self.sidecar}
+                "old_bytes": self.old_bytes, "new_bytes": self.new_bytes, "sidecar": self.sidecar,
+                "advice": list(self.advice)}
 
 
 def _old_index(row: dict, folder: Path) -> tuple[str, int, list[str]]:
@@ -175,7 +177,18 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
     new_meta["_EMBEDDED_FILE_INDEX"] = embedded
     location = "embedded" if embedded is not None else "sidecar" if sidecar else "none"
     return FileChange(job, None if new_row == job.row else new_row, location, old_location, old_bytes,
-                      len(container) if container is not None else 0, sidecar, written)
+                      len(container) if container is not None else 0, sidecar, written,
+                      _advice(container, meta["_FILE_SIZE"]) if container is not None else ())
+
+
+def _advice(container: bytes, data_bytes: int) -> tuple[str, ...]:
+    """As ``fileindex build`` advises: each index larger than what it can save on a file of ``data_bytes``."""
+    from fileindex.container.file import FileIndexContainer
+    from fileindex.indexes.advice import advise_container
+
+    with FileIndexContainer.from_bytes(container) as opened:
+        return tuple(f"{a.column}:{a.index_type} {a.verdict}: {a.advice}"
+                     for a in advise_container(opened, data_bytes=data_bytes))
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:

@@ -345,3 +345,15 @@ def test_setting_options_of_a_table_rewrite_refuses_says_so_instead_of_suggestin
     out = capsys.readouterr().out
     assert "wrote schema/schema-" in out and "fileindex rewrite cannot rebuild" in out and "primary-key" in out
     assert "run fileindex rewrite" not in out
+
+
+def test_rewrite_gives_the_sizing_advice_build_gives(tmp_path, capsys):
+    root = copy(tmp_path, "append_with_bitmap")
+    alter_table_options(root, set={"file-index.bloom-filter.columns": "f3"})  # Java's default: 1M items
+    assert main(["rewrite", str(root), "--dry-run"]) == 0
+    err = capsys.readouterr().err
+    assert "f3:bloom-filter larger than its data" in err and "items=8" in err
+    assert main(["rewrite", str(root), "--dry-run", "--json"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"file"' in line]
+    assert any("f3:bloom-filter" in advice for advice in row["advice"])
+    assert main(["rewrite", str(root)]) == 0 and "larger than its data" in capsys.readouterr().err
