@@ -88,6 +88,21 @@ def test_embedded_bitmap_prunes_files_in_java_and_survives_append_and_expire(jav
     assert all(next(root.glob(f"bucket-0/{name}"), None) for name in live) and len(live) == 5
 
 
+@pytest.mark.parametrize("mode", ["delta", "fold"])
+def test_an_index_added_then_dropped_leaves_every_file_live_for_java_and_for_us(java, tmp_path, mode):
+    oracle, probe = java
+    root = write(oracle, tmp_path, f"add_drop_{mode}", commits=2)
+    before = probe.ask("checksum", root)
+    assert cli("table", root, "--set", "file-index.bitmap.columns=name") == 0
+    assert cli("rewrite", root, "--mode", mode) == 0
+    assert cli("table", root, "--reset", "file-index.bitmap.columns") == 0
+    assert cli("rewrite", root, "--mode", mode) == 0  # each file gets its first entry back (no index)
+    java_live = sorted(probe.ask("live_files", root)["files"])
+    ours = sorted(entry.file_name for entry, _ in PaimonTable(root).live())
+    assert len(java_live) == 2 and ours == java_live
+    assert probe.ask("checksum", root) == before
+
+
 @pytest.mark.parametrize("options", [{"file-index.bitmap.columns": "name,id"},
                                      {"file-index.bloom-filter.columns": "name", "file-index.bitmap.columns": "id",
                                       "file-index.bloom-filter.name.items": "100",
