@@ -530,14 +530,22 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             yield self._block(index)
 
 
+_SMALL_DICTIONARY = 64
+_TAILS = {1: struct.Struct(">i"), 2: struct.Struct(">2i")}
+
+
 def _read_string_keys(cursor: PayloadCursor, count: int, field: str, ints: int, as_array: bool):
-    """(i32 length, UTF-8 bytes, ``ints`` × i32) records, read with one bounds check each."""
-    uniform = _uniform_string_keys(cursor, count, ints, as_array)
-    if uniform is not None:
-        return uniform
+    """(i32 length, UTF-8 bytes, ``ints`` × i32) records, read with one bounds check each.
+
+    A small dictionary (a category column's, read once per file by a plan) is walked in Python:
+    numpy's fixed costs would be most of its reading."""
+    if count > _SMALL_DICTIONARY:
+        uniform = _uniform_string_keys(cursor, count, ints, as_array)
+        if uniform is not None:
+            return uniform
     data, position, end = cursor.view, cursor.position, len(cursor.view)
     unpack_int = _INT.unpack_from
-    unpack_tail = struct.Struct(f">{ints}i").unpack_from
+    unpack_tail = _TAILS[ints].unpack_from
     keys, tails = [], []
     for i in range(count):
         if position + 4 > end:
