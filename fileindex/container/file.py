@@ -27,8 +27,9 @@ class FileIndexContainer:
         self.source = source
         self._mapped: mmap.mmap | None = None
         self._lookup: dict[str, dict[str, IndexEntry]] = {}
-        for entry in head.entries:
-            self._lookup.setdefault(entry.column, {})[entry.index_type] = entry
+        for record in head.column_records:
+            for entry in record.indexes:
+                self._lookup.setdefault(entry.column, {})[entry.index_type] = entry
 
     @classmethod
     def from_bytes(cls, data, *, source: str = "<bytes>") -> FileIndexContainer:

@@ -173,9 +173,12 @@ def _column_records(columns, at: int, path: str, position_bytes: int) -> tuple[C
     (a name or type: u2 length and its bytes; a column: its name and an s4 count).
 
     Runs on every open: records are made with ``tuple.__new__`` (a named tuple's own constructor
-    is a Python function), and each distinct name is decoded once (a HEAD repeats its index types)."""
+    is a Python function), and each distinct name is decoded once per process (a HEAD repeats its
+    index types, and a table's every HEAD its column names)."""
     records = []
-    decoded: dict[bytes, str] = {}
+    if len(_NAMES) > _MAX_NAMES:  # names of many tables in one process: start over
+        _NAMES.clear()
+    decoded = _NAMES
     for c, column in enumerate(columns):
         offset = at
         raw_name = column.name
@@ -193,6 +196,8 @@ def _column_records(columns, at: int, path: str, position_bytes: int) -> tuple[C
 
 
 _new = tuple.__new__
+_NAMES: dict[bytes, str] = {}  # raw name → decoded (a pure function's results; failures are not kept)
+_MAX_NAMES = 4096
 
 
 def _decoded(decoded: dict[bytes, str], raw: bytes, offset: int, field: str) -> str:

@@ -75,7 +75,8 @@ class PaimonTable:
 
     def data_schema(self, entry: DataFile) -> Schema:
         key = ("schema", entry.schema_id, entry.write_cols)
-        if key not in self._memo:
+        schema = self._memo.get(key)
+        if schema is None:
             if entry.schema_id not in self._schemas:
                 self._schemas[entry.schema_id] = load_schema(self.root, entry.schema_id)
             schema = self._schemas[entry.schema_id]
@@ -83,13 +84,15 @@ class PaimonTable:
                 wanted = set(entry.write_cols)
                 schema = replace(schema, fields=tuple(f for f in schema.fields if f.name in wanted))
             self._memo[key] = schema
-        return self._memo[key]
+        return schema
 
-    def _evaluator(self, data: Schema, extended: bool) -> FileIndexEvaluator:
-        key = ("evaluator", data.id, tuple(f.name for f in data.fields), extended)
-        if key not in self._memo:
-            self._memo[key] = FileIndexEvaluator(data.types(), extended=extended)
-        return self._memo[key]
+    def _evaluator(self, entry: DataFile, extended: bool) -> FileIndexEvaluator:
+        """The evaluator of the file's schema (as ``data_schema`` makes it), one per plan."""
+        key = ("evaluator", entry.schema_id, entry.write_cols, extended)
+        evaluator = self._memo.get(key)
+        if evaluator is None:
+            evaluator = self._memo[key] = FileIndexEvaluator(self.data_schema(entry).types(), extended=extended)
+        return evaluator
 
     def parse(self, text: str) -> Predicate:
         return parse_predicate(text, self.schema.types())
@@ -204,7 +207,7 @@ class PaimonTable:
                 answers[j] = (SKIP, "a conjunct names a column this file does not have (all null)")
             elif devolved is not None:
                 pending.append((j, devolved))
-        evaluator = self._evaluator(data, extended)
+        evaluator = self._evaluator(entry, extended)
         while pending:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
             done = 0
             try:

@@ -18,7 +18,7 @@ from pyroaring import BitMap, FrozenBitMap
 
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap.keys import Key, KeyKind
-from fileindex.indexes.bitmap.reader import ROOT, BitmapReader
+from fileindex.indexes.bitmap.reader import ROOT, BitmapReader, as_list
 from fileindex.indexes.invariants import BodyFacts, check_canonical, check_rows, violation
 from fileindex.types import DataType
 
@@ -78,8 +78,8 @@ class _Checker:
         else:
             listed = sort_keys = list(keys)
             sizes = [4 + len(k) + 4 * ints for k in listed]
-        offsets = columns[0].tolist()
-        lengths = columns[1].tolist() if ints == 2 else [-1] * count
+        offsets = as_list(columns[0])
+        lengths = as_list(columns[1]) if ints == 2 else [-1] * count
         entries, at = [], position
         for i in range(count):
             entries.append(_Entry(listed[i], sort_keys[i], offsets[i], lengths[i], self.base + at, f"{field}[{i}]"))

@@ -184,9 +184,14 @@ class _ScannedDictionary:
         return self._dictionary().entries()
 
 
-def _locations(offsets: np.ndarray, lengths: np.ndarray | None):
+def _locations(offsets: np.ndarray | list, lengths: np.ndarray | list | None):
     """(offset, length) pairs; no lengths (V1): -1, read to the end (Roaring is self-delimiting)."""
-    return zip(offsets.tolist(), [-1] * len(offsets) if lengths is None else lengths.tolist(), strict=True)
+    return zip(as_list(offsets), [-1] * len(offsets) if lengths is None else as_list(lengths), strict=True)
+
+
+def as_list(column: np.ndarray | list) -> list:
+    """An int column as a list (a small string dictionary's columns are read as lists)."""
+    return column if isinstance(column, list) else column.tolist()
 
 
 class BitmapReader(FileIndexReader, PayloadOffsets):
@@ -267,9 +272,10 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         """Every bitmap offset (negative ones are inline single rows) lies inside the bitmaps region;
         a dictionary read with the wrong key width (a BIGINT index read as INT) rarely passes."""
         region = self._size - self._body_start
-        if len(offsets) and int(offsets.max()) >= region:
+        top = (max(offsets) if isinstance(offsets, list) else int(offsets.max())) if len(offsets) else -1
+        if top >= region:
             raise errors.InvalidOffsetError(
-                f"a bitmap offset {int(offsets.max())} points past the {region} bytes of bitmaps",
+                f"a bitmap offset {top} points past the {region} bytes of bitmaps",
                 offset=body_at, field=f"{ROOT}/v1_entries")
 
     def _read_keys(self, cursor: PayloadCursor, count: int, field: str, ints: int, *, scanned: bool = False):
@@ -294,7 +300,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def _read_directory(self, cursor: PayloadCursor, count: int) -> None:
         keys, (offsets,) = self._read_keys(cursor, count, "block_dir", 1)
         self._directory_keys = self.kind.sort_keys(keys) if isinstance(keys, np.ndarray) else keys
-        self._directory_offsets = offsets.tolist()
+        self._directory_offsets = as_list(offsets)
 
     def _block(self, index: int):
         block = self._blocks.get(index)
@@ -530,14 +536,23 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             yield self._block(index)
 
 
+_SMALL_DICTIONARY = 64
+_TAILS = {1: struct.Struct(">i"), 2: struct.Struct(">2i")}
+
+
 def _read_string_keys(cursor: PayloadCursor, count: int, field: str, ints: int, as_array: bool):
-    """(i32 length, UTF-8 bytes, ``ints`` × i32) records, read with one bounds check each."""
-    uniform = _uniform_string_keys(cursor, count, ints, as_array)
-    if uniform is not None:
-        return uniform
+    """(i32 length, UTF-8 bytes, ``ints`` × i32) records, read with one bounds check each.
+
+    A small dictionary (a category column's, read once per file by a plan) is walked in Python:
+    numpy's fixed costs would be most of its reading. Walked records give their int columns as
+    lists (the dictionaries take either)."""
+    if count > _SMALL_DICTIONARY:
+        uniform = _uniform_string_keys(cursor, count, ints, as_array)
+        if uniform is not None:
+            return uniform
     data, position, end = cursor.view, cursor.position, len(cursor.view)
     unpack_int = _INT.unpack_from
-    unpack_tail = struct.Struct(f">{ints}i").unpack_from
+    unpack_tail = _TAILS[ints].unpack_from
     keys, tails = [], []
     for i in range(count):
         if position + 4 > end:
@@ -554,8 +569,7 @@ def _read_string_keys(cursor: PayloadCursor, count: int, field: str, ints: int, 
         tails.append(unpack_tail(data, stop))
         position = stop + 4 * ints
     cursor.position = position
-    columns = np.array(tails, dtype=np.int64).reshape(count, ints)
-    return keys, [columns[:, j] for j in range(ints)]
+    return keys, [[tail[j] for tail in tails] for j in range(ints)]
 
 
 def _uniform_string_keys(cursor: PayloadCursor, count: int, ints: int, as_array: bool):
