@@ -89,7 +89,7 @@ class PaimonFileIndexSource(DataSource):
 
     def reader(self, schema):
         started = time.perf_counter()
-        inputs = _table_inputs(*self._location())[0]
+        inputs = _table_inputs(*self._location())
         types = inputs.table.schema.types()
         where = self.options.get("where")
         predicate = widen_signed_zeros(parse_predicate(where, types), types) if where else None
@@ -157,7 +157,7 @@ def planned_verdict(task: DataFileTask, predicate: Predicate) -> ScanVerdict | N
     None when its index is a sidecar (the task reading the file evaluates it)."""
     entry = task.table_entry()
     if entry.embedded_index is None:
-        if any(name.endswith(".index") for name in entry.extra_files):
+        if entry.index_files:
             return None
         return ScanVerdict(task.name, entry.row_count, "none", REMAIN)
     return evaluate_file(task, predicate)
@@ -201,19 +201,21 @@ def write_report(path: str, report: dict) -> None:
                          "name a file in an existing, writable folder") from None
 
 
-def _table(path: str, snapshot: int | None) -> PaimonTable:
-    """The Paimon table at ``path`` (its snapshot and schema; no manifest is read)."""
+def _refuse_non_table(path: str) -> None:
     if not is_table_root(Path(path)):
         raise UsageError(f"{path}: not a Paimon table (no snapshot/ and schema/ folders)")
+
+
+def _table(path: str, snapshot: int | None) -> PaimonTable:
+    """The Paimon table at ``path`` (its snapshot and schema; no manifest is read)."""
+    _refuse_non_table(path)
     return PaimonTable(path, snapshot)
 
 
-def _table_inputs(path: str, snapshot: int | None) -> tuple[Inputs, PaimonTable]:
-    """The tasks of the Paimon table at ``path``, and the table."""
-    inputs = resolve_inputs([path], snapshot=snapshot)
-    if inputs.table is None:
-        raise UsageError(f"{path}: not a Paimon table (no snapshot/ and schema/ folders)")
-    return inputs, inputs.table
+def _table_inputs(path: str, snapshot: int | None) -> Inputs:
+    """The tasks of the Paimon table at ``path``."""
+    _refuse_non_table(path)
+    return resolve_inputs([path], snapshot=snapshot)
 
 
 def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None,

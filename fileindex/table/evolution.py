@@ -16,7 +16,8 @@ from fileindex.types import NUMERIC_BITS, DataType
 ALL_NULL_TRUE = {"is_null"}
 
 
-def _split_column(column: str) -> tuple[str, str | None]:
+def split_column(column: str) -> tuple[str, str | None]:
+    """``m[k]`` → ('m', '[k]'); a plain column → (column, None)."""
     if column.endswith("]") and "[" in column:
         return column[: column.index("[")], column[column.index("["):]
     return column, None
@@ -35,7 +36,7 @@ class _AllNull(Exception):
 
 
 def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf:
-    name, key = _split_column(leaf.column)
+    name, key = split_column(leaf.column)
     table_field = table.by_name().get(name)
     if table_field is None:
         raise _Unusable

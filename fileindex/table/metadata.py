@@ -3,8 +3,8 @@
 Manifest-family files are read in whatever format they are (Avro with fastavro, ORC with pyarrow in a
 helper process (``orc_helper``), Parquet with pyarrow), sniffed from their magic bytes. Live data files
 are the ADD entries of the base and delta manifest lists that no later DELETE entry names, in manifest
-order and compared by Paimon's full file identifier. Data files are found only through the snapshot, never by listing
-directories.
+order and compared by Paimon's full file identifier. Data files are found only through the snapshot,
+never by listing directories.
 """
 from __future__ import annotations
 
@@ -258,6 +258,8 @@ def load_schema(root: Path, schema_id: int) -> Schema:
 
 # ------------------------------------------------------------------------------------- data files
 
+INDEX_FILE_SUFFIX = ".index"  # a sidecar index among a data file's extra files
+
 @dataclass(frozen=True)
 class DataFile:
     partition: bytes
@@ -274,39 +276,18 @@ class DataFile:
     max_sequence_number: int
 
     @property
+    def index_files(self) -> tuple[str, ...]:
+        """The names of the file's sidecar indexes among its extra files (Paimon names one at most)."""
+        return tuple(name for name in self.extra_files if name.endswith(INDEX_FILE_SUFFIX))
+
+    @property
     def identifier(self) -> tuple:
         """Paimon's FileEntry.Identifier (1.3+): what a DELETE entry must match."""
         return (self.partition, self.bucket, self.level, self.file_name, self.extra_files, self.external_path,
                 self.embedded_index)
 
 
-def _plain_data_file(row: dict) -> DataFile | None:
-    """The entry of a row whose every field has the type Java writes, checked in one expression (a
-    plan reads every file's entry); None for anything else, whose fault ``_data_file`` then names."""
-    meta = row.get("_FILE")
-    if type(meta) is not dict:
-        return None
-    get = meta.get
-    partition, bucket, level, name = row.get("_PARTITION"), row.get("_BUCKET"), get("_LEVEL"), get("_FILE_NAME")
-    row_count, schema_id, extra, embedded = get("_ROW_COUNT"), get("_SCHEMA_ID"), get("_EXTRA_FILES"), \
-        get("_EMBEDDED_FILE_INDEX")
-    external, first_row_id, write_cols, sequence = get("_EXTERNAL_PATH"), get("_FIRST_ROW_ID"), get("_WRITE_COLS"), \
-        get("_MAX_SEQUENCE_NUMBER")
-    if not (type(partition) is bytes and type(bucket) is int and type(level) is int and type(name) is str
-            and type(row_count) is int and row_count >= 0 and type(schema_id) is int
-            and type(extra) is list and all(type(n) is str for n in extra)
-            and (embedded is None or type(embedded) is bytes) and (external is None or type(external) is str)
-            and (first_row_id is None or type(first_row_id) is int) and write_cols is None
-            and (sequence is None or type(sequence) is int)):
-        return None
-    return DataFile(partition, bucket, level, name, row_count, schema_id, tuple(extra), embedded, external,
-                    first_row_id, None, sequence or 0)
-
-
 def _data_file(row: dict, where: str) -> DataFile:
-    entry = _plain_data_file(row)
-    if entry is not None:
-        return entry
     meta = field_of(row, "_FILE", dict, where)
     at = f"{where} _FILE"
     write_cols = field_of(meta, "_WRITE_COLS", list, at, optional=True)

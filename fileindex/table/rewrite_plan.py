@@ -20,14 +20,20 @@ from urllib.parse import urlparse
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.java.binary_row import field_stats
 from fileindex.table.compat import FLOORS, floor_of, readable_options
-from fileindex.table.metadata import DataFile, Schema, TableError, data_file_path, live_entries, load_schema
+from fileindex.table.evolution import split_column
+from fileindex.table.metadata import (
+    INDEX_FILE_SUFFIX as INDEX_SUFFIX,
+    DataFile,
+    Schema,
+    TableError,
+    data_file_path,
+    live_entries,
+    load_schema,
+)
 from fileindex.table.options_alter import latest_schema_id
 from fileindex.types import DataType
 from fileindex.writing.atomic import write_atomically
 from fileindex.writing.options import COLUMNS_SUFFIX, DEFAULT_THRESHOLD, PREFIX, THRESHOLD_KEY, parse_options
-
-INDEX_SUFFIX = ".index"
-
 
 # ------------------------------------------------------------------------------------- names and options
 
@@ -43,23 +49,16 @@ def next_sidecar_name(previous: str | None, data_file_name: str) -> str:
     return f"{previous.removesuffix(INDEX_SUFFIX)}-1{INDEX_SUFFIX}"
 
 
-def _base(column: str) -> tuple[str, str]:
-    """(column, map-key suffix ``[k]`` or '')."""
-    if column.endswith("]") and "[" in column:
-        return column[: column.index("[")], column[column.index("["):]
-    return column, ""
-
-
 def options_for_file(options: Mapping[str, str], table: Schema, data: Schema) -> dict[str, str]:
     """The table's options with every indexed column renamed to the file's name for the same field id;
     columns the file does not have are dropped (Java skips them), and so is a type left without columns."""
     by_name, by_id = table.by_name(), data.by_id()
 
     def renamed(column: str) -> str | None:
-        name, key = _base(column)
+        name, key = split_column(column)
         table_field = by_name.get(name)
         data_field = by_id.get(table_field.id) if table_field is not None else None
-        return data_field.name + key if data_field is not None else None
+        return data_field.name + (key or "") if data_field is not None else None
 
     out: dict[str, str] = {}
     for key, value in options.items():

@@ -9,7 +9,6 @@ Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -160,7 +159,7 @@ class PaimonTable:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
         if entry.embedded_index is not None:
             return "embedded", entry.embedded_index, ""
-        names = [name for name in entry.extra_files if name.endswith(".index")]
+        names = entry.index_files
         if not names:
             return "none", None, ""
         if len(names) > 1:
@@ -229,8 +228,7 @@ class PaimonTable:
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
-        if not os.path.isfile(entry.external_path.removeprefix("file:") if entry.external_path
-                              else f"{self.root}/{relative}"):
+        if not self.data_path(entry).is_file():
             where, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
                          for _ in predicates)

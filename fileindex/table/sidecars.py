@@ -34,9 +34,8 @@ def named_index_files(root: str | Path) -> dict[Path, str]:
         schema = load_schema(root, snapshot.schema_id)
         for entry in live_files(root, snapshot):
             folder = data_file_path(root, schema, entry).parent
-            for name in entry.extra_files:
-                if name.endswith(".index"):
-                    named.setdefault(real(folder / name), snapshot.file)
+            for name in entry.index_files:
+                named.setdefault(real(folder / name), snapshot.file)
     return named
 
 
