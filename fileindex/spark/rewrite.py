@@ -15,7 +15,7 @@ from pathlib import Path
 from fileindex.errors import FileIndexError
 from fileindex.table.metadata import TableError
 from fileindex.table.rewrite import RewriteResult, commit_rewrite, remove_written
-from fileindex.table.rewrite_plan import FileChange, FileJob, plan_rewrite, rewrite_file
+from fileindex.table.rewrite_plan import FileChange, FileJob, RewritePlan, plan_rewrite, rewrite_file
 
 FAIL_FIRST_ATTEMPT = "fileindex.test.failFirstRewriteAttemptBeforeRename"  # a local property tests set
 
@@ -44,9 +44,12 @@ def _rewrite_task(job: FileJob, dry_run: bool) -> tuple[str, FileChange | str]:
 
 def spark_rewrite(spark, root: str | Path, *, partitions: str | None = None, mode: str = "auto",
                   compat: str = "auto", dry_run: bool = False, max_attempts: int = 10,
-                  hook: Callable[[str], None] = lambda stage: None) -> RewriteResult:
-    """:func:`fileindex.table.rewrite.rewrite_file_index` with the per-file work on Spark."""
-    plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat)
+                  hook: Callable[[str], None] = lambda stage: None, plan: RewritePlan | None = None) -> RewriteResult:
+    """:func:`fileindex.table.rewrite.rewrite_file_index` with the per-file work on Spark. ``plan``: one
+    :func:`plan_rewrite` made already (a table it refuses is then refused before Spark starts); a commit that
+    lands after it is rebased over, as after any plan."""
+    if plan is None:
+        plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat)
     hook("sidecars")
     if plan.jobs:
         slices = min(len(plan.jobs), max(1, 2 * spark.sparkContext.defaultParallelism))

@@ -14,8 +14,9 @@ __all__ = ["HELP", "add_arguments", "run"]
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.spark.rewrite import spark_rewrite
+    from fileindex.table.rewrite_plan import plan_rewrite
 
-    result = spark_rewrite(session(args), args.table, partitions=args.partition, mode=args.mode,
-                           compat=args.compat, dry_run=args.dry_run)
+    plan = plan_rewrite(args.table, partitions=args.partition, mode=args.mode, compat=args.compat)  # refuses first
+    result = spark_rewrite(session(args), args.table, dry_run=args.dry_run, plan=plan)
     print_result(result, as_json=args.json, command="spark rewrite")
     return 0
