@@ -197,8 +197,24 @@ def write_report(path: str, report: dict) -> None:
         temporary.write_text(json.dumps(report, indent=1) + "\n")
         os.replace(temporary, target)
     except OSError as err:
-        raise UsageError(f"option report={path!r}: cannot write the planning report there ({err.strerror or err}); "
-                         "name a file in an existing, writable folder") from None
+        raise _unwritable_report(path, err.strerror or str(err)) from None
+
+
+def check_report_location(path: str) -> None:
+    """Refuse a report path planning could not write, before Spark is asked to plan anything."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise _unwritable_report(path, "it is a folder")
+    if not folder.is_dir():
+        raise _unwritable_report(path, f"no folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise _unwritable_report(path, f"folder {folder} is not writable")
+
+
+def _unwritable_report(path: str, why: str) -> UsageError:
+    return UsageError(f"option report={path!r}: cannot write the planning report there ({why}); "
+                      "name a file in an existing, writable folder")
 
 
 def _refuse_non_table(path: str) -> None:
@@ -227,13 +243,17 @@ def read_table(spark, table: str, where: str | None = None, *, snapshot: int | N
     from fileindex.spark.session import check_workers
 
     check_workers(spark)
+    # what Spark would report as a Python traceback inside its own exception is refused here in one line
+    types = _table(table, snapshot).schema.types()
+    if report is not None:
+        check_report_location(report)
+    predicate = parse_predicate(where, types) if where is not None else None
     register(spark)
     reader = spark.read.format(FORMAT)
     if snapshot is not None:
         reader = reader.option("snapshot", str(snapshot))
     if report is not None:
         reader = reader.option("report", report)
-    if where is None:
+    if predicate is None:
         return reader.load(table)
-    types = _table(table, snapshot).schema.types()
-    return reader.option("where", where).load(table).where(to_column(parse_predicate(where, types), types))
+    return reader.option("where", where).load(table).where(to_column(predicate, types))

@@ -8,7 +8,7 @@ from conftest import ROOT
 
 from fileindex.cli import main
 from fileindex.container.file import FileIndexContainer
-from fileindex.errors import UsageError
+from fileindex.errors import FileIndexError, UsageError
 from fileindex.spark.compare import speedup_text
 from fileindex.spark import read_table
 from fileindex.spark.datasource import FORMAT, PaimonFileIndexSource
@@ -73,6 +73,20 @@ def test_the_tasks_evaluate_sidecars_and_skip_what_they_rule_out(spark, tmp_path
 def test_a_report_that_cannot_be_written_says_what_to_fix(tmp_path):
     with pytest.raises(UsageError, match="option report=.*cannot write"):
         planned(EMBEDDED, "f1 = 30", tmp_path / "no-such-folder" / "report.json")
+
+
+@pytest.mark.parametrize("case", ["no table", "no snapshot", "report folder", "report is a folder"])
+def test_read_table_refuses_bad_arguments_in_one_line_before_spark_plans(spark, tmp_path, case):
+    """Raised inside Spark, these would reach the user as an AnalysisException around a Python traceback."""
+    table, kwargs, message = {
+        "no table": (tmp_path / "nowhere", {}, "not a Paimon table"),
+        "no snapshot": (EMBEDDED, {"snapshot": 99}, "no snapshot 99"),
+        "report folder": (EMBEDDED, {"report": str(tmp_path / "missing" / "r.json")}, "no folder"),
+        "report is a folder": (EMBEDDED, {"report": str(tmp_path)}, "it is a folder"),
+    }[case]
+    with pytest.raises(FileIndexError, match=message) as raised:
+        read_table(spark, str(table), "f1 = 30", **kwargs)
+    assert "\n" not in str(raised.value) and "Traceback" not in str(raised.value)
 
 
 def test_the_report_option_through_spark(spark, tmp_path):
