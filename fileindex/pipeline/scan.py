@@ -127,15 +127,21 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Sche
 
 
 def read_verdict(task: DataFileTask, verdict: ScanVerdict, schema: pa.Schema, predicate: Predicate | None,
-                 types: dict) -> pa.Table:
-    """The rows of the file the verdict keeps (deleted rows left out) that may satisfy ``predicate``.
+                 types: dict, *, exact: bool = False) -> pa.Table:
+    """The rows of the file the verdict keeps (deleted rows left out) that may satisfy ``predicate``, the
+    engine filtering exactly afterwards; with ``exact``, filtered here as :func:`read_matching` filters.
 
-    A row set from the index is usually tight already: probing the predicate's columns first pays
-    off only where the index kept the whole file (a bloom filter, or no index).
+    A row set from the index is usually tight already: it is read whole (every column at once). Probing
+    the predicate's columns first pays off only where the index kept the whole file (a bloom filter, or
+    no index).
     """
-    whole_file = not isinstance(verdict.result, Rows)
-    return read_matching(task, selection(verdict, task.deleted_rows()), schema, predicate if whole_file else None,
-                         types)
+    rows = selection(verdict, task.deleted_rows())
+    if not isinstance(verdict.result, Rows):
+        return read_matching(task, rows, schema, predicate, types)
+    table = read_candidates(task, rows, schema)
+    if not exact or predicate is None or _names_nanos(predicate, types):
+        return table
+    return table.filter(matches(table, predicate, types))
 
 
 def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema, predicate: Predicate | None,
@@ -143,17 +149,26 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
     """The candidate rows that may satisfy ``predicate`` (already widened for the engine's semantics).
 
     Late materialization: the predicate's columns are read first, and the other columns only for the
-    row groups that still hold a row. The engine applies its exact filter afterwards; dropping rows
-    here only saves reading and converting them. Without a usable predicate: every candidate row.
-    Not for timestamps finer than microseconds, which engines truncate on read.
+    rows that satisfy it (in the row groups that still hold one). The engine applies its exact filter
+    afterwards; dropping rows here only saves reading and converting them. Without a usable predicate:
+    every candidate row. Not for timestamps finer than microseconds, which engines truncate on read.
     """
-    if predicate is None or any(_finer_than_micros(column_type(types, c)) for c in columns(predicate)):
+    if predicate is None or _names_nanos(predicate, types):
         return read_candidates(task, rows, schema)
     wanted = [name for name in source_columns(predicate) if name in schema.names]
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
     mask = matches(probe, predicate, types)
     survivors = np.flatnonzero(mask) if rows is None else rows[mask]
-    return read_candidates(task, survivors.astype(np.int64), schema)
+    kept = probe.filter(mask)
+    rest = pa.schema([field for field in schema if field.name not in wanted])
+    others = read_candidates(task, survivors.astype(np.int64), rest) if len(rest) else kept
+    return pa.Table.from_arrays([(kept if field.name in wanted else others).column(field.name) for field in schema],
+                                schema=schema)
+
+
+def _names_nanos(predicate: Predicate, types: dict) -> bool:
+    """Does the predicate name a timestamp finer than microseconds (which engines truncate on read)?"""
+    return any(_finer_than_micros(column_type(types, c)) for c in columns(predicate))
 
 
 def _finer_than_micros(data_type: DataType | None) -> bool:

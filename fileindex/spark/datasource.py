@@ -43,8 +43,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
-from fileindex.pipeline.scan import ScanVerdict, evaluate_file, output_schema, read_matching, rows_to_read, scannable, \
-    selection
+from fileindex.pipeline.scan import ScanVerdict, evaluate_file, output_schema, read_verdict, rows_to_read, scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
 from fileindex.spark.expressions import widen_signed_zeros
@@ -147,8 +146,7 @@ class TableReader(DataSourceReader):
                 if verdict.result is SKIP:
                     continue
             # always filtered exactly, so that what the relation holds does not depend on the index
-            rows = read_matching(task, selection(verdict, task.deleted_rows()), self.arrow_schema, self.predicate,
-                                 self.types)
+            rows = read_verdict(task, verdict, self.arrow_schema, self.predicate, self.types, exact=True)
             yield from conform(rows, spark_arrow).to_batches()
 
 

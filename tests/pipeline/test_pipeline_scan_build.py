@@ -10,6 +10,8 @@ from fileindex.pipeline.scan import (
     evaluate_file,
     output_schema,
     read_candidates,
+    read_matching,
+    read_verdict,
     scannable,
     selection,
 )
@@ -64,6 +66,32 @@ def test_candidate_rows_hold_every_matching_row(tmp_path, where):
         kept = candidates.filter(matches(candidates, predicate, types))
         assert kept.column("id").to_pylist() == truth.column("id").to_pylist()  # NaN != NaN: compare ids
         assert verdict.index == "sidecar" and len(candidates) <= len(everything)
+
+
+@pytest.mark.parametrize("where", ["category = 'a'", "amount BETWEEN -10 AND 10", "m['k'] = 3 OR id < 5",
+                                   "id = 7"])
+def test_exact_reads_return_the_matching_rows_reading_each_column_once(tmp_path, monkeypatch, where):
+    from fileindex.arrow.data_files import DataFileReader
+
+    inputs = resolve_inputs([str(p) for p in write_dataset(tmp_path, files=2)])
+    schema = output_schema(inputs, inputs.tasks[0].open().arrow_schema)
+    types = inputs.tasks[0].types(inputs.tasks[0].open())
+    predicate = parse_predicate(where, types)
+    read_columns = []
+    original = DataFileReader.read_rows
+    monkeypatch.setattr(DataFileReader, "read_rows",
+                        lambda self, rows, names: read_columns.extend(names) or original(self, rows, names))
+    for task in inputs.tasks:
+        everything = task.open().read(schema.names)
+        truth = everything.filter(matches(everything, predicate, types))
+        verdict = evaluate_file(task, predicate)
+        for read in (lambda: read_matching(task, None, schema, predicate, types),
+                     lambda: read_verdict(task, verdict, schema, predicate, types, exact=True)):
+            read_columns.clear()
+            exact = read()
+            assert exact.schema == schema
+            assert exact.column("id").to_pylist() == truth.column("id").to_pylist()  # NaN != NaN: compare ids
+            assert sorted(read_columns) == sorted(schema.names)  # each column read once
 
 
 def test_build_file_writes_what_fileindex_build_writes(tmp_path):
