@@ -85,10 +85,10 @@ def test_exact_reads_return_the_matching_rows_reading_each_column_once(tmp_path,
         everything = task.open().read(schema.names)
         truth = everything.filter(matches(everything, predicate, types))
         verdict = evaluate_file(task, predicate)
-        for read in (lambda: read_matching(task, None, schema, predicate, types),
-                     lambda: read_verdict(task, verdict, schema, predicate, types, exact=True)):
+        for read, arguments in ((read_matching, (task, None, schema, predicate, types, {})),
+                                (read_verdict, (task, verdict, schema, predicate, types, {"exact": True}))):
             read_columns.clear()
-            exact = read()
+            exact = read(*arguments[:-1], **arguments[-1])
             assert exact.schema == schema
             assert exact.column("id").to_pylist() == truth.column("id").to_pylist()  # NaN != NaN: compare ids
             assert sorted(read_columns) == sorted(schema.names)  # each column read once
