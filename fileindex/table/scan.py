@@ -9,6 +9,7 @@ Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -155,6 +156,12 @@ class PaimonTable:
             return data_file_path(self.root, self.schema, entry)
         return self.root / self._bucket_folder(entry) / entry.file_name
 
+    def _data_file_exists(self, entry: DataFile, relative: str) -> bool:
+        """Whether the data file is there (a string check: pathlib's parsing was a planning cost per file)."""
+        if entry.external_path:
+            return self.data_path(entry).is_file()
+        return os.path.isfile(os.path.join(self.root, relative))
+
     def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
         if entry.embedded_index is not None:
@@ -228,7 +235,7 @@ class PaimonTable:
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
-        if not self.data_path(entry).is_file():
+        if not self._data_file_exists(entry, relative):
             where, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
                          for _ in predicates)
