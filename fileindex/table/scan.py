@@ -156,13 +156,16 @@ class PaimonTable:
             return data_file_path(self.root, self.schema, entry)
         return self.root / self._bucket_folder(entry) / entry.file_name
 
-    def _data_file_exists(self, entry: DataFile, relative: str) -> bool:
-        """Whether the data file is there (a string check: pathlib's parsing was a planning cost per file)."""
+    def _data_file_text(self, entry: DataFile, relative: str | None = None) -> str:
+        """``data_path`` as a string, built without pathlib (whose parsing was a planning cost per file)."""
         if entry.external_path:
-            return self.data_path(entry).is_file()
-        return os.path.isfile(os.path.join(self.root, relative))
+            return str(self.data_path(entry))
+        root = self._memo.get("root")
+        if root is None:
+            root = self._memo["root"] = os.fspath(self.root)
+        return os.path.join(root, relative if relative is not None else self.relative(entry))
 
-    def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
+    def index_location(self, entry: DataFile) -> tuple[str, bytes | str | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
         if entry.embedded_index is not None:
             return "embedded", entry.embedded_index, ""
@@ -171,9 +174,9 @@ class PaimonTable:
             return "none", None, ""
         if len(names) > 1:
             return "sidecar", None, f"more than one index file for one data file ({', '.join(names)}), as Java refuses"
-        path = self.data_path(entry).parent / names[0]
-        if not path.is_file():
-            return "sidecar", None, f"index file {path.name} is missing"
+        path = os.path.join(os.path.dirname(self._data_file_text(entry)), names[0])
+        if not os.path.isfile(path):
+            return "sidecar", None, f"index file {os.path.basename(path)} is missing"
         return "sidecar", path, ""
 
     def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
@@ -235,7 +238,7 @@ class PaimonTable:
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
-        if not self._data_file_exists(entry, relative):
+        if not os.path.isfile(self._data_file_text(entry, relative)):
             where, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
                          for _ in predicates)
