@@ -338,6 +338,7 @@ def _data_file(row: dict, where: str, typed: bool = False) -> DataFile:
     """The entry of a manifest row. ``typed``: the file's Avro schema gives every field the type
     MANIFEST_FIELDS expects (``typed_manifest``), so only values are checked; otherwise each field's
     type is checked and a wrong one named."""
+    values: list[Any]
     if typed:
         meta = row["_FILE"]
         values = [row.get(name) for name in _ENTRY_NAMES] + [meta.get(name) for name in _FILE_NAMES]
@@ -360,7 +361,9 @@ def typed_manifest(schema) -> bool:
     decodes to the Python type expected (a nullable union only where the field is optional): then
     the rows it decodes need no per-field type check. Any other schema (or none) is read checked."""
     entry = _record_fields(schema)
-    meta = _record_fields(entry.get("_FILE")) if entry is not None else None
+    if entry is None:
+        return False
+    meta = _record_fields(entry.get("_FILE"))
     if meta is None or _avro_shape(entry.get("_KIND")) != ("int", False):
         return False
     for spec in MANIFEST_FIELDS:

@@ -233,8 +233,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     # -- metadata ---------------------------------------------------------------------------
 
 
-    def _read_header(self) -> None:
-        """The header through the generated reader."""
+    def _read_header(self) -> int:
+        """The header through the generated reader; returns where it ends."""
         header = kaitai_bridge.parse_fast(fast.Bitmap.Header, self._debug_spec(), self._view,
                                           root=ROOT, validations=_VALIDATIONS, base=self._base)
         self.version, self.row_count, self.num_values = header.version, header.row_count, header.num_values
@@ -243,12 +243,11 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self.null_length = header.len_null_bitmap if self.has_null and self.version == 2 else None
         self._num_blocks = header.num_blocks if self.version == 2 else 0
         self._header_end = header._io.pos()
+        return self._header_end
 
     def _read_meta(self) -> None:
         """The header; the records after it decoded in bulk from where it ends."""
-        if self._header_end is None:
-            self._read_header()
-        cursor = self._cursor(self._header_end)
+        cursor = self._cursor(self._header_end if self._header_end is not None else self._read_header())
         if self.version == 1:
             if self.kind.width == 4:
                 records = cursor.records(np.dtype(">i8"), self.num_values, "v1_entries")
