@@ -165,8 +165,13 @@ class PaimonTable:
             root = self._memo["root"] = os.fspath(self.root)
         return os.path.join(root, relative if relative is not None else self.relative(entry))
 
-    def index_location(self, entry: DataFile) -> tuple[str, bytes | str | None, str]:
+    def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
+        where, found, note = self._index_location(entry)
+        return where, Path(found) if isinstance(found, str) else found, note
+
+    def _index_location(self, entry: DataFile) -> tuple[str, bytes | str | None, str]:
+        """``index_location`` with the sidecar's path as a string (planning opens one per file)."""
         if entry.embedded_index is not None:
             return "embedded", entry.embedded_index, ""
         names = entry.index_files
@@ -181,7 +186,7 @@ class PaimonTable:
 
     def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
         """(where the index lives, the opened container, a note on a problem)."""
-        where, found, note = self.index_location(entry)
+        where, found, note = self._index_location(entry)
         if isinstance(found, bytes):
             return where, FileIndexContainer.from_bytes(found, source="embedded"), note
         return where, None if found is None else FileIndexContainer.open(found), note
