@@ -3,9 +3,9 @@
 Opening reads nothing. The first query reads the header with the reader generated from
 specs/bitmap.ksy (its ``header`` type), then from where it ends V1's whole dictionary (as Java
 does) or V2's block directory, decoded in bulk; a lookup binary-searches the block, reads only that
-index block, then only the bitmaps it needs. Everything read is cached, bitmaps by key. A V1
-string key whose encoding occurs nowhere after the header is absent: answered without decoding the
-dictionary (most files of a plan do not hold the key looked up).
+index block, then only the bitmaps it needs. Everything read is cached, bitmaps by key. A string
+key whose encoding occurs nowhere after the header is absent: answered without decoding the
+dictionary or the block directory (most files of a plan do not hold the key looked up).
 
 A lookup is a handful of Python operations (Java answers a warm one in 2-4 µs): the key comes
 from a fast path for plain ints and strs, fixed-width dictionaries stay numpy arrays (V1 keeps no
@@ -47,7 +47,7 @@ _VALIDATIONS = {  # the spec's header checks (generated code reports them by spe
 }
 _INT = struct.Struct(">i")
 _EMPTY = FrozenBitMap()
-_SEARCHED_UP_TO = 1 << 16  # payload bytes: a longer V1 payload is decoded rather than searched
+_SEARCHED_UP_TO = 1 << 16  # payload bytes: a longer payload is decoded rather than searched
 _INTEGER_KEY_BITS = {**NUMERIC_BITS, "DATE": 32, "TIME": 32}  # types whose key is the int literal itself
 
 
@@ -212,7 +212,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self._base = base_offset
         self._meta_read = False
         self._header_end: int | None = None
-        self._searched: bytes | None = None  # the V1 dictionary and bitmaps, for ``_surely_absent``
+        self._searched: bytes | None = None  # the payload after the header, for ``_surely_absent``
         self._bitmaps: dict = {}
         self._null_bitmap: FrozenBitMap | None = None
         self._blocks: dict = {}
@@ -270,18 +270,15 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self._meta_read = True
 
     def _surely_absent(self, key) -> bool:
-        """Whether a string key is known absent without decoding the dictionary (V1, whose lookup decodes
-        all of it): a V1 dictionary stores each key as its i32 length then its UTF-8 bytes, contiguously,
-        so a present key's encoding occurs in the bytes after the header, and a key whose encoding occurs
+        """Whether a string key is known absent without decoding the dictionary: V1's dictionary and
+        V2's index blocks store each key as its i32 length then its UTF-8 bytes, contiguously, so a
+        present key's encoding occurs in the bytes after the header, and a key whose encoding occurs
         nowhere there is absent. Only for payloads small enough that searching costs less than decoding."""
         if self.kind.name != "string" or self._size > _SEARCHED_UP_TO or self._meta_read:
             return False
-        if self._header_end is None:
-            self._read_header()
-        if self.version != 1:
-            return False
         if self._searched is None:
-            self._searched = bytes(self._view[self._header_end:])
+            end = self._header_end if self._header_end is not None else self._read_header()
+            self._searched = bytes(self._view[end:])
         return self._searched.find(_INT.pack(len(key)) + key) < 0
 
     def _debug_spec(self):

@@ -421,9 +421,10 @@ def test_an_absent_string_key_found_by_byte_search_answers_as_the_full_decode(va
     assert set(shortcut.visit_not_in(picked).bitmap) == set(full.visit_not_in(picked).bitmap)
 
 
-def test_an_absent_string_key_of_a_v1_payload_is_answered_without_decoding_the_dictionary():
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_an_absent_string_key_is_answered_without_decoding_the_dictionary(version):
     data_type = parse_type("STRING")
-    payload = encode(layout(["shoes", "toys", "toys", None, "books"], data_type, {"version": "1"}))
+    payload = encode(layout(["shoes", "toys", "toys", None, "books"], data_type, {"version": version}))
     reader = BitmapReader(payload, data_type)
     assert set(reader.visit_equal("recalled").bitmap) == set() and not reader._meta_read
     assert set(reader.visit_in(["games", "food"]).bitmap) == set() and not reader._meta_read
