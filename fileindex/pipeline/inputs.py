@@ -146,12 +146,16 @@ def _table_inputs(root: Path, snapshot: int | None, index_dir: str | None) -> In
     for entry, vector in table.live():
         relative = table.relative(entry)
         path = str(table.data_path(entry).resolve()) if entry.external_path else f"{real_root}/{relative}"
-        try:
-            size = os.stat(path).st_size
-        except OSError:
-            size = 0  # reported by the task that opens it
+        size = entry.file_size if entry.file_size is not None else _size_or_zero(path)
         tasks.append(DataFileTask(path, relative, size, table, entry, vector, index_dir))
     return Inputs(tasks, table)
+
+
+def _size_or_zero(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # a missing file is reported by the task that opens it
 
 
 def open_error(err: Exception) -> str:

@@ -60,7 +60,13 @@ def reading(root: Path, path: Path, kind: str):
 
 def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> list[dict]:
     """The rows of a manifest, manifest list or index manifest, as dicts (Avro, ORC or Parquet)."""
+    return read_rows_and_schema(path, kind, root)[0]
+
+
+def read_rows_and_schema(path: Path, kind: str = "manifest", root: Path | None = None) -> tuple[list[dict], Any]:
+    """``read_rows`` and, for an Avro file, the writer schema fastavro decoded its rows by (else None)."""
     root = root or path.parent.parent
+    schema = None
     with reading(root, path, kind):
         with open(path, "rb") as file:
             magic = file.read(4)
@@ -68,7 +74,9 @@ def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> l
             if magic == b"Obj\x01":
                 import fastavro
 
-                rows: list[Any] = list(fastavro.reader(file))
+                reader = fastavro.reader(file)
+                schema = reader.writer_schema
+                rows: list[Any] = list(reader)
             elif magic[:3] == b"ORC":
                 rows = orc_rows(path)
             elif magic == b"PAR1":
@@ -79,7 +87,7 @@ def read_rows(path: Path, kind: str = "manifest", root: Path | None = None) -> l
                 raise TableError(f"{shown(root, path)} ({kind}): not an Avro, ORC or Parquet file (magic {magic!r})")
     if not all(isinstance(row, dict) for row in rows):
         raise TableError(f"{shown(root, path)} ({kind}): rows are not records")
-    return rows
+    return rows, schema
 
 
 def not_a_table(root: Path, missing: str) -> UsageError:
@@ -274,6 +282,7 @@ class DataFile:
     first_row_id: int | None
     write_cols: tuple[str, ...] | None
     max_sequence_number: int
+    file_size: int | None = None  # bytes, as the manifest says (None: it does not)
 
     @property
     def index_files(self) -> tuple[str, ...]:
@@ -287,28 +296,110 @@ class DataFile:
                 self.embedded_index)
 
 
-def _data_file(row: dict, where: str) -> DataFile:
-    meta = field_of(row, "_FILE", dict, where)
-    at = f"{where} _FILE"
-    write_cols = field_of(meta, "_WRITE_COLS", list, at, optional=True)
-    extra_files = field_of(meta, "_EXTRA_FILES", list, at, optional=True) or []
-    if not all(isinstance(name, str) for name in extra_files + (write_cols or [])):
-        raise TableError(f"{at}: _EXTRA_FILES and _WRITE_COLS hold file and column names")
-    embedded = field_of(meta, "_EMBEDDED_FILE_INDEX", (bytes, bytearray), at, optional=True)
-    row_count = field_of(meta, "_ROW_COUNT", int, at)
-    if row_count < 0:
-        raise TableError(f"{at}: _ROW_COUNT is {row_count}")
-    return DataFile(
-        partition=bytes(field_of(row, "_PARTITION", (bytes, bytearray), where)),
-        bucket=field_of(row, "_BUCKET", int, where),
-        level=field_of(meta, "_LEVEL", int, at), file_name=field_of(meta, "_FILE_NAME", str, at), row_count=row_count,
-        schema_id=field_of(meta, "_SCHEMA_ID", int, at), extra_files=tuple(extra_files),
-        embedded_index=bytes(embedded) if embedded is not None else None,
-        external_path=field_of(meta, "_EXTERNAL_PATH", str, at, optional=True),
-        first_row_id=field_of(meta, "_FIRST_ROW_ID", int, at, optional=True),
-        write_cols=tuple(write_cols) if write_cols is not None else None,
-        max_sequence_number=field_of(meta, "_MAX_SEQUENCE_NUMBER", int, at, optional=True) or 0,
-    )
+@dataclass(frozen=True)
+class ManifestField:
+    """Where a manifest entry holds one of DataFile's fields, and the types it may have there."""
+
+    name: str  # the manifest's field
+    in_file: bool  # in the entry's _FILE record (else in the entry itself)
+    avro: tuple[str, ...]  # Avro types fastavro decodes to ``python`` (``array<string>``: a list of str)
+    python: type | tuple[type, ...]
+    optional: bool = False
+    normal: Any = None  # makes the value DataFile's (hashable tuples, defaults)
+
+
+_INTS, _STRING, _BYTES, _NAMES = ("int", "long"), ("string",), ("bytes",), ("array<string>",)
+
+# DataFile's fields in its order: the one table both the checked and the typed reading go by
+MANIFEST_FIELDS = (
+    ManifestField("_PARTITION", False, _BYTES, (bytes, bytearray), normal=bytes),
+    ManifestField("_BUCKET", False, _INTS, int),
+    ManifestField("_LEVEL", True, _INTS, int),
+    ManifestField("_FILE_NAME", True, _STRING, str),
+    ManifestField("_ROW_COUNT", True, _INTS, int),
+    ManifestField("_SCHEMA_ID", True, _INTS, int),
+    ManifestField("_EXTRA_FILES", True, _NAMES, list, True, lambda names: tuple(names) if names else ()),
+    ManifestField("_EMBEDDED_FILE_INDEX", True, _BYTES, (bytes, bytearray), True,
+                  lambda data: data if data is None or type(data) is bytes else bytes(data)),
+    ManifestField("_EXTERNAL_PATH", True, _STRING, str, True),
+    ManifestField("_FIRST_ROW_ID", True, _INTS, int, True),
+    ManifestField("_WRITE_COLS", True, _NAMES, list, True, lambda names: None if names is None else tuple(names)),
+    ManifestField("_MAX_SEQUENCE_NUMBER", True, _INTS, int, True, lambda number: number or 0),
+    ManifestField("_FILE_SIZE", True, _INTS, int, True),
+)
+_ENTRY_NAMES = tuple(f.name for f in MANIFEST_FIELDS if not f.in_file)
+_FILE_NAMES = tuple(f.name for f in MANIFEST_FIELDS if f.in_file)
+_NORMALS = tuple((i, f.normal) for i, f in enumerate(MANIFEST_FIELDS) if f.normal is not None)
+_LISTS = tuple(i for i, f in enumerate(MANIFEST_FIELDS) if f.python is list)
+_ROW_COUNT = _FILE_NAMES.index("_ROW_COUNT") + len(_ENTRY_NAMES)  # (the entry's own fields come first)
+
+
+def _data_file(row: dict, where: str, typed: bool = False) -> DataFile:
+    """The entry of a manifest row. ``typed``: the file's Avro schema gives every field the type
+    MANIFEST_FIELDS expects (``typed_manifest``), so only values are checked; otherwise each field's
+    type is checked and a wrong one named."""
+    values: list[Any]
+    if typed:
+        meta = row["_FILE"]
+        values = [row.get(name) for name in _ENTRY_NAMES] + [meta.get(name) for name in _FILE_NAMES]
+    else:
+        meta = field_of(row, "_FILE", dict, where)
+        at = f"{where} _FILE"
+        values = [field_of(meta if f.in_file else row, f.name, f.python, at if f.in_file else where,
+                           optional=f.optional) for f in MANIFEST_FIELDS]
+        if not all(isinstance(name, str) for i in _LISTS for name in values[i] or ()):
+            raise TableError(f"{at}: _EXTRA_FILES and _WRITE_COLS hold file and column names")
+    if values[_ROW_COUNT] < 0:
+        raise TableError(f"{where} _FILE: _ROW_COUNT is {values[_ROW_COUNT]}")
+    for i, normal in _NORMALS:
+        values[i] = normal(values[i])
+    return DataFile(*values)
+
+
+def typed_manifest(schema) -> bool:
+    """Whether an Avro writer schema gives _KIND and every field of MANIFEST_FIELDS a type fastavro
+    decodes to the Python type expected (a nullable union only where the field is optional): then
+    the rows it decodes need no per-field type check. Any other schema (or none) is read checked."""
+    entry = _record_fields(schema)
+    if entry is None:
+        return False
+    meta = _record_fields(entry.get("_FILE"))
+    if meta is None or _avro_shape(entry.get("_KIND")) != ("int", False):
+        return False
+    for spec in MANIFEST_FIELDS:
+        declared = (meta if spec.in_file else entry).get(spec.name)
+        if declared is None:
+            if not spec.optional:
+                return False
+            continue
+        shape, nullable = _avro_shape(declared)
+        if shape not in spec.avro or (nullable and not spec.optional):
+            return False
+    return True
+
+
+def _record_fields(schema) -> dict | None:
+    if not isinstance(schema, dict) or schema.get("type") != "record" or not isinstance(schema.get("fields"), list):
+        return None
+    return {f["name"]: f.get("type") for f in schema["fields"] if isinstance(f, dict) and "name" in f}
+
+
+def _avro_shape(declared) -> tuple[str | None, bool]:
+    """(``int``, ``string``, ``array<string>``...: what the type decodes as, or None for any other
+    (a logical type, a named reference), whether it is a union with null)."""
+    if isinstance(declared, list):
+        others = [t for t in declared if t != "null"]
+        if len(declared) == 2 and len(others) == 1:
+            shape, nullable = _avro_shape(others[0])
+            return (shape, True) if not nullable else (None, False)
+        return None, False
+    if isinstance(declared, dict):
+        if declared.get("type") == "array" and set(declared) == {"type", "items"}:
+            return ("array<string>", False) if _avro_shape(declared["items"]) == ("string", False) else (None, False)
+        return _avro_shape(declared["type"]) if set(declared) == {"type"} else (None, False)
+    if declared in ("int", "long", "string", "bytes"):
+        return declared, False
+    return None, False
 
 
 def live_files(root: Path, snapshot: Snapshot) -> list[DataFile]:
@@ -330,12 +421,14 @@ def live_entries(root: Path, snapshot: Snapshot) -> list[tuple[dict, DataFile]]:
     for manifest, listed_in in manifests:
         path = root / "manifest" / manifest
         name = shown(root, path)
-        for number, row in enumerate(read_rows(path, f"manifest named by {listed_in}", root)):
+        rows, schema = read_rows_and_schema(path, f"manifest named by {listed_in}", root)
+        typed = typed_manifest(schema)
+        for number, row in enumerate(rows):
             where = f"{name} (manifest) row {number}"
-            kind = field_of(row, "_KIND", int, where)
+            kind = row["_KIND"] if typed else field_of(row, "_KIND", int, where)
             if kind not in (0, 1):
                 raise TableError(f"{where}: entry kind {kind} (0 = ADD, 1 = DELETE)")
-            entry = _data_file(row, where)
+            entry = _data_file(row, where, typed)
             if kind == 0:
                 live[entry.identifier] = (row, entry)
             else:

@@ -9,6 +9,7 @@ Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -155,8 +156,22 @@ class PaimonTable:
             return data_file_path(self.root, self.schema, entry)
         return self.root / self._bucket_folder(entry) / entry.file_name
 
+    def _data_file_text(self, entry: DataFile, relative: str | None = None) -> str:
+        """``data_path`` as a string, built without pathlib (whose parsing was a planning cost per file)."""
+        if entry.external_path:
+            return str(self.data_path(entry))
+        root = self._memo.get("root")
+        if root is None:
+            root = self._memo["root"] = os.fspath(self.root)
+        return os.path.join(root, relative if relative is not None else self.relative(entry))
+
     def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
+        where, found, note = self._index_location(entry)
+        return where, Path(found) if isinstance(found, str) else found, note
+
+    def _index_location(self, entry: DataFile) -> tuple[str, bytes | str | None, str]:
+        """``index_location`` with the sidecar's path as a string (planning opens one per file)."""
         if entry.embedded_index is not None:
             return "embedded", entry.embedded_index, ""
         names = entry.index_files
@@ -164,14 +179,14 @@ class PaimonTable:
             return "none", None, ""
         if len(names) > 1:
             return "sidecar", None, f"more than one index file for one data file ({', '.join(names)}), as Java refuses"
-        path = self.data_path(entry).parent / names[0]
-        if not path.is_file():
-            return "sidecar", None, f"index file {path.name} is missing"
+        path = os.path.join(os.path.dirname(self._data_file_text(entry)), names[0])
+        if not os.path.isfile(path):
+            return "sidecar", None, f"index file {os.path.basename(path)} is missing"
         return "sidecar", path, ""
 
     def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
         """(where the index lives, the opened container, a note on a problem)."""
-        where, found, note = self.index_location(entry)
+        where, found, note = self._index_location(entry)
         if isinstance(found, bytes):
             return where, FileIndexContainer.from_bytes(found, source="embedded"), note
         return where, None if found is None else FileIndexContainer.open(found), note
@@ -228,7 +243,7 @@ class PaimonTable:
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
-        if not self.data_path(entry).is_file():
+        if not os.path.isfile(self._data_file_text(entry, relative)):
             where, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
                          for _ in predicates)

@@ -3,7 +3,9 @@
 Opening reads nothing. The first query reads the header with the reader generated from
 specs/bitmap.ksy (its ``header`` type), then from where it ends V1's whole dictionary (as Java
 does) or V2's block directory, decoded in bulk; a lookup binary-searches the block, reads only that
-index block, then only the bitmaps it needs. Everything read is cached, bitmaps by key.
+index block, then only the bitmaps it needs. Everything read is cached, bitmaps by key. A string
+key whose encoding occurs nowhere after the header is absent: answered without decoding the
+dictionary or the block directory (most files of a plan do not hold the key looked up).
 
 A lookup is a handful of Python operations (Java answers a warm one in 2-4 µs): the key comes
 from a fast path for plain ints and strs, fixed-width dictionaries stay numpy arrays (V1 keeps no
@@ -45,6 +47,7 @@ _VALIDATIONS = {  # the spec's header checks (generated code reports them by spe
 }
 _INT = struct.Struct(">i")
 _EMPTY = FrozenBitMap()
+_SEARCHED_UP_TO = 1 << 16  # payload bytes: a longer payload is decoded rather than searched
 _INTEGER_KEY_BITS = {**NUMERIC_BITS, "DATE": 32, "TIME": 32}  # types whose key is the int literal itself
 
 
@@ -208,6 +211,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self._size = len(self._view)
         self._base = base_offset
         self._meta_read = False
+        self._header_end: int | None = None
+        self._searched: bytes | None = None  # the payload after the header, for ``_surely_absent``
         self._bitmaps: dict = {}
         self._null_bitmap: FrozenBitMap | None = None
         self._blocks: dict = {}
@@ -228,15 +233,21 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     # -- metadata ---------------------------------------------------------------------------
 
 
-    def _read_meta(self) -> None:
-        """The header through the generated reader; the records after it decoded in bulk from where it ends."""
+    def _read_header(self) -> int:
+        """The header through the generated reader; returns where it ends."""
         header = kaitai_bridge.parse_fast(fast.Bitmap.Header, self._debug_spec(), self._view,
                                           root=ROOT, validations=_VALIDATIONS, base=self._base)
         self.version, self.row_count, self.num_values = header.version, header.row_count, header.num_values
         self.has_null = header.has_null
         self.null_offset = header.ofs_null if self.has_null else None
         self.null_length = header.len_null_bitmap if self.has_null and self.version == 2 else None
-        cursor = self._cursor(header._io.pos())
+        self._num_blocks = header.num_blocks if self.version == 2 else 0
+        self._header_end = header._io.pos()
+        return self._header_end
+
+    def _read_meta(self) -> None:
+        """The header; the records after it decoded in bulk from where it ends."""
+        cursor = self._cursor(self._header_end if self._header_end is not None else self._read_header())
         if self.version == 1:
             if self.kind.width == 4:
                 records = cursor.records(np.dtype(">i8"), self.num_values, "v1_entries")
@@ -249,7 +260,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             self._check_v1_offsets(offsets, cursor.absolute())
         else:
             self._directory_offset = cursor.absolute()
-            self._read_directory(cursor, header.num_blocks)
+            self._read_directory(cursor, self._num_blocks)
             blocks_header = self._read_part(fast.Bitmap.IndexBlocksHeader, (0, self._size), cursor.position,
                                             "index_blocks_header")
             self._blocks_start = cursor.position + 4
@@ -257,6 +268,18 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         # (offset, length) of a key's bitmap by its sort key, or None when absent
         self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
         self._meta_read = True
+
+    def _surely_absent(self, key) -> bool:
+        """Whether a string key is known absent without decoding the dictionary: V1's dictionary and
+        V2's index blocks store each key as its i32 length then its UTF-8 bytes, contiguously, so a
+        present key's encoding occurs in the bytes after the header, and a key whose encoding occurs
+        nowhere there is absent. Only for payloads small enough that searching costs less than decoding."""
+        if self.kind.name != "string" or self._size > _SEARCHED_UP_TO or self._meta_read:
+            return False
+        if self._searched is None:
+            end = self._header_end if self._header_end is not None else self._read_header()
+            self._searched = bytes(self._view[end:])
+        return self._searched.find(_INT.pack(len(key)) + key) < 0
 
     def _debug_spec(self):
         return functools.partial(Bitmap, self.kind.code)
@@ -407,6 +430,9 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         key = self._key(literal)
         found = self._bitmaps.get(key)
         if found is None:
+            if self._surely_absent(key):
+                found = self._bitmaps[key] = _EMPTY
+                return found
             if not self._meta_read:
                 self._read_meta()
             location = self._locate(self._sort_key(key))
@@ -421,6 +447,9 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         """The rows of each key (as ``key_of`` makes it; None: the null rows), looked up as queries are."""
         cache = self._bitmaps
         missing = list(dict.fromkeys(key for key in keys if key is not None and key not in cache))
+        if missing and not self._meta_read:
+            cache.update((key, _EMPTY) for key in missing if self._surely_absent(key))
+            missing = [key for key in missing if key not in cache]
         if missing:
             if not self._meta_read:
                 self._read_meta()
@@ -448,8 +477,6 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def _in(self, literals: Sequence) -> FrozenBitMap:
         if len(literals) == 1:
             return self._rows_of(literals[0])
-        if not self._meta_read:
-            self._read_meta()
         return roaring.union(self._rows_of_many(literals))
 
     def _complement(self, rows: FrozenBitMap) -> FrozenBitMap:

@@ -1,0 +1,127 @@
+"""Manifest entries read two ways from one table (MANIFEST_FIELDS): an Avro manifest whose writer schema
+gives every field the type Java writes is read with value checks only; any other schema is read field
+by field, so a wrong type is still named in a TableError."""
+import copy
+import dataclasses
+import shutil
+from pathlib import Path
+
+import fastavro
+import pytest
+from conftest import ROOT
+
+from fileindex.pipeline.inputs import resolve_inputs
+from fileindex.table.metadata import (
+    MANIFEST_FIELDS,
+    DataFile,
+    TableError,
+    _data_file,
+    live_files,
+    load_snapshot,
+    read_rows_and_schema,
+    typed_manifest,
+)
+
+TABLES = ROOT / "tests" / "tables"
+ROOTS = sorted(p for p in TABLES.glob("*/*.db/*") if (p / "snapshot").is_dir())
+SOURCE = TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
+
+
+def manifests(root: Path) -> list[Path]:
+    return sorted(p for p in (root / "manifest").glob("manifest-*") if "list" not in p.name)
+
+
+def test_the_table_lists_datafiles_fields_in_order():
+    assert len(MANIFEST_FIELDS) == len(dataclasses.fields(DataFile))
+    row = {"_KIND": 0, "_PARTITION": b"p", "_BUCKET": 1, "_FILE": {
+        "_LEVEL": 2, "_FILE_NAME": "f", "_ROW_COUNT": 3, "_SCHEMA_ID": 4, "_EXTRA_FILES": ["x.index"],
+        "_EMBEDDED_FILE_INDEX": b"e", "_EXTERNAL_PATH": "/x", "_FIRST_ROW_ID": 5, "_WRITE_COLS": ["a"],
+        "_MAX_SEQUENCE_NUMBER": 6, "_FILE_SIZE": 7}}
+    expected = DataFile(partition=b"p", bucket=1, level=2, file_name="f", row_count=3, schema_id=4,
+                        extra_files=("x.index",), embedded_index=b"e", external_path="/x", first_row_id=5,
+                        write_cols=("a",), max_sequence_number=6, file_size=7)
+    assert _data_file(row, "m", typed=True) == expected
+    assert _data_file(row, "m", typed=False) == expected
+
+
+@pytest.mark.parametrize("root", ROOTS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_java_written_manifests_are_typed_and_both_readings_agree(root):
+    found = 0
+    for path in manifests(root):
+        rows, schema = read_rows_and_schema(path)
+        if schema is None:  # ORC or Parquet manifests are always read field by field
+            continue
+        assert typed_manifest(schema)
+        for row in rows:
+            assert _data_file(row, "m", typed=True) == _data_file(row, "m", typed=False)
+            found += 1
+    if root.parent.parent.name == "parquet":
+        assert found
+
+
+def test_task_sizes_come_from_the_manifest_without_a_stat():
+    tasks = resolve_inputs([str(SOURCE)]).tasks
+    assert tasks and all(t.size == t.entry.file_size == Path(t.path).stat().st_size for t in tasks)
+
+
+def _rewrite(root: Path, change) -> None:
+    """Each Avro manifest of the table written again with ``change(schema, rows)`` applied."""
+    for path in manifests(root):
+        rows, schema = read_rows_and_schema(path)
+        schema = copy.deepcopy(schema)
+        change(schema, rows)
+        with open(path, "wb") as out:
+            fastavro.writer(out, fastavro.parse_schema(schema), rows)
+
+
+def _file_field(schema: dict, name: str) -> dict:
+    record = next(f for f in schema["fields"] if f["name"] == "_FILE")["type"]
+    return next(f for f in record["fields"] if f["name"] == name)
+
+
+def _retype(name: str, avro_type, value):
+    def change(schema, rows):
+        _file_field(schema, name)["type"] = avro_type
+        for row in rows:
+            row["_FILE"][name] = value(row["_FILE"][name])
+    return change
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (_retype("_ROW_COUNT", "string", str), r"field _ROW_COUNT is a str, not int"),
+    (_retype("_FILE_NAME", "long", len), r"field _FILE_NAME is a int, not str"),
+    (_retype("_EXTRA_FILES", {"type": "array", "items": "long"}, lambda names: [1]),
+     r"_EXTRA_FILES and _WRITE_COLS hold file and column names"),
+    (_retype("_EMBEDDED_FILE_INDEX", ["null", "string"], lambda data: None if data is None else "x"),
+     r"field _EMBEDDED_FILE_INDEX is a str, not bytes or bytearray"),
+    (_retype("_SCHEMA_ID", ["null", "long"], lambda number: None), r"field _SCHEMA_ID is missing, not int"),
+    (_retype("_LEVEL", {"type": "long", "logicalType": "timestamp-millis"}, lambda level: level),
+     r"field _LEVEL is a datetime, not int"),
+])
+def test_a_schema_with_another_type_is_read_field_by_field(tmp_path, change, message):
+    root = tmp_path / "t"
+    shutil.copytree(SOURCE, root)
+    _rewrite(root, change)
+    assert not any(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
+    with pytest.raises(TableError, match=r"manifest/manifest-\S+ \(manifest\) row 0 _FILE: " + message):
+        live_files(root, load_snapshot(root))
+
+
+def test_value_checks_stay_on_the_typed_path(tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(SOURCE, root)
+
+    def negative_count(schema, rows):
+        rows[0]["_FILE"]["_ROW_COUNT"] = -1
+    _rewrite(root, negative_count)
+    assert all(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
+    with pytest.raises(TableError, match=r"row 0 _FILE: _ROW_COUNT is -1"):
+        live_files(root, load_snapshot(root))
+    shutil.rmtree(root)
+    shutil.copytree(SOURCE, root)
+
+    def bad_kind(schema, rows):
+        rows[0]["_KIND"] = 7
+    _rewrite(root, bad_kind)
+    with pytest.raises(TableError, match=r"row 0: entry kind 7"):
+        live_files(root, load_snapshot(root))
