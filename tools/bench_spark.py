@@ -7,7 +7,8 @@ The dataset is the main job's (fileindex.spark.demo: every file's min/max spans 
 Parquet statistics cannot prune), regenerated from its seed into DIR (bench-data/ by default) when
 missing; --rows is rows per file (--files 50 --rows 1000000 is 50M rows). Scans are timed from
 planning until every result row is held by Spark, pruned and plain alike, after one untimed warm-up
-of each; the median of --repeat runs is reported, with the pruned scan's planning seconds, and where
+of each; the median of --repeat runs is reported, with the pruned scan's planning seconds (the first
+scan is timed again selecting two columns on both sides), and where
 the time of the first scan goes (a breakdown measured step by step in this process). --scans-only
 leaves out the build and verify throughput and the task memory figures. Java's single-thread writer
 figures are printed beside the per-core build throughput for scale: they were recorded on another
