@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,7 @@ class Footer:
 
     arrow_schema: pa.Schema
     row_count: int
-    group_rows: tuple[int, ...] | None  # Parquet row groups; None for ORC (stripes are read when needed)
+    group_rows: tuple[int, ...] | None  # Parquet row groups; ORC stripes: None until a read first counts them
     metadata: object = None  # Parquet's FileMetaData, handed back to pyarrow to read rows without re-parsing
     size: int = 0  # the footer's bytes, to bound the memo
 
@@ -117,7 +117,7 @@ class DataFileReader:
         if footer is None:
             footer = self._guard(self._read_footer, f"not a readable {self.format} file: ")
             FOOTERS.put(identity, footer)
-        self._footer = footer
+        self._footer, self._identity = footer, identity
         self.arrow_schema = footer.arrow_schema
         self.row_count = footer.row_count
         self.group_rows: list[int] | None = list(footer.group_rows) if footer.group_rows is not None else None
@@ -175,6 +175,8 @@ class DataFileReader:
             first = self.arrow_schema.names[:1]
             self.group_rows = self._guard(lambda: [self._file.read_stripe(i, columns=first).num_rows
                                                    for i in range(self._file.nstripes)])
+            self._footer = replace(self._footer, group_rows=tuple(self.group_rows))  # counted once
+            FOOTERS.put(self._identity, self._footer)
         starts = np.concatenate(([0], np.cumsum(self.group_rows, dtype=np.int64)))
         group_of = np.searchsorted(starts, rows, side="right") - 1
         groups = np.unique(group_of).tolist()

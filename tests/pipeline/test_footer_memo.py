@@ -159,3 +159,21 @@ def test_a_selection_of_only_columns_added_later_keeps_the_old_files_rows(tmp_pa
         assert got.num_rows == rows
         picked = read_matching(task, np.array([0, rows - 1], dtype=np.int64), schema, None, types)
         assert picked.num_rows == 2
+
+
+def test_orc_stripe_sizes_are_counted_once(tmp_path, footer_reads, monkeypatch):
+    import pyarrow.orc as orc
+
+    path = tmp_path / "t.orc"
+    orc.write_table(pa.table({"x": np.arange(5000, dtype=np.int64)}), path, stripe_size=4096)
+    stripes = []
+    original = orc.ORCFile.read_stripe
+    monkeypatch.setattr(orc.ORCFile, "read_stripe", lambda self, i, columns=None: stripes.append(i)
+                        or original(self, i, columns=columns))
+    first = DataFileReader(path).read_rows(np.array([1, 4999], dtype=np.int64), ["x"])
+    counted = len(stripes)
+    assert counted > 2  # every stripe counted, then the two holding the rows read
+    stripes.clear()
+    again = DataFileReader(path).read_rows(np.array([1, 4999], dtype=np.int64), ["x"])
+    assert first.column("x").to_pylist() == again.column("x").to_pylist() == [1, 4999]
+    assert len(stripes) == 2 and footer_reads == [str(path)]  # only the two stripes holding the rows
