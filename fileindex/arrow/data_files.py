@@ -3,15 +3,28 @@
 A candidate-row read touches only the Parquet row groups (ORC stripes) that hold a candidate and
 takes the rows out of them, so an index that keeps a few rows of a large file reads a few groups.
 Library errors become :class:`DataFileError`, naming the file.
+
+What opening a file reads (its schema, row count, group sizes and, for Parquet, the footer metadata)
+is kept in a bounded per-process memo keyed by the file's identity, so planning query after query
+over the same files decodes each footer once; a file replaced in place (new inode, or a changed size,
+mtime or ctime: any write changes the ctime) is read again.
 """
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from fileindex.arrow.types import schema_of
 from fileindex.errors import FileIndexError
+from fileindex.types import DataType
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
 
@@ -33,6 +46,64 @@ def data_file_format(path: str | Path) -> str | None:
     return "parquet" if magic == b"PAR1" else "orc" if magic[:3] == b"ORC" else None
 
 
+@dataclass(frozen=True)
+class Footer:
+    """What opening a data file learns before reading any row."""
+
+    arrow_schema: pa.Schema
+    row_count: int
+    group_rows: tuple[int, ...] | None  # Parquet row groups; ORC stripes: None until a read first counts them
+    metadata: object = None  # Parquet's FileMetaData, handed back to pyarrow to read rows without re-parsing
+    size: int = 0  # the footer's bytes, to bound the memo
+
+    @cached_property
+    def types(self) -> dict[str, DataType]:
+        return schema_of(self.arrow_schema, skip_untyped=True)
+
+
+class FooterMemo:
+    """The footers of up to ``files`` data files (and ``footer_bytes`` of them), least recently used out."""
+
+    def __init__(self, files: int = 1024, footer_bytes: int = 16 << 20):
+        # footer_bytes counts Parquet footers as stored: pyarrow holds one in about 8 times that (a 1M-row
+        # file's 67 KiB footer of 100 row groups is 0.5 MiB parsed), so 16 MiB is about 130 MiB held
+        self.files, self.footer_bytes = files, footer_bytes
+        self._footers: OrderedDict[tuple, Footer] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, identity: tuple) -> Footer | None:
+        with self._lock:
+            footer = self._footers.get(identity)
+            if footer is not None:
+                self._footers.move_to_end(identity)
+            return footer
+
+    def put(self, identity: tuple, footer: Footer) -> None:
+        with self._lock:
+            old = self._footers.pop(identity, None)
+            self._bytes += footer.size - (old.size if old else 0)
+            self._footers[identity] = footer
+            while len(self._footers) > self.files or (self._bytes > self.footer_bytes and len(self._footers) > 1):
+                self._bytes -= self._footers.popitem(last=False)[1].size
+
+    def __len__(self) -> int:
+        return len(self._footers)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._footers.clear()
+            self._bytes = 0
+
+
+FOOTERS = FooterMemo()
+
+
+def file_identity(path: str, stat: os.stat_result) -> tuple:
+    """Changes whenever the file at ``path`` is replaced or written (the ctime moves on any change)."""
+    return path, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+
 class DataFileReader:
     """An opened data file; row positions are 0-based in file order, as Paimon's indexes count them."""
 
@@ -40,36 +111,55 @@ class DataFileReader:
         """Raises OSError for a file that is missing or cannot be opened, DataFileError for one that
         is not a readable Parquet or ORC file."""
         self.path = str(path)
-        with open(self.path, "rb"):
-            pass
+        with open(self.path, "rb") as file:
+            identity = file_identity(self.path, os.fstat(file.fileno()))
         self.format = file_format or data_file_format(path)
-        try:
-            if self.format == "parquet":
-                import pyarrow.parquet as pq
+        self._opened: Any = None  # pyarrow's ParquetFile or ORCFile
+        footer = FOOTERS.get(identity)
+        if footer is None:
+            footer = self._guard(self._read_footer, f"not a readable {self.format} file: ")
+            FOOTERS.put(identity, footer)
+        self._footer, self._identity = footer, identity
+        self.arrow_schema = footer.arrow_schema
+        self.row_count = footer.row_count
+        self.group_rows: list[int] | None = list(footer.group_rows) if footer.group_rows is not None else None
 
-                self._file = pq.ParquetFile(self.path)
-                metadata = self._file.metadata
-                self.arrow_schema = self._file.schema_arrow
-                self.group_rows: list[int] | None = [metadata.row_group(i).num_rows
-                                                     for i in range(metadata.num_row_groups)]
-                self.row_count = metadata.num_rows
-            elif self.format == "orc":
-                import pyarrow.orc as orc
+    def _read_footer(self) -> Footer:
+        if self.format not in ("parquet", "orc"):
+            raise DataFileError(f"{self.path}: not a Parquet or ORC data file")
+        opened = self._opened = self._open(None)
+        if self.format == "orc":
+            return Footer(opened.schema, opened.nrows, None)
+        metadata = opened.metadata
+        return Footer(opened.schema_arrow, metadata.num_rows,
+                      tuple(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)),
+                      metadata, metadata.serialized_size)
 
-                self._file = orc.ORCFile(self.path)
-                self.arrow_schema = self._file.schema
-                self.group_rows = None  # stripe sizes are read when a candidate-row read needs them
-                self.row_count = self._file.nrows
-            else:
-                raise DataFileError(f"{self.path}: not a Parquet or ORC data file")
-        except (pa.ArrowException, OSError, ValueError) as err:
-            raise DataFileError(f"{self.path}: not a readable {self.format} file: {err}") from None
+    def _open(self, metadata):
+        if self.format == "parquet":
+            import pyarrow.parquet as pq
 
-    def _guard(self, action):
+            return pq.ParquetFile(self.path, metadata=metadata)
+        import pyarrow.orc as orc
+
+        return orc.ORCFile(self.path)
+
+    def types(self) -> dict[str, DataType]:
+        """The Paimon types of the columns Paimon can type (read from the Arrow schema once per footer)."""
+        return dict(self._footer.types)
+
+    @property
+    def _file(self):
+        """The library's reader, opened when rows are first read (with the footer already parsed)."""
+        if self._opened is None:
+            self._opened = self._guard(lambda: self._open(self._footer.metadata))
+        return self._opened
+
+    def _guard(self, action, what: str = ""):
         try:
             return action()
         except (pa.ArrowException, OSError, ValueError) as err:
-            raise DataFileError(f"{self.path}: {err}") from None
+            raise DataFileError(f"{self.path}: {what}{err}") from None
 
     def column(self, name: str) -> pa.ChunkedArray:
         return self.read([name]).column(0)
@@ -87,6 +177,8 @@ class DataFileReader:
             first = self.arrow_schema.names[:1]
             self.group_rows = self._guard(lambda: [self._file.read_stripe(i, columns=first).num_rows
                                                    for i in range(self._file.nstripes)])
+            self._footer = replace(self._footer, group_rows=tuple(self.group_rows))  # counted once
+            FOOTERS.put(self._identity, self._footer)
         starts = np.concatenate(([0], np.cumsum(self.group_rows, dtype=np.int64)))
         group_of = np.searchsorted(starts, rows, side="right") - 1
         groups = np.unique(group_of).tolist()

@@ -15,7 +15,6 @@ from pathlib import Path
 from pyroaring import FrozenBitMap
 
 from fileindex.arrow.data_files import DataFileReader, data_file_format
-from fileindex.arrow.types import schema_of
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.table.deletion_vectors import DeletionVector
@@ -71,7 +70,7 @@ class DataFileTask:
         """The Paimon types of the file's columns: the schema it was written with, or from Arrow."""
         if self.table is not None:
             return self.table.data_schema(self.table_entry()).types()
-        return schema_of(reader.arrow_schema, skip_untyped=True)
+        return reader.types()
 
     def deleted_rows(self) -> FrozenBitMap | None:
         """Rows the table's deletion vector removes; a TableError when the vector cannot be read

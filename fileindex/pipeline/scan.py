@@ -21,6 +21,7 @@ from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.pipeline.inputs import DataFileTask, Inputs, open_error
 from fileindex.pipeline.truth import matches, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
+from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
 from fileindex.table.scan import MAX_INDEXED_ROWS, within_all
 from fileindex.types import DataType, column_type
@@ -106,6 +107,20 @@ def output_schema(inputs: Inputs, first_file_schema: pa.Schema | None = None) ->
     return pa.schema(fields)
 
 
+def selected_schema(schema: pa.Schema, columns: list[str], predicate: Predicate) -> pa.Schema:
+    """The columns a scan selecting ``columns`` reads: those, then the predicate's for the exact filter.
+    An unknown or repeated name, or none, is a UsageError."""
+    if not columns:
+        raise UsageError("select at least one column")
+    for name in columns:
+        if name not in schema.names:
+            raise UsageError(f"cannot select unknown column {name!r}{closest_column(name, schema.names)}")
+    if len(set(columns)) < len(columns):
+        raise UsageError(f"a column is selected twice: {', '.join(columns)}")
+    wanted = list(dict.fromkeys([*columns, *source_columns(predicate)]))
+    return pa.schema([schema.field(name) for name in wanted])
+
+
 def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema) -> pa.Table:
     """The rows of the file (positions ascending, None: all), shaped as ``schema``."""
     reader = task.open()
@@ -114,15 +129,17 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Sche
     else:  # by field id: a renamed column keeps its id; one added later is absent from older files
         by_id = task.table.data_schema(task.table_entry()).by_id()
         names = {f.name: by_id[f.id].name for f in task.table.schema.fields
-                 if f.id in by_id and by_id[f.id].name in reader.arrow_schema.names}
+                 if f.name in schema.names and f.id in by_id and by_id[f.id].name in reader.arrow_schema.names}
     table = reader.read_rows(rows, list(dict.fromkeys(names.values())))
+    # a read of no column (all of them added after the file was written) counts no rows in ORC
+    count = table.num_rows if names else reader.row_count if rows is None else len(rows)
     columns = []
     for field in schema:
         if field.name in names:
             column = table.column(names[field.name])
             columns.append(column if column.type == field.type else column.cast(field.type))
         else:
-            columns.append(pa.nulls(table.num_rows, type=field.type))
+            columns.append(pa.nulls(count, type=field.type))
     return pa.Table.from_arrays(columns, schema=schema)
 
 

@@ -123,15 +123,7 @@ class _Parser(TokenStream):
         return name, data_type, position
 
     def closest_column(self, name: str) -> str:
-        import difflib
-
-        names = [str(c) for c in self.schema]
-        by_case = [c for c in names if c.lower() == name.lower()]
-        if by_case:
-            return f"; did you mean {quote_identifier(by_case[0])}? (column names are case-sensitive)"
-        close = difflib.get_close_matches(name, names, n=1)
-        known = ", ".join(quote_identifier(c) for c in names)
-        return f" (the schema has: {known}){'; did you mean ' + quote_identifier(close[0]) + '?' if close else ''}"
+        return closest_column(name, [str(c) for c in self.schema])
 
     def comparison(self) -> Predicate:
         column, data_type, position = self.column()
@@ -242,6 +234,18 @@ class _Parser(TokenStream):
             else:
                 raise self.error(f"unknown escape \\{escape} (use \\n \\t \\\\ \\' \\uXXXX \\UXXXXXXXX)", position + i)
         return _join_surrogates("".join(out))
+
+
+def closest_column(name: str, names: list[str]) -> str:
+    """A hint for an unknown column ``name``: the same name in another case, or the known names and the closest."""
+    import difflib
+
+    by_case = [c for c in names if c.lower() == name.lower()]
+    if by_case:
+        return f"; did you mean {quote_identifier(by_case[0])}? (column names are case-sensitive)"
+    close = difflib.get_close_matches(name, names, n=1)
+    known = ", ".join(quote_identifier(c) for c in names)
+    return f" (the schema has: {known}){'; did you mean ' + quote_identifier(close[0]) + '?' if close else ''}"
 
 
 def _join_surrogates(text: str) -> str:

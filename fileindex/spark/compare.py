@@ -19,7 +19,8 @@ from fileindex.errors import UsageError
 from fileindex.pipeline.inputs import Inputs, given_paths, resolve_inputs
 from fileindex.pipeline.scan import scannable
 from fileindex.predicate.parser import parse_predicate
-from fileindex.predicate.tree import columns
+from fileindex.predicate.tree import columns as predicate_columns
+from fileindex.spark.expressions import spark_column
 from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan
 from fileindex.table.sidecars import is_table_root
 from fileindex.types import column_type
@@ -27,9 +28,11 @@ from fileindex.writing.outputs import check_output, replacing_folder
 
 
 def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
-               output: str | None = None, plan: str = "auto", overwrite: bool = False) -> dict:
+               output: str | None = None, plan: str = "auto", overwrite: bool = False,
+               columns: list[str] | None = None) -> dict:
     """Run the pruned scan; its figures (``files_total`` ... ``pruned_seconds``) and ``_frame``, the result.
-    ``output``, a folder for the result rows, is written whole or not at all (see ``check_scan_output``)."""
+    ``output``, a folder for the result rows, is written whole or not at all (see ``check_scan_output``).
+    ``columns``: the result's columns (None: all); the data source reads every column and selects them."""
     if output:
         check_scan_output(output, inputs, index_dir, overwrite=overwrite)
     started = time.perf_counter()
@@ -37,12 +40,13 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
     if source == "datasource":
         with tempfile.TemporaryDirectory(prefix="fileindex-scan-") as folder:
             planning = Path(folder) / "report.json"
-            frame = _datasource_frame(spark, inputs, where, snapshot, str(planning)).persist()
+            frame = _datasource_frame(spark, inputs, where, snapshot, str(planning))
+            frame = (frame if columns is None else frame.select(*[spark_column(c) for c in columns])).persist()
             result_rows = frame.count()
             seconds = time.perf_counter() - started
             stats = json.loads(planning.read_text())
     else:
-        scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, plan=plan)
+        scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, plan=plan, columns=columns)
         frame, stats = scan.frame, scan.stats.as_dict()
         frame = frame.persist()
         result_rows = frame.count()
@@ -80,9 +84,10 @@ def compared_scan(spark, inputs, where: str, *, warm: bool = True, snapshot=None
         warm_up = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **unwritten)
         warm_up.pop("_frame").unpersist()
         plain_scan(spark, resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
-                                         index_dir=index_dir), where).count()
+                                         index_dir=index_dir), where, columns=scan_options.get("columns")).count()
     report = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **scan_options)
-    report.update(compare_scans(spark, inputs, where, report["_frame"], snapshot=snapshot, index_dir=index_dir))
+    report.update(compare_scans(spark, inputs, where, report["_frame"], snapshot=snapshot, index_dir=index_dir,
+                                columns=scan_options.get("columns")))
     report["warm"] = warm
     return with_speedup(report)
 
@@ -90,8 +95,10 @@ def compared_scan(spark, inputs, where: str, *, warm: bool = True, snapshot=None
 PUSHDOWN_CONFS = ("spark.sql.parquet.filterPushdown", "spark.sql.orc.filterPushdown")
 
 
-def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, index_dir=None) -> dict:
-    """Time a plain scan and compare its rows with ``pruned_frame``'s (which must be persisted).
+def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, index_dir=None,
+                  columns: list[str] | None = None) -> dict:
+    """Time a plain scan (selecting ``columns``) and compare its rows with ``pruned_frame``'s (which must
+    be persisted).
     When they differ, ``disagreeing`` lists the files whose index answers the predicate unsoundly
     for their own rows (see :func:`disagreeing_files`).
 
@@ -105,14 +112,14 @@ def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, ind
                               index_dir=index_dir)
     types = predicate_types(resolved, scannable(resolved))
     floats = any(getattr(column_type(types, c), "root", None) in ("FLOAT", "DOUBLE")
-                 for c in columns(parse_predicate(where, types)))
+                 for c in predicate_columns(parse_predicate(where, types)))
     saved = {key: spark.conf.get(key, "true") for key in PUSHDOWN_CONFS}
     started = time.perf_counter()
     try:
         if floats:
             for key in PUSHDOWN_CONFS:
                 spark.conf.set(key, "false")
-        plain = plain_scan(spark, resolved, where).persist()
+        plain = plain_scan(spark, resolved, where, columns=columns).persist()
         plain_rows = plain.count()
     finally:
         for key, value in saved.items():
@@ -120,9 +127,9 @@ def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, ind
     plain_seconds = time.perf_counter() - started
 
     def as_json(frame):
-        return frame.select(F.to_json(F.struct(*[F.col(f"`{c}`") for c in frame.columns])).alias("row"))
+        return frame.select(F.to_json(F.struct(*[spark_column(c) for c in frame.columns])).alias("row"))
 
-    pruned_json, plain_json = as_json(pruned_frame.select(*[f"`{c}`" for c in plain.columns])), as_json(plain)
+    pruned_json, plain_json = as_json(pruned_frame.select(*[spark_column(c) for c in plain.columns])), as_json(plain)
     identical = (pruned_frame.count() == plain_rows and pruned_json.exceptAll(plain_json).isEmpty()
                  and plain_json.exceptAll(pruned_json).isEmpty())
     plain.unpersist()

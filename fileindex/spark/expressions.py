@@ -57,8 +57,6 @@ def widen_signed_zeros(predicate: Predicate, types: dict[str, DataType]) -> Pred
 
 def to_column(predicate: Predicate, types: dict[str, DataType]):
     """A pyspark Column that is true exactly for the rows Spark SQL's filter keeps."""
-    from pyspark.sql import functions as F
-
     if isinstance(predicate, And):
         column = to_column(predicate.children[0], types)
         for child in predicate.children[1:]:
@@ -70,12 +68,19 @@ def to_column(predicate: Predicate, types: dict[str, DataType]):
             column = column | to_column(child, types)
         return column
     base, key = split_column(predicate.column)
-    column = F.col(f"`{base.replace('`', '``')}`")
+    column = spark_column(base)
     if key is not None:
         column = column.getItem(key)
     data_type = column_type(types, predicate.column)
     values = [spark_literal(v, data_type, predicate.column) for v in predicate.literals]
     return _filter(column, predicate.function, values)
+
+
+def spark_column(name: str):
+    """The top-level column ``name`` (dots and backticks in it taken literally)."""
+    from pyspark.sql import functions as F
+
+    return F.col(f"`{name.replace('`', '``')}`")
 
 
 def _filter(column, operator: Operator, values: list):

@@ -20,7 +20,6 @@ import pyarrow as pa
 from pyroaring import BitMap
 
 from fileindex.arrow.data_files import DataFileError, data_file_format
-from fileindex.arrow.types import schema_of
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
@@ -32,10 +31,12 @@ from fileindex.pipeline.scan import (
     read_verdict,
     rows_to_read,
     scannable,
+    selected_schema,
 )
 from fileindex.pipeline.verify import verify_file
 from fileindex.predicate.parser import parse_predicate
-from fileindex.spark.expressions import to_column, widen_signed_zeros
+from fileindex.predicate.tree import Predicate
+from fileindex.spark.expressions import spark_column, to_column, widen_signed_zeros
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
@@ -45,11 +46,12 @@ TARGET_TASK_BYTES = 128 << 20
 PLAN_ON_DRIVER_FILES = 256
 # a pruned scan with at most this many candidate rows (and bytes, the files' sizes times the share of
 # their rows kept) in at most this many files reads them in this process: a Spark job's fixed cost
-# (scheduling, a Python worker, Arrow batches back) is 0.3-0.6 s, and reading the predicate's column
-# of 2M candidate rows to find the few that match takes 0.1 s
+# (scheduling, a Python worker, Arrow batches back) is 0.3-0.6 s, reading the predicate's column
+# of 2M candidate rows to find the few that match takes 0.1 s, and a file's candidate row groups a
+# few milliseconds (its footer is read once, see fileindex.arrow.data_files)
 READ_ON_DRIVER_ROWS = 4 << 20
 READ_ON_DRIVER_BYTES = 256 << 20
-READ_ON_DRIVER_FILES = 4
+READ_ON_DRIVER_FILES = 16
 FAIL_BEFORE_RENAME = "fileindex.test.failFirstAttemptBeforeRename"  # a local property tests set
 Item = TypeVar("Item")  # what a per-file job works on: a task, or a task with what to do with it
 
@@ -161,7 +163,7 @@ def predicate_types(resolved: Inputs, tasks: list[DataFileTask]) -> dict[str, Da
         return resolved.table.schema.types()
     if not tasks:
         return {}
-    return schema_of(tasks[0].open().arrow_schema, skip_untyped=True)
+    return tasks[0].open().types()
 
 
 # ------------------------------------------------------------------------------------ build
@@ -248,8 +250,12 @@ class PrunedScan:
 
 
 def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index_dir: str | None = None,
-                extended: bool = False, plan: str = "auto", read: str = "auto") -> PrunedScan:
+                extended: bool = False, plan: str = "auto", read: str = "auto",
+                columns: list[str] | None = None) -> PrunedScan:
     """Skip the files the index answers SKIP for, read only candidate rows of the rest, filter exactly.
+
+    ``columns``: the result's columns (top-level names, in this order; None: all). Only they and the
+    predicate's columns are read; the latter are dropped after the exact filter unless selected.
 
     ``plan`` says where the indexes are evaluated: ``spark`` (a job, one task per group of files),
     ``driver`` (in this process, as Iceberg and Paimon plan their scans), or ``auto``: the driver for
@@ -266,6 +272,7 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
     types = predicate_types(resolved, tasks)
     predicate = parse_predicate(where, types)
     index_predicate = widen_signed_zeros(predicate, types)
+    schema = _read_schema(resolved, tasks, columns, predicate)
     started = time.perf_counter()
     numbered = [_Numbered(i, t) for i, t in enumerate(tasks)]
     work = partial(_verdict_row, predicate=index_predicate, extended=extended)
@@ -286,22 +293,24 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
         reads.append((tasks[row["task"]], row["rows"], row["candidates"]))
         read_bytes += tasks[row["task"]].size * row["rows_to_read"] // max(row["rows"], 1)
     stats.planning_seconds = time.perf_counter() - planning
-    schema = _scan_schema(resolved, tasks)
     small = (len(reads) <= READ_ON_DRIVER_FILES and stats.rows_read <= READ_ON_DRIVER_ROWS
              and read_bytes <= READ_ON_DRIVER_BYTES)
     if read == "driver" or (read == "auto" and small):
         frame = _local_read(spark, reads, schema, index_predicate, types)
     else:
         frame = _read_job(spark, reads, schema, index_predicate, types)
-    return PrunedScan(frame.where(to_column(predicate, types)), stats, verdict_rows)
+    return PrunedScan(_selected(frame.where(to_column(predicate, types)), columns), stats, verdict_rows)
 
 
-def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None):
-    """The same result without any index: Spark's own reader for plain files; every live row of a table."""
+def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None, columns: list[str] | None = None):
+    """The same result without any index: Spark's own reader for plain files; every live row of a table.
+    ``columns`` as for :func:`pruned_scan`."""
     resolved = _resolve(inputs, snapshot, None)
     tasks = scannable(resolved)
     types = predicate_types(resolved, tasks)
-    predicate = to_column(parse_predicate(where, types), types)
+    parsed = parse_predicate(where, types)
+    predicate = to_column(parsed, types)
+    schema = _read_schema(resolved, tasks, columns, parsed)  # a bad selection fails before Spark reads
     if resolved.table is None:
         frames = []
         for file_format in ("parquet", "orc"):
@@ -309,9 +318,20 @@ def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None):
             if paths:
                 frames.append(spark.read.format(file_format).load(paths))
         frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1], allowMissingColumns=True)
-        return frame.where(predicate)
+        return _selected(frame.where(predicate), columns)
     reads = [(task, task.table_entry().row_count, None) for task in tasks]
-    return _read_job(spark, reads, _scan_schema(resolved, tasks)).where(predicate)
+    return _selected(_read_job(spark, reads, schema).where(predicate), columns)
+
+
+def _read_schema(resolved: Inputs, tasks: list[DataFileTask], columns: list[str] | None,
+                 predicate: Predicate) -> pa.Schema:
+    """The columns to read: all (``columns`` None), or the selected ones and the predicate's."""
+    schema = _scan_schema(resolved, tasks)
+    return schema if columns is None else selected_schema(schema, columns, predicate)
+
+
+def _selected(frame, columns: list[str] | None):
+    return frame if columns is None else frame.select(*[spark_column(c) for c in columns])
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from generated_data import write_dataset
 
 from fileindex.cli import main
 from fileindex.spark.failures import first_cause
+from fileindex.spark.jobs import READ_ON_DRIVER_FILES
 
 TABLES = ROOT / "tests" / "tables"
 BLOCKER = """\
@@ -76,8 +77,10 @@ def test_an_unreachable_master_fails_within_seconds_naming_it(tmp_path):
     assert len(our_lines(result.stderr)) == 1 and "Connection refused" in result.stderr
 
 
-# A small pruned read (up to 4 files) is read in the driver, a larger one by Spark tasks: both name the file.
-@pytest.mark.parametrize("files, failure", [(3, "not a readable parquet file"), (6, "a Spark job failed")])
+# A small pruned read (up to READ_ON_DRIVER_FILES files) is read in the driver, a larger one by Spark tasks:
+# both name the file.
+@pytest.mark.parametrize("files, failure", [(3, "not a readable parquet file"),
+                                            (READ_ON_DRIVER_FILES + 2, "a Spark job failed")])
 def test_a_corrupt_parquet_file_is_one_line_naming_it_exit_3(tmp_path, files, failure):
     paths = write_dataset(tmp_path / "data", files=files)
     data = bytearray(paths[1].read_bytes())

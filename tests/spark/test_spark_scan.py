@@ -242,3 +242,34 @@ def test_a_small_read_is_done_in_the_driver_and_a_bad_file_is_one_line_there_too
     assert main(["spark", "scan", str(tmp_path), "--where", where]) == 3
     err = capsys.readouterr().err
     assert "zz-broken.parquet: not a readable parquet file" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("where, select", [("category = 'a' AND amount > 0", ["id", "day"]),
+                                           ("m['k'] = 3", ["m", "category"]), ("id < 50", ["id"])])
+def test_a_selection_equals_the_plain_scans_select(spark, tmp_path_factory, where, select):
+    folder = str(generated(tmp_path_factory))
+    for read in ("driver", "spark"):
+        frame = pruned_scan(spark, folder, where, columns=select, read=read).frame
+        assert frame.columns == select
+        assert sorted_rows(frame) == sorted_rows(plain_scan(spark, folder, where, columns=select)), (where, read)
+        assert sorted_rows(frame) == sorted_rows(plain_scan(spark, folder, where).select(*select))
+    table = root("parquet", "append_with_bitmap_alter_table")
+    frame = pruned_scan(spark, table, "f4 = 'Alice'", columns=["f1"]).frame
+    assert frame.columns == ["f1"] and sorted_rows(frame) == sorted_rows(plain_scan(spark, table, "f4 = 'Alice'",
+                                                                                   columns=["f1"]))
+
+
+def test_scan_command_select(spark, tmp_path, capsys):
+    folder = tmp_path / "d"
+    write_dataset(folder, files=3)
+    code = main(["spark", "scan", str(folder), "--where", "category = 'c'", "--select", "id, `amount`", "--compare",
+                 "--json", "--output", str(tmp_path / "out")])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["identical"] is True and report["result_rows"] > 0
+    assert spark.read.parquet(str(tmp_path / "out")).columns == ["id", "amount"]
+    assert main(["spark", "scan", str(folder), "--where", "category = 'c'", "--select", "id,categry"]) == 2
+    assert "cannot select unknown column 'categry'" in capsys.readouterr().err
+    code = main(["spark", "scan", root("parquet", "append_with_bitmap"), "--where", "f0 = 'Alice'",
+                 "--source", "datasource", "--select", "f1", "--compare", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["identical"] is True and report["result_rows"] == 2
