@@ -380,6 +380,8 @@ def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
         raise DataFileError(f"{err.filename}: {err.strerror or err}") from err
     # one chunk per column: PySpark 4.3 drops a row of a table whose columns hold an empty chunk
     rows = pa.concat_tables(tables).combine_chunks() if tables else arrow_schema.empty_table()
+    if not rows.num_rows:  # a table filtered to no row holds columns of no chunk, which PySpark cannot convert
+        rows = arrow_schema.empty_table()
     return spark.createDataFrame(rows, schema=target)
 
 

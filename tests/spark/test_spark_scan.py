@@ -273,3 +273,13 @@ def test_scan_command_select(spark, tmp_path, capsys):
                  "--source", "datasource", "--select", "f1", "--compare", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["identical"] is True and report["result_rows"] == 2
+
+
+@pytest.mark.parametrize("where", ["m['k'] = 100", "id = 3"])
+def test_a_driver_read_that_filters_every_row_out_is_an_empty_frame(spark, tmp_path, where):
+    """Filtering a table to no row leaves its columns without a chunk, which PySpark cannot convert (found by
+    test_spark_usage's hypothesis run: a map column whose only row is null)."""
+    pq.write_table(pa.table({"id": pa.array([1], pa.int64()),
+                             "m": pa.array([None], pa.map_(pa.string(), pa.int32()))}), tmp_path / "f.parquet")
+    scan = pruned_scan(spark, str(tmp_path / "f.parquet"), where, read="driver")
+    assert scan.frame.count() == 0 and scan.frame.columns == ["id", "m"]
