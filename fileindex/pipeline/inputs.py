@@ -88,10 +88,6 @@ class Inputs:
     tasks: list[DataFileTask]
     table: PaimonTable | None = None
 
-    @property
-    def primary_key_without_deletion_vectors(self) -> bool:
-        return bool(self.table and self.table.schema.primary_keys and not self.table.deletion_vectors_enabled)
-
 
 def given_paths(inputs: str | list[str] | Inputs) -> list[str]:
     """The paths a job reads, for checking its outputs against: as given (globs expanded), or a

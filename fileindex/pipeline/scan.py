@@ -23,7 +23,7 @@ from fileindex.pipeline.truth import matches, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
-from fileindex.table.scan import MAX_INDEXED_ROWS, within_all
+from fileindex.table.scan import MAX_INDEXED_ROWS, PaimonTable, within_all
 from fileindex.types import DataType, column_type
 
 
@@ -42,15 +42,20 @@ def scannable(inputs: Inputs) -> list[DataFileTask]:
     table = inputs.table
     if table is None:
         return inputs.tasks
-    if inputs.primary_key_without_deletion_vectors:
+    refuse_unscannable(table)
+    if table.schema.primary_keys:
+        return [task for task in inputs.tasks if task.table_entry().level > 0]
+    return inputs.tasks
+
+
+def refuse_unscannable(table: PaimonTable) -> None:
+    """A UsageError for a table whose rows a file-by-file read cannot give (from its schema alone)."""
+    if table.schema.primary_keys and not table.deletion_vectors_enabled:
         raise UsageError(f"{table.root}: a primary-key table without deletion vectors cannot be scanned file by "
                          "file (its rows need merging by key); verify still checks each file's index")
     if table.data_evolution:
         raise UsageError(f"{table.root}: a data-evolution table spreads a row's columns over several files; "
                          "scanning it is not supported (verify and fileindex table are)")
-    if table.schema.primary_keys:
-        return [task for task in inputs.tasks if task.table_entry().level > 0]
-    return inputs.tasks
 
 
 def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False) -> ScanVerdict:

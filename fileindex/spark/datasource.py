@@ -43,12 +43,21 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
-from fileindex.pipeline.scan import ScanVerdict, evaluate_file, output_schema, read_verdict, rows_to_read, scannable
+from fileindex.pipeline.scan import (
+    ScanVerdict,
+    evaluate_file,
+    output_schema,
+    read_verdict,
+    refuse_unscannable,
+    rows_to_read,
+    scannable,
+)
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
 from fileindex.spark.expressions import widen_signed_zeros
 from fileindex.table.scan import PaimonTable
 from fileindex.table.sidecars import is_table_root
+from fileindex.writing.outputs import collision
 from fileindex.types import DataType
 
 FORMAT = "paimon-fileindex"
@@ -88,7 +97,10 @@ class PaimonFileIndexSource(DataSource):
 
     def reader(self, schema):
         started = time.perf_counter()
-        inputs = _table_inputs(*self._location())
+        path, snapshot = self._location()
+        if self.options.get("report"):
+            check_report_location(self.options["report"], path)
+        inputs = _table_inputs(path, snapshot)
         types = inputs.table.schema.types()
         where = self.options.get("where")
         predicate = widen_signed_zeros(parse_predicate(where, types), types) if where else None
@@ -198,8 +210,11 @@ def write_report(path: str, report: dict) -> None:
         raise _unwritable_report(path, err.strerror or str(err)) from None
 
 
-def check_report_location(path: str) -> None:
-    """Refuse a report path planning could not write, before Spark is asked to plan anything."""
+def check_report_location(path: str, table: str) -> None:
+    """Refuse a report path planning could not write, or one in the table (whose files it could replace)."""
+    found = collision(path, [table])
+    if found is not None:
+        raise _unwritable_report(path, f"it {found[0]} the table {table}, whose files it could replace")
     target = Path(path)
     folder = target.parent
     if target.is_dir():
@@ -232,8 +247,8 @@ def _table_inputs(path: str, snapshot: int | None) -> Inputs:
     return resolve_inputs([path], snapshot=snapshot)
 
 
-def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None,
-               report: str | None = None):
+def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *, snapshot: int | None = None,
+               report: str | os.PathLike[str] | None = None):
     """A DataFrame of the table's live rows that satisfy ``where`` as Spark SQL evaluates it, pruned by the
     file indexes: the relation prunes with the predicate, Spark filters its rows exactly. ``report``: a
     file planning writes its JSON report to (see the module's doc)."""
@@ -242,16 +257,19 @@ def read_table(spark, table: str, where: str | None = None, *, snapshot: int | N
 
     check_workers(spark)
     # what Spark would report as a Python traceback inside its own exception is refused here in one line
-    types = _table(table, snapshot).schema.types()
-    if report is not None:
-        check_report_location(report)
+    root, report_path = os.fspath(table), None if report is None else os.fspath(report)
+    metadata = _table(root, snapshot)
+    refuse_unscannable(metadata)
+    types = metadata.schema.types()
+    if report_path is not None:
+        check_report_location(report_path, root)
     predicate = parse_predicate(where, types) if where is not None else None
     register(spark)
     reader = spark.read.format(FORMAT)
     if snapshot is not None:
         reader = reader.option("snapshot", str(snapshot))
-    if report is not None:
-        reader = reader.option("report", report)
+    if report_path is not None:
+        reader = reader.option("report", report_path)
     if predicate is None:
-        return reader.load(table)
-    return reader.option("where", where).load(table).where(to_column(predicate, types))
+        return reader.load(root)
+    return reader.option("where", where).load(root).where(to_column(predicate, types))

@@ -65,6 +65,9 @@ def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite:
     ``overwrite`` (and then not one holding the current folder)."""
     check_apart(output, inputs, what=what)
     target = real(output)
+    if os.path.lexists(target) and not target.is_dir():
+        raise UsageError(f"{what} {output} is a file, not a folder: name a folder for the output (--overwrite "
+                         "replaces a folder, never a file)")
     if is_empty(target):
         return
     if not overwrite:

@@ -75,18 +75,39 @@ def test_a_report_that_cannot_be_written_says_what_to_fix(tmp_path):
         planned(EMBEDDED, "f1 = 30", tmp_path / "no-such-folder" / "report.json")
 
 
-@pytest.mark.parametrize("case", ["no table", "no snapshot", "report folder", "report is a folder"])
+@pytest.mark.parametrize("case", ["no table", "no snapshot", "report folder", "report is a folder", "primary key",
+                                  "data evolution"])
 def test_read_table_refuses_bad_arguments_in_one_line_before_spark_plans(spark, tmp_path, case):
     """Raised inside Spark, these would reach the user as an AnalysisException around a Python traceback."""
+    primary_key = tmp_path / "pk"
+    shutil.copytree(TABLES / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv", primary_key)
+    schema = primary_key / "schema" / "schema-0"
+    schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"x" : "y"'))
     table, kwargs, message = {
         "no table": (tmp_path / "nowhere", {}, "not a Paimon table"),
         "no snapshot": (EMBEDDED, {"snapshot": 99}, "no snapshot 99"),
         "report folder": (EMBEDDED, {"report": str(tmp_path / "missing" / "r.json")}, "no folder"),
         "report is a folder": (EMBEDDED, {"report": str(tmp_path)}, "it is a folder"),
+        "primary key": (primary_key, {}, "primary-key table without deletion vectors"),
+        "data evolution": (TABLES / "data_evolution_with_index.db" / "data_evolution_with_index", {},
+                           "data-evolution table"),
     }[case]
     with pytest.raises(FileIndexError, match=message) as raised:
-        read_table(spark, str(table), "f1 = 30", **kwargs)
+        read_table(spark, table, "f1 = 30" if table == EMBEDDED else None, **kwargs)  # a Path is a table too
     assert "\n" not in str(raised.value) and "Traceback" not in str(raised.value)
+
+
+@pytest.mark.parametrize("inside", ["snapshot/LATEST", "snapshot/snapshot-1", "report.json", "."])
+def test_a_report_is_never_written_into_the_table(spark, tmp_path, inside):
+    table = tmp_path / "t"
+    shutil.copytree(EMBEDDED, table)
+    before = {p: p.read_bytes() for p in table.rglob("*") if p.is_file()}
+    report = str(table / inside)
+    with pytest.raises(UsageError, match="option report=.* the table .*whose files it could replace"):
+        read_table(spark, table, "f1 = 30", report=report)
+    with pytest.raises(UsageError, match="whose files it could replace"):  # the option itself, as Spark plans it
+        planned(table, "f1 = 30", report)
+    assert {p: p.read_bytes() for p in table.rglob("*") if p.is_file()} == before
 
 
 def test_the_report_option_through_spark(spark, tmp_path):

@@ -50,8 +50,10 @@ def test_an_existing_non_empty_output_needs_overwrite_and_never_the_current_fold
         check_output(out, [data], overwrite=False, what="--report")
     check_output(out, [data], overwrite=True, what="--report")
     (tmp_path / "file").write_text("x")
-    with pytest.raises(UsageError, match="not empty"):
-        check_output(tmp_path / "file", [data], overwrite=False, what="--report")
+    for overwrite in (False, True):  # a file is never replaced by an output folder, --overwrite or not
+        with pytest.raises(UsageError, match="--report .*file is a file, not a folder"):
+            check_output(tmp_path / "file", [data], overwrite=overwrite, what="--report")
+    assert (tmp_path / "file").read_text() == "x"
     monkeypatch.chdir(out)
     with pytest.raises(UsageError, match="holds the current folder"):
         check_output(out, [data], overwrite=True, what="--workdir")
