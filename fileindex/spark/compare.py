@@ -21,7 +21,7 @@ from fileindex.pipeline.scan import scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns as predicate_columns
 from fileindex.spark.expressions import spark_column
-from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan
+from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan, read_schema
 from fileindex.table.sidecars import is_table_root
 from fileindex.types import column_type
 from fileindex.writing.outputs import check_output, replacing_folder
@@ -65,14 +65,30 @@ def check_scan_output(output: str, inputs, index_dir: str | None, *, overwrite: 
                  what="--output")
 
 
+def check_scan(inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
+               columns: list[str] | None = None) -> None:
+    """Refuse, before a Spark session starts, what the scan would refuse once planning: inputs, a table a
+    file-by-file read cannot scan, the predicate, the selected columns."""
+    if source == "datasource":
+        _one_table(inputs)
+    resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
+                              index_dir=index_dir)
+    tasks = scannable(resolved)
+    read_schema(resolved, tasks, columns, parse_predicate(where, predicate_types(resolved, tasks)))
+
+
+def _one_table(inputs) -> str:
+    paths = [inputs] if isinstance(inputs, str) else list(inputs)
+    if len(paths) != 1 or not is_table_root(Path(paths[0])):
+        raise UsageError("--source datasource reads one Paimon table")
+    return paths[0]
+
+
 def _datasource_frame(spark, inputs, where: str, snapshot, report: str):
     """The data source's pruned read; its planning writes what it pruned to ``report``."""
     from fileindex.spark.datasource import read_table
 
-    paths = [inputs] if isinstance(inputs, str) else list(inputs)
-    if len(paths) != 1 or not is_table_root(Path(paths[0])):
-        raise UsageError("--source datasource reads one Paimon table")
-    return read_table(spark, paths[0], where, snapshot=snapshot, report=report)
+    return read_table(spark, _one_table(inputs), where, snapshot=snapshot, report=report)
 
 
 def compared_scan(spark, inputs, where: str, *, warm: bool = True, snapshot=None, index_dir=None,

@@ -272,7 +272,7 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
     types = predicate_types(resolved, tasks)
     predicate = parse_predicate(where, types)
     index_predicate = widen_signed_zeros(predicate, types)
-    schema = _read_schema(resolved, tasks, columns, predicate)
+    schema = read_schema(resolved, tasks, columns, predicate)
     started = time.perf_counter()
     numbered = [_Numbered(i, t) for i, t in enumerate(tasks)]
     work = partial(_verdict_row, predicate=index_predicate, extended=extended)
@@ -310,7 +310,7 @@ def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None, column
     types = predicate_types(resolved, tasks)
     parsed = parse_predicate(where, types)
     predicate = to_column(parsed, types)
-    schema = _read_schema(resolved, tasks, columns, parsed)  # a bad selection fails before Spark reads
+    schema = read_schema(resolved, tasks, columns, parsed)  # a bad selection fails before Spark reads
     if resolved.table is None:
         frames = []
         for file_format in ("parquet", "orc"):
@@ -323,7 +323,7 @@ def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None, column
     return _selected(_read_job(spark, reads, schema).where(predicate), columns)
 
 
-def _read_schema(resolved: Inputs, tasks: list[DataFileTask], columns: list[str] | None,
+def read_schema(resolved: Inputs, tasks: list[DataFileTask], columns: list[str] | None,
                  predicate: Predicate) -> pa.Schema:
     """The columns to read: all (``columns`` None), or the selected ones and the predicate's."""
     schema = _scan_schema(resolved, tasks)

@@ -183,3 +183,34 @@ def test_check_with_types_that_lack_the_indexed_column_warns(capsys, data_file, 
     assert json.loads(out)["untyped_columns"] == ["a"]
     code, out, _ = run(capsys, "check", f"{data_file}.index")  # the data file beside it has the column
     assert "1 bodies decoded and checked" in out and "warning" not in out
+
+
+TABLES = ROOT / "tests" / "tables" / "parquet"
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--where", "nosuch = 1"], "nosuch"),
+    (["--where", "f0 = 'a'", "--select", "f0,f0"], "selected twice"),
+    (["--where", "f0 = 'a'", "--select", "f0,nosuch"], "cannot select unknown column 'nosuch'"),
+    (["--where", "f0 = 'a'", "--select", "f0,"], "empty column name"),
+    (["--where", "f0 = 'a'", "--source", "datasource", "<plain>"], "--source datasource reads one Paimon table"),
+    (["--where", "f0 = 'a'", "<evolution>"], "data-evolution table"),
+])
+def test_spark_scan_refuses_what_it_can_check_before_starting_spark(capsys, monkeypatch, arguments, message):
+    import fileindex.cli.spark.scan as scan_cli
+
+    def no_session(args):
+        raise AssertionError("a Spark session was started for a scan that is refused")
+
+    monkeypatch.setattr(scan_cli, "session", no_session)
+    table = TABLES / "append_with_bsi_bitmap_bloomfilter.db" / "append_with_bsi_bitmap_bloomfilter"
+    inputs = {"<plain>": str(next((table / "bucket-0").glob("*.parquet"))),
+              "<evolution>": str(TABLES / "data_evolution_with_index.db" / "data_evolution_with_index")}
+    given = [a for a in arguments if a not in inputs]
+    paths = [inputs[a] for a in arguments if a in inputs] or [str(table)]
+    try:
+        code = main(["spark", "scan", *paths, *given])
+    except SystemExit as exit:  # argparse's own refusal of an argument
+        code = exit.code
+    assert code == 2
+    assert message in capsys.readouterr().err

@@ -32,10 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fileindex.spark.compare import check_scan_output, compared_scan, timed_scan
+    from fileindex.spark.compare import check_scan, check_scan_output, compared_scan, timed_scan
 
     if args.output:
         check_scan_output(args.output, args.inputs, args.index_dir, overwrite=args.overwrite)
+    check_scan(args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir, source=args.source,
+               columns=args.select)  # in seconds, not after Spark has started
     spark = session(args)
     options = {"snapshot": args.snapshot, "index_dir": args.index_dir, "source": args.source, "output": args.output,
                "plan": args.plan, "overwrite": args.overwrite, "columns": args.select}
@@ -54,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
 def selected_columns(text: str) -> list[str]:
     """``a, b,c`` as column names (a name in backticks may hold a comma-free anything, e.g. a space)."""
     names = [name.strip() for name in text.split(",")]
+    if "" in names:
+        raise argparse.ArgumentTypeError(f"{text!r} holds an empty column name: list columns as a,b,c")
     return [name[1:-1].replace("``", "`") if len(name) > 1 and name[0] == name[-1] == "`" else name
             for name in names]
 
@@ -61,8 +65,10 @@ def selected_columns(text: str) -> list[str]:
 def render(report: dict) -> str:
     from fileindex.spark.compare import speedup_text
 
+    took = f"{report['pruned_seconds']:.2f} s" + ("" if "plain_seconds" in report else
+                                                   ", cold: this session's first scan; --compare times it warm")
     lines = [f"read {report['files_read']} of {report['files_total']} files, {report['rows_read']} of "
-             f"{report['rows_total']} rows; {report['result_rows']} rows match ({report['pruned_seconds']:.2f} s)"]
+             f"{report['rows_total']} rows; {report['result_rows']} rows match ({took})"]
     lines.append(index_used(report))
     if report.get("files_without_index") or report.get("index_problems"):
         lines.append(f"  read in full: {report['files_without_index']} files without an index, "
