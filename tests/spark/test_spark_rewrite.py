@@ -77,3 +77,17 @@ def test_a_file_that_cannot_be_rewritten_fails_the_run_and_removes_every_sidecar
     with pytest.raises(TableError, match="nothing was committed"):
         spark_rewrite(spark, root)
     assert sorted(p for p in root.rglob("*") if p.is_file()) == before
+
+
+def test_spark_rewrite_refuses_before_starting_spark(tmp_path, capsys, monkeypatch):
+    """Runs where pyspark is installed: without it every Spark command first says to install the extra."""
+    import fileindex.cli.spark.rewrite as spark_cli
+
+    def no_session(args):
+        raise AssertionError("a Spark session was started for a table the rewrite refuses")
+
+    monkeypatch.setattr(spark_cli, "session", no_session)
+    root = tmp_path / "pk"
+    shutil.copytree(ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv", root)
+    assert main(["spark", "rewrite", str(root)]) == 2
+    assert "primary-key table" in capsys.readouterr().err

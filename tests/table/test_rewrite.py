@@ -138,18 +138,6 @@ def test_tables_out_of_scope_are_refused(tmp_path, name, message):
         rewrite_file_index(root)
 
 
-def test_spark_rewrite_refuses_before_starting_spark(tmp_path, capsys, monkeypatch):
-    import fileindex.cli.spark.rewrite as spark_cli
-
-    def no_session(args):
-        raise AssertionError("a Spark session was started for a table the rewrite refuses")
-
-    monkeypatch.setattr(spark_cli, "session", no_session)
-    root = copy(tmp_path, "pk_with_bitmap_dv")
-    assert main(["spark", "rewrite", str(root)]) == 2
-    assert "primary-key table" in capsys.readouterr().err
-
-
 @pytest.mark.parametrize("option, message", [("deletion-vectors.enabled=true", "deletion vectors"),
                                              ("manifest.format=orc", "manifest.format=orc")])
 def test_table_options_out_of_scope_are_refused(tmp_path, option, message):
