@@ -11,7 +11,9 @@ rows read are filtered exactly. Without the option the relation is every live ro
 
 Planning reads the manifests and evaluates the indexes embedded in them, as Java Paimon's planner does;
 a file whose index is a sidecar is planned whole and its sidecar evaluated by the task that reads it,
-so planning a table of many files never opens a sidecar. ``.option("report", "/path/report.json")``
+so planning a table of many files never opens a sidecar. A table with at most ``SIDECARS_PLANNED``
+sidecars has them evaluated while planning: that costs less than one task's start, and every file they
+skip is a file no task is given (with all of them skipped but one, one task instead of several). ``.option("report", "/path/report.json")``
 writes what planning did (files and rows considered, skipped, left to the tasks, and the seconds it
 took) to that file each time the relation is planned: the answer to "was my index used?".
 
@@ -62,6 +64,9 @@ from fileindex.types import DataType
 
 FORMAT = "paimon-fileindex"
 OPTIONS = ("path", "snapshot", "where", "report")
+# Planning evaluates a table's sidecars itself when it has at most this many: each costs 0.2-1 ms, a Spark
+# task's start 50-100 ms. Above it planning opens none, so it never grows with the sidecars a table has.
+SIDECARS_PLANNED = 64
 log = logging.getLogger("fileindex.spark.datasource")
 
 
@@ -90,10 +95,7 @@ class PaimonFileIndexSource(DataSource):
         return path, int(snapshot) if snapshot is not None else None
 
     def schema(self):
-        from fileindex.spark.jobs import spark_schema
-
-        path, snapshot = self._location()
-        return spark_schema(output_schema(Inputs([], _table(path, snapshot))))
+        return relation_schema(_table(*self._location()))
 
     def reader(self, schema):
         started = time.perf_counter()
@@ -111,7 +113,9 @@ class PaimonFileIndexSource(DataSource):
 class TableReader(DataSourceReader):
     """The live rows (deleted rows left out) that satisfy ``predicate`` (None: all), a partition per group
     of data files; files the index answers SKIP for are not read, and only the candidate rows of others.
-    Embedded indexes are evaluated while planning, sidecars by the task that reads their file."""
+    Embedded indexes are evaluated while planning, sidecars by the task that reads their file (or while
+    planning, for a table with few). The tasks are given the reader without the file list (their
+    partition names what they read)."""
 
     def __init__(self, types: dict[str, DataType], tasks: list[DataFileTask], schema: pa.Schema,
                  predicate: Predicate | None, *, report: str | None = None, started: float | None = None,
@@ -124,11 +128,16 @@ class TableReader(DataSourceReader):
         self.started = time.perf_counter() if started is None else started
         self.where = where
 
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "tasks": []}
+
     def verdicts(self) -> list[ScanVerdict | None]:
-        """Each file's verdict from its embedded index; None for a sidecar, left to the task."""
+        """Each file's verdict from its embedded index (or its sidecar, for a table with few); None for a
+        sidecar left to the task."""
         if self.predicate is None:
             return [ScanVerdict(t.name, t.table_entry().row_count, "", REMAIN) for t in self.tasks]
-        return [planned_verdict(task, self.predicate) for task in self.tasks]
+        sidecars = sum(has_sidecar(task) for task in self.tasks) <= SIDECARS_PLANNED
+        return [planned_verdict(task, self.predicate, sidecars=sidecars) for task in self.tasks]
 
     def partitions(self):
         from fileindex.spark.jobs import plan_groups
@@ -162,13 +171,18 @@ class TableReader(DataSourceReader):
             yield from conform(rows, spark_arrow).to_batches()
 
 
-def planned_verdict(task: DataFileTask, predicate: Predicate) -> ScanVerdict | None:
+def has_sidecar(task: DataFileTask) -> bool:
+    entry = task.table_entry()
+    return entry.embedded_index is None and bool(entry.index_files)
+
+
+def planned_verdict(task: DataFileTask, predicate: Predicate, *, sidecars: bool = False) -> ScanVerdict | None:
     """The verdict planning gives a file: its embedded index's; the whole file when it has no index;
-    None when its index is a sidecar (the task reading the file evaluates it)."""
+    for a sidecar index, its verdict with ``sidecars``, else None (the task reading the file evaluates it)."""
     entry = task.table_entry()
     if entry.embedded_index is None:
         if entry.index_files:
-            return None
+            return evaluate_file(task, predicate) if sidecars else None
         return ScanVerdict(task.name, entry.row_count, "none", REMAIN)
     return evaluate_file(task, predicate)
 
@@ -196,6 +210,7 @@ def planning_report(planned: list[tuple[DataFileTask, ScanVerdict | None]], task
             "files_read": len(kept) + len(deferred),
             "rows_read": sum(rows_to_read(v, task.deleted_rows()) for task, v in kept) + deferred_rows,
             "files_sidecar_in_tasks": len(deferred), "rows_sidecar_in_tasks": deferred_rows,
+            "files_sidecar_in_planning": sum(has_sidecar(task) for task, _ in decided),
             "files_without_index": sum(v.index == "none" for _, v in decided),
             "index_problems": sum(bool(v.note) for _, v in decided), "tasks": tasks}
 
@@ -241,6 +256,13 @@ def _table(path: str, snapshot: int | None) -> PaimonTable:
     return PaimonTable(path, snapshot)
 
 
+def relation_schema(table: PaimonTable):
+    """The relation's Spark schema: the table's current one."""
+    from fileindex.spark.jobs import spark_schema
+
+    return spark_schema(output_schema(Inputs([], table)))
+
+
 def _table_inputs(path: str, snapshot: int | None) -> Inputs:
     """The tasks of the Paimon table at ``path``."""
     _refuse_non_table(path)
@@ -265,7 +287,8 @@ def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *
         check_report_location(report_path, root)
     predicate = parse_predicate(where, types) if where is not None else None
     register(spark)
-    reader = spark.read.format(FORMAT)
+    # given here, Spark does not ask the source for it (a round trip to a Python worker that reads the schema)
+    reader = spark.read.format(FORMAT).schema(relation_schema(metadata))
     if snapshot is not None:
         reader = reader.option("snapshot", str(snapshot))
     if report_path is not None:

@@ -1,6 +1,7 @@
-"""The data source's planning: embedded indexes only, sidecars left to the tasks, and a report of what
-it pruned; ``spark scan`` saying whether the index was used, and ``--compare`` timing both sides warm."""
+"""The data source's planning: embedded indexes, sidecars left to the tasks (evaluated while planning
+for a table with few), and a report of what it pruned; ``spark scan`` saying whether the index was used, and ``--compare`` timing both sides warm."""
 import json
+import pickle
 import shutil
 
 import pytest
@@ -11,6 +12,7 @@ from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.spark.compare import speedup_text
 from fileindex.spark import read_table
+from fileindex.spark import datasource
 from fileindex.spark.datasource import FORMAT, PaimonFileIndexSource
 
 TABLES = ROOT / "tests" / "tables" / "parquet"
@@ -40,11 +42,12 @@ def test_planning_evaluates_embedded_indexes_and_reports_what_they_pruned(tmp_pa
     assert 0 < figures["index_seconds"] <= figures["planning_seconds"]
 
 
-def test_planning_never_opens_a_sidecar(tmp_path, monkeypatch):
+def test_planning_never_opens_a_sidecar_of_a_table_with_many(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("planning opened a sidecar")
 
     monkeypatch.setattr(FileIndexContainer, "open", refuse)
+    monkeypatch.setattr(datasource, "SIDECARS_PLANNED", 0)  # the table's one sidecar is more than that
     report = tmp_path / "report.json"
     partitions = planned(SIDECARS, "f0 = 'Alice'", report)
     figures = json.loads(report.read_text())
@@ -53,8 +56,20 @@ def test_planning_never_opens_a_sidecar(tmp_path, monkeypatch):
     assert all(verdict is None for partition in partitions for _, verdict in partition.value)
 
 
-def test_the_tasks_evaluate_sidecars_and_skip_what_they_rule_out(spark, tmp_path):
-    """Break the data file the sidecar skips: the task never reads it, so the read still answers."""
+def test_planning_evaluates_the_sidecars_of_a_table_with_few(tmp_path):
+    report = tmp_path / "report.json"
+    assert files_in(planned(SIDECARS, "f0 = 'Nobody'", report)) == []
+    figures = json.loads(report.read_text())
+    assert figures["files_sidecar_in_planning"] == figures["files_skipped"] == figures["files_total"] == 1
+    assert figures["files_sidecar_in_tasks"] == figures["files_read"] == 0 and figures["tasks"] == 1
+    partitions = planned(SIDECARS, "f0 = 'Alice'", report)
+    assert [verdict.index for partition in partitions for _, verdict in partition.value] == ["sidecar"]
+    assert json.loads(report.read_text())["files_sidecar_in_planning"] == 1
+
+
+def test_the_tasks_evaluate_sidecars_and_skip_what_they_rule_out(spark, tmp_path, monkeypatch):
+    """Break the data file the sidecar skips: neither planning nor a task reads it, so the read still
+    answers; a task that must read it fails."""
     copy = tmp_path / "t"
     shutil.copytree(SIDECARS, copy)
     assert len(read_table(spark, str(copy), "f0 = 'Alice'").collect()) == 2
@@ -65,9 +80,35 @@ def test_the_tasks_evaluate_sidecars_and_skip_what_they_rule_out(spark, tmp_path
     with open(task.path, "wb") as broken:
         broken.write(b"not a parquet file")
     assert read_table(spark, str(copy), "f0 = 'Nobody'", report=str(tmp_path / "r.json")).collect() == []
-    assert json.loads((tmp_path / "r.json").read_text())["files_sidecar_in_tasks"] == 1
+    assert json.loads((tmp_path / "r.json").read_text())["files_sidecar_in_planning"] == 1
     with pytest.raises(Exception, match="not a readable parquet file"):  # a task that must read it does
         read_table(spark, str(copy), "f0 = 'Alice'").collect()
+    monkeypatch.setattr(datasource, "SIDECARS_PLANNED", 0)  # as for a table with many: the task evaluates it
+    (partition,) = reader.partitions()
+    assert [verdict for _, verdict in partition.value] == [None]
+    assert list(pickle.loads(pickle.dumps(reader)).read(partition)) == []  # as Spark hands it to the task
+
+
+def test_the_tasks_are_not_sent_the_file_list(tmp_path):
+    source = PaimonFileIndexSource({"path": str(EMBEDDED), "where": "f1 = 30"})
+    reader = source.reader(source.schema())
+    (partition,) = reader.partitions()
+    sent = pickle.loads(pickle.dumps(reader))
+    assert len(reader.tasks) == 2 and sent.tasks == []
+    assert sorted(sent.read(partition).__next__().column("f1").to_pylist()) == [30, 30]
+
+
+def test_read_table_gives_spark_the_schema_the_source_states(spark):
+    """The schema read_table passes (so that Spark does not ask the source) is the table's current one,
+    after its columns were altered."""
+    stated = {snapshot: PaimonFileIndexSource({"path": str(EMBEDDED), **({"snapshot": "1"} if snapshot else {})}).schema()
+              for snapshot in (None, 1)}
+    assert stated[None] != stated[1]  # columns renamed, dropped, added and widened after snapshot 1
+    for snapshot, schema in stated.items():
+        frame = read_table(spark, EMBEDDED, snapshot=snapshot)
+        assert frame.schema == schema and frame.count() == (12 if snapshot is None else frame.count())
+    frame = read_table(spark, EMBEDDED, "f1 = 30")
+    assert frame.schema == stated[None] and frame.count() == 2
 
 
 def test_a_report_that_cannot_be_written_says_what_to_fix(tmp_path):
