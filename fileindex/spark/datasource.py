@@ -13,9 +13,11 @@ Planning reads the manifests and evaluates the indexes embedded in them, as Java
 a file whose index is a sidecar is planned whole and its sidecar evaluated by the task that reads it,
 so planning a table of many files never opens a sidecar. A table with at most ``SIDECARS_PLANNED``
 sidecars has them evaluated while planning: that costs less than one task's start, and every file they
-skip is a file no task is given (with all of them skipped but one, one task instead of several). ``.option("report", "/path/report.json")``
-writes what planning did (files and rows considered, skipped, left to the tasks, and the seconds it
-took) to that file each time the relation is planned: the answer to "was my index used?".
+skip is a file no task is given (one id in 50 files: two tasks rather than six).
+
+``.option("report", "/path/report.json")`` writes what planning did (files and rows considered,
+skipped, left to the tasks, and the seconds it took) to that file each time the relation is planned:
+the answer to "was my index used?".
 
 Why not prune with the filters Spark pushes (``DataSourceReader.pushFilters``): in PySpark 4.1 to
 4.3 the JVM keeps the read plan that a pushdown produced (the pickled reader and its partitions)
