@@ -18,9 +18,11 @@ partition yielding 80 rows as one Arrow batch, its schema given, as ``read_table
 plain Spark read of an 80-row Parquet file. The trivial source's time is split where its Python code
 runs: load, until the planning worker calls ``reader()`` (Spark's analysis and a worker round trip that
 makes the source), until its one task calls ``read()`` (``partitions()``, scheduling, a Python worker
-for the task), and the rest (the rows to the JVM, caching, ``count``'s aggregation). ``PYTHONPATH=OTHER_CHECKOUT`` times another checkout's
-package, for before/after figures in the same run: run it from outside both checkouts, as Spark's
-Python workers put their current folder first on their path (the package the workers import is shown).
+for the task), and the rest (the rows to the JVM, caching, ``count``'s aggregation).
+
+``PYTHONPATH=OTHER_CHECKOUT`` times another checkout's package, for before/after figures in the same
+run: run it from outside both checkouts, as Spark's Python workers put their current folder first on
+their path (the package the workers import is shown).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,8 +193,8 @@ def main() -> None:
     for purpose, where in queries:
         figures = {"purpose": purpose, "where": where}
         for name, make in (("source", source), ("plain", plain)):
-            figures[name] = median_of(lambda: make(where), args.repeat)
-        figures["source_unpruned"] = median_of(lambda: unpruned(where), args.repeat, warm=False)
+            figures[name] = median_of(partial(make, where), args.repeat)
+        figures["source_unpruned"] = median_of(partial(unpruned, where), args.repeat, warm=False)
         figures["identical_counts"] = figures["source"]["rows"] == figures["plain"]["rows"] == \
             figures["source_unpruned"]["rows"]
         figures["speedup"] = figures["plain"]["seconds"] / figures["source"]["seconds"]

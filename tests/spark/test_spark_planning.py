@@ -1,5 +1,6 @@
 """The data source's planning: embedded indexes, sidecars left to the tasks (evaluated while planning
-for a table with few), and a report of what it pruned; ``spark scan`` saying whether the index was used, and ``--compare`` timing both sides warm."""
+for a table with few), and a report of what it pruned; ``spark scan`` saying whether the index was
+used, and ``--compare`` timing both sides warm."""
 import json
 import pickle
 import shutil
@@ -101,8 +102,8 @@ def test_the_tasks_are_not_sent_the_file_list(tmp_path):
 def test_read_table_gives_spark_the_schema_the_source_states(spark):
     """The schema read_table passes (so that Spark does not ask the source) is the table's current one,
     after its columns were altered."""
-    stated = {snapshot: PaimonFileIndexSource({"path": str(EMBEDDED), **({"snapshot": "1"} if snapshot else {})}).schema()
-              for snapshot in (None, 1)}
+    latest, first = ({"path": str(EMBEDDED)} | snapshot for snapshot in ({}, {"snapshot": "1"}))
+    stated = {None: PaimonFileIndexSource(latest).schema(), 1: PaimonFileIndexSource(first).schema()}
     assert stated[None] != stated[1]  # columns renamed, dropped, added and widened after snapshot 1
     for snapshot, schema in stated.items():
         frame = read_table(spark, EMBEDDED, snapshot=snapshot)
