@@ -108,14 +108,21 @@ class _Evaluation:
         return self.readers[column]
 
     def _open(self, entry: IndexEntry, data_type: DataType) -> FileIndexReader:
+        shared = self.container.readers  # a shared container's readers, opened by an earlier query
+        key = (entry.column, entry.index_type, data_type, self.evaluator.extended)
+        if shared is not None and key in shared:
+            return shared[key]
         try:
             reader = open_entry(self.container, entry, data_type, extended=self.evaluator.extended)
-        except DecodeError as err:
+        except DecodeError as err:  # never kept: a malformed body fails again
             if not self.evaluator.lenient:
                 raise
             self.malformed.append(err)
             return FileIndexReader()
-        return FileIndexReader() if reader is None else reader  # an unknown index type: REMAIN for everything
+        reader = FileIndexReader() if reader is None else reader  # an unknown index type: REMAIN for everything
+        if shared is not None:
+            shared[key] = reader
+        return reader
 
 
 _EQUALITIES = {Operator.EQ, Operator.NEQ, Operator.IN, Operator.NOT_IN}

@@ -17,7 +17,7 @@ from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
 
-from fileindex.container.file import FileIndexContainer
+from fileindex.container.file import FileIndexContainer, embedded_container
 from fileindex.errors import DecodeError, FileIndexError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
@@ -204,9 +204,14 @@ class PaimonTable:
 
     def _evaluate(self, entry: DataFile, predicates: Sequence[Predicate | None],
                   extended: bool) -> tuple[str, list[tuple[FileIndexResult, str]]]:
-        """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN."""
+        """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN.
+        An embedded index's container is the process's shared one (``embedded_container``)."""
+        container: FileIndexContainer | None
         try:
-            where, container, note = self.container(entry)
+            if entry.embedded_index is not None:
+                where, container, note = "embedded", embedded_container(entry.embedded_index), ""
+            else:
+                where, container, note = self.container(entry)
         except (DecodeError, OSError) as err:
             where = "sidecar" if entry.embedded_index is None else "embedded"
             return where, [(REMAIN, f"corrupt index: {err}")] * len(predicates)
