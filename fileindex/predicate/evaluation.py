@@ -96,33 +96,35 @@ class _Evaluation:
         return result
 
     def _readers(self, column: str) -> list[FileIndexReader]:
-        if column not in self.readers:
+        readers = self.readers.get(column)
+        if readers is None:
             data_type = column_type(self.evaluator.schema, column)
-            entries = self.container.indexes(column).values()
-            self.readers[column] = [self._open(entry, data_type) for entry in entries] if data_type else []
-            for reader in self.readers[column] if self.prefetch.get(column) else ():
+            shared = self.container.readers  # a shared container's readers, opened by an earlier query
+            key = (column, data_type, self.evaluator.extended)
+            readers = None if shared is None else shared.get(key)
+            if readers is None:
+                opened = len(self.malformed)
+                entries = self.container.indexes(column).values()
+                readers = [self._open(entry, data_type) for entry in entries] if data_type else []
+                if shared is not None and len(self.malformed) == opened:  # a malformed body must fail again
+                    shared[key] = readers
+            self.readers[column] = readers
+            for reader in readers if self.prefetch.get(column) else ():
                 try:
                     reader.prefetch(self.prefetch[column])
                 except FileIndexError:
                     pass  # the same failure is met, and reported or raised, where a predicate reads it
-        return self.readers[column]
+        return readers
 
     def _open(self, entry: IndexEntry, data_type: DataType) -> FileIndexReader:
-        shared = self.container.readers  # a shared container's readers, opened by an earlier query
-        key = (entry.column, entry.index_type, data_type, self.evaluator.extended)
-        if shared is not None and key in shared:
-            return shared[key]
         try:
             reader = open_entry(self.container, entry, data_type, extended=self.evaluator.extended)
-        except DecodeError as err:  # never kept: a malformed body fails again
+        except DecodeError as err:
             if not self.evaluator.lenient:
                 raise
             self.malformed.append(err)
             return FileIndexReader()
-        reader = FileIndexReader() if reader is None else reader  # an unknown index type: REMAIN for everything
-        if shared is not None:
-            shared[key] = reader
-        return reader
+        return FileIndexReader() if reader is None else reader  # an unknown index type: REMAIN for everything
 
 
 _EQUALITIES = {Operator.EQ, Operator.NEQ, Operator.IN, Operator.NOT_IN}
