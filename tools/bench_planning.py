@@ -24,6 +24,7 @@ seconds, best of 3 × --repeat (steadier than wall-clock seconds on a loaded mac
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -43,9 +44,11 @@ from fileindex.table.scan import PaimonTable  # noqa: E402
 
 
 def forget() -> None:
-    """Empty the per-process memos of manifests and embedded indexes (the first plan in a process)."""
+    """Empty the per-process memos of manifests and embedded indexes, and collect what they held: the
+    state of a warm process's first plan."""
     MANIFESTS.clear()
     EMBEDDED.clear()
+    gc.collect()
 
 
 def median_seconds(step, root: Path, where: str, repeat: int, cpu: bool = False,

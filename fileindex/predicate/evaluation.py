@@ -109,7 +109,7 @@ class _Evaluation:
                 if shared is not None and len(self.malformed) == opened:  # a malformed body must fail again
                     shared[key] = readers
             self.readers[column] = readers
-            for reader in readers if self.prefetch.get(column) else ():
+            for reader in readers if len(self.prefetch.get(column, ())) > 1 else ():  # (one: visiting finds it)
                 try:
                     reader.prefetch(self.prefetch[column])
                 except FileIndexError:

@@ -246,6 +246,13 @@ class PaimonTable:
             elif devolved is not None:
                 pending.append((j, devolved))
         evaluator = self._evaluator(entry, extended)
+        if len(pending) == 1:  # most plans: one predicate, nothing to share between predicates
+            j, devolved = pending[0]
+            try:
+                answers[j] = (evaluator.evaluate(container, devolved), note)
+            except DecodeError as err:
+                answers[j] = (REMAIN, f"corrupt index: {err}")
+            return where, answers
         while pending:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
             done = 0
             try:
