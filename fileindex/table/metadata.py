@@ -439,7 +439,8 @@ def _merge(live: dict, entries) -> None:
 
 # Manifest lists and manifests are immutable in Paimon (each commit writes new names); a file rewritten
 # in place anyway has a new identity. Weighed by the files' sizes: decoded, an entry with its embedded
-# index takes about 4 times its Avro bytes, so 32 MiB of manifests is about 130 MiB held.
+# index takes about 3.5 times its Avro bytes (measured: 2.2 MiB for a 0.63 MiB manifest of 2,000 entries),
+# so 32 MiB of manifests is about 110 MiB held.
 MANIFESTS: BoundedMemo[Any] = BoundedMemo(items=4096, budget=32 << 20)
 
 
