@@ -13,8 +13,8 @@ import os
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
