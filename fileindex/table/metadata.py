@@ -8,6 +8,7 @@ never by listing directories.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import warnings
@@ -482,6 +483,25 @@ def manifest_entries(root: Path, path: Path, listed_in: str) -> tuple[tuple[int,
 
 
 def _decoded_manifest(root: Path, path: Path, listed_in: str) -> list[tuple[int, DataFile, dict]]:
+    with _no_collection():
+        return _decode_manifest(root, path, listed_in)
+
+
+@contextmanager
+def _no_collection():
+    """No automatic garbage collection while a manifest is decoded: its rows are many objects that live
+    until the entries are built (collections in between walked every object of the process, again and
+    again, for nothing: decoding makes no cycles); collection resumes as it was."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _decode_manifest(root: Path, path: Path, listed_in: str) -> list[tuple[int, DataFile, dict]]:
     name = shown(root, path)
     rows, schema = read_rows_and_schema(path, f"manifest named by {listed_in}", root)
     typed = typed_manifest(schema)

@@ -1,6 +1,7 @@
 """Planning query after query decodes each manifest once and opens each embedded index once per process
 (metadata.MANIFESTS, container.file.EMBEDDED): a file rewritten in place is read again, a malformed one
 raises every time, and plans are the same with the memos as without them."""
+import gc
 import os
 import pickle
 import shutil
@@ -222,3 +223,23 @@ def test_tasks_pickle_without_the_memos():
     list(inputs.table.plan("f0 = 'x'") if "f0" in inputs.table.schema.by_name() else [])
     blob = pickle.dumps(inputs.tasks[0])
     assert b"BoundedMemo" not in blob and b"FileIndexContainer" not in blob
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_decoding_a_manifest_leaves_garbage_collection_as_it_was(tmp_path, enabled):
+    root = tmp_path / "t"
+    shutil.copytree(SOURCE, root)
+    snapshot = load_snapshot(root)
+    manifest = metadata._manifests(root, snapshot)[0][0]
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        live_files(root, snapshot)
+        assert gc.isenabled() is enabled
+        metadata.MANIFESTS.clear()
+        manifest.write_bytes(manifest.read_bytes()[:40])
+        with pytest.raises(TableError):
+            live_files(root, snapshot)
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
