@@ -12,8 +12,7 @@ mtime or ctime: any write changes the ctime) is read again.
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -24,6 +23,7 @@ import pyarrow as pa
 
 from fileindex.arrow.types import schema_of
 from fileindex.errors import FileIndexError
+from fileindex.memo import BoundedMemo, file_identity
 from fileindex.types import DataType
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
@@ -61,47 +61,19 @@ class Footer:
         return schema_of(self.arrow_schema, skip_untyped=True)
 
 
-class FooterMemo:
+class FooterMemo(BoundedMemo[Footer]):
     """The footers of up to ``files`` data files (and ``footer_bytes`` of them), least recently used out."""
 
     def __init__(self, files: int = 1024, footer_bytes: int = 16 << 20):
         # footer_bytes counts Parquet footers as stored: pyarrow holds one in about 8 times that (a 1M-row
         # file's 67 KiB footer of 100 row groups is 0.5 MiB parsed), so 16 MiB is about 130 MiB held
-        self.files, self.footer_bytes = files, footer_bytes
-        self._footers: OrderedDict[tuple, Footer] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        super().__init__(files, footer_bytes)
 
-    def get(self, identity: tuple) -> Footer | None:
-        with self._lock:
-            footer = self._footers.get(identity)
-            if footer is not None:
-                self._footers.move_to_end(identity)
-            return footer
-
-    def put(self, identity: tuple, footer: Footer) -> None:
-        with self._lock:
-            old = self._footers.pop(identity, None)
-            self._bytes += footer.size - (old.size if old else 0)
-            self._footers[identity] = footer
-            while len(self._footers) > self.files or (self._bytes > self.footer_bytes and len(self._footers) > 1):
-                self._bytes -= self._footers.popitem(last=False)[1].size
-
-    def __len__(self) -> int:
-        return len(self._footers)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._footers.clear()
-            self._bytes = 0
+    def put(self, key: Hashable, value: Footer, weight: int | None = None) -> None:
+        super().put(key, value, value.size if weight is None else weight)
 
 
 FOOTERS = FooterMemo()
-
-
-def file_identity(path: str, stat: os.stat_result) -> tuple:
-    """Changes whenever the file at ``path`` is replaced or written (the ctime moves on any change)."""
-    return path, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 
 class DataFileReader:

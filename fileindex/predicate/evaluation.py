@@ -96,16 +96,25 @@ class _Evaluation:
         return result
 
     def _readers(self, column: str) -> list[FileIndexReader]:
-        if column not in self.readers:
+        readers = self.readers.get(column)
+        if readers is None:
             data_type = column_type(self.evaluator.schema, column)
-            entries = self.container.indexes(column).values()
-            self.readers[column] = [self._open(entry, data_type) for entry in entries] if data_type else []
-            for reader in self.readers[column] if self.prefetch.get(column) else ():
+            shared = self.container.readers  # a shared container's readers, opened by an earlier query
+            key = (column, data_type, self.evaluator.extended)
+            readers = None if shared is None else shared.get(key)
+            if readers is None:
+                opened = len(self.malformed)
+                entries = self.container.indexes(column).values()
+                readers = [self._open(entry, data_type) for entry in entries] if data_type else []
+                if shared is not None and len(self.malformed) == opened:  # a malformed body must fail again
+                    shared[key] = readers
+            self.readers[column] = readers
+            for reader in readers if len(self.prefetch.get(column, ())) > 1 else ():  # (one: visiting finds it)
                 try:
                     reader.prefetch(self.prefetch[column])
                 except FileIndexError:
                     pass  # the same failure is met, and reported or raised, where a predicate reads it
-        return self.readers[column]
+        return readers
 
     def _open(self, entry: IndexEntry, data_type: DataType) -> FileIndexReader:
         try:

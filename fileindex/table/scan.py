@@ -17,7 +17,7 @@ from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
 
-from fileindex.container.file import FileIndexContainer
+from fileindex.container.file import FileIndexContainer, embedded_container
 from fileindex.errors import DecodeError, FileIndexError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
@@ -165,6 +165,23 @@ class PaimonTable:
             root = self._memo["root"] = os.fspath(self.root)
         return os.path.join(root, relative if relative is not None else self.relative(entry))
 
+    def _data_file_exists(self, entry: DataFile, relative: str) -> bool:
+        """Whether the data file is a file: its bucket's folder is listed once per table object (a stat
+        per file was a planning cost), an external path stat'ed."""
+        if entry.external_path:
+            return os.path.isfile(self._data_file_text(entry, relative))
+        folder = self._bucket_folder(entry)
+        key = ("files", folder)
+        names = self._memo.get(key)
+        if names is None:
+            try:
+                with os.scandir(self._data_file_text(entry, folder)) as found:
+                    names = frozenset(item.name for item in found if item.is_file())
+            except OSError:
+                names = frozenset()
+            self._memo[key] = names
+        return entry.file_name in names
+
     def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
         where, found, note = self._index_location(entry)
@@ -204,9 +221,14 @@ class PaimonTable:
 
     def _evaluate(self, entry: DataFile, predicates: Sequence[Predicate | None],
                   extended: bool) -> tuple[str, list[tuple[FileIndexResult, str]]]:
-        """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN."""
+        """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN.
+        An embedded index's container is the process's shared one (``embedded_container``)."""
+        container: FileIndexContainer | None
         try:
-            where, container, note = self.container(entry)
+            if entry.embedded_index is not None:
+                where, container, note = "embedded", embedded_container(entry.embedded_index), ""
+            else:
+                where, container, note = self.container(entry)
         except (DecodeError, OSError) as err:
             where = "sidecar" if entry.embedded_index is None else "embedded"
             return where, [(REMAIN, f"corrupt index: {err}")] * len(predicates)
@@ -215,13 +237,22 @@ class PaimonTable:
             return where, answers
         data = self.data_schema(entry)
         pending = []  # (position, the predicate in the file's schema)
+        same = data.id == self.schema.id  # (what devolve checks first: most files, no call)
         for j, predicate in enumerate(predicates):
-            devolved = None if predicate is None else devolve(predicate, self.schema, data, absent_as_null=extended)
+            devolved = predicate if same or predicate is None else devolve(predicate, self.schema, data,
+                                                                          absent_as_null=extended)
             if devolved is False:
                 answers[j] = (SKIP, "a conjunct names a column this file does not have (all null)")
             elif devolved is not None:
                 pending.append((j, devolved))
         evaluator = self._evaluator(entry, extended)
+        if len(pending) == 1:  # most plans: one predicate, nothing to share between predicates
+            j, devolved = pending[0]
+            try:
+                answers[j] = (evaluator.evaluate(container, devolved), note)
+            except DecodeError as err:
+                answers[j] = (REMAIN, f"corrupt index: {err}")
+            return where, answers
         while pending:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
             done = 0
             try:
@@ -243,7 +274,7 @@ class PaimonTable:
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
-        if not os.path.isfile(self._data_file_text(entry, relative)):
+        if not self._data_file_exists(entry, relative):
             where, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
                          for _ in predicates)

@@ -50,11 +50,12 @@ def test_java_plans_the_tables_it_writes_as_this_package_does(tmp_path):
     import bench_planning
 
     figures, roots, key = bench_java.plan_tables(tmp_path, files=40, rows=50, repeat=1)
-    assert set(roots) == {"embedded", "sidecar"} and len(figures) == 4
+    assert set(roots) == {"embedded", "sidecar"} and len(figures) == 8
     for kind, root in roots.items():
         for where in (f"k = {key}", "cat = 'recalled'"):
             java = figures[f"table plan {kind} 40 files: {where}"]
-            assert 0 < java.seconds < 10
+            cached = figures[f"table plan {kind} 40 files: {where} (manifest cache)"]  # the same plan, cached
+            assert 0 < java.seconds < 10 and 0 < cached.seconds < 10 and cached.check == java.check
             source_files = bench_planning.source_plan(root, where)
             if kind == "embedded":
                 assert int(java.check) == bench_planning.table_plan(root, where) == source_files < 40

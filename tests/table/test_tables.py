@@ -7,6 +7,7 @@ import pytest
 from conftest import ROOT
 
 from fileindex.cli import main
+import fileindex.table.scan as scan
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.table.scan import PaimonTable
 
@@ -229,6 +230,8 @@ def test_several_predicates_planned_together_equal_each_alone_and_open_each_inde
     opened = []
     container = PaimonTable.container
     monkeypatch.setattr(PaimonTable, "container", lambda self, entry: opened.append(entry) or container(self, entry))
+    shared = scan.embedded_container  # (what planning opens an embedded index with)
+    monkeypatch.setattr(scan, "embedded_container", lambda data: opened.append(data) or shared(data))
     together = table.plan_many(wheres)
     assert [[(v.file, v.index, shown(v.result), v.note) for v in plan] for plan in together] == alone
     if not table.data_evolution:  # its groups are judged one predicate at a time

@@ -6,7 +6,8 @@
 // (tools/bench_planning.py): it writes, when absent, two append tables of FILES data files of ROWS rows in
 // one commit (bloom-filter on k, bitmap on cat; one with the indexes embedded in the manifest, one with
 // sidecars) and times ReadBuilder.withFilter(...).newScan().plan() for k = (a value of one row) and cat = 'recalled';
-// the check value is the number of data files the plan keeps.
+// each also with a manifest cache as CachingCatalog sets it by default ("... (manifest cache)"); the check
+// value is the number of data files the plan keeps.
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.security.MessageDigest;
@@ -249,18 +250,29 @@ public class PaimonBench {
                     table.rowType());
             Object[][] filters = {{"k = " + key, where.equal(1, key)},
                                   {"cat = '" + category + "'", where.equal(2, BinaryString.fromString(category))}};
+            // As CachingCatalog (catalog option cache-enabled, default true) sets every table it hands out: a cache
+            // of manifest files under cache.manifest.small-file-threshold (1 MiB), cache.manifest.small-file-memory
+            // (128 MiB) in all. FileStoreTableFactory.create leaves it unset: every plan reads the manifests.
+            org.apache.paimon.table.FileStoreTable cached = planningTable(root, files, rows, kind[1]);  // another instance
+            cached.setManifestCache(org.apache.paimon.utils.SegmentsCache.create(
+                    org.apache.paimon.options.MemorySize.ofMebiBytes(128),
+                    org.apache.paimon.options.MemorySize.ofMebiBytes(1).getBytes()));
             for (Object[] filter : filters) {
                 org.apache.paimon.predicate.Predicate predicate = (org.apache.paimon.predicate.Predicate) filter[1];
-                long[] kept = new long[1];
-                double seconds = medianWithSetup(() -> null, state -> {
-                    long n = 0;
-                    for (org.apache.paimon.table.source.Split split :
-                            table.newReadBuilder().withFilter(predicate).newScan().plan().splits()) {
-                        n += ((org.apache.paimon.table.source.DataSplit) split).dataFiles().size();
-                    }
-                    return kept[0] = n;
-                }, 1);
-                row("table plan " + kind[0] + " " + files + " files: " + filter[0], seconds, kept[0]);
+                String[][] variants = {{"", null}, {" (manifest cache)", "cached"}};
+                for (String[] variant : variants) {
+                    org.apache.paimon.table.FileStoreTable planned = variant[1] == null ? table : cached;
+                    long[] kept = new long[1];
+                    double seconds = medianWithSetup(() -> null, state -> {
+                        long n = 0;
+                        for (org.apache.paimon.table.source.Split split :
+                                planned.newReadBuilder().withFilter(predicate).newScan().plan().splits()) {
+                            n += ((org.apache.paimon.table.source.DataSplit) split).dataFiles().size();
+                        }
+                        return kept[0] = n;
+                    }, 1);
+                    row("table plan " + kind[0] + " " + files + " files: " + filter[0] + variant[0], seconds, kept[0]);
+                }
             }
         }
     }
