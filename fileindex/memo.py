@@ -9,13 +9,17 @@ tasks, and each Spark worker keeps its own.
 """
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def file_identity(path: str, stat: os.stat_result) -> tuple:
@@ -60,3 +64,26 @@ class BoundedMemo(Generic[V]):
         with self._lock:
             self._values.clear()
             self._bytes = 0
+
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """No automatic garbage collection inside (restored as it was, on errors too). Filling a memo makes
+    many long-lived objects and no cycles; on Python 3.11 each full collection meanwhile walks every
+    object the memos already hold, which made a first plan of 10,000 files 1.6 times slower."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def computed_in_batches(work: Callable[[T], R], items: Sequence[T], size: int = 1024) -> Iterator[R]:
+    """``work(item)`` of each item in order, ``size`` items at a time with automatic collection paused
+    (``collection_paused``): never paused while the caller runs between two results."""
+    for start in range(0, len(items), size):
+        with collection_paused():
+            done = [work(item) for item in items[start:start + size]]
+        yield from done

@@ -38,6 +38,7 @@ import logging
 import os
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import cast
 
@@ -46,6 +47,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
+from fileindex.memo import computed_in_batches
 from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
 from fileindex.pipeline.scan import (
     ScanVerdict,
@@ -139,7 +141,8 @@ class TableReader(DataSourceReader):
         if self.predicate is None:
             return [ScanVerdict(t.name, t.table_entry().row_count, "", REMAIN) for t in self.tasks]
         sidecars = sum(has_sidecar(task) for task in self.tasks) <= SIDECARS_PLANNED
-        return [planned_verdict(task, self.predicate, sidecars=sidecars) for task in self.tasks]
+        return list(computed_in_batches(partial(planned_verdict, predicate=self.predicate, sidecars=sidecars),
+                                        self.tasks))
 
     def partitions(self):
         from fileindex.spark.jobs import plan_groups

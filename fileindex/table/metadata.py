@@ -8,7 +8,6 @@ never by listing directories.
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import warnings
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from fileindex.errors import FileIndexError, UsageError
-from fileindex.memo import BoundedMemo, file_identity
+from fileindex.memo import BoundedMemo, collection_paused, file_identity
 from fileindex.table.orc_helper import orc_rows
 from fileindex.types import DataType, parse_type
 
@@ -483,22 +482,8 @@ def manifest_entries(root: Path, path: Path, listed_in: str) -> tuple[tuple[int,
 
 
 def _decoded_manifest(root: Path, path: Path, listed_in: str) -> list[tuple[int, DataFile, dict]]:
-    with _no_collection():
+    with collection_paused():  # its rows are many objects living until the entries are built
         return _decode_manifest(root, path, listed_in)
-
-
-@contextmanager
-def _no_collection():
-    """No automatic garbage collection while a manifest is decoded: its rows are many objects that live
-    until the entries are built (collections in between walked every object of the process, again and
-    again, for nothing: decoding makes no cycles); collection resumes as it was."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _decode_manifest(root: Path, path: Path, listed_in: str) -> list[tuple[int, DataFile, dict]]:

@@ -21,6 +21,7 @@ from fileindex.container.file import FileIndexContainer, embedded_container
 from fileindex.errors import DecodeError, FileIndexError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.memo import computed_in_batches
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import And, Predicate, and_, columns
@@ -133,8 +134,8 @@ class PaimonTable:
             entries = [entry for entry, _ in live]
             yield from zip(*(self._plan_data_evolution(entries, p, extended) for p in parsed), strict=True)
             return
-        for entry, vector in live:
-            yield self.verdicts(entry, parsed, vector, extended=extended)
+        # the files' indexes fill the memos: opened in batches with automatic collection paused
+        yield from computed_in_batches(lambda file: self.verdicts(file[0], parsed, file[1], extended=extended), live)
 
     # -- one file ---------------------------------------------------------------------------------
 

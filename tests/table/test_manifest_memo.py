@@ -17,7 +17,7 @@ import fileindex.table.scan as scan
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.container.file import FileIndexContainer, embedded_container
 from fileindex.errors import DecodeError
-from fileindex.memo import BoundedMemo
+from fileindex.memo import BoundedMemo, computed_in_batches
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.predicate.tree import Leaf
 from fileindex.table.metadata import TableError, live_files, load_snapshot
@@ -241,5 +241,20 @@ def test_decoding_a_manifest_leaves_garbage_collection_as_it_was(tmp_path, enabl
         with pytest.raises(TableError):
             live_files(root, snapshot)
         assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def test_batches_pause_collection_for_the_work_only_and_keep_the_order():
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        seen = []
+        results = computed_in_batches(lambda item: (item, gc.isenabled()), list(range(7)), size=3)
+        for item, enabled_in_work in results:
+            seen.append(item)
+            assert not enabled_in_work  # paused while the batch was computed
+            assert gc.isenabled()  # and running while the caller holds a result
+        assert seen == list(range(7))
     finally:
         gc.enable() if was else gc.disable()
