@@ -192,7 +192,7 @@ class DataFileReader:
         bounds = np.append(firsts, len(rows))
         taken = [table.take(pa.array(rows[bounds[i]:bounds[i + 1]] - starts[group], type=pa.int64()))
                  for i, (group, table) in enumerate(zip(groups, tables, strict=True))]
-        return self._guard(lambda: self._in_file_types(pa.concat_tables(taken), columns))
+        return self._guard(lambda: self._in_file_types(pa.concat_tables(taken)))
 
     def _read_groups(self, groups: list[int], columns: list[str], *, sparse: bool = False) -> list[pa.Table]:
         """Each group's ``columns``; with ``sparse``, Parquet's dictionary-encoded strings are read as
@@ -204,7 +204,7 @@ class DataFileReader:
         return [file.read_row_group(g, columns=columns) for g in groups]
 
     def _dictionary_leaves(self, groups: list[int], columns: list[str]) -> tuple[str, ...]:
-        """The string (and binary) leaf columns of ``columns`` dictionary-encoded in every one of ``groups``."""
+        metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
         metadata = self._footer.metadata
         schema = metadata.schema
         wanted = [i for i in range(metadata.num_columns) if _is_dictionary_candidate(schema.column(i), columns)]
@@ -212,9 +212,9 @@ class DataFileReader:
         return tuple(schema.column(i).path for i in wanted
                      if all(group.column(i).has_dictionary_page for group in row_groups))
 
-    def _in_file_types(self, table: pa.Table, columns: list[str]) -> pa.Table:
+    def _in_file_types(self, table: pa.Table) -> pa.Table:
         """``table`` with every column in the file's Arrow type (dictionaries read for speed decoded)."""
-        fields = [self.arrow_schema.field(name) for name in columns]
+        fields = [self.arrow_schema.field(name) for name in table.column_names]
         return pa.Table.from_arrays([column if column.type == field.type else column.cast(field.type)
                                      for column, field in zip(table.columns, fields, strict=True)],
                                     schema=pa.schema(fields))

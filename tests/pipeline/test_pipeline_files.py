@@ -36,6 +36,8 @@ def test_candidate_rows_equal_a_take_of_the_whole_file(files, rows, which):
     wanted = np.array(sorted(rows), dtype=np.int64)
     got = reader.read_rows(wanted, ["x", "s"])
     assert got.to_pylist() == table.take(pa.array(wanted, type=pa.int64())).to_pylist()
+    backwards = reader.read_rows(wanted, ["s", "x"])  # columns come back by name (ORC gives them in file order)
+    assert backwards.to_pydict() == got.to_pydict() and backwards.schema.field("s").type == pa.string()
 
 
 def test_parquet_reads_only_the_groups_holding_candidates(files, monkeypatch):
