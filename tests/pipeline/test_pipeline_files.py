@@ -52,7 +52,7 @@ def test_parquet_reads_only_the_groups_holding_candidates(files, monkeypatch):
 
 @pytest.fixture(scope="module")
 def strings_file(tmp_path_factory):
-    """String, binary and map columns, dictionary-encoded or not (``plain`` is written without a dictionary)."""
+    """String, binary, map, list and struct columns, dictionary-encoded or not (``plain`` without a dictionary)."""
     path = tmp_path_factory.mktemp("strings") / "s.parquet"
     words = ["red", "green", None, "blue", "é"]
     table = pa.table({
@@ -62,9 +62,12 @@ def strings_file(tmp_path_factory):
         "m": pa.array([None if i % 11 == 0 else [("k", words[i % 5]), ("z", "v")] for i in range(ROWS)],
                       pa.map_(pa.string(), pa.string())),
         "plain": pa.array([f"unique-{i}" for i in range(ROWS)], pa.string()),
+        "l": pa.array([None if i % 5 == 0 else [words[i % 5], None] for i in range(ROWS)], pa.list_(pa.string())),
+        "st": pa.array([{"x": words[i % 4], "y": i} for i in range(ROWS)],
+                       pa.struct([("x", pa.string()), ("y", pa.int64())])),
     })
     pq.write_table(table, path, row_group_size=100, use_dictionary=["s", "big", "b", "m.key_value.key",
-                                                                     "m.key_value.value"])
+                                                                     "m.key_value.value", "l.list.element", "st.x"])
     return table, path
 
 
