@@ -6,10 +6,11 @@
 The dataset is the main job's (fileindex.spark.demo: every file's min/max spans every column, so
 Parquet statistics cannot prune), regenerated from its seed into DIR (bench-data/ by default) when
 missing; --rows is rows per file (--files 50 --rows 1000000 is 50M rows). Scans are timed from
-planning until every result row is held by Spark, pruned and plain alike, after one untimed warm-up
-of each; the median of --repeat runs is reported, with the pruned scan's planning seconds (the first
-scan is timed again selecting two columns on both sides), and where
-the time of the first scan goes (a breakdown measured step by step in this process). --scans-only
+planning until every result row is held, pruned and plain alike (as fileindex.spark.compare holds
+them: persisted by a job, or collected from a local relation), after one untimed warm-up of each;
+the median of --repeat runs is reported, with the pruned scan's planning seconds (the first scan is
+timed again selecting two columns on both sides), and where the time of the first two scans goes (a
+breakdown measured step by step in this process). --scans-only
 leaves out the build and verify throughput and the task memory figures. Java's single-thread writer
 figures are printed beside the per-core build throughput for scale: they were recorded on another
 machine (../shared/bench/java-performance.md), not in this run.
@@ -28,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fileindex.predicate.parser import parse_predicate
 from fileindex.spark import spark_session
 from fileindex.spark.compare import compared_scan
 from fileindex.spark.demo import DatasetSpec, generate
@@ -71,12 +73,15 @@ def scan_figures(spark, folder: str, where: str, repeat: int, columns: list[str]
 
 
 def breakdown(spark, folder: str, where: str, repeat: int) -> dict:
-    """Where a pruned scan's seconds go, each step timed alone (median of ``repeat``, warm)."""
+    """Where a pruned scan's seconds go, each step timed alone (median of ``repeat``, warm), in the order
+    :func:`fileindex.spark.jobs.pruned_scan` takes them; then whole scans, held as ``timed_scan`` holds them."""
+    from fileindex.indexes.result import Rows
     from fileindex.pipeline.inputs import resolve_inputs
-    from fileindex.pipeline.scan import evaluate_file, read_verdict
-    from fileindex.predicate.parser import parse_predicate
-    from fileindex.spark.jobs import _scan_schema as scan_schema
-    from fileindex.spark.jobs import per_file_job, predicate_types, pruned_scan, spark_schema
+    from fileindex.pipeline.scan import evaluate_file, read_verdict, scannable
+    from fileindex.spark.compare import holding, materialize
+    from fileindex.spark.expressions import to_column, widen_signed_zeros
+    from fileindex.spark.jobs import _local_read as local_read
+    from fileindex.spark.jobs import per_file_job, predicate_types, pruned_scan, read_schema, spark_schema
 
     def median(step):
         step()
@@ -88,28 +93,47 @@ def breakdown(spark, folder: str, where: str, repeat: int) -> dict:
         return statistics.median(times)
 
     inputs = resolve_inputs([folder])
-    types = predicate_types(inputs, inputs.tasks)
+    tasks = scannable(inputs)
+    types = predicate_types(inputs, tasks)
     predicate = parse_predicate(where, types)
-    verdicts = [evaluate_file(task, predicate) for task in inputs.tasks]
-    kept = [(task, v) for task, v in zip(inputs.tasks, verdicts, strict=True) if v.result.kind != "SKIP"]
-    schema = scan_schema(inputs, inputs.tasks)
+    widened = widen_signed_zeros(predicate, types)
+    schema = read_schema(inputs, tasks, None, predicate)
+    verdicts = [evaluate_file(task, widened) for task in tasks]
+    kept = [(task, v) for task, v in zip(tasks, verdicts, strict=True) if v.result.kind != "SKIP"]
+    reads = [(task, v.rows, v.result.bitmap.serialize() if isinstance(v.result, Rows) else None) for task, v in kept]
+    local, local_rows = local_read(spark, reads, schema, widened, types)
+
+    def planning():
+        resolved = resolve_inputs([folder])
+        found = scannable(resolved)
+        kinds = predicate_types(resolved, found)
+        read_schema(resolved, found, None, parse_predicate(where, kinds))
 
     def empty_job():
         per_file_job(spark, [0], [1], lambda item: iter(()), spark_schema(schema)).persist().count()
 
-    def counted(read):
-        frame = pruned_scan(spark, folder, where, read=read).frame.persist()
-        frame.count()
-        frame.unpersist()
+    def whole(read):
+        scan = pruned_scan(spark, folder, where, read=read)
+        materialize(scan.frame, holding(scan.local_rows))[0].unpersist()
 
     return {
-        "inputs_seconds": median(lambda: resolve_inputs([folder])),
-        "index_seconds": median(lambda: [evaluate_file(task, predicate) for task in inputs.tasks]),
-        "read_rows_in_process_seconds": median(lambda: [read_verdict(t, v, schema, predicate, types) for t, v in kept]),
-        "empty_spark_job_seconds": median(empty_job),
-        "pruned_scan_read_by_spark_seconds": median(lambda: counted("spark")),
-        "pruned_scan_seconds": median(lambda: counted("auto")),
+        "inputs, types, predicate, schema": median(planning),
+        f"evaluating {len(tasks)} indexes": median(lambda: [evaluate_file(task, widened) for task in tasks]),
+        f"reading the candidate rows of {len(kept)} files": median(
+            lambda: [read_verdict(t, v, schema, widened, types) for t, v in kept]),
+        "reading them into a local relation (read, conform, createDataFrame)": median(
+            lambda: local_read(spark, reads, schema, widened, types)),
+        f"the exact filter, and holding the rows ({holding(local_rows)})": median(
+            lambda: materialize(local.where(to_column(predicate, types)), holding(local_rows))),
+        "an empty Spark job (persist + count)": median(empty_job),
+        "the pruned scan reading through a Spark job (persist + count)": median(lambda: whole("spark")),
+        "the pruned scan (auto), held as timed": median(lambda: whole("auto")),
     }
+
+
+def breakdowns(spark, spec: DatasetSpec, folder: str, repeat: int) -> dict:
+    """The breakdown of the one-id scan and of the rare category's."""
+    return {where: breakdown(spark, folder, where, repeat) for _, where in spec.predicates()[:2]}
 
 
 def peak_task_memory(folder: Path, rows: int) -> dict:
@@ -182,7 +206,7 @@ def main() -> None:
     figures["scans"] = all_scans(spark, spec, str(folder), args.repeat)
     figures["task_memory"] = peak_task_memory(folder, args.memory_rows)
     figures["java_single_thread_writers_recorded"] = java_writer_figures()
-    figures["breakdown"] = breakdown(spark, str(folder), spec.predicates()[0][1], args.repeat)
+    figures["breakdown"] = breakdowns(spark, spec, str(folder), args.repeat)
     if args.json:
         print(json.dumps(figures))
         return
@@ -212,7 +236,7 @@ def all_scans(spark, spec: DatasetSpec, folder: str, repeat: int) -> list[dict]:
 
 def scans_only(spark, spec: DatasetSpec, folder: str, args, figures: dict) -> None:
     figures["scans"] = all_scans(spark, spec, folder, args.repeat)
-    figures["breakdown"] = breakdown(spark, folder, spec.predicates()[0][1], args.repeat)
+    figures["breakdown"] = breakdowns(spark, spec, folder, args.repeat)
     if args.json:
         print(json.dumps(figures))
         return
@@ -227,9 +251,10 @@ def print_scans(figures: dict) -> None:
         print(f"{s['purpose'][:52]:<52} {s['files_read']:>3}/{s['files_total']:<3} {s['rows_read']:>11,} "
               f"{s['result_rows']:>7} {s['planning_seconds']:>7.3f} {s['pruned_seconds']:>9.3f} "
               f"{s['plain_seconds']:>8.2f} {s['speedup']:>6.1f}{'' if s['identical'] else '  RESULTS DIFFER'}")
-    print(f"where the first scan's time goes ({figures['scans'][0]['where']}), each step alone:")
-    for name, seconds in figures["breakdown"].items():
-        print(f"  {name.removesuffix('_seconds').replace('_', ' '):<40} {seconds:8.3f} s")
+    for where, steps in figures["breakdown"].items():
+        print(f"where the time of {where} goes, each step alone:")
+        for name, seconds in steps.items():
+            print(f"  {name:<72} {seconds:8.3f} s")
 
 
 if __name__ == "__main__":

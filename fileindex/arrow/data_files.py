@@ -27,6 +27,8 @@ from fileindex.memo import BoundedMemo, file_identity
 from fileindex.types import DataType
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
+# a candidate-row read is sparse when its groups hold at least this many rows per candidate (see _read_groups)
+SPARSE_SHARE = 8
 
 
 class DataFileError(FileIndexError):
@@ -107,11 +109,11 @@ class DataFileReader:
                       tuple(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)),
                       metadata, metadata.serialized_size)
 
-    def _open(self, metadata):
+    def _open(self, metadata, read_dictionary: list[str] | None = None):
         if self.format == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.ParquetFile(self.path, metadata=metadata)
+            return pq.ParquetFile(self.path, metadata=metadata, read_dictionary=read_dictionary)
         import pyarrow.orc as orc
 
         return orc.ORCFile(self.path)
@@ -153,19 +155,41 @@ class DataFileReader:
             FOOTERS.put(self._identity, self._footer)
         starts = np.concatenate(([0], np.cumsum(self.group_rows, dtype=np.int64)))
         group_of = np.searchsorted(starts, rows, side="right") - 1
-        groups = np.unique(group_of).tolist()
-        if not groups:
+        groups, firsts = np.unique(group_of, return_index=True)
+        if not len(groups):
             return self._guard(lambda: self._empty(columns))
-        table = self._guard(lambda: self._read_groups(groups, columns))
-        # positions within the concatenation of the groups read
-        skipped_before = starts[groups] - np.concatenate(([0], np.cumsum(np.asarray(self.group_rows)[groups])[:-1]))
-        local = rows - skipped_before[np.searchsorted(groups, group_of)]
-        return table.take(pa.array(local, type=pa.int64()))
+        sparse = len(rows) * SPARSE_SHARE <= int(np.asarray(self.group_rows)[groups].sum())
+        tables = self._guard(lambda: self._read_groups(groups.tolist(), columns, sparse=sparse))
+        # a take per group: one across groups read as dictionaries first unifies them, 100 times slower
+        bounds = np.append(firsts, len(rows))
+        taken = [table.take(pa.array(rows[bounds[i]:bounds[i + 1]] - starts[group], type=pa.int64()))
+                 for i, (group, table) in enumerate(zip(groups, tables, strict=True))]
+        return self._guard(lambda: self._in_file_types(pa.concat_tables(taken)))
 
-    def _read_groups(self, groups: list[int], columns: list[str]) -> pa.Table:
-        if self.format == "parquet":
-            return self._file.read_row_groups(groups, columns=columns)
-        return pa.Table.from_batches([self._file.read_stripe(g, columns=columns) for g in groups])
+    def _read_groups(self, groups: list[int], columns: list[str], *, sparse: bool = False) -> list[pa.Table]:
+        """Each group's ``columns``; with ``sparse``, Parquet's dictionary-encoded strings are read as
+        dictionaries (decoding 10k strings to take a few costs more than the rest of a group's columns)."""
+        if self.format != "parquet":
+            return [pa.Table.from_batches([self._file.read_stripe(g, columns=columns)]) for g in groups]
+        leaves = self._dictionary_leaves(groups, columns) if sparse else ()
+        file = self._file if not leaves else self._open(self._footer.metadata, read_dictionary=list(leaves))
+        return [file.read_row_group(g, columns=columns) for g in groups]
+
+    def _dictionary_leaves(self, groups: list[int], columns: list[str]) -> tuple[str, ...]:
+        metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
+        metadata = self._footer.metadata
+        schema = metadata.schema
+        wanted = [i for i in range(metadata.num_columns) if _is_dictionary_candidate(schema.column(i), columns)]
+        row_groups = [metadata.row_group(g) for g in groups]
+        return tuple(schema.column(i).path for i in wanted
+                     if all(group.column(i).has_dictionary_page for group in row_groups))
+
+    def _in_file_types(self, table: pa.Table) -> pa.Table:
+        """``table`` with every column in the file's Arrow type (dictionaries read for speed decoded)."""
+        fields = [self.arrow_schema.field(name) for name in table.column_names]
+        return pa.Table.from_arrays([column if column.type == field.type else column.cast(field.type)
+                                     for column, field in zip(table.columns, fields, strict=True)],
+                                    schema=pa.schema(fields))
 
     def _empty(self, columns: list[str]) -> pa.Table:
         return pa.schema([self.arrow_schema.field(c) for c in columns]).empty_table()
@@ -174,3 +198,9 @@ class DataFileReader:
         missing = [c for c in columns if c not in self.arrow_schema.names]
         if missing:
             raise DataFileError(f"{self.path}: no column {', '.join(map(repr, missing))} in the file")
+
+
+def _is_dictionary_candidate(leaf, columns: list[str]) -> bool:
+    """A Parquet leaf column of one of ``columns`` that pyarrow can read as a dictionary of strings or bytes."""
+    return (leaf.physical_type == "BYTE_ARRAY" and leaf.logical_type.type in ("STRING", "NONE")
+            and any(leaf.path == name or leaf.path.startswith(name + ".") for name in columns))

@@ -1,11 +1,14 @@
 """Timing a pruned scan, and checking it against a plain scan of the same inputs and predicate.
 
-Both sides are timed the same way: from planning until every result row (all columns) is held by
-Spark (``persist`` + ``count``), so neither can skip columns the other reads, and both warm
-(:func:`compared_scan` runs each once untimed first: a new session's first job pays for starting
-Python workers and compiling the JVM's code, which would otherwise be charged to whichever side runs
-first). Results compare as JSON text per row (map columns cannot be compared by Spark directly),
-both ways, with counts.
+Both sides are timed from planning until every result row (every selected column) is held, the two
+in the same way, and both warm (:func:`compared_scan` runs each once untimed first: a new session's
+first job pays for starting Python workers and compiling the JVM's code, which would otherwise be
+charged to whichever side runs first). How the rows are held follows the pruned result (see
+:func:`materialize`): one read by a Spark job is persisted and counted; one read in this process is a
+local relation, whose rows Spark holds in the driver as soon as it exists, so persisting it would only
+add a job that copies them: it is collected into this process instead, and so is the plain scan's
+result then, so the two times differ only in how the rows were found. Results compare as JSON text
+per row (map columns cannot be compared by Spark directly), both ways, with counts.
 """
 from __future__ import annotations
 
@@ -41,21 +44,55 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
         with tempfile.TemporaryDirectory(prefix="fileindex-scan-") as folder:
             planning = Path(folder) / "report.json"
             frame = _datasource_frame(spark, inputs, where, snapshot, str(planning))
-            frame = (frame if columns is None else frame.select(*[spark_column(c) for c in columns])).persist()
-            result_rows = frame.count()
+            frame = frame if columns is None else frame.select(*[spark_column(c) for c in columns])
+            hold = "persist"
+            frame, result_rows = materialize(frame, hold)
             seconds = time.perf_counter() - started
             stats = json.loads(planning.read_text())
     else:
         scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, plan=plan, columns=columns)
-        frame, stats = scan.frame, scan.stats.as_dict()
-        frame = frame.persist()
-        result_rows = frame.count()
+        stats = scan.stats.as_dict()
+        hold = holding(scan.local_rows)
+        frame, result_rows = materialize(scan.frame, hold)
         seconds = time.perf_counter() - started
-    report = {**stats, "result_rows": result_rows, "pruned_seconds": seconds, "_frame": frame}
+    report = {**stats, "result_rows": result_rows, "pruned_seconds": seconds, "held_by": hold, "_frame": frame}
     if output:
         with replacing_folder(output, overwrite=overwrite) as temporary:
             frame.write.mode("overwrite").parquet(str(temporary))  # the fresh temporary folder only
     return report
+
+
+# a local relation of up to this many rows is collected as Python rows, a larger one as Arrow: at 80 rows
+# collect() takes 10-25 ms and toArrow() 25-70 ms (a small job of its own), at 14k rows 150-280 ms against 50-70
+COLLECT_UP_TO_ROWS = 2_000
+HOLDS = ("persist", "collect", "arrow")
+
+
+def holding(local_rows: int | None) -> str:
+    """How a pruned result is held when timed (see :func:`materialize`): ``persist`` for rows a Spark job
+    reads (``local_rows`` None); a local relation of ``local_rows`` rows is collected, as Python rows
+    (``collect``) when few, else as Arrow (``arrow``)."""
+    if local_rows is None:
+        return "persist"
+    return "collect" if local_rows <= COLLECT_UP_TO_ROWS else "arrow"
+
+
+def materialize(frame, hold: str) -> tuple[Any, int]:
+    """``frame`` with every row and every selected column held, and its row count: what a scan is timed to.
+
+    ``persist`` + ``count`` runs a job that reads the rows into Spark's cache. A local relation's rows
+    are held by Spark in the driver already, and its filter and selection run there with no job:
+    persisting it would only add a job that copies them, so it is collected into this process instead
+    (``collect`` or ``arrow``), which does more than a count, never less; it is not persisted, as
+    rereading it (as :func:`compare_scans` does) reads the same rows again."""
+    if hold == "persist":
+        frame = frame.persist()
+        return frame, frame.count()
+    if hold == "collect":
+        return frame, len(frame.collect())
+    if hold == "arrow":
+        return frame, frame.toArrow().num_rows
+    raise ValueError(f"hold={hold!r}: one of {', '.join(HOLDS)}")
 
 
 def check_scan_output(output: str, inputs, index_dir: str | None, *, overwrite: bool) -> None:
@@ -103,7 +140,7 @@ def compared_scan(spark, inputs, where: str, *, warm: bool = True, snapshot=None
                                          index_dir=index_dir), where, columns=scan_options.get("columns")).count()
     report = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **scan_options)
     report.update(compare_scans(spark, inputs, where, report["_frame"], snapshot=snapshot, index_dir=index_dir,
-                                columns=scan_options.get("columns")))
+                                columns=scan_options.get("columns"), hold=report["held_by"]))
     report["warm"] = warm
     return with_speedup(report)
 
@@ -112,9 +149,10 @@ PUSHDOWN_CONFS = ("spark.sql.parquet.filterPushdown", "spark.sql.orc.filterPushd
 
 
 def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, index_dir=None,
-                  columns: list[str] | None = None) -> dict:
+                  columns: list[str] | None = None, hold: str = "persist") -> dict:
     """Time a plain scan (selecting ``columns``) and compare its rows with ``pruned_frame``'s (which must
-    be persisted).
+    be persisted, or a local relation). The plain scan's rows are held as the pruned scan's were
+    (``hold``, see :func:`materialize`), so the two times differ only in how the rows were found.
     When they differ, ``disagreeing`` lists the files whose index answers the predicate unsoundly
     for their own rows (see :func:`disagreeing_files`).
 
@@ -135,12 +173,13 @@ def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, ind
         if floats:
             for key in PUSHDOWN_CONFS:
                 spark.conf.set(key, "false")
-        plain = plain_scan(spark, resolved, where, columns=columns).persist()
-        plain_rows = plain.count()
+        plain, plain_rows = materialize(plain_scan(spark, resolved, where, columns=columns), hold)
     finally:
         for key, value in saved.items():
             spark.conf.set(key, value)
     plain_seconds = time.perf_counter() - started
+    if hold != "persist":
+        plain = plain.persist()  # untimed: compared below, row by row
 
     def as_json(frame):
         return frame.select(F.to_json(F.struct(*[spark_column(c) for c in frame.columns])).alias("row"))

@@ -247,6 +247,9 @@ class PrunedScan:
     frame: object  # the result DataFrame: exactly the rows a plain scan with the predicate returns
     stats: ScanStats
     verdicts: list  # one dict of VERDICT_SCHEMA's fields per data file
+    # the rows handed to Spark as a local relation (held in the driver, before the exact filter), or None:
+    # the rows are read by a Spark job
+    local_rows: int | None = None
 
 
 def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index_dir: str | None = None,
@@ -295,11 +298,12 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
     stats.planning_seconds = time.perf_counter() - planning
     small = (len(reads) <= READ_ON_DRIVER_FILES and stats.rows_read <= READ_ON_DRIVER_ROWS
              and read_bytes <= READ_ON_DRIVER_BYTES)
+    local_rows = None
     if read == "driver" or (read == "auto" and small):
-        frame = _local_read(spark, reads, schema, index_predicate, types)
+        frame, local_rows = _local_read(spark, reads, schema, index_predicate, types)
     else:
         frame = _read_job(spark, reads, schema, index_predicate, types)
-    return PrunedScan(_selected(frame.where(to_column(predicate, types)), columns), stats, verdict_rows)
+    return PrunedScan(_selected(frame.where(to_column(predicate, types)), columns), stats, verdict_rows, local_rows)
 
 
 def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None, columns: list[str] | None = None):
@@ -368,7 +372,7 @@ def _read_job(spark, reads: list[tuple], schema: pa.Schema, predicate=None, type
 
 
 def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
-    """``_read_job``'s rows, read in this process into a local relation (no Spark job)."""
+    """``_read_job``'s rows, read in this process into a local relation (no Spark job), and their count."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     target = spark_schema(schema)
@@ -382,7 +386,7 @@ def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
     rows = pa.concat_tables(tables).combine_chunks() if tables else arrow_schema.empty_table()
     if not rows.num_rows:  # a table filtered to no row holds columns of no chunk, which PySpark cannot convert
         rows = arrow_schema.empty_table()
-    return spark.createDataFrame(rows, schema=target)
+    return spark.createDataFrame(rows, schema=target), rows.num_rows
 
 
 def _rows_of_read(read: tuple) -> int:

@@ -36,6 +36,8 @@ def test_candidate_rows_equal_a_take_of_the_whole_file(files, rows, which):
     wanted = np.array(sorted(rows), dtype=np.int64)
     got = reader.read_rows(wanted, ["x", "s"])
     assert got.to_pylist() == table.take(pa.array(wanted, type=pa.int64())).to_pylist()
+    backwards = reader.read_rows(wanted, ["s", "x"])  # columns come back by name (ORC gives them in file order)
+    assert backwards.to_pydict() == got.to_pydict() and backwards.schema.field("s").type == pa.string()
 
 
 def test_parquet_reads_only_the_groups_holding_candidates(files, monkeypatch):
@@ -43,9 +45,53 @@ def test_parquet_reads_only_the_groups_holding_candidates(files, monkeypatch):
     asked = []
     original = reader._read_groups
     monkeypatch.setattr(reader, "_read_groups",
-                        lambda groups, columns: asked.append(groups) or original(groups, columns))
+                        lambda groups, columns, **options: asked.append(groups) or original(groups, columns, **options))
     reader.read_rows(np.array([5, 500], dtype=np.int64), ["x"])
     assert asked == [[0, 5]]  # 97 rows a group
+
+
+@pytest.fixture(scope="module")
+def strings_file(tmp_path_factory):
+    """String, binary, map, list and struct columns, dictionary-encoded or not (``plain`` without a dictionary)."""
+    path = tmp_path_factory.mktemp("strings") / "s.parquet"
+    words = ["red", "green", None, "blue", "é"]
+    table = pa.table({
+        "s": pa.array([words[i % 5] for i in range(ROWS)], pa.string()),
+        "big": pa.array([words[i % 3] for i in range(ROWS)], pa.large_string()),
+        "b": pa.array([None if i % 7 == 0 else bytes([i % 4]) for i in range(ROWS)], pa.binary()),
+        "m": pa.array([None if i % 11 == 0 else [("k", words[i % 5]), ("z", "v")] for i in range(ROWS)],
+                      pa.map_(pa.string(), pa.string())),
+        "plain": pa.array([f"unique-{i}" for i in range(ROWS)], pa.string()),
+        "l": pa.array([None if i % 5 == 0 else [words[i % 5], None] for i in range(ROWS)], pa.list_(pa.string())),
+        "st": pa.array([{"x": words[i % 4], "y": i} for i in range(ROWS)],
+                       pa.struct([("x", pa.string()), ("y", pa.int64())])),
+    })
+    pq.write_table(table, path, row_group_size=100, use_dictionary=["s", "big", "b", "m.key_value.key",
+                                                                     "m.key_value.value", "l.list.element", "st.x"])
+    return table, path
+
+
+@settings(max_examples=40)
+@given(rows=st.lists(st.integers(0, ROWS - 1), unique=True, max_size=150))
+def test_sparse_reads_of_strings_equal_a_take_in_the_files_types(strings_file, rows):
+    table, path = strings_file
+    wanted = np.array(sorted(rows), dtype=np.int64)
+    got = DataFileReader(path).read_rows(wanted, table.column_names)
+    assert got.schema == table.schema
+    assert got.to_pylist() == table.take(pa.array(wanted, type=pa.int64())).to_pylist()
+
+
+def test_a_sparse_read_decodes_only_dictionary_encoded_strings_as_dictionaries(strings_file, monkeypatch):
+    table, path = strings_file
+    reader = DataFileReader(path)
+    opened = []  # read_dictionary of every open that reads dictionaries
+    original = reader._open
+    monkeypatch.setattr(reader, "_open", lambda metadata, read_dictionary=None:
+                        (read_dictionary and opened.append(read_dictionary)) or original(metadata, read_dictionary))
+    reader.read_rows(np.array([3, 250, 777], dtype=np.int64), ["s", "plain", "m", "b"])  # 3 rows of 300
+    assert opened == [["s", "b", "m.key_value.key", "m.key_value.value"]]  # file order
+    reader.read_rows(np.arange(0, 100, 2, dtype=np.int64), ["s"])  # half the rows of the group: not sparse
+    assert len(opened) == 1
 
 
 def test_unreadable_data_files_are_typed_errors(tmp_path):
