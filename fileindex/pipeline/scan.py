@@ -161,7 +161,7 @@ def read_verdict(task: DataFileTask, verdict: ScanVerdict, schema: pa.Schema, pr
     if not isinstance(verdict.result, Rows):
         return read_matching(task, rows, schema, predicate, types)
     table = read_candidates(task, rows, schema)
-    if not exact or predicate is None or _names_nanos(predicate, types):
+    if not exact or predicate is None or names_nanos(predicate, types):
         return table
     return table.filter(matches(table, predicate, types))
 
@@ -175,7 +175,7 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
     afterwards; dropping rows here only saves reading and converting them. Without a usable predicate:
     every candidate row. Not for timestamps finer than microseconds, which engines truncate on read.
     """
-    if predicate is None or _names_nanos(predicate, types):
+    if predicate is None or names_nanos(predicate, types):
         return read_candidates(task, rows, schema)
     wanted = [name for name in source_columns(predicate) if name in schema.names]
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
@@ -188,7 +188,7 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
                                 schema=schema)
 
 
-def _names_nanos(predicate: Predicate, types: dict) -> bool:
+def names_nanos(predicate: Predicate, types: dict) -> bool:
     """Does the predicate name a timestamp finer than microseconds (which engines truncate on read)?"""
     return any(_finer_than_micros(column_type(types, c)) for c in columns(predicate))
 

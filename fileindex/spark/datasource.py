@@ -52,15 +52,17 @@ from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
 from fileindex.pipeline.scan import (
     ScanVerdict,
     evaluate_file,
+    names_nanos,
     output_schema,
     read_verdict,
     refuse_unscannable,
     rows_to_read,
     scannable,
 )
+from fileindex.pipeline.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
-from fileindex.spark.expressions import widen_signed_zeros
+from fileindex.spark.expressions import as_spark_reads, widen_signed_zeros
 from fileindex.table.scan import PaimonTable
 from fileindex.table.sidecars import is_table_root
 from fileindex.writing.outputs import collision
@@ -166,14 +168,18 @@ class TableReader(DataSourceReader):
         from fileindex.spark.jobs import conform, spark_schema
 
         spark_arrow = to_arrow_schema(spark_schema(self.arrow_schema), timezone="UTC")
+        # a timestamp finer than microseconds is filtered as Spark sees it: cut to microseconds
+        cut = (as_spark_reads(self.predicate, self.types)
+               if self.predicate is not None and names_nanos(self.predicate, self.types) else None)
         for task, verdict in partition.value:
             if verdict is None:  # a sidecar index, evaluated here rather than while planning
                 verdict = evaluate_file(task, cast(Predicate, self.predicate))
                 if verdict.result is SKIP:
                     continue
             # always filtered exactly, so that what the relation holds does not depend on the index
-            rows = read_verdict(task, verdict, self.arrow_schema, self.predicate, self.types, exact=True)
-            yield from conform(rows, spark_arrow).to_batches()
+            rows = conform(read_verdict(task, verdict, self.arrow_schema, self.predicate, self.types, exact=True),
+                           spark_arrow)
+            yield from (rows if cut is None else rows.filter(matches(rows, *cut))).to_batches()
 
 
 def has_sidecar(task: DataFileTask) -> bool:

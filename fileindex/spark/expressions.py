@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from dataclasses import replace
 
 from fileindex.errors import UsageError
 from fileindex.pipeline.truth import split_column
@@ -20,6 +21,26 @@ from fileindex.values import Timestamp
 
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1)
+
+
+def as_spark_reads(predicate: Predicate, types: dict[str, DataType]) -> tuple[Predicate, dict[str, DataType]]:
+    """``predicate`` and ``types`` as Spark evaluates them on the rows a source hands it: a timestamp finer
+    than microseconds is cut to microseconds, the column's values (``jobs.conform``) and the literals
+    (``spark_literal``) alike."""
+    cut = {name: replace(t, precision=6) if t.is_nano_timestamp else t for name, t in types.items()}
+    return _cut_literals(predicate, types), cut
+
+
+def _cut_literals(predicate: Predicate, types: dict[str, DataType]) -> Predicate:
+    if isinstance(predicate, (And, Or)):
+        children = [_cut_literals(child, types) for child in predicate.children]
+        return and_(*children) if isinstance(predicate, And) else or_(*children)
+    data_type = column_type(types, predicate.column)
+    if data_type is None or not data_type.is_nano_timestamp:
+        return predicate
+    return Leaf(predicate.function, predicate.column, tuple(
+        Timestamp(v.millis, v.nanos_of_milli // 1000 * 1000) if isinstance(v, Timestamp) else v
+        for v in predicate.literals))
 
 
 def _is_zero(value) -> bool:
