@@ -41,13 +41,15 @@ def test_the_java_bitmap_rows_compute_what_java_recorded():
     assert checked == 12 and len(figures) == 12
 
 
-def test_java_plans_the_tables_it_writes_as_this_package_does(tmp_path):
+def test_java_plans_the_tables_it_writes_as_this_package_does(tmp_path, monkeypatch):
     """The table-planning rows (tools/bench_planning.py): Java 0.9's planner keeps the files that
     ``PaimonTable.plan`` and the data source's planning keep, embedded indexes evaluated alike."""
     require_jdk()
     sys.path.insert(0, str(ROOT / "tools"))
     import bench_java
     import bench_planning
+
+    from fileindex.spark import datasource
 
     figures, roots, key = bench_java.plan_tables(tmp_path, files=40, rows=50, repeat=1)
     assert set(roots) == {"embedded", "sidecar"} and len(figures) == 8
@@ -59,5 +61,9 @@ def test_java_plans_the_tables_it_writes_as_this_package_does(tmp_path):
             source_files = bench_planning.source_plan(root, where)
             if kind == "embedded":
                 assert int(java.check) == bench_planning.table_plan(root, where) == source_files < 40
-            else:  # neither planner opens a sidecar; the tasks (Java's readers) evaluate them
-                assert int(java.check) == source_files == 40 > bench_planning.table_plan(root, where)
+            else:  # Java's planner opens no sidecar (its readers evaluate them), nor ours for a table of many;
+                # a table of at most SIDECARS_PLANNED sidecars has them evaluated while planning
+                assert int(java.check) == 40 > bench_planning.table_plan(root, where) == source_files
+                monkeypatch.setattr(datasource, "SIDECARS_PLANNED", 0)
+                assert bench_planning.source_plan(root, where) == 40
+                monkeypatch.undo()
