@@ -290,6 +290,8 @@ def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *
 
     check_workers(spark)
     # what Spark would report as a Python traceback inside its own exception is refused here in one line
+    if report is not None and not isinstance(report, (str, os.PathLike)):
+        raise UsageError(f"report={report!r}: give the path of a file to write the report to")
     root, report_path = os.fspath(table), None if report is None else os.fspath(report)
     metadata = _table(root, snapshot)
     refuse_unscannable(metadata)

@@ -183,6 +183,8 @@ def latest_snapshot_id(root: Path) -> int:
 
 
 def load_snapshot(root: Path, snapshot_id: int | None = None) -> Snapshot:
+    if snapshot_id is not None and (not isinstance(snapshot_id, int) or isinstance(snapshot_id, bool)):
+        raise UsageError(f"snapshot {snapshot_id!r}: give a snapshot id (a whole number)")
     snapshot_id = latest_snapshot_id(root) if snapshot_id is None else snapshot_id
     path = root / "snapshot" / f"snapshot-{snapshot_id}"
     if not path.is_file():

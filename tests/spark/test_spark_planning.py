@@ -117,8 +117,8 @@ def test_a_report_that_cannot_be_written_says_what_to_fix(tmp_path):
         planned(EMBEDDED, "f1 = 30", tmp_path / "no-such-folder" / "report.json")
 
 
-@pytest.mark.parametrize("case", ["no table", "no snapshot", "report folder", "report is a folder", "primary key",
-                                  "data evolution"])
+@pytest.mark.parametrize("case", ["no table", "no snapshot", "snapshot text", "snapshot float", "report number",
+                                  "report folder", "report is a folder", "primary key", "data evolution"])
 def test_read_table_refuses_bad_arguments_in_one_line_before_spark_plans(spark, tmp_path, case):
     """Raised inside Spark, these would reach the user as an AnalysisException around a Python traceback."""
     primary_key = tmp_path / "pk"
@@ -128,6 +128,9 @@ def test_read_table_refuses_bad_arguments_in_one_line_before_spark_plans(spark, 
     table, kwargs, message = {
         "no table": (tmp_path / "nowhere", {}, "not a Paimon table"),
         "no snapshot": (EMBEDDED, {"snapshot": 99}, "no snapshot 99"),
+        "snapshot text": (EMBEDDED, {"snapshot": "abc"}, r"snapshot 'abc': give a snapshot id \(a whole number\)"),
+        "snapshot float": (EMBEDDED, {"snapshot": 1.0}, r"snapshot 1.0: give a snapshot id"),
+        "report number": (EMBEDDED, {"report": 123}, "report=123: give the path of a file"),
         "report folder": (EMBEDDED, {"report": str(tmp_path / "missing" / "r.json")}, "no folder"),
         "report is a folder": (EMBEDDED, {"report": str(tmp_path)}, "it is a folder"),
         "primary key": (primary_key, {}, "primary-key table without deletion vectors"),
