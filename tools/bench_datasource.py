@@ -171,7 +171,7 @@ def main() -> None:
     root = write_table(spec, args.data / f"datasource-{args.files}x{args.rows}")
     spark = spark_session()
     data_files = [str(PaimonTable(root).data_path(entry)) for entry, _ in PaimonTable(root).live()]
-    some_id = int(spec.ids(spec.files // 2)[1234])
+    some_id = int(spec.ids(spec.files // 2)[1234 % spec.rows_per_file])
     queries = [("selective equality (bloom-filter on id)", f"id = {some_id}"),
                ("rare category (bitmap)", "category = 'recalled'"),
                ("20-minute window (no range index in Paimon 0.9)",
