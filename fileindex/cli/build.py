@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from fileindex.cli import HANDLED, parse_key_values, report_failure
+from fileindex.cli import HANDLED, column_types, parse_key_values, report_failure
 from fileindex.errors import UsageError
 
 NAME = "build"
@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     indexes = ", ".join(f"{r.column}:{r.index_type}" for r in built.requests)
     version = " (container version 2, experimental)" if built.version == 2 else ""
     print(f"wrote {output}: {built.size} bytes{version}, {built.row_count} rows, indexes {indexes}; {where}")
+    column_types.warn_imprecise_timestamps(NAME, args.data, [r.column for r in built.requests], schema or {})
     print_advice(output, data_bytes=Path(args.data).stat().st_size)
     return 0
 

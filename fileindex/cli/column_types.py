@@ -96,3 +96,13 @@ def _data_file_types(path: str) -> dict[str, DataType]:
     from fileindex.arrow.types import schema_of
 
     return schema_of(DataFileReader(path).arrow_schema, skip_untyped=True)
+
+
+def warn_imprecise_timestamps(command: str, data: str, columns: list[str], override: dict[str, DataType]) -> None:
+    """One line on stderr when ``columns`` of the data file hold ORC timestamps typed without ``--schema``."""
+    from fileindex.arrow.data_files import DataFileReader
+    from fileindex.writing.data_file import imprecise_timestamps, imprecise_timestamps_warning
+
+    imprecise = imprecise_timestamps(DataFileReader(data), dict.fromkeys(columns), override)
+    if imprecise:
+        print(imprecise_timestamps_warning(command, imprecise), file=sys.stderr)

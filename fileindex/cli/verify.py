@@ -18,13 +18,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("index", nargs="?", help="its index container (default: DATA.index, where build writes it)")
     parser.add_argument("--witnesses", type=int, default=5, metavar="N",
                         help="rows named per disagreement (default 5, the first rows that differ)")
+    parser.add_argument("--schema", help='types of the columns it names, overriding those read from the data '
+                                         'file, as given to build, e.g. "ts TIMESTAMP(3)"')
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
+    from fileindex.arrow.data_files import DataFileReader
     from fileindex.pipeline.inputs import DataFileTask
     from fileindex.pipeline.report import exit_code, render_text, summarize
     from fileindex.pipeline.verify import verify_file
+    from fileindex.types import parse_schema
+    from fileindex.writing.data_file import refuse_unknown_override
 
     try:
         if os.path.isfile(args.data):
@@ -36,9 +41,12 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"{path}: no such {what}{hint}")
         if args.witnesses < 0:
             raise UsageError(f"--witnesses {args.witnesses}: give 0 or more")
+        override = parse_schema(args.schema) if args.schema else {}
+        refuse_unknown_override(DataFileReader(args.data), override)
         task = DataFileTask(os.path.abspath(args.data), args.data, os.path.getsize(args.data),
-                            index_file=os.path.abspath(index))
+                            index_file=os.path.abspath(index), column_types=tuple(override.items()))
         summary = summarize([verify_file(task, witnesses=args.witnesses, exhaustive=True).as_row()])
+        column_types.warn_imprecise_timestamps(NAME, args.data, indexed_columns(index), override)
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
     if args.json:
@@ -46,3 +54,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_text(summary))
     return exit_code(summary)
+
+
+def indexed_columns(index: str) -> list[str]:
+    """The columns the container indexes (none when it cannot be opened: the summary says why)."""
+    from fileindex.container.file import FileIndexContainer
+    from fileindex.errors import FileIndexError
+
+    try:
+        with FileIndexContainer.open(index) as container:
+            return container.columns
+    except (FileIndexError, OSError):
+        return []

@@ -37,6 +37,7 @@ class DataFileTask:
     vector: DeletionVector | None = None
     index_dir: str | None = None
     index_file: str | None = None  # a plain data file's index named explicitly (``fileindex verify DATA INDEX``)
+    column_types: tuple[tuple[str, DataType], ...] = ()  # a plain data file's types given by the user (--schema)
 
     def table_entry(self) -> DataFile:
         """The manifest entry of a table's data file (every task made from a table has one)."""
@@ -70,7 +71,7 @@ class DataFileTask:
         """The Paimon types of the file's columns: the schema it was written with, or from Arrow."""
         if self.table is not None:
             return self.table.data_schema(self.table_entry()).types()
-        return reader.types()
+        return {**reader.types(), **dict(self.column_types)}
 
     def deleted_rows(self) -> FrozenBitMap | None:
         """Rows the table's deletion vector removes; a TableError when the vector cannot be read

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -121,10 +121,7 @@ def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str,
     from fileindex.arrow.types import paimon_type
 
     names = reader.arrow_schema.names
-    unknown = [name for name in override if name not in names]
-    if unknown:
-        raise UsageError(f"--schema names {', '.join(map(repr, unknown))}, which {reader.path} does not have "
-                         f"(its columns: {', '.join(names)})")
+    refuse_unknown_override(reader, override)
     schema = {}
     for name in source_columns(table_options):
         if name in override:
@@ -136,6 +133,32 @@ def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str,
             field = reader.arrow_schema.field(name)
             schema[name] = paimon_type(field.type, nullable=field.nullable, column=name)
     return schema
+
+
+def refuse_unknown_override(reader, override: Mapping[str, DataType]) -> None:
+    """A ``--schema`` may name only the file's columns."""
+    names = reader.arrow_schema.names
+    unknown = [name for name in override if name not in names]
+    if unknown:
+        raise UsageError(f"--schema names {', '.join(map(repr, unknown))}, which {reader.path} does not have "
+                         f"(its columns: {', '.join(names)})")
+
+
+def imprecise_timestamps(reader, columns: Iterable[str], override: Mapping[str, DataType]) -> list[str]:
+    """Which of ``columns`` are timestamps typed from an ORC file, whose timestamps hold no precision (read as
+    TIMESTAMP(9)): a table's TIMESTAMP(p) is keyed by milliseconds for p <= 3 and microseconds for p <= 6,
+    so an index built or checked with the file's type answers for another type than the table's."""
+    if reader.format != "orc":
+        return []
+    names = reader.arrow_schema.names
+    return [name for name in columns if name in names and name not in override
+            and pa.types.is_timestamp(reader.arrow_schema.field(name).type)]
+
+
+def imprecise_timestamps_warning(command: str, columns: list[str]) -> str:
+    shown = ", ".join(columns) + (" is" if len(columns) == 1 else " are")
+    return (f"fileindex {command}: ORC records no timestamp precision, so {shown} typed TIMESTAMP(9); "
+            f"for a Paimon table's file give its types, e.g. --schema \"{columns[0]} TIMESTAMP(3)\"")
 
 
 def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType],

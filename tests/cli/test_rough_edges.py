@@ -214,3 +214,24 @@ def test_spark_scan_refuses_what_it_can_check_before_starting_spark(capsys, monk
         code = exit.code
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+ORC_TIMESTAMPS = ROOT / "tests" / "tables" / "orc" / "timestamp_index.db" / "timestamp_index" / "bucket-0"
+
+
+def test_orc_timestamps_typed_from_the_file_are_flagged_and_verify_takes_the_schema_build_took(capsys, tmp_path):
+    """ORC keeps no timestamp precision: an index built for the table's TIMESTAMP(0) keys milliseconds, and
+    verifying it as the file's TIMESTAMP(9) reports false negatives, unless verify is given the same types."""
+    data = tmp_path / "d.orc"
+    shutil.copy(next(ORC_TIMESTAMPS.glob("*.orc")), data)
+    assert main(["build", str(data), "--option", "file-index.bloom-filter.columns=ts_sec,ts_milli"]) == 0
+    assert "ORC records no timestamp precision, so ts_sec, ts_milli are typed TIMESTAMP(9)" in capsys.readouterr().err
+    assert main(["build", str(data), "--option", "file-index.bloom-filter.columns=ts_sec",
+                 "--schema", "ts_sec TIMESTAMP(0)"]) == 0
+    assert "no timestamp precision" not in capsys.readouterr().err
+    assert main(["verify", str(data)]) == 1  # checked as TIMESTAMP(9), and told why
+    assert 'so ts_sec is typed TIMESTAMP(9); for a Paimon table\'s file give its types' in capsys.readouterr().err
+    assert main(["verify", str(data), "--schema", "ts_sec TIMESTAMP(0)"]) == 0
+    assert "no timestamp precision" not in capsys.readouterr().err
+    assert main(["verify", str(data), "--schema", "nope INT"]) == 2
+    assert "--schema names 'nope'" in capsys.readouterr().err
