@@ -177,7 +177,6 @@ class DataFileReader:
 
     def _dictionary_leaves(self, groups: list[int], columns: list[str]) -> tuple[str, ...]:
         metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
-        metadata = self._footer.metadata
         schema = metadata.schema
         wanted = [i for i in range(metadata.num_columns) if _is_dictionary_candidate(schema.column(i), columns)]
         row_groups = [metadata.row_group(g) for g in groups]

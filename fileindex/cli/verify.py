@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
         if args.witnesses < 0:
             raise UsageError(f"--witnesses {args.witnesses}: give 0 or more")
         override = parse_schema(args.schema) if args.schema else {}
-        refuse_unknown_override(DataFileReader(args.data), override)
+        if override:
+            refuse_unknown_override(DataFileReader(args.data), override)
         task = DataFileTask(os.path.abspath(args.data), args.data, os.path.getsize(args.data),
                             index_file=os.path.abspath(index), column_types=tuple(override.items()))
         summary = summarize([verify_file(task, witnesses=args.witnesses, exhaustive=True).as_row()])
