@@ -30,27 +30,32 @@ def resolve(command: str, args: argparse.Namespace, index_path: str) -> dict[str
     override = parse_schema(args.schema) if args.schema is not None else {}
     if args.data and args.table:
         raise UsageError("give --data or --table, not both")
-    source, schema = _read(args.data, args.table, index_path)
+    source, data_file, schema = _read(args.data, args.table, index_path)
     if source is None:
         return override or None
+    if data_file is not None:
+        indexed = list(schema) if index_path == "-" else indexed_columns(index_path)  # (stdin is read once, later)
+        warn_imprecise_timestamps(command, data_file, indexed, override)
     schema.update(override)
     overridden = f", {', '.join(override)} from --schema" if override else ""
     print(f"fileindex {command}: column types from {source}{overridden}", file=sys.stderr)
     return schema
 
 
-def _read(data: str | None, table: str | None, index_path: str) -> tuple[str | None, dict[str, DataType]]:
+def _read(data: str | None, table: str | None,
+          index_path: str) -> tuple[str | None, str | None, dict[str, DataType]]:
+    """(where the types come from, as shown; the data file they were read from, if one; the types)."""
     if table:
         from fileindex.table.scan import PaimonTable
 
         schema = PaimonTable(table).schema
-        return f"table {table} (schema {schema.id})", schema.types()
+        return f"table {table} (schema {schema.id})", None, schema.types()
     if data:
-        return data, _data_file_types(data)
+        return data, data, _data_file_types(data)
     beside = _data_file_beside(index_path)
     if beside is not None:
-        return f"{beside} (the data file beside the index)", _data_file_types(beside)
-    return None, {}
+        return f"{beside} (the data file beside the index)", beside, _data_file_types(beside)
+    return None, None, {}
 
 
 def refuse_data_file(path: str) -> None:
@@ -106,3 +111,15 @@ def warn_imprecise_timestamps(command: str, data: str, columns: list[str], overr
     imprecise = imprecise_timestamps(DataFileReader(data), dict.fromkeys(columns), override)
     if imprecise:
         print(imprecise_timestamps_warning(command, imprecise), file=sys.stderr)
+
+
+def indexed_columns(index: str) -> list[str]:
+    """The columns the container indexes (none when it cannot be opened: the command reports why)."""
+    from fileindex.container.file import FileIndexContainer
+    from fileindex.errors import FileIndexError
+
+    try:
+        with FileIndexContainer.open(index) as container:
+            return container.columns
+    except (FileIndexError, OSError):
+        return []

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         task = DataFileTask(os.path.abspath(args.data), args.data, os.path.getsize(args.data),
                             index_file=os.path.abspath(index), column_types=tuple(override.items()))
         summary = summarize([verify_file(task, witnesses=args.witnesses, exhaustive=True).as_row()])
-        column_types.warn_imprecise_timestamps(NAME, args.data, indexed_columns(index), override)
+        column_types.warn_imprecise_timestamps(NAME, args.data, column_types.indexed_columns(index), override)
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
     if args.json:
@@ -55,15 +55,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_text(summary))
     return exit_code(summary)
-
-
-def indexed_columns(index: str) -> list[str]:
-    """The columns the container indexes (none when it cannot be opened: the summary says why)."""
-    from fileindex.container.file import FileIndexContainer
-    from fileindex.errors import FileIndexError
-
-    try:
-        with FileIndexContainer.open(index) as container:
-            return container.columns
-    except (FileIndexError, OSError):
-        return []

@@ -235,3 +235,21 @@ def test_orc_timestamps_typed_from_the_file_are_flagged_and_verify_takes_the_sch
     assert "no timestamp precision" not in capsys.readouterr().err
     assert main(["verify", str(data), "--schema", "nope INT"]) == 2
     assert "--schema names 'nope'" in capsys.readouterr().err
+
+
+def test_query_check_and_explain_flag_orc_timestamps_typed_from_the_data_file(capsys, tmp_path):
+    """The commands that take column types from a data file say so for an ORC file's timestamps too, naming
+    only the indexed ones, and not when --schema gives their type."""
+    data = tmp_path / "d.orc"
+    shutil.copy(next(ORC_TIMESTAMPS.glob("*.orc")), data)
+    assert main(["build", str(data), "--option", "file-index.bloom-filter.columns=ts_sec",
+                 "--schema", "ts_sec TIMESTAMP(0)"]) == 0
+    capsys.readouterr()
+    index = f"{data}.index"
+    for command in (["query", index, "--where", "ts_sec IS NULL"], ["check", index], ["explain", index]):
+        main(command)
+        err = capsys.readouterr().err
+        assert f"fileindex {command[0]}: ORC records no timestamp precision, so ts_sec is typed TIMESTAMP(9)" in err
+        assert "ts_milli" not in err
+        main([*command, "--schema", "ts_sec TIMESTAMP(0)"])
+        assert "no timestamp precision" not in capsys.readouterr().err
