@@ -5,18 +5,32 @@ it is put; least recently used out), under a lock so that threads may share it. 
 identities (``file_identity``: a file replaced or written in place has a new one) or the bytes a
 value was decoded from. Nothing is put for a file that failed to decode, so a malformed file raises
 each time it is read. Memos are module-level state of one process: they are never pickled into
-tasks, and each Spark worker keeps its own.
+tasks, and each Spark worker keeps its own. ``FILEINDEX_MEMOS=off`` in a process's environment keeps
+them all empty (read when the module is imported).
 """
 from __future__ import annotations
 
 import gc
 import os
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Generic, TypeVar
 
+_OFF, _ON = ("off", "0", "false", "no"), ("on", "1", "true", "yes", "")
+
+
+def memos_enabled(environ=os.environ) -> bool:
+    """Whether the environment lets the memos keep anything (``FILEINDEX_MEMOS``, default on)."""
+    setting = environ.get("FILEINDEX_MEMOS", "on").strip().lower()
+    if setting not in _OFF + _ON:
+        warnings.warn(f"FILEINDEX_MEMOS={setting!r} is neither on nor off: the memos stay on", stacklevel=2)
+    return setting not in _OFF
+
+
+ENABLED = memos_enabled()
 V = TypeVar("V")
 T = TypeVar("T")
 R = TypeVar("R")
@@ -29,10 +43,10 @@ def file_identity(path: str, stat: os.stat_result) -> tuple:
 
 class BoundedMemo(Generic[V]):
     """Up to ``items`` values weighing up to ``budget`` bytes in all, least recently used out (the last
-    value put stays even when it alone is over the budget)."""
+    value put stays even when it alone is over the budget). Holds nothing when ``ENABLED`` is false."""
 
     def __init__(self, items: int, budget: int):
-        self.items, self.budget = items, budget
+        self.items, self.budget = (items if ENABLED else 0), budget
         self._values: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()

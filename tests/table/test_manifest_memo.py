@@ -5,6 +5,8 @@ import gc
 import os
 import pickle
 import shutil
+import subprocess
+import sys
 import time
 
 import fastavro
@@ -17,7 +19,7 @@ import fileindex.table.scan as scan
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.container.file import FileIndexContainer, embedded_container
 from fileindex.errors import DecodeError
-from fileindex.memo import BoundedMemo, computed_in_batches
+from fileindex.memo import BoundedMemo, computed_in_batches, memos_enabled
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.predicate.tree import Leaf
 from fileindex.table.metadata import TableError, live_files, load_snapshot
@@ -258,3 +260,33 @@ def test_batches_pause_collection_for_the_work_only_and_keep_the_order():
         assert seen == list(range(7))
     finally:
         gc.enable() if was else gc.disable()
+
+
+@pytest.mark.parametrize("setting, kept", [("off", False), ("0", False), ("on", True), ("", True)])
+def test_fileindex_memos_off_in_the_environment_keeps_every_memo_empty(setting, kept):
+    """A process started with FILEINDEX_MEMOS=off plans and reads as before, holding nothing in any memo."""
+    script = f"""
+from fileindex.arrow.data_files import FOOTERS, DataFileReader
+from fileindex.container.file import EMBEDDED
+from fileindex.table.metadata import MANIFESTS
+from fileindex.table.scan import PaimonTable
+for _ in range(2):
+    kinds = [v.result.kind for v in PaimonTable({str(SOURCE)!r}).plan("f0 = 'Alice'")]
+    table = PaimonTable({str(SOURCE)!r})
+    rows = sum(DataFileReader(table.data_path(entry)).row_count for entry, _ in table.live())
+print(kinds, rows, len(MANIFESTS), len(EMBEDDED), len(FOOTERS))
+"""
+    env = {**os.environ, "FILEINDEX_MEMOS": setting}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    *answer, manifests, embedded, footers = out.stdout.split()
+    assert (int(manifests) > 0 and int(embedded) > 0 and int(footers) > 0) == kept
+    assert (int(manifests) + int(embedded) + int(footers) == 0) == (not kept)
+    on = subprocess.run([sys.executable, "-c", script], env={**os.environ, "FILEINDEX_MEMOS": "on"},
+                        capture_output=True, text=True, check=True)
+    assert answer == on.stdout.split()[:-3]
+
+
+def test_a_fileindex_memos_setting_neither_on_nor_off_warns_and_keeps_them_on():
+    with pytest.warns(UserWarning, match="FILEINDEX_MEMOS='sometimes' is neither on nor off"):
+        assert memos_enabled({"FILEINDEX_MEMOS": "sometimes"})
+    assert not memos_enabled({"FILEINDEX_MEMOS": " OFF "})
