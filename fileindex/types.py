@@ -285,9 +285,15 @@ def column_type(schema: Mapping[str, DataType], column: str) -> DataType | None:
     """The type a container column's index was built for; ``m[k]`` is map ``m``'s value type."""
     if column in schema:
         return schema[column]
+    found = map_of(schema, column)
+    return found[1].children[1] if found else None
+
+
+def map_of(schema: Mapping[str, DataType], column: str) -> tuple[str, DataType] | None:
+    """For ``m[k]``, a value of map ``m`` in ``schema``: ``m`` and its type; else None."""
     if column.endswith("]"):  # a map's name or key may hold brackets: try every split
         for at in (i for i, ch in enumerate(column) if ch == "["):
             parent = schema.get(column[:at])
             if parent is not None and parent.root == "MAP":
-                return parent.children[1]
+                return column[:at], parent
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -22,7 +22,7 @@ from fileindex.arrow.types import conform
 from fileindex.container.writer import Entry, stream_container
 from fileindex.errors import UsageError
 from fileindex.indexes.registry import INDEX_TYPES
-from fileindex.types import DataType, column_type
+from fileindex.types import DataType, column_type, map_of
 from fileindex.writing.options import (
     FileIndexOptions,
     IndexRequest,
@@ -144,21 +144,34 @@ def refuse_unknown_override(reader, override: Mapping[str, DataType]) -> None:
                          f"(its columns: {', '.join(names)})")
 
 
-def imprecise_timestamps(reader, columns: Iterable[str], override: Mapping[str, DataType]) -> list[str]:
-    """Which of ``columns`` are timestamps typed from an ORC file, whose timestamps hold no precision (read as
-    TIMESTAMP(9)): a table's TIMESTAMP(p) is keyed by milliseconds for p <= 3 and microseconds for p <= 6,
-    so an index built or checked with the file's type answers for another type than the table's."""
+def imprecise_timestamps(reader, columns: Iterable[str], override: Mapping[str, DataType]) -> dict[str, str]:
+    """Which of ``columns`` (container columns: ``m[k]`` for a map's values) hold timestamps typed from an ORC
+    file, whose timestamps hold no precision (read as TIMESTAMP(9)): a table's TIMESTAMP(p) is keyed by
+    milliseconds for p <= 3 and microseconds for p <= 6, so an index built or checked with the file's type
+    answers for another type than the table's. Each with the ``--schema`` entry that would give it a table's
+    TIMESTAMP(3)."""
     if reader.format != "orc":
-        return []
-    names = reader.arrow_schema.names
-    return [name for name in columns if name in names and name not in override
-            and pa.types.is_timestamp(reader.arrow_schema.field(name).type)]
+        return {}
+    types = reader.types()
+    found = {}
+    for name in columns:
+        data_type = column_type(types, name)
+        if data_type is None or not data_type.is_timestamp or column_type(override, name) is not None:
+            continue
+        precise = replace(data_type, precision=3)
+        in_map = map_of(types, name)
+        if in_map is None:
+            found[name] = f"{name} {precise}"
+        else:  # --schema types the whole map
+            base, map_type = in_map
+            found[name] = f"{base} {replace(map_type, children=(map_type.children[0], precise))}"
+    return found
 
 
-def imprecise_timestamps_warning(command: str, columns: list[str]) -> str:
+def imprecise_timestamps_warning(command: str, columns: Mapping[str, str]) -> str:
     shown = ", ".join(columns) + (" is" if len(columns) == 1 else " are")
     return (f"fileindex {command}: ORC records no timestamp precision, so {shown} typed TIMESTAMP(9); "
-            f"for a Paimon table's file give its types, e.g. --schema \"{columns[0]} TIMESTAMP(3)\"")
+            f"for a Paimon table's file give its types, e.g. --schema \"{next(iter(columns.values()))}\"")
 
 
 def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType],

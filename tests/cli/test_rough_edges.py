@@ -253,3 +253,29 @@ def test_query_check_and_explain_flag_orc_timestamps_typed_from_the_data_file(ca
         assert "ts_milli" not in err
         main([*command, "--schema", "ts_sec TIMESTAMP(0)"])
         assert "no timestamp precision" not in capsys.readouterr().err
+
+
+def test_a_map_of_orc_timestamps_is_flagged_as_its_values_are_indexed(capsys, tmp_path):
+    """An index on a map's timestamp values (``m[k]``) keys them by the map's value type, which an ORC file
+    records without precision as well: build and query say so, with the --schema entry that types the map."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    data = tmp_path / "m.orc"
+    stamps = [[("k", dt.datetime(2026, 1, 1) + dt.timedelta(seconds=second))] for second in range(100)]
+    orc.write_table(pa.table({"m": pa.array(stamps, pa.map_(pa.string(), pa.timestamp("ms")))}), data)
+    typed = "m MAP<STRING, TIMESTAMP(3)>"
+    assert main(["build", str(data), "--option", "file-index.bloom-filter.columns=m[k]"]) == 0
+    err = capsys.readouterr().err
+    assert ('so m[k] is typed TIMESTAMP(9); for a Paimon table\'s file give its types, e.g. '
+            '--schema "m MAP<STRING NOT NULL, TIMESTAMP(3)>"') in err  # the map's key type as the file has it
+    assert main(["build", str(data), "--option", "file-index.bloom-filter.columns=m[k]", "--schema", typed]) == 0
+    assert "no timestamp precision" not in capsys.readouterr().err
+    query = ["query", f"{data}.index", "--where", "m['k'] = TIMESTAMP '2026-01-01 00:00:05'"]
+    main(query)  # typed from the data file beside the index: TIMESTAMP(9), another key than the index's
+    assert "so m[k] is typed TIMESTAMP(9)" in capsys.readouterr().err
+    main([*query, "--schema", typed])
+    captured = capsys.readouterr()
+    assert "no timestamp precision" not in captured.err and "REMAIN" in captured.out
