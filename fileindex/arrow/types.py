@@ -63,6 +63,22 @@ def schema_of(arrow_schema: pa.Schema, *, skip_untyped: bool = False) -> dict[st
     return schema
 
 
+def zoned_timestamps(arrow_type: pa.DataType) -> pa.DataType:
+    """``arrow_type`` with every timestamp that has no time zone (at any depth) in UTC."""
+    if pa.types.is_timestamp(arrow_type):
+        return arrow_type if arrow_type.tz else pa.timestamp(arrow_type.unit, tz="UTC")
+    if pa.types.is_map(arrow_type):
+        return pa.map_(arrow_type.key_field.with_type(zoned_timestamps(arrow_type.key_type)),
+                       arrow_type.item_field.with_type(zoned_timestamps(arrow_type.item_type)))
+    if pa.types.is_list(arrow_type):
+        return pa.list_(arrow_type.value_field.with_type(zoned_timestamps(arrow_type.value_type)))
+    if pa.types.is_large_list(arrow_type):
+        return pa.large_list(arrow_type.value_field.with_type(zoned_timestamps(arrow_type.value_type)))
+    if pa.types.is_struct(arrow_type):
+        return pa.struct([f.with_type(zoned_timestamps(f.type)) for f in arrow_type])
+    return arrow_type
+
+
 def arrow_type(data_type: DataType) -> pa.DataType:
     """The Arrow type this package writes for a Paimon type (the inverse of :func:`paimon_type`)."""
     root = data_type.root

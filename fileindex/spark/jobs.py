@@ -20,6 +20,7 @@ import pyarrow as pa
 from pyroaring import BitMap
 
 from fileindex.arrow.data_files import DataFileError, data_file_format
+from fileindex.arrow.types import schema_of, zoned_timestamps
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.parallel import for_each
@@ -164,7 +165,36 @@ def predicate_types(resolved: Inputs, tasks: list[DataFileTask]) -> dict[str, Da
         return resolved.table.schema.types()
     if not tasks:
         return {}
-    return tasks[0].open().types()
+    return schema_of(_spark_file_schema(tasks[0]), skip_untyped=True)
+
+
+def _spark_file_schema(task: DataFileTask) -> pa.Schema:
+    """A plain data file's Arrow schema as Spark's own reader types it: an ORC timestamp without a time zone
+    is Spark's TIMESTAMP (with local time zone), its wall clock read in the JVM's default time zone, which
+    ``pruned_scan`` requires to be UTC (``_require_utc_jvm``); Parquet's types are pyarrow's."""
+    reader = task.open()
+    if reader.format != "orc":
+        return reader.arrow_schema
+    return pa.schema([field.with_type(zoned_timestamps(field.type)) for field in reader.arrow_schema])
+
+
+def _require_utc_jvm(spark, tasks: list[DataFileTask], schema: pa.Schema) -> None:
+    """Refuse to scan plain ORC files holding timestamps unless the JVM's default time zone is UTC: Spark's
+    ORC reader makes their wall clock an instant in that zone, which the pruned scan reads as UTC."""
+    orc_files = [t for t in tasks if data_file_format(t.path) == "orc"]
+    if not orc_files:
+        return
+    zoned = [f.name for f in orc_files[0].open().arrow_schema
+             if f.name in schema.names and zoned_timestamps(f.type) != f.type]
+    if not zoned:
+        return
+    zone = spark.sparkContext._jvm.java.util.TimeZone.getDefault()
+    if zone.getRawOffset() == 0 and not zone.observesDaylightTime():
+        return
+    raise UsageError(f"{orc_files[0].name}: Spark reads the ORC timestamps of {', '.join(zoned)} in the JVM's "
+                     f"default time zone, {zone.getID()}, and the pruned scan reads them as UTC: start Spark "
+                     "with -Duser.timezone=UTC (spark.driver.extraJavaOptions and spark.executor.extraJavaOptions), "
+                     "or scan the Paimon table whose files they are")
 
 
 # ------------------------------------------------------------------------------------ build
@@ -277,6 +307,8 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
     predicate = parse_predicate(where, types)
     index_predicate = widen_signed_zeros(predicate, types)
     schema = read_schema(resolved, tasks, columns, predicate)
+    if resolved.table is None:
+        _require_utc_jvm(spark, tasks, schema)
     started = time.perf_counter()
     numbered = [_Numbered(i, t) for i, t in enumerate(tasks)]
     work = partial(_verdict_row, predicate=index_predicate, extended=extended)
@@ -362,7 +394,7 @@ def _scan_schema(resolved: Inputs, tasks: list[DataFileTask]) -> pa.Schema:
     """The result's Arrow schema: the table's current schema, or the first file's."""
     if not tasks and resolved.table is None:
         raise UsageError("no data file to scan")
-    return output_schema(resolved, None if resolved.table is not None else tasks[0].open().arrow_schema)
+    return output_schema(resolved, None if resolved.table is not None else _spark_file_schema(tasks[0]))
 
 
 def _read_job(spark, reads: list[tuple], schema: pa.Schema, predicate=None, types=None):
