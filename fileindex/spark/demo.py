@@ -166,8 +166,10 @@ def run_demo(spark, spec: DatasetSpec, folder: str, say=print) -> dict:
         report.pop("_frame").unpersist()
         report.update(purpose=purpose, where=where)
         figures["scans"].append(report)
+        found = report["result_rows"]
         say(f"  read {report['files_read']}/{report['files_total']} files, {report['rows_read']:,}/"
-            f"{report['rows_total']:,} rows -> {report['result_rows']} rows in {report['pruned_seconds']:.2f} s; "
+            f"{report['rows_total']:,} rows -> {found:,} {'row' if found == 1 else 'rows'} in "
+            f"{report['pruned_seconds']:.2f} s; "
             f"plain scan {report['plain_seconds']:.2f} s; pruned {speedup_text(report['speedup'])} (both warm); "
             f"{'identical' if report['identical'] else 'DIFFERENT'}")
     figures["seconds"] = time.perf_counter() - started

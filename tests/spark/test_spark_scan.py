@@ -201,6 +201,7 @@ def test_the_main_job_runs_on_a_small_dataset(spark, capsys):
     assert main(["demo", "--files", "4", "--rows", "3000"]) == 0
     captured = capsys.readouterr()
     assert captured.out.count("identical") == 4 and "0 violations" in captured.out
+    assert "-> 1 row in " in captured.out  # the one id
     # the demo narrates its steps; job progress summed over its build, verify and scans would overstate them
     assert "fileindex demo:" not in captured.err
 
