@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 _RAISED = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.*)$")
+_JAVA_CAUSE = re.compile(r"^Caused by: ")
 _OS_ERROR = re.compile(r"^\[Errno \d+\] (.+?): '(.+)'$")
 _OWN = "fileindex."
 
@@ -18,6 +19,8 @@ def first_cause(err: Exception) -> str:
     """The error the failed task raised (the last ``...Error: message`` line of Spark's report)."""
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
     raised = [line for line in lines if _RAISED.match(line)]
+    if not raised:  # an error of the JVM's own (a Java exception): its deepest cause
+        raised = [cause for line in lines if (cause := _JAVA_CAUSE.sub("", line)) != line and _RAISED.match(cause)]
     if not raised:
         return (lines[0] if lines else type(err).__name__)[:500]
     line = raised[-1]

@@ -34,3 +34,15 @@ def test_sidecars_beside_data_are_announced_and_the_ways_round_them_work(spark, 
                  "--master", "local[2,2]"]) == 0
     summary = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert summary["by_status"] == {"ok": 2} and summary["checks"] > 0
+
+
+def test_the_note_names_spark_s_orc_reader_for_orc_files(spark, tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.orc as orc
+
+    orc.write_table(pa.table({"id": list(range(50))}), tmp_path / "a.orc")
+    assert main(["spark", "build", str(tmp_path), "--option", "file-index.bloom-filter.columns=id",
+                 "--master", "local[2,2]"]) == 0
+    err = capsys.readouterr().err
+    assert 'spark.read.orc("folder/")' in err and '"*.orc"' in err and "parquet" not in err
+    assert spark.read.option("pathGlobFilter", "*.orc").orc(str(tmp_path)).count() == 50

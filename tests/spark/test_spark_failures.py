@@ -117,6 +117,20 @@ def test_first_cause_keeps_the_raised_line_without_our_module_path():
     assert first_cause(Exception("java.io.IOException: disk gone")) == "IOException: disk gone"
 
 
+def test_a_failure_of_spark_s_own_reader_is_told_by_its_deepest_java_cause():
+    """A Java exception in a task (Spark's ORC reader on a timestamp it cannot read) reaches Python as the
+    call that failed, its Java causes below: the line was the call (found by a new-user trial)."""
+    report = ("An error occurred while calling o75.collectToPython.\n"
+              ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 1.0 failed 1 "
+              "times, most recent failure: Lost task 0.0 in stage 1.0 (TID 1) (localhost executor driver): "
+              "java.lang.IllegalArgumentException: nanos > 999999999 or < 0\n\tat java.sql.Timestamp.setNanos\n"
+              "\nDriver stacktrace:\nCaused by: java.io.IOException: reading stripe 0\n\tat x\n"
+              "Caused by: java.lang.IllegalArgumentException: nanos > 999999999 or < 0\n\t... 1 more")
+    assert first_cause(Exception(report)) == "IllegalArgumentException: nanos > 999999999 or < 0"
+    assert first_cause(Exception("An error occurred while calling o1.count.\n\tat x")) == (
+        "An error occurred while calling o1.count.")  # no cause told: the call
+
+
 def test_progress_goes_to_stderr_and_json_stays_alone_on_stdout(tmp_path):
     write_dataset(tmp_path / "data", files=5, rows=2000)
     result = fileindex("spark", "verify", str(tmp_path / "data"), "--json", "--master", "local[2]")

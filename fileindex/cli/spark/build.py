@@ -9,10 +9,10 @@ from fileindex.cli import parse_key_values
 from fileindex.cli.spark import add_inputs_argument, session
 
 HELP = "build the index container of every data file (sidecars <file>.index, written atomically)"
-BESIDE_DATA_NOTE = ("fileindex spark build: note: {} sidecar(s) written beside their data files: "
-                    "spark.read.parquet(\"folder/\") reads every file of a folder and fails on the .index files; "
+BESIDE_DATA_NOTE = ("fileindex spark build: note: {count} sidecar(s) written beside their data files: "
+                    "spark.read.{format}(\"folder/\") reads every file of a folder and fails on the .index files; "
                     "build with --output-dir DIR and give spark scan/verify --index-dir DIR, or read the folder with "
-                    ".option(\"pathGlobFilter\", \"*.parquet\")")
+                    ".option(\"pathGlobFilter\", \"*.{format}\")")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fileindex.arrow.data_files import data_file_format
     from fileindex.pipeline.build import check_build_outputs
     from fileindex.pipeline.inputs import given_paths, resolve_inputs
     from fileindex.spark import build_indexes
@@ -48,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
     summary = {"files": len(rows), **counts, "bytes": sum(r["bytes"] or 0 for r in rows),
                "rows": sum(r["rows"] or 0 for r in rows)}
     if counts["written"] and not args.output_dir:
-        print(BESIDE_DATA_NOTE.format(counts["written"]), file=sys.stderr)
+        formats = {data_file_format(r["file"]) for r in rows if r["status"] == "written"}
+        print(BESIDE_DATA_NOTE.format(count=counts["written"], format="orc" if formats == {"orc"} else "parquet"),
+              file=sys.stderr)
     if args.json:
         print(json.dumps({"summary": summary}))
     else:
