@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 _RAISED = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.*)$")
-_JAVA_CAUSE = re.compile(r"^Caused by: ")
+_JAVA_CAUSE = "Caused by: "
 _OS_ERROR = re.compile(r"^\[Errno \d+\] (.+?): '(.+)'$")
 _OWN = "fileindex."
 
@@ -20,7 +20,8 @@ def first_cause(err: Exception) -> str:
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
     raised = [line for line in lines if _RAISED.match(line)]
     if not raised:  # an error of the JVM's own (a Java exception): its deepest cause
-        raised = [cause for line in lines if (cause := _JAVA_CAUSE.sub("", line)) != line and _RAISED.match(cause)]
+        causes = [line.removeprefix(_JAVA_CAUSE) for line in lines if line.startswith(_JAVA_CAUSE)]
+        raised = [cause for cause in causes if _RAISED.match(cause)]
     if not raised:
         return (lines[0] if lines else type(err).__name__)[:500]
     line = raised[-1]
