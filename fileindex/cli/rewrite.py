@@ -26,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compat", default="auto", metavar="FLOOR",
                         help="the oldest Paimon that must read the table: auto (default: from its manifests), "
                              "0.9, 1.0, 1.1, 1.3, or none (no check); indexes it cannot read are refused")
+    parser.add_argument("--allow-external-paths", action="store_true",
+                        help="rewrite data files under external paths (data-file.external-paths) too, writing their "
+                             "index files beside them, outside the table (refused by default)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would change per file (location, sizes, sidecar names); write nothing")
     parser.add_argument("--json", action="store_true", help="JSON lines: one object per data file, then a summary")
@@ -36,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = rewrite_file_index(args.table, partitions=args.partition, mode=args.mode, compat=args.compat,
-                                    dry_run=args.dry_run)
+                                    dry_run=args.dry_run, allow_external=args.allow_external_paths)
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     print_result(result, as_json=args.json)

@@ -132,6 +132,8 @@ def explain_table_file(args: argparse.Namespace) -> int:
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     label = table.relative(entry)
+    if entry.external_path:
+        print(f"fileindex {NAME}: {label}: a data file under an external path, outside the table", file=sys.stderr)
     if found is None:
         why = note or "Paimon wrote no index for it"
         return report_failure(NAME, UsageError(f"{label} has no index to explain: {why}"))
@@ -164,14 +166,15 @@ def print_indexes(table, *, as_json: bool) -> int:
 
     rows = list(index_listing(table))
     for row in rows:
+        file = f"{row['file']} (external path)" if row.get("external") else row["file"]
         if as_json:
             print(json.dumps(row, ensure_ascii=False))
         elif "column" in row:
             size = "empty" if row["empty"] else f"{row['payload_bytes']} B"
-            print(f"{row['file']}  {row['index']} v{row['version']} {row['container_bytes']} B  "
+            print(f"{file}  {row['index']} v{row['version']} {row['container_bytes']} B  "
                   f"{row['column']}:{row['index_type']} {size}")
         else:
-            print(f"{row['file']}  {row['index']}" + (f"  ({row['note']})" if row.get("note") else ""))
+            print(f"{file}  {row['index']}" + (f"  ({row['note']})" if row.get("note") else ""))
     files = len({row["file"] for row in rows})
     indexed = len({row["file"] for row in rows if "column" in row})
     if not as_json:

@@ -141,6 +141,7 @@ def _table_inputs(root: Path, snapshot: int | None, index_dir: str | None) -> In
     tasks = []
     for entry, vector in table.live():
         relative = table.relative(entry)
+        table.data_file_exists(entry, relative)  # (refuses a symlink out of the table)
         path = str(table.data_path(entry).resolve()) if entry.external_path else f"{real_root}/{relative}"
         size = entry.file_size if entry.file_size is not None else _size_or_zero(path)
         tasks.append(DataFileTask(path, relative, size, table, entry, vector, index_dir))

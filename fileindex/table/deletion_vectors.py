@@ -24,6 +24,7 @@ from fileindex.table.metadata import (
     reading,
     shown,
 )
+from fileindex.table.names import external_path, inside, local_external_path, plain_name
 
 MAGIC_32 = 1581511376
 MAGIC_64_BYTES = bytes.fromhex("d1d33964")
@@ -69,17 +70,19 @@ def deletion_vectors(root: Path, snapshot: Snapshot, schema: Schema) -> dict[tup
         where = f"{shown(root, manifest)} (index manifest) row {number}"
         if field_of(row, "_INDEX_TYPE", str, where) != "DELETION_VECTORS":
             continue
-        name = field_of(row, "_FILE_NAME", str, where)
+        name = plain_name(field_of(row, "_FILE_NAME", str, where), where, "_FILE_NAME")
         bucket = field_of(row, "_BUCKET", int, where)
         external = field_of(row, "_EXTERNAL_PATH", str, where, optional=True)
         if external:
-            path = Path(external)
+            path = Path(external_path(external, where, "_EXTERNAL_PATH"))
         elif in_data_dir:
-            path = root / f"bucket-{bucket}" / name
+            path = inside(root, root / f"bucket-{bucket}" / name, "deletion-vector index file")
         else:
-            path = root / "index" / name
+            path = inside(root, root / "index" / name, "deletion-vector index file")
         problem = ""
         try:
+            if external:  # (storage this reader cannot open leaves the file's deleted rows unknown)
+                path = local_external_path(external)
             with reading(root, path, "deletion-vector index file"):
                 data = path.read_bytes()
             if not data or data[0] != 1:
@@ -89,7 +92,7 @@ def deletion_vectors(root: Path, snapshot: Snapshot, schema: Schema) -> dict[tup
             data, problem = b"", str(err)
         partition = bytes(field_of(row, "_PARTITION", (bytes, bytearray), where))
         for entry in field_of(row, "_DELETIONS_VECTORS_RANGES", list, where, optional=True) or ():
-            file_name = field_of(entry, "f0", str, f"{where} ranges")
+            file_name = plain_name(field_of(entry, "f0", str, f"{where} ranges"), f"{where} ranges", "f0")
             rows, why = None, problem
             if not why:
                 try:

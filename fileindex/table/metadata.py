@@ -8,8 +8,10 @@ never by listing directories.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -18,21 +20,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from fileindex.errors import FileIndexError, UsageError
+from fileindex.errors import UsageError
 from fileindex.memo import BoundedMemo, collection_paused, file_identity
+from fileindex.table.avro_blocks import budget_for, uncompressed_container
+from fileindex.table.errors import TableError
+from fileindex.table.names import external_path, inside, local_external_path, plain_name
 from fileindex.table.orc_helper import orc_rows
 from fileindex.types import DataType, parse_type
 
 
 T = TypeVar("T")
-
-
-class TableError(FileIndexError):
-    """Table metadata that is missing, unreadable or does not follow Paimon's layout.
-
-    The message names the file (relative to the table root), what it was read as (snapshot, schema,
-    manifest list, manifest, index manifest, deletion-vector index file) and, where known, the field.
-    """
 
 
 class TableHintWarning(UserWarning):
@@ -75,13 +72,15 @@ def read_rows_and_schema(path: Path, kind: str = "manifest", root: Path | None =
     root = root or path.parent.parent
     schema = None
     with reading(root, path, kind):
+        size = regular_file(root, path, kind)
         with open(path, "rb") as file:
             magic = file.read(4)
             file.seek(0)
             if magic == b"Obj\x01":
                 import fastavro
 
-                reader = fastavro.reader(file)
+                reader = fastavro.reader(io.BytesIO(uncompressed_container(file.read(),
+                                                                           f"{shown(root, path)} ({kind})")))
                 schema = reader.writer_schema
                 rows: list[Any] = list(reader)
             elif magic[:3] == b"ORC":
@@ -89,7 +88,12 @@ def read_rows_and_schema(path: Path, kind: str = "manifest", root: Path | None =
             elif magic == b"PAR1":
                 import pyarrow.parquet
 
-                rows = pyarrow.parquet.read_table(file).to_pylist()
+                parquet = pyarrow.parquet.ParquetFile(file)
+                expanded = sum(parquet.metadata.row_group(i).total_byte_size for i in range(parquet.num_row_groups))
+                if expanded > budget_for(size) or parquet.metadata.num_rows > size:
+                    raise TableError(f"{shown(root, path)} ({kind}): {parquet.metadata.num_rows} rows of {expanded} "
+                                     f"bytes in a {size}-byte file: more than a Paimon writer makes")
+                rows = parquet.read().to_pylist()
             else:
                 raise TableError(f"{shown(root, path)} ({kind}): not an Avro, ORC or Parquet file (magic {magic!r})")
     if not all(isinstance(row, dict) for row in rows):
@@ -112,8 +116,23 @@ def not_a_table(root: Path, missing: str) -> UsageError:
     return UsageError(f"{root}: {missing}: not a Paimon table root (the folder holding schema/ and snapshot/)")
 
 
+MAX_JSON_BYTES = 64 << 20  # a snapshot or schema file: Java's largest are a few hundred KiB
+
+
+def regular_file(root: Path, path: Path, kind: str) -> int:
+    """The size of the metadata file at ``path``, a regular file inside the table (after symlinks)."""
+    inside(root, path, f"{shown(root, path)} ({kind})")
+    size = os.stat(path)
+    if not stat.S_ISREG(size.st_mode):
+        raise TableError(f"{shown(root, path)} ({kind}): not a regular file")
+    return size.st_size
+
+
 def read_json(root: Path, path: Path, kind: str) -> dict:
     with reading(root, path, kind):
+        if regular_file(root, path, kind) > MAX_JSON_BYTES:
+            raise TableError(f"{shown(root, path)} ({kind}): larger than {MAX_JSON_BYTES >> 20} MiB, which no "
+                             "Paimon writer makes")
         data = json.loads(path.read_bytes())
     if not isinstance(data, dict):
         raise TableError(f"{shown(root, path)} ({kind}): not a JSON object")
@@ -149,6 +168,7 @@ class Snapshot:
     delta_manifest_list: str
     index_manifest: str | None
     file: str = ""  # where it was read from, relative to the table root
+    changelog_manifest_list: str | None = None
 
 
 def _snapshot_ids(folder: Path) -> list[int]:
@@ -196,9 +216,19 @@ def read_snapshot(root: Path, path: Path) -> Snapshot:
     """A snapshot file, or a tag file (a snapshot under a name)."""
     data = read_json(root, path, "snapshot")
     where = f"{shown(root, path)} (snapshot)"
+    names = {key: plain_name(field_of(data, key, str, where), where, key) for key in SNAPSHOT_LISTS}
+    optional = {}
+    for key in SNAPSHOT_OPTIONAL_NAMES:
+        name = field_of(data, key, str, where, optional=True)
+        optional[key] = None if name is None else plain_name(name, where, key)
     return Snapshot(field_of(data, "id", int, where), field_of(data, "schemaId", int, where),
-                    field_of(data, "baseManifestList", str, where), field_of(data, "deltaManifestList", str, where),
-                    field_of(data, "indexManifest", str, where, optional=True), shown(root, path))
+                    names["baseManifestList"], names["deltaManifestList"], optional["indexManifest"],
+                    shown(root, path), optional["changelogManifestList"])
+
+
+# the files a snapshot names, each under manifest/ (statistics: statistics/)
+SNAPSHOT_LISTS = ("baseManifestList", "deltaManifestList")
+SNAPSHOT_OPTIONAL_NAMES = ("indexManifest", "changelogManifestList", "statistics")
 
 
 @dataclass(frozen=True)
@@ -249,7 +279,7 @@ def json_type(value) -> DataType:
 
 def load_schema(root: Path, schema_id: int) -> Schema:
     path = root / "schema" / f"schema-{schema_id}"
-    if not path.is_file():
+    if not path.exists():
         raise TableError(f"schema/schema-{schema_id} (schema): the file is missing")
     data = read_json(root, path, "schema")
     where = f"{shown(root, path)} (schema)"
@@ -341,6 +371,8 @@ _FILE_NAMES = tuple(f.name for f in MANIFEST_FIELDS if f.in_file)
 _NORMALS = tuple((i, f.normal) for i, f in enumerate(MANIFEST_FIELDS) if f.normal is not None)
 _LISTS = tuple(i for i, f in enumerate(MANIFEST_FIELDS) if f.python is list)
 _ROW_COUNT = _FILE_NAMES.index("_ROW_COUNT") + len(_ENTRY_NAMES)  # (the entry's own fields come first)
+_NAME, _EXTRA, _EXTERNAL = (_FILE_NAMES.index(name) + len(_ENTRY_NAMES)
+                            for name in ("_FILE_NAME", "_EXTRA_FILES", "_EXTERNAL_PATH"))
 
 
 def _data_file(row: dict, where: str, typed: bool = False) -> DataFile:
@@ -360,6 +392,11 @@ def _data_file(row: dict, where: str, typed: bool = False) -> DataFile:
             raise TableError(f"{at}: _EXTRA_FILES and _WRITE_COLS hold file and column names")
     if values[_ROW_COUNT] < 0:
         raise TableError(f"{where} _FILE: _ROW_COUNT is {values[_ROW_COUNT]}")
+    plain_name(values[_NAME], f"{where} _FILE", "_FILE_NAME")
+    for name in values[_EXTRA] or ():
+        plain_name(name, f"{where} _FILE", "_EXTRA_FILES entry")
+    if values[_EXTERNAL] is not None:
+        external_path(values[_EXTERNAL], f"{where} _FILE", "_EXTERNAL_PATH")
     for i, normal in _NORMALS:
         values[i] = normal(values[i])
     return DataFile(*values)
@@ -472,9 +509,17 @@ def _manifests(root: Path, snapshot: Snapshot) -> list[tuple[Path, str]]:
 
 
 def _manifest_names(root: Path, path: Path, snapshot: Snapshot) -> tuple[str, ...]:
-    rows = read_rows(path, f"manifest list named by {snapshot.file}", root)
-    return tuple(field_of(row, "_FILE_NAME", str, f"{shown(root, path)} (manifest list) row {number}")
-                 for number, row in enumerate(rows))
+    return manifest_list_names(root, path, f"manifest list named by {snapshot.file}")
+
+
+def manifest_list_names(root: Path, path: Path, kind: str = "manifest list") -> tuple[str, ...]:
+    """The manifests a manifest list names, each a plain name (under manifest/)."""
+    rows = read_rows(path, kind, root)
+    names = []
+    for number, row in enumerate(rows):
+        where = f"{shown(root, path)} (manifest list) row {number}"
+        names.append(plain_name(field_of(row, "_FILE_NAME", str, where), where, "_FILE_NAME"))
+    return tuple(names)
 
 
 def manifest_entries(root: Path, path: Path, listed_in: str) -> tuple[tuple[int, DataFile], ...]:
@@ -504,7 +549,7 @@ def _decode_manifest(root: Path, path: Path, listed_in: str) -> list[tuple[int, 
 
 def data_file_path(root: Path, schema: Schema, entry: DataFile) -> Path:
     if entry.external_path:
-        return Path(entry.external_path.removeprefix("file:"))
+        return local_external_path(entry.external_path)
     return bucket_dir(root, schema, entry) / entry.file_name
 
 

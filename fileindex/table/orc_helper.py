@@ -128,7 +128,10 @@ def _answer(path: str):
     import pyarrow.orc
 
     try:
-        return "ok", pyarrow.orc.ORCFile(path).read().to_pylist()
+        orc = pyarrow.orc.ORCFile(path)
+        if orc.nrows > os.path.getsize(path):  # every metadata row names a file: none takes under a byte
+            return "error", ValueError(f"the file claims {orc.nrows} rows in {os.path.getsize(path)} bytes")
+        return "ok", orc.read().to_pylist()
     except Exception as err:  # returned to the caller, whose boundary turns it into a TableError
         try:
             pickle.dumps(err)

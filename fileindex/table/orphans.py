@@ -9,46 +9,46 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fileindex.java.binary_row import partition_path
-from fileindex.table.metadata import load_schema, read_json, read_rows, shown
+from fileindex.table.metadata import (
+    bucket_dir,
+    load_schema,
+    local_external_path,
+    manifest_entries,
+    manifest_list_names,
+    read_snapshot,
+)
+from fileindex.table.errors import TableError
 from fileindex.table.options_alter import latest_schema_id
-
-SNAPSHOT_LISTS = ("baseManifestList", "deltaManifestList", "changelogManifestList")
 
 
 def _named(root: Path) -> set[Path]:
     named: set[Path] = set()
-    manifests: set[str] = set()
+    manifests: dict[str, str] = {}  # name -> the manifest list naming it
     for path in sorted(root.glob("snapshot/snapshot-*")) + sorted(root.glob("tag/tag-*")):
         if not path.is_file():
             continue
-        snapshot = read_json(root, path, "snapshot")
-        for key in SNAPSHOT_LISTS:
-            listing = snapshot.get(key)
-            if isinstance(listing, str):
+        snapshot = read_snapshot(root, path)
+        for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list, snapshot.changelog_manifest_list):
+            if listing is not None:
                 named.add(root / "manifest" / listing)
-                manifests.update(row["_FILE_NAME"] for row in
-                                 read_rows(root / "manifest" / listing, f"manifest list named by {shown(root, path)}",
-                                           root))
-        if isinstance(snapshot.get("indexManifest"), str):
-            named.add(root / "manifest" / snapshot["indexManifest"])
+                for name in manifest_list_names(root, root / "manifest" / listing,
+                                                f"manifest list named by {snapshot.file}"):
+                    manifests.setdefault(name, f"manifest/{listing}")
+        if snapshot.index_manifest is not None:
+            named.add(root / "manifest" / snapshot.index_manifest)
     schema = load_schema(root, latest_schema_id(root))
-    folders: dict[tuple, Path] = {}
-    for manifest in manifests:
+    for manifest, listed_in in manifests.items():
         path = root / "manifest" / manifest
         named.add(path)
-        for row in read_rows(path, "manifest", root):
-            meta = row["_FILE"]
-            external = meta.get("_EXTERNAL_PATH")
-            if external:
-                folder = Path(external.removeprefix("file:")).parent
+        for _, entry in manifest_entries(root, path, listed_in):
+            if entry.external_path:  # (a file on storage this reader cannot list cannot be an orphan here)
+                try:
+                    folder = local_external_path(entry.external_path).parent
+                except TableError:
+                    continue
             else:
-                partition, bucket = row["_PARTITION"], row["_BUCKET"]
-                if (partition, bucket) not in folders:
-                    prefix = partition_path(partition, schema) + "/" if schema.partition_keys else ""
-                    folders[(partition, bucket)] = root / f"{prefix}bucket-{bucket}"
-                folder = folders[(partition, bucket)]
-            named.update(folder / name for name in meta.get("_EXTRA_FILES") or ())
+                folder = bucket_dir(root, schema, entry)
+            named.update(folder / name for name in entry.extra_files)
     return named
 
 

@@ -68,11 +68,11 @@ def commit_rewrite(plan: RewritePlan, changes: list[FileChange], *, dry_run: boo
 
 def rewrite_file_index(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
                        compat: str = "auto", dry_run: bool = False, max_attempts: int = 10,
-                       hook: Callable[[str], None] = lambda stage: None) -> RewriteResult:
+                       hook: Callable[[str], None] = lambda stage: None, allow_external: bool = False) -> RewriteResult:
     """Rebuild the indexes of the table's live files (of ``partitions``, ``k=v[,k=v][;…]``) from its
     current options and commit them; ``hook(stage)`` is called before "sidecars", "manifests",
     "snapshot" (the link) and "latest" (tests inject failures there)."""
-    plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat)
+    plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat, allow_external=allow_external)
     changes: list[FileChange] = []
     try:
         hook("sidecars")

@@ -30,6 +30,7 @@ from fileindex.table.metadata import (
     live_entries,
     load_schema,
 )
+from fileindex.table.names import inside
 from fileindex.table.options_alter import latest_schema_id
 from fileindex.types import DataType
 from fileindex.writing.atomic import write_atomically
@@ -88,11 +89,13 @@ class FileJob:
 
     name: str  # as reported: relative to the table root, or the external path
     data_path: str
+    table_root: str
     row: dict  # the live ADD entry as the manifest holds it
     identifier: tuple
     options: dict  # the table's options, in the file's column names, as the floor can read them
     types: dict  # the file's schema: column name -> DataType
     threshold: int
+    external: bool = False  # the data file lies under an external path (its sidecar would be written there)
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
     elif container is not None:
         previous = old_sidecars[-1] if old_sidecars else None
         if previous is not None and meta.get("_EMBEDDED_FILE_INDEX") is None and len(old_sidecars) == 1 \
-                and _same_bytes(folder / previous, container):
+                and _same_bytes(folder / previous, container, job):
             sidecar = previous  # the same index already: nothing to do (Java would write it again)
         else:
             sidecar = next_sidecar_name(previous, meta["_FILE_NAME"])
@@ -164,7 +167,7 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                 if dry_run:
                     if not (folder / sidecar).exists():
                         break
-                elif write_atomically(folder / sidecar, container, overwrite=False, before_rename=before_rename):
+                elif _write_sidecar(job, folder / sidecar, container, before_rename):
                     written = str(folder / sidecar)
                     break
                 sidecar = next_sidecar_name(sidecar, meta["_FILE_NAME"])
@@ -190,11 +193,23 @@ def _advice(container: bytes, data_bytes: int) -> tuple[str, ...]:
                      for a in advise_container(opened, data_bytes=data_bytes))
 
 
-def _same_bytes(path: Path, data: bytes) -> bool:
+def _same_bytes(path: Path, data: bytes, job: FileJob) -> bool:
+    if not job.external:
+        inside(job.table_root, path, "index file")
     try:
         return path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
         return False
+
+
+def _write_sidecar(job: FileJob, path: Path, data: bytes, before_rename: Callable[[Path], None] | None) -> bool:
+    """``write_atomically`` of a new sidecar (False: the name is taken), inside the table unless external."""
+    if not job.external:
+        inside(job.table_root, path.parent, "the data file's folder")
+    try:
+        return write_atomically(path, data, overwrite=False, before_rename=before_rename)
+    except OSError as err:
+        raise TableError(f"{job.name}: cannot write its index file {path.name}: {err.strerror or err}") from None
 
 
 # ------------------------------------------------------------------------------------- planning
@@ -239,15 +254,15 @@ def check_scope(root: str | Path, schema: Schema) -> None:
 def manifest_shapes(root: Path, snapshot):
     """(a manifest's shape, the delta list's shape) of the snapshot: the widest its writer used."""
     from fileindex.table.manifest_writer import shape_of
-    from fileindex.table.metadata import read_rows
+    from fileindex.table.metadata import manifest_list_names
 
     list_path = root / "manifest" / snapshot.delta_manifest_list
     list_shape = shape_of(root, list_path, "manifest list")
     entry_shape = None
     for listing in (snapshot.delta_manifest_list, snapshot.base_manifest_list):
-        rows = read_rows(root / "manifest" / listing, "manifest list", root)
-        if rows:
-            entry_shape = shape_of(root, root / "manifest" / rows[-1]["_FILE_NAME"], "manifest")
+        names = manifest_list_names(root, root / "manifest" / listing)
+        if names:
+            entry_shape = shape_of(root, root / "manifest" / names[-1], "manifest")
             break
     return entry_shape, list_shape
 
@@ -281,7 +296,9 @@ def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] 
 
 
 def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
-                 compat: str = "auto") -> RewritePlan:
+                 compat: str = "auto", allow_external: bool = False) -> RewritePlan:
+    """The table's live files to rewrite, each a picklable job. Files under external paths are refused
+    unless ``allow_external``: their new sidecars would be written there, outside the table."""
     from fileindex.table.metadata import load_snapshot
     from fileindex.table.scan import PaimonTable
 
@@ -304,6 +321,8 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     options = readable_options(schema.options, floor)
     threshold_text = schema.options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
+    for folder in ("manifest", "snapshot"):  # where the commit writes
+        inside(table_root, table_root / folder, f"{folder}/")
     table = PaimonTable(table_root, None)
     specs = parse_partitions(partitions, schema)
     plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen)
@@ -312,8 +331,14 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
             continue
         data = table.data_schema(entry)
         file_options = options_for_file(options, schema, data)
-        plan.jobs.append(FileJob(table.relative(entry), str(data_file_path(table_root, schema, entry)), row,
-                                 entry.identifier, file_options, data.types(), threshold))
+        name, path = table.relative(entry), data_file_path(table_root, schema, entry)
+        if not entry.external_path:
+            inside(table_root, path, "data file")
+        elif not allow_external:
+            raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
+                             "its index file beside it; pass --allow-external-paths to write there")
+        plan.jobs.append(FileJob(name, str(path), str(table_root), row, entry.identifier, file_options, data.types(),
+                                 threshold, bool(entry.external_path)))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
         field_stats([plan.jobs[0].row["_PARTITION"]], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan

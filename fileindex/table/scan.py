@@ -37,6 +37,7 @@ from fileindex.table.metadata import (
     load_schema,
     load_snapshot,
 )
+from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside
 
 MAX_INDEXED_ROWS = 2**31 - 1
 
@@ -146,10 +147,13 @@ class PaimonTable:
         return f"{self._bucket_folder(entry)}/{entry.file_name}"
 
     def _bucket_folder(self, entry: DataFile) -> str:
-        """The bucket's folder relative to the root (decoding a partition once per plan, not per file)."""
+        """The bucket's folder relative to the root (decoding a partition once per plan, not per file),
+        checked to lie inside the root after symlinks."""
         key = ("bucket", entry.partition, entry.bucket)
         if key not in self._memo:
-            self._memo[key] = str(bucket_dir(self.root, self.schema, entry).relative_to(self.root))
+            folder = bucket_dir(self.root, self.schema, entry)
+            inside(self.root, folder, "the bucket folder")
+            self._memo[key] = str(folder.relative_to(self.root))
         return self._memo[key]
 
     def data_path(self, entry: DataFile) -> Path:
@@ -166,22 +170,32 @@ class PaimonTable:
             root = self._memo["root"] = os.fspath(self.root)
         return os.path.join(root, relative if relative is not None else self.relative(entry))
 
-    def _data_file_exists(self, entry: DataFile, relative: str) -> bool:
+    def data_file_exists(self, entry: DataFile, relative: str) -> bool:
         """Whether the data file is a file: its bucket's folder is listed once per table object (a stat
-        per file was a planning cost), an external path stat'ed."""
+        per file was a planning cost), an external path stat'ed. A symlink out of the table is refused."""
         if entry.external_path:
-            return os.path.isfile(self._data_file_text(entry, relative))
+            return external_scheme(entry.external_path) in READABLE_SCHEMES and \
+                os.path.isfile(self._data_file_text(entry, relative))
+        files, links = self._listing(entry)
+        if entry.file_name in links:
+            inside(self.root, os.path.join(os.path.dirname(self._data_file_text(entry, relative)), entry.file_name),
+                   "data file")
+        return entry.file_name in files
+
+    def _listing(self, entry: DataFile) -> tuple[frozenset[str], frozenset[str]]:
+        """(the files, the symlinks) in the entry's bucket folder, listed once per table object."""
         folder = self._bucket_folder(entry)
         key = ("files", folder)
-        names = self._memo.get(key)
-        if names is None:
+        listing = self._memo.get(key)
+        if listing is None:
             try:
                 with os.scandir(self._data_file_text(entry, folder)) as found:
-                    names = frozenset(item.name for item in found if item.is_file())
+                    items = [(item.name, item.is_file(), item.is_symlink()) for item in found]
             except OSError:
-                names = frozenset()
-            self._memo[key] = names
-        return entry.file_name in names
+                items = []
+            listing = self._memo[key] = (frozenset(name for name, is_file, _ in items if is_file),
+                                         frozenset(name for name, _, is_link in items if is_link))
+        return listing
 
     def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
@@ -197,7 +211,12 @@ class PaimonTable:
             return "none", None, ""
         if len(names) > 1:
             return "sidecar", None, f"more than one index file for one data file ({', '.join(names)}), as Java refuses"
+        scheme = external_scheme(entry.external_path) if entry.external_path else ""
+        if scheme not in READABLE_SCHEMES:
+            return "sidecar", None, f"index file is on {scheme}:// storage, not readable here"
         path = os.path.join(os.path.dirname(self._data_file_text(entry)), names[0])
+        if not entry.external_path and names[0] in self._listing(entry)[1]:
+            inside(self.root, path, "index file")
         if not os.path.isfile(path):
             return "sidecar", None, f"index file {os.path.basename(path)} is missing"
         return "sidecar", path, ""
@@ -275,10 +294,9 @@ class PaimonTable:
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
-        if not self._data_file_exists(entry, relative):
+        if not self.data_file_exists(entry, relative):
             where, _ = self._evaluate(entry, [], extended)
-            return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, "data file is missing")
-                         for _ in predicates)
+            return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, missing_note(entry)) for _ in predicates)
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
             where, ((_, note),) = self._evaluate(entry, [None], extended)
             problem = vector.problem if vector is not None else None
@@ -324,6 +342,13 @@ class PaimonTable:
                     note = note or ("group of files kept" if group_kept else "a newer file's index skips the group")
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
                                       REMAIN if group_kept else SKIP, note)
+
+
+def missing_note(entry: DataFile) -> str:
+    """Why a data file cannot be read, as a verdict's note."""
+    if entry.external_path and external_scheme(entry.external_path) not in READABLE_SCHEMES:
+        return f"data file is on {external_scheme(entry.external_path)}:// storage, not readable here"
+    return "data file is missing"
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -374,6 +399,8 @@ def index_listing(table: PaimonTable) -> Iterator[dict]:
     Only container heads (version 1) or trailers and footers (version 2) are read."""
     for entry, _ in table.live():
         row = {"file": table.relative(entry), "bucket": entry.bucket, "row_count": entry.row_count}
+        if entry.external_path:
+            row["external"] = True  # (the file and its sidecar lie under an external path, outside the table)
         try:
             where, container, note = table.container(entry)
         except (FileIndexError, OSError) as err:

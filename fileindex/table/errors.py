@@ -1,0 +1,16 @@
+"""The table layer's errors (the package's tree is ``fileindex.errors``)."""
+from __future__ import annotations
+
+from fileindex.errors import FileIndexError
+
+
+class TableError(FileIndexError):
+    """Table metadata that is missing, unreadable or does not follow Paimon's layout.
+
+    The message names the file (relative to the table root), what it was read as (snapshot, schema,
+    manifest list, manifest, index manifest, deletion-vector index file) and, where known, the field.
+    """
+
+
+class UnsafeNameError(TableError):
+    """A name in a table's metadata that would lead a read or a write outside the table's folders."""
