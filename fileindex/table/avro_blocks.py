@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import bz2
 import lzma
+import sys
 import zlib
 
-from backports import zstd
+if sys.version_info >= (3, 14):
+    from compression import zstd
+else:
+    from backports import zstd
 
 from fileindex.table.errors import TableError
 
