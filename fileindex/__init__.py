@@ -8,7 +8,7 @@ The public API, importable from here (loaded on first use, so ``import fileindex
 * predicates: :func:`parse_schema`, :func:`parse_type`, :func:`parse_predicate`,
   :class:`FileIndexEvaluator`, and the answers :data:`REMAIN`, :data:`SKIP`, :class:`Rows`;
 * building: :func:`build_data_file_index`, :func:`parse_options`;
-* tables: :class:`PaimonTable`;
+* tables: :class:`PaimonTable` (planning, and reading rows with ``scan``: a :class:`TableScan`);
 * errors: :mod:`fileindex.errors` (everything raised on purpose derives from ``FileIndexError``).
 
 The layers, each a subpackage that imports only from those below it (``tests/test_layers.py``):
@@ -26,7 +26,7 @@ _API = {
     "parse_schema": "fileindex.types", "parse_type": "fileindex.types",
     "parse_predicate": "fileindex.predicate.parser", "FileIndexEvaluator": "fileindex.predicate.evaluation",
     "build_data_file_index": "fileindex.writing.data_file", "parse_options": "fileindex.writing.options",
-    "PaimonTable": "fileindex.table.scan",
+    "PaimonTable": "fileindex.pipeline.table_read", "TableScan": "fileindex.pipeline.table_read",
 }
 __all__ = sorted(_API)
 

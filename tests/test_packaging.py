@@ -103,7 +103,9 @@ def test_without_a_c_compiler_the_wheel_builds_and_falls_back(tmp_path):
 
 def _declared() -> tuple[dict, list]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return project, [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["spark"]]
+    extras = project["optional-dependencies"]
+    return project, [Requirement(r) for r in project["dependencies"] + extras["spark"] + extras["duckdb"]
+                     + extras["polars"]]
 
 
 def _pins(name: str) -> dict[str, Version]:

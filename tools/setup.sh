@@ -4,7 +4,8 @@
 #   bash tools/setup.sh          .venv with the package and pyspark (the CLI and the main job, `fileindex demo`),
 #                                and a Java runtime from Debian if none is installed (Spark runs on it)
 #   bash tools/setup.sh --test   also the test dependencies (pyspark too: its Hadoop jars let Java Paimon
-#                                write live tables), the pinned Kaitai compiler (npm ci)
+#                                write live tables; duckdb and polars, which the table reader's tests run), the
+#                                pinned Kaitai compiler (npm ci)
 #                                Graphviz, a JDK and Chromium for the docs' browser tests (apt), and the Java Paimon 0.9.0 oracle jar (a
 #                                hash-pinned pip download): what the spec and Java tests need
 set -euo pipefail
@@ -24,7 +25,7 @@ apt_install() {  # Debian packages for the commands that are missing: apt_instal
 }
 
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[test,spark]"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[test,spark,duckdb,polars]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
   .venv/bin/python tools/fetch_java_oracle.py
   apt_install dot:graphviz javac:openjdk-17-jdk-headless chromium:chromium

@@ -12,7 +12,7 @@ import warnings
 
 from fileindex import __version__
 
-COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "rewrite", "conformance", "kit",
+COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance", "kit",
             "spark", "demo", "samples")
 
 

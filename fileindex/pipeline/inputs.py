@@ -136,7 +136,11 @@ def resolve_inputs(inputs: list[str], *, snapshot: int | None = None, index_dir:
 
 
 def _table_inputs(root: Path, snapshot: int | None, index_dir: str | None) -> Inputs:
-    table = PaimonTable(root, snapshot)
+    return table_inputs(PaimonTable(root, snapshot), index_dir)
+
+
+def table_inputs(table: PaimonTable, index_dir: str | None = None) -> Inputs:
+    """A task per live data file of the table's snapshot."""
     real_root = str(table.root.resolve())  # once: resolving every file's path took a tenth of planning
     tasks = []
     for entry, vector in table.live():

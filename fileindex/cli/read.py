@@ -1,0 +1,159 @@
+"""``fileindex read TABLE_PATH [--where EXPR] [--select a,b] [--limit N]``: a Paimon table's rows, pruned by
+partition, file index and deletion vectors and filtered exactly (``PaimonTable.scan``)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from fileindex.cli import HANDLED, pad, report_failure
+from fileindex.errors import UsageError
+
+NAME = "read"
+HELP = ("read a Paimon table's rows, pruned by its partitions, file indexes and deletion vectors and filtered "
+        "exactly: printed, or written to a Parquet, CSV or JSON-lines file")
+SHOWN_ROWS = 20
+FORMATS = (".parquet", ".csv", ".jsonl")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
+    parser.add_argument("--where", metavar="EXPR", help="a predicate over the table's columns (default: every row)")
+    parser.add_argument("--select", metavar="COLUMNS", help="the columns to read, comma-separated (default: all)")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help=f"at most N rows (default: all; printed: the first {SHOWN_ROWS} unless --limit)")
+    parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
+    parser.add_argument("--output", metavar="FILE",
+                        help="write the rows to FILE instead: .parquet, .csv or .jsonl (a new file, written whole)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --output file")
+    parser.add_argument("--explain", action="store_true",
+                        help="print the pruning funnel (stages, and per data file what is read and why) instead")
+    parser.add_argument("--json", action="store_true",
+                        help="JSON lines: one object per row (with --explain: the funnel)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from fileindex.pipeline.table_read import PaimonTable
+
+    try:
+        if args.output:
+            check_output_file(args.output, args.table, overwrite=args.overwrite)
+        table = PaimonTable(args.table, args.snapshot)
+        columns = [c.strip() for c in args.select.split(",")] if args.select is not None else None
+        limit = args.limit if args.limit is not None or args.output or args.explain or args.json else SHOWN_ROWS + 1
+        scan = table.scan(args.where, columns, limit)
+        if args.explain:
+            explained = scan.explain()
+            print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
+            return 0
+        if args.output:
+            rows = write_rows(scan, args.output)
+            print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
+            return 0
+        print_rows(scan, as_json=args.json, limited=args.limit is not None)
+    except HANDLED as err:
+        return report_failure(NAME, err, args.table)
+    return 0
+
+
+def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
+    """Refuse an output inside the table (or holding it), a folder, or an existing file unless ``overwrite``."""
+    from fileindex.writing.outputs import check_apart
+
+    if not output.endswith(FORMATS):
+        raise UsageError(f"--output {output}: name a .parquet, .csv or .jsonl file")
+    check_apart(output, [table], what="--output")
+    target = Path(output)
+    if target.is_symlink() or target.is_dir():
+        raise UsageError(f"--output {output} is a {'symlink' if target.is_symlink() else 'folder'}: name a file")
+    if target.exists() and not overwrite:
+        raise UsageError(f"--output {output} exists; pass --overwrite to replace it, or choose another name")
+    if not target.parent.is_dir():
+        raise UsageError(f"--output {output}: no folder {target.parent}")
+
+
+class Progress:
+    """Rows read so far on stderr, once a read has taken a second."""
+
+    def __init__(self):
+        self.started = self.shown = time.perf_counter()
+        self.rows = 0
+        self.printed = False
+
+    def add(self, rows: int) -> None:
+        self.rows += rows
+        now = time.perf_counter()
+        if now - self.started > 1 and now - self.shown > 1:
+            print(f"\rfileindex {NAME}: {self.rows:,} rows read", end="", file=sys.stderr, flush=True)
+            self.shown, self.printed = now, True
+
+    def done(self) -> None:
+        if self.printed:
+            print(file=sys.stderr)
+
+
+def write_rows(scan, output: str) -> int:
+    """Stream the scan into ``output`` under a temporary name, renamed into place when complete."""
+    import pyarrow.csv
+    import pyarrow.parquet
+
+    target = Path(output)
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    progress = Progress()
+    try:
+        with open(temporary, "wb") as out:
+            if output.endswith(".parquet"):
+                writer = pyarrow.parquet.ParquetWriter(out, scan.schema)
+            elif output.endswith(".csv"):
+                writer = pyarrow.csv.CSVWriter(out, scan.schema)
+            else:
+                writer = None
+            for batch in scan.to_batches():
+                if writer is not None:
+                    writer.write_batch(batch)
+                else:
+                    out.write("".join(json.dumps(row, ensure_ascii=False, default=str) + "\n"
+                                      for row in batch.to_pylist()).encode())
+                progress.add(batch.num_rows)
+            if writer is not None:
+                writer.close()
+        os.replace(temporary, target)
+    finally:
+        progress.done()
+        temporary.unlink(missing_ok=True)
+    return progress.rows
+
+
+def print_rows(scan, *, as_json: bool, limited: bool) -> None:
+    progress = Progress()
+    rows: list[dict] = []
+    for batch in scan.to_batches():
+        if as_json:
+            for row in batch.to_pylist():
+                print(json.dumps(row, ensure_ascii=False, default=str))
+        else:
+            rows += batch.to_pylist()
+        progress.add(batch.num_rows)
+    progress.done()
+    if as_json:
+        return
+    more = not limited and len(rows) > SHOWN_ROWS
+    shown = rows[:SHOWN_ROWS] if more else rows
+    names = scan.schema.names
+    cells = [[_cell(row[name]) for name in names] for row in shown]
+    widths = [max([len(name)] + [len(line[i]) for line in cells]) for i, name in enumerate(names)]
+    print("  ".join(pad(name, width) for name, width in zip(names, widths, strict=True)).rstrip())
+    for line in cells:
+        print("  ".join(pad(cell, width) for cell, width in zip(line, widths, strict=True)).rstrip())
+    count = f"more than {SHOWN_ROWS} rows (the first {SHOWN_ROWS} shown; --limit N or --output FILE for more)" \
+        if more else f"{len(rows):,} row{'s' if len(rows) != 1 else ''}"
+    print(count, file=sys.stderr)
+
+
+def _cell(value) -> str:
+    text = "NULL" if value is None else str(value)
+    return text if len(text) <= 40 else text[:39] + "…"

@@ -1,0 +1,370 @@
+"""Reading a Paimon table's rows from Python: pruned by partition, file index and deletion vectors, filtered
+exactly, as a lazy Arrow stream that pandas, DuckDB and Polars consume.
+
+``PaimonTable(path).scan(where, columns, limit)`` plans the snapshot's live files through a funnel
+(``explain``): the partition stage drops files whose partition values fail the predicate's partition
+conjuncts; the file-index stage evaluates each file's index (embedded or sidecar) exactly as ``fileindex
+table`` does, a missing or corrupt index keeping the whole file; the deletion-vector stage removes deleted
+rows. Every stage is sound, and the rows read are then filtered exactly with the project's predicate
+semantics (``pipeline.truth``), so the result never depends on an index. Each kept file is read by the same
+per-file reader as the Spark data source (``pipeline.scan.read_verdict``): the index's row selection, the
+predicate's columns first, the other columns only for row groups with matches. Files are read a few at a
+time on threads (pyarrow decodes without the GIL); memory is bounded by the files in flight.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from fileindex.arrow.types import arrow_type
+from fileindex.errors import FileIndexError, UsageError
+from fileindex.indexes.result import REMAIN, SKIP, Rows
+from fileindex.java.binary_row import fields as partition_fields
+from fileindex.parallel import threads
+from fileindex.pipeline.inputs import DataFileTask, Inputs, table_inputs
+from fileindex.pipeline.scan import (
+    ScanVerdict,
+    evaluate_file,
+    names_nanos,
+    output_schema,
+    read_verdict,
+    rows_to_read,
+    scannable,
+    selected_schema,
+)
+from fileindex.pipeline.truth import matches
+from fileindex.predicate.tree import And, Predicate, and_, columns
+from fileindex.table import scan as table_scan
+
+STAGES = ("partition", "file_index", "deletion_vectors")
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """One live data file of a scan: what is read of it, and why."""
+
+    file: str  # relative to the table root, or its external path
+    row_count: int
+    index: str  # where its index lives: embedded, sidecar or none
+    read: str  # "all" rows, "rows" (a row selection), or "none" (skipped)
+    rows: int  # rows read: after the index's selection and the deletion vector
+    reason: str
+    skipped_by: str | None = None  # the stage that dropped it
+    task: DataFileTask | None = field(default=None, repr=False, compare=False)
+    verdict: ScanVerdict | None = field(default=None, repr=False, compare=False)
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "row_count": self.row_count, "index": self.index, "read": self.read,
+                "rows": self.rows, "reason": self.reason, "skipped_by": self.skipped_by}
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    files_before: int
+    files_after: int
+    rows_before: int
+    rows_after: int
+
+    def as_dict(self) -> dict:
+        return {"stage": self.name, "files_before": self.files_before, "files_after": self.files_after,
+                "rows_before": self.rows_before, "rows_after": self.rows_after}
+
+
+@dataclass(frozen=True)
+class Explain:
+    """The pruning funnel of a scan: one stage per step, one row per data file. ``as_dict`` also carries
+    pypaimon's ``ExplainResult`` keys (``partition_pruning``, ``bucket_pruning``, ``file_skipping``)."""
+
+    table: str
+    snapshot: int
+    where: str | None
+    stages: tuple[Stage, ...]
+    files: tuple[FileRead, ...]
+
+    def _pruning(self, name: str) -> dict:
+        stage = next((s for s in self.stages if s.name == name), None)
+        files = self.stages[0].files_before if self.stages else 0
+        return {"before": stage.files_before if stage else files, "after": stage.files_after if stage else files}
+
+    def as_dict(self) -> dict:
+        return {"table": self.table, "snapshot": self.snapshot, "where": self.where,
+                "stages": [s.as_dict() for s in self.stages], "files": [f.as_dict() for f in self.files],
+                "partition_pruning": self._pruning("partition"), "bucket_pruning": self._pruning("bucket"),
+                "file_skipping": self._pruning("file_index")}
+
+    def __str__(self) -> str:
+        lines = [f"scan of {self.table} at snapshot {self.snapshot}" + (f" where {self.where}" if self.where else "")]
+        for stage in self.stages:
+            lines.append(f"  {stage.name:<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
+                         f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}")
+        for item in self.files:
+            what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
+                    "none": f"skipped by {item.skipped_by}"}[item.read]
+            lines.append(f"  {item.file}  index={item.index}  {what}  ({item.reason})")
+        return "\n".join(lines)
+
+
+class TableScan:
+    """A scan of one snapshot of a table; planned once, on first use, and read as often as asked."""
+
+    def __init__(self, table: table_scan.PaimonTable, where: str | Predicate | None = None,
+                 columns: Sequence[str] | None = None, limit: int | None = None):
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+            raise UsageError(f"limit={limit!r}: give a whole number of rows, 0 or more")
+        if isinstance(columns, str):
+            raise UsageError(f"columns={columns!r}: give a list of column names, e.g. [{columns!r}]")
+        self.table = table
+        self.types = table.schema.types()
+        self.where = where if isinstance(where, str) or where is None else str(where)
+        self.predicate = table.parse(where) if isinstance(where, str) else where
+        self.limit = limit
+        full = output_schema(Inputs([], table))
+        self.columns = list(columns) if columns is not None else list(full.names)
+        wanted = selected_schema(full, self.columns, self.predicate) if self.predicate is not None \
+            else selected_schema(full, self.columns, and_())
+        self.read_schema = wanted  # the selected columns, then the predicate's for the exact filter
+        self.schema = pa.schema([wanted.field(name) for name in self.columns])
+        self._planned: list[FileRead] | None = None
+        self._stages: tuple[Stage, ...] = ()
+
+    # -- planning -------------------------------------------------------------------------------------
+
+    def plan(self) -> list[FileRead]:
+        """Every live data file, each with what is read of it and why (skipped files too)."""
+        if self._planned is None:
+            self._planned, self._stages = self._plan()
+        return list(self._planned)
+
+    def explain(self) -> Explain:
+        self.plan()
+        return Explain(str(self.table.root), self.table.snapshot.id, self.where, self._stages,
+                       tuple(self._planned or ()))
+
+    def _plan(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
+        tasks = scannable(table_inputs(self.table))
+        rows = sum(t.table_entry().row_count for t in tasks)
+        files: list[FileRead] = []
+        alive = tasks
+        stages = []
+        partition_test = _partition_test(self.table, self.predicate)
+        if partition_test is not None:
+            kept = []
+            for task in alive:
+                if partition_test(task):
+                    kept.append(task)
+                else:
+                    files.append(_skipped(task, "partition", "the partition's values fail the predicate"))
+            stages.append(_stage("partition", alive, kept, rows, sum(t.table_entry().row_count for t in kept)))
+            alive = kept
+        rows_in = sum(t.table_entry().row_count for t in alive)
+        judged = []
+        for task in alive:
+            verdict = (ScanVerdict(task.name, task.table_entry().row_count, _index_of(task), REMAIN)
+                       if self.predicate is None else evaluate_file(task, self.predicate))
+            if verdict.result is SKIP:
+                files.append(_skipped(task, "file_index", _skip_reason(task, verdict, self.predicate), verdict))
+            else:
+                judged.append((task, verdict))
+        index_rows = sum(v.result.cardinality if isinstance(v.result, Rows) else v.rows for _, v in judged)
+        stages.append(Stage("file_index", len(alive), len(judged), rows_in, index_rows))
+        kept_reads = []
+        for task, verdict in judged:
+            count = rows_to_read(verdict, task.deleted_rows())
+            if count == 0:
+                files.append(_skipped(task, "deletion_vectors", "every row it keeps is deleted", verdict))
+                continue
+            read = "rows" if count < verdict.rows else "all"
+            kept_reads.append(FileRead(task.name, verdict.rows, verdict.index, read, count,
+                                       _keep_reason(task, verdict, self.predicate), None, task, verdict))
+        stages.append(Stage("deletion_vectors", len(judged), len(kept_reads), index_rows,
+                            sum(f.rows for f in kept_reads)))
+        order = {task.name: number for number, task in enumerate(tasks)}
+        planned = sorted(files + kept_reads, key=lambda f: order[f.file])
+        return planned, tuple(stages)
+
+    # -- reading --------------------------------------------------------------------------------------
+
+    def to_batches(self) -> pa.RecordBatchReader:
+        """The rows, file after file, as a lazy stream (planning happens on the first batch)."""
+        return pa.RecordBatchReader.from_batches(self.schema, self._batches())
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The Arrow PyCapsule stream interface: each call is a new read (DuckDB and Polars call it)."""
+        return self.to_batches().__arrow_c_stream__(requested_schema)
+
+    def to_arrow(self) -> pa.Table:
+        return self.to_batches().read_all()
+
+    def to_pandas(self, **kwargs):
+        return self.to_arrow().to_pandas(**kwargs)
+
+    def to_duckdb(self, connection=None, name: str | None = None):
+        """A DuckDB relation over the stream (each query reads the table again, nothing held in memory);
+        with ``name``, also a view of that name in the connection."""
+        import duckdb
+
+        connection = connection if connection is not None else duckdb.connect()
+        relation = connection.from_arrow(self)
+        if name is not None:
+            relation.create_view(name, replace=True)
+        return relation
+
+    def to_polars(self):
+        """A Polars LazyFrame (an IO plugin): Polars' projection, row limit and filter are pushed into the
+        scan (the filter is applied to each batch as it is read)."""
+        import polars
+        from polars.io.plugins import register_io_source
+
+        schema = polars.from_arrow(self.schema.empty_table()).schema
+
+        def source(with_columns, predicate, n_rows, batch_size):
+            limit = n_rows if self.limit is None or n_rows is None else min(n_rows, self.limit)
+            scan = TableScan(self.table, self.predicate, with_columns or self.columns,
+                             self.limit if n_rows is None else limit)
+            scan._planned, scan._stages = self._planned, self._stages  # one plan, whatever Polars projects
+            for batch in scan._batches():
+                frame = polars.from_arrow(pa.Table.from_batches([batch], scan.schema))
+                yield frame if predicate is None else frame.filter(predicate)
+
+        return register_io_source(source, schema=schema)
+
+    def _batches(self) -> Iterator[pa.RecordBatch]:
+        left = self.limit
+        if left == 0:
+            return
+        reads = [f for f in self.plan() if f.read != "none"]
+        for table in _in_order(self._read_file, reads, threads()):
+            if left is not None:
+                table = table.slice(0, left)
+                left -= table.num_rows
+            yield from table.select(self.columns).to_batches()
+            if left == 0:
+                return
+
+    def _read_file(self, item: FileRead) -> pa.Table:
+        task, verdict = item.task, item.verdict
+        assert task is not None and verdict is not None
+        table = read_verdict(task, verdict, self.read_schema, self.predicate, self.types, exact=True)
+        if self.predicate is not None and names_nanos(self.predicate, self.types):
+            table = table.filter(matches(table, self.predicate, self.types))  # (read_verdict leaves these)
+        return table
+
+
+# ------------------------------------------------------------------------------------- helpers
+
+def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int) -> Iterator[pa.Table]:
+    """``read`` of each item, in order, at most ``workers`` reads in flight (a consumer that stops early
+    cancels the rest)."""
+    if workers <= 1 or len(items) < 2:
+        yield from map(read, items)
+        return
+    pending: deque[Future] = deque()
+    remaining = iter(items)
+    with ThreadPoolExecutor(workers) as pool:
+        try:
+            for item in itertools.islice(remaining, workers):
+                pending.append(pool.submit(read, item))
+            while pending:
+                table = pending.popleft().result()
+                following = next(remaining, None)
+                if following is not None:
+                    pending.append(pool.submit(read, following))
+                yield table
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _stage(name: str, before: list, after: list, rows_before: int, rows_after: int) -> Stage:
+    return Stage(name, len(before), len(after), rows_before, rows_after)
+
+
+def _index_of(task: DataFileTask) -> str:
+    entry = task.table_entry()
+    return "embedded" if entry.embedded_index is not None else "sidecar" if entry.index_files else "none"
+
+
+def _skipped(task: DataFileTask, stage: str, reason: str, verdict: ScanVerdict | None = None) -> FileRead:
+    entry = task.table_entry()
+    return FileRead(task.name, entry.row_count, verdict.index if verdict else _index_of(task), "none", 0, reason,
+                    stage, task, verdict)
+
+
+def _indexes(task: DataFileTask, predicate: Predicate) -> str:
+    """The container's indexes on the predicate's columns, as column:type."""
+    try:
+        _, container, _ = task.container()
+    except (FileIndexError, OSError):
+        return ""
+    if container is None:
+        return ""
+    wanted = set(columns(predicate))
+    with container:
+        return ", ".join(f"{i.column}:{i.index_type}" for i in container if i.column in wanted)
+
+
+def _skip_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate | None) -> str:
+    if verdict.note:
+        return verdict.note
+    indexes = _indexes(task, predicate) if predicate is not None else ""
+    return f"its index ({indexes or 'the file index'}) rules out every row"
+
+
+def _keep_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate | None) -> str:
+    if predicate is None:
+        return "no predicate: every row"
+    if verdict.note:
+        return f"REMAIN: {verdict.note}"
+    if verdict.index == "none":
+        return "REMAIN: no index"
+    if isinstance(verdict.result, Rows):
+        return f"the index selects {verdict.result.cardinality:,} rows"
+    return "REMAIN: the index cannot rule the file out"
+
+
+def _partition_test(table: table_scan.PaimonTable,
+                    predicate: Predicate | None) -> Callable[[DataFileTask], bool] | None:
+    """A test of a file's partition values against the predicate's conjuncts over partition keys only
+    (None: there are none); a partition whose values cannot be read is kept."""
+    keys = set(table.schema.partition_keys)
+    if predicate is None or not keys:
+        return None
+    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
+    over_keys = [c for c in conjuncts if set(columns(c)) <= keys]
+    if not over_keys:
+        return None
+    test = and_(*over_keys)
+    key_fields = [table.schema.by_name()[k] for k in table.schema.partition_keys]
+    schema = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in key_fields])
+    types = table.schema.types()
+    answers: dict[bytes, bool] = {}
+
+    def keeps(task: DataFileTask) -> bool:
+        partition = task.table_entry().partition
+        if partition not in answers:
+            try:
+                values = partition_fields(partition, [f.type for f in key_fields])
+                row = pa.table([pa.array([v], type=t) for v, t in zip(values, schema.types, strict=True)],
+                               schema=schema)
+                answers[partition] = bool(matches(row, test, types)[0])
+            except (FileIndexError, pa.ArrowException, TypeError, ValueError, OverflowError):
+                answers[partition] = True
+        return answers[partition]
+
+    return keeps
+
+
+class PaimonTable(table_scan.PaimonTable):
+    """A Paimon table at a snapshot (latest by default): planning from its metadata (``plan``, the base
+    class's) and reading its rows (``scan``)."""
+
+    def scan(self, where: str | Predicate | None = None, columns: Sequence[str] | None = None,
+             limit: int | None = None) -> TableScan:
+        """The rows that satisfy ``where`` (all: None), with ``columns`` (all: None), at most ``limit``."""
+        return TableScan(self, where, columns, limit)

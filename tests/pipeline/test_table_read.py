@@ -1,0 +1,239 @@
+"""``PaimonTable.scan``: every shared table read through the index-pruned scan, ``to_duckdb`` and ``to_polars``
+gives exactly the rows of a plain read (every live row, deleted rows left out) filtered with the same semantics,
+for predicates, projections and limits drawn by Hypothesis; ``explain`` counts what is opened; bad input is
+one line."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from drawn_predicates import SHARED_TABLES, TABLES, Subject, predicates, row_key
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fileindex
+from fileindex.arrow import data_files
+from fileindex.cli.app import main
+from fileindex.errors import UsageError
+from fileindex.indexes.result import REMAIN
+from fileindex.pipeline.inputs import resolve_inputs
+from fileindex.pipeline.scan import ScanVerdict, output_schema, read_candidates, scannable, selection
+from fileindex.pipeline.table_read import PaimonTable
+from fileindex.pipeline.truth import matches
+from fileindex.predicate.parser import parse_predicate
+
+READABLE = [p for p in SHARED_TABLES if "data_evolution" not in str(p)]
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=list(HealthCheck))
+
+
+def plain_rows(path) -> tuple[dict, pa.Table]:
+    """Every live row of the table (deleted rows left out), read without any index."""
+    inputs = resolve_inputs([str(path)])
+    schema = output_schema(inputs)
+    parts = [read_candidates(t, selection(ScanVerdict(t.name, t.open().row_count, "", REMAIN), t.deleted_rows()),
+                             schema) for t in scannable(inputs)]
+    return inputs.table.schema.types(), pa.concat_tables(parts)
+
+
+@pytest.fixture(scope="module")
+def subjects() -> dict[str, Subject]:
+    found = {}
+    for path in READABLE:
+        types, rows = plain_rows(path)
+        found[str(path)] = Subject(str(path), types, rows)
+    return found
+
+
+def expected(subject: Subject, where: str | None, columns: list[str]) -> list[str]:
+    rows = subject.rows
+    if where is not None:
+        rows = rows.filter(matches(rows, parse_predicate(where, subject.types), subject.types))
+    return [row_key(r) for r in rows.select(columns).to_pylist()]
+
+
+def keys(table: pa.Table) -> list[str]:
+    return [row_key(r) for r in table.to_pylist()]
+
+
+@pytest.mark.parametrize("path", READABLE, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_a_scan_without_a_predicate_is_the_plain_read(subjects, path):
+    subject = subjects[str(path)]
+    scan = PaimonTable(path).scan()
+    assert keys(scan.to_arrow()) == expected(subject, None, subject.rows.column_names)
+    assert scan.explain().stages[-1].rows_after == subject.rows.num_rows
+
+
+@pytest.mark.parametrize("path", READABLE, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+@SETTINGS
+@given(data=st.data())
+def test_every_drawn_scan_is_exact(subjects, path, data):
+    subject = subjects[str(path)]
+    where = data.draw(predicates(subject))
+    names = subject.rows.column_names
+    columns = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
+    limit = data.draw(st.none() | st.integers(0, 5))
+    table = PaimonTable(path)
+    truth = expected(subject, where, columns)
+    got = keys(table.scan(where, columns, limit).to_arrow())
+    if limit is None:
+        assert got == truth, where
+    else:  # the first rows in the table's order
+        assert got == truth[:limit], where
+    relation = table.scan(where, columns).to_duckdb()
+    assert sorted(keys(relation.to_arrow_table())) == sorted(truth), where
+    assert relation.aggregate("count(*)").fetchall() == [(len(truth),)]  # a second query on the same relation
+    frame = table.scan(where, columns).to_polars().collect()
+    assert sorted(row_key(r) for r in frame.to_arrow().to_pylist()) == sorted(truth), where
+
+
+def test_pandas_polars_and_duckdb_see_the_same_rows():
+    path = TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
+    scan = fileindex.PaimonTable(path).scan("f1 = 20", ["f0", "f3"])
+    assert isinstance(scan, fileindex.TableScan)
+    assert scan.to_pandas()["f0"].tolist() == ["Lucy", "Tony", "Alice"]
+    import duckdb
+    import polars
+
+    connection = duckdb.connect()
+    scan.to_duckdb(connection, name="people")
+    assert connection.sql("SELECT f0 FROM people WHERE f3 > 16 ORDER BY f0").fetchall() == [("Alice",), ("Tony",)]
+    assert connection.sql("SELECT count(*) FROM people").fetchall() == [(3,)]
+    assert polars.DataFrame(scan).height == 3  # the Arrow PyCapsule stream
+    lazy = fileindex.PaimonTable(path).scan().to_polars()
+    assert lazy.filter(polars.col("f1") == 20).select("f0").head(2).collect()["f0"].to_list() == ["Lucy", "Tony"]
+    assert lazy.select(polars.len()).collect().item() == 8
+
+
+def test_explain_counts_the_files_actually_opened(monkeypatch):
+    path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
+    opened = []
+    original = data_files.DataFileReader.__init__
+
+    def counting(self, source, *args, **kwargs):
+        opened.append(str(source))
+        original(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
+    for where in ("f4 = 'Alice'", "f4 = 'nobody'", None):
+        opened.clear()
+        scan = PaimonTable(path).scan(where)
+        explained = scan.explain()
+        read = [f for f in explained.files if f.read != "none"]
+        scan.to_arrow()
+        assert len(set(opened)) == len(read) == explained.stages[-1].files_after, (where, opened)
+        as_dict = explained.as_dict()
+        assert as_dict["file_skipping"] == {"before": explained.stages[0].files_before,
+                                            "after": explained.stages[0].files_after}
+        assert json.dumps(as_dict) and str(explained).count("\n") == len(explained.stages) + len(explained.files)
+
+
+def test_deleted_rows_and_orc_row_selections(subjects):
+    for kind in ("parquet", "orc"):
+        path = TABLES / kind / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
+        scan = PaimonTable(path).scan("f1 = 20")
+        stages = {s.name: s for s in scan.explain().stages}
+        assert stages["deletion_vectors"].rows_after < stages["deletion_vectors"].rows_before or \
+            stages["file_index"].rows_after < stages["file_index"].rows_before
+        assert keys(scan.to_arrow()) == expected(subjects[str(path)], "f1 = 20", subjects[str(path)].rows.column_names)
+
+
+def test_a_missing_or_corrupt_index_reads_the_file(tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(TABLES / "parquet" / "append_with_bitmap_no_embedding.db" / "append_with_bitmap_no_embedding", root)
+    (sidecar,) = (root / "bucket-0").glob("*.index")
+    sidecar.write_bytes(b"garbage")
+    scan = PaimonTable(root).scan("f0 = 'nobody-at-all'")
+    (item,) = scan.explain().files
+    assert item.read == "all" and "corrupt index" in item.reason
+    assert scan.to_arrow().num_rows == 0
+    sidecar.unlink()
+    (item,) = PaimonTable(root).scan("f0 = 'Alice'").explain().files
+    assert item.read == "all" and "missing" in item.reason
+
+
+def test_the_scan_reads_its_snapshot(tmp_path):
+    """A commit after the table is opened (a rewrite dropping the index) does not change what the scan reads."""
+    root = tmp_path / "t"
+    shutil.copytree(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap", root)
+    table = PaimonTable(root)
+    before = table.scan("f1 = 20").to_arrow()
+    assert main(["table", str(root), "--set", "file-index.read.enabled=false"]) == 0
+    assert PaimonTable(root).snapshot.id == table.snapshot.id
+    assert table.scan("f1 = 20").to_arrow().equals(before)
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda t: t.scan("f9 = 1"), "unknown column 'f9'"),
+    (lambda t: t.scan(columns=["f0", "f11"]), "cannot select unknown column 'f11'"),
+    (lambda t: t.scan(columns="f0"), "give a list of column names"),
+    (lambda t: t.scan(columns=[]), "select at least one column"),
+    (lambda t: t.scan(limit=-1), "limit=-1"),
+])
+def test_bad_input_says_what_to_fix(call, message):
+    table = PaimonTable(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap")
+    with pytest.raises(UsageError, match=message):
+        call(table)
+
+
+def test_the_cli_reads_prints_writes_and_refuses(tmp_path, capsys):
+    root = str(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap")
+    assert main(["read", root, "--where", "f1 = 20", "--select", "f0,f3"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].split() == ["f0", "f3"] and len(out.splitlines()) == 4 and err == "3 rows\n"
+    assert main(["read", root, "--where", "f1 = 20", "--json"]) == 0
+    assert [json.loads(line)["f0"] for line in capsys.readouterr().out.splitlines()] == ["Lucy", "Tony", "Alice"]
+    assert main(["read", root, "--where", "f1 = 20", "--explain", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["file_skipping"] == {"before": 1, "after": 1}
+    for suffix in (".parquet", ".csv", ".jsonl"):
+        output = tmp_path / f"rows{suffix}"
+        assert main(["read", root, "--where", "f1 = 20", "--output", str(output)]) == 0
+        assert "wrote 3 rows" in capsys.readouterr().err
+        if suffix == ".parquet":
+            assert pq.read_table(output).column("f0").to_pylist() == ["Lucy", "Tony", "Alice"]
+        assert main(["read", root, "--output", str(output)]) == 2
+        assert "--overwrite" in capsys.readouterr().err
+    for argv, message in [
+        (["read", root, "--output", f"{root}/bucket-0/x.parquet"], "lies inside input"),
+        (["read", root, "--output", str(tmp_path / "x.txt")], "name a .parquet, .csv or .jsonl file"),
+        (["read", root, "--where", "f9 = 1"], "unknown column 'f9'"),
+        (["read", root, "--select", "f0,zz"], "cannot select unknown column 'zz'"),
+        (["read", root, "--snapshot", "9"], "no snapshot 9"),
+        (["read", str(tmp_path / "none")], "does not exist"),
+        (["read", str(tmp_path)], "not a Paimon table root"),
+    ]:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (argv, err)
+
+
+def test_a_missing_data_file_is_named(tmp_path, capsys):
+    root = tmp_path / "t"
+    shutil.copytree(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap", root)
+    live = {e.file_name for e, _ in PaimonTable(root).live()}
+    (data,) = [p for p in (root / "bucket-0").glob("*.parquet") if p.name in live]
+    data.unlink()
+    assert main(["read", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert data.name in err and err.count("\n") == 1
+
+
+def test_a_primary_key_table_that_needs_a_merge_is_refused(tmp_path, capsys):
+    root = tmp_path / "t"
+    shutil.copytree(TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv", root)
+    assert main(["table", str(root), "--set", "deletion-vectors.enabled=false"]) == 0
+    capsys.readouterr()
+    with pytest.raises(UsageError, match="primary-key table without deletion vectors"):
+        PaimonTable(root).scan().to_arrow()
+    assert main(["read", str(root)]) == 2
+    assert "need merging by key" in capsys.readouterr().err
+
+
+def test_limit_stops_reading(monkeypatch):
+    path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
+    scan = PaimonTable(path).scan(limit=1)
+    assert scan.to_arrow().num_rows == 1
+    assert PaimonTable(path).scan(limit=0).to_arrow().num_rows == 0
