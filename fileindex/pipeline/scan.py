@@ -166,6 +166,9 @@ def read_verdict(task: DataFileTask, verdict: ScanVerdict, schema: pa.Schema, pr
     return table.filter(matches(table, predicate, types))
 
 
+DENSE_SURVIVORS = 4  # a probe that keeps more than a quarter of its rows reads the other columns whole
+
+
 def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema, predicate: Predicate | None,
                   types: dict) -> pa.Table:
     """The candidate rows that may satisfy ``predicate`` (already widened for the engine's semantics).
@@ -183,7 +186,12 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
     survivors = np.flatnonzero(mask) if rows is None else rows[mask]
     kept = probe.filter(mask)
     rest = pa.schema([field for field in schema if field.name not in wanted])
-    others = read_candidates(task, survivors.astype(np.int64), rest) if len(rest) else kept
+    if not len(rest):
+        others = kept
+    elif len(survivors) * DENSE_SURVIVORS > len(mask):  # most rows match: a plain read and a filter beat a take
+        others = read_candidates(task, rows, rest).filter(mask)
+    else:
+        others = read_candidates(task, survivors.astype(np.int64), rest)
     return pa.Table.from_arrays([(kept if field.name in wanted else others).column(field.name) for field in schema],
                                 schema=schema)
 

@@ -324,7 +324,8 @@ def _keep_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate 
     if verdict.index == "none":
         return "REMAIN: no index"
     if isinstance(verdict.result, Rows):
-        return f"the index selects {verdict.result.cardinality:,} rows"
+        count = verdict.result.cardinality
+        return f"the index selects {count:,} row{'s' if count != 1 else ''}"
     return "REMAIN: the index cannot rule the file out"
 
 

@@ -1,0 +1,165 @@
+"""Benchmark of PaimonTable.scan(...).to_arrow() beside pypaimon-rust and a plain pyarrow.dataset read, in one run.
+
+    .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
+
+The table: --files data files of --rows rows (the main job's generator, ``fileindex.spark.demo.make_file``:
+id, category, ts, amount; every file spans every id, and a few of each file's timestamps stray over every
+day, so min/max statistics cannot prune), written by pypaimon-rust 0.4.0 with a bloom filter on ``id``, a
+bitmap on ``category`` and a range bitmap on ``ts`` (sidecars); kept in DIR (bench-data/read) with its
+recipe. pypaimon-rust runs in its own virtual environment (.venv-peer, made here from the package
+registry on first use; never a dependency of the package) through tools/bench_read_peer.py.
+
+Timed, medians of --repeat warm runs after one untimed run, each from opening the table to holding every
+result row in Arrow: this project's scan (a new PaimonTable each run); pypaimon-rust's SQL ``SELECT *``
+(one SQLContext) and, where its predicate form can say the filter, its ReadBuilder plan + read; and
+``pyarrow.dataset`` over the table's live data files with the same filter. Row counts must agree.
+``--memory`` also measures the peak resident memory of a full scan streamed through ``to_batches()``
+in a fresh process.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from fileindex.pipeline.table_read import PaimonTable
+from fileindex.spark.demo import RARE_CATEGORY, START, DatasetSpec, make_file
+
+PEER = "pypaimon-rust==0.4.0"
+PEER_VENV = ROOT / ".venv-peer"
+
+
+def peer_python() -> Path:
+    python = PEER_VENV / "bin" / "python"
+    if not python.exists():
+        print(f"making {PEER_VENV} with {PEER} (once)", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", PEER, "pyarrow"],
+                       check=True)
+    return python
+
+
+def make_table(spec: DatasetSpec, data: Path) -> Path:
+    root = data / "warehouse" / "default.db" / "orders"
+    recipe = json.dumps({**vars(spec), "peer": PEER})
+    marker = data / "RECIPE"
+    if marker.is_file() and marker.read_text() == recipe:
+        return root
+    import shutil
+
+    shutil.rmtree(data, ignore_errors=True)
+    (data / "parquet").mkdir(parents=True)
+    files = []
+    for number in range(spec.files):
+        path = data / "parquet" / f"part-{number:04d}.parquet"
+        pq.write_table(make_file(spec, number).drop_columns(["attrs"]), path)
+        files.append(str(path))
+    started = time.perf_counter()
+    subprocess.run([str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "write",
+                    str(data / "warehouse"), *files], check=True)
+    print(f"pypaimon-rust wrote the table in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    shutil.rmtree(data / "parquet")
+    marker.write_text(recipe)
+    return root
+
+
+def queries(spec: DatasetSpec) -> list[dict]:
+    some_id = int(spec.ids(spec.files // 2)[1234 % spec.rows_per_file])
+    start = START + dt.timedelta(days=spec.files // 2, hours=12)
+    end = start + dt.timedelta(minutes=20)
+    window = f"ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'"
+    return [
+        {"name": "one id", "where": f"id = {some_id}", "sql": f"id = {some_id}",
+         "filter": {"method": "equal", "field": "id", "literals": [some_id]},
+         "arrow": pc.field("id") == some_id},
+        {"name": "rare category", "where": f"category = '{RARE_CATEGORY}'", "sql": f"category = '{RARE_CATEGORY}'",
+         "filter": {"method": "equal", "field": "category", "literals": [RARE_CATEGORY]},
+         "arrow": pc.field("category") == RARE_CATEGORY},
+        {"name": "20-minute window", "where": window, "sql": window, "filter": "none",
+         "arrow": (pc.field("ts") >= pa.scalar(start, pa.timestamp("us"))) &
+                  (pc.field("ts") < pa.scalar(end, pa.timestamp("us")))},
+        {"name": "full scan", "where": None, "sql": "", "filter": None, "arrow": None},
+        {"name": "amount > 100 (most rows)", "where": "amount > 100.00", "sql": "amount > 100.00", "filter": "none",
+         "arrow": pc.field("amount") > pa.scalar(100, pa.decimal128(12, 2))},
+    ]
+
+
+def median_of(run, repeat: int) -> tuple[float, int]:
+    rows = run()
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        rows = run()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), rows
+
+
+def ours(root: Path, where: str | None) -> int:
+    return PaimonTable(root).scan(where).to_arrow().num_rows
+
+
+def plain(files: list[str], expression) -> int:
+    return ds.dataset(files, format="parquet").to_table(filter=expression).num_rows
+
+
+def peak_memory(root: Path) -> int:
+    """Peak resident KiB of a process streaming a full scan through to_batches(): its VmHWM (ru_maxrss would
+    carry this process's peak over the fork and exec)."""
+    program = ("import re, sys; sys.path.insert(0, sys.argv[2]);"
+               "from fileindex.pipeline.table_read import PaimonTable;"
+               "n = sum(b.num_rows for b in PaimonTable(sys.argv[1]).scan().to_batches());"
+               "print(n, re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))")
+    out = subprocess.run([sys.executable, "-c", program, str(root), str(ROOT)], check=True, capture_output=True,
+                         text=True).stdout.split()
+    return int(out[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=50)
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--data", type=Path, default=ROOT / "bench-data" / "read")
+    parser.add_argument("--memory", action="store_true")
+    args = parser.parse_args()
+    spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
+    root = make_table(spec, args.data / f"{args.files}x{args.rows}")
+    table = PaimonTable(root)
+    files = [str(table.data_path(entry)) for entry, _ in table.live()]
+    cases = queries(spec)
+    request = {"queries": [{"sql": q["sql"], "filter": q["filter"]} for q in cases], "repeat": args.repeat}
+    peer = json.loads(subprocess.run([str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "time",
+                                      str(root.parent.parent), json.dumps(request)],
+                                     check=True, capture_output=True, text=True).stdout)
+    print(f"{spec.files} files x {spec.rows_per_file:,} rows; medians of {args.repeat} warm runs, seconds")
+    print(f"{'query':<26} {'rows':>10} {'ours':>8} {'peer SQL':>9} {'peer RB':>8} {'pyarrow':>8} "
+          f"{'ours/peer':>9} {'pyarrow/ours':>12}")
+    for case, theirs in zip(cases, peer, strict=True):
+        our_time, rows = median_of(lambda case=case: ours(root, case["where"]), args.repeat)
+        plain_time, plain_rows = median_of(lambda case=case: plain(files, case["arrow"]), args.repeat)
+        sql_time, sql_rows = theirs["sql"]
+        builder = theirs.get("read_builder")
+        counts = {rows, plain_rows, sql_rows} | ({builder[1]} if builder else set())
+        assert len(counts) == 1, (case["name"], rows, plain_rows, sql_rows, builder)
+        print(f"{case['name']:<26} {rows:>10,} {our_time:>8.4f} {sql_time:>9.4f} "
+              f"{builder[0] if builder else float('nan'):>8.4f} {plain_time:>8.4f} {our_time / sql_time:>9.2f} "
+              f"{plain_time / our_time:>12.1f}")
+    if args.memory:
+        print(f"full scan through to_batches(): peak {peak_memory(root) / 1024:,.0f} MiB resident")
+
+
+if __name__ == "__main__":
+    main()

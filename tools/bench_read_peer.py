@@ -1,0 +1,89 @@
+"""The pypaimon-rust side of tools/bench_read.py, run with the peer's own interpreter (.venv-peer).
+
+    PEER_PYTHON tools/bench_read_peer.py write WAREHOUSE PARQUET_FILE [PARQUET_FILE ...]
+    PEER_PYTHON tools/bench_read_peer.py time WAREHOUSE REQUEST_JSON
+
+``write`` creates ``default.orders`` with the benchmark's index options and commits each Parquet file as
+one data file (printing the table's root); ``time`` answers {"queries": [{"sql": ..., "filter": ...}],
+"repeat": N} with the median seconds and row count of each query through the peer's SQL and, where a
+filter is given, its ReadBuilder (plan + read), after one untimed warm-up each.
+"""
+import json
+import statistics
+import sys
+import time
+
+import pyarrow.parquet as pq
+from pypaimon_rust.datafusion import PaimonCatalog, SQLContext
+
+TABLE = "paimon.`default`.orders"
+OPTIONS = {"bucket": "-1", "file-index.bloom-filter.columns": "id", "file-index.bitmap.columns": "category",
+           "file-index.range-bitmap.columns": "ts"}
+
+
+def context(warehouse: str) -> SQLContext:
+    ctx = SQLContext()
+    ctx.register_catalog("paimon", {"warehouse": warehouse}, default_database="")
+    return ctx
+
+
+def write(warehouse: str, files: list[str]) -> None:
+    ctx = context(warehouse)
+    ctx.sql("CREATE DATABASE paimon.`default`")
+    first = pq.read_schema(files[0])
+    items = pq.read_metadata(files[0]).num_rows
+    options = {**OPTIONS, "file-index.bloom-filter.id.items": str(items)}
+    with_clause = ", ".join(f"'{k}' = '{v}'" for k, v in options.items())
+    columns = {"id": "BIGINT", "category": "STRING", "ts": "TIMESTAMP(6)", "amount": "DECIMAL(12, 2)"}
+    assert list(first.names) == list(columns), first.names
+    ctx.sql(f"CREATE TABLE {TABLE} ({', '.join(f'{n} {t}' for n, t in columns.items())}) WITH ({with_clause})")
+    table = PaimonCatalog({"warehouse": warehouse}).get_table("default.orders")
+    for path in files:
+        builder = table.new_batch_write_builder()
+        writer = builder.new_write()
+        for batch in pq.read_table(path).to_batches(max_chunksize=1 << 20):
+            writer.write_arrow(batch)
+        messages = writer.prepare_commit()
+        writer.close()
+        commit = builder.new_commit()
+        commit.commit(messages)
+        commit.close()
+
+
+def median_of(run, repeat: int) -> tuple[float, int]:
+    rows = run()
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        rows = run()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), rows
+
+
+def time_queries(warehouse: str, request: dict) -> list[dict]:
+    ctx = context(warehouse)
+    table = PaimonCatalog({"warehouse": warehouse}).get_table("default.orders")
+    answers = []
+    for query in request["queries"]:
+        answer = {}
+        sql = f"SELECT * FROM {TABLE}" + (f" WHERE {query['sql']}" if query["sql"] else "")
+        answer["sql"] = median_of(lambda sql=sql: sum(b.num_rows for b in ctx.sql(sql)), request["repeat"])
+
+        def read_builder(query=query):
+            builder = table.new_read_builder()
+            if query["filter"] is not None:
+                builder = builder.with_filter(query["filter"])
+            plan = builder.new_scan().plan()
+            return sum(b.num_rows for b in builder.new_read().read(plan.splits()))
+
+        if query.get("filter", "none") != "none":
+            answer["read_builder"] = median_of(read_builder, request["repeat"])
+        answers.append(answer)
+    return answers
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "write":
+        write(sys.argv[2], sys.argv[3:])
+    else:
+        print(json.dumps(time_queries(sys.argv[2], json.loads(sys.argv[3]))))
