@@ -15,8 +15,12 @@ _ESCAPED = set('"#%\'*/:=?\\{}[]^\x7f') | {chr(c) for c in range(0x20)}
 DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
 
 
-def fields(data: bytes, types: list) -> list:
-    """The values of a serialized BinaryRow, by Paimon type (None for nulls)."""
+UNKNOWN = object()  # a field whose type ``fields(..., lenient=True)`` does not decode
+
+
+def fields(data: bytes, types: list, *, lenient: bool = False) -> list:
+    """The values of a serialized BinaryRow, by Paimon type (None for nulls); ``lenient``: UNKNOWN for a
+    field of a type not decoded here (else a UsageError)."""
     arity = struct.unpack_from(">i", data, 0)[0]
     row = data[4:]
     if arity != len(types):
@@ -29,8 +33,16 @@ def fields(data: bytes, types: list) -> list:
             values.append(None)
             continue
         slot = row[null_bytes + 8 * i:null_bytes + 8 * i + 8]
-        values.append(_value(row, slot, data_type))
+        if lenient and not _decodable(data_type):
+            values.append(UNKNOWN)
+        else:
+            values.append(_value(row, slot, data_type))
     return values
+
+
+def _decodable(data_type) -> bool:
+    return data_type.root in ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "DATE", "TIME", "BIGINT") \
+        or data_type.is_string or data_type.is_binary
 
 
 def _value(row: bytes, slot: bytes, data_type):

@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import cast
 
 import pyarrow as pa
 
@@ -38,10 +39,12 @@ from fileindex.pipeline.scan import (
     selected_schema,
 )
 from fileindex.pipeline.truth import matches
-from fileindex.predicate.tree import And, Predicate, and_, columns
+from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, columns
 from fileindex.table import scan as table_scan
+from fileindex.table.evolution import devolve
+from fileindex.table.statistics import FileStats
 
-STAGES = ("partition", "file_index", "deletion_vectors")
+STAGES = ("partition", "statistics", "file_index", "deletion_vectors")
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,16 @@ class TableScan:
                     files.append(_skipped(task, "partition", "the partition's values fail the predicate"))
             stages.append(_stage("partition", alive, kept, rows, sum(t.table_entry().row_count for t in kept)))
             alive = kept
+        if self.predicate is not None:
+            kept = []
+            for task in alive:
+                if self._statistics_may_match(task):
+                    kept.append(task)
+                else:
+                    files.append(_skipped(task, "statistics", "its min/max/null-count statistics rule out every row"))
+            rows_in = sum(t.table_entry().row_count for t in alive)
+            stages.append(_stage("statistics", alive, kept, rows_in, sum(t.table_entry().row_count for t in kept)))
+            alive = kept
         rows_in = sum(t.table_entry().row_count for t in alive)
         judged = []
         for task in alive:
@@ -187,6 +200,13 @@ class TableScan:
         order = {task.name: number for number, task in enumerate(tasks)}
         planned = sorted(files + kept_reads, key=lambda f: order[f.file])
         return planned, tuple(stages)
+
+    def _statistics_may_match(self, task: DataFileTask) -> bool:
+        entry = task.table_entry()
+        schema = self.table.data_schema(entry)
+        predicate = self.predicate if schema.id == self.table.schema.id else \
+            devolve(cast(Predicate, self.predicate), self.table.schema, schema)
+        return not isinstance(predicate, (And, Or, Leaf)) or FileStats(entry, schema).may_match(predicate)
 
     # -- reading --------------------------------------------------------------------------------------
 

@@ -322,6 +322,8 @@ class DataFile:
     write_cols: tuple[str, ...] | None
     max_sequence_number: int
     file_size: int | None = None  # bytes, as the manifest says (None: it does not)
+    value_stats: ValueStats | None = None  # min/max/null counts of the columns (None: none usable)
+    value_stats_cols: tuple[str, ...] | None = None  # the columns the statistics cover (None: every column)
 
     @property
     def index_files(self) -> tuple[str, ...]:
@@ -333,6 +335,27 @@ class DataFile:
         """Paimon's FileEntry.Identifier (1.3+): what a DELETE entry must match."""
         return (self.partition, self.bucket, self.level, self.file_name, self.extra_files, self.external_path,
                 self.embedded_index)
+
+
+@dataclass(frozen=True)
+class ValueStats:
+    """A data file's ``_VALUE_STATS``: BinaryRows of the columns' minimums and maximums, and null counts
+    (None: unknown), for the columns ``value_stats_cols`` names."""
+
+    min_values: bytes
+    max_values: bytes
+    null_counts: tuple[int | None, ...]
+
+
+def _value_stats(record) -> ValueStats | None:
+    """The record as ValueStats, or None where it is not one (statistics only ever prune: none is sound)."""
+    if not isinstance(record, dict):
+        return None
+    low, high, counts = record.get("_MIN_VALUES"), record.get("_MAX_VALUES"), record.get("_NULL_COUNTS")
+    if not isinstance(low, (bytes, bytearray)) or not isinstance(high, (bytes, bytearray)) \
+            or not isinstance(counts, list) or not all(c is None or type(c) is int for c in counts):
+        return None
+    return ValueStats(bytes(low), bytes(high), tuple(counts))
 
 
 @dataclass(frozen=True)
@@ -365,6 +388,8 @@ MANIFEST_FIELDS = (
     ManifestField("_WRITE_COLS", True, _NAMES, list, True, lambda names: None if names is None else tuple(names)),
     ManifestField("_MAX_SEQUENCE_NUMBER", True, _INTS, int, True, lambda number: number or 0),
     ManifestField("_FILE_SIZE", True, _INTS, int, True),
+    ManifestField("_VALUE_STATS", True, ("record",), dict, True, _value_stats),
+    ManifestField("_VALUE_STATS_COLS", True, _NAMES, list, True, lambda names: None if names is None else tuple(names)),
 )
 _ENTRY_NAMES = tuple(f.name for f in MANIFEST_FIELDS if not f.in_file)
 _FILE_NAMES = tuple(f.name for f in MANIFEST_FIELDS if f.in_file)
@@ -389,7 +414,7 @@ def _data_file(row: dict, where: str, typed: bool = False) -> DataFile:
         values = [field_of(meta if f.in_file else row, f.name, f.python, at if f.in_file else where,
                            optional=f.optional) for f in MANIFEST_FIELDS]
         if not all(isinstance(name, str) for i in _LISTS for name in values[i] or ()):
-            raise TableError(f"{at}: _EXTRA_FILES and _WRITE_COLS hold file and column names")
+            raise TableError(f"{at}: _EXTRA_FILES, _WRITE_COLS and _VALUE_STATS_COLS hold file and column names")
     if values[_ROW_COUNT] < 0:
         raise TableError(f"{where} _FILE: _ROW_COUNT is {values[_ROW_COUNT]}")
     plain_name(values[_NAME], f"{where} _FILE", "_FILE_NAME")
@@ -440,6 +465,8 @@ def _avro_shape(declared) -> tuple[str | None, bool]:
             return (shape, True) if not nullable else (None, False)
         return None, False
     if isinstance(declared, dict):
+        if declared.get("type") == "record":
+            return "record", False
         if declared.get("type") == "array" and set(declared) == {"type", "items"}:
             return ("array<string>", False) if _avro_shape(declared["items"]) == ("string", False) else (None, False)
         return _avro_shape(declared["type"]) if set(declared) == {"type"} else (None, False)

@@ -126,8 +126,8 @@ def test_explain_counts_the_files_actually_opened(monkeypatch):
         scan.to_arrow()
         assert len(set(opened)) == len(read) == explained.stages[-1].files_after, (where, opened)
         as_dict = explained.as_dict()
-        assert as_dict["file_skipping"] == {"before": explained.stages[0].files_before,
-                                            "after": explained.stages[0].files_after}
+        (index_stage,) = [s for s in explained.stages if s.name == "file_index"]
+        assert as_dict["file_skipping"] == {"before": index_stage.files_before, "after": index_stage.files_after}
         assert json.dumps(as_dict) and str(explained).count("\n") == len(explained.stages) + len(explained.files)
 
 
@@ -187,7 +187,9 @@ def test_the_cli_reads_prints_writes_and_refuses(tmp_path, capsys):
     assert main(["read", root, "--where", "f1 = 20", "--json"]) == 0
     assert [json.loads(line)["f0"] for line in capsys.readouterr().out.splitlines()] == ["Lucy", "Tony", "Alice"]
     assert main(["read", root, "--where", "f1 = 20", "--explain", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["file_skipping"] == {"before": 1, "after": 1}
+    explained = json.loads(capsys.readouterr().out)
+    assert explained["file_skipping"] == {"before": 1, "after": 1}
+    assert [s["stage"] for s in explained["stages"]] == ["statistics", "file_index", "deletion_vectors"]
     for suffix in (".parquet", ".csv", ".jsonl"):
         output = tmp_path / f"rows{suffix}"
         assert main(["read", root, "--where", "f1 = 20", "--output", str(output)]) == 0
@@ -230,6 +232,17 @@ def test_a_primary_key_table_that_needs_a_merge_is_refused(tmp_path, capsys):
         PaimonTable(root).scan().to_arrow()
     assert main(["read", str(root)]) == 2
     assert "need merging by key" in capsys.readouterr().err
+
+
+def test_statistics_rule_out_files_before_their_indexes_are_opened(monkeypatch):
+    path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
+    scan = PaimonTable(path).scan("f5 = 10")  # f5 was added later: only the newer file has statistics for it
+    stages = {s.name: s for s in scan.explain().stages}
+    assert (stages["statistics"].files_before, stages["statistics"].files_after) == (2, 1)
+    assert [f.skipped_by for f in scan.explain().files].count("statistics") == 1
+    scan = PaimonTable(path).scan("f1 IS NULL")  # no file holds a null f1
+    assert {s.name: s.files_after for s in scan.explain().stages}["statistics"] == 0
+    assert scan.to_arrow().num_rows == 0
 
 
 def test_limit_stops_reading(monkeypatch):

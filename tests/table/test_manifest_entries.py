@@ -91,7 +91,7 @@ def _retype(name: str, avro_type, value):
     (_retype("_ROW_COUNT", "string", str), r"field _ROW_COUNT is a str, not int"),
     (_retype("_FILE_NAME", "long", len), r"field _FILE_NAME is a int, not str"),
     (_retype("_EXTRA_FILES", {"type": "array", "items": "long"}, lambda names: [1]),
-     r"_EXTRA_FILES and _WRITE_COLS hold file and column names"),
+     r"_EXTRA_FILES, _WRITE_COLS and _VALUE_STATS_COLS hold file and column names"),
     (_retype("_EMBEDDED_FILE_INDEX", ["null", "string"], lambda data: None if data is None else "x"),
      r"field _EMBEDDED_FILE_INDEX is a str, not bytes or bytearray"),
     (_retype("_SCHEMA_ID", ["null", "long"], lambda number: None), r"field _SCHEMA_ID is missing, not int"),
