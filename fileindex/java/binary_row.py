@@ -18,26 +18,25 @@ DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
 UNKNOWN = object()  # a field whose type ``fields(..., lenient=True)`` does not decode
 
 
-def fields(data: bytes, types: list, *, lenient: bool = False) -> list:
-    """The values of a serialized BinaryRow, by Paimon type (None for nulls); ``lenient``: UNKNOWN for a
-    field of a type not decoded here (else a UsageError)."""
+def fields(data: bytes, types: list) -> list:
+    """The values of a serialized BinaryRow, by Paimon type (None for nulls)."""
     arity = struct.unpack_from(">i", data, 0)[0]
-    row = data[4:]
     if arity != len(types):
         raise UsageError(f"partition row has {arity} fields, the schema {len(types)}")
+    return [field_at(data, i, data_type, arity) for i, data_type in enumerate(types)]
+
+
+def field_at(data: bytes, i: int, data_type, arity: int, *, lenient: bool = False):
+    """Field ``i`` (of ``arity``) of a serialized BinaryRow (None: null); ``lenient``: UNKNOWN for a type not
+    decoded here (else a UsageError)."""
+    row = memoryview(data)[4:]
+    bit = i + 8
+    if row[bit // 8] & (1 << (bit % 8)):
+        return None
+    if lenient and not _decodable(data_type):
+        return UNKNOWN
     null_bytes = ((arity + 63 + 8) // 64) * 8
-    values: list[object] = []
-    for i, data_type in enumerate(types):
-        bit = i + 8
-        if row[bit // 8] & (1 << (bit % 8)):
-            values.append(None)
-            continue
-        slot = row[null_bytes + 8 * i:null_bytes + 8 * i + 8]
-        if lenient and not _decodable(data_type):
-            values.append(UNKNOWN)
-        else:
-            values.append(_value(row, slot, data_type))
-    return values
+    return _value(row, bytes(row[null_bytes + 8 * i:null_bytes + 8 * i + 8]), data_type)
 
 
 def _decodable(data_type) -> bool:
@@ -45,7 +44,7 @@ def _decodable(data_type) -> bool:
         or data_type.is_string or data_type.is_binary
 
 
-def _value(row: bytes, slot: bytes, data_type):
+def _value(row: bytes | memoryview, slot: bytes, data_type):
     root = data_type.root
     if root == "BOOLEAN":
         return slot[0] != 0
@@ -58,7 +57,7 @@ def _value(row: bytes, slot: bytes, data_type):
         else:
             offset_and_size = int.from_bytes(slot, "little")
             offset, size = offset_and_size >> 32, offset_and_size & 0xFFFFFFFF
-            data = row[offset:offset + size]
+            data = bytes(row[offset:offset + size])
         return data.decode("utf-8", "replace") if data_type.is_string else bytes(data)
     raise UsageError(f"partition columns of type {data_type} are not supported yet (INT, BIGINT, STRING, "
                      "DATE, BOOLEAN, ... are)")

@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import cast
 
 import pyarrow as pa
@@ -56,10 +57,14 @@ class FileRead:
     index: str  # where its index lives: embedded, sidecar or none
     read: str  # "all" rows, "rows" (a row selection), or "none" (skipped)
     rows: int  # rows read: after the index's selection and the deletion vector
-    reason: str
+    why: str | Callable[[], str] = field(repr=False)  # the reason, or how to say it (only explain asks)
     skipped_by: str | None = None  # the stage that dropped it
     task: DataFileTask | None = field(default=None, repr=False, compare=False)
     verdict: ScanVerdict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def reason(self) -> str:
+        return self.why if isinstance(self.why, str) else self.why()
 
     def as_dict(self) -> dict:
         return {"file": self.file, "row_count": self.row_count, "index": self.index, "read": self.read,
@@ -181,7 +186,8 @@ class TableScan:
             verdict = (ScanVerdict(task.name, task.table_entry().row_count, _index_of(task), REMAIN)
                        if self.predicate is None else evaluate_file(task, self.predicate))
             if verdict.result is SKIP:
-                files.append(_skipped(task, "file_index", _skip_reason(task, verdict, self.predicate), verdict))
+                files.append(_skipped(task, "file_index", partial(_skip_reason, task, verdict, self.predicate),
+                                      verdict))
             else:
                 judged.append((task, verdict))
         index_rows = sum(v.result.cardinality if isinstance(v.result, Rows) else v.rows for _, v in judged)
@@ -310,7 +316,8 @@ def _index_of(task: DataFileTask) -> str:
     return "embedded" if entry.embedded_index is not None else "sidecar" if entry.index_files else "none"
 
 
-def _skipped(task: DataFileTask, stage: str, reason: str, verdict: ScanVerdict | None = None) -> FileRead:
+def _skipped(task: DataFileTask, stage: str, reason: str | Callable[[], str],
+             verdict: ScanVerdict | None = None) -> FileRead:
     entry = task.table_entry()
     return FileRead(task.name, entry.row_count, verdict.index if verdict else _index_of(task), "none", 0, reason,
                     stage, task, verdict)

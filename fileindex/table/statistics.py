@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 
 from fileindex.errors import FileIndexError
-from fileindex.java.binary_row import UNKNOWN, fields
+from fileindex.java.binary_row import UNKNOWN, field_at
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import And, Leaf, Or, Predicate
 from fileindex.table.metadata import DataFile, Schema
@@ -20,27 +20,41 @@ COMPARED = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME")
 
 
 class FileStats:
-    """One file's statistics by column name: (min, max, null count), None where unknown."""
+    """One file's statistics, each column's (min, max, null count) decoded when a predicate first asks."""
 
     def __init__(self, entry: DataFile, schema: Schema):
         self.row_count = entry.row_count
-        self.columns: dict[str, tuple] = {}
-        stats = entry.value_stats
-        if stats is None:
-            return
+        self.stats = entry.value_stats
         names = entry.value_stats_cols if entry.value_stats_cols is not None else tuple(f.name for f in schema.fields)
         by_name = schema.by_name()
-        if any(name not in by_name for name in names) or len(stats.null_counts) != len(names):
-            return
-        types = [by_name[name].type for name in names]
+        usable = self.stats is not None and len(self.stats.null_counts) == len(names) \
+            and all(name in by_name for name in names) and _arity(self.stats.min_values) == len(names) \
+            and _arity(self.stats.max_values) == len(names)
+        self.positions = {name: (i, by_name[name].type) for i, name in enumerate(names)} if usable else {}
+        self.arity = len(names)
+        self.columns: dict[str, tuple | None] = {}
+
+    def column(self, name: str) -> tuple | None:
+        """(min, max, null count) of the column, None where unknown (or None: no statistics for it)."""
+        if name not in self.columns:
+            self.columns[name] = self._decode(name)
+        return self.columns[name]
+
+    def _decode(self, name: str) -> tuple | None:
+        if name not in self.positions or self.stats is None:
+            return None
+        position, data_type = self.positions[name]
+        nulls = self.stats.null_counts[position]
+        if data_type.root not in COMPARED:
+            return None, None, nulls
         try:
-            lows = fields(stats.min_values, types, lenient=True)
-            highs = fields(stats.max_values, types, lenient=True)
+            low = field_at(self.stats.min_values, position, data_type, self.arity, lenient=True)
+            high = field_at(self.stats.max_values, position, data_type, self.arity, lenient=True)
         except (FileIndexError, IndexError, struct.error, ValueError):
-            return
-        for name, data_type, low, high, nulls in zip(names, types, lows, highs, stats.null_counts, strict=True):
-            exact = data_type.root in COMPARED and low is not UNKNOWN and high is not UNKNOWN
-            self.columns[name] = (low if exact else None, high if exact else None, nulls)
+            return None, None, nulls
+        if low is UNKNOWN or high is UNKNOWN:
+            return None, None, nulls
+        return low, high, nulls
 
     def may_match(self, predicate: Predicate) -> bool:
         if isinstance(predicate, And):
@@ -50,7 +64,7 @@ class FileStats:
         return self._leaf(predicate)
 
     def _leaf(self, leaf: Leaf) -> bool:
-        found = self.columns.get(leaf.column)
+        found = self.column(leaf.column)
         if found is None:
             return True
         low, high, nulls = found
@@ -64,6 +78,10 @@ class FileStats:
         if low is None or high is None or any(value is None or type(value) is not int for value in leaf.literals):
             return True
         return _range_may_match(function, leaf.literals, low, high)
+
+
+def _arity(row: bytes) -> int | None:
+    return struct.unpack_from(">i", row)[0] if len(row) >= 4 else None
 
 
 def _range_may_match(function: Operator, literals: tuple, low: int, high: int) -> bool:
