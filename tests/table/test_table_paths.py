@@ -200,7 +200,8 @@ def test_every_command_refuses_a_path_shaped_name(tmp_path, outside, capsys, kin
         root.parent.mkdir(exist_ok=True)
         shutil.copytree(source, root)
         named = APPEND_FIELDS[field](root, value)
-        commands = [["table", str(root), "--where", "f0 = 'Alice'", "--json"], ["table", str(root), "--indexes"]]
+        commands = [["table", str(root), "--where", "f0 = 'Alice'", "--json"], ["table", str(root), "--indexes"],
+                    ["read", str(root), "--where", "f0 = 'Alice'"], ["read", str(root)]]
         if kind == "parquet":  # (rewrite refuses tables with ORC manifests before reading them)
             commands += [["rewrite", str(root)], ["rewrite", str(root), "--dry-run"]]
         for argv in commands:
@@ -218,7 +219,8 @@ def test_index_manifest_names_are_plain_too(tmp_path, outside, capsys, kind, fie
         root.parent.mkdir(exist_ok=True)
         shutil.copytree(source, root)
         named = INDEX_FIELDS[field](root, value)
-        assert_refused(root, outside, ["table", str(root), "--where", "f1 = 20", "--json"], named, field, capsys)
+        for argv in (["table", str(root), "--where", "f1 = 20", "--json"], ["read", str(root), "--where", "f1 = 20"]):
+            assert_refused(root, outside, argv, named, field, capsys)
 
 
 @pytest.mark.parametrize("value", ["../../outside/evil.parquet", "evil.parquet", "file:evil.parquet"])
@@ -284,6 +286,8 @@ def test_an_external_path_is_read_and_shown(tmp_path, capsys, uri):
     assert "(external path)" in capsys.readouterr().out
     assert main(["table", str(root), "--explain", target.name]) == 0
     assert "under an external path, outside the table" in capsys.readouterr().err
+    assert main(["read", str(root), "--where", "f0 = 'Alice'", "--json"]) == 0
+    assert [json.loads(line)["f0"] for line in capsys.readouterr().out.splitlines()] == ["Alice", "Alice"]
 
 
 def test_rewrite_writes_beside_an_external_path_only_when_asked(tmp_path, capsys):
