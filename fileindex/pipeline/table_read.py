@@ -29,6 +29,7 @@ from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.java.binary_row import fields as partition_fields
 from fileindex.parallel import threads
 from fileindex.pipeline.inputs import DataFileTask, Inputs, table_inputs
+from fileindex.pipeline.polars_filters import pushed_conjuncts
 from fileindex.pipeline.scan import (
     ScanVerdict,
     evaluate_file,
@@ -242,23 +243,46 @@ class TableScan:
         return relation
 
     def to_polars(self):
-        """A Polars LazyFrame (an IO plugin): Polars' projection, row limit and filter are pushed into the
-        scan (the filter is applied to each batch as it is read)."""
+        """A Polars LazyFrame (an IO plugin): Polars' projection and row limit are pushed into the scan, and so
+        is its filter: the conjuncts this project's predicates can say prune files and rows like ``where``
+        (``pipeline.polars_filters``), and the whole filter is applied to each batch as it is read."""
         import polars
         from polars.io.plugins import register_io_source
 
         schema = polars.from_arrow(self.schema.empty_table()).schema
 
         def source(with_columns, predicate, n_rows, batch_size):
-            limit = n_rows if self.limit is None or n_rows is None else min(n_rows, self.limit)
-            scan = TableScan(self.table, self.predicate, with_columns or self.columns,
-                             self.limit if n_rows is None else limit)
-            scan._planned, scan._stages = self._planned, self._stages  # one plan, whatever Polars projects
+            # the frame is the scan's rows (``limit`` of them) filtered by Polars: its filter prunes only an
+            # unlimited scan, and its row limit counts the rows it keeps
+            pruning = self._with_polars_filter(predicate) if self.limit is None else self.predicate
+            limit = _least(self.limit, n_rows) if predicate is None else self.limit
+            scan = TableScan(self.table, pruning, with_columns or self.columns, limit)
+            if pruning == self.predicate:
+                scan._planned, scan._stages = self._planned, self._stages  # one plan, whatever Polars projects
+            left = n_rows
             for batch in scan._batches():
                 frame = polars.from_arrow(pa.Table.from_batches([batch], scan.schema))
-                yield frame if predicate is None else frame.filter(predicate)
+                frame = frame if predicate is None else frame.filter(predicate)
+                if left is not None:
+                    frame = frame.head(left)
+                    left -= frame.height
+                yield frame
+                if left == 0:
+                    return
 
         return register_io_source(source, schema=schema)
+
+    def _with_polars_filter(self, expression) -> Predicate | None:
+        """The scan's predicate and what of Polars' filter it can prune with."""
+        pushed = []
+        for text in pushed_conjuncts(expression, self.types):
+            try:
+                pushed.append(self.table.parse(text))
+            except UsageError:  # (a literal the column's type cannot hold: Polars' own filter still applies)
+                continue
+        if not pushed:
+            return self.predicate
+        return and_(*([self.predicate] if self.predicate is not None else []), *pushed)
 
     def _batches(self) -> Iterator[pa.RecordBatch]:
         left = self.limit
@@ -305,6 +329,10 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
         finally:
             for future in pending:
                 future.cancel()
+
+
+def _least(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _stage(name: str, before: list, after: list, rows_before: int, rows_after: int) -> Stage:

@@ -24,6 +24,7 @@ from fileindex.pipeline.scan import ScanVerdict, output_schema, read_candidates,
 from fileindex.pipeline.table_read import PaimonTable
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.parser import parse_predicate
+from fileindex.types import parse_type
 
 READABLE = [p for p in SHARED_TABLES if "data_evolution" not in str(p)]
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, database=None,
@@ -155,15 +156,32 @@ def test_a_missing_or_corrupt_index_reads_the_file(tmp_path):
     assert item.read == "all" and "missing" in item.reason
 
 
-def test_the_scan_reads_its_snapshot(tmp_path):
-    """A commit after the table is opened (a rewrite dropping the index) does not change what the scan reads."""
+def test_the_scan_reads_its_snapshot(tmp_path, capsys):
+    """A commit between planning and reading (a rewrite moving every index to a sidecar) does not change what
+    the scan reads: it keeps its snapshot's files and indexes."""
     root = tmp_path / "t"
     shutil.copytree(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap", root)
     table = PaimonTable(root)
-    before = table.scan("f1 = 20").to_arrow()
-    assert main(["table", str(root), "--set", "file-index.read.enabled=false"]) == 0
-    assert PaimonTable(root).snapshot.id == table.snapshot.id
-    assert table.scan("f1 = 20").to_arrow().equals(before)
+    scan = table.scan("f1 = 20")
+    planned = [(f.file, f.index, f.read) for f in scan.plan()]
+    assert main(["table", str(root), "--set", "file-index.in-manifest-threshold=1 b"]) == 0
+    assert main(["rewrite", str(root)]) == 0
+    capsys.readouterr()
+    assert PaimonTable(root).snapshot.id > table.snapshot.id
+    assert {f.index for f in PaimonTable(root).scan("f1 = 20").plan()} == {"sidecar"}
+    assert scan.to_arrow().column("f0").to_pylist() == ["Lucy", "Tony", "Alice"]
+    assert [(f.file, f.index, f.read) for f in scan.plan()] == planned
+
+
+def test_progress_is_shown_once_a_read_takes_a_second(monkeypatch, capsys):
+    from fileindex.cli import read as read_command
+
+    clock = iter(range(0, 1000, 2))
+    monkeypatch.setattr(read_command.time, "perf_counter", lambda: next(clock))
+    root = str(TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table")
+    assert main(["read", root, "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "fileindex read: " in err and "rows read" in err
 
 
 @pytest.mark.parametrize("call,message", [
@@ -250,3 +268,40 @@ def test_limit_stops_reading(monkeypatch):
     scan = PaimonTable(path).scan(limit=1)
     assert scan.to_arrow().num_rows == 1
     assert PaimonTable(path).scan(limit=0).to_arrow().num_rows == 0
+
+
+def test_polars_filters_prune_like_where(monkeypatch):
+    import datetime as dt
+
+    import polars
+
+    from fileindex.pipeline.polars_filters import pushed_conjuncts
+
+    path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
+    table = PaimonTable(path)
+    types = {**table.schema.types(), "d": parse_type("DATE")}
+    col = polars.col
+    assert pushed_conjuncts((col("f1") >= -5) & col("f4").is_null() & (polars.lit(3) < col("f5")), types) == \
+        ["`f1` >= -5", "`f4` IS NULL", "`f5` > 3"]
+    assert pushed_conjuncts((col("f4") == "it's") | (col("f1") == 1), types) == []  # an OR is left to Polars
+    assert pushed_conjuncts(col("f3") == 0.0, types) == []  # floating point: Polars' -0.0 and NaN differ
+    assert pushed_conjuncts(col("d") == dt.date(2024, 1, 2), types) == ["`d` = DATE '2024-01-02'"]
+    assert pushed_conjuncts(col("f4") == "it's", types) == ["`f4` = 'it''s'"]
+    opened = []
+    original = data_files.DataFileReader.__init__
+
+    def counting(self, source, *args, **kwargs):
+        opened.append(str(source))
+        original(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
+    lazy = table.scan().to_polars()
+    assert lazy.filter(col("f4") == "nobody").collect().height == 0 and not opened  # every file's index skips
+    assert lazy.filter((col("f4") == "Alice") & (col("f3") > 0)).collect()["f4"].to_list() == ["Alice"] * 3
+    assert lazy.filter(col("f4") == "Alice").head(1).collect().height == 1
+    opened.clear()
+    assert lazy.filter(col("f3") == 11.1).collect().height == 1 and opened  # not pushed: read and filtered
+    limited = table.scan(limit=1).to_polars()  # the frame is the scan's first row, then Polars' filter
+    first = table.scan(limit=1).to_arrow().column("f4")[0].as_py()
+    assert limited.filter(col("f4") == "nobody").collect().height == 0
+    assert limited.filter(col("f4") == first).collect().height == 1
