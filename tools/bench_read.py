@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import statistics
 import subprocess
 import sys
 import time
@@ -29,11 +28,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+
+from bench_read_peer import median_of
 
 from fileindex.pipeline.table_read import PaimonTable
 from fileindex.spark.demo import RARE_CATEGORY, START, DatasetSpec, make_file
@@ -95,16 +97,6 @@ def queries(spec: DatasetSpec) -> list[dict]:
         {"name": "amount > 100 (most rows)", "where": "amount > 100.00", "sql": "amount > 100.00", "filter": "none",
          "arrow": pc.field("amount") > pa.scalar(100, pa.decimal128(12, 2))},
     ]
-
-
-def median_of(run, repeat: int) -> tuple[float, int]:
-    rows = run()
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        rows = run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), rows
 
 
 def ours(root: Path, where: str | None) -> int:

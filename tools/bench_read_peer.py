@@ -13,21 +13,23 @@ import statistics
 import sys
 import time
 
-import pyarrow.parquet as pq
-from pypaimon_rust.datafusion import PaimonCatalog, SQLContext
-
 TABLE = "paimon.`default`.orders"
 OPTIONS = {"bucket": "-1", "file-index.bloom-filter.columns": "id", "file-index.bitmap.columns": "category",
            "file-index.range-bitmap.columns": "ts"}
 
 
-def context(warehouse: str) -> SQLContext:
+def context(warehouse: str):
+    from pypaimon_rust.datafusion import SQLContext
+
     ctx = SQLContext()
     ctx.register_catalog("paimon", {"warehouse": warehouse}, default_database="")
     return ctx
 
 
 def write(warehouse: str, files: list[str]) -> None:
+    import pyarrow.parquet as pq
+    from pypaimon_rust.datafusion import PaimonCatalog
+
     ctx = context(warehouse)
     ctx.sql("CREATE DATABASE paimon.`default`")
     first = pq.read_schema(files[0])
@@ -51,6 +53,8 @@ def write(warehouse: str, files: list[str]) -> None:
 
 
 def median_of(run, repeat: int) -> tuple[float, int]:
+    """(median seconds of ``repeat`` runs after one untimed run, the rows the last run counted); shared with
+    tools/bench_read.py (this module imports pypaimon-rust only inside the functions that need it)."""
     rows = run()
     times = []
     for _ in range(repeat):
@@ -61,6 +65,8 @@ def median_of(run, repeat: int) -> tuple[float, int]:
 
 
 def time_queries(warehouse: str, request: dict) -> list[dict]:
+    from pypaimon_rust.datafusion import PaimonCatalog
+
     ctx = context(warehouse)
     table = PaimonCatalog({"warehouse": warehouse}).get_table("default.orders")
     answers = []

@@ -49,6 +49,20 @@ def subjects() -> dict[str, Subject]:
     return found
 
 
+@pytest.fixture
+def opened_files(monkeypatch) -> list[str]:
+    """The data files opened (a DataFileReader made) while the test runs."""
+    opened: list[str] = []
+    original = data_files.DataFileReader.__init__
+
+    def counting(self, source, *args, **kwargs):
+        opened.append(str(source))
+        original(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
+    return opened
+
+
 def expected(subject: Subject, where: str | None, columns: list[str]) -> list[str]:
     rows = subject.rows
     if where is not None:
@@ -109,16 +123,9 @@ def test_pandas_polars_and_duckdb_see_the_same_rows():
     assert lazy.select(polars.len()).collect().item() == 8
 
 
-def test_explain_counts_the_files_actually_opened(monkeypatch):
+def test_explain_counts_the_files_actually_opened(opened_files):
     path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
-    opened = []
-    original = data_files.DataFileReader.__init__
-
-    def counting(self, source, *args, **kwargs):
-        opened.append(str(source))
-        original(self, source, *args, **kwargs)
-
-    monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
+    opened = opened_files
     for where in ("f4 = 'Alice'", "f4 = 'nobody'", None):
         opened.clear()
         scan = PaimonTable(path).scan(where)
@@ -270,7 +277,7 @@ def test_limit_stops_reading(monkeypatch):
     assert PaimonTable(path).scan(limit=0).to_arrow().num_rows == 0
 
 
-def test_polars_filters_prune_like_where(monkeypatch):
+def test_polars_filters_prune_like_where(opened_files):
     import datetime as dt
 
     import polars
@@ -287,14 +294,7 @@ def test_polars_filters_prune_like_where(monkeypatch):
     assert pushed_conjuncts(col("f3") == 0.0, types) == []  # floating point: Polars' -0.0 and NaN differ
     assert pushed_conjuncts(col("d") == dt.date(2024, 1, 2), types) == ["`d` = DATE '2024-01-02'"]
     assert pushed_conjuncts(col("f4") == "it's", types) == ["`f4` = 'it''s'"]
-    opened = []
-    original = data_files.DataFileReader.__init__
-
-    def counting(self, source, *args, **kwargs):
-        opened.append(str(source))
-        original(self, source, *args, **kwargs)
-
-    monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
+    opened = opened_files
     lazy = table.scan().to_polars()
     assert lazy.filter(col("f4") == "nobody").collect().height == 0 and not opened  # every file's index skips
     assert lazy.filter((col("f4") == "Alice") & (col("f3") > 0)).collect()["f4"].to_list() == ["Alice"] * 3

@@ -191,15 +191,19 @@ def assert_refused(root: Path, outside: Path, argv: list[str], named: str, field
     assert not (outside.parent / "outside" / "outside").exists()
 
 
+def hostile_copies(source: Path, outside: Path, edit, into: Path):
+    """(label, a copy of ``source`` with ``edit(root, value)`` applied, the file it named) per hostile value."""
+    for label, value in hostile_names(outside).items():
+        root = into / label
+        shutil.copytree(source, root)
+        yield label, root, edit(root, value)
+
+
 @pytest.mark.parametrize("kind", ["parquet", "orc"], ids=["avro-manifests", "orc-manifests"])
 @pytest.mark.parametrize("field", list(APPEND_FIELDS))
 def test_every_command_refuses_a_path_shaped_name(tmp_path, outside, capsys, kind, field):
     source = copy_table(kind, "append_with_bitmap_no_embedding", tmp_path / "clean")
-    for label, value in hostile_names(outside).items():
-        root = tmp_path / "tables" / label
-        root.parent.mkdir(exist_ok=True)
-        shutil.copytree(source, root)
-        named = APPEND_FIELDS[field](root, value)
+    for label, root, named in hostile_copies(source, outside, APPEND_FIELDS[field], tmp_path / "tables"):
         commands = [["table", str(root), "--where", "f0 = 'Alice'", "--json"], ["table", str(root), "--indexes"],
                     ["read", str(root), "--where", "f0 = 'Alice'"], ["read", str(root)]]
         if kind == "parquet":  # (rewrite refuses tables with ORC manifests before reading them)
@@ -214,11 +218,7 @@ def test_every_command_refuses_a_path_shaped_name(tmp_path, outside, capsys, kin
 @pytest.mark.parametrize("field", list(INDEX_FIELDS))
 def test_index_manifest_names_are_plain_too(tmp_path, outside, capsys, kind, field):
     source = copy_table(kind, "pk_with_bitmap_dv", tmp_path / "clean")
-    for label, value in hostile_names(outside).items():
-        root = tmp_path / "tables" / label
-        root.parent.mkdir(exist_ok=True)
-        shutil.copytree(source, root)
-        named = INDEX_FIELDS[field](root, value)
+    for _, root, named in hostile_copies(source, outside, INDEX_FIELDS[field], tmp_path / "tables"):
         for argv in (["table", str(root), "--where", "f1 = 20", "--json"], ["read", str(root), "--where", "f1 = 20"]):
             assert_refused(root, outside, argv, named, field, capsys)
 
