@@ -35,10 +35,12 @@ from fileindex.pipeline.scan import (
     evaluate_file,
     names_nanos,
     output_schema,
+    read_candidates,
     read_verdict,
     rows_to_read,
     scannable,
     selected_schema,
+    selection,
 )
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, columns
@@ -56,12 +58,13 @@ class FileRead:
     file: str  # relative to the table root, or its external path
     row_count: int
     index: str  # where its index lives: embedded, sidecar or none
-    read: str  # "all" rows, "rows" (a row selection), or "none" (skipped)
+    read: str  # "all" rows, "rows" (a row selection), "none" (skipped), or "merged" (into its group's first file)
     rows: int  # rows read: after the index's selection and the deletion vector
     why: str | Callable[[], str] = field(repr=False)  # the reason, or how to say it (only explain asks)
     skipped_by: str | None = None  # the stage that dropped it
     task: DataFileTask | None = field(default=None, repr=False, compare=False)
     verdict: ScanVerdict | None = field(default=None, repr=False, compare=False)
+    group: tuple[DataFileTask, ...] = field(default=(), repr=False, compare=False)  # data evolution, newest first
 
     @property
     def reason(self) -> str:
@@ -114,7 +117,7 @@ class Explain:
                          f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}")
         for item in self.files:
             what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
-                    "none": f"skipped by {item.skipped_by}"}[item.read]
+                    "none": f"skipped by {item.skipped_by}", "merged": "columns read with its group"}[item.read]
             lines.append(f"  {item.file}  index={item.index}  {what}  ({item.reason})")
         return "\n".join(lines)
 
@@ -156,6 +159,8 @@ class TableScan:
                        tuple(self._planned or ()))
 
     def _plan(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
+        if self.table.data_evolution:
+            return self._plan_groups()
         tasks = scannable(table_inputs(self.table))
         rows = sum(t.table_entry().row_count for t in tasks)
         files: list[FileRead] = []
@@ -207,6 +212,44 @@ class TableScan:
         order = {task.name: number for number, task in enumerate(tasks)}
         planned = sorted(files + kept_reads, key=lambda f: order[f.file])
         return planned, tuple(stages)
+
+    def _plan_groups(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
+        """A data-evolution table: the files of a group hold columns of the same rows (the newest file's
+        column wins), judged together by the table's rule (``PaimonTable._plan_data_evolution``)."""
+        if self.table.deletion_vectors_enabled:
+            raise UsageError(f"{self.table.root}: a data-evolution table with deletion vectors: not read here yet")
+        tasks = table_inputs(self.table).tasks
+        by_name = {task.name: task for task in tasks}
+        verdicts = {v.file: v for v in self.table._plan_data_evolution([t.table_entry() for t in tasks],
+                                                                       self.predicate or and_(), False)} \
+            if self.predicate is not None else {}
+        groups: dict[tuple, list[DataFileTask]] = {}
+        for task in tasks:
+            groups.setdefault((task.table_entry().first_row_id, task.table_entry().row_count), []).append(task)
+        planned: list[FileRead] = []
+        kept_files = kept_rows = 0
+        for members in groups.values():
+            newest = sorted(members, key=lambda t: t.table_entry().max_sequence_number, reverse=True)
+            found = verdicts.get(newest[0].name)
+            result = REMAIN if found is None else found.result
+            rows = newest[0].table_entry().row_count
+            if result is SKIP:
+                planned += [_skipped(t, "file_index", verdicts[t.name].note or "the group's index rules it out")
+                            for t in newest]
+                continue
+            verdict = ScanVerdict(newest[0].name, rows, found.index if found else _index_of(newest[0]), result)
+            count = result.cardinality if isinstance(result, Rows) else rows
+            reason = (found.note or "") if found else "no predicate: every row"
+            planned.append(FileRead(newest[0].name, rows, verdict.index, "rows" if count < rows else "all", count,
+                                    reason or _keep_reason(newest[0], verdict, self.predicate), None, newest[0],
+                                    verdict, tuple(newest)))
+            planned += [FileRead(t.name, rows, _index_of(t), "merged", 0, "its columns are read with the group",
+                                 task=t) for t in newest[1:]]
+            kept_files, kept_rows = kept_files + len(newest), kept_rows + count
+        order = {name: number for number, name in enumerate(by_name)}
+        planned.sort(key=lambda f: order[f.file])
+        total = sum(t.table_entry().row_count for t in tasks)
+        return planned, (Stage("file_index", len(tasks), kept_files, total, kept_rows),)
 
     def _statistics_may_match(self, task: DataFileTask) -> bool:
         entry = task.table_entry()
@@ -272,6 +315,26 @@ class TableScan:
 
         return register_io_source(source, schema=schema)
 
+    def _read_group(self, item: FileRead) -> pa.Table:
+        """The rows of a data-evolution group: each column from the newest file that wrote it (by field id),
+        then the exact filter."""
+        assert item.verdict is not None
+        rows = selection(item.verdict, None)
+        columns: dict[str, pa.ChunkedArray] = {}
+        for task in item.group:
+            ids = {f.id for f in self.table.data_schema(task.table_entry()).fields}
+            own = [f for f in self.read_schema if f.name not in columns
+                   and self.table.schema.by_name()[f.name].id in ids]
+            if own:
+                part = read_candidates(task, rows, pa.schema(own))
+                columns.update((name, part.column(name)) for name in part.column_names)
+        count = item.rows
+        table = pa.Table.from_arrays([columns[f.name] if f.name in columns else pa.nulls(count, type=f.type)
+                                      for f in self.read_schema], schema=self.read_schema)
+        if self.predicate is not None:
+            table = table.filter(matches(table, self.predicate, self.types))
+        return table
+
     def _with_polars_filter(self, expression) -> Predicate | None:
         """The scan's predicate and what of Polars' filter it can prune with."""
         pushed = []
@@ -288,7 +351,7 @@ class TableScan:
         left = self.limit
         if left == 0:
             return
-        reads = [f for f in self.plan() if f.read != "none"]
+        reads = [f for f in self.plan() if f.read in ("all", "rows")]
         for table in _in_order(self._read_file, reads, threads()):
             if left is not None:
                 table = table.slice(0, left)
@@ -300,6 +363,8 @@ class TableScan:
     def _read_file(self, item: FileRead) -> pa.Table:
         task, verdict = item.task, item.verdict
         assert task is not None and verdict is not None
+        if item.group:
+            return self._read_group(item)
         table = read_verdict(task, verdict, self.read_schema, self.predicate, self.types, exact=True)
         if self.predicate is not None and names_nanos(self.predicate, self.types):
             table = table.filter(matches(table, self.predicate, self.types))  # (read_verdict leaves these)

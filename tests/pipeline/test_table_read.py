@@ -270,6 +270,26 @@ def test_statistics_rule_out_files_before_their_indexes_are_opened(monkeypatch):
     assert scan.to_arrow().num_rows == 0
 
 
+# the table's README: f2, f0, f1 written first; then f2, f3 over the same four rows (first row id 0); then two
+# new rows of f2, f3 only
+EVOLVED_ROWS = [("Lily", 2, 102, 2.1), ("Alice", 4, 104, 3.1), ("Bob", 6, 106, 4.1), ("David", 8, 108, 5.1),
+                (None, None, 202, 6.1), (None, None, 204, 7.1)]
+
+
+@pytest.mark.parametrize("kind", ["parquet", "orc"])
+@pytest.mark.parametrize("where,test", [
+    (None, lambda r: True), ("f2 = 104", lambda r: r[2] == 104), ("f2 = 14", lambda r: False),
+    ("f0 IS NULL", lambda r: r[0] is None), ("f3 > 5 AND f2 < 200", lambda r: r[3] > 5 and r[2] < 200),
+    ("f0 = 'Bob' OR f2 = 204", lambda r: r[0] == "Bob" or r[2] == 204),
+])
+def test_a_data_evolution_table_reads_each_column_from_its_newest_file(kind, where, test):
+    path = TABLES / kind / "data_evolution_with_index.db" / "data_evolution_with_index"
+    scan = PaimonTable(path).scan(where)
+    assert [tuple(r.values()) for r in scan.to_arrow().to_pylist()] == [r for r in EVOLVED_ROWS if test(r)]
+    if where == "f2 = 14":  # the first write's value, overwritten: the bitmap of the newest file skips the group
+        assert [f.read for f in scan.explain().files].count("none") == 3
+
+
 def test_limit_stops_reading(monkeypatch):
     path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
     scan = PaimonTable(path).scan(limit=1)
