@@ -45,10 +45,12 @@ from fileindex.pipeline.scan import (
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, columns
 from fileindex.table import scan as table_scan
+from fileindex.table.buckets import reachable_buckets
 from fileindex.table.evolution import devolve
+from fileindex.table.metadata import load_schema, schema_ids
 from fileindex.table.statistics import FileStats
 
-STAGES = ("partition", "statistics", "file_index", "deletion_vectors")
+STAGES = ("partition", "bucket", "statistics", "file_index", "deletion_vectors")
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,14 @@ class TableScan:
                     files.append(_skipped(task, "partition", "the partition's values fail the predicate"))
             stages.append(_stage("partition", alive, kept, rows, sum(t.table_entry().row_count for t in kept)))
             alive = kept
+        buckets = self._reachable_buckets()
+        if buckets is not None:
+            kept = [task for task in alive if task.table_entry().bucket in buckets]
+            files += [_skipped(task, "bucket", "the predicate fixes the bucket key to other buckets")
+                      for task in alive if task.table_entry().bucket not in buckets]
+            rows_in = sum(t.table_entry().row_count for t in alive)
+            stages.append(_stage("bucket", alive, kept, rows_in, sum(t.table_entry().row_count for t in kept)))
+            alive = kept
         if self.predicate is not None:
             kept = []
             for task in alive:
@@ -250,6 +260,15 @@ class TableScan:
         planned.sort(key=lambda f: order[f.file])
         total = sum(t.table_entry().row_count for t in tasks)
         return planned, (Stage("file_index", len(tasks), kept_files, total, kept_rows),)
+
+    def _reachable_buckets(self) -> frozenset[int] | None:
+        """The buckets the predicate can reach (None: any); every schema of the table must have had the same
+        bucket count, as files written under another count hash their rows to other buckets."""
+        buckets = reachable_buckets(self.predicate, self.table.schema)
+        if buckets is None:
+            return None
+        counts = {load_schema(self.table.root, number).options.get("bucket") for number in schema_ids(self.table.root)}
+        return buckets if len(counts) == 1 else None
 
     def _statistics_may_match(self, task: DataFileTask) -> bool:
         entry = task.table_entry()

@@ -277,6 +277,11 @@ def json_type(value) -> DataType:
     return DataType(root, nullable=nullable, children=children)
 
 
+def schema_ids(root: Path) -> list[int]:
+    """The ids of the table's schema files (schema/schema-N), ascending."""
+    return sorted(int(p.name[7:]) for p in (Path(root) / "schema").glob("schema-*") if p.name[7:].isdigit())
+
+
 def load_schema(root: Path, schema_id: int) -> Schema:
     path = root / "schema" / f"schema-{schema_id}"
     if not path.exists():

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from fileindex.errors import UsageError
-from fileindex.table.metadata import load_schema, not_a_table, read_json
+from fileindex.table.metadata import load_schema, not_a_table, read_json, schema_ids
 from fileindex.writing.atomic import write_atomically
 
 # Options that change what the table's existing files mean (keys, layout, merging): never altered here.
@@ -22,7 +22,7 @@ MAX_ATTEMPTS = 20
 
 
 def latest_schema_id(root: Path) -> int:
-    ids = [int(p.name[7:]) for p in (root / "schema").glob("schema-*") if p.name[7:].isdigit()]
+    ids = schema_ids(root)
     if not ids:
         raise not_a_table(root, "no schema/schema-N file")
     return max(ids)

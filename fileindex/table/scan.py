@@ -36,6 +36,7 @@ from fileindex.table.metadata import (
     live_files,
     load_schema,
     load_snapshot,
+    schema_ids,
 )
 from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside
 
@@ -64,7 +65,7 @@ class PaimonTable:
         self.root = Path(path)
         self.snapshot = load_snapshot(self.root, snapshot_id)
         # a plain read uses the latest schema; time travel the snapshot's
-        ids = [int(p.name[7:]) for p in (self.root / "schema").glob("schema-*") if p.name[7:].isdigit()]
+        ids = schema_ids(self.root)
         if not ids:
             raise TableError("schema/ (schema): no schema-N file")
         latest = max(ids)
