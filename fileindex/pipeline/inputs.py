@@ -139,11 +139,11 @@ def _table_inputs(root: Path, snapshot: int | None, index_dir: str | None) -> In
     return table_inputs(PaimonTable(root, snapshot), index_dir)
 
 
-def table_inputs(table: PaimonTable, index_dir: str | None = None) -> Inputs:
-    """A task per live data file of the table's snapshot."""
+def table_inputs(table: PaimonTable, index_dir: str | None = None, keep_manifest=None) -> Inputs:
+    """A task per live data file of the table's snapshot (of the manifests ``keep_manifest`` keeps)."""
     real_root = str(table.root.resolve())  # once: resolving every file's path took a tenth of planning
     tasks = []
-    for entry, vector in table.live():
+    for entry, vector in table.live(keep_manifest):
         relative = table.relative(entry)
         table.data_file_exists(entry, relative)  # (refuses a symlink out of the table)
         path = str(table.data_path(entry).resolve()) if entry.external_path else f"{real_root}/{relative}"

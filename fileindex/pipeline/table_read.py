@@ -47,8 +47,8 @@ from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, columns
 from fileindex.table import scan as table_scan
 from fileindex.table.buckets import reachable_buckets
 from fileindex.table.evolution import devolve
-from fileindex.table.metadata import load_schema, schema_ids
-from fileindex.table.statistics import FileStats
+from fileindex.table.metadata import ValueStats, load_schema, schema_ids
+from fileindex.table.statistics import Statistics, file_statistics
 
 STAGES = ("partition", "bucket", "statistics", "file_index", "deletion_vectors")
 
@@ -84,10 +84,12 @@ class Stage:
     files_after: int
     rows_before: int
     rows_after: int
+    manifests_skipped: int = 0  # (partition) manifests not read: their files are counted in no stage
 
     def as_dict(self) -> dict:
         return {"stage": self.name, "files_before": self.files_before, "files_after": self.files_after,
-                "rows_before": self.rows_before, "rows_after": self.rows_after}
+                "rows_before": self.rows_before, "rows_after": self.rows_after,
+                **({"manifests_skipped": self.manifests_skipped} if self.manifests_skipped else {})}
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,8 @@ class Explain:
         lines = [f"scan of {self.table} at snapshot {self.snapshot}" + (f" where {self.where}" if self.where else "")]
         for stage in self.stages:
             lines.append(f"  {stage.name:<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
-                         f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}")
+                         f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}"
+                         + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
         for item in self.files:
             what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
                     "none": f"skipped by {item.skipped_by}", "merged": "columns read with its group"}[item.read]
@@ -163,20 +166,25 @@ class TableScan:
     def _plan(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
         if self.table.data_evolution:
             return self._plan_groups()
-        tasks = scannable(table_inputs(self.table))
+        over_keys = _partition_predicate(self.table, self.predicate)
+        skipped_manifests: list[bool] = []
+        keep_manifest = None if over_keys is None else partial(_manifest_may_match, self.table, over_keys,
+                                                               skipped_manifests)
+        tasks = scannable(table_inputs(self.table, keep_manifest=keep_manifest))
         rows = sum(t.table_entry().row_count for t in tasks)
         files: list[FileRead] = []
         alive = tasks
         stages = []
-        partition_test = _partition_test(self.table, self.predicate)
-        if partition_test is not None:
+        if over_keys is not None:
+            partition_test = _partition_test(self.table, over_keys)
             kept = []
             for task in alive:
                 if partition_test(task):
                     kept.append(task)
                 else:
                     files.append(_skipped(task, "partition", "the partition's values fail the predicate"))
-            stages.append(_stage("partition", alive, kept, rows, sum(t.table_entry().row_count for t in kept)))
+            stages.append(Stage("partition", len(alive), len(kept), rows, sum(t.table_entry().row_count for t in kept),
+                                sum(skipped_manifests)))
             alive = kept
         buckets = self._reachable_buckets()
         if buckets is not None:
@@ -275,7 +283,7 @@ class TableScan:
         schema = self.table.data_schema(entry)
         predicate = self.predicate if schema.id == self.table.schema.id else \
             devolve(cast(Predicate, self.predicate), self.table.schema, schema)
-        return not isinstance(predicate, (And, Or, Leaf)) or FileStats(entry, schema).may_match(predicate)
+        return not isinstance(predicate, (And, Or, Leaf)) or file_statistics(entry, schema).may_match(predicate)
 
     # -- reading --------------------------------------------------------------------------------------
 
@@ -468,18 +476,29 @@ def _keep_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate 
     return "REMAIN: the index cannot rule the file out"
 
 
-def _partition_test(table: table_scan.PaimonTable,
-                    predicate: Predicate | None) -> Callable[[DataFileTask], bool] | None:
-    """A test of a file's partition values against the predicate's conjuncts over partition keys only
-    (None: there are none); a partition whose values cannot be read is kept."""
+def _partition_predicate(table: table_scan.PaimonTable, predicate: Predicate | None) -> Predicate | None:
+    """The predicate's conjuncts over partition keys only (None: there are none)."""
     keys = set(table.schema.partition_keys)
     if predicate is None or not keys:
         return None
     conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
     over_keys = [c for c in conjuncts if set(columns(c)) <= keys]
-    if not over_keys:
-        return None
-    test = and_(*over_keys)
+    return and_(*over_keys) if over_keys else None
+
+
+def _manifest_may_match(table: table_scan.PaimonTable, over_keys: Predicate, skipped: list[bool],
+                        partition_stats: ValueStats | None) -> bool:
+    """Whether a manifest whose entries' partitions have these statistics may hold a partition the
+    predicate keeps (recording in ``skipped`` each one it does not)."""
+    types = table.schema.types()
+    keep = Statistics(partition_stats, table.schema.partition_keys, types, None, strings=True).may_match(over_keys)
+    skipped.append(not keep)
+    return keep
+
+
+def _partition_test(table: table_scan.PaimonTable, test: Predicate) -> Callable[[DataFileTask], bool]:
+    """A test of a file's partition values against ``test`` (over partition keys only); a partition whose
+    values cannot be read is kept."""
     key_fields = [table.schema.by_name()[k] for k in table.schema.partition_keys]
     schema = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in key_fields])
     types = table.schema.types()

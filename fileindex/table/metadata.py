@@ -480,11 +480,14 @@ def _avro_shape(declared) -> tuple[str | None, bool]:
     return None, False
 
 
-def live_files(root: Path, snapshot: Snapshot) -> list[DataFile]:
+def live_files(root: Path, snapshot: Snapshot,
+               keep_manifest: Callable[[ValueStats | None], bool] | None = None) -> list[DataFile]:
     """ADD entries not DELETEd, over the base and delta manifest lists (table spec §5). Each manifest
-    list's and manifest's decoded entries are memoized per process (``MANIFESTS``)."""
+    list's and manifest's decoded entries are memoized per process (``MANIFESTS``). ``keep_manifest``:
+    whether to read a manifest, from its partition statistics (a manifest left out must hold no entry,
+    ADD or DELETE, of a partition the caller wants)."""
     live: dict[tuple, DataFile] = {}
-    for manifest, listed_in in _manifests(root, snapshot):
+    for manifest, listed_in in _manifests(root, snapshot, keep_manifest):
         _merge(live, ((kind, entry, entry) for kind, entry in manifest_entries(root, manifest, listed_in)))
     return list(live.values())
 
@@ -530,28 +533,41 @@ def _memoized(path: Path, what: str, decode: Callable[[], T]) -> T:
     return cast(T, found)
 
 
-def _manifests(root: Path, snapshot: Snapshot) -> list[tuple[Path, str]]:
-    """(path, the manifest list naming it, as shown) of every manifest of the snapshot, in order."""
+@dataclass(frozen=True)
+class ManifestMeta:
+    """A manifest list's row: the manifest's name and the statistics of its entries' partitions."""
+
+    name: str
+    partition_stats: ValueStats | None
+
+
+def _manifests(root: Path, snapshot: Snapshot,
+               keep: Callable[[ValueStats | None], bool] | None = None) -> list[tuple[Path, str]]:
+    """(path, the manifest list naming it, as shown) of every manifest of the snapshot that ``keep`` keeps,
+    in order."""
     manifests = []
     for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
         path = root / "manifest" / listing
-        names = _memoized(path, "manifest list", partial(_manifest_names, root, path, snapshot))
-        manifests += [(root / "manifest" / name, shown(root, path)) for name in names]
+        metas = _memoized(path, "manifest list", partial(manifest_list_entries, root, path,
+                                                         f"manifest list named by {snapshot.file}"))
+        manifests += [(root / "manifest" / meta.name, shown(root, path)) for meta in metas
+                      if keep is None or keep(meta.partition_stats)]
     return manifests
 
 
-def _manifest_names(root: Path, path: Path, snapshot: Snapshot) -> tuple[str, ...]:
-    return manifest_list_names(root, path, f"manifest list named by {snapshot.file}")
+def manifest_list_entries(root: Path, path: Path, kind: str = "manifest list") -> tuple[ManifestMeta, ...]:
+    """The manifests a manifest list names (each a plain name, under manifest/), with their partition statistics."""
+    rows = read_rows(path, kind, root)
+    metas = []
+    for number, row in enumerate(rows):
+        where = f"{shown(root, path)} (manifest list) row {number}"
+        metas.append(ManifestMeta(plain_name(field_of(row, "_FILE_NAME", str, where), where, "_FILE_NAME"),
+                                  _value_stats(row.get("_PARTITION_STATS"))))
+    return tuple(metas)
 
 
 def manifest_list_names(root: Path, path: Path, kind: str = "manifest list") -> tuple[str, ...]:
-    """The manifests a manifest list names, each a plain name (under manifest/)."""
-    rows = read_rows(path, kind, root)
-    names = []
-    for number, row in enumerate(rows):
-        where = f"{shown(root, path)} (manifest list) row {number}"
-        names.append(plain_name(field_of(row, "_FILE_NAME", str, where), where, "_FILE_NAME"))
-    return tuple(names)
+    return tuple(meta.name for meta in manifest_list_entries(root, path, kind))
 
 
 def manifest_entries(root: Path, path: Path, listed_in: str) -> tuple[tuple[int, DataFile], ...]:

@@ -108,9 +108,10 @@ class PaimonTable:
     def deletion_vectors_enabled(self) -> bool:
         return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
 
-    def live(self) -> list[tuple[DataFile, DeletionVector | None]]:
-        """The snapshot's live data files, each with its deletion vector (None: no deleted rows)."""
-        entries = live_files(self.root, self.snapshot)
+    def live(self, keep_manifest=None) -> list[tuple[DataFile, DeletionVector | None]]:
+        """The snapshot's live data files, each with its deletion vector (None: no deleted rows);
+        ``keep_manifest``: see ``live_files``."""
+        entries = live_files(self.root, self.snapshot, keep_manifest)
         vectors = deletion_vectors(self.root, self.snapshot, self.schema)
         return [(entry, vectors.get((entry.partition, entry.bucket, entry.file_name))) for entry in entries]
 

@@ -1,10 +1,11 @@
-"""A data file's min/max/null-count statistics (``_VALUE_STATS``) against a predicate, as Paimon's scan
-uses them (``LeafFunction.test`` with the file's row count and statistics): whether any row may match.
+"""Min/max/null-count statistics against a predicate, as Paimon's scan uses them (``LeafFunction.test``
+with the row count and statistics): a data file's (``_VALUE_STATS``) and a manifest's partitions'
+(``_PARTITION_STATS``): whether any row may match.
 
 Only a definite "no row can match" prunes, so everything this module cannot decide keeps the file:
-columns whose type it does not compare exactly here (strings, whose statistics Paimon truncates;
-floating point, with NaN and -0.0; decimals and timestamps, not decoded), map-key columns, NOT IN and
-NOT BETWEEN, null literals, unknown null counts, and statistics that do not decode.
+columns whose type it does not compare exactly here (a data file's strings, whose statistics Paimon
+truncates; floating point, with NaN and -0.0; decimals and timestamps, not decoded), map-key columns,
+NOT IN and NOT BETWEEN, null literals, unknown null counts, and statistics that do not decode.
 """
 from __future__ import annotations
 
@@ -14,23 +15,27 @@ from fileindex.errors import FileIndexError
 from fileindex.java.binary_row import UNKNOWN, field_at
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import And, Leaf, Or, Predicate
-from fileindex.table.metadata import DataFile, Schema
+from fileindex.table.metadata import DataFile, Schema, ValueStats
+from fileindex.types import DataType
 
-COMPARED = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME")
+INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME")
 
 
-class FileStats:
-    """One file's statistics, each column's (min, max, null count) decoded when a predicate first asks."""
+class Statistics:
+    """Min/max/null counts of some columns, each column's decoded when a predicate first asks.
 
-    def __init__(self, entry: DataFile, schema: Schema):
-        self.row_count = entry.row_count
-        self.stats = entry.value_stats
-        names = entry.value_stats_cols if entry.value_stats_cols is not None else tuple(f.name for f in schema.fields)
-        by_name = schema.by_name()
-        usable = self.stats is not None and len(self.stats.null_counts) == len(names) \
-            and all(name in by_name for name in names) and _arity(self.stats.min_values) == len(names) \
-            and _arity(self.stats.max_values) == len(names)
-        self.positions = {name: (i, by_name[name].type) for i, name in enumerate(names)} if usable else {}
+    ``strings``: whether string minimums and maximums are exact (a manifest's partition statistics) rather
+    than truncated (a data file's, in Paimon's default ``truncate(16)`` mode); ``row_count`` None: unknown.
+    """
+
+    def __init__(self, stats: ValueStats | None, names: tuple[str, ...], types: dict[str, DataType],
+                 row_count: int | None, *, strings: bool = False):
+        self.row_count = row_count
+        self.stats = stats
+        self.strings = strings
+        usable = stats is not None and len(stats.null_counts) == len(names) and all(n in types for n in names) \
+            and _arity(stats.min_values) == len(names) and _arity(stats.max_values) == len(names)
+        self.positions = {name: (i, types[name]) for i, name in enumerate(names)} if usable else {}
         self.arity = len(names)
         self.columns: dict[str, tuple | None] = {}
 
@@ -45,7 +50,7 @@ class FileStats:
             return None
         position, data_type = self.positions[name]
         nulls = self.stats.null_counts[position]
-        if data_type.root not in COMPARED:
+        if data_type.root not in INTEGERS and not (self.strings and data_type.is_string):
             return None, None, nulls
         try:
             low = field_at(self.stats.min_values, position, data_type, self.arity, lenient=True)
@@ -72,19 +77,25 @@ class FileStats:
         if function is Operator.IS_NULL:
             return nulls is None or nulls > 0
         if function is Operator.IS_NOT_NULL:
-            return nulls is None or nulls < self.row_count
+            return nulls is None or self.row_count is None or nulls < self.row_count
         if nulls is not None and nulls == self.row_count and function is not Operator.NOT_IN:
             return False  # every value is null: no comparison holds
-        if low is None or high is None or any(value is None or type(value) is not int for value in leaf.literals):
+        if low is None or high is None or any(type(value) is not type(low) for value in leaf.literals):
             return True
         return _range_may_match(function, leaf.literals, low, high)
+
+
+def file_statistics(entry: DataFile, schema: Schema) -> Statistics:
+    """A data file's ``_VALUE_STATS``, over ``value_stats_cols`` (or every column of its schema)."""
+    names = entry.value_stats_cols if entry.value_stats_cols is not None else tuple(f.name for f in schema.fields)
+    return Statistics(entry.value_stats, names, schema.types(), entry.row_count)
 
 
 def _arity(row: bytes) -> int | None:
     return struct.unpack_from(">i", row)[0] if len(row) >= 4 else None
 
 
-def _range_may_match(function: Operator, literals: tuple, low: int, high: int) -> bool:
+def _range_may_match(function: Operator, literals: tuple, low, high) -> bool:
     if function is Operator.EQ:
         return low <= literals[0] <= high
     if function is Operator.NEQ:

@@ -75,3 +75,33 @@ def test_the_bucket_function_places_rows_as_java_does(java, tmp_path, keys):
     assert got == sorted(map(str, (tuple(r.values()) for r in rows if all(r[k] == first[k] for k in keys))))
     stages = {s.name: s for s in scan.explain().stages}
     assert stages["bucket"].files_after < stages["bucket"].files_before
+
+
+@pytest.mark.java
+def test_manifests_of_other_partitions_are_not_read(java, tmp_path, monkeypatch):
+    """A commit per region: each manifest holds one partition, and a predicate on the region reads only
+    the manifests whose partition statistics can hold it (counted by the manifests decoded)."""
+    from fileindex import memo
+    from fileindex.table import metadata
+
+    rng = random.Random(3)
+    commits = [[[region, rng.choice([1, 2]), rng.choice(["Alice", "Bob"]), rng.choice([10, 20])] for _ in range(6)]
+               for region in REGIONS]
+    root = java.write_table(tmp_path, "regions", COLUMNS, {"bucket": "-1"}, commits, ["region"])
+    monkeypatch.setattr(metadata, "MANIFESTS", memo.BoundedMemo(items=0, budget=0))  # decode every time
+    decoded = []
+    original = metadata._decoded_manifest
+    monkeypatch.setattr(metadata, "_decoded_manifest",
+                        lambda root, path, listed_in: decoded.append(path.name) or original(root, path, listed_in))
+    table = PaimonTable(root)
+    for where, regions in (("region = 'us'", {"us"}), ("region IN ('é/x=1', 'ap')", {"é/x=1", "ap"}),
+                           ("region > 'eu'", {"us", "é/x=1"}), ("region = 'nowhere'", set())):
+        decoded.clear()
+        scan = table.scan(where)
+        got = scan.to_arrow().to_pylist()
+        assert {r["region"] for r in got} == regions and len(got) == 6 * len(regions), where
+        (stage,) = [s for s in scan.explain().stages if s.name == "partition"]
+        assert len(decoded) == len(regions) and stage.manifests_skipped == len(REGIONS) - len(regions), where
+    decoded.clear()
+    assert table.scan("region = 'us' OR name = 'Bob'").to_arrow().num_rows > 6
+    assert len(decoded) == len(REGIONS)  # an OR with another column prunes no manifest
