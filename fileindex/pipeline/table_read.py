@@ -102,6 +102,7 @@ class Explain:
     where: str | None
     stages: tuple[Stage, ...]
     files: tuple[FileRead, ...]
+    indexes: tuple[tuple[str, ...], ...] = ()  # per file: its indexes on the predicate's columns, column:type
 
     def _pruning(self, name: str) -> dict:
         stage = next((s for s in self.stages if s.name == name), None)
@@ -110,9 +111,14 @@ class Explain:
 
     def as_dict(self) -> dict:
         return {"table": self.table, "snapshot": self.snapshot, "where": self.where,
-                "stages": [s.as_dict() for s in self.stages], "files": [f.as_dict() for f in self.files],
+                "stages": [s.as_dict() for s in self.stages],
+                "files": [{**f.as_dict(), "indexes": list(indexes)}
+                          for f, indexes in zip(self.files, self._indexes(), strict=True)],
                 "partition_pruning": self._pruning("partition"), "bucket_pruning": self._pruning("bucket"),
                 "file_skipping": self._pruning("file_index")}
+
+    def _indexes(self) -> tuple[tuple[str, ...], ...]:
+        return self.indexes or tuple(() for _ in self.files)
 
     def __str__(self) -> str:
         lines = [f"scan of {self.table} at snapshot {self.snapshot}" + (f" where {self.where}" if self.where else "")]
@@ -120,10 +126,11 @@ class Explain:
             lines.append(f"  {stage.name:<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
                          f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}"
                          + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
-        for item in self.files:
+        for item, indexes in zip(self.files, self._indexes(), strict=True):
             what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
                     "none": f"skipped by {item.skipped_by}", "merged": "columns read with its group"}[item.read]
-            lines.append(f"  {item.file}  index={item.index}  {what}  ({item.reason})")
+            index = f"{item.index} {', '.join(indexes)}" if indexes else item.index
+            lines.append(f"  {item.file}  index={index}  {what}  ({item.reason})")
         return "\n".join(lines)
 
 
@@ -159,9 +166,11 @@ class TableScan:
         return list(self._planned)
 
     def explain(self) -> Explain:
-        self.plan()
-        return Explain(str(self.table.root), self.table.snapshot.id, self.where, self._stages,
-                       tuple(self._planned or ()))
+        files = self.plan()
+        indexes = tuple(_indexes(f.task, self.predicate) if f.task is not None and self.predicate is not None
+                        else () for f in files)
+        return Explain(str(self.table.root), self.table.snapshot.id, self.where, self._stages, tuple(files),
+                       indexes)
 
     def _plan(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
         if self.table.data_evolution:
@@ -443,23 +452,28 @@ def _skipped(task: DataFileTask, stage: str, reason: str | Callable[[], str],
                     stage, task, verdict)
 
 
-def _indexes(task: DataFileTask, predicate: Predicate) -> str:
-    """The container's indexes on the predicate's columns, as column:type."""
+def _indexes(task: DataFileTask, predicate: Predicate) -> tuple[str, ...]:
+    """The file's indexes on the predicate's columns (by field id: an older file may name them otherwise),
+    as column:type."""
     try:
         _, container, _ = task.container()
     except (FileIndexError, OSError):
-        return ""
-    if container is None:
-        return ""
-    wanted = set(columns(predicate))
+        return ()
+    if container is None or task.table is None:
+        return ()
+    by_id = task.table.data_schema(task.table_entry()).by_id()
+    table_fields = task.table.schema.by_name()
+    bases = {name.split("[")[0] for name in columns(predicate)}  # (a map-key column m[k] is of map m)
+    wanted = {by_id[table_fields[name].id].name for name in bases
+              if name in table_fields and table_fields[name].id in by_id}
     with container:
-        return ", ".join(f"{i.column}:{i.index_type}" for i in container if i.column in wanted)
+        return tuple(f"{i.column}:{i.index_type}" for i in container if i.column.split("[")[0] in wanted)
 
 
 def _skip_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate | None) -> str:
     if verdict.note:
         return verdict.note
-    indexes = _indexes(task, predicate) if predicate is not None else ""
+    indexes = ", ".join(_indexes(task, predicate)) if predicate is not None else ""
     return f"its index ({indexes or 'the file index'}) rules out every row"
 
 
