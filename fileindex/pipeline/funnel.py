@@ -1,0 +1,149 @@
+"""The pruning funnel of a table scan (``TableScan.explain``): its stages, and per data file what is read
+of it and why."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fileindex.errors import FileIndexError
+from fileindex.indexes.result import Rows
+from fileindex.pipeline.inputs import DataFileTask
+from fileindex.pipeline.scan import ScanVerdict
+from fileindex.predicate.tree import Predicate, columns
+
+STAGES = ("partition", "bucket", "statistics", "file_index", "deletion_vectors")
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """One live data file of a scan: what is read of it, and why."""
+
+    file: str  # relative to the table root, or its external path
+    row_count: int
+    index: str  # where its index lives: embedded, sidecar or none
+    read: str  # "all" rows, "rows" (a row selection), "none" (skipped), or "merged" (into its group's first file)
+    rows: int  # rows read: after the index's selection and the deletion vector
+    why: str | Callable[[], str] = field(repr=False)  # the reason, or how to say it (only explain asks)
+    skipped_by: str | None = None  # the stage that dropped it
+    task: DataFileTask | None = field(default=None, repr=False, compare=False)
+    verdict: ScanVerdict | None = field(default=None, repr=False, compare=False)
+    group: tuple[DataFileTask, ...] = field(default=(), repr=False, compare=False)  # data evolution, newest first
+
+    @property
+    def reason(self) -> str:
+        return self.why if isinstance(self.why, str) else self.why()
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "row_count": self.row_count, "index": self.index, "read": self.read,
+                "rows": self.rows, "reason": self.reason, "skipped_by": self.skipped_by}
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    files_before: int
+    files_after: int
+    rows_before: int
+    rows_after: int
+    manifests_skipped: int = 0  # (partition) manifests not read: their files are counted in no stage
+
+    def as_dict(self) -> dict:
+        return {"stage": self.name, "files_before": self.files_before, "files_after": self.files_after,
+                "rows_before": self.rows_before, "rows_after": self.rows_after,
+                **({"manifests_skipped": self.manifests_skipped} if self.manifests_skipped else {})}
+
+
+@dataclass(frozen=True)
+class Explain:
+    """The pruning funnel of a scan: one stage per step, one row per data file. ``as_dict`` also carries
+    pypaimon's ``ExplainResult`` keys (``partition_pruning``, ``bucket_pruning``, ``file_skipping``)."""
+
+    table: str
+    snapshot: int
+    where: str | None
+    stages: tuple[Stage, ...]
+    files: tuple[FileRead, ...]
+    indexes: tuple[tuple[str, ...], ...] = ()  # per file: its indexes on the predicate's columns, column:type
+
+    def _pruning(self, name: str) -> dict:
+        stage = next((s for s in self.stages if s.name == name), None)
+        files = self.stages[0].files_before if self.stages else 0
+        return {"before": stage.files_before if stage else files, "after": stage.files_after if stage else files}
+
+    def as_dict(self) -> dict:
+        return {"table": self.table, "snapshot": self.snapshot, "where": self.where,
+                "stages": [s.as_dict() for s in self.stages],
+                "files": [{**f.as_dict(), "indexes": list(indexes)}
+                          for f, indexes in zip(self.files, self._per_file_indexes(), strict=True)],
+                "partition_pruning": self._pruning("partition"), "bucket_pruning": self._pruning("bucket"),
+                "file_skipping": self._pruning("file_index")}
+
+    def _per_file_indexes(self) -> tuple[tuple[str, ...], ...]:
+        return self.indexes or tuple(() for _ in self.files)
+
+    def __str__(self) -> str:
+        lines = [f"scan of {self.table} at snapshot {self.snapshot}" + (f" where {self.where}" if self.where else "")]
+        for stage in self.stages:
+            lines.append(f"  {stage.name:<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
+                         f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}"
+                         + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
+        for item, indexes in zip(self.files, self._per_file_indexes(), strict=True):
+            what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
+                    "none": f"skipped by {item.skipped_by}", "merged": "columns read with its group"}[item.read]
+            index = f"{item.index} {', '.join(indexes)}" if indexes else item.index
+            lines.append(f"  {item.file}  index={index}  {what}  ({item.reason})")
+        return "\n".join(lines)
+
+
+def stage_of(name: str, before: list, after: list, rows_before: int, rows_after: int) -> Stage:
+    return Stage(name, len(before), len(after), rows_before, rows_after)
+
+
+def index_of(task: DataFileTask) -> str:
+    entry = task.table_entry()
+    return "embedded" if entry.embedded_index is not None else "sidecar" if entry.index_files else "none"
+
+
+def skipped(task: DataFileTask, stage: str, reason: str | Callable[[], str],
+             verdict: ScanVerdict | None = None) -> FileRead:
+    entry = task.table_entry()
+    return FileRead(task.name, entry.row_count, verdict.index if verdict else index_of(task), "none", 0, reason,
+                    stage, task, verdict)
+
+
+def indexes_of(task: DataFileTask, predicate: Predicate) -> tuple[str, ...]:
+    """The file's indexes on the predicate's columns (by field id: an older file may name them otherwise),
+    as column:type."""
+    try:
+        _, container, _ = task.container()
+    except (FileIndexError, OSError):
+        return ()
+    if container is None or task.table is None:
+        return ()
+    by_id = task.table.data_schema(task.table_entry()).by_id()
+    table_fields = task.table.schema.by_name()
+    bases = {name.split("[")[0] for name in columns(predicate)}  # (a map-key column m[k] is of map m)
+    wanted = {by_id[table_fields[name].id].name for name in bases
+              if name in table_fields and table_fields[name].id in by_id}
+    with container:
+        return tuple(f"{i.column}:{i.index_type}" for i in container if i.column.split("[")[0] in wanted)
+
+
+def skip_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate | None) -> str:
+    if verdict.note:
+        return verdict.note
+    indexes = ", ".join(indexes_of(task, predicate)) if predicate is not None else ""
+    return f"its index ({indexes or 'the file index'}) rules out every row"
+
+
+def keep_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate | None) -> str:
+    if predicate is None:
+        return "no predicate: every row"
+    if verdict.note:
+        return f"REMAIN: {verdict.note}"
+    if verdict.index == "none":
+        return "REMAIN: no index"
+    if isinstance(verdict.result, Rows):
+        count = verdict.result.cardinality
+        return f"the index selects {count:,} row{'s' if count != 1 else ''}"
+    return "REMAIN: the index cannot rule the file out"

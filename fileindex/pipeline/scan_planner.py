@@ -1,0 +1,206 @@
+"""Planning a table scan through its funnel: partition (manifests, then files), bucket, statistics, file
+index, deletion vectors; data-evolution tables by row-id group. Every stage only drops what cannot
+match, so a file is never skipped on a guess."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import cast
+
+import pyarrow as pa
+
+from fileindex.arrow.types import arrow_type
+from fileindex.errors import FileIndexError, UsageError
+from fileindex.indexes.result import REMAIN, SKIP, Rows
+from fileindex.java.binary_row import fields as partition_fields
+from fileindex.pipeline.funnel import (
+    FileRead,
+    Stage,
+    index_of,
+    keep_reason,
+    skip_reason,
+    skipped,
+    stage_of,
+)
+from fileindex.pipeline.inputs import DataFileTask, table_inputs
+from fileindex.pipeline.scan import ScanVerdict, evaluate_file, rows_to_read, scannable
+from fileindex.pipeline.truth import matches
+from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, columns
+from fileindex.table import scan as table_scan
+from fileindex.table.buckets import reachable_buckets
+from fileindex.table.evolution import devolve
+from fileindex.table.metadata import ValueStats, load_schema, schema_ids
+from fileindex.table.statistics import Statistics, file_statistics
+
+
+class ScanPlanner:
+    """The plan of one scan: every live data file with what is read of it, and the stages' counts."""
+
+    def __init__(self, table: table_scan.PaimonTable, predicate: Predicate | None):
+        self.table = table
+        self.predicate = predicate
+
+    def plan(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
+        if self.table.data_evolution:
+            return self._plan_groups()
+        over_keys = _partition_predicate(self.table, self.predicate)
+        skipped_manifests: list[bool] = []
+        keep_manifest = None if over_keys is None else partial(_manifest_may_match, self.table, over_keys,
+                                                               skipped_manifests)
+        tasks = scannable(table_inputs(self.table, keep_manifest=keep_manifest))
+        rows = sum(t.table_entry().row_count for t in tasks)
+        files: list[FileRead] = []
+        alive = tasks
+        stages = []
+        if over_keys is not None:
+            partition_test = _partition_test(self.table, over_keys)
+            kept = []
+            for task in alive:
+                if partition_test(task):
+                    kept.append(task)
+                else:
+                    files.append(skipped(task, "partition", "the partition's values fail the predicate"))
+            stages.append(Stage("partition", len(alive), len(kept), rows, sum(t.table_entry().row_count for t in kept),
+                                sum(skipped_manifests)))
+            alive = kept
+        buckets = self._reachable_buckets()
+        if buckets is not None:
+            kept = [task for task in alive if task.table_entry().bucket in buckets]
+            files += [skipped(task, "bucket", "the predicate fixes the bucket key to other buckets")
+                      for task in alive if task.table_entry().bucket not in buckets]
+            rows_in = sum(t.table_entry().row_count for t in alive)
+            stages.append(stage_of("bucket", alive, kept, rows_in, sum(t.table_entry().row_count for t in kept)))
+            alive = kept
+        if self.predicate is not None:
+            kept = []
+            for task in alive:
+                if self._statistics_may_match(task):
+                    kept.append(task)
+                else:
+                    files.append(skipped(task, "statistics", "its min/max/null-count statistics rule out every row"))
+            rows_in = sum(t.table_entry().row_count for t in alive)
+            stages.append(stage_of("statistics", alive, kept, rows_in, sum(t.table_entry().row_count for t in kept)))
+            alive = kept
+        rows_in = sum(t.table_entry().row_count for t in alive)
+        judged = []
+        for task in alive:
+            verdict = (ScanVerdict(task.name, task.table_entry().row_count, index_of(task), REMAIN)
+                       if self.predicate is None else evaluate_file(task, self.predicate))
+            if verdict.result is SKIP:
+                files.append(skipped(task, "file_index", partial(skip_reason, task, verdict, self.predicate),
+                                      verdict))
+            else:
+                judged.append((task, verdict))
+        index_rows = sum(v.result.cardinality if isinstance(v.result, Rows) else v.rows for _, v in judged)
+        stages.append(Stage("file_index", len(alive), len(judged), rows_in, index_rows))
+        kept_reads = []
+        for task, verdict in judged:
+            count = rows_to_read(verdict, task.deleted_rows())
+            if count == 0:
+                files.append(skipped(task, "deletion_vectors", "every row it keeps is deleted", verdict))
+                continue
+            read = "rows" if count < verdict.rows else "all"
+            kept_reads.append(FileRead(task.name, verdict.rows, verdict.index, read, count,
+                                       keep_reason(task, verdict, self.predicate), None, task, verdict))
+        stages.append(Stage("deletion_vectors", len(judged), len(kept_reads), index_rows,
+                            sum(f.rows for f in kept_reads)))
+        order = {task.name: number for number, task in enumerate(tasks)}
+        planned = sorted(files + kept_reads, key=lambda f: order[f.file])
+        return planned, tuple(stages)
+
+    def _plan_groups(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
+        """A data-evolution table: the files of a group hold columns of the same rows (the newest file's
+        column wins), judged together by the table's rule (``PaimonTable._plan_data_evolution``)."""
+        if self.table.deletion_vectors_enabled:
+            raise UsageError(f"{self.table.root}: a data-evolution table with deletion vectors: not read here yet")
+        tasks = table_inputs(self.table).tasks
+        by_name = {task.name: task for task in tasks}
+        verdicts = {v.file: v for v in self.table._plan_data_evolution([t.table_entry() for t in tasks],
+                                                                       self.predicate or and_(), False)} \
+            if self.predicate is not None else {}
+        groups: dict[tuple, list[DataFileTask]] = {}
+        for task in tasks:
+            groups.setdefault((task.table_entry().first_row_id, task.table_entry().row_count), []).append(task)
+        planned: list[FileRead] = []
+        kept_files = kept_rows = 0
+        for members in groups.values():
+            newest = sorted(members, key=lambda t: t.table_entry().max_sequence_number, reverse=True)
+            found = verdicts.get(newest[0].name)
+            result = REMAIN if found is None else found.result
+            rows = newest[0].table_entry().row_count
+            if result is SKIP:
+                planned += [skipped(t, "file_index", verdicts[t.name].note or "the group's index rules it out")
+                            for t in newest]
+                continue
+            verdict = ScanVerdict(newest[0].name, rows, found.index if found else index_of(newest[0]), result)
+            count = result.cardinality if isinstance(result, Rows) else rows
+            reason = (found.note or "") if found else "no predicate: every row"
+            planned.append(FileRead(newest[0].name, rows, verdict.index, "rows" if count < rows else "all", count,
+                                    reason or keep_reason(newest[0], verdict, self.predicate), None, newest[0],
+                                    verdict, tuple(newest)))
+            planned += [FileRead(t.name, rows, index_of(t), "merged", 0, "its columns are read with the group",
+                                 task=t) for t in newest[1:]]
+            kept_files, kept_rows = kept_files + len(newest), kept_rows + count
+        order = {name: number for number, name in enumerate(by_name)}
+        planned.sort(key=lambda f: order[f.file])
+        total = sum(t.table_entry().row_count for t in tasks)
+        return planned, (Stage("file_index", len(tasks), kept_files, total, kept_rows),)
+
+    def _reachable_buckets(self) -> frozenset[int] | None:
+        """The buckets the predicate can reach (None: any); every schema of the table must have had the same
+        bucket count, as files written under another count hash their rows to other buckets."""
+        buckets = reachable_buckets(self.predicate, self.table.schema)
+        if buckets is None:
+            return None
+        counts = {load_schema(self.table.root, number).options.get("bucket") for number in schema_ids(self.table.root)}
+        return buckets if len(counts) == 1 else None
+
+    def _statistics_may_match(self, task: DataFileTask) -> bool:
+        entry = task.table_entry()
+        schema = self.table.data_schema(entry)
+        predicate = self.predicate if schema.id == self.table.schema.id else \
+            devolve(cast(Predicate, self.predicate), self.table.schema, schema)
+        return not isinstance(predicate, (And, Or, Leaf)) or file_statistics(entry, schema).may_match(predicate)
+
+
+def _partition_predicate(table: table_scan.PaimonTable, predicate: Predicate | None) -> Predicate | None:
+    """The predicate's conjuncts over partition keys only (None: there are none)."""
+    keys = set(table.schema.partition_keys)
+    if predicate is None or not keys:
+        return None
+    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
+    over_keys = [c for c in conjuncts if set(columns(c)) <= keys]
+    return and_(*over_keys) if over_keys else None
+
+
+def _manifest_may_match(table: table_scan.PaimonTable, over_keys: Predicate, skipped: list[bool],
+                        partition_stats: ValueStats | None) -> bool:
+    """Whether a manifest whose entries' partitions have these statistics may hold a partition the
+    predicate keeps (recording in ``skipped`` each one it does not)."""
+    types = table.schema.types()
+    keep = Statistics(partition_stats, table.schema.partition_keys, types, None, strings=True).may_match(over_keys)
+    skipped.append(not keep)
+    return keep
+
+
+def _partition_test(table: table_scan.PaimonTable, test: Predicate) -> Callable[[DataFileTask], bool]:
+    """A test of a file's partition values against ``test`` (over partition keys only); a partition whose
+    values cannot be read is kept."""
+    key_fields = [table.schema.by_name()[k] for k in table.schema.partition_keys]
+    schema = pa.schema([pa.field(f.name, arrow_type(f.type)) for f in key_fields])
+    types = table.schema.types()
+    answers: dict[bytes, bool] = {}
+
+    def keeps(task: DataFileTask) -> bool:
+        partition = task.table_entry().partition
+        if partition not in answers:
+            try:
+                values = partition_fields(partition, [f.type for f in key_fields])
+                row = pa.table([pa.array([v], type=t) for v, t in zip(values, schema.types, strict=True)],
+                               schema=schema)
+                answers[partition] = bool(matches(row, test, types)[0])
+            except (FileIndexError, pa.ArrowException, TypeError, ValueError, OverflowError):
+                answers[partition] = True
+        return answers[partition]
+
+    return keeps
