@@ -4,6 +4,7 @@ match, so a file is never skipped on a guess."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import cast
 
@@ -48,39 +49,20 @@ class ScanPlanner:
         keep_manifest = None if over_keys is None else partial(_manifest_may_match, self.table, over_keys,
                                                                skipped_manifests)
         tasks = scannable(table_inputs(self.table, keep_manifest=keep_manifest))
-        rows = sum(t.table_entry().row_count for t in tasks)
         files: list[FileRead] = []
+        stages: list[Stage] = []
         alive = tasks
-        stages = []
         if over_keys is not None:
-            partition_test = _partition_test(self.table, over_keys)
-            kept = []
-            for task in alive:
-                if partition_test(task):
-                    kept.append(task)
-                else:
-                    files.append(skipped(task, "partition", "the partition's values fail the predicate"))
-            stages.append(Stage("partition", len(alive), len(kept), rows, sum(t.table_entry().row_count for t in kept),
-                                sum(skipped_manifests)))
-            alive = kept
+            alive = _whole_file_stage("partition", alive, _partition_test(self.table, over_keys),
+                                      "the partition's values fail the predicate", files, stages)
+            stages[-1] = replace(stages[-1], manifests_skipped=sum(skipped_manifests))
         buckets = self._reachable_buckets()
         if buckets is not None:
-            kept = [task for task in alive if task.table_entry().bucket in buckets]
-            files += [skipped(task, "bucket", "the predicate fixes the bucket key to other buckets")
-                      for task in alive if task.table_entry().bucket not in buckets]
-            rows_in = sum(t.table_entry().row_count for t in alive)
-            stages.append(stage_of("bucket", alive, kept, rows_in, sum(t.table_entry().row_count for t in kept)))
-            alive = kept
+            alive = _whole_file_stage("bucket", alive, lambda task: task.table_entry().bucket in buckets,
+                                      "the predicate fixes the bucket key to other buckets", files, stages)
         if self.predicate is not None:
-            kept = []
-            for task in alive:
-                if self._statistics_may_match(task):
-                    kept.append(task)
-                else:
-                    files.append(skipped(task, "statistics", "its min/max/null-count statistics rule out every row"))
-            rows_in = sum(t.table_entry().row_count for t in alive)
-            stages.append(stage_of("statistics", alive, kept, rows_in, sum(t.table_entry().row_count for t in kept)))
-            alive = kept
+            alive = _whole_file_stage("statistics", alive, self._statistics_may_match,
+                                      "its min/max/null-count statistics rule out every row", files, stages)
         rows_in = sum(t.table_entry().row_count for t in alive)
         judged = []
         for task in alive:
@@ -161,6 +143,20 @@ class ScanPlanner:
         predicate = self.predicate if schema.id == self.table.schema.id else \
             devolve(cast(Predicate, self.predicate), self.table.schema, schema)
         return not isinstance(predicate, (And, Or, Leaf)) or file_statistics(entry, schema).may_match(predicate)
+
+
+def _whole_file_stage(name: str, alive: list[DataFileTask], keeps: Callable[[DataFileTask], bool], reason: str,
+                      files: list[FileRead], stages: list[Stage]) -> list[DataFileTask]:
+    """The files ``keeps`` keeps; the others go to ``files`` as skipped by stage ``name``, added to ``stages``."""
+    kept = []
+    for task in alive:
+        if keeps(task):
+            kept.append(task)
+        else:
+            files.append(skipped(task, name, reason))
+    stages.append(stage_of(name, alive, kept, sum(t.table_entry().row_count for t in alive),
+                           sum(t.table_entry().row_count for t in kept)))
+    return kept
 
 
 def _partition_predicate(table: table_scan.PaimonTable, predicate: Predicate | None) -> Predicate | None:
