@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
             check_output_file(args.output, args.table, overwrite=args.overwrite)
         table = PaimonTable(args.table, args.snapshot)
         columns = [c.strip() for c in args.select.split(",")] if args.select is not None else None
+        if columns is not None and not all(columns):
+            raise UsageError(f"--select {args.select!r}: a column name is empty; give names separated by commas")
         limit = args.limit if args.limit is not None or args.output or args.explain or args.json else SHOWN_ROWS + 1
         scan = table.scan(args.where, columns, limit)
         if args.explain:
