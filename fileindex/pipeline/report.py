@@ -9,7 +9,8 @@ import html
 import json
 from collections import defaultdict
 
-EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_UNREADABLE = 0, 1, 3
+EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_WRONG_SCHEMA, EXIT_UNREADABLE = 0, 1, 2, 3
+WRONG_SCHEMA = "wrong schema"  # a file whose index bodies were built for other column types than those given
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -49,7 +50,9 @@ def summarize(rows: list[dict]) -> dict:
 def exit_code(summary: dict) -> int:
     if summary["violations"]:
         return EXIT_VIOLATIONS
-    return EXIT_UNREADABLE if summary["by_status"].get("unreadable") else EXIT_CLEAN
+    if summary["by_status"].get("unreadable"):
+        return EXIT_UNREADABLE
+    return EXIT_WRONG_SCHEMA if summary["by_status"].get(WRONG_SCHEMA) else EXIT_CLEAN
 
 
 def render_text(summary: dict) -> str:
@@ -69,7 +72,7 @@ def render_text(summary: dict) -> str:
         lines.append(f"  bloom filters: {bloom['false_positives']} false positives in {bloom['absent_probes']} "
                      f"probes of absent values (observed {bloom['observed_fpp']:.4g}{designed})")
     for file in summary["files_detail"]:
-        if file["status"] in ("unreadable", "violations"):
+        if file["status"] in ("unreadable", "violations", WRONG_SCHEMA):
             what = file["note"] or f"{file['violations']} violations"
             lines.append(f"  {file['status'].upper()} {file['file']}: {what}")
         elif not file["checks"] and file["note"]:  # an index for other columns (another file's?) proves nothing

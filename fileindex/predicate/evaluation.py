@@ -14,9 +14,9 @@ from collections.abc import Iterator
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
-from fileindex.errors import DecodeError, FileIndexError, under_type
+from fileindex.errors import DecodeError, FileIndexError
 from fileindex.indexes.reader import FileIndexReader
-from fileindex.indexes.registry import open_entry
+from fileindex.indexes.registry import body_failure, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import And, Leaf, Or, Predicate, leaves
@@ -84,12 +84,15 @@ class _Evaluation:
                 result = result.or_(self.evaluate(child))
             return result
         result = REMAIN
-        for reader in self._readers(predicate.column):
+        readers = self._readers(predicate.column)
+        # no readers when the column has no type: nothing to zip; else one reader per entry
+        for entry, reader in zip(self.container.indexes(predicate.column).values(), readers, strict=False):
             try:
                 result = result.and_(visit(reader, predicate))
             except DecodeError as err:
                 if not self.evaluator.lenient:
-                    raise under_type(err, column_type(self.evaluator.schema, predicate.column)) from None
+                    data_type = column_type(self.evaluator.schema, predicate.column)
+                    raise body_failure(self.container, entry, data_type, err) from None
                 self.malformed.append(err)
             if not result.remain():
                 break
