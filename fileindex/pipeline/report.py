@@ -13,6 +13,11 @@ EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_WRONG_SCHEMA, EXIT_UNREADABLE = 0, 1, 2, 3
 WRONG_SCHEMA = "wrong schema"  # a file whose index bodies were built for other column types than those given
 
 
+def rows_match(count: int) -> str:
+    """``1 row matches``, ``3 rows match``."""
+    return f"{count} row matches" if count == 1 else f"{count} rows match"
+
+
 def summarize(rows: list[dict]) -> dict:
     tallies: dict[tuple[str, str], dict] = defaultdict(lambda: {"checks": 0, "violations": 0, "absent_probes": 0,
                                                                   "false_positives": 0})
@@ -134,7 +139,7 @@ def render_html(summary: dict, title: str = "fileindex verify") -> str:
             + (f"checked: {e(violation['predicate'])}: <b>{violation['wrong_rows']} of {violation['checked_rows']} "
                "rows differ</b>.</p>" if "checked_rows" in violation else
                f"predicate <code>{e(violation['predicate'])}</code>: the index answered <b>{e(violation['answer'])}"
-               f"</b>; {violation['true_rows']} rows match, {violation['wrong_rows']} rows are "
+               f"</b>; {rows_match(violation['true_rows'])}, {violation['wrong_rows']} rows are "
                f"{'left out' if violation['kind'] == 'unsound' else 'kept without matching'}.</p>")
             + (f"<table><tr>{''.join(f'<th>{e(c)}</th>' for c in columns)}</tr>{rows}</table>" if witnesses else ""))
     parts.append("<h2>Files</h2><table><tr><th>file</th><th>index</th><th>rows</th><th>status</th><th>note</th></tr>")
