@@ -36,6 +36,7 @@
     let previous = null;  // the last character seen and the top of its line
     for (let node = walker.nextNode(); node; node = walker.nextNode())
       for (let i = 0; i < node.length; i++) {
+        if (/\s/.test(node.data[i])) { previous = null; continue; }  // a line may break at a space
         range.setStart(node, i); range.setEnd(node, i + 1);
         const rect = range.getClientRects()[0];
         if (!rect) continue;
