@@ -18,7 +18,7 @@ from typing import cast
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex.container.file import FileIndexContainer, embedded_container
-from fileindex.errors import DecodeError, FileIndexError
+from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.memo import computed_in_batches
@@ -251,8 +251,8 @@ class PaimonTable:
             j, devolved = pending[0]
             try:
                 answers[j] = (evaluator.evaluate(container, devolved), note)
-            except DecodeError as err:
-                answers[j] = (REMAIN, f"corrupt index: {err}")
+            except (DecodeError, SchemaMisfitError) as err:
+                answers[j] = (REMAIN, index_problem(err))
             return where, answers
         while pending:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
             done = 0
@@ -260,8 +260,8 @@ class PaimonTable:
                 for result, _ in evaluator.evaluate_many(container, [devolved for _, devolved in pending]):
                     answers[pending[done][0]] = (result, note)
                     done += 1
-            except DecodeError as err:
-                answers[pending[done][0]] = (REMAIN, f"corrupt index: {err}")
+            except (DecodeError, SchemaMisfitError) as err:
+                answers[pending[done][0]] = (REMAIN, index_problem(err))
                 done += 1
             pending = pending[done:]
         return where, answers
@@ -324,6 +324,11 @@ class PaimonTable:
                     note = note or ("group of files kept" if group_kept else "a newer file's index skips the group")
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
                                       REMAIN if group_kept else SKIP, note)
+
+
+def index_problem(err: DecodeError | SchemaMisfitError) -> str:
+    """The note of a file answered REMAIN because its index could not be read under the table's types."""
+    return f"index built for another type: {err}" if isinstance(err, SchemaMisfitError) else f"corrupt index: {err}"
 
 
 def _same_file(a: Path, b: Path) -> bool:

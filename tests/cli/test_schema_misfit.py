@@ -68,3 +68,10 @@ def test_verify_without_the_schema_build_was_given_says_to_pass_it(capsys, tmp_p
     assert "--schema build was given" in out and "decode as" in out and "TINYINT" in out.split("decode as")[-1]
     code, out, _ = run(capsys, "verify", data, "--schema", "small TINYINT")
     assert code == 0 and "1 ok" in out
+
+
+def test_lenient_query_answers_remain_for_a_body_built_for_another_type(capsys):
+    code, out, err = run(capsys, "query", SAMPLES / "str_mixed__bitmap_v2.index", "--schema", "c INT", "--where",
+                         "c = 1", "--lenient")
+    assert code == 0 and "REMAIN" in out
+    assert "answered REMAIN for a body built for another type" in err and "decode as STRING" in err
