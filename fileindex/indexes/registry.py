@@ -62,29 +62,36 @@ def check_body(index: IndexType, body, data_type, *, base_offset: int, column: s
 def body_failure(container: FileIndexContainer, entry: IndexEntry, data_type: DataType | None,
                  err: errors.DecodeError) -> errors.FileIndexError:
     """The error to report for ``err``, met reading ``entry``'s body as ``data_type`` after it opened (bodies
-    decode lazily): a schema misfit when another type fits the body, else ``err`` saying the type may be wrong."""
+    decode lazily), as :func:`open_body` would report it."""
     index = INDEX_TYPES.get(entry.index_type)
-    if data_type is None or index is None:
+    if index is None:
         return err
-    found = misfit(index, container.body(entry), entry.column, data_type, err)
-    return found if found is not None else errors.under_type(err, data_type)
+    return _explained(index, container.body(entry), entry.column, data_type, err)
 
 
 @contextmanager
 def _as_column(index: IndexType, body, column: str, data_type, base_offset: int):
-    """Errors of one body named by its column; one that another column type would not raise is a schema misfit."""
     try:
         yield
     except (errors.DecodeError, errors.UnsupportedTypeError) as err:
-        found = None if data_type is None else misfit(index, body, column, data_type, err)
-        if found is not None:
-            raise found from None
-        if isinstance(err, errors.SchemaMismatchError):
-            raise errors.SchemaMismatchError(f"column {column!r}, {index.name} index: {err.message}",
-                                             offset=err.offset, field=err.field) from None
-        if isinstance(err, errors.InvariantError):
-            raise errors.InvariantError(f"column {column!r}, {index.name} index: {err.message}", offset=err.offset,
-                                        field=err.field) from None
-        if data_type is None or isinstance(err, errors.UsageError):
+        explained = _explained(index, body, column, data_type, err)
+        if explained is err:
             raise
-        raise errors.under_type(err, data_type) from None
+        raise explained from None
+
+
+def _explained(index: IndexType, body, column: str, data_type,
+               err: errors.DecodeError | errors.UnsupportedTypeError) -> errors.FileIndexError:
+    """``err`` named by its column; one that another column type would not raise is a schema misfit."""
+    found = None if data_type is None else misfit(index, body, column, data_type, err)
+    if found is not None:
+        return found
+    if isinstance(err, errors.SchemaMismatchError):
+        return errors.SchemaMismatchError(f"column {column!r}, {index.name} index: {err.message}",
+                                          offset=err.offset, field=err.field)
+    if isinstance(err, errors.InvariantError):
+        return errors.InvariantError(f"column {column!r}, {index.name} index: {err.message}", offset=err.offset,
+                                     field=err.field)
+    if data_type is None or isinstance(err, errors.UsageError):
+        return err
+    return errors.under_type(err, data_type)
