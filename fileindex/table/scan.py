@@ -326,7 +326,7 @@ class PaimonTable:
                                       REMAIN if group_kept else SKIP, note)
 
 
-def index_problem(err: DecodeError | SchemaMisfitError) -> str:
+def index_problem(err: FileIndexError) -> str:
     """The note of a file answered REMAIN because its index could not be read under the table's types."""
     return f"index built for another type: {err}" if isinstance(err, SchemaMisfitError) else f"corrupt index: {err}"
 
