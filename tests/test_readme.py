@@ -77,3 +77,8 @@ def test_the_readme_python_example_runs(checkout):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "ROWS" in result.stdout or "Rows" in result.stdout, result.stdout
+
+
+def test_every_link_of_the_readme_leads_somewhere():
+    targets = [t for t in re.findall(r"\]\(([^)#]+)", README) if not t.startswith("https://")]
+    assert targets and all((ROOT / t).is_file() for t in targets), [t for t in targets if not (ROOT / t).is_file()]
