@@ -79,6 +79,24 @@ class SchemaMismatchError(DecodeError):
     outside the type's range, an index type the given type cannot have)."""
 
 
+class SchemaMisfitError(UsageError):
+    """A valid body read with a column type it was not built for: the schema given does not fit it.
+    ``fits``: the types its bytes decode under, where they tell."""
+
+    def __init__(self, message: str, *, column: str, given, fits=()):
+        self.column = column
+        self.given = given
+        self.fits = list(fits)
+        super().__init__(message)
+
+    def __reduce__(self):
+        return _rebuild_misfit, (str(self), self.column, self.given, self.fits)
+
+
+def _rebuild_misfit(message: str, column: str, given, fits) -> SchemaMisfitError:
+    return SchemaMisfitError(message, column=column, given=given, fits=fits)
+
+
 def _rebuild_decode_error(kind: type[DecodeError], message: str, offset: int, field: str) -> DecodeError:
     return kind(message, offset=offset, field=field)
 

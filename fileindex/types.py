@@ -276,6 +276,8 @@ def parse_schema(text: str) -> dict[str, DataType]:
         schema[name] = _parse(tokens)
         if tokens.peek() is not None:
             tokens.expect_symbol(",")
+            if tokens.peek() is None:
+                raise UsageError(f"the schema {text!r} ends in a comma: remove it, or name the next column after it")
     if not schema:
         raise UsageError(f"the schema {text!r} names no column: write e.g. \"id INT, name STRING\"")
     return schema

@@ -94,6 +94,7 @@ class Chromium:
     def open(self, url: str) -> None:
         """Navigate and wait for the load event and the images."""
         self.events = []
+        self.call("Emulation.setFocusEmulationEnabled", enabled=True)  # :focus styles apply, as in a window in front
         result = self.call("Page.navigate", url=url)
         if "errorText" in result:
             raise RuntimeError(f"{url}: {result['errorText']}")

@@ -76,6 +76,8 @@ def test_schema_and_map_key_columns():
     assert column_type(schema, "id[x]") is None and column_type(schema, "nope") is None
     with pytest.raises(UsageError, match="twice"):
         parse_schema("a INT, a INT")
+    with pytest.raises(UsageError, match="ends in a comma"):
+        parse_schema("c INT, ")
 
 
 @pytest.mark.parametrize("text, argument", [("DECIMAL(40, 2)", "40"), ("DECIMAL(10, 11)", "11"),

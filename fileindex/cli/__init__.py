@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from fileindex.errors import FileIndexError, UnsupportedError, UsageError
+from fileindex.errors import FileIndexError, SchemaMisfitError, UnsupportedError, UsageError
 
 EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 2, 3, 4
 
@@ -14,7 +14,8 @@ def report_failure(command: str, err: Exception, subject: str = "") -> int:
     if isinstance(err, OSError):
         print(f"fileindex {command}: cannot read {err.filename or subject}: {err.strerror or err}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"fileindex {command}: {'' if isinstance(err, UsageError) else where}{err}", file=sys.stderr)
+    about_the_file = not isinstance(err, UsageError) or isinstance(err, SchemaMisfitError)
+    print(f"fileindex {command}: {where if about_the_file else ''}{err}", file=sys.stderr)
     if isinstance(err, UsageError):
         return EXIT_USAGE
     return EXIT_UNSUPPORTED if isinstance(err, UnsupportedError) else EXIT_MALFORMED

@@ -11,6 +11,7 @@ import sys
 import warnings
 
 from fileindex import __version__
+from fileindex.cli.interrupts import run_interruptible
 
 COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance", "kit",
             "spark", "demo", "samples")
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = _one_line_warning
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        return run_interruptible(lambda: args.run(args))
     except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
         sys.stderr.close()
         return 0

@@ -6,6 +6,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, column_types, report_failure
+from fileindex.errors import FileIndexError
 
 NAME = "explain"
 HELP = ("an annotated dump of a container: offset, bytes, field path (as in specs/*.ksy) and decoded value "
@@ -46,6 +47,9 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
             column_types.refuse_data_file(path)
         with raw_bytes(path) if data is None else nullcontext(memoryview(data)) as view:
             explanation = explain(view, schema=schema, column=column, index_type=index_type)
+            misfit = schema_misfit_of(view, schema) if schema else None
+            if misfit is not None:  # not a dump of bytes decoded as types they were not written as
+                raise misfit
             if explanation.error is None:
                 selection_matches(explanation.indexes, column, index_type)
             if as_json:
@@ -65,6 +69,17 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
         print(f"fileindex {command}: {path}: {explanation.error}", file=sys.stderr)
         return 3
     return 0
+
+
+def schema_misfit_of(view, schema):
+    """The first body of ``view`` that another type fits better than the one ``schema`` gives it, if any."""
+    from fileindex.container.file import FileIndexContainer
+    from fileindex.indexes.deep_check import schema_misfit
+
+    try:
+        return schema_misfit(FileIndexContainer.from_bytes(view), schema)
+    except FileIndexError:  # the container itself is malformed: explain shows where
+        return None
 
 
 def selection_matches(indexes: list[tuple[str, str]], column: str | None, index_type: str | None) -> None:

@@ -16,7 +16,7 @@ HELP = ("show a container's entry table (version 1's HEAD, version 2's footer): 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a Paimon file-index container (.index file or embedded bytes)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object (shape in the README)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (shape in docs/guide/query.md)")
 
 
 def body_details(container: FileIndexContainer, entry: IndexEntry) -> dict:

@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
             answer = result_json(result)
             print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
             for err in malformed:  # only in --lenient mode: each broken body answered REMAIN
-                print(f"fileindex query: {args.file}: answered REMAIN for a malformed body: {err}", file=sys.stderr)
+                what = "a body built for another type" if isinstance(err, UsageError) else "a malformed body"
+                print(f"fileindex query: {args.file}: answered REMAIN for {what}: {err}", file=sys.stderr)
     except HANDLED as err:
         return report_failure(NAME, err, args.file)
     return 0

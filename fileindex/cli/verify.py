@@ -10,7 +10,8 @@ from fileindex.errors import UsageError
 
 NAME = "verify"
 HELP = ("check an index container against every row of its Parquet or ORC data file (no false negative, "
-        "exact bitmaps, decoded bsi and range-bitmap values); exit 0 clean, 1 violations, 3 unreadable")
+        "exact bitmaps, decoded bsi and range-bitmap values); exit 0 clean, 1 violations, 2 a schema that does not "
+        "fit the index, 3 unreadable")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from fileindex.container.invariants import JAVA_MISSES, check_entry_table
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
-from fileindex.errors import InvariantError
+from fileindex.errors import FileIndexError, InvariantError, SchemaMisfitError
 from fileindex.indexes.invariants import BodyFacts
 from fileindex.indexes.registry import INDEX_TYPES, check_body
 from fileindex.types import DataType, column_type
@@ -34,6 +34,23 @@ def check_container_bodies(container: FileIndexContainer, schema: Mapping[str, D
             distinct.setdefault(entry.column, found.distinct)
     _check_row_counts(facts)
     return len(facts)
+
+
+def schema_misfit(container: FileIndexContainer, schema: Mapping[str, DataType]) -> SchemaMisfitError | None:
+    """The first body of a typed column that another type fits better than the one ``schema`` gives, if any:
+    what a decoding failure under ``schema`` should report instead of a malformed file."""
+    for entry in container:
+        index = INDEX_TYPES.get(entry.index_type)
+        data_type = column_type(schema, entry.column)
+        if entry.is_empty or index is None or data_type is None:
+            continue
+        try:
+            check_body(index, container.body(entry), data_type, base_offset=entry.start, column=entry.column)
+        except SchemaMisfitError as misfit:
+            return misfit
+        except FileIndexError:
+            continue
+    return None
 
 
 def _check_row_counts(facts: Mapping[IndexEntry, BodyFacts]) -> None:

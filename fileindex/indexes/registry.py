@@ -10,6 +10,7 @@ from fileindex import errors
 from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
 from fileindex.indexes.index_type import FilterSizing, IndexType
 from fileindex.indexes.invariants import BodyFacts
+from fileindex.indexes.type_fit import misfit
 from fileindex.indexes.reader import EmptyFileIndexReader, FileIndexReader
 from fileindex.types import DataType
 
@@ -24,7 +25,8 @@ INDEX_TYPES: dict[str, IndexType] = {index.name: index for index in (
     range_bitmap.INDEX,
 )}
 
-__all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "open_entry", "open_body", "check_body"]
+__all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "open_entry", "open_body", "check_body",
+           "body_failure"]
 
 
 def open_entry(container: FileIndexContainer, entry: IndexEntry, data_type: DataType | None, *,
@@ -45,7 +47,7 @@ def open_entry(container: FileIndexContainer, entry: IndexEntry, data_type: Data
 def open_body(index: IndexType, body, data_type, *, base_offset: int, column: str, **options) -> FileIndexReader:
     """A reader for one index body decoded as ``data_type``; a type the body cannot have been built
     for is a :class:`SchemaMismatchError`, a decoding failure says the type may be wrong."""
-    with _as_column(index, column, data_type, base_offset):
+    with _as_column(index, body, column, data_type, base_offset):
         return index.reader(body, data_type, base_offset=base_offset, **options)
 
 
@@ -53,26 +55,43 @@ def check_body(index: IndexType, body, data_type, *, base_offset: int, column: s
                distinct: int | None = None) -> BodyFacts:
     """Decode one body in full and prove the invariants its layout implies (``fileindex check``);
     errors as :func:`open_body` gives them, and :class:`~fileindex.errors.InvariantError`."""
-    with _as_column(index, column, data_type, base_offset):
+    with _as_column(index, body, column, data_type, base_offset):
         return index.check(body, data_type, base_offset=base_offset, distinct=distinct)
 
 
+def body_failure(container: FileIndexContainer, entry: IndexEntry, data_type: DataType | None,
+                 err: errors.DecodeError) -> errors.FileIndexError:
+    """The error to report for ``err``, met reading ``entry``'s body as ``data_type`` after it opened (bodies
+    decode lazily), as :func:`open_body` would report it."""
+    index = INDEX_TYPES.get(entry.index_type)
+    if index is None:
+        return err
+    return _explained(index, container.body(entry), entry.column, data_type, err)
+
+
 @contextmanager
-def _as_column(index: IndexType, column: str, data_type, base_offset: int):
+def _as_column(index: IndexType, body, column: str, data_type, base_offset: int):
     try:
         yield
-    except errors.SchemaMismatchError as err:
-        raise errors.SchemaMismatchError(f"column {column!r}, {index.name} index: {err.message}",
-                                         offset=err.offset, field=err.field) from None
-    except errors.UnsupportedTypeError as err:
-        raise errors.SchemaMismatchError(f"column {column!r} has a {index.name} index, which cannot be read as "
-                                         f"{data_type}: wrong schema? ({err})", offset=base_offset,
-                                         field=index.name) from None
-    except errors.InvariantError as err:
-        raise errors.InvariantError(f"column {column!r}, {index.name} index: {err.message}", offset=err.offset,
-                                    field=err.field) from None
-    except errors.DecodeError as err:
-        if data_type is None:
+    except (errors.DecodeError, errors.UnsupportedTypeError) as err:
+        explained = _explained(index, body, column, data_type, err)
+        if explained is err:
             raise
-        raise errors.under_type(err, data_type) from None
+        raise explained from None
 
+
+def _explained(index: IndexType, body, column: str, data_type,
+               err: errors.DecodeError | errors.UnsupportedTypeError) -> errors.FileIndexError:
+    """``err`` named by its column; one that another column type would not raise is a schema misfit."""
+    found = None if data_type is None else misfit(index, body, column, data_type, err)
+    if found is not None:
+        return found
+    if isinstance(err, errors.SchemaMismatchError):
+        return errors.SchemaMismatchError(f"column {column!r}, {index.name} index: {err.message}",
+                                          offset=err.offset, field=err.field)
+    if isinstance(err, errors.InvariantError):
+        return errors.InvariantError(f"column {column!r}, {index.name} index: {err.message}", offset=err.offset,
+                                     field=err.field)
+    if data_type is None or isinstance(err, errors.UsageError):
+        return err
+    return errors.under_type(err, data_type)

@@ -9,7 +9,13 @@ import html
 import json
 from collections import defaultdict
 
-EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_UNREADABLE = 0, 1, 3
+EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_WRONG_SCHEMA, EXIT_UNREADABLE = 0, 1, 2, 3
+WRONG_SCHEMA = "wrong schema"  # a file whose index bodies were built for other column types than those given
+
+
+def rows_match(count: int) -> str:
+    """``1 row matches``, ``3 rows match``."""
+    return f"{count} row matches" if count == 1 else f"{count} rows match"
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -49,7 +55,9 @@ def summarize(rows: list[dict]) -> dict:
 def exit_code(summary: dict) -> int:
     if summary["violations"]:
         return EXIT_VIOLATIONS
-    return EXIT_UNREADABLE if summary["by_status"].get("unreadable") else EXIT_CLEAN
+    if summary["by_status"].get("unreadable"):
+        return EXIT_UNREADABLE
+    return EXIT_WRONG_SCHEMA if summary["by_status"].get(WRONG_SCHEMA) else EXIT_CLEAN
 
 
 def render_text(summary: dict) -> str:
@@ -69,7 +77,7 @@ def render_text(summary: dict) -> str:
         lines.append(f"  bloom filters: {bloom['false_positives']} false positives in {bloom['absent_probes']} "
                      f"probes of absent values (observed {bloom['observed_fpp']:.4g}{designed})")
     for file in summary["files_detail"]:
-        if file["status"] in ("unreadable", "violations"):
+        if file["status"] in ("unreadable", "violations", WRONG_SCHEMA):
             what = file["note"] or f"{file['violations']} violations"
             lines.append(f"  {file['status'].upper()} {file['file']}: {what}")
         elif not file["checks"] and file["note"]:  # an index for other columns (another file's?) proves nothing
@@ -131,7 +139,7 @@ def render_html(summary: dict, title: str = "fileindex verify") -> str:
             + (f"checked: {e(violation['predicate'])}: <b>{violation['wrong_rows']} of {violation['checked_rows']} "
                "rows differ</b>.</p>" if "checked_rows" in violation else
                f"predicate <code>{e(violation['predicate'])}</code>: the index answered <b>{e(violation['answer'])}"
-               f"</b>; {violation['true_rows']} rows match, {violation['wrong_rows']} rows are "
+               f"</b>; {rows_match(violation['true_rows'])}, {violation['wrong_rows']} rows are "
                f"{'left out' if violation['kind'] == 'unsound' else 'kept without matching'}.</p>")
             + (f"<table><tr>{''.join(f'<th>{e(c)}</th>' for c in columns)}</tr>{rows}</table>" if witnesses else ""))
     parts.append("<h2>Files</h2><table><tr><th>file</th><th>index</th><th>rows</th><th>status</th><th>note</th></tr>")

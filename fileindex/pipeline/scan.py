@@ -23,7 +23,7 @@ from fileindex.pipeline.truth import matches, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
-from fileindex.table.scan import MAX_INDEXED_ROWS, PaimonTable, within_all
+from fileindex.table.scan import MAX_INDEXED_ROWS, PaimonTable, index_problem, within_all
 from fileindex.types import DataType, column_type
 
 
@@ -75,7 +75,7 @@ def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = 
     try:
         result = FileIndexEvaluator(task.types(reader), extended=extended).evaluate(container, predicate)
     except FileIndexError as err:
-        return ScanVerdict(task.name, reader.row_count, where, REMAIN, f"corrupt index: {err}")
+        return ScanVerdict(task.name, reader.row_count, where, REMAIN, index_problem(err))
     return ScanVerdict(task.name, reader.row_count, where, within_all(result, reader.row_count))
 
 

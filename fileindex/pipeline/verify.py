@@ -25,13 +25,14 @@ from pyroaring import BitMap
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
-from fileindex.errors import DecodeError, FileIndexError
+from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
-from fileindex.indexes.registry import INDEX_TYPES, open_entry
+from fileindex.indexes.registry import INDEX_TYPES, body_failure, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.pipeline import exhaustive
 from fileindex.pipeline.inputs import DataFileTask, open_error
 from fileindex.pipeline.probes import probe_predicates
+from fileindex.pipeline.report import WRONG_SCHEMA
 from fileindex.pipeline.truth import (
     ColumnTruth,
     column_values,
@@ -64,7 +65,7 @@ class FileReport:
     file: str
     index: str = "none"  # embedded, sidecar or none
     rows: int = 0
-    status: str = "ok"  # ok, violations, unreadable, no index
+    status: str = "ok"  # ok, violations, unreadable, wrong schema, no index
     notes: list[str] = field(default_factory=list)
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     violations: list[dict] = field(default_factory=list)
@@ -116,6 +117,8 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
             _designed_fpps(report, task, container, types)
         else:
             _check_given(report, task, container, reader, types, predicates, witnesses)
+    except SchemaMisfitError as err:
+        _misfit(report, err)
     except (FileIndexError, OSError) as err:
         report.status = "unreadable"
         report.notes.append(open_error(err))
@@ -124,6 +127,8 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
         report.status = "violations"
     elif any(n.startswith("unreadable") for n in report.notes):
         report.status = "unreadable"
+    elif any(n.startswith(WRONG_SCHEMA) for n in report.notes):
+        report.status = WRONG_SCHEMA
     return report
 
 
@@ -156,6 +161,21 @@ def _unreadable(report: FileReport, entry: IndexEntry, err: Exception, what: str
     report.notes.append(f"unreadable {entry.column}/{entry.index_type}: {what}{err}")
 
 
+def _undecodable(report: FileReport, container: FileIndexContainer, entry: IndexEntry, data_type: DataType,
+                 err: DecodeError | SchemaMisfitError) -> None:
+    """A body that failed to decode as ``data_type``: a schema that does not fit it, or an unreadable body."""
+    failure = err if isinstance(err, SchemaMisfitError) else body_failure(container, entry, data_type, err)
+    if isinstance(failure, SchemaMisfitError):
+        _misfit(report, failure)
+    else:
+        _unreadable(report, entry, err)
+
+
+def _misfit(report: FileReport, err: SchemaMisfitError) -> None:
+    report.notes.append(f"{WRONG_SCHEMA}: {err}; the types here are the data file's unless --schema overrides "
+                        "them: give verify the --schema build was given")
+
+
 def _check_generated(report: FileReport, container: FileIndexContainer, reader: DataFileReader, types: Schema,
                      witnesses: int, seed: int) -> None:
     rng = random.Random(f"{seed}:{report.file}")
@@ -167,8 +187,8 @@ def _check_generated(report: FileReport, container: FileIndexContainer, reader: 
         truths, leaves = columns[entry.column]
         try:
             index_reader = open_entry(container, entry, data_type)
-        except DecodeError as err:
-            _unreadable(report, entry, err)
+        except (DecodeError, SchemaMisfitError) as err:
+            _undecodable(report, container, entry, data_type, err)
             continue
         if index_reader is None:
             continue
@@ -176,7 +196,7 @@ def _check_generated(report: FileReport, container: FileIndexContainer, reader: 
             try:
                 answer = visit(index_reader, leaf)
             except DecodeError as err:
-                _unreadable(report, entry, err)
+                _undecodable(report, container, entry, data_type, err)
                 break
             _judge(report, entry.index_type, leaf, answer, _truth_bitmap(truths.matches(leaf)), reader.row_count,
                    table, witnesses, types)
@@ -193,8 +213,8 @@ def _check_every_row(report: FileReport, container: FileIndexContainer, reader: 
                 index_reader = open_entry(container, entry, data_type)
                 assert index_reader is not None  # a checkable index type is a registered one
                 outcome = exhaustive.check_index(entry.index_type, index_reader, values, data_type, reader.row_count)
-        except DecodeError as err:
-            _unreadable(report, entry, err)
+        except (DecodeError, SchemaMisfitError) as err:
+            _undecodable(report, container, entry, data_type, err)
             continue
         except (FileIndexError, OverflowError) as err:  # values no index of this type can hold (Java refuses them)
             _unreadable(report, entry, err, "the data's values: ")
@@ -264,6 +284,9 @@ def _check_given(report: FileReport, task: DataFileTask, container, reader, type
         table = reader.read(source_columns(predicate))
         try:
             answer = evaluator.evaluate(container, predicate)
+        except SchemaMisfitError as err:
+            _misfit(report, err)
+            return
         except DecodeError as err:
             report.notes.append(f"unreadable: {err}")
             return

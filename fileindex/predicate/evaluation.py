@@ -14,13 +14,15 @@ from collections.abc import Iterator
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
-from fileindex.errors import DecodeError, FileIndexError, under_type
+from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes.reader import FileIndexReader
-from fileindex.indexes.registry import open_entry
+from fileindex.indexes.registry import body_failure, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import And, Leaf, Or, Predicate, leaves
 from fileindex.types import DataType, column_type
+
+Unreadable = DecodeError | SchemaMisfitError  # a malformed body, or one built for another column type
 
 
 def visit(reader: FileIndexReader, leaf: Leaf) -> FileIndexResult:
@@ -39,13 +41,13 @@ class FileIndexEvaluator:
         return self.evaluate_reporting(container, predicate)[0]
 
     def evaluate_reporting(self, container: FileIndexContainer,
-                           predicate: Predicate) -> tuple[FileIndexResult, list[DecodeError]]:
-        """The result, and (lenient mode) the malformed bodies that were answered REMAIN."""
+                           predicate: Predicate) -> tuple[FileIndexResult, list[Unreadable]]:
+        """The result, and (lenient mode) why the bodies answered REMAIN could not be read."""
         evaluation = _Evaluation(self, container)
         return evaluation.evaluate(predicate), evaluation.malformed
 
     def evaluate_many(self, container: FileIndexContainer,
-                      predicates: list[Predicate]) -> Iterator[tuple[FileIndexResult, list[DecodeError]]]:
+                      predicates: list[Predicate]) -> Iterator[tuple[FileIndexResult, list[Unreadable]]]:
         """``evaluate_reporting`` of each predicate on one container, in order, sharing its readers.
 
         What one predicate made a reader read serves the next, and the literals of every ``=``
@@ -68,7 +70,7 @@ class _Evaluation:
         self.container = container
         self.prefetch = prefetch or {}  # column → literals its readers may locate in one batch when opened
         self.readers: dict[str, list[FileIndexReader]] = {}
-        self.malformed: list[DecodeError] = []
+        self.malformed: list[Unreadable] = []
 
     def evaluate(self, predicate: Predicate) -> FileIndexResult:
         if isinstance(predicate, And):
@@ -84,13 +86,17 @@ class _Evaluation:
                 result = result.or_(self.evaluate(child))
             return result
         result = REMAIN
-        for reader in self._readers(predicate.column):
+        readers = self._readers(predicate.column)
+        # no readers when the column has no type: nothing to zip; else one reader per entry
+        for entry, reader in zip(self.container.indexes(predicate.column).values(), readers, strict=False):
             try:
                 result = result.and_(visit(reader, predicate))
             except DecodeError as err:
+                data_type = column_type(self.evaluator.schema, predicate.column)
+                failure = body_failure(self.container, entry, data_type, err)
                 if not self.evaluator.lenient:
-                    raise under_type(err, column_type(self.evaluator.schema, predicate.column)) from None
-                self.malformed.append(err)
+                    raise failure from None
+                self.malformed.append(failure if isinstance(failure, SchemaMisfitError) else err)
             if not result.remain():
                 break
         return result
@@ -119,7 +125,7 @@ class _Evaluation:
     def _open(self, entry: IndexEntry, data_type: DataType) -> FileIndexReader:
         try:
             reader = open_entry(self.container, entry, data_type, extended=self.evaluator.extended)
-        except DecodeError as err:
+        except (DecodeError, SchemaMisfitError) as err:
             if not self.evaluator.lenient:
                 raise
             self.malformed.append(err)

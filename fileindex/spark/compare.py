@@ -20,6 +20,7 @@ from typing import Any
 
 from fileindex.errors import UsageError
 from fileindex.pipeline.inputs import Inputs, given_paths, resolve_inputs
+from fileindex.pipeline.report import rows_match
 from fileindex.pipeline.scan import scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns as predicate_columns
@@ -215,7 +216,7 @@ def _what(violation: dict | None, note: str) -> str:
     if violation is None:
         return note
     rows = ", ".join(str(w["row"]) for w in violation["witnesses"])
-    return (f"{violation['kind']}: answered {violation['answer']} but {violation['true_rows']} rows match"
+    return (f"{violation['kind']}: answered {violation['answer']} but {rows_match(violation['true_rows'])}"
             + (f" (rows {rows})" if rows else ""))
 
 

@@ -257,6 +257,9 @@ def _unwritable_report(path: str, why: str) -> UsageError:
 
 
 def _refuse_non_table(path: str) -> None:
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: does not exist: give the root of a Paimon table (the folder holding snapshot/ "
+                         "and schema/)")
     if not is_table_root(Path(path)):
         raise UsageError(f"{path}: not a Paimon table (no snapshot/ and schema/ folders)")
 

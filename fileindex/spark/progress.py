@@ -4,7 +4,8 @@ Every per-file job counts, in two accumulators of its Spark application, the fil
 and their rows; Spark sends a task's counts to the driver when the task ends, so the figures move a
 task (a group of files) at a time. ``reporting`` shows them while a command runs: a live line on a
 terminal (ended when every planned file is done, so that what the command prints next starts a
-line), or on a pipe a line when a job starts, every few seconds, and when every planned file is done.
+line), or on a pipe a line when a job starts, when files finish (at most one a second), every few seconds while
+none does, and when every planned file is done.
 A retried task counts its files again; the figures never pass the files planned.
 """
 from __future__ import annotations
@@ -15,7 +16,8 @@ import time
 from contextlib import contextmanager
 from typing import Any
 
-PIPE_INTERVAL = 5.0  # seconds between lines on a pipe
+PIPE_INTERVAL = 5.0  # seconds between lines on a pipe while no file finishes
+PIPE_GAP = 1.0  # at least this many seconds between lines on a pipe when files finish
 TICK = 0.5  # seconds between looks at the counters (a terminal's line is redrawn when they change)
 
 _counters: dict[str, tuple] = {}  # Spark application id -> (files accumulator, rows accumulator)
@@ -77,7 +79,9 @@ def reporting(label: str, stream=None):
         figures = (done, plan, rows)
         changed = figures != state["shown"]
         finished = done >= plan
-        due = state["last"] is None or now - state["last"] >= PIPE_INTERVAL or (finished and changed)
+        since = None if state["last"] is None else now - state["last"]
+        more_done = state["shown"] is not None and done != state["shown"][0]
+        due = since is None or since >= PIPE_INTERVAL or (finished and changed) or (more_done and since >= PIPE_GAP)
         redraw = changed or (final and state["width"])
         if (terminal and redraw) or (not terminal and due and (changed or not finished)):
             show(text)

@@ -14,13 +14,17 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from importlib import resources
 
 from fileindex.errors import FileIndexError
+from fileindex.spark.jvm_stderr import incubator_warning_dropped
 
 MIN_JAVA = 17
 MASTER_TIMEOUT = 5.0  # seconds to wait for a spark:// master to accept a connection
@@ -93,6 +97,19 @@ def _loopback(master: str) -> bool:
     return master.startswith("local") or re.match(r"spark://(127\.0\.0\.1|localhost)[:/]", master) is not None
 
 
+@contextmanager
+def caller_sigint_handler_kept() -> Iterator[None]:
+    """A new SparkContext's SIGINT handler cancels the jobs through py4j, from inside whatever py4j call Ctrl-C
+    interrupted ("reentrant call"); the caller's (a KeyboardInterrupt, then its cleanup stops the session) stays."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT) if in_main_thread else None
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+
+
 def spark_session(master: str | None = None, conf: Mapping[str, str] | None = None, *, ui: bool = False,
                   app_name: str = "fileindex"):
     """The session the pipeline runs on (see the module docstring)."""
@@ -131,7 +148,8 @@ def spark_session(master: str | None = None, conf: Mapping[str, str] | None = No
     builder = SparkSession.builder.appName(app_name).master(master)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    with incubator_warning_dropped(), caller_sigint_handler_kept():
+        session = builder.getOrCreate()
     _quiet_task_failures(session)
     _prepare(session)
     return session

@@ -18,7 +18,7 @@ from typing import cast
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex.container.file import FileIndexContainer, embedded_container
-from fileindex.errors import DecodeError, FileIndexError
+from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.memo import computed_in_batches
@@ -272,8 +272,8 @@ class PaimonTable:
             j, devolved = pending[0]
             try:
                 answers[j] = (evaluator.evaluate(container, devolved), note)
-            except DecodeError as err:
-                answers[j] = (REMAIN, f"corrupt index: {err}")
+            except (DecodeError, SchemaMisfitError) as err:
+                answers[j] = (REMAIN, index_problem(err))
             return where, answers
         while pending:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
             done = 0
@@ -281,8 +281,8 @@ class PaimonTable:
                 for result, _ in evaluator.evaluate_many(container, [devolved for _, devolved in pending]):
                     answers[pending[done][0]] = (result, note)
                     done += 1
-            except DecodeError as err:
-                answers[pending[done][0]] = (REMAIN, f"corrupt index: {err}")
+            except (DecodeError, SchemaMisfitError) as err:
+                answers[pending[done][0]] = (REMAIN, index_problem(err))
                 done += 1
             pending = pending[done:]
         return where, answers
@@ -351,6 +351,11 @@ def missing_note(entry: DataFile) -> str:
     if entry.external_path and external_scheme(entry.external_path) not in READABLE_SCHEMES:
         return f"data file is on {external_scheme(entry.external_path)}:// storage, not readable here"
     return "data file is missing"
+
+
+def index_problem(err: FileIndexError) -> str:
+    """The note of a file answered REMAIN because its index could not be read under the table's types."""
+    return f"index built for another type: {err}" if isinstance(err, SchemaMisfitError) else f"corrupt index: {err}"
 
 
 def _same_file(a: Path, b: Path) -> bool:

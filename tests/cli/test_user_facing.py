@@ -170,20 +170,6 @@ def test_check_takes_types_from_a_table(capsys):
     assert json.loads(out)["bodies_decoded"] > 0
 
 
-@pytest.mark.parametrize("file, declared, says", [
-    ("bigint_neg__bsi.index", "INT", "outside INT"),
-    ("bigint_neg__bsi.index", "STRING", "cannot be read as STRING"),
-    ("double__range_bitmap.index", "FLOAT", "does not decode as FLOAT: wrong schema?"),
-    ("bigint_neg__bitmap_v2.index", "INT", "does not decode as INT: wrong schema?")])
-def test_a_body_built_for_another_type_is_an_error_not_an_answer(capsys, file, declared, says):
-    code, out, err = run(capsys, "query", JAVA_VECTORS / file, "--schema", f"c {declared}", "--where", "c IS NULL")
-    assert code == 3 and says in err and not out
-    code, out, _ = run(capsys, "check", JAVA_VECTORS / file, "--schema", f"c {declared}", "--json")
-    outcome = json.loads(out)
-    assert code == 3 and outcome["status"] == "MALFORMED" and says in outcome["error"]
-    assert outcome["offset"] >= 8 and outcome["field"]
-
-
 # -- check --json, pipes, close -------------------------------------------------------------------------
 
 def test_check_json_is_one_object_per_file(capsys, tmp_path):

@@ -100,3 +100,11 @@ def test_a_missing_sidecar_named_by_the_table_is_unreadable(tmp_path):
     (task,) = resolve_inputs([str(copy)]).tasks
     report = verify_file(task)
     assert report.status == "unreadable" and "missing" in report.as_row()["note"]
+
+
+def test_a_count_of_one_row_is_singular():
+    from fileindex.pipeline.report import rows_match
+
+    assert (rows_match(1), rows_match(0), rows_match(3)) == ("1 row matches", "0 rows match", "3 rows match")
+    sources = [ROOT / "fileindex" / path for path in ("cli/spark/scan.py", "spark/compare.py")]
+    assert not any("rows match" in source.read_text() for source in sources)  # their counts go through it

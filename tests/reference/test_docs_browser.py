@@ -1,6 +1,7 @@
 """The built site in a real browser (headless Chromium): at desktop and phone widths no page is wider than the
-window, no diagram is shrunk below a legible size, prose in tables is not squeezed to a word per line, and
-the worked examples show each field's bytes on one line with the value column on screen."""
+window, a diagram fits its panel on a desktop and shows at a legible size when its panel is focused, prose in
+tables is not squeezed to a word per line, no table cell splits an identifier over two lines, and the worked
+examples show each field's bytes on one line with the value column on screen."""
 import json
 import shutil
 import subprocess
@@ -81,13 +82,17 @@ def test_each_diagram_opens_full_size_from_its_page(browser, site):
 
 def test_the_checks_catch_the_layout_the_docs_had(browser, tmp_path):
     """The measurements fail on what the format pages looked like before: a field table wider than the column
-    with its meaning a word per line, bytes wrapping, empty code as backticks, and a diagram fitted to the page."""
+    with its meaning a word per line, bytes wrapping, empty code as backticks, a diagram fitted to the page with no
+    full-size view, a diagram wider than its panel, and an identifier broken mid-word."""
     bad = tmp_path / "page" / "bad.html"
     (bad.parent / "diagrams").mkdir(parents=True)
     shutil.copyfile(ROOT / "docs" / "diagrams" / "bitmap.svg", bad.parent / "diagrams" / "bitmap.svg")
     meaning = "The fixed fields before the records, which a reader reads first; the records are decoded in bulk."
     bad.write_text(f"""<!doctype html><html><body style="margin:0"><div style="width:700px">
       <img src="diagrams/bitmap.svg" style="max-width:100%">
+      <div class="diagram-pan" style="overflow:auto"><img src="diagrams/bitmap.svg"></div>
+      <table style="width:200px"><tr><td><code style="word-break:break-all">{'bad/unknown_index_type_lumina ' * 2}
+        </code></td></tr></table>
       <table><tr><td><code>{'file_index_format/head/columns[0]/indexes[0]/' * 4}</code></td>
         <td>{meaning}</td><td>``</td></tr></table>
       <div style="overflow-x:auto;width:300px"><table><tr><th>offset</th><th>bytes</th><th>field</th>
@@ -97,5 +102,6 @@ def test_the_checks_catch_the_layout_the_docs_had(browser, tmp_path):
     with LoopbackServer(bad.parent) as server:
         problems = "\n".join(problems_of(browser, server.url + "bad.html", tmp_path, "bad"))
     for expected in ("page is", "diagrams/bitmap.svg shown at 0.1", "prose squeezed", "literal backticks",
-                     "value column ends", "bytes wrap"):
+                     "value column ends", "bytes wrap", "diagrams/bitmap.svg is 4717 px wide in a",
+                     "a cell splits an identifier"):
         assert expected in problems, problems

@@ -224,3 +224,22 @@ def test_a_terminal_gets_one_line_redrawn(monkeypatch):
     assert text.count("\r") >= 4 and text.endswith("\n") and text.count("\n") == 1
     assert "\rfileindex spark build: 4/4 files, 4,000 rows" in text and "rows/s" in text
     assert text.count("4/4 files") == 1
+
+
+def test_a_pipe_gets_a_line_as_files_finish(monkeypatch):
+    from fileindex.spark import progress
+
+    files, rows = _Counter(), _Counter()
+    monkeypatch.setattr(progress, "_counters", {"app": (files, rows)})
+    monkeypatch.setattr(progress, "TICK", 0.05)
+    monkeypatch.setattr(progress, "PIPE_GAP", 0.1)
+    stream = io.StringIO()
+    with progress.reporting("spark build", stream):
+        progress.planned(4)
+        for _ in range(4):
+            time.sleep(0.4)  # well under the 5 s between lines while nothing finishes
+            files.value += 1
+            rows.value += 1000
+        time.sleep(0.3)
+    shown = [re.match(r"fileindex spark build: (\d)/4 files", line).group(1) for line in stream.getvalue().splitlines()]
+    assert shown == ["0", "1", "2", "3", "4"], stream.getvalue()

@@ -117,8 +117,9 @@ def test_a_report_that_cannot_be_written_says_what_to_fix(tmp_path):
         planned(EMBEDDED, "f1 = 30", tmp_path / "no-such-folder" / "report.json")
 
 
-@pytest.mark.parametrize("case", ["no table", "no snapshot", "snapshot text", "snapshot float", "report number",
-                                  "report folder", "report is a folder", "primary key", "data evolution"])
+@pytest.mark.parametrize("case", ["no table", "folder, no table", "no snapshot", "snapshot text", "snapshot float",
+                                  "report number", "report folder", "report is a folder", "primary key",
+                                  "data evolution"])
 def test_read_table_refuses_bad_arguments_in_one_line_before_spark_plans(spark, tmp_path, case):
     """Raised inside Spark, these would reach the user as an AnalysisException around a Python traceback."""
     primary_key = tmp_path / "pk"
@@ -126,7 +127,8 @@ def test_read_table_refuses_bad_arguments_in_one_line_before_spark_plans(spark, 
     schema = primary_key / "schema" / "schema-0"
     schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"x" : "y"'))
     table, kwargs, message = {
-        "no table": (tmp_path / "nowhere", {}, "not a Paimon table"),
+        "no table": (tmp_path / "nowhere", {}, "nowhere: does not exist"),
+        "folder, no table": (tmp_path, {}, "not a Paimon table"),
         "no snapshot": (EMBEDDED, {"snapshot": 99}, "no snapshot 99"),
         "snapshot text": (EMBEDDED, {"snapshot": "abc"}, r"snapshot 'abc': give a snapshot id \(a whole number\)"),
         "snapshot float": (EMBEDDED, {"snapshot": 1.0}, r"snapshot 1.0: give a snapshot id"),

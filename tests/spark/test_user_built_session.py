@@ -1,4 +1,4 @@
-"""The README's data source in a SparkSession the user built: its snippet runs as written (a fresh process,
+"""The Spark guide's data source in a SparkSession the user built: its snippet runs as written (a fresh process,
 so the workers' Python is only what the snippet sets)."""
 import os
 import re
@@ -10,14 +10,14 @@ from conftest import ROOT
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
 
 
-def readme_snippet() -> str:
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("In a `SparkSession` you built yourself"):]
+def guide_snippet() -> str:
+    guide = (ROOT / "docs" / "guide" / "spark.md").read_text()
+    section = guide[guide.index("In a `SparkSession` you built yourself"):]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
-def test_the_readme_snippet_reads_a_table_with_the_workers_python_it_sets():
-    code = readme_snippet()
+def test_the_guide_snippet_reads_a_table_with_the_workers_python_it_sets():
+    code = guide_snippet()
     assert 'os.environ["PYSPARK_PYTHON"]' in code and "register(spark)" in code
     code = code.replace('"warehouse/db.db/orders"', repr(str(TABLE))).replace('"id = 5"', "\"f0 = 'Alice'\"")
     env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}

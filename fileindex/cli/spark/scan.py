@@ -63,12 +63,13 @@ def selected_columns(text: str) -> list[str]:
 
 
 def render(report: dict) -> str:
+    from fileindex.pipeline.report import rows_match
     from fileindex.spark.compare import speedup_text
 
     took = f"{report['pruned_seconds']:.2f} s" + ("" if "plain_seconds" in report else
                                                    ", cold: this session's first scan; --compare times it warm")
     lines = [f"read {report['files_read']} of {report['files_total']} files, {report['rows_read']} of "
-             f"{report['rows_total']} rows; {report['result_rows']} rows match ({took})"]
+             f"{report['rows_total']} rows; {rows_match(report['result_rows'])} ({took})"]
     lines.append(index_used(report))
     if report.get("files_without_index") or report.get("index_problems"):
         lines.append(f"  read in full: {report['files_without_index']} files without an index, "

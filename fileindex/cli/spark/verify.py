@@ -9,7 +9,7 @@ from pathlib import Path
 from fileindex.cli.spark import add_inputs_argument, session
 
 HELP = ("check every data file's index against the file's rows (every row, or generated or given predicates); "
-        "exit 0 clean, 1 violations, 3 unreadable indexes")
+        "exit 0 clean, 1 violations, 2 a schema that does not fit the index, 3 unreadable indexes")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -81,7 +81,7 @@ class BsiReader(FileIndexReader, PayloadOffsets):
             if half.max > limit:
                 raise errors.SchemaMismatchError(
                     f"the {name} values reach magnitude {half.max}, outside {data_type} [{low}, {high}]: "
-                    "built for a wider type; wrong schema?", offset=half.max_offset,
+                    "built for a wider type", offset=half.max_offset,
                     field=f"{ROOT}/{name}/header/max")
 
     def _frame(self, start: int, field: str) -> tuple[int, int]:

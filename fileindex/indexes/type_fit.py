@@ -1,0 +1,40 @@
+"""Which column types an index body fits. A body that fails to decode under the type it is given, but
+decodes cleanly under another, is a schema that does not fit, not a malformed file."""
+from __future__ import annotations
+
+from fileindex import errors
+from fileindex.indexes.index_type import IndexType
+from fileindex.types import DataType, parse_type, quote_identifier
+
+# one type per encoding an index body can have (DATE is INT's, TIMESTAMP(3) BIGINT's, CHAR STRING's)
+CANDIDATES = tuple(parse_type(name) for name in
+                   ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "STRING"))
+
+
+def fitting_types(index: IndexType, body, given: DataType) -> list[DataType]:
+    """The candidate types other than ``given`` under which ``body`` decodes and passes its deep check."""
+    fits = []
+    for candidate in CANDIDATES:
+        if candidate.root == given.root:
+            continue
+        try:
+            index.check(body, candidate, base_offset=0, distinct=None)
+        except (errors.FileIndexError, ValueError, OverflowError, IndexError):
+            continue
+        fits.append(candidate)
+    return fits
+
+
+def misfit(index: IndexType, body, column: str, given: DataType,
+           err: errors.FileIndexError) -> errors.SchemaMisfitError | None:
+    """The schema error that explains ``err`` (raised decoding ``body`` as ``given``), or None when the bytes
+    fit no other type either (then the body is malformed). A type the index type cannot have is always one."""
+    fits = fitting_types(index, body, given)
+    if not fits and not isinstance(err, errors.UnsupportedTypeError):
+        return None
+    cause = err.message if isinstance(err, errors.DecodeError) else str(err)
+    told = (f"; its bytes decode as {' or '.join(map(str, fits))}, e.g. "
+            f"--schema \"{quote_identifier(column)} {fits[0]}\"" if fits else "")
+    return errors.SchemaMisfitError(
+        f"the schema does not fit column {column!r}: it gives {given}, which its {index.name} index was not built "
+        f"for ({cause}){told}", column=column, given=given, fits=fits)

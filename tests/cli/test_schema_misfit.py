@@ -1,0 +1,77 @@
+"""A valid body read with the wrong column type is a schema that does not fit (exit 2, naming the column, the
+type given and the types that fit), never a malformed file; a body no type decodes still is malformed."""
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import JAVA_VECTORS, ROOT
+
+from fileindex.cli import main
+
+SAMPLES = ROOT / "fileindex" / "samples"
+
+MISFITS = [  # (file, the type given, a type its bytes decode as)
+    (SAMPLES / "str_mixed__bitmap_v2.index", "INT", "STRING"),
+    (JAVA_VECTORS / "int_nulls__bsi.index", "STRING", "INT"),
+    (JAVA_VECTORS / "bigint_neg__bsi.index", "INT", "BIGINT"),
+    (JAVA_VECTORS / "double__range_bitmap.index", "FLOAT", "DOUBLE"),
+    (JAVA_VECTORS / "bigint_neg__bitmap_v2.index", "INT", "BIGINT"),
+]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def says_the_schema_does_not_fit(text: str, given: str, fits: str) -> bool:
+    return ("does not fit column 'c'" in text and f"it gives {given}," in text and fits in text.split("decode as")[-1]
+            and "MALFORMED" not in text)
+
+
+@pytest.mark.parametrize("path, given, fits", MISFITS, ids=lambda v: getattr(v, "name", v))
+def test_every_command_taking_a_schema_says_it_does_not_fit(capsys, path, given, fits):
+    schema = ["--schema", f"c {given}"]
+    code, out, err = run(capsys, "check", path, *schema)
+    assert code == 2 and out.startswith("ERROR") and says_the_schema_does_not_fit(out, given, fits)
+    code, out, _ = run(capsys, "check", path, *schema, "--json")
+    assert code == 2 and json.loads(out)["status"] == "ERROR"
+    where = "c = 'x'" if given == "STRING" else "c = 1"  # a literal of the type given: it reads the values
+    for command in (["query", path, *schema, "--where", where], ["explain", path, *schema]):
+        code, out, err = run(capsys, *command)
+        assert code == 2 and says_the_schema_does_not_fit(err, given, fits), (command, err)
+        assert str(path) in err
+    code, out, err = run(capsys, "check", path, "--schema", f"c {fits}")
+    assert code == 0 and out.startswith("OK"), out
+
+
+def test_a_body_no_type_decodes_is_still_malformed(capsys, tmp_path):
+    data = bytearray((SAMPLES / "str_mixed__bitmap_v2.index").read_bytes())
+    data[77:81] = b"\x7f\xff\xff\x00"  # the bitmap's index blocks length: past the end under every type
+    broken = tmp_path / "broken.index"
+    broken.write_bytes(bytes(data))
+    for given in ("INT", "STRING"):
+        code, out, _ = run(capsys, "check", broken, "--schema", f"c {given}")
+        assert code == 3 and out.startswith("MALFORMED") and "does not fit" not in out
+
+
+def test_verify_without_the_schema_build_was_given_says_to_pass_it(capsys, tmp_path):
+    data = tmp_path / "small.parquet"
+    pq.write_table(pa.table({"small": pa.array([1, 2, 3, None, 5] * 20, pa.int32())}), data)
+    code, _, _ = run(capsys, "build", data, "--schema", "small TINYINT", "--option",
+                     "file-index.bitmap.columns=small")
+    assert code == 0
+    code, out, _ = run(capsys, "verify", data)
+    assert code == 2 and "WRONG SCHEMA" in out and "UNREADABLE" not in out
+    assert "--schema build was given" in out and "decode as" in out and "TINYINT" in out.split("decode as")[-1]
+    code, out, _ = run(capsys, "verify", data, "--schema", "small TINYINT")
+    assert code == 0 and "1 ok" in out
+
+
+def test_lenient_query_answers_remain_for_a_body_built_for_another_type(capsys):
+    code, out, err = run(capsys, "query", SAMPLES / "str_mixed__bitmap_v2.index", "--schema", "c INT", "--where",
+                         "c = 1", "--lenient")
+    assert code == 0 and "REMAIN" in out
+    assert "answered REMAIN for a body built for another type" in err and "decode as STRING" in err
