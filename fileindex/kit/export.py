@@ -17,6 +17,7 @@ import tarfile
 from pathlib import Path
 
 from fileindex import __version__
+from fileindex.confined import read_inside
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.writer import reframe
 from fileindex.errors import UsageError
@@ -87,18 +88,18 @@ def build_corpus(vectors: str | Path | None = None, tables: str | Path | None = 
                              "options": record["options"], "dataset": f"datasets/{record['dataset']}.json",
                              "java": record["status"]})
             continue
-        data = (vectors / record["file"]).read_bytes()
+        data = read_inside(vectors, record["file"], what=f"{record['name']}: file")
         _add_tier1(corpus, counts, record, data, commit, frames)
     corpus.add("refusals.json", dump_json({"refusals": refusals}))
     counts["refusals"] = len(refusals)
     for record in document.get("multi_column") or ():
         if "dataset" in record:
             datasets.add(record["dataset"])
-        _add_multi(corpus, record, (vectors / record["file"]).read_bytes(), commit)
+        _add_multi(corpus, record, read_inside(vectors, record["file"], what=f"{record['name']}: file"), commit)
         counts["multi"] += 1
     counts["multi"] += add_rule_cases(corpus.add)
     for name in sorted(datasets):
-        corpus.add(f"datasets/{name}.json", (vectors / "datasets" / f"{name}.json").read_bytes())
+        corpus.add(f"datasets/{name}.json", read_inside(vectors, f"datasets/{name}.json", what="dataset"))
     counts["tables"] = add_tables(corpus.add, tables)
     bloom = corpus.files["containers/v1/bloom-filter/int_nulls__bloom.index"]
     bitmap = corpus.files["containers/v1/bitmap-v1/int_nulls__bitmap_v1.index"]
