@@ -24,7 +24,8 @@ INDEX_TYPES: dict[str, IndexType] = {index.name: index for index in (
     range_bitmap.INDEX,
 )}
 
-__all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "open_entry", "open_body", "check_body"]
+__all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "open_entry", "open_body", "check_body",
+           "recorded_row_count"]
 
 
 def open_entry(container: FileIndexContainer, entry: IndexEntry, data_type: DataType | None, *,
@@ -76,3 +77,15 @@ def _as_column(index: IndexType, column: str, data_type, base_offset: int):
             raise
         raise errors.under_type(err, data_type) from None
 
+
+
+def recorded_row_count(container: FileIndexContainer) -> int | None:
+    """The rows of the data file as the container's bodies record them (bitmap, bsi, range-bitmap; the
+    largest where they disagree, so that no row a body counts is dropped); None when no body records one."""
+    counts = []
+    for entry in container:
+        located = INDEX_TYPES[entry.index_type].row_count_at if entry.index_type in INDEX_TYPES else None
+        body = None if located is None else container.body(entry)
+        if body is not None and located is not None and len(body) >= located[0] + 4:
+            counts.append(int.from_bytes(body[located[0]:located[0] + 4], "big", signed=True))
+    return max(counts) if counts and max(counts) >= 0 else None
