@@ -7,11 +7,16 @@ member's size and the total are capped. The tarball's published ``.sha256`` is c
 """
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import tarfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, cast
 
 from fileindex.confined import MiB, checked_name, read_regular, sha256_regular
 from fileindex.errors import ConfinementError
@@ -27,16 +32,19 @@ class Limits:
 
 LIMITS = Limits()
 _CHUNK = MiB
+HEADERS_PER_MEMBER = 4096  # the headers a member may take in the stream beyond its data (a long name, pax)
 
 
 def checked_digest(archive: Path, limits: Limits = LIMITS) -> str:
     """What was checked of the tarball's SHA-256: against ``<archive>.sha256`` when it lies beside it
     (a ConfinementError when they differ), or a note that nothing could be."""
     published = archive.with_name(archive.name + ".sha256")
-    digest, _ = sha256_regular(archive, what="the tarball", limit=limits.archive_bytes)
+    # the user names the tarball: a link to it is theirs to make (what it holds is not trusted)
+    digest, _ = sha256_regular(os.path.realpath(archive), what="the tarball", limit=limits.archive_bytes)
     if not os.path.lexists(published):
         return f"{archive.name}: SHA-256 {digest} (no {published.name} beside it to check it against)"
-    text = read_regular(published, what="the published SHA-256", limit=4096).decode("ascii", "replace")
+    text = read_regular(os.path.realpath(published), what="the published SHA-256",
+                        limit=4096).decode("ascii", "replace")
     match = re.match(r"\s*([0-9a-fA-F]{64})\b", text)
     if match is None:
         raise ConfinementError(f"{published} holds no SHA-256")
@@ -54,7 +62,7 @@ def unpack(archive: Path, into: Path, limits: Limits = LIMITS) -> Path:
     top: str | None = None
     count = total = 0
     try:
-        with tarfile.open(archive, mode="r:*") as packed:
+        with _opened(archive, limits) as packed:
             for member in packed:
                 count += 1
                 if count > limits.members:
@@ -81,11 +89,51 @@ def unpack(archive: Path, into: Path, limits: Limits = LIMITS) -> Path:
                 else:
                     raise ConfinementError(f"{archive}: member {member.name} is {_kind(member)}: a kit tarball "
                                            "holds only regular files and folders")
-    except (tarfile.TarError, EOFError) as err:
+    except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error) as err:
         raise ConfinementError(f"{archive} is not a kit tarball: {err}") from None
     if top is None:
         raise ConfinementError(f"{archive} is empty: a kit tarball holds one folder")
     return into / top
+
+
+@contextmanager
+def _opened(archive: Path, limits: Limits) -> Iterator[tarfile.TarFile]:
+    """The tarball (gunzipped if need be), read by tarfile only through :class:`_Bounded`."""
+    with open(archive, "rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        with gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else nullcontext(raw) as stream:
+            bounded = _Bounded(stream, archive, limits.total_bytes + limits.members * HEADERS_PER_MEMBER)
+            with tarfile.open(fileobj=cast(IO[bytes], bounded), mode="r:") as packed:
+                yield packed
+
+
+class _Bounded:
+    """A tar stream that tarfile may read only a chunk at a time (tarfile reads a pax or GNU long-name
+    header whole, whatever size it claims) and never past ``most`` bytes."""
+
+    def __init__(self, stream, archive: Path, most: int):
+        self.stream, self.archive, self.most = stream, archive, most
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0 or size > _CHUNK:
+            raise ConfinementError(f"{self.archive}: a header or read of {size} bytes (more than {_CHUNK:,}): "
+                                   "a kit tarball holds small headers")
+        data = self.stream.read(size)
+        self._check(self.stream.tell())
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        position = self.stream.tell() + offset if whence == 1 else offset
+        self._check(position if whence != 2 else self.most + 1)
+        return self.stream.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.stream.tell()
+
+    def _check(self, position: int) -> None:
+        if position > self.most:
+            raise ConfinementError(f"{self.archive}: more than {self.most:,} bytes unpacked: refused")
 
 
 def _write_member(packed: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:

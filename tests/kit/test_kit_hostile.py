@@ -250,6 +250,15 @@ def test_a_member_over_the_size_limit_is_refused_before_it_is_written(place):
     assert not list(place["work"].rglob("big"))
 
 
+def test_a_huge_pax_header_is_refused_before_tarfile_reads_it_whole(place):
+    info, data = member(f"{KIT}/file", data=b"x")
+    info.pax_headers = {"comment": "x" * (2 << 20)}  # tarfile reads a pax header in one piece
+    archive = place["root"] / "pax.tar.gz"
+    with tarfile.open(archive, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        tar.addfile(info, io.BytesIO(data))
+    run_refused(place, "a header or read of", target=archive)
+
+
 def test_the_unpacked_total_is_capped(place, tmp_path):
     from fileindex.errors import ConfinementError
     from fileindex.kit.archive import Limits, unpack
