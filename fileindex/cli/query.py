@@ -8,7 +8,6 @@ import sys
 from fileindex.cli import HANDLED, column_types, report_failure
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
-from fileindex.indexes.registry import recorded_row_count
 
 NAME = "query"
 HELP = "evaluate predicates over a container as Paimon does: REMAIN, SKIP or the candidate rows"
@@ -44,6 +43,7 @@ def describe(answer: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fileindex.indexes.registry import recorded_row_count
     from fileindex.predicate.evaluation import FileIndexEvaluator
     from fileindex.predicate.parser import parse_predicate
 

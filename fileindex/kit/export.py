@@ -41,6 +41,7 @@ from fileindex.reference.conformance import load_vectors
 from fileindex.reference.predicate_json import predicate_to_json
 from fileindex.reference.vector_format import current_java_answer, recorded_query
 from fileindex.types import parse_type
+from fileindex.writing.outputs import check_file_output, write_file_output
 
 TIMESTAMP_FIX = "apache/paimon #9654, #9866"  # TIMESTAMP(7-9) value predicates on bitmap and bsi answer REMAIN
 README = Path(__file__).with_name("README.kit.md")
@@ -225,17 +226,21 @@ def export(out: str | Path, vectors: str | Path | None = None,
            tables: str | Path | None = None) -> tuple[Path, Path, str]:
     """Write ``OUT/<NAME>/`` and ``OUT/<NAME>.tar.gz`` (+ ``.sha256``); the folder, the tarball and its SHA-256."""
     out = Path(out)
-    folder = out / NAME
-    if folder.exists() and any(folder.iterdir()):
+    folder, archive = out / NAME, out / f"{NAME}.tar.gz"
+    published = archive.with_name(archive.name + ".sha256")
+    if folder.is_symlink() or (folder.exists() and any(folder.iterdir())):
         raise UsageError(f"{folder} exists and is not empty: export into another folder or remove it")
+    sources = [s for s in (vectors, tables) if s is not None]
+    out.mkdir(parents=True, exist_ok=True)
+    for target in (archive, published):
+        check_file_output(target, sources, what="kit export")
     corpus = build_corpus(vectors, tables)
     for path, data in corpus.files.items():
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     packed = tarball(corpus)
-    archive = out / f"{NAME}.tar.gz"
-    archive.write_bytes(packed)
+    write_file_output(archive, packed)
     digest = sha256(packed)
-    (out / f"{NAME}.tar.gz.sha256").write_text(f"{digest}  {archive.name}\n")
+    write_file_output(published, f"{digest}  {archive.name}\n")
     return folder, archive, digest

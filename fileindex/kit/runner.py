@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from fileindex.container.file import FileIndexContainer
-from fileindex.errors import FileIndexError, UsageError
+from fileindex.errors import ConfinementError, FileIndexError, UsageError
 from fileindex.kit.archive import checked_digest, unpack
 from fileindex.kit.corpus import (
     Case,
@@ -142,7 +142,8 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
 
 
 def _refusals(folder: Path) -> list[dict]:
-    refusals = load_json(folder / "refusals.json").get("refusals")
+    document = load_json(folder / "refusals.json")
+    refusals = document.get("refusals") if isinstance(document, dict) else None
     if not isinstance(refusals, list) or not all(isinstance(r, dict) for r in refusals):
         raise UsageError(f"{folder / 'refusals.json'} holds no list of refusals")
     return refusals
@@ -152,15 +153,19 @@ def _check_references(folder: Path, every_case: list[Case], refusals: list[dict]
     """Every path the corpus names resolves inside it (a ConfinementError naming it otherwise), before
     any adapter is asked anything."""
     for case in every_case:
-        case.file  # noqa: B018 (resolved and checked)
+        _ = case.file  # resolving it checks it
         if "dataset" in case.sidecar:
             dataset_path(folder, case.sidecar["dataset"])
+        if case.path.parent.name == "bad":
+            _bad_request(case)
     for refusal in refusals:
         dataset_path(folder, refusal.get("dataset"))
 
 
 def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    """An implementation's name as one plain folder name under the work folder (never ``..``)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return safe if safe.strip(".") else safe.replace(".", "_") or "_"
 
 
 def _layouts(case: Case) -> list[str]:
@@ -373,10 +378,18 @@ def _written_problem(path: Path, sidecar: dict) -> str | None:
     return None
 
 
+def _bad_request(case: Case) -> dict:
+    """The request a negative case makes: a ``head`` or a ``read`` of its own file, nothing else (never
+    a write to a path the corpus chose)."""
+    request = case.sidecar.get("request")
+    if not isinstance(request, dict) or request.get("op") not in ("head", "read"):
+        raise ConfinementError(f"{case.path}: \"request\" {json.dumps(request)[:80]} is not a head or a read")
+    return {**{key: request[key] for key in ("op", "schema", "where") if key in request}, "file": str(case.file)}
+
+
 def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     s = case.sidecar
-    request = {**s["request"], "file": str(case.file)}
-    answer = adapter.ask(request)
+    answer = adapter.ask(_bad_request(case))
     check = "reject" if s["rule"] == "MUST reject" else "fail-open"
     problem: str | None
     if "crash" in answer:

@@ -72,12 +72,12 @@ def check_file_output(output: str | Path, inputs: Iterable[str | Path], *, what:
     check_apart(output, inputs, what=what)
 
 
-def write_file_output(output: str | Path, text: str) -> None:
-    """``text`` (UTF-8) written to a file ``check_file_output`` accepted, never through a symlink put
-    there since."""
+def write_file_output(output: str | Path, content: str | bytes) -> None:
+    """``content`` (text as UTF-8) written to a file ``check_file_output`` accepted, never through a
+    symlink put there since."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(output, flags, 0o644), "w", encoding="utf-8") as out:
-        out.write(text)
+    with os.fdopen(os.open(output, flags, 0o644), "wb") as out:
+        out.write(content.encode("utf-8") if isinstance(content, str) else content)
 
 
 def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite: bool, what: str) -> None:

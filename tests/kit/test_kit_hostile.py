@@ -123,6 +123,16 @@ def test_every_path_field_must_stay_inside_the_corpus(place, case):
     run_refused(place, fragment)
 
 
+def test_a_negative_case_asks_only_a_head_or_a_read_of_its_own_file(place):
+    target = str(place["outside"] / "written.index")
+    edit(place["kit"] / f"{BAD}.json", lambda d: d.__setitem__("request", {
+        "op": "write", "dataset": "datasets/int_nulls.json", "column": "c", "type": "INT", "index_type": "bitmap",
+        "options": {}, "container_version": 1, "out": target}))
+    relist(place["kit"])
+    run_refused(place, '"request"', "not a head or a read")
+    assert not Path(target).exists()
+
+
 def test_a_refusal_name_never_names_a_file(place):
     """Output names are made by the runner: a refusal called ../../escape writes nothing there."""
     edit(place["kit"] / "refusals.json", lambda d: d["refusals"][0].__setitem__("name", "../../../../escape"))
@@ -290,3 +300,14 @@ def test_the_work_folder_lies_outside_the_corpus(place):
     done = fileindex("kit", "run", place["kit"], "--impl", place["impl"], "--workdir", place["kit"] / "work")
     refused(done, "--workdir", "lies inside input", code=2)
     assert snapshot(place["root"], place["kit"] / "work") == before and not place["marker"].exists()
+
+
+def test_export_writes_no_tarball_through_a_symlink(tmp_path):
+    from fileindex.cli import main
+
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / f"{KIT}.tar.gz").symlink_to(victim)
+    assert main(["kit", "export", str(tmp_path / "out")]) == 2
+    assert victim.read_text() == "keep" and not (tmp_path / "out" / KIT).exists()
