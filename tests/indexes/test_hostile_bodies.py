@@ -94,3 +94,16 @@ def test_ranges_read_chunk_by_chunk_are_the_maximal_runs():
             bitmap.add_range(first, first + rng.choice([1, 2, 65_536, 70_000, 131_072, rng.randrange(1, 300_000)]))
         bitmap.update(rng.randrange(600_000) for _ in range(rng.randrange(50)))
         assert Rows(bitmap).ranges() == runs(bitmap)
+
+
+def test_a_memory_error_that_slips_through_is_one_line_not_a_traceback(monkeypatch, capsys):
+    from fileindex.cli import EXIT_MALFORMED, main, query
+
+    def exhausted(args):
+        raise MemoryError
+
+    monkeypatch.setattr(query, "run", exhausted)
+    assert main(["query", "any.index", "--schema", "c INT", "--where", "c = 1"]) == EXIT_MALFORMED
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fileindex query: ran out of memory")
+    assert "MemoryError" not in lines[0]
