@@ -38,7 +38,8 @@ def relist(folder: Path) -> Path:
     """``folder``'s manifest.json made to list exactly the files it holds (a corpus cut down or changed by a
     test), as kit export lists them."""
     manifest = json.loads((folder / "manifest.json").read_text())
-    manifest["files"] = {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-                         for p in sorted(folder.rglob("*")) if p.is_file() and p != folder / "manifest.json"}
+    files = [p for p in sorted(folder.rglob("*")) if p.is_file() and p != folder / "manifest.json"]
+    manifest["files"] = {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+    manifest["sizes"] = {p.relative_to(folder).as_posix(): p.stat().st_size for p in files}
     (folder / "manifest.json").write_text(json.dumps(manifest))
     return folder

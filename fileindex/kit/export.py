@@ -114,7 +114,8 @@ def build_corpus(vectors: str | Path | None = None, tables: str | Path | None = 
     corpus.add("VERSION", f"{VERSION}\n".encode())
     manifest = {"kit_version": VERSION, "exported_by": f"paimon-fileindex {__version__}",
                 "java_vectors_commit": commit, "datasets": len(datasets), "cases": counts,
-                "files": {path: sha256(data) for path, data in sorted(corpus.files.items())}}
+                "files": {path: sha256(data) for path, data in sorted(corpus.files.items())},
+                "sizes": {path: len(data) for path, data in sorted(corpus.files.items())}}
     corpus.add("manifest.json", dump_json(manifest))
     return corpus
 

@@ -1,8 +1,9 @@
-"""A corpus folder holds exactly the files its ``manifest.json`` lists, with the listed SHA-256s.
+"""A corpus folder holds exactly the files its ``manifest.json`` lists, with the listed SHA-256s and
+sizes (``sizes``: corpora exported before it was added are checked by SHA-256 alone).
 
 Checked before the first adapter call: a file the manifest does not list, a listed file that is
-missing, altered (another SHA-256) or over the size limit, and anything that is not a regular file
-or a folder (a symlink, a device, a pipe) fails the run naming it.
+missing, altered (another size or SHA-256) or over the size limit, and anything that is not a
+regular file or a folder (a symlink, a device, a pipe) fails the run naming it.
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ def verify_files(folder: Path, manifest: dict, *, limit: int = MAX_FILE_BYTES) -
     listed = manifest.get("files")
     if not isinstance(listed, dict) or not all(isinstance(v, str) for v in listed.values()):
         raise ConfinementError(f"{folder / MANIFEST} lists no files with their SHA-256 (\"files\": {{path: sha256}})")
+    sizes = manifest.get("sizes")
+    if sizes is not None and (not isinstance(sizes, dict) or set(sizes) != set(listed)):
+        raise ConfinementError(f"{folder / MANIFEST}: \"sizes\" does not give the size of every file \"files\" lists")
     found = set()
     for path in sorted(_walk(folder)):
         name = path.relative_to(folder).as_posix()
@@ -28,6 +32,9 @@ def verify_files(folder: Path, manifest: dict, *, limit: int = MAX_FILE_BYTES) -
             continue
         if name not in listed:
             raise ConfinementError(f"{path}: a file {MANIFEST} does not list (an unlisted file in the corpus)")
+        if sizes is not None and os.lstat(path).st_size != sizes[name]:
+            raise ConfinementError(f"{path}: altered: {os.lstat(path).st_size:,} bytes where {MANIFEST} lists "
+                                   f"{sizes[name]:,}")
         digest, size = sha256_regular(path, what="corpus file", limit=limit)
         if digest != listed[name].lower():
             raise ConfinementError(f"{path}: altered: its SHA-256 ({size:,} bytes) is {digest}, {MANIFEST} lists "

@@ -158,6 +158,18 @@ def test_an_altered_file_fails_the_run_by_name(place):
     run_refused(place, "int_nulls__bloom.index", "altered")
 
 
+def test_a_file_of_another_size_fails_the_run_before_it_is_hashed(place):
+    with open(place["kit"] / f"{BLOOM}.index", "ab") as grown:
+        grown.write(b"\0")
+    run_refused(place, "int_nulls__bloom.index", "altered", "bytes where manifest.json lists")
+
+
+def test_a_corpus_listed_by_sha256_alone_is_checked_by_sha256(place):
+    edit(place["kit"] / "manifest.json", lambda d: d.pop("sizes"))
+    (place["kit"] / "datasets/int_nulls.json").write_text("{}")
+    run_refused(place, "int_nulls.json", "altered", "its SHA-256")
+
+
 def test_a_missing_listed_file_fails_the_run_by_name(place):
     (place["kit"] / "datasets/or_bitmap_bloom.json").unlink()
     run_refused(place, "or_bitmap_bloom.json", "missing")
