@@ -66,6 +66,12 @@ class UsageError(FileIndexError, ValueError):
     """Bad input from the caller: options, predicates, schemas, values. The message says what to fix."""
 
 
+class ConfinementError(FileIndexError):
+    """A file a folder's own documents name (a kit corpus, a vectors folder, a tarball's member) that
+    leads out of the folder, is not a regular file, is over its size limit, or is not the file the
+    folder's manifest lists. The message names the file."""
+
+
 class EncodeError(FileIndexError, ValueError):
     """A value or structure cannot be written in the layout (for example a name over 65535 bytes)."""
 

@@ -11,10 +11,11 @@ import sys
 import warnings
 
 from fileindex import __version__
+from fileindex.cli import EXIT_MALFORMED
 from fileindex.cli.interrupts import run_interruptible
 
-COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance", "kit",
-            "spark", "demo", "samples")
+COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance",
+            "kit", "spark", "demo", "samples")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
         sys.stderr.close()
         return 0
+    except MemoryError:  # a backstop: answers are bounded by what they mean, so this is a bug to report
+        print(f"fileindex {args.command}: ran out of memory: an input claims more than this process can hold "
+              "(fileindex check --schema names a body that claims too much); please report it", file=sys.stderr)
+        return EXIT_MALFORMED
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ def _export(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from fileindex.kit import report
     from fileindex.kit.runner import run as run_kit
+    from fileindex.writing.outputs import write_file_output
 
     def progress(text: str) -> None:
         print(f"kit run: {text}", file=sys.stderr)
@@ -67,26 +68,21 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(report.terminal(results, args.failures))
         if args.json:
-            Path(args.json).write_text(json.dumps(report.to_json(results), indent=2, ensure_ascii=False) + "\n")
+            write_file_output(args.json, json.dumps(report.to_json(results), indent=2, ensure_ascii=False) + "\n")
     if args.html:
-        Path(args.html).write_text(report.to_html(results), encoding="utf-8")
+        write_file_output(args.html, report.to_html(results))
     return 0 if results.ok else 1
 
 
 def check_outputs(corpus: str, outputs: dict[str, str | None]) -> None:
-    """Before a long run: each report can be written, and none would replace a file of the corpus."""
-    from fileindex.errors import UsageError
+    """Before a long run: each report can be written, is no symlink, and would replace no file of the
+    corpus (its folder or tarball, and the tarball's .sha256)."""
+    from fileindex.writing.outputs import check_file_output
 
+    inputs = [corpus, corpus + ".sha256"] if Path(corpus).is_file() else [corpus]
     for flag, output in outputs.items():
-        if not output:
-            continue
-        target = Path(output)
-        if not target.parent.is_dir():
-            raise UsageError(f"{flag} {output}: cannot write there: the folder {target.parent} does not exist")
-        if target.is_dir():
-            raise UsageError(f"{flag} {output}: is a folder; give a file name")
-        if target.exists() and target.resolve().is_relative_to(Path(corpus).resolve()):
-            raise UsageError(f"{flag} {output}: is a file of the corpus; write the report elsewhere")
+        if output:
+            check_file_output(output, inputs, what=flag)
 
 
 def _adapter(args: argparse.Namespace) -> int:

@@ -43,6 +43,7 @@ def describe(answer: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fileindex.indexes.registry import recorded_row_count
     from fileindex.predicate.evaluation import FileIndexEvaluator
     from fileindex.predicate.parser import parse_predicate
 
@@ -54,8 +55,10 @@ def run(args: argparse.Namespace) -> int:
         predicates = [parse_predicate(text, schema) for text in args.where]
         warn_null_comparisons(NAME, args.where, predicates)
         container = FileIndexContainer.open(args.file)
+        row_count = recorded_row_count(container)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
         for text, (result, malformed) in zip(args.where, evaluator.evaluate_many(container, predicates), strict=True):
+            result = within_row_count(args.file, text, result, row_count)
             answer = result_json(result)
             print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
             for err in malformed:  # only in --lenient mode: each broken body answered REMAIN
@@ -64,6 +67,20 @@ def run(args: argparse.Namespace) -> int:
     except HANDLED as err:
         return report_failure(NAME, err, args.file)
     return 0
+
+
+def within_row_count(file: str, text: str, result, row_count: int | None):
+    """``result`` without the rows at or past the row count the container's bodies record (as ``table``
+    answers within a data file's rows), saying so on stderr when a body claimed such rows."""
+    from fileindex.indexes.result import Rows
+    from fileindex.indexes.roaring import clipped
+
+    if row_count is None or not isinstance(result, Rows) or not result.bitmap or result.bitmap.max() < row_count:
+        return result
+    print(f"fileindex query: {file}: {text}: an index body claims rows up to {result.bitmap.max()}, past the "
+          f"{row_count} rows its container records; answered within those rows (fileindex check --schema names "
+          "the body)", file=sys.stderr)
+    return Rows(clipped(result.bitmap, row_count))
 
 
 def warn_null_comparisons(command: str, texts: list[str], predicates: list) -> None:

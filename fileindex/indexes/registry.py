@@ -26,7 +26,7 @@ INDEX_TYPES: dict[str, IndexType] = {index.name: index for index in (
 )}
 
 __all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "open_entry", "open_body", "check_body",
-           "body_failure"]
+           "body_failure", "recorded_row_count"]
 
 
 def open_entry(container: FileIndexContainer, entry: IndexEntry, data_type: DataType | None, *,
@@ -95,3 +95,14 @@ def _explained(index: IndexType, body, column: str, data_type,
     if data_type is None or isinstance(err, errors.UsageError):
         return err
     return errors.under_type(err, data_type)
+
+def recorded_row_count(container: FileIndexContainer) -> int | None:
+    """The rows of the data file as the container's bodies record them (bitmap, bsi, range-bitmap; the
+    largest where they disagree, so that no row a body counts is dropped); None when no body records one."""
+    counts = []
+    for entry in container:
+        located = INDEX_TYPES[entry.index_type].row_count_at if entry.index_type in INDEX_TYPES else None
+        body = None if located is None else container.body(entry)
+        if body is not None and located is not None and len(body) >= located[0] + 4:
+            counts.append(int.from_bytes(body[located[0]:located[0] + 4], "big", signed=True))
+    return max(counts) if counts and max(counts) >= 0 else None

@@ -6,9 +6,9 @@ Its ``kind`` (``"REMAIN"``, ``"SKIP"``, ``"ROWS"``) names it wherever a result i
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 
-import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex.indexes import roaring
@@ -86,14 +86,8 @@ class Rows(FileIndexResult):
         return len(self.bitmap)
 
     def ranges(self) -> list[tuple[int, int]]:
-        """Maximal inclusive ranges [first, last], ascending."""
-        rows = np.asarray(self.bitmap.to_array(), dtype=np.int64)
-        if rows.size == 0:
-            return []
-        breaks = np.flatnonzero(np.diff(rows) != 1)
-        firsts = np.concatenate(([rows[0]], rows[breaks + 1]))
-        lasts = np.concatenate((rows[breaks], [rows[-1]]))
-        return list(zip(firsts.tolist(), lasts.tolist(), strict=True))
+        """Maximal inclusive ranges [first, last], ascending (never a list of every row)."""
+        return roaring.runs(self.bitmap)
 
     def to_json(self) -> dict:
         """``{"cardinality": n, "ranges": [[first, last], ...]}``"""
@@ -106,7 +100,7 @@ class Rows(FileIndexResult):
         return hash(self.bitmap)
 
     def __repr__(self) -> str:
-        return f"Rows({list(self.bitmap)[:16]}{'...' if len(self.bitmap) > 16 else ''})"
+        return f"Rows({list(itertools.islice(self.bitmap, 16))}{'...' if len(self.bitmap) > 16 else ''})"
 
     def __reduce__(self):
         return (Rows, (self.bitmap,))

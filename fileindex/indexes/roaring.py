@@ -33,6 +33,51 @@ def clipped(bitmap: BitMap | FrozenBitMap, limit: int) -> FrozenBitMap:
     return frozen(bitmap & FrozenBitMap(range(max(limit, 0))))
 
 
+CHUNK = 1 << 16  # the rows one Roaring container holds
+SMALL = 4 * CHUNK  # up to this many rows, ranges are found from the array of them
+
+
+def runs(bitmap: BitMap | FrozenBitMap) -> list[tuple[int, int]]:
+    """The maximal inclusive ranges [first, last] of ``bitmap``, ascending, read one 2^16-row chunk at a
+    time: a full chunk is one range without listing its rows, so the memory is that of the ranges (a
+    few bytes of run containers can claim 2^31 rows)."""
+    if len(bitmap) <= SMALL:
+        return _array_runs(rows_array(bitmap))
+    found: list[list[int]] = []
+    low, top = bitmap.min() & ~(CHUNK - 1), bitmap.max()
+    while low <= top:
+        high = low + CHUNK
+        count = bitmap.range_cardinality(low, high)
+        if count == 0:
+            low = bitmap.next_set_bit(high) & ~(CHUNK - 1)
+            continue
+        if count == CHUNK:
+            _extend(found, low, high - 1)
+        else:
+            for first, last in _array_runs(rows_array(bitmap & FrozenBitMap(range(low, high)))):
+                _extend(found, first, last)
+        low = high
+    return [(first, last) for first, last in found]
+
+
+def _array_runs(rows: np.ndarray) -> list[tuple[int, int]]:
+    """The maximal ranges of ascending rows."""
+    if not rows.size:
+        return []
+    rows = rows.astype(np.int64)
+    breaks = np.flatnonzero(np.diff(rows) != 1)
+    firsts = np.concatenate((rows[:1], rows[breaks + 1])).tolist()
+    lasts = np.concatenate((rows[breaks], rows[-1:])).tolist()
+    return list(zip(firsts, lasts, strict=True))
+
+
+def _extend(found: list[list[int]], first: int, last: int) -> None:
+    if found and found[-1][1] + 1 == first:  # a run that goes on from the previous chunk
+        found[-1][1] = last
+    else:
+        found.append([first, last])
+
+
 def rows_arrays(bitmaps: list) -> tuple[np.ndarray, np.ndarray]:
     """The rows of many bitmaps concatenated (uint32), and how many each has: small bitmaps are read
     by one iterator over all of them (a numpy array each would cost a microsecond apiece)."""

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from fileindex.confined import MAX_JSON_BYTES, folder_inside, inside, read_regular
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 from fileindex.indexes.registry import INDEX_TYPES
@@ -141,8 +142,10 @@ class Case:
 
     @property
     def file(self) -> Path:
-        """The container (Tier 1, bad) or the table root (Tier 2)."""
-        return self.path.parent / self.sidecar["file" if "file" in self.sidecar else "table"]
+        """The container (Tier 1, bad) or the table root (Tier 2), inside the sidecar's folder."""
+        if "file" in self.sidecar:
+            return inside(self.path.parent, self.sidecar["file"], what=f"{self.path}: \"file\"")
+        return folder_inside(self.path.parent, self.sidecar.get("table"), what=f"{self.path}: \"table\"")
 
     @property
     def layout(self) -> str:
@@ -150,27 +153,18 @@ class Case:
 
 
 def load_json(path: Path):
+    """A JSON document of the corpus: a regular file of at most ``MAX_JSON_BYTES``."""
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(f"{path} is missing: is this a kit folder (fileindex kit export writes one)?")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path} is missing: is this a kit folder (fileindex kit export writes one)?") from None
+        return json.loads(read_regular(path, what="corpus file", limit=MAX_JSON_BYTES).decode("utf-8"))
     except ValueError as err:
         raise UsageError(f"{path} is not JSON: {err}") from None
 
 
-def unpack(archive: Path, into: Path) -> Path:
-    """A corpus tarball extracted under ``into``; its one top-level folder."""
-    import tarfile
-
-    try:
-        with tarfile.open(archive) as packed:
-            tops = {Path(name).parts[0] for name in packed.getnames() if name.strip("/")}
-            if len(tops) != 1:
-                raise UsageError(f"{archive} holds {len(tops)} top-level entries: a kit tarball holds one folder")
-            packed.extractall(into, filter="data")
-    except (tarfile.TarError, OSError) as err:
-        raise UsageError(f"{archive} is not a kit tarball: {err}") from None
-    return into / tops.pop()
+def dataset_path(folder: Path, name) -> Path:
+    """A dataset a sidecar or a refusal names (``datasets/….json``), inside the corpus folder."""
+    return inside(folder, name, what="dataset")
 
 
 def open_corpus(folder: str | Path) -> tuple[Path, dict]:

@@ -17,6 +17,7 @@ import tarfile
 from pathlib import Path
 
 from fileindex import __version__
+from fileindex.confined import read_inside
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.writer import reframe
 from fileindex.errors import UsageError
@@ -40,6 +41,7 @@ from fileindex.reference.conformance import load_vectors
 from fileindex.reference.predicate_json import predicate_to_json
 from fileindex.reference.vector_format import current_java_answer, recorded_query
 from fileindex.types import parse_type
+from fileindex.writing.outputs import check_file_output, write_file_output
 
 TIMESTAMP_FIX = "apache/paimon #9654, #9866"  # TIMESTAMP(7-9) value predicates on bitmap and bsi answer REMAIN
 README = Path(__file__).with_name("README.kit.md")
@@ -87,18 +89,18 @@ def build_corpus(vectors: str | Path | None = None, tables: str | Path | None = 
                              "options": record["options"], "dataset": f"datasets/{record['dataset']}.json",
                              "java": record["status"]})
             continue
-        data = (vectors / record["file"]).read_bytes()
+        data = read_inside(vectors, record["file"], what=f"{record['name']}: file")
         _add_tier1(corpus, counts, record, data, commit, frames)
     corpus.add("refusals.json", dump_json({"refusals": refusals}))
     counts["refusals"] = len(refusals)
     for record in document.get("multi_column") or ():
         if "dataset" in record:
             datasets.add(record["dataset"])
-        _add_multi(corpus, record, (vectors / record["file"]).read_bytes(), commit)
+        _add_multi(corpus, record, read_inside(vectors, record["file"], what=f"{record['name']}: file"), commit)
         counts["multi"] += 1
     counts["multi"] += add_rule_cases(corpus.add)
     for name in sorted(datasets):
-        corpus.add(f"datasets/{name}.json", (vectors / "datasets" / f"{name}.json").read_bytes())
+        corpus.add(f"datasets/{name}.json", read_inside(vectors, f"datasets/{name}.json", what="dataset"))
     counts["tables"] = add_tables(corpus.add, tables)
     bloom = corpus.files["containers/v1/bloom-filter/int_nulls__bloom.index"]
     bitmap = corpus.files["containers/v1/bitmap-v1/int_nulls__bitmap_v1.index"]
@@ -112,7 +114,8 @@ def build_corpus(vectors: str | Path | None = None, tables: str | Path | None = 
     corpus.add("VERSION", f"{VERSION}\n".encode())
     manifest = {"kit_version": VERSION, "exported_by": f"paimon-fileindex {__version__}",
                 "java_vectors_commit": commit, "datasets": len(datasets), "cases": counts,
-                "files": {path: sha256(data) for path, data in sorted(corpus.files.items())}}
+                "files": {path: sha256(data) for path, data in sorted(corpus.files.items())},
+                "sizes": {path: len(data) for path, data in sorted(corpus.files.items())}}
     corpus.add("manifest.json", dump_json(manifest))
     return corpus
 
@@ -224,17 +227,21 @@ def export(out: str | Path, vectors: str | Path | None = None,
            tables: str | Path | None = None) -> tuple[Path, Path, str]:
     """Write ``OUT/<NAME>/`` and ``OUT/<NAME>.tar.gz`` (+ ``.sha256``); the folder, the tarball and its SHA-256."""
     out = Path(out)
-    folder = out / NAME
-    if folder.exists() and any(folder.iterdir()):
+    folder, archive = out / NAME, out / f"{NAME}.tar.gz"
+    published = archive.with_name(archive.name + ".sha256")
+    if folder.is_symlink() or (folder.exists() and any(folder.iterdir())):
         raise UsageError(f"{folder} exists and is not empty: export into another folder or remove it")
+    sources = [s for s in (vectors, tables) if s is not None]
+    out.mkdir(parents=True, exist_ok=True)
+    for target in (archive, published):
+        check_file_output(target, sources, what="kit export")
     corpus = build_corpus(vectors, tables)
     for path, data in corpus.files.items():
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     packed = tarball(corpus)
-    archive = out / f"{NAME}.tar.gz"
-    archive.write_bytes(packed)
+    write_file_output(archive, packed)
     digest = sha256(packed)
-    (out / f"{NAME}.tar.gz.sha256").write_text(f"{digest}  {archive.name}\n")
+    write_file_output(published, f"{digest}  {archive.name}\n")
     return folder, archive, digest

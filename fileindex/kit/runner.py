@@ -8,26 +8,30 @@ counted apart from *failed*; the number of checks per row does not depend on the
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from fileindex.container.file import FileIndexContainer
-from fileindex.errors import FileIndexError
+from fileindex.errors import ConfinementError, FileIndexError, UsageError
+from fileindex.kit.archive import checked_digest, unpack
 from fileindex.kit.corpus import (
     Case,
     answer_problem,
     canonical_head,
     cases,
+    dataset_path,
     head_entries,
     load_json,
     open_corpus,
-    unpack,
 )
+from fileindex.kit.integrity import verify_files
 from fileindex.kit.negative import ERROR
 from fileindex.kit.protocol import Adapter
 from fileindex.kit.rows import sort_rows
+from fileindex.writing.outputs import check_apart
 
 CORPUS = "corpus"
 PASS, FAIL, UNSUPPORTED = "pass", "fail", "unsupported"
@@ -88,22 +92,29 @@ class Results:
 def run(folder: str | Path, commands: list[str], workdir: str | Path,
         progress: Callable[[str], None] = lambda text: None) -> Results:
     workdir = Path(workdir)
+    check_apart(workdir, [folder], what="--workdir")
     if Path(folder).is_file():  # a release tarball, as vendored
-        folder = unpack(Path(folder), workdir / "corpus")
+        progress(checked_digest(Path(folder)))
+        workdir.mkdir(parents=True, exist_ok=True)
+        folder = unpack(Path(folder), Path(tempfile.mkdtemp(prefix="corpus-", dir=workdir)))
     folder, manifest = open_corpus(folder)
+    progress(f"{verify_files(folder, manifest)} files as manifest.json lists them (SHA-256)")
+    tier1 = cases(folder, "v1") + cases(folder, "v2")
+    multi, bad, tables = cases(folder, "multi"), cases(folder, "bad"), cases(folder, "tables")
+    refusals = _refusals(folder)
+    _check_references(folder, tier1 + multi + bad + tables, refusals)
     adapters = [Adapter(command) for command in commands]
     names = [a.name for a in adapters]
     if len(set(names)) != len(names):  # the same implementation twice: tell them apart by position
         for position, adapter in enumerate(adapters):
             adapter.name = f"{adapter.name}#{position + 1}"
     results = Results(manifest["kit_version"], {a.name: {**a.capabilities, "command": a.command} for a in adapters})
-    tier1 = cases(folder, "v1") + cases(folder, "v2")
-    multi, bad, tables = cases(folder, "multi"), cases(folder, "bad"), cases(folder, "tables")
     try:
         written = {}
         for adapter in adapters:
             progress(f"{adapter.name}: writing")
-            written[adapter.name] = _write(adapter, folder, cases(folder, "v1"), workdir / _safe(adapter.name), results)
+            written[adapter.name] = _write(adapter, folder, cases(folder, "v1"), refusals,
+                                           workdir / _safe(adapter.name), results)
         for adapter in adapters:
             progress(f"{adapter.name}: reading the corpus")
             for case in tier1:
@@ -130,8 +141,31 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
     return results
 
 
+def _refusals(folder: Path) -> list[dict]:
+    document = load_json(folder / "refusals.json")
+    refusals = document.get("refusals") if isinstance(document, dict) else None
+    if not isinstance(refusals, list) or not all(isinstance(r, dict) for r in refusals):
+        raise UsageError(f"{folder / 'refusals.json'} holds no list of refusals")
+    return refusals
+
+
+def _check_references(folder: Path, every_case: list[Case], refusals: list[dict]) -> None:
+    """Every path the corpus names resolves inside it (a ConfinementError naming it otherwise), before
+    any adapter is asked anything."""
+    for case in every_case:
+        _ = case.file  # resolving it checks it
+        if "dataset" in case.sidecar:
+            dataset_path(folder, case.sidecar["dataset"])
+        if case.path.parent.name == "bad":
+            _bad_request(case)
+    for refusal in refusals:
+        dataset_path(folder, refusal.get("dataset"))
+
+
 def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    """An implementation's name as one plain folder name under the work folder (never ``..``)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return safe if safe.strip(".") else safe.replace(".", "_") or "_"
 
 
 def _layouts(case: Case) -> list[str]:
@@ -254,7 +288,8 @@ def _kept(answer) -> bool | None:
 def _schema(case: Case) -> dict:
     if "type" in case.sidecar:
         return {case.sidecar["column"]: case.sidecar["type"]}
-    dataset = load_json(case.path.parents[2] / case.sidecar["dataset"]) if "dataset" in case.sidecar else {}
+    corpus = case.path.parents[2]  # containers/multi/<name>.json
+    dataset = load_json(dataset_path(corpus, case.sidecar["dataset"])) if "dataset" in case.sidecar else {}
     return {column["name"]: column["type"] for column in dataset.get("columns", ())}
 
 
@@ -292,20 +327,20 @@ def _head_problem(answer: dict, expected: dict, exact: bool, where: str) -> str 
     return None
 
 
-def _write(adapter: Adapter, folder: Path, v1: list[Case], out: Path,
+def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict], out: Path,
            results: Results) -> list[tuple[Case, Path | None]]:
     """Every Tier 1 container the adapter writes, from the case's dataset and options; its payload must be
     the recorded one, its HEAD must hold exactly that entry (the file, or None where it was not). The
-    refusals must be refused."""
+    refusals must be refused. The files written are named by their position, never by the corpus."""
     written = []
-    for case in v1:
+    out.mkdir(parents=True, exist_ok=True)
+    for position, case in enumerate(v1):
         s = case.sidecar
         if not adapter.writes(case.layout):
             results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
             continue
-        target = out / case.layout / s["file"]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        answer = adapter.ask({"op": "write", "dataset": str(folder / s["dataset"]), "column": s["column"],
+        target = out / f"written-{position:05d}.index"
+        answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, s["dataset"])), "column": s["column"],
                               "type": s["type"], "index_type": s["index_type"], "options": s["options"],
                               "container_version": 1, "out": str(target)})
         if "unsupported" in answer:
@@ -314,13 +349,12 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], out: Path,
         problem = _failed(answer) or _written_problem(target, s)
         results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}", case.name)
         written.append((case, None if problem else target))
-    for refusal in load_json(folder / "refusals.json")["refusals"]:
+    for position, refusal in enumerate(refusals):
         if not adapter.writes(refusal["layout"]):
             results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False, refusal["name"])
             continue
-        target = out / "refused" / f"{refusal['name']}.index"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        answer = adapter.ask({"op": "write", "dataset": str(folder / refusal["dataset"]), "column": "c",
+        target = out / f"refused-{position:05d}.index"
+        answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, refusal["dataset"])), "column": "c",
                               "type": refusal["type"], "index_type": refusal["index_type"],
                               "options": refusal["options"], "container_version": 1, "out": str(target)})
         refused = "error" in answer
@@ -344,10 +378,18 @@ def _written_problem(path: Path, sidecar: dict) -> str | None:
     return None
 
 
+def _bad_request(case: Case) -> dict:
+    """The request a negative case makes: a ``head`` or a ``read`` of its own file, nothing else (never
+    a write to a path the corpus chose)."""
+    request = case.sidecar.get("request")
+    if not isinstance(request, dict) or request.get("op") not in ("head", "read"):
+        raise ConfinementError(f"{case.path}: \"request\" {json.dumps(request)[:80]} is not a head or a read")
+    return {**{key: request[key] for key in ("op", "schema", "where") if key in request}, "file": str(case.file)}
+
+
 def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     s = case.sidecar
-    request = {**s["request"], "file": str(case.file)}
-    answer = adapter.ask(request)
+    answer = adapter.ask(_bad_request(case))
     check = "reject" if s["rule"] == "MUST reject" else "fail-open"
     problem: str | None
     if "crash" in answer:

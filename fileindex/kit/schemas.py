@@ -112,7 +112,8 @@ SCHEMAS = {
         "title": "The corpus manifest (manifest.json)",
         "type": "object", "required": ["kit_version", "cases", "files"],
         "properties": {"kit_version": {"type": "string"}, "cases": {"type": "object"},
-                       "files": {"type": "object", "additionalProperties": SHA}},
+                       "files": {"type": "object", "additionalProperties": SHA},
+                       "sizes": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}},
     }),
     "capabilities": _schema("capabilities", {
         "title": "An adapter's answer to `capabilities`",

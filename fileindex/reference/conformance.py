@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fileindex.confined import MAX_JSON_BYTES, read_inside
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import MAGIC, VERSION
 from fileindex.container.writer import FORMAT_VERSION_OPTION
@@ -99,9 +100,9 @@ class _Datasets:
         if not isinstance(name, str):
             raise KeyError("dataset")
         if name not in self.raw:
-            path = self.folder / "datasets" / f"{name}.json"
             try:
-                raw = json.loads(path.read_text(encoding="utf-8"))
+                raw = json.loads(read_inside(self.folder, f"datasets/{name}.json", what="dataset",
+                                             limit=MAX_JSON_BYTES).decode("utf-8"))
                 if not isinstance(raw, dict):
                     raise ValueError("not a JSON object")
                 self.raw[name] = raw
@@ -148,7 +149,7 @@ UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 def load_vectors(folder: Path) -> dict:
     """``vectors.json``: an object with a ``vectors`` list (a UsageError otherwise; OSError if unreadable)."""
     try:
-        document = json.loads((folder / "vectors.json").read_text(encoding="utf-8"))
+        document = json.loads(read_inside(folder, "vectors.json", what="vectors.json", limit=MAX_JSON_BYTES))
     except ValueError as err:
         raise UsageError(f"{folder / 'vectors.json'} is not JSON: {err}") from None
     if not isinstance(document, dict) or not isinstance(document.get("vectors"), list):
@@ -221,7 +222,7 @@ def _counts(counts) -> str:
 def _record_file(folder: Path, record: dict, name: str, report: Report) -> bytes | None:
     """The bytes of a record's file; whether it could be read is recorded (a failure names it)."""
     try:
-        data = (folder / record["file"]).read_bytes()
+        data = read_inside(folder, record["file"], what=f"{name}: file")
     except OSError as err:
         report.record(CORPUS, "file", False, f"{name}: cannot read {record['file']}: {err.strerror or err}")
         return None

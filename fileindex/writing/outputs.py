@@ -59,6 +59,27 @@ def check_apart(output: str | Path, inputs: Iterable[str | Path], *, what: str) 
                          "would replace or mix with what the job reads; choose a folder outside every input")
 
 
+def check_file_output(output: str | Path, inputs: Iterable[str | Path], *, what: str) -> None:
+    """Refuse an output file (named by option ``what``, a report) that is a symlink or a folder, lies
+    in a folder that does not exist, or is, or lies inside, an input."""
+    target = Path(output)
+    if target.is_symlink():
+        raise UsageError(f"{what} {output} is a symlink: name a plain file (a report is never written through a link)")
+    if not real(target).parent.is_dir():
+        raise UsageError(f"{what} {output}: cannot write there: the folder {target.parent} does not exist")
+    if target.is_dir():
+        raise UsageError(f"{what} {output}: is a folder; give a file name")
+    check_apart(output, inputs, what=what)
+
+
+def write_file_output(output: str | Path, content: str | bytes) -> None:
+    """``content`` (text as UTF-8) written to a file ``check_file_output`` accepted, never through a
+    symlink put there since."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(output, flags, 0o644), "wb") as out:
+        out.write(content.encode("utf-8") if isinstance(content, str) else content)
+
+
 def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite: bool, what: str) -> None:
     """Refuse, saying what to do instead, an output folder (named by option ``what``) that would
     destroy data: one that is, contains or lies inside an input, or an existing non-empty one unless

@@ -34,12 +34,13 @@ def test_the_tarball_is_the_same_bytes_twice_and_carries_no_machine_facts(export
     assert len(files) == len(json.loads((folder / "manifest.json").read_text())["files"]) + 1  # + the manifest
 
 
-def test_the_manifest_lists_every_file_with_its_sha256_and_counts_every_case(kit_folder):
+def test_the_manifest_lists_every_file_with_its_sha256_and_size_and_counts_every_case(kit_folder):
     manifest = json.loads((kit_folder / "manifest.json").read_text())
     assert manifest["kit_version"] == VERSION == (kit_folder / "VERSION").read_text().strip()
     on_disk = {str(p.relative_to(kit_folder)) for p in kit_folder.rglob("*") if p.is_file()} - {"manifest.json"}
     assert set(manifest["files"]) == on_disk
     assert all(sha256((kit_folder / path).read_bytes()) == digest for path, digest in manifest["files"].items())
+    assert manifest["sizes"] == {path: (kit_folder / path).stat().st_size for path in manifest["files"]}
     vectors = load_vectors(JAVA_VECTORS)
     ok = [r for r in vectors["vectors"] if r["status"] == "ok"]
     for version in ("v1", "v2"):

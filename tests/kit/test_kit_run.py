@@ -4,7 +4,7 @@ import json
 import shutil
 
 import pytest
-from kit_fixtures import ADAPTER, WRONG
+from kit_fixtures import ADAPTER, WRONG, relist
 
 from fileindex.cli import main
 from fileindex.errors import UsageError
@@ -78,7 +78,7 @@ def small_corpus(kit_folder, target, cases_each=3):
         document = json.loads(sidecar.read_text())
         document["cases"] = document["cases"][:cases_each]
         sidecar.write_text(json.dumps(document))
-    return target
+    return relist(target)
 
 
 def tables_corpus(kit_folder, target):
@@ -86,7 +86,7 @@ def tables_corpus(kit_folder, target):
     shutil.copytree(kit_folder / "tables", target / "tables")
     shutil.copy(kit_folder / "manifest.json", target / "manifest.json")
     (target / "refusals.json").write_text(json.dumps({"refusals": []}))
-    return target
+    return relist(target)
 
 
 def test_a_dropped_row_fails_the_rows_check_of_exactly_the_cases_with_rows(kit_folder, tmp_path):
@@ -155,7 +155,7 @@ def test_the_command_line(kit_folder, tmp_path, capsys):
     # reports that cannot be written, or would replace a file of the corpus, are refused before the run
     manifest = (folder / "manifest.json").read_bytes()
     for flag, output, message in (("--json", tmp_path / "no" / "r.json", "cannot write there"),
-                                  ("--html", folder / "manifest.json", "is a file of the corpus")):
+                                  ("--html", folder / "manifest.json", "lies inside input")):
         assert main(["kit", "run", str(folder), "--impl", f"{WRONG} --die", flag, str(output)]) == 2
         assert message in capsys.readouterr().err
     assert (folder / "manifest.json").read_bytes() == manifest
