@@ -9,6 +9,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from fileindex.cli import HANDLED, pad, report_failure
 from fileindex.errors import UsageError
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.pipeline.table_read import PaimonTable
 
     try:
+        refuse_ignored_options(args)
         if args.output:
             check_output_file(args.output, args.table, overwrite=args.overwrite)
         table = PaimonTable(args.table, args.snapshot)
@@ -57,16 +59,28 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
             return 0
         print_rows(scan, as_json=args.json, limited=args.limit is not None)
+    except BrokenPipeError:
+        raise  # (output piped into a command that stopped reading: the command line ends quietly)
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     return 0
+
+
+def refuse_ignored_options(args: argparse.Namespace) -> None:
+    """Options a given combination would ignore are refused, never silently dropped."""
+    if args.explain and args.output:
+        raise UsageError("--explain prints the plan and reads no rows: give --output without --explain")
+    if args.output and args.json:
+        raise UsageError("--output writes the format its name says (.parquet, .csv, .jsonl): leave --json out")
+    if args.overwrite and not args.output:
+        raise UsageError("--overwrite goes with --output FILE")
 
 
 def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
     """Refuse an output inside the table (or holding it), a folder, or an existing file unless ``overwrite``."""
     from fileindex.writing.outputs import check_apart
 
-    if not output.endswith(FORMATS):
+    if not output.lower().endswith(FORMATS):
         raise UsageError(f"--output {output}: name a .parquet, .csv or .jsonl file")
     check_apart(output, [table], what="--output")
     target = Path(output)
@@ -106,24 +120,31 @@ def write_rows(scan, output: str) -> int:
     target = Path(output)
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     progress = Progress()
+    suffix = output.lower()
     try:
         with open(temporary, "wb") as out:
-            if output.endswith(".parquet"):
-                writer = pyarrow.parquet.ParquetWriter(out, scan.schema)
-            elif output.endswith(".csv"):
+            if suffix.endswith(".parquet"):
+                writer: Any = pyarrow.parquet.ParquetWriter(out, scan.schema)
+            elif suffix.endswith(".csv"):
                 writer = pyarrow.csv.CSVWriter(out, scan.schema)
             else:
                 writer = None
-            for batch in scan.to_batches():
+            try:
+                for batch in scan.to_batches():
+                    if writer is not None:
+                        writer.write_batch(batch)
+                    else:
+                        out.write("".join(json.dumps(row, ensure_ascii=False, default=str) + "\n"
+                                          for row in batch.to_pylist()).encode())
+                    progress.add(batch.num_rows)
+            finally:  # (closed here, while the file is open: never by a finalizer after an interrupt)
                 if writer is not None:
-                    writer.write_batch(batch)
-                else:
-                    out.write("".join(json.dumps(row, ensure_ascii=False, default=str) + "\n"
-                                      for row in batch.to_pylist()).encode())
-                progress.add(batch.num_rows)
-            if writer is not None:
-                writer.close()
+                    writer.close()
         os.replace(temporary, target)
+    except OSError as err:
+        if err.filename in (str(temporary), str(target)):  # (a write, not the table's read, failed)
+            raise UsageError(f"--output {output}: cannot write it: {err.strerror or err}") from None
+        raise
     finally:
         progress.done()
         temporary.unlink(missing_ok=True)

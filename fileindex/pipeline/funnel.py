@@ -137,10 +137,10 @@ def skip_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate |
 
 
 def keep_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate | None) -> str:
-    if predicate is None:
-        return "no predicate: every row"
     if verdict.note:
         return f"REMAIN: {verdict.note}"
+    if predicate is None:
+        return "no predicate: every row"
     if verdict.index == "none":
         return "REMAIN: no index"
     if isinstance(verdict.result, Rows):

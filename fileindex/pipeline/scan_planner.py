@@ -28,6 +28,7 @@ from fileindex.pipeline.scan import ScanVerdict, evaluate_file, rows_to_read, sc
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, columns
 from fileindex.table import scan as table_scan
+from fileindex.table.scan import missing_note
 from fileindex.table.buckets import reachable_buckets
 from fileindex.table.evolution import devolve
 from fileindex.table.metadata import ValueStats, load_schema, schema_ids
@@ -66,8 +67,7 @@ class ScanPlanner:
         rows_in = sum(t.table_entry().row_count for t in alive)
         judged = []
         for task in alive:
-            verdict = (ScanVerdict(task.name, task.table_entry().row_count, index_of(task), REMAIN)
-                       if self.predicate is None else evaluate_file(task, self.predicate))
+            verdict = (self._unfiltered(task) if self.predicate is None else evaluate_file(task, self.predicate))
             if verdict.result is SKIP:
                 files.append(skipped(task, "file_index", partial(skip_reason, task, verdict, self.predicate),
                                       verdict))
@@ -89,6 +89,13 @@ class ScanPlanner:
         order = {task.name: number for number, task in enumerate(tasks)}
         planned = sorted(files + kept_reads, key=lambda f: order[f.file])
         return planned, tuple(stages)
+
+    def _unfiltered(self, task: DataFileTask) -> ScanVerdict:
+        """A file's verdict without a predicate: every row, noting a data file that is not there."""
+        entry = task.table_entry()
+        relative = self.table.relative(entry)
+        note = "" if self.table.data_file_exists(entry, relative) else missing_note(entry)
+        return ScanVerdict(task.name, entry.row_count, index_of(task), REMAIN, note)
 
     def _plan_groups(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
         """A data-evolution table: the files of a group hold columns of the same rows (the newest file's
@@ -125,7 +132,7 @@ class ScanPlanner:
             kept_files, kept_rows = kept_files + len(newest), kept_rows + count
         order = {name: number for number, name in enumerate(by_name)}
         planned.sort(key=lambda f: order[f.file])
-        total = sum(t.table_entry().row_count for t in tasks)
+        total = sum(members[0].table_entry().row_count for members in groups.values())  # a group's rows, once
         return planned, (Stage("file_index", len(tasks), kept_files, total, kept_rows),)
 
     def _reachable_buckets(self) -> frozenset[int] | None:

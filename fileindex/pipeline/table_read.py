@@ -60,6 +60,13 @@ class TableScan:
         self._planned: list[FileRead] | None = None
         self._stages: tuple[Stage, ...] = ()
 
+    def __repr__(self) -> str:
+        parts = [f"{self.table.root}", f"snapshot={self.table.snapshot.id}"]
+        parts += [f"where={self.where!r}"] if self.where else []
+        parts += [f"columns={self.columns!r}"] if self.columns != [f.name for f in self.table.schema.fields] else []
+        parts += [f"limit={self.limit}"] if self.limit is not None else []
+        return f"TableScan({', '.join(parts)})"
+
     # -- planning -------------------------------------------------------------------------------------
 
     def plan(self) -> list[FileRead]:
@@ -92,11 +99,12 @@ class TableScan:
         return self.to_arrow().to_pandas(**kwargs)
 
     def to_duckdb(self, connection=None, name: str | None = None):
-        """A DuckDB relation over the stream (each query reads the table again, nothing held in memory);
-        with ``name``, also a view of that name in the connection."""
+        """A DuckDB relation over the stream (each query reads the table again, nothing held in memory), in
+        ``connection`` (default: DuckDB's default connection, the one ``duckdb.sql`` uses); with ``name``,
+        also a view of that name there."""
         import duckdb
 
-        connection = connection if connection is not None else duckdb.connect()
+        connection = connection if connection is not None else duckdb.default_connection()
         relation = connection.from_arrow(self)
         if name is not None:
             relation.create_view(name, replace=True)

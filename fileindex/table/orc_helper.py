@@ -104,7 +104,10 @@ os.register_at_fork(after_in_child=_forked)
 @atexit.register
 def _close() -> None:
     if _helper is not None:
-        _helper.close()
+        try:
+            _helper.close()
+        except KeyboardInterrupt:  # (an interrupt at exit: the helper ends with its input anyway)
+            _helper.process.kill()
 
 
 def _write_frame(stream, value) -> None:

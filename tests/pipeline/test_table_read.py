@@ -5,6 +5,7 @@ one line."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pyarrow as pa
@@ -330,3 +331,70 @@ def test_polars_filters_prune_like_where(opened_files):
     first = table.scan(limit=1).to_arrow().column("f4")[0].as_py()
     assert limited.filter(col("f4") == "nobody").collect().height == 0
     assert limited.filter(col("f4") == first).collect().height == 1
+
+
+def test_what_a_new_user_met(tmp_path, capsys):
+    """Found by a new-user trial: options a combination ignores are refused; a write that fails says so;
+    the output's suffix is taken in any case; a named DuckDB view is in DuckDB's default connection;
+    explain notes a missing data file without a predicate; a data-evolution funnel counts rows once."""
+    import duckdb
+
+    root = str(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap")
+    for argv, message in [
+        (["read", root, "--explain", "--output", str(tmp_path / "a.csv")], "--explain prints the plan"),
+        (["read", root, "--json", "--output", str(tmp_path / "a.csv")], "leave --json out"),
+        (["read", root, "--overwrite"], "--overwrite goes with --output"),
+    ]:
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "a.csv").exists()
+    assert main(["read", root, "--output", str(tmp_path / "UPPER.CSV")]) == 0
+    assert (tmp_path / "UPPER.CSV").read_text().startswith('"f0","f1"')
+    capsys.readouterr()
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        code = main(["read", root, "--output", str(locked / "x.parquet")])
+        err = capsys.readouterr().err
+        if os.geteuid() != 0:  # (root writes anyway)
+            assert code == 2 and "cannot write it" in err and ".tmp" not in err, err
+    finally:
+        locked.chmod(0o700)
+    PaimonTable(root).scan("f1 = 20").to_duckdb(name="readme_orders")
+    assert duckdb.sql("SELECT count(*) FROM readme_orders").fetchall() == [(3,)]
+    assert repr(PaimonTable(root).scan("f1 = 20", ["f0"], 2)).startswith("TableScan(")
+    copy = tmp_path / "t"
+    shutil.copytree(root, copy)
+    live = {e.file_name for e, _ in PaimonTable(copy).live()}
+    next(p for p in (copy / "bucket-0").glob("*.parquet") if p.name in live).unlink()
+    (item,) = PaimonTable(copy).scan().explain().files
+    assert item.reason == "REMAIN: data file is missing"
+    evolved = TABLES / "parquet" / "data_evolution_with_index.db" / "data_evolution_with_index"
+    (stage,) = PaimonTable(evolved).scan().explain().stages
+    assert (stage.rows_before, stage.rows_after) == (6, 6)
+
+
+def test_an_interrupted_write_leaves_one_line(tmp_path):
+    """SIGINT while ``read --output`` writes: one line, exit 130, no temporary file, no finalizer's traceback."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    output = tmp_path / "rows.parquet"
+    table = str(TABLES / "orc" / "append_with_bitmap.db" / "append_with_bitmap")
+    script = ("import time, fileindex.cli.read as r\n"
+              "original = r.Progress.add\n"
+              "def slow(self, rows):\n    original(self, rows); time.sleep(60)\n"
+              "r.Progress.add = slow\n"
+              "from fileindex.cli.app import main\n"
+              f"raise SystemExit(main(['read', {table!r}, '--output', {str(output)!r}]))\n")
+    process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "fileindex: interrupted", err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert list(tmp_path.iterdir()) == []
