@@ -398,3 +398,16 @@ def test_an_interrupted_write_leaves_one_line(tmp_path):
     assert err.strip().splitlines()[-1] == "fileindex: interrupted", err
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_closed_pipe_ends_quietly():
+    """Output into a reader that has gone (``| head -1``): exit 0 and no error, not a failed table read."""
+    import subprocess
+    import sys
+
+    root = str(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap")
+    process = subprocess.Popen([sys.executable, "-m", "fileindex", "read", root, "--json"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    process.stdout.close()  # before the command writes a line
+    err = process.stderr.read()
+    assert process.wait(timeout=120) == 0 and "Broken pipe" not in err, err
