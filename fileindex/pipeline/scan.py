@@ -149,16 +149,17 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Sche
 
 
 def read_verdict(task: DataFileTask, verdict: ScanVerdict, schema: pa.Schema, predicate: Predicate | None,
-                 types: dict, *, exact: bool = False) -> pa.Table:
+                 types: dict, *, exact: bool = False, probe: bool = True) -> pa.Table:
     """The rows of the file the verdict keeps (deleted rows left out) that may satisfy ``predicate``, the
     engine filtering exactly afterwards; with ``exact``, filtered here as :func:`read_matching` filters.
 
     A row set from the index is usually tight already: it is read whole (every column at once). Probing
     the predicate's columns first pays off only where the index kept the whole file (a bloom filter, or
-    no index).
+    no index), and only for a selective predicate: without ``probe`` (a caller that saw most rows match),
+    every column is read at once and filtered.
     """
     rows = selection(verdict, task.deleted_rows())
-    if not isinstance(verdict.result, Rows):
+    if not isinstance(verdict.result, Rows) and probe:
         return read_matching(task, rows, schema, predicate, types)
     table = read_candidates(task, rows, schema)
     if not exact or predicate is None or names_nanos(predicate, types):

@@ -20,12 +20,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import pyarrow as pa
 
 from fileindex.errors import UsageError
+from fileindex.indexes.result import Rows
 from fileindex.parallel import threads
 from fileindex.pipeline.funnel import Explain, FileRead, Stage, indexes_of
 from fileindex.pipeline.inputs import Inputs
 from fileindex.pipeline.polars_filters import pushed_conjuncts
 from fileindex.pipeline.scan_planner import ScanPlanner
 from fileindex.pipeline.scan import (
+    DENSE_SURVIVORS,
     names_nanos,
     output_schema,
     read_candidates,
@@ -58,6 +60,7 @@ class TableScan:
         self.read_schema = wanted  # the selected columns, then the predicate's for the exact filter
         self.schema = pa.schema([wanted.field(name) for name in self.columns])
         self._planned: list[FileRead] | None = None
+        self._dense = False  # a read found most rows matching: later files are read whole, then filtered
         self._stages: tuple[Stage, ...] = ()
 
     def __repr__(self) -> str:
@@ -190,7 +193,11 @@ class TableScan:
         assert task is not None and verdict is not None
         if item.group:
             return self._read_group(item)
-        table = read_verdict(task, verdict, self.read_schema, self.predicate, self.types, exact=True)
+        probe = not self._dense
+        table = read_verdict(task, verdict, self.read_schema, self.predicate, self.types, exact=True, probe=probe)
+        if probe and self.predicate is not None and not isinstance(verdict.result, Rows):
+            # most rows matching: probing the predicate's columns first costs a second read of every file
+            self._dense = self._dense or table.num_rows * DENSE_SURVIVORS > item.rows
         if self.predicate is not None and names_nanos(self.predicate, self.types):
             table = table.filter(matches(table, self.predicate, self.types))  # (read_verdict leaves these)
         return table
