@@ -321,8 +321,6 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     options = readable_options(schema.options, floor)
     threshold_text = schema.options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
-    for folder in ("manifest", "snapshot"):  # where the commit writes
-        inside(table_root, table_root / folder, f"{folder}/")
     table = PaimonTable(table_root, None)
     specs = parse_partitions(partitions, schema)
     plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen)
@@ -333,7 +331,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
         file_options = options_for_file(options, schema, data)
         name, path = table.relative(entry), data_file_path(table_root, schema, entry)
         if not entry.external_path:
-            inside(table_root, path, "data file")
+            table.data_file_exists(entry, name)  # (refuses a data file that is a symlink out of the table)
         elif not allow_external:
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
