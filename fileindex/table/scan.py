@@ -17,7 +17,7 @@ from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
 
-from fileindex.container.file import FileIndexContainer, embedded_container
+from fileindex.container.file import FileIndexContainer, embedded_container, sidecar_container
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
@@ -228,7 +228,7 @@ class PaimonTable:
         where, found, note = self._index_location(entry)
         if isinstance(found, bytes):
             return where, FileIndexContainer.from_bytes(found, source="embedded"), note
-        return where, None if found is None else FileIndexContainer.open(found), note
+        return where, None if found is None else sidecar_container(found), note
 
     def find(self, name: str) -> DataFile | None:
         """The live data file ``name`` designates: its path as ``--indexes`` prints it (relative to the

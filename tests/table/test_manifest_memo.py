@@ -17,7 +17,7 @@ import fileindex.container.file as container_file
 import fileindex.table.metadata as metadata
 import fileindex.table.scan as scan
 from fileindex.arrow.data_files import DataFileReader
-from fileindex.container.file import FileIndexContainer, embedded_container
+from fileindex.container.file import FileIndexContainer, embedded_container, sidecar_container
 from fileindex.errors import DecodeError
 from fileindex.memo import BoundedMemo, computed_in_batches, memos_enabled
 from fileindex.pipeline.inputs import resolve_inputs
@@ -28,15 +28,16 @@ from fileindex.table.scan import PaimonTable
 TABLES = ROOT / "tests" / "tables"
 ROOTS = sorted(p for p in TABLES.glob("*/*.db/*") if (p / "snapshot").is_dir())
 SOURCE = TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
+SIDECAR_SOURCE = TABLES / "parquet" / "append_with_bitmap_no_embedding.db" / "append_with_bitmap_no_embedding"
 
 
 @pytest.fixture(autouse=True)
 def empty_memos():
-    metadata.MANIFESTS.clear()
-    container_file.EMBEDDED.clear()
+    for memo in (metadata.MANIFESTS, container_file.EMBEDDED, container_file.SIDECARS):
+        memo.clear()
     yield
-    metadata.MANIFESTS.clear()
-    container_file.EMBEDDED.clear()
+    for memo in (metadata.MANIFESTS, container_file.EMBEDDED, container_file.SIDECARS):
+        memo.clear()
 
 
 @pytest.fixture
@@ -152,6 +153,41 @@ def test_an_embedded_container_is_shared_with_its_readers_and_a_bad_head_raises_
     assert len(container_file.EMBEDDED) == 1
 
 
+def sidecar_of(root):
+    table = PaimonTable(root)
+    entry = next(e for e, _ in table.live() if e.index_files)
+    return table, entry, table.data_path(entry).parent / entry.index_files[0]
+
+
+def test_a_sidecar_container_is_shared_while_the_file_keeps_its_identity(tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(SIDECAR_SOURCE, root)
+    table, entry, path = sidecar_of(root)
+    container = sidecar_container(path)
+    assert table.container(entry)[1] is container and container.readers == {}
+    container.close()  # others hold it: closing is a no-op
+    assert container.columns
+    data = path.read_bytes()
+    os.replace(path, path.with_suffix(".old"))  # replaced (a new inode, the same bytes): opened anew
+    path.write_bytes(data)
+    again = sidecar_container(path)
+    assert again is not container and again.columns == container.columns
+    path.write_bytes(b"\x00" * 16)  # rewritten in place as garbage: refused, each time, and never kept
+    for _ in range(2):
+        with pytest.raises(DecodeError):
+            sidecar_container(path)
+    assert len(container_file.SIDECARS) == 2
+
+
+def test_the_sidecar_memo_holds_a_file_descriptor_each_so_at_most_an_eighth_of_the_limit(monkeypatch):
+    import resource
+
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (256, 4096))
+    assert container_file._sidecar_memo_items() == 32
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (1 << 20, 1 << 20))
+    assert container_file._sidecar_memo_items() == 512
+
+
 def test_a_malformed_body_is_answered_the_same_by_every_query(tmp_path):
     """A reader that failed to open is never kept: each plan meets the corrupt body again."""
     table = PaimonTable(SOURCE)
@@ -215,6 +251,7 @@ def test_plans_are_the_same_with_and_without_the_memos(root, monkeypatch):
     assert len(metadata.MANIFESTS) and warm[0] == warm[1] == warm[2] and warm[3] == warm[4] == warm[5]
     monkeypatch.setattr(metadata, "MANIFESTS", BoundedMemo(items=0, budget=0))
     monkeypatch.setattr(scan, "embedded_container", lambda data: FileIndexContainer.from_bytes(data))
+    monkeypatch.setattr(scan, "sidecar_container", FileIndexContainer.open)
     cold = [shown(PaimonTable(root).plan_many(predicates, extended=extended)) for extended in (False, True)]
     assert len(metadata.MANIFESTS) == 0
     assert cold == [warm[0], warm[3]]
@@ -267,23 +304,25 @@ def test_fileindex_memos_off_in_the_environment_keeps_every_memo_empty(setting, 
     """A process started with FILEINDEX_MEMOS=off plans and reads as before, holding nothing in any memo."""
     script = f"""
 from fileindex.arrow.data_files import FOOTERS, DataFileReader
-from fileindex.container.file import EMBEDDED
+from fileindex.container.file import EMBEDDED, SIDECARS
 from fileindex.table.metadata import MANIFESTS
 from fileindex.table.scan import PaimonTable
 for _ in range(2):
     kinds = [v.result.kind for v in PaimonTable({str(SOURCE)!r}).plan("f0 = 'Alice'")]
+    kinds += [v.result.kind for v in PaimonTable({str(SIDECAR_SOURCE)!r}).plan("f0 = 'Alice'")]
     table = PaimonTable({str(SOURCE)!r})
     rows = sum(DataFileReader(table.data_path(entry)).row_count for entry, _ in table.live())
-print(kinds, rows, len(MANIFESTS), len(EMBEDDED), len(FOOTERS))
+print(kinds, rows, len(MANIFESTS), len(EMBEDDED), len(SIDECARS), len(FOOTERS))
 """
     env = {**os.environ, "FILEINDEX_MEMOS": setting}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-    *answer, manifests, embedded, footers = out.stdout.split()
-    assert (int(manifests) > 0 and int(embedded) > 0 and int(footers) > 0) == kept
-    assert (int(manifests) + int(embedded) + int(footers) == 0) == (not kept)
+    *answer, manifests, embedded, sidecars, footers = out.stdout.split()
+    counts = [int(manifests), int(embedded), int(sidecars), int(footers)]
+    assert all(counts) == kept
+    assert (sum(counts) == 0) == (not kept)
     on = subprocess.run([sys.executable, "-c", script], env={**os.environ, "FILEINDEX_MEMOS": "on"},
                         capture_output=True, text=True, check=True)
-    assert answer == on.stdout.split()[:-3]
+    assert answer == on.stdout.split()[:-4]
 
 
 def test_a_fileindex_memos_setting_neither_on_nor_off_warns_and_keeps_them_on():
