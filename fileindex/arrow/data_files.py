@@ -1,7 +1,9 @@
 """Data files (Parquet and ORC) read with pyarrow: one column at a time, or only the candidate rows.
 
 A candidate-row read touches only the Parquet row groups (ORC stripes) that hold a candidate and
-takes the rows out of them, so an index that keeps a few rows of a large file reads a few groups.
+takes the rows out of them, so an index that keeps a few rows of a large file reads a few groups; in a
+Parquet file with page indexes, a few rows of a large group are read from their pages alone
+(``parquet_pages``).
 Library errors become :class:`DataFileError`, naming the file.
 
 What opening a file reads (its schema, row count, group sizes and, for Parquet, the footer metadata)
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from fileindex.arrow import parquet_pages
 from fileindex.arrow.types import schema_of
 from fileindex.errors import FileIndexError
 from fileindex.memo import BoundedMemo, file_identity
@@ -57,6 +60,7 @@ class Footer:
     group_rows: tuple[int, ...] | None  # Parquet row groups; ORC stripes: None until a read first counts them
     metadata: object = None  # Parquet's FileMetaData, handed back to pyarrow to read rows without re-parsing
     size: int = 0  # the footer's bytes, to bound the memo
+    paged: parquet_pages.PagedFooter | bool | None = None  # for page reads (False: not possible); None: not yet
 
     @cached_property
     def types(self) -> dict[str, DataType]:
@@ -159,12 +163,51 @@ class DataFileReader:
         if not len(groups):
             return self._guard(lambda: self._empty(columns))
         sparse = len(rows) * SPARSE_SHARE <= int(np.asarray(self.group_rows)[groups].sum())
-        tables = self._guard(lambda: self._read_groups(groups.tolist(), columns, sparse=sparse))
-        # a take per group: one across groups read as dictionaries first unifies them, 100 times slower
         bounds = np.append(firsts, len(rows))
-        taken = [table.take(pa.array(rows[bounds[i]:bounds[i + 1]] - starts[group], type=pa.int64()))
-                 for i, (group, table) in enumerate(zip(groups, tables, strict=True))]
-        return self._guard(lambda: self._in_file_types(pa.concat_tables(taken)))
+        wanted = {int(group): rows[bounds[i]:bounds[i + 1]] - starts[group] for i, group in enumerate(groups)}
+        taken = self._read_pages(wanted, columns) if sparse and self.format == "parquet" else {}
+        rest = [group for group in wanted if group not in taken]
+        tables = self._guard(lambda: self._read_groups(rest, columns, sparse=sparse)) if rest else []
+        # a take per group: one across groups read as dictionaries first unifies them, 100 times slower
+        for group, table in zip(rest, tables, strict=True):
+            positions = pa.array(wanted[group], type=pa.int64())
+            taken[group] = self._guard(lambda t=table, p=positions: self._in_file_types(t.take(p)))
+        return pa.concat_tables([taken[group] for group in wanted])
+
+    def _read_pages(self, wanted: dict[int, np.ndarray], columns: list[str]) -> dict[int, pa.Table]:
+        """The wanted rows of the groups where they are few, read page by page (``parquet_pages``), in the
+        file's types; a group whose pages cannot be read so is left out (read whole by the caller)."""
+        groups = [g for g, rows in wanted.items() if len(rows) * SPARSE_SHARE <= self.group_rows[g]]  # type: ignore[index]
+        footer = self._paged_footer() if groups else None
+        if footer is None:
+            return {}
+        taken = {}
+        for group in groups:
+            try:
+                paged = parquet_pages.read_rows(self.path, footer, group, wanted[group], columns)
+                rest = [name for name, column in paged.items() if column is None]
+                if len(rest) == len(columns):
+                    continue
+                whole = self._file.read_row_group(group, columns=rest).take(wanted[group]) if rest else None
+                # (the copied pages' types come from the Parquet schema alone, without Arrow's, hence the cast)
+                taken[group] = pa.Table.from_arrays(
+                    [whole.column(name) if column is None else column for name, column in paged.items()],  # type: ignore[union-attr]
+                    names=columns).cast(pa.schema([self.arrow_schema.field(c) for c in columns]))
+            except (parquet_pages.Unreadable, pa.ArrowException, OSError, ValueError, KeyError, IndexError, TypeError):
+                continue
+        return taken
+
+    def _paged_footer(self) -> parquet_pages.PagedFooter | None:
+        """The footer as page reads need it, parsed once per file identity (None: not readable so)."""
+        if self._footer.paged is None:
+            try:
+                parsed: parquet_pages.PagedFooter | bool = parquet_pages.PagedFooter.read(self.path)
+            except (parquet_pages.Unreadable, OSError):
+                parsed = False
+            self._footer = replace(self._footer, paged=parsed)
+            FOOTERS.put(self._identity, self._footer)
+        found = self._footer.paged
+        return found if isinstance(found, parquet_pages.PagedFooter) else None
 
     def _read_groups(self, groups: list[int], columns: list[str], *, sparse: bool = False) -> list[pa.Table]:
         """Each group's ``columns``; with ``sparse``, Parquet's dictionary-encoded strings are read as

@@ -3,6 +3,8 @@ drops the partitions a predicate rules out (before their files' indexes are open
 brute-force filter of the live data."""
 import random
 
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401 (pa.compute)
 import pyarrow.parquet as pq
 import pytest
 from java_oracle import JavaOracle
@@ -105,3 +107,34 @@ def test_manifests_of_other_partitions_are_not_read(java, tmp_path, monkeypatch)
     decoded.clear()
     assert table.scan("region = 'us' OR name = 'Bob'").to_arrow().num_rows > 6
     assert len(decoded) == len(REGIONS)  # an OR with another column prunes no manifest
+
+
+@pytest.mark.java
+def test_rows_a_bitmap_selects_are_read_from_their_pages_in_files_java_writes(java, tmp_path, monkeypatch):
+    """parquet-mr (Java Paimon's Parquet writer) keeps offset indexes: the few rows a bitmap selects in a
+    many-page file are read from their pages alone, and equal the rows of a whole read."""
+    from fileindex.arrow import parquet_pages
+
+    rng = random.Random(11)
+    rows = [[rng.choice(REGIONS), i % 97, "rare" if i % 4999 == 0 else rng.choice(["Alice", "Bob"]), i]
+            for i in range(20_000)]
+    options = {"bucket": "-1", "file-index.bitmap.columns": "name", "parquet.page.size": "2048"}
+    root = java.write_table(tmp_path, "pages", COLUMNS, options, [rows])
+    table = PaimonTable(root)
+    (entry, _), = table.live()
+    footer = parquet_pages.PagedFooter.read(str(table.data_path(entry)))
+    with open(table.data_path(entry), "rb") as file:
+        assert len(footer.pages(file.fileno(), 0, 3)[0]) > 10  # many pages
+    paged = []
+    original = parquet_pages.read_rows
+
+    def counted(*args):
+        columns = original(*args)
+        paged.append(sum(column is not None for column in columns.values()))
+        return columns
+
+    monkeypatch.setattr(parquet_pages, "read_rows", counted)
+    got = table.scan("name = 'rare'").to_arrow()
+    whole = pq.ParquetFile(table.data_path(entry)).read()
+    assert got.to_pylist() == whole.filter(pa.compute.equal(whole["name"], "rare")).to_pylist()
+    assert got.num_rows == 5 and paged and paged[0] >= 3  # (region, with four values, may fill few pages)
