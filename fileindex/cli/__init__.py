@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import sys
 
+from fileindex.cli.exits import EXIT_MALFORMED, EXIT_UNSUPPORTED, EXIT_USAGE
 from fileindex.errors import FileIndexError, SchemaMisfitError, UnsupportedError, UsageError
-
-EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 2, 3, 4
 
 
 def report_failure(command: str, err: Exception, subject: str = "") -> int:

@@ -11,7 +11,7 @@ import sys
 import warnings
 
 from fileindex import __version__
-from fileindex.cli import EXIT_MALFORMED
+from fileindex.cli.exits import EXIT_MALFORMED
 from fileindex.cli.interrupts import run_interruptible
 
 COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance",

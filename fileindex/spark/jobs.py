@@ -38,7 +38,9 @@ from fileindex.pipeline.scan import (
 from fileindex.pipeline.verify import verify_file
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
+from fileindex.spark import progress
 from fileindex.spark.expressions import spark_column, to_column, widen_signed_zeros
+from fileindex.spark.session import check_workers
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
@@ -98,9 +100,6 @@ def per_file_job(spark, items: list[Item], sizes: list[int], work: Callable[[Ite
     ``rows`` column of what it yielded (the per-file summary rows), or the rows it yielded."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
-
-    from fileindex.spark import progress
-    from fileindex.spark.session import check_workers
 
     check_workers(spark)
     spark_schema = _parse_datatype_string(schema) if isinstance(schema, str) else schema
