@@ -40,6 +40,7 @@ from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
 from fileindex.spark import progress
 from fileindex.spark.expressions import spark_column, to_column, widen_signed_zeros
+from fileindex.spark.faults import first_attempt_failure
 from fileindex.spark.session import check_workers
 from fileindex.types import DataType
 
@@ -56,7 +57,6 @@ PLAN_ON_DRIVER_FILES = 256
 READ_ON_DRIVER_ROWS = 4 << 20
 READ_ON_DRIVER_BYTES = 256 << 20
 READ_ON_DRIVER_FILES = 16
-FAIL_BEFORE_RENAME = "fileindex.test.failFirstAttemptBeforeRename"  # a local property tests set
 Item = TypeVar("Item")  # what a per-file job works on: a task, or a task with what to do with it
 
 
@@ -210,14 +210,7 @@ def build_indexes(spark, inputs, options: Mapping[str, str], *, output_dir: str 
 
 
 def _build_one(task: DataFileTask, *, options, overwrite) -> dict:
-    from pyspark import TaskContext
-
-    context = TaskContext.get()
-    hook = None
-    if context is not None and context.getLocalProperty(FAIL_BEFORE_RENAME) == "true" and context.attemptNumber() == 0:
-        def hook(path):
-            raise RuntimeError(f"failing attempt 0 of the task for {task.name} before the rename (test)")
-    row = build_file(task, options, overwrite=overwrite, before_rename=hook)
+    row = build_file(task, options, overwrite=overwrite, before_rename=first_attempt_failure(task.name))
     return {field: row[field] for field in SUMMARY_FIELDS}
 
 
