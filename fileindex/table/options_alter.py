@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from fileindex.errors import UsageError
+from fileindex.table.errors import CommitConflict
 from fileindex.table.metadata import load_schema, not_a_table, read_json, schema_ids
 from fileindex.writing.atomic import write_atomically
 
@@ -90,4 +91,5 @@ def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None, 
         text = json.dumps(data, indent=2, ensure_ascii=False).encode()
         if write_atomically(root / "schema" / f"schema-{latest + 1}", text, overwrite=False):
             return latest + 1
-    raise UsageError(f"{root}: other writers changed the schema {MAX_ATTEMPTS} times while altering; retry")
+    raise CommitConflict(f"{root}: other writers changed the schema {MAX_ATTEMPTS} times while altering; nothing "
+                         "was committed: retry")
