@@ -23,7 +23,7 @@ from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
 from fileindex.predicate.operators import ANY, Operator
 from fileindex.predicate.parser import to_sql
-from fileindex.predicate.tree import And, Leaf, Or, Predicate
+from fileindex.predicate.tree import And, Leaf, Or, Predicate, leaves
 from fileindex.types import DataType, column_type
 
 COMPOUNDS: dict[str, type[And] | type[Or]] = {"And": And, "Or": Or}
@@ -57,7 +57,7 @@ def parse_java_predicate(text: str, schema: dict[str, DataType]) -> Predicate:
 
 
 def _leaf_count(predicate: Predicate) -> int:
-    return 1 if isinstance(predicate, Leaf) else sum(_leaf_count(c) for c in predicate.children)
+    return sum(1 for _ in leaves(predicate))
 
 
 def java_predicate_readings(text: str, schema: dict[str, DataType]) -> tuple[list[Predicate], bool]:

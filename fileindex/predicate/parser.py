@@ -20,15 +20,15 @@ from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
 from fileindex.predicate.operators import ANY, Operator
 from fileindex.predicate.tree import (
-    And,
     Leaf,
-    Or,
     Predicate,
+    PredicateVisitor,
     and_,
     in_,
     negate,
     not_in,
     or_,
+    visit,
 )
 from fileindex.tokens import Token, TokenStream
 from fileindex.types import DataType, column_type, quote_identifier
@@ -271,22 +271,34 @@ def column_sql(column: str) -> str:
 
 def to_sql(predicate: Predicate, data_types: dict[str, DataType] | None = None) -> str:
     """The predicate in the syntax above; ``parse_predicate(to_sql(p), schema) == p``."""
-    if isinstance(predicate, And):
-        return " AND ".join(_grouped(c, data_types) for c in predicate.children)
-    if isinstance(predicate, Or):
-        return " OR ".join(_grouped(c, data_types) for c in predicate.children)
-    column, values = column_sql(predicate.column), [_literal(v, predicate.column, data_types)
-                                                    for v in predicate.literals]
-    operator = predicate.function
-    if operator.arity is ANY:
-        return f"{column} {operator.sql} ({', '.join(values)})"
-    shown = values[:operator.arity]  # BETWEEN a AND b
-    return f"{column} {operator.sql} {' AND '.join(shown)}" if shown else f"{column} {operator.sql}"
+    return visit(predicate, _Sql(data_types))[0]
 
 
-def _grouped(child: Predicate, data_types) -> str:
-    text = to_sql(child, data_types)
-    return f"({text})" if isinstance(child, (And, Or)) else text
+class _Sql(PredicateVisitor[tuple[str, bool]]):
+    """(the text, whether it is an AND or OR, which a compound parent puts in parentheses)."""
+
+    def __init__(self, data_types: dict[str, DataType] | None):
+        self.data_types = data_types
+
+    def leaf(self, leaf: Leaf) -> tuple[str, bool]:
+        column = column_sql(leaf.column)
+        values = [_literal(v, leaf.column, self.data_types) for v in leaf.literals]
+        operator = leaf.function
+        if operator.arity is ANY:
+            return f"{column} {operator.sql} ({', '.join(values)})", False
+        shown = values[:operator.arity]  # BETWEEN a AND b
+        return (f"{column} {operator.sql} {' AND '.join(shown)}" if shown else f"{column} {operator.sql}"), False
+
+    def and_(self, children) -> tuple[str, bool]:
+        return " AND ".join(_grouped(child) for child in children), True
+
+    def or_(self, children) -> tuple[str, bool]:
+        return " OR ".join(_grouped(child) for child in children), True
+
+
+def _grouped(child: tuple[str, bool]) -> str:
+    text, compound = child
+    return f"({text})" if compound else text
 
 
 def _literal(value, column: str, data_types) -> str:
