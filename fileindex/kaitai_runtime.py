@@ -11,7 +11,7 @@ import functools
 import io
 
 import kaitaistruct
-from kaitaistruct import KaitaiStruct  # noqa: F401  (re-exported to the generated readers)
+from kaitaistruct import KaitaiStruct  # re-exported to the generated readers
 
 from fileindex import kernels
 
@@ -36,7 +36,7 @@ class KaitaiStream:
         return open_stream(source)
 
 
-def BytesIO(raw: bytes) -> bytes:  # noqa: N802  (the name generated code calls)
+def BytesIO(raw: bytes) -> bytes:  # the name generated code calls
     """The bytes themselves: ``open_stream`` reads them without a copy into a file object."""
     return raw
 

@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fileindex.spark import build_indexes, spark_session  # noqa: E402
-from fileindex.spark.rewrite import spark_rewrite  # noqa: E402
-from fileindex.table.options_alter import alter_table_options  # noqa: E402
-from fileindex.table.stages import Stage, watching  # noqa: E402
+from fileindex.spark import build_indexes, spark_session
+from fileindex.spark.rewrite import spark_rewrite
+from fileindex.table.options_alter import alter_table_options
+from fileindex.table.stages import Stage, watching
 
 COLUMNS = [("id", "BIGINT"), ("name", "STRING")]
 

@@ -28,7 +28,7 @@ def _rewrite_task(job: FileJob, dry_run: bool) -> tuple[str, FileChange | str]:
         return "error", f"{job.name}: {err}"
     except InjectedTaskFailure:
         raise
-    except Exception as err:  # noqa: BLE001 (the driver must learn of every file, to remove what the run wrote)
+    except Exception as err:  # the driver must learn of every file, to remove what the run wrote
         return "error", f"{job.name}: {type(err).__name__}: {err}"
 
 

@@ -66,7 +66,7 @@ def refuse_ignored_keys(options: Mapping[str, str], types, changes: Mapping[str,
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
 
 
-def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # noqa: A002 (Java's word)
+def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # shadows the builtin: Java's word
                         reset: Iterable[str] = ()) -> int | None:
     """Apply SET and RESET to the latest schema's options; the new schema id, or None when nothing changes."""
     root = Path(root)
