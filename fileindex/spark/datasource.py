@@ -111,7 +111,7 @@ class PaimonFileIndexSource(DataSource):
         if self.options.get("report"):
             check_report_location(self.options["report"], path)
         inputs = _table_inputs(path, snapshot)
-        types = inputs.table.schema.types()
+        types = cast(PaimonTable, inputs.table).schema.types()  # (a table's inputs: never None)
         where = self.options.get("where")
         predicate = widen_signed_zeros(parse_predicate(where, types), types) if where else None
         return TableReader(types, scannable(inputs), output_schema(inputs), predicate,
