@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import re
+from collections.abc import Iterator
+from typing import Any
 
 from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
@@ -155,7 +157,7 @@ class _Parser(TokenStream):
             return Leaf(Operator.NOT_BETWEEN if negated else Operator.BETWEEN, column, (low, high))
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
 
-    def converted(self, data_type: DataType, column: str):
+    def converted(self, data_type: DataType, column: str) -> Any:
         token = self.peek()
         position = token[2] if token else len(self.text)
         value = self.literal()
@@ -164,7 +166,7 @@ class _Parser(TokenStream):
         except UsageError as err:
             raise self.error(str(err), position) from None
 
-    def literal(self):
+    def literal(self) -> Any:
         negative = self.accept_symbol("-")
         kind, text, position = self.next()
         if kind == "number":
@@ -206,7 +208,7 @@ class _Parser(TokenStream):
                     raise self.error(str(err), token[2]) from None
         raise self.error(f"expected a literal, found {text!r}", position)
 
-    def string_value(self, token) -> str:
+    def string_value(self, token: Token) -> str:
         body, position = token[1][1:-1], token[2] + 1
         out, i = [], 0
         while i < len(body):
@@ -289,10 +291,10 @@ class _Sql(PredicateVisitor[tuple[str, bool]]):
         shown = values[:operator.arity]  # BETWEEN a AND b
         return (f"{column} {operator.sql} {' AND '.join(shown)}" if shown else f"{column} {operator.sql}"), False
 
-    def and_(self, children) -> tuple[str, bool]:
+    def and_(self, children: Iterator[tuple[str, bool]]) -> tuple[str, bool]:
         return " AND ".join(_grouped(child) for child in children), True
 
-    def or_(self, children) -> tuple[str, bool]:
+    def or_(self, children: Iterator[tuple[str, bool]]) -> tuple[str, bool]:
         return " OR ".join(_grouped(child) for child in children), True
 
 
@@ -301,7 +303,7 @@ def _grouped(child: tuple[str, bool]) -> str:
     return f"({text})" if compound else text
 
 
-def _literal(value, column: str, data_types) -> str:
+def _literal(value: Any, column: str, data_types: dict[str, DataType] | None) -> str:
     data_type = column_type(data_types, column) if data_types else None
     if data_type is not None and data_type.root == "DATE" and isinstance(value, int):
         return f"DATE '{(dt.date(1970, 1, 1) + dt.timedelta(days=value)).isoformat()}'"

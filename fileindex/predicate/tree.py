@@ -74,7 +74,7 @@ def or_(*children: Predicate) -> Predicate:
     return flat[0] if len(flat) == 1 else Or(flat)
 
 
-def _flatten(kind, children: Iterable[Predicate]):
+def _flatten(kind: type[And] | type[Or], children: Iterable[Predicate]) -> Iterator[Predicate]:
     for child in children:
         if isinstance(child, kind):
             yield from child.children
