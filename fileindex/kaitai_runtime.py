@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 import io
+from typing import NoReturn
 
 import kaitaistruct
-from kaitaistruct import KaitaiStruct  # noqa: F401  (re-exported to the generated readers)
+from kaitaistruct import KaitaiStruct  # re-exported to the generated readers
 
 from fileindex import kernels
 
@@ -36,24 +37,26 @@ class KaitaiStream:
         return open_stream(source)
 
 
-def BytesIO(raw: bytes) -> bytes:  # noqa: N802  (the name generated code calls)
+def BytesIO(raw: bytes) -> bytes:  # the name generated code calls
     """The bytes themselves: ``open_stream`` reads them without a copy into a file object."""
     return raw
 
 
 @functools.cache
-def _compiled_stream():
+def _compiled_stream() -> type:
     """``fileindex._kernels.ByteStream`` raising the runtime's errors (the class is made on first use:
     it derives from the extension, which may be switched off)."""
-    class CompiledStream(kernels.compiled.ByteStream):
-        def _fail_eof(self, requested: int, available: int):
-            raise kaitaistruct.EndOfStreamError(
-                f"requested {requested} bytes, but only {available} bytes available", requested, available)
+    compiled = kernels.compiled
+    assert compiled is not None  # open_stream asks for it only with the extension on
 
-        def _fail_argument(self, message: str):
-            raise kaitaistruct.InvalidArgumentError(message)
+    def _fail_eof(self, requested: int, available: int) -> NoReturn:
+        raise kaitaistruct.EndOfStreamError(
+            f"requested {requested} bytes, but only {available} bytes available", requested, available)
 
-    return CompiledStream
+    def _fail_argument(self, message: str) -> NoReturn:
+        raise kaitaistruct.InvalidArgumentError(message)
+
+    return type("CompiledStream", (compiled.ByteStream,), {"_fail_eof": _fail_eof, "_fail_argument": _fail_argument})
 
 
 class _ViewReader(io.RawIOBase):

@@ -1,6 +1,8 @@
-"""The package's layers only import downwards (the order is in fileindex/__init__.py's docstring), and the
-third-party libraries that belong to one layer are imported only there."""
+"""The package's layers only import downwards (the order is in fileindex/__init__.py's docstring), no module
+reaches itself through the modules it imports (within a layer too), and the third-party libraries that belong
+to one layer are imported only there."""
 import ast
+import graphlib
 
 from conftest import ROOT
 
@@ -46,6 +48,41 @@ def imports_of(path) -> set[str]:
     return {name for name in absolute_imports(path) if name == "fileindex" or name.startswith("fileindex.")}
 
 
+def module_name(path) -> str:
+    """``fileindex/spark/__init__.py`` is the module ``fileindex.spark``."""
+    return module_of(path).removesuffix(".__init__")
+
+
+def is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def imported_modules(path) -> set[str]:
+    """The package's modules ``path`` imports, anywhere in it: ``from fileindex.spark import progress`` is
+    ``fileindex.spark.progress`` (a name that is a submodule), ``from fileindex.spark import register`` is
+    ``fileindex.spark``. The parent packages Python runs first are left out (every submodule would be in a
+    circle with its package's ``__init__``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                found.add(submodule if is_module(submodule) else node.module)
+    return {name for name in found if name.startswith("fileindex.") and is_module(name)}
+
+
+def import_circle(graph: dict[str, set[str]]) -> list[str]:
+    """One circle of imports in ``graph`` (module -> the modules it imports), or [] when there is none."""
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as err:
+        return list(err.args[1])
+    return []
+
+
 def within(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes)
 
@@ -85,3 +122,17 @@ def test_the_confinement_check_sees_imports_inside_functions(tmp_path):
     assert absolute_imports(module) == {"pyspark.sql", "kaitaistruct"}
     assert not within("fileindex.cli.spark_helpers", CONFINED["pyspark"])
     assert within("fileindex.cli.spark.scan", CONFINED["pyspark"])
+
+
+def test_no_module_imports_itself_through_others():
+    graph = {module_name(path): imported_modules(path) for path in sorted((ROOT / "fileindex").rglob("*.py"))}
+    circle = import_circle(graph)
+    assert not circle, "an import circle: " + " -> ".join(reversed(circle))
+
+
+def test_the_circle_check_resolves_submodules_and_finds_circles(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from fileindex.spark import progress, register\ndef f():\n    import fileindex.table.scan\n")
+    assert imported_modules(module) == {"fileindex.spark.progress", "fileindex.spark", "fileindex.table.scan"}
+    assert import_circle({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+    assert set(import_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})) == {"a", "b", "c"}

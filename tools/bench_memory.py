@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_data  # noqa: E402
+import bench_data
 
 from fileindex.indexes import bloom_filter, bsi, range_bitmap
 from fileindex.types import parse_type

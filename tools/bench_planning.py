@@ -35,12 +35,12 @@ TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
 sys.path[:0] = [str(ROOT), str(TOOLS)]
 
-import bench_java  # noqa: E402
+import bench_java
 
-from fileindex.container.file import EMBEDDED  # noqa: E402
-from fileindex.spark.datasource import PaimonFileIndexSource  # noqa: E402
-from fileindex.table.metadata import MANIFESTS  # noqa: E402
-from fileindex.table.scan import PaimonTable  # noqa: E402
+from fileindex.container.file import EMBEDDED
+from fileindex.spark.datasource import PaimonFileIndexSource
+from fileindex.table.metadata import MANIFESTS
+from fileindex.table.scan import PaimonTable
 
 
 def forget() -> None:

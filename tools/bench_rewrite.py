@@ -24,9 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fileindex.spark import build_indexes, spark_session  # noqa: E402
-from fileindex.spark.rewrite import spark_rewrite  # noqa: E402
-from fileindex.table.options_alter import alter_table_options  # noqa: E402
+from fileindex.spark import build_indexes, spark_session
+from fileindex.spark.rewrite import spark_rewrite
+from fileindex.table.options_alter import alter_table_options
+from fileindex.table.stages import Stage, watching
 
 COLUMNS = [("id", "BIGINT"), ("name", "STRING")]
 
@@ -74,13 +75,14 @@ def main() -> None:
         table = work / "t"
         shutil.copytree(pristine, table)
         alter_table_options(table, set=options)
-        marks: dict[str, float] = {}
+        marks: dict[Stage, float] = {}
 
-        def mark(stage: str, marks: dict[str, float] = marks) -> None:
+        def mark(stage: Stage, marks: dict[Stage, float] = marks) -> None:
             marks.setdefault(stage, time.perf_counter())
 
         started = time.perf_counter()
-        result = spark_rewrite(spark, table, hook=mark)
+        with watching(mark):
+            result = spark_rewrite(spark, table)
         ended = time.perf_counter()
         assert result.snapshot_id is not None and len(result.changed) == args.files
         started_build = time.perf_counter()
@@ -89,7 +91,7 @@ def main() -> None:
         assert sum(row.status == "written" for row in rows) == args.files
         if run:  # the first run warms Spark and the page cache
             rewrites.append(ended - started)
-            commits.append(ended - marks["manifests"])
+            commits.append(ended - marks[Stage.MANIFESTS])
             builds.append(built)
     figures = {"files": args.files, "rows_per_file": args.rows, "master": args.master,
                "rewrite_s": statistics.median(rewrites), "commit_s": statistics.median(commits),

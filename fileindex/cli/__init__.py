@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import sys
 
+from fileindex.cli.exits import EXIT_CONFLICT, EXIT_MALFORMED, EXIT_UNSUPPORTED, EXIT_USAGE
 from fileindex.errors import FileIndexError, SchemaMisfitError, UnsupportedError, UsageError
-
-EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 2, 3, 4
+from fileindex.table.errors import CommitConflict
 
 
 def report_failure(command: str, err: Exception, subject: str = "") -> int:
-    """Print why a command failed and return its exit code: 2 usage or I/O, 3 malformed, 4 unsupported."""
+    """Print why a command failed and return its exit code: 2 usage or I/O, 3 malformed, 4 unsupported,
+    5 a commit conflict."""
     where = f"{subject}: " if subject and not str(err).startswith(subject) else ""
     if isinstance(err, OSError):
         print(f"fileindex {command}: cannot read {err.filename or subject}: {err.strerror or err}", file=sys.stderr)
@@ -18,6 +19,8 @@ def report_failure(command: str, err: Exception, subject: str = "") -> int:
     print(f"fileindex {command}: {where if about_the_file else ''}{err}", file=sys.stderr)
     if isinstance(err, UsageError):
         return EXIT_USAGE
+    if isinstance(err, CommitConflict):
+        return EXIT_CONFLICT
     return EXIT_UNSUPPORTED if isinstance(err, UnsupportedError) else EXIT_MALFORMED
 
 

@@ -11,7 +11,7 @@ import sys
 import warnings
 
 from fileindex import __version__
-from fileindex.cli import EXIT_MALFORMED
+from fileindex.cli.exits import EXIT_CODES, EXIT_MALFORMED
 from fileindex.cli.interrupts import run_interruptible
 
 COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance",
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fileindex",
         description="Inspect, check and evaluate Apache Paimon file-index files.",
+        epilog=EXIT_CODES,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

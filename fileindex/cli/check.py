@@ -5,6 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import column_types
+from fileindex.cli.exits import EXIT_MALFORMED, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import (
     DecodeError,
@@ -18,7 +19,7 @@ from fileindex.types import DataType, column_type
 NAME = "check"
 HELP = "validate containers: exit 0 all valid, 3 any malformed, 4 unsupported (and none malformed), 2 usage"
 
-EXIT_VALID, EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 0, 2, 3, 4
+EXIT_VALID = EXIT_OK
 STATUS = {EXIT_VALID: "OK", EXIT_USAGE: "ERROR", EXIT_MALFORMED: "MALFORMED", EXIT_UNSUPPORTED: "UNSUPPORTED"}
 
 

@@ -5,7 +5,7 @@ table (``invariants``). May import: ``fileindex.decoding``, ``fileindex.java``, 
 ``fileindex.generated``, ``fileindex.specs``.
 """
 
-from fileindex.container.file import FileIndexContainer, raw_bytes  # noqa: E402  the package's API, re-exported
+from fileindex.container.file import FileIndexContainer, raw_bytes  # the package's API, re-exported
 from fileindex.container.writer import reframe, stream_container, write_container, write_entries
 
 __all__ = ["FileIndexContainer", "raw_bytes", "reframe", "stream_container", "write_container", "write_entries"]

@@ -10,10 +10,13 @@ import stat
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from fileindex.container.head import ContainerHead, IndexEntry, check_body_bounds, parse_head, validate_layout
 from fileindex.memo import BoundedMemo, file_identity
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
 
 class FileIndexContainer:
     """An opened container: its HEAD, and zero-copy access to each index body.
@@ -22,7 +25,7 @@ class FileIndexContainer:
     (column, type) pair twice the later entry wins, as in Java's ``HashMap``.
     """
 
-    def __init__(self, buffer, head: ContainerHead, *, source: str = "<bytes>"):
+    def __init__(self, buffer: Buffer, head: ContainerHead, *, source: str = "<bytes>"):
         self._buffer = memoryview(buffer).cast("B") if not isinstance(buffer, memoryview) else buffer.cast("B")
         self.head = head
         self.source = source
@@ -35,7 +38,7 @@ class FileIndexContainer:
                 self._lookup.setdefault(entry.column, {})[entry.index_type] = entry
 
     @classmethod
-    def from_bytes(cls, data, *, source: str = "<bytes>") -> FileIndexContainer:
+    def from_bytes(cls, data: Buffer, *, source: str = "<bytes>") -> FileIndexContainer:
         view = memoryview(data).cast("B")
         return cls(view, parse_head(view), source=source)
 
@@ -68,7 +71,7 @@ class FileIndexContainer:
     def __enter__(self) -> FileIndexContainer:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property

@@ -5,13 +5,16 @@ every entry's body must keep within the file.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from fileindex import errors
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.generated.fast import file_index_format as fast
 from fileindex.generated.file_index_format import FileIndexFormat
 from fileindex.java import utf as java_utf
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
 
 MAGIC = bytes.fromhex("00054e4ed01a35ae")
 VERSION = 1  # the released layout, and the default for writing
@@ -114,7 +117,7 @@ class ContainerHead:
         return self.footer_start, self.footer_length
 
 
-def parse_head(data) -> ContainerHead:
+def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
     """Decode the entry table of a container held in ``data`` (bytes-like or a seekable binary file):
     version 1's HEAD, or version 2's trailer and footer (read from the end; nothing else is read).
 
@@ -143,7 +146,7 @@ def check_v2_size(size: int) -> None:
                                     offset=size, field=f"{ROOT}/trailer")
 
 
-def _parse_footer(parsed, data) -> ContainerHead:
+def _parse_footer(parsed: Any, data: Buffer | BinaryIO) -> ContainerHead:
     size = parsed._io.size()
     check_v2_size(size)
     with kaitai_bridge.placing_instance_failures(FileIndexFormat, data, ("trailer", "footer"), root=ROOT,
@@ -168,7 +171,7 @@ V1_POSITION_BYTES = 8  # start and length: s4 each
 V2_POSITION_BYTES = 16  # s8 each
 
 
-def _column_records(columns, at: int, path: str, position_bytes: int) -> tuple[ColumnRecord, ...]:
+def _column_records(columns: Any, at: int, path: str, position_bytes: int) -> tuple[ColumnRecord, ...]:
     """Column records with absolute offsets, walking the table from ``at`` by the spec's widths
     (a name or type: u2 length and its bytes; a column: its name and an s4 count).
 

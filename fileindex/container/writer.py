@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from fileindex import errors
 from fileindex.container.column_order import column_order, index_type_order
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import EMPTY_INDEX_FLAG, VERSION, VERSIONS
 from fileindex.java import utf as java_utf
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
 
 Payloads = Mapping[str, Mapping[str, "bytes | None"]]
 Entry = tuple[str, str, "bytes | memoryview | None"]  # (column, index type, payload or None for an empty index)
@@ -45,7 +48,7 @@ def write_entries(entries: Iterable[Entry], *, version: int = VERSION) -> bytes:
     return out.getvalue()
 
 
-def reframe(data, version: int) -> bytes:
+def reframe(data: Buffer | FileIndexContainer, version: int) -> bytes:
     """The same payloads, in the same order, in the other container layout (spec §3.4)."""
     container = data if isinstance(data, FileIndexContainer) else FileIndexContainer.from_bytes(data)
     return write_entries(((e.column, e.index_type, container.body(e)) for e in container), version=version)

@@ -26,7 +26,7 @@ def pushed_conjuncts(expression, types: dict[str, DataType]) -> list[str]:
         return []
     try:
         tree = json.loads(expression.meta.serialize(format="json"))
-    except Exception:  # noqa: BLE001 (any Polars that cannot serialize its expression: nothing is pushed)
+    except Exception:  # any Polars that cannot serialize its expression: nothing is pushed
         return []
     return [text for node in _conjuncts(tree) if (text := _leaf(node, types)) is not None]
 

@@ -26,11 +26,11 @@ from fileindex.pipeline.funnel import (
 from fileindex.pipeline.inputs import DataFileTask, table_inputs
 from fileindex.pipeline.scan import ScanVerdict, evaluate_file, rows_to_read, scannable
 from fileindex.pipeline.truth import matches
-from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, columns
+from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.table import scan as table_scan
 from fileindex.table.scan import missing_note
 from fileindex.table.buckets import reachable_buckets
-from fileindex.table.evolution import devolve
+from fileindex.table.evolution import remap_predicate
 from fileindex.table.metadata import ValueStats, load_schema, schema_ids
 from fileindex.table.statistics import Statistics, file_statistics
 
@@ -147,9 +147,8 @@ class ScanPlanner:
     def _statistics_may_match(self, task: DataFileTask) -> bool:
         entry = task.table_entry()
         schema = self.table.data_schema(entry)
-        predicate = self.predicate if schema.id == self.table.schema.id else \
-            devolve(cast(Predicate, self.predicate), self.table.schema, schema)
-        return not isinstance(predicate, (And, Or, Leaf)) or file_statistics(entry, schema).may_match(predicate)
+        predicate = remap_predicate(cast(Predicate, self.predicate), self.table.schema, schema).predicate
+        return predicate is None or file_statistics(entry, schema).may_match(predicate)
 
 
 def _whole_file_stage(name: str, alive: list[DataFileTask], keeps: Callable[[DataFileTask], bool], reason: str,
@@ -171,8 +170,7 @@ def _partition_predicate(table: table_scan.PaimonTable, predicate: Predicate | N
     keys = set(table.schema.partition_keys)
     if predicate is None or not keys:
         return None
-    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
-    over_keys = [c for c in conjuncts if set(columns(c)) <= keys]
+    over_keys = [c for c in conjuncts(predicate) if set(columns(c)) <= keys]
     return and_(*over_keys) if over_keys else None
 
 

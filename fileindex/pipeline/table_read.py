@@ -16,6 +16,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import cast
 
 import pyarrow as pa
 
@@ -120,7 +121,7 @@ class TableScan:
         import polars
         from polars.io.plugins import register_io_source
 
-        schema = polars.from_arrow(self.schema.empty_table()).schema
+        schema = cast(polars.DataFrame, polars.from_arrow(self.schema.empty_table())).schema
 
         def source(with_columns, predicate, n_rows, batch_size):
             # the frame is the scan's rows (``limit`` of them) filtered by Polars: its filter prunes only an
@@ -132,7 +133,7 @@ class TableScan:
                 scan._planned, scan._stages = self._planned, self._stages  # one plan, whatever Polars projects
             left = n_rows
             for batch in scan._batches():
-                frame = polars.from_arrow(pa.Table.from_batches([batch], scan.schema))
+                frame = cast(polars.DataFrame, polars.from_arrow(pa.Table.from_batches([batch], scan.schema)))
                 frame = frame if predicate is None else frame.filter(predicate)
                 if left is not None:
                     frame = frame.head(left)

@@ -9,6 +9,7 @@ A map-key column ``m[k]`` is each row's value for key k (null when absent).
 from __future__ import annotations
 
 import decimal
+from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -19,7 +20,7 @@ from fileindex.arrow.values import integer_key, integer_keys
 from fileindex.errors import UsageError
 from fileindex.java_numbers import DOUBLE, FLOAT
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import And, Leaf, Or, Predicate
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, columns, visit
 from fileindex.types import NUMERIC_BITS, DataType, column_type
 from fileindex.values import DECIMAL_CONTEXT, Timestamp
 
@@ -35,9 +36,7 @@ def split_column(column: str) -> tuple[str, str | None]:
 
 def source_columns(predicate: Predicate) -> list[str]:
     """The data-file columns a predicate reads (a map-key column reads its map)."""
-    if isinstance(predicate, Leaf):
-        return [split_column(predicate.column)[0]]
-    return list(dict.fromkeys(c for child in predicate.children for c in source_columns(child)))
+    return list(dict.fromkeys(split_column(column)[0] for column in columns(predicate)))
 
 
 def column_values(table: pa.Table, column: str) -> pa.Array:
@@ -50,20 +49,30 @@ def column_values(table: pa.Table, column: str) -> pa.Array:
 
 def matches(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> np.ndarray:
     """A bool per row of ``table``: does the row satisfy ``predicate``?"""
-    if isinstance(predicate, And):
-        out = np.ones(table.num_rows, dtype=bool)
-        for child in predicate.children:
-            out &= matches(table, child, types)
+    return visit(predicate, _Matches(table, types))
+
+
+class _Matches(PredicateVisitor[np.ndarray]):
+    def __init__(self, table: pa.Table, types: dict[str, DataType]):
+        self.table, self.types = table, types
+
+    def leaf(self, leaf: Leaf) -> np.ndarray:
+        data_type = column_type(self.types, leaf.column)
+        if data_type is None:
+            raise UsageError(f"{leaf.column!r} is not a column of the data file")
+        return ColumnTruth(column_values(self.table, leaf.column), data_type).matches(leaf)
+
+    def and_(self, children: Iterator[np.ndarray]) -> np.ndarray:
+        out = np.ones(self.table.num_rows, dtype=bool)
+        for child in children:
+            out &= child
         return out
-    if isinstance(predicate, Or):
-        out = np.zeros(table.num_rows, dtype=bool)
-        for child in predicate.children:
-            out |= matches(table, child, types)
+
+    def or_(self, children: Iterator[np.ndarray]) -> np.ndarray:
+        out = np.zeros(self.table.num_rows, dtype=bool)
+        for child in children:
+            out |= child
         return out
-    data_type = column_type(types, predicate.column)
-    if data_type is None:
-        raise UsageError(f"{predicate.column!r} is not a column of the data file")
-    return ColumnTruth(column_values(table, predicate.column), data_type).matches(predicate)
 
 
 class ColumnTruth:

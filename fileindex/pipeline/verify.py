@@ -45,7 +45,8 @@ from fileindex.predicate.literals import sql_literal
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import to_sql
 from fileindex.predicate.tree import Leaf, Predicate
-from fileindex.table.evolution import devolve
+from fileindex.predicate.tree import columns as predicate_columns
+from fileindex.table.evolution import remap_predicate
 from fileindex.types import DataType, column_type
 
 Schema = dict[str, DataType]  # the data file's columns and their types
@@ -277,10 +278,11 @@ def _check_given(report: FileReport, task: DataFileTask, container, reader, type
     evaluator = FileIndexEvaluator(types)
     for predicate in predicates:
         if task.table is not None:
-            predicate = devolve(predicate, task.table.schema, task.table.data_schema(task.table_entry()))
-            if not predicate:
+            remapped = remap_predicate(predicate, task.table.schema, task.table.data_schema(task.table_entry()))
+            if remapped.predicate is None:
                 report.tally(WHOLE_FILE, "given").checks += 1
                 continue  # nothing of it applies to this file: REMAIN
+            predicate = remapped.predicate
         table = reader.read(source_columns(predicate))
         try:
             answer = evaluator.evaluate(container, predicate)
@@ -333,16 +335,10 @@ def _judge(report: FileReport, index_type: str, predicate: Predicate, answer: Fi
         return
     tally.violations += 1
     report.violations.append({
-        "column": ", ".join(dict.fromkeys(_columns(predicate))), "index_type": index_type, "kind": problem,
+        "column": ", ".join(predicate_columns(predicate)), "index_type": index_type, "kind": problem,
         "predicate": to_sql(predicate, types), "answer": _answer_text(answer), "true_rows": len(truth),
         "wrong_rows": len(rows), "witnesses": _witness_rows(table, rows, witnesses),
     })
-
-
-def _columns(predicate: Predicate) -> list[str]:
-    if isinstance(predicate, Leaf):
-        return [predicate.column]
-    return [c for child in predicate.children for c in _columns(child)]
 
 
 def _answer_text(answer: FileIndexResult) -> str:

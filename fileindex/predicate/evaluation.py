@@ -19,7 +19,8 @@ from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.registry import body_failure, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import And, Leaf, Or, Predicate, leaves
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, leaves
+from fileindex.predicate.tree import visit as visit_tree
 from fileindex.types import DataType, column_type
 
 Unreadable = DecodeError | SchemaMisfitError  # a malformed body, or one built for another column type
@@ -61,7 +62,23 @@ class FileIndexEvaluator:
             yield result, evaluation.malformed[reported:]
 
 
-class _Evaluation:
+    def evaluate_each(self, container: FileIndexContainer,
+                      predicates: list[Predicate]) -> Iterator[FileIndexResult | Unreadable]:
+        """``evaluate`` of each predicate on one container, in order, sharing its readers as ``evaluate_many``
+        does. A predicate that meets a body it cannot read yields that error in place of its result, and the
+        predicates after it are evaluated afresh (nothing the failed one half read is reused)."""
+        evaluation = _Evaluation(self, container, _equality_literals(predicates))
+        for position, predicate in enumerate(predicates):
+            answer: FileIndexResult | Unreadable
+            try:
+                answer = evaluation.evaluate(predicate)
+            except (DecodeError, SchemaMisfitError) as err:
+                answer = err
+                evaluation = _Evaluation(self, container, _equality_literals(predicates[position + 1:]))
+            yield answer
+
+
+class _Evaluation(PredicateVisitor[FileIndexResult]):
     """One container's readers, opened on first use and shared by every leaf of the predicate."""
 
     def __init__(self, evaluator: FileIndexEvaluator, container: FileIndexContainer,
@@ -73,18 +90,23 @@ class _Evaluation:
         self.malformed: list[Unreadable] = []
 
     def evaluate(self, predicate: Predicate) -> FileIndexResult:
-        if isinstance(predicate, And):
-            result = REMAIN
-            for child in predicate.children:
-                result = result.and_(self.evaluate(child))
-                if not result.remain():
-                    break
-            return result
-        if isinstance(predicate, Or):
-            result = SKIP
-            for child in predicate.children:
-                result = result.or_(self.evaluate(child))
-            return result
+        return visit_tree(predicate, self)
+
+    def and_(self, children: Iterator[FileIndexResult]) -> FileIndexResult:
+        result = REMAIN
+        for child in children:
+            result = result.and_(child)
+            if not result.remain():
+                break
+        return result
+
+    def or_(self, children: Iterator[FileIndexResult]) -> FileIndexResult:
+        result = SKIP
+        for child in children:
+            result = result.or_(child)
+        return result
+
+    def leaf(self, predicate: Leaf) -> FileIndexResult:
         result = REMAIN
         readers = self._readers(predicate.column)
         # no readers when the column has no type: nothing to zip; else one reader per entry

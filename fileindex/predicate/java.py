@@ -18,12 +18,14 @@ from __future__ import annotations
 import bisect
 import decimal
 import re
+from collections.abc import Iterator
+from typing import Any
 
 from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
 from fileindex.predicate.operators import ANY, Operator
 from fileindex.predicate.parser import to_sql
-from fileindex.predicate.tree import And, Leaf, Or, Predicate
+from fileindex.predicate.tree import And, Leaf, Or, Predicate, leaves
 from fileindex.types import DataType, column_type
 
 COMPOUNDS: dict[str, type[And] | type[Or]] = {"And": And, "Or": Or}
@@ -57,7 +59,7 @@ def parse_java_predicate(text: str, schema: dict[str, DataType]) -> Predicate:
 
 
 def _leaf_count(predicate: Predicate) -> int:
-    return 1 if isinstance(predicate, Leaf) else sum(_leaf_count(c) for c in predicate.children)
+    return sum(1 for _ in leaves(predicate))
 
 
 def java_predicate_readings(text: str, schema: dict[str, DataType]) -> tuple[list[Predicate], bool]:
@@ -95,7 +97,7 @@ class _Reader:
         self.truncated |= len(found) > READINGS_LIMIT
         return found[:READINGS_LIMIT]
 
-    def separators_in(self, start: int, end: int):
+    def separators_in(self, start: int, end: int) -> Iterator[int]:
         for at in self.separators[bisect.bisect_left(self.separators, start):]:
             if at + len(SEPARATOR) > end:
                 return
@@ -217,7 +219,7 @@ def java_function_names() -> str:
     return ", ".join([*(op.java_name for op in Operator), *COMPOUNDS])
 
 
-def java_literal(text: str, data_type: DataType, column: str):
+def java_literal(text: str, data_type: DataType, column: str) -> Any:
     """A literal as Java's ``toString`` printed it, converted to the column's type; _NoReading if
     it is not one. ``null`` is a null literal except in a string column, where it is the text."""
     if data_type.is_string:

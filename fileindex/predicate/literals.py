@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
+from typing import Any
 
 from fileindex.errors import UsageError
 from fileindex.java.text import java_special_float_text
@@ -41,7 +42,7 @@ def timestamp_text(ts: Timestamp) -> str:
     return f"{day.isoformat()} {clock}" + (f".{fraction}" if fraction else "")
 
 
-def date_days(value) -> int:
+def date_days(value: Any) -> int:
     if isinstance(value, dt.date):
         return (value - _EPOCH_DATE).days
     if isinstance(value, str):
@@ -52,12 +53,12 @@ def date_days(value) -> int:
     return value
 
 
-def _fail(column: str, value, data_type: DataType, why: str = "") -> UsageError:
+def _fail(column: str, value: Any, data_type: DataType, why: str = "") -> UsageError:
     shown = sql_literal(value) if not isinstance(value, (list, tuple)) else repr(value)
     return UsageError(f"literal {shown} does not fit column {column} of type {data_type}{': ' + why if why else ''}")
 
 
-def convert(value, data_type: DataType, column: str):
+def convert(value: Any, data_type: DataType, column: str) -> Any:
     """The literal as a value of ``data_type`` (None stays None), or a UsageError naming column and value."""
     if value is None:
         return None
@@ -139,7 +140,7 @@ def convert(value, data_type: DataType, column: str):
     raise _fail(column, value, data_type, "this type cannot be compared with a literal")
 
 
-def _exact_integer(value) -> int | None:
+def _exact_integer(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -149,7 +150,7 @@ def _exact_integer(value) -> int | None:
     return None
 
 
-def sql_literal(value) -> str:
+def sql_literal(value: Any) -> str:
     """A literal in the predicate syntax; ``parse`` reads it back to the same value."""
     if value is None:
         return "NULL"

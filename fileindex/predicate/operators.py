@@ -45,7 +45,7 @@ class Operator(StrEnum):
     comparison: Callable[[Any, Any], Any] | None  # a comparison's operator (numpy arrays too); None for the others
     arrow_function: str | None  # a comparison's pyarrow.compute function
 
-    def __new__(cls, name: str, *details: Any):  # details: as the columns above; Operator(name) looks one up
+    def __new__(cls, name: str, *details: Any) -> Operator:  # details: the columns above; Operator(name) looks one up
         member = str.__new__(cls, name)
         member._value_ = name
         *names, compares = details

@@ -15,20 +15,22 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import re
+from collections.abc import Iterator
+from typing import Any
 
 from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
 from fileindex.predicate.operators import ANY, Operator
 from fileindex.predicate.tree import (
-    And,
     Leaf,
-    Or,
     Predicate,
+    PredicateVisitor,
     and_,
     in_,
     negate,
     not_in,
     or_,
+    visit,
 )
 from fileindex.tokens import Token, TokenStream
 from fileindex.types import DataType, column_type, quote_identifier
@@ -155,7 +157,7 @@ class _Parser(TokenStream):
             return Leaf(Operator.NOT_BETWEEN if negated else Operator.BETWEEN, column, (low, high))
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
 
-    def converted(self, data_type: DataType, column: str):
+    def converted(self, data_type: DataType, column: str) -> Any:
         token = self.peek()
         position = token[2] if token else len(self.text)
         value = self.literal()
@@ -164,7 +166,7 @@ class _Parser(TokenStream):
         except UsageError as err:
             raise self.error(str(err), position) from None
 
-    def literal(self):
+    def literal(self) -> Any:
         negative = self.accept_symbol("-")
         kind, text, position = self.next()
         if kind == "number":
@@ -206,7 +208,7 @@ class _Parser(TokenStream):
                     raise self.error(str(err), token[2]) from None
         raise self.error(f"expected a literal, found {text!r}", position)
 
-    def string_value(self, token) -> str:
+    def string_value(self, token: Token) -> str:
         body, position = token[1][1:-1], token[2] + 1
         out, i = [], 0
         while i < len(body):
@@ -271,25 +273,37 @@ def column_sql(column: str) -> str:
 
 def to_sql(predicate: Predicate, data_types: dict[str, DataType] | None = None) -> str:
     """The predicate in the syntax above; ``parse_predicate(to_sql(p), schema) == p``."""
-    if isinstance(predicate, And):
-        return " AND ".join(_grouped(c, data_types) for c in predicate.children)
-    if isinstance(predicate, Or):
-        return " OR ".join(_grouped(c, data_types) for c in predicate.children)
-    column, values = column_sql(predicate.column), [_literal(v, predicate.column, data_types)
-                                                    for v in predicate.literals]
-    operator = predicate.function
-    if operator.arity is ANY:
-        return f"{column} {operator.sql} ({', '.join(values)})"
-    shown = values[:operator.arity]  # BETWEEN a AND b
-    return f"{column} {operator.sql} {' AND '.join(shown)}" if shown else f"{column} {operator.sql}"
+    return visit(predicate, _Sql(data_types))[0]
 
 
-def _grouped(child: Predicate, data_types) -> str:
-    text = to_sql(child, data_types)
-    return f"({text})" if isinstance(child, (And, Or)) else text
+class _Sql(PredicateVisitor[tuple[str, bool]]):
+    """(the text, whether it is an AND or OR, which a compound parent puts in parentheses)."""
+
+    def __init__(self, data_types: dict[str, DataType] | None):
+        self.data_types = data_types
+
+    def leaf(self, leaf: Leaf) -> tuple[str, bool]:
+        column = column_sql(leaf.column)
+        values = [_literal(v, leaf.column, self.data_types) for v in leaf.literals]
+        operator = leaf.function
+        if operator.arity is ANY:
+            return f"{column} {operator.sql} ({', '.join(values)})", False
+        shown = values[:operator.arity]  # BETWEEN a AND b
+        return (f"{column} {operator.sql} {' AND '.join(shown)}" if shown else f"{column} {operator.sql}"), False
+
+    def and_(self, children: Iterator[tuple[str, bool]]) -> tuple[str, bool]:
+        return " AND ".join(_grouped(child) for child in children), True
+
+    def or_(self, children: Iterator[tuple[str, bool]]) -> tuple[str, bool]:
+        return " OR ".join(_grouped(child) for child in children), True
 
 
-def _literal(value, column: str, data_types) -> str:
+def _grouped(child: tuple[str, bool]) -> str:
+    text, compound = child
+    return f"({text})" if compound else text
+
+
+def _literal(value: Any, column: str, data_types: dict[str, DataType] | None) -> str:
     data_type = column_type(data_types, column) if data_types else None
     if data_type is not None and data_type.root == "DATE" and isinstance(value, int):
         return f"DATE '{(dt.date(1970, 1, 1) + dt.timedelta(days=value)).isoformat()}'"

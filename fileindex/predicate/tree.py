@@ -6,11 +6,19 @@ converted to the column's type. ``negate`` pushes NOT down by De Morgan and by f
 leaf function, which is exact under SQL's three-valued logic (NOT (a < 3) is a >= 3; rows where a
 is null satisfy neither). ``PredicateBuilder``-style helpers build IN as an OR of equalities for
 up to 20 literals, and an IN leaf above, as Paimon does.
+
+Code that walks a tree does it with :func:`visit` and a :class:`PredicateVisitor` (as pyiceberg's
+``BooleanExpressionVisitor``, for Paimon's n-ary AND/OR without NOT): it says what a leaf, an AND and an
+OR answer, and never tests a node's class. :class:`LeafRewrite` is the visitor that rebuilds a tree from
+rewritten leaves; :func:`conjuncts` splits off the top-level AND.
 """
 from __future__ import annotations
 
+import itertools
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from collections.abc import Iterable
+from typing import Generic, TypeVar
 
 from fileindex.errors import UsageError
 from fileindex.predicate.operators import Operator
@@ -66,7 +74,7 @@ def or_(*children: Predicate) -> Predicate:
     return flat[0] if len(flat) == 1 else Or(flat)
 
 
-def _flatten(kind, children: Iterable[Predicate]):
+def _flatten(kind: type[And] | type[Or], children: Iterable[Predicate]) -> Iterator[Predicate]:
     for child in children:
         if isinstance(child, kind):
             yield from child.children
@@ -74,12 +82,74 @@ def _flatten(kind, children: Iterable[Predicate]):
             yield child
 
 
-def negate(predicate: Predicate) -> Predicate:
+T = TypeVar("T")
+
+
+class PredicateVisitor(ABC, Generic[T]):
+    """What a walk answers for each kind of node, bottom up. ``and_`` and ``or_`` get their children's
+    answers as an iterator, computed as they are taken: a visitor that stops early (an AND that already
+    skips) leaves the rest of the tree unvisited."""
+
+    @abstractmethod
+    def leaf(self, leaf: Leaf) -> T: ...
+
+    @abstractmethod
+    def and_(self, children: Iterator[T]) -> T: ...
+
+    @abstractmethod
+    def or_(self, children: Iterator[T]) -> T: ...
+
+
+def visit(predicate: Predicate, visitor: PredicateVisitor[T]) -> T:
+    """``visitor``'s answer for ``predicate``; a TypeError for anything that is not a predicate tree."""
     if isinstance(predicate, Leaf):
-        return Leaf(predicate.function.negation, predicate.column, predicate.literals)
+        return visitor.leaf(predicate)
     if isinstance(predicate, And):
-        return or_(*(negate(c) for c in predicate.children))
-    return and_(*(negate(c) for c in predicate.children))
+        return visitor.and_(visit(child, visitor) for child in predicate.children)
+    if isinstance(predicate, Or):
+        return visitor.or_(visit(child, visitor) for child in predicate.children)
+    raise TypeError(f"not a predicate: {predicate!r}")
+
+
+class LeafRewrite(PredicateVisitor[Predicate]):
+    """The same tree with each leaf replaced by ``leaf(leaf)`` (a leaf or a subtree), rebuilt with
+    :func:`and_` and :func:`or_`."""
+
+    def and_(self, children: Iterator[Predicate]) -> Predicate:
+        return and_(*children)
+
+    def or_(self, children: Iterator[Predicate]) -> Predicate:
+        return or_(*children)
+
+
+class _Negation(PredicateVisitor[Predicate]):
+    def leaf(self, leaf: Leaf) -> Predicate:
+        return Leaf(leaf.function.negation, leaf.column, leaf.literals)
+
+    def and_(self, children: Iterator[Predicate]) -> Predicate:
+        return or_(*children)
+
+    def or_(self, children: Iterator[Predicate]) -> Predicate:
+        return and_(*children)
+
+
+class _Leaves(PredicateVisitor[Iterator[Leaf]]):
+    def leaf(self, leaf: Leaf) -> Iterator[Leaf]:
+        return iter((leaf,))
+
+    def and_(self, children: Iterator[Iterator[Leaf]]) -> Iterator[Leaf]:
+        return itertools.chain.from_iterable(children)
+
+    or_ = and_
+
+
+def conjuncts(predicate: Predicate) -> tuple[Predicate, ...]:
+    """The top-level AND's children, or the predicate alone."""
+    return predicate.children if isinstance(predicate, And) else (predicate,)
+
+
+def negate(predicate: Predicate) -> Predicate:
+    return visit(predicate, _Negation())
 
 
 def in_(column: str, literals: Iterable) -> Predicate:
@@ -96,17 +166,13 @@ def not_in(column: str, literals: Iterable) -> Predicate:
 
 
 def columns(predicate: Predicate) -> list[str]:
-    if isinstance(predicate, Leaf):
-        return [predicate.column]
-    return list(dict.fromkeys(c for child in predicate.children for c in columns(child)))
+    """The columns the leaves name, each once, in the order they first appear."""
+    return list(dict.fromkeys(leaf.column for leaf in leaves(predicate)))
 
 
-def leaves(predicate: Predicate) -> Iterable[Leaf]:
-    if isinstance(predicate, Leaf):
-        yield predicate
-        return
-    for child in predicate.children:
-        yield from leaves(child)
+def leaves(predicate: Predicate) -> Iterator[Leaf]:
+    """The leaves, left to right."""
+    return visit(predicate, _Leaves())
 
 
 def null_comparisons(predicate: Predicate) -> list[str]:

@@ -10,24 +10,37 @@ it reads one way only.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
 from fileindex.predicate.java import COMPOUNDS, java_function_names
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import And, Leaf, Predicate
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, visit
 from fileindex.reference.vector_format import value_from_json, value_to_json
 from fileindex.types import DataType, column_type, parse_type
 
 
 def predicate_to_json(predicate: Predicate, schema: dict[str, DataType]) -> dict:
-    if not isinstance(predicate, Leaf):
-        return {"function": "And" if isinstance(predicate, And) else "Or",
-                "children": [predicate_to_json(c, schema) for c in predicate.children]}
-    data_type = column_type(schema, predicate.column)
-    if data_type is None:
-        raise UsageError(f"column {predicate.column!r} is not in the schema ({', '.join(schema)})")
-    return {"function": predicate.function.java_name, "column": predicate.column, "type": str(data_type),
-            "literals": [value_to_json(v, data_type) for v in predicate.literals]}
+    return visit(predicate, _Json(schema))
+
+
+class _Json(PredicateVisitor[dict]):
+    def __init__(self, schema: dict[str, DataType]):
+        self.schema = schema
+
+    def leaf(self, leaf: Leaf) -> dict:
+        data_type = column_type(self.schema, leaf.column)
+        if data_type is None:
+            raise UsageError(f"column {leaf.column!r} is not in the schema ({', '.join(self.schema)})")
+        return {"function": leaf.function.java_name, "column": leaf.column, "type": str(data_type),
+                "literals": [value_to_json(v, data_type) for v in leaf.literals]}
+
+    def and_(self, children: Iterator[dict]) -> dict:
+        return {"function": "And", "children": list(children)}
+
+    def or_(self, children: Iterator[dict]) -> dict:
+        return {"function": "Or", "children": list(children)}
 
 
 def predicate_from_json(form, schema: dict[str, DataType], where: str = "java_predicate") -> Predicate:

@@ -6,7 +6,13 @@ and ``pruned_scan`` return DataFrames; ``register(spark)`` makes
 ``spark.read.format("paimon-fileindex")`` available (the session builder does it), and
 ``read_table`` reads a table through it, pruned for a predicate. May import
 everything below it; nothing imports it but the command line.
+
+Inside, the modules are layered as the package is: ``session`` (starting a session, checking its workers)
+< ``jobs`` (per-file work as Spark jobs) < ``datasource`` (the data source, planned with the jobs' helpers)
+< ``compare``, ``rewrite``, ``demo`` < this module, which puts a started session and the data source together.
 """
+from collections.abc import Mapping
+
 from fileindex.spark.jobs import (
     PrunedScan,
     ScanStats,
@@ -15,12 +21,20 @@ from fileindex.spark.jobs import (
     pruned_scan,
     verify_indexes,
 )
-from fileindex.spark.session import SparkSetupError, spark_session
+from fileindex.spark.session import SparkSetupError, check_workers, start_session
+
+
+def spark_session(master: str | None = None, conf: Mapping[str, str] | None = None, *, ui: bool = False,
+                  app_name: str = "fileindex"):
+    """The session the pipeline runs on (:func:`fileindex.spark.session.start_session`), with
+    ``spark.read.format("paimon-fileindex")`` registered."""
+    session = start_session(master, conf, ui=ui, app_name=app_name)
+    register(session)
+    return session
 
 
 def register(spark) -> None:
     from fileindex.spark.datasource import register as register_source
-    from fileindex.spark.session import check_workers
 
     check_workers(spark)
     register_source(spark)

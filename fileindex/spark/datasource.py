@@ -62,7 +62,9 @@ from fileindex.pipeline.scan import (
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
-from fileindex.spark.expressions import as_spark_reads, widen_signed_zeros
+from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_zeros
+from fileindex.spark.jobs import conform, plan_groups, spark_schema
+from fileindex.spark.session import check_workers
 from fileindex.table.scan import PaimonTable
 from fileindex.table.sidecars import is_table_root
 from fileindex.writing.outputs import collision
@@ -109,7 +111,7 @@ class PaimonFileIndexSource(DataSource):
         if self.options.get("report"):
             check_report_location(self.options["report"], path)
         inputs = _table_inputs(path, snapshot)
-        types = inputs.table.schema.types()
+        types = cast(PaimonTable, inputs.table).schema.types()  # (a table's inputs: never None)
         where = self.options.get("where")
         predicate = widen_signed_zeros(parse_predicate(where, types), types) if where else None
         return TableReader(types, scannable(inputs), output_schema(inputs), predicate,
@@ -147,8 +149,6 @@ class TableReader(DataSourceReader):
                                         self.tasks))
 
     def partitions(self):
-        from fileindex.spark.jobs import plan_groups
-
         manifests_done = time.perf_counter()
         planned = list(zip(self.tasks, self.verdicts(), strict=True))
         reads = [(task, verdict) for task, verdict in planned if verdict is None or verdict.result is not SKIP]
@@ -164,8 +164,6 @@ class TableReader(DataSourceReader):
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         from pyspark.sql.pandas.types import to_arrow_schema
-
-        from fileindex.spark.jobs import conform, spark_schema
 
         spark_arrow = to_arrow_schema(spark_schema(self.arrow_schema), timezone="UTC")
         # a timestamp finer than microseconds is filtered as Spark sees it: cut to microseconds
@@ -272,8 +270,6 @@ def _table(path: str, snapshot: int | None) -> PaimonTable:
 
 def relation_schema(table: PaimonTable):
     """The relation's Spark schema: the table's current one."""
-    from fileindex.spark.jobs import spark_schema
-
     return spark_schema(output_schema(Inputs([], table)))
 
 
@@ -288,9 +284,6 @@ def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *
     """A DataFrame of the table's live rows that satisfy ``where`` as Spark SQL evaluates it, pruned by the
     file indexes: the relation prunes with the predicate, Spark filters its rows exactly. ``report``: a
     file planning writes its JSON report to (see the module's doc)."""
-    from fileindex.spark.expressions import to_column
-    from fileindex.spark.session import check_workers
-
     check_workers(spark)
     # what Spark would report as a Python traceback inside its own exception is refused here in one line
     if report is not None and not isinstance(report, (str, os.PathLike)):

@@ -9,13 +9,15 @@ of the other sign, so that pruning never removes a row Spark's filter keeps.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
+from collections.abc import Iterator
 from dataclasses import replace
 
 from fileindex.errors import UsageError
 from fileindex.pipeline.truth import split_column
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import And, Leaf, Or, Predicate, and_, or_
+from fileindex.predicate.tree import Leaf, LeafRewrite, Predicate, PredicateVisitor, or_, visit
 from fileindex.types import DataType, column_type
 from fileindex.values import Timestamp
 
@@ -28,19 +30,20 @@ def as_spark_reads(predicate: Predicate, types: dict[str, DataType]) -> tuple[Pr
     than microseconds is cut to microseconds, the column's values (``jobs.conform``) and the literals
     (``spark_literal``) alike."""
     cut = {name: replace(t, precision=6) if t.is_nano_timestamp else t for name, t in types.items()}
-    return _cut_literals(predicate, types), cut
+    return visit(predicate, _CutLiterals(types)), cut
 
 
-def _cut_literals(predicate: Predicate, types: dict[str, DataType]) -> Predicate:
-    if isinstance(predicate, (And, Or)):
-        children = [_cut_literals(child, types) for child in predicate.children]
-        return and_(*children) if isinstance(predicate, And) else or_(*children)
-    data_type = column_type(types, predicate.column)
-    if data_type is None or not data_type.is_nano_timestamp:
-        return predicate
-    return Leaf(predicate.function, predicate.column, tuple(
-        Timestamp(v.millis, v.nanos_of_milli // 1000 * 1000) if isinstance(v, Timestamp) else v
-        for v in predicate.literals))
+class _CutLiterals(LeafRewrite):
+    def __init__(self, types: dict[str, DataType]):
+        self.types = types
+
+    def leaf(self, leaf: Leaf) -> Predicate:
+        data_type = column_type(self.types, leaf.column)
+        if data_type is None or not data_type.is_nano_timestamp:
+            return leaf
+        return Leaf(leaf.function, leaf.column, tuple(
+            Timestamp(v.millis, v.nanos_of_milli // 1000 * 1000) if isinstance(v, Timestamp) else v
+            for v in leaf.literals))
 
 
 def _is_zero(value) -> bool:
@@ -53,12 +56,22 @@ def _other_zero(value: float) -> float:
 
 def widen_signed_zeros(predicate: Predicate, types: dict[str, DataType]) -> Predicate:
     """A predicate that keeps every row Spark's filter keeps (equal to ``predicate`` without ±0.0)."""
-    if isinstance(predicate, (And, Or)):
-        children = [widen_signed_zeros(child, types) for child in predicate.children]
-        return and_(*children) if isinstance(predicate, And) else or_(*children)
-    data_type = column_type(types, predicate.column)
-    if data_type is None or data_type.root not in ("FLOAT", "DOUBLE"):
-        return predicate
+    return visit(predicate, _WidenSignedZeros(types))
+
+
+class _WidenSignedZeros(LeafRewrite):
+    def __init__(self, types: dict[str, DataType]):
+        self.types = types
+
+    def leaf(self, leaf: Leaf) -> Predicate:
+        data_type = column_type(self.types, leaf.column)
+        if data_type is None or data_type.root not in ("FLOAT", "DOUBLE"):
+            return leaf
+        return _widened(leaf)
+
+
+def _widened(predicate: Leaf) -> Predicate:
+    """A FLOAT or DOUBLE leaf that keeps the rows Spark keeps for it, whatever the sign of their zeros."""
     function, literals = predicate.function, predicate.literals
     if function == Operator.EQ and _is_zero(literals[0]):
         return or_(predicate, Leaf(Operator.EQ, predicate.column, (_other_zero(literals[0]),)))
@@ -78,23 +91,27 @@ def widen_signed_zeros(predicate: Predicate, types: dict[str, DataType]) -> Pred
 
 def to_column(predicate: Predicate, types: dict[str, DataType]):
     """A pyspark Column that is true exactly for the rows Spark SQL's filter keeps."""
-    if isinstance(predicate, And):
-        column = to_column(predicate.children[0], types)
-        for child in predicate.children[1:]:
-            column = column & to_column(child, types)
-        return column
-    if isinstance(predicate, Or):
-        column = to_column(predicate.children[0], types)
-        for child in predicate.children[1:]:
-            column = column | to_column(child, types)
-        return column
-    base, key = split_column(predicate.column)
-    column = spark_column(base)
-    if key is not None:
-        column = column.getItem(key)
-    data_type = column_type(types, predicate.column)
-    values = [spark_literal(v, data_type, predicate.column) for v in predicate.literals]
-    return _filter(column, predicate.function, values)
+    return visit(predicate, _SparkColumn(types))
+
+
+class _SparkColumn(PredicateVisitor):
+    def __init__(self, types: dict[str, DataType]):
+        self.types = types
+
+    def leaf(self, leaf: Leaf):
+        base, key = split_column(leaf.column)
+        column = spark_column(base)
+        if key is not None:
+            column = column.getItem(key)
+        data_type = column_type(self.types, leaf.column)
+        values = [spark_literal(v, data_type, leaf.column) for v in leaf.literals]
+        return _filter(column, leaf.function, values)
+
+    def and_(self, children: Iterator):
+        return functools.reduce(lambda left, right: left & right, children)
+
+    def or_(self, children: Iterator):
+        return functools.reduce(lambda left, right: left | right, children)
 
 
 def spark_column(name: str):

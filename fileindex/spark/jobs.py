@@ -38,7 +38,10 @@ from fileindex.pipeline.scan import (
 from fileindex.pipeline.verify import verify_file
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
+from fileindex.spark import progress
 from fileindex.spark.expressions import spark_column, to_column, widen_signed_zeros
+from fileindex.spark.faults import first_attempt_failure
+from fileindex.spark.session import check_workers
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
@@ -54,7 +57,6 @@ PLAN_ON_DRIVER_FILES = 256
 READ_ON_DRIVER_ROWS = 4 << 20
 READ_ON_DRIVER_BYTES = 256 << 20
 READ_ON_DRIVER_FILES = 16
-FAIL_BEFORE_RENAME = "fileindex.test.failFirstAttemptBeforeRename"  # a local property tests set
 Item = TypeVar("Item")  # what a per-file job works on: a task, or a task with what to do with it
 
 
@@ -98,9 +100,6 @@ def per_file_job(spark, items: list[Item], sizes: list[int], work: Callable[[Ite
     ``rows`` column of what it yielded (the per-file summary rows), or the rows it yielded."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
-
-    from fileindex.spark import progress
-    from fileindex.spark.session import check_workers
 
     check_workers(spark)
     spark_schema = _parse_datatype_string(schema) if isinstance(schema, str) else schema
@@ -211,14 +210,7 @@ def build_indexes(spark, inputs, options: Mapping[str, str], *, output_dir: str 
 
 
 def _build_one(task: DataFileTask, *, options, overwrite) -> dict:
-    from pyspark import TaskContext
-
-    context = TaskContext.get()
-    hook = None
-    if context is not None and context.getLocalProperty(FAIL_BEFORE_RENAME) == "true" and context.attemptNumber() == 0:
-        def hook(path):
-            raise RuntimeError(f"failing attempt 0 of the task for {task.name} before the rename (test)")
-    row = build_file(task, options, overwrite=overwrite, before_rename=hook)
+    row = build_file(task, options, overwrite=overwrite, before_rename=first_attempt_failure(task.name))
     return {field: row[field] for field in SUMMARY_FIELDS}
 
 

@@ -9,48 +9,38 @@ free sidecar name (the failed attempt's complete file, if any, is an orphan, nev
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from fileindex.errors import FileIndexError
+from fileindex.spark.faults import InjectedTaskFailure, first_attempt_failure
+from fileindex.table.commit import remove_written
 from fileindex.table.metadata import TableError
-from fileindex.table.rewrite import RewriteResult, commit_rewrite, remove_written
+from fileindex.table.rewrite import RewriteResult, commit_rewrite
 from fileindex.table.rewrite_plan import FileChange, FileJob, RewritePlan, plan_rewrite, rewrite_file
-
-FAIL_FIRST_ATTEMPT = "fileindex.test.failFirstRewriteAttemptBeforeRename"  # a local property tests set
-
-
-class InjectedTaskFailure(RuntimeError):
-    """A task attempt failed on purpose (tests): it reaches Spark, which retries the task."""
+from fileindex.table.stages import Stage, reached
 
 
 def _rewrite_task(job: FileJob, dry_run: bool) -> tuple[str, FileChange | str]:
-    from pyspark import TaskContext
-
-    context = TaskContext.get()
-    hook = None
-    if context is not None and context.getLocalProperty(FAIL_FIRST_ATTEMPT) == "true" and context.attemptNumber() == 0:
-        def hook(path: Path) -> None:
-            raise InjectedTaskFailure(f"failing attempt 0 of the rewrite of {job.name} before the rename (test)")
+    fail = first_attempt_failure(job.name)
     try:
-        return "ok", rewrite_file(job, dry_run=dry_run, before_rename=hook)
+        return "ok", rewrite_file(job, dry_run=dry_run, before_rename=fail)
     except (FileIndexError, OSError) as err:
         return "error", f"{job.name}: {err}"
     except InjectedTaskFailure:
         raise
-    except Exception as err:  # noqa: BLE001 (the driver must learn of every file, to remove what the run wrote)
+    except Exception as err:  # the driver must learn of every file, to remove what the run wrote
         return "error", f"{job.name}: {type(err).__name__}: {err}"
 
 
 def spark_rewrite(spark, root: str | Path, *, partitions: str | None = None, mode: str = "auto",
                   compat: str = "auto", dry_run: bool = False, max_attempts: int = 10,
-                  hook: Callable[[str], None] = lambda stage: None, plan: RewritePlan | None = None) -> RewriteResult:
+                  plan: RewritePlan | None = None) -> RewriteResult:
     """:func:`fileindex.table.rewrite.rewrite_file_index` with the per-file work on Spark. ``plan``: one
     :func:`plan_rewrite` made already (a table it refuses is then refused before Spark starts); a commit that
     lands after it is rebased over, as after any plan."""
     if plan is None:
         plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat)
-    hook("sidecars")
+    reached(Stage.SIDECARS)
     if plan.jobs:
         slices = min(len(plan.jobs), max(1, 2 * spark.sparkContext.defaultParallelism))
         dry = dry_run
@@ -65,4 +55,4 @@ def spark_rewrite(spark, root: str | Path, *, partitions: str | None = None, mod
         raise TableError(f"{errors[0]}{more}; nothing was committed")
     position = {job.name: number for number, job in enumerate(plan.jobs)}
     changes.sort(key=lambda change: position[change.job.name])  # the plan's order, as the local run's
-    return commit_rewrite(plan, changes, dry_run=dry_run, max_attempts=max_attempts, hook=hook)
+    return commit_rewrite(plan, changes, dry_run=dry_run, max_attempts=max_attempts)

@@ -1,6 +1,6 @@
 """One way to get a Spark session for the pipeline: local mode by default, any cluster by its URL.
 
-``spark_session()`` starts ``local[*]`` bound to the loopback address, with the running interpreter
+``start_session()`` starts ``local[*]`` bound to the loopback address, with the running interpreter
 for the Python workers, Arrow on, Spark's logging at WARN and the web UI off (``ui=True`` turns it
 on). ``master`` (``spark://host:7077``, ``yarn``, ``local[2]``) and ``conf`` pass through. Under
 ``spark-submit`` (or wherever a session is already running) the active session is used as it is.
@@ -8,6 +8,9 @@ Java is checked first, so a missing or old JDK is one message, not a JVM stack t
 ``spark://`` master that does not answer (Spark itself retries for a minute without naming it).
 ``check_workers`` runs a one-task probe on every session the pipeline uses, so that Python workers
 that cannot import this package (another interpreter) are one message saying what to set.
+
+The lowest of the Spark modules: the jobs (``jobs``) and the data source (``datasource``) import it, never
+the other way round.
 """
 from __future__ import annotations
 
@@ -110,9 +113,10 @@ def caller_sigint_handler_kept() -> Iterator[None]:
             signal.signal(signal.SIGINT, handler)
 
 
-def spark_session(master: str | None = None, conf: Mapping[str, str] | None = None, *, ui: bool = False,
+def start_session(master: str | None = None, conf: Mapping[str, str] | None = None, *, ui: bool = False,
                   app_name: str = "fileindex"):
-    """The session the pipeline runs on (see the module docstring)."""
+    """The session the pipeline runs on (see the module docstring), without the data source, which is a layer
+    above (``fileindex.spark.spark_session`` registers it)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as err:
@@ -171,9 +175,6 @@ def _quiet_task_failures(session) -> None:
 def _prepare(session) -> None:
     session.sparkContext.setLogLevel("WARN")
     check_workers(session)
-    from fileindex.spark.datasource import register
-
-    register(session)
 
 
 _checked_applications: set[str] = set()

@@ -14,7 +14,7 @@ from fileindex.errors import UsageError
 from fileindex.java.binary_row import serialize
 from fileindex.java.hash import binary_string_hash_code
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import And, Leaf, Predicate
+from fileindex.predicate.tree import Leaf, Predicate, conjuncts
 from fileindex.table.metadata import Schema
 from fileindex.types import DataType
 
@@ -47,10 +47,9 @@ def reachable_buckets(predicate: Predicate | None, schema: Schema) -> frozenset[
     if predicate is None or found is None:
         return None
     buckets, keys = found
-    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
     choices = []
     for key in keys:
-        values = _fixed_values(conjuncts, key)
+        values = _fixed_values(conjuncts(predicate), key)
         if values is None:
             return None
         choices.append(values)

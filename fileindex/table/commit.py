@@ -12,36 +12,45 @@ The snapshot is the latest one's JSON (same keys, same order) with the new lists
 latest schema id, created as ``snapshot-(N+1)`` only if absent. On a lost race the commit rebases on
 the new latest snapshot: changes whose old entry is no longer live (a concurrent compaction or rewrite)
 are dropped (their new sidecars deleted) and reported, the rest retried. ``LATEST`` follows a won race.
+
+:func:`commit_changes` returns what happened (a :class:`CommitOutcome`). Until the snapshot is linked, a
+failure deletes every sidecar of the changes (nothing may reference them) and is raised; after it, the
+files are the table's and a failure (writing ``LATEST``) is raised with nothing deleted.
 """
 from __future__ import annotations
 
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fileindex.table.errors import CommitConflict
 from fileindex.table.manifest_writer import ADD, DELETE, ManifestWriter
 from fileindex.table.metadata import TableError, latest_snapshot_id, live_entries, load_snapshot, read_json, read_rows
 from fileindex.table.options_alter import latest_schema_id
 from fileindex.table.rewrite_plan import FileChange, RewritePlan, manifest_shapes
+from fileindex.table.stages import Stage, reached
 from fileindex.writing.atomic import write_atomically
 
 COMMIT_IDENTIFIER = 2**63 - 1  # Java's BatchWriteBuilder.COMMIT_IDENTIFIER
 ENTRIES_PER_MANIFEST = 20000  # fold: roughly manifest.target-file-size (8 MB) of entries
 
 
-class CommitConflict(TableError):
-    """Other writers took every snapshot id this commit tried."""
-
-
-@dataclass
+@dataclass(frozen=True)
 class CommitOutcome:
-    snapshot_id: int | None
+    snapshot_id: int | None  # the linked snapshot; None when every change was dropped
     committed: list[FileChange] = field(default_factory=list)
     dropped: list[FileChange] = field(default_factory=list)  # their old entry was no longer live
     attempts: int = 0
+
+
+def remove_written(changes: Iterable[FileChange]) -> None:
+    """Delete the sidecars these changes wrote (for changes no snapshot references)."""
+    for change in changes:
+        if change.written:
+            Path(change.written).unlink(missing_ok=True)
 
 
 def delta_entries(changes: list[FileChange]) -> list[dict]:
@@ -95,27 +104,42 @@ def _write_lists(plan: RewritePlan, snapshot, live: list, changes: list[FileChan
     return writer.manifest_list(base_rows), writer.manifest_list([meta])
 
 
-def commit_changes(plan: RewritePlan, changes: list[FileChange], outcome: CommitOutcome, *, max_attempts: int = 10,
-                   hook: Callable[[str], None] = lambda stage: None) -> CommitOutcome:
-    """Commit ``changes`` (changed files only) as one COMPACT snapshot; see the module docstring.
-    ``outcome`` is filled as the commit goes: its ``snapshot_id`` is set as soon as the snapshot is linked
-    (from then on the files are the table's, whatever fails later)."""
+def commit_changes(plan: RewritePlan, changes: list[FileChange], *, max_attempts: int = 10) -> CommitOutcome:
+    """Commit ``changes`` (changed files only) as one COMPACT snapshot; see the module docstring."""
+    try:
+        outcome, snapshot, text = _link_snapshot(plan, changes, max_attempts)
+    except BaseException:
+        remove_written(changes)  # not committed: nothing may reference them
+        raise
+    if outcome.snapshot_id is None:
+        return outcome
+    reached(Stage.LATEST)
+    write_atomically(snapshot.parent / "LATEST", str(outcome.snapshot_id).encode())
+    if snapshot.read_bytes() != text:
+        raise TableError(f"snapshot/{snapshot.name} was replaced by another committer right after this commit "
+                         "wrote it (a writer without create-if-absent): check the table")
+    return outcome
+
+
+def _link_snapshot(plan: RewritePlan, changes: list[FileChange],
+                   max_attempts: int) -> tuple[CommitOutcome, Path, bytes]:
+    """Write the manifests and link the snapshot, rebasing on a lost race: the outcome, the snapshot's path and
+    its bytes (the outcome's ``snapshot_id`` is None, and nothing is written, when every change was dropped)."""
     root = plan.root
-    pending = list(changes)
+    pending, dropped = list(changes), []
     commit_user = f"paimon-fileindex-{uuid.uuid4()}"
     for attempt in range(max_attempts):
-        outcome.attempts = attempt + 1
         latest_id = latest_snapshot_id(root)
         snapshot = load_snapshot(root, latest_id)
         live = live_entries(root, snapshot)
         live_ids = {entry.identifier for _, entry in live}
-        for change in [c for c in pending if c.job.identifier not in live_ids]:
-            pending.remove(change)
-            outcome.dropped.append(change)
-            if change.written:
-                Path(change.written).unlink(missing_ok=True)
+        gone = [c for c in pending if c.job.identifier not in live_ids]
+        remove_written(gone)
+        dropped += gone
+        pending = [c for c in pending if c.job.identifier in live_ids]
+        target = root / "snapshot" / f"snapshot-{latest_id + 1}"
         if not pending:
-            return outcome
+            return CommitOutcome(None, [], dropped, attempt + 1), target, b""
         entry_shape, list_shape = manifest_shapes(root, snapshot)
         if entry_shape is None:
             raise TableError(f"snapshot-{latest_id}: names no manifest, yet files were planned")
@@ -124,28 +148,20 @@ def commit_changes(plan: RewritePlan, changes: list[FileChange], outcome: Commit
                                 [plan.schema.by_name()[k].type for k in plan.schema.partition_keys], schema_id,
                                 int(plan.schema.options.get("file.compression.zstd-level", "1")))
         try:
-            hook("manifests")
+            reached(Stage.MANIFESTS)
             base, delta = _write_lists(plan, snapshot, live, pending, writer)
             latest_json = read_json(root, root / "snapshot" / f"snapshot-{latest_id}", "snapshot")
             new = snapshot_json(latest_json, snapshot_id=latest_id + 1, schema_id=schema_id, base=base,
                                 delta=delta, commit_user=commit_user)
             text = json.dumps(new, indent=2, ensure_ascii=False).encode()
-            hook("snapshot")
-            target = root / "snapshot" / f"snapshot-{latest_id + 1}"
+            reached(Stage.SNAPSHOT)
             won = write_atomically(target, text, overwrite=False)
         except BaseException:
             writer.remove_created()
             raise
-        if not won:
-            writer.remove_created()
-            time.sleep(min(0.05 * 2 ** attempt, 1.0))
-            continue
-        outcome.snapshot_id, outcome.committed = latest_id + 1, pending
-        hook("latest")
-        write_atomically(root / "snapshot" / "LATEST", str(latest_id + 1).encode())
-        if target.read_bytes() != text:
-            raise TableError(f"snapshot/snapshot-{latest_id + 1} was replaced by another committer right after "
-                             "this commit wrote it (a writer without create-if-absent): check the table")
-        return outcome
+        if won:
+            return CommitOutcome(latest_id + 1, pending, dropped, attempt + 1), target, text
+        writer.remove_created()
+        time.sleep(min(0.05 * 2 ** attempt, 1.0))
     raise CommitConflict(f"other writers committed {max_attempts} times while this commit tried; nothing was "
                          "committed: re-run the rewrite")

@@ -14,3 +14,8 @@ class TableError(FileIndexError):
 
 class UnsafeNameError(TableError):
     """A name in a table's metadata that would lead a read or a write outside the table's folders."""
+
+
+class CommitConflict(FileIndexError):
+    """Other writers took every snapshot (or schema) id a commit tried, as many times as it was allowed to
+    retry: nothing was committed, and a re-run may succeed. The command line exits with its own code."""

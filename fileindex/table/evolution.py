@@ -9,7 +9,9 @@ it fits the file's narrower type.
 """
 from __future__ import annotations
 
-from fileindex.predicate.tree import And, Leaf, Predicate, and_
+from dataclasses import dataclass
+
+from fileindex.predicate.tree import Leaf, LeafRewrite, Predicate, and_, conjuncts, visit
 from fileindex.table.metadata import Schema
 from fileindex.types import NUMERIC_BITS, DataType
 
@@ -60,41 +62,38 @@ def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf:
     return Leaf(leaf.function, data_field.name + (key or ""), literals)
 
 
-def _rewrite(predicate: Predicate, table: Schema, data: Schema) -> Predicate:
-    if isinstance(predicate, Leaf):
-        return _leaf(predicate, table, data)
-    children = tuple(_rewrite(child, table, data) for child in predicate.children)
-    return type(predicate)(children)
+class _Remap(LeafRewrite):
+    def __init__(self, table: Schema, data: Schema):
+        self.table, self.data = table, data
+
+    def leaf(self, leaf: Leaf) -> Predicate:
+        return _leaf(leaf, self.table, self.data)
 
 
-def _all_null_answer(predicate: Predicate, table: Schema, data: Schema) -> bool | None:
-    """True/False when the conjunct's answer on an all-null column decides it, None otherwise."""
-    if isinstance(predicate, Leaf):
-        try:
-            _leaf(predicate, table, data)
-            return None
-        except _AllNull:
-            return predicate.function in ALL_NULL_TRUE
-        except _Unusable:
-            return None
-    return None
+@dataclass(frozen=True)
+class FilePredicate:
+    """A table predicate as a data file written under another schema can be asked it: ``predicate``, the
+    usable conjuncts in the file's column names (None: none is usable, every row may match: REMAIN);
+    ``matches_nothing``, a conjunct on a column the file lacks that no row can satisfy (SKIP)."""
+
+    predicate: Predicate | None
+    matches_nothing: bool = False
 
 
-def devolve(predicate: Predicate, table: Schema, data: Schema, *, absent_as_null: bool = False):
-    """The predicate in the file's schema, or None when nothing usable is left (REMAIN).
-
-    Returns ``False`` (with ``absent_as_null``) when a conjunct on an absent column can match no row.
-    """
+def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
+                    absent_as_null: bool = False) -> FilePredicate:
+    """``predicate`` (in the table's schema) for a file written under ``data`` (see the module docstring).
+    ``absent_as_null``: a conjunct on a column the file lacks is answered as that column, all null, would."""
     if table.id == data.id:
-        return predicate
-    conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
+        return FilePredicate(predicate)
     kept = []
-    for conjunct in conjuncts:
+    remap = _Remap(table, data)
+    for conjunct in conjuncts(predicate):
         try:
-            kept.append(_rewrite(conjunct, table, data))
-        except (_Unusable, _AllNull):
-            if absent_as_null and _all_null_answer(conjunct, table, data) is False:
-                return False
-    return and_(*kept) if kept else None
-
-
+            kept.append(visit(conjunct, remap))
+        except _AllNull:
+            if absent_as_null and isinstance(conjunct, Leaf) and conjunct.function not in ALL_NULL_TRUE:
+                return FilePredicate(None, matches_nothing=True)
+        except _Unusable:
+            pass
+    return FilePredicate(and_(*kept) if kept else None)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from fileindex.errors import UsageError
+from fileindex.table.errors import CommitConflict
 from fileindex.table.metadata import load_schema, not_a_table, read_json, schema_ids
 from fileindex.writing.atomic import write_atomically
 
@@ -65,7 +66,7 @@ def refuse_ignored_keys(options: Mapping[str, str], types, changes: Mapping[str,
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
 
 
-def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # noqa: A002 (Java's word)
+def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # shadows the builtin: Java's word
                         reset: Iterable[str] = ()) -> int | None:
     """Apply SET and RESET to the latest schema's options; the new schema id, or None when nothing changes."""
     root = Path(root)
@@ -90,4 +91,5 @@ def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None, 
         text = json.dumps(data, indent=2, ensure_ascii=False).encode()
         if write_atomically(root / "schema" / f"schema-{latest + 1}", text, overwrite=False):
             return latest + 1
-    raise UsageError(f"{root}: other writers changed the schema {MAX_ATTEMPTS} times while altering; retry")
+    raise CommitConflict(f"{root}: other writers changed the schema {MAX_ATTEMPTS} times while altering; nothing "
+                         "was committed: retry")

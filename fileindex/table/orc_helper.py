@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import cast
+from typing import IO, cast
 
 _FRAME = struct.Struct("<Q")
 READY = "ready"
@@ -34,33 +34,35 @@ class _Helper:
         env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
         self.process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        pipes = (self.process.stdin, self.process.stdout, self.process.stderr)  # all three PIPE: never None
+        self.stdin, self.stdout, self.stderr = (cast(IO[bytes], pipe) for pipe in pipes)
         try:
-            ready = _read_frame(self.process.stdout)
+            ready = _read_frame(self.stdout)
         except EOFError:
             ready = None
         if ready != READY:
             self.process.kill()
-            error = self.process.stderr.read().decode(errors="replace").strip().splitlines()
+            error = self.stderr.read().decode(errors="replace").strip().splitlines()
             self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            for stream in (self.stdin, self.stdout, self.stderr):
                 stream.close()
             raise OSError(f"the ORC helper process ({sys.executable} -m {__name__}) did not start: "
                           f"{error[-1] if error else 'no error shown'}")
-        self.process.stderr.close()  # the helper sends its stderr to /dev/null once started
+        self.stderr.close()  # the helper sends its stderr to /dev/null once started
 
     def ask(self, path: str) -> tuple[str, object]:
         """("ok", rows) or ("error", the exception the reader raised)."""
-        _write_frame(self.process.stdin, path)
-        return _read_frame(self.process.stdout)
+        _write_frame(self.stdin, path)
+        return _read_frame(self.stdout)
 
     def close(self) -> None:
         try:
-            self.process.stdin.close()  # the helper ends at the end of its input
+            self.stdin.close()  # the helper ends at the end of its input
             self.process.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
-        self.process.stdout.close()
+        self.stdout.close()
 
 
 _helper: _Helper | None = None

@@ -9,12 +9,12 @@ files a snapshot names are never touched. Superseded sidecars stay on disk (as i
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fileindex.table.commit import CommitOutcome, commit_changes
+from fileindex.table.commit import commit_changes, remove_written
 from fileindex.table.rewrite_plan import FileChange, RewritePlan, plan_rewrite, rewrite_file
+from fileindex.table.stages import Stage, reached
 
 
 @dataclass
@@ -39,28 +39,14 @@ class RewriteResult:
                 "dropped": self.dropped, "attempts": self.attempts}
 
 
-def remove_written(changes: Iterable[FileChange]) -> None:
-    for change in changes:
-        if change.written:
-            Path(change.written).unlink(missing_ok=True)
-
-
-def commit_rewrite(plan: RewritePlan, changes: list[FileChange], *, dry_run: bool = False, max_attempts: int = 10,
-                   hook: Callable[[str], None] = lambda stage: None) -> RewriteResult:
+def commit_rewrite(plan: RewritePlan, changes: list[FileChange], *, dry_run: bool = False,
+                   max_attempts: int = 10) -> RewriteResult:
     """Commit the per-file results of ``plan`` (from any executor); removes their sidecars on failure."""
     result = RewriteResult(plan.snapshot_id, plan.mode, plan.floor, dry_run, changes)
     changed = result.changed
     if dry_run or not changed:
         return result
-    outcome = CommitOutcome(None)
-    try:
-        commit_changes(plan, changed, outcome, max_attempts=max_attempts, hook=hook)
-    except BaseException:
-        if outcome.snapshot_id is None:  # not committed: nothing may reference them
-            remove_written(changed)
-        raise
-    if outcome.snapshot_id is None:  # every change was dropped: nothing references their sidecars
-        remove_written(changed)
+    outcome = commit_changes(plan, changed, max_attempts=max_attempts)
     result.snapshot_id, result.attempts = outcome.snapshot_id, outcome.attempts
     result.dropped = [c.job.name for c in outcome.dropped]
     return result
@@ -68,17 +54,16 @@ def commit_rewrite(plan: RewritePlan, changes: list[FileChange], *, dry_run: boo
 
 def rewrite_file_index(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
                        compat: str = "auto", dry_run: bool = False, max_attempts: int = 10,
-                       hook: Callable[[str], None] = lambda stage: None, allow_external: bool = False) -> RewriteResult:
+                       allow_external: bool = False) -> RewriteResult:
     """Rebuild the indexes of the table's live files (of ``partitions``, ``k=v[,k=v][;…]``) from its
-    current options and commit them; ``hook(stage)`` is called before "sidecars", "manifests",
-    "snapshot" (the link) and "latest" (tests inject failures there)."""
+    current options and commit them (tests stop it at each :class:`fileindex.table.stages.Stage`)."""
     plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat, allow_external=allow_external)
     changes: list[FileChange] = []
     try:
-        hook("sidecars")
+        reached(Stage.SIDECARS)
         for job in plan.jobs:
             changes.append(rewrite_file(job, dry_run=dry_run))
     except BaseException:
         remove_written(changes)
         raise
-    return commit_rewrite(plan, changes, dry_run=dry_run, max_attempts=max_attempts, hook=hook)
+    return commit_rewrite(plan, changes, dry_run=dry_run, max_attempts=max_attempts)

@@ -24,9 +24,9 @@ from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.memo import computed_in_batches
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate
-from fileindex.predicate.tree import And, Predicate, and_, columns
+from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.table.deletion_vectors import DeletionVector, deletion_vectors
-from fileindex.table.evolution import devolve
+from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import (
     DataFile,
     Schema,
@@ -259,32 +259,28 @@ class PaimonTable:
             return where, answers
         data = self.data_schema(entry)
         pending = []  # (position, the predicate in the file's schema)
-        same = data.id == self.schema.id  # (what devolve checks first: most files, no call)
+        same = data.id == self.schema.id  # (what remap_predicate checks first: most files, no call)
         for j, predicate in enumerate(predicates):
-            devolved = predicate if same or predicate is None else devolve(predicate, self.schema, data,
-                                                                          absent_as_null=extended)
-            if devolved is False:
+            if predicate is None:
+                continue
+            remapped = FilePredicate(predicate) if same else remap_predicate(predicate, self.schema, data,
+                                                                              absent_as_null=extended)
+            if remapped.matches_nothing:
                 answers[j] = (SKIP, "a conjunct names a column this file does not have (all null)")
-            elif devolved is not None:
-                pending.append((j, devolved))
+            elif remapped.predicate is not None:
+                pending.append((j, remapped.predicate))
         evaluator = self._evaluator(entry, extended)
         if len(pending) == 1:  # most plans: one predicate, nothing to share between predicates
-            j, devolved = pending[0]
+            j, remapped_predicate = pending[0]
             try:
-                answers[j] = (evaluator.evaluate(container, devolved), note)
+                answers[j] = (evaluator.evaluate(container, remapped_predicate), note)
             except (DecodeError, SchemaMisfitError) as err:
                 answers[j] = (REMAIN, index_problem(err))
             return where, answers
-        while pending:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
-            done = 0
-            try:
-                for result, _ in evaluator.evaluate_many(container, [devolved for _, devolved in pending]):
-                    answers[pending[done][0]] = (result, note)
-                    done += 1
-            except (DecodeError, SchemaMisfitError) as err:
-                answers[pending[done][0]] = (REMAIN, index_problem(err))
-                done += 1
-            pending = pending[done:]
+        # a malformed body answers REMAIN for the predicate that met it; the rest go on
+        outcomes = evaluator.evaluate_each(container, [remapped_predicate for _, remapped_predicate in pending])
+        for (j, _), outcome in zip(pending, outcomes, strict=True):
+            answers[j] = (outcome, note) if isinstance(outcome, FileIndexResult) else (REMAIN, index_problem(outcome))
         return where, answers
 
     def verdict(self, entry: DataFile, predicate: Predicate, vector: DeletionVector | None = None, *,
@@ -322,7 +318,7 @@ class PaimonTable:
         groups: dict[tuple, list[DataFile]] = {}
         for entry in entries:
             groups.setdefault((entry.first_row_id, entry.row_count), []).append(entry)
-        conjuncts = predicate.children if isinstance(predicate, And) else (predicate,)
+        parts = conjuncts(predicate)
         for members in groups.values():
             newest_first = sorted(members, key=lambda e: e.max_sequence_number, reverse=True)
             claimed: set[int] = set()
@@ -331,7 +327,7 @@ class PaimonTable:
                 own = {f.id for f in self.data_schema(entry).fields} - claimed
                 claimed |= own
                 names = {f.name for f in self.schema.fields if f.id in own}
-                usable = [c for c in conjuncts if set(_base(n) for n in columns(c)) <= names]
+                usable = [c for c in parts if set(_base(n) for n in columns(c)) <= names]
                 part = and_(*usable) if usable else None
                 where, ((result, note),) = self._evaluate(entry, [part], extended)
                 verdicts.append((entry, where, result, note))

@@ -10,19 +10,21 @@ NOT IN and NOT BETWEEN, null literals, unknown null counts, and statistics that 
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 
 from fileindex.errors import FileIndexError
 from fileindex.java.binary_row import UNKNOWN, field_at
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import And, Leaf, Or, Predicate
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, visit
 from fileindex.table.metadata import DataFile, Schema, ValueStats
 from fileindex.types import DataType
 
 INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME")
 
 
-class Statistics:
-    """Min/max/null counts of some columns, each column's decoded when a predicate first asks.
+class Statistics(PredicateVisitor[bool]):
+    """Min/max/null counts of some columns, each column's decoded when a predicate first asks; as a visitor,
+    whether rows satisfying a predicate may be among them.
 
     ``strings``: whether string minimums and maximums are exact (a manifest's partition statistics) rather
     than truncated (a data file's, in Paimon's default ``truncate(16)`` mode); ``row_count`` None: unknown.
@@ -62,13 +64,15 @@ class Statistics:
         return low, high, nulls
 
     def may_match(self, predicate: Predicate) -> bool:
-        if isinstance(predicate, And):
-            return all(self.may_match(child) for child in predicate.children)
-        if isinstance(predicate, Or):
-            return any(self.may_match(child) for child in predicate.children)
-        return self._leaf(predicate)
+        return visit(predicate, self)
 
-    def _leaf(self, leaf: Leaf) -> bool:
+    def and_(self, children: Iterator[bool]) -> bool:
+        return all(children)
+
+    def or_(self, children: Iterator[bool]) -> bool:
+        return any(children)
+
+    def leaf(self, leaf: Leaf) -> bool:
         found = self.column(leaf.column)
         if found is None:
             return True

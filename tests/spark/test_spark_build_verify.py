@@ -10,7 +10,7 @@ from generated_data import OPTIONS, data_table, write_dataset
 from fileindex.cli import main
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.spark import build_indexes, verify_indexes
-from fileindex.spark.jobs import FAIL_BEFORE_RENAME
+from fileindex.spark.faults import failing_first_attempts
 from fileindex.writing.data_file import build_data_file_index
 
 TABLES = ROOT / "tests" / "tables"
@@ -48,11 +48,8 @@ def test_build_over_generated_files_equals_fileindex_build(spark, tmp_path):
 
 def test_a_retried_task_leaves_no_partial_sidecar(spark, tmp_path):
     paths = write_dataset(tmp_path, files=3, with_indexes=False)
-    spark.sparkContext.setLocalProperty(FAIL_BEFORE_RENAME, "true")
-    try:
+    with failing_first_attempts(spark):
         built = rows(build_indexes(spark, [str(tmp_path)], OPTIONS))  # every first attempt fails
-    finally:
-        spark.sparkContext.setLocalProperty(FAIL_BEFORE_RENAME, None)
     assert [r["status"] for r in built] == ["written"] * 3
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([p.name for p in paths] +
                                                                 [p.name + ".index" for p in paths])

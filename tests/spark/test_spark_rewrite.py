@@ -5,7 +5,8 @@ import shutil
 from conftest import ROOT
 
 from fileindex.cli import main
-from fileindex.spark.rewrite import FAIL_FIRST_ATTEMPT, spark_rewrite
+from fileindex.spark.faults import failing_first_attempts
+from fileindex.spark.rewrite import spark_rewrite
 from fileindex.table.metadata import live_entries, load_snapshot, read_rows
 from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
@@ -50,11 +51,8 @@ def test_spark_rewrite_commits_what_the_local_rewrite_commits(spark, tmp_path, c
 
 def test_a_failed_task_attempt_leaves_no_referenced_partial_file(spark, tmp_path):
     _, root = twins(tmp_path)
-    spark.sparkContext.setLocalProperty(FAIL_FIRST_ATTEMPT, "true")
-    try:
+    with failing_first_attempts(spark):
         result = spark_rewrite(spark, root)
-    finally:
-        spark.sparkContext.setLocalProperty(FAIL_FIRST_ATTEMPT, None)
     assert result.snapshot_id == 2 and result.changed
     live = live_entries(root, load_snapshot(root))
     for _, entry in live:

@@ -22,6 +22,7 @@ from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
 from fileindex.table.rewrite_plan import next_sidecar_name, options_for_file
 from fileindex.table.scan import PaimonTable
+from fileindex.table.stages import Stage, watching
 
 TABLES = ROOT / "tests" / "tables" / "parquet"
 
@@ -199,7 +200,7 @@ def test_a_sidecar_name_taken_by_a_stray_file_is_skipped(tmp_path):
     assert change.sidecar == entry.file_name + "-1.index" and stray.read_bytes() == b"not ours"
 
 
-@pytest.mark.parametrize("stage", ["sidecars", "manifests", "snapshot"])
+@pytest.mark.parametrize("stage", [Stage.SIDECARS, Stage.MANIFESTS, Stage.SNAPSHOT])
 def test_a_failure_before_the_link_removes_exactly_what_the_run_wrote(tmp_path, stage):
     root = copy(tmp_path, "append_with_bitmap")
     alter_table_options(root, set={"file-index.in-manifest-threshold": "1 B"})
@@ -209,8 +210,8 @@ def test_a_failure_before_the_link_removes_exactly_what_the_run_wrote(tmp_path, 
         if at == stage:
             raise RuntimeError(f"injected at {at}")
 
-    with pytest.raises(RuntimeError, match="injected"):
-        rewrite_file_index(root, hook=fail)
+    with pytest.raises(RuntimeError, match="injected"), watching(fail):
+        rewrite_file_index(root)
     assert files(root) == before
     assert rewrite_file_index(root).snapshot_id == 2
 
@@ -220,11 +221,11 @@ def test_a_failure_after_the_link_keeps_the_commit(tmp_path):
     alter_table_options(root, set={"file-index.in-manifest-threshold": "1 B"})
 
     def fail(at):
-        if at == "latest":
+        if at == Stage.LATEST:
             raise RuntimeError("injected after the link")
 
-    with pytest.raises(RuntimeError):
-        rewrite_file_index(root, hook=fail)
+    with pytest.raises(RuntimeError), watching(fail):
+        rewrite_file_index(root)
     assert (root / "snapshot" / "LATEST").read_text() == "1"
     with pytest.warns(UserWarning, match="LATEST"):
         table = PaimonTable(root)
@@ -237,8 +238,10 @@ def test_a_failure_after_the_link_keeps_the_commit(tmp_path):
 KILL = """
 import os, sys
 from fileindex.table.rewrite import rewrite_file_index
-stage = sys.argv[2]
-rewrite_file_index(sys.argv[1], hook=lambda at: os._exit(9) if at == stage else None)
+from fileindex.table.stages import Stage, watching
+stage = Stage(sys.argv[2])
+with watching(lambda at: os._exit(9) if at == stage else None):
+    rewrite_file_index(sys.argv[1])
 """
 
 
@@ -273,10 +276,11 @@ def test_a_concurrent_rewrite_of_the_same_files_drops_them_and_removes_our_sidec
     inner = []
 
     def concurrent(at):
-        if at == "manifests" and not inner:
+        if at == Stage.MANIFESTS and not inner:
             inner.append(rewrite_file_index(root))
 
-    result = rewrite_file_index(root, hook=concurrent)
+    with watching(concurrent):
+        result = rewrite_file_index(root)
     assert inner[0].snapshot_id == 2 and result.snapshot_id is None and len(result.dropped) == 1
     (entry,) = live_files(root, load_snapshot(root))
     assert entry.extra_files == (entry.file_name + "-1.index",)  # the inner run's; ours was removed

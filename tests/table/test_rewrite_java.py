@@ -19,6 +19,7 @@ from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
 from fileindex.table.scan import PaimonTable
+from fileindex.table.stages import Stage, watching
 
 pytestmark = pytest.mark.java
 
@@ -156,10 +157,11 @@ def test_a_java_commit_between_plan_and_link_is_rebased_over(java, tmp_path):
     cli("table", root, "--set", "file-index.bitmap.columns=name")
 
     def java_appends(stage):
-        if stage == "manifests" and latest_snapshot_id(root) == 2:
+        if stage == Stage.MANIFESTS and latest_snapshot_id(root) == 2:
             oracle.write_table(tmp_path / "warehouse", "race", COLUMNS, OPTIONS, [rows(5)])
 
-    result = rewrite_file_index(root, hook=java_appends)
+    with watching(java_appends):
+        result = rewrite_file_index(root)
     assert result.snapshot_id == 4 and result.attempts == 2 and result.dropped == []
     assert read_json(root, root / "snapshot" / "snapshot-3", "snapshot")["commitKind"] == "APPEND"
     assert load_snapshot(root).id == 4
@@ -298,7 +300,9 @@ def load_schema_options(root: Path) -> dict:
 KILL = """
 import os, sys
 from fileindex.table.rewrite import rewrite_file_index
-rewrite_file_index(sys.argv[1], hook=lambda at: os._exit(9) if at == sys.argv[2] else None)
+from fileindex.table.stages import Stage, watching
+with watching(lambda at: os._exit(9) if at == Stage(sys.argv[2]) else None):
+    rewrite_file_index(sys.argv[1])
 """
 
 

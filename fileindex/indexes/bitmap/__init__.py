@@ -3,13 +3,13 @@ values are encoded, hashed and ordered (``keys``), the deep check (``check``) an
 (``exhaustive``).
 """
 
-from fileindex.generated.bitmap import Bitmap  # noqa: E402
-from fileindex.indexes.bitmap import check as _check  # noqa: E402
-from fileindex.indexes.bitmap import exhaustive as _exhaustive  # noqa: E402
-from fileindex.indexes.bitmap.keys import key_kind  # noqa: E402
-from fileindex.indexes.bitmap.reader import BitmapReader  # noqa: E402
-from fileindex.indexes.bitmap.writer import INDEX_TYPE, OPTIONS, build  # noqa: E402  the package's API
-from fileindex.indexes.index_type import IndexType, KeyedSpec  # noqa: E402
+from fileindex.generated.bitmap import Bitmap
+from fileindex.indexes.bitmap import check as _check
+from fileindex.indexes.bitmap import exhaustive as _exhaustive
+from fileindex.indexes.bitmap.keys import key_kind
+from fileindex.indexes.bitmap.reader import BitmapReader
+from fileindex.indexes.bitmap.writer import INDEX_TYPE, OPTIONS, build  # the package's API
+from fileindex.indexes.index_type import IndexType, KeyedSpec
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)
 WHEN_TOO_LARGE = ("a bitmap keeps every distinct value with its rows; "

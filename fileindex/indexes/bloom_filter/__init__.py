@@ -3,14 +3,14 @@ hash (``keys``), sizing and fill math (``math``), the deep check (``check``) and
 (``exhaustive``).
 """
 
-from fileindex.generated.bloom_filter import BloomFilter  # noqa: E402
-from fileindex.indexes.bloom_filter import check as _check  # noqa: E402
-from fileindex.indexes.bloom_filter import exhaustive as _exhaustive  # noqa: E402
-from fileindex.indexes.bloom_filter.keys import INDEX_TYPE, OPTIONS  # noqa: E402  the package's API
-from fileindex.indexes.bloom_filter.math import configured_fpp, diagnose  # noqa: E402
-from fileindex.indexes.bloom_filter.reader import BloomFilterReader  # noqa: E402
-from fileindex.indexes.bloom_filter.writer import build  # noqa: E402
-from fileindex.indexes.index_type import FilterSizing, IndexType  # noqa: E402
+from fileindex.generated.bloom_filter import BloomFilter
+from fileindex.indexes.bloom_filter import check as _check
+from fileindex.indexes.bloom_filter import exhaustive as _exhaustive
+from fileindex.indexes.bloom_filter.keys import INDEX_TYPE, OPTIONS  # the package's API
+from fileindex.indexes.bloom_filter.math import configured_fpp, diagnose
+from fileindex.indexes.bloom_filter.reader import BloomFilterReader
+from fileindex.indexes.bloom_filter.writer import build
+from fileindex.indexes.index_type import FilterSizing, IndexType
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)
 WHEN_TOO_LARGE = "its size follows items and fpp, not the data: lower items (or raise fpp)"

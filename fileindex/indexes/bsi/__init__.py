@@ -2,12 +2,12 @@
 deep check (``check``) and the exhaustive check (``exhaustive``).
 """
 
-from fileindex.generated.bsi import Bsi  # noqa: E402
-from fileindex.indexes.bsi import check as _check  # noqa: E402
-from fileindex.indexes.bsi import exhaustive as _exhaustive  # noqa: E402
-from fileindex.indexes.bsi.reader import BsiReader  # noqa: E402
-from fileindex.indexes.bsi.writer import INDEX_TYPE, OPTIONS, build  # noqa: E402  the package's API
-from fileindex.indexes.index_type import IndexType  # noqa: E402
+from fileindex.generated.bsi import Bsi
+from fileindex.indexes.bsi import check as _check
+from fileindex.indexes.bsi import exhaustive as _exhaustive
+from fileindex.indexes.bsi.reader import BsiReader
+from fileindex.indexes.bsi.writer import INDEX_TYPE, OPTIONS, build  # the package's API
+from fileindex.indexes.index_type import IndexType
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)
 WHEN_TOO_LARGE = "a bsi keeps a bitmap per bit of the values' range; use bloom-filter for = and IN, or no index"

@@ -2,13 +2,13 @@
 the deep check (``check``) and the exhaustive check (``exhaustive``).
 """
 
-from fileindex.generated.range_bitmap import RangeBitmap  # noqa: E402
-from fileindex.indexes.index_type import IndexType, KeyedSpec  # noqa: E402
-from fileindex.indexes.range_bitmap import check as _check  # noqa: E402
-from fileindex.indexes.range_bitmap import exhaustive as _exhaustive  # noqa: E402
-from fileindex.indexes.range_bitmap.keys import INDEX_TYPE, OPTIONS, key_kind  # noqa: E402  the package's API
-from fileindex.indexes.range_bitmap.reader import RangeBitmapReader  # noqa: E402
-from fileindex.indexes.range_bitmap.writer import build  # noqa: E402
+from fileindex.generated.range_bitmap import RangeBitmap
+from fileindex.indexes.index_type import IndexType, KeyedSpec
+from fileindex.indexes.range_bitmap import check as _check
+from fileindex.indexes.range_bitmap import exhaustive as _exhaustive
+from fileindex.indexes.range_bitmap.keys import INDEX_TYPE, OPTIONS, key_kind  # the package's API
+from fileindex.indexes.range_bitmap.reader import RangeBitmapReader
+from fileindex.indexes.range_bitmap.writer import build
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)
 WHEN_TOO_LARGE = ("a range-bitmap keeps a dictionary of every distinct value; on nearly unique values use bsi for "
