@@ -3,8 +3,7 @@ drops the partitions a predicate rules out (before their files' indexes are open
 brute-force filter of the live data."""
 import random
 
-import pyarrow as pa
-import pyarrow.compute  # noqa: F401 (pa.compute)
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from java_oracle import JavaOracle
@@ -136,5 +135,5 @@ def test_rows_a_bitmap_selects_are_read_from_their_pages_in_files_java_writes(ja
     monkeypatch.setattr(parquet_pages, "read_rows", counted)
     got = table.scan("name = 'rare'").to_arrow()
     whole = pq.ParquetFile(table.data_path(entry)).read()
-    assert got.to_pylist() == whole.filter(pa.compute.equal(whole["name"], "rare")).to_pylist()
+    assert got.to_pylist() == whole.filter(pc.equal(whole["name"], "rare")).to_pylist()
     assert got.num_rows == 5 and paged and paged[0] >= 3  # (region, with four values, may fill few pages)
