@@ -34,7 +34,16 @@ from fileindex.table.names import inside
 from fileindex.table.options_alter import latest_schema_id
 from fileindex.types import DataType
 from fileindex.writing.atomic import write_atomically
-from fileindex.writing.options import COLUMNS_SUFFIX, DEFAULT_THRESHOLD, PREFIX, THRESHOLD_KEY, parse_options
+from fileindex.writing.options import (
+    COLUMNS_SUFFIX,
+    DEFAULT_THRESHOLD,
+    PREFIX,
+    THRESHOLD_KEY,
+    keys_by_column,
+    one_type_notes,
+    parse_options,
+    writer_version,
+)
 
 # ------------------------------------------------------------------------------------- names and options
 
@@ -96,6 +105,7 @@ class FileJob:
     types: dict  # the file's schema: column name -> DataType
     threshold: int
     external: bool = False  # the data file lies under an external path (its sidecar would be written there)
+    writer: str | None = None  # the Paimon release whose writer to reproduce (None: the newest)
 
 
 @dataclass(frozen=True)
@@ -137,9 +147,9 @@ def build_container(job: FileJob) -> bytes | None:
     from fileindex.writing.data_file import build_from_reader
 
     types: dict[str, DataType] = job.types
-    if not parse_options(job.options, types).requests:
+    if not parse_options(job.options, types, writer=job.writer).requests:
         return None
-    built = build_from_reader(DataFileReader(job.data_path), job.options, types)
+    built = build_from_reader(DataFileReader(job.data_path), job.options, types, writer=job.writer)
     return built.held
 
 
@@ -222,6 +232,8 @@ class RewritePlan:
     floor: str | None
     mode: str  # "delta" or "fold"
     jobs: list[FileJob] = field(default_factory=list)
+    writer: str | None = None  # the Paimon release whose writers the rewrite reproduces (None: the newest)
+    notes: list[str] = field(default_factory=list)  # what that writer leaves out of the options (one_type_notes)
 
 
 def check_location(root: str | Path) -> None:
@@ -295,10 +307,24 @@ def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] 
     return any(all(values.get(k) == v for k, v in spec.items()) for spec in specs)
 
 
+def writer_of(floor: str) -> str | None:
+    """The writer a table's manifest shape implies: 0.9 and 1.0 manifests were written by Paimon 0.9 or
+    1.0, which write one index type per column; a 1.1 shape may be 1.1 (one type) or 1.2 (every type) and
+    is taken as the newest, which drops no declared index (``--writer-version 1.1`` says otherwise)."""
+    return floor if keys_by_column(floor) and floor != "1.1" else None
+
+
+def writer_version_text(text: str) -> str | None:
+    """``--writer-version``: a Paimon release, or ``latest`` (None)."""
+    return None if writer_version(text) is None else text
+
+
 def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
-                 compat: str = "auto", allow_external: bool = False) -> RewritePlan:
+                 compat: str = "auto", allow_external: bool = False, writer: str = "auto") -> RewritePlan:
     """The table's live files to rewrite, each a picklable job. Files under external paths are refused
-    unless ``allow_external``: their new sidecars would be written there, outside the table."""
+    unless ``allow_external``: their new sidecars would be written there, outside the table. ``writer``:
+    the Paimon release whose writers to reproduce; ``auto``: the one the manifests' shape names when it
+    writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`)."""
     from fileindex.table.metadata import load_snapshot
     from fileindex.table.scan import PaimonTable
 
@@ -319,11 +345,13 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
         raise UsageError(f"--mode {mode}: choose auto, delta or fold")
     chosen = ("fold" if detected == "0.9" else "delta") if mode == "auto" else mode
     options = readable_options(schema.options, floor)
+    chosen_writer = writer_of(detected) if writer == "auto" else writer_version_text(writer)
     threshold_text = schema.options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
     table = PaimonTable(table_root, None)
     specs = parse_partitions(partitions, schema)
-    plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen)
+    plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen, writer=chosen_writer,
+                       notes=one_type_notes(options, chosen_writer))
     for row, entry in live_entries(table_root, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
@@ -336,7 +364,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
         plan.jobs.append(FileJob(name, str(path), str(table_root), row, entry.identifier, file_options, data.types(),
-                                 threshold, bool(entry.external_path)))
+                                 threshold, bool(entry.external_path), chosen_writer))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
         field_stats([plan.jobs[0].row["_PARTITION"]], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan
