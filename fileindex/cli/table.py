@@ -36,7 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="change a table option as Java's ALTER TABLE SET does (writes schema/schema-N+1), e.g. "
                              "file-index.bloom-filter.columns=id; repeat for more; then fileindex rewrite ROOT")
     parser.add_argument("--reset", action="append", default=[], metavar="KEY",
-                        help="remove a table option as ALTER TABLE RESET does; repeat for more")
+                        help="remove a table option as ALTER TABLE RESET does; repeat for more (resetting "
+                             "file-index.<type>.columns removes that type's per-column options too)")
+    parser.add_argument("--drop-index", action="append", default=[], metavar="TYPE[:COLUMN]",
+                        help="drop an index type from a column (from every column without :COLUMN) with its "
+                             "per-column options, e.g. bloom-filter:id; repeat for more; then fileindex rewrite ROOT")
     parser.add_argument("--orphans", action="store_true",
                         help="list index files, manifests and manifest lists that no snapshot or tag names "
                              "(e.g. sidecars a rewrite superseded); lists only, deletes nothing")
@@ -45,13 +49,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from fileindex.table.scan import PaimonTable
 
+    altering = args.set or args.reset or args.drop_index
     given = [flag for flag, value in (("--where", args.where), ("--indexes", args.indexes),
-                                      ("--explain", args.explain), ("--set/--reset", args.set or args.reset),
+                                      ("--explain", args.explain), ("--set/--reset/--drop-index", altering),
                                       ("--orphans", args.orphans)) if value]
     if len(given) > 1:
         return report_failure(NAME, UsageError(f"give one of {' and '.join(given)}: each is a command of its own "
                                                "(the others would be ignored)"))
-    if args.set or args.reset or args.orphans:
+    if altering or args.orphans:
         return alter_or_orphans(args)
     if args.explain:
         return explain_table_file(args)
@@ -78,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 def alter_or_orphans(args: argparse.Namespace) -> int:
     """``--set``/``--reset``: a new schema with the options changed; ``--orphans``: files nothing names."""
     from fileindex.cli import parse_key_values
-    from fileindex.table.options_alter import alter_table_options
+    from fileindex.table.options_alter import alter_table
     from fileindex.table.orphans import orphan_files
 
     try:
@@ -89,13 +94,18 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
             print(f"{len(orphans)} orphan file(s): named by no snapshot or tag", file=sys.stderr)
             return 0
         changes = parse_key_values(args.set, "--set", "file-index.bloom-filter.columns=id")
-        schema_id = alter_table_options(args.table, set=changes, reset=[k.strip() for k in args.reset])
+        altered = alter_table(args.table, set=changes, reset=[k.strip() for k in args.reset],
+                              drop=[d.strip() for d in args.drop_index])
+        schema_id = altered.schema_id
         rewrite_refusal = why_rewrite_refuses(args.table)
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     if schema_id is None:
         print(f"{args.table}: the options are already so; no new schema")
-    elif rewrite_refusal:
+        return 0
+    if altered.removed:
+        print(f"{args.table}: removed with their index: {', '.join(altered.removed)}")
+    if rewrite_refusal:
         print(f"{args.table}: wrote schema/schema-{schema_id}; files Java writes from now on follow it, but "
               f"fileindex rewrite cannot rebuild the existing files' indexes here ({rewrite_refusal})")
     else:

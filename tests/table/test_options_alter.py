@@ -1,0 +1,87 @@
+"""ALTER of file-index options: dropping an index takes its per-column options with it (``--drop-index``,
+or a RESET of the columns key), listed in the output; a change that would leave options without their
+index is refused, pointing at ``--drop-index``."""
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from fileindex.cli.app import main
+from fileindex.errors import UsageError
+from fileindex.table.metadata import load_schema
+from fileindex.table.options_alter import alter_table, alter_table_options, drop_index, latest_schema_id
+
+TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
+PER_COLUMN = {"file-index.bloom-filter.columns": "f0,f1", "file-index.bloom-filter.f0.items": "100",
+              "file-index.bloom-filter.f1.fpp": "0.01"}
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    target = tmp_path / "t"
+    shutil.copytree(TABLE, target)
+    alter_table_options(target, set=PER_COLUMN)
+    return target
+
+
+def index_options(root: Path) -> dict:
+    options = load_schema(root, latest_schema_id(root)).options
+    return {k: v for k, v in options.items() if k.startswith("file-index.") and k != "file-index.read.enabled"}
+
+
+def test_resetting_the_columns_key_removes_its_per_column_options_and_lists_them(root):
+    altered = alter_table(root, reset=["file-index.bloom-filter.columns"])
+    assert altered.removed == ["file-index.bloom-filter.f0.items", "file-index.bloom-filter.f1.fpp"]
+    assert index_options(root) == {"file-index.bitmap.columns": "f0,f1,f2"}
+
+
+def test_dropping_one_column_keeps_the_others_and_their_options(root):
+    altered = alter_table(root, drop=["bloom-filter:f0"])
+    assert altered.removed == ["file-index.bloom-filter.f0.items"]
+    assert index_options(root) == {"file-index.bitmap.columns": "f0,f1,f2", "file-index.bloom-filter.columns": "f1",
+                                   "file-index.bloom-filter.f1.fpp": "0.01"}
+    assert alter_table(root, drop=["bloom-filter:f1"]).removed == ["file-index.bloom-filter.f1.fpp"]
+    assert index_options(root) == {"file-index.bitmap.columns": "f0,f1,f2"}
+
+
+def test_dropping_a_type_drops_every_column_and_option_of_it_only(root):
+    alter_table(root, drop=["bloom-filter", "bitmap:f2"])
+    assert index_options(root) == {"file-index.bitmap.columns": "f0,f1"}
+
+
+def test_dropping_a_map_key_keeps_the_maps_options_while_another_key_is_indexed():
+    options = {"file-index.bloom-filter.columns": "m[a],m[b]", "file-index.bloom-filter.m.items": "9",
+               "file-index.bloom-filter.m[a].fpp": "0.1"}
+    assert drop_index(options, "bloom-filter:m[a]") == {"file-index.bloom-filter.columns": "m[b]",
+                                                        "file-index.bloom-filter.m[a].fpp": None}
+    assert drop_index({"file-index.bloom-filter.columns": "m[b]", "file-index.bloom-filter.m.items": "9"},
+                      "bloom-filter:m[b]") == {"file-index.bloom-filter.columns": None,
+                                               "file-index.bloom-filter.m.items": None}
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("bsi", "declares no bsi index (file-index.bsi.columns is not set); its index types: bitmap, bloom-filter"),
+    ("bloom-filter:f3", "file-index.bloom-filter.columns does not list f3 (it lists f0, f1)"),
+])
+def test_a_drop_of_what_the_table_does_not_index_is_refused(root, spec, message):
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        alter_table(root, drop=[spec])
+
+
+def test_narrowing_a_list_under_a_columns_option_points_at_drop_index(root):
+    with pytest.raises(UsageError) as caught:
+        alter_table(root, set={"file-index.bloom-filter.columns": "f1"})
+    assert str(caught.value) == (
+        "file-index.bloom-filter.f0.items is an option of the bloom-filter index on f0, which this change no "
+        "longer declares: --drop-index bloom-filter:f0 drops the index with its options (or --reset "
+        "file-index.bloom-filter.f0.items as well)")
+
+
+def test_the_cli_drops_and_says_what_went_with_the_index(root, capsys):
+    assert main(["table", str(root), "--drop-index", "bloom-filter"]) == 0
+    out = capsys.readouterr().out
+    assert "removed with their index: file-index.bloom-filter.f0.items, file-index.bloom-filter.f1.fpp" in out
+    assert "wrote schema/schema-2" in out
+    assert main(["table", str(root), "--drop-index", "bloom-filter"]) == 2
+    assert "declares no bloom-filter index" in capsys.readouterr().err
