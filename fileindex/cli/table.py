@@ -42,8 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="drop an index type from a column (from every column without :COLUMN) with its "
                              "per-column options, e.g. bloom-filter:id; repeat for more; then fileindex rewrite ROOT")
     parser.add_argument("--orphans", action="store_true",
-                        help="list index files, manifests and manifest lists that no snapshot or tag names "
-                             "(e.g. sidecars a rewrite superseded); lists only, deletes nothing")
+                        help="list index files, manifests, manifest lists and temporary files that no snapshot or "
+                             "tag names (e.g. sidecars a rewrite superseded), relative to the table root; data files "
+                             "are not looked for; lists only, deletes nothing")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,14 +85,15 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
     """``--set``/``--reset``: a new schema with the options changed; ``--orphans``: files nothing names."""
     from fileindex.cli import parse_key_values
     from fileindex.table.options_alter import alter_table
-    from fileindex.table.orphans import orphan_files
+    from fileindex.table.orphans import LOOKS_FOR, orphan_files
 
     try:
         if args.orphans:
             orphans = orphan_files(args.table)
-            for path in orphans:
-                print(json.dumps({"orphan": str(path)}) if args.json else path)
-            print(f"{len(orphans)} orphan file(s): named by no snapshot or tag", file=sys.stderr)
+            for path in orphans:  # relative to the table root, as --indexes lists files
+                relative = path.relative_to(Path(args.table)).as_posix()
+                print(json.dumps({"orphan": relative}) if args.json else relative)
+            print(f"{len(orphans)} orphan file(s): {LOOKS_FOR}", file=sys.stderr)
             return 0
         changes = parse_key_values(args.set, "--set", "file-index.bloom-filter.columns=id")
         altered = alter_table(args.table, set=changes, reset=[k.strip() for k in args.reset],

@@ -52,6 +52,11 @@ def _named(root: Path) -> set[Path]:
     return named
 
 
+LOOKS_FOR = ("index files (*.index beside data files), manifests and manifest lists (manifest/) and temporary "
+             "files (*.tmp) that no snapshot or tag names; data files are not looked for (Paimon's "
+             "remove_orphan_files removes those too)")
+
+
 def orphan_files(root: str | Path) -> list[Path]:
     """Index files (``*.index`` beside data files), manifests, manifest lists and leftover temporary
     files of the table that nothing names, sorted."""
