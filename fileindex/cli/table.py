@@ -117,15 +117,20 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
 
 
 def why_rewrite_refuses(root: str) -> str | None:
+    """What the next ``fileindex rewrite`` refuses, in its words, and (on stderr) what the table's Java
+    writers cannot honour."""
     from fileindex.table.metadata import load_schema
     from fileindex.table.options_alter import latest_schema_id
-    from fileindex.table.rewrite_plan import check_scope
+    from fileindex.table.rewrite_plan import alter_warnings, check_scope
 
     try:
         check_scope(root, load_schema(Path(root), latest_schema_id(Path(root))))
     except UsageError as err:
         return str(err).removeprefix(f"{root}: ")
-    return None
+    refusal, notes = alter_warnings(root)
+    for note in notes:
+        print(f"fileindex {NAME}: warning: {note}", file=sys.stderr)
+    return refusal
 
 
 def explain_table_file(args: argparse.Namespace) -> int:

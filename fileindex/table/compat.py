@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from fileindex.container.writer import FORMAT_VERSION_OPTION
 from fileindex.errors import UsageError
-from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
+from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX, one_type_notes
 
 FLOORS = ("0.9", "1.0", "1.1", "1.3")
 # the first release reading each index type
@@ -61,3 +61,20 @@ def readable_options(options: Mapping[str, str], floor: str | None) -> dict[str,
                                      f"to read bitmap version 2; set it to 1 ({hint})")
                 out[version_key] = "1"
     return out
+
+
+def writer_notes(options: Mapping[str, str], floor: str, writer: str | None) -> list[str]:
+    """What the table's Java writers cannot honour, each with the release that can: an index type newer
+    than the release that wrote its manifests (``floor``: every Java append then fails), and a column
+    listed under several types where ``writer`` writes one (:func:`one_type_notes`). The words both
+    ``table --set`` and ``rewrite`` print."""
+    notes = []
+    for key in options:
+        if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX):
+            index_type = key[len(PREFIX):-len(COLUMNS_SUFFIX)]
+            since = INDEX_SINCE.get(index_type)
+            if since is not None and _before(floor, since):
+                notes.append(f"{key}: the table's writers (Paimon {floor}, from its manifests) cannot write "
+                             f"{index_type} indexes, so each of their appends fails (\"Can't find file index for "
+                             f"type: {index_type}\"); Paimon {since} is the first that can")
+    return notes + one_type_notes(options, writer)

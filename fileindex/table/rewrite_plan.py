@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.java.binary_row import field_stats
-from fileindex.table.compat import FLOORS, floor_of, readable_options
+from fileindex.table.compat import FLOORS, floor_of, readable_options, writer_notes
 from fileindex.table.evolution import split_column
 from fileindex.table.metadata import (
     INDEX_FILE_SUFFIX as INDEX_SUFFIX,
@@ -40,7 +40,6 @@ from fileindex.writing.options import (
     PREFIX,
     THRESHOLD_KEY,
     keys_by_column,
-    one_type_notes,
     parse_options,
     writer_version,
 )
@@ -307,6 +306,33 @@ def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] 
     return any(all(values.get(k) == v for k, v in spec.items()) for spec in specs)
 
 
+def detect_floor(root: Path, snapshot) -> str:
+    """The oldest Paimon that must read the table, from the shape of the snapshot's newest manifests
+    (:func:`fileindex.table.compat.floor_of`); it is also the release whose writers wrote them."""
+    entry_shape, list_shape = manifest_shapes(root, snapshot)
+    if entry_shape is None and "_MIN_BUCKET" not in list_shape.field_names():
+        return "0.9"  # no manifest to tell 0.9 from 1.0: assume the older
+    return floor_of(entry_shape.field_names("_FILE") if entry_shape else {"_VALUE_STATS_COLS"},
+                    list_shape.field_names())
+
+
+def alter_warnings(root: str | Path) -> tuple[str | None, list[str]]:
+    """After an ALTER: the words the next rewrite refuses the options with (None: it accepts them), and
+    what the table's Java writers cannot honour (:func:`writer_notes`), as rewrite prints them."""
+    from fileindex.table.metadata import load_snapshot
+
+    table_root = Path(str(root).removeprefix("file://"))
+    options = load_schema(table_root, latest_schema_id(table_root)).options
+    if not any((table_root / "snapshot").glob("snapshot-*")):
+        return None, []  # no files yet: nothing to rewrite, no writer known
+    floor = detect_floor(table_root, load_snapshot(table_root))
+    try:
+        readable_options(options, floor)
+    except UsageError as err:
+        return str(err), writer_notes(options, floor, writer_of(floor))
+    return None, writer_notes(options, floor, writer_of(floor))
+
+
 def writer_of(floor: str) -> str | None:
     """The writer a table's manifest shape implies: 0.9 and 1.0 manifests were written by Paimon 0.9 or
     1.0, which write one index type per column; a 1.1 shape may be 1.1 (one type) or 1.2 (every type) and
@@ -333,11 +359,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     schema = load_schema(table_root, latest_schema_id(table_root))
     check_scope(root, schema)
     snapshot = load_snapshot(table_root)
-    entry_shape, list_shape = manifest_shapes(table_root, snapshot)
-    detected = floor_of(entry_shape.field_names("_FILE") if entry_shape else {"_VALUE_STATS_COLS"},
-                        list_shape.field_names())
-    if entry_shape is None and "_MIN_BUCKET" not in list_shape.field_names():
-        detected = "0.9"  # no manifest to tell 0.9 from 1.0: assume the older
+    detected = detect_floor(table_root, snapshot)
     if compat not in ("auto", "none", *FLOORS):
         raise UsageError(f"--compat {compat}: choose auto, none or a Paimon version ({', '.join(FLOORS)})")
     floor = detected if compat == "auto" else None if compat == "none" else compat
@@ -351,7 +373,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     table = PaimonTable(table_root, None)
     specs = parse_partitions(partitions, schema)
     plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen, writer=chosen_writer,
-                       notes=one_type_notes(options, chosen_writer))
+                       notes=writer_notes(options, detected, chosen_writer))
     for row, entry in live_entries(table_root, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue

@@ -85,3 +85,28 @@ def test_the_cli_drops_and_says_what_went_with_the_index(root, capsys):
     assert "wrote schema/schema-2" in out
     assert main(["table", str(root), "--drop-index", "bloom-filter"]) == 2
     assert "declares no bloom-filter index" in capsys.readouterr().err
+
+
+def test_set_warns_in_rewrites_words_about_what_rewrite_refuses_and_what_writers_cannot_write(tmp_path, capsys):
+    from fileindex.table.rewrite import rewrite_file_index
+
+    target = tmp_path / "t"
+    shutil.copytree(TABLE, target)
+    assert main(["table", str(target), "--set", "file-index.range-bitmap.columns=f1"]) == 0
+    out, err = capsys.readouterr()
+    with pytest.raises(UsageError) as refused:
+        rewrite_file_index(target)
+    assert f"fileindex rewrite cannot rebuild the existing files' indexes here ({refused.value})" in out
+    assert "run fileindex rewrite" not in out
+    assert ("warning: file-index.range-bitmap.columns: the table's writers (Paimon 1.1, from its manifests) cannot "
+            "write range-bitmap indexes, so each of their appends fails (\"Can't find file index for type: "
+            "range-bitmap\"); Paimon 1.3 is the first that can") in err
+    # what rewrite then prints (with --compat none) is the same line
+    assert main(["rewrite", str(target), "--compat", "none", "--dry-run"]) == 0
+    assert err.split("warning: ", 1)[1] in capsys.readouterr().err
+
+
+def test_set_of_what_rewrite_and_the_writers_accept_warns_nothing(root, capsys):
+    assert main(["table", str(root), "--set", "file-index.bitmap.columns=f0,f1"]) == 0
+    out, err = capsys.readouterr()
+    assert "run fileindex rewrite" in out and "warning" not in err

@@ -399,3 +399,25 @@ def test_property_our_rewrite_of_a_0_9_table_equals_java_0_9s_own_byte_for_byte(
         assert rewrite_file_index(root).snapshot_id is None
 
     run()
+
+
+def test_set_warns_of_what_java_0_9_writers_cannot_write_and_they_indeed_fail(java, tmp_path, capsys):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "warned", commits=1)
+    assert cli("table", root, "--set", "file-index.bloom-filter.columns=name",
+               "--set", "file-index.bitmap.columns=name") == 0
+    out, err = capsys.readouterr()
+    assert "run fileindex rewrite" in out
+    assert "warning: name is listed in file-index.bloom-filter.columns and file-index.bitmap.columns; Paimon 0.9 " \
+           "writes one index type per column: only bloom-filter for it" in err
+    assert cli("table", root, "--set", "file-index.bsi.columns=id") == 0
+    out, err = capsys.readouterr()
+    assert "fileindex rewrite cannot rebuild the existing files' indexes here (file-index.bsi.columns: Paimon 1.0 " \
+           "reads bsi indexes" in out
+    assert "the table's writers (Paimon 0.9, from its manifests) cannot write bsi indexes, so each of their " \
+           "appends fails" in err and "Paimon 1.0 is the first that can" in err
+    with pytest.raises(RuntimeError, match="Can't find file index for type: bsi"):
+        oracle.write_table(tmp_path / "warehouse", "warned", COLUMNS, OPTIONS, [rows(5)])
+    assert cli("table", root, "--drop-index", "bsi") == 0
+    oracle.write_table(tmp_path / "warehouse", "warned", COLUMNS, OPTIONS, [rows(5)])  # appends again
+    assert len(rewrite_file_index(root, dry_run=True).changed) == 1  # the file from before the options only
