@@ -84,5 +84,12 @@ class JavaOracle:
             raise RuntimeError(answer["error"])
         return Path(answer["path"].removeprefix("file:"))
 
+    def alter_columns(self, warehouse: Path, name: str, changes: list[list[str]]) -> int:
+        """Java's ALTER TABLE per change: ["drop", c], ["add", c, TYPE], ["rename", old, new]."""
+        answer = self.ask({"op": "alter_columns", "warehouse": str(warehouse), "table": name, "changes": changes})
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer["schemas"]
+
     def close(self) -> None:
         self.program.close()

@@ -13,7 +13,8 @@ from java_oracle import JAR, JavaOracle, hadoop_jars
 from jdk import JavaProgram
 
 from fileindex.cli.app import main
-from fileindex.indexes.result import SKIP
+from fileindex.container.file import FileIndexContainer
+from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.table.metadata import latest_snapshot_id, load_snapshot, read_json
 from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
@@ -421,3 +422,46 @@ def test_set_warns_of_what_java_0_9_writers_cannot_write_and_they_indeed_fail(ja
     assert cli("table", root, "--drop-index", "bsi") == 0
     oracle.write_table(tmp_path / "warehouse", "warned", COLUMNS, OPTIONS, [rows(5)])  # appends again
     assert len(rewrite_file_index(root, dry_run=True).changed) == 1  # the file from before the options only
+
+
+# ------------------------------------------------------------------ columns by field id through schema changes
+
+def test_a_column_dropped_and_added_again_under_its_name_is_indexed_only_where_it_exists(java, tmp_path):
+    """apache/paimon #10091: DROP COLUMN tag, ADD COLUMN tag (a new field id), RENAME name -> label. The
+    files written before hold the old tag (another field) and `name`: the rewrite indexes `label` in them
+    under `name` and leaves the old tag alone; the newer file gets both. Java plans and reads correctly."""
+    oracle, probe = java
+    warehouse = tmp_path / "warehouse"
+    three = [("id", "INT"), ("name", "STRING"), ("tag", "STRING")]
+    old = [[[c * 100 + j, f"n{c}_{j}" if j % 7 == 3 else ["a", "z"][j % 2], f"old{j % 4}"] for j in range(40)]
+           for c in range(2)]
+    root = oracle.write_table(warehouse, "evolved", three, OPTIONS, old)
+    assert oracle.alter_columns(warehouse, "evolved", [["drop", "tag"], ["add", "tag", "STRING"],
+                                                       ["rename", "name", "label"]]) == 3
+    renamed = [("id", "INT"), ("label", "STRING"), ("tag", "STRING")]
+    new = [[900 + j, f"n9_{j}" if j % 7 == 3 else ["a", "z"][j % 2], f"new{j % 4}" if j % 2 else "old0"]
+           for j in range(40)]
+    oracle.write_table(warehouse, "evolved", renamed, OPTIONS, [new])
+    before = probe.ask("checksum", root)
+    alter_table_options(root, set={"file-index.bitmap.columns": "tag,label"})
+    result = rewrite_file_index(root)
+    assert len(result.changed) == 3 and result.snapshot_id is not None
+    table = PaimonTable(root)
+    columns = {}
+    for entry, _ in table.live():
+        where, found, _ = table.index_location(entry)
+        with FileIndexContainer.from_bytes(found if isinstance(found, bytes) else found.read_bytes()) as container:
+            columns[entry.file_name] = sorted(container.columns)
+    assert sorted(columns.values()) == [["label", "tag"], ["name"], ["name"]]
+    # 'old0' is in the old files' dropped tag, which is not the table's tag: they hold no row of it
+    plan = probe.ask("plan", root, column="tag", value="old0")
+    assert plan["matching"] == 20 and plan["files"] == 1
+    assert probe.ask("plan", root, column="tag", value="new1")["matching"] == 10
+    label = probe.ask("plan", root, column="label", value="n1_3")
+    assert label["matching"] == 1 and label["files"] == 1  # the old files' index under their name
+    assert probe.ask("plan", root, column="label", value="nothing")["files"] == 0
+    assert probe.ask("checksum", root) == before
+    # our reader: the newer file's bitmap answers; the old files lack this tag (their conjunct is dropped)
+    results = [v.result for v in PaimonTable(root).plan("tag = 'old0'")]
+    assert [r.cardinality if isinstance(r, Rows) else r for r in results if r is not REMAIN] == [20]
+    assert sum(r is REMAIN for r in results) == 2
