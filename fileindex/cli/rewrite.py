@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the Paimon release whose writers to reproduce: auto (default: 0.9 or 1.0 when the "
                              "table's manifests have that shape, else latest), a release such as 0.9, 1.1 or 1.2, or "
                              "latest; below 1.2 one index type per column (bloom-filter, else bitmap, else bsi)")
+    parser.add_argument("--branch", metavar="NAME",
+                        help="the branch to rewrite: main (default) only; another branch is refused")
     parser.add_argument("--allow-external-paths", action="store_true",
                         help="rewrite data files under external paths (data-file.external-paths) too, writing their "
                              "index files beside them, outside the table (refused by default)")
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = rewrite_file_index(args.table, partitions=args.partition, mode=args.mode, compat=args.compat,
                                     dry_run=args.dry_run, allow_external=args.allow_external_paths,
-                                    writer=args.writer_version)
+                                    writer=args.writer_version, branch=args.branch)
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     print_result(result, as_json=args.json)

@@ -152,9 +152,12 @@ def _apply(options: dict[str, str], changes: Mapping[str, str], removed: list[st
 
 
 def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # noqa: A002 (Java's word)
-                reset: Iterable[str] = (), drop: Iterable[str] = ()) -> Altered:
-    """Apply SET, RESET and ``drop`` (``TYPE[:COLUMN]`` index drops) to the latest schema's options."""
-    root = Path(root)
+                reset: Iterable[str] = (), drop: Iterable[str] = (), branch: str | None = None) -> Altered:
+    """Apply SET, RESET and ``drop`` (``TYPE[:COLUMN]`` index drops) to the latest schema's options: of the
+    table's main branch, or of ``branch`` (its schemas are under ``branch/branch-NAME/schema/``)."""
+    from fileindex.table.branches import branch_root
+
+    root = branch_root(root, branch)
     changes, removed, drops = dict(set or {}), list(reset), list(drop)
     check_keys(changes, removed)
     for _ in range(MAX_ATTEMPTS):
@@ -179,7 +182,7 @@ def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # noqa:
 
 
 def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # noqa: A002 (Java's word)
-                        reset: Iterable[str] = (), drop: Iterable[str] = ()) -> int | None:
+                        reset: Iterable[str] = (), drop: Iterable[str] = (), branch: str | None = None) -> int | None:
     """Apply SET, RESET and index drops to the latest schema's options; the new schema id, or None when
     nothing changes (:func:`alter_table` also reports the options removed with an index)."""
-    return alter_table(root, set, reset, drop).schema_id
+    return alter_table(root, set, reset, drop, branch).schema_id

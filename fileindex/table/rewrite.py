@@ -73,13 +73,13 @@ def commit_rewrite(plan: RewritePlan, changes: list[FileChange], *, dry_run: boo
 def rewrite_file_index(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
                        compat: str = "auto", dry_run: bool = False, max_attempts: int = 10,
                        hook: Callable[[str], None] = lambda stage: None, allow_external: bool = False,
-                       writer: str = "auto") -> RewriteResult:
+                       writer: str = "auto", branch: str | None = None) -> RewriteResult:
     """Rebuild the indexes of the table's live files (of ``partitions``, ``k=v[,k=v][;…]``) from its
     current options and commit them; ``hook(stage)`` is called before "sidecars", "manifests",
     "snapshot" (the link) and "latest" (tests inject failures there). ``writer``: the Paimon release whose
     writers to reproduce (``auto``: from the manifests' shape; see :func:`plan_rewrite`)."""
     plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat, allow_external=allow_external,
-                        writer=writer)
+                        writer=writer, branch=branch)
     changes: list[FileChange] = []
     try:
         hook("sidecars")

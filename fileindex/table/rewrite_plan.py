@@ -316,21 +316,30 @@ def detect_floor(root: Path, snapshot) -> str:
                     list_shape.field_names())
 
 
-def alter_warnings(root: str | Path) -> tuple[str | None, list[str]]:
-    """After an ALTER: the words the next rewrite refuses the options with (None: it accepts them), and
-    what the table's Java writers cannot honour (:func:`writer_notes`), as rewrite prints them."""
+def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | None, list[str]]:
+    """After an ALTER (of ``branch``): the words the next rewrite refuses the options with (None: it accepts
+    them), and what the table's Java writers cannot honour (:func:`writer_notes`), as rewrite prints them."""
+    from fileindex.table.branches import MAIN, branch_root
     from fileindex.table.metadata import load_snapshot
 
     table_root = Path(str(root).removeprefix("file://"))
-    options = load_schema(table_root, latest_schema_id(table_root)).options
-    if not any((table_root / "snapshot").glob("snapshot-*")):
+    metadata = branch_root(table_root, branch)
+    options = load_schema(metadata, latest_schema_id(metadata)).options
+    if not any((metadata / "snapshot").glob("snapshot-*")):
         return None, []  # no files yet: nothing to rewrite, no writer known
-    floor = detect_floor(table_root, load_snapshot(table_root))
+    floor = detect_floor(table_root, load_snapshot(metadata))  # (the manifests are the table's, shared)
+    if branch not in (None, MAIN):
+        return branch_refusal(branch), writer_notes(options, floor, writer_of(floor))
     try:
         readable_options(options, floor)
     except UsageError as err:
         return str(err), writer_notes(options, floor, writer_of(floor))
     return None, writer_notes(options, floor, writer_of(floor))
+
+
+def branch_refusal(branch: str) -> str:
+    return (f"--branch {branch}: rewrite commits to the main branch only; branch {branch}'s snapshots (under "
+            f"branch/branch-{branch}/) are not rewritten here")
 
 
 def writer_of(floor: str) -> str | None:
@@ -346,16 +355,23 @@ def writer_version_text(text: str) -> str | None:
 
 
 def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
-                 compat: str = "auto", allow_external: bool = False, writer: str = "auto") -> RewritePlan:
+                 compat: str = "auto", allow_external: bool = False, writer: str = "auto",
+                 branch: str | None = None) -> RewritePlan:
     """The table's live files to rewrite, each a picklable job. Files under external paths are refused
     unless ``allow_external``: their new sidecars would be written there, outside the table. ``writer``:
     the Paimon release whose writers to reproduce; ``auto``: the one the manifests' shape names when it
-    writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`)."""
+    writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`). ``branch``: only
+    the main branch is rewritten; any other is refused in one line (:func:`branch_refusal`)."""
     from fileindex.table.metadata import load_snapshot
     from fileindex.table.scan import PaimonTable
 
+    from fileindex.table.branches import MAIN, branch_root
+
     check_location(root)
     table_root = Path(str(root).removeprefix("file://"))
+    if branch not in (None, MAIN):
+        branch_root(table_root, branch)  # (no such branch: named as such)
+        raise UsageError(branch_refusal(branch))
     schema = load_schema(table_root, latest_schema_id(table_root))
     check_scope(root, schema)
     snapshot = load_snapshot(table_root)

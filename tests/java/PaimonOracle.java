@@ -10,7 +10,8 @@
 //   {"op":"alter_columns","warehouse":"/dir","table":"t",
 //    "changes":[["drop","c"], ["add","c","STRING"], ["rename","a","b"]]}           -> {"schemas":n}
 //   (each change its own ALTER TABLE, i.e. its own schema, as a user would run them)
-//   (write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does;
+//   (write_table with "branch":"b" appends to that branch of an existing table;
+//   write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does;
 //   on an existing table it appends the commits, given the same columns and options)
 // Values: numbers; floats as strings (NaN, -0.0, Infinity); strings; booleans; timestamps as
 // {"millis","nanos"}; null. A query is {"name": eq|neq|lt|lte|gt|gte|in|not_in|is_null|is_not_null,
@@ -211,6 +212,8 @@ public class PaimonOracle {
                 request.get("table").asText());
         catalog.createTable(id, schema.build(), true);  // an existing table gets the commits appended
         org.apache.paimon.table.Table table = catalog.getTable(id);
+        if (request.has("branch"))
+            table = ((org.apache.paimon.table.FileStoreTable) table).switchToBranch(request.get("branch").asText());
         for (JsonNode commitRows : request.get("commits")) {
             org.apache.paimon.table.sink.BatchWriteBuilder builder = table.newBatchWriteBuilder();
             try (org.apache.paimon.table.sink.BatchTableWrite write = builder.newWrite();

@@ -110,3 +110,36 @@ def test_set_of_what_rewrite_and_the_writers_accept_warns_nothing(root, capsys):
     assert main(["table", str(root), "--set", "file-index.bitmap.columns=f0,f1"]) == 0
     out, err = capsys.readouterr()
     assert "run fileindex rewrite" in out and "warning" not in err
+
+
+def make_branch(root: Path, name: str) -> Path:
+    """A branch as Paimon's createBranch lays it out: the schemas and snapshots copied under branch/."""
+    folder = root / "branch" / f"branch-{name}"
+    for part in ("schema", "snapshot"):
+        shutil.copytree(root / part, folder / part)
+    return folder
+
+
+def test_alter_of_a_branch_writes_its_schema_only(root, capsys):
+    folder = make_branch(root, "b")
+    main_options = index_options(root)
+    assert alter_table(root, drop=["bloom-filter"], branch="b").removed == ["file-index.bloom-filter.f0.items",
+                                                                            "file-index.bloom-filter.f1.fpp"]
+    assert sorted(p.name for p in (folder / "schema").iterdir()) == ["schema-0", "schema-1", "schema-2"]
+    assert index_options(root) == main_options and "file-index.bloom-filter.columns" not in index_options(folder)
+    assert alter_table(root, set={"file-index.bitmap.columns": "f0,f1,f2"}, branch="main").schema_id is None
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["table", "{root}", "--branch", "x", "--set", "file-index.bitmap.columns=f0"],
+     "--branch x: {root} has no branch x (its branches: main, b)"),
+    (["table", "{root}", "--branch", "../b", "--set", "file-index.bitmap.columns=f0"],
+     "--branch '../b': not a branch name"),
+    (["table", "{root}", "--branch", "b", "--indexes"], "--branch goes with --set, --reset or --drop-index"),
+    (["rewrite", "{root}", "--branch", "b"], "--branch b: rewrite commits to the main branch only"),
+])
+def test_a_branch_the_code_cannot_handle_is_refused_in_one_line(root, capsys, argv, message):
+    make_branch(root, "b")
+    assert main([a.format(root=root) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert message.format(root=root) in err and len(err.strip().splitlines()) == 1

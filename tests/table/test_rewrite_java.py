@@ -465,3 +465,36 @@ def test_a_column_dropped_and_added_again_under_its_name_is_indexed_only_where_i
     results = [v.result for v in PaimonTable(root).plan("tag = 'old0'")]
     assert [r.cardinality if isinstance(r, Rows) else r for r in results if r is not REMAIN] == [20]
     assert sum(r is REMAIN for r in results) == 2
+
+
+# ------------------------------------------------------------------ branches
+
+def test_alter_of_a_branch_reaches_javas_writers_on_that_branch_only_and_rewrite_refuses_it(java, tmp_path, capsys):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "branched", commits=2)
+    probe.ask("create_branch", root, name="b")
+    assert cli("table", root, "--branch", "b", "--set", "file-index.bitmap.columns=name") == 0
+    out, err = capsys.readouterr()
+    assert "wrote branch/branch-b/schema/schema-1" in out and not (root / "schema" / "schema-1").exists()
+    assert "--branch b: rewrite commits to the main branch only" in out
+    oracle.write_table(tmp_path / "warehouse", "branched", COLUMNS, OPTIONS, [rows(5)], branch="b")
+    oracle.write_table(tmp_path / "warehouse", "branched", COLUMNS, OPTIONS, [rows(6)])
+    # Java's writer on the branch indexed its new file (pruned), the main branch's did not
+    assert probe.ask("plan", root, column="name", value="nothing", branch="b")["files"] == 2
+    assert probe.plan(root, "nothing")["files"] == 3
+    assert cli("rewrite", root, "--branch", "b") == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "--branch b: rewrite commits to the main branch only; branch b's snapshots (under branch/branch-b/) are not "
+        "rewritten here")
+    assert cli("rewrite", root, "--branch", "c") == 2
+    assert "has no branch c (its branches: main, b)" in capsys.readouterr().err
+    # the manifests only the branch's snapshots name are shared files, not orphans
+    branch_lists = {name for path in (root / "branch" / "branch-b" / "snapshot").glob("snapshot-*")
+                    for key, name in json.loads(path.read_text()).items() if key.endswith("ManifestList") and name}
+    assert branch_lists and not branch_lists & {p.name for p in orphan_files(root)}
+    # the main branch rewrites as before; the branch still reads every row
+    branch_rows = probe.ask("checksum", root, branch="b")
+    assert cli("table", root, "--set", "file-index.bitmap.columns=name") == 0
+    assert cli("rewrite", root, "--branch", "main") == 0
+    assert probe.plan(root, "nothing")["files"] == 0
+    assert probe.ask("checksum", root, branch="b") == branch_rows
