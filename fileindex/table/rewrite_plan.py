@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.java.binary_row import field_stats
-from fileindex.table.compat import FLOORS, floor_of, readable_options, writer_notes
+from fileindex.table.compat import FLOORS, floor_of, reader_defaults, writer_notes
 from fileindex.table.evolution import split_column
 from fileindex.table.metadata import (
     INDEX_FILE_SUFFIX as INDEX_SUFFIX,
@@ -105,6 +105,7 @@ class FileJob:
     threshold: int
     external: bool = False  # the data file lies under an external path (its sidecar would be written there)
     writer: str | None = None  # the Paimon release whose writer to reproduce (None: the newest)
+    defaults: dict = field(default_factory=dict)  # index type -> options the reader floor needs by default
 
 
 @dataclass(frozen=True)
@@ -146,9 +147,10 @@ def build_container(job: FileJob) -> bytes | None:
     from fileindex.writing.data_file import build_from_reader
 
     types: dict[str, DataType] = job.types
-    if not parse_options(job.options, types, writer=job.writer).requests:
+    if not parse_options(job.options, types, writer=job.writer, defaults=job.defaults).requests:
         return None
-    built = build_from_reader(DataFileReader(job.data_path), job.options, types, writer=job.writer)
+    built = build_from_reader(DataFileReader(job.data_path), job.options, types, writer=job.writer,
+                              defaults=job.defaults)
     return built.held
 
 
@@ -331,7 +333,7 @@ def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | N
     if branch not in (None, MAIN):
         return branch_refusal(branch), writer_notes(options, floor, writer_of(floor))
     try:
-        readable_options(options, floor)
+        reader_defaults(options, floor)
     except UsageError as err:
         return str(err), writer_notes(options, floor, writer_of(floor))
     return None, writer_notes(options, floor, writer_of(floor))
@@ -382,7 +384,9 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     if mode not in ("auto", "delta", "fold"):
         raise UsageError(f"--mode {mode}: choose auto, delta or fold")
     chosen = ("fold" if detected == "0.9" else "delta") if mode == "auto" else mode
-    options = readable_options(schema.options, floor)
+    defaults = reader_defaults(schema.options, floor)
+    options = {**schema.options}
+    options.setdefault("path", str(table_root))  # as Java's table options hold it (their keys order containers)
     chosen_writer = writer_of(detected) if writer == "auto" else writer_version_text(writer)
     threshold_text = schema.options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
@@ -402,7 +406,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
         plan.jobs.append(FileJob(name, str(path), str(table_root), row, entry.identifier, file_options, data.types(),
-                                 threshold, bool(entry.external_path), chosen_writer))
+                                 threshold, bool(entry.external_path), chosen_writer, defaults))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
         field_stats([plan.jobs[0].row["_PARTITION"]], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan

@@ -177,10 +177,11 @@ def imprecise_timestamps_warning(command: str, columns: Mapping[str, str]) -> st
 
 
 def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType],
-                      out: BinaryIO | None = None, *, writer: str | None = None) -> BuiltContainer:
+                      out: BinaryIO | None = None, *, writer: str | None = None,
+                      defaults: Mapping[str, Mapping[str, str]] | None = None) -> BuiltContainer:
     """Build from an opened :class:`fileindex.arrow.data_files.DataFileReader`, one source column at a time,
-    as the Paimon release ``writer`` does (default: the newest)."""
-    options = parse_options(table_options, schema, writer=writer)
+    as the Paimon release ``writer`` does (default: the newest); ``defaults``: see :func:`parse_options`."""
+    options = parse_options(table_options, schema, writer=writer, defaults=defaults)
     if not options.requests:
         raise UsageError("no index requested: set file-index.<type>.columns, e.g. "
                          "--option file-index.bloom-filter.columns=id")

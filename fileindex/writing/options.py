@@ -131,10 +131,12 @@ def one_type_notes(options: Mapping[str, str], writer: str | None) -> list[str]:
     return notes
 
 
-def parse_options(options: Mapping[str, str], schema: dict[str, DataType], *,
-                  writer: str | None = None) -> FileIndexOptions:
+def parse_options(options: Mapping[str, str], schema: dict[str, DataType], *, writer: str | None = None,
+                  defaults: Mapping[str, Mapping[str, str]] | None = None) -> FileIndexOptions:
     """The index requests and their container layout, as the Paimon release ``writer`` (default: the
-    newest) writes them: below 1.2 one index type per column (:func:`per_column_types`)."""
+    newest) writes them: below 1.2 one index type per column (:func:`per_column_types`). ``defaults``: per
+    index type, options every request of that type takes unless the table sets them (a rewrite's reader
+    floor: bitmap version 1 below Paimon 1.1)."""
     declared: dict[tuple[str, str], dict] = {}
     for key, index_type, column in _declarations(options):
         _check_column(column, schema, key)
@@ -158,7 +160,7 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType], *,
         target.setdefault((column, index_type), {})[option] = str(value)
     requests = []
     for (column, index_type) in declared:
-        merged = {}
+        merged = dict((defaults or {}).get(index_type, {}))
         parent = column[: column.index("[")] if column.endswith("]") and "[" in column else None
         if parent is not None:
             merged.update(general.get((parent, index_type), {}))

@@ -498,3 +498,26 @@ def test_alter_of_a_branch_reaches_javas_writers_on_that_branch_only_and_rewrite
     assert cli("rewrite", root, "--branch", "main") == 0
     assert probe.plan(root, "nothing")["files"] == 0
     assert probe.ask("checksum", root, branch="b") == branch_rows
+
+
+COLLIDING = [("Aa", "STRING"), ("BB", "STRING"), ("AaAa", "STRING"), ("BBBB", "STRING"), ("AaBB", "STRING")]
+
+
+@pytest.mark.parametrize("extra", [0, 9, 15, 16])
+def test_containers_stay_javas_whatever_the_number_of_table_options(java, tmp_path, extra):
+    """Column names of equal String.hashCode ("Aa", "BB") share buckets, so their container order follows the
+    order Java's option map iterates its keys, which its size decides: the table's options plus `path`, as
+    Java's table holds them (the reader floor's bitmap version 1 is a default, not a key added)."""
+    oracle, probe = java
+    rows = [[f"v{j % 3}", f"w{j % 4}", f"y{j % 5}", f"z{j % 2}", f"q{j % 6}"] for j in range(30)]
+    root = oracle.write_table(tmp_path / "warehouse", "colliding", COLLIDING, OPTIONS, [rows])
+    for order in (["Aa", "BB", "AaAa", "BBBB", "AaBB"], ["AaBB", "BBBB", "AaAa", "BB", "Aa"]):
+        options = {"file-index.bitmap.columns": ",".join(order[:3]),
+                   "file-index.bloom-filter.columns": ",".join(order[2:]),
+                   **{f"file-index.bloom-filter.{c}.items": "20" for c in order[2:]},
+                   **{f"x.option{i}": "1" for i in range(extra)}}
+        stale = [k for k in load_schema_options(root) if k.startswith(("file-index.", "x.")) and k not in options]
+        alter_table_options(root, set=options, reset=stale)
+        reference = probe.ask("reference_indexes", root, out=str(tmp_path / f"java-side-{order[0]}"))
+        rewrite_file_index(root)
+        assert committed_containers(root) == reference
