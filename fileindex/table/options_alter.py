@@ -127,6 +127,11 @@ def _orphaned_options(new: Mapping[str, str], changes: Mapping[str, str]) -> Non
                          f"(or --reset {key} as well)")
 
 
+def _type_options(options: Mapping[str, str], index_type: str) -> list[str]:
+    """The per-column option keys of an index type (``file-index.<type>.<column>.<option>``)."""
+    return [key for key in options if (_option_target(key) or ("",))[0] == index_type]
+
+
 def _apply(options: dict[str, str], changes: Mapping[str, str], removed: list[str],
            drops: Iterable[str]) -> tuple[dict[str, str], list[str]]:
     """The new options, and the per-column keys removed with an index (beyond the keys reset)."""
@@ -134,17 +139,17 @@ def _apply(options: dict[str, str], changes: Mapping[str, str], removed: list[st
     new.update({k: str(v) for k, v in changes.items()})
     cascaded: list[str] = []
     for key in removed:  # a RESET of a columns key drops that type's per-column options too
-        if key.endswith(COLUMNS_SUFFIX) and key.startswith(PREFIX) and key not in changes:
-            index_type = key[len(PREFIX):-len(COLUMNS_SUFFIX)]
-            cascaded += [k for k in new if (_option_target(k) or ("",))[0] == index_type and k not in changes]
+        if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX) and key not in changes:
+            cascaded += [k for k in _type_options(new, key[len(PREFIX):-len(COLUMNS_SUFFIX)]) if k not in changes]
     for spec in drops:
+        columns_key = f"{PREFIX}{spec.partition(':')[0]}{COLUMNS_SUFFIX}"
         for key, value in drop_index(new, spec).items():
             if value is not None:
                 new[key] = value
-            elif key in new:
+            elif key != columns_key:
+                cascaded.append(key)
+            else:
                 del new[key]
-                if key != f"{PREFIX}{spec.partition(':')[0]}{COLUMNS_SUFFIX}" and key not in removed:
-                    cascaded.append(key)
     for key in cascaded:
         new.pop(key, None)
     _orphaned_options(new, changes)

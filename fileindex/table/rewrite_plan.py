@@ -330,13 +330,14 @@ def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | N
     if not any((metadata / "snapshot").glob("snapshot-*")):
         return None, []  # no files yet: nothing to rewrite, no writer known
     floor = detect_floor(table_root, load_snapshot(metadata))  # (the manifests are the table's, shared)
+    notes = writer_notes(options, floor, writer_of(floor))
     if branch not in (None, MAIN):
-        return branch_refusal(branch), writer_notes(options, floor, writer_of(floor))
+        return branch_refusal(branch), notes
     try:
         reader_defaults(options, floor)
     except UsageError as err:
-        return str(err), writer_notes(options, floor, writer_of(floor))
-    return None, writer_notes(options, floor, writer_of(floor))
+        return str(err), notes
+    return None, notes
 
 
 def branch_refusal(branch: str) -> str:
@@ -364,10 +365,9 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     the Paimon release whose writers to reproduce; ``auto``: the one the manifests' shape names when it
     writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`). ``branch``: only
     the main branch is rewritten; any other is refused in one line (:func:`branch_refusal`)."""
+    from fileindex.table.branches import MAIN, branch_root
     from fileindex.table.metadata import load_snapshot
     from fileindex.table.scan import PaimonTable
-
-    from fileindex.table.branches import MAIN, branch_root
 
     check_location(root)
     table_root = Path(str(root).removeprefix("file://"))
