@@ -354,7 +354,10 @@ def writer_of(floor: str) -> str | None:
 
 def writer_version_text(text: str) -> str | None:
     """``--writer-version``: a Paimon release, or ``latest`` (None)."""
-    return None if writer_version(text) is None else text
+    try:
+        return None if writer_version(text) is None else text
+    except UsageError as err:
+        raise UsageError(f"{err} (or auto: the release the table's manifests name)") from None
 
 
 def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str = "auto",

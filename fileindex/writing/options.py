@@ -99,10 +99,10 @@ def writer_version(text: str | None) -> tuple[int, int] | None:
         return None
     match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text.strip())
     if match is None:
-        raise UsageError(f"writer version {text!r}: give a Paimon release such as 0.9, 1.1 or 1.2, or {LATEST}")
+        raise UsageError(f"--writer-version {text}: give a Paimon release such as 0.9, 1.1 or 1.2, or {LATEST}")
     version = (int(match[1]), int(match[2]))
     if version < FIRST_WRITER:
-        raise UsageError(f"writer version {text}: Paimon 0.9 is the oldest file-index writer reproduced here")
+        raise UsageError(f"--writer-version {text}: Paimon 0.9 is the oldest file-index writer reproduced here")
     return version
 
 

@@ -137,8 +137,11 @@ def test_alter_of_a_branch_writes_its_schema_only(root, capsys):
      "--branch '../b': not a branch name"),
     (["table", "{root}", "--branch", "b", "--indexes"], "--branch goes with --set, --reset or --drop-index"),
     (["rewrite", "{root}", "--branch", "b"], "--branch b: rewrite commits to the main branch only"),
+    (["rewrite", "{root}", "--writer-version", "0.x"], "--writer-version 0.x: give a Paimon release such as 0.9, "
+                                                       "1.1 or 1.2, or latest (or auto: the release the table's "
+                                                       "manifests name)"),
 ])
-def test_a_branch_the_code_cannot_handle_is_refused_in_one_line(root, capsys, argv, message):
+def test_a_branch_or_writer_the_code_cannot_handle_is_refused_in_one_line(root, capsys, argv, message):
     make_branch(root, "b")
     assert main([a.format(root=root) for a in argv]) == 2
     err = capsys.readouterr().err

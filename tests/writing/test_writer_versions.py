@@ -28,7 +28,7 @@ def test_releases_before_1_2_key_writers_by_column(version, by_column):
 
 @pytest.mark.parametrize("text", ["0.8", "one", "1", "1.x"])
 def test_a_writer_version_that_is_no_release_is_refused_saying_what_to_give(text):
-    with pytest.raises(UsageError, match="Paimon"):
+    with pytest.raises(UsageError, match=f"--writer-version {text}: .*Paimon"):
         writer_version(text)
 
 
