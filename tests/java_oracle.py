@@ -75,14 +75,22 @@ class JavaOracle:
         return bytes.fromhex(answer["payload"])
 
     def write_table(self, warehouse: Path, name: str, columns: list[tuple[str, str]], options: dict,
-                    commits: list[list[list]], partition_keys: list[str] = ()) -> Path:
-        answer = self.ask({"op": "write_table", "warehouse": str(warehouse), "table": name,
-                           "columns": [list(c) for c in columns], "options": options,
-                           "commits": [[[to_json(v) for v in row] for row in rows] for rows in commits],
-                           "partition_keys": list(partition_keys)})
+                    commits: list[list[list]], partition_keys: list[str] = (), branch: str | None = None) -> Path:
+        request = {"op": "write_table", "warehouse": str(warehouse), "table": name,
+                   "columns": [list(c) for c in columns], "options": options,
+                   "commits": [[[to_json(v) for v in row] for row in rows] for rows in commits],
+                   "partition_keys": list(partition_keys)}
+        answer = self.ask({**request, "branch": branch} if branch else request)
         if "error" in answer:
             raise RuntimeError(answer["error"])
         return Path(answer["path"].removeprefix("file:"))
+
+    def alter_columns(self, warehouse: Path, name: str, changes: list[list[str]]) -> int:
+        """Java's ALTER TABLE per change: ["drop", c], ["add", c, TYPE], ["rename", old, new]."""
+        answer = self.ask({"op": "alter_columns", "warehouse": str(warehouse), "table": name, "changes": changes})
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer["schemas"]
 
     def close(self) -> None:
         self.program.close()

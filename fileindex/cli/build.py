@@ -22,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(experimental: Paimon PR #10101, not merged; 1 is the default)")
     parser.add_argument("--schema", help='types of the columns it names, overriding those read from the data '
                                          'file, e.g. "id BIGINT"')
+    parser.add_argument("--writer-version", default="latest", metavar="VERSION",
+                        help="the Paimon release whose writer to reproduce: latest (default) writes every index "
+                             "type a column is declared under; 0.9, 1.0 and 1.1 write one type per column "
+                             "(bloom-filter, else bitmap, else bsi), as those releases do")
     parser.add_argument("--force", action="store_true",
                         help="overwrite an existing OUT that is not a file-index container")
 
@@ -34,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.types import parse_schema
     from fileindex.writing.atomic import replacing
     from fileindex.writing.data_file import build_data_file_index
+    from fileindex.writing.options import one_type_notes
 
     output = args.output or f"{args.data}.index"
     try:
@@ -41,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         schema = parse_schema(args.schema) if args.schema else None
         check_output(output, args.data, force=args.force)
         with replacing(output) as temporary, open(temporary, "wb") as out:
-            built = build_data_file_index(args.data, options, schema, out)
+            built = build_data_file_index(args.data, options, schema, out, writer=args.writer_version)
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
     where = (f"Paimon would embed it in the manifest (<= file-index.in-manifest-threshold, "
@@ -51,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     indexes = ", ".join(f"{r.column}:{r.index_type}" for r in built.requests)
     version = " (container version 2, experimental)" if built.version == 2 else ""
     print(f"wrote {output}: {built.size} bytes{version}, {built.row_count} rows, indexes {indexes}; {where}")
+    for note in one_type_notes(options, args.writer_version):
+        print(f"fileindex {NAME}: {note}", file=sys.stderr)
     column_types.warn_imprecise_timestamps(NAME, args.data, [r.column for r in built.requests], schema or {})
     print_advice(output, data_bytes=Path(args.data).stat().st_size)
     return 0

@@ -26,6 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compat", default="auto", metavar="FLOOR",
                         help="the oldest Paimon that must read the table: auto (default: from its manifests), "
                              "0.9, 1.0, 1.1, 1.3, or none (no check); indexes it cannot read are refused")
+    parser.add_argument("--writer-version", default="auto", metavar="VERSION",
+                        help="the Paimon release whose writers to reproduce: auto (default: 0.9 or 1.0 when the "
+                             "table's manifests have that shape, else latest), a release such as 0.9, 1.1 or 1.2, or "
+                             "latest; below 1.2 one index type per column (bloom-filter, else bitmap, else bsi)")
+    parser.add_argument("--branch", metavar="NAME",
+                        help="the branch to rewrite: main (default) only; another branch is refused")
     parser.add_argument("--allow-external-paths", action="store_true",
                         help="rewrite data files under external paths (data-file.external-paths) too, writing their "
                              "index files beside them, outside the table (refused by default)")
@@ -39,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = rewrite_file_index(args.table, partitions=args.partition, mode=args.mode, compat=args.compat,
-                                    dry_run=args.dry_run, allow_external=args.allow_external_paths)
+                                    dry_run=args.dry_run, allow_external=args.allow_external_paths,
+                                    writer=args.writer_version, branch=args.branch)
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     print_result(result, as_json=args.json)
@@ -70,6 +77,9 @@ def print_result(result, *, as_json: bool, command: str = NAME) -> None:
         print(f"fileindex {command}: sizing advice for {advised - ADVISED_FILES_SHOWN} more file(s) left out; "
               "--json lists every file's", file=sys.stderr)
     summary = result.as_dict()
+    if not as_json:
+        for note in result.notes:
+            print(f"fileindex {command}: {note}", file=sys.stderr)
     if as_json:
         print(json.dumps({"summary": summary}))
         return
@@ -79,7 +89,7 @@ def print_result(result, *, as_json: bool, command: str = NAME) -> None:
     counts = f"{summary['changed']} of {summary['files']} file(s) to rewrite, {summary['unchanged']} unchanged"
     if result.dry_run:
         print(f"dry run at snapshot {result.base_snapshot_id} (mode {result.mode}, reader floor "
-              f"{result.floor or 'none'}): {counts}; nothing written")
+              f"{result.floor or 'none'}, writers {summary['writer']}): {counts}; nothing written")
     elif result.snapshot_id is None:
         print(f"nothing to commit: {counts}")
     else:

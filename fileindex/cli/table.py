@@ -36,22 +36,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="change a table option as Java's ALTER TABLE SET does (writes schema/schema-N+1), e.g. "
                              "file-index.bloom-filter.columns=id; repeat for more; then fileindex rewrite ROOT")
     parser.add_argument("--reset", action="append", default=[], metavar="KEY",
-                        help="remove a table option as ALTER TABLE RESET does; repeat for more")
+                        help="remove a table option as ALTER TABLE RESET does; repeat for more (resetting "
+                             "file-index.<type>.columns removes that type's per-column options too)")
+    parser.add_argument("--drop-index", action="append", default=[], metavar="TYPE[:COLUMN]",
+                        help="drop an index type from a column (from every column without :COLUMN) with its "
+                             "per-column options, e.g. bloom-filter:id; repeat for more; then fileindex rewrite ROOT")
+    parser.add_argument("--branch", metavar="NAME",
+                        help="with --set/--reset/--drop-index: alter this branch's options (its schemas under "
+                             "branch/branch-NAME/); main (default) is the table root")
     parser.add_argument("--orphans", action="store_true",
-                        help="list index files, manifests and manifest lists that no snapshot or tag names "
-                             "(e.g. sidecars a rewrite superseded); lists only, deletes nothing")
+                        help="list index files, manifests, manifest lists and temporary files that no snapshot or "
+                             "tag names (e.g. sidecars a rewrite superseded), relative to the table root; data files "
+                             "are not looked for; lists only, deletes nothing")
 
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.table.scan import PaimonTable
 
+    altering = args.set or args.reset or args.drop_index
     given = [flag for flag, value in (("--where", args.where), ("--indexes", args.indexes),
-                                      ("--explain", args.explain), ("--set/--reset", args.set or args.reset),
+                                      ("--explain", args.explain), ("--set/--reset/--drop-index", altering),
                                       ("--orphans", args.orphans)) if value]
     if len(given) > 1:
         return report_failure(NAME, UsageError(f"give one of {' and '.join(given)}: each is a command of its own "
                                                "(the others would be ignored)"))
-    if args.set or args.reset or args.orphans:
+    if args.branch is not None and not altering:
+        return report_failure(NAME, UsageError("--branch goes with --set, --reset or --drop-index (the other "
+                                               "commands read the main branch)"))
+    if altering or args.orphans:
         return alter_or_orphans(args)
     if args.explain:
         return explain_table_file(args)
@@ -78,42 +90,56 @@ def run(args: argparse.Namespace) -> int:
 def alter_or_orphans(args: argparse.Namespace) -> int:
     """``--set``/``--reset``: a new schema with the options changed; ``--orphans``: files nothing names."""
     from fileindex.cli import parse_key_values
-    from fileindex.table.options_alter import alter_table_options
-    from fileindex.table.orphans import orphan_files
+    from fileindex.table.options_alter import alter_table
+    from fileindex.table.orphans import LOOKS_FOR, orphan_files
 
     try:
         if args.orphans:
             orphans = orphan_files(args.table)
-            for path in orphans:
-                print(json.dumps({"orphan": str(path)}) if args.json else path)
-            print(f"{len(orphans)} orphan file(s): named by no snapshot or tag", file=sys.stderr)
+            for path in orphans:  # relative to the table root, as --indexes lists files
+                relative = path.relative_to(Path(args.table)).as_posix()
+                print(json.dumps({"orphan": relative}) if args.json else relative)
+            print(f"{len(orphans)} orphan file(s): {LOOKS_FOR}", file=sys.stderr)
             return 0
         changes = parse_key_values(args.set, "--set", "file-index.bloom-filter.columns=id")
-        schema_id = alter_table_options(args.table, set=changes, reset=[k.strip() for k in args.reset])
-        rewrite_refusal = why_rewrite_refuses(args.table)
+        altered = alter_table(args.table, set=changes, reset=[k.strip() for k in args.reset],
+                              drop=[d.strip() for d in args.drop_index], branch=args.branch)
+        schema_id = altered.schema_id
+        rewrite_refusal = why_rewrite_refuses(args.table, args.branch)
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     if schema_id is None:
         print(f"{args.table}: the options are already so; no new schema")
-    elif rewrite_refusal:
-        print(f"{args.table}: wrote schema/schema-{schema_id}; files Java writes from now on follow it, but "
+        return 0
+    folder = f"branch/branch-{args.branch}/" if args.branch not in (None, "main") else ""
+    if altered.removed:
+        print(f"{args.table}: removed with their index: {', '.join(altered.removed)}")
+    if rewrite_refusal:
+        print(f"{args.table}: wrote {folder}schema/schema-{schema_id}; files Java writes from now on follow it, but "
               f"fileindex rewrite cannot rebuild the existing files' indexes here ({rewrite_refusal})")
     else:
-        print(f"{args.table}: wrote schema/schema-{schema_id}; run fileindex rewrite {args.table} to rebuild the "
-              "indexes of the existing files")
+        print(f"{args.table}: wrote {folder}schema/schema-{schema_id}; run fileindex rewrite {args.table} to "
+              "rebuild the indexes of the existing files")
     return 0
 
 
-def why_rewrite_refuses(root: str) -> str | None:
+def why_rewrite_refuses(root: str, branch: str | None) -> str | None:
+    """What the next ``fileindex rewrite`` refuses, in its words, and (on stderr) what the table's Java
+    writers cannot honour."""
+    from fileindex.table.branches import branch_root
     from fileindex.table.metadata import load_schema
     from fileindex.table.options_alter import latest_schema_id
-    from fileindex.table.rewrite_plan import check_scope
+    from fileindex.table.rewrite_plan import alter_warnings, check_scope
 
+    metadata = branch_root(root, branch)
     try:
-        check_scope(root, load_schema(Path(root), latest_schema_id(Path(root))))
+        check_scope(root, load_schema(metadata, latest_schema_id(metadata)))
     except UsageError as err:
         return str(err).removeprefix(f"{root}: ")
-    return None
+    refusal, notes = alter_warnings(root, branch)
+    for note in notes:
+        print(f"fileindex {NAME}: warning: {note}", file=sys.stderr)
+    return refusal
 
 
 def explain_table_file(args: argparse.Namespace) -> int:

@@ -84,12 +84,9 @@ def _column_compare(a: Column, b: Column) -> int:
                      "Column map, whose order depends on identity hash codes: no writer can reproduce it")
 
 
-def writer_layout(options: Mapping[str, str], *, rule: str = RELEASED) -> Layout:
-    """The container layout ``DataFileIndexWriter`` produces for these table options (in the order
-    they were set), including EMPTY entries' positions."""
-    if rule not in RULES:
-        raise UsageError(f"column-order rule must be one of {', '.join(RULES)}, not {rule!r}")
-    # FileIndexOptions: the option keys in HashMap order; each declared column computeIfAbsent'ed
+def declared_columns(options: Mapping[str, str]) -> tuple[list[Column], dict[Column, list[str]]]:
+    """``FileIndexOptions``: the declared columns in its ``Column`` map's order, each with its index
+    types in its type map's order (option keys put in a HashMap, each column ``computeIfAbsent``'ed)."""
     option_keys = _strings()
     for key in options:
         option_keys.put(key)
@@ -104,11 +101,36 @@ def writer_layout(options: Mapping[str, str], *, rule: str = RELEASED) -> Layout
                 column = Column.parse(item.strip())
                 declared.compute_if_absent(column)
                 types_of.setdefault(column, _strings()).compute_if_absent(index_type)
+    columns = list(declared)
+    return columns, {column: list(types_of[column]) for column in columns}
+
+
+def per_column_types(options: Mapping[str, str]) -> dict[str, str]:
+    """Data column -> the one index type Paimon 0.9 to 1.1 write for it. Their ``DataFileIndexWriter`` keys
+    its maintainers by column name: walking the declared columns, the first type of the first entry naming
+    a column creates its maintainer and every later type is skipped (a map column's keys all join that one
+    maintainer, whatever type declared them)."""
+    columns, types_of = declared_columns(options)
+    chosen: dict[str, str] = {}
+    for column in columns:
+        chosen.setdefault(column.name, types_of[column][0])
+    return chosen
+
+
+def writer_layout(options: Mapping[str, str], *, rule: str = RELEASED, per_column: bool = False) -> Layout:
+    """The container layout ``DataFileIndexWriter`` produces for these table options (in the order
+    they were set), including EMPTY entries' positions. ``per_column``: the writer of Paimon 0.9 to 1.1,
+    one maintainer (one index type) per column, kept in a HashMap by column name."""
+    if rule not in RULES:
+        raise UsageError(f"column-order rule must be one of {', '.join(RULES)}, not {rule!r}")
+    columns, types_of = declared_columns(options)
+    if per_column:
+        return _per_column_layout(columns, types_of)
     # DataFileIndexWriter: index type -> column name -> maintainer; a map maintainer's keys
     maintained = _strings()
     columns_of: dict[str, JavaHashMapOrder[str]] = {}
     keys_of: dict[tuple[str, str], JavaHashMapOrder[str]] = {}
-    for column in declared:
+    for column in columns:
         for index_type in types_of[column]:
             maintained.compute_if_absent(index_type)
             columns_of.setdefault(index_type, _strings()).put(column.name)
@@ -123,6 +145,26 @@ def writer_layout(options: Mapping[str, str], *, rule: str = RELEASED) -> Layout
                 final.compute_if_absent(container_name)
                 final_types.setdefault(container_name, _strings()).put(index_type)
     return [(name, list(final_types[name])) for name in final]
+
+
+def _per_column_layout(columns: list[Column], types_of: dict[Column, list[str]]) -> Layout:
+    """0.9 to 1.1: maintainers in a HashMap by column name (``put`` when the first type creates one), a
+    map maintainer's keys ``put`` by every type declaring them; serialized as :func:`writer_layout`."""
+    maintainers = _strings()
+    chosen: dict[str, str] = {}
+    keys_of: dict[tuple[str, str], JavaHashMapOrder[str]] = {}
+    for column in columns:
+        for _ in types_of[column]:
+            if column.name not in chosen:
+                chosen[column.name] = types_of[column][0]
+                maintainers.put(column.name)
+            if column.nested is not None:
+                keys_of.setdefault((chosen[column.name], column.name), _strings()).put(column.nested)
+    final = _strings()
+    for name in maintainers:
+        for container_name in _serialized_names(chosen[name], name, keys_of, RELEASED):
+            final.compute_if_absent(container_name)
+    return [(name, [chosen[Column.parse(name).name]]) for name in final]
 
 
 def _serialized_names(index_type: str, name: str, keys_of: dict, rule: str) -> list[str]:

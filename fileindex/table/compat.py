@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from fileindex.container.writer import FORMAT_VERSION_OPTION
 from fileindex.errors import UsageError
-from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
+from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX, one_type_notes
 
 FLOORS = ("0.9", "1.0", "1.1", "1.3")
 # the first release reading each index type
@@ -33,17 +33,18 @@ def _before(floor: str, release: str) -> bool:
     return FLOORS.index(floor) < FLOORS.index(release)
 
 
-def readable_options(options: Mapping[str, str], floor: str | None) -> dict[str, str]:
-    """``options`` as the floor's reader can read them: bitmap indexes written version 1 below 1.1
-    (what Java of that version writes); a UsageError naming the option for what it cannot read.
-    ``floor`` None: no check (``--compat none``)."""
-    out = dict(options)
+def reader_defaults(options: Mapping[str, str], floor: str | None) -> dict[str, dict[str, str]]:
+    """Per index type, the index options a writer must default to for the floor's reader to read what it
+    writes (bitmap version 1 below 1.1, which is what Java of that version writes); a UsageError naming the
+    option for what it cannot read. ``floor`` None: no check (``--compat none``). Defaults, rather than
+    option keys added to the table's: the set of option keys decides the order of Java's containers."""
     if floor is None:
-        return out
+        return {}
     hint = f"the table's manifests say Paimon {floor} may read it; --compat none (or a newer floor) overrides"
     if str(options.get(FORMAT_VERSION_OPTION, "1")).strip() != "1":
         raise UsageError(f"{FORMAT_VERSION_OPTION}={options[FORMAT_VERSION_OPTION]}: no Paimon release reads "
                          f"container version 2; reset it ({hint})")
+    defaults: dict[str, dict[str, str]] = {}
     for key, value in options.items():
         if not (key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX)):
             continue
@@ -59,5 +60,22 @@ def readable_options(options: Mapping[str, str], floor: str | None) -> dict[str,
                 if str(options.get(version_key, "1")).strip() != "1":
                     raise UsageError(f"{version_key}={options[version_key]}: Paimon {BITMAP_V2_SINCE} is the first "
                                      f"to read bitmap version 2; set it to 1 ({hint})")
-                out[version_key] = "1"
-    return out
+            defaults["bitmap"] = {"version": "1"}
+    return defaults
+
+
+def writer_notes(options: Mapping[str, str], floor: str, writer: str | None) -> list[str]:
+    """What the table's Java writers cannot honour, each with the release that can: an index type newer
+    than the release that wrote its manifests (``floor``: every Java append then fails), and a column
+    listed under several types where ``writer`` writes one (:func:`one_type_notes`). The words both
+    ``table --set`` and ``rewrite`` print."""
+    notes = []
+    for key in options:
+        if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX):
+            index_type = key[len(PREFIX):-len(COLUMNS_SUFFIX)]
+            since = INDEX_SINCE.get(index_type)
+            if since is not None and _before(floor, since):
+                notes.append(f"{key}: the table's writers (Paimon {floor}, from its manifests) cannot write "
+                             f"{index_type} indexes, so each of their appends fails (\"Can't find file index for "
+                             f"type: {index_type}\"); Paimon {since} is the first that can")
+    return notes + one_type_notes(options, writer)

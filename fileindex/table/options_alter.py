@@ -3,19 +3,23 @@
 The new schema is the latest one with its ``id`` and options changed (``timeMillis`` now), created only if
 absent (a concurrent ALTER that took the id wins; the change is re-applied on top of it, bounded).
 Keys Java refuses to change on an existing table are refused, and ``file-index.*`` options are parsed
-against the table's columns first, so that a typo never reaches a schema.
+against the table's columns first, so that a typo never reaches a schema. Dropping an index takes its
+per-column options (``file-index.<type>.<column>.<option>``) with it: ``--drop-index TYPE[:COLUMN]``, or a
+RESET of ``file-index.<type>.columns``; the keys so removed are reported.
 """
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fileindex.errors import UsageError
 from fileindex.table.errors import CommitConflict
 from fileindex.table.metadata import load_schema, not_a_table, read_json, schema_ids
 from fileindex.writing.atomic import write_atomically
+from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
 
 # Options that change what the table's existing files mean (keys, layout, merging): never altered here.
 IMMUTABLE = ("path", "bucket", "bucket-key", "primary-key", "partition", "merge-engine", "sequence.field")
@@ -66,11 +70,101 @@ def refuse_ignored_keys(options: Mapping[str, str], types, changes: Mapping[str,
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
 
 
-def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # shadows the builtin: Java's word
-                        reset: Iterable[str] = ()) -> int | None:
-    """Apply SET and RESET to the latest schema's options; the new schema id, or None when nothing changes."""
-    root = Path(root)
-    changes, removed = dict(set or {}), list(reset)
+@dataclass
+class Altered:
+    schema_id: int | None  # the new schema, None when nothing changed
+    removed: list[str] = field(default_factory=list)  # per-column options removed with their index
+
+
+def _option_target(key: str) -> tuple[str, str] | None:
+    """(index type, column) of ``file-index.<type>.<column>.<option>``; None for any other key."""
+    if not key.startswith(PREFIX) or key.endswith(COLUMNS_SUFFIX):
+        return None
+    parts = key[len(PREFIX):].split(".")
+    return (parts[0], parts[1]) if len(parts) == 3 else None
+
+
+def _declared(options: Mapping[str, str], index_type: str) -> list[str]:
+    value = options.get(f"{PREFIX}{index_type}{COLUMNS_SUFFIX}")
+    return [c.strip() for c in value.split(",")] if value is not None else []
+
+
+def _covers(columns: list[str], column: str) -> bool:
+    """Whether an option for ``column`` applies to one of ``columns`` (a map column's options to its keys)."""
+    return any(c == column or c.startswith(column + "[") for c in columns)
+
+
+def drop_index(options: Mapping[str, str], spec: str) -> dict[str, str | None]:
+    """``--drop-index TYPE[:COLUMN]``: the option changes (None: remove the key) that drop the index type
+    from COLUMN (every column without one), with the per-column options left without an index."""
+    index_type, _, column = spec.partition(":")
+    columns_key = f"{PREFIX}{index_type}{COLUMNS_SUFFIX}"
+    declared = _declared(options, index_type)
+    if not declared:
+        present = sorted({k[len(PREFIX):-len(COLUMNS_SUFFIX)] for k in options
+                          if k.startswith(PREFIX) and k.endswith(COLUMNS_SUFFIX)})
+        raise UsageError(f"--drop-index {spec}: the table declares no {index_type} index ({columns_key} is not set); "
+                         f"its index types: {', '.join(present) or 'none'}")
+    if column and column not in declared:
+        raise UsageError(f"--drop-index {spec}: {columns_key} does not list {column} (it lists {', '.join(declared)})")
+    kept = [c for c in declared if column and c != column]
+    changes: dict[str, str | None] = {columns_key: ",".join(kept) if kept else None}
+    for key in options:
+        target = _option_target(key)
+        if target and target[0] == index_type and not _covers(kept, target[1]):
+            changes[key] = None
+    return changes
+
+
+def _orphaned_options(new: Mapping[str, str], changes: Mapping[str, str]) -> None:
+    """Refuse per-column options the change leaves without their index, pointing at ``--drop-index``."""
+    for key in new:
+        target = _option_target(key)
+        if target is None or key in changes or _covers(_declared(new, target[0]), target[1]):
+            continue
+        index_type, column = target
+        raise UsageError(f"{key} is an option of the {index_type} index on {column}, which this change no longer "
+                         f"declares: --drop-index {index_type}:{column} drops the index with its options "
+                         f"(or --reset {key} as well)")
+
+
+def _type_options(options: Mapping[str, str], index_type: str) -> list[str]:
+    """The per-column option keys of an index type (``file-index.<type>.<column>.<option>``)."""
+    return [key for key in options if (_option_target(key) or ("",))[0] == index_type]
+
+
+def _apply(options: dict[str, str], changes: Mapping[str, str], removed: list[str],
+           drops: Iterable[str]) -> tuple[dict[str, str], list[str]]:
+    """The new options, and the per-column keys removed with an index (beyond the keys reset)."""
+    new = {k: v for k, v in options.items() if k not in removed}
+    new.update({k: str(v) for k, v in changes.items()})
+    cascaded: list[str] = []
+    for key in removed:  # a RESET of a columns key drops that type's per-column options too
+        if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX) and key not in changes:
+            cascaded += [k for k in _type_options(new, key[len(PREFIX):-len(COLUMNS_SUFFIX)]) if k not in changes]
+    for spec in drops:
+        columns_key = f"{PREFIX}{spec.partition(':')[0]}{COLUMNS_SUFFIX}"
+        for key, value in drop_index(new, spec).items():
+            if value is not None:
+                new[key] = value
+            elif key != columns_key:
+                cascaded.append(key)
+            else:
+                del new[key]
+    for key in cascaded:
+        new.pop(key, None)
+    _orphaned_options(new, changes)
+    return new, list(dict.fromkeys(cascaded))
+
+
+def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # shadows the builtin: Java's word
+                reset: Iterable[str] = (), drop: Iterable[str] = (), branch: str | None = None) -> Altered:
+    """Apply SET, RESET and ``drop`` (``TYPE[:COLUMN]`` index drops) to the latest schema's options: of the
+    table's main branch, or of ``branch`` (its schemas are under ``branch/branch-NAME/schema/``)."""
+    from fileindex.table.branches import branch_root
+
+    root = branch_root(root, branch)
+    changes, removed, drops = dict(set or {}), list(reset), list(drop)
     check_keys(changes, removed)
     for _ in range(MAX_ATTEMPTS):
         latest = latest_schema_id(root)
@@ -79,10 +173,9 @@ def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None, 
         schema = load_schema(root, latest)
         options = dict(data.get("options") or {})
         refuse_unset(removed, options)
-        new = {k: v for k, v in options.items() if k not in removed}
-        new.update({k: str(v) for k, v in changes.items()})
+        new, cascaded = _apply(options, changes, removed, drops)
         if new == options:
-            return None
+            return Altered(None)
         refuse_ignored_keys(new, schema.types(), changes)
         data["id"] = latest + 1
         data["options"] = new
@@ -90,6 +183,13 @@ def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None, 
             data["timeMillis"] = int(time.time() * 1000)
         text = json.dumps(data, indent=2, ensure_ascii=False).encode()
         if write_atomically(root / "schema" / f"schema-{latest + 1}", text, overwrite=False):
-            return latest + 1
+            return Altered(latest + 1, cascaded)
     raise CommitConflict(f"{root}: other writers changed the schema {MAX_ATTEMPTS} times while altering; nothing "
                          "was committed: retry")
+
+
+def alter_table_options(root: str | Path, set: Mapping[str, str] | None = None,  # shadows the builtin: Java's word
+                        reset: Iterable[str] = (), drop: Iterable[str] = (), branch: str | None = None) -> int | None:
+    """Apply SET, RESET and index drops to the latest schema's options; the new schema id, or None when
+    nothing changes (:func:`alter_table` also reports the options removed with an index)."""
+    return alter_table(root, set, reset, drop, branch).schema_id

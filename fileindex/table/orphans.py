@@ -3,7 +3,8 @@ Java does, and expiration never deletes them), and manifests or manifest lists o
 commits. Listing only: deleting stays with Paimon's ``remove_orphan_files``.
 
 A file is named when a snapshot or tag lists it (manifest lists, index manifest), one of those lists
-names it (manifests), or any entry of those manifests, ADD or DELETE, names it as an extra file.
+names it (manifests), or any entry of those manifests, ADD or DELETE, names it as an extra file; the
+snapshots and tags of every branch count (branches share the table's manifests and files).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from fileindex.table.metadata import (
     manifest_list_names,
     read_snapshot,
 )
+from fileindex.table.branches import metadata_roots
 from fileindex.table.errors import TableError
 from fileindex.table.options_alter import latest_schema_id
 
@@ -24,7 +26,9 @@ from fileindex.table.options_alter import latest_schema_id
 def _named(root: Path) -> set[Path]:
     named: set[Path] = set()
     manifests: dict[str, str] = {}  # name -> the manifest list naming it
-    for path in sorted(root.glob("snapshot/snapshot-*")) + sorted(root.glob("tag/tag-*")):
+    snapshots = [path for folder in metadata_roots(root)  # every branch's snapshots name the shared manifests
+                 for path in sorted(folder.glob("snapshot/snapshot-*")) + sorted(folder.glob("tag/tag-*"))]
+    for path in snapshots:
         if not path.is_file():
             continue
         snapshot = read_snapshot(root, path)
@@ -52,6 +56,11 @@ def _named(root: Path) -> set[Path]:
     return named
 
 
+LOOKS_FOR = ("index files (*.index beside data files), manifests and manifest lists (manifest/) and temporary "
+             "files (*.tmp) that no snapshot or tag names; data files are not looked for (Paimon's "
+             "remove_orphan_files removes those too)")
+
+
 def orphan_files(root: str | Path) -> list[Path]:
     """Index files (``*.index`` beside data files), manifests, manifest lists and leftover temporary
     files of the table that nothing names, sorted."""
@@ -60,7 +69,7 @@ def orphan_files(root: str | Path) -> list[Path]:
     candidates = [p for p in (root / "manifest").iterdir() if p.is_file()] if (root / "manifest").is_dir() else []
     for path in root.rglob("*"):
         relative = path.relative_to(root).parts
-        if relative[0] in ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog"):
+        if relative[0] in ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch"):
             continue
         if path.is_file() and (path.name.endswith(".index") or path.name.endswith(".tmp")):
             candidates.append(path)

@@ -27,6 +27,8 @@ class RewriteResult:
     snapshot_id: int | None = None  # the committed snapshot; None when nothing was committed
     dropped: list[str] = field(default_factory=list)  # files a concurrent commit changed first
     attempts: int = 0
+    writer: str | None = None  # the Paimon release whose writers were reproduced (None: the newest)
+    notes: list[str] = field(default_factory=list)  # what that writer leaves out of the options
 
     @property
     def changed(self) -> list[FileChange]:
@@ -36,13 +38,15 @@ class RewriteResult:
         return {"snapshot": self.snapshot_id, "base_snapshot": self.base_snapshot_id, "mode": self.mode,
                 "floor": self.floor, "dry_run": self.dry_run, "files": len(self.changes),
                 "changed": len(self.changed), "unchanged": len(self.changes) - len(self.changed),
-                "dropped": self.dropped, "attempts": self.attempts}
+                "dropped": self.dropped, "attempts": self.attempts, "writer": self.writer or "latest",
+                "notes": self.notes}
 
 
 def commit_rewrite(plan: RewritePlan, changes: list[FileChange], *, dry_run: bool = False,
                    max_attempts: int = 10) -> RewriteResult:
     """Commit the per-file results of ``plan`` (from any executor); removes their sidecars on failure."""
-    result = RewriteResult(plan.snapshot_id, plan.mode, plan.floor, dry_run, changes)
+    result = RewriteResult(plan.snapshot_id, plan.mode, plan.floor, dry_run, changes, writer=plan.writer,
+                           notes=plan.notes)
     changed = result.changed
     if dry_run or not changed:
         return result
@@ -54,10 +58,14 @@ def commit_rewrite(plan: RewritePlan, changes: list[FileChange], *, dry_run: boo
 
 def rewrite_file_index(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
                        compat: str = "auto", dry_run: bool = False, max_attempts: int = 10,
-                       allow_external: bool = False) -> RewriteResult:
+                       allow_external: bool = False, writer: str = "auto",
+                       branch: str | None = None) -> RewriteResult:
     """Rebuild the indexes of the table's live files (of ``partitions``, ``k=v[,k=v][;…]``) from its
-    current options and commit them (tests stop it at each :class:`fileindex.table.stages.Stage`)."""
-    plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat, allow_external=allow_external)
+    current options and commit them (tests stop it at each :class:`fileindex.table.stages.Stage`).
+    ``writer``: the Paimon release whose writers to reproduce (``auto``: from the manifests' shape; see
+    :func:`plan_rewrite`)."""
+    plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat, allow_external=allow_external,
+                        writer=writer, branch=branch)
     changes: list[FileChange] = []
     try:
         reached(Stage.SIDECARS)

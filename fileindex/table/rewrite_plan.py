@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.java.binary_row import field_stats
-from fileindex.table.compat import FLOORS, floor_of, readable_options
+from fileindex.table.compat import FLOORS, floor_of, reader_defaults, writer_notes
 from fileindex.table.evolution import split_column
 from fileindex.table.metadata import (
     INDEX_FILE_SUFFIX as INDEX_SUFFIX,
@@ -34,7 +34,15 @@ from fileindex.table.names import inside
 from fileindex.table.options_alter import latest_schema_id
 from fileindex.types import DataType
 from fileindex.writing.atomic import write_atomically
-from fileindex.writing.options import COLUMNS_SUFFIX, DEFAULT_THRESHOLD, PREFIX, THRESHOLD_KEY, parse_options
+from fileindex.writing.options import (
+    COLUMNS_SUFFIX,
+    DEFAULT_THRESHOLD,
+    PREFIX,
+    THRESHOLD_KEY,
+    keys_by_column,
+    parse_options,
+    writer_version,
+)
 
 # ------------------------------------------------------------------------------------- names and options
 
@@ -96,6 +104,8 @@ class FileJob:
     types: dict  # the file's schema: column name -> DataType
     threshold: int
     external: bool = False  # the data file lies under an external path (its sidecar would be written there)
+    writer: str | None = None  # the Paimon release whose writer to reproduce (None: the newest)
+    defaults: dict = field(default_factory=dict)  # index type -> options the reader floor needs by default
 
 
 @dataclass(frozen=True)
@@ -137,9 +147,10 @@ def build_container(job: FileJob) -> bytes | None:
     from fileindex.writing.data_file import build_from_reader
 
     types: dict[str, DataType] = job.types
-    if not parse_options(job.options, types).requests:
+    if not parse_options(job.options, types, writer=job.writer, defaults=job.defaults).requests:
         return None
-    built = build_from_reader(DataFileReader(job.data_path), job.options, types)
+    built = build_from_reader(DataFileReader(job.data_path), job.options, types, writer=job.writer,
+                              defaults=job.defaults)
     return built.held
 
 
@@ -222,6 +233,8 @@ class RewritePlan:
     floor: str | None
     mode: str  # "delta" or "fold"
     jobs: list[FileJob] = field(default_factory=list)
+    writer: str | None = None  # the Paimon release whose writers the rewrite reproduces (None: the newest)
+    notes: list[str] = field(default_factory=list)  # what that writer leaves out of the options (one_type_notes)
 
 
 def check_location(root: str | Path) -> None:
@@ -295,35 +308,95 @@ def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] 
     return any(all(values.get(k) == v for k, v in spec.items()) for spec in specs)
 
 
+def detect_floor(root: Path, snapshot) -> str:
+    """The oldest Paimon that must read the table, from the shape of the snapshot's newest manifests
+    (:func:`fileindex.table.compat.floor_of`); it is also the release whose writers wrote them."""
+    entry_shape, list_shape = manifest_shapes(root, snapshot)
+    if entry_shape is None and "_MIN_BUCKET" not in list_shape.field_names():
+        return "0.9"  # no manifest to tell 0.9 from 1.0: assume the older
+    return floor_of(entry_shape.field_names("_FILE") if entry_shape else {"_VALUE_STATS_COLS"},
+                    list_shape.field_names())
+
+
+def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | None, list[str]]:
+    """After an ALTER (of ``branch``): the words the next rewrite refuses the options with (None: it accepts
+    them), and what the table's Java writers cannot honour (:func:`writer_notes`), as rewrite prints them."""
+    from fileindex.table.branches import MAIN, branch_root
+    from fileindex.table.metadata import load_snapshot
+
+    table_root = Path(str(root).removeprefix("file://"))
+    metadata = branch_root(table_root, branch)
+    options = load_schema(metadata, latest_schema_id(metadata)).options
+    if not any((metadata / "snapshot").glob("snapshot-*")):
+        return None, []  # no files yet: nothing to rewrite, no writer known
+    floor = detect_floor(table_root, load_snapshot(metadata))  # (the manifests are the table's, shared)
+    notes = writer_notes(options, floor, writer_of(floor))
+    if branch not in (None, MAIN):
+        return branch_refusal(branch), notes
+    try:
+        reader_defaults(options, floor)
+    except UsageError as err:
+        return str(err), notes
+    return None, notes
+
+
+def branch_refusal(branch: str) -> str:
+    return (f"--branch {branch}: rewrite commits to the main branch only; branch {branch}'s snapshots (under "
+            f"branch/branch-{branch}/) are not rewritten here")
+
+
+def writer_of(floor: str) -> str | None:
+    """The writer a table's manifest shape implies: 0.9 and 1.0 manifests were written by Paimon 0.9 or
+    1.0, which write one index type per column; a 1.1 shape may be 1.1 (one type) or 1.2 (every type) and
+    is taken as the newest, which drops no declared index (``--writer-version 1.1`` says otherwise)."""
+    return floor if keys_by_column(floor) and floor != "1.1" else None
+
+
+def writer_version_text(text: str) -> str | None:
+    """``--writer-version``: a Paimon release, or ``latest`` (None)."""
+    try:
+        return None if writer_version(text) is None else text
+    except UsageError as err:
+        raise UsageError(f"{err} (or auto: the release the table's manifests name)") from None
+
+
 def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str = "auto",
-                 compat: str = "auto", allow_external: bool = False) -> RewritePlan:
+                 compat: str = "auto", allow_external: bool = False, writer: str = "auto",
+                 branch: str | None = None) -> RewritePlan:
     """The table's live files to rewrite, each a picklable job. Files under external paths are refused
-    unless ``allow_external``: their new sidecars would be written there, outside the table."""
+    unless ``allow_external``: their new sidecars would be written there, outside the table. ``writer``:
+    the Paimon release whose writers to reproduce; ``auto``: the one the manifests' shape names when it
+    writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`). ``branch``: only
+    the main branch is rewritten; any other is refused in one line (:func:`branch_refusal`)."""
+    from fileindex.table.branches import MAIN, branch_root
     from fileindex.table.metadata import load_snapshot
     from fileindex.table.scan import PaimonTable
 
     check_location(root)
     table_root = Path(str(root).removeprefix("file://"))
+    if branch not in (None, MAIN):
+        branch_root(table_root, branch)  # (no such branch: named as such)
+        raise UsageError(branch_refusal(branch))
     schema = load_schema(table_root, latest_schema_id(table_root))
     check_scope(root, schema)
     snapshot = load_snapshot(table_root)
-    entry_shape, list_shape = manifest_shapes(table_root, snapshot)
-    detected = floor_of(entry_shape.field_names("_FILE") if entry_shape else {"_VALUE_STATS_COLS"},
-                        list_shape.field_names())
-    if entry_shape is None and "_MIN_BUCKET" not in list_shape.field_names():
-        detected = "0.9"  # no manifest to tell 0.9 from 1.0: assume the older
+    detected = detect_floor(table_root, snapshot)
     if compat not in ("auto", "none", *FLOORS):
         raise UsageError(f"--compat {compat}: choose auto, none or a Paimon version ({', '.join(FLOORS)})")
     floor = detected if compat == "auto" else None if compat == "none" else compat
     if mode not in ("auto", "delta", "fold"):
         raise UsageError(f"--mode {mode}: choose auto, delta or fold")
     chosen = ("fold" if detected == "0.9" else "delta") if mode == "auto" else mode
-    options = readable_options(schema.options, floor)
+    defaults = reader_defaults(schema.options, floor)
+    options = {**schema.options}
+    options.setdefault("path", str(table_root))  # as Java's table options hold it (their keys order containers)
+    chosen_writer = writer_of(detected) if writer == "auto" else writer_version_text(writer)
     threshold_text = schema.options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
     table = PaimonTable(table_root, None)
     specs = parse_partitions(partitions, schema)
-    plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen)
+    plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen, writer=chosen_writer,
+                       notes=writer_notes(options, detected, chosen_writer))
     for row, entry in live_entries(table_root, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
@@ -336,7 +409,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
         plan.jobs.append(FileJob(name, str(path), str(table_root), row, entry.identifier, file_options, data.types(),
-                                 threshold, bool(entry.external_path)))
+                                 threshold, bool(entry.external_path), chosen_writer, defaults))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
         field_stats([plan.jobs[0].row["_PARTITION"]], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan

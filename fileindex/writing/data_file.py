@@ -103,17 +103,19 @@ def build_table_index(table: pa.Table, schema: dict[str, DataType], options: Fil
 
 def build_data_file_index(path: str | Path, table_options: Mapping[str, str],
                           schema_override: dict[str, DataType] | None = None,
-                          out: BinaryIO | None = None) -> BuiltContainer:
+                          out: BinaryIO | None = None, *, writer: str | None = None) -> BuiltContainer:
     """Read only the indexed columns of a Parquet or ORC data file and build its container.
 
     The indexed columns' types come from the file (Arrow → Paimon); ``schema_override`` replaces the
     types of the columns it names. Columns no index reads are never typed, so they may hold
-    anything (unsigned integers, nulls, durations).
+    anything (unsigned integers, nulls, durations). ``writer``: the Paimon release whose writer to
+    reproduce (default the newest; below 1.2 one index type per column).
     """
     from fileindex.arrow.data_files import DataFileReader
 
     reader = DataFileReader(path)
-    return build_from_reader(reader, table_options, indexed_schema(reader, table_options, schema_override or {}), out)
+    return build_from_reader(reader, table_options, indexed_schema(reader, table_options, schema_override or {}), out,
+                             writer=writer)
 
 
 def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str, DataType]) -> dict[str, DataType]:
@@ -175,9 +177,11 @@ def imprecise_timestamps_warning(command: str, columns: Mapping[str, str]) -> st
 
 
 def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str, DataType],
-                      out: BinaryIO | None = None) -> BuiltContainer:
-    """Build from an opened :class:`fileindex.arrow.data_files.DataFileReader`, one source column at a time."""
-    options = parse_options(table_options, schema)
+                      out: BinaryIO | None = None, *, writer: str | None = None,
+                      defaults: Mapping[str, Mapping[str, str]] | None = None) -> BuiltContainer:
+    """Build from an opened :class:`fileindex.arrow.data_files.DataFileReader`, one source column at a time,
+    as the Paimon release ``writer`` does (default: the newest); ``defaults``: see :func:`parse_options`."""
+    options = parse_options(table_options, schema, writer=writer, defaults=defaults)
     if not options.requests:
         raise UsageError("no index requested: set file-index.<type>.columns, e.g. "
                          "--option file-index.bloom-filter.columns=id")

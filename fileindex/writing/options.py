@@ -17,7 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 
-from fileindex.container.column_order import writer_layout
+from fileindex.container.column_order import per_column_types, writer_layout
 from fileindex.container.writer import FORMAT_VERSION_OPTION
 from fileindex.errors import UsageError
 from fileindex.indexes.options import parse_memory_size
@@ -84,7 +84,59 @@ def source_columns(options: Mapping[str, str]) -> list[str]:
                               for _, index_type, column in _declarations(options)))
 
 
-def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> FileIndexOptions:
+# Paimon 0.9 to 1.1 key DataFileIndexWriter's maintainers by column: one index type per column (the
+# first of its type map: bloom-filter, then bitmap, then bsi); 1.2 (apache/paimon PR #5589) writes them all.
+ALL_TYPES_SINCE = (1, 2)
+FIRST_WRITER = (0, 9)
+LATEST = "latest"
+
+
+def writer_version(text: str | None) -> tuple[int, int] | None:
+    """A Paimon release (``0.9``, ``1.1.1``) as (major, minor); None or ``latest``: the newest writer."""
+    import re
+
+    if text is None or text == LATEST:
+        return None
+    match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text.strip())
+    if match is None:
+        raise UsageError(f"--writer-version {text}: give a Paimon release such as 0.9, 1.1 or 1.2, or {LATEST}")
+    version = (int(match[1]), int(match[2]))
+    if version < FIRST_WRITER:
+        raise UsageError(f"--writer-version {text}: Paimon 0.9 is the oldest file-index writer reproduced here")
+    return version
+
+
+def keys_by_column(writer: str | None) -> bool:
+    """Whether the Paimon release ``writer`` writes one index type per column (0.9 to 1.1)."""
+    version = writer_version(writer)
+    return version is not None and version < ALL_TYPES_SINCE
+
+
+def one_type_notes(options: Mapping[str, str], writer: str | None) -> list[str]:
+    """One line per column that the Paimon release ``writer`` indexes with fewer types than the options
+    declare (the words ``build``, ``rewrite`` and ``table --set`` print); none for 1.2 and later."""
+    if not keys_by_column(writer):
+        return []
+    from fileindex.container.column_order import declared_columns
+
+    chosen = per_column_types(options)
+    _, types_of = declared_columns(options)
+    notes = []
+    for column, types in types_of.items():
+        kept = chosen[column.name]
+        if types != [kept]:
+            declared = " and ".join(f"{PREFIX}{t}{COLUMNS_SUFFIX}" for t in types)
+            notes.append(f"{column.container_name} is listed in {declared}; Paimon {writer} writes one index type "
+                         f"per column: only {kept} for it (Paimon 1.2 and later write each type)")
+    return notes
+
+
+def parse_options(options: Mapping[str, str], schema: dict[str, DataType], *, writer: str | None = None,
+                  defaults: Mapping[str, Mapping[str, str]] | None = None) -> FileIndexOptions:
+    """The index requests and their container layout, as the Paimon release ``writer`` (default: the
+    newest) writes them: below 1.2 one index type per column (:func:`per_column_types`). ``defaults``: per
+    index type, options every request of that type takes unless the table sets them (a rewrite's reader
+    floor: bitmap version 1 below Paimon 1.1)."""
     declared: dict[tuple[str, str], dict] = {}
     for key, index_type, column in _declarations(options):
         _check_column(column, schema, key)
@@ -108,15 +160,39 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType]) -> Fi
         target.setdefault((column, index_type), {})[option] = str(value)
     requests = []
     for (column, index_type) in declared:
-        merged = {}
+        merged = dict((defaults or {}).get(index_type, {}))
         parent = column[: column.index("[")] if column.endswith("]") and "[" in column else None
         if parent is not None:
             merged.update(general.get((parent, index_type), {}))
         merged.update(specific.get((column, index_type), {}))
         requests.append(IndexRequest(column, index_type, merged))
+    per_column = keys_by_column(writer)
+    if per_column:
+        requests = _one_type_per_column(requests, options, general, specific)
     threshold = parse_memory_size(options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD), option=THRESHOLD_KEY)
-    layout = tuple((column, tuple(types)) for column, types in writer_layout(options))
+    layout = tuple((column, tuple(types)) for column, types in writer_layout(options, per_column=per_column))
     return FileIndexOptions(tuple(requests), threshold, layout, format_version(options))
+
+
+def _one_type_per_column(requests: list[IndexRequest], options: Mapping[str, str], general: dict,
+                         specific: dict) -> list[IndexRequest]:
+    """The requests Paimon 0.9 to 1.1 honour: a column's chosen type only; every key of a map column is
+    built with the map's chosen type, from that type's options for the map and the key's own options
+    under the last type declaring it (each declaration replaces the key's writer)."""
+    from fileindex.container.column_order import Column, declared_columns
+
+    chosen = per_column_types(options)
+    _, types_of = declared_columns(options)
+    kept = []
+    for request in requests:
+        kind = chosen[request.map_column or request.column]
+        if request.map_column is None:
+            if request.index_type == kind:
+                kept.append(request)
+        elif request.index_type == types_of[Column.parse(request.column)][-1]:
+            kept.append(IndexRequest(request.column, kind, {**general.get((request.map_column, kind), {}),
+                                                            **specific.get((request.column, request.index_type), {})}))
+    return kept
 
 
 def format_version(options: Mapping[str, str]) -> int:

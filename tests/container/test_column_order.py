@@ -67,6 +67,14 @@ def test_writer_layout_matches_the_jdk(jdk_order, options, rule):
     COUNTS["ties"] += len(buckets) - len(set(buckets))
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(options=table_options())
+def test_the_per_column_layout_of_paimon_0_9_to_1_1_matches_the_jdk(jdk_order, options):
+    expected = ask(jdk_order, "per-column", options)
+    assert writer_layout(options, per_column=True) == expected
+    assert all(len(types) == 1 for _, types in expected)
+
+
 def test_the_rules_agree_on_map_keys_that_tie(jdk_order):
     # Names that share a bucket of the final map share one in the (never larger) fresh map too, where
     # put keeps the key map's order: the released rule and PR #10101's direct walk give one order.

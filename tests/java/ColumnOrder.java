@@ -1,7 +1,8 @@
 // Prints the container column order that Paimon's FileIndexOptions + DataFileIndexWriter produce
 // for a set of table options, using the real java.util.HashMap, to check fileindex.column_order.
 // The map operations are those of Paimon's classes (spec section 11), without Paimon itself.
-// One request per stdin line: "<released|for-each-index> <key hex> <value hex> ..." (UTF-8 hex);
+// One request per stdin line: "<released|for-each-index|per-column> <key hex> <value hex> ..." (UTF-8 hex);
+// per-column: Paimon 0.9 to 1.1's writer, one maintainer (one index type) per column name;
 // the answer is one line: "<column hex>:<type>,<type> ..." in container order.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -66,6 +67,7 @@ public class ColumnOrder {
                 indexTypeOptions.computeIfAbsent(c, k -> new HashMap<>()).computeIfAbsent(indexType, t -> new Object());
             }
         }
+        if (rule.equals("per-column")) return perColumn(indexTypeOptions);
         // DataFileIndexWriter's constructor: index type -> column name -> maintainer (a map's key writers)
         Map<String, Map<String, Object>> indexMaintainers = new HashMap<>();
         for (Map.Entry<Column, Map<String, Object>> entry : indexTypeOptions.entrySet()) {
@@ -106,6 +108,43 @@ public class ColumnOrder {
                 for (String name : names) indexMaps.computeIfAbsent(name, k -> new HashMap<>()).put(indexType, new Object());
             }
         }
+        return format(indexMaps);
+    }
+
+    // Paimon 0.9 to 1.1: column name -> maintainer, created by the first type met; a map column's keys
+    // all join its one maintainer; serializeMaintainers puts each maintainer's names in a fresh map
+    @SuppressWarnings("unchecked")
+    static String perColumn(Map<Column, Map<String, Object>> indexTypeOptions) {
+        Map<String, Object> maintainers = new HashMap<>();
+        Map<String, String> typeOf = new HashMap<>();
+        for (Map.Entry<Column, Map<String, Object>> entry : indexTypeOptions.entrySet()) {
+            Column column = entry.getKey();
+            for (String indexType : entry.getValue().keySet()) {
+                Object maintainer = maintainers.get(column.columnName);
+                if (maintainer == null) {
+                    maintainer = column.isNestedColumn ? new HashMap<String, Object>() : "plain";
+                    maintainers.put(column.columnName, maintainer);
+                    typeOf.put(column.columnName, indexType);
+                }
+                if (column.isNestedColumn) ((Map<String, Object>) maintainer).put(column.nestedColumnName, new Object());
+            }
+        }
+        Map<String, Map<String, Object>> indexMaps = new HashMap<>();
+        for (Map.Entry<String, Object> maintainer : maintainers.entrySet()) {
+            Map<String, Object> result = new HashMap<>();
+            if (maintainer.getValue() instanceof Map) {
+                ((Map<String, Object>) maintainer.getValue()).forEach(
+                        (k, v) -> result.put(maintainer.getKey() + "[" + k + "]", v));
+            } else {
+                result.put(maintainer.getKey(), "plain");
+            }
+            for (String name : result.keySet())
+                indexMaps.computeIfAbsent(name, k -> new HashMap<>()).put(typeOf.get(maintainer.getKey()), new Object());
+        }
+        return format(indexMaps);
+    }
+
+    static String format(Map<String, Map<String, Object>> indexMaps) {
         StringBuilder out = new StringBuilder();
         for (Map.Entry<String, Map<String, Object>> column : indexMaps.entrySet()) {
             if (out.length() > 0) out.append(' ');

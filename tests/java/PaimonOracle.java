@@ -7,7 +7,11 @@
 //   {"op":"write_table","warehouse":"/dir","table":"t","columns":[["f0","STRING"], ...],
 //    "options":{...},"commits":[[[row values], ...], ...], "partition_keys":[...]}   -> {"path":"<table root>"}
 //   {"op":"predicate_text","predicate":<structured form, docs/conformance.md>}        -> {"text":"<toString>"}
-//   (write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does;
+//   {"op":"alter_columns","warehouse":"/dir","table":"t",
+//    "changes":[["drop","c"], ["add","c","STRING"], ["rename","a","b"]]}           -> {"schemas":n}
+//   (each change its own ALTER TABLE, i.e. its own schema, as a user would run them)
+//   (write_table with "branch":"b" appends to that branch of an existing table;
+//   write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does;
 //   on an existing table it appends the commits, given the same columns and options)
 // Values: numbers; floats as strings (NaN, -0.0, Infinity); strings; booleans; timestamps as
 // {"millis","nanos"}; null. A query is {"name": eq|neq|lt|lte|gt|gte|in|not_in|is_null|is_not_null,
@@ -58,6 +62,7 @@ public class PaimonOracle {
                     case "query": answer.set("results", query(request)); break;
                     case "container": answer.put("payload", hex(container(request))); break;
                     case "write_table": answer.put("path", writeTable(request)); break;
+                    case "alter_columns": answer.put("schemas", alterColumns(request)); break;
                     case "predicate_text": answer.put("text", predicate(request.get("predicate")).toString()); break;
                     default: throw new IllegalArgumentException("unknown op");
                 }
@@ -159,11 +164,36 @@ public class PaimonOracle {
         return bytes.toByteArray();
     }
 
-    static String writeTable(JsonNode request) throws Exception {
+    static org.apache.paimon.catalog.Catalog catalog(JsonNode request) {
         Options catalogOptions = new Options();
         catalogOptions.set("warehouse", request.get("warehouse").asText());
-        org.apache.paimon.catalog.Catalog catalog = org.apache.paimon.catalog.CatalogFactory.createCatalog(
+        return org.apache.paimon.catalog.CatalogFactory.createCatalog(
                 org.apache.paimon.catalog.CatalogContext.create(catalogOptions));
+    }
+
+    static int alterColumns(JsonNode request) throws Exception {
+        org.apache.paimon.catalog.Catalog catalog = catalog(request);
+        org.apache.paimon.catalog.Identifier id = org.apache.paimon.catalog.Identifier.create("db",
+                request.get("table").asText());
+        int count = 0;
+        for (JsonNode change : request.get("changes")) {
+            String kind = change.get(0).asText();
+            String name = change.get(1).asText();
+            org.apache.paimon.schema.SchemaChange schemaChange;
+            if (kind.equals("drop")) schemaChange = org.apache.paimon.schema.SchemaChange.dropColumn(name);
+            else if (kind.equals("add")) schemaChange = org.apache.paimon.schema.SchemaChange.addColumn(name,
+                    DataTypeJsonParser.parseAtomicTypeSQLString(change.get(2).asText()));
+            else if (kind.equals("rename")) schemaChange = org.apache.paimon.schema.SchemaChange.renameColumn(name,
+                    change.get(2).asText());
+            else throw new IllegalArgumentException("unknown column change " + kind);
+            catalog.alterTable(id, java.util.Collections.singletonList(schemaChange), false);
+            count++;
+        }
+        return count;
+    }
+
+    static String writeTable(JsonNode request) throws Exception {
+        org.apache.paimon.catalog.Catalog catalog = catalog(request);
         catalog.createDatabase("db", true);
         org.apache.paimon.schema.Schema.Builder schema = org.apache.paimon.schema.Schema.newBuilder();
         List<DataType> types = new ArrayList<>();
@@ -182,6 +212,8 @@ public class PaimonOracle {
                 request.get("table").asText());
         catalog.createTable(id, schema.build(), true);  // an existing table gets the commits appended
         org.apache.paimon.table.Table table = catalog.getTable(id);
+        if (request.has("branch"))
+            table = ((org.apache.paimon.table.FileStoreTable) table).switchToBranch(request.get("branch").asText());
         for (JsonNode commitRows : request.get("commits")) {
             org.apache.paimon.table.sink.BatchWriteBuilder builder = table.newBatchWriteBuilder();
             try (org.apache.paimon.table.sink.BatchTableWrite write = builder.newWrite();

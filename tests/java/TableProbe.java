@@ -5,6 +5,9 @@
 //   {"op":"checksum","table":"/root"}            -> {"rows":n,"sha256":"<hex of the sorted rows>"}
 //   {"op":"expire","table":"/root","keep":1}     -> {"expired":n}
 //   {"op":"live_files","table":"/root"}          -> {"files":["<file name>", ...]}
+//   {"op":"create_branch","table":"/root","name":"b"}  -> {"tag":"<tag>"}: a tag of the latest snapshot and a
+//       branch from it
+//   Any request may name "branch":"b": it then reads (plans, checksums, ...) that branch of the table.
 //   {"op":"reference_indexes","table":"/root","out":"/dir"}
 //       -> {"<data file name>": "<hex of the container>" or null, ...}: what 0.9's DataFileIndexWriter builds
 //          for each live file from its rows and the table's current options (as 0.9's rewrite sink does);
@@ -53,6 +56,7 @@ public class TableProbe {
                 JsonNode request = JSON.readTree(line);
                 FileStoreTable table = FileStoreTableFactory.create(LocalFileIO.create(),
                         new Path(request.get("table").asText()));
+                if (request.has("branch")) table = table.switchToBranch(request.get("branch").asText());
                 switch (request.get("op").asText()) {
                     case "plan": plan(table, request, answer); break;
                     case "checksum": checksum(table, answer); break;
@@ -63,6 +67,12 @@ public class TableProbe {
                                 .snapshotTimeRetain(java.time.Duration.ZERO).build()).expire());
                         break;
                     case "live_files": liveFiles(table, answer); break;
+                    case "create_branch":
+                        String tag = "for-" + request.get("name").asText();
+                        table.createTag(tag, table.snapshotManager().latestSnapshotId());
+                        table.createBranch(request.get("name").asText(), tag);
+                        answer.put("tag", tag);
+                        break;
                     case "reference_indexes": referenceIndexes(table, request.get("out").asText(), answer); break;
                     default: throw new IllegalArgumentException("unknown op");
                 }

@@ -340,7 +340,28 @@ def test_mistakes_a_user_makes_get_what_to_do(tmp_path, capsys):
     assert f"holds tables (a database folder?): give one of {database / 'orders'}" in capsys.readouterr().err
     assert not (root / "schema" / "schema-1").exists()
     assert main(["table", str(root), "--orphans"]) == 0
-    assert capsys.readouterr().err.endswith("orphan file(s): named by no snapshot or tag\n")
+    assert "orphan file(s): index files (*.index beside data files), manifests and manifest lists" in \
+        capsys.readouterr().err
+
+
+def test_orphans_are_listed_relative_to_the_root_saying_what_is_and_is_not_looked_for(tmp_path, capsys):
+    root = copy(tmp_path, "append_with_bitmap")
+    alter_table_options(root, set={"file-index.in-manifest-threshold": "1 B"})
+    rewrite_file_index(root)
+    alter_table_options(root, set={"file-index.bitmap.columns": "f0"})
+    rewrite_file_index(root)  # supersedes the first sidecar, which the earlier snapshots still name
+    (root / "bucket-0" / "stray.parquet.index").write_bytes(b"x")
+    (root / "bucket-0" / "data-x.parquet.tmp").write_bytes(b"x")
+    assert main(["table", str(root), "--orphans"]) == 0
+    out, err = capsys.readouterr()
+    listed = out.splitlines()
+    assert "bucket-0/stray.parquet.index" in listed and "bucket-0/data-x.parquet.tmp" in listed
+    assert all(not line.startswith("/") for line in listed) and any(line.startswith("manifest/") for line in listed)
+    assert err.endswith(f"{len(listed)} orphan file(s): index files (*.index beside data files), manifests and "
+                        "manifest lists (manifest/) and temporary files (*.tmp) that no snapshot or tag names; data "
+                        "files are not looked for (Paimon's remove_orphan_files removes those too)\n")
+    assert main(["table", str(root), "--orphans", "--json"]) == 0
+    assert '{"orphan": "bucket-0/stray.parquet.index"}' in capsys.readouterr().out.splitlines()
 
 
 def test_setting_options_of_a_table_rewrite_refuses_says_so_instead_of_suggesting_it(tmp_path, capsys):

@@ -13,7 +13,8 @@ from java_oracle import JAR, JavaOracle, hadoop_jars
 from jdk import JavaProgram
 
 from fileindex.cli.app import main
-from fileindex.indexes.result import SKIP
+from fileindex.container.file import FileIndexContainer
+from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.table.metadata import latest_snapshot_id, load_snapshot, read_json
 from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
@@ -114,12 +115,18 @@ def test_our_containers_equal_a_java_side_rewrites_byte_for_byte(java, tmp_path,
     alter_table_options(root, set=options)
     reference = probe.ask("reference_indexes", root, out=str(tmp_path / "java-side"))
     rewrite_file_index(root)
+    ours = committed_containers(root)
+    assert ours == reference and len(ours) == 3
+
+
+def committed_containers(root: Path) -> dict[str, str]:
+    """Each live data file's container (embedded or sidecar), in hex, as reference_indexes answers."""
     table = PaimonTable(root)
     ours = {}
     for entry, _ in table.live():
         where, found, _ = table.index_location(entry)
         ours[entry.file_name] = (found if isinstance(found, bytes) else found.read_bytes()).hex()
-    assert ours == reference and len(ours) == 3
+    return ours
 
 
 def test_sidecars_cut_rows_read_then_a_second_rewrite_leaves_orphans(java, tmp_path):
@@ -325,3 +332,196 @@ def test_java_reads_the_table_after_a_killed_rewrite_and_after_the_rerun(java, t
     assert probe.plan(root, "m_f1_7")["rows_read"] == 50
     oracle.write_table(tmp_path / "warehouse", f"killed_{stage}", COLUMNS, OPTIONS, [rows(4)])
     assert probe.ask("checksum", root)["rows"] == 150
+
+
+# ------------------------------------------------------------------ one index type per column (0.9 to 1.1)
+
+SHARED = {"file-index.bloom-filter.columns": "name", "file-index.bitmap.columns": "name,id"}
+
+
+def test_a_column_under_two_types_gets_javas_one_index_and_a_rerun_commits_nothing(java, tmp_path, capsys):
+    """The hidden 0.9 tables' shape: Java 0.9 appends with a column under two index types write only its
+    bloom filter; our rewrite writes what they wrote, so unchanged options change no file."""
+    oracle, probe = java
+    root = oracle.write_table(tmp_path / "warehouse", "shared", COLUMNS, {**OPTIONS, **SHARED},
+                              [rows(i) for i in range(3)])
+    latest = latest_snapshot_id(root)
+    assert cli("rewrite", root, "--dry-run") == 0
+    out = capsys.readouterr()
+    assert "0 of 3 file(s) to rewrite, 3 unchanged" in out.out and "writers 0.9" in out.out
+    assert ("name is listed in file-index.bloom-filter.columns and file-index.bitmap.columns; Paimon 0.9 writes "
+            "one index type per column: only bloom-filter for it") in out.err
+    assert rewrite_file_index(root).snapshot_id is None and latest_snapshot_id(root) == latest
+    # the newest writer's rule (both types) would change every file, as the old rewrite did
+    assert all(change.changed for change in rewrite_file_index(root, dry_run=True, writer="latest").changes)
+    # after a Java append with the same options, still nothing to do; Java plans with the indexes
+    oracle.write_table(tmp_path / "warehouse", "shared", COLUMNS, {**OPTIONS, **SHARED}, [rows(7)])
+    assert rewrite_file_index(root).changed == []
+    plan = probe.plan(root, "m_f7_7")  # (bloom filters of 1,000,000 items: sidecars, used when reading)
+    assert plan["rows_read"] == 50 and plan["matching"] == 1
+
+
+WIDE = [("id", "INT"), ("name", "STRING"), ("tag", "STRING"), ("code", "BIGINT")]
+
+
+def wide_rows(commit: int, count: int = 40) -> list[list]:
+    return [[commit * 100 + j, f"n{(commit * 7 + j) % 11}", None if j % 5 == 0 else f"t{j % 3}",
+             (commit + 1) * 10_000 + j % 13] for j in range(count)]
+
+
+def test_property_our_rewrite_of_a_0_9_table_equals_java_0_9s_own_byte_for_byte(java, tmp_path_factory):
+    """Random option sets whose index types share columns: per live file, the container our rewrite
+    commits equals what Java 0.9's DataFileIndexWriter builds for the same options, and a re-run commits
+    nothing."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    oracle, probe = java
+    root = oracle.write_table(tmp_path_factory.mktemp("wide"), "wide", WIDE, OPTIONS,
+                              [wide_rows(i) for i in range(2)])
+    names = [name for name, _ in WIDE]
+    columns = st.lists(st.sampled_from(names), unique=True, max_size=4)
+
+    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(columns, columns, st.booleans(), st.sampled_from([None, "30", "500"]))
+    def run(bloom, bitmap, sidecars, items):
+        if not bloom and not bitmap:
+            bitmap = ["tag"]
+        options = {"file-index.in-manifest-threshold": "1 B" if sidecars else "500 B"}
+        if bloom:
+            options["file-index.bloom-filter.columns"] = ",".join(bloom)
+            if items:
+                options[f"file-index.bloom-filter.{bloom[0]}.items"] = items
+        if bitmap:
+            options["file-index.bitmap.columns"] = ",".join(bitmap)
+        stale = [k for k in load_schema_options(root) if k.startswith("file-index.") and k not in options]
+        alter_table_options(root, set=options, reset=stale)
+        reference = probe.ask("reference_indexes", root, out=str(tmp_path_factory.mktemp("java-side")))
+        result = rewrite_file_index(root)
+        assert result.writer == "0.9"
+        ours = committed_containers(root)
+        assert ours == reference and len(ours) == 2
+        assert rewrite_file_index(root).snapshot_id is None
+
+    run()
+
+
+def test_set_warns_of_what_java_0_9_writers_cannot_write_and_they_indeed_fail(java, tmp_path, capsys):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "warned", commits=1)
+    assert cli("table", root, "--set", "file-index.bloom-filter.columns=name",
+               "--set", "file-index.bitmap.columns=name") == 0
+    out, err = capsys.readouterr()
+    assert "run fileindex rewrite" in out
+    assert "warning: name is listed in file-index.bloom-filter.columns and file-index.bitmap.columns; Paimon 0.9 " \
+           "writes one index type per column: only bloom-filter for it" in err
+    assert cli("table", root, "--set", "file-index.bsi.columns=id") == 0
+    out, err = capsys.readouterr()
+    assert "fileindex rewrite cannot rebuild the existing files' indexes here (file-index.bsi.columns: Paimon 1.0 " \
+           "reads bsi indexes" in out
+    assert "the table's writers (Paimon 0.9, from its manifests) cannot write bsi indexes, so each of their " \
+           "appends fails" in err and "Paimon 1.0 is the first that can" in err
+    with pytest.raises(RuntimeError, match="Can't find file index for type: bsi"):
+        oracle.write_table(tmp_path / "warehouse", "warned", COLUMNS, OPTIONS, [rows(5)])
+    assert cli("table", root, "--drop-index", "bsi") == 0
+    oracle.write_table(tmp_path / "warehouse", "warned", COLUMNS, OPTIONS, [rows(5)])  # appends again
+    assert len(rewrite_file_index(root, dry_run=True).changed) == 1  # the file from before the options only
+
+
+# ------------------------------------------------------------------ columns by field id through schema changes
+
+def test_a_column_dropped_and_added_again_under_its_name_is_indexed_only_where_it_exists(java, tmp_path):
+    """apache/paimon #10091: DROP COLUMN tag, ADD COLUMN tag (a new field id), RENAME name -> label. The
+    files written before hold the old tag (another field) and `name`: the rewrite indexes `label` in them
+    under `name` and leaves the old tag alone; the newer file gets both. Java plans and reads correctly."""
+    oracle, probe = java
+    warehouse = tmp_path / "warehouse"
+    three = [("id", "INT"), ("name", "STRING"), ("tag", "STRING")]
+    old = [[[c * 100 + j, f"n{c}_{j}" if j % 7 == 3 else ["a", "z"][j % 2], f"old{j % 4}"] for j in range(40)]
+           for c in range(2)]
+    root = oracle.write_table(warehouse, "evolved", three, OPTIONS, old)
+    assert oracle.alter_columns(warehouse, "evolved", [["drop", "tag"], ["add", "tag", "STRING"],
+                                                       ["rename", "name", "label"]]) == 3
+    renamed = [("id", "INT"), ("label", "STRING"), ("tag", "STRING")]
+    new = [[900 + j, f"n9_{j}" if j % 7 == 3 else ["a", "z"][j % 2], f"new{j % 4}" if j % 2 else "old0"]
+           for j in range(40)]
+    oracle.write_table(warehouse, "evolved", renamed, OPTIONS, [new])
+    before = probe.ask("checksum", root)
+    alter_table_options(root, set={"file-index.bitmap.columns": "tag,label"})
+    result = rewrite_file_index(root)
+    assert len(result.changed) == 3 and result.snapshot_id is not None
+    table = PaimonTable(root)
+    columns = {}
+    for entry, _ in table.live():
+        where, found, _ = table.index_location(entry)
+        with FileIndexContainer.from_bytes(found if isinstance(found, bytes) else found.read_bytes()) as container:
+            columns[entry.file_name] = sorted(container.columns)
+    assert sorted(columns.values()) == [["label", "tag"], ["name"], ["name"]]
+    # 'old0' is in the old files' dropped tag, which is not the table's tag: they hold no row of it
+    plan = probe.ask("plan", root, column="tag", value="old0")
+    assert plan["matching"] == 20 and plan["files"] == 1
+    assert probe.ask("plan", root, column="tag", value="new1")["matching"] == 10
+    label = probe.ask("plan", root, column="label", value="n1_3")
+    assert label["matching"] == 1 and label["files"] == 1  # the old files' index under their name
+    assert probe.ask("plan", root, column="label", value="nothing")["files"] == 0
+    assert probe.ask("checksum", root) == before
+    # our reader: the newer file's bitmap answers; the old files lack this tag (their conjunct is dropped)
+    results = [v.result for v in PaimonTable(root).plan("tag = 'old0'")]
+    assert [r.cardinality if isinstance(r, Rows) else r for r in results if r is not REMAIN] == [20]
+    assert sum(r is REMAIN for r in results) == 2
+
+
+# ------------------------------------------------------------------ branches
+
+def test_alter_of_a_branch_reaches_javas_writers_on_that_branch_only_and_rewrite_refuses_it(java, tmp_path, capsys):
+    oracle, probe = java
+    root = write(oracle, tmp_path, "branched", commits=2)
+    probe.ask("create_branch", root, name="b")
+    assert cli("table", root, "--branch", "b", "--set", "file-index.bitmap.columns=name") == 0
+    out, err = capsys.readouterr()
+    assert "wrote branch/branch-b/schema/schema-1" in out and not (root / "schema" / "schema-1").exists()
+    assert "--branch b: rewrite commits to the main branch only" in out
+    oracle.write_table(tmp_path / "warehouse", "branched", COLUMNS, OPTIONS, [rows(5)], branch="b")
+    oracle.write_table(tmp_path / "warehouse", "branched", COLUMNS, OPTIONS, [rows(6)])
+    # Java's writer on the branch indexed its new file (pruned), the main branch's did not
+    assert probe.ask("plan", root, column="name", value="nothing", branch="b")["files"] == 2
+    assert probe.plan(root, "nothing")["files"] == 3
+    assert cli("rewrite", root, "--branch", "b") == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "--branch b: rewrite commits to the main branch only; branch b's snapshots (under branch/branch-b/) are not "
+        "rewritten here")
+    assert cli("rewrite", root, "--branch", "c") == 2
+    assert "has no branch c (its branches: main, b)" in capsys.readouterr().err
+    # the manifests only the branch's snapshots name are shared files, not orphans
+    branch_lists = {name for path in (root / "branch" / "branch-b" / "snapshot").glob("snapshot-*")
+                    for key, name in json.loads(path.read_text()).items() if key.endswith("ManifestList") and name}
+    assert branch_lists and not branch_lists & {p.name for p in orphan_files(root)}
+    # the main branch rewrites as before; the branch still reads every row
+    branch_rows = probe.ask("checksum", root, branch="b")
+    assert cli("table", root, "--set", "file-index.bitmap.columns=name") == 0
+    assert cli("rewrite", root, "--branch", "main") == 0
+    assert probe.plan(root, "nothing")["files"] == 0
+    assert probe.ask("checksum", root, branch="b") == branch_rows
+
+
+COLLIDING = [("Aa", "STRING"), ("BB", "STRING"), ("AaAa", "STRING"), ("BBBB", "STRING"), ("AaBB", "STRING")]
+
+
+@pytest.mark.parametrize("extra", [0, 9, 15, 16])
+def test_containers_stay_javas_whatever_the_number_of_table_options(java, tmp_path, extra):
+    """Column names of equal String.hashCode ("Aa", "BB") share buckets, so their container order follows the
+    order Java's option map iterates its keys, which its size decides: the table's options plus `path`, as
+    Java's table holds them (the reader floor's bitmap version 1 is a default, not a key added)."""
+    oracle, probe = java
+    rows = [[f"v{j % 3}", f"w{j % 4}", f"y{j % 5}", f"z{j % 2}", f"q{j % 6}"] for j in range(30)]
+    root = oracle.write_table(tmp_path / "warehouse", "colliding", COLLIDING, OPTIONS, [rows])
+    for order in (["Aa", "BB", "AaAa", "BBBB", "AaBB"], ["AaBB", "BBBB", "AaAa", "BB", "Aa"]):
+        options = {"file-index.bitmap.columns": ",".join(order[:3]),
+                   "file-index.bloom-filter.columns": ",".join(order[2:]),
+                   **{f"file-index.bloom-filter.{c}.items": "20" for c in order[2:]},
+                   **{f"x.option{i}": "1" for i in range(extra)}}
+        stale = [k for k in load_schema_options(root) if k.startswith(("file-index.", "x.")) and k not in options]
+        alter_table_options(root, set=options, reset=stale)
+        reference = probe.ask("reference_indexes", root, out=str(tmp_path / f"java-side-{order[0]}"))
+        rewrite_file_index(root)
+        assert committed_containers(root) == reference

@@ -17,7 +17,8 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.table.rewrite_plan import plan_rewrite
 
     plan = plan_rewrite(args.table, partitions=args.partition, mode=args.mode, compat=args.compat,
-                        allow_external=args.allow_external_paths)  # refuses first
+                        allow_external=args.allow_external_paths, writer=args.writer_version,
+                        branch=args.branch)  # refuses first
     result = spark_rewrite(session(args), args.table, dry_run=args.dry_run, plan=plan)
     print_result(result, as_json=args.json, command="spark rewrite")
     return 0
