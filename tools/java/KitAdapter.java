@@ -3,7 +3,8 @@
 // It calls Paimon's public file-index API only, so its answers are Java's:
 //   KitAdapter capabilities  -> what 0.9.0 reads and writes (container 1; bloom-filter and bitmap V1;
 //                               reads of several columns with And / Or)
-//   KitAdapter batch         -> one JSON request per stdin line, one JSON answer per stdout line:
+//   KitAdapter batch         -> one JSON request per stdin line, one JSON answer per stdout line, echoing
+//                               the request's "id" (kit 1.1.0):
 //     {"op":"head","file":F}                                   -> {"head":{"columns":[...]}}
 //     {"op":"read","file":F,"schema":{"c":"INT"},"where":P}     -> {"result":"REMAIN"|"SKIP"|"ROWS","ranges":[...]}
 //     {"op":"scan","table":T,"where":P}                          -> {"files":{"bucket-0/data-….parquet":"REMAIN"|"SKIP"}}
@@ -76,13 +77,17 @@ public class KitAdapter {
         while ((line = in.readLine()) != null) {
             if (line.trim().isEmpty()) continue;
             ObjectNode answer;
+            JsonNode id = null;
             try {
-                answer = handle(JSON.readTree(line));
+                JsonNode request = JSON.readTree(line);
+                id = request.get("id");  // echoed, so that a stray line never moves an answer onto another request
+                answer = handle(request);
             } catch (Throwable t) {
                 if (Boolean.getBoolean("kit.debug")) t.printStackTrace();
                 answer = JSON.createObjectNode();
                 answer.put("error", describe(t));
             }
+            if (id != null) answer.set("id", id);
             out.println(JSON.writeValueAsString(answer));
         }
     }
