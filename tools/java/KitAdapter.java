@@ -82,6 +82,9 @@ public class KitAdapter {
                 JsonNode request = JSON.readTree(line);
                 id = request.get("id");  // echoed, so that a stray line never moves an answer onto another request
                 answer = handle(request);
+            } catch (Unsupported u) {
+                answer = JSON.createObjectNode();
+                answer.put("unsupported", u.getMessage());
             } catch (Throwable t) {
                 if (Boolean.getBoolean("kit.debug")) t.printStackTrace();
                 answer = JSON.createObjectNode();
@@ -215,7 +218,15 @@ public class KitAdapter {
             // Paimon 0.9.0 has no Between function: its PredicateBuilder.between builds And(>=, <=)
             case "Between": return reader.visitGreaterOrEqual(field, literals.get(0))
                     .and(reader.visitLessOrEqual(field, literals.get(1)));
+            case "NotBetween": throw new Unsupported("Paimon 0.9.0 has no NotBetween");
             default: throw new IllegalArgumentException("unknown function " + function);
+        }
+    }
+
+    /** A request beyond Paimon 0.9.0 (answered {"unsupported": ...}, not as an error Java raised). */
+    static class Unsupported extends RuntimeException {
+        Unsupported(String why) {
+            super(why);
         }
     }
 
@@ -347,6 +358,7 @@ public class KitAdapter {
         for (JsonNode literal : form.get("literals")) literals.add(value(type, literal));
         org.apache.paimon.predicate.PredicateBuilder builder = new org.apache.paimon.predicate.PredicateBuilder(rowType);
         if (function.equals("Between")) return builder.between(index, literals.get(0), literals.get(1));
+        if (function.equals("NotBetween")) throw new Unsupported("Paimon 0.9.0 has no NotBetween");
         org.apache.paimon.predicate.LeafFunction leaf = (org.apache.paimon.predicate.LeafFunction)
                 Class.forName("org.apache.paimon.predicate." + function).getField("INSTANCE").get(null);
         return new org.apache.paimon.predicate.LeafPredicate(leaf, type, index, column, literals);
