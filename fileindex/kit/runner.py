@@ -286,6 +286,8 @@ def _rows_case(adapter: Adapter, case: Case, results: Results) -> None:
 def _refused_problem(answer: dict, refusal: dict) -> str | None:
     if "error" in answer:
         return None
+    if "crash" in answer or "protocol" in answer:  # a crash is never a refusal
+        return f"{refusal['name']}: {_failed(answer)}"
     return (f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
             f"the adapter answered {json.dumps(answer)[:200]}")
 
