@@ -12,7 +12,7 @@ from pathlib import Path
 from fileindex.errors import UsageError
 from fileindex.kit.tables import TABLES
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parent  # a checkout reached through a link: the files beside the real one
 DOCS = HERE.parents[1] / "docs" / "kit.md"  # the adapter contract: one text, in the docs and in README.md
 CONTRACT = ("## The adapter contract", "### This project's adapters")
 PAIMON_CPP = "alibaba/paimon-cpp (https://github.com/alibaba/paimon-cpp), commit 43d9d027, test/test_data/"
