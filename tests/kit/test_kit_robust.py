@@ -18,7 +18,7 @@ from kit_fixtures import ADAPTER, WRONG, relist, small_corpus
 from fileindex.cli import main
 from fileindex.errors import UsageError
 from fileindex.kit.corpus import cases
-from fileindex.kit.runner import FAIL, PASS, UNSUPPORTED, run
+from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, run
 
 
 @pytest.fixture
@@ -39,6 +39,14 @@ def test_a_stray_line_fails_the_one_request_it_came_with_and_moves_no_later_answ
     assert failed[0].check == "read" and "protocol error" in failed[0].detail and "debug: reading" in failed[0].detail
     assert len(results.outcomes) == len(clean.outcomes)
     assert statuses(results).count(PASS) == len(results.outcomes) - 1
+
+
+def test_a_batch_adapter_that_echoes_no_ids_fails_every_batch_check_saying_so(small, tmp_path):
+    results = run(small, [f"{WRONG} --no-ids"], tmp_path / "w")
+    answered = [o for o in results.outcomes if o.status != NOT_WRITTEN]  # the reads of what it could not write
+    assert answered and all(o.status == FAIL and "protocol error" in o.detail and "(no id)" in o.detail
+                            for o in answered)
+    assert len(results.outcomes) == len(run(small, [WRONG], tmp_path / "w0").outcomes)
 
 
 def test_garbage_before_every_read_fails_the_reads_alone(small, tmp_path):
@@ -62,11 +70,11 @@ def test_a_batch_adapter_that_crashes_mid_run_shows_its_exit_status_and_stderr(s
     assert statuses(results).count(PASS) == len(results.outcomes) - len(failed)
 
 
-@pytest.mark.parametrize("mode", ["", " --one-call"])
+@pytest.mark.parametrize("mode", ["--hang", "--hang --one-call", "--half-line"])
 def test_an_adapter_that_hangs_on_every_request_ends_within_the_budget_with_a_report(small, tmp_path, mode):
     lines: list[str] = []
     start = time.monotonic()
-    results = run(small, [f"{WRONG} --hang{mode}"], tmp_path / "w", lines.append, timeout=0.5, budget=4)
+    results = run(small, [f"{WRONG} {mode}"], tmp_path / "w", lines.append, timeout=0.5, budget=4)
     assert time.monotonic() - start < 4 + 3
     assert "budget of 4 s" in results.stopped and not results.ok
     # every check that ran waited its 0.5 s and failed; the budget bounds how many ran

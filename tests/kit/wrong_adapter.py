@@ -7,11 +7,14 @@ and written; --garbage answers every read with a JSON string, not an object; --d
 Robustness (tests/kit/test_kit_robust.py): --stray writes one line that is no answer on stdout before the
 first read's answer; --noise writes a line of binary garbage before every read's answer;
 --hang never answers anything but ``capabilities``; --crash-on TEXT exits with status 7 (after a line on
-stderr) when a request's file names TEXT; --unsupported answers every request ``{"unsupported": …}``.
+stderr) when a request's file names TEXT; --unsupported answers every request ``{"unsupported": …}``;
+--half-line writes half an answer line, then hangs; --no-ids answers in batch mode without echoing the
+request ids (an adapter of kit 1.0.0).
 
     python tests/kit/wrong_adapter.py [--one-call] [--flip-answers] [--flip-bytes] [--only LAYOUT]
                                       [--garbage] [--die] [--drop-row] [--no-rows] [--stray] [--noise]
-                                      [--hang] [--crash-on TEXT] [--unsupported] CALL ...
+                                      [--hang] [--crash-on TEXT] [--unsupported]
+                                      [--half-line] [--no-ids] CALL ...
 """
 import argparse
 import json
@@ -30,7 +33,9 @@ def wrong(flags):
     strays = ["before"] if flags.stray else []  # one stray line, before the first read's answer
 
     def answer(request: dict) -> dict:
-        if flags.hang and request.get("op") != "capabilities":
+        if (flags.hang or flags.half_line) and request.get("op") != "capabilities":
+            if flags.half_line:
+                os.write(1, b'{"result": "REM')  # no newline: the runner must not wait on the rest
             time.sleep(3600)
         if flags.crash_on and flags.crash_on in str(request.get("file")):
             print(f"wrong adapter: crashing on purpose at {request['file']}", file=sys.stderr, flush=True)
@@ -68,13 +73,19 @@ def wrong(flags):
 def main() -> int:
     parser = argparse.ArgumentParser()
     for flag in ("--one-call", "--flip-answers", "--flip-bytes", "--garbage", "--die", "--drop-row", "--no-rows",
-                 "--stray", "--noise", "--hang", "--unsupported"):
+                 "--stray", "--noise", "--hang", "--unsupported", "--half-line", "--no-ids"):
         parser.add_argument(flag, action="store_true")
     parser.add_argument("--crash-on", metavar="TEXT")
     parser.add_argument("--only", metavar="LAYOUT")
     add_request_arguments(parser)
     flags = parser.parse_args()
     answer = wrong(flags)
+    if flags.call == "batch" and flags.no_ids:  # kit 1.0.0's loop: answers without the request's id
+        for line in sys.stdin:
+            request = json.loads(line)
+            request.pop("id", None)
+            print(json.dumps(answer(request)), flush=True)
+        return 0
     if flags.call == "batch":
         return serve(answer)
     print(json.dumps(answer(from_argv(flags))))
