@@ -4,6 +4,7 @@ Loaded for every session (tests/conftest.py's pytest_plugins): the kit is import
 """
 import hashlib
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -43,3 +44,25 @@ def relist(folder: Path) -> Path:
     manifest["sizes"] = {p.relative_to(folder).as_posix(): p.stat().st_size for p in files}
     (folder / "manifest.json").write_text(json.dumps(manifest))
     return folder
+
+
+def small_corpus(kit_folder, target, cases_each=3):
+    """A kit folder with a few cases of each kind (the one-call contract starts a process per request)."""
+    from fileindex.kit.corpus import load_json
+
+    keep = ["containers/v1/bloom-filter/int_nulls__bloom", "containers/v2/bitmap-v1/int_nulls__bitmap_v1",
+            "containers/v1/bitmap-v2/int_nulls__bitmap_v2", "bad/wrong_magic", "bad/unknown_index_type_lumina"]
+    for stem in keep:
+        for suffix in (".index", ".json"):
+            (target / stem).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(kit_folder / (stem + suffix), target / (stem + suffix))
+    shutil.copytree(kit_folder / "datasets", target / "datasets")
+    shutil.copy(kit_folder / "manifest.json", target / "manifest.json")
+    refusals = load_json(kit_folder / "refusals.json")["refusals"]
+    (target / "refusals.json").write_text(json.dumps({"refusals": [r for r in refusals
+                                                                   if r["layout"] == "bloom-filter"][:1]}))
+    for sidecar in target.rglob("containers/**/*.json"):
+        document = json.loads(sidecar.read_text())
+        document["cases"] = document["cases"][:cases_each]
+        sidecar.write_text(json.dumps(document))
+    return relist(target)

@@ -13,8 +13,18 @@ NAME = "kit"
 HELP = "the conformance kit: export the corpus, run implementations through it, this project's adapter"
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds: give one above 0, e.g. 30")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from fileindex.kit.protocol import add_request_arguments
+    from fileindex.kit.protocol import TIMEOUT, add_request_arguments
 
     commands = parser.add_subparsers(dest="kit_command", metavar="KIT_COMMAND", required=True)
     export = commands.add_parser("export", help="write the versioned corpus folder and its reproducible .tar.gz")
@@ -28,7 +38,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--json", metavar="FILE", help="write the results as JSON (- for stdout)")
     run.add_argument("--html", metavar="FILE", help="write the results as an HTML page")
     run.add_argument("--workdir", help="where the adapters write their containers (default: a temporary folder)")
-    run.add_argument("--failures", type=int, default=20, metavar="N", help="list at most N failures (default 20)")
+    run.add_argument("--failures", type=int, default=20, metavar="N",
+                     help="list at most N failures on the terminal (default 20; --json lists every one)")
+    run.add_argument("--only", action="append", metavar="PATTERN",
+                     help="run only the cases of a layout (bitmap-v1, bitmap-v1@v2, multi-column, table, bad, "
+                          "refusals) or whose name matches a glob (int_*); repeat for more")
+    run.add_argument("--fail-fast", action="store_true", help="end the run at the first failure, with its report")
+    run.add_argument("--timeout", type=_seconds, default=TIMEOUT, metavar="SECONDS",
+                     help=f"the time one answer may take (default {TIMEOUT:g}); an adapter that takes longer is "
+                          "stopped and the check fails")
+    run.add_argument("--budget", type=_seconds, metavar="SECONDS",
+                     help="the time the whole run may take; then it ends with a report of what it got (exit 1)")
     adapter = commands.add_parser("adapter", help="this project's adapter (the contract of docs/kit.md)")
     add_request_arguments(adapter)
 
@@ -62,7 +82,8 @@ def _run(args: argparse.Namespace) -> int:
 
     check_outputs(args.folder, {"--json": args.json if args.json != "-" else None, "--html": args.html})
     with tempfile.TemporaryDirectory(prefix="fileindex-kit-") as scratch:
-        results = run_kit(args.folder, args.impl, args.workdir or scratch, progress)
+        results = run_kit(args.folder, args.impl, args.workdir or scratch, progress, only=args.only or (),
+                          fail_fast=args.fail_fast, timeout=args.timeout, budget=args.budget)
     if args.json == "-":
         print(json.dumps(report.to_json(results), indent=2, ensure_ascii=False))
     else:

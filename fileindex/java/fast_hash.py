@@ -72,16 +72,27 @@ def hash_value(value, data_type: DataType) -> int:
     """FastHash of one non-null value of ``data_type``."""
     if data_type.root in NUMERIC_BITS:  # the common case first: no other type check needed
         return _mix(check_integer(value, data_type))
+    key = hash_key(value, data_type)
+    return xxh64(key) if isinstance(key, bytes) else _mix(key)
+
+
+def hash_key(value, data_type: DataType) -> int | bytes:
+    """What FastHash hashes for one non-null value: the bytes XXH64 takes (CHAR/VARCHAR as UTF-8,
+    BINARY/VARBINARY as they are), or the signed long Wang's mix takes (integers widened, FLOAT's
+    ``floatToIntBits``, DOUBLE's ``doubleToLongBits``, DATE days, TIME millis, TIMESTAMP millis up to
+    precision 3 and micros above)."""
+    if data_type.root in NUMERIC_BITS:
+        return check_integer(value, data_type)
     if data_type.is_string:
-        return xxh64(utf8_key(value, data_type))
+        return utf8_key(value, data_type)
     if data_type.is_binary:
-        return xxh64(binary_key(value, data_type))
+        return binary_key(value, data_type)
     if data_type.root == "FLOAT":
-        return _mix(float_to_int_bits(value))
+        return float_to_int_bits(value)
     if data_type.root == "DOUBLE":
-        return _mix(double_to_long_bits(value))
+        return double_to_long_bits(value)
     check_bloom_type(data_type)
-    return _mix(long_key(value, data_type))
+    return long_key(value, data_type)
 
 
 def _mix(key: int) -> int:

@@ -33,6 +33,10 @@ from fileindex.kit.corpus import (
     predicate_columns,
     sha256,
 )
+from fileindex.kit.derived import derived_cases
+from fileindex.kit.hashes import vectors as hash_vectors
+from fileindex.kit.provenance import COPIED_FROM_V1, DERIVED, EVALUATION, JAVA_RECORDED, spec, stamped
+from fileindex.kit.release import add_release_files
 from fileindex.kit.rules import add_rule_cases
 from fileindex.kit.schemas import SCHEMAS
 from fileindex.kit.tables import add_tables
@@ -44,7 +48,6 @@ from fileindex.types import parse_type
 from fileindex.writing.outputs import check_file_output, write_file_output
 
 TIMESTAMP_FIX = "apache/paimon #9654, #9866"  # TIMESTAMP(7-9) value predicates on bitmap and bsi answer REMAIN
-README = Path(__file__).with_name("README.kit.md")
 
 
 def default_vectors() -> Path:
@@ -84,10 +87,11 @@ def build_corpus(vectors: str | Path | None = None, tables: str | Path | None = 
     for record in document["vectors"]:
         datasets.add(record["dataset"])
         if record["status"] != "ok":
-            refusals.append({"name": record["name"], "type": record["type"], "index_type": record["index_type"],
-                             "layout": layout_name(record["index_type"], None, record["options"]),
-                             "options": record["options"], "dataset": f"datasets/{record['dataset']}.json",
-                             "java": record["status"]})
+            refusals.append(stamped({"name": record["name"], "type": record["type"],
+                                     "index_type": record["index_type"],
+                                     "layout": layout_name(record["index_type"], None, record["options"]),
+                                     "options": record["options"], "dataset": f"datasets/{record['dataset']}.json",
+                                     "java": record["status"]}, JAVA_RECORDED, spec(record["index_type"])))
             continue
         data = read_inside(vectors, record["file"], what=f"{record['name']}: file")
         _add_tier1(corpus, counts, record, data, commit, frames)
@@ -102,15 +106,19 @@ def build_corpus(vectors: str | Path | None = None, tables: str | Path | None = 
     for name in sorted(datasets):
         corpus.add(f"datasets/{name}.json", read_inside(vectors, f"datasets/{name}.json", what="dataset"))
     counts["tables"] = add_tables(corpus.add, tables)
-    bloom = corpus.files["containers/v1/bloom-filter/int_nulls__bloom.index"]
-    bitmap = corpus.files["containers/v1/bitmap-v1/int_nulls__bitmap_v1.index"]
-    for case, data in negative.cases(bloom, bitmap):
+    sources = {name: corpus.files[f"containers/v1/{layout}/int_nulls__{name}.index"]
+               for name, layout in (("bloom", "bloom-filter"), ("bitmap_v1", "bitmap-v1"), ("bitmap_v2", "bitmap-v2"),
+                                    ("bsi", "bsi"), ("range_bitmap", "range-bitmap"))}
+    for case, data in negative.cases(sources):
         corpus.add(f"bad/{case['name']}.index", data)
         corpus.add(f"bad/{case['name']}.json", dump_json(case))
         counts["bad"][case["rule"]] = counts["bad"].get(case["rule"], 0) + 1
+    hashes = hash_vectors()
+    corpus.add("hashes.json", dump_json(hashes))
+    counts["hashes"] = len(hashes["cases"])
     for name, schema in SCHEMAS.items():
         corpus.add(f"schemas/{name}.schema.json", dump_json(schema))
-    corpus.add("README.md", README.read_bytes())
+    add_release_files(corpus.add)
     corpus.add("VERSION", f"{VERSION}\n".encode())
     manifest = {"kit_version": VERSION, "exported_by": f"paimon-fileindex {__version__}",
                 "java_vectors_commit": commit, "datasets": len(datasets), "cases": counts,
@@ -133,13 +141,14 @@ def _add_tier1(corpus: Corpus, counts: dict, record: dict, data: bytes, commit: 
     payload = b"" if body is None else bytes(body)
     layout = layout_name(index_type, payload)
     cases = [_case(index_type, data_type, query) for query in record.get("queries", [])]
+    cases += derived_cases(index_type, cases)
+    copied = [{**case, "expected_from": COPIED_FROM_V1} for case in cases]  # version 2: version 1's answers
     base = {"name": name, "tier": 1, "type": record["type"], "index_type": index_type, "layout": layout,
             "options": record["options"], "dataset": f"datasets/{record['dataset']}.json",
-            "column": entry.column, "row_count": record["row_count"], "payload_sha256": sha256(payload),
-            "cases": cases}
+            "column": entry.column, "row_count": record["row_count"], "payload_sha256": sha256(payload)}
     v1 = {**base, "container_version": 1, "status": "released",
           "writer": {"implementation": "java", "version": f"apache/paimon@{commit}"},
-          "file": f"{name}.index", "sha256": sha256(data), "head": head_entries(container)}
+          "file": f"{name}.index", "sha256": sha256(data), "head": head_entries(container), "cases": cases}
     corpus.add(f"containers/v1/{layout}/{name}.index", data)
     corpus.add(f"containers/v1/{layout}/{name}.json", dump_json(v1))
     v2_data = reframe(data, 2)
@@ -148,7 +157,7 @@ def _add_tier1(corpus: Corpus, counts: dict, record: dict, data: bytes, commit: 
           "writer": ({"implementation": "java", "version": "apache/paimon PR #10101 (FileIndexFormatV2.Writer)"}
                      if java_v2 else {"implementation": "python", "version": f"paimon-fileindex {__version__}"}),
           "file": f"{name}.index", "sha256": sha256(v2_data),
-          "head": head_entries(FileIndexContainer.from_bytes(v2_data))}
+          "head": head_entries(FileIndexContainer.from_bytes(v2_data)), "cases": copied}
     corpus.add(f"containers/v2/{layout}/{name}.index", v2_data)
     corpus.add(f"containers/v2/{layout}/{name}.json", dump_json(v2))
     for version in ("v1", "v2"):
@@ -161,11 +170,12 @@ def _case(index_type: str, data_type, query: dict) -> dict:
     operator, literals = recorded_query(query["op"], data_type)
     expected = expected_from_recorded(current_java_answer(index_type, data_type, query["op"], query["result"]))
     case: dict = {"where": predicate_to_json(Leaf(operator, "c", literals), {"c": data_type}), "expected": expected}
-    if expected != expected_from_recorded(query["result"]):
+    if expected != expected_from_recorded(query["result"]):  # the recorded answer, corrected by the later fix's rule
         case["since"] = TIMESTAMP_FIX
         case["before"] = {"expected": expected_from_recorded(query["result"]),
                           "why": f"older Java compared micro-second truncated values: unsound; {TIMESTAMP_FIX}"}
-    return case
+        return stamped(case, DERIVED, spec(index_type))
+    return stamped(case, JAVA_RECORDED, spec(index_type))
 
 
 def _add_multi(corpus: Corpus, record: dict, data: bytes, commit: str) -> None:
@@ -183,8 +193,9 @@ def _add_multi(corpus: Corpus, record: dict, data: bytes, commit: str) -> None:
     layouts_of: dict[str, set[str]] = {}
     for e in container:
         layouts_of.setdefault(e.column, set()).add(layout_name(e.index_type, _payload(container, e)))
-    cases = [{"where": case["java_predicate"], "java_toString": case["java_toString"],
-              "expected": expected_from_recorded(case["result"])} for case in record.get("predicates", ())]
+    cases = [stamped({"where": case["java_predicate"], "java_toString": case["java_toString"],
+                      "expected": expected_from_recorded(case["result"])}, JAVA_RECORDED, EVALUATION)
+             for case in record.get("predicates", ())]
     for case in cases:  # what a reader must read for this case: the layouts of the columns it names
         case["layouts"] = sorted(set().union(*(layouts_of.get(c, set()) for c in predicate_columns(case["where"]))))
     sidecar["cases"] = cases

@@ -2,8 +2,8 @@
 
 An adapter is one command (``--impl "COMMAND"``). The kit runs ``COMMAND capabilities`` once; if
 the answer says ``"batch": true`` it starts ``COMMAND batch`` and writes one request per line on
-its stdin, reading one answer per line from its stdout; otherwise it runs one command line per
-request (:func:`to_argv`). Requests and answers are in docs/kit.md.
+its stdin (each with an ``id``), reading one answer per line from its stdout (each echoing the id);
+otherwise it runs one command line per request (:func:`to_argv`). Requests and answers are in docs/kit.md.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import json
 import os
 import select
 import shlex
+import signal
 import subprocess
 import tempfile
 import time
@@ -19,6 +20,7 @@ import time
 from fileindex.errors import UsageError
 
 TIMEOUT = 120.0  # seconds an adapter may take for one answer
+STARTUP = 30.0  # seconds ``capabilities`` may take at least (a JVM starting), whatever the timeout
 
 
 def to_argv(request: dict) -> list[str]:
@@ -88,21 +90,52 @@ def _json(text: str, option: str):
         raise UsageError(f"{option} is not JSON: {err}") from None
 
 
-class Adapter:
-    """One implementation under test, driven through its command."""
+class StopRun(Exception):
+    """The run ends before its last check (``--budget`` spent, ``--fail-fast``): the report holds what it got."""
 
-    def __init__(self, command: str):
+
+class Budget:
+    """The time a whole run may take (None: no limit), and the time one answer may take."""
+
+    def __init__(self, seconds: float | None = None, timeout: float = TIMEOUT):
+        self.seconds, self.timeout = seconds, timeout
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+
+    def limit(self, at_least: float = 0.0) -> tuple[float, bool]:
+        """The seconds the next answer may take (``timeout``, or ``at_least`` when longer), and whether the
+        run's budget sets them instead; StopRun once the budget is spent."""
+        timeout = max(self.timeout, at_least)
+        if self.deadline is None:
+            return timeout, False
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise StopRun(self.spent())
+        return (left, True) if left < timeout else (timeout, False)
+
+    def spent(self) -> str:
+        return f"the run's budget of {self.seconds:g} s (--budget) is spent"
+
+
+class Adapter:
+    """One implementation under test, driven through its command. Its processes run in a session of their
+    own (a Ctrl-C at the terminal reaches the runner alone) and are killed with everything they started."""
+
+    def __init__(self, command: str, budget: Budget | None = None):
         self.command = command
+        self.budget = budget or Budget()
         self.argv = shlex.split(command)
         if not self.argv:
             raise UsageError("--impl is empty: give the adapter's command, e.g. \"fileindex kit adapter\"")
-        self.capabilities = self._one_call({"op": "capabilities"})
-        if "error" in self.capabilities or "crash" in self.capabilities:
-            raise UsageError(f"{command!r} capabilities did not answer: "
-                             f"{self.capabilities.get('error') or self.capabilities.get('crash')}")
-        self.name = str(self.capabilities.get("implementation", self.argv[0]))
         self.process: subprocess.Popen | None = None
         self._stderr = tempfile.TemporaryFile()
+        self._stderr_from = 0  # where the running batch process's stderr begins in self._stderr
+        self._lines: _Lines | None = None
+        self._asked = 0  # the id of the last batch request
+        self.capabilities = self._one_call({"op": "capabilities"}, at_least=STARTUP)
+        if any(key in self.capabilities for key in ("error", "crash", "protocol")):
+            raise UsageError(f"{command!r} capabilities did not answer: " + str(
+                self.capabilities.get("error") or self.capabilities.get("crash") or self.capabilities["protocol"]))
+        self.name = str(self.capabilities.get("implementation", self.argv[0]))
 
     def reads(self, container_version: int, layout: str) -> bool:
         read = self.capabilities.get("read") or {}
@@ -113,66 +146,148 @@ class Adapter:
         return 1 in write.get("containers", ()) and layout in write.get("layouts", ())
 
     def ask(self, request: dict) -> dict:
-        """The adapter's answer; ``{"crash": why}`` when it gave none (a crash is never a conforming answer)."""
+        """The adapter's answer; ``{"crash": why}`` when it gave none (a crash is never a conforming answer),
+        ``{"protocol": why}`` when a line that is not this request's answer came instead. StopRun when the
+        run's budget ends before the answer."""
         if not self.capabilities.get("batch"):
             return self._one_call(request)
+        limit, by_budget = self.budget.limit()
         if self.process is None or self.process.poll() is not None:
-            self.process = subprocess.Popen([*self.argv, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=self._stderr)
-        stdin, stdout = self.process.stdin, self.process.stdout
-        assert stdin is not None and stdout is not None  # both are pipes
+            self._start()
+        assert self.process is not None and self.process.stdin is not None and self._lines is not None
+        self._asked += 1
         try:
-            stdin.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
-            stdin.flush()
-            line = self._readline(stdout)
-        except (BrokenPipeError, TimeoutError) as err:
-            self._stop()
-            return {"crash": f"the batch process stopped answering ({err or type(err).__name__})"}
-        if not line:
-            self._stop()
-            return {"crash": "the batch process exited without an answer"}
-        return _answer(line)
-
-    @staticmethod
-    def _readline(stream) -> bytes:
-        deadline = time.monotonic() + TIMEOUT
-        chunks = []
+            self.process.stdin.write(json.dumps({**request, "id": self._asked}, ensure_ascii=False).encode() + b"\n")
+            self.process.stdin.flush()
+        except OSError:  # a broken pipe: it has exited
+            return {"crash": self._exited()}
+        deadline = time.monotonic() + limit
         while True:
-            ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                raise TimeoutError(f"no answer in {TIMEOUT:.0f} s")
-            chunk = stream.readline()
-            chunks.append(chunk)
-            if not chunk or chunk.endswith(b"\n"):
-                return b"".join(chunks)
+            line = self._lines.readline(deadline)
+            if line is None:
+                self._stop()
+                if by_budget:
+                    raise StopRun(self.budget.spent())
+                return {"crash": f"no answer in {limit:g} s (--timeout): the batch process was stopped"}
+            if line == b"":
+                return {"crash": self._exited()}
+            answer = _answer(line)
+            if "crash" in answer:
+                return {"protocol": answer["crash"]}
+            got = answer.pop("id", None)
+            if got == self._asked:
+                return answer
+            if isinstance(got, int) and not isinstance(got, bool) and 0 < got < self._asked:
+                continue  # the late answer of a request already charged with a stray line: never this one's
+            return {"protocol": f"a line that is not the answer to request {self._asked} "
+                                f"({'no id' if got is None else f'id {got!r}'}): {line[:200]!r}"}
 
-    def _one_call(self, request: dict) -> dict:
+    def _start(self) -> None:
+        self._stderr_from = self._stderr.seek(0, os.SEEK_END)
+        self.process = subprocess.Popen([*self.argv, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self._stderr, start_new_session=True)
+        assert self.process.stdout is not None
+        self._lines = _Lines(self.process.stdout.fileno())
+
+    def _exited(self) -> str:
+        """Why the batch process gave no answer: its exit status and the tail of its stderr."""
+        assert self.process is not None
         try:
-            done = subprocess.run([*self.argv, *to_argv(request)], capture_output=True, timeout=TIMEOUT)
-        except (OSError, subprocess.TimeoutExpired) as err:
+            status = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            status = None
+        self._stop()
+        self._stderr.seek(self._stderr_from)
+        tail = _tail(self._stderr.read())
+        how = "closed its stdout" if status is None else f"exited with status {status}"
+        return f"the batch process {how} without an answer" + (f"; stderr ends: {tail}" if tail else "")
+
+    def _one_call(self, request: dict, at_least: float = 0.0) -> dict:
+        limit, by_budget = self.budget.limit(at_least)
+        try:
+            process = subprocess.Popen([*self.argv, *to_argv(request)], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as err:
             return {"crash": str(err)}
-        lines = done.stdout.strip().splitlines()
+        try:
+            out, errors = process.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            _kill(process)
+            if by_budget:
+                raise StopRun(self.budget.spent()) from None
+            return {"crash": f"no answer in {limit:g} s" + ("" if at_least else " (--timeout)")}
+        except BaseException:  # interrupted: the adapter goes too
+            _kill(process)
+            raise
+        lines = out.strip().splitlines()
         if not lines:
-            return {"crash": f"exit status {done.returncode}, no answer on stdout "
-                             f"({done.stderr.decode(errors='replace').strip()[-200:]})"}
-        return _answer(lines[-1])
+            tail = _tail(errors)
+            return {"crash": f"exit status {process.returncode}, no answer on stdout"
+                             + (f"; stderr ends: {tail}" if tail else "")}
+        answer = _answer(lines[-1])
+        return {"protocol": answer["crash"]} if "crash" in answer else answer
 
     def _stop(self) -> None:
         if self.process is not None:
-            self.process.kill()
-            self.process.wait()
+            _kill(self.process)
             self.process = None
+            self._lines = None
 
-    def close(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+    def close(self, *, kill: bool = False) -> None:
+        """Ends the batch process: its stdin closed (it exits), or killed (``kill``, or after 10 s)."""
+        if self.process is not None and self.process.poll() is None and not kill:
             assert self.process.stdin is not None
-            self.process.stdin.close()
             try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self._stop()
-        self.process = None
+                self.process.stdin.close()
+                self.process.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._stop()
         self._stderr.close()
+
+
+class _Lines:
+    """Lines from a pipe, each within a deadline: never blocked by an adapter that writes half a line."""
+
+    LIMIT = 64 << 20  # bytes of one answer line
+
+    def __init__(self, fd: int):
+        self.fd, self.buffer = fd, b""
+
+    def readline(self, deadline: float) -> bytes | None:
+        """The next line (b"" at end of file, what is left before it without a newline), None at the deadline."""
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > self.LIMIT:
+                line, self.buffer = self.buffer, b""
+                return line[:200] + b"... (an answer line over 64 MiB)\n"
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                return None
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                line, self.buffer = self.buffer, b""
+                return line
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line + b"\n"
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """The process and everything it started (its own session), then reaped."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            process.kill()
+    process.wait()
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def _tail(data: bytes, limit: int = 300) -> str:
+    text = " | ".join(line.strip() for line in data.decode(errors="replace").strip().splitlines()[-5:])
+    return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def _answer(line: bytes) -> dict:
@@ -184,17 +299,25 @@ def _answer(line: bytes) -> dict:
 
 
 def serve(handle, stdin=None, stdout=None) -> int:
-    """An adapter's ``batch`` loop: one JSON request per line in, one JSON answer per line out."""
+    """An adapter's ``batch`` loop: one JSON request per line in, one JSON answer per line out, each answer
+    echoing its request's ``id`` (the runner never takes a line without it for an answer)."""
     stdin = stdin or os.fdopen(0, "rb", closefd=False)
     stdout = stdout or os.fdopen(1, "wb", closefd=False)
     for line in stdin:
         if not line.strip():
             continue
+        request_id = None
         try:
             request = json.loads(line)
-            answer = handle(request) if isinstance(request, dict) else {"error": "a request is a JSON object"}
+            if isinstance(request, dict):
+                request_id = request.pop("id", None)
+                answer = handle(request)
+            else:
+                answer = {"error": "a request is a JSON object"}
         except ValueError as err:
             answer = {"error": f"not a JSON request: {err}"}
+        if request_id is not None and isinstance(answer, dict):
+            answer = {**answer, "id": request_id}
         stdout.write(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
         stdout.flush()
     return 0

@@ -1,4 +1,7 @@
-"""The results of ``kit run`` as a terminal table, a JSON document and a self-contained HTML page."""
+"""The results of ``kit run`` as a terminal table, a JSON document and a self-contained HTML page.
+
+The JSON document lists every outcome (``results``: each check with its case and status), every failure
+(``failures``) and the counts per case (``cases``): never a subset, whatever the terminal shows."""
 from __future__ import annotations
 
 import html
@@ -7,13 +10,23 @@ import json
 from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, Results, no_counts
 
 
-def to_json(results: Results, failures: int = 200) -> dict:
+def to_json(results: Results) -> dict:
     rows = [{"consumer": c, "producer": p, "layout": lay, "check": check, **counts}
             for (c, p, lay, check), counts in results.counts().items()]
+    every = [dict(o.__dict__) for o in results.outcomes]
     return {"kit_version": results.kit_version, "implementations": results.implementations,
+            "complete": not results.stopped, "stopped": results.stopped,
             "totals": {name: results.totals(name) for name in results.implementations},
-            "matrix": matrix(results), "rows": rows,
-            "failures": [o.__dict__ for o in results.outcomes if o.status == FAIL][:failures]}
+            "matrix": matrix(results), "rows": rows, "cases": per_case(results),
+            "failures": [o for o in every if o["status"] == FAIL], "results": every}
+
+
+def per_case(results: Results) -> dict[str, dict[str, int]]:
+    """case → counts of its outcomes (every consumer, producer and check)."""
+    table: dict[str, dict[str, int]] = {}
+    for o in results.outcomes:
+        table.setdefault(o.case, no_counts())[o.status] += 1
+    return dict(sorted(table.items()))
 
 
 def matrix(results: Results) -> dict[str, dict[str, dict[str, int]]]:
@@ -70,9 +83,11 @@ def terminal(results: Results, failures: int = 20) -> str:
     lines += [f"FAIL {o.consumer} ← {o.producer} {o.layout} {o.check}: {o.detail}" for o in failed[:failures]]
     if len(failed) > failures:
         lines.append(f"... and {len(failed) - failures} more failures (--json lists them)")
+    if results.stopped:
+        lines.append(f"INCOMPLETE: {results.stopped}; {len(results.outcomes)} checks ran")
     unwritten = results.totals()[NOT_WRITTEN]
     lines.append("PASS" if results.ok else f"FAIL: {len(failed)} check(s) failed"
-                 + (f", {unwritten} not written" if unwritten else ""))
+                 + (f", {unwritten} not written" if unwritten else "") + (" (incomplete)" if results.stopped else ""))
     return "\n".join(lines)
 
 
@@ -111,9 +126,12 @@ def to_html(results: Results, failures: int = 200) -> str:
         f"<tr><td>{esc(c)}</td><td>{esc(p)}</td><td>{esc(lay)}</td><td>{esc(check)}</td>"
         f"<td>{n[PASS]}</td><td>{n[FAIL]}</td><td>{n[UNSUPPORTED]}</td><td>{n[NOT_WRITTEN]}</td></tr>"
         for (c, p, lay, check), n in results.counts().items())
-    failed = [o for o in results.outcomes if o.status == FAIL][:failures]
+    failed = [o for o in results.outcomes if o.status == FAIL]
     failure_items = "".join(f"<li>{esc(o.consumer)} ← {esc(o.producer)} {esc(o.layout)} {esc(o.check)}: "
-                            f"{esc(o.detail)}</li>" for o in failed)
+                            f"{esc(o.detail)}</li>" for o in failed[:failures])
+    if len(failed) > failures:
+        failure_items += f"<li>... and {len(failed) - failures} more (the JSON below lists every one)</li>"
+    stopped = f"<p><b>Incomplete:</b> {esc(results.stopped)}</p>" if results.stopped else ""
     implementations = "".join(f"<li><b>{esc(name)}</b> {esc(str(caps.get('version', '?')))}: "
                               f"<code>{esc(str(caps.get('command')))}</code></li>"
                               for name, caps in results.implementations.items())
@@ -125,13 +143,13 @@ td, th {{ border: 1px solid #999; padding: 0.3em 0.6em; text-align: left; }}
 .pass {{ background: #d7f5d7; }} .fail {{ background: #f7c6c6; }} .unsupported {{ background: #eee; color: #555; }}
 </style></head><body>
 <h1>Conformance kit {esc(results.kit_version)}</h1>
-<ul>{implementations}</ul>
+<ul>{implementations}</ul>{stopped}
 <h2>Matrix: consumer ← producer × layout</h2>
 <table><tr><th></th>{head}</tr>{''.join(body)}</table>
 <h2>Checks</h2>
 <table><tr><th>consumer</th><th>producer</th><th>layout</th><th>check</th><th>pass</th><th>fail</th>
 <th>unsupported</th><th>not written</th></tr>{detail}</table>
 <h2>Failures</h2><ul>{failure_items or '<li>none</li>'}</ul>
-<script type="application/json" id="results">{esc(json.dumps(to_json(results, failures)))}</script>
+<script type="application/json" id="results">{esc(json.dumps(to_json(results)))}</script>
 </body></html>
 """

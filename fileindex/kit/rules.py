@@ -14,6 +14,7 @@ from fileindex.container.file import FileIndexContainer
 from fileindex.container.writer import write_container
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.kit.corpus import dump_json, head_entries, layout_name, predicate_columns, sha256
+from fileindex.kit.provenance import DERIVED, EVALUATION, stamped
 from fileindex.types import parse_type
 
 NAME = "multi__or_bitmap_bloom"
@@ -48,8 +49,9 @@ def add_rule_cases(add) -> int:
     data = write_container({"k": {"bitmap": bitmap}, "name": {"bloom-filter": bloom}})
     container = FileIndexContainer.from_bytes(data)
     layouts = {"k": layout_name("bitmap", bitmap), "name": layout_name("bloom-filter", bloom)}
-    cases = [{"where": where, "expected": expected, "source": f"rule: {RULE} (not recorded from Java)",
-              "layouts": sorted({layouts[c] for c in predicate_columns(where)})} for where, expected in CASES]
+    cases = [stamped({"where": where, "expected": expected, "source": f"rule: {RULE} (not recorded from Java)",
+                      "layouts": sorted({layouts[c] for c in predicate_columns(where)})}, DERIVED, EVALUATION)
+             for where, expected in CASES]
     add(f"datasets/{NAME.removeprefix('multi__')}.json", dump_json({
         "name": NAME.removeprefix("multi__"), "row_count": len(K),
         "columns": [{"name": "k", "type": "INT", "values": K}, {"name": "name", "type": "STRING", "values": NAMES}],

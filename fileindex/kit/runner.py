@@ -3,7 +3,9 @@
 Each check has an outcome per (consumer, producer, layout, check): the consumer is the
 implementation answering, the producer who wrote the file (``corpus``: the kit's own files, else
 an implementation's ``write`` output). A case an adapter's capabilities exclude is *unsupported*,
-counted apart from *failed*; the number of checks per row does not depend on the answers.
+counted apart from *failed*; the number of checks per row does not depend on the answers. A run
+that ends early (its ``budget`` spent, ``fail_fast``) says so in ``Results.stopped`` and reports
+what it got; ``only`` (layouts, globs of case names) picks the cases to run.
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ from fileindex.kit.corpus import (
 )
 from fileindex.kit.integrity import verify_files
 from fileindex.kit.negative import ERROR
-from fileindex.kit.protocol import Adapter
+from fileindex.kit.plan import Only, Phase, selectors
+from fileindex.kit.protocol import TIMEOUT, Adapter, Budget, StopRun
 from fileindex.kit.rows import sort_rows
 from fileindex.writing.outputs import check_apart
 
@@ -59,13 +62,18 @@ class Results:
     kit_version: str
     implementations: dict[str, dict] = field(default_factory=dict)  # name -> capabilities
     outcomes: list[Outcome] = field(default_factory=list)
+    stopped: str = ""  # why the run ended before its last check ("" when it ran them all)
+    fail_fast: bool = False
 
     def add(self, consumer: str, producer: str, layout: str, check: str, problem: str | None | Literal[False],
             case: str = "") -> None:
-        """``problem``: None (pass), a message (fail) or False (unsupported)."""
+        """``problem``: None (pass), a message (fail) or False (unsupported). StopRun after a failure with
+        ``fail_fast``."""
         status = UNSUPPORTED if problem is False else PASS if problem is None else FAIL
         detail = problem if isinstance(problem, str) else ""
         self.outcomes.append(Outcome(consumer, producer, layout, check, status, detail, case))
+        if status == FAIL and self.fail_fast:
+            raise StopRun(f"stopped at the first failure (--fail-fast): {consumer} {check} of {case}")
 
     def counts(self) -> dict[tuple[str, str, str, str], dict[str, int]]:
         table: dict = {}
@@ -86,11 +94,15 @@ class Results:
     @property
     def ok(self) -> bool:
         total = self.totals()
-        return not total[FAIL] and not total[NOT_WRITTEN]
+        return not total[FAIL] and not total[NOT_WRITTEN] and not self.stopped
 
 
 def run(folder: str | Path, commands: list[str], workdir: str | Path,
-        progress: Callable[[str], None] = lambda text: None) -> Results:
+        progress: Callable[[str], None] = lambda text: None, *, only: list[str] | tuple[str, ...] = (),
+        fail_fast: bool = False, timeout: float = TIMEOUT, budget: float | None = None) -> Results:
+    """Every adapter through the corpus. ``only``: layouts and globs of case names (a case runs when one
+    matches); ``timeout``: seconds one answer may take; ``budget``: seconds the run may take, after which it
+    ends with what it got (``Results.stopped``), as ``fail_fast`` does after the first failure."""
     workdir = Path(workdir)
     check_apart(workdir, [folder], what="--workdir")
     if Path(folder).is_file():  # a release tarball, as vendored
@@ -99,46 +111,74 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
         folder = unpack(Path(folder), Path(tempfile.mkdtemp(prefix="corpus-", dir=workdir)))
     folder, manifest = open_corpus(folder)
     progress(f"{verify_files(folder, manifest)} files as manifest.json lists them (SHA-256)")
-    tier1 = cases(folder, "v1") + cases(folder, "v2")
+    v1 = cases(folder, "v1")
+    tier1 = v1 + cases(folder, "v2")
     multi, bad, tables = cases(folder, "multi"), cases(folder, "bad"), cases(folder, "tables")
     refusals = _refusals(folder)
     _check_references(folder, tier1 + multi + bad + tables, refusals)
-    adapters = [Adapter(command) for command in commands]
+    if only:
+        pick = Only(only)
+        v1, tier1, multi, bad, tables = ([c for c in group if pick.takes(c.name, selectors(c))]
+                                         for group in (v1, tier1, multi, bad, tables))
+        refusals = [r for r in refusals if pick.takes(str(r.get("name")), {str(r.get("layout")), "refusals"})]
+        pick.check()
+    adapters: list[Adapter] = []
+    limits = Budget(budget, timeout)  # one budget for the whole run, every adapter's answers within it
+    try:
+        for command in commands:
+            adapters.append(Adapter(command, limits))
+    except StopRun as stop:
+        raise UsageError(f"capabilities did not answer before {stop}") from None
+    except BaseException:
+        for adapter in adapters:
+            adapter.close(kill=True)
+        raise
     names = [a.name for a in adapters]
     if len(set(names)) != len(names):  # the same implementation twice: tell them apart by position
         for position, adapter in enumerate(adapters):
             adapter.name = f"{adapter.name}#{position + 1}"
-    results = Results(manifest["kit_version"], {a.name: {**a.capabilities, "command": a.command} for a in adapters})
+    results = Results(manifest["kit_version"], {a.name: {**a.capabilities, "command": a.command} for a in adapters},
+                      fail_fast=fail_fast)
     try:
-        written = {}
+        _run_phases(adapters, folder, (v1, tier1, multi, bad, tables, refusals), workdir, results, progress)
+    except StopRun as stop:
+        results.stopped = str(stop)
+        progress(f"ended early: {stop}")
+    except BaseException:  # interrupted: the adapters are killed, not waited for
         for adapter in adapters:
-            progress(f"{adapter.name}: writing")
-            written[adapter.name] = _write(adapter, folder, cases(folder, "v1"), refusals,
-                                           workdir / _safe(adapter.name), results)
-        for adapter in adapters:
-            progress(f"{adapter.name}: reading the corpus")
-            for case in tier1:
-                _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
-            for case in multi:
-                _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
-            for case in bad:
-                _bad_case(adapter, case, results)
-            for case in tables:
-                _scan_case(adapter, case, results)
-                _rows_case(adapter, case, results)
-            for producer, files in written.items():
-                progress(f"{adapter.name}: reading what {producer} wrote")
-                for case, path in files:
-                    if path is None and adapter.reads(1, case.layout):  # the write failed: counted, never dropped
-                        for check in ["head"] + ["read"] * len(case.sidecar["cases"]):
-                            results.outcomes.append(Outcome(adapter.name, producer, case.layout, check, NOT_WRITTEN,
-                                                            f"{case.name}: {producer} did not write it", case.name))
-                    else:
-                        _read_case(adapter, case, path or case.file, producer, results, exact_head=False)
-    finally:
-        for adapter in adapters:
-            adapter.close()
+            adapter.close(kill=True)
+        raise
+    for adapter in adapters:
+        adapter.close()
     return results
+
+
+def _run_phases(adapters: list[Adapter], folder: Path, groups: tuple, workdir: Path, results: Results,
+                progress: Callable[[str], None]) -> None:
+    v1, tier1, multi, bad, tables, refusals = groups
+    written = {}
+    for adapter in adapters:
+        phase = Phase(progress, f"{adapter.name}: writing", len(v1) + len(refusals))
+        written[adapter.name] = _write(adapter, folder, v1, refusals, workdir / _safe(adapter.name), results, phase)
+    for adapter in adapters:
+        total = len(tier1) + len(multi) + len(bad) + len(tables)
+        phase = Phase(progress, f"{adapter.name}: reading the corpus", total)
+        for case in phase.each(tier1 + multi):
+            _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
+        for case in phase.each(bad):
+            _bad_case(adapter, case, results)
+        for case in phase.each(tables):
+            _scan_case(adapter, case, results)
+            _rows_case(adapter, case, results)
+        for producer, files in written.items():
+            phase = Phase(progress, f"{adapter.name}: reading what {producer} wrote", len(files))
+            for case, path in phase.each(files):
+                if path is None and adapter.reads(1, case.layout):  # the write failed: counted, never dropped
+                    for check in ["head"] + ["read"] * len(case.sidecar["cases"]):
+                        results.outcomes.append(Outcome(adapter.name, producer, case.layout, check, NOT_WRITTEN,
+                                                        f"{case.name}: {producer} did not write it", case.name))
+                else:
+                    _read_case(adapter, case, path or case.file, producer, results, exact_head=False)
 
 
 def _refusals(folder: Path) -> list[dict]:
@@ -178,8 +218,8 @@ def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results:
     where = f"{producer}:{case.name}"
     if all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case)):
         answer = adapter.ask({"op": "head", "file": str(path)})
-        results.add(adapter.name, producer, layout, "head", _head_problem(answer, sidecar["head"], exact_head, where),
-                    case.name)
+        results.add(adapter.name, producer, layout, "head",
+                    _judge(answer, lambda a: _head_problem(a, sidecar["head"], exact_head, where)), case.name)
     else:
         results.add(adapter.name, producer, layout, "head", False, case.name)
     if not adapter.reads(sidecar["container_version"], case.layout):
@@ -192,16 +232,22 @@ def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results:
             results.add(adapter.name, producer, layout, "read", False, case.name)
             continue
         answer = adapter.ask({"op": "read", "file": str(path), "schema": schema, "where": item["where"]})
-        if "unsupported" in answer:  # the adapter declares this one predicate beyond it
-            results.add(adapter.name, producer, layout, "read", False, case.name)
-            continue
-        problem = _failed(answer) or answer_problem(answer, item["expected"],
-                                                    empty_is_skip=sidecar.get("empty_is_skip", False))
-        if problem and "before" in item and answer_problem(answer, item["before"]["expected"]) is None:
-            problem = f"the answer of Paimon before {item['since']} ({item['before']['why']})"
-        results.add(adapter.name, producer, layout, "read",
-                    None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}",
+        results.add(adapter.name, producer, layout, "read", _judge(answer, _read_problem, item, sidecar, where),
                     case.name)
+
+
+def _read_problem(answer: dict, item: dict, sidecar: dict, where: str) -> str | None:
+    problem = _failed(answer) or answer_problem(answer, item["expected"],
+                                                empty_is_skip=sidecar.get("empty_is_skip", False))
+    if problem and "before" in item and answer_problem(answer, item["before"]["expected"]) is None:
+        problem = f"the answer of Paimon before {item['since']} ({item['before']['why']})"
+    return None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}"
+
+
+def _judge(answer: dict, problem: Callable[..., str | None], *args, **kwargs) -> str | None | Literal[False]:
+    """An answer's outcome, the same rule for every check: ``{"unsupported": …}`` is unsupported (False), never
+    a failure; anything else is judged by ``problem(answer, *args, **kwargs)`` (None: pass; a message: fail)."""
+    return False if "unsupported" in answer else problem(answer, *args, **kwargs)
 
 
 def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
@@ -215,11 +261,8 @@ def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
             results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
             continue
         answer = adapter.ask({"op": "scan", "table": str(case.file), "where": item["where"]})
-        if "unsupported" in answer:
-            results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
-            continue
-        problem = _failed(answer) or _files_problem(answer, item["expected"]["files"],
-                                                    whole_files=adapter.capabilities.get("scan") == "files")
+        whole_files = adapter.capabilities.get("scan") == "files"
+        problem = _judge(answer, _files_problem, item["expected"]["files"], whole_files=whole_files)
         results.add(adapter.name, CORPUS, layout, "scan", problem and f"{case.name} {item.get('sql')}: {problem}",
                     case.name)
 
@@ -235,15 +278,24 @@ def _rows_case(adapter: Adapter, case: Case, results: Results) -> None:
             results.add(adapter.name, CORPUS, "table", "rows", False, case.name)
             continue
         answer = adapter.ask({"op": "rows", "table": str(case.file), "where": item["where"]})
-        if "unsupported" in answer:
-            results.add(adapter.name, CORPUS, "table", "rows", False, case.name)
-            continue
-        problem = _failed(answer) or _rows_problem(answer, item["expected"]["rows"])
+        problem = _judge(answer, _rows_problem, item["expected"]["rows"])
         results.add(adapter.name, CORPUS, "table", "rows", problem and f"{case.name} {item.get('sql')}: {problem}",
                     case.name)
 
 
+def _refused_problem(answer: dict, refusal: dict) -> str | None:
+    if "error" in answer:
+        return None
+    if "crash" in answer or "protocol" in answer:  # a crash is never a refusal
+        return f"{refusal['name']}: {_failed(answer)}"
+    return (f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
+            f"the adapter answered {json.dumps(answer)[:200]}")
+
+
 def _rows_problem(answer: dict, expected: list) -> str | None:
+    failed = _failed(answer)
+    if failed:
+        return failed
     rows = answer.get("rows")
     if not isinstance(rows, list):
         return f"no rows in {json.dumps(answer)[:160]}"
@@ -259,6 +311,9 @@ def _rows_problem(answer: dict, expected: list) -> str | None:
 def _files_problem(answer: dict, expected: dict, *, whole_files: bool = False) -> str | None:
     """Why a scan's verdicts are not the expected ones. ``whole_files``: the adapter declared
     (``"scan": "files"``) that it keeps or skips whole files, so only that is compared."""
+    failed = _failed(answer)
+    if failed:
+        return failed
     files = answer.get("files")
     if not isinstance(files, dict):
         return f"no files in {json.dumps(answer)[:160]}"
@@ -296,10 +351,10 @@ def _schema(case: Case) -> dict:
 def _failed(answer: dict) -> str | None:
     if "crash" in answer:
         return f"the adapter crashed: {answer['crash']}"
+    if "protocol" in answer:
+        return f"protocol error: {answer['protocol']}"
     if "error" in answer:
         return f"error: {answer['error']}"
-    if "unsupported" in answer:
-        return f"answered unsupported although its capabilities include it: {answer['unsupported']}"
     return None
 
 
@@ -328,13 +383,13 @@ def _head_problem(answer: dict, expected: dict, exact: bool, where: str) -> str 
 
 
 def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict], out: Path,
-           results: Results) -> list[tuple[Case, Path | None]]:
+           results: Results, phase: Phase) -> list[tuple[Case, Path | None]]:
     """Every Tier 1 container the adapter writes, from the case's dataset and options; its payload must be
     the recorded one, its HEAD must hold exactly that entry (the file, or None where it was not). The
     refusals must be refused. The files written are named by their position, never by the corpus."""
     written = []
     out.mkdir(parents=True, exist_ok=True)
-    for position, case in enumerate(v1):
+    for position, case in phase.each(enumerate(v1)):
         s = case.sidecar
         if not adapter.writes(case.layout):
             results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
@@ -343,13 +398,11 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict],
         answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, s["dataset"])), "column": s["column"],
                               "type": s["type"], "index_type": s["index_type"], "options": s["options"],
                               "container_version": 1, "out": str(target)})
-        if "unsupported" in answer:
-            results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
-            continue
-        problem = _failed(answer) or _written_problem(target, s)
+        problem = _judge(answer, _written_problem, target, s)
         results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}", case.name)
-        written.append((case, None if problem else target))
-    for position, refusal in enumerate(refusals):
+        if problem is not False:
+            written.append((case, None if problem else target))
+    for position, refusal in phase.each(enumerate(refusals)):
         if not adapter.writes(refusal["layout"]):
             results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False, refusal["name"])
             continue
@@ -357,16 +410,17 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict],
         answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, refusal["dataset"])), "column": "c",
                               "type": refusal["type"], "index_type": refusal["index_type"],
                               "options": refusal["options"], "container_version": 1, "out": str(target)})
-        refused = "error" in answer
         results.add(adapter.name, adapter.name, refusal["layout"], "refuse",
-                    None if refused else f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
-                                         f"the adapter answered {answer}", refusal["name"])
+                    _judge(answer, _refused_problem, refusal), refusal["name"])
     return written
 
 
-def _written_problem(path: Path, sidecar: dict) -> str | None:
+def _written_problem(answer: dict, path: Path, sidecar: dict) -> str | None:
     """A written file against the case: read by this project's parser, compared as parsed entries
     (column, index type, payload SHA-256), not as HEAD bytes: only the same producer's HEAD is byte-identical."""
+    failed = _failed(answer)
+    if failed:
+        return failed
     try:
         with FileIndexContainer.open(path) as container:
             container.validate_layout()
@@ -391,9 +445,11 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     s = case.sidecar
     answer = adapter.ask(_bad_request(case))
     check = "reject" if s["rule"] == "MUST reject" else "fail-open"
-    problem: str | None
-    if "crash" in answer:
-        problem = f"{case.name}: the adapter crashed ({answer['crash']}): a reader rejects with an error, never a crash"
+    problem: str | None | Literal[False]
+    if "unsupported" in answer:
+        problem = False
+    elif "crash" in answer or "protocol" in answer:
+        problem = f"{case.name}: {_failed(answer)}: a reader rejects with an error, never a crash"
     elif "error" in answer:
         problem = None if ERROR in s["accepted"] else f"{case.name}: rejected, which this rule does not accept"
     else:

@@ -2,6 +2,7 @@
 exported under ``schemas/`` so that a consumer in any language validates what it reads."""
 from __future__ import annotations
 
+from fileindex.kit.provenance import EXPECTED_FROM
 from fileindex.predicate.java import COMPOUNDS
 from fileindex.predicate.operators import Operator
 
@@ -36,10 +37,13 @@ HEAD = {
                                "length": {"type": "integer"}, "payload_sha256": {"oneOf": [SHA, {"type": "null"}]}},
             }}}}}},
 }
+FROM = {"enum": list(EXPECTED_FROM)}  # who produced the expected answer (fileindex.kit.provenance)
+SPEC = {"type": "string", "minLength": 1}  # the part of the format a case tests
 CASE = {
-    "type": "object", "required": ["where", "expected"],
+    "type": "object", "required": ["where", "expected", "expected_from", "spec"],
     "properties": {"where": PREDICATE, "expected": ANSWER, "since": {"type": "string"}, "until": {"type": "string"},
-                   "before": {"type": "object"}, "java_toString": {"type": "string"}},
+                   "before": {"type": "object"}, "java_toString": {"type": "string"}, "expected_from": FROM,
+                   "spec": SPEC},
 }
 # Tier 2 result rows: each a list of values in the order of the case's columns, spelled as the datasets
 # spell values (FLOAT/DOUBLE as Java toString text, TIMESTAMP as {millis, nanos_of_milli}, ...), sorted by JSON text
@@ -81,16 +85,20 @@ SCHEMAS = {
         "properties": {"name": {"type": "string"}, "tier": {"const": 2}, "writer": WRITER, "table": {"type": "string"},
                        "exercises": {"type": "string"}, "empty_is_skip": {"type": "boolean"}, "columns": COLUMNS,
                        "cases": {"type": "array", "items": {
-                           "type": "object", "required": ["where", "expected"],
-                           "properties": {"where": PREDICATE, "sql": {"type": "string"}, "expected": {
+                           "type": "object", "required": ["where", "expected", "expected_from", "spec"],
+                           "properties": {"where": PREDICATE, "sql": {"type": "string"}, "spec": SPEC,
+                                          "expected_from": {"type": "object", "required": ["rows"],
+                                                            "properties": {"files": FROM, "rows": FROM}},
+                                          "expected": {
                                "type": "object", "anyOf": [{"required": ["files"]}, {"required": ["rows"]}],
                                "properties": {"files": {"type": "object", "additionalProperties": ANSWER},
                                               "rows": ROWS}}}}}},
     }),
     "bad-case": _schema("bad-case", {
         "title": "A negative case (bad/<name>.json)",
-        "type": "object", "required": ["name", "rule", "file", "request", "why", "accepted"],
+        "type": "object", "required": ["name", "rule", "file", "request", "why", "accepted", "expected_from", "spec"],
         "properties": {"name": {"type": "string"}, "rule": {"enum": ["MUST reject", "MAY fail open"]},
+                       "expected_from": FROM, "spec": SPEC,
                        "file": {"type": "string"}, "why": {"type": "string"}, "divergence": {"type": "string"},
                        "request": {"type": "object", "required": ["op"]},
                        "accepted": {"type": "array", "items": {"oneOf": [{"const": "error"}, ANSWER]}}},
@@ -99,8 +107,19 @@ SCHEMAS = {
         "title": "Combinations a writer must refuse (refusals.json)",
         "type": "object", "required": ["refusals"],
         "properties": {"refusals": {"type": "array", "items": {
-            "type": "object", "required": ["name", "type", "index_type", "layout", "options", "dataset"],
-            "properties": {"java": {"type": "string"}}}}},
+            "type": "object", "required": ["name", "type", "index_type", "layout", "options", "dataset",
+                                           "expected_from", "spec"],
+            "properties": {"java": {"type": "string"}, "expected_from": FROM, "spec": SPEC}}}},
+    }),
+    "hashes": _schema("hashes", {
+        "title": "Java's FastHash of values of every type a bloom filter takes (hashes.json)",
+        "type": "object", "required": ["cases"],
+        "properties": {"cases": {"type": "array", "items": {
+            "type": "object", "required": ["type", "value", "hash", "expected_from", "spec"],
+            "oneOf": [{"required": ["key"]}, {"required": ["bytes"]}],
+            "properties": {"type": {"type": "string"}, "hash": {"type": "integer"},
+                           "key": {"type": "integer"}, "bytes": {"type": "string", "pattern": "^([0-9a-f]{2})*$"},
+                           "expected_from": FROM, "spec": SPEC}}}},
     }),
     "dataset": _schema("dataset", {
         "title": "Input rows (datasets/<name>.json): one column's values, or several columns",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fileindex.kit.corpus import dump_json, layout_name
+from fileindex.kit.provenance import DERIVED, PEER_RECORDED, TABLE
 from fileindex.kit.rows import matching_rows, table_columns
 from fileindex.reference.predicate_json import predicate_to_json
 
@@ -88,7 +89,10 @@ def add_tables(add, tables: Path) -> dict:
         schema = table.schema.types()
         cases = [{"where": predicate_to_json(table.parse(text), schema), "sql": text,
                   "expected": _expected(root, table, text, {by_rows[rows]: expected_answer(fact)
-                                                            for rows, fact in per_file.items()})}
+                                                            for rows, fact in per_file.items()}),
+                  # the per-file verdicts are the recorded facts; the rows follow from the data
+                  "expected_from": {**({"files": PEER_RECORDED} if per_file else {}), "rows": DERIVED},
+                  "spec": TABLE}
                  for text, per_file in facts.items()]
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             add(f"tables/{name}/table/{path.relative_to(root).as_posix()}", path.read_bytes())

@@ -14,7 +14,9 @@ import pytest
 from hostile import fileindex, refused
 from kit_fixtures import ADAPTER, relist
 
-KIT = "paimon-fileindex-kit-1.0.0"
+from fileindex.kit.corpus import NAME
+
+KIT = NAME  # the folder name of this version
 BLOOM = "containers/v1/bloom-filter/int_nulls__bloom"
 MULTI = "containers/multi/multi__or_bitmap_bloom"
 TABLE = "tables/append_with_bitmap"

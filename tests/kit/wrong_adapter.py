@@ -4,14 +4,23 @@ container it writes flipped (--flip-bytes); --one-call declares no batch mode, s
 command line per request; --only LAYOUT declares that layout alone (in container version 1) as read
 and written; --garbage answers every read with a JSON string, not an object; --die exits on every read;
 --drop-row leaves the first row out of every non-empty ``rows`` answer; --no-rows declares no ``rows``.
+Robustness (tests/kit/test_kit_robust.py): --stray writes one line that is no answer on stdout before the
+first read's answer; --noise writes a line of binary garbage before every read's answer;
+--hang never answers anything but ``capabilities``; --crash-on TEXT exits with status 7 (after a line on
+stderr) when a request's file names TEXT; --unsupported answers every request ``{"unsupported": …}``;
+--half-line writes half an answer line, then hangs; --no-ids answers in batch mode without echoing the
+request ids (an adapter of kit 1.0.0).
 
     python tests/kit/wrong_adapter.py [--one-call] [--flip-answers] [--flip-bytes] [--only LAYOUT]
-                                      [--garbage] [--die] [--drop-row] [--no-rows] CALL ...
+                                      [--garbage] [--die] [--drop-row] [--no-rows] [--stray] [--noise]
+                                      [--hang] [--crash-on TEXT] [--unsupported]
+                                      [--half-line] [--no-ids] CALL ...
 """
 import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 from fileindex.kit.adapter import handle
@@ -21,7 +30,21 @@ SWAPPED = {"REMAIN": "SKIP", "SKIP": "REMAIN"}
 
 
 def wrong(flags):
+    strays = ["before"] if flags.stray else []  # one stray line, before the first read's answer
+
     def answer(request: dict) -> dict:
+        if (flags.hang or flags.half_line) and request.get("op") != "capabilities":
+            if flags.half_line:
+                os.write(1, b'{"result": "REM')  # no newline: the runner must not wait on the rest
+            time.sleep(3600)
+        if flags.crash_on and flags.crash_on in str(request.get("file")):
+            print(f"wrong adapter: crashing on purpose at {request['file']}", file=sys.stderr, flush=True)
+            os._exit(7)
+        if flags.unsupported and request.get("op") != "capabilities":
+            return {"unsupported": "this adapter supports nothing"}
+        if request.get("op") == "read" and (flags.noise or strays == ["before"]):
+            os.write(1, b"\x89PNG garbage \xff\xfe\n" if flags.noise else b"debug: reading\n")
+            strays.clear()
         result = handle(request)
         if request.get("op") == "capabilities":
             result = {**result, "implementation": "wrong", "batch": not flags.one_call}
@@ -49,12 +72,20 @@ def wrong(flags):
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    for flag in ("--one-call", "--flip-answers", "--flip-bytes", "--garbage", "--die", "--drop-row", "--no-rows"):
+    for flag in ("--one-call", "--flip-answers", "--flip-bytes", "--garbage", "--die", "--drop-row", "--no-rows",
+                 "--stray", "--noise", "--hang", "--unsupported", "--half-line", "--no-ids"):
         parser.add_argument(flag, action="store_true")
+    parser.add_argument("--crash-on", metavar="TEXT")
     parser.add_argument("--only", metavar="LAYOUT")
     add_request_arguments(parser)
     flags = parser.parse_args()
     answer = wrong(flags)
+    if flags.call == "batch" and flags.no_ids:  # kit 1.0.0's loop: answers without the request's id
+        for line in sys.stdin:
+            request = json.loads(line)
+            request.pop("id", None)
+            print(json.dumps(answer(request)), flush=True)
+        return 0
     if flags.call == "batch":
         return serve(answer)
     print(json.dumps(answer(from_argv(flags))))

@@ -3,7 +3,8 @@
 // It calls Paimon's public file-index API only, so its answers are Java's:
 //   KitAdapter capabilities  -> what 0.9.0 reads and writes (container 1; bloom-filter and bitmap V1;
 //                               reads of several columns with And / Or)
-//   KitAdapter batch         -> one JSON request per stdin line, one JSON answer per stdout line:
+//   KitAdapter batch         -> one JSON request per stdin line, one JSON answer per stdout line, echoing
+//                               the request's "id" (kit 1.1.0):
 //     {"op":"head","file":F}                                   -> {"head":{"columns":[...]}}
 //     {"op":"read","file":F,"schema":{"c":"INT"},"where":P}     -> {"result":"REMAIN"|"SKIP"|"ROWS","ranges":[...]}
 //     {"op":"scan","table":T,"where":P}                          -> {"files":{"bucket-0/data-….parquet":"REMAIN"|"SKIP"}}
@@ -76,13 +77,20 @@ public class KitAdapter {
         while ((line = in.readLine()) != null) {
             if (line.trim().isEmpty()) continue;
             ObjectNode answer;
+            JsonNode id = null;
             try {
-                answer = handle(JSON.readTree(line));
+                JsonNode request = JSON.readTree(line);
+                id = request.get("id");  // echoed, so that a stray line never moves an answer onto another request
+                answer = handle(request);
+            } catch (Unsupported u) {
+                answer = JSON.createObjectNode();
+                answer.put("unsupported", u.getMessage());
             } catch (Throwable t) {
                 if (Boolean.getBoolean("kit.debug")) t.printStackTrace();
                 answer = JSON.createObjectNode();
                 answer.put("error", describe(t));
             }
+            if (id != null) answer.set("id", id);
             out.println(JSON.writeValueAsString(answer));
         }
     }
@@ -210,7 +218,15 @@ public class KitAdapter {
             // Paimon 0.9.0 has no Between function: its PredicateBuilder.between builds And(>=, <=)
             case "Between": return reader.visitGreaterOrEqual(field, literals.get(0))
                     .and(reader.visitLessOrEqual(field, literals.get(1)));
+            case "NotBetween": throw new Unsupported("Paimon 0.9.0 has no NotBetween");
             default: throw new IllegalArgumentException("unknown function " + function);
+        }
+    }
+
+    /** A request beyond Paimon 0.9.0 (answered {"unsupported": ...}, not as an error Java raised). */
+    static class Unsupported extends RuntimeException {
+        Unsupported(String why) {
+            super(why);
         }
     }
 
@@ -342,6 +358,7 @@ public class KitAdapter {
         for (JsonNode literal : form.get("literals")) literals.add(value(type, literal));
         org.apache.paimon.predicate.PredicateBuilder builder = new org.apache.paimon.predicate.PredicateBuilder(rowType);
         if (function.equals("Between")) return builder.between(index, literals.get(0), literals.get(1));
+        if (function.equals("NotBetween")) throw new Unsupported("Paimon 0.9.0 has no NotBetween");
         org.apache.paimon.predicate.LeafFunction leaf = (org.apache.paimon.predicate.LeafFunction)
                 Class.forName("org.apache.paimon.predicate." + function).getField("INSTANCE").get(null);
         return new org.apache.paimon.predicate.LeafPredicate(leaf, type, index, column, literals);

@@ -1,0 +1,63 @@
+"""What a ``kit run`` runs and how far it is: ``--only`` patterns, and progress within a phase."""
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Callable
+
+from fileindex.errors import UsageError
+from fileindex.kit.corpus import Case
+
+PROGRESS_FIRST, PROGRESS_EVERY = 1.0, 5.0  # seconds into a phase before its first progress line; between lines
+
+
+class Phase:
+    """Progress within a phase: a line when it begins, and ``done/total`` once it has taken over a second."""
+
+    def __init__(self, progress: Callable[[str], None], text: str, total: int):
+        self.progress, self.text, self.total, self.done, self.lines = progress, text, total, 0, 0
+        self.start = self.last = time.monotonic()
+        progress(text)
+
+    def each(self, items):
+        """``items``, one step counted as each is done."""
+        for item in items:
+            yield item
+            self.step()
+
+    def step(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if self.done < self.total and now - self.last >= (PROGRESS_EVERY if self.lines else PROGRESS_FIRST):
+            self.progress(f"{self.text}: {self.done}/{self.total} ({now - self.start:.0f} s)")
+            self.last, self.lines = now, self.lines + 1
+
+
+def selectors(case: Case) -> set[str]:
+    """The layout names ``--only`` may pick a case by."""
+    if case.path.parent.name == "bad":
+        return {"bad"}
+    version = case.sidecar.get("container_version", 1)
+    return {case.layout, f"{case.layout}@v{version}"}
+
+
+class Only:
+    """``--only`` patterns: a layout name (``bitmap-v1``, ``bitmap-v1@v2``, ``multi-column``, ``table``,
+    ``bad``, ``refusals``) or a glob of case names (``int_*``); each must pick at least one case."""
+
+    def __init__(self, patterns) -> None:
+        self.patterns = list(patterns)
+        self.used: set[str] = set()
+        self.seen: set[str] = set()
+
+    def takes(self, name: str, selectors: set[str]) -> bool:
+        self.seen |= selectors
+        hits = {p for p in self.patterns if p in selectors or fnmatch.fnmatchcase(name, p)}
+        self.used |= hits
+        return bool(hits)
+
+    def check(self) -> None:
+        for pattern in self.patterns:
+            if pattern not in self.used:
+                raise UsageError(f"--only {pattern!r} picks no case of this corpus: give a layout "
+                                 f"({', '.join(sorted(self.seen))}) or a glob of case names (int_*)")

@@ -1,0 +1,154 @@
+"""fileindex kit run survives any adapter: a stray line, garbage, a crash mid-batch and an adapter that hangs on
+every request each end in bounded time (a small --timeout and --budget) with the right counts; "unsupported" is
+the same for every check; --only, --fail-fast, a JSON report of every result, progress within a phase, and
+Ctrl-C / SIGTERM (one line, the temporary folder gone)."""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+
+import pytest
+from kit_fixtures import ADAPTER, WRONG, relist, small_corpus
+
+from fileindex.cli import main
+from fileindex.errors import UsageError
+from fileindex.kit.corpus import cases
+from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, run
+
+
+@pytest.fixture
+def small(kit_folder, tmp_path):
+    return small_corpus(kit_folder, tmp_path / "small", cases_each=2)
+
+
+def statuses(results, **where):
+    return [o.status for o in results.outcomes if all(getattr(o, k) == v for k, v in where.items())]
+
+
+def test_a_stray_line_fails_the_one_request_it_came_with_and_moves_no_later_answer(small, tmp_path):
+    clean = run(small, [WRONG], tmp_path / "w0")
+    assert clean.ok
+    results = run(small, [f"{WRONG} --stray"], tmp_path / "w1")
+    failed = [o for o in results.outcomes if o.status == FAIL]
+    assert len(failed) == 1, [o.detail for o in failed]
+    assert failed[0].check == "read" and "protocol error" in failed[0].detail and "debug: reading" in failed[0].detail
+    assert len(results.outcomes) == len(clean.outcomes)
+    assert statuses(results).count(PASS) == len(results.outcomes) - 1
+
+
+def test_a_batch_adapter_that_echoes_no_ids_fails_every_batch_check_saying_so(small, tmp_path):
+    results = run(small, [f"{WRONG} --no-ids"], tmp_path / "w")
+    answered = [o for o in results.outcomes if o.status != NOT_WRITTEN]  # the reads of what it could not write
+    assert answered and all(o.status == FAIL and "protocol error" in o.detail and "(no id)" in o.detail
+                            for o in answered)
+    assert len(results.outcomes) == len(run(small, [WRONG], tmp_path / "w0").outcomes)
+
+
+def test_garbage_before_every_read_fails_the_reads_alone(small, tmp_path):
+    results = run(small, [f"{WRONG} --noise"], tmp_path / "w")
+    read_bad = {c.name for c in cases(small, "bad") if c.sidecar["request"]["op"] == "read"}
+    assert read_bad == {"unknown_index_type_lumina"}  # a negative case asked as a read: noise before it too
+    reads = [o for o in results.outcomes if o.check == "read" or o.case in read_bad]
+    assert reads and all(o.status == FAIL and "protocol error" in o.detail and "PNG garbage" in o.detail
+                         for o in reads)
+    assert all(o.status == PASS for o in results.outcomes if o not in reads)
+    assert len(results.outcomes) == len(run(small, [WRONG], tmp_path / "w0").outcomes)
+
+
+def test_a_batch_adapter_that_crashes_mid_run_shows_its_exit_status_and_stderr(small, tmp_path):
+    results = run(small, [f"{WRONG} --crash-on int_nulls__bitmap_v1.index"], tmp_path / "w", timeout=30)
+    crashing = next(c for c in cases(small, "v2") if c.name == "int_nulls__bitmap_v1")
+    failed = [o for o in results.outcomes if o.status == FAIL]
+    assert len(failed) == 1 + len(crashing.sidecar["cases"])  # its head and each read; the batch restarts
+    assert {o.case for o in failed} == {"int_nulls__bitmap_v1"}
+    assert all("exited with status 7" in o.detail and "crashing on purpose" in o.detail for o in failed)
+    assert statuses(results).count(PASS) == len(results.outcomes) - len(failed)
+
+
+@pytest.mark.parametrize("mode", ["--hang", "--hang --one-call", "--half-line"])
+def test_an_adapter_that_hangs_on_every_request_ends_within_the_budget_with_a_report(small, tmp_path, mode):
+    lines: list[str] = []
+    start = time.monotonic()
+    results = run(small, [f"{WRONG} {mode}"], tmp_path / "w", lines.append, timeout=0.5, budget=4)
+    assert time.monotonic() - start < 4 + 3
+    assert "budget of 4 s" in results.stopped and not results.ok
+    # every check that ran waited its 0.5 s and failed; the budget bounds how many ran
+    assert 1 <= len(results.outcomes) <= 4 / 0.5
+    assert all(o.status == FAIL and "no answer in 0.5 s" in o.detail for o in results.outcomes)
+    assert any(re.fullmatch(r"wrong: (writing|reading the corpus): \d/\d \(\d s\)", line) for line in lines), lines
+    assert lines[-1].startswith("ended early: the run's budget of 4 s")
+
+
+def test_unsupported_means_the_same_for_every_kind_of_check(small, kit_folder, tmp_path):
+    shutil.copytree(kit_folder / "tables/append_with_bitmap", small / "tables/append_with_bitmap")
+    relist(small)
+    results = run(small, [f"{WRONG} --unsupported"], tmp_path / "w")
+    assert {o.check for o in results.outcomes} == {"write", "refuse", "head", "read", "reject", "fail-open",
+                                                   "scan", "rows"}
+    assert set(statuses(results)) == {UNSUPPORTED} and results.ok
+
+
+def test_only_picks_cases_by_layout_and_by_glob(small, tmp_path):
+    bloom = run(small, [ADAPTER], tmp_path / "w1", only=["bloom-filter"])
+    refusal = json.loads((small / "refusals.json").read_text())["refusals"][0]["name"]
+    assert {o.case for o in bloom.outcomes} == {"int_nulls__bloom", refusal} and bloom.ok
+    picked = run(small, [ADAPTER], tmp_path / "w2", only=["bitmap-v1@v2", "wrong_*"])
+    assert {(o.case, o.layout) for o in picked.outcomes} == {("int_nulls__bitmap_v1", "bitmap-v1@v2"),
+                                                             ("wrong_magic", "bad")}
+    with pytest.raises(UsageError, match="--only 'nope' picks no case of this corpus: give a layout"):
+        run(small, [ADAPTER], tmp_path / "w3", only=["bloom-filter", "nope"])
+
+
+def test_fail_fast_ends_the_run_at_the_first_failure(small, tmp_path):
+    results = run(small, [f"{WRONG} --flip-answers"], tmp_path / "w", fail_fast=True)
+    assert statuses(results).count(FAIL) == 1 and results.outcomes[-1].status == FAIL
+    assert "first failure (--fail-fast)" in results.stopped
+    assert len(results.outcomes) < len(run(small, [f"{WRONG} --flip-answers"], tmp_path / "w2").outcomes)
+
+
+def test_the_json_report_lists_every_result_whatever_failures_says(small, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["kit", "run", str(small), "--impl", f"{WRONG} --flip-answers", "--failures", "1",
+                 "--json", str(out)]) == 1
+    assert "more failures (--json lists them)" in capsys.readouterr().out
+    document = json.loads(out.read_text())
+    checks = sum(row[status] for row in document["rows"] for status in (PASS, FAIL, UNSUPPORTED))
+    failed = sum(row[FAIL] for row in document["rows"])
+    assert failed > 1 and len(document["failures"]) == failed
+    assert len(document["results"]) == checks and document["complete"]
+    assert sum(counts[FAIL] for counts in document["cases"].values()) == failed
+    assert {r["case"] for r in document["results"]} == set(document["cases"])
+    with pytest.raises(SystemExit) as usage:
+        main(["kit", "run", str(small), "--impl", ADAPTER, "--timeout", "0"])
+    assert usage.value.code == 2
+    assert "'0' is not a number of seconds: give one above 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_run_says_one_line_and_removes_its_temporary_folder(small, tmp_path, signum, code):
+    packed = tmp_path / "small.tar.gz"
+    with tarfile.open(packed, "w:gz") as tar:
+        tar.add(small, arcname="paimon-fileindex-kit-x")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "fileindex", "kit", "run", str(packed), "--impl",
+                                f"{WRONG} --hang"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "TMPDIR": str(scratch)})
+    assert process.stderr is not None
+    seen = []
+    while not any("wrong: writing" in line for line in seen):  # the adapter hangs on its first request
+        line = process.stderr.readline()
+        assert line, f"the run ended early: {seen}"
+        seen.append(line)
+    assert any(scratch.iterdir())  # the unpacked corpus
+    time.sleep(0.3)
+    process.send_signal(signum)
+    _, rest = process.communicate(timeout=30)
+    assert process.returncode == code
+    assert rest.splitlines() == ["fileindex: interrupted"]
+    assert list(scratch.iterdir()) == []
