@@ -6,6 +6,7 @@ import sys
 from fileindex.errors import FileIndexError, SchemaMisfitError, UnsupportedError, UsageError
 
 EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED = 2, 3, 4
+EXIT_NON_CANONICAL = 5  # check --canonical: valid, but not the bytes Java's writer produces
 
 
 def report_failure(command: str, err: Exception, subject: str = "") -> int:
