@@ -8,14 +8,18 @@ Every finding is one of two kinds (docs/guide/files.md, "Valid and canonical"):
   ``check`` exit 3): here, a (column, index type) listed twice, of which Java's reader keeps only the
   last and silently drops the other;
 * *non-canonical*: Java reads the file correctly, but its writer would not have written these bytes
-  (a :class:`Note`): a column's indexes split over two records (Java's reader merges them), bodies
-  that are not back to back in entry order, bytes that belong to no index. Java's
-  ``FileIndexFormat.Reader`` finds every body by the (start, length) of its entry alone.
+  (a :class:`Note`): a column's index types in an order its ``HashMap`` does not iterate in, a
+  column's indexes split over two records (Java's reader merges them into one map), bodies that are
+  not back to back in entry order, bytes that belong to no index. Java's ``FileIndexFormat.Reader``
+  finds every body by the (start, length) of its entry alone. The order of the columns is not
+  judged: Java's follows from the table options and the maps they pass through
+  (:func:`~fileindex.container.column_order.writer_layout`), which a file alone does not give.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fileindex.container.column_order import index_type_order
 from fileindex.container.head import ContainerHead
 from fileindex.errors import InvariantError
 
@@ -40,7 +44,7 @@ class Note:
 def check_entry_table(head: ContainerHead, size: int) -> list[Note]:
     """Raise the first invariant of an entry table that passed ``validate_layout`` whose breach Java would
     misread; return how the table differs from Java's writer's."""
-    notes: list[Note] = []
+    notes = _order_notes(head)
     seen: dict[tuple[str, str], object] = {}
     names: set[str] = set()
     for record in head.column_records:
@@ -77,4 +81,18 @@ def check_entry_table(head: ContainerHead, size: int) -> list[Note]:
                               f"before it, {before.column!r}/{before.index_type}: Java writes the bodies in entry "
                               "order", offset=after.entry_offset, field=f"{after.field}/ofs_body"))
             break
+    return notes
+
+
+def _order_notes(head: ContainerHead) -> list[Note]:
+    """Each column's index types in an order Java's writer does not produce: a ``HashMap`` filled by
+    ``put``, whose order follows from the names (for names sharing a bucket, from the order they were
+    put in: either order of the file's is taken as Java's)."""
+    notes = []
+    for record in head.column_records:
+        types = [e.index_type for e in record.indexes]
+        if len(set(types)) == len(types) and types not in (index_type_order(types), index_type_order(types[::-1])):
+            notes.append(Note(f"the index types of column {record.name!r} are not in Java's HashMap order: Java's "
+                              f"writer puts them as {index_type_order(types)}", offset=record.offset,
+                              field=f"{record.indexes[0].table}/columns[{record.indexes[0].column_index}]/indexes"))
     return notes
