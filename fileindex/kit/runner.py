@@ -178,8 +178,8 @@ def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results:
     where = f"{producer}:{case.name}"
     if all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case)):
         answer = adapter.ask({"op": "head", "file": str(path)})
-        results.add(adapter.name, producer, layout, "head", _head_problem(answer, sidecar["head"], exact_head, where),
-                    case.name)
+        results.add(adapter.name, producer, layout, "head", False if "unsupported" in answer else
+                    _head_problem(answer, sidecar["head"], exact_head, where), case.name)
     else:
         results.add(adapter.name, producer, layout, "head", False, case.name)
     if not adapter.reads(sidecar["container_version"], case.layout):
@@ -391,8 +391,10 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     s = case.sidecar
     answer = adapter.ask(_bad_request(case))
     check = "reject" if s["rule"] == "MUST reject" else "fail-open"
-    problem: str | None
-    if "crash" in answer:
+    problem: str | None | Literal[False]
+    if "unsupported" in answer:  # as for every other check (docs/kit.md)
+        problem = False
+    elif "crash" in answer:
         problem = f"{case.name}: the adapter crashed ({answer['crash']}): a reader rejects with an error, never a crash"
     elif "error" in answer:
         problem = None if ERROR in s["accepted"] else f"{case.name}: rejected, which this rule does not accept"

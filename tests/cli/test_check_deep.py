@@ -301,3 +301,17 @@ def test_a_v1_bitmap_longer_than_the_span_java_gives_it_is_malformed(tmp_path):
     data[start + 4:start + 8], data[start + 12:start + 16] = second, first
     outcome = checked(tmp_path, data, "INT")
     assert outcome["status"] == "MALFORMED" and "Java's V1 reader gives it" in outcome["error"]
+
+
+def test_every_negative_kit_case_is_malformed_or_unsupported_never_merely_non_canonical(tmp_path):
+    """The kit's negative corpus holds what Java misreads or rejects: `check` must never call one valid."""
+    from fileindex.kit.negative import cases
+
+    bloom = (JAVA_VECTORS / "int_nulls__bloom.index").read_bytes()
+    bitmap_v1 = (JAVA_VECTORS / "int_nulls__bitmap_v1.index").read_bytes()
+    found = {}
+    for sidecar, data in cases(bloom, bitmap_v1):
+        path = tmp_path / sidecar["file"]
+        path.write_bytes(data)
+        found[sidecar["name"]] = check_file(str(path), {"c": INT})["status"]
+    assert len(found) == 13 and set(found.values()) <= {"MALFORMED", "UNSUPPORTED"}, found
