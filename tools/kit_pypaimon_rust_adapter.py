@@ -73,6 +73,7 @@ class Peer:
 
     def ask(self, request: dict) -> dict:
         if self.process is None or self.process.poll() is not None:
+            self._drop()
             self.process = subprocess.Popen([peer_python(), str(WORKER)], stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -85,7 +86,7 @@ class Peer:
         if not line:
             status = self.process.wait()
             stderr = self.process.stderr.read() if self.process.stderr else ""
-            self.process = None
+            self._drop()
             return {"panic": f"the peer's process ended (exit status {status}): {stderr.strip()[-300:]}"}
         return json.loads(line)
 
@@ -94,6 +95,15 @@ class Peer:
             assert self.process.stdin is not None
             self.process.stdin.close()
             self.process.wait(timeout=30)
+        self._drop()
+
+    def _drop(self) -> None:
+        """Forget the process, closing its pipes."""
+        if self.process is not None:
+            for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+                if pipe is not None:
+                    pipe.close()
+        self.process = None
 
 
 PEER = Peer()
