@@ -315,3 +315,12 @@ def test_every_negative_kit_case_is_malformed_or_unsupported_never_merely_non_ca
         path.write_bytes(data)
         found[sidecar["name"]] = check_file(str(path), {"c": INT})["status"]
     assert len(found) == 13 and set(found.values()) <= {"MALFORMED", "UNSUPPORTED"}, found
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_a_has_null_byte_other_than_one_is_a_note(tmp_path, version):
+    """Java reads the flag with readBoolean: any non-zero byte is true, so 2 reads as Java's 1."""
+    data = bytearray(container_of("bitmap", bitmap.build([5, None, 5, None], INT, {"version": version})))
+    data[body_at(data) + 9] = 2
+    outcome = checked(tmp_path, data, "INT")
+    assert outcome["status"] == "OK" and "has_null byte 2" in outcome["notes"][0]["message"]

@@ -5,7 +5,8 @@ two bitmaps or in none; V2 keys out of order (its binary search misses them) or 
 that is not its block's; a V1 key listed twice; a V1 bitmap longer than the span Java gives it
 (``BitmapFileIndexMeta`` takes each stored bitmap's length as the distance to the next stored
 entry's offset, in entry order, the null bitmap's to the first); a V2 length shorter than its
-bitmap. Non-canonical (a note: Java finds every bitmap by its offset): a single row stored as a
+bitmap. Non-canonical (a note: Java finds every bitmap by its offset): a has_null byte other than 0
+or 1 (``readBoolean``), a single row stored as a
 bitmap rather than inline, bitmaps not back to back in the iteration order of the writer's
 ``HashMap`` (the V1 entries in that order too) or not null bitmap first, V2 blocks not back to back,
 lengths where Java writes -1 or longer than the bitmap, Roaring bitmaps not run-optimized.
@@ -60,9 +61,9 @@ class _Checker:
     def run(self) -> BodyFacts:
         r = self.r
         has_null_byte = self.view[9]
-        if has_null_byte not in (0, 1):
-            raise violation(f"has_null byte {has_null_byte}: Java writes 0 or 1", offset=self.base + 9,
-                            field=self.field("header/has_null_byte"), java_notices=False)
+        if has_null_byte not in (0, 1):  # readBoolean: any non-zero byte reads as true
+            self.note(f"has_null byte {has_null_byte}: Java writes 0 or 1", offset=self.base + 9,
+                      field=self.field("header/has_null_byte"))
         entries = self._v1_entries() if r.version == 1 else self._v2_entries()
         self._check_keys(entries)
         bitmaps = self._value_bitmaps(entries)
