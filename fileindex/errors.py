@@ -45,9 +45,12 @@ class InvalidEncodingError(DecodeError):
 
 
 class InvariantError(DecodeError):
-    """Bytes that parse but break an invariant the layout implies: no Java writer produces them
-    (keys out of order, overlapping bitmaps, rows past the row count, an implausibly empty bloom
-    filter region). Raised by the deep checks of ``fileindex check``, never on the query path."""
+    """Bytes that parse but break an invariant a correct reader relies on: Java would misread or
+    reject them (keys out of order, overlapping bitmaps, rows past the row count, an implausibly
+    empty bloom filter region). Raised by the deep checks of ``fileindex check`` (exit 3), never on
+    the query path. What Java reads correctly but its writer would not produce (bodies in another
+    order, Roaring bitmaps without run containers) is no error: ``check`` lists it as a note, and
+    ``check --canonical`` exits 5 for it."""
 
 
 class UnsupportedError(DecodeError):

@@ -41,15 +41,21 @@ def write(warehouse: str, files: list[str]) -> None:
     ctx.sql(f"CREATE TABLE {TABLE} ({', '.join(f'{n} {t}' for n, t in columns.items())}) WITH ({with_clause})")
     table = PaimonCatalog({"warehouse": warehouse}).get_table("default.orders")
     for path in files:
-        builder = table.new_batch_write_builder()
-        writer = builder.new_write()
-        for batch in pq.read_table(path).to_batches(max_chunksize=1 << 20):
-            writer.write_arrow(batch)
-        messages = writer.prepare_commit()
-        writer.close()
-        commit = builder.new_commit()
-        commit.commit(messages)
-        commit.close()
+        commit_batches(table, pq.read_table(path).to_batches(max_chunksize=1 << 20))
+
+
+def commit_batches(table, batches) -> None:
+    """Write ``batches`` through the table's batch write builder and commit them: one data file per bucket
+    (shared with tools/kit_pypaimon_rust_peer.py)."""
+    builder = table.new_batch_write_builder()
+    writer = builder.new_write()
+    for batch in batches:
+        writer.write_arrow(batch)
+    messages = writer.prepare_commit()
+    writer.close()
+    commit = builder.new_commit()
+    commit.commit(messages)
+    commit.close()
 
 
 def median_of(run, repeat: int) -> tuple[float, int]:

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Rewrite the matrix of docs/kit-matrix.md from a live run: this project's adapter and Java 0.9.0's
-(tools/kit_java_adapter.py) over a fresh export of the corpus, producer × consumer.
+"""Rewrite the matrix of docs/kit-matrix.md from a live run: this project's adapter, Java 0.9.0's
+(tools/kit_java_adapter.py) and pypaimon-rust 0.4.0's (tools/kit_pypaimon_rust_adapter.py, in .venv-peer)
+over a fresh export of the corpus, producer × consumer.
 
     python tools/kit_matrix.py            # rewrites the block between the kit-matrix markers
     python tools/kit_matrix.py --check    # exit 1 when the page differs from a live run
 
-tests/kit/test_kit_java.py checks the page the same way.
+tests/kit/test_kit_pypaimon_rust.py checks the page the same way (the pypaimon-rust adapter's
+peer comes from .venv-peer, made on first use, or $PYPAIMON_RUST_PYTHON).
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "kit-matrix.md"
 BEGIN, END = "<!-- kit-matrix: begin (tools/kit_matrix.py) -->", "<!-- kit-matrix: end -->"
-ADAPTERS = [f"{sys.executable} -m fileindex kit adapter", f"{sys.executable} {ROOT / 'tools' / 'kit_java_adapter.py'}"]
+ADAPTERS = [f"{sys.executable} -m fileindex kit adapter", f"{sys.executable} {ROOT / 'tools' / 'kit_java_adapter.py'}",
+            f"{sys.executable} {ROOT / 'tools' / 'kit_pypaimon_rust_adapter.py'}"]
 
 
 def live_matrix() -> str:

@@ -7,7 +7,8 @@
 #                                write live tables; duckdb and polars, which the table reader's tests run), the
 #                                pinned Kaitai compiler (npm ci)
 #                                Graphviz, a JDK and Chromium for the docs' browser tests (apt), and the Java Paimon 0.9.0 oracle jar (a
-#                                hash-pinned pip download): what the spec and Java tests need
+#                                hash-pinned pip download): what the spec and Java tests need; and .venv-peer with
+#                                pypaimon-rust 0.4.0 (tools/bench_read.py's peer_python), for the kit's peer tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,7 @@ if [ "${1:-}" = "--test" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[test,spark,duckdb,polars]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
   .venv/bin/python tools/fetch_java_oracle.py
+  .venv/bin/python -c 'import sys; sys.path[:0] = ["tools"]; import bench_read; bench_read.peer_python()'  # .venv-peer
   apt_install dot:graphviz javac:openjdk-17-jdk-headless chromium:chromium
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[spark]"

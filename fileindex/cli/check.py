@@ -5,7 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import column_types
-from fileindex.cli.exits import EXIT_MALFORMED, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE
+from fileindex.cli.exits import EXIT_MALFORMED, EXIT_NON_CANONICAL, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import (
     DecodeError,
@@ -17,10 +17,12 @@ from fileindex.errors import (
 from fileindex.types import DataType, column_type
 
 NAME = "check"
-HELP = "validate containers: exit 0 all valid, 3 any malformed, 4 unsupported (and none malformed), 2 usage"
+HELP = ("validate containers: exit 0 all valid, 3 any malformed, 4 unsupported (and none malformed), "
+        "6 with --canonical any valid but not as Java writes it, 2 usage")
 
 EXIT_VALID = EXIT_OK
-STATUS = {EXIT_VALID: "OK", EXIT_USAGE: "ERROR", EXIT_MALFORMED: "MALFORMED", EXIT_UNSUPPORTED: "UNSUPPORTED"}
+STATUS = {EXIT_VALID: "OK", EXIT_USAGE: "ERROR", EXIT_MALFORMED: "MALFORMED", EXIT_UNSUPPORTED: "UNSUPPORTED",
+          EXIT_NON_CANONICAL: "NON-CANONICAL"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,15 +32,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "or the data file beside a sidecar) every index body of those columns is too: decoded, and "
                      "every invariant its layout implies proved (keys sorted, bitmaps disjoint and covering the "
                      "rows, slices inside their existence bitmap, a plausible bloom fill). A violation names the "
-                     "field and the byte offset, and says when Java itself would not notice it.")
+                     "field and the byte offset, and says when Java itself would not notice it. A file Java reads "
+                     "correctly but its writer would not have written (entries or bodies in another order, Roaring "
+                     "bitmaps without run containers) is valid: its differences are listed as notes.")
     parser.add_argument("--json", action="store_true",
-                        help="one JSON object per file: file, status, exit_code, and the counts or the error")
+                        help="one JSON object per file: file, status, exit_code, notes, and the counts or the error")
+    parser.add_argument("--canonical", action="store_true",
+                        help="also require the bytes Java's writer produces: a valid file with notes is "
+                             "NON-CANONICAL, exit 6")
 
 
-def check_container(container: FileIndexContainer, schema: dict[str, DataType] | None = None) -> int:
+def check_container(container: FileIndexContainer, schema: dict[str, DataType] | None = None):
     """Raise the first problem found: layout (bounds, overlap), unknown index types, then every
-    invariant the layout implies (the entry table; each body of a column with a type, and the
-    bodies that need none: bloom filters). Returns how many bodies were checked in full."""
+    invariant the layout implies whose breach Java would misread (the entry table; each body of a
+    column with a type, and the bodies that need none: bloom filters). Returns the
+    :class:`~fileindex.indexes.deep_check.Checked` counts and notes (how it differs from Java's writer's)."""
     from fileindex.indexes.registry import INDEX_TYPES
 
     container.validate_layout()
@@ -53,8 +61,8 @@ def check_container(container: FileIndexContainer, schema: dict[str, DataType] |
     return check_container_bodies(container, schema)
 
 
-def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
-    """The outcome for one file as ``check --json`` prints it."""
+def check_file(path: str, schema: dict[str, DataType] | None = None, *, canonical: bool = False) -> dict:
+    """The outcome for one file as ``check --json`` prints it (``canonical``: notes make it NON-CANONICAL)."""
     outcome: dict = {"file": path}
     try:
         column_types.refuse_data_file(path)
@@ -68,9 +76,11 @@ def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
         code = EXIT_UNSUPPORTED if isinstance(err, UnsupportedError) else EXIT_MALFORMED
         return {**outcome, "status": STATUS[code], "exit_code": code, "error": str(err), "offset": err.offset,
                 "field": err.field}
-    outcome.update(status="OK", exit_code=EXIT_VALID, columns=len(container.head.column_records),
+    code = EXIT_NON_CANONICAL if canonical and decoded.notes else EXIT_VALID
+    outcome.update(status=STATUS[code], exit_code=code, columns=len(container.head.column_records),
                    indexes=len(container.head.entries), size=container.size)
-    outcome["bodies_decoded"] = decoded
+    outcome["bodies_decoded"] = decoded.bodies
+    outcome["notes"] = [note.as_dict() for note in decoded.notes]
     if schema:
         untyped = [c for c in container.columns if column_type(schema, c) is None]
         if untyped:  # given types that name none of these columns decode nothing: say so
@@ -79,15 +89,20 @@ def check_file(path: str, schema: dict[str, DataType] | None = None) -> dict:
 
 
 def render(outcome: dict) -> str:
-    if outcome["status"] != "OK":
+    if "error" in outcome:
         error = outcome["error"]
         return f"{outcome['status']} {error if error.startswith(outcome['file']) else outcome['file'] + ': ' + error}"
     bodies = f", {outcome['bodies_decoded']} bodies decoded and checked"
     if outcome.get("untyped_columns"):
         bodies += (f"; warning: the given types lack column(s) {', '.join(outcome['untyped_columns'])}, "
                    "whose bodies were not decoded")
-    return (f"OK {outcome['file']}: {outcome['columns']} column(s), {outcome['indexes']} index(es), "
-            f"{outcome['size']} bytes{bodies}")
+    notes = outcome.get("notes") or []
+    if notes:
+        bodies += f"; valid, not as Java writes it ({len(notes)} note(s))"
+    lines = [f"{outcome['status']} {outcome['file']}: {outcome['columns']} column(s), {outcome['indexes']} index(es), "
+             f"{outcome['size']} bytes{bodies}"]
+    lines += [f"  note: {n['field']} at offset {n['offset']}: {n['message']}" for n in notes]
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,10 +113,10 @@ def run(args: argparse.Namespace) -> int:
         except (FileIndexError, OSError) as err:
             outcome = {"file": path, "status": "ERROR", "exit_code": EXIT_USAGE, "error": f"column types: {err}"}
         else:
-            outcome = check_file(path, schema)
+            outcome = check_file(path, schema, canonical=args.canonical)
         print(json.dumps(outcome, ensure_ascii=False) if args.json else render(outcome))
         codes.append(outcome["exit_code"])
-    for code in (EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED):
+    for code in (EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED, EXIT_NON_CANONICAL):
         if code in codes:
             return code
     return EXIT_VALID

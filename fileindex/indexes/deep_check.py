@@ -1,11 +1,13 @@
 """Every body of a container decoded in full and checked against the invariants its layout
 implies (``fileindex check``): each index type's own checks (its ``check`` in the registry), then
-what the bodies of one data file must agree on."""
+what the bodies of one data file must agree on. A breach Java would misread raises; one Java reads
+correctly is a note (the file is valid, not canonical)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from fileindex.container.invariants import JAVA_MISSES, check_entry_table
+from fileindex.container.invariants import JAVA_MISSES, Note, check_entry_table
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
 from fileindex.errors import FileIndexError, InvariantError, SchemaMisfitError
@@ -14,10 +16,19 @@ from fileindex.indexes.registry import INDEX_TYPES, check_body
 from fileindex.types import DataType, column_type
 
 
-def check_container_bodies(container: FileIndexContainer, schema: Mapping[str, DataType] | None) -> int:
-    """Raise the first broken invariant; return how many bodies were checked in full. Bodies of
-    columns the schema lacks are checked only by index types that need no column type."""
-    check_entry_table(container.head, container.size)
+@dataclass(frozen=True)
+class Checked:
+    """A valid container: how many bodies were checked in full, and how it differs from what Java writes."""
+
+    bodies: int
+    notes: tuple[Note, ...]
+
+
+def check_container_bodies(container: FileIndexContainer, schema: Mapping[str, DataType] | None) -> Checked:
+    """Raise the first invariant broken in a way Java would misread; return how many bodies were checked
+    in full and the notes (non-canonical findings). Bodies of columns the schema lacks are checked only
+    by index types that need no column type."""
+    notes = check_entry_table(container.head, container.size)
     facts: dict[IndexEntry, BodyFacts] = {}
     distinct: dict[str, int] = {}
     entries = sorted(container, key=lambda e: e.index_type in INDEX_TYPES and INDEX_TYPES[e.index_type].check_last)
@@ -32,8 +43,9 @@ def check_container_bodies(container: FileIndexContainer, schema: Mapping[str, D
                                           column=entry.column, distinct=distinct.get(entry.column))
         if found.distinct is not None:
             distinct.setdefault(entry.column, found.distinct)
+        notes += [Note(f"{entry.column!r}/{entry.index_type}: {n.message}", n.offset, n.field) for n in found.notes]
     _check_row_counts(facts)
-    return len(facts)
+    return Checked(len(facts), tuple(sorted(notes, key=lambda n: n.offset)))
 
 
 def schema_misfit(container: FileIndexContainer, schema: Mapping[str, DataType]) -> SchemaMisfitError | None:

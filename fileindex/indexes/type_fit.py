@@ -12,13 +12,15 @@ CANDIDATES = tuple(parse_type(name) for name in
 
 
 def fitting_types(index: IndexType, body, given: DataType) -> list[DataType]:
-    """The candidate types other than ``given`` under which ``body`` decodes and passes its deep check."""
+    """The candidate types other than ``given`` under which ``body`` decodes and passes its deep check as the
+    bytes Java writes (no note): what a damaged body happens to read as under another type is no evidence."""
     fits = []
     for candidate in CANDIDATES:
         if candidate.root == given.root:
             continue
         try:
-            index.check(body, candidate, base_offset=0, distinct=None)
+            if index.check(body, candidate, base_offset=0, distinct=None).notes:
+                continue
         except (errors.FileIndexError, ValueError, OverflowError, IndexError):
             continue
         fits.append(candidate)

@@ -86,13 +86,18 @@ CALLS = {"capabilities": lambda request: capabilities(), "head": head, "read": r
 
 
 def handle(request: dict) -> dict:
-    """One request's answer; an error this package raises on purpose is an ``error`` answer."""
-    call = CALLS.get(str(request.get("op")))
+    """One request's answer; an error this package raises on purpose is an ``error`` answer, and so is a
+    request that is not laid out as docs/kit.md says (OSError, KeyError, TypeError, ValueError)."""
+    return dispatch(CALLS, request, (FileIndexError, OSError, KeyError, TypeError, ValueError))
+
+
+def dispatch(calls: dict, request: dict, failures: tuple[type[Exception], ...]) -> dict:
+    """The answer of the call ``request["op"]`` names; an exception of ``failures`` is an ``error`` answer
+    (an adapter answers every request)."""
+    call = calls.get(str(request.get("op")))
     if call is None:
-        return {"error": f"unknown op {request.get('op')!r} (one of {', '.join(CALLS)})"}
+        return {"error": f"unknown op {request.get('op')!r} (one of {', '.join(calls)})"}
     try:
         return call(request)
-    except FileIndexError as err:
-        return {"error": f"{type(err).__name__}: {err}"}
-    except (OSError, KeyError, TypeError, ValueError) as err:  # a request that is not laid out as docs/kit.md says
+    except failures as err:
         return {"error": f"{type(err).__name__}: {err}"}

@@ -11,7 +11,7 @@ from fileindex.cli import main
 from fileindex.cli.check import check_file
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.writer import write_container, write_entries
-from fileindex.errors import InvalidLengthError, InvariantError
+from fileindex.errors import FileIndexError, InvalidLengthError, InvariantError
 from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
 from fileindex.indexes.bloom_filter import BloomFilterReader
 from fileindex.indexes.bloom_filter.check import check as check_bloom
@@ -36,13 +36,14 @@ def test_every_java_vector_passes_the_deep_check(record, tmp_path):
         outcome = check_file(str(path), {"c": parse_type(record["type"])})
         assert outcome["status"] == "OK", outcome.get("error")
         assert outcome["bodies_decoded"] == 1
+        assert outcome["notes"] == []  # canonical: what Java writes
 
 
 def test_java_multi_column_vectors_pass(capsys):
     files = [str(ENGINE), str(JAVA_VECTORS / "multi__explicit_empty_entry.index")]
-    assert main(["check", "--schema", MULTI_SCHEMA, *files]) == 0
+    assert main(["check", "--canonical", "--schema", MULTI_SCHEMA, *files]) == 0
     out = capsys.readouterr().out
-    assert "12 bodies decoded and checked" in out
+    assert "12 bodies decoded and checked" in out and "note:" not in out
 
 
 def run(capsys, *argv):
@@ -95,17 +96,19 @@ def test_bloom_fill_against_the_distinct_count_of_a_sibling_index(capsys, tmp_pa
     path.write_bytes(data)
     code, out = run(capsys, "check", "--schema", "c INT", str(path))
     assert code == 3 and "bloom_filter/bitset" in out
-    with pytest.raises(InvariantError, match="more than the 7 x 10"):
-        check_bloom(bloom_filter.build(values, INT, {"items": "2000", "fpp": "0.01"}), distinct=10)
+    # too many bits set for 10 values: more false positives, never a skipped row (a note, not malformed)
+    (note,) = check_bloom(bloom_filter.build(values, INT, {"items": "2000", "fpp": "0.01"}), distinct=10).notes
+    assert "more than the 7 x 10" in note.message and note.field == "bloom_filter/bitset"
     with pytest.raises(InvariantError, match="where 2000 distinct value"):
         check_bloom((7).to_bytes(4, "big") + b"\x07" + bytes(len(body) - 5), distinct=2000)
 
 
-def test_bloom_sizing_java_cannot_write():
-    with pytest.raises(InvariantError, match="no items gives 5") as info:
-        check_bloom(b"\x00\x00\x00\x05\xff")  # m = 8 allows k in {1, 2, 3, 6}
-    assert info.value.field == "bloom_filter/num_hash_functions" and info.value.offset == 0
-    check_bloom(b"\x00\x00\x00\x06\xff")
+def test_bloom_sizing_java_cannot_write_is_a_note():
+    """Java probes the k and m it reads whatever they are: a sizing its writer never picks is non-canonical."""
+    (note,) = check_bloom(b"\x00\x00\x00\x05\xff").notes  # m = 8 allows k in {1, 2, 3, 6}
+    assert "no items gives 5" in note.message
+    assert note.field == "bloom_filter/num_hash_functions" and note.offset == 0
+    assert check_bloom(b"\x00\x00\x00\x06\xff").notes == ()
 
 
 def test_bloom_with_hash_functions_and_no_bits_is_malformed(capsys, tmp_path):
@@ -155,8 +158,9 @@ def test_bitmap_overlapping_and_missing_rows(tmp_path, version):
 
 
 def test_bitmap_v1_entries_follow_java_hashmap_order(tmp_path):
-    """V1 keys are in HashMap order, not sorted: swapping two keys' offsets answers one value's rows
-    for the other; the order the keys and their first rows imply gives it away."""
+    """V1 keys are in HashMap order, not sorted: swapping two keys gives each the other's rows, a file
+    Java reads as it stands but never writes (the order the keys and their first rows imply gives it
+    away): valid, with a note; --canonical makes it a failure."""
     values = [1, 1, 2, 2, 3, 3]
     body = bitmap.build(values, INT, {"version": "1"})
     data = bytearray(container_of("bitmap", body))
@@ -165,7 +169,9 @@ def test_bitmap_v1_entries_follow_java_hashmap_order(tmp_path):
     first, second = data[start:start + 4], data[start + 8:start + 12]
     data[start:start + 4], data[start + 8:start + 12] = second, first
     outcome = checked(tmp_path, data, "INT")
-    assert outcome["status"] == "MALFORMED" and "HashMap order" in outcome["error"]
+    assert outcome["status"] == "OK" and "HashMap order" in outcome["notes"][0]["message"]
+    path = tmp_path / "x.index"
+    assert check_file(str(path), {"c": INT}, canonical=True)["status"] == "NON-CANONICAL"
 
 
 def test_bsi_slices_inside_their_existence_bitmap_and_max(tmp_path):
@@ -177,9 +183,17 @@ def test_bsi_slices_inside_their_existence_bitmap_and_max(tmp_path):
     wrong_max[start + 7 + 8:start + 7 + 16] = (2).to_bytes(8, "big")  # positive max 3 -> 2
     outcome = checked(tmp_path, wrong_max, "INT")
     assert outcome["status"] == "MALFORMED" and "positive/header/max" in outcome["field"]
-    wrong_min = bytearray(data)
+    wrong_min = bytearray(data)  # Java subtracts min from what it compares: min 1 reads every value one higher
     wrong_min[start + 7:start + 15] = (1).to_bytes(8, "big")
-    assert "Java's writer always writes 0" in checked(tmp_path, wrong_min, "INT")["error"]
+    wrong_min[start + 7 + 8:start + 7 + 16] = (4).to_bytes(8, "big")  # max 4 = 3 + 1: consistent with min 1
+    outcome = checked(tmp_path, wrong_min, "INT")
+    assert outcome["status"] == "OK" and "Java's writer always writes 0" in outcome["notes"][0]["message"]
+    higher = bytearray(container_of("bsi", bsi.build([5, 1, None, 2, -4], INT)))  # 3 slices hold up to 7
+    higher[start + 7 + 8:start + 7 + 16] = (7).to_bytes(8, "big")  # max above the largest value: a note
+    outcome = checked(tmp_path, higher, "INT")
+    assert outcome["status"] == "OK" and "the largest value the slices hold is 5" in outcome["notes"][0]["message"]
+    higher[start + 7 + 8:start + 7 + 16] = (8).to_bytes(8, "big")  # past what 3 slices hold: Java misreads
+    assert checked(tmp_path, higher, "INT")["status"] == "MALFORMED"
 
 
 def test_range_bitmap_dictionary_sorted_and_codes_used(tmp_path):
@@ -199,7 +213,7 @@ def test_container_gap_and_row_counts(tmp_path, capsys):
     gap = write_entries([("c", "bitmap", bitmap.build(values, INT))])
     padded = bytearray(gap) + b"\x00"
     outcome = checked(tmp_path, padded, None)
-    assert outcome["status"] == "MALFORMED" and "belong to no index" in outcome["error"]
+    assert outcome["status"] == "OK" and "belong to no index" in outcome["notes"][0]["message"]
     mixed = write_container({"c": {"bitmap": bitmap.build(values, INT), "bsi": bsi.build(values + [4], INT)}})
     outcome = checked(tmp_path, mixed, "INT")
     assert outcome["status"] == "MALFORMED" and "count the same rows" in outcome["error"]
@@ -216,3 +230,97 @@ def test_inspect_of_a_cut_container_says_entries_end_past_the_file(capsys, tmp_p
     described = json.loads(capsys.readouterr().out)
     assert code == 3 and "error" in described
     assert sum(e.get("past_end", False) for c in described["columns"] for e in c["indexes"]) == 7
+
+
+def test_bodies_in_another_order_are_valid_and_not_canonical(capsys, tmp_path):
+    """Java finds a body by its entry's start and length: bodies in reverse entry order read the same (a
+    note, exit 0), and --canonical fails them with exit 6, in text and JSON."""
+    values = [1, 2, None, 2]
+    ordered = write_entries([("a", "bitmap", bitmap.build(values, INT)), ("b", "bloom-filter",
+                                                                         bloom_filter.build(values, INT))])
+    head = FileIndexContainer.from_bytes(ordered).head
+    first, second = head.entries
+    data = bytearray(ordered)
+    # swap the bodies and their starts: same bytes per entry, second body first
+    data[first.start:] = ordered[second.start:second.start + second.length] + \
+        ordered[first.start:first.start + first.length]
+    for entry, start in ((first, first.start + second.length), (second, first.start)):
+        at = entry.entry_offset + 2 + len(entry.index_type)
+        data[at:at + 4] = start.to_bytes(4, "big")
+    path = tmp_path / "reordered.index"
+    path.write_bytes(bytes(data))
+    code, out = run(capsys, "check", "--schema", "a INT, b INT", str(path))
+    assert code == 0 and out.startswith("OK ") and "note: " in out and "entry order" in out
+    code, out = run(capsys, "check", "--schema", "a INT, b INT", "--canonical", "--json", str(path))
+    outcome = json.loads(out)
+    assert code == 6 and outcome["status"] == "NON-CANONICAL" and outcome["exit_code"] == 6
+    assert any("entry order" in note["message"] for note in outcome["notes"])
+    path.write_bytes(ordered)
+    assert run(capsys, "check", "--schema", "a INT, b INT", "--canonical", str(path))[0] == 0
+
+
+def test_an_entry_listed_twice_stays_malformed(capsys, tmp_path):
+    """Java's HashMap keeps the last of two (column, index type) entries and drops the other: a misread."""
+    path = tmp_path / "twice.index"
+    path.write_bytes(write_entries([("c", "bitmap", bitmap.build([3, 5], INT)),
+                                    ("c", "bitmap", bitmap.build([5], INT))]))
+    code, out = run(capsys, "check", str(path))
+    assert code == 3 and "listed twice" in out
+
+
+def test_roaring_bytes_without_run_containers_are_a_note_and_altered_counts_malformed():
+    from pyroaring import BitMap, FrozenBitMap
+
+    from fileindex.indexes import roaring
+    from fileindex.indexes.invariants import check_serialized
+
+    rows = FrozenBitMap(range(3000))
+    plain = BitMap(list(range(3000)), optimize=False)  # an array container
+    stored = plain.serialize()
+    assert stored != roaring.serialize(rows)  # Java writes one run container
+    notes: list = []
+    check_serialized(stored, rows, notes, what="the bitmap", offset=100, field="x")
+    assert len(notes) == 1 and f"in {len(stored)} bytes where Java writes" in notes[0].message
+    assert notes[0].offset == 100
+    notes.clear()
+    check_serialized(roaring.serialize(rows), rows, notes, what="the bitmap", offset=100, field="x")
+    assert notes == []
+    bad = bytearray(stored)
+    bad[-2:] = (2998).to_bytes(2, "little")  # the last value repeats the one before it
+    with pytest.raises(FileIndexError):
+        check_serialized(bytes(bad), rows, notes, what="the bitmap", offset=100, field="x")
+
+
+def test_a_v1_bitmap_longer_than_the_span_java_gives_it_is_malformed(tmp_path):
+    """Java's V1 reader takes each stored bitmap's length from the next stored entry's offset (in entry order):
+    swapping two stored offsets gives the first a negative span, which Java cannot read."""
+    body = bitmap.build([1, 1, 2, 2, 3, 3], INT, {"version": "1"})
+    data = bytearray(container_of("bitmap", body))
+    start = body_at(data) + 10  # V1 entries: (key, offset) pairs of 8 bytes
+    first, second = data[start + 4:start + 8], data[start + 12:start + 16]
+    data[start + 4:start + 8], data[start + 12:start + 16] = second, first
+    outcome = checked(tmp_path, data, "INT")
+    assert outcome["status"] == "MALFORMED" and "Java's V1 reader gives it" in outcome["error"]
+
+
+def test_every_negative_kit_case_is_malformed_or_unsupported_never_merely_non_canonical(tmp_path):
+    """The kit's negative corpus holds what Java misreads or rejects: `check` must never call one valid."""
+    from fileindex.kit.negative import cases
+
+    bloom = (JAVA_VECTORS / "int_nulls__bloom.index").read_bytes()
+    bitmap_v1 = (JAVA_VECTORS / "int_nulls__bitmap_v1.index").read_bytes()
+    found = {}
+    for sidecar, data in cases(bloom, bitmap_v1):
+        path = tmp_path / sidecar["file"]
+        path.write_bytes(data)
+        found[sidecar["name"]] = check_file(str(path), {"c": INT})["status"]
+    assert len(found) == 13 and set(found.values()) <= {"MALFORMED", "UNSUPPORTED"}, found
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_a_has_null_byte_other_than_one_is_a_note(tmp_path, version):
+    """Java reads the flag with readBoolean: any non-zero byte is true, so 2 reads as Java's 1."""
+    data = bytearray(container_of("bitmap", bitmap.build([5, None, 5, None], INT, {"version": version})))
+    data[body_at(data) + 9] = 2
+    outcome = checked(tmp_path, data, "INT")
+    assert outcome["status"] == "OK" and "has_null byte 2" in outcome["notes"][0]["message"]

@@ -9,7 +9,6 @@ from java_oracle import require_jar
 from kit_fixtures import ADAPTER
 
 from fileindex.kit.corpus import cases
-from fileindex.kit.report import markdown
 from fileindex.kit.runner import CORPUS, FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, run
 
 pytestmark = pytest.mark.java
@@ -90,12 +89,6 @@ def test_the_two_implementations_read_each_others_files(both):
     assert len(java_written) > 1000
     java_writes = outcomes(both, consumer="java-paimon", check="write")
     assert sum(o.status == PASS for o in java_writes) == sum(o.layout in JAVA_09 for o in java_writes) - 1  # BOOLEAN
-
-
-def test_the_matrix_page_of_the_docs_is_a_live_run(both):
-    page = (ROOT / "docs" / "kit-matrix.md").read_text(encoding="utf-8")
-    begin, end = "<!-- kit-matrix: begin (tools/kit_matrix.py) -->\n", "\n<!-- kit-matrix: end -->"
-    assert page.split(begin, 1)[1].split(end, 1)[0] == markdown(both), "python tools/kit_matrix.py rewrites it"
 
 
 @pytest.mark.parametrize("threshold", ["1B", "500B"])  # sidecar, embedded in the manifest

@@ -1,11 +1,15 @@
 """Deep checks of a bitmap body, versions 1 and 2 (``fileindex check``; spec §6).
 
-What Java's writer guarantees and its reader never verifies: every row of the data file is in
-exactly one value bitmap or the null bitmap; a single row is stored inline (offset -1 - row),
-two or more as a bitmap; the bitmaps lie back to back in the body in the iteration order of the
-writer's ``HashMap`` (the V1 entries in that order too), null bitmap first; V2 entries are sorted
-and unique, packed into blocks that the directory lists by first key and offset. A key out of
-order makes Java's binary search miss it; overlapping bitmaps answer rows for two values.
+What Java's writer guarantees and its reader never verifies. Invalid (Java misreads): a row in
+two bitmaps or in none; V2 keys out of order (its binary search misses them) or a directory key
+that is not its block's; a V1 key listed twice; a V1 bitmap longer than the span Java gives it
+(``BitmapFileIndexMeta`` takes each stored bitmap's length as the distance to the next stored
+entry's offset, in entry order, the null bitmap's to the first); a V2 length shorter than its
+bitmap. Non-canonical (a note: Java finds every bitmap by its offset): a has_null byte other than 0
+or 1 (``readBoolean``), a single row stored as a
+bitmap rather than inline, bitmaps not back to back in the iteration order of the writer's
+``HashMap`` (the V1 entries in that order too) or not null bitmap first, V2 blocks not back to back,
+lengths where Java writes -1 or longer than the bitmap, Roaring bitmaps not run-optimized.
 """
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ from pyroaring import BitMap, FrozenBitMap
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap.keys import Key, KeyKind
 from fileindex.indexes.bitmap.reader import ROOT, BitmapReader, as_list
-from fileindex.indexes.invariants import BodyFacts, check_canonical, check_rows, violation
+from fileindex.container.invariants import Note
+from fileindex.indexes.invariants import BodyFacts, check_rows, check_serialized, violation
 from fileindex.types import DataType
 
 @dataclass
@@ -45,6 +50,10 @@ class _Checker:
         self.base = reader._base
         self.view = reader._view
         self.sizes: dict[int, tuple[int, int]] = {}  # entry index -> (payload start, size) of a stored bitmap
+        self.notes: list[Note] = []
+
+    def note(self, message: str, *, offset: int, field: str) -> None:
+        self.notes.append(Note(message, offset=offset, field=field))
 
     def field(self, name: str) -> str:
         return f"{ROOT}/{name}"
@@ -52,16 +61,16 @@ class _Checker:
     def run(self) -> BodyFacts:
         r = self.r
         has_null_byte = self.view[9]
-        if has_null_byte not in (0, 1):
-            raise violation(f"has_null byte {has_null_byte}: Java writes 0 or 1", offset=self.base + 9,
-                            field=self.field("header/has_null_byte"), java_notices=False)
+        if has_null_byte not in (0, 1):  # readBoolean: any non-zero byte reads as true
+            self.note(f"has_null byte {has_null_byte}: Java writes 0 or 1", offset=self.base + 9,
+                      field=self.field("header/has_null_byte"))
         entries = self._v1_entries() if r.version == 1 else self._v2_entries()
         self._check_keys(entries)
         bitmaps = self._value_bitmaps(entries)
         nulls = self._null_bitmap()
         self._check_body_layout(entries, bitmaps, nulls)
         self._check_coverage(entries, bitmaps, nulls)
-        return BodyFacts(row_count=r.row_count, distinct=r.num_values)
+        return BodyFacts(row_count=r.row_count, distinct=r.num_values, notes=tuple(self.notes))
 
     # -- entries in file order ---------------------------------------------------------------
 
@@ -115,10 +124,9 @@ class _Checker:
         for index, block_ref in enumerate(directory):
             r._block(index)  # the header and entries decode (under a wrong type, this fails first)
             if block_ref.offset != expected_offset:
-                raise violation(f"index block {index} at offset {block_ref.offset}, where the blocks before it end "
-                                f"at {expected_offset}: Java writes the blocks back to back",
-                                offset=block_ref.at, field=self.field(f"block_dir[{index}]/ofs_block"),
-                                java_notices=False)
+                self.note(f"index block {index} at offset {block_ref.offset}, where the blocks before it end "
+                          f"at {expected_offset}: Java writes the blocks back to back",
+                          offset=block_ref.at, field=self.field(f"block_dir[{index}]/ofs_block"))
             start = r._blocks_start + block_ref.offset
             count = int.from_bytes(self.view[start:start + 4], "big", signed=True)
             field = f"index_blocks/blocks[{index}]"
@@ -133,7 +141,11 @@ class _Checker:
                                 java_notices=False)
             entries += block
             expected_offset = self._end_of(block) - r._blocks_start
-        if expected_offset != region:
+        if expected_offset < region:  # Java finds the bitmaps from the header's body offset: unused bytes
+            self.note(f"the index blocks end at {expected_offset} of the {region} bytes the header gives them",
+                      offset=self.base + r._blocks_start - 4,
+                      field=self.field("index_blocks_header/len_index_blocks"))
+        elif expected_offset != region:
             raise violation(f"the index blocks end at {expected_offset} of the {region} bytes the header gives them",
                             offset=self.base + r._blocks_start - 4,
                             field=self.field("index_blocks_header/len_index_blocks"),
@@ -189,9 +201,11 @@ class _Checker:
         r = self.r
         start = r._body_start + offset
         size = roaring.portable_size(self.view, start, base=self.base, field=self.field("body"))
-        if length >= 0 and length != size:
+        if 0 <= length < size:  # Java reads `length` bytes and decodes the bitmap from them
             raise violation(f"{what}: length {length}, but its bitmap takes {size} bytes", offset=at,
                             field=field, java_notices=False)
+        if length > size:
+            self.note(f"{what}: length {length}, but its bitmap takes {size} bytes", offset=at, field=field)
         return start, size
 
     def _value_bitmaps(self, entries: list[_Entry]) -> list[FrozenBitMap]:
@@ -203,10 +217,9 @@ class _Checker:
             what = f"the bitmap of key {_shown(entry.key)}"
             field = self.field(entry.field)
             if entry.offset < 0:
-                if r.version == 2 and entry.length != -1:
-                    raise violation(f"{what}: one row inline (offset {entry.offset}) with length {entry.length}, "
-                                    "where Java writes -1", offset=entry.at, field=f"{field}/len_bitmap",
-                                    java_notices=False)
+                if r.version == 2 and entry.length != -1:  # Java ignores the length of an inline row
+                    self.note(f"{what}: one row inline (offset {entry.offset}) with length {entry.length}, "
+                              "where Java writes -1", offset=entry.at, field=f"{field}/len_bitmap")
                 bitmaps[i] = FrozenBitMap((-1 - entry.offset,))
                 check_rows(bitmaps[i], r.row_count, what=what, offset=entry.at, field=f"{field}/ofs_bitmap")
             else:
@@ -222,10 +235,10 @@ class _Checker:
     def _check_stored(self, bitmap: FrozenBitMap, start: int, size: int, what: str, *, min_rows: int) -> None:
         at, field = self.base + start, self.field("body")
         if len(bitmap) < min_rows:
-            raise violation(f"{what} is stored with {len(bitmap)} row(s): Java stores a single row inline",
-                            offset=at, field=field, java_notices=False)
+            self.note(f"{what} is stored with {len(bitmap)} row(s): Java stores a single row inline",
+                      offset=at, field=field)
         check_rows(bitmap, self.r.row_count, what=what, offset=at, field=field)
-        check_canonical(self.view[start:start + size], bitmap, what=what, offset=at, field=field)
+        check_serialized(self.view[start:start + size], bitmap, self.notes, what=what, offset=at, field=field)
 
     def _null_bitmap(self) -> FrozenBitMap:
         r = self.r
@@ -237,43 +250,65 @@ class _Checker:
         if null_offset < 0:
             check_rows(nulls, r.row_count, what="the null row", offset=at, field=self.field("header/ofs_null"))
             if r.version == 2 and r.null_length != roaring.serialized_size_of_single_row():
-                raise violation(f"one null row with a null bitmap length {r.null_length}, where Java writes "
-                                f"{roaring.serialized_size_of_single_row()}", offset=at + 4,
-                                field=self.field("header/len_null_bitmap"), java_notices=False)
+                self.note(f"one null row with a null bitmap length {r.null_length}, where Java writes "
+                          f"{roaring.serialized_size_of_single_row()}", offset=at + 4,
+                          field=self.field("header/len_null_bitmap"))
             return nulls
         if null_offset != 0:
-            raise violation(f"null bitmap at body offset {null_offset}: Java writes it first, at 0", offset=at,
-                            field=self.field("header/ofs_null"), java_notices=False)
-        start, size = self._stored(0, -1 if r.null_length is None else r.null_length, "the null bitmap", at + 4,
-                                   self.field("header/len_null_bitmap"))
+            self.note(f"null bitmap at body offset {null_offset}: Java writes it first, at 0", offset=at,
+                      field=self.field("header/ofs_null"))
+        start, size = self._stored(null_offset, -1 if r.null_length is None else r.null_length, "the null bitmap",
+                                   at + 4, self.field("header/len_null_bitmap"))
+        self.sizes[-1] = (start, size)
         self._check_stored(nulls, start, size, "the null bitmap", min_rows=2)
         return nulls
 
     def _check_body_layout(self, entries: list[_Entry], bitmaps: list[FrozenBitMap], nulls: FrozenBitMap) -> None:
-        """The stored bitmaps tile the body: null bitmap first, then the values in Java's HashMap order."""
+        """Java's writer tiles the body: null bitmap first, then the values in its HashMap order (notes)."""
         r = self.r
-        order = _java_order(self.kind, entries, bitmaps, r.row_count - len(nulls))
+        if r.version == 1:
+            self._check_v1_spans(entries)
+        if all(bitmaps):
+            order = _java_order(self.kind, entries, bitmaps, r.row_count - len(nulls))
+        else:  # a key without rows (noted) has no first row to place it: Java's order cannot be told
+            order = sorted(range(len(entries)), key=lambda i: entries[i].offset)
         if r.version == 1 and [entries[i].sort_key for i in order] != [e.sort_key for e in entries]:
             first = next(i for i, j in enumerate(order) if j != i)
-            raise violation(f"entry {first} holds key {_shown(entries[first].key)} where Java's HashMap order puts "
-                            f"{_shown(entries[order[first]].key)} (from the keys and their first rows)",
-                            offset=entries[first].at, field=self.field(f"{entries[first].field}/key"),
-                            java_notices=False)
-        position = len(roaring.serialize(nulls)) if r.null_offset is not None and r.null_offset >= 0 else 0
+            self.note(f"entry {first} holds key {_shown(entries[first].key)} where Java's HashMap order puts "
+                      f"{_shown(entries[order[first]].key)} (from the keys and their first rows)",
+                      offset=entries[first].at, field=self.field(f"{entries[first].field}/key"))
+        null_size = self.sizes[-1][1] if -1 in self.sizes else 0
+        position = null_size
         for i in order:
             entry = entries[i]
             if entry.offset < 0:
                 continue
             if entry.offset != position:
-                raise violation(f"the bitmap of key {_shown(entry.key)} at body offset {entry.offset}, where Java "
-                                f"writes it at {position} (bitmaps back to back in HashMap order)",
-                                offset=entry.at, field=self.field(f"{entry.field}/ofs_bitmap"), java_notices=False)
-            position += self.sizes[i][1]  # Java's serialization: check_canonical proved it
+                self.note(f"the bitmap of key {_shown(entry.key)} at body offset {entry.offset}, where Java "
+                          f"writes it at {position} (bitmaps back to back in HashMap order)",
+                          offset=entry.at, field=self.field(f"{entry.field}/ofs_bitmap"))
+                break
+            position += self.sizes[i][1]
         end = len(self.view) - r._body_start
-        if position != end:
-            raise violation(f"the bitmaps end at body offset {position}, but the body has {end} bytes",
-                            offset=self.base + r._body_start + min(position, end), field=self.field("body"),
-                            java_notices=False)
+        ends = [(entries[i].offset if i >= 0 else int(r.null_offset or 0)) + size
+                for i, (_, size) in self.sizes.items()]
+        last = max(ends, default=0)
+        if last != end:
+            self.note(f"the bitmaps end at body offset {last}, but the body has {end} bytes",
+                      offset=self.base + r._body_start + min(last, end), field=self.field("body"))
+
+    def _check_v1_spans(self, entries: list[_Entry]) -> None:
+        """Java's V1 reader (``BitmapFileIndexMeta.deserialize``) gives each stored bitmap the bytes up to the next
+        stored entry's offset, in entry order (the null bitmap those up to the first), and decodes it from them."""
+        stored = ([(-1, "the null bitmap", self.base + 10)] if -1 in self.sizes else []) + \
+            [(i, f"the bitmap of key {_shown(entries[i].key)}", entries[i].at) for i in sorted(self.sizes) if i >= 0]
+        offsets = [int(self.r.null_offset or 0) if i == -1 else entries[i].offset for i, _, _ in stored]
+        for (i, what, at), offset, following in zip(stored, offsets, offsets[1:], strict=False):
+            span, size = following - offset, self.sizes[i][1]
+            if span < size:
+                raise violation(f"{what} takes {size} bytes, but Java's V1 reader gives it {span} (up to the next "
+                                "stored bitmap in entry order)", offset=at, field=self.field("body"),
+                                java_notices=True)
 
     def _check_coverage(self, entries: list[_Entry], bitmaps: list[FrozenBitMap], nulls: FrozenBitMap) -> None:
         """Every row in exactly one value bitmap or the null bitmap."""

@@ -7,6 +7,11 @@ bit set far emptier than the overall fill allows (zeroed bytes, a block overwrit
 bits, and a lost bit is a false negative: rows skipped that match. Java reads such a filter
 without noticing. The thresholds below are probability bounds, so a body Java wrote is refused
 with a chance below ``IMPLAUSIBLE`` per filter.
+
+Invalid: a fill too low for the data or a region too empty (cleared bits: Java skips rows that
+match). Non-canonical (notes; Java's ``BloomFilterFileIndex`` reads k and probes the bits it is
+given, whatever their number): k and m that no ``items`` sizes, more bits set than the column's
+values can set (more false positives, never a skipped row).
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ import math
 import numpy as np
 
 from fileindex.indexes.bloom_filter.reader import ROOT, read_sizing
+from fileindex.container.invariants import Note
 from fileindex.indexes.invariants import BodyFacts, violation
 from fileindex.java_numbers import int32, math_round
 
@@ -27,13 +33,13 @@ def check(payload, data_type=None, *, base_offset: int = 0, distinct: int | None
     non-null values when a sibling index records it (bitmap, range-bitmap), else None."""
     view = memoryview(payload).cast("B")
     k, m = read_sizing(view, base_offset)
-    _check_sizing(k, m, base_offset)
+    notes = _sizing_notes(k, m, base_offset)
     bits = np.frombuffer(view, dtype=np.uint8, offset=4)
     set_bits = int(np.bitwise_count(bits).sum())
     if distinct is not None:
-        _check_fill_for_items(k, m, set_bits, distinct, base_offset)
+        notes += _check_fill_for_items(k, m, set_bits, distinct, base_offset)
     _check_uniform_fill(bits, set_bits, base_offset + 4)
-    return BodyFacts()
+    return BodyFacts(notes=tuple(notes))
 
 
 def _items_for(k: int, m: int) -> int | None:
@@ -50,25 +56,26 @@ def _items_for(k: int, m: int) -> int | None:
     return None
 
 
-def _check_sizing(k: int, m: int, base_offset: int) -> None:
+def _sizing_notes(k: int, m: int, base_offset: int) -> list[Note]:
     if _items_for(k, m) is None:
-        raise violation(
-            f"{k} hash functions over {m} bits: Java sizes k = round(m/items * ln 2), and no items gives {k} "
-            f"for m = {m}", offset=base_offset, field=f"{ROOT}/num_hash_functions", java_notices=False)
+        return [Note(f"{k} hash functions over {m} bits: Java sizes k = round(m/items * ln 2), and no items gives "
+                     f"{k} for m = {m}", offset=base_offset, field=f"{ROOT}/num_hash_functions")]
+    return []
 
 
-def _check_fill_for_items(k: int, m: int, set_bits: int, distinct: int, base_offset: int) -> None:
+def _check_fill_for_items(k: int, m: int, set_bits: int, distinct: int, base_offset: int) -> list[Note]:
     """Each distinct value sets at most k bits; n values set about m(1 - e^(-kn/m)) of them."""
     at, field = base_offset + 4, f"{ROOT}/bitset"
     if set_bits > k * distinct:
-        raise violation(f"{set_bits} bits set, more than the {k} x {distinct} that the column's {distinct} distinct "
-                        f"value(s) can set", offset=at, field=field, java_notices=False)
+        return [Note(f"{set_bits} bits set, more than the {k} x {distinct} that the column's {distinct} distinct "
+                     "value(s) can set", offset=at, field=field)]
     expected = m * -math.expm1(k * distinct * math.log1p(-1 / m))
     spread = math.sqrt(max(expected * (1 - expected / m), 1.0))
     if set_bits < expected - 12 * spread - 1:
         raise violation(f"{set_bits} bits set where {distinct} distinct value(s) set about {expected:.0f} "
                         f"(k={k}, m={m}): bits were cleared, and cleared bits skip rows that match",
                         offset=at, field=field, java_notices=False)
+    return []
 
 
 def _check_uniform_fill(bits: np.ndarray, set_bits: int, at: int) -> None:

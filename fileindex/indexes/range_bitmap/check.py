@@ -6,6 +6,10 @@ with codes that continue from chunk to chunk and keys strictly ascending; a bit-
 max(bit-length(cardinality - 1), 1) slices (64 when there are no values) whose rows are the
 existence bitmap's, each row's code below the cardinality, every code used by some row. A key
 out of order makes ``find`` miss it; a code past the dictionary answers rows no value has.
+
+Non-canonical (notes: Java's ``RangeBitmap`` reader finds each part by its offset): chunk headers,
+chunk keys, string keys and slices that are not back to back, Roaring bitmaps not run-optimized.
+Every other breach is invalid: lengths and counts locate the parts after them.
 """
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ import struct
 import numpy as np
 
 from fileindex.indexes import roaring
-from fileindex.indexes.invariants import BodyFacts, check_canonical, check_rows, violation
+from fileindex.container.invariants import Note
+from fileindex.indexes.invariants import BodyFacts, check_rows, check_serialized, violation
 from fileindex.indexes.range_bitmap.reader import ROOT, RangeBitmapReader
 from fileindex.types import DataType
 
@@ -28,7 +33,7 @@ def check(payload, data_type: DataType, *, base_offset: int = 0, distinct: int |
     checker.header()
     checker.dictionary()
     checker.bit_slices()
-    return BodyFacts(row_count=reader.row_count, distinct=reader.cardinality)
+    return BodyFacts(row_count=reader.row_count, distinct=reader.cardinality, notes=tuple(checker.notes))
 
 
 class _Checker:
@@ -36,6 +41,10 @@ class _Checker:
         self.r = reader
         self.view = reader._view
         self.base = reader._base
+        self.notes: list[Note] = []
+
+    def note(self, message: str, position: int, field: str) -> None:
+        self.notes.append(Note(message, offset=self.base + position, field=f"{ROOT}/{field}"))
 
     def int_at(self, position: int) -> int:
         return _I4.unpack_from(self.view, position)[0]
@@ -76,9 +85,10 @@ class _Checker:
         for i, chunk in enumerate(chunks):
             field = f"dictionary/chunks[{i}]"
             if self.int_at(offsets_at + 4 * i) != position:
-                raise self.fail(f"chunk header {i} at {self.int_at(offsets_at + 4 * i)}, where the headers before "
-                                f"it end at {position}: Java writes them back to back", offsets_at + 4 * i,
-                                f"dictionary/chunk_offsets[{i}]")
+                self.note(f"chunk header {i} at {self.int_at(offsets_at + 4 * i)}, where the headers before it end "
+                          f"at {position}: Java writes them back to back", offsets_at + 4 * i,
+                          f"dictionary/chunk_offsets[{i}]")
+                position = self.int_at(offsets_at + 4 * i)
             at = headers_at + position
             size = 1 + self.key_size(chunk.head) + 20
             tail = at + size - 20  # head_code, ofs_keys, num_keys, then two lengths
@@ -86,8 +96,9 @@ class _Checker:
                 raise self.fail(f"chunk {i} starts at code {chunk.head_code}, where the chunks before it end at "
                                 f"{code}", tail, f"{field}/head_code")
             if chunk.ofs_keys != keys_position:
-                raise self.fail(f"chunk {i}'s keys at {chunk.ofs_keys}, where the keys before them end at "
-                                f"{keys_position}", tail + 4, f"{field}/ofs_keys")
+                self.note(f"chunk {i}'s keys at {chunk.ofs_keys}, where the keys before them end at {keys_position}",
+                          tail + 4, f"{field}/ofs_keys")
+                keys_position = chunk.ofs_keys
             if chunk.num_keys < 0:
                 raise self.fail(f"negative key count {chunk.num_keys}", tail + 8, f"{field}/num_keys")
             first_length, second_length = self.int_at(tail + 12), self.int_at(tail + 16)
@@ -149,8 +160,9 @@ class _Checker:
         expected = 0
         for j, key in enumerate(keys):
             if self.int_at(blob_at + 4 * j) != expected:
-                raise self.fail(f"key {j} at {self.int_at(blob_at + 4 * j)}, where the keys before it end at "
-                                f"{expected}: Java writes them back to back", blob_at + 4 * j, f"{field}/offsets")
+                self.note(f"key {j} at {self.int_at(blob_at + 4 * j)}, where the keys before it end at {expected}: "
+                          "Java writes them back to back", blob_at + 4 * j, f"{field}/offsets")
+                expected = self.int_at(blob_at + 4 * j)
             expected += 4 + len(key)
 
     def bit_slices(self) -> None:
@@ -171,7 +183,7 @@ class _Checker:
                             "bsi/header/len_ebm")
         at = self.base + r._ebm_start
         check_rows(ebm, r.row_count, what="the existence bitmap", offset=at, field=f"{ROOT}/bsi/ebm")
-        check_canonical(self.view[r._ebm_start:r._ebm_start + ebm_size], ebm, what="the existence bitmap",
+        check_serialized(self.view[r._ebm_start:r._ebm_start + ebm_size], ebm, self.notes, what="the existence bitmap",
                         offset=at, field=f"{ROOT}/bsi/ebm")
         if card == 0 and ebm:
             raise self.fail(f"{len(ebm)} row(s) with a value and no key in the dictionary", r._ebm_start, "bsi/ebm")
@@ -182,8 +194,9 @@ class _Checker:
             field = f"bsi/slices[{i}]"
             ref_at = header_at + 14 + 8 * i
             if offset != position:
-                raise self.fail(f"slice {i} at {offset}, where the slices before it end at {position}", ref_at,
-                                f"bsi/header/indexes[{i}]/ofs_slice")
+                self.note(f"slice {i} at {offset}, where the slices before it end at {position}", ref_at,
+                          f"bsi/header/indexes[{i}]/ofs_slice")
+                position = offset
             start = r._slices_start + offset
             size = roaring.portable_size(self.view, start, base=self.base, field=f"{ROOT}/{field}")
             if size != length:
@@ -193,11 +206,14 @@ class _Checker:
             if not bits.issubset(ebm):
                 raise self.fail(f"slice {i} holds row {min(bits - ebm)}, which the existence bitmap lacks", start,
                                 field)
-            check_canonical(self.view[start:start + size], bits, what=f"slice {i}", offset=self.base + start,
-                            field=f"{ROOT}/{field}")
+            check_serialized(self.view[start:start + size], bits, self.notes, what=f"slice {i}",
+                             offset=self.base + start, field=f"{ROOT}/{field}")
             codes[np.searchsorted(rows, np.asarray(bits.to_array(), dtype=np.uint32))] |= np.uint64(1) << np.uint64(i)
             position += length
-        if r._slices_start + position != len(self.view):
+        if r._slices_start + position < len(self.view):  # Java reads each slice at its offset: unused bytes
+            self.note(f"the slices end at {r._slices_start + position} of a {len(self.view)}-byte body",
+                      r._slices_start + position, "bsi")
+        elif r._slices_start + position != len(self.view):
             raise self.fail(f"the slices end at {r._slices_start + position} of a {len(self.view)}-byte body",
                             r._slices_start + min(position, len(self.view) - r._slices_start), "bsi")
         if card and len(codes):
