@@ -12,6 +12,7 @@ from conftest import ROOT
 from kit_fixtures import ADAPTER
 
 from fileindex.cli import main
+from fileindex.cli.exits import EXIT_NON_CANONICAL
 from fileindex.kit.corpus import cases
 from fileindex.kit.runner import CORPUS, FAIL, PASS, UNSUPPORTED, run
 
@@ -94,7 +95,8 @@ def test_what_it_writes_is_valid_and_non_canonical_where_it_differs(kit_folder, 
         assert answer == {"written": str(out)}
         schema = ["--schema", f"c {sidecar['type']}"]
         assert main(["check", *schema, str(out)]) == 0, capsys.readouterr().out
-        assert main(["check", "--canonical", *schema, str(out)]) == (5 if name in NON_CANONICAL_WRITES else 0)
+        expected = EXIT_NON_CANONICAL if name in NON_CANONICAL_WRITES else 0
+        assert main(["check", "--canonical", *schema, str(out)]) == expected
         capsys.readouterr()
 
 
