@@ -31,7 +31,7 @@ from fileindex.table import scan as table_scan
 from fileindex.table.scan import missing_note
 from fileindex.table.buckets import reachable_buckets
 from fileindex.table.evolution import remap_predicate
-from fileindex.table.metadata import ValueStats, load_schema, schema_ids
+from fileindex.table.metadata import ValueStats, load_schema
 from fileindex.table.statistics import Statistics, file_statistics
 
 
@@ -141,7 +141,8 @@ class ScanPlanner:
         buckets = reachable_buckets(self.predicate, self.table.schema)
         if buckets is None:
             return None
-        counts = {load_schema(self.table.root, number).options.get("bucket") for number in schema_ids(self.table.root)}
+        store = self.table.store
+        counts = {load_schema(store, number).options.get("bucket") for number in store.schema_ids()}
         return buckets if len(counts) == 1 else None
 
     def _statistics_may_match(self, task: DataFileTask) -> bool:

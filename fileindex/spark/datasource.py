@@ -66,7 +66,7 @@ from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_
 from fileindex.spark.jobs import conform, plan_groups, spark_schema
 from fileindex.spark.session import check_workers
 from fileindex.table.scan import PaimonTable
-from fileindex.table.sidecars import is_table_root
+from fileindex.table.store import is_table_root
 from fileindex.writing.outputs import collision
 from fileindex.types import DataType
 

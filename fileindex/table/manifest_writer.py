@@ -17,8 +17,8 @@ from pathlib import Path
 
 from fileindex.java.binary_row import field_stats
 from fileindex.table.metadata import TableError, reading, shown
+from fileindex.table.store import TableStore
 from fileindex.types import DataType
-from fileindex.writing.atomic import write_atomically
 
 ADD, DELETE = 0, 1
 
@@ -71,7 +71,7 @@ def conform(row: dict, shape_fields: set[str], where: str, nested: dict[str, set
 class ManifestWriter:
     """Writes one commit attempt's manifests and lists under one fresh UUID (as Paimon's path factory)."""
 
-    root: Path
+    store: TableStore
     entry_shape: AvroShape
     list_shape: AvroShape
     partition_types: list[DataType]
@@ -91,8 +91,8 @@ class ManifestWriter:
         while True:
             name = f"{kind}-{self.prefix}-{self._counters[kind]}"
             self._counters[kind] += 1
-            path = self.root / "manifest" / name
-            if write_atomically(path, data, overwrite=False):
+            path = self.store.manifest_file(name)
+            if self.store.link(path, data):
                 self.created.append(path)
                 return name, len(data)
 

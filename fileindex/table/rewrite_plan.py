@@ -31,7 +31,7 @@ from fileindex.table.metadata import (
     load_schema,
 )
 from fileindex.table.names import inside
-from fileindex.table.options_alter import latest_schema_id
+from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
 from fileindex.writing.atomic import write_atomically
 from fileindex.writing.options import (
@@ -227,7 +227,7 @@ def _write_sidecar(job: FileJob, path: Path, data: bytes, before_rename: Callabl
 
 @dataclass
 class RewritePlan:
-    root: Path
+    store: TableStore  # the table's main branch
     snapshot_id: int
     schema: Schema
     floor: str | None
@@ -264,18 +264,18 @@ def check_scope(root: str | Path, schema: Schema) -> None:
                          "only, and Java reads every manifest with the current format")
 
 
-def manifest_shapes(root: Path, snapshot):
+def manifest_shapes(store: TableStore, snapshot):
     """(a manifest's shape, the delta list's shape) of the snapshot: the widest its writer used."""
     from fileindex.table.manifest_writer import shape_of
     from fileindex.table.metadata import manifest_list_names
 
-    list_path = root / "manifest" / snapshot.delta_manifest_list
-    list_shape = shape_of(root, list_path, "manifest list")
+    root = store.root
+    list_shape = shape_of(root, store.manifest_file(snapshot.delta_manifest_list), "manifest list")
     entry_shape = None
     for listing in (snapshot.delta_manifest_list, snapshot.base_manifest_list):
-        names = manifest_list_names(root, root / "manifest" / listing)
+        names = manifest_list_names(root, store.manifest_file(listing))
         if names:
-            entry_shape = shape_of(root, root / "manifest" / names[-1], "manifest")
+            entry_shape = shape_of(root, store.manifest_file(names[-1]), "manifest")
             break
     return entry_shape, list_shape
 
@@ -308,10 +308,10 @@ def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] 
     return any(all(values.get(k) == v for k, v in spec.items()) for spec in specs)
 
 
-def detect_floor(root: Path, snapshot) -> str:
+def detect_floor(store: TableStore, snapshot) -> str:
     """The oldest Paimon that must read the table, from the shape of the snapshot's newest manifests
     (:func:`fileindex.table.compat.floor_of`); it is also the release whose writers wrote them."""
-    entry_shape, list_shape = manifest_shapes(root, snapshot)
+    entry_shape, list_shape = manifest_shapes(store, snapshot)
     if entry_shape is None and "_MIN_BUCKET" not in list_shape.field_names():
         return "0.9"  # no manifest to tell 0.9 from 1.0: assume the older
     return floor_of(entry_shape.field_names("_FILE") if entry_shape else {"_VALUE_STATS_COLS"},
@@ -321,15 +321,13 @@ def detect_floor(root: Path, snapshot) -> str:
 def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | None, list[str]]:
     """After an ALTER (of ``branch``): the words the next rewrite refuses the options with (None: it accepts
     them), and what the table's Java writers cannot honour (:func:`writer_notes`), as rewrite prints them."""
-    from fileindex.table.branches import MAIN, branch_root
     from fileindex.table.metadata import load_snapshot
 
-    table_root = Path(str(root).removeprefix("file://"))
-    metadata = branch_root(table_root, branch)
-    options = load_schema(metadata, latest_schema_id(metadata)).options
-    if not any((metadata / "snapshot").glob("snapshot-*")):
+    store = TableStore.at(root, branch)
+    options = load_schema(store, store.latest_schema_id()).options
+    if not store.snapshot_ids():
         return None, []  # no files yet: nothing to rewrite, no writer known
-    floor = detect_floor(table_root, load_snapshot(metadata))  # (the manifests are the table's, shared)
+    floor = detect_floor(store, load_snapshot(store))  # (the manifests are the table's, shared)
     notes = writer_notes(options, floor, writer_of(floor))
     if branch not in (None, MAIN):
         return branch_refusal(branch), notes
@@ -342,7 +340,7 @@ def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | N
 
 def branch_refusal(branch: str) -> str:
     return (f"--branch {branch}: rewrite commits to the main branch only; branch {branch}'s snapshots (under "
-            f"branch/branch-{branch}/) are not rewritten here")
+            f"branch/{BRANCH_PREFIX}{branch}/) are not rewritten here")
 
 
 def writer_of(floor: str) -> str | None:
@@ -368,19 +366,19 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     the Paimon release whose writers to reproduce; ``auto``: the one the manifests' shape names when it
     writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`). ``branch``: only
     the main branch is rewritten; any other is refused in one line (:func:`branch_refusal`)."""
-    from fileindex.table.branches import MAIN, branch_root
     from fileindex.table.metadata import load_snapshot
     from fileindex.table.scan import PaimonTable
 
     check_location(root)
-    table_root = Path(str(root).removeprefix("file://"))
     if branch not in (None, MAIN):
-        branch_root(table_root, branch)  # (no such branch: named as such)
+        TableStore.at(root, branch)  # (no such branch: named as such)
         raise UsageError(branch_refusal(branch))
-    schema = load_schema(table_root, latest_schema_id(table_root))
+    store = TableStore.at(root)
+    table_root = store.root
+    schema = load_schema(store, store.latest_schema_id())
     check_scope(root, schema)
-    snapshot = load_snapshot(table_root)
-    detected = detect_floor(table_root, snapshot)
+    snapshot = load_snapshot(store)
+    detected = detect_floor(store, snapshot)
     if compat not in ("auto", "none", *FLOORS):
         raise UsageError(f"--compat {compat}: choose auto, none or a Paimon version ({', '.join(FLOORS)})")
     floor = detected if compat == "auto" else None if compat == "none" else compat
@@ -395,14 +393,14 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
     table = PaimonTable(table_root, None)
     specs = parse_partitions(partitions, schema)
-    plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen, writer=chosen_writer,
+    plan = RewritePlan(store, snapshot.id, schema, floor, chosen, writer=chosen_writer,
                        notes=writer_notes(options, detected, chosen_writer))
-    for row, entry in live_entries(table_root, snapshot):
+    for row, entry in live_entries(store, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
         data = table.data_schema(entry)
         file_options = options_for_file(options, schema, data)
-        name, path = table.relative(entry), data_file_path(table_root, schema, entry)
+        name, path = table.relative(entry), data_file_path(store, schema, entry)
         if not entry.external_path:
             table.data_file_exists(entry, name)  # (refuses a data file that is a symlink out of the table)
         elif not allow_external:

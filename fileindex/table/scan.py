@@ -30,15 +30,14 @@ from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import (
     DataFile,
     Schema,
-    TableError,
     bucket_dir,
     data_file_path,
     live_files,
     load_schema,
     load_snapshot,
-    schema_ids,
 )
 from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside
+from fileindex.table.store import TableStore
 
 MAX_INDEXED_ROWS = 2**31 - 1
 
@@ -62,14 +61,12 @@ class PaimonTable:
     """A Paimon table at a snapshot (latest by default), read from its metadata only."""
 
     def __init__(self, path: str | Path, snapshot_id: int | None = None):
-        self.root = Path(path)
-        self.snapshot = load_snapshot(self.root, snapshot_id)
+        self.store = TableStore(Path(path))
+        self.root = self.store.root
+        self.snapshot = load_snapshot(self.store, snapshot_id)
         # a plain read uses the latest schema; time travel the snapshot's
-        ids = schema_ids(self.root)
-        if not ids:
-            raise TableError("schema/ (schema): no schema-N file")
-        latest = max(ids)
-        self.schema = load_schema(self.root, self.snapshot.schema_id if snapshot_id is not None else latest)
+        latest = self.store.latest_schema_id()
+        self.schema = load_schema(self.store, self.snapshot.schema_id if snapshot_id is not None else latest)
         self._schemas: dict[int, Schema] = {self.schema.id: self.schema}
         self._memo: dict = {}  # per-plan lookups that repeat for every file (dropped when pickled)
 
@@ -81,7 +78,7 @@ class PaimonTable:
         schema = self._memo.get(key)
         if schema is None:
             if entry.schema_id not in self._schemas:
-                self._schemas[entry.schema_id] = load_schema(self.root, entry.schema_id)
+                self._schemas[entry.schema_id] = load_schema(self.store, entry.schema_id)
             schema = self._schemas[entry.schema_id]
             if entry.write_cols is not None:
                 wanted = set(entry.write_cols)
@@ -111,8 +108,8 @@ class PaimonTable:
     def live(self, keep_manifest=None) -> list[tuple[DataFile, DeletionVector | None]]:
         """The snapshot's live data files, each with its deletion vector (None: no deleted rows);
         ``keep_manifest``: see ``live_files``."""
-        entries = live_files(self.root, self.snapshot, keep_manifest)
-        vectors = deletion_vectors(self.root, self.snapshot, self.schema)
+        entries = live_files(self.store, self.snapshot, keep_manifest)
+        vectors = deletion_vectors(self.store, self.snapshot, self.schema)
         return [(entry, vectors.get((entry.partition, entry.bucket, entry.file_name))) for entry in entries]
 
     def plan(self, predicate: Predicate | str, *, extended: bool = False) -> Iterator[FileVerdict]:
@@ -153,14 +150,14 @@ class PaimonTable:
         checked to lie inside the root after symlinks."""
         key = ("bucket", entry.partition, entry.bucket)
         if key not in self._memo:
-            folder = bucket_dir(self.root, self.schema, entry)
+            folder = bucket_dir(self.store, self.schema, entry)
             inside(self.root, folder, "the bucket folder")
             self._memo[key] = str(folder.relative_to(self.root))
         return self._memo[key]
 
     def data_path(self, entry: DataFile) -> Path:
         if entry.external_path:
-            return data_file_path(self.root, self.schema, entry)
+            return data_file_path(self.store, self.schema, entry)
         return self.root / self._bucket_folder(entry) / entry.file_name
 
     def _data_file_text(self, entry: DataFile, relative: str | None = None) -> str:

@@ -21,6 +21,7 @@ from fileindex.table.metadata import (
     read_rows_and_schema,
     typed_manifest,
 )
+from fileindex.table.store import TableStore
 
 TABLES = ROOT / "tests" / "tables"
 ROOTS = sorted(p for p in TABLES.glob("*/*.db/*") if (p / "snapshot").is_dir())
@@ -104,7 +105,7 @@ def test_a_schema_with_another_type_is_read_field_by_field(tmp_path, change, mes
     _rewrite(root, change)
     assert not any(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
     with pytest.raises(TableError, match=r"manifest/manifest-\S+ \(manifest\) row 0 _FILE: " + message):
-        live_files(root, load_snapshot(root))
+        live_files(TableStore(root), load_snapshot(TableStore(root)))
 
 
 def test_value_checks_stay_on_the_typed_path(tmp_path):
@@ -116,7 +117,7 @@ def test_value_checks_stay_on_the_typed_path(tmp_path):
     _rewrite(root, negative_count)
     assert all(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
     with pytest.raises(TableError, match=r"row 0 _FILE: _ROW_COUNT is -1"):
-        live_files(root, load_snapshot(root))
+        live_files(TableStore(root), load_snapshot(TableStore(root)))
     shutil.rmtree(root)
     shutil.copytree(SOURCE, root)
 
@@ -124,4 +125,4 @@ def test_value_checks_stay_on_the_typed_path(tmp_path):
         rows[0]["_KIND"] = 7
     _rewrite(root, bad_kind)
     with pytest.raises(TableError, match=r"row 0: entry kind 7"):
-        live_files(root, load_snapshot(root))
+        live_files(TableStore(root), load_snapshot(TableStore(root)))
