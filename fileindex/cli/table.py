@@ -210,20 +210,17 @@ def print_indexes(table, *, as_json: bool) -> int:
 
 
 def print_plan(verdicts: list, where: str, *, as_json: bool) -> None:
-    from fileindex.cli.query import describe, result_json
-    from fileindex.table.scan import summarize
+    from fileindex.cli.query import describe
+    from fileindex.indexes.result import result_json
+    from fileindex.table.verdict import summarize
 
     for verdict in verdicts:
-        answer = result_json(verdict.result)
         if as_json:
-            line = {"where": where, "file": verdict.file, "row_count": verdict.row_count, "index": verdict.index,
-                    **answer}
-            if verdict.note:
-                line["note"] = verdict.note
-            print(json.dumps(line, ensure_ascii=False))
+            print(json.dumps({"where": where, **verdict.as_dict()}, ensure_ascii=False))
         else:
             note = f"  ({verdict.note})" if verdict.note else ""
-            print(f"{verdict.file}  rows={verdict.row_count}  index={verdict.index}  {describe(answer)}{note}")
+            print(f"{verdict.file}  rows={verdict.row_count}  index={verdict.index}  "
+                  f"{describe(result_json(verdict.result))}{note}")
     summary = summarize(verdicts)
     if as_json:
         print(json.dumps({"where": where, "summary": summary}))

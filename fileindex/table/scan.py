@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -38,23 +38,9 @@ from fileindex.table.metadata import (
 )
 from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside
 from fileindex.table.store import TableStore
+from fileindex.table.verdict import FileVerdict
 
 MAX_INDEXED_ROWS = 2**31 - 1
-
-
-@dataclass(frozen=True)
-class FileVerdict:
-    file: str  # relative to the table root (or the external path)
-    row_count: int
-    index: str  # "embedded", "sidecar" or "none"
-    result: FileIndexResult
-    note: str = ""
-
-    @property
-    def kept_rows(self) -> int:
-        if self.result is SKIP:
-            return 0
-        return self.result.cardinality if isinstance(self.result, Rows) else self.row_count
 
 
 class PaimonTable:
@@ -381,16 +367,6 @@ def within_all(result: FileIndexResult, row_count: int) -> FileIndexResult:
     if len(bitmap) == row_count:
         return REMAIN
     return result if bitmap else SKIP
-
-
-def summarize(verdicts: list[FileVerdict]) -> dict:
-    kept = [v for v in verdicts if v.result is not SKIP]
-    return {"files": len(verdicts), "files_kept": len(kept), "rows": sum(v.row_count for v in verdicts),
-            "rows_kept": sum(v.kept_rows for v in verdicts),
-            "problems": sum(1 for v in verdicts if v.note.startswith(("corrupt", "index file", "more than",
-                                                                      "data file", "index not used: corrupt")))}
-
-
 
 
 def index_listing(table: PaimonTable) -> Iterator[dict]:
