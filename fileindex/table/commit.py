@@ -28,7 +28,16 @@ from pathlib import Path
 
 from fileindex.table.errors import CommitConflict
 from fileindex.table.manifest_writer import ADD, DELETE, ManifestWriter
-from fileindex.table.metadata import TableError, latest_snapshot_id, live_entries, load_snapshot, read_json, read_rows
+from fileindex.table.metadata import (
+    DataFile,
+    Snapshot,
+    TableError,
+    latest_snapshot_id,
+    live_entries,
+    load_snapshot,
+    read_json,
+    read_rows,
+)
 from fileindex.table.rewrite_plan import FileChange, RewritePlan, manifest_shapes
 from fileindex.table.stages import Stage, reached
 
@@ -87,11 +96,11 @@ def _chunks(rows: list[dict], size: int) -> list[list[dict]]:
     return [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
 
 
-def _write_lists(plan: RewritePlan, snapshot, live: list, changes: list[FileChange],
-                 writer: ManifestWriter) -> tuple[tuple[str, int], tuple[str, int]]:
+def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[tuple[dict, DataFile]],
+                 changes: list[FileChange], writer: ManifestWriter) -> tuple[tuple[str, int], tuple[str, int]]:
     store = plan.store
     if plan.mode == "fold":
-        replaced = {c.job.identifier: c.new_row for c in changes}
+        replaced = {c.job.identifier: c.new_row for c in changes if c.new_row is not None}
         rows = [replaced.get(entry.identifier, row) for row, entry in live]
         metas = [writer.manifest(chunk) for chunk in _chunks(rows, ENTRIES_PER_MANIFEST) if chunk]
         return writer.manifest_list(metas), writer.manifest_list([])

@@ -14,6 +14,7 @@ import json
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fileindex.java.binary_row import field_stats
 from fileindex.table.metadata import TableError, reading, shown
@@ -31,7 +32,7 @@ class AvroShape:
     codec: str
 
     @property
-    def parsed(self):
+    def parsed(self) -> Any:  # fastavro's parsed schema
         import fastavro
 
         return fastavro.parse_schema(json.loads(self.schema_json))

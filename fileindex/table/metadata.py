@@ -13,7 +13,7 @@ import json
 import os
 import stat
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -31,6 +31,7 @@ from fileindex.types import DataType, parse_type
 
 
 T = TypeVar("T")
+TypeSpec = type | tuple[type, ...]  # what isinstance takes
 
 
 class TableHintWarning(UserWarning):
@@ -45,7 +46,7 @@ def shown(root: Path, path: Path) -> str:
 
 
 @contextmanager
-def reading(root: Path, path: Path, kind: str):
+def reading(root: Path, path: Path, kind: str) -> Iterator[None]:
     """The one boundary of metadata reads: every exception a library raises on a bad file becomes a
     TableError naming the file and what it was read as."""
     try:
@@ -125,7 +126,7 @@ def read_json(root: Path, path: Path, kind: str) -> dict:
     return data
 
 
-def field_of(record: dict, key: str, types, where: str, *, optional: bool = False):
+def field_of(record: dict, key: str, types: TypeSpec, where: str, *, optional: bool = False) -> Any:
     """``record[key]`` if it has one of ``types`` (a TableError naming the field otherwise)."""
     value = record.get(key) if isinstance(record, dict) else None
     if value is None and optional:
@@ -136,11 +137,11 @@ def field_of(record: dict, key: str, types, where: str, *, optional: bool = Fals
     return value
 
 
-def _tuple(types) -> tuple:
+def _tuple(types: TypeSpec) -> tuple[type, ...]:
     return types if isinstance(types, tuple) else (types,)
 
 
-def _names(types) -> str:
+def _names(types: TypeSpec) -> str:
     return " or ".join(t.__name__ for t in _tuple(types))
 
 
@@ -238,7 +239,7 @@ class Schema:
         return {f.name: f.type for f in self.fields}
 
 
-def json_type(value) -> DataType:
+def json_type(value: Any) -> DataType:  # (untrusted JSON)
     """A Paimon schema field type: an SQL string, or an object for ARRAY / MAP / MULTISET / ROW."""
     if isinstance(value, str):
         return parse_type(value)
@@ -329,7 +330,7 @@ class ValueStats:
     null_counts: tuple[int | None, ...]
 
 
-def _value_stats(record) -> ValueStats | None:
+def _value_stats(record: object) -> ValueStats | None:
     """The record as ValueStats, or None where it is not one (statistics only ever prune: none is sound)."""
     if not isinstance(record, dict):
         return None
@@ -409,7 +410,7 @@ def _data_file(row: dict, where: str, typed: bool = False) -> DataFile:
     return DataFile(*values)
 
 
-def typed_manifest(schema) -> bool:
+def typed_manifest(schema: object) -> bool:
     """Whether an Avro writer schema gives _KIND and every field of MANIFEST_FIELDS a type fastavro
     decodes to the Python type expected (a nullable union only where the field is optional): then
     the rows it decodes need no per-field type check. Any other schema (or none) is read checked."""
@@ -431,13 +432,13 @@ def typed_manifest(schema) -> bool:
     return True
 
 
-def _record_fields(schema) -> dict | None:
+def _record_fields(schema: object) -> dict | None:
     if not isinstance(schema, dict) or schema.get("type") != "record" or not isinstance(schema.get("fields"), list):
         return None
     return {f["name"]: f.get("type") for f in schema["fields"] if isinstance(f, dict) and "name" in f}
 
 
-def _avro_shape(declared) -> tuple[str | None, bool]:
+def _avro_shape(declared: object) -> tuple[str | None, bool]:
     """(``int``, ``string``, ``array<string>``...: what the type decodes as, or None for any other
     (a logical type, a named reference), whether it is a union with null)."""
     if isinstance(declared, list):
@@ -479,7 +480,7 @@ def live_entries(store: TableStore, snapshot: Snapshot) -> list[tuple[dict, Data
     return list(live.values())
 
 
-def _merge(live: dict, entries) -> None:
+def _merge(live: dict, entries: Iterable[tuple[int, DataFile, Any]]) -> None:
     """In manifest order, as Java's FileEntry.mergeEntries: a DELETE removes the ADD before it, and an ADD after
     it (a rewrite that gives a file back an entry it had) is live again."""
     for kind, entry, value in entries:

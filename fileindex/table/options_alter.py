@@ -19,6 +19,7 @@ from fileindex.errors import UsageError
 from fileindex.table.errors import CommitConflict
 from fileindex.table.metadata import load_schema, read_json
 from fileindex.table.store import TableStore
+from fileindex.types import DataType
 from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
 
 # Options that change what the table's existing files mean (keys, layout, merging): never altered here.
@@ -45,7 +46,8 @@ def refuse_unset(keys: Iterable[str], options: Mapping[str, str]) -> None:
             raise UsageError(f"--reset {key}: the table does not set this option; {hint}")
 
 
-def refuse_ignored_keys(options: Mapping[str, str], types, changes: Mapping[str, str]) -> None:
+def refuse_ignored_keys(options: Mapping[str, str], types: dict[str, DataType],
+                        changes: Mapping[str, str]) -> None:
     """Parse the file-index options as a writer would: a UsageError naming the key for a wrong one, and for a
     key being set that Paimon would ignore (a typo such as ``file-index.bloom-filter.column``). Keys the table
     already held are left alone."""

@@ -25,11 +25,13 @@ from fileindex.table.metadata import (
     INDEX_FILE_SUFFIX as INDEX_SUFFIX,
     DataFile,
     Schema,
+    Snapshot,
     TableError,
     data_file_path,
     live_entries,
     load_schema,
 )
+from fileindex.table.manifest_writer import AvroShape, shape_of
 from fileindex.table.names import inside
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
@@ -264,9 +266,8 @@ def check_scope(root: str | Path, schema: Schema) -> None:
                          "only, and Java reads every manifest with the current format")
 
 
-def manifest_shapes(store: TableStore, snapshot):
+def manifest_shapes(store: TableStore, snapshot: Snapshot) -> tuple[AvroShape | None, AvroShape]:
     """(a manifest's shape, the delta list's shape) of the snapshot: the widest its writer used."""
-    from fileindex.table.manifest_writer import shape_of
     from fileindex.table.metadata import manifest_list_names
 
     root = store.root
@@ -308,7 +309,7 @@ def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] 
     return any(all(values.get(k) == v for k, v in spec.items()) for spec in specs)
 
 
-def detect_floor(store: TableStore, snapshot) -> str:
+def detect_floor(store: TableStore, snapshot: Snapshot) -> str:
     """The oldest Paimon that must read the table, from the shape of the snapshot's newest manifests
     (:func:`fileindex.table.compat.floor_of`); it is also the release whose writers wrote them."""
     entry_shape, list_shape = manifest_shapes(store, snapshot)

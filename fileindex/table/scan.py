@@ -10,7 +10,7 @@ Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -30,6 +30,7 @@ from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import (
     DataFile,
     Schema,
+    ValueStats,
     bucket_dir,
     data_file_path,
     live_files,
@@ -91,7 +92,8 @@ class PaimonTable:
     def deletion_vectors_enabled(self) -> bool:
         return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
 
-    def live(self, keep_manifest=None) -> list[tuple[DataFile, DeletionVector | None]]:
+    def live(self, keep_manifest: Callable[[ValueStats | None], bool] | None = None,
+             ) -> list[tuple[DataFile, DeletionVector | None]]:
         """The snapshot's live data files, each with its deletion vector (None: no deleted rows);
         ``keep_manifest``: see ``live_files``."""
         entries = live_files(self.store, self.snapshot, keep_manifest)
@@ -297,7 +299,8 @@ class PaimonTable:
 
     # -- data-evolution groups ------------------------------------------------------------------------
 
-    def _plan_data_evolution(self, entries: list[DataFile], predicate: Predicate, extended: bool):
+    def _plan_data_evolution(self, entries: list[DataFile], predicate: Predicate,
+                             extended: bool) -> Iterator[FileVerdict]:
         groups: dict[tuple, list[DataFile]] = {}
         for entry in entries:
             groups.setdefault((entry.first_row_id, entry.row_count), []).append(entry)
