@@ -23,11 +23,12 @@ import json
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fileindex.table.errors import CommitConflict
-from fileindex.table.manifest_writer import ADD, DELETE, ManifestWriter
+from fileindex.table.manifest_entry import ADD, DELETE, ManifestEntry
+from fileindex.table.manifest_writer import ManifestWriter
 from fileindex.table.metadata import (
     DataFile,
     Snapshot,
@@ -60,15 +61,14 @@ def remove_written(changes: Iterable[FileChange]) -> None:
             Path(change.written).unlink(missing_ok=True)
 
 
-def delta_entries(changes: list[FileChange]) -> list[dict]:
+def delta_entries(changes: list[FileChange]) -> list[ManifestEntry]:
     """DELETE(old) immediately followed by ADD(new), per file, nothing else changed."""
-    entries = []
+    entries: list[ManifestEntry] = []
     for change in changes:
-        if change.new_row is None:
+        if change.new_entry is None:
             raise ValueError(f"{change.job.name}: an unchanged file has no entries to commit")
-        old = dict(change.job.row, _KIND=DELETE)
-        entries += [old, dict(change.new_row, _KIND=ADD)]
-    names = [(e["_PARTITION"], e["_BUCKET"], e["_FILE"]["_FILE_NAME"]) for e in entries[::2]]
+        entries += [replace(change.job.entry, kind=DELETE), replace(change.new_entry, kind=ADD)]
+    names = [(e.partition, e.bucket, e.file.file_name) for e in entries[::2]]
     if len(set(names)) != len(names):
         raise TableError("one data file is rewritten twice in one commit: its DELETE would not precede its ADD")
     return entries
@@ -92,17 +92,17 @@ def snapshot_json(latest: dict, *, snapshot_id: int, schema_id: int, base: tuple
     return new
 
 
-def _chunks(rows: list[dict], size: int) -> list[list[dict]]:
-    return [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
+def _chunks(entries: list[ManifestEntry], size: int) -> list[list[ManifestEntry]]:
+    return [entries[i:i + size] for i in range(0, len(entries), size)] or [[]]
 
 
-def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[tuple[dict, DataFile]],
+def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[tuple[ManifestEntry, DataFile]],
                  changes: list[FileChange], writer: ManifestWriter) -> tuple[tuple[str, int], tuple[str, int]]:
     store = plan.store
     if plan.mode == "fold":
-        replaced = {c.job.identifier: c.new_row for c in changes if c.new_row is not None}
-        rows = [replaced.get(entry.identifier, row) for row, entry in live]
-        metas = [writer.manifest(chunk) for chunk in _chunks(rows, ENTRIES_PER_MANIFEST) if chunk]
+        replaced = {c.job.identifier: c.new_entry for c in changes if c.new_entry is not None}
+        entries = [replaced.get(file.identifier, entry) for entry, file in live]
+        metas = [writer.manifest(chunk) for chunk in _chunks(entries, ENTRIES_PER_MANIFEST) if chunk]
         return writer.manifest_list(metas), writer.manifest_list([])
     meta = writer.manifest(delta_entries(changes))
     base_rows = []

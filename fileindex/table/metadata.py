@@ -24,6 +24,7 @@ from fileindex.errors import UsageError
 from fileindex.memo import BoundedMemo, collection_paused, file_identity
 from fileindex.table.avro_blocks import budget_for, uncompressed_container
 from fileindex.table.errors import TableError
+from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.table.names import external_path, inside, local_external_path, plain_name
 from fileindex.table.orc_helper import orc_rows
 from fileindex.table.store import TableStore, not_a_table
@@ -470,12 +471,12 @@ def live_files(store: TableStore, snapshot: Snapshot,
     return list(live.values())
 
 
-def live_entries(store: TableStore, snapshot: Snapshot) -> list[tuple[dict, DataFile]]:
-    """``live_files`` with each file's manifest row as read (what a committer copies verbatim); read
-    from the files every time (rows are mutable dicts, never memoized)."""
-    live: dict[tuple, tuple[dict, DataFile]] = {}
+def live_entries(store: TableStore, snapshot: Snapshot) -> list[tuple[ManifestEntry, DataFile]]:
+    """``live_files`` with each file's whole manifest entry (what a committer writes back); read from the
+    files every time (only what a scan needs is memoized)."""
+    live: dict[tuple, tuple[ManifestEntry, DataFile]] = {}
     for manifest, listed_in in _manifests(store, snapshot):
-        _merge(live, ((kind, entry, (row, entry))
+        _merge(live, ((kind, entry, (ManifestEntry.from_avro(row), entry))
                       for kind, entry, row in _decoded_manifest(store.root, manifest, listed_in)))
     return list(live.values())
 

@@ -11,9 +11,8 @@ run :mod:`fileindex.table.rewrite`.
 """
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -31,6 +30,7 @@ from fileindex.table.metadata import (
     live_entries,
     load_schema,
 )
+from fileindex.table.manifest_entry import ADD, FileMeta, ManifestEntry
 from fileindex.table.manifest_writer import AvroShape, shape_of
 from fileindex.table.names import inside
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
@@ -100,7 +100,7 @@ class FileJob:
     name: str  # as reported: relative to the table root, or the external path
     data_path: str
     table_root: str
-    row: dict  # the live ADD entry as the manifest holds it
+    entry: ManifestEntry  # the live ADD entry, as the manifest holds it
     identifier: tuple
     options: dict  # the table's options, in the file's column names, as the floor can read them
     types: dict  # the file's schema: column name -> DataType
@@ -113,7 +113,7 @@ class FileJob:
 @dataclass(frozen=True)
 class FileChange:
     job: FileJob
-    new_row: dict | None  # None: the entry would not change
+    new_entry: ManifestEntry | None  # None: the entry would not change
     location: str  # "embedded", "sidecar" or "none" after the rewrite
     old_location: str
     old_bytes: int
@@ -124,7 +124,7 @@ class FileChange:
 
     @property
     def changed(self) -> bool:
-        return self.new_row is not None
+        return self.new_entry is not None
 
     def as_dict(self) -> dict:
         return {"file": self.job.name, "changed": self.changed, "old": self.old_location, "new": self.location,
@@ -132,11 +132,10 @@ class FileChange:
                 "advice": list(self.advice)}
 
 
-def _old_index(row: dict, folder: Path) -> tuple[str, int, list[str]]:
-    meta = row["_FILE"]
-    sidecars = [n for n in meta["_EXTRA_FILES"] if n.endswith(INDEX_SUFFIX)]
-    if meta.get("_EMBEDDED_FILE_INDEX") is not None:
-        return "embedded", len(meta["_EMBEDDED_FILE_INDEX"]), sidecars
+def _old_index(meta: FileMeta, folder: Path) -> tuple[str, int, list[str]]:
+    sidecars = [n for n in meta.extra_files if n.endswith(INDEX_SUFFIX)]
+    if meta.embedded_index is not None:
+        return "embedded", len(meta.embedded_index), sidecars
     if sidecars:
         path = folder / sidecars[-1]
         return "sidecar", path.stat().st_size if path.is_file() else 0, sidecars
@@ -160,8 +159,8 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                  before_rename: Callable[[Path], None] | None = None) -> FileChange:
     """Build the file's container, write its sidecar if it needs one (not on a dry run), and the new entry."""
     folder = Path(job.data_path).parent
-    meta = job.row["_FILE"]
-    old_location, old_bytes, old_sidecars = _old_index(job.row, folder)
+    meta = job.entry.file
+    old_location, old_bytes, old_sidecars = _old_index(meta, folder)
     try:
         container = build_container(job)
     except (FileIndexError, OSError) as err:
@@ -171,11 +170,11 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
         embedded = container
     elif container is not None:
         previous = old_sidecars[-1] if old_sidecars else None
-        if previous is not None and meta.get("_EMBEDDED_FILE_INDEX") is None and len(old_sidecars) == 1 \
+        if previous is not None and meta.embedded_index is None and len(old_sidecars) == 1 \
                 and _same_bytes(folder / previous, container, job):
             sidecar = previous  # the same index already: nothing to do (Java would write it again)
         else:
-            sidecar = next_sidecar_name(previous, meta["_FILE_NAME"])
+            sidecar = next_sidecar_name(previous, meta.file_name)
             while True:
                 if dry_run:
                     if not (folder / sidecar).exists():
@@ -183,20 +182,16 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                 elif _write_sidecar(job, folder / sidecar, container, before_rename):
                     written = str(folder / sidecar)
                     break
-                sidecar = next_sidecar_name(sidecar, meta["_FILE_NAME"])
-    new_row = copy.deepcopy(job.row)
-    new_row["_KIND"] = 0
-    new_meta = new_row["_FILE"]
-    new_meta["_EXTRA_FILES"] = [n for n in meta["_EXTRA_FILES"] if not n.endswith(INDEX_SUFFIX)] + \
-        ([sidecar] if sidecar else [])
-    new_meta["_EMBEDDED_FILE_INDEX"] = embedded
+                sidecar = next_sidecar_name(sidecar, meta.file_name)
+    extra_files = tuple(n for n in meta.extra_files if not n.endswith(INDEX_SUFFIX)) + ((sidecar,) if sidecar else ())
+    new = replace(job.entry, kind=ADD, file=replace(meta, extra_files=extra_files, embedded_index=embedded))
     location = "embedded" if embedded is not None else "sidecar" if sidecar else "none"
-    return FileChange(job, None if new_row == job.row else new_row, location, old_location, old_bytes,
+    return FileChange(job, None if new == job.entry else new, location, old_location, old_bytes,
                       len(container) if container is not None else 0, sidecar, written,
-                      _advice(container, meta["_FILE_SIZE"]) if container is not None else ())
+                      _advice(container, meta.file_size) if container is not None else ())
 
 
-def _advice(container: bytes, data_bytes: int) -> tuple[str, ...]:
+def _advice(container: bytes, data_bytes: int | None) -> tuple[str, ...]:
     """As ``fileindex build`` advises: each index larger than what it can save on a file of ``data_bytes``."""
     from fileindex.container.file import FileIndexContainer
     from fileindex.indexes.advice import advise_container
@@ -396,7 +391,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     specs = parse_partitions(partitions, schema)
     plan = RewritePlan(store, snapshot.id, schema, floor, chosen, writer=chosen_writer,
                        notes=writer_notes(options, detected, chosen_writer))
-    for row, entry in live_entries(store, snapshot):
+    for manifest_entry, entry in live_entries(store, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
         data = table.data_schema(entry)
@@ -407,8 +402,8 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
         elif not allow_external:
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
-        plan.jobs.append(FileJob(name, str(path), str(table_root), row, entry.identifier, file_options, data.types(),
-                                 threshold, bool(entry.external_path), chosen_writer, defaults))
+        plan.jobs.append(FileJob(name, str(path), str(table_root), manifest_entry, entry.identifier, file_options,
+                                 data.types(), threshold, bool(entry.external_path), chosen_writer, defaults))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
-        field_stats([plan.jobs[0].row["_PARTITION"]], [schema.by_name()[k].type for k in schema.partition_keys])
+        field_stats([plan.jobs[0].entry.partition], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan

@@ -24,6 +24,7 @@ from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.predicate.tree import Leaf
 from fileindex.table.metadata import TableError, live_files, load_snapshot
 from fileindex.table.scan import PaimonTable
+from fileindex.table.manifest_entry import ADD
 from fileindex.table.store import TableStore
 
 TABLES = ROOT / "tests" / "tables"
@@ -65,14 +66,15 @@ def test_manifests_are_decoded_once_and_their_entries_shared(manifest_reads):
     assert second == first and all(a is b for a, b in zip(first, second, strict=True))
 
 
-def test_committers_read_rows_from_the_files_every_time(manifest_reads):
-    snapshot = load_snapshot(TableStore(SOURCE))
-    rows = metadata.live_entries(TableStore(SOURCE), snapshot)
+def test_committers_read_entries_from_the_files_every_time(manifest_reads):
+    store = TableStore(SOURCE)
+    snapshot = load_snapshot(store)
+    entries = metadata.live_entries(store, snapshot)
     reads = len(manifest_reads)
-    rows[0][0]["_KIND"] = 99  # a committer's dict is its own
-    again = metadata.live_entries(TableStore(SOURCE), snapshot)
-    assert len(manifest_reads) > reads and again[0][0]["_KIND"] == 0
-    assert [entry for _, entry in again] == live_files(TableStore(SOURCE), snapshot)
+    again = metadata.live_entries(store, snapshot)
+    assert len(manifest_reads) > reads and again == entries and all(e.kind == ADD for e, _ in again)
+    assert [entry for _, entry in again] == live_files(store, snapshot)
+    assert [e.file.file_name for e, _ in again] == [entry.file_name for _, entry in again]
 
 
 def rewritten(path, change):
