@@ -26,12 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="answer REMAIN for a malformed index body instead of failing (exit 3)")
 
 
-def result_json(result) -> dict:
-    from fileindex.indexes.result import Rows
-
-    return {"result": result.kind, **(result.to_json() if isinstance(result, Rows) else {})}
-
-
 def describe(answer: dict) -> str:
     if answer["result"] != "ROWS":
         return answer["result"]
@@ -44,6 +38,7 @@ def describe(answer: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.indexes.registry import recorded_row_count
+    from fileindex.indexes.result import result_json
     from fileindex.predicate.evaluation import FileIndexEvaluator
     from fileindex.predicate.parser import parse_predicate
 

@@ -92,6 +92,7 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
     from fileindex.cli import parse_key_values
     from fileindex.table.options_alter import alter_table
     from fileindex.table.orphans import LOOKS_FOR, orphan_files
+    from fileindex.table.store import TableStore
 
     try:
         if args.orphans:
@@ -111,14 +112,15 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
     if schema_id is None:
         print(f"{args.table}: the options are already so; no new schema")
         return 0
-    folder = f"branch/branch-{args.branch}/" if args.branch not in (None, "main") else ""
+    store = TableStore.at(args.table, args.branch)
+    written = store.schema_file(schema_id).relative_to(store.root).as_posix()
     if altered.removed:
         print(f"{args.table}: removed with their index: {', '.join(altered.removed)}")
     if rewrite_refusal:
-        print(f"{args.table}: wrote {folder}schema/schema-{schema_id}; files Java writes from now on follow it, but "
+        print(f"{args.table}: wrote {written}; files Java writes from now on follow it, but "
               f"fileindex rewrite cannot rebuild the existing files' indexes here ({rewrite_refusal})")
     else:
-        print(f"{args.table}: wrote {folder}schema/schema-{schema_id}; run fileindex rewrite {args.table} to "
+        print(f"{args.table}: wrote {written}; run fileindex rewrite {args.table} to "
               "rebuild the indexes of the existing files")
     return 0
 
@@ -126,14 +128,13 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
 def why_rewrite_refuses(root: str, branch: str | None) -> str | None:
     """What the next ``fileindex rewrite`` refuses, in its words, and (on stderr) what the table's Java
     writers cannot honour."""
-    from fileindex.table.branches import branch_root
     from fileindex.table.metadata import load_schema
-    from fileindex.table.options_alter import latest_schema_id
     from fileindex.table.rewrite_plan import alter_warnings, check_scope
+    from fileindex.table.store import TableStore
 
-    metadata = branch_root(root, branch)
+    store = TableStore.at(root, branch)
     try:
-        check_scope(root, load_schema(metadata, latest_schema_id(metadata)))
+        check_scope(root, load_schema(store, store.latest_schema_id()))
     except UsageError as err:
         return str(err).removeprefix(f"{root}: ")
     refusal, notes = alter_warnings(root, branch)
@@ -209,20 +210,17 @@ def print_indexes(table, *, as_json: bool) -> int:
 
 
 def print_plan(verdicts: list, where: str, *, as_json: bool) -> None:
-    from fileindex.cli.query import describe, result_json
-    from fileindex.table.scan import summarize
+    from fileindex.cli.query import describe
+    from fileindex.indexes.result import result_json
+    from fileindex.table.verdict import summarize
 
     for verdict in verdicts:
-        answer = result_json(verdict.result)
         if as_json:
-            line = {"where": where, "file": verdict.file, "row_count": verdict.row_count, "index": verdict.index,
-                    **answer}
-            if verdict.note:
-                line["note"] = verdict.note
-            print(json.dumps(line, ensure_ascii=False))
+            print(json.dumps({"where": where, **verdict.as_dict()}, ensure_ascii=False))
         else:
             note = f"  ({verdict.note})" if verdict.note else ""
-            print(f"{verdict.file}  rows={verdict.row_count}  index={verdict.index}  {describe(answer)}{note}")
+            print(f"{verdict.file}  rows={verdict.row_count}  index={verdict.index}  "
+                  f"{describe(result_json(verdict.result))}{note}")
     summary = summarize(verdicts)
     if as_json:
         print(json.dumps({"where": where, "summary": summary}))

@@ -104,3 +104,8 @@ class Rows(FileIndexResult):
 
     def __reduce__(self):
         return (Rows, (self.bitmap,))
+
+
+def result_json(result: FileIndexResult) -> dict:
+    """A result as JSON: ``{"result": kind}``, with ``cardinality`` and ``ranges`` for ROWS."""
+    return {"result": result.kind, **(result.to_json() if isinstance(result, Rows) else {})}

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from fileindex.errors import FileIndexError
 from fileindex.indexes.result import Rows
 from fileindex.pipeline.inputs import DataFileTask
-from fileindex.pipeline.scan import ScanVerdict
 from fileindex.predicate.tree import Predicate, columns
+from fileindex.table.verdict import FileVerdict
 
 STAGES = ("partition", "bucket", "statistics", "file_index", "deletion_vectors")
 
@@ -26,7 +26,7 @@ class FileRead:
     why: str | Callable[[], str] = field(repr=False)  # the reason, or how to say it (only explain asks)
     skipped_by: str | None = None  # the stage that dropped it
     task: DataFileTask | None = field(default=None, repr=False, compare=False)
-    verdict: ScanVerdict | None = field(default=None, repr=False, compare=False)
+    verdict: FileVerdict | None = field(default=None, repr=False, compare=False)
     group: tuple[DataFileTask, ...] = field(default=(), repr=False, compare=False)  # data evolution, newest first
 
     @property
@@ -105,7 +105,7 @@ def index_of(task: DataFileTask) -> str:
 
 
 def skipped(task: DataFileTask, stage: str, reason: str | Callable[[], str],
-             verdict: ScanVerdict | None = None) -> FileRead:
+             verdict: FileVerdict | None = None) -> FileRead:
     entry = task.table_entry()
     return FileRead(task.name, entry.row_count, verdict.index if verdict else index_of(task), "none", 0, reason,
                     stage, task, verdict)
@@ -129,14 +129,14 @@ def indexes_of(task: DataFileTask, predicate: Predicate) -> tuple[str, ...]:
         return tuple(f"{i.column}:{i.index_type}" for i in container if i.column.split("[")[0] in wanted)
 
 
-def skip_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate | None) -> str:
+def skip_reason(task: DataFileTask, verdict: FileVerdict, predicate: Predicate | None) -> str:
     if verdict.note:
         return verdict.note
     indexes = ", ".join(indexes_of(task, predicate)) if predicate is not None else ""
     return f"its index ({indexes or 'the file index'}) rules out every row"
 
 
-def keep_reason(task: DataFileTask, verdict: ScanVerdict, predicate: Predicate | None) -> str:
+def keep_reason(task: DataFileTask, verdict: FileVerdict, predicate: Predicate | None) -> str:
     if verdict.note:
         return f"REMAIN: {verdict.note}"
     if predicate is None:

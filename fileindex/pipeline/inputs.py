@@ -20,7 +20,7 @@ from fileindex.errors import FileIndexError, UsageError
 from fileindex.table.deletion_vectors import DeletionVector
 from fileindex.table.metadata import DataFile, TableError
 from fileindex.table.scan import PaimonTable
-from fileindex.table.sidecars import is_table_root
+from fileindex.table.store import is_table_root
 from fileindex.types import DataType
 from fileindex.writing.outputs import input_paths
 

@@ -8,7 +8,7 @@ current schema, columns matched by field id; missing columns of older files as n
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -17,23 +17,15 @@ from pyroaring import BitMap, FrozenBitMap
 from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
-from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.inputs import DataFileTask, Inputs, open_error
 from fileindex.pipeline.truth import matches, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
 from fileindex.table.scan import MAX_INDEXED_ROWS, PaimonTable, index_problem, within_all
+from fileindex.table.verdict import FileVerdict
 from fileindex.types import DataType, column_type
-
-
-@dataclass(frozen=True)
-class ScanVerdict:
-    file: str
-    rows: int  # rows in the file
-    index: str  # embedded, sidecar or none
-    result: FileIndexResult  # within the rows not deleted
-    note: str = ""
 
 
 def scannable(inputs: Inputs) -> list[DataFileTask]:
@@ -58,35 +50,35 @@ def refuse_unscannable(table: PaimonTable) -> None:
                          "scanning it is not supported (verify and fileindex table are)")
 
 
-def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False) -> ScanVerdict:
+def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False) -> FileVerdict:
     if task.table is not None:
         verdict = task.table.verdict(task.table_entry(), predicate, task.vector, extended=extended)
-        return ScanVerdict(task.name, verdict.row_count, verdict.index, verdict.result, verdict.note)
+        return replace(verdict, file=task.name)
     try:
         reader = task.open()
     except FileIndexError as err:
-        return ScanVerdict(task.name, 0, "none", REMAIN, f"data file: {open_error(err)}")
+        return FileVerdict(task.name, 0, "none", REMAIN, f"data file: {open_error(err)}")
     try:
         where, container, note = task.container()
     except (FileIndexError, OSError) as err:
-        return ScanVerdict(task.name, reader.row_count, "sidecar", REMAIN, f"corrupt index: {open_error(err)}")
+        return FileVerdict(task.name, reader.row_count, "sidecar", REMAIN, f"corrupt index: {open_error(err)}")
     if container is None or reader.row_count > MAX_INDEXED_ROWS:
-        return ScanVerdict(task.name, reader.row_count, where, REMAIN, note)
+        return FileVerdict(task.name, reader.row_count, where, REMAIN, note)
     try:
         result = FileIndexEvaluator(task.types(reader), extended=extended).evaluate(container, predicate)
     except FileIndexError as err:
-        return ScanVerdict(task.name, reader.row_count, where, REMAIN, index_problem(err))
-    return ScanVerdict(task.name, reader.row_count, where, within_all(result, reader.row_count))
+        return FileVerdict(task.name, reader.row_count, where, REMAIN, index_problem(err))
+    return FileVerdict(task.name, reader.row_count, where, within_all(result, reader.row_count))
 
 
-def selection(verdict: ScanVerdict, deleted: FrozenBitMap | None) -> np.ndarray | None:
+def selection(verdict: FileVerdict, deleted: FrozenBitMap | None) -> np.ndarray | None:
     """Ascending row positions to read (None: every row)."""
     if verdict.result is SKIP:
         return np.zeros(0, dtype=np.int64)
     if isinstance(verdict.result, Rows):
         rows = roaring.mutable(verdict.result.bitmap)
     elif deleted:
-        rows = BitMap(range(verdict.rows))
+        rows = BitMap(range(verdict.row_count))
     else:
         return None
     if deleted:
@@ -94,9 +86,9 @@ def selection(verdict: ScanVerdict, deleted: FrozenBitMap | None) -> np.ndarray 
     return np.asarray(rows.to_array(), dtype=np.int64)
 
 
-def rows_to_read(verdict: ScanVerdict, deleted: FrozenBitMap | None) -> int:
+def rows_to_read(verdict: FileVerdict, deleted: FrozenBitMap | None) -> int:
     rows = selection(verdict, deleted)
-    return verdict.rows if rows is None else len(rows)
+    return verdict.row_count if rows is None else len(rows)
 
 
 def output_schema(inputs: Inputs, first_file_schema: pa.Schema | None = None) -> pa.Schema:
@@ -148,7 +140,7 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Sche
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def read_verdict(task: DataFileTask, verdict: ScanVerdict, schema: pa.Schema, predicate: Predicate | None,
+def read_verdict(task: DataFileTask, verdict: FileVerdict, schema: pa.Schema, predicate: Predicate | None,
                  types: dict, *, exact: bool = False, probe: bool = True) -> pa.Table:
     """The rows of the file the verdict keeps (deleted rows left out) that may satisfy ``predicate``, the
     engine filtering exactly afterwards; with ``exact``, filtered here as :func:`read_matching` filters.

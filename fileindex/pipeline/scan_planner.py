@@ -24,15 +24,16 @@ from fileindex.pipeline.funnel import (
     stage_of,
 )
 from fileindex.pipeline.inputs import DataFileTask, table_inputs
-from fileindex.pipeline.scan import ScanVerdict, evaluate_file, rows_to_read, scannable
+from fileindex.pipeline.scan import evaluate_file, rows_to_read, scannable
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.table import scan as table_scan
 from fileindex.table.scan import missing_note
 from fileindex.table.buckets import reachable_buckets
 from fileindex.table.evolution import remap_predicate
-from fileindex.table.metadata import ValueStats, load_schema, schema_ids
+from fileindex.table.metadata import ValueStats, load_schema
 from fileindex.table.statistics import Statistics, file_statistics
+from fileindex.table.verdict import FileVerdict
 
 
 class ScanPlanner:
@@ -73,7 +74,7 @@ class ScanPlanner:
                                       verdict))
             else:
                 judged.append((task, verdict))
-        index_rows = sum(v.result.cardinality if isinstance(v.result, Rows) else v.rows for _, v in judged)
+        index_rows = sum(v.result.cardinality if isinstance(v.result, Rows) else v.row_count for _, v in judged)
         stages.append(Stage("file_index", len(alive), len(judged), rows_in, index_rows))
         kept_reads = []
         for task, verdict in judged:
@@ -81,8 +82,8 @@ class ScanPlanner:
             if count == 0:
                 files.append(skipped(task, "deletion_vectors", "every row it keeps is deleted", verdict))
                 continue
-            read = "rows" if count < verdict.rows else "all"
-            kept_reads.append(FileRead(task.name, verdict.rows, verdict.index, read, count,
+            read = "rows" if count < verdict.row_count else "all"
+            kept_reads.append(FileRead(task.name, verdict.row_count, verdict.index, read, count,
                                        keep_reason(task, verdict, self.predicate), None, task, verdict))
         stages.append(Stage("deletion_vectors", len(judged), len(kept_reads), index_rows,
                             sum(f.rows for f in kept_reads)))
@@ -90,12 +91,12 @@ class ScanPlanner:
         planned = sorted(files + kept_reads, key=lambda f: order[f.file])
         return planned, tuple(stages)
 
-    def _unfiltered(self, task: DataFileTask) -> ScanVerdict:
+    def _unfiltered(self, task: DataFileTask) -> FileVerdict:
         """A file's verdict without a predicate: every row, noting a data file that is not there."""
         entry = task.table_entry()
         relative = self.table.relative(entry)
         note = "" if self.table.data_file_exists(entry, relative) else missing_note(entry)
-        return ScanVerdict(task.name, entry.row_count, index_of(task), REMAIN, note)
+        return FileVerdict(task.name, entry.row_count, index_of(task), REMAIN, note)
 
     def _plan_groups(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
         """A data-evolution table: the files of a group hold columns of the same rows (the newest file's
@@ -121,7 +122,7 @@ class ScanPlanner:
                 planned += [skipped(t, "file_index", verdicts[t.name].note or "the group's index rules it out")
                             for t in newest]
                 continue
-            verdict = ScanVerdict(newest[0].name, rows, found.index if found else index_of(newest[0]), result)
+            verdict = FileVerdict(newest[0].name, rows, found.index if found else index_of(newest[0]), result)
             count = result.cardinality if isinstance(result, Rows) else rows
             reason = (found.note or "") if found else "no predicate: every row"
             planned.append(FileRead(newest[0].name, rows, verdict.index, "rows" if count < rows else "all", count,
@@ -141,7 +142,8 @@ class ScanPlanner:
         buckets = reachable_buckets(self.predicate, self.table.schema)
         if buckets is None:
             return None
-        counts = {load_schema(self.table.root, number).options.get("bucket") for number in schema_ids(self.table.root)}
+        store = self.table.store
+        counts = {load_schema(store, number).options.get("bucket") for number in store.schema_ids()}
         return buckets if len(counts) == 1 else None
 
     def _statistics_may_match(self, task: DataFileTask) -> bool:

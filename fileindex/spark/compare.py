@@ -26,7 +26,7 @@ from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns as predicate_columns
 from fileindex.spark.expressions import spark_column
 from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan, read_schema
-from fileindex.table.sidecars import is_table_root
+from fileindex.table.store import is_table_root
 from fileindex.types import column_type
 from fileindex.writing.outputs import check_output, replacing_folder
 

@@ -50,7 +50,6 @@ from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.memo import computed_in_batches
 from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
 from fileindex.pipeline.scan import (
-    ScanVerdict,
     evaluate_file,
     names_nanos,
     output_schema,
@@ -66,9 +65,10 @@ from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_
 from fileindex.spark.jobs import conform, plan_groups, spark_schema
 from fileindex.spark.session import check_workers
 from fileindex.table.scan import PaimonTable
-from fileindex.table.sidecars import is_table_root
+from fileindex.table.store import is_table_root
 from fileindex.writing.outputs import collision
 from fileindex.types import DataType
+from fileindex.table.verdict import FileVerdict
 
 FORMAT = "paimon-fileindex"
 OPTIONS = ("path", "snapshot", "where", "report")
@@ -139,11 +139,11 @@ class TableReader(DataSourceReader):
     def __getstate__(self) -> dict:
         return {**self.__dict__, "tasks": []}
 
-    def verdicts(self) -> list[ScanVerdict | None]:
+    def verdicts(self) -> list[FileVerdict | None]:
         """Each file's verdict from its embedded index (or its sidecar, for a table with few); None for a
         sidecar left to the task."""
         if self.predicate is None:
-            return [ScanVerdict(t.name, t.table_entry().row_count, "", REMAIN) for t in self.tasks]
+            return [FileVerdict(t.name, t.table_entry().row_count, "", REMAIN) for t in self.tasks]
         sidecars = sum(has_sidecar(task) for task in self.tasks) <= SIDECARS_PLANNED
         return list(computed_in_batches(partial(planned_verdict, predicate=self.predicate, sidecars=sidecars),
                                         self.tasks))
@@ -185,26 +185,26 @@ def has_sidecar(task: DataFileTask) -> bool:
     return entry.embedded_index is None and bool(entry.index_files)
 
 
-def planned_verdict(task: DataFileTask, predicate: Predicate, *, sidecars: bool = False) -> ScanVerdict | None:
+def planned_verdict(task: DataFileTask, predicate: Predicate, *, sidecars: bool = False) -> FileVerdict | None:
     """The verdict planning gives a file: its embedded index's; the whole file when it has no index;
     for a sidecar index, its verdict with ``sidecars``, else None (the task reading the file evaluates it)."""
     entry = task.table_entry()
     if entry.embedded_index is None:
         if entry.index_files:
             return evaluate_file(task, predicate) if sidecars else None
-        return ScanVerdict(task.name, entry.row_count, "none", REMAIN)
+        return FileVerdict(task.name, entry.row_count, "none", REMAIN)
     return evaluate_file(task, predicate)
 
 
-def bytes_to_read(task: DataFileTask, verdict: ScanVerdict | None) -> int:
+def bytes_to_read(task: DataFileTask, verdict: FileVerdict | None) -> int:
     """What reading the file's kept rows costs, roughly: its size times the share of its rows kept, so
     that many small reads share a task."""
-    if verdict is None or not isinstance(verdict.result, Rows) or not verdict.rows:
+    if verdict is None or not isinstance(verdict.result, Rows) or not verdict.row_count:
         return task.size
-    return max(1, task.size * verdict.result.cardinality // verdict.rows)
+    return max(1, task.size * verdict.result.cardinality // verdict.row_count)
 
 
-def planning_report(planned: list[tuple[DataFileTask, ScanVerdict | None]], tasks: int) -> dict:
+def planning_report(planned: list[tuple[DataFileTask, FileVerdict | None]], tasks: int) -> dict:
     """What planning did: files and rows considered, skipped by their embedded index, left to the
     tasks (sidecars, read whole at worst), and what is read."""
     decided = [(task, v) for task, v in planned if v is not None]
@@ -214,8 +214,8 @@ def planning_report(planned: list[tuple[DataFileTask, ScanVerdict | None]], task
     deferred_rows = sum(task.table_entry().row_count for task in deferred)
     return {"files_total": len(planned), "rows_total": rows_total,
             "files_skipped": len(decided) - len(kept),
-            "rows_skipped": sum(v.rows for _, v in decided) - sum(v.rows for _, v in kept)
-            + sum(v.rows - v.result.cardinality for _, v in kept if isinstance(v.result, Rows)),
+            "rows_skipped": sum(v.row_count for _, v in decided) - sum(v.row_count for _, v in kept)
+            + sum(v.row_count - v.result.cardinality for _, v in kept if isinstance(v.result, Rows)),
             "files_read": len(kept) + len(deferred),
             "rows_read": sum(rows_to_read(v, task.deleted_rows()) for task, v in kept) + deferred_rows,
             "files_sidecar_in_tasks": len(deferred), "rows_sidecar_in_tasks": deferred_rows,

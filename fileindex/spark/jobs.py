@@ -27,7 +27,6 @@ from fileindex.parallel import for_each
 from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
 from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, resolve_inputs
 from fileindex.pipeline.scan import (
-    ScanVerdict,
     evaluate_file,
     output_schema,
     read_verdict,
@@ -43,6 +42,7 @@ from fileindex.spark.expressions import spark_column, to_column, widen_signed_ze
 from fileindex.spark.faults import first_attempt_failure
 from fileindex.spark.session import check_workers
 from fileindex.types import DataType
+from fileindex.table.verdict import FileVerdict
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
@@ -375,11 +375,7 @@ class _Numbered:
 
 def _verdict_row(item: _Numbered, *, predicate, extended) -> dict:
     verdict = evaluate_file(item.task, predicate, extended=extended)
-    result = verdict.result
-    return {"task": item.number, "file": verdict.file, "rows": verdict.rows, "index": verdict.index,
-            "result": result.kind,
-            "rows_to_read": rows_to_read(verdict, item.task.deleted_rows()),
-            "candidates": result.bitmap.serialize() if isinstance(result, Rows) else None, "note": verdict.note}
+    return {"task": item.number, **verdict.as_row(), "rows_to_read": rows_to_read(verdict, item.task.deleted_rows())}
 
 
 def _scan_schema(resolved: Inputs, tasks: list[DataFileTask]) -> pa.Schema:
@@ -442,4 +438,4 @@ def spark_schema(schema: pa.Schema):
 def _read_one(read: tuple, *, schema: pa.Schema, predicate, types):
     task, row_count, candidates = read
     result = Rows(BitMap.deserialize(candidates)) if candidates is not None else REMAIN
-    yield read_verdict(task, ScanVerdict(task.name, row_count, "", result), schema, predicate, types)
+    yield read_verdict(task, FileVerdict(task.name, row_count, "", result), schema, predicate, types)

@@ -9,6 +9,7 @@ writer here does not lay out, reaches every bucket.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 
 from fileindex.errors import UsageError
 from fileindex.java.binary_row import serialize
@@ -65,7 +66,7 @@ def reachable_buckets(predicate: Predicate | None, schema: Schema) -> frozenset[
         return None
 
 
-def _fixed_values(conjuncts, column: str) -> tuple | None:
+def _fixed_values(conjuncts: Iterable[Predicate], column: str) -> tuple | None:
     """The values one conjunct allows ``column`` (``=`` or ``IN``, nulls left out: they match nothing)."""
     for conjunct in conjuncts:
         if isinstance(conjunct, Leaf) and conjunct.column == column and conjunct.function in (Operator.EQ,

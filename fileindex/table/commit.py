@@ -23,16 +23,24 @@ import json
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fileindex.table.errors import CommitConflict
-from fileindex.table.manifest_writer import ADD, DELETE, ManifestWriter
-from fileindex.table.metadata import TableError, latest_snapshot_id, live_entries, load_snapshot, read_json, read_rows
-from fileindex.table.options_alter import latest_schema_id
+from fileindex.table.manifest_entry import ADD, DELETE, ManifestEntry
+from fileindex.table.manifest_writer import ManifestWriter
+from fileindex.table.metadata import (
+    DataFile,
+    Snapshot,
+    TableError,
+    latest_snapshot_id,
+    live_entries,
+    load_snapshot,
+    read_json,
+    read_rows,
+)
 from fileindex.table.rewrite_plan import FileChange, RewritePlan, manifest_shapes
 from fileindex.table.stages import Stage, reached
-from fileindex.writing.atomic import write_atomically
 
 COMMIT_IDENTIFIER = 2**63 - 1  # Java's BatchWriteBuilder.COMMIT_IDENTIFIER
 ENTRIES_PER_MANIFEST = 20000  # fold: roughly manifest.target-file-size (8 MB) of entries
@@ -53,15 +61,14 @@ def remove_written(changes: Iterable[FileChange]) -> None:
             Path(change.written).unlink(missing_ok=True)
 
 
-def delta_entries(changes: list[FileChange]) -> list[dict]:
+def delta_entries(changes: list[FileChange]) -> list[ManifestEntry]:
     """DELETE(old) immediately followed by ADD(new), per file, nothing else changed."""
-    entries = []
+    entries: list[ManifestEntry] = []
     for change in changes:
-        if change.new_row is None:
+        if change.new_entry is None:
             raise ValueError(f"{change.job.name}: an unchanged file has no entries to commit")
-        old = dict(change.job.row, _KIND=DELETE)
-        entries += [old, dict(change.new_row, _KIND=ADD)]
-    names = [(e["_PARTITION"], e["_BUCKET"], e["_FILE"]["_FILE_NAME"]) for e in entries[::2]]
+        entries += [replace(change.job.entry, kind=DELETE), replace(change.new_entry, kind=ADD)]
+    names = [(e.partition, e.bucket, e.file.file_name) for e in entries[::2]]
     if len(set(names)) != len(names):
         raise TableError("one data file is rewritten twice in one commit: its DELETE would not precede its ADD")
     return entries
@@ -85,22 +92,22 @@ def snapshot_json(latest: dict, *, snapshot_id: int, schema_id: int, base: tuple
     return new
 
 
-def _chunks(rows: list[dict], size: int) -> list[list[dict]]:
-    return [rows[i:i + size] for i in range(0, len(rows), size)] or [[]]
+def _chunks(entries: list[ManifestEntry], size: int) -> list[list[ManifestEntry]]:
+    return [entries[i:i + size] for i in range(0, len(entries), size)] or [[]]
 
 
-def _write_lists(plan: RewritePlan, snapshot, live: list, changes: list[FileChange],
-                 writer: ManifestWriter) -> tuple[tuple[str, int], tuple[str, int]]:
-    root = plan.root
+def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[tuple[ManifestEntry, DataFile]],
+                 changes: list[FileChange], writer: ManifestWriter) -> tuple[tuple[str, int], tuple[str, int]]:
+    store = plan.store
     if plan.mode == "fold":
-        replaced = {c.job.identifier: c.new_row for c in changes}
-        rows = [replaced.get(entry.identifier, row) for row, entry in live]
-        metas = [writer.manifest(chunk) for chunk in _chunks(rows, ENTRIES_PER_MANIFEST) if chunk]
+        replaced = {c.job.identifier: c.new_entry for c in changes if c.new_entry is not None}
+        entries = [replaced.get(file.identifier, entry) for entry, file in live]
+        metas = [writer.manifest(chunk) for chunk in _chunks(entries, ENTRIES_PER_MANIFEST) if chunk]
         return writer.manifest_list(metas), writer.manifest_list([])
     meta = writer.manifest(delta_entries(changes))
     base_rows = []
     for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
-        base_rows += read_rows(root / "manifest" / listing, "manifest list", root)
+        base_rows += read_rows(store.manifest_file(listing), "manifest list", store.root)
     return writer.manifest_list(base_rows), writer.manifest_list([meta])
 
 
@@ -114,7 +121,7 @@ def commit_changes(plan: RewritePlan, changes: list[FileChange], *, max_attempts
     if outcome.snapshot_id is None:
         return outcome
     reached(Stage.LATEST)
-    write_atomically(snapshot.parent / "LATEST", str(outcome.snapshot_id).encode())
+    plan.store.write_latest_hint(outcome.snapshot_id)
     if snapshot.read_bytes() != text:
         raise TableError(f"snapshot/{snapshot.name} was replaced by another committer right after this commit "
                          "wrote it (a writer without create-if-absent): check the table")
@@ -125,37 +132,37 @@ def _link_snapshot(plan: RewritePlan, changes: list[FileChange],
                    max_attempts: int) -> tuple[CommitOutcome, Path, bytes]:
     """Write the manifests and link the snapshot, rebasing on a lost race: the outcome, the snapshot's path and
     its bytes (the outcome's ``snapshot_id`` is None, and nothing is written, when every change was dropped)."""
-    root = plan.root
+    store = plan.store
     pending, dropped = list(changes), []
     commit_user = f"paimon-fileindex-{uuid.uuid4()}"
     for attempt in range(max_attempts):
-        latest_id = latest_snapshot_id(root)
-        snapshot = load_snapshot(root, latest_id)
-        live = live_entries(root, snapshot)
+        latest_id = latest_snapshot_id(store)
+        snapshot = load_snapshot(store, latest_id)
+        live = live_entries(store, snapshot)
         live_ids = {entry.identifier for _, entry in live}
         gone = [c for c in pending if c.job.identifier not in live_ids]
         remove_written(gone)
         dropped += gone
         pending = [c for c in pending if c.job.identifier in live_ids]
-        target = root / "snapshot" / f"snapshot-{latest_id + 1}"
+        target = store.snapshot_file(latest_id + 1)
         if not pending:
             return CommitOutcome(None, [], dropped, attempt + 1), target, b""
-        entry_shape, list_shape = manifest_shapes(root, snapshot)
+        entry_shape, list_shape = manifest_shapes(store, snapshot)
         if entry_shape is None:
             raise TableError(f"snapshot-{latest_id}: names no manifest, yet files were planned")
-        schema_id = latest_schema_id(root)
-        writer = ManifestWriter(root, entry_shape, list_shape,
+        schema_id = store.latest_schema_id()
+        writer = ManifestWriter(store, entry_shape, list_shape,
                                 [plan.schema.by_name()[k].type for k in plan.schema.partition_keys], schema_id,
                                 int(plan.schema.options.get("file.compression.zstd-level", "1")))
         try:
             reached(Stage.MANIFESTS)
             base, delta = _write_lists(plan, snapshot, live, pending, writer)
-            latest_json = read_json(root, root / "snapshot" / f"snapshot-{latest_id}", "snapshot")
+            latest_json = read_json(store.meta, store.snapshot_file(latest_id), "snapshot")
             new = snapshot_json(latest_json, snapshot_id=latest_id + 1, schema_id=schema_id, base=base,
                                 delta=delta, commit_user=commit_user)
             text = json.dumps(new, indent=2, ensure_ascii=False).encode()
             reached(Stage.SNAPSHOT)
-            won = write_atomically(target, text, overwrite=False)
+            won = store.link(target, text)
         except BaseException:
             writer.remove_created()
             raise

@@ -25,6 +25,7 @@ from fileindex.table.metadata import (
     shown,
 )
 from fileindex.table.names import external_path, inside, local_external_path, plain_name
+from fileindex.table.store import TableStore
 
 MAGIC_32 = 1581511376
 MAGIC_64_BYTES = bytes.fromhex("d1d33964")
@@ -55,7 +56,7 @@ def _decode(data: bytes, offset: int, length: int, where: str) -> FrozenBitMap |
     return roaring.deserialize(framed[4:], offset=offset + 8, field="deletion_vector/bitmap")
 
 
-def deletion_vectors(root: Path, snapshot: Snapshot, schema: Schema) -> dict[tuple, DeletionVector]:
+def deletion_vectors(store: TableStore, snapshot: Snapshot, schema: Schema) -> dict[tuple, DeletionVector]:
     """(partition bytes, bucket, data file name) → its deletion vector.
 
     A deletion-vector index file that is missing or corrupt does not stop the table: each vector it
@@ -63,9 +64,10 @@ def deletion_vectors(root: Path, snapshot: Snapshot, schema: Schema) -> dict[tup
     """
     if not snapshot.index_manifest:
         return {}
+    root = store.root
     vectors: dict[tuple, DeletionVector] = {}
     in_data_dir = schema.options.get("index-file-in-data-file-dir", "false").lower() == "true"
-    manifest = root / "manifest" / snapshot.index_manifest
+    manifest = store.manifest_file(snapshot.index_manifest)
     for number, row in enumerate(read_rows(manifest, f"index manifest named by {snapshot.file}", root)):
         where = f"{shown(root, manifest)} (index manifest) row {number}"
         if field_of(row, "_INDEX_TYPE", str, where) != "DELETION_VECTORS":
@@ -76,9 +78,9 @@ def deletion_vectors(root: Path, snapshot: Snapshot, schema: Schema) -> dict[tup
         if external:
             path = Path(external_path(external, where, "_EXTERNAL_PATH"))
         elif in_data_dir:
-            path = inside(root, root / f"bucket-{bucket}" / name, "deletion-vector index file")
+            path = inside(root, store.bucket_dir(None, bucket) / name, "deletion-vector index file")
         else:
-            path = inside(root, root / "index" / name, "deletion-vector index file")
+            path = inside(root, store.index_file(name), "deletion-vector index file")
         problem = ""
         try:
             if external:  # (storage this reader cannot open leaves the file's deleted rows unknown)

@@ -14,13 +14,14 @@ import json
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fileindex.java.binary_row import field_stats
+from fileindex.table.manifest_entry import ADD, DELETE, ManifestEntry
 from fileindex.table.metadata import TableError, reading, shown
+from fileindex.table.store import TableStore
 from fileindex.types import DataType
-from fileindex.writing.atomic import write_atomically
 
-ADD, DELETE = 0, 1
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class AvroShape:
     codec: str
 
     @property
-    def parsed(self):
+    def parsed(self) -> Any:  # fastavro's parsed schema
         import fastavro
 
         return fastavro.parse_schema(json.loads(self.schema_json))
@@ -71,7 +72,7 @@ def conform(row: dict, shape_fields: set[str], where: str, nested: dict[str, set
 class ManifestWriter:
     """Writes one commit attempt's manifests and lists under one fresh UUID (as Paimon's path factory)."""
 
-    root: Path
+    store: TableStore
     entry_shape: AvroShape
     list_shape: AvroShape
     partition_types: list[DataType]
@@ -91,29 +92,29 @@ class ManifestWriter:
         while True:
             name = f"{kind}-{self.prefix}-{self._counters[kind]}"
             self._counters[kind] += 1
-            path = self.root / "manifest" / name
-            if write_atomically(path, data, overwrite=False):
+            path = self.store.manifest_file(name)
+            if self.store.link(path, data):
                 self.created.append(path)
                 return name, len(data)
 
-    def manifest(self, entries: list[dict]) -> dict:
+    def manifest(self, entries: list[ManifestEntry]) -> dict:
         """Write a manifest of ``entries``; its manifest-list row (``ManifestFileMeta``)."""
         fields = self.entry_shape.field_names()
         nested = {"_FILE": self.entry_shape.field_names("_FILE")}
-        rows = [conform(e, fields, "manifest entry", nested) for e in entries]
+        rows = [conform(e.to_avro(), fields, "manifest entry", nested) for e in entries]
         name, size = self._write("manifest", self.entry_shape, rows)
-        low, high, nulls = field_stats([e["_PARTITION"] for e in entries], self.partition_types)
+        low, high, nulls = field_stats([e.partition for e in entries], self.partition_types)
         meta = {
             "_VERSION": 2, "_FILE_NAME": name, "_FILE_SIZE": size,
-            "_NUM_ADDED_FILES": sum(e["_KIND"] == ADD for e in entries),
-            "_NUM_DELETED_FILES": sum(e["_KIND"] == DELETE for e in entries),
+            "_NUM_ADDED_FILES": sum(e.kind == ADD for e in entries),
+            "_NUM_DELETED_FILES": sum(e.kind == DELETE for e in entries),
             "_PARTITION_STATS": {"_MIN_VALUES": low, "_MAX_VALUES": high,
                                  "_NULL_COUNTS": nulls if self.partition_types else []},
-            "_SCHEMA_ID": max((e["_FILE"]["_SCHEMA_ID"] for e in entries), default=self.schema_id),
+            "_SCHEMA_ID": max((e.file.schema_id for e in entries), default=self.schema_id),
         }
         if entries:
-            buckets = [e["_BUCKET"] for e in entries]
-            levels = [e["_FILE"]["_LEVEL"] for e in entries]
+            buckets = [e.bucket for e in entries]
+            levels = [e.file.level for e in entries]
             meta.update(_MIN_BUCKET=min(buckets), _MAX_BUCKET=max(buckets), _MIN_LEVEL=min(levels),
                         _MAX_LEVEL=max(levels))
         return meta

@@ -13,7 +13,7 @@ import json
 import os
 import stat
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -24,12 +24,15 @@ from fileindex.errors import UsageError
 from fileindex.memo import BoundedMemo, collection_paused, file_identity
 from fileindex.table.avro_blocks import budget_for, uncompressed_container
 from fileindex.table.errors import TableError
+from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.table.names import external_path, inside, local_external_path, plain_name
 from fileindex.table.orc_helper import orc_rows
+from fileindex.table.store import TableStore, not_a_table
 from fileindex.types import DataType, parse_type
 
 
 T = TypeVar("T")
+TypeSpec = type | tuple[type, ...]  # what isinstance takes
 
 
 class TableHintWarning(UserWarning):
@@ -44,7 +47,7 @@ def shown(root: Path, path: Path) -> str:
 
 
 @contextmanager
-def reading(root: Path, path: Path, kind: str):
+def reading(root: Path, path: Path, kind: str) -> Iterator[None]:
     """The one boundary of metadata reads: every exception a library raises on a bad file becomes a
     TableError naming the file and what it was read as."""
     try:
@@ -101,21 +104,6 @@ def read_rows_and_schema(path: Path, kind: str = "manifest", root: Path | None =
     return rows, schema
 
 
-def not_a_table(root: Path, missing: str) -> UsageError:
-    """Why ``root`` is not a table root, saying what to give instead where that can be seen."""
-    root = Path(root)
-    if not root.exists():
-        return UsageError(f"{root} does not exist: give a Paimon table's root folder")
-    if not root.is_dir():
-        return UsageError(f"{root} is a file: give a Paimon table's root folder (the one holding schema/ and "
-                          "snapshot/)")
-    tables = sorted(p for p in root.iterdir() if (p / "schema").is_dir() and (p / "snapshot").is_dir())
-    if tables:
-        return UsageError(f"{root} is not a table but holds tables (a database folder?): give one of "
-                          f"{', '.join(str(t) for t in tables[:5])}")
-    return UsageError(f"{root}: {missing}: not a Paimon table root (the folder holding schema/ and snapshot/)")
-
-
 MAX_JSON_BYTES = 64 << 20  # a snapshot or schema file: Java's largest are a few hundred KiB
 
 
@@ -139,7 +127,7 @@ def read_json(root: Path, path: Path, kind: str) -> dict:
     return data
 
 
-def field_of(record: dict, key: str, types, where: str, *, optional: bool = False):
+def field_of(record: dict, key: str, types: TypeSpec, where: str, *, optional: bool = False) -> Any:
     """``record[key]`` if it has one of ``types`` (a TableError naming the field otherwise)."""
     value = record.get(key) if isinstance(record, dict) else None
     if value is None and optional:
@@ -150,11 +138,11 @@ def field_of(record: dict, key: str, types, where: str, *, optional: bool = Fals
     return value
 
 
-def _tuple(types) -> tuple:
+def _tuple(types: TypeSpec) -> tuple[type, ...]:
     return types if isinstance(types, tuple) else (types,)
 
 
-def _names(types) -> str:
+def _names(types: TypeSpec) -> str:
     return " or ".join(t.__name__ for t in _tuple(types))
 
 
@@ -171,29 +159,23 @@ class Snapshot:
     changelog_manifest_list: str | None = None
 
 
-def _snapshot_ids(folder: Path) -> list[int]:
-    names = (p.name.split("-", 1)[1] for p in folder.glob("snapshot-*"))
-    return [int(n) for n in names if n.isdigit()]
-
-
-def latest_snapshot_id(root: Path) -> int:
+def latest_snapshot_id(store: TableStore) -> int:
     """Paimon's SnapshotManager: the LATEST hint when its snapshot exists and has no successor,
     otherwise the highest snapshot-N by listing (saying why on a warning)."""
-    folder = root / "snapshot"
-    hint = folder / "LATEST"
+    root, hint = store.meta, store.latest_hint
     problem = ""
     if hint.is_file():
         try:
             text = hint.read_text(errors="replace").strip()
         except OSError as err:
             text, problem = "", f"cannot be read ({err.strerror})"
-        if text.isdigit() and (folder / f"snapshot-{int(text)}").is_file() \
-                and not (folder / f"snapshot-{int(text) + 1}").exists():
+        if text.isdigit() and store.snapshot_file(int(text)).is_file() \
+                and not store.snapshot_file(int(text) + 1).exists():
             return int(text)
         problem = problem or (f"names snapshot {text}, which does not exist" if text.isdigit()
-                              and not (folder / f"snapshot-{int(text)}").is_file()
+                              and not store.snapshot_file(int(text)).is_file()
                               else "is not the latest snapshot" if text.isdigit() else f"holds {text[:20]!r}")
-    ids = _snapshot_ids(folder)
+    ids = store.snapshot_ids()
     if not ids:
         raise not_a_table(root, "no snapshot/ folder with snapshots")
     if problem:
@@ -202,14 +184,15 @@ def latest_snapshot_id(root: Path) -> int:
     return max(ids)
 
 
-def load_snapshot(root: Path, snapshot_id: int | None = None) -> Snapshot:
+def load_snapshot(store: TableStore, snapshot_id: int | None = None) -> Snapshot:
+    """A snapshot of the store's branch (None: the latest)."""
     if snapshot_id is not None and (not isinstance(snapshot_id, int) or isinstance(snapshot_id, bool)):
         raise UsageError(f"snapshot {snapshot_id!r}: give a snapshot id (a whole number)")
-    snapshot_id = latest_snapshot_id(root) if snapshot_id is None else snapshot_id
-    path = root / "snapshot" / f"snapshot-{snapshot_id}"
+    snapshot_id = latest_snapshot_id(store) if snapshot_id is None else snapshot_id
+    path = store.snapshot_file(snapshot_id)
     if not path.is_file():
-        raise UsageError(f"{root}: no snapshot {snapshot_id}")
-    return read_snapshot(root, path)
+        raise UsageError(f"{store.meta}: no snapshot {snapshot_id}")
+    return read_snapshot(store.meta, path)
 
 
 def read_snapshot(root: Path, path: Path) -> Snapshot:
@@ -257,7 +240,7 @@ class Schema:
         return {f.name: f.type for f in self.fields}
 
 
-def json_type(value) -> DataType:
+def json_type(value: Any) -> DataType:  # (untrusted JSON)
     """A Paimon schema field type: an SQL string, or an object for ARRAY / MAP / MULTISET / ROW."""
     if isinstance(value, str):
         return parse_type(value)
@@ -277,13 +260,9 @@ def json_type(value) -> DataType:
     return DataType(root, nullable=nullable, children=children)
 
 
-def schema_ids(root: Path) -> list[int]:
-    """The ids of the table's schema files (schema/schema-N), ascending."""
-    return sorted(int(p.name[7:]) for p in (Path(root) / "schema").glob("schema-*") if p.name[7:].isdigit())
-
-
-def load_schema(root: Path, schema_id: int) -> Schema:
-    path = root / "schema" / f"schema-{schema_id}"
+def load_schema(store: TableStore, schema_id: int) -> Schema:
+    """A schema of the store's branch."""
+    root, path = store.meta, store.schema_file(schema_id)
     if not path.exists():
         raise TableError(f"schema/schema-{schema_id} (schema): the file is missing")
     data = read_json(root, path, "schema")
@@ -352,7 +331,7 @@ class ValueStats:
     null_counts: tuple[int | None, ...]
 
 
-def _value_stats(record) -> ValueStats | None:
+def _value_stats(record: object) -> ValueStats | None:
     """The record as ValueStats, or None where it is not one (statistics only ever prune: none is sound)."""
     if not isinstance(record, dict):
         return None
@@ -432,7 +411,7 @@ def _data_file(row: dict, where: str, typed: bool = False) -> DataFile:
     return DataFile(*values)
 
 
-def typed_manifest(schema) -> bool:
+def typed_manifest(schema: object) -> bool:
     """Whether an Avro writer schema gives _KIND and every field of MANIFEST_FIELDS a type fastavro
     decodes to the Python type expected (a nullable union only where the field is optional): then
     the rows it decodes need no per-field type check. Any other schema (or none) is read checked."""
@@ -454,13 +433,13 @@ def typed_manifest(schema) -> bool:
     return True
 
 
-def _record_fields(schema) -> dict | None:
+def _record_fields(schema: object) -> dict | None:
     if not isinstance(schema, dict) or schema.get("type") != "record" or not isinstance(schema.get("fields"), list):
         return None
     return {f["name"]: f.get("type") for f in schema["fields"] if isinstance(f, dict) and "name" in f}
 
 
-def _avro_shape(declared) -> tuple[str | None, bool]:
+def _avro_shape(declared: object) -> tuple[str | None, bool]:
     """(``int``, ``string``, ``array<string>``...: what the type decodes as, or None for any other
     (a logical type, a named reference), whether it is a union with null)."""
     if isinstance(declared, list):
@@ -480,28 +459,29 @@ def _avro_shape(declared) -> tuple[str | None, bool]:
     return None, False
 
 
-def live_files(root: Path, snapshot: Snapshot,
+def live_files(store: TableStore, snapshot: Snapshot,
                keep_manifest: Callable[[ValueStats | None], bool] | None = None) -> list[DataFile]:
     """ADD entries not DELETEd, over the base and delta manifest lists (table spec §5). Each manifest
     list's and manifest's decoded entries are memoized per process (``MANIFESTS``). ``keep_manifest``:
     whether to read a manifest, from its partition statistics (a manifest left out must hold no entry,
     ADD or DELETE, of a partition the caller wants)."""
     live: dict[tuple, DataFile] = {}
-    for manifest, listed_in in _manifests(root, snapshot, keep_manifest):
-        _merge(live, ((kind, entry, entry) for kind, entry in manifest_entries(root, manifest, listed_in)))
+    for manifest, listed_in in _manifests(store, snapshot, keep_manifest):
+        _merge(live, ((kind, entry, entry) for kind, entry in manifest_entries(store.root, manifest, listed_in)))
     return list(live.values())
 
 
-def live_entries(root: Path, snapshot: Snapshot) -> list[tuple[dict, DataFile]]:
-    """``live_files`` with each file's manifest row as read (what a committer copies verbatim); read
-    from the files every time (rows are mutable dicts, never memoized)."""
-    live: dict[tuple, tuple[dict, DataFile]] = {}
-    for manifest, listed_in in _manifests(root, snapshot):
-        _merge(live, ((kind, entry, (row, entry)) for kind, entry, row in _decoded_manifest(root, manifest, listed_in)))
+def live_entries(store: TableStore, snapshot: Snapshot) -> list[tuple[ManifestEntry, DataFile]]:
+    """``live_files`` with each file's whole manifest entry (what a committer writes back); read from the
+    files every time (only what a scan needs is memoized)."""
+    live: dict[tuple, tuple[ManifestEntry, DataFile]] = {}
+    for manifest, listed_in in _manifests(store, snapshot):
+        _merge(live, ((kind, entry, (ManifestEntry.from_avro(row), entry))
+                      for kind, entry, row in _decoded_manifest(store.root, manifest, listed_in)))
     return list(live.values())
 
 
-def _merge(live: dict, entries) -> None:
+def _merge(live: dict, entries: Iterable[tuple[int, DataFile, Any]]) -> None:
     """In manifest order, as Java's FileEntry.mergeEntries: a DELETE removes the ADD before it, and an ADD after
     it (a rewrite that gives a file back an entry it had) is live again."""
     for kind, entry, value in entries:
@@ -541,16 +521,16 @@ class ManifestMeta:
     partition_stats: ValueStats | None
 
 
-def _manifests(root: Path, snapshot: Snapshot,
+def _manifests(store: TableStore, snapshot: Snapshot,
                keep: Callable[[ValueStats | None], bool] | None = None) -> list[tuple[Path, str]]:
     """(path, the manifest list naming it, as shown) of every manifest of the snapshot that ``keep`` keeps,
     in order."""
     manifests = []
     for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
-        path = root / "manifest" / listing
-        metas = _memoized(path, "manifest list", partial(manifest_list_entries, root, path,
+        path = store.manifest_file(listing)
+        metas = _memoized(path, "manifest list", partial(manifest_list_entries, store.root, path,
                                                          f"manifest list named by {snapshot.file}"))
-        manifests += [(root / "manifest" / meta.name, shown(root, path)) for meta in metas
+        manifests += [(store.manifest_file(meta.name), shown(store.root, path)) for meta in metas
                       if keep is None or keep(meta.partition_stats)]
     return manifests
 
@@ -595,15 +575,15 @@ def _decode_manifest(root: Path, path: Path, listed_in: str) -> list[tuple[int, 
     return decoded
 
 
-def data_file_path(root: Path, schema: Schema, entry: DataFile) -> Path:
+def data_file_path(store: TableStore, schema: Schema, entry: DataFile) -> Path:
     if entry.external_path:
         return local_external_path(entry.external_path)
-    return bucket_dir(root, schema, entry) / entry.file_name
+    return bucket_dir(store, schema, entry) / entry.file_name
 
 
-def bucket_dir(root: Path, schema: Schema, entry: DataFile) -> Path:
+def bucket_dir(store: TableStore, schema: Schema, entry: DataFile) -> Path:
     if schema.partition_keys:
         from fileindex.java.binary_row import partition_path
 
-        return root / partition_path(entry.partition, schema) / f"bucket-{entry.bucket}"
-    return root / f"bucket-{entry.bucket}"
+        return store.bucket_dir(partition_path(entry.partition, schema), entry.bucket)
+    return store.bucket_dir(None, entry.bucket)

@@ -17,20 +17,14 @@ from pathlib import Path
 
 from fileindex.errors import UsageError
 from fileindex.table.errors import CommitConflict
-from fileindex.table.metadata import load_schema, not_a_table, read_json, schema_ids
-from fileindex.writing.atomic import write_atomically
+from fileindex.table.metadata import load_schema, read_json
+from fileindex.table.store import TableStore
+from fileindex.types import DataType
 from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
 
 # Options that change what the table's existing files mean (keys, layout, merging): never altered here.
 IMMUTABLE = ("path", "bucket", "bucket-key", "primary-key", "partition", "merge-engine", "sequence.field")
 MAX_ATTEMPTS = 20
-
-
-def latest_schema_id(root: Path) -> int:
-    ids = schema_ids(root)
-    if not ids:
-        raise not_a_table(root, "no schema/schema-N file")
-    return max(ids)
 
 
 def check_keys(set_: Mapping[str, str], reset: Iterable[str]) -> None:
@@ -52,7 +46,8 @@ def refuse_unset(keys: Iterable[str], options: Mapping[str, str]) -> None:
             raise UsageError(f"--reset {key}: the table does not set this option; {hint}")
 
 
-def refuse_ignored_keys(options: Mapping[str, str], types, changes: Mapping[str, str]) -> None:
+def refuse_ignored_keys(options: Mapping[str, str], types: dict[str, DataType],
+                        changes: Mapping[str, str]) -> None:
     """Parse the file-index options as a writer would: a UsageError naming the key for a wrong one, and for a
     key being set that Paimon would ignore (a typo such as ``file-index.bloom-filter.column``). Keys the table
     already held are left alone."""
@@ -161,16 +156,13 @@ def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # shado
                 reset: Iterable[str] = (), drop: Iterable[str] = (), branch: str | None = None) -> Altered:
     """Apply SET, RESET and ``drop`` (``TYPE[:COLUMN]`` index drops) to the latest schema's options: of the
     table's main branch, or of ``branch`` (its schemas are under ``branch/branch-NAME/schema/``)."""
-    from fileindex.table.branches import branch_root
-
-    root = branch_root(root, branch)
+    store = TableStore.at(root, branch)
     changes, removed, drops = dict(set or {}), list(reset), list(drop)
     check_keys(changes, removed)
     for _ in range(MAX_ATTEMPTS):
-        latest = latest_schema_id(root)
-        path = root / "schema" / f"schema-{latest}"
-        data = read_json(root, path, "schema")
-        schema = load_schema(root, latest)
+        latest = store.latest_schema_id()
+        data = read_json(store.meta, store.schema_file(latest), "schema")
+        schema = load_schema(store, latest)
         options = dict(data.get("options") or {})
         refuse_unset(removed, options)
         new, cascaded = _apply(options, changes, removed, drops)
@@ -182,9 +174,9 @@ def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # shado
         if "timeMillis" in data:
             data["timeMillis"] = int(time.time() * 1000)
         text = json.dumps(data, indent=2, ensure_ascii=False).encode()
-        if write_atomically(root / "schema" / f"schema-{latest + 1}", text, overwrite=False):
+        if store.link(store.schema_file(latest + 1), text):
             return Altered(latest + 1, cascaded)
-    raise CommitConflict(f"{root}: other writers changed the schema {MAX_ATTEMPTS} times while altering; nothing "
+    raise CommitConflict(f"{store.meta}: other writers changed the schema {MAX_ATTEMPTS} times while altering; nothing "
                          "was committed: retry")
 
 

@@ -21,14 +21,14 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, Any, cast
 
 _FRAME = struct.Struct("<Q")
 READY = "ready"
 
 
 class _Helper:
-    def __init__(self):
+    def __init__(self) -> None:
         package_root = str(Path(__file__).resolve().parent.parent.parent)
         path = os.environ.get("PYTHONPATH")
         env = {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
@@ -112,13 +112,13 @@ def _close() -> None:
             _helper.process.kill()
 
 
-def _write_frame(stream, value) -> None:
+def _write_frame(stream: IO[bytes], value: object) -> None:
     data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_FRAME.pack(len(data)) + data)
     stream.flush()
 
 
-def _read_frame(stream):
+def _read_frame(stream: IO[bytes]) -> Any:
     header = stream.read(_FRAME.size)
     if len(header) < _FRAME.size:
         raise EOFError
@@ -129,7 +129,7 @@ def _read_frame(stream):
     return pickle.loads(data)
 
 
-def _answer(path: str):
+def _answer(path: str) -> tuple[str, Any]:
     import pyarrow.orc
 
     try:
@@ -145,7 +145,7 @@ def _answer(path: str):
         return "error", err
 
 
-def serve(requests, answers) -> None:
+def serve(requests: IO[bytes], answers: IO[Any]) -> None:
     import faulthandler
 
     faulthandler.disable()  # a crash here is reported by the caller, not dumped on stderr

@@ -18,31 +18,31 @@ from fileindex.table.metadata import (
     manifest_list_names,
     read_snapshot,
 )
-from fileindex.table.branches import metadata_roots
 from fileindex.table.errors import TableError
-from fileindex.table.options_alter import latest_schema_id
+from fileindex.table.store import METADATA_FOLDERS, TableStore
 
 
-def _named(root: Path) -> set[Path]:
+def _named(store: TableStore) -> set[Path]:
+    root = store.root
     named: set[Path] = set()
     manifests: dict[str, str] = {}  # name -> the manifest list naming it
-    snapshots = [path for folder in metadata_roots(root)  # every branch's snapshots name the shared manifests
-                 for path in sorted(folder.glob("snapshot/snapshot-*")) + sorted(folder.glob("tag/tag-*"))]
+    snapshots = [path for branch in store.every_branch()  # every branch's snapshots name the shared manifests
+                 for path in branch.snapshot_and_tag_files()]
     for path in snapshots:
         if not path.is_file():
             continue
         snapshot = read_snapshot(root, path)
         for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list, snapshot.changelog_manifest_list):
             if listing is not None:
-                named.add(root / "manifest" / listing)
-                for name in manifest_list_names(root, root / "manifest" / listing,
+                named.add(store.manifest_file(listing))
+                for name in manifest_list_names(root, store.manifest_file(listing),
                                                 f"manifest list named by {snapshot.file}"):
                     manifests.setdefault(name, f"manifest/{listing}")
         if snapshot.index_manifest is not None:
-            named.add(root / "manifest" / snapshot.index_manifest)
-    schema = load_schema(root, latest_schema_id(root))
+            named.add(store.manifest_file(snapshot.index_manifest))
+    schema = load_schema(store, store.latest_schema_id())
     for manifest, listed_in in manifests.items():
-        path = root / "manifest" / manifest
+        path = store.manifest_file(manifest)
         named.add(path)
         for _, entry in manifest_entries(root, path, listed_in):
             if entry.external_path:  # (a file on storage this reader cannot list cannot be an orphan here)
@@ -51,7 +51,7 @@ def _named(root: Path) -> set[Path]:
                 except TableError:
                     continue
             else:
-                folder = bucket_dir(root, schema, entry)
+                folder = bucket_dir(store, schema, entry)
             named.update(folder / name for name in entry.extra_files)
     return named
 
@@ -64,12 +64,14 @@ LOOKS_FOR = ("index files (*.index beside data files), manifests and manifest li
 def orphan_files(root: str | Path) -> list[Path]:
     """Index files (``*.index`` beside data files), manifests, manifest lists and leftover temporary
     files of the table that nothing names, sorted."""
-    root = Path(root)
-    named = _named(root)
-    candidates = [p for p in (root / "manifest").iterdir() if p.is_file()] if (root / "manifest").is_dir() else []
+    store = TableStore.at(root)
+    root = store.root
+    named = _named(store)
+    folder = store.manifest_dir
+    candidates = [p for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
     for path in root.rglob("*"):
         relative = path.relative_to(root).parts
-        if relative[0] in ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch"):
+        if relative[0] in METADATA_FOLDERS:
             continue
         if path.is_file() and (path.name.endswith(".index") or path.name.endswith(".tmp")):
             candidates.append(path)

@@ -11,9 +11,8 @@ run :mod:`fileindex.table.rewrite`.
 """
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -25,13 +24,16 @@ from fileindex.table.metadata import (
     INDEX_FILE_SUFFIX as INDEX_SUFFIX,
     DataFile,
     Schema,
+    Snapshot,
     TableError,
     data_file_path,
     live_entries,
     load_schema,
 )
+from fileindex.table.manifest_entry import ADD, FileMeta, ManifestEntry
+from fileindex.table.manifest_writer import AvroShape, shape_of
 from fileindex.table.names import inside
-from fileindex.table.options_alter import latest_schema_id
+from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
 from fileindex.writing.atomic import write_atomically
 from fileindex.writing.options import (
@@ -98,7 +100,7 @@ class FileJob:
     name: str  # as reported: relative to the table root, or the external path
     data_path: str
     table_root: str
-    row: dict  # the live ADD entry as the manifest holds it
+    entry: ManifestEntry  # the live ADD entry, as the manifest holds it
     identifier: tuple
     options: dict  # the table's options, in the file's column names, as the floor can read them
     types: dict  # the file's schema: column name -> DataType
@@ -111,7 +113,7 @@ class FileJob:
 @dataclass(frozen=True)
 class FileChange:
     job: FileJob
-    new_row: dict | None  # None: the entry would not change
+    new_entry: ManifestEntry | None  # None: the entry would not change
     location: str  # "embedded", "sidecar" or "none" after the rewrite
     old_location: str
     old_bytes: int
@@ -122,7 +124,7 @@ class FileChange:
 
     @property
     def changed(self) -> bool:
-        return self.new_row is not None
+        return self.new_entry is not None
 
     def as_dict(self) -> dict:
         return {"file": self.job.name, "changed": self.changed, "old": self.old_location, "new": self.location,
@@ -130,11 +132,10 @@ class FileChange:
                 "advice": list(self.advice)}
 
 
-def _old_index(row: dict, folder: Path) -> tuple[str, int, list[str]]:
-    meta = row["_FILE"]
-    sidecars = [n for n in meta["_EXTRA_FILES"] if n.endswith(INDEX_SUFFIX)]
-    if meta.get("_EMBEDDED_FILE_INDEX") is not None:
-        return "embedded", len(meta["_EMBEDDED_FILE_INDEX"]), sidecars
+def _old_index(meta: FileMeta, folder: Path) -> tuple[str, int, list[str]]:
+    sidecars = [n for n in meta.extra_files if n.endswith(INDEX_SUFFIX)]
+    if meta.embedded_index is not None:
+        return "embedded", len(meta.embedded_index), sidecars
     if sidecars:
         path = folder / sidecars[-1]
         return "sidecar", path.stat().st_size if path.is_file() else 0, sidecars
@@ -158,8 +159,8 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                  before_rename: Callable[[Path], None] | None = None) -> FileChange:
     """Build the file's container, write its sidecar if it needs one (not on a dry run), and the new entry."""
     folder = Path(job.data_path).parent
-    meta = job.row["_FILE"]
-    old_location, old_bytes, old_sidecars = _old_index(job.row, folder)
+    meta = job.entry.file
+    old_location, old_bytes, old_sidecars = _old_index(meta, folder)
     try:
         container = build_container(job)
     except (FileIndexError, OSError) as err:
@@ -169,11 +170,11 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
         embedded = container
     elif container is not None:
         previous = old_sidecars[-1] if old_sidecars else None
-        if previous is not None and meta.get("_EMBEDDED_FILE_INDEX") is None and len(old_sidecars) == 1 \
+        if previous is not None and meta.embedded_index is None and len(old_sidecars) == 1 \
                 and _same_bytes(folder / previous, container, job):
             sidecar = previous  # the same index already: nothing to do (Java would write it again)
         else:
-            sidecar = next_sidecar_name(previous, meta["_FILE_NAME"])
+            sidecar = next_sidecar_name(previous, meta.file_name)
             while True:
                 if dry_run:
                     if not (folder / sidecar).exists():
@@ -181,20 +182,16 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                 elif _write_sidecar(job, folder / sidecar, container, before_rename):
                     written = str(folder / sidecar)
                     break
-                sidecar = next_sidecar_name(sidecar, meta["_FILE_NAME"])
-    new_row = copy.deepcopy(job.row)
-    new_row["_KIND"] = 0
-    new_meta = new_row["_FILE"]
-    new_meta["_EXTRA_FILES"] = [n for n in meta["_EXTRA_FILES"] if not n.endswith(INDEX_SUFFIX)] + \
-        ([sidecar] if sidecar else [])
-    new_meta["_EMBEDDED_FILE_INDEX"] = embedded
+                sidecar = next_sidecar_name(sidecar, meta.file_name)
+    extra_files = tuple(n for n in meta.extra_files if not n.endswith(INDEX_SUFFIX)) + ((sidecar,) if sidecar else ())
+    new = replace(job.entry, kind=ADD, file=replace(meta, extra_files=extra_files, embedded_index=embedded))
     location = "embedded" if embedded is not None else "sidecar" if sidecar else "none"
-    return FileChange(job, None if new_row == job.row else new_row, location, old_location, old_bytes,
+    return FileChange(job, None if new == job.entry else new, location, old_location, old_bytes,
                       len(container) if container is not None else 0, sidecar, written,
-                      _advice(container, meta["_FILE_SIZE"]) if container is not None else ())
+                      _advice(container, meta.file_size) if container is not None else ())
 
 
-def _advice(container: bytes, data_bytes: int) -> tuple[str, ...]:
+def _advice(container: bytes, data_bytes: int | None) -> tuple[str, ...]:
     """As ``fileindex build`` advises: each index larger than what it can save on a file of ``data_bytes``."""
     from fileindex.container.file import FileIndexContainer
     from fileindex.indexes.advice import advise_container
@@ -227,7 +224,7 @@ def _write_sidecar(job: FileJob, path: Path, data: bytes, before_rename: Callabl
 
 @dataclass
 class RewritePlan:
-    root: Path
+    store: TableStore  # the table's main branch
     snapshot_id: int
     schema: Schema
     floor: str | None
@@ -264,18 +261,17 @@ def check_scope(root: str | Path, schema: Schema) -> None:
                          "only, and Java reads every manifest with the current format")
 
 
-def manifest_shapes(root: Path, snapshot):
+def manifest_shapes(store: TableStore, snapshot: Snapshot) -> tuple[AvroShape | None, AvroShape]:
     """(a manifest's shape, the delta list's shape) of the snapshot: the widest its writer used."""
-    from fileindex.table.manifest_writer import shape_of
     from fileindex.table.metadata import manifest_list_names
 
-    list_path = root / "manifest" / snapshot.delta_manifest_list
-    list_shape = shape_of(root, list_path, "manifest list")
+    root = store.root
+    list_shape = shape_of(root, store.manifest_file(snapshot.delta_manifest_list), "manifest list")
     entry_shape = None
     for listing in (snapshot.delta_manifest_list, snapshot.base_manifest_list):
-        names = manifest_list_names(root, root / "manifest" / listing)
+        names = manifest_list_names(root, store.manifest_file(listing))
         if names:
-            entry_shape = shape_of(root, root / "manifest" / names[-1], "manifest")
+            entry_shape = shape_of(root, store.manifest_file(names[-1]), "manifest")
             break
     return entry_shape, list_shape
 
@@ -308,10 +304,10 @@ def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] 
     return any(all(values.get(k) == v for k, v in spec.items()) for spec in specs)
 
 
-def detect_floor(root: Path, snapshot) -> str:
+def detect_floor(store: TableStore, snapshot: Snapshot) -> str:
     """The oldest Paimon that must read the table, from the shape of the snapshot's newest manifests
     (:func:`fileindex.table.compat.floor_of`); it is also the release whose writers wrote them."""
-    entry_shape, list_shape = manifest_shapes(root, snapshot)
+    entry_shape, list_shape = manifest_shapes(store, snapshot)
     if entry_shape is None and "_MIN_BUCKET" not in list_shape.field_names():
         return "0.9"  # no manifest to tell 0.9 from 1.0: assume the older
     return floor_of(entry_shape.field_names("_FILE") if entry_shape else {"_VALUE_STATS_COLS"},
@@ -321,15 +317,13 @@ def detect_floor(root: Path, snapshot) -> str:
 def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | None, list[str]]:
     """After an ALTER (of ``branch``): the words the next rewrite refuses the options with (None: it accepts
     them), and what the table's Java writers cannot honour (:func:`writer_notes`), as rewrite prints them."""
-    from fileindex.table.branches import MAIN, branch_root
     from fileindex.table.metadata import load_snapshot
 
-    table_root = Path(str(root).removeprefix("file://"))
-    metadata = branch_root(table_root, branch)
-    options = load_schema(metadata, latest_schema_id(metadata)).options
-    if not any((metadata / "snapshot").glob("snapshot-*")):
+    store = TableStore.at(root, branch)
+    options = load_schema(store, store.latest_schema_id()).options
+    if not store.snapshot_ids():
         return None, []  # no files yet: nothing to rewrite, no writer known
-    floor = detect_floor(table_root, load_snapshot(metadata))  # (the manifests are the table's, shared)
+    floor = detect_floor(store, load_snapshot(store))  # (the manifests are the table's, shared)
     notes = writer_notes(options, floor, writer_of(floor))
     if branch not in (None, MAIN):
         return branch_refusal(branch), notes
@@ -342,7 +336,7 @@ def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | N
 
 def branch_refusal(branch: str) -> str:
     return (f"--branch {branch}: rewrite commits to the main branch only; branch {branch}'s snapshots (under "
-            f"branch/branch-{branch}/) are not rewritten here")
+            f"branch/{BRANCH_PREFIX}{branch}/) are not rewritten here")
 
 
 def writer_of(floor: str) -> str | None:
@@ -368,19 +362,19 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     the Paimon release whose writers to reproduce; ``auto``: the one the manifests' shape names when it
     writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`). ``branch``: only
     the main branch is rewritten; any other is refused in one line (:func:`branch_refusal`)."""
-    from fileindex.table.branches import MAIN, branch_root
     from fileindex.table.metadata import load_snapshot
     from fileindex.table.scan import PaimonTable
 
     check_location(root)
-    table_root = Path(str(root).removeprefix("file://"))
     if branch not in (None, MAIN):
-        branch_root(table_root, branch)  # (no such branch: named as such)
+        TableStore.at(root, branch)  # (no such branch: named as such)
         raise UsageError(branch_refusal(branch))
-    schema = load_schema(table_root, latest_schema_id(table_root))
+    store = TableStore.at(root)
+    table_root = store.root
+    schema = load_schema(store, store.latest_schema_id())
     check_scope(root, schema)
-    snapshot = load_snapshot(table_root)
-    detected = detect_floor(table_root, snapshot)
+    snapshot = load_snapshot(store)
+    detected = detect_floor(store, snapshot)
     if compat not in ("auto", "none", *FLOORS):
         raise UsageError(f"--compat {compat}: choose auto, none or a Paimon version ({', '.join(FLOORS)})")
     floor = detected if compat == "auto" else None if compat == "none" else compat
@@ -395,21 +389,21 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
     table = PaimonTable(table_root, None)
     specs = parse_partitions(partitions, schema)
-    plan = RewritePlan(table_root, snapshot.id, schema, floor, chosen, writer=chosen_writer,
+    plan = RewritePlan(store, snapshot.id, schema, floor, chosen, writer=chosen_writer,
                        notes=writer_notes(options, detected, chosen_writer))
-    for row, entry in live_entries(table_root, snapshot):
+    for manifest_entry, entry in live_entries(store, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
         data = table.data_schema(entry)
         file_options = options_for_file(options, schema, data)
-        name, path = table.relative(entry), data_file_path(table_root, schema, entry)
+        name, path = table.relative(entry), data_file_path(store, schema, entry)
         if not entry.external_path:
             table.data_file_exists(entry, name)  # (refuses a data file that is a symlink out of the table)
         elif not allow_external:
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
-        plan.jobs.append(FileJob(name, str(path), str(table_root), row, entry.identifier, file_options, data.types(),
-                                 threshold, bool(entry.external_path), chosen_writer, defaults))
+        plan.jobs.append(FileJob(name, str(path), str(table_root), manifest_entry, entry.identifier, file_options,
+                                 data.types(), threshold, bool(entry.external_path), chosen_writer, defaults))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
-        field_stats([plan.jobs[0].row["_PARTITION"]], [schema.by_name()[k].type for k in schema.partition_keys])
+        field_stats([plan.jobs[0].entry.partition], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan

@@ -10,8 +10,8 @@ Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -30,46 +30,30 @@ from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import (
     DataFile,
     Schema,
-    TableError,
+    ValueStats,
     bucket_dir,
     data_file_path,
     live_files,
     load_schema,
     load_snapshot,
-    schema_ids,
 )
 from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside
+from fileindex.table.store import TableStore
+from fileindex.table.verdict import FileVerdict
 
 MAX_INDEXED_ROWS = 2**31 - 1
-
-
-@dataclass(frozen=True)
-class FileVerdict:
-    file: str  # relative to the table root (or the external path)
-    row_count: int
-    index: str  # "embedded", "sidecar" or "none"
-    result: FileIndexResult
-    note: str = ""
-
-    @property
-    def kept_rows(self) -> int:
-        if self.result is SKIP:
-            return 0
-        return self.result.cardinality if isinstance(self.result, Rows) else self.row_count
 
 
 class PaimonTable:
     """A Paimon table at a snapshot (latest by default), read from its metadata only."""
 
     def __init__(self, path: str | Path, snapshot_id: int | None = None):
-        self.root = Path(path)
-        self.snapshot = load_snapshot(self.root, snapshot_id)
+        self.store = TableStore(Path(path))
+        self.root = self.store.root
+        self.snapshot = load_snapshot(self.store, snapshot_id)
         # a plain read uses the latest schema; time travel the snapshot's
-        ids = schema_ids(self.root)
-        if not ids:
-            raise TableError("schema/ (schema): no schema-N file")
-        latest = max(ids)
-        self.schema = load_schema(self.root, self.snapshot.schema_id if snapshot_id is not None else latest)
+        latest = self.store.latest_schema_id()
+        self.schema = load_schema(self.store, self.snapshot.schema_id if snapshot_id is not None else latest)
         self._schemas: dict[int, Schema] = {self.schema.id: self.schema}
         self._memo: dict = {}  # per-plan lookups that repeat for every file (dropped when pickled)
 
@@ -81,7 +65,7 @@ class PaimonTable:
         schema = self._memo.get(key)
         if schema is None:
             if entry.schema_id not in self._schemas:
-                self._schemas[entry.schema_id] = load_schema(self.root, entry.schema_id)
+                self._schemas[entry.schema_id] = load_schema(self.store, entry.schema_id)
             schema = self._schemas[entry.schema_id]
             if entry.write_cols is not None:
                 wanted = set(entry.write_cols)
@@ -108,11 +92,12 @@ class PaimonTable:
     def deletion_vectors_enabled(self) -> bool:
         return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
 
-    def live(self, keep_manifest=None) -> list[tuple[DataFile, DeletionVector | None]]:
+    def live(self, keep_manifest: Callable[[ValueStats | None], bool] | None = None,
+             ) -> list[tuple[DataFile, DeletionVector | None]]:
         """The snapshot's live data files, each with its deletion vector (None: no deleted rows);
         ``keep_manifest``: see ``live_files``."""
-        entries = live_files(self.root, self.snapshot, keep_manifest)
-        vectors = deletion_vectors(self.root, self.snapshot, self.schema)
+        entries = live_files(self.store, self.snapshot, keep_manifest)
+        vectors = deletion_vectors(self.store, self.snapshot, self.schema)
         return [(entry, vectors.get((entry.partition, entry.bucket, entry.file_name))) for entry in entries]
 
     def plan(self, predicate: Predicate | str, *, extended: bool = False) -> Iterator[FileVerdict]:
@@ -153,14 +138,14 @@ class PaimonTable:
         checked to lie inside the root after symlinks."""
         key = ("bucket", entry.partition, entry.bucket)
         if key not in self._memo:
-            folder = bucket_dir(self.root, self.schema, entry)
+            folder = bucket_dir(self.store, self.schema, entry)
             inside(self.root, folder, "the bucket folder")
             self._memo[key] = str(folder.relative_to(self.root))
         return self._memo[key]
 
     def data_path(self, entry: DataFile) -> Path:
         if entry.external_path:
-            return data_file_path(self.root, self.schema, entry)
+            return data_file_path(self.store, self.schema, entry)
         return self.root / self._bucket_folder(entry) / entry.file_name
 
     def _data_file_text(self, entry: DataFile, relative: str | None = None) -> str:
@@ -314,7 +299,8 @@ class PaimonTable:
 
     # -- data-evolution groups ------------------------------------------------------------------------
 
-    def _plan_data_evolution(self, entries: list[DataFile], predicate: Predicate, extended: bool):
+    def _plan_data_evolution(self, entries: list[DataFile], predicate: Predicate,
+                             extended: bool) -> Iterator[FileVerdict]:
         groups: dict[tuple, list[DataFile]] = {}
         for entry in entries:
             groups.setdefault((entry.first_row_id, entry.row_count), []).append(entry)
@@ -384,16 +370,6 @@ def within_all(result: FileIndexResult, row_count: int) -> FileIndexResult:
     if len(bitmap) == row_count:
         return REMAIN
     return result if bitmap else SKIP
-
-
-def summarize(verdicts: list[FileVerdict]) -> dict:
-    kept = [v for v in verdicts if v.result is not SKIP]
-    return {"files": len(verdicts), "files_kept": len(kept), "rows": sum(v.row_count for v in verdicts),
-            "rows_kept": sum(v.kept_rows for v in verdicts),
-            "problems": sum(1 for v in verdicts if v.note.startswith(("corrupt", "index file", "more than",
-                                                                      "data file", "index not used: corrupt")))}
-
-
 
 
 def index_listing(table: PaimonTable) -> Iterator[dict]:

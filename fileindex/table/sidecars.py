@@ -6,11 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fileindex.table.metadata import data_file_path, live_files, load_schema, read_snapshot
+from fileindex.table.store import TableStore, is_table_root
 from fileindex.writing.outputs import real
-
-
-def is_table_root(path: Path) -> bool:
-    return path.is_dir() and (path / "snapshot").is_dir() and (path / "schema").is_dir()
 
 
 def enclosing_table(path: str | Path) -> Path | None:
@@ -25,15 +22,15 @@ def enclosing_table(path: str | Path) -> Path | None:
 def named_index_files(root: str | Path) -> dict[Path, str]:
     """Every index file that a snapshot or tag of the table names (real paths), with the snapshot
     or tag file that names it (the first found)."""
-    root = Path(root)
+    store = TableStore(Path(root))
     named: dict[Path, str] = {}
-    for path in sorted(root.glob("snapshot/snapshot-*")) + sorted(root.glob("tag/tag-*")):
+    for path in store.snapshot_and_tag_files():
         if not path.is_file():
             continue
-        snapshot = read_snapshot(root, path)
-        schema = load_schema(root, snapshot.schema_id)
-        for entry in live_files(root, snapshot):
-            folder = data_file_path(root, schema, entry).parent
+        snapshot = read_snapshot(store.root, path)
+        schema = load_schema(store, snapshot.schema_id)
+        for entry in live_files(store, snapshot):
+            folder = data_file_path(store, schema, entry).parent
             for name in entry.index_files:
                 named.setdefault(real(folder / name), snapshot.file)
     return named

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
+from typing import Any
 
 from fileindex.errors import FileIndexError
 from fileindex.java.binary_row import UNKNOWN, field_at
@@ -99,7 +100,7 @@ def _arity(row: bytes) -> int | None:
     return struct.unpack_from(">i", row)[0] if len(row) >= 4 else None
 
 
-def _range_may_match(function: Operator, literals: tuple, low, high) -> bool:
+def _range_may_match(function: Operator, literals: tuple, low: Any, high: Any) -> bool:
     if function is Operator.EQ:
         return low <= literals[0] <= high
     if function is Operator.NEQ:

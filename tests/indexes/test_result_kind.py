@@ -6,7 +6,7 @@ from fileindex.reference.vector_format import result_to_json
 
 
 def test_a_result_names_its_kind_once_for_every_serializer():
-    from fileindex.cli.query import result_json
+    from fileindex.indexes.result import result_json
 
     rows = Rows([1, 2, 3, 7])
     assert (REMAIN.kind, SKIP.kind, rows.kind) == ("REMAIN", "SKIP", "ROWS")

@@ -21,11 +21,12 @@ from fileindex.cli.app import main
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import ScanVerdict, output_schema, read_candidates, scannable, selection
+from fileindex.pipeline.scan import output_schema, read_candidates, scannable, selection
 from fileindex.pipeline.table_read import PaimonTable
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.types import parse_type
+from fileindex.table.verdict import FileVerdict
 
 READABLE = [p for p in SHARED_TABLES if "data_evolution" not in str(p)]
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, database=None,
@@ -36,7 +37,7 @@ def plain_rows(path) -> tuple[dict, pa.Table]:
     """Every live row of the table (deleted rows left out), read without any index."""
     inputs = resolve_inputs([str(path)])
     schema = output_schema(inputs)
-    parts = [read_candidates(t, selection(ScanVerdict(t.name, t.open().row_count, "", REMAIN), t.deleted_rows()),
+    parts = [read_candidates(t, selection(FileVerdict(t.name, t.open().row_count, "", REMAIN), t.deleted_rows()),
                              schema) for t in scannable(inputs)]
     return inputs.table.schema.types(), pa.concat_tables(parts)
 

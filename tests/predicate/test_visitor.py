@@ -21,6 +21,7 @@ from fileindex.predicate.tree import (
 )
 from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import load_schema
+from fileindex.table.store import TableStore
 
 TYPES = {"a": "INT", "b": "INT", "s": "STRING"}
 
@@ -90,7 +91,7 @@ def test_the_helpers_on_the_walk():
 # schema 0: f0 STRING (id 0), f1 INT (1), f2 INT (2), f3 DOUBLE (3); schema 1: f1 BIGINT (id 1), f4 STRING
 # (id 0, f0 renamed), f3 DOUBLE (3), f5 INT (id 4, added: absent from files of schema 0)
 TABLE = Path(glob.glob(str(ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap_alter_table.db" / "*"))[0])
-OLD, NEW = load_schema(TABLE, 0), load_schema(TABLE, 1)
+OLD, NEW = load_schema(TableStore(TABLE), 0), load_schema(TableStore(TABLE), 1)
 
 
 def remapped(text: str, *, absent_as_null: bool = False) -> FilePredicate:

@@ -12,6 +12,7 @@ from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
 from fileindex.table.scan import PaimonTable
+from fileindex.table.store import TableStore
 
 SOURCE = ROOT / "tests" / "tables" / "parquet" / "append_with_bsi_bitmap_bloomfilter.db" / \
     "append_with_bsi_bitmap_bloomfilter"
@@ -30,7 +31,7 @@ def twins(tmp_path):
 
 
 def committed_entries(root):
-    snapshot = load_snapshot(root)
+    snapshot = load_snapshot(TableStore(root))
     (meta,) = read_rows(root / "manifest" / snapshot.delta_manifest_list)
     rows = read_rows(root / "manifest" / meta["_FILE_NAME"])
     for row in rows:
@@ -54,7 +55,7 @@ def test_a_failed_task_attempt_leaves_no_referenced_partial_file(spark, tmp_path
     with failing_first_attempts(spark):
         result = spark_rewrite(spark, root)
     assert result.snapshot_id == 2 and result.changed
-    live = live_entries(root, load_snapshot(root))
+    live = live_entries(TableStore(root), load_snapshot(TableStore(root)))
     for _, entry in live:
         folder = PaimonTable(root).data_path(entry).parent
         for name in entry.extra_files:
@@ -69,7 +70,7 @@ def test_a_file_that_cannot_be_rewritten_fails_the_run_and_removes_every_sidecar
     from fileindex.table.metadata import TableError
 
     _, root = twins(tmp_path)
-    (_, victim), *_ = live_entries(root, load_snapshot(root))
+    (_, victim), *_ = live_entries(TableStore(root), load_snapshot(TableStore(root)))
     PaimonTable(root).data_path(victim).write_bytes(b"not a parquet file")
     before = sorted(p for p in root.rglob("*") if p.is_file())
     with pytest.raises(TableError, match="nothing was committed"):

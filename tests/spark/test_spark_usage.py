@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 from fileindex.cli import main
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.indexes.result import REMAIN
-from fileindex.pipeline.scan import ScanVerdict, output_schema, read_candidates, scannable, selection
+from fileindex.pipeline.scan import output_schema, read_candidates, scannable, selection
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns
@@ -49,6 +49,7 @@ from fileindex.spark.datasource import FORMAT
 from fileindex.spark.expressions import to_column
 from fileindex.types import column_type
 from fileindex.writing.data_file import build_data_file_index
+from fileindex.table.verdict import FileVerdict
 
 pytestmark = pytest.mark.slow
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
@@ -70,7 +71,7 @@ def live_rows(path: str) -> tuple[dict, pa.Table]:
         from fileindex.spark.jobs import predicate_types
 
         types, schema = predicate_types(inputs, tasks), tasks[0].open().arrow_schema
-    parts = [read_candidates(t, selection(ScanVerdict(t.name, t.open().row_count, "", REMAIN), t.deleted_rows()),
+    parts = [read_candidates(t, selection(FileVerdict(t.name, t.open().row_count, "", REMAIN), t.deleted_rows()),
                              schema) for t in tasks]
     return types, pa.concat_tables(parts)
 

@@ -9,7 +9,7 @@ from conftest import ROOT
 
 from fileindex.cli.app import main
 from fileindex.cli.exits import EXIT_CONFLICT
-from fileindex.table import commit, options_alter
+from fileindex.table import commit
 from fileindex.table.commit import commit_changes
 from fileindex.table.errors import CommitConflict
 from fileindex.table.metadata import latest_snapshot_id
@@ -17,6 +17,7 @@ from fileindex.table.options_alter import alter_table_options
 from fileindex.table.rewrite import rewrite_file_index
 from fileindex.table.rewrite_plan import plan_rewrite, rewrite_file
 from fileindex.table.stages import Stage, reached, watching
+from fileindex.table.store import TableStore
 
 SOURCE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
 
@@ -51,7 +52,7 @@ def test_a_commit_whose_files_all_changed_meanwhile_drops_them_and_links_nothing
     outcome = commit_changes(plan, changes)
     assert outcome.snapshot_id is None and outcome.committed == [] and outcome.dropped == changes
     assert not any(Path(c.written).exists() for c in changes)
-    assert latest_snapshot_id(table) == plan.snapshot_id + 1
+    assert latest_snapshot_id(TableStore(table)) == plan.snapshot_id + 1
 
 
 def another_writer_wins(root: Path):
@@ -59,7 +60,7 @@ def another_writer_wins(root: Path):
     copy of the latest snapshot under the next id: the live files stay the same, so the commit retries them)."""
     def commit_first(stage: Stage) -> None:
         if stage == Stage.SNAPSHOT:
-            latest = latest_snapshot_id(root)
+            latest = latest_snapshot_id(TableStore(root))
             data = json.loads((root / "snapshot" / f"snapshot-{latest}").read_text())
             data["id"] = latest + 1
             (root / "snapshot" / f"snapshot-{latest + 1}").write_text(json.dumps(data, indent=2))
@@ -76,7 +77,7 @@ def raced(table, monkeypatch):
 
 def test_a_commit_beaten_on_every_attempt_is_a_conflict_that_leaves_only_the_winners_files(raced):
     before = files(raced)
-    first = latest_snapshot_id(raced)
+    first = latest_snapshot_id(TableStore(raced))
     with pytest.raises(CommitConflict, match="other writers committed 3 times while this commit tried; nothing "
                                              "was committed"), watching(another_writer_wins(raced)):
         rewrite_file_index(raced, max_attempts=3)
@@ -93,7 +94,7 @@ def test_the_command_line_exits_with_the_conflict_code(raced, capsys):
 
 def test_an_alter_beaten_on_every_attempt_is_a_conflict(table, monkeypatch, capsys):
     before = files(table)
-    monkeypatch.setattr(options_alter, "write_atomically", lambda *args, **kwargs: False)  # the id is always taken
+    monkeypatch.setattr(TableStore, "link", staticmethod(lambda path, data: False))  # the id is always taken
     with pytest.raises(CommitConflict, match="other writers changed the schema 20 times"):
         alter_table_options(table, set={"file-index.bitmap.columns": "f0"})
     assert main(["table", str(table), "--set", "file-index.bitmap.columns=f0"]) == EXIT_CONFLICT

@@ -3,6 +3,7 @@ gives every field the type Java writes is read with value checks only; any other
 by field, so a wrong type is still named in a TableError."""
 import copy
 import dataclasses
+import io
 import shutil
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from fileindex.table.metadata import (
     read_rows_and_schema,
     typed_manifest,
 )
+from fileindex.table.manifest_entry import DELETE, ManifestEntry
+from fileindex.table.store import TableStore
 
 TABLES = ROOT / "tests" / "tables"
 ROOTS = sorted(p for p in TABLES.glob("*/*.db/*") if (p / "snapshot").is_dir())
@@ -104,7 +107,7 @@ def test_a_schema_with_another_type_is_read_field_by_field(tmp_path, change, mes
     _rewrite(root, change)
     assert not any(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
     with pytest.raises(TableError, match=r"manifest/manifest-\S+ \(manifest\) row 0 _FILE: " + message):
-        live_files(root, load_snapshot(root))
+        live_files(TableStore(root), load_snapshot(TableStore(root)))
 
 
 def test_value_checks_stay_on_the_typed_path(tmp_path):
@@ -116,7 +119,7 @@ def test_value_checks_stay_on_the_typed_path(tmp_path):
     _rewrite(root, negative_count)
     assert all(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
     with pytest.raises(TableError, match=r"row 0 _FILE: _ROW_COUNT is -1"):
-        live_files(root, load_snapshot(root))
+        live_files(TableStore(root), load_snapshot(TableStore(root)))
     shutil.rmtree(root)
     shutil.copytree(SOURCE, root)
 
@@ -124,4 +127,41 @@ def test_value_checks_stay_on_the_typed_path(tmp_path):
         rows[0]["_KIND"] = 7
     _rewrite(root, bad_kind)
     with pytest.raises(TableError, match=r"row 0: entry kind 7"):
-        live_files(root, load_snapshot(root))
+        live_files(TableStore(root), load_snapshot(TableStore(root)))
+
+
+@pytest.mark.parametrize("root", ROOTS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_a_manifest_entry_gives_back_the_row_it_was_read_from(root):
+    found = 0
+    for path in manifests(root):
+        rows, schema = read_rows_and_schema(path)
+        if schema is None:
+            continue
+        for row in rows:
+            entry = ManifestEntry.from_avro(copy.deepcopy(row))
+            assert (entry.kind, entry.bucket, entry.file.file_name) == (row["_KIND"], row["_BUCKET"],
+                                                                        row["_FILE"]["_FILE_NAME"])
+            back = entry.to_avro()
+            assert back == row and set(back) == set(row)
+            # written with the manifest's own schema, the entry reads back as the same entry
+            buffer = io.BytesIO()
+            fastavro.writer(buffer, fastavro.parse_schema(schema), [back])
+            buffer.seek(0)
+            assert ManifestEntry.from_avro(next(fastavro.reader(buffer))) == entry
+            found += 1
+    if root.parent.parent.name == "parquet":
+        assert found
+
+
+def test_a_changed_entry_keeps_every_field_it_does_not_change():
+    row = {"_KIND": 0, "_PARTITION": b"p", "_BUCKET": 1, "_TOTAL_BUCKETS": 4, "_FILE": {
+        "_FILE_NAME": "f", "_FILE_SIZE": 7, "_ROW_COUNT": 3, "_SCHEMA_ID": 4, "_LEVEL": 0,
+        "_EXTRA_FILES": ["f.index"], "_EMBEDDED_FILE_INDEX": None, "_CREATION_TIME": 123,
+        "_VALUE_STATS": {"_MIN_VALUES": b"a", "_MAX_VALUES": b"z", "_NULL_COUNTS": [0]}}}
+    entry = ManifestEntry.from_avro(row)
+    changed = dataclasses.replace(entry, kind=DELETE, file=dataclasses.replace(entry.file, extra_files=(),
+                                                                               embedded_index=b"idx"))
+    expected = copy.deepcopy(row)
+    expected["_KIND"] = DELETE
+    expected["_FILE"].update(_EXTRA_FILES=[], _EMBEDDED_FILE_INDEX=b"idx")
+    assert changed.to_avro() == expected and entry.to_avro() == row and changed != entry

@@ -24,6 +24,8 @@ from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.predicate.tree import Leaf
 from fileindex.table.metadata import TableError, live_files, load_snapshot
 from fileindex.table.scan import PaimonTable
+from fileindex.table.manifest_entry import ADD
+from fileindex.table.store import TableStore
 
 TABLES = ROOT / "tests" / "tables"
 ROOTS = sorted(p for p in TABLES.glob("*/*.db/*") if (p / "snapshot").is_dir())
@@ -55,23 +57,24 @@ def manifests(root):
 
 
 def test_manifests_are_decoded_once_and_their_entries_shared(manifest_reads):
-    snapshot = load_snapshot(SOURCE)
-    first = live_files(SOURCE, snapshot)
+    snapshot = load_snapshot(TableStore(SOURCE))
+    first = live_files(TableStore(SOURCE), snapshot)
     decoded = len(manifest_reads)
     assert decoded >= 2 and first  # manifest lists and manifests
-    second = live_files(SOURCE, snapshot)
+    second = live_files(TableStore(SOURCE), snapshot)
     assert len(manifest_reads) == decoded
     assert second == first and all(a is b for a, b in zip(first, second, strict=True))
 
 
-def test_committers_read_rows_from_the_files_every_time(manifest_reads):
-    snapshot = load_snapshot(SOURCE)
-    rows = metadata.live_entries(SOURCE, snapshot)
+def test_committers_read_entries_from_the_files_every_time(manifest_reads):
+    store = TableStore(SOURCE)
+    snapshot = load_snapshot(store)
+    entries = metadata.live_entries(store, snapshot)
     reads = len(manifest_reads)
-    rows[0][0]["_KIND"] = 99  # a committer's dict is its own
-    again = metadata.live_entries(SOURCE, snapshot)
-    assert len(manifest_reads) > reads and again[0][0]["_KIND"] == 0
-    assert [entry for _, entry in again] == live_files(SOURCE, snapshot)
+    again = metadata.live_entries(store, snapshot)
+    assert len(manifest_reads) > reads and again == entries and all(e.kind == ADD for e, _ in again)
+    assert [entry for _, entry in again] == live_files(store, snapshot)
+    assert [e.file.file_name for e, _ in again] == [entry.file_name for _, entry in again]
 
 
 def rewritten(path, change):
@@ -88,10 +91,11 @@ def rewritten(path, change):
 def test_a_manifest_rewritten_in_place_with_the_same_size_is_read_again(tmp_path, manifest_reads):
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
-    snapshot = load_snapshot(root)
-    manifest = max((path for path, _ in metadata._manifests(root, snapshot)), key=lambda p: p.stat().st_size)
+    store = TableStore(root)
+    snapshot = load_snapshot(store)
+    manifest = max((path for path, _ in metadata._manifests(store, snapshot)), key=lambda p: p.stat().st_size)
     rewritten(manifest, lambda row: None)
-    before = {e.file_name: e.row_count for e in live_files(root, snapshot)}
+    before = {e.file_name: e.row_count for e in live_files(store, snapshot)}
     other = tmp_path / "other"
     shutil.copy(manifest, other)
     rewritten(other, lambda row: row["_FILE"].update(_ROW_COUNT=row["_FILE"]["_ROW_COUNT"] ^ 1))
@@ -101,30 +105,30 @@ def test_a_manifest_rewritten_in_place_with_the_same_size_is_read_again(tmp_path
     with open(manifest, "r+b") as file:  # same inode, same size
         file.write(other.read_bytes())
     os.utime(manifest, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # only the ctime moved
-    after = {e.file_name: e.row_count for e in live_files(root, snapshot)}
+    after = {e.file_name: e.row_count for e in live_files(TableStore(root), snapshot)}
     changed = [name for name in before if after.get(name) != before[name]]
     assert changed and all(after[name] == before[name] ^ 1 for name in changed)
     assert manifest_reads.count(manifest.name) == 2
-    assert {e.file_name: e.row_count for e in live_files(root, snapshot)} == after
+    assert {e.file_name: e.row_count for e in live_files(TableStore(root), snapshot)} == after
     assert manifest_reads.count(manifest.name) == 2
 
 
 def test_a_malformed_manifest_raises_every_time_and_is_not_kept(tmp_path, manifest_reads):
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
-    snapshot = load_snapshot(root)
-    good = live_files(root, snapshot)
+    snapshot = load_snapshot(TableStore(root))
+    good = live_files(TableStore(root), snapshot)
     metadata.MANIFESTS.clear()
-    manifest = metadata._manifests(root, snapshot)[0][0]
+    manifest = metadata._manifests(TableStore(root), snapshot)[0][0]
     data = manifest.read_bytes()
     manifest.write_bytes(data[: len(data) // 2])
     manifest_reads.clear()
     for _ in range(2):
         with pytest.raises(TableError, match=manifest.name):
-            live_files(root, snapshot)
+            live_files(TableStore(root), snapshot)
     assert manifest_reads.count(manifest.name) == 2
     manifest.write_bytes(data)
-    assert live_files(root, snapshot) == good
+    assert live_files(TableStore(root), snapshot) == good
 
 
 def test_the_memo_is_bounded_by_items_and_bytes():
@@ -141,7 +145,7 @@ def test_the_memo_is_bounded_by_items_and_bytes():
 
 
 def test_an_embedded_container_is_shared_with_its_readers_and_a_bad_head_raises_each_time():
-    entry = next(e for e in live_files(SOURCE, load_snapshot(SOURCE)) if e.embedded_index)
+    entry = next(e for e in live_files(TableStore(SOURCE), load_snapshot(TableStore(SOURCE))) if e.embedded_index)
     container = embedded_container(entry.embedded_index)
     assert embedded_container(bytes(entry.embedded_index)) is container and container.readers == {}
     container.close()  # others hold it: closing is a no-op
@@ -268,17 +272,17 @@ def test_tasks_pickle_without_the_memos():
 def test_decoding_a_manifest_leaves_garbage_collection_as_it_was(tmp_path, enabled):
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
-    snapshot = load_snapshot(root)
-    manifest = metadata._manifests(root, snapshot)[0][0]
+    snapshot = load_snapshot(TableStore(root))
+    manifest = metadata._manifests(TableStore(root), snapshot)[0][0]
     was = gc.isenabled()
     try:
         gc.enable() if enabled else gc.disable()
-        live_files(root, snapshot)
+        live_files(TableStore(root), snapshot)
         assert gc.isenabled() is enabled
         metadata.MANIFESTS.clear()
         manifest.write_bytes(manifest.read_bytes()[:40])
         with pytest.raises(TableError):
-            live_files(root, snapshot)
+            live_files(TableStore(root), snapshot)
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()

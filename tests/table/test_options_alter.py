@@ -10,7 +10,8 @@ from conftest import ROOT
 from fileindex.cli.app import main
 from fileindex.errors import UsageError
 from fileindex.table.metadata import load_schema
-from fileindex.table.options_alter import alter_table, alter_table_options, drop_index, latest_schema_id
+from fileindex.table.options_alter import alter_table, alter_table_options, drop_index
+from fileindex.table.store import TableStore
 
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
 PER_COLUMN = {"file-index.bloom-filter.columns": "f0,f1", "file-index.bloom-filter.f0.items": "100",
@@ -26,7 +27,7 @@ def root(tmp_path) -> Path:
 
 
 def index_options(root: Path) -> dict:
-    options = load_schema(root, latest_schema_id(root)).options
+    options = load_schema(TableStore(root), TableStore(root).latest_schema_id()).options
     return {k: v for k, v in options.items() if k.startswith("file-index.") and k != "file-index.read.enabled"}
 
 

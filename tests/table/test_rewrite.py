@@ -17,12 +17,13 @@ from fileindex.cli.app import main
 from fileindex.errors import UsageError
 from fileindex.indexes.result import Rows
 from fileindex.table.metadata import live_files, load_schema, load_snapshot, read_json, read_rows
-from fileindex.table.options_alter import alter_table_options, latest_schema_id
+from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
 from fileindex.table.rewrite_plan import next_sidecar_name, options_for_file
 from fileindex.table.scan import PaimonTable
 from fileindex.table.stages import Stage, watching
+from fileindex.table.store import TableStore
 
 TABLES = ROOT / "tests" / "tables" / "parquet"
 
@@ -47,7 +48,7 @@ def test_sidecar_names_follow_javas_chain():
 
 def test_options_follow_field_ids_into_an_older_files_names(tmp_path):
     root = copy(tmp_path, "append_with_bitmap_alter_table")
-    old, new = load_schema(root, 0), load_schema(root, 1)
+    old, new = load_schema(TableStore(root), 0), load_schema(TableStore(root), 1)
     options = {"file-index.bitmap.columns": "f1,f4,f5", "file-index.bitmap.f4.version": "1", "bucket": "-1"}
     mapped = options_for_file(options, new, old)
     names = {f.id: f.name for f in old.fields}
@@ -57,9 +58,9 @@ def test_options_follow_field_ids_into_an_older_files_names(tmp_path):
 
 def test_rewrite_commits_javas_delta_in_the_tables_own_shape(tmp_path):
     root = copy(tmp_path, "append_with_bitmap")
-    before = load_snapshot(root)
+    before = load_snapshot(TableStore(root))
     latest_json = read_json(root, root / "snapshot" / before.file.split("/")[-1], "snapshot")
-    old_live = {f.file_name: f for f in live_files(root, before)}
+    old_live = {f.file_name: f for f in live_files(TableStore(root), before)}
     alter_table_options(root, set={"file-index.bitmap.columns": "f0", "file-index.bsi.columns": "f1",
                                    "file-index.in-manifest-threshold": "1 B"})
     result = rewrite_file_index(root)
@@ -107,7 +108,7 @@ def test_dry_run_reports_and_writes_nothing(tmp_path, capsys):
 
 def test_dropping_every_index_leaves_none(tmp_path):
     root = copy(tmp_path, "append_with_bsi_bitmap_bloomfilter")
-    options = load_schema(root, latest_schema_id(root)).options
+    options = load_schema(TableStore(root), TableStore(root).latest_schema_id()).options
     alter_table_options(root, reset=[k for k in options if k.endswith(".columns")])
     assert rewrite_file_index(root).snapshot_id is not None
     table = PaimonTable(root)
@@ -118,13 +119,14 @@ def test_dropping_every_index_leaves_none(tmp_path):
 @pytest.mark.parametrize("threshold", ["4096 B", "1 B"])  # embedded, then sidecars
 def test_an_index_added_then_dropped_gives_the_file_back_its_first_entry_and_it_stays_live(tmp_path, threshold):
     root = copy(tmp_path, "append_with_bitmap")
-    (original,) = live_files(root, load_snapshot(root))
+    (original,) = live_files(TableStore(root), load_snapshot(TableStore(root)))
     alter_table_options(root, set={"file-index.in-manifest-threshold": threshold,
                                    "file-index.bitmap.columns": "f0,f1,f2,f3"})
     assert rewrite_file_index(root).snapshot_id is not None
     alter_table_options(root, set={"file-index.bitmap.columns": "f0,f1,f2"})
     assert rewrite_file_index(root).snapshot_id is not None
-    (entry,) = live_files(root, load_snapshot(root))  # a DELETE earlier in the manifests does not hide it
+    store = TableStore(root)
+    (entry,) = live_files(store, load_snapshot(store))  # a DELETE earlier in the manifests does not hide it
     assert entry.file_name == original.file_name and entry.row_count == 8
     if threshold == "4096 B":
         assert entry.identifier == original.identifier  # the same embedded bytes as before the first rewrite
@@ -193,7 +195,7 @@ def test_alter_refuses_what_it_cannot_set(tmp_path):
 def test_a_sidecar_name_taken_by_a_stray_file_is_skipped(tmp_path):
     root = copy(tmp_path, "append_with_bitmap")
     alter_table_options(root, set={"file-index.in-manifest-threshold": "1 B"})
-    (entry,) = live_files(root, load_snapshot(root))
+    (entry,) = live_files(TableStore(root), load_snapshot(TableStore(root)))
     stray = root / "bucket-0" / (entry.file_name + ".index")
     stray.write_bytes(b"not ours")
     (change,) = rewrite_file_index(root).changes
@@ -282,7 +284,7 @@ def test_a_concurrent_rewrite_of_the_same_files_drops_them_and_removes_our_sidec
     with watching(concurrent):
         result = rewrite_file_index(root)
     assert inner[0].snapshot_id == 2 and result.snapshot_id is None and len(result.dropped) == 1
-    (entry,) = live_files(root, load_snapshot(root))
+    (entry,) = live_files(TableStore(root), load_snapshot(TableStore(root)))
     assert entry.extra_files == (entry.file_name + "-1.index",)  # the inner run's; ours was removed
     assert not (root / "bucket-0" / (entry.file_name + ".index")).exists()
 
@@ -300,7 +302,7 @@ def test_every_shared_append_table_rewritten_answers_exactly(tmp_path, source):
 
     root = tmp_path / source.name
     shutil.copytree(source, root)
-    schema = load_schema(root, latest_schema_id(root))
+    schema = load_schema(TableStore(root), TableStore(root).latest_schema_id())
     column = schema.by_id()[0].name
     alter_table_options(root, set={"file-index.bitmap.columns": column, "file-index.in-manifest-threshold": "1 B"},
                         reset=[k for k in schema.options if k.startswith("file-index.") and k.count(".") >= 2])

@@ -21,6 +21,7 @@ from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
 from fileindex.table.scan import PaimonTable
 from fileindex.table.stages import Stage, watching
+from fileindex.table.store import TableStore
 
 pytestmark = pytest.mark.java
 
@@ -70,7 +71,7 @@ def test_embedded_bitmap_prunes_files_in_java_and_survives_append_and_expire(jav
     assert probe.plan(root, "m_f2_7")["files"] == 4
     assert cli("table", root, "--set", "file-index.bitmap.columns=name") == 0
     assert cli("rewrite", root) == 0
-    snapshot = read_json(root, root / "snapshot" / f"snapshot-{latest_snapshot_id(root)}", "snapshot")
+    snapshot = read_json(root, root / "snapshot" / f"snapshot-{latest_snapshot_id(TableStore(root))}", "snapshot")
     assert snapshot["commitKind"] == "COMPACT" and snapshot["id"] == 5 and snapshot["schemaId"] == 1
     assert probe.plan(root, "m_f2_7") == {"splits": 1, "files": 1, "rows_read": 50, "matching": 1}
     assert probe.plan(root, "nothing")["files"] == 0
@@ -164,14 +165,14 @@ def test_a_java_commit_between_plan_and_link_is_rebased_over(java, tmp_path):
     cli("table", root, "--set", "file-index.bitmap.columns=name")
 
     def java_appends(stage):
-        if stage == Stage.MANIFESTS and latest_snapshot_id(root) == 2:
+        if stage == Stage.MANIFESTS and latest_snapshot_id(TableStore(root)) == 2:
             oracle.write_table(tmp_path / "warehouse", "race", COLUMNS, OPTIONS, [rows(5)])
 
     with watching(java_appends):
         result = rewrite_file_index(root)
     assert result.snapshot_id == 4 and result.attempts == 2 and result.dropped == []
     assert read_json(root, root / "snapshot" / "snapshot-3", "snapshot")["commitKind"] == "APPEND"
-    assert load_snapshot(root).id == 4
+    assert load_snapshot(TableStore(root)).id == 4
     assert probe.ask("checksum", root)["rows"] == 150
     assert probe.plan(root, "m_f1_7")["files"] == 1
     assert probe.plan(root, "m_f5_7")["files"] == 1  # Java indexed its own file
@@ -182,7 +183,7 @@ def test_bitmap_version_2_is_refused_on_a_0_9_table_and_poisons_java_scans_when_
     root = write(oracle, tmp_path, "floor", commits=2)
     cli("table", root, "--set", "file-index.bitmap.columns=name", "--set", "file-index.bitmap.name.version=2")
     assert cli("rewrite", root) == 2  # refused, naming the option
-    assert latest_snapshot_id(root) == 2
+    assert latest_snapshot_id(TableStore(root)) == 2
     assert cli("rewrite", root, "--compat", "none", "--mode", "delta") == 0
     answer = json.loads(probe.program.ask(json.dumps({"op": "plan", "table": str(root), "column": "name",
                                                       "value": "m_f1_7"})))
@@ -299,9 +300,8 @@ def test_random_appends_alters_and_rewrites_keep_javas_rows_and_files_equal_to_a
 
 def load_schema_options(root: Path) -> dict:
     from fileindex.table.metadata import load_schema
-    from fileindex.table.options_alter import latest_schema_id
 
-    return load_schema(root, latest_schema_id(root)).options
+    return load_schema(TableStore(root), TableStore(root).latest_schema_id()).options
 
 
 KILL = """
@@ -345,13 +345,13 @@ def test_a_column_under_two_types_gets_javas_one_index_and_a_rerun_commits_nothi
     oracle, probe = java
     root = oracle.write_table(tmp_path / "warehouse", "shared", COLUMNS, {**OPTIONS, **SHARED},
                               [rows(i) for i in range(3)])
-    latest = latest_snapshot_id(root)
+    latest = latest_snapshot_id(TableStore(root))
     assert cli("rewrite", root, "--dry-run") == 0
     out = capsys.readouterr()
     assert "0 of 3 file(s) to rewrite, 3 unchanged" in out.out and "writers 0.9" in out.out
     assert ("name is listed in file-index.bloom-filter.columns and file-index.bitmap.columns; Paimon 0.9 writes "
             "one index type per column: only bloom-filter for it") in out.err
-    assert rewrite_file_index(root).snapshot_id is None and latest_snapshot_id(root) == latest
+    assert rewrite_file_index(root).snapshot_id is None and latest_snapshot_id(TableStore(root)) == latest
     # the newest writer's rule (both types) would change every file, as the old rewrite did
     assert all(change.changed for change in rewrite_file_index(root, dry_run=True, writer="latest").changes)
     # after a Java append with the same options, still nothing to do; Java plans with the indexes

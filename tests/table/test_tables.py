@@ -131,7 +131,7 @@ def test_external_path_resolution():
     table = PaimonTable(table_root("parquet", "append_with_bitmap_no_embedding"))
     from fileindex.table.metadata import live_files
 
-    (entry,) = live_files(table.root, table.snapshot)
+    (entry,) = live_files(table.store, table.snapshot)
     table_dir = TABLES / "parquet" / "append_with_bitmap_no_embedding.db"
     external = table_dir / "external-path" / "bucket-0" / entry.file_name
     moved = replace(entry, external_path=str(external))

@@ -1,0 +1,47 @@
+"""A data file's answer to a predicate: the one shape the table scan, the pipeline's scans and pruning
+funnel, the Spark jobs and data source, the reports and the JSON output share.
+
+``as_dict`` is the JSON of ``fileindex table --where … --json`` (a line per file); ``as_row`` the row a
+Spark job returns per file (its ``candidates`` the serialized Roaring bitmap of a ``ROWS`` answer).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fileindex.indexes.result import SKIP, FileIndexResult, Rows, result_json
+
+
+@dataclass(frozen=True)
+class FileVerdict:
+    file: str  # relative to the table root, or the external path (a plain data file: its path)
+    row_count: int  # rows in the file
+    index: str  # where its index lives: "embedded", "sidecar" or "none" ("" where not looked at)
+    result: FileIndexResult  # within the rows not deleted
+    note: str = ""  # why the index was not used, or a problem met
+
+    @property
+    def kept_rows(self) -> int:
+        if self.result is SKIP:
+            return 0
+        return self.result.cardinality if isinstance(self.result, Rows) else self.row_count
+
+    def as_dict(self) -> dict:
+        """``{"file", "row_count", "index", "result"[, "cardinality", "ranges"][, "note"]}``"""
+        out = {"file": self.file, "row_count": self.row_count, "index": self.index, **result_json(self.result)}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+    def as_row(self) -> dict:
+        """The flat row of a Spark job: ``file, rows, index, result, candidates, note``."""
+        result = self.result
+        return {"file": self.file, "rows": self.row_count, "index": self.index, "result": result.kind,
+                "candidates": result.bitmap.serialize() if isinstance(result, Rows) else None, "note": self.note}
+
+
+def summarize(verdicts: list[FileVerdict]) -> dict:
+    kept = [v for v in verdicts if v.result is not SKIP]
+    return {"files": len(verdicts), "files_kept": len(kept), "rows": sum(v.row_count for v in verdicts),
+            "rows_kept": sum(v.kept_rows for v in verdicts),
+            "problems": sum(1 for v in verdicts if v.note.startswith(("corrupt", "index file", "more than",
+                                                                      "data file", "index not used: corrupt")))}
