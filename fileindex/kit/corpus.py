@@ -18,7 +18,7 @@ from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 from fileindex.indexes.registry import INDEX_TYPES
 
-VERSION = "2.0.0"
+VERSION = "2.1.0"
 NAME = f"paimon-fileindex-kit-{VERSION}"
 PROPOSED_V2 = "proposed: container version 2 of apache/paimon PR #10101, not merged upstream"
 

@@ -3,14 +3,15 @@
 
 ``NOTICE`` credits the third-party data the corpus bundles: the Tier 2 tables come from the test data
 of alibaba/paimon-cpp (Apache-2.0), and their list is taken from :data:`fileindex.kit.tables.TABLES`
-so that it cannot drift from what an export holds.
+so that it cannot drift from what an export holds; the tables Java Paimon 0.9.0 wrote for the kit
+(:data:`fileindex.kit.tables.JAVA_TABLES`) are credited to Apache Paimon.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from fileindex.errors import UsageError
-from fileindex.kit.tables import TABLES
+from fileindex.kit.tables import JAVA_TABLES, TABLES
 
 HERE = Path(__file__).resolve().parent  # a checkout reached through a link: the files beside the real one
 DOCS = HERE.parents[1] / "docs" / "kit.md"  # the adapter contract: one text, in the docs and in README.md
@@ -20,6 +21,8 @@ PAIMON_CPP = "alibaba/paimon-cpp (https://github.com/alibaba/paimon-cpp), commit
 
 def notice() -> str:
     tables = "\n".join(f"  - tables/{name}/table/ (from {folder.split('/')[0]})" for name, folder, _, _ in TABLES)
+    written = "\n".join(f"  - tables/{name}/table/ (written by Java Paimon 0.9.0, {db.removesuffix('.db')})"
+                        for name, db, _ in JAVA_TABLES)
     return f"""Conformance kit for Apache Paimon's file index (paimon-fileindex-kit)
 Copyright the paimon-fileindex authors. Licensed under the Apache License, Version 2.0 (LICENSE).
 
@@ -32,7 +35,9 @@ This corpus bundles third-party test data:
 
 * The containers of containers/v1/ and containers/multi/ (but multi__or_bitmap_bloom) and the
   answers marked "java-recorded" were written and recorded by running Apache Paimon
-  (https://github.com/apache/paimon; the commit is in each sidecar's "writer").
+  (https://github.com/apache/paimon; the commit is in each sidecar's "writer"), and so were these
+  tables (their file indexes built by paimon-fileindex):
+{written}
   Apache Paimon, Copyright The Apache Software Foundation. Licensed under the Apache License,
   Version 2.0. This product includes software developed at The Apache Software Foundation
   (http://www.apache.org/).

@@ -84,6 +84,7 @@ SCHEMAS = {
         "type": "object", "required": ["name", "tier", "writer", "table", "cases"],
         "properties": {"name": {"type": "string"}, "tier": {"const": 2}, "writer": WRITER, "table": {"type": "string"},
                        "exercises": {"type": "string"}, "empty_is_skip": {"type": "boolean"}, "columns": COLUMNS,
+                       "whole_files": {"type": "boolean"},
                        "cases": {"type": "array", "items": {
                            "type": "object", "required": ["where", "expected", "expected_from", "spec"],
                            "properties": {"where": PREDICATE, "sql": {"type": "string"}, "spec": SPEC,

@@ -3,17 +3,21 @@
 The tables are those of ``tests/tables/parquet`` (written by Java Paimon 1.x, published as test
 data by alibaba/paimon-cpp); the expected answers are the facts ``tests/tables/README.md`` records
 from Java and the paimon-cpp tests (the rows an index selects, REMAIN, or a skipped file), never
-this project's answers. A file is named by its row count here and by its path in the exported
+this project's answers. ``JAVA_TABLES`` are tables Java Paimon 0.9.0 wrote and answered itself, recorded
+by a recipe under ``tools/`` (its plan's whole-file verdicts and its full read, ``java-answers.json``
+beside the table), per-file verdicts only where Java's plan of the table without its indexes keeps every
+file (else statistics, not an index, decided). A file is named by its row count here and by its path in the exported
 sidecar (the table's manifests give each live file's row count). Every case also gives the rows a
 full read returns (:mod:`fileindex.kit.rows`, from the data); a case without recorded per-file facts
 (the data-evolution table's) gives only those rows.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from fileindex.kit.corpus import dump_json, layout_name
-from fileindex.kit.provenance import DERIVED, PEER_RECORDED, TABLE
+from fileindex.kit.provenance import DERIVED, JAVA_RECORDED, PEER_RECORDED, TABLE
 from fileindex.kit.rows import matching_rows, table_columns
 from fileindex.reference.predicate_json import predicate_to_json
 
@@ -63,6 +67,26 @@ TABLES: list[tuple[str, str, str, dict[str, dict[int, str | list[int]]]]] = [
                     "f1 = 2 OR f2 = 204"], {})),
 ]
 
+# (case, folder under tests/tables/parquet holding the table <case>/ and java-answers.json, what it exercises)
+JAVA_TABLES: list[tuple[str, str, str]] = [
+    ("drop_column_rewritten", "drop_column_rewritten.db",
+     "DROP COLUMN tag, ADD COLUMN tag (a new field id), RENAME name TO label, then file indexes rewritten "
+     "(apache/paimon #10091): the older files' tag is another field, their label index is under name"),
+]
+JAVA_WRITER = {"implementation": "java", "version": "Paimon 0.9.0 (tools/kit_drop_column_table.py); "
+                                                   "file indexes by paimon-fileindex rewrite"}
+
+
+def table_sources() -> list[tuple[str, str]]:
+    """(case, the table's folder under tests/tables/parquet) of every Tier 2 table."""
+    return [(name, folder) for name, folder, _, _ in TABLES] + [(name, f"{db}/{name}") for name, db, _ in JAVA_TABLES]
+
+
+def java_answers(tables: Path, db: str) -> list[dict]:
+    """The answers Java gave (``java-answers.json``), but those where it threw (no answer to expect)."""
+    recorded = json.loads((tables / db / "java-answers.json").read_text(encoding="utf-8"))
+    return [answer for answer in recorded["cases"] if "error" not in answer]
+
 
 def expected_answer(fact: str | list[int]) -> dict:
     if isinstance(fact, str):
@@ -85,7 +109,6 @@ def add_tables(add, tables: Path) -> dict:
         root = tables / folder
         table = PaimonTable(root)
         by_rows = {entry.row_count: table.relative(entry) for entry, _ in table.live()}
-        layouts = {"table"} | _index_layouts(table)
         schema = table.schema.types()
         cases = [{"where": predicate_to_json(table.parse(text), schema), "sql": text,
                   "expected": _expected(root, table, text, {by_rows[rows]: expected_answer(fact)
@@ -94,17 +117,40 @@ def add_tables(add, tables: Path) -> dict:
                   "expected_from": {**({"files": PEER_RECORDED} if per_file else {}), "rows": DERIVED},
                   "spec": TABLE}
                  for text, per_file in facts.items()]
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            add(f"tables/{name}/table/{path.relative_to(root).as_posix()}", path.read_bytes())
-        add(f"tables/{name}/case.json", dump_json({
-            "name": name, "tier": 2, "layout": "table", "layouts": sorted(layouts), "container_version": 1,
-            "writer": WRITER, "table": "table", "exercises": what, "columns": table_columns(table),
-            "empty_is_skip": True,
-            "source": "tests/tables/README.md of paimon-fileindex: facts from Java and the paimon-cpp tests",
-            "cases": cases}))
+        _add_table(add, name, root, table, cases, {
+            "writer": WRITER, "exercises": what,
+            "source": "tests/tables/README.md of paimon-fileindex: facts from Java and the paimon-cpp tests"})
+        counts["tables"] += 1
+        counts["cases"] += len(cases)
+    for name, db, what in JAVA_TABLES:
+        root = tables / db / name
+        table = PaimonTable(root)
+        schema = table.schema.types()
+        cases = []
+        for answer in java_answers(tables, db):
+            # Java's verdicts are its plan's: the indexes' only where its plan without them keeps every file
+            by_index = all(kept["result"] == "REMAIN" for kept in answer["files_without_index"].values())
+            files = {"files": answer["files"]} if by_index else {}
+            cases.append({"where": predicate_to_json(table.parse(answer["sql"]), schema), "sql": answer["sql"],
+                          "expected": {**files, "rows": answer["rows"]}, "spec": TABLE,
+                          "expected_from": {**dict.fromkeys(files, JAVA_RECORDED), "rows": JAVA_RECORDED}})
+        _add_table(add, name, root, table, cases, {
+            "writer": JAVA_WRITER, "exercises": what, "whole_files": True,
+            "source": f"tests/tables/parquet/{db}/java-answers.json of paimon-fileindex: Java Paimon 0.9.0's "
+                      "own plan (the files it keeps) and full read, through tools/kit_java_adapter.py"})
         counts["tables"] += 1
         counts["cases"] += len(cases)
     return counts
+
+
+def _add_table(add, name: str, root: Path, table, cases: list[dict], about: dict) -> None:
+    """The table's files, whole, and its case.json (``about``: writer, exercises, source, whole_files)."""
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        add(f"tables/{name}/table/{path.relative_to(root).as_posix()}", path.read_bytes())
+    add(f"tables/{name}/case.json", dump_json({
+        "name": name, "tier": 2, "layout": "table", "layouts": sorted({"table"} | _index_layouts(table)),
+        "container_version": 1, "table": "table", "columns": table_columns(table), "empty_is_skip": True,
+        **about, "cases": cases}))
 
 
 def _expected(root: Path, table, text: str, files: dict) -> dict:

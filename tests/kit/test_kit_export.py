@@ -16,7 +16,7 @@ from fileindex.kit import adapter
 from fileindex.kit.corpus import NAME, VERSION, cases, sha256
 from fileindex.kit.export import build_corpus, tarball
 from fileindex.kit.negative import MAY, MUST
-from fileindex.kit.tables import TABLES
+from fileindex.kit.tables import JAVA_TABLES, TABLES, java_answers, table_sources
 from fileindex.reference.conformance import load_vectors
 
 
@@ -55,8 +55,10 @@ def test_the_manifest_lists_every_file_with_its_sha256_and_size_and_counts_every
     assert manifest["cases"]["refusals"] == len(vectors["vectors"]) - len(ok)
     assert manifest["cases"]["multi"] == len(vectors["multi_column"]) + 1  # + the rule cases (kit/rules.py)
     tables = cases(kit_folder, "tables")
-    assert manifest["cases"]["tables"] == {"tables": len(TABLES), "cases": sum(len(t[3]) for t in TABLES)}
-    assert [c.name for c in tables] == sorted(t[0] for t in TABLES)
+    java_cases = sum(len(java_answers(ROOT / "tests/tables/parquet", db)) for _, db, _ in JAVA_TABLES)
+    assert manifest["cases"]["tables"] == {"tables": len(TABLES) + len(JAVA_TABLES),
+                                           "cases": sum(len(t[3]) for t in TABLES) + java_cases}
+    assert [c.name for c in tables] == sorted(name for name, _ in table_sources())
     assert sum(len(c.sidecar["cases"]) for c in tables) == manifest["cases"]["tables"]["cases"]
 
 
@@ -64,7 +66,7 @@ def test_tier2_tables_are_copied_whole_with_a_verdict_for_every_live_file(kit_fo
     from fileindex.table.scan import PaimonTable
 
     for case in cases(kit_folder, "tables"):
-        source = next(ROOT / "tests/tables/parquet" / folder for name, folder, _, _ in TABLES if name == case.name)
+        source = next(ROOT / "tests/tables/parquet" / folder for name, folder in table_sources() if name == case.name)
         copied = sorted(p.relative_to(case.file) for p in case.file.rglob("*") if p.is_file())
         assert copied == sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
         live = {PaimonTable(case.file).relative(entry) for entry, _ in PaimonTable(case.file).live()}
