@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's package, not whichever one the venv installed
 PAGE = ROOT / "docs" / "kit-matrix.md"
 BEGIN, END = "<!-- kit-matrix: begin (tools/kit_matrix.py) -->", "<!-- kit-matrix: end -->"
 ADAPTERS = [f"{sys.executable} -m fileindex kit adapter", f"{sys.executable} {ROOT / 'tools' / 'kit_java_adapter.py'}",
