@@ -40,7 +40,7 @@ def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = 
         if pa.types.is_time(kind) and kind.unit != "ms":  # Paimon TIME is millis of day
             ticks = np.floor_divide(ticks * 1000, _UNIT_PER_SECOND[kind.unit])
         return ticks
-    return array.to_numpy(zero_copy_only=False).astype(np.int64)
+    return array.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
 def _unscaled(array: pa.Array, data_type: DataType) -> np.ndarray:

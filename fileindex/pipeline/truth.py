@@ -82,7 +82,8 @@ class ColumnTruth:
         if pa.types.is_dictionary(values.type):
             values = values.cast(values.type.value_type)
         self.values, self.type = values, data_type
-        self.valid = np.asarray(values.is_valid(), dtype=bool)
+        self.valid = np.ones(len(values), dtype=bool) if values.null_count == 0 else \
+            np.asarray(values.is_valid(), dtype=bool)
         self.ordinal = _ordinal(values, self.valid, data_type)  # int64 per row in a total order, or None
 
     def matches(self, leaf: Leaf) -> np.ndarray:
@@ -128,14 +129,17 @@ class ColumnTruth:
 def _ordinal(values: pa.Array, valid: np.ndarray, data_type: DataType) -> np.ndarray | None:
     """int64 per row ordered as Paimon compares the type (0 for nulls), None for the byte-string types."""
     root = data_type.root
-    if root in ("FLOAT", "DOUBLE"):
-        keys = (FLOAT if root == "FLOAT" else DOUBLE).compare_order(integer_keys(values.drop_null(), data_type))
-    elif data_type.is_timestamp and pa.types.is_timestamp(values.type):
-        keys = values.drop_null().cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64)
-    elif root in NUMERIC_BITS or root in ("DATE", "TIME", "DECIMAL") or data_type.is_timestamp:
-        keys = integer_keys(values.drop_null(), data_type)
-    else:
+    if not (root in NUMERIC_BITS or root in ("FLOAT", "DOUBLE", "DATE", "TIME", "DECIMAL") or data_type.is_timestamp):
         return None
+    present = values if values.null_count == 0 else values.drop_null()
+    if root in ("FLOAT", "DOUBLE"):
+        keys = (FLOAT if root == "FLOAT" else DOUBLE).compare_order(integer_keys(present, data_type))
+    elif data_type.is_timestamp and pa.types.is_timestamp(values.type):
+        keys = present.cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    else:
+        keys = integer_keys(present, data_type)
+    if values.null_count == 0:
+        return np.asarray(keys, dtype=np.int64)
     out = np.zeros(len(values), dtype=np.int64)
     out[valid] = keys
     return out
