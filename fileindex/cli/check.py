@@ -85,6 +85,8 @@ def check_file(path: str, schema: dict[str, DataType] | None = None, *, canonica
         untyped = [c for c in container.columns if column_type(schema, c) is None]
         if untyped:  # given types that name none of these columns decode nothing: say so
             outcome["untyped_columns"] = untyped
+    elif any(not entry.is_empty for entry in container.head.entries):
+        outcome["bodies_unchecked"] = True  # only the HEAD and the layout were checked
     return outcome
 
 
@@ -93,6 +95,8 @@ def render(outcome: dict) -> str:
         error = outcome["error"]
         return f"{outcome['status']} {error if error.startswith(outcome['file']) else outcome['file'] + ': ' + error}"
     bodies = f", {outcome['bodies_decoded']} bodies decoded and checked"
+    if outcome.get("bodies_unchecked"):
+        bodies += "; warning: the bodies were not checked: give the columns' types (--schema, --data or --table)"
     if outcome.get("untyped_columns"):
         bodies += (f"; warning: the given types lack column(s) {', '.join(outcome['untyped_columns'])}, "
                    "whose bodies were not decoded")

@@ -1,6 +1,8 @@
 """This project's adapter (``fileindex kit adapter CALL``): the kit's requests answered by this package."""
 from __future__ import annotations
 
+from fileindex.indexes.result import FileIndexResult
+
 import json
 from pathlib import Path
 
@@ -61,7 +63,7 @@ def rows(request: dict) -> dict:
                                                                           "where"))}
 
 
-def _answer(result) -> dict:
+def _answer(result: FileIndexResult) -> dict:
     if isinstance(result, Rows):
         return {"result": "ROWS", "ranges": [list(r) for r in result.ranges()]}
     return {"result": result.kind}

@@ -103,7 +103,8 @@ def _opened(archive: Path, limits: Limits) -> Iterator[tarfile.TarFile]:
         gzipped = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
         with gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else nullcontext(raw) as stream:
-            bounded = _Bounded(stream, archive, limits.total_bytes + limits.members * HEADERS_PER_MEMBER)
+            most = limits.total_bytes + limits.members * HEADERS_PER_MEMBER
+            bounded = _Bounded(cast(IO[bytes], stream), archive, most)
             with tarfile.open(fileobj=cast(IO[bytes], bounded), mode="r:") as packed:
                 yield packed
 
@@ -112,7 +113,7 @@ class _Bounded:
     """A tar stream that tarfile may read only a chunk at a time (tarfile reads a pax or GNU long-name
     header whole, whatever size it claims) and never past ``most`` bytes."""
 
-    def __init__(self, stream, archive: Path, most: int):
+    def __init__(self, stream: IO[bytes], archive: Path, most: int) -> None:
         self.stream, self.archive, self.most = stream, archive, most
 
     def read(self, size: int = -1) -> bytes:

@@ -8,6 +8,9 @@ several columns), ``tables/<case>/`` (Tier 2: a table and its ``case.json``), ``
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 import hashlib
 import json
 from dataclasses import dataclass
@@ -30,12 +33,12 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def dump_json(document) -> bytes:
+def dump_json(document: Any) -> bytes:
     """The corpus's one JSON spelling: sorted keys, two-space indent, UTF-8, a final newline."""
     return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def expected_from_recorded(recorded) -> dict:
+def expected_from_recorded(recorded: Any) -> dict:
     """A recorded Java answer (``tests/vectors/java``'s shape) in the kit's answer shape."""
     if isinstance(recorded, str):
         return {"result": recorded}
@@ -46,7 +49,7 @@ def expected_from_recorded(recorded) -> dict:
             "rows_sha256": recorded["sha256_rows_int32be"]}
 
 
-def rows_of(ranges) -> list[int]:
+def rows_of(ranges: Iterable[Sequence[int]]) -> list[int]:
     return [row for first, last in ranges for row in range(first, last + 1)]
 
 
@@ -82,10 +85,10 @@ def _empty(answer: dict) -> bool:
                                               and not answer.get("cardinality"))
 
 
-def _merged(ranges) -> list[list[int]]:
+def _merged(ranges: Iterable[Sequence[int]]) -> list[list[int]]:
     """Ranges as the maximal ascending runs (an adapter may split a run in two)."""
     merged: list[list[int]] = []
-    for first, last in sorted(ranges):
+    for first, last in sorted((int(r[0]), int(r[1])) for r in ranges):
         if merged and first <= merged[-1][1] + 1:
             merged[-1][1] = max(merged[-1][1], last)
         else:
@@ -93,7 +96,7 @@ def _merged(ranges) -> list[list[int]]:
     return merged
 
 
-def _short(ranges) -> str:
+def _short(ranges: Sequence[Sequence[int]]) -> str:
     text = json.dumps(ranges)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -152,7 +155,7 @@ class Case:
         return self.sidecar["layout"]
 
 
-def load_json(path: Path):
+def load_json(path: Path) -> Any:
     """A JSON document of the corpus: a regular file of at most ``MAX_JSON_BYTES``."""
     if not path.exists() and not path.is_symlink():
         raise UsageError(f"{path} is missing: is this a kit folder (fileindex kit export writes one)?")
@@ -162,7 +165,7 @@ def load_json(path: Path):
         raise UsageError(f"{path} is not JSON: {err}") from None
 
 
-def dataset_path(folder: Path, name) -> Path:
+def dataset_path(folder: Path, name: object) -> Path:
     """A dataset a sidecar or a refusal names (``datasets/….json``), inside the corpus folder."""
     return inside(folder, name, what="dataset")
 

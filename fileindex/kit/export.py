@@ -10,6 +10,9 @@ versions answered otherwise, the case says since when and what they answered.
 """
 from __future__ import annotations
 
+from fileindex.container.head import IndexEntry
+from fileindex.types import DataType
+
 import gzip
 import io
 import json
@@ -166,7 +169,7 @@ def _add_tier1(corpus: Corpus, counts: dict, record: dict, data: bytes, commit: 
         tally["cases"] += len(cases)
 
 
-def _case(index_type: str, data_type, query: dict) -> dict:
+def _case(index_type: str, data_type: DataType, query: dict) -> dict:
     operator, literals = recorded_query(query["op"], data_type)
     expected = expected_from_recorded(current_java_answer(index_type, data_type, query["op"], query["result"]))
     case: dict = {"where": predicate_to_json(Leaf(operator, "c", literals), {"c": data_type}), "expected": expected}
@@ -203,7 +206,7 @@ def _add_multi(corpus: Corpus, record: dict, data: bytes, commit: str) -> None:
     corpus.add(f"containers/multi/{record['name']}.json", dump_json(sidecar))
 
 
-def _payload(container: FileIndexContainer, entry) -> bytes | None:
+def _payload(container: FileIndexContainer, entry: IndexEntry) -> bytes | None:
     body = container.body(entry)
     return None if body is None else bytes(body)
 

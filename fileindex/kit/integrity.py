@@ -7,6 +7,8 @@ regular file or a folder (a symlink, a device, a pipe) fails the run naming it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import os
 import stat
 from pathlib import Path
@@ -47,7 +49,7 @@ def verify_files(folder: Path, manifest: dict, *, limit: int = MAX_FILE_BYTES) -
     return len(found)
 
 
-def _walk(folder: Path):
+def _walk(folder: Path) -> Iterator[Path]:
     """Every regular file under ``folder``; anything else but a folder is refused by name."""
     for base, folders, files in os.walk(folder, followlinks=False):
         for name in folders + files:

@@ -35,7 +35,8 @@ def _patched(data: bytes, at: int, value: int) -> bytes:
     return data[:at] + struct.pack(">i", value) + data[at + 4:]
 
 
-def _case(name: str, rule: str, request: dict, why: str, data: bytes, *, accepted=None, divergence: str = "",
+def _case(name: str, rule: str, request: dict, why: str, data: bytes, *, accepted: list | None = None,
+          divergence: str = "",
           spec: str = CONTAINER) -> tuple:
     case = {"name": name, "tier": "bad", "rule": rule, "file": f"{name}.index", "request": request, "why": why,
             "accepted": accepted or ([ERROR] if rule == MUST else [ERROR, REMAIN]),

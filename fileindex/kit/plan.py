@@ -1,6 +1,9 @@
 """What a ``kit run`` runs and how far it is: ``--only`` patterns, and progress within a phase."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
 import fnmatch
 import time
 from collections.abc import Callable
@@ -11,6 +14,8 @@ from fileindex.kit.corpus import Case
 PROGRESS_FIRST, PROGRESS_EVERY = 1.0, 5.0  # seconds into a phase before its first progress line; between lines
 
 
+T = TypeVar("T")
+
 class Phase:
     """Progress within a phase: a line when it begins, and ``done/total`` once it has taken over a second."""
 
@@ -19,7 +24,7 @@ class Phase:
         self.start = self.last = time.monotonic()
         progress(text)
 
-    def each(self, items):
+    def each(self, items: Iterable[T]) -> Iterator[T]:
         """``items``, one step counted as each is done."""
         for item in items:
             yield item
@@ -45,7 +50,7 @@ class Only:
     """``--only`` patterns: a layout name (``bitmap-v1``, ``bitmap-v1@v2``, ``multi-column``, ``table``,
     ``bad``, ``refusals``) or a glob of case names (``int_*``); each must pick at least one case."""
 
-    def __init__(self, patterns) -> None:
+    def __init__(self, patterns: Iterable[str]) -> None:
         self.patterns = list(patterns)
         self.used: set[str] = set()
         self.seen: set[str] = set()

@@ -7,6 +7,9 @@ otherwise it runs one command line per request (:func:`to_argv`). Requests and a
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
 import argparse
 import json
 import os
@@ -83,7 +86,7 @@ def from_argv(args: argparse.Namespace) -> dict:
     return request
 
 
-def _json(text: str, option: str):
+def _json(text: str, option: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as err:
@@ -298,7 +301,7 @@ def _answer(line: bytes) -> dict:
     return answer if isinstance(answer, dict) else {"crash": f"not a JSON object: {line[:200]!r}"}
 
 
-def serve(handle, stdin=None, stdout=None) -> int:
+def serve(handle: Callable[[dict], dict], stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """An adapter's ``batch`` loop: one JSON request per line in, one JSON answer per line out, each answer
     echoing its request's ``id`` (the runner never takes a line without it for an answer)."""
     stdin = stdin or os.fdopen(0, "rb", closefd=False)

@@ -8,6 +8,8 @@ so that it cannot drift from what an export holds; the tables Java Paimon 0.9.0 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pathlib import Path
 
 from fileindex.errors import UsageError
@@ -54,7 +56,7 @@ def readme() -> bytes:
             + "\n").encode()
 
 
-def add_release_files(add) -> None:
+def add_release_files(add: Callable[[str, bytes], None]) -> None:
     """README.md, LICENSE, NOTICE and CHANGELOG.md into the corpus (``add(path, bytes)``)."""
     add("README.md", readme())
     add("LICENSE", (HERE / "LICENSE.kit").read_bytes())

@@ -86,21 +86,32 @@ def terminal(results: Results, failures: int = 20) -> str:
     if results.stopped:
         lines.append(f"INCOMPLETE: {results.stopped}; {len(results.outcomes)} checks ran")
     unwritten = results.totals()[NOT_WRITTEN]
-    lines.append("PASS" if results.ok else f"FAIL: {len(failed)} check(s) failed"
-                 + (f", {unwritten} not written" if unwritten else "") + (" (incomplete)" if results.stopped else ""))
+    if results.stopped and not failed:
+        lines.append("NOT PASSED: the run ended early" + (f"; {unwritten} not written" if unwritten else ""))
+    else:
+        lines.append("PASS" if results.ok else f"FAIL: {len(failed)} check(s) failed"
+                     + (f", {unwritten} not written" if unwritten else "")
+                     + (" (incomplete)" if results.stopped else ""))
     return "\n".join(lines)
 
 
 def markdown(results: Results) -> str:
-    """The matrix as a Markdown table (consumer ← producer rows, layout columns), and each
-    implementation's totals: what docs/kit-matrix.md shows."""
+    """The matrix as Markdown: a table per consumer (a row per layout, a column per producer, so that it fits
+    a page), and each implementation's totals: what docs/kit-matrix.md shows."""
     table = matrix(results)
-    layouts = sorted({layout for row in table.values() for layout in row})
-    lines = ["| consumer ← producer | " + " | ".join(layouts) + " |", "|---" * (len(layouts) + 1) + "|"]
+    consumers: dict[str, dict[str, dict]] = {}
     for row, cells in table.items():
-        lines.append(f"| {row} | " + " | ".join(_cell(cells[layout]) if layout in cells else "-"
-                                               for layout in layouts) + " |")
-    lines.append("")
+        consumer, producer = row.split(" ← ", 1)
+        consumers.setdefault(consumer, {})[producer] = cells
+    lines = []
+    for consumer, producers in consumers.items():
+        layouts = sorted({layout for cells in producers.values() for layout in cells})
+        lines += [f"**{consumer}** reading what each producer wrote:", "",
+                  "| layout | " + " | ".join(f"← {producer}" for producer in producers) + " |",
+                  "|---" * (len(producers) + 1) + "|"]
+        lines += [f"| {layout} | " + " | ".join(_cell(cells[layout]) if layout in cells else "-"
+                                                 for cells in producers.values()) + " |" for layout in layouts]
+        lines.append("")
     lines += [f"* {name} {caps.get('version', '?')}: {_totals_line(name, results.totals(name)).split(': ', 1)[1]}"
               for name, caps in results.implementations.items()]
     return "\n".join(lines)

@@ -10,6 +10,8 @@ order, sorted by their JSON text, so two implementations' answers compare as equ
 """
 from __future__ import annotations
 
+from fileindex.types import DataType
+
 import json
 from pathlib import Path
 
@@ -55,7 +57,7 @@ def sort_rows(rows: list) -> list:
     return sorted(rows, key=lambda row: json.dumps(row, ensure_ascii=False, sort_keys=True))
 
 
-def _json_values(array: pa.Array, data_type) -> list:
+def _json_values(array: pa.Array, data_type: DataType) -> list:
     valid = array.is_valid().to_numpy(zero_copy_only=False)
     present = iter(python_values(array.filter(pa.array(valid)), data_type))
     return [value_to_json(next(present), data_type) if ok else None for ok in valid]

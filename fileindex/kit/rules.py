@@ -9,6 +9,9 @@ file for k = 1 OR name = 'n00003'" report (docs/divergences.md).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from fileindex import __version__
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.writer import write_container
@@ -24,7 +27,7 @@ BLOOM_OPTIONS = {"items": "6", "fpp": "0.01"}
 RULE = "FileIndexResult.or: the union of two row sets; REMAIN when either side remains"
 
 
-def _equal(column: str, data_type: str, literal) -> dict:
+def _equal(column: str, data_type: str, literal: Any) -> dict:
     return {"function": "Equal", "column": column, "type": data_type, "literals": [literal]}
 
 
@@ -42,7 +45,7 @@ CASES = [
 ]
 
 
-def add_rule_cases(add) -> int:
+def add_rule_cases(add: Callable[[str, bytes], None]) -> int:
     """The container, its dataset and its sidecar into the corpus; the number of containers added."""
     bitmap = INDEX_TYPES["bitmap"].build(K, parse_type("INT"), {"version": "1"})
     bloom = INDEX_TYPES["bloom-filter"].build(NAMES, parse_type("STRING"), BLOOM_OPTIONS)

@@ -9,6 +9,8 @@ what it got; ``only`` (layouts, globs of case names) picks the cases to run.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import json
 import tempfile
 from collections.abc import Callable
@@ -244,7 +246,8 @@ def _read_problem(answer: dict, item: dict, sidecar: dict, where: str) -> str | 
     return None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}"
 
 
-def _judge(answer: dict, problem: Callable[..., str | None], *args, **kwargs) -> str | None | Literal[False]:
+def _judge(answer: dict, problem: Callable[..., str | None], *args: Any,
+           **kwargs: Any) -> str | None | Literal[False]:
     """An answer's outcome, the same rule for every check: ``{"unsupported": …}`` is unsupported (False), never
     a failure; anything else is judged by ``problem(answer, *args, **kwargs)`` (None: pass; a message: fail)."""
     return False if "unsupported" in answer else problem(answer, *args, **kwargs)
@@ -332,7 +335,7 @@ def _files_problem(answer: dict, expected: dict, *, whole_files: bool = False) -
     return None
 
 
-def _kept(answer) -> bool | None:
+def _kept(answer: Any) -> bool | None:
     """Whether an answer keeps the file (None: not an answer)."""
     if not isinstance(answer, dict) or answer.get("result") not in ("REMAIN", "SKIP", "ROWS"):
         return None

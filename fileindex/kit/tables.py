@@ -13,6 +13,12 @@ full read returns (:mod:`fileindex.kit.rows`, from the data); a case without rec
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fileindex.table.scan import PaimonTable
+
 import json
 from pathlib import Path
 
@@ -100,7 +106,7 @@ def expected_answer(fact: str | list[int]) -> dict:
     return {"result": "ROWS", "ranges": ranges}
 
 
-def add_tables(add, tables: Path) -> dict:
+def add_tables(add: Callable[[str, bytes], None], tables: Path) -> dict:
     """Every Tier 2 case into the corpus (``add(path, bytes)``); the counts for the manifest."""
     from fileindex.table.scan import PaimonTable
 
@@ -143,7 +149,8 @@ def add_tables(add, tables: Path) -> dict:
     return counts
 
 
-def _add_table(add, name: str, root: Path, table, cases: list[dict], about: dict) -> None:
+def _add_table(add: Callable[[str, bytes], None], name: str, root: Path, table: PaimonTable, cases: list[dict],
+               about: dict) -> None:
     """The table's files, whole, and its case.json (``about``: writer, exercises, source, whole_files)."""
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         add(f"tables/{name}/table/{path.relative_to(root).as_posix()}", path.read_bytes())
@@ -153,12 +160,12 @@ def _add_table(add, name: str, root: Path, table, cases: list[dict], about: dict
         **about, "cases": cases}))
 
 
-def _expected(root: Path, table, text: str, files: dict) -> dict:
+def _expected(root: Path, table: PaimonTable, text: str, files: dict) -> dict:
     rows = {"rows": matching_rows(root, table.parse(text))}
     return {"files": files, **rows} if files else rows
 
 
-def _index_layouts(table) -> set[str]:
+def _index_layouts(table: PaimonTable) -> set[str]:
     """The layouts of every index entry of every live data file (a reader of all of them is asked)."""
     found = set()
     for entry, _ in table.live():
@@ -166,5 +173,6 @@ def _index_layouts(table) -> set[str]:
         if container is None:
             continue
         with container:
-            found |= {layout_name(e.index_type, None if e.is_empty else bytes(container.body(e))) for e in container}
+            found |= {layout_name(e.index_type, None if e.is_empty else bytes(container.body(e) or b""))
+                      for e in container}
     return found

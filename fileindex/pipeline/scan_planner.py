@@ -149,8 +149,11 @@ class ScanPlanner:
     def _statistics_may_match(self, task: DataFileTask) -> bool:
         entry = task.table_entry()
         schema = self.table.data_schema(entry)
-        predicate = remap_predicate(cast(Predicate, self.predicate), self.table.schema, schema).predicate
-        return predicate is None or file_statistics(entry, schema).may_match(predicate)
+        # a column the file lacks reads as all null, as Java's statistics evolution answers it
+        remapped = remap_predicate(cast(Predicate, self.predicate), self.table.schema, schema, absent_as_null=True)
+        if remapped.matches_nothing:
+            return False
+        return remapped.predicate is None or file_statistics(entry, schema).may_match(remapped.predicate)
 
 
 def _whole_file_stage(name: str, alive: list[DataFileTask], keeps: Callable[[DataFileTask], bool], reason: str,

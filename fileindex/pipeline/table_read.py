@@ -100,12 +100,14 @@ class TableScan:
         return self.to_batches().read_all()
 
     def to_pandas(self, **kwargs):
+        _require("pandas", "pandas")
         return self.to_arrow().to_pandas(**kwargs)
 
     def to_duckdb(self, connection=None, name: str | None = None):
         """A DuckDB relation over the stream (each query reads the table again, nothing held in memory), in
         ``connection`` (default: DuckDB's default connection, the one ``duckdb.sql`` uses); with ``name``,
         also a view of that name there."""
+        _require("duckdb", "paimon-fileindex[duckdb]")
         import duckdb
 
         connection = connection if connection is not None else duckdb.default_connection()
@@ -118,6 +120,7 @@ class TableScan:
         """A Polars LazyFrame (an IO plugin): Polars' projection and row limit are pushed into the scan, and so
         is its filter: the conjuncts this project's predicates can say prune files and rows like ``where``
         (``pipeline.polars_filters``), and the whole filter is applied to each batch as it is read."""
+        _require("polars", "paimon-fileindex[polars]")
         import polars
         from polars.io.plugins import register_io_source
 
@@ -227,6 +230,14 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
         finally:
             for future in pending:
                 future.cancel()
+
+
+def _require(module: str, package: str) -> None:
+    """A one-line UsageError, naming what to install, where an optional engine is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise UsageError(f"this needs {module}, which is not installed: pip install '{package}'")
 
 
 def _least(a: int | None, b: int | None) -> int | None:

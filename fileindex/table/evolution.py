@@ -9,9 +9,10 @@ it fits the file's narrower type.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fileindex.predicate.tree import Leaf, LeafRewrite, Predicate, and_, conjuncts, visit
+from fileindex.predicate.tree import Leaf, LeafRewrite, Predicate, PredicateVisitor, and_, conjuncts, visit
 from fileindex.table.metadata import Schema
 from fileindex.types import NUMERIC_BITS, DataType
 
@@ -70,6 +71,34 @@ class _Remap(LeafRewrite):
         return _leaf(leaf, self.table, self.data)
 
 
+class _NullAnswer(PredicateVisitor[bool]):
+    """A conjunct's value on a row where every column the file lacks is null (_Unusable: it names a column
+    the file has, so the rows decide)."""
+
+    def __init__(self, table: Schema, data: Schema):
+        self.table, self.data = table, data
+
+    def leaf(self, leaf: Leaf) -> bool:
+        try:
+            _leaf(leaf, self.table, self.data)
+        except _AllNull:
+            return leaf.function in ALL_NULL_TRUE
+        raise _Unusable
+
+    def and_(self, children: Iterator[bool]) -> bool:
+        return all(children)
+
+    def or_(self, children: Iterator[bool]) -> bool:
+        return any(children)
+
+
+def _true_when_absent_columns_are_null(conjunct: Predicate, table: Schema, data: Schema) -> bool:
+    try:
+        return visit(conjunct, _NullAnswer(table, data))
+    except _Unusable:
+        return True  # (the rows decide: it may hold)
+
+
 @dataclass(frozen=True)
 class FilePredicate:
     """A table predicate as a data file written under another schema can be asked it: ``predicate``, the
@@ -92,7 +121,7 @@ def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
         try:
             kept.append(visit(conjunct, remap))
         except _AllNull:
-            if absent_as_null and isinstance(conjunct, Leaf) and conjunct.function not in ALL_NULL_TRUE:
+            if absent_as_null and not _true_when_absent_columns_are_null(conjunct, table, data):
                 return FilePredicate(None, matches_nothing=True)
         except _Unusable:
             pass

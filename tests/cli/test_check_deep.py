@@ -326,3 +326,13 @@ def test_a_has_null_byte_other_than_one_is_a_note(tmp_path, version):
     data[body_at(data) + 9] = 2
     outcome = checked(tmp_path, data, "INT")
     assert outcome["status"] == "OK" and "has_null byte 2" in outcome["notes"][0]["message"]
+
+
+def test_without_column_types_check_says_the_bodies_went_unchecked(capsys):
+    path = str(JAVA_VECTORS / "int_nulls__bsi.index")
+    assert main(["check", path]) == 0
+    assert "warning: the bodies were not checked: give the columns' types" in capsys.readouterr().out
+    assert main(["check", "--schema", "c INT", path]) == 0
+    assert "were not checked" not in capsys.readouterr().out
+    outcome = check_file(path)
+    assert outcome["bodies_unchecked"] and outcome["bodies_decoded"] == 0

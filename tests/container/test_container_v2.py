@@ -14,6 +14,7 @@ from test_container_properties import ENTRIES
 from vector_cases import FRAMES, all_cases, current_java_answer, java_v2
 
 from fileindex.cli import main
+from fileindex.cli.exits import EXIT_NON_CANONICAL
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import _VALIDATIONS
@@ -292,7 +293,7 @@ def test_a_sparse_container_past_4_gib_opens_without_reading_the_gap(tmp_path, c
                  ["query", str(path), "--schema", "id INT", "--where", "id = 7", "--where", "id = 1000"]):
         assert main(argv) == 0, argv
     assert main(["check", str(path)]) == 0  # valid: readable, but Java writes no gap between payloads (a note)
-    assert main(["check", "--canonical", str(path)]) == 5
+    assert main(["check", "--canonical", str(path)]) == EXIT_NON_CANONICAL
     out = capsys.readouterr().out
     assert f"where the bodies before it end at 17 (a gap of {far - 17} bytes)" in out
     assert f"{far}" in out and "id = 7  =>  REMAIN" in out and "id = 1000  =>  SKIP" in out

@@ -59,6 +59,17 @@ def test_where_javas_plan_is_decided_by_the_indexes_ours_keeps_the_same_files():
         assert kept == {name: v["result"] == "REMAIN" for name, v in answer["files"].items()}, answer["sql"]
 
 
+@pytest.mark.parametrize("answer", ANSWERED, ids=[a["sql"] for a in ANSWERED])
+def test_the_readers_funnel_keeps_the_files_javas_plan_keeps(answer):
+    """Statistics included: a file written before ``tag`` was added reads it as all null, so a predicate no null
+    satisfies skips it, as Java's statistics do; the reader reads exactly the files Java's plan keeps."""
+    from fileindex.pipeline.table_read import PaimonTable as ReadingTable
+
+    plan = ReadingTable(TABLE).scan(answer["sql"]).plan()
+    read = {f.file for f in plan if f.read in ("all", "rows")}
+    assert read == {name for name, v in answer["files"].items() if v["result"] != "SKIP"}, answer["sql"]
+
+
 def test_java_0_9_throws_on_is_null_of_the_added_column_and_the_kit_has_no_such_case():
     failed = {a["sql"]: a["error"] for a in RECORDED if "error" in a}
     assert "tag IS NULL" in failed and "IndexOutOfBoundsException" in failed["tag IS NULL"]

@@ -84,6 +84,18 @@ def test_an_adapter_that_hangs_on_every_request_ends_within_the_budget_with_a_re
     assert lines[-1].startswith("ended early: the run's budget of 4 s")
 
 
+def test_a_run_ended_early_without_a_failure_does_not_say_fail():
+    from fileindex.kit.report import terminal
+    from fileindex.kit.runner import Results
+
+    results = Results("2.1.0", stopped="the run's budget of 2 s (--budget) is spent")
+    results.add("this", "corpus", "bloom-filter", "read", None, "a")
+    last = terminal(results).splitlines()[-1]
+    assert not results.ok and last == "NOT PASSED: the run ended early" and "FAIL" not in terminal(results)
+    results.add("this", "corpus", "bloom-filter", "read", "wrong rows", "b")
+    assert terminal(results).splitlines()[-1] == "FAIL: 1 check(s) failed (incomplete)"
+
+
 def test_unsupported_means_the_same_for_every_kind_of_check(small, kit_folder, tmp_path):
     shutil.copytree(kit_folder / "tables/append_with_bitmap", small / "tables/append_with_bitmap")
     relist(small)

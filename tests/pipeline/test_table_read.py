@@ -268,10 +268,16 @@ def test_a_primary_key_table_that_needs_a_merge_is_refused(tmp_path, capsys):
 
 def test_statistics_rule_out_files_before_their_indexes_are_opened(monkeypatch):
     path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
-    scan = PaimonTable(path).scan("f5 = 10")  # f5 was added later: only the newer file has statistics for it
+    # f5 was added later: the older file reads it as all null (no row = 10, as Java's statistics evolution
+    # says), the newer file's statistics rule 10 out
+    scan = PaimonTable(path).scan("f5 = 10")
     stages = {s.name: s for s in scan.explain().stages}
-    assert (stages["statistics"].files_before, stages["statistics"].files_after) == (2, 1)
-    assert [f.skipped_by for f in scan.explain().files].count("statistics") == 1
+    assert (stages["statistics"].files_before, stages["statistics"].files_after) == (2, 0)
+    assert [f.skipped_by for f in scan.explain().files].count("statistics") == 2
+    assert scan.to_arrow().num_rows == 0
+    scan = PaimonTable(path).scan("f5 = 10 OR f5 IS NULL")  # the older file's 8 rows are all null: kept
+    assert {s.name: s.files_after for s in scan.explain().stages}["statistics"] == 2
+    assert scan.to_arrow().num_rows == 8 + 1
     scan = PaimonTable(path).scan("f1 IS NULL")  # no file holds a null f1
     assert {s.name: s.files_after for s in scan.explain().stages}["statistics"] == 0
     assert scan.to_arrow().num_rows == 0
@@ -412,3 +418,16 @@ def test_a_closed_pipe_ends_quietly():
     process.stdout.close()  # before the command writes a line
     err = process.stderr.read()
     assert process.wait(timeout=120) == 0 and "Broken pipe" not in err, err
+
+
+@pytest.mark.parametrize("method, module", [("to_pandas", "pandas"), ("to_polars", "polars"), ("to_duckdb", "duckdb")])
+def test_a_missing_engine_is_one_line_naming_what_to_install(monkeypatch, method, module):
+    import importlib.util
+
+    from fileindex.errors import UsageError
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == module else found(name, *a))
+    scan = PaimonTable(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap").scan()
+    with pytest.raises(UsageError, match=f"this needs {module}, which is not installed: pip install"):
+        getattr(scan, method)()

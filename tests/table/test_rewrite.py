@@ -295,10 +295,11 @@ APPEND_TABLES = sorted(p for p in (ROOT / "tests" / "tables").glob("**/*.db/*")
 
 @pytest.mark.parametrize("source", APPEND_TABLES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_every_shared_append_table_rewritten_answers_exactly(tmp_path, source):
-    """Copies of the 1.x-written tables, re-indexed with a bitmap (sidecars) on field 0, whatever it is
-    named now: our reader's verdicts are exactly the rows holding each value."""
+    """Copies of the shared tables, re-indexed with a bitmap (sidecars) on field 0, whatever it is named now
+    and whatever its type: our reader's verdicts are exactly the rows holding each value."""
     from fileindex.arrow.data_files import DataFileReader
     from fileindex.indexes.result import REMAIN, SKIP
+    from fileindex.predicate.tree import Leaf
 
     root = tmp_path / source.name
     shutil.copytree(source, root)
@@ -319,7 +320,7 @@ def test_every_shared_append_table_rewritten_answers_exactly(tmp_path, source):
         values[entry.file_name] = DataFileReader(table.data_path(entry)).column(name).to_pylist()
     for value in sorted({v for column_values in values.values() for v in column_values if v is not None})[:4]:
         for entry, _ in table.live():
-            verdict = table.verdict(entry, table.parse(f"{column} = '{value}'"))
+            verdict = table.verdict(entry, Leaf("eq", column, (value,)))  # (a literal of the column's own type)
             rows = [i for i, v in enumerate(values[entry.file_name]) if v == value]
             expected = SKIP if not rows else REMAIN if len(rows) == entry.row_count else Rows(rows)
             assert (verdict.index, verdict.result) == ("sidecar", expected)
