@@ -100,7 +100,8 @@ def breakdown(spark, folder: str, where: str, repeat: int) -> dict:
     schema = read_schema(inputs, tasks, None, predicate)
     verdicts = [evaluate_file(task, widened) for task in tasks]
     kept = [(task, v) for task, v in zip(tasks, verdicts, strict=True) if v.result.kind != "SKIP"]
-    reads = [(task, v.rows, v.result.bitmap.serialize() if isinstance(v.result, Rows) else None) for task, v in kept]
+    reads = [(task, v.row_count, v.result.bitmap.serialize() if isinstance(v.result, Rows) else None)
+             for task, v in kept]
     local, local_rows = local_read(spark, reads, schema, widened, types)
 
     def planning():
