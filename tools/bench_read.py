@@ -9,7 +9,8 @@ bitmap on ``category`` and a range bitmap on ``ts`` (sidecars); kept in DIR (ben
 recipe. pypaimon-rust runs in its own virtual environment (.venv-peer, made here from the package
 registry on first use; never a dependency of the package) through tools/bench_read_peer.py.
 
-Timed, medians of --repeat warm runs after one untimed run, each from opening the table to holding every
+Each query's row shows the data files the scan reads after pruning (``files``). Timed, medians of --repeat
+warm runs after one untimed run, each from opening the table to holding every
 result row in Arrow: this project's scan (a new PaimonTable each run); pypaimon-rust's SQL ``SELECT *``
 (one SQLContext) and, where its predicate form can say the filter, its ReadBuilder plan + read; and
 ``pyarrow.dataset`` over the table's live data files with the same filter. Row counts must agree.
@@ -103,6 +104,11 @@ def ours(root: Path, where: str | None) -> int:
     return PaimonTable(root).scan(where).to_arrow().num_rows
 
 
+def files_read(root: Path, where: str | None) -> int:
+    """The data files the scan reads (all rows or the index's rows) after the funnel."""
+    return sum(f.read in ("all", "rows") for f in PaimonTable(root).scan(where).plan())
+
+
 def plain(files: list[str], expression) -> int:
     return ds.dataset(files, format="parquet").to_table(filter=expression).num_rows
 
@@ -137,7 +143,7 @@ def main() -> None:
                                       str(root.parent.parent), json.dumps(request)],
                                      check=True, capture_output=True, text=True).stdout)
     print(f"{spec.files} files x {spec.rows_per_file:,} rows; medians of {args.repeat} warm runs, seconds")
-    print(f"{'query':<26} {'rows':>10} {'ours':>8} {'peer SQL':>9} {'peer RB':>8} {'pyarrow':>8} "
+    print(f"{'query':<26} {'rows':>10} {'files':>5} {'ours':>8} {'peer SQL':>9} {'peer RB':>8} {'pyarrow':>8} "
           f"{'ours/peer':>9} {'pyarrow/ours':>12}")
     for case, theirs in zip(cases, peer, strict=True):
         our_time, rows = median_of(lambda case=case: ours(root, case["where"]), args.repeat)
@@ -146,7 +152,7 @@ def main() -> None:
         builder = theirs.get("read_builder")
         counts = {rows, plain_rows, sql_rows} | ({builder[1]} if builder else set())
         assert len(counts) == 1, (case["name"], rows, plain_rows, sql_rows, builder)
-        print(f"{case['name']:<26} {rows:>10,} {our_time:>8.4f} {sql_time:>9.4f} "
+        print(f"{case['name']:<26} {rows:>10,} {files_read(root, case['where']):>5} {our_time:>8.4f} {sql_time:>9.4f} "
               f"{builder[0] if builder else float('nan'):>8.4f} {plain_time:>8.4f} {our_time / sql_time:>9.2f} "
               f"{plain_time / our_time:>12.1f}")
     if args.memory:

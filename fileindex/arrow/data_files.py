@@ -117,7 +117,7 @@ class DataFileReader:
         if self.format == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.ParquetFile(self.path, metadata=metadata, read_dictionary=read_dictionary)
+            return pq.ParquetFile(self.path, metadata=metadata, read_dictionary=read_dictionary, pre_buffer=False)
         import pyarrow.orc as orc
 
         return orc.ORCFile(self.path)
@@ -144,7 +144,11 @@ class DataFileReader:
 
     def read(self, columns: list[str]) -> pa.Table:
         self._require(columns)
-        return self._guard(lambda: self._file.read(columns=columns))
+        if self.format != "parquet":
+            return self._guard(lambda: self._file.read(columns=columns))
+        # pyarrow's threads decode columns side by side: for one column they only cost (14 ms against 10 ms
+        # for a million BIGINTs), and the reads of a scan run side by side already
+        return self._guard(lambda: self._file.read(columns=columns, use_threads=len(columns) > 1))
 
     def read_rows(self, rows: np.ndarray | None, columns: list[str]) -> pa.Table:
         """The given rows (ascending positions; None: all) of ``columns``, reading only their groups."""

@@ -36,6 +36,9 @@ CHUNK_OFFSET_INDEX_OFFSET, CHUNK_OFFSET_INDEX_LENGTH, CHUNK_CRYPTO_METADATA = 4,
 META_NUM_VALUES, META_TOTAL_COMPRESSED_SIZE, META_DATA_PAGE_OFFSET, META_DICTIONARY_PAGE_OFFSET = 5, 7, 9, 11
 META_KEPT = (1, 2, 3, 4, 6)  # type, encodings, path_in_schema, codec, total_uncompressed_size (an upper bound)
 PAGE_OFFSET, PAGE_COMPRESSED_SIZE, PAGE_FIRST_ROW = 1, 2, 3
+HEADER_DATA_PAGE, HEADER_DATA_PAGE_V2 = 5, 8  # PageHeader's data_page_header, data_page_header_v2
+DATA_PAGE_ENCODING, DATA_PAGE_V2_ENCODING = 2, 4
+DICTIONARY_ENCODINGS = {2, 8}  # PLAIN_DICTIONARY, RLE_DICTIONARY
 LOCATIONS = 1
 
 _LIMIT = 1 << 24  # strings and containers in a footer: a bound for a damaged one, far above real ones
@@ -215,17 +218,20 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     if int(sizes[wanted].sum()) * 2 > int(sizes.sum()):  # copying most pages gains nothing
         return None
     _, meta = _chunk_meta(footer.row_groups[group], leaf)
+    breaks = np.flatnonzero(np.diff(wanted) != 1) + 1
+    runs = [os.pread(fd, int(offsets[run[-1]] + sizes[run[-1]] - offsets[run[0]]), int(offsets[run[0]]))
+            for run in np.split(wanted, breaks)]  # adjacent pages in one read
     data_at, dictionary_at = _value(meta, META_DATA_PAGE_OFFSET), _value(meta, META_DICTIONARY_PAGE_OFFSET)
-    prefix = b"" if not dictionary_at or dictionary_at >= data_at else os.pread(fd, data_at - dictionary_at,
-                                                                                 dictionary_at)
-    # one row group: the dictionary page, then the wanted pages one after another (each page stands alone)
+    prefix = b""
+    if dictionary_at and dictionary_at < data_at and _needs_dictionary(runs, offsets, sizes, wanted, breaks):
+        prefix = os.pread(fd, data_at - dictionary_at, dictionary_at)
+    # one row group: the dictionary page where a copied page refers to it, then the wanted pages one after
+    # another (each page stands alone)
     out = bytearray(b"PAR1")
     out += prefix
     pages_at = len(out)
-    breaks = np.flatnonzero(np.diff(wanted) != 1) + 1
-    for run in np.split(wanted, breaks):  # adjacent pages in one read
-        first, last = int(run[0]), int(run[-1])
-        out += os.pread(fd, int(offsets[last] + sizes[last] - offsets[first]), int(offsets[first]))
+    for run in runs:
+        out += run
     counts = firsts[wanted + 1] - firsts[wanted]
     bases = np.concatenate(([0], np.cumsum(counts)[:-1]))  # where each wanted page's rows start in the copy
     positions = bases[np.searchsorted(wanted, pages)] + rows - firsts[pages]
@@ -251,6 +257,23 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     if len(column) != base:
         raise Unreadable("the copied pages hold another number of rows")
     return column.take(pa.array(positions)).combine_chunks()
+
+
+def _needs_dictionary(runs: list[bytes], offsets: np.ndarray, sizes: np.ndarray, wanted: np.ndarray,
+                      breaks: np.ndarray) -> bool:
+    """Is any of the copied pages dictionary-encoded? A writer whose dictionary grew too large goes on in
+    PLAIN (parquet-mr and arrow-rs after 1 MiB of dictionary): those pages decode without the dictionary
+    page, which would otherwise be decoded whole (128k values of a BIGINT) for each read of a few rows."""
+    for run, pages in zip(runs, np.split(wanted, breaks), strict=True):
+        for page in pages:
+            start = int(offsets[page] - offsets[pages[0]])
+            header = decode(run[start:start + int(sizes[page])])
+            v1, v2 = _value(header, HEADER_DATA_PAGE), _value(header, HEADER_DATA_PAGE_V2)
+            encoding = _value(v1, DATA_PAGE_ENCODING) if v1 is not None else \
+                _value(v2, DATA_PAGE_V2_ENCODING) if v2 is not None else None
+            if encoding is None or encoding in DICTIONARY_ENCODINGS:
+                return True
+    return False
 
 
 def _span_group(meta: Tree, start: int, dictionary_at: int | None, pages_at: int, size: int,

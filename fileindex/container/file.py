@@ -138,7 +138,7 @@ def _sidecar_memo_items() -> int:
 # readers its queries open, as an embedded index does. Weighed by what its readers take decoded: about an
 # eighth of the file (a range bitmap's dictionary headers and slices: 117 KiB for a 2.1 MB sidecar of 200,000
 # rows); the mapped bytes themselves are the page cache's.
-SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_memo_items(), budget=64 << 20)
+SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_memo_items(), budget=128 << 20)
 
 
 def sidecar_container(path: str | os.PathLike) -> FileIndexContainer:

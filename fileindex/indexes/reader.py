@@ -57,6 +57,14 @@ class FileIndexReader:
     def visit_not_between(self, low, high) -> FileIndexResult:
         return REMAIN
 
+    def visit_range(self, low, high, *, low_inclusive: bool, high_inclusive: bool) -> FileIndexResult:
+        """``column >(=) low AND column <(=) high``: the AND of the two answers, as Paimon folds them; a reader
+        that answers both at once, cheaper, overrides it."""
+        first = self.visit_greater_or_equal(low) if low_inclusive else self.visit_greater_than(low)
+        if not first.remain():
+            return first
+        return first.and_(self.visit_less_or_equal(high) if high_inclusive else self.visit_less_than(high))
+
 
 def _fold_or(results) -> FileIndexResult:
     folded = None

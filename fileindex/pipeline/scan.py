@@ -19,7 +19,7 @@ from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.inputs import DataFileTask, Inputs, open_error
-from fileindex.pipeline.truth import matches, source_columns
+from fileindex.pipeline.truth import filtered, matches, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
@@ -156,7 +156,7 @@ def read_verdict(task: DataFileTask, verdict: FileVerdict, schema: pa.Schema, pr
     table = read_candidates(task, rows, schema)
     if not exact or predicate is None or names_nanos(predicate, types):
         return table
-    return table.filter(matches(table, predicate, types))
+    return filtered(table, predicate, types)
 
 
 DENSE_SURVIVORS = 4  # a probe that keeps more than a quarter of its rows reads the other columns whole

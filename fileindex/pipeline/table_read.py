@@ -36,7 +36,7 @@ from fileindex.pipeline.scan import (
     selected_schema,
     selection,
 )
-from fileindex.pipeline.truth import matches
+from fileindex.pipeline.truth import filtered
 from fileindex.predicate.tree import Predicate, and_
 from fileindex.table import scan as table_scan
 
@@ -164,7 +164,7 @@ class TableScan:
         table = pa.Table.from_arrays([columns[f.name] if f.name in columns else pa.nulls(count, type=f.type)
                                       for f in self.read_schema], schema=self.read_schema)
         if self.predicate is not None:
-            table = table.filter(matches(table, self.predicate, self.types))
+            table = filtered(table, self.predicate, self.types)
         return table
 
     def _with_polars_filter(self, expression) -> Predicate | None:
@@ -203,15 +203,16 @@ class TableScan:
             # most rows matching: probing the predicate's columns first costs a second read of every file
             self._dense = self._dense or table.num_rows * DENSE_SURVIVORS > item.rows
         if self.predicate is not None and names_nanos(self.predicate, self.types):
-            table = table.filter(matches(table, self.predicate, self.types))  # (read_verdict leaves these)
+            table = filtered(table, self.predicate, self.types)  # (read_verdict leaves these)
         return table
 
 
 # ------------------------------------------------------------------------------------- helpers
 
 def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int) -> Iterator[pa.Table]:
-    """``read`` of each item, in order, at most ``workers`` reads in flight (a consumer that stops early
-    cancels the rest)."""
+    """``read`` of each item, in order, on ``workers`` threads, twice as many reads queued (a thread that
+    finishes goes on while the consumer waits for an earlier file); a consumer that stops early cancels the
+    rest."""
     if workers <= 1 or len(items) < 2:
         yield from map(read, items)
         return
@@ -219,7 +220,7 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
     remaining = iter(items)
     with ThreadPoolExecutor(workers) as pool:
         try:
-            for item in itertools.islice(remaining, workers):
+            for item in itertools.islice(remaining, 2 * workers):
                 pending.append(pool.submit(read, item))
             while pending:
                 table = pending.popleft().result()

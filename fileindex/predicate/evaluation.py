@@ -9,8 +9,10 @@ tighter than Java). An evaluator holds only its schema and mode, so it pickles f
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
@@ -19,7 +21,7 @@ from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.registry import body_failure, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, leaves
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, conjuncts, leaves
 from fileindex.predicate.tree import visit as visit_tree
 from fileindex.types import DataType, column_type
 
@@ -90,7 +92,25 @@ class _Evaluation(PredicateVisitor[FileIndexResult]):
         self.malformed: list[Unreadable] = []
 
     def evaluate(self, predicate: Predicate) -> FileIndexResult:
-        return visit_tree(predicate, self)
+        parts = conjuncts(predicate)
+        return visit_tree(predicate, self) if len(parts) < 2 else self.and_(self._conjunct_answers(parts))
+
+    def _conjunct_answers(self, parts: tuple[Predicate, ...]) -> Iterator[FileIndexResult]:
+        """Each conjunct's answer, in order, with a lower and an upper bound on one column next to each other
+        (``ts >= a AND ts < b``) answered together (``FileIndexReader.visit_range``): the same rows as
+        answering them one after the other, which Java does."""
+        position = 0
+        while position < len(parts):
+            bounds = _range_bounds(parts[position], parts[position + 1]) if position + 1 < len(parts) else None
+            if bounds is None:
+                yield visit_tree(parts[position], self)
+                position += 1
+            else:
+                lower, upper = bounds
+                yield self._answer(lower.column, functools.partial(
+                    _visit_range, low=lower.literals[0], high=upper.literals[0],
+                    low_inclusive=lower.function is Operator.GTE, high_inclusive=upper.function is Operator.LTE))
+                position += 2
 
     def and_(self, children: Iterator[FileIndexResult]) -> FileIndexResult:
         result = REMAIN
@@ -107,14 +127,18 @@ class _Evaluation(PredicateVisitor[FileIndexResult]):
         return result
 
     def leaf(self, predicate: Leaf) -> FileIndexResult:
+        return self._answer(predicate.column, lambda reader: visit(reader, predicate))
+
+    def _answer(self, column: str, ask: Callable[[FileIndexReader], FileIndexResult]) -> FileIndexResult:
+        """The AND of ``ask`` of every index on ``column``, stopping once it no longer remains."""
         result = REMAIN
-        readers = self._readers(predicate.column)
+        readers = self._readers(column)
         # no readers when the column has no type: nothing to zip; else one reader per entry
-        for entry, reader in zip(self.container.indexes(predicate.column).values(), readers, strict=False):
+        for entry, reader in zip(self.container.indexes(column).values(), readers, strict=False):
             try:
-                result = result.and_(visit(reader, predicate))
+                result = result.and_(ask(reader))
             except DecodeError as err:
-                data_type = column_type(self.evaluator.schema, predicate.column)
+                data_type = column_type(self.evaluator.schema, column)
                 failure = body_failure(self.container, entry, data_type, err)
                 if not self.evaluator.lenient:
                     raise failure from None
@@ -156,6 +180,23 @@ class _Evaluation(PredicateVisitor[FileIndexResult]):
 
 
 _EQUALITIES = {Operator.EQ, Operator.NEQ, Operator.IN, Operator.NOT_IN}
+_LOWER_BOUNDS, _UPPER_BOUNDS = {Operator.GT, Operator.GTE}, {Operator.LT, Operator.LTE}
+
+
+def _visit_range(reader: FileIndexReader, *, low: Any, high: Any, low_inclusive: bool,
+                 high_inclusive: bool) -> FileIndexResult:
+    return reader.visit_range(low, high, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
+
+
+def _range_bounds(first: Predicate, second: Predicate) -> tuple[Leaf, Leaf] | None:
+    """(lower, upper) where the two conjuncts bound one column from below and above, in either order."""
+    if not isinstance(first, Leaf) or not isinstance(second, Leaf) or first.column != second.column:
+        return None
+    if first.function in _LOWER_BOUNDS and second.function in _UPPER_BOUNDS:
+        return first, second
+    if first.function in _UPPER_BOUNDS and second.function in _LOWER_BOUNDS:
+        return second, first
+    return None
 
 
 def _equality_literals(predicates: list[Predicate]) -> dict[str, list]:

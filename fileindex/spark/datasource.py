@@ -58,7 +58,7 @@ from fileindex.pipeline.scan import (
     rows_to_read,
     scannable,
 )
-from fileindex.pipeline.truth import matches
+from fileindex.pipeline.truth import filtered
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
 from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_zeros
@@ -177,7 +177,7 @@ class TableReader(DataSourceReader):
             # always filtered exactly, so that what the relation holds does not depend on the index
             rows = conform(read_verdict(task, verdict, self.arrow_schema, self.predicate, self.types, exact=True),
                            spark_arrow)
-            yield from (rows if cut is None else rows.filter(matches(rows, *cut))).to_batches()
+            yield from (rows if cut is None else filtered(rows, *cut)).to_batches()
 
 
 def has_sidecar(task: DataFileTask) -> bool:

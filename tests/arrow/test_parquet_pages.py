@@ -86,6 +86,22 @@ def test_a_few_rows_of_a_large_group_are_read_from_their_pages_only(tmp_path, pa
     assert page_reads == {"paged": len(columns), "whole": 0}
 
 
+def test_pages_written_after_the_dictionary_overflowed_are_read_without_it(tmp_path, monkeypatch):
+    """A writer goes on in PLAIN once its dictionary is full: rows on those pages are read without copying
+    (and decoding) the dictionary page; rows on dictionary-encoded pages still get it."""
+    table = sample_table(40_000, seed=4)
+    path = write(tmp_path / "f.parquet", table, data_page_size=4096, row_group_size=40_000,
+                 dictionary_pagesize_limit=8192, compression="none")
+    copies = []
+    original = parquet_pages._needs_dictionary
+    monkeypatch.setattr(parquet_pages, "_needs_dictionary", lambda *a: copies.append(original(*a)) or copies[-1])
+    for rows, with_dictionary in ((np.array([1, 2]), True), (np.array([30_000, 39_999]), False)):
+        copies.clear()
+        got = DataFileReader(path).read_rows(rows, ["id"])
+        assert same(got, expected(table, rows, ["id"]))
+        assert copies == [with_dictionary]
+
+
 def test_rows_on_most_pages_read_the_column_whole(tmp_path, page_reads):
     table = sample_table(8_000, seed=2)
     path = write(tmp_path / "f.parquet", table, data_page_size=1 << 20)  # one page a column
@@ -162,6 +178,7 @@ WRITER_OPTIONS = st.fixed_dictionaries({
     "data_page_version": st.sampled_from(["1.0", "2.0"]),
     "data_page_size": st.sampled_from([512, 2048, 16_384]),
     "row_group_size": st.sampled_from([1_000, 4_000, 10_000]),
+    "dictionary_pagesize_limit": st.sampled_from([256, 4096, 1 << 20]),  # small: PLAIN pages after a dictionary
 })
 
 

@@ -2,11 +2,12 @@
 import math
 import struct
 
+import numpy as np
 import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fileindex.pipeline.truth import ColumnTruth, matches
+from fileindex.pipeline.truth import ColumnTruth, filtered, matches
 from fileindex.predicate.tree import Leaf, and_, or_
 from fileindex.types import parse_type
 from fileindex.values import Timestamp
@@ -89,3 +90,51 @@ def test_map_key_column_and_compound_predicates():
     assert matches(table, Leaf("is_null", "m[k]"), types).tolist() == [False, True, True, False]
     predicate = or_(Leaf("gte", "m[k]", (3,)), and_(Leaf("eq", "s", ("b",)), Leaf("is_null", "m[k]")))
     assert matches(table, predicate, types).tolist() == [False, True, False, True]
+
+
+ARROW_CASES = [("BIGINT", pa.int64(), st.integers(-2**63, 2**63 - 1)), ("INT", pa.int32(), st.integers(-5, 5)),
+               ("TINYINT", pa.int8(), st.integers(-3, 3)), ("STRING", pa.string(), st.text(max_size=4)),
+               ("BYTES", pa.binary(), st.binary(max_size=3)),
+               ("DECIMAL(12, 2)", pa.decimal128(12, 2), st.decimals(-10**4, 10**4, places=2)),
+               ("DOUBLE", pa.float64(), DOUBLES)]
+# literals finer than the column's type holds: these are answered by `matches`
+WIDER = {"DECIMAL(12, 2)": st.decimals(-10**4, 10**4, places=3)}
+
+
+@given(st.data())
+def test_arrow_filters_keep_exactly_the_rows_that_match(data):
+    """``filtered`` (an Arrow expression where Arrow compares as Paimon does) keeps exactly the rows ``matches``
+    finds, for trees of leaves over nullable columns of several types, with literals exact and finer."""
+    chosen = data.draw(st.lists(st.sampled_from(ARROW_CASES), min_size=1, max_size=3, unique_by=lambda c: c[0]))
+    rows = data.draw(st.integers(0, 25))
+    names = [f"c{i}" for i in range(len(chosen))]
+    table = pa.table({name: pa.array(data.draw(st.lists(values | st.none(), min_size=rows, max_size=rows)),
+                                     type=arrow) for name, (_, arrow, values) in zip(names, chosen, strict=True)})
+    types = {name: parse_type(type_name) for name, (type_name, _, _) in zip(names, chosen, strict=True)}
+
+    def leaf():
+        index = data.draw(st.integers(0, len(names) - 1))
+        type_name, _, values = chosen[index]
+        drawn = data.draw(leaves((values | WIDER.get(type_name, values)) | st.none()))
+        return Leaf(drawn.function, names[index], drawn.literals)
+
+    drawn = [leaf() for _ in range(data.draw(st.integers(1, 4)))]
+    split = data.draw(st.integers(1, len(drawn)))
+    inner, outer = data.draw(st.permutations([and_, or_]))
+    tree = outer(inner(*drawn[:split]), *drawn[split:])
+    expected = np.flatnonzero(matches(table, tree, types)).tolist()
+    numbered = table.append_column("row", pa.array(range(rows), type=pa.int64()))  # (NaN != NaN in equals)
+    assert filtered(numbered, tree, types).column("row").to_pylist() == expected, tree
+
+
+def test_arrow_filters_answer_integers_decimals_and_strings_themselves(monkeypatch):
+    """The Arrow expression is what filters these (``matches``, the fallback, is not called)."""
+    import decimal
+
+    from fileindex.pipeline import truth
+    table = pa.table({"n": pa.array([1, None, 3]), "d": pa.array([decimal.Decimal("1.50"), None, None],
+                                                                 pa.decimal128(12, 2)), "s": ["a", "b", None]})
+    types = {"n": parse_type("BIGINT"), "d": parse_type("DECIMAL(12, 2)"), "s": parse_type("STRING")}
+    monkeypatch.setattr(truth, "matches", lambda *a: (_ for _ in ()).throw(AssertionError("fell back")))
+    tree = or_(Leaf("gt", "n", (2,)), and_(Leaf("lte", "d", (decimal.Decimal("1.5"),)), Leaf("not_in", "s", ("b",))))
+    assert truth.filtered(table, tree, types).column("n").to_pylist() == [1, 3]

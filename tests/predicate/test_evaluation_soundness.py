@@ -126,3 +126,53 @@ def test_results_always_contain_every_true_match(table, trees):
             elif result is not REMAIN:
                 assert isinstance(result, Rows)
                 assert truth <= set(result.bitmap), (tree, truth, set(result.bitmap), extended)
+
+
+@st.composite
+def range_pairs(draw):
+    """``c > / >= x AND c < / <= y`` on one column, in either order, maybe beside another conjunct."""
+    column = draw(st.sampled_from(sorted(POOLS)))
+    lower = Leaf(draw(st.sampled_from(["gt", "gte"])), column, (draw(POOLS[column]),))
+    upper = Leaf(draw(st.sampled_from(["lt", "lte"])), column, (draw(POOLS[column]),))
+    pair = [lower, upper] if draw(st.booleans()) else [upper, lower]
+    return And(tuple(pair + draw(st.lists(predicates(0), max_size=1))))
+
+
+@given(tables(), st.lists(range_pairs(), min_size=1, max_size=4))
+@settings(max_examples=100)
+def test_bounds_answered_together_equal_java_s_fold_leaf_by_leaf(table, trees):
+    """A lower and an upper bound on one column are answered at once (FileIndexReader.visit_range): exactly
+    what folding the conjuncts' answers one by one, as Java does, gives, for every index type."""
+    columns, options = table
+    if not options:
+        return
+    arrow = pa.table({c: to_arrow(values, SCHEMA[c]) for c, values in columns.items()})
+    container = FileIndexContainer.from_bytes(build_table_index(arrow, SCHEMA, parse_options(options, SCHEMA)).data)
+    for extended in (False, True):
+        evaluator = FileIndexEvaluator(SCHEMA, extended=extended)
+        for tree in trees:
+            folded = REMAIN
+            for child in tree.children:
+                folded = folded.and_(evaluator.evaluate(container, child))
+                if not folded.remain():
+                    break
+            assert evaluator.evaluate(container, tree) == folded, tree
+
+
+def test_a_window_without_keys_reads_no_slice_of_a_range_bitmap():
+    """A window between two keys of the dictionary is empty from the codes alone (the pairing at work)."""
+    columns = {"t": [Timestamp(day * 86_400_000, 0) for day in range(64)]}
+    arrow = pa.table({"t": to_arrow(columns["t"], SCHEMA["t"])})
+    schema = parse_schema("t TIMESTAMP(6)")
+    built = build_table_index(arrow, schema, parse_options({"file-index.range-bitmap.columns": "t"}, schema))
+    container = FileIndexContainer.from_bytes(built.data)
+    container.readers = {}  # shared readers: the test looks at what the range bitmap decoded
+    window = And((Leaf("gte", "t", (Timestamp(10 * 86_400_000 + 1000, 0),)),
+                  Leaf("lt", "t", (Timestamp(10 * 86_400_000 + 2000, 0),))))
+    result = FileIndexEvaluator(schema).evaluate(container, window)
+    assert isinstance(result, Rows) and not result.bitmap
+    [reader] = next(iter(container.readers.values()))
+    assert not reader._slices
+    one_day = And((Leaf("gte", "t", (Timestamp(10 * 86_400_000, 0),)),
+                   Leaf("lt", "t", (Timestamp(11 * 86_400_000, 0),))))
+    assert set(FileIndexEvaluator(schema).evaluate(container, one_day).bitmap) == {10}

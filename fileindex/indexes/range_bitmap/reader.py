@@ -27,6 +27,7 @@ from fileindex.kaitai_runtime import open_stream
 from fileindex.types import DataType
 
 ROOT = "range_bitmap"
+FEW_CODES = 4  # a range of at most this many codes is found code by code (see visit_range)
 
 
 _VALIDATIONS = {  # the spec's checks on the fields the generated reader reads (len_header, the header)
@@ -413,6 +414,30 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
 
     def visit_between(self, low, high) -> FileIndexResult:
         return self._answer([low, high], lambda lo, hi: self._gte(lo) & self._lte(hi))
+
+    def visit_range(self, low, high, *, low_inclusive: bool, high_inclusive: bool) -> FileIndexResult:
+        """The rows whose code lies between the bounds' codes, computed once: no slice is read where no key
+        lies in the range (a narrow window over a file whose few strays span every day), and a handful of
+        codes are found by equality, which narrows at each slice where a comparison does not."""
+        if self._sort_keys([low, high]) is None:
+            return super().visit_range(low, high, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
+        return self._answer([low, high], lambda lo, hi: self._codes_between(
+            self._first_code(lo, strict=not low_inclusive), self._first_code(hi, strict=high_inclusive)))
+
+    def _first_code(self, key, *, strict: bool) -> int:
+        """The first code whose key is >= ``key`` (``strict``: > ``key``); the cardinality when none is."""
+        code = self.find(key)
+        return (code + 1 if strict else code) if code >= 0 else -code - 1
+
+    def _codes_between(self, first: int, end: int) -> FrozenBitMap:
+        """Rows whose code is in [first, end)."""
+        end = min(end, self.cardinality)
+        if first >= end:
+            return FrozenBitMap()
+        if end - first <= FEW_CODES:
+            return roaring.union(self._code_eq(code) for code in range(first, end))
+        below_end = self._ebm if end == self.cardinality else self._not(self._code_gte(end))
+        return below_end if first == 0 else below_end & self._code_gte(first)
 
     def validate(self) -> None:
         self._read_header()

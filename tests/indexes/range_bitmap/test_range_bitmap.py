@@ -1,4 +1,5 @@
 """range-bitmap: comparisons, find() and TopN against brute-force models; both parsers; edges."""
+import itertools
 import math
 import operator
 import random
@@ -84,6 +85,31 @@ def test_comparisons_equal_a_brute_force_model(column, data):
         assert rows(reader.visit_in(probes[:2])) == truth(lambda k: k in (lo, hi))
         assert rows(reader.visit_not_in(probes[:2])) == truth(lambda k: k not in (lo, hi))
     assert reader.visit_equal(None) is REMAIN and reader.visit_less_than(None) is REMAIN
+
+
+RANGE_BOUNDS = [(False, operator.gt), (True, operator.ge)], [(False, operator.lt), (True, operator.le)]
+
+
+@given(columns(), st.data())
+def test_ranges_answered_at_once_equal_a_brute_force_model(column, data):
+    """visit_range (a lower and an upper bound from codes, slices skipped for an empty range, a few codes
+    found one by one) against the rows a brute force finds, for bounds anywhere (also crossed or outside)."""
+    data_type, values, options = column
+    reader = RangeBitmapReader(build(values, data_type, options), data_type)
+    kind = key_kind(data_type)
+    keys = [None if v is None else sort_key(kind, key_of(v, data_type)) for v in values]
+    present = [v for v in values if v is not None]
+    probes = present[:4] + data.draw(st.lists(POOLS[_pool_name(data_type)], min_size=1, max_size=3))
+    for low in probes:
+        for high in probes:
+            lo, hi = sort_key(kind, key_of(low, data_type)), sort_key(kind, key_of(high, data_type))
+            for (low_inclusive, below), (high_inclusive, above) in itertools.product(*RANGE_BOUNDS):
+                expected = {row for row, key in enumerate(keys) if key is not None and below(key, lo)
+                            and above(key, hi)}
+                got = reader.visit_range(low, high, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
+                assert rows(got) == expected, (low, low_inclusive, high, high_inclusive)
+    assert reader.visit_range(None, probes[0], low_inclusive=False, high_inclusive=False) == \
+        REMAIN.and_(reader.visit_less_than(probes[0]))
 
 
 def _pool_name(data_type):
