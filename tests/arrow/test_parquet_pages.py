@@ -102,6 +102,20 @@ def test_pages_written_after_the_dictionary_overflowed_are_read_without_it(tmp_p
         assert copies == [with_dictionary]
 
 
+def test_rows_on_two_thirds_of_the_pages_are_still_read_from_them(tmp_path, page_reads):
+    """Decoding a third of a column less pays for the copy (parquet_pages.WHOLE_SHARE)."""
+    table = sample_table(30_000, seed=5)
+    path = write(tmp_path / "f.parquet", table, data_page_size=2048, row_group_size=30_000, use_dictionary=False)
+    with open(path, "rb") as file:
+        offsets, sizes, firsts = parquet_pages.PagedFooter.read(path).pages(file.fileno(), 0, 0)
+    pages = np.arange(0, len(offsets), 3)
+    rows = np.sort(np.concatenate([firsts[pages], firsts[pages + 1]]))  # the first row of 2 pages in 3
+    assert 0.5 < sizes[np.unique(np.searchsorted(firsts, rows, side="right") - 1)].sum() / sizes.sum() < 0.8
+    got = DataFileReader(path).read_rows(rows, ["id"])
+    assert same(got, expected(table, rows, ["id"]))
+    assert page_reads == {"paged": 1, "whole": 0}
+
+
 def test_rows_on_most_pages_read_the_column_whole(tmp_path, page_reads):
     table = sample_table(8_000, seed=2)
     path = write(tmp_path / "f.parquet", table, data_page_size=1 << 20)  # one page a column
