@@ -222,12 +222,12 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     if int(sizes[wanted].sum()) > WHOLE_SHARE * int(sizes.sum()):
         return None
     _, meta = _chunk_meta(footer.row_groups[group], leaf)
-    breaks = np.flatnonzero(np.diff(wanted) != 1) + 1
+    page_runs = np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1)  # adjacent pages, read at once
     runs = [os.pread(fd, int(offsets[run[-1]] + sizes[run[-1]] - offsets[run[0]]), int(offsets[run[0]]))
-            for run in np.split(wanted, breaks)]  # adjacent pages in one read
+            for run in page_runs]
     data_at, dictionary_at = _value(meta, META_DATA_PAGE_OFFSET), _value(meta, META_DICTIONARY_PAGE_OFFSET)
     prefix = b""
-    if dictionary_at and dictionary_at < data_at and _needs_dictionary(runs, offsets, sizes, wanted, breaks):
+    if dictionary_at and dictionary_at < data_at and _needs_dictionary(runs, page_runs, offsets, sizes):
         prefix = os.pread(fd, data_at - dictionary_at, dictionary_at)
     # one row group: the dictionary page where a copied page refers to it, then the wanted pages one after
     # another (each page stands alone)
@@ -263,12 +263,12 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     return column.take(pa.array(positions)).combine_chunks()
 
 
-def _needs_dictionary(runs: list[bytes], offsets: np.ndarray, sizes: np.ndarray, wanted: np.ndarray,
-                      breaks: np.ndarray) -> bool:
+def _needs_dictionary(runs: list[bytes], page_runs: list[np.ndarray], offsets: np.ndarray,
+                      sizes: np.ndarray) -> bool:
     """Is any of the copied pages dictionary-encoded? A writer whose dictionary grew too large goes on in
     PLAIN (parquet-mr and arrow-rs after 1 MiB of dictionary): those pages decode without the dictionary
     page, which would otherwise be decoded whole (128k values of a BIGINT) for each read of a few rows."""
-    for run, pages in zip(runs, np.split(wanted, breaks), strict=True):
+    for run, pages in zip(runs, page_runs, strict=True):
         for page in pages:
             start = int(offsets[page] - offsets[pages[0]])
             header = decode(run[start:start + int(sizes[page])])
