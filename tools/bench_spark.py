@@ -77,7 +77,7 @@ def breakdown(spark, folder: str, where: str, repeat: int) -> dict:
     :func:`fileindex.spark.jobs.pruned_scan` takes them; then whole scans, held as ``timed_scan`` holds them."""
     from fileindex.indexes.result import Rows
     from fileindex.pipeline.inputs import resolve_inputs
-    from fileindex.pipeline.scan import evaluate_file, read_verdict, scannable
+    from fileindex.scan.reader import evaluate_file, read_verdict, scannable
     from fileindex.spark.compare import holding, materialize
     from fileindex.spark.expressions import to_column, widen_signed_zeros
     from fileindex.spark.jobs import _local_read as local_read

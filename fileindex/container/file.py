@@ -43,7 +43,7 @@ class FileIndexContainer:
         return cls(view, parse_head(view), source=source)
 
     @classmethod
-    def open(cls, path: str | os.PathLike | BinaryIO) -> FileIndexContainer:
+    def open(cls, path: str | os.PathLike | BinaryIO, *, name: str | None = None) -> FileIndexContainer:
         """Open a container file: a path (``-`` is standard input) or a binary file object.
 
         A regular file is memory-mapped (read-only): the HEAD is parsed, bodies are read on demand.
@@ -52,7 +52,7 @@ class FileIndexContainer:
         with _opened(path) as (file, source):
             buffer, mapped = _map(file)
         try:
-            container = cls.from_bytes(buffer, source=source)
+            container = cls.from_bytes(buffer, source=name or source)
         except BaseException:
             _close_map(mapped)
             raise
@@ -141,14 +141,16 @@ def _sidecar_memo_items() -> int:
 SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_memo_items(), budget=128 << 20)
 
 
-def sidecar_container(path: str | os.PathLike) -> FileIndexContainer:
-    """The container of a sidecar index file, shared per process while the file keeps its identity. A
+def sidecar_container(path: str | os.PathLike, *, identity: tuple | None = None,
+                      name: str | None = None) -> FileIndexContainer:
+    """The container of a sidecar index file, shared per process while the file keeps its identity (given by
+    a caller that opened the file, ``path`` then naming the opened file; ``name`` what errors call it). A
     malformed HEAD raises, each time."""
     path = os.fspath(path)
-    identity = file_identity(path, os.stat(path))
+    identity = identity if identity is not None else file_identity(path, os.stat(path))
     container = SIDECARS.get(identity)
     if container is None:
-        container = FileIndexContainer.open(path)
+        container = FileIndexContainer.open(path, name=name)
         container.readers = {}
         SIDECARS.put(identity, container, container.size // 8 + _OPENED_WEIGHT)
     return container

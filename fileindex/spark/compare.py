@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from fileindex.errors import UsageError
-from fileindex.pipeline.inputs import Inputs, given_paths, resolve_inputs
+from fileindex.pipeline.inputs import given_paths, resolve_inputs
+from fileindex.scan.task import Inputs
 from fileindex.pipeline.report import rows_match
-from fileindex.pipeline.scan import scannable
+from fileindex.scan.reader import scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns as predicate_columns
 from fileindex.spark.expressions import spark_column

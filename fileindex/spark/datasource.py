@@ -48,8 +48,9 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.memo import computed_in_batches
-from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
-from fileindex.pipeline.scan import (
+from fileindex.pipeline.inputs import resolve_inputs
+from fileindex.scan.task import DataFileTask, Inputs
+from fileindex.scan.reader import (
     evaluate_file,
     names_nanos,
     output_schema,
@@ -58,13 +59,13 @@ from fileindex.pipeline.scan import (
     rows_to_read,
     scannable,
 )
-from fileindex.pipeline.truth import filtered
+from fileindex.scan.truth import filtered
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
 from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_zeros
 from fileindex.spark.jobs import conform, plan_groups, spark_schema
 from fileindex.spark.session import check_workers
-from fileindex.table.scan import PaimonTable
+from fileindex.scan.table import PaimonTable
 from fileindex.table.store import is_table_root
 from fileindex.writing.outputs import collision
 from fileindex.types import DataType

@@ -25,8 +25,9 @@ from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.parallel import for_each
 from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
-from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, resolve_inputs
-from fileindex.pipeline.scan import (
+from fileindex.pipeline.inputs import given_paths, resolve_inputs
+from fileindex.scan.task import DataFileTask, Inputs
+from fileindex.scan.reader import (
     evaluate_file,
     output_schema,
     read_verdict,

@@ -107,7 +107,7 @@ def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[tuple[Manifes
     meta = writer.manifest(delta_entries(changes))
     base_rows = []
     for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
-        base_rows += read_rows(store.manifest_file(listing), "manifest list", store.root)
+        base_rows += read_rows(store, store.manifest_file(listing), "manifest list")
     return writer.manifest_list(base_rows), writer.manifest_list([meta])
 
 
@@ -122,7 +122,7 @@ def commit_changes(plan: RewritePlan, changes: list[FileChange], *, max_attempts
         return outcome
     reached(Stage.LATEST)
     plan.store.write_latest_hint(outcome.snapshot_id)
-    if snapshot.read_bytes() != text:
+    if plan.store.read_bytes(snapshot, "snapshot", len(text) + 1) != text:
         raise TableError(f"snapshot/{snapshot.name} was replaced by another committer right after this commit "
                          "wrote it (a writer without create-if-absent): check the table")
     return outcome
@@ -157,7 +157,7 @@ def _link_snapshot(plan: RewritePlan, changes: list[FileChange],
         try:
             reached(Stage.MANIFESTS)
             base, delta = _write_lists(plan, snapshot, live, pending, writer)
-            latest_json = read_json(store.meta, store.snapshot_file(latest_id), "snapshot")
+            latest_json = read_json(store, store.snapshot_file(latest_id), "snapshot")
             new = snapshot_json(latest_json, snapshot_id=latest_id + 1, schema_id=schema_id, base=base,
                                 delta=delta, commit_user=commit_user)
             text = json.dumps(new, indent=2, ensure_ascii=False).encode()

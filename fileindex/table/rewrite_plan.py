@@ -24,9 +24,9 @@ from fileindex.table.metadata import (
     INDEX_FILE_SUFFIX as INDEX_SUFFIX,
     DataFile,
     Schema,
+    Schemas,
     Snapshot,
     TableError,
-    data_file_path,
     live_entries,
     load_schema,
 )
@@ -35,7 +35,7 @@ from fileindex.table.manifest_writer import AvroShape, shape_of
 from fileindex.table.names import inside
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
-from fileindex.writing.atomic import write_atomically
+from fileindex.io.atomic import write_atomically
 from fileindex.writing.options import (
     COLUMNS_SUFFIX,
     DEFAULT_THRESHOLD,
@@ -265,13 +265,12 @@ def manifest_shapes(store: TableStore, snapshot: Snapshot) -> tuple[AvroShape | 
     """(a manifest's shape, the delta list's shape) of the snapshot: the widest its writer used."""
     from fileindex.table.metadata import manifest_list_names
 
-    root = store.root
-    list_shape = shape_of(root, store.manifest_file(snapshot.delta_manifest_list), "manifest list")
+    list_shape = shape_of(store, store.manifest_file(snapshot.delta_manifest_list), "manifest list")
     entry_shape = None
     for listing in (snapshot.delta_manifest_list, snapshot.base_manifest_list):
-        names = manifest_list_names(root, store.manifest_file(listing))
+        names = manifest_list_names(store, store.manifest_file(listing))
         if names:
-            entry_shape = shape_of(root, store.manifest_file(names[-1]), "manifest")
+            entry_shape = shape_of(store, store.manifest_file(names[-1]), "manifest")
             break
     return entry_shape, list_shape
 
@@ -363,7 +362,6 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`). ``branch``: only
     the main branch is rewritten; any other is refused in one line (:func:`branch_refusal`)."""
     from fileindex.table.metadata import load_snapshot
-    from fileindex.table.scan import PaimonTable
 
     check_location(root)
     if branch not in (None, MAIN):
@@ -387,18 +385,18 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     chosen_writer = writer_of(detected) if writer == "auto" else writer_version_text(writer)
     threshold_text = schema.options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
-    table = PaimonTable(table_root, None)
+    schemas = Schemas(store, schema)
     specs = parse_partitions(partitions, schema)
     plan = RewritePlan(store, snapshot.id, schema, floor, chosen, writer=chosen_writer,
                        notes=writer_notes(options, detected, chosen_writer))
     for manifest_entry, entry in live_entries(store, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
-        data = table.data_schema(entry)
+        data = schemas.of(entry)
         file_options = options_for_file(options, schema, data)
-        name, path = table.relative(entry), data_file_path(store, schema, entry)
+        name, path = store.relative(entry, schema), store.data_file(entry, schema)
         if not entry.external_path:
-            table.data_file_exists(entry, name)  # (refuses a data file that is a symlink out of the table)
+            store.data_file_exists(entry, schema)  # (refuses a data file that is a symlink out of the table)
         elif not allow_external:
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")

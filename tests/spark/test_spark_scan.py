@@ -13,7 +13,7 @@ from fileindex.cli import main
 from fileindex.errors import UsageError
 from fileindex.indexes.result import SKIP
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import evaluate_file
+from fileindex.scan.reader import evaluate_file
 from fileindex.predicate.parser import parse_predicate
 from fileindex.spark import plain_scan, pruned_scan
 from fileindex.spark.compare import compare_scans, timed_scan

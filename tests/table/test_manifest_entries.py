@@ -51,7 +51,7 @@ def test_the_table_lists_datafiles_fields_in_order():
 def test_java_written_manifests_are_typed_and_both_readings_agree(root):
     found = 0
     for path in manifests(root):
-        rows, schema = read_rows_and_schema(path)
+        rows, schema = read_rows_and_schema(TableStore(path.parent.parent), path)
         if schema is None:  # ORC or Parquet manifests are always read field by field
             continue
         assert typed_manifest(schema)
@@ -70,7 +70,7 @@ def test_task_sizes_come_from_the_manifest_without_a_stat():
 def _rewrite(root: Path, change) -> None:
     """Each Avro manifest of the table written again with ``change(schema, rows)`` applied."""
     for path in manifests(root):
-        rows, schema = read_rows_and_schema(path)
+        rows, schema = read_rows_and_schema(TableStore(path.parent.parent), path)
         schema = copy.deepcopy(schema)
         change(schema, rows)
         with open(path, "wb") as out:
@@ -105,7 +105,8 @@ def test_a_schema_with_another_type_is_read_field_by_field(tmp_path, change, mes
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
     _rewrite(root, change)
-    assert not any(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
+    assert not any(typed_manifest(read_rows_and_schema(TableStore(root), path)[1])
+                   for path in manifests(root))
     with pytest.raises(TableError, match=r"manifest/manifest-\S+ \(manifest\) row 0 _FILE: " + message):
         live_files(TableStore(root), load_snapshot(TableStore(root)))
 
@@ -117,7 +118,8 @@ def test_value_checks_stay_on_the_typed_path(tmp_path):
     def negative_count(schema, rows):
         rows[0]["_FILE"]["_ROW_COUNT"] = -1
     _rewrite(root, negative_count)
-    assert all(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
+    assert all(typed_manifest(read_rows_and_schema(TableStore(root), path)[1])
+                   for path in manifests(root))
     with pytest.raises(TableError, match=r"row 0 _FILE: _ROW_COUNT is -1"):
         live_files(TableStore(root), load_snapshot(TableStore(root)))
     shutil.rmtree(root)
@@ -134,7 +136,7 @@ def test_value_checks_stay_on_the_typed_path(tmp_path):
 def test_a_manifest_entry_gives_back_the_row_it_was_read_from(root):
     found = 0
     for path in manifests(root):
-        rows, schema = read_rows_and_schema(path)
+        rows, schema = read_rows_and_schema(TableStore(path.parent.parent), path)
         if schema is None:
             continue
         for row in rows:

@@ -9,6 +9,7 @@ current schema, columns matched by field id; missing columns of older files as n
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -18,14 +19,17 @@ from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, Rows
-from fileindex.pipeline.inputs import DataFileTask, Inputs, open_error
-from fileindex.pipeline.truth import filtered, matches, source_columns
+from fileindex.scan.task import DataFileTask, Inputs, open_error
+from fileindex.scan.truth import filtered, matches, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
-from fileindex.table.scan import MAX_INDEXED_ROWS, PaimonTable, index_problem, within_all
+from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, within_all
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import DataType, column_type
+
+if TYPE_CHECKING:
+    from fileindex.scan.table import PaimonTable
 
 
 def scannable(inputs: Inputs) -> list[DataFileTask]:

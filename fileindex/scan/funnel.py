@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from fileindex.errors import FileIndexError
 from fileindex.indexes.result import Rows
-from fileindex.pipeline.inputs import DataFileTask
+from fileindex.scan.task import DataFileTask
 from fileindex.predicate.tree import Predicate, columns
 from fileindex.table.verdict import FileVerdict
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 
@@ -14,7 +14,7 @@ from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.java.binary_row import fields as partition_fields
-from fileindex.pipeline.funnel import (
+from fileindex.scan.funnel import (
     FileRead,
     Stage,
     index_of,
@@ -23,23 +23,25 @@ from fileindex.pipeline.funnel import (
     skipped,
     stage_of,
 )
-from fileindex.pipeline.inputs import DataFileTask, table_inputs
-from fileindex.pipeline.scan import evaluate_file, rows_to_read, scannable
-from fileindex.pipeline.truth import matches
+from fileindex.scan.task import DataFileTask, table_inputs
+from fileindex.scan.reader import evaluate_file, rows_to_read, scannable
+from fileindex.scan.truth import matches
 from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
-from fileindex.table import scan as table_scan
-from fileindex.table.scan import missing_note
+from fileindex.scan.verdicts import missing_note
 from fileindex.table.buckets import reachable_buckets
 from fileindex.table.evolution import remap_predicate
 from fileindex.table.metadata import ValueStats, load_schema
 from fileindex.table.statistics import Statistics, file_statistics
 from fileindex.table.verdict import FileVerdict
 
+if TYPE_CHECKING:
+    from fileindex.scan.table import PaimonTable
+
 
 class ScanPlanner:
     """The plan of one scan: every live data file with what is read of it, and the stages' counts."""
 
-    def __init__(self, table: table_scan.PaimonTable, predicate: Predicate | None):
+    def __init__(self, table: PaimonTable, predicate: Predicate | None):
         self.table = table
         self.predicate = predicate
 
@@ -94,8 +96,7 @@ class ScanPlanner:
     def _unfiltered(self, task: DataFileTask) -> FileVerdict:
         """A file's verdict without a predicate: every row, noting a data file that is not there."""
         entry = task.table_entry()
-        relative = self.table.relative(entry)
-        note = "" if self.table.data_file_exists(entry, relative) else missing_note(entry)
+        note = "" if self.table.data_file_exists(entry) else missing_note(entry)
         return FileVerdict(task.name, entry.row_count, index_of(task), REMAIN, note)
 
     def _plan_groups(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
@@ -170,7 +171,7 @@ def _whole_file_stage(name: str, alive: list[DataFileTask], keeps: Callable[[Dat
     return kept
 
 
-def _partition_predicate(table: table_scan.PaimonTable, predicate: Predicate | None) -> Predicate | None:
+def _partition_predicate(table: PaimonTable, predicate: Predicate | None) -> Predicate | None:
     """The predicate's conjuncts over partition keys only (None: there are none)."""
     keys = set(table.schema.partition_keys)
     if predicate is None or not keys:
@@ -179,7 +180,7 @@ def _partition_predicate(table: table_scan.PaimonTable, predicate: Predicate | N
     return and_(*over_keys) if over_keys else None
 
 
-def _manifest_may_match(table: table_scan.PaimonTable, over_keys: Predicate, skipped: list[bool],
+def _manifest_may_match(table: PaimonTable, over_keys: Predicate, skipped: list[bool],
                         partition_stats: ValueStats | None) -> bool:
     """Whether a manifest whose entries' partitions have these statistics may hold a partition the
     predicate keeps (recording in ``skipped`` each one it does not)."""
@@ -189,7 +190,7 @@ def _manifest_may_match(table: table_scan.PaimonTable, over_keys: Predicate, ski
     return keep
 
 
-def _partition_test(table: table_scan.PaimonTable, test: Predicate) -> Callable[[DataFileTask], bool]:
+def _partition_test(table: PaimonTable, test: Predicate) -> Callable[[DataFileTask], bool]:
     """A test of a file's partition values against ``test`` (over partition keys only); a partition whose
     values cannot be read is kept."""
     key_fields = [table.schema.by_name()[k] for k in table.schema.partition_keys]
