@@ -19,7 +19,6 @@ from fileindex.container.file import FileIndexContainer, embedded_container, sid
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
-from fileindex.memo import computed_in_batches
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
@@ -34,6 +33,7 @@ from fileindex.table.metadata import (
     load_schema,
     load_snapshot,
 )
+from fileindex.scan.planner import ScanPlanner
 from fileindex.scan.table_scan import TableScan
 from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, missing_note, within, within_all
 from fileindex.table.names import external_scheme
@@ -97,29 +97,20 @@ class PaimonTable:
         return [(entry, vectors.get((entry.partition, entry.bucket, entry.file_name))) for entry in entries]
 
     def plan(self, predicate: Predicate | str, *, extended: bool = False) -> Iterator[FileVerdict]:
-        for verdicts in self._plan_files([predicate], extended):
-            yield verdicts[0]
+        """Every live data file's verdict from its index (whatever the partition or statistics would prune):
+        the planner's file reads, each with the index stage's verdict (``every_verdict``)."""
+        parsed = self.parse(predicate) if isinstance(predicate, str) else predicate
+        files, _ = ScanPlanner(self, parsed, every_verdict=True, extended=extended).plan()
+        for read in files:
+            assert read.verdict is not None  # (every_verdict: the index stage judges every file)
+            yield read.verdict
 
     def plan_many(self, predicates: Sequence[Predicate | str], *,
                   extended: bool = False) -> list[list[FileVerdict]]:
         """``plan`` of each predicate, reading the table's metadata once and each index once: the
         predicates are evaluated together on each container (``FileIndexEvaluator.evaluate_many``)."""
-        plans: list[list[FileVerdict]] = [[] for _ in predicates]
-        for verdicts in self._plan_files(predicates, extended):
-            for plan, verdict in zip(plans, verdicts, strict=True):
-                plan.append(verdict)
-        return plans
-
-    def _plan_files(self, predicates: Sequence[Predicate | str], extended: bool) -> Iterator[tuple[FileVerdict, ...]]:
-        """Per live data file, its verdict under each predicate."""
         parsed = [self.parse(p) if isinstance(p, str) else p for p in predicates]
-        live = self.live()
-        if self.data_evolution:  # groups are judged per predicate, in the same file order
-            entries = [entry for entry, _ in live]
-            yield from zip(*(self._plan_data_evolution(entries, p, extended) for p in parsed), strict=True)
-            return
-        # the files' indexes fill the memos: opened in batches with automatic collection paused
-        yield from computed_in_batches(lambda file: self.verdicts(file[0], parsed, file[1], extended=extended), live)
+        return ScanPlanner(self, None, every_verdict=True, extended=extended).verdicts_of_each(parsed)
 
     # -- one file ---------------------------------------------------------------------------------
 

@@ -35,6 +35,11 @@ class DataFileTask:
     index_file: str | None = None  # a plain data file's index named explicitly (``fileindex verify DATA INDEX``)
     column_types: tuple[tuple[str, DataType], ...] = ()  # a plain data file's types given by the user (--schema)
 
+    @property
+    def is_external(self) -> bool:
+        """A table's data file under an external path, outside the table."""
+        return self.entry is not None and bool(self.entry.external_path)
+
     def table_entry(self) -> DataFile:
         """The manifest entry of a table's data file (every task made from a table has one)."""
         if self.entry is None:
