@@ -150,3 +150,38 @@ def test_the_circle_check_resolves_submodules_and_finds_circles(tmp_path):
     assert imported_modules(module) == {"fileindex.spark.progress", "fileindex.spark", "fileindex.scan.table"}
     assert import_circle({"a": {"b"}, "b": {"c"}, "c": set()}) == []
     assert set(import_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})) == {"a", "b", "c"}
+
+
+# The planner's stages (partition, bucket, statistics, the index's verdicts) are the planner's alone: the layers
+# above reach them only through its entry points, so no one plans a read around it.
+PLANNER_STAGES = ("fileindex.table.statistics", "fileindex.table.buckets", "fileindex.scan.verdicts")
+PLANNER_ENTRY_POINTS = {"ScanPlanner", "plan_read", "plan_files", "evaluate_tasks", "Evaluate"}
+ABOVE_THE_PLANNER = ("fileindex.pipeline", "fileindex.kit", "fileindex.spark", "fileindex.cli")
+
+
+def planning_around_the_planner(path) -> list[str]:
+    """What ``path`` imports of the planner's stages, or of the planner beyond its entry points."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if within(node.module, PLANNER_STAGES):
+                found.append(node.module)
+            elif node.module == "fileindex.scan.planner":
+                found += [f"{node.module}.{a.name}" for a in node.names if a.name not in PLANNER_ENTRY_POINTS]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if within(a.name, (*PLANNER_STAGES, "fileindex.scan.planner"))]
+    return found
+
+
+def test_nothing_plans_a_read_around_the_planner():
+    around = [f"{module_of(path)} imports {name}" for path in sorted((ROOT / "fileindex").rglob("*.py"))
+              if within(module_of(path), ABOVE_THE_PLANNER) for name in planning_around_the_planner(path)]
+    assert not around, "\n".join(around)
+
+
+def test_the_planner_check_finds_imports_of_its_stages(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from fileindex.table.statistics import file_statistics\n"
+                      "from fileindex.scan.planner import plan_read, _partition_test\nimport fileindex.table.buckets\n")
+    assert planning_around_the_planner(module) == ["fileindex.table.statistics",
+                                                   "fileindex.scan.planner._partition_test", "fileindex.table.buckets"]

@@ -27,15 +27,17 @@ def given_paths(inputs: str | list[str] | Inputs) -> list[str]:
     return input_paths([inputs] if isinstance(inputs, str) else list(inputs))
 
 
-def resolve_inputs(inputs: list[str], *, snapshot: int | None = None, index_dir: str | None = None) -> Inputs:
-    """Tasks for a Paimon table path, or for Parquet/ORC files, folders (searched recursively) and globs."""
+def resolve_inputs(inputs: list[str], *, snapshot: int | None = None, index_dir: str | None = None,
+                   external_roots: tuple[str, ...] = ()) -> Inputs:
+    """Tasks for a Paimon table path (its data files under external paths read from ``external_roots``, see
+    ``PaimonTable``), or for Parquet/ORC files, folders (searched recursively) and globs."""
     if not inputs:
         raise UsageError("name a Paimon table, or Parquet/ORC data files, folders or globs")
     tables = [p for p in inputs if is_table_root(Path(p))]
     if tables:
         if len(inputs) > 1:
             raise UsageError(f"{tables[0]} is a Paimon table: give one table per job, without other inputs")
-        return _table_inputs(Path(tables[0]), snapshot, index_dir)
+        return table_inputs(PaimonTable(tables[0], snapshot, external_roots=external_roots), index_dir)
     if snapshot is not None:
         raise UsageError("--snapshot applies to a Paimon table, and no input is one")
     paths: list[str] = []
@@ -63,8 +65,5 @@ def resolve_inputs(inputs: list[str], *, snapshot: int | None = None, index_dir:
                              "more than one input: index them in separate jobs")
     return Inputs([DataFileTask(p, p, os.path.getsize(p), index_dir=index_dir) for p in unique])
 
-
-def _table_inputs(root: Path, snapshot: int | None, index_dir: str | None) -> Inputs:
-    return table_inputs(PaimonTable(root, snapshot), index_dir)
 
 

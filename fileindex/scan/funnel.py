@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fileindex.errors import FileIndexError
 from fileindex.indexes.result import Rows
 from fileindex.scan.task import DataFileTask
 from fileindex.predicate.tree import Predicate, columns
 from fileindex.table.verdict import FileVerdict
+
+if TYPE_CHECKING:
+    from fileindex.scan.table import PaimonTable
 
 STAGES = ("partition", "bucket", "statistics", "file_index", "deletion_vectors")
 NO_PREDICATE = "no predicate: every row"
@@ -109,6 +113,14 @@ class Explain:
             external = "  (external path)" if item.external else ""
             lines.append(f"  {item.file}{external}  index={index}  {what}  ({item.reason})")
         return "\n".join(lines)
+
+
+def explain(table: PaimonTable, where: str | None, predicate: Predicate | None, files: list[FileRead],
+            stages: tuple[Stage, ...]) -> Explain:
+    """The funnel of a plan: its stages, its files and each file's indexes on the predicate's columns."""
+    indexes = tuple(indexes_of(f.task, predicate) if f.task is not None and predicate is not None else ()
+                    for f in files)
+    return Explain(str(table.root), table.snapshot.id, where, stages, tuple(files), indexes)
 
 
 def stage_of(name: str, before: list, after: list, rows_before: int, rows_after: int) -> Stage:

@@ -297,3 +297,14 @@ def plan_files(tasks: list[DataFileTask], predicate: Predicate, *, extended: boo
     kept = [f for f in reads if f.read != "none"]
     stage = Stage("file_index", len(reads), len(kept), sum(f.row_count for f in reads), sum(f.rows for f in kept))
     return reads, (stage,)
+
+
+def plan_read(table: PaimonTable | None, tasks: list[DataFileTask], predicate: Predicate | None, *,
+              extended: bool = False, evaluate: Evaluate | None = None) -> tuple[list[FileRead], tuple[Stage, ...]]:
+    """The plan of a read: of ``table`` (its tasks are the planner's own), or else of the plain data files
+    ``tasks`` (a predicate required)."""
+    if table is not None:
+        return ScanPlanner(table, predicate, extended=extended, evaluate=evaluate).plan()
+    if predicate is None:
+        raise UsageError("plain data files are read through their indexes with a predicate")
+    return plan_files(tasks, predicate, extended=extended, evaluate=evaluate)

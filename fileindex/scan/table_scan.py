@@ -23,7 +23,7 @@ import pyarrow as pa
 from fileindex.errors import UsageError
 from fileindex.indexes.result import Rows
 from fileindex.parallel import threads
-from fileindex.scan.funnel import Explain, FileRead, Stage, indexes_of
+from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.task import Inputs
 from fileindex.scan.polars_filters import pushed_conjuncts
 from fileindex.scan.planner import ScanPlanner
@@ -82,11 +82,7 @@ class TableScan:
         return list(self._planned)
 
     def explain(self) -> Explain:
-        files = self.plan()
-        indexes = tuple(indexes_of(f.task, self.predicate) if f.task is not None and self.predicate is not None
-                        else () for f in files)
-        return Explain(str(self.table.root), self.table.snapshot.id, self.where, self._stages, tuple(files),
-                       indexes)
+        return explain(self.table, self.where, self.predicate, self.plan(), self._stages)
 
     # -- reading --------------------------------------------------------------------------------------
 
