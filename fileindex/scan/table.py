@@ -25,7 +25,7 @@ from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.table.deletion_vectors import DeletionVector, deletion_vectors
 from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import (
-    DataFile,
+    ManifestEntry,
     Schema,
     Schemas,
     ValueStats,
@@ -60,11 +60,11 @@ class PaimonTable:
     def __getstate__(self) -> dict:
         return {**vars(self), "_memo": {}}
 
-    def data_schema(self, entry: DataFile) -> Schema:
+    def data_schema(self, entry: ManifestEntry) -> Schema:
         """The schema the data file was written with (its columns)."""
         return self._schemas.of(entry)
 
-    def _evaluator(self, entry: DataFile, extended: bool) -> FileIndexEvaluator:
+    def _evaluator(self, entry: ManifestEntry, extended: bool) -> FileIndexEvaluator:
         """The evaluator of the file's schema (as ``data_schema`` makes it), one per plan."""
         key = ("evaluator", entry.schema_id, entry.write_cols, extended)
         evaluator = self._memo.get(key)
@@ -89,7 +89,7 @@ class PaimonTable:
         return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
 
     def live(self, keep_manifest: Callable[[ValueStats | None], bool] | None = None,
-             ) -> list[tuple[DataFile, DeletionVector | None]]:
+             ) -> list[tuple[ManifestEntry, DeletionVector | None]]:
         """The snapshot's live data files, each with its deletion vector (None: no deleted rows);
         ``keep_manifest``: see ``live_files``."""
         entries = live_files(self.store, self.snapshot, keep_manifest)
@@ -114,17 +114,17 @@ class PaimonTable:
 
     # -- one file ---------------------------------------------------------------------------------
 
-    def relative(self, entry: DataFile) -> str:
+    def relative(self, entry: ManifestEntry) -> str:
         """The data file's path as reported: relative to the table root, or its external path."""
         return self.store.relative(entry, self.schema)
 
-    def data_path(self, entry: DataFile) -> Path:
+    def data_path(self, entry: ManifestEntry) -> Path:
         return Path(self.store.data_file(entry, self.schema))
 
-    def data_file_exists(self, entry: DataFile) -> bool:
+    def data_file_exists(self, entry: ManifestEntry) -> bool:
         return self.store.data_file_exists(entry, self.schema)
 
-    def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
+    def index_location(self, entry: ManifestEntry) -> tuple[str, bytes | Path | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
         if entry.embedded_index is not None:
             return "embedded", entry.embedded_index, ""
@@ -138,7 +138,7 @@ class PaimonTable:
             return "sidecar", None, f"index file {entry.index_files[0]} is missing"
         return "sidecar", Path(path), ""
 
-    def _sidecar_problem(self, entry: DataFile) -> str:
+    def _sidecar_problem(self, entry: ManifestEntry) -> str:
         """Why a data file's sidecar index cannot be opened ("": it can be)."""
         names = entry.index_files
         if len(names) > 1:
@@ -148,7 +148,7 @@ class PaimonTable:
         refusal = self.store.external_refusal(entry, self.schema)
         return f"index file not read: {refusal}" if refusal else ""
 
-    def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
+    def container(self, entry: ManifestEntry) -> tuple[str, FileIndexContainer | None, str]:
         """(where the index lives, the opened container, a note on a problem): a sidecar is opened through the
         store (once, a regular file inside the table or an allowed external root)."""
         if entry.embedded_index is not None:
@@ -169,7 +169,7 @@ class PaimonTable:
                 return "sidecar", FileIndexContainer.from_bytes(opened.read_range(0, opened.size), source=name), ""
             return "sidecar", sidecar_container(path, identity=opened.identity, name=opened.name), ""
 
-    def find(self, name: str) -> DataFile | None:
+    def find(self, name: str) -> ManifestEntry | None:
         """The live data file ``name`` designates: its path as ``--indexes`` prints it (relative to the
         root), its file name, its path from the current folder, or the same of its ``.index`` sidecar."""
         given = Path(name)
@@ -180,7 +180,7 @@ class PaimonTable:
                     return entry
         return None
 
-    def _evaluate(self, entry: DataFile, predicates: Sequence[Predicate | None],
+    def _evaluate(self, entry: ManifestEntry, predicates: Sequence[Predicate | None],
                   extended: bool) -> tuple[str, list[tuple[FileIndexResult, str]]]:
         """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN.
         An embedded index's container is the process's shared one (``embedded_container``)."""
@@ -222,12 +222,12 @@ class PaimonTable:
             answers[j] = (outcome, note) if isinstance(outcome, FileIndexResult) else (REMAIN, index_problem(outcome))
         return where, answers
 
-    def verdict(self, entry: DataFile, predicate: Predicate, vector: DeletionVector | None = None, *,
+    def verdict(self, entry: ManifestEntry, predicate: Predicate, vector: DeletionVector | None = None, *,
                 extended: bool = False) -> FileVerdict:
         """One data file's verdict (not for data-evolution groups, whose files are judged together)."""
         return self.verdicts(entry, [predicate], vector, extended=extended)[0]
 
-    def verdicts(self, entry: DataFile, predicates: list[Predicate], vector: DeletionVector | None = None, *,
+    def verdicts(self, entry: ManifestEntry, predicates: list[Predicate], vector: DeletionVector | None = None, *,
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
@@ -253,9 +253,9 @@ class PaimonTable:
 
     # -- data-evolution groups ------------------------------------------------------------------------
 
-    def _plan_data_evolution(self, entries: list[DataFile], predicate: Predicate,
+    def _plan_data_evolution(self, entries: list[ManifestEntry], predicate: Predicate,
                              extended: bool) -> Iterator[FileVerdict]:
-        groups: dict[tuple, list[DataFile]] = {}
+        groups: dict[tuple, list[ManifestEntry]] = {}
         for entry in entries:
             groups.setdefault((entry.first_row_id, entry.row_count), []).append(entry)
         parts = conjuncts(predicate)

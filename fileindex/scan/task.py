@@ -14,7 +14,7 @@ from fileindex.arrow.data_files import DataFileReader
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.table.deletion_vectors import DeletionVector
-from fileindex.table.metadata import DataFile, TableError
+from fileindex.table.metadata import ManifestEntry, TableError
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ class DataFileTask:
     name: str  # as reported: relative to the table root, or the path given
     size: int
     table: PaimonTable | None = None
-    entry: DataFile | None = None
+    entry: ManifestEntry | None = None
     vector: DeletionVector | None = None
     index_dir: str | None = None
     index_file: str | None = None  # a plain data file's index named explicitly (``fileindex verify DATA INDEX``)
@@ -40,7 +40,7 @@ class DataFileTask:
         """A table's data file under an external path, outside the table."""
         return self.entry is not None and bool(self.entry.external_path)
 
-    def table_entry(self) -> DataFile:
+    def table_entry(self) -> ManifestEntry:
         """The manifest entry of a table's data file (every task made from a table has one)."""
         if self.entry is None:
             raise UsageError(f"{self.name} is not a file of a Paimon table")

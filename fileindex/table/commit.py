@@ -30,7 +30,6 @@ from fileindex.table.errors import CommitConflict
 from fileindex.table.manifest_entry import ADD, DELETE, ManifestEntry
 from fileindex.table.manifest_writer import ManifestWriter
 from fileindex.table.metadata import (
-    DataFile,
     Snapshot,
     TableError,
     latest_snapshot_id,
@@ -68,7 +67,7 @@ def delta_entries(changes: list[FileChange]) -> list[ManifestEntry]:
         if change.new_entry is None:
             raise ValueError(f"{change.job.name}: an unchanged file has no entries to commit")
         entries += [replace(change.job.entry, kind=DELETE), replace(change.new_entry, kind=ADD)]
-    names = [(e.partition, e.bucket, e.file.file_name) for e in entries[::2]]
+    names = [(e.partition, e.bucket, e.file_name) for e in entries[::2]]
     if len(set(names)) != len(names):
         raise TableError("one data file is rewritten twice in one commit: its DELETE would not precede its ADD")
     return entries
@@ -96,12 +95,12 @@ def _chunks(entries: list[ManifestEntry], size: int) -> list[list[ManifestEntry]
     return [entries[i:i + size] for i in range(0, len(entries), size)] or [[]]
 
 
-def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[tuple[ManifestEntry, DataFile]],
+def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[ManifestEntry],
                  changes: list[FileChange], writer: ManifestWriter) -> tuple[tuple[str, int], tuple[str, int]]:
     store = plan.store
     if plan.mode == "fold":
         replaced = {c.job.identifier: c.new_entry for c in changes if c.new_entry is not None}
-        entries = [replaced.get(file.identifier, entry) for entry, file in live]
+        entries = [replaced.get(entry.identifier, entry) for entry in live]
         metas = [writer.manifest(chunk) for chunk in _chunks(entries, ENTRIES_PER_MANIFEST) if chunk]
         return writer.manifest_list(metas), writer.manifest_list([])
     meta = writer.manifest(delta_entries(changes))
@@ -139,7 +138,7 @@ def _link_snapshot(plan: RewritePlan, changes: list[FileChange],
         latest_id = latest_snapshot_id(store)
         snapshot = load_snapshot(store, latest_id)
         live = live_entries(store, snapshot)
-        live_ids = {entry.identifier for _, entry in live}
+        live_ids = {entry.identifier for entry in live}
         gone = [c for c in pending if c.job.identifier not in live_ids]
         remove_written(gone)
         dropped += gone

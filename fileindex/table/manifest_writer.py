@@ -110,11 +110,11 @@ class ManifestWriter:
             "_NUM_DELETED_FILES": sum(e.kind == DELETE for e in entries),
             "_PARTITION_STATS": {"_MIN_VALUES": low, "_MAX_VALUES": high,
                                  "_NULL_COUNTS": nulls if self.partition_types else []},
-            "_SCHEMA_ID": max((e.file.schema_id for e in entries), default=self.schema_id),
+            "_SCHEMA_ID": max((e.schema_id for e in entries), default=self.schema_id),
         }
         if entries:
             buckets = [e.bucket for e in entries]
-            levels = [e.file.level for e in entries]
+            levels = [e.level for e in entries]
             meta.update(_MIN_BUCKET=min(buckets), _MAX_BUCKET=max(buckets), _MIN_LEVEL=min(levels),
                         _MAX_LEVEL=max(levels))
         return meta

@@ -23,15 +23,22 @@ from fileindex.io import NotRegularError
 from fileindex.memo import BoundedMemo, collection_paused
 from fileindex.table.avro_blocks import budget_for, uncompressed_container
 from fileindex.table.errors import TableError
-from fileindex.table.manifest_entry import ManifestEntry
-from fileindex.table.names import external_path, plain_name
+from fileindex.table.manifest_entry import (
+    ADD,
+    ManifestEntry,
+    ValueStats,
+    decode_entry,
+    typed_manifest,
+    value_stats,
+)
+from fileindex.table.records import field_of
+from fileindex.table.names import plain_name
 from fileindex.table.orc_helper import orc_rows
 from fileindex.table.store import TableStore, not_a_table
 from fileindex.types import DataType, parse_type
 
 
 T = TypeVar("T")
-TypeSpec = type | tuple[type, ...]  # what isinstance takes
 
 
 class TableHintWarning(UserWarning):
@@ -126,25 +133,6 @@ def read_json(store: TableStore, path: Path, kind: str) -> dict:
     if not isinstance(data, dict):
         raise TableError(f"{name} ({kind}): not a JSON object")
     return data
-
-
-def field_of(record: dict, key: str, types: TypeSpec, where: str, *, optional: bool = False) -> Any:
-    """``record[key]`` if it has one of ``types`` (a TableError naming the field otherwise)."""
-    value = record.get(key) if isinstance(record, dict) else None
-    if value is None and optional:
-        return None
-    if not isinstance(value, types) or (isinstance(value, bool) and bool not in _tuple(types)):
-        got = "missing" if value is None else f"a {type(value).__name__}"
-        raise TableError(f"{where}: field {key} is {got}, not {_names(types)}")
-    return value
-
-
-def _tuple(types: TypeSpec) -> tuple[type, ...]:
-    return types if isinstance(types, tuple) else (types,)
-
-
-def _names(types: TypeSpec) -> str:
-    return " or ".join(t.__name__ for t in _tuple(types))
 
 
 # ------------------------------------------------------------------------------------- snapshot, schema
@@ -300,7 +288,7 @@ class Schemas:
         self._by_id = {schema.id: schema for schema in known}
         self._of_file: dict[tuple, Schema] = {}
 
-    def of(self, entry: DataFile) -> Schema:
+    def of(self, entry: ManifestEntry) -> Schema:
         key = (entry.schema_id, entry.write_cols)
         schema = self._of_file.get(key)
         if schema is None:
@@ -316,204 +304,33 @@ class Schemas:
 
 # ------------------------------------------------------------------------------------- data files
 
-INDEX_FILE_SUFFIX = ".index"  # a sidecar index among a data file's extra files
-
-@dataclass(frozen=True)
-class DataFile:
-    partition: bytes
-    bucket: int
-    level: int
-    file_name: str
-    row_count: int
-    schema_id: int
-    extra_files: tuple[str, ...]
-    embedded_index: bytes | None
-    external_path: str | None
-    first_row_id: int | None
-    write_cols: tuple[str, ...] | None
-    max_sequence_number: int
-    file_size: int | None = None  # bytes, as the manifest says (None: it does not)
-    value_stats: ValueStats | None = None  # min/max/null counts of the columns (None: none usable)
-    value_stats_cols: tuple[str, ...] | None = None  # the columns the statistics cover (None: every column)
-
-    @property
-    def index_files(self) -> tuple[str, ...]:
-        """The names of the file's sidecar indexes among its extra files (Paimon names one at most)."""
-        return tuple(name for name in self.extra_files if name.endswith(INDEX_FILE_SUFFIX))
-
-    @property
-    def identifier(self) -> tuple:
-        """Paimon's FileEntry.Identifier (1.3+): what a DELETE entry must match."""
-        return (self.partition, self.bucket, self.level, self.file_name, self.extra_files, self.external_path,
-                self.embedded_index)
-
-
-@dataclass(frozen=True)
-class ValueStats:
-    """A data file's ``_VALUE_STATS``: BinaryRows of the columns' minimums and maximums, and null counts
-    (None: unknown), for the columns ``value_stats_cols`` names."""
-
-    min_values: bytes
-    max_values: bytes
-    null_counts: tuple[int | None, ...]
-
-
-def _value_stats(record: object) -> ValueStats | None:
-    """The record as ValueStats, or None where it is not one (statistics only ever prune: none is sound)."""
-    if not isinstance(record, dict):
-        return None
-    low, high, counts = record.get("_MIN_VALUES"), record.get("_MAX_VALUES"), record.get("_NULL_COUNTS")
-    if not isinstance(low, (bytes, bytearray)) or not isinstance(high, (bytes, bytearray)) \
-            or not isinstance(counts, list) or not all(c is None or type(c) is int for c in counts):
-        return None
-    return ValueStats(bytes(low), bytes(high), tuple(counts))
-
-
-@dataclass(frozen=True)
-class ManifestField:
-    """Where a manifest entry holds one of DataFile's fields, and the types it may have there."""
-
-    name: str  # the manifest's field
-    in_file: bool  # in the entry's _FILE record (else in the entry itself)
-    avro: tuple[str, ...]  # Avro types fastavro decodes to ``python`` (``array<string>``: a list of str)
-    python: type | tuple[type, ...]
-    optional: bool = False
-    normal: Any = None  # makes the value DataFile's (hashable tuples, defaults)
-
-
-_INTS, _STRING, _BYTES, _NAMES = ("int", "long"), ("string",), ("bytes",), ("array<string>",)
-
-# DataFile's fields in its order: the one table both the checked and the typed reading go by
-MANIFEST_FIELDS = (
-    ManifestField("_PARTITION", False, _BYTES, (bytes, bytearray), normal=bytes),
-    ManifestField("_BUCKET", False, _INTS, int),
-    ManifestField("_LEVEL", True, _INTS, int),
-    ManifestField("_FILE_NAME", True, _STRING, str),
-    ManifestField("_ROW_COUNT", True, _INTS, int),
-    ManifestField("_SCHEMA_ID", True, _INTS, int),
-    ManifestField("_EXTRA_FILES", True, _NAMES, list, True, lambda names: tuple(names) if names else ()),
-    ManifestField("_EMBEDDED_FILE_INDEX", True, _BYTES, (bytes, bytearray), True,
-                  lambda data: data if data is None or type(data) is bytes else bytes(data)),
-    ManifestField("_EXTERNAL_PATH", True, _STRING, str, True),
-    ManifestField("_FIRST_ROW_ID", True, _INTS, int, True),
-    ManifestField("_WRITE_COLS", True, _NAMES, list, True, lambda names: None if names is None else tuple(names)),
-    ManifestField("_MAX_SEQUENCE_NUMBER", True, _INTS, int, True, lambda number: number or 0),
-    ManifestField("_FILE_SIZE", True, _INTS, int, True),
-    ManifestField("_VALUE_STATS", True, ("record",), dict, True, _value_stats),
-    ManifestField("_VALUE_STATS_COLS", True, _NAMES, list, True, lambda names: None if names is None else tuple(names)),
-)
-_ENTRY_NAMES = tuple(f.name for f in MANIFEST_FIELDS if not f.in_file)
-_FILE_NAMES = tuple(f.name for f in MANIFEST_FIELDS if f.in_file)
-_NORMALS = tuple((i, f.normal) for i, f in enumerate(MANIFEST_FIELDS) if f.normal is not None)
-_LISTS = tuple(i for i, f in enumerate(MANIFEST_FIELDS) if f.python is list)
-_ROW_COUNT = _FILE_NAMES.index("_ROW_COUNT") + len(_ENTRY_NAMES)  # (the entry's own fields come first)
-_NAME, _EXTRA, _EXTERNAL = (_FILE_NAMES.index(name) + len(_ENTRY_NAMES)
-                            for name in ("_FILE_NAME", "_EXTRA_FILES", "_EXTERNAL_PATH"))
-
-
-def _data_file(row: dict, where: str, typed: bool = False) -> DataFile:
-    """The entry of a manifest row. ``typed``: the file's Avro schema gives every field the type
-    MANIFEST_FIELDS expects (``typed_manifest``), so only values are checked; otherwise each field's
-    type is checked and a wrong one named."""
-    values: list[Any]
-    if typed:
-        meta = row["_FILE"]
-        values = [row.get(name) for name in _ENTRY_NAMES] + [meta.get(name) for name in _FILE_NAMES]
-    else:
-        meta = field_of(row, "_FILE", dict, where)
-        at = f"{where} _FILE"
-        values = [field_of(meta if f.in_file else row, f.name, f.python, at if f.in_file else where,
-                           optional=f.optional) for f in MANIFEST_FIELDS]
-        if not all(isinstance(name, str) for i in _LISTS for name in values[i] or ()):
-            raise TableError(f"{at}: _EXTRA_FILES, _WRITE_COLS and _VALUE_STATS_COLS hold file and column names")
-    if values[_ROW_COUNT] < 0:
-        raise TableError(f"{where} _FILE: _ROW_COUNT is {values[_ROW_COUNT]}")
-    plain_name(values[_NAME], f"{where} _FILE", "_FILE_NAME")
-    for name in values[_EXTRA] or ():
-        plain_name(name, f"{where} _FILE", "_EXTRA_FILES entry")
-    if values[_EXTERNAL] is not None:
-        external_path(values[_EXTERNAL], f"{where} _FILE", "_EXTERNAL_PATH")
-    for i, normal in _NORMALS:
-        values[i] = normal(values[i])
-    return DataFile(*values)
-
-
-def typed_manifest(schema: object) -> bool:
-    """Whether an Avro writer schema gives _KIND and every field of MANIFEST_FIELDS a type fastavro
-    decodes to the Python type expected (a nullable union only where the field is optional): then
-    the rows it decodes need no per-field type check. Any other schema (or none) is read checked."""
-    entry = _record_fields(schema)
-    if entry is None:
-        return False
-    meta = _record_fields(entry.get("_FILE"))
-    if meta is None or _avro_shape(entry.get("_KIND")) != ("int", False):
-        return False
-    for spec in MANIFEST_FIELDS:
-        declared = (meta if spec.in_file else entry).get(spec.name)
-        if declared is None:
-            if not spec.optional:
-                return False
-            continue
-        shape, nullable = _avro_shape(declared)
-        if shape not in spec.avro or (nullable and not spec.optional):
-            return False
-    return True
-
-
-def _record_fields(schema: object) -> dict | None:
-    if not isinstance(schema, dict) or schema.get("type") != "record" or not isinstance(schema.get("fields"), list):
-        return None
-    return {f["name"]: f.get("type") for f in schema["fields"] if isinstance(f, dict) and "name" in f}
-
-
-def _avro_shape(declared: object) -> tuple[str | None, bool]:
-    """(``int``, ``string``, ``array<string>``...: what the type decodes as, or None for any other
-    (a logical type, a named reference), whether it is a union with null)."""
-    if isinstance(declared, list):
-        others = [t for t in declared if t != "null"]
-        if len(declared) == 2 and len(others) == 1:
-            shape, nullable = _avro_shape(others[0])
-            return (shape, True) if not nullable else (None, False)
-        return None, False
-    if isinstance(declared, dict):
-        if declared.get("type") == "record":
-            return "record", False
-        if declared.get("type") == "array" and set(declared) == {"type", "items"}:
-            return ("array<string>", False) if _avro_shape(declared["items"]) == ("string", False) else (None, False)
-        return _avro_shape(declared["type"]) if set(declared) == {"type"} else (None, False)
-    if declared in ("int", "long", "string", "bytes"):
-        return declared, False
-    return None, False
-
-
 def live_files(store: TableStore, snapshot: Snapshot,
-               keep_manifest: Callable[[ValueStats | None], bool] | None = None) -> list[DataFile]:
+               keep_manifest: Callable[[ValueStats | None], bool] | None = None) -> list[ManifestEntry]:
     """ADD entries not DELETEd, over the base and delta manifest lists (table spec §5). Each manifest
     list's and manifest's decoded entries are memoized per process (``MANIFESTS``). ``keep_manifest``:
     whether to read a manifest, from its partition statistics (a manifest left out must hold no entry,
     ADD or DELETE, of a partition the caller wants)."""
-    live: dict[tuple, DataFile] = {}
+    live: dict[tuple, ManifestEntry] = {}
     for manifest, listed_in in _manifests(store, snapshot, keep_manifest):
-        _merge(live, ((kind, entry, entry) for kind, entry in manifest_entries(store, manifest, listed_in)))
+        _merge(live, manifest_entries(store, manifest, listed_in))
     return list(live.values())
 
 
-def live_entries(store: TableStore, snapshot: Snapshot) -> list[tuple[ManifestEntry, DataFile]]:
-    """``live_files`` with each file's whole manifest entry (what a committer writes back); read from the
-    files every time (only what a scan needs is memoized)."""
-    live: dict[tuple, tuple[ManifestEntry, DataFile]] = {}
+def live_entries(store: TableStore, snapshot: Snapshot) -> list[ManifestEntry]:
+    """``live_files``, each entry holding its Avro row (what a committer writes back); read from the files
+    every time (only what a scan needs is memoized)."""
+    live: dict[tuple, ManifestEntry] = {}
     for manifest, listed_in in _manifests(store, snapshot):
-        _merge(live, ((kind, entry, (ManifestEntry.from_avro(row), entry))
-                      for kind, entry, row in _decoded_manifest(store, manifest, listed_in)))
+        _merge(live, _decoded_manifest(store, manifest, listed_in, keep_rows=True))
     return list(live.values())
 
 
-def _merge(live: dict, entries: Iterable[tuple[int, DataFile, Any]]) -> None:
+def _merge(live: dict[tuple, ManifestEntry], entries: Iterable[ManifestEntry]) -> None:
     """In manifest order, as Java's FileEntry.mergeEntries: a DELETE removes the ADD before it, and an ADD after
     it (a rewrite that gives a file back an entry it had) is live again."""
-    for kind, entry, value in entries:
-        if kind == 0:
-            live[entry.identifier] = value
+    for entry in entries:
+        if entry.kind is ADD:
+            live[entry.identifier] = entry
         else:
             live.pop(entry.identifier, None)
 
@@ -568,7 +385,7 @@ def manifest_list_entries(store: TableStore, path: Path, kind: str = "manifest l
     for number, row in enumerate(rows):
         where = f"{store.shown(path)} (manifest list) row {number}"
         metas.append(ManifestMeta(plain_name(field_of(row, "_FILE_NAME", str, where), where, "_FILE_NAME"),
-                                  _value_stats(row.get("_PARTITION_STATS"))))
+                                  value_stats(row.get("_PARTITION_STATS"))))
     return tuple(metas)
 
 
@@ -576,26 +393,16 @@ def manifest_list_names(store: TableStore, path: Path, kind: str = "manifest lis
     return tuple(meta.name for meta in manifest_list_entries(store, path, kind))
 
 
-def manifest_entries(store: TableStore, path: Path, listed_in: str) -> tuple[tuple[int, DataFile], ...]:
-    """(kind: 0 ADD, 1 DELETE; the entry) of each row of a manifest, memoized (``MANIFESTS``)."""
-    return _memoized(store, path, "manifest", lambda: tuple((kind, entry) for kind, entry, _
-                                                            in _decoded_manifest(store, path, listed_in)))
+def manifest_entries(store: TableStore, path: Path, listed_in: str) -> tuple[ManifestEntry, ...]:
+    """The entries of a manifest, ADD and DELETE, memoized (``MANIFESTS``)."""
+    return _memoized(store, path, "manifest", lambda: tuple(_decoded_manifest(store, path, listed_in)))
 
 
-def _decoded_manifest(store: TableStore, path: Path, listed_in: str) -> list[tuple[int, DataFile, dict]]:
+def _decoded_manifest(store: TableStore, path: Path, listed_in: str, *,
+                      keep_rows: bool = False) -> list[ManifestEntry]:
     with collection_paused():  # its rows are many objects living until the entries are built
-        return _decode_manifest(store, path, listed_in)
-
-
-def _decode_manifest(store: TableStore, path: Path, listed_in: str) -> list[tuple[int, DataFile, dict]]:
-    name = store.shown(path)
-    rows, schema = read_rows_and_schema(store, path, f"manifest named by {listed_in}")
-    typed = typed_manifest(schema)
-    decoded = []
-    for number, row in enumerate(rows):
-        where = f"{name} (manifest) row {number}"
-        kind = row["_KIND"] if typed else field_of(row, "_KIND", int, where)
-        if kind not in (0, 1):
-            raise TableError(f"{where}: entry kind {kind} (0 = ADD, 1 = DELETE)")
-        decoded.append((kind, _data_file(row, where, typed), row))
-    return decoded
+        name = store.shown(path)
+        rows, schema = read_rows_and_schema(store, path, f"manifest named by {listed_in}")
+        typed = typed_manifest(schema)
+        return [decode_entry(row, f"{name} (manifest) row {number}", typed, keep_row=keep_rows)
+                for number, row in enumerate(rows)]

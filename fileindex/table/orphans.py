@@ -43,7 +43,7 @@ def _named(store: TableStore) -> set[Path]:
     for manifest, listed_in in manifests.items():
         path = store.manifest_file(manifest)
         named.add(path)
-        for _, entry in manifest_entries(store, path, listed_in):
+        for entry in manifest_entries(store, path, listed_in):
             if entry.external_path:  # (a file on storage this reader cannot list cannot be an orphan here)
                 try:
                     folder = local_external_path(entry.external_path).parent

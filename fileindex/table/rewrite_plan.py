@@ -21,8 +21,6 @@ from fileindex.java.binary_row import field_stats
 from fileindex.table.compat import FLOORS, floor_of, reader_defaults, writer_notes
 from fileindex.table.evolution import split_column
 from fileindex.table.metadata import (
-    INDEX_FILE_SUFFIX as INDEX_SUFFIX,
-    DataFile,
     Schema,
     Schemas,
     Snapshot,
@@ -30,7 +28,8 @@ from fileindex.table.metadata import (
     live_entries,
     load_schema,
 )
-from fileindex.table.manifest_entry import ADD, FileMeta, ManifestEntry
+from fileindex.table.manifest_entry import ADD, ManifestEntry
+from fileindex.table.manifest_entry import INDEX_FILE_SUFFIX as INDEX_SUFFIX
 from fileindex.table.manifest_writer import AvroShape, shape_of
 from fileindex.table.names import inside
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
@@ -132,7 +131,7 @@ class FileChange:
                 "advice": list(self.advice)}
 
 
-def _old_index(meta: FileMeta, folder: Path) -> tuple[str, int, list[str]]:
+def _old_index(meta: ManifestEntry, folder: Path) -> tuple[str, int, list[str]]:
     sidecars = [n for n in meta.extra_files if n.endswith(INDEX_SUFFIX)]
     if meta.embedded_index is not None:
         return "embedded", len(meta.embedded_index), sidecars
@@ -159,7 +158,7 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                  before_rename: Callable[[Path], None] | None = None) -> FileChange:
     """Build the file's container, write its sidecar if it needs one (not on a dry run), and the new entry."""
     folder = Path(job.data_path).parent
-    meta = job.entry.file
+    meta = job.entry
     old_location, old_bytes, old_sidecars = _old_index(meta, folder)
     try:
         container = build_container(job)
@@ -184,7 +183,7 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                     break
                 sidecar = next_sidecar_name(sidecar, meta.file_name)
     extra_files = tuple(n for n in meta.extra_files if not n.endswith(INDEX_SUFFIX)) + ((sidecar,) if sidecar else ())
-    new = replace(job.entry, kind=ADD, file=replace(meta, extra_files=extra_files, embedded_index=embedded))
+    new = replace(job.entry, kind=ADD, extra_files=extra_files, embedded_index=embedded)
     location = "embedded" if embedded is not None else "sidecar" if sidecar else "none"
     return FileChange(job, None if new == job.entry else new, location, old_location, old_bytes,
                       len(container) if container is not None else 0, sidecar, written,
@@ -294,7 +293,7 @@ def parse_partitions(text: str | None, schema: Schema) -> list[dict[str, str]] |
     return specs
 
 
-def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] | None) -> bool:
+def _in_partitions(entry: ManifestEntry, schema: Schema, specs: list[dict[str, str]] | None) -> bool:
     if specs is None:
         return True
     from fileindex.java.binary_row import partition_path
@@ -389,7 +388,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     specs = parse_partitions(partitions, schema)
     plan = RewritePlan(store, snapshot.id, schema, floor, chosen, writer=chosen_writer,
                        notes=writer_notes(options, detected, chosen_writer))
-    for manifest_entry, entry in live_entries(store, snapshot):
+    for entry in live_entries(store, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
         data = schemas.of(entry)
@@ -400,7 +399,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
         elif not allow_external:
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
-        plan.jobs.append(FileJob(name, str(path), str(table_root), manifest_entry, entry.identifier, file_options,
+        plan.jobs.append(FileJob(name, str(path), str(table_root), entry, entry.identifier, file_options,
                                  data.types(), threshold, bool(entry.external_path), chosen_writer, defaults))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
         field_stats([plan.jobs[0].entry.partition], [schema.by_name()[k].type for k in schema.partition_keys])

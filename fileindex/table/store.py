@@ -29,7 +29,7 @@ from fileindex.table.errors import TableError, UnsafeNameError
 from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside, local_external_path
 
 if TYPE_CHECKING:
-    from fileindex.table.metadata import DataFile, Schema
+    from fileindex.table.metadata import ManifestEntry, Schema
 
 MAIN = "main"
 # in external_roots: the folders the table's own option names (``--allow-external-paths`` without a ROOT)
@@ -196,7 +196,7 @@ class TableStore:
 
     # -- data files, their sidecars and deletion vectors: named per bucket ------------------------------------
 
-    def data_folder(self, entry: DataFile, schema: Schema) -> str:
+    def data_folder(self, entry: ManifestEntry, schema: Schema) -> str:
         """The bucket folder of a data file inside the table, relative to the root (a partition's path decoded
         once per store), checked to lie inside the root after links."""
         key = ("bucket", entry.partition, entry.bucket)
@@ -212,24 +212,24 @@ class TableStore:
             folder = self._memo[key] = str(path.relative_to(self.root))
         return folder
 
-    def relative(self, entry: DataFile, schema: Schema) -> str:
+    def relative(self, entry: ManifestEntry, schema: Schema) -> str:
         """The data file as reported: relative to the table root, or its external path."""
         if entry.external_path:
             return entry.external_path
         return f"{self.data_folder(entry, schema)}/{entry.file_name}"
 
-    def data_file(self, entry: DataFile, schema: Schema) -> str:
+    def data_file(self, entry: ManifestEntry, schema: Schema) -> str:
         """Where the data file is: under the root, or its external path's local path (an UnsafeNameError for
         storage this reader cannot open)."""
         if entry.external_path:
             return str(local_external_path(entry.external_path))
         return self.io.join(self._root_text(), self.data_folder(entry, schema), entry.file_name)
 
-    def beside(self, entry: DataFile, schema: Schema, name: str) -> str:
+    def beside(self, entry: ManifestEntry, schema: Schema, name: str) -> str:
         """A file the manifest names beside the data file (its ``.index`` sidecar)."""
         return self.io.join(os.path.dirname(self.data_file(entry, schema)), name)
 
-    def readable(self, entry: DataFile) -> bool:
+    def readable(self, entry: ManifestEntry) -> bool:
         """Whether the data file is on storage this store can open (an external path's scheme)."""
         return not entry.external_path or external_scheme(entry.external_path) in READABLE_SCHEMES
 
@@ -242,7 +242,7 @@ class TableStore:
                       if r.strip() and external_scheme(r.strip()) in READABLE_SCHEMES]
         return tuple(roots)
 
-    def external_refusal(self, entry: DataFile, schema: Schema) -> str | None:
+    def external_refusal(self, entry: ManifestEntry, schema: Schema) -> str | None:
         """Why a data file under an external path may not be read (None: it is not external, or it may)."""
         if not entry.external_path or not self.readable(entry):
             return None
@@ -254,7 +254,7 @@ class TableStore:
             return f"its external path lies outside the folders allowed ({', '.join(roots)})"
         return None
 
-    def _within(self, entry: DataFile, schema: Schema) -> tuple[str, ...] | None:
+    def _within(self, entry: ManifestEntry, schema: Schema) -> tuple[str, ...] | None:
         """The folders a data file (or its sidecar) must lie in: None for the table root."""
         if not entry.external_path:
             return None
@@ -263,12 +263,12 @@ class TableStore:
             raise UsageError(f"{entry.external_path}: {refusal}")
         return self.allowed_roots(schema)
 
-    def open_data(self, entry: DataFile, schema: Schema) -> InputFile:
+    def open_data(self, entry: ManifestEntry, schema: Schema) -> InputFile:
         """The data file opened once for reading: a regular file inside the table (or an allowed external
         root), refused in one line otherwise; a missing one is the OSError the caller reports."""
         return self.open(self.data_file(entry, schema), "data file", self._within(entry, schema))
 
-    def open_beside(self, entry: DataFile, schema: Schema, name: str) -> InputFile:
+    def open_beside(self, entry: ManifestEntry, schema: Schema, name: str) -> InputFile:
         """A sidecar of the data file opened as ``open_data`` opens the data file."""
         return self.open(self.beside(entry, schema, name), "index file", self._within(entry, schema))
 
@@ -280,7 +280,7 @@ class TableStore:
         except OutsideError as err:
             raise _outside(what, path, err, within) from None
 
-    def bucket_names(self, entry: DataFile, schema: Schema) -> tuple[frozenset[str], frozenset[str]]:
+    def bucket_names(self, entry: ManifestEntry, schema: Schema) -> tuple[frozenset[str], frozenset[str]]:
         """(the files, the symlinks) in the data file's bucket folder, listed once per store."""
         folder = self.data_folder(entry, schema)
         key = ("files", folder)
@@ -291,7 +291,7 @@ class TableStore:
                                          frozenset(f.name for f in found if f.kind == "link"))
         return listing
 
-    def data_file_exists(self, entry: DataFile, schema: Schema) -> bool:
+    def data_file_exists(self, entry: ManifestEntry, schema: Schema) -> bool:
         """Whether the data file is there: its bucket folder is listed once per store (a stat per file was a
         planning cost), an external path looked up. A symlink out of the table is refused."""
         if entry.external_path:

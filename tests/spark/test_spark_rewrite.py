@@ -56,7 +56,7 @@ def test_a_failed_task_attempt_leaves_no_referenced_partial_file(spark, tmp_path
         result = spark_rewrite(spark, root)
     assert result.snapshot_id == 2 and result.changed
     live = live_entries(TableStore(root), load_snapshot(TableStore(root)))
-    for _, entry in live:
+    for entry in live:
         folder = PaimonTable(root).data_path(entry).parent
         for name in entry.extra_files:
             assert (folder / name).is_file()
@@ -70,7 +70,7 @@ def test_a_file_that_cannot_be_rewritten_fails_the_run_and_removes_every_sidecar
     from fileindex.table.metadata import TableError
 
     _, root = twins(tmp_path)
-    (_, victim), *_ = live_entries(TableStore(root), load_snapshot(TableStore(root)))
+    victim, *_ = live_entries(TableStore(root), load_snapshot(TableStore(root)))
     PaimonTable(root).data_path(victim).write_bytes(b"not a parquet file")
     before = sorted(p for p in root.rglob("*") if p.is_file())
     with pytest.raises(TableError, match="nothing was committed"):
