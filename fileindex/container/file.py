@@ -141,6 +141,11 @@ def _sidecar_memo_items() -> int:
 SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_memo_items(), budget=128 << 20)
 
 
+def shared_sidecar(identity: tuple) -> FileIndexContainer | None:
+    """The container of the sidecar with this identity, if one is shared already (nothing is opened)."""
+    return SIDECARS.get(identity)
+
+
 def sidecar_container(path: str | os.PathLike, *, identity: tuple | None = None,
                       name: str | None = None) -> FileIndexContainer:
     """The container of a sidecar index file, shared per process while the file keeps its identity (given by

@@ -15,7 +15,7 @@ from typing import cast
 from pathlib import Path
 from pyroaring import BitMap
 
-from fileindex.container.file import FileIndexContainer, embedded_container, sidecar_container
+from fileindex.container.file import FileIndexContainer, embedded_container, shared_sidecar, sidecar_container
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
@@ -159,6 +159,10 @@ class PaimonTable:
         if note:
             return "sidecar", None, note
         name = entry.index_files[0]
+        found = self.store.io.info(self.store.beside(entry, self.schema, name))
+        shared = shared_sidecar(found.identity) if found is not None and found.kind == "file" else None
+        if shared is not None:  # (opened and checked before, and the file is still that one, not a link)
+            return "sidecar", shared, ""
         try:
             opened = self.store.open_beside(entry, self.schema, name)
         except FileNotFoundError:

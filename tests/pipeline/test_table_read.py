@@ -22,7 +22,7 @@ from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.scan.reader import output_schema, read_candidates, scannable, selection
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 from fileindex.scan.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.types import parse_type

@@ -10,7 +10,7 @@ from java_oracle import JavaOracle
 
 from fileindex.spark import pruned_scan
 from fileindex.spark.datasource import FORMAT, read_table
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 
 COLUMNS = [("region", "STRING"), ("shard", "INT"), ("name", "STRING"), ("score", "BIGINT"), ("ratio", "DOUBLE")]
 REGIONS = ["eu", "us", "ap", "é/x=1"]

@@ -11,7 +11,7 @@ from fileindex.table.metadata import live_entries, load_snapshot
 from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.store import TableStore
 
 SOURCE = ROOT / "tests" / "tables" / "parquet" / "append_with_bsi_bitmap_bloomfilter.db" / \

@@ -23,7 +23,7 @@ from fileindex.memo import BoundedMemo, computed_in_batches, memos_enabled
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.predicate.tree import Leaf
 from fileindex.table.metadata import TableError, live_files, load_snapshot
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.manifest_entry import ADD
 from fileindex.table.store import TableStore
 
@@ -311,7 +311,7 @@ def test_fileindex_memos_off_in_the_environment_keeps_every_memo_empty(setting, 
 from fileindex.arrow.data_files import FOOTERS, DataFileReader
 from fileindex.container.file import EMBEDDED, SIDECARS
 from fileindex.table.metadata import MANIFESTS
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 for _ in range(2):
     kinds = [v.result.kind for v in PaimonTable({str(SOURCE)!r}).plan("f0 = 'Alice'")]
     kinds += [v.result.kind for v in PaimonTable({str(SIDECAR_SOURCE)!r}).plan("f0 = 'Alice'")]

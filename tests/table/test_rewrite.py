@@ -21,7 +21,7 @@ from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
 from fileindex.table.rewrite_plan import next_sidecar_name, options_for_file
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.stages import Stage, watching
 from fileindex.table.store import TableStore
 

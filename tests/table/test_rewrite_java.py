@@ -20,7 +20,7 @@ from fileindex.table.metadata import latest_snapshot_id, load_snapshot, read_jso
 from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.stages import Stage, watching
 from fileindex.table.store import TableStore
 

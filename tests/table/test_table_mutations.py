@@ -23,7 +23,7 @@ from fileindex.table.store import TableStore
 from fileindex.cli.app import _one_line_warning, main
 from fileindex.scan.truth import matches
 from fileindex.table.metadata import TableError, TableHintWarning, read_rows
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 
 TABLES = ROOT / "tests" / "tables"
 ROOTS = sorted(p for p in TABLES.glob("*/*.db/*") if (p / "snapshot").is_dir()) + \

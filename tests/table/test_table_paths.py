@@ -29,7 +29,7 @@ from fileindex.table.avro_blocks import uncompressed_container
 from fileindex.table.errors import TableError, UnsafeNameError
 from fileindex.table.metadata import MAX_JSON_BYTES, read_rows
 from fileindex.table.names import external_path, inside, local_external_path, name_problem, plain_name
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 
 # ------------------------------------------------------------------------------------- the rule
 

@@ -9,7 +9,7 @@ from conftest import ROOT
 from fileindex.cli import main
 import fileindex.scan.table as scan
 from fileindex.indexes.result import REMAIN, SKIP, Rows
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 
 TABLES = ROOT / "tests" / "tables"
 FORMATS = ["parquet", "orc"]

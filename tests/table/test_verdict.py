@@ -10,7 +10,7 @@ from fileindex.cli.app import main
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.scan.reader import evaluate_file
-from fileindex.scan.table import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.verdict import FileVerdict, summarize
 
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
