@@ -102,7 +102,10 @@ def table_inputs(table: PaimonTable, index_dir: str | None = None, keep_manifest
     for entry, vector in table.live(keep_manifest):
         relative = table.relative(entry)
         table.data_file_exists(entry)  # (refuses a symlink out of the table)
-        path = str(table.data_path(entry).resolve()) if entry.external_path else f"{real_root}/{relative}"
+        if not entry.external_path:
+            path = f"{real_root}/{relative}"
+        else:  # (on storage this reader cannot open: named as the manifest names it, answered REMAIN)
+            path = str(table.data_path(entry).resolve()) if table.store.readable(entry) else entry.external_path
         size = entry.file_size if entry.file_size is not None else _size_or_zero(path)
         tasks.append(DataFileTask(path, relative, size, table, entry, vector, index_dir))
     return Inputs(tasks, table)
