@@ -10,7 +10,7 @@ import stat
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from fileindex.container.head import ContainerHead, IndexEntry, check_body_bounds, parse_head, validate_layout
 from fileindex.memo import BoundedMemo, file_identity
@@ -146,13 +146,14 @@ def shared_sidecar(identity: tuple) -> FileIndexContainer | None:
     return SIDECARS.get(identity)
 
 
-def sidecar_container(path: str | os.PathLike, *, identity: tuple | None = None,
+def sidecar_container(path: str | os.PathLike | BinaryIO, *, identity: tuple | None = None,
                       name: str | None = None) -> FileIndexContainer:
     """The container of a sidecar index file, shared per process while the file keeps its identity (given by
     a caller that opened the file, ``path`` then naming the opened file; ``name`` what errors call it). A
     malformed HEAD raises, each time."""
-    path = os.fspath(path)
-    identity = identity if identity is not None else file_identity(path, os.stat(path))
+    if identity is None:
+        path = os.fspath(cast(str, path))
+        identity = file_identity(path, os.stat(path))
     container = SIDECARS.get(identity)
     if container is None:
         container = FileIndexContainer.open(path, name=name)

@@ -39,6 +39,10 @@ class LocalInputFile(InputFile):
     def local_path(self) -> str | None:
         return f"{_FD_FOLDER}/{self._descriptor}" if _FD_FOLDER == "/proc/self/fd" else None
 
+    def fileno(self) -> int:
+        """The open file's descriptor (local files only: what a memory map is made from, without opening again)."""
+        return self._descriptor
+
     def native(self) -> pa.NativeFile:
         path = self.local_path
         if path is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import cast
+from typing import BinaryIO, cast
 from pathlib import Path
 from pyroaring import BitMap
 
@@ -168,10 +168,10 @@ class PaimonTable:
         except FileNotFoundError:
             return "sidecar", None, f"index file {name} is missing"
         with opened:
-            path = opened.local_path
-            if path is None:  # (no local path: a file system without one hands its bytes)
+            if opened.local_path is None:  # (not a local file: a file system without one hands its bytes)
                 return "sidecar", FileIndexContainer.from_bytes(opened.read_range(0, opened.size), source=name), ""
-            return "sidecar", sidecar_container(path, identity=opened.identity, name=opened.name), ""
+            # mapped from the file as opened (a local file has a descriptor), never opened again by name
+            return "sidecar", sidecar_container(cast(BinaryIO, opened), identity=opened.identity, name=opened.name), ""
 
     def find(self, name: str) -> ManifestEntry | None:
         """The live data file ``name`` designates: its path as ``--indexes`` prints it (relative to the
