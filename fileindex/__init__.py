@@ -13,8 +13,8 @@ The public API, importable from here (loaded on first use, so ``import fileindex
 
 The layers, each a subpackage that imports only from those below it (``tests/test_layers.py``):
 base modules (``errors``, ``types``, ``values``, ``java_numbers``, ``tokens``, ``parallel``, ``memo``,
-``confined``) < ``arrow`` < ``java`` < ``decoding`` < ``container`` < ``indexes`` < ``predicate`` <
-``writing`` < ``table`` < ``reference`` < ``pipeline`` < ``kit`` < ``spark`` < ``cli``.
+``confined``) < ``io`` < ``arrow`` < ``java`` < ``decoding`` < ``container`` < ``indexes`` < ``predicate`` <
+``writing`` < ``table`` < ``scan`` < ``reference`` < ``pipeline`` < ``kit`` < ``spark`` < ``cli``.
 """
 __version__ = "0.1.0"
 
@@ -26,7 +26,7 @@ _API = {
     "parse_schema": "fileindex.types", "parse_type": "fileindex.types",
     "parse_predicate": "fileindex.predicate.parser", "FileIndexEvaluator": "fileindex.predicate.evaluation",
     "build_data_file_index": "fileindex.writing.data_file", "parse_options": "fileindex.writing.options",
-    "PaimonTable": "fileindex.pipeline.table_read", "TableScan": "fileindex.pipeline.table_read",
+    "PaimonTable": "fileindex.scan.table", "TableScan": "fileindex.scan.table_scan",
 }
 __all__ = sorted(_API)
 

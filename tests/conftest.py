@@ -77,3 +77,11 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "spark" in Path(str(item.fspath)).parent.parts[-1:]:
             item.add_marker(pytest.mark.spark)
+
+
+def manifest_rows(path: Path) -> list[dict]:
+    """The rows of a table's manifest or manifest list (``ROOT/manifest/NAME``), read through its table's store."""
+    from fileindex.table.metadata import read_rows
+    from fileindex.table.store import TableStore
+
+    return read_rows(TableStore(Path(path).parent.parent), Path(path))

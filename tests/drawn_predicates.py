@@ -72,7 +72,7 @@ def candidate_columns(subject: Subject) -> list[str]:
 
 
 def column_literals(subject: Subject, column: str) -> list:
-    from fileindex.pipeline.truth import column_values
+    from fileindex.scan.truth import column_values
 
     values = [v for v in column_values(subject.rows, column).to_pylist() if v is not None]
     return [naive_utc(v) if isinstance(v, dt.datetime) else v for v in values]

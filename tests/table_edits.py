@@ -13,6 +13,7 @@ import pyarrow.orc
 from conftest import ROOT
 
 from fileindex.table.metadata import read_rows
+from fileindex.table.store import TableStore
 
 TABLES = ROOT / "tests" / "tables"
 
@@ -57,4 +58,4 @@ def data_manifests(root: Path) -> list[Path]:
     """The manifests (not lists, not index manifests) of the table's latest snapshot, by name."""
     snapshot = json.loads(snapshot_of(root).read_text())
     return [root / "manifest" / row["_FILE_NAME"] for key in ("baseManifestList", "deltaManifestList")
-            for row in read_rows(root / "manifest" / snapshot[key], "manifest list", root)]
+            for row in read_rows(TableStore(root), root / "manifest" / snapshot[key], "manifest list")]

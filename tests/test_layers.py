@@ -6,8 +6,8 @@ import graphlib
 
 from conftest import ROOT
 
-LAYERS = ["base", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "reference",
-          "pipeline", "kit", "spark", "cli"]
+LAYERS = ["base", "io", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "scan",
+          "reference", "pipeline", "kit", "spark", "cli"]
 BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "memo", "kernels", "_kernels",
         "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined"}
 
@@ -64,7 +64,7 @@ def imported_modules(path) -> set[str]:
     ``fileindex.spark``. The parent packages Python runs first are left out (every submodule would be in a
     circle with its package's ``__init__``)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_without_type_checking(ast.parse(path.read_text()))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -72,6 +72,20 @@ def imported_modules(path) -> set[str]:
                 submodule = f"{node.module}.{alias.name}"
                 found.add(submodule if is_module(submodule) else node.module)
     return {name for name in found if name.startswith("fileindex.") and is_module(name)}
+
+
+def _without_type_checking(tree: ast.Module) -> ast.Module:
+    """The module without its ``if TYPE_CHECKING:`` blocks: imports for annotations only, never run."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                setattr(node, name, [child for child in block if not _type_checking(child)])
+    return tree
+
+
+def _type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
 
 
 def import_circle(graph: dict[str, set[str]]) -> list[str]:
@@ -132,7 +146,42 @@ def test_no_module_imports_itself_through_others():
 
 def test_the_circle_check_resolves_submodules_and_finds_circles(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("from fileindex.spark import progress, register\ndef f():\n    import fileindex.table.scan\n")
-    assert imported_modules(module) == {"fileindex.spark.progress", "fileindex.spark", "fileindex.table.scan"}
+    module.write_text("from fileindex.spark import progress, register\ndef f():\n    import fileindex.scan.table\n")
+    assert imported_modules(module) == {"fileindex.spark.progress", "fileindex.spark", "fileindex.scan.table"}
     assert import_circle({"a": {"b"}, "b": {"c"}, "c": set()}) == []
     assert set(import_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})) == {"a", "b", "c"}
+
+
+# The planner's stages (partition, bucket, statistics, the index's verdicts) are the planner's alone: the layers
+# above reach them only through its entry points, so no one plans a read around it.
+PLANNER_STAGES = ("fileindex.table.statistics", "fileindex.table.buckets", "fileindex.scan.verdicts")
+PLANNER_ENTRY_POINTS = {"ScanPlanner", "plan_read", "plan_files", "evaluate_tasks", "Evaluate"}
+ABOVE_THE_PLANNER = ("fileindex.pipeline", "fileindex.kit", "fileindex.spark", "fileindex.cli")
+
+
+def planning_around_the_planner(path) -> list[str]:
+    """What ``path`` imports of the planner's stages, or of the planner beyond its entry points."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if within(node.module, PLANNER_STAGES):
+                found.append(node.module)
+            elif node.module == "fileindex.scan.planner":
+                found += [f"{node.module}.{a.name}" for a in node.names if a.name not in PLANNER_ENTRY_POINTS]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if within(a.name, (*PLANNER_STAGES, "fileindex.scan.planner"))]
+    return found
+
+
+def test_nothing_plans_a_read_around_the_planner():
+    around = [f"{module_of(path)} imports {name}" for path in sorted((ROOT / "fileindex").rglob("*.py"))
+              if within(module_of(path), ABOVE_THE_PLANNER) for name in planning_around_the_planner(path)]
+    assert not around, "\n".join(around)
+
+
+def test_the_planner_check_finds_imports_of_its_stages(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from fileindex.table.statistics import file_statistics\n"
+                      "from fileindex.scan.planner import plan_read, _partition_test\nimport fileindex.table.buckets\n")
+    assert planning_around_the_planner(module) == ["fileindex.table.statistics",
+                                                   "fileindex.scan.planner._partition_test", "fileindex.table.buckets"]

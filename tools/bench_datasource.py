@@ -47,7 +47,7 @@ import fileindex
 from fileindex.spark import spark_session
 from fileindex.spark.datasource import FORMAT, read_table
 from fileindex.spark.demo import DatasetSpec, make_file
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 from fileindex.values import Timestamp
 
 COLUMNS = [("id", "BIGINT"), ("category", "STRING"), ("ts", "TIMESTAMP(6)"), ("amount", "DOUBLE")]

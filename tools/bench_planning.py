@@ -40,7 +40,7 @@ import bench_java
 from fileindex.container.file import EMBEDDED
 from fileindex.spark.datasource import PaimonFileIndexSource
 from fileindex.table.metadata import MANIFESTS
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 
 
 def forget() -> None:

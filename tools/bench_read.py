@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 
 from bench_read_peer import median_of
 
-from fileindex.pipeline.table_read import PaimonTable
+from fileindex import PaimonTable
 from fileindex.spark.demo import RARE_CATEGORY, START, DatasetSpec, make_file
 
 PEER = "pypaimon-rust==0.4.0"
@@ -117,7 +117,7 @@ def peak_memory(root: Path) -> int:
     """Peak resident KiB of a process streaming a full scan through to_batches(): its VmHWM (ru_maxrss would
     carry this process's peak over the fork and exec)."""
     program = ("import re, sys; sys.path.insert(0, sys.argv[2]);"
-               "from fileindex.pipeline.table_read import PaimonTable;"
+               "from fileindex import PaimonTable;"
                "n = sum(b.num_rows for b in PaimonTable(sys.argv[1]).scan().to_batches());"
                "print(n, re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))")
     out = subprocess.run([sys.executable, "-c", program, str(root), str(ROOT)], check=True, capture_output=True,

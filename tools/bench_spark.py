@@ -75,9 +75,9 @@ def scan_figures(spark, folder: str, where: str, repeat: int, columns: list[str]
 def breakdown(spark, folder: str, where: str, repeat: int) -> dict:
     """Where a pruned scan's seconds go, each step timed alone (median of ``repeat``, warm), in the order
     :func:`fileindex.spark.jobs.pruned_scan` takes them; then whole scans, held as ``timed_scan`` holds them."""
-    from fileindex.indexes.result import Rows
     from fileindex.pipeline.inputs import resolve_inputs
-    from fileindex.pipeline.scan import evaluate_file, read_verdict, scannable
+    from fileindex.scan.planner import evaluate_tasks, plan_read
+    from fileindex.scan.reader import read_file, scannable
     from fileindex.spark.compare import holding, materialize
     from fileindex.spark.expressions import to_column, widen_signed_zeros
     from fileindex.spark.jobs import _local_read as local_read
@@ -98,11 +98,8 @@ def breakdown(spark, folder: str, where: str, repeat: int) -> dict:
     predicate = parse_predicate(where, types)
     widened = widen_signed_zeros(predicate, types)
     schema = read_schema(inputs, tasks, None, predicate)
-    verdicts = [evaluate_file(task, widened) for task in tasks]
-    kept = [(task, v) for task, v in zip(tasks, verdicts, strict=True) if v.result.kind != "SKIP"]
-    reads = [(task, v.row_count, v.result.bitmap.serialize() if isinstance(v.result, Rows) else None)
-             for task, v in kept]
-    local, local_rows = local_read(spark, reads, schema, widened, types)
+    kept = [f for f in plan_read(inputs.table, tasks, widened)[0] if f.to_read]
+    local, local_rows = local_read(spark, kept, schema, widened, types)
 
     def planning():
         resolved = resolve_inputs([folder])
@@ -119,11 +116,11 @@ def breakdown(spark, folder: str, where: str, repeat: int) -> dict:
 
     return {
         "inputs, types, predicate, schema": median(planning),
-        f"evaluating {len(tasks)} indexes": median(lambda: [evaluate_file(task, widened) for task in tasks]),
+        f"evaluating {len(tasks)} indexes": median(lambda: evaluate_tasks(tasks, widened)),
         f"reading the candidate rows of {len(kept)} files": median(
-            lambda: [read_verdict(t, v, schema, widened, types) for t, v in kept]),
+            lambda: [read_file(f, schema, widened, types) for f in kept]),
         "reading them into a local relation (read, conform, createDataFrame)": median(
-            lambda: local_read(spark, reads, schema, widened, types)),
+            lambda: local_read(spark, kept, schema, widened, types)),
         f"the exact filter, and holding the rows ({holding(local_rows)})": median(
             lambda: materialize(local.where(to_column(predicate, types)), holding(local_rows))),
         "an empty Spark job (persist + count)": median(empty_job),

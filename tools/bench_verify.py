@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from fileindex.pipeline.inputs import DataFileTask
+from fileindex.scan.task import DataFileTask
 from fileindex.pipeline.verify import verify_file
 from fileindex.writing.data_file import build_data_file_index
 

@@ -96,7 +96,7 @@ def java_answers(root: Path) -> list[dict]:
     """Each predicate's scan (files Java's plan keeps) and rows (Java's full read), from the kit's Java adapter."""
     from fileindex.kit.rows import sort_rows
     from fileindex.reference.predicate_json import predicate_to_json
-    from fileindex.table.scan import PaimonTable
+    from fileindex import PaimonTable
 
     table = PaimonTable(root)
     schema = table.schema.types()

@@ -162,9 +162,9 @@ def write(request: dict) -> dict:
     import pyarrow as pa
 
     from fileindex.reference.vector_format import to_arrow, value_from_json
-    from fileindex.table.scan import PaimonTable
+    from fileindex import PaimonTable
     from fileindex.types import parse_type
-    from fileindex.writing.atomic import write_atomically
+    from fileindex.io.atomic import write_atomically
 
     data_type = parse_type(request["type"])
     dataset = json.loads(Path(request["dataset"]).read_text(encoding="utf-8"))
@@ -193,7 +193,7 @@ def write(request: dict) -> dict:
 
 
 def scan(request: dict) -> dict:
-    from fileindex.table.scan import PaimonTable
+    from fileindex import PaimonTable
 
     table = PaimonTable(request["table"])
     by_name = {Path(table.relative(entry)).name: table.relative(entry) for entry, _ in table.live()}
@@ -220,7 +220,7 @@ def rows(request: dict) -> dict:
     import pyarrow as pa
 
     from fileindex.kit.rows import canonical_rows
-    from fileindex.table.scan import PaimonTable
+    from fileindex import PaimonTable
 
     table = PaimonTable(request["table"])
     answer = PEER.ask({"op": "rows", "table": str(Path(request["table"]).resolve()),

@@ -26,7 +26,8 @@ import pyarrow as pa
 from fileindex.arrow import parquet_pages
 from fileindex.arrow.types import schema_of
 from fileindex.errors import FileIndexError
-from fileindex.memo import BoundedMemo, file_identity
+from fileindex.io import LOCAL, InputFile
+from fileindex.memo import BoundedMemo
 from fileindex.types import DataType
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
@@ -85,13 +86,16 @@ FOOTERS = FooterMemo()
 class DataFileReader:
     """An opened data file; row positions are 0-based in file order, as Paimon's indexes count them."""
 
-    def __init__(self, path: str | Path, file_format: str | None = None):
-        """Raises OSError for a file that is missing or cannot be opened, DataFileError for one that
-        is not a readable Parquet or ORC file."""
-        self.path = str(path)
-        with open(self.path, "rb") as file:
-            identity = file_identity(self.path, os.fstat(file.fileno()))
-        self.format = file_format or data_file_format(path)
+    def __init__(self, path: str | Path | InputFile, file_format: str | None = None):
+        """``path``: a file opened through a table's store, or a path (opened here, once, as a regular file).
+        Raises OSError for a file that is missing or cannot be opened, ConfinementError for one that is not
+        a regular file, DataFileError for one that is not a readable Parquet or ORC file."""
+        opened = path if isinstance(path, InputFile) else LOCAL.open_input(os.fspath(path), what="data file")
+        self._input = opened  # (held open while the reader lives: reads reopen this very file, never the name)
+        self.path = opened.name
+        self._source: Any = opened.local_path or opened.native()  # what pyarrow and the page reader open
+        identity = opened.identity
+        self.format = file_format or FORMATS.get(Path(self.path).suffix.lower()) or _sniffed(opened)
         self._opened: Any = None  # pyarrow's ParquetFile or ORCFile
         footer = FOOTERS.get(identity)
         if footer is None:
@@ -117,10 +121,10 @@ class DataFileReader:
         if self.format == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.ParquetFile(self.path, metadata=metadata, read_dictionary=read_dictionary, pre_buffer=False)
+            return pq.ParquetFile(self._source, metadata=metadata, read_dictionary=read_dictionary, pre_buffer=False)
         import pyarrow.orc as orc
 
-        return orc.ORCFile(self.path)
+        return orc.ORCFile(self._source)
 
     def types(self) -> dict[str, DataType]:
         """The Paimon types of the columns Paimon can type (read from the Arrow schema once per footer)."""
@@ -188,7 +192,7 @@ class DataFileReader:
         taken = {}
         for group in groups:
             try:
-                paged = parquet_pages.read_rows(self.path, footer, group, wanted[group], columns)
+                paged = parquet_pages.read_rows(self._source, footer, group, wanted[group], columns)
                 rest = [name for name, column in paged.items() if column is None]
                 if len(rest) == len(columns):
                     continue
@@ -205,7 +209,7 @@ class DataFileReader:
         """The footer as page reads need it, parsed once per file identity (None: not readable so)."""
         if self._footer.paged is None:
             try:
-                parsed: parquet_pages.PagedFooter | bool = parquet_pages.PagedFooter.read(self.path)
+                parsed: parquet_pages.PagedFooter | bool = parquet_pages.PagedFooter.read(self._source)
             except (parquet_pages.Unreadable, OSError):
                 parsed = False
             self._footer = replace(self._footer, paged=parsed)
@@ -244,6 +248,11 @@ class DataFileReader:
         missing = [c for c in columns if c not in self.arrow_schema.names]
         if missing:
             raise DataFileError(f"{self.path}: no column {', '.join(map(repr, missing))} in the file")
+
+
+def _sniffed(opened: InputFile) -> str | None:
+    magic = opened.read_range(0, 4)
+    return "parquet" if magic == b"PAR1" else "orc" if magic[:3] == b"ORC" else None
 
 
 def _is_dictionary_candidate(leaf, columns: list[str]) -> bool:

@@ -58,3 +58,12 @@ def pad(text: str, width: int) -> str:
 
     cells = sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
     return text + " " * max(0, width - cells)
+
+
+def add_external_paths_argument(parser) -> None:
+    """``--allow-external-paths [ROOT]``: the folders outside the table whose data files may be read."""
+    parser.add_argument("--allow-external-paths", action="append", nargs="?", const="declared", default=[],
+                        metavar="ROOT", dest="external_roots",
+                        help="read data files under external paths (outside the table) that lie inside ROOT; "
+                             "without ROOT: inside the folders the table's data-file.external-paths names; "
+                             "repeat for more (default: such files are refused)")

@@ -36,7 +36,7 @@ def parse_option_args(pairs: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.types import parse_schema
-    from fileindex.writing.atomic import replacing
+    from fileindex.io.atomic import replacing
     from fileindex.writing.data_file import build_data_file_index
     from fileindex.writing.options import one_type_notes
 

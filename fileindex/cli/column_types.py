@@ -46,7 +46,7 @@ def _read(data: str | None, table: str | None,
           index_path: str) -> tuple[str | None, str | None, dict[str, DataType]]:
     """(where the types come from, as shown; the data file they were read from, if one; the types)."""
     if table:
-        from fileindex.table.scan import PaimonTable
+        from fileindex.scan.table import PaimonTable
 
         schema = PaimonTable(table).schema
         return f"table {table} (schema {schema.id})", None, schema.types()

@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from fileindex.cli import HANDLED, pad, report_failure
+from fileindex.cli import HANDLED, add_external_paths_argument, pad, report_failure
 from fileindex.errors import UsageError
 
 NAME = "read"
@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, metavar="N",
                         help=f"at most N rows (default: all; printed: the first {SHOWN_ROWS} unless --limit)")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
+    add_external_paths_argument(parser)
     parser.add_argument("--output", metavar="FILE",
                         help="write the rows to FILE instead: .parquet, .csv or .jsonl (a new file, written whole)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output file")
@@ -38,13 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fileindex.pipeline.table_read import PaimonTable
+    from fileindex import PaimonTable
 
     try:
         refuse_ignored_options(args)
         if args.output:
             check_output_file(args.output, args.table, overwrite=args.overwrite)
-        table = PaimonTable(args.table, args.snapshot)
+        table = PaimonTable(args.table, args.snapshot, external_roots=args.external_roots)
         columns = [c.strip() for c in args.select.split(",")] if args.select is not None else None
         if columns is not None and not all(columns):
             raise UsageError(f"--select {args.select!r}: a column name is empty; give names separated by commas")

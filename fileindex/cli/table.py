@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from fileindex.cli import HANDLED, report_failure
+from fileindex.cli import HANDLED, add_external_paths_argument, report_failure
 from fileindex.cli.query import warn_null_comparisons
 from fileindex.errors import UsageError
 
@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "with the column types of the file's schema (see fileindex explain); FILE is the data "
                              "file or its .index sidecar: its name, the path --indexes prints, or a path")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
+    add_external_paths_argument(parser)
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
     parser.add_argument("--json", action="store_true",
@@ -51,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fileindex.table.scan import PaimonTable
+    from fileindex.scan.table import PaimonTable
 
     altering = args.set or args.reset or args.drop_index
     given = [flag for flag, value in (("--where", args.where), ("--indexes", args.indexes),
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
                                                "(which indexes the data files have), --explain FILE, --set/--reset "
                                                "(change options) or --orphans"))
     try:
-        table = PaimonTable(args.table, args.snapshot)
+        table = PaimonTable(args.table, args.snapshot, external_roots=args.external_roots)
         if args.indexes:
             return print_indexes(table, as_json=args.json)
         predicates = [table.parse(text) for text in args.where]
@@ -147,10 +148,10 @@ def explain_table_file(args: argparse.Namespace) -> int:
     """``--explain FILE``: a live data file's index (FILE: the data file or its sidecar, by name, by the path
     ``--indexes`` prints, or from the current folder), embedded or not, under the file's own schema."""
     from fileindex.cli.explain import explain_file
-    from fileindex.table.scan import PaimonTable
+    from fileindex.scan.table import PaimonTable
 
     try:
-        table = PaimonTable(args.table, args.snapshot)
+        table = PaimonTable(args.table, args.snapshot, external_roots=args.external_roots)
         entry = table.find(args.explain)
         if entry is None:
             return explain_unregistered(table, args)
@@ -189,7 +190,7 @@ def explain_unregistered(table, args: argparse.Namespace) -> int:
 
 
 def print_indexes(table, *, as_json: bool) -> int:
-    from fileindex.table.scan import index_listing
+    from fileindex.scan.table import index_listing
 
     rows = list(index_listing(table))
     for row in rows:

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.arrow.data_files import DataFileReader
-    from fileindex.pipeline.inputs import DataFileTask
+    from fileindex.scan.task import DataFileTask
     from fileindex.pipeline.report import exit_code, render_text, summarize
     from fileindex.pipeline.verify import verify_file
     from fileindex.types import parse_schema

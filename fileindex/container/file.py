@@ -10,7 +10,7 @@ import stat
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from fileindex.container.head import ContainerHead, IndexEntry, check_body_bounds, parse_head, validate_layout
 from fileindex.memo import BoundedMemo, file_identity
@@ -43,7 +43,7 @@ class FileIndexContainer:
         return cls(view, parse_head(view), source=source)
 
     @classmethod
-    def open(cls, path: str | os.PathLike | BinaryIO) -> FileIndexContainer:
+    def open(cls, path: str | os.PathLike | BinaryIO, *, name: str | None = None) -> FileIndexContainer:
         """Open a container file: a path (``-`` is standard input) or a binary file object.
 
         A regular file is memory-mapped (read-only): the HEAD is parsed, bodies are read on demand.
@@ -52,7 +52,7 @@ class FileIndexContainer:
         with _opened(path) as (file, source):
             buffer, mapped = _map(file)
         try:
-            container = cls.from_bytes(buffer, source=source)
+            container = cls.from_bytes(buffer, source=name or source)
         except BaseException:
             _close_map(mapped)
             raise
@@ -141,14 +141,22 @@ def _sidecar_memo_items() -> int:
 SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_memo_items(), budget=128 << 20)
 
 
-def sidecar_container(path: str | os.PathLike) -> FileIndexContainer:
-    """The container of a sidecar index file, shared per process while the file keeps its identity. A
+def shared_sidecar(identity: tuple) -> FileIndexContainer | None:
+    """The container of the sidecar with this identity, if one is shared already (nothing is opened)."""
+    return SIDECARS.get(identity)
+
+
+def sidecar_container(path: str | os.PathLike | BinaryIO, *, identity: tuple | None = None,
+                      name: str | None = None) -> FileIndexContainer:
+    """The container of a sidecar index file, shared per process while the file keeps its identity (given by
+    a caller that opened the file, ``path`` then naming the opened file; ``name`` what errors call it). A
     malformed HEAD raises, each time."""
-    path = os.fspath(path)
-    identity = file_identity(path, os.stat(path))
+    if identity is None:
+        path = os.fspath(cast(str, path))
+        identity = file_identity(path, os.stat(path))
     container = SIDECARS.get(identity)
     if container is None:
-        container = FileIndexContainer.open(path)
+        container = FileIndexContainer.open(path, name=name)
         container.readers = {}
         SIDECARS.put(identity, container, container.size // 8 + _OPENED_WEIGHT)
     return container

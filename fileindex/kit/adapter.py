@@ -18,7 +18,7 @@ from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.reference.predicate_json import predicate_from_json
 from fileindex.reference.vector_format import value_from_json
 from fileindex.types import parse_type
-from fileindex.writing.atomic import write_atomically
+from fileindex.io.atomic import write_atomically
 
 
 def layouts() -> list[str]:
@@ -47,7 +47,7 @@ def read(request: dict) -> dict:
 
 
 def scan(request: dict) -> dict:
-    from fileindex.table.scan import PaimonTable
+    from fileindex.scan.table import PaimonTable
 
     table = PaimonTable(request["table"])
     predicate = predicate_from_json(request["where"], table.schema.types(), "where")
@@ -56,7 +56,7 @@ def scan(request: dict) -> dict:
 
 def rows(request: dict) -> dict:
     from fileindex.kit.rows import matching_rows
-    from fileindex.table.scan import PaimonTable
+    from fileindex.scan.table import PaimonTable
 
     table = PaimonTable(request["table"])
     return {"rows": matching_rows(request["table"], predicate_from_json(request["where"], table.schema.types(),

@@ -19,13 +19,14 @@ import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap
 
-from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
+from fileindex.pipeline.inputs import resolve_inputs
+from fileindex.scan.task import DataFileTask, Inputs
 from fileindex.pipeline.probes import python_values
-from fileindex.pipeline.scan import output_schema, read_candidates, scannable
-from fileindex.pipeline.truth import matches
+from fileindex.scan.reader import output_schema, read_candidates, scannable
+from fileindex.scan.truth import matches
 from fileindex.predicate.tree import Predicate
 from fileindex.reference.vector_format import value_to_json
-from fileindex.table.scan import PaimonTable
+from fileindex.scan.table import PaimonTable
 
 
 def table_columns(table: PaimonTable) -> list[dict]:

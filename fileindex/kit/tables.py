@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from fileindex.table.scan import PaimonTable
+    from fileindex.scan.table import PaimonTable
 
 import json
 from pathlib import Path
@@ -108,7 +108,7 @@ def expected_answer(fact: str | list[int]) -> dict:
 
 def add_tables(add: Callable[[str, bytes], None], tables: Path) -> dict:
     """Every Tier 2 case into the corpus (``add(path, bytes)``); the counts for the manifest."""
-    from fileindex.table.scan import PaimonTable
+    from fileindex.scan.table import PaimonTable
 
     counts = {"tables": 0, "cases": 0}
     for name, folder, what, facts in TABLES:

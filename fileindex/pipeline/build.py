@@ -14,9 +14,10 @@ from collections.abc import Callable, Mapping
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
-from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, open_error
+from fileindex.pipeline.inputs import given_paths
+from fileindex.scan.task import DataFileTask, Inputs, open_error
 from fileindex.table.sidecars import naming_snapshot
-from fileindex.writing.atomic import write_atomically
+from fileindex.io.atomic import write_atomically
 from fileindex.writing.data_file import build_from_reader
 from fileindex.writing.outputs import check_apart
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fileindex.errors import UsageError
-from fileindex.pipeline.truth import UNIT_NANOS, ColumnTruth
+from fileindex.scan.truth import UNIT_NANOS, ColumnTruth
 from fileindex.predicate.literals import convert
 from fileindex.predicate.tree import Leaf
 from fileindex.types import NUMERIC_BITS, DataType

@@ -2,7 +2,7 @@
 
 Every index body of the file's container answers predicates (given ones, or ones generated from
 the file's own values per indexed column) and each answer is compared with the rows that truly
-match (:mod:`fileindex.pipeline.truth`):
+match (:mod:`fileindex.scan.truth`):
 
 * **unsound**: SKIP, or a row set, that leaves out a matching row: always a violation;
 * **inexact**: a row set that holds a row that does not match, from an index that is exact for the
@@ -30,10 +30,10 @@ from fileindex.indexes import roaring
 from fileindex.indexes.registry import INDEX_TYPES, body_failure, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.pipeline import exhaustive
-from fileindex.pipeline.inputs import DataFileTask, open_error
+from fileindex.scan.task import DataFileTask, open_error
 from fileindex.pipeline.probes import probe_predicates
 from fileindex.pipeline.report import WRONG_SCHEMA
-from fileindex.pipeline.truth import (
+from fileindex.scan.truth import (
     ColumnTruth,
     column_values,
     matches,

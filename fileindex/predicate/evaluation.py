@@ -9,10 +9,8 @@ tighter than Java). An evaluator holds only its schema and mode, so it pickles f
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
@@ -41,7 +39,7 @@ class FileIndexEvaluator:
     lenient: bool = False
 
     def evaluate(self, container: FileIndexContainer, predicate: Predicate) -> FileIndexResult:
-        return self.evaluate_reporting(container, predicate)[0]
+        return _Evaluation(self, container).evaluate(predicate)
 
     def evaluate_reporting(self, container: FileIndexContainer,
                            predicate: Predicate) -> tuple[FileIndexResult, list[Unreadable]]:
@@ -107,9 +105,9 @@ class _Evaluation(PredicateVisitor[FileIndexResult]):
                 position += 1
             else:
                 lower, upper = bounds
-                yield self._answer(lower.column, functools.partial(
-                    _visit_range, low=lower.literals[0], high=upper.literals[0],
-                    low_inclusive=lower.function is Operator.GTE, high_inclusive=upper.function is Operator.LTE))
+                yield self._answer(lower.column, "visit_range", (lower.literals[0], upper.literals[0]),
+                                   {"low_inclusive": lower.function is Operator.GTE,
+                                    "high_inclusive": upper.function is Operator.LTE})
                 position += 2
 
     def and_(self, children: Iterator[FileIndexResult]) -> FileIndexResult:
@@ -127,16 +125,19 @@ class _Evaluation(PredicateVisitor[FileIndexResult]):
         return result
 
     def leaf(self, predicate: Leaf) -> FileIndexResult:
-        return self._answer(predicate.column, lambda reader: visit(reader, predicate))
+        function = predicate.function
+        return self._answer(predicate.column, function.visitor, function.arguments(predicate.literals))
 
-    def _answer(self, column: str, ask: Callable[[FileIndexReader], FileIndexResult]) -> FileIndexResult:
-        """The AND of ``ask`` of every index on ``column``, stopping once it no longer remains."""
+    def _answer(self, column: str, visitor: str, arguments: tuple, keywords: dict | None = None) -> FileIndexResult:
+        """The AND of every index on ``column``'s ``visitor`` method (``visit_equal``, ``visit_range``...) of
+        ``arguments``, stopping once it no longer remains (the reader's method called directly: no wrapper
+        frame between a leaf and the index)."""
         result = REMAIN
         readers = self._readers(column)
         # no readers when the column has no type: nothing to zip; else one reader per entry
         for entry, reader in zip(self.container.indexes(column).values(), readers, strict=False):
             try:
-                result = result.and_(ask(reader))
+                result = result.and_(getattr(reader, visitor)(*arguments, **(keywords or {})))
             except DecodeError as err:
                 data_type = column_type(self.evaluator.schema, column)
                 failure = body_failure(self.container, entry, data_type, err)
@@ -181,11 +182,6 @@ class _Evaluation(PredicateVisitor[FileIndexResult]):
 
 _EQUALITIES = {Operator.EQ, Operator.NEQ, Operator.IN, Operator.NOT_IN}
 _LOWER_BOUNDS, _UPPER_BOUNDS = {Operator.GT, Operator.GTE}, {Operator.LT, Operator.LTE}
-
-
-def _visit_range(reader: FileIndexReader, *, low: Any, high: Any, low_inclusive: bool,
-                 high_inclusive: bool) -> FileIndexResult:
-    return reader.visit_range(low, high, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
 
 
 def _range_bounds(first: Predicate, second: Predicate) -> tuple[Leaf, Leaf] | None:

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from fileindex.errors import UsageError
-from fileindex.pipeline.inputs import Inputs, given_paths, resolve_inputs
+from fileindex.pipeline.inputs import given_paths, resolve_inputs
+from fileindex.scan.task import Inputs
 from fileindex.pipeline.report import rows_match
-from fileindex.pipeline.scan import scannable
+from fileindex.scan.reader import scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns as predicate_columns
 from fileindex.spark.expressions import spark_column
@@ -33,7 +34,7 @@ from fileindex.writing.outputs import check_output, replacing_folder
 
 def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
                output: str | None = None, plan: str = "auto", overwrite: bool = False,
-               columns: list[str] | None = None) -> dict:
+               columns: list[str] | None = None, external_roots: tuple[str, ...] = ()) -> dict:
     """Run the pruned scan; its figures (``files_total`` ... ``pruned_seconds``) and ``_frame``, the result.
     ``output``, a folder for the result rows, is written whole or not at all (see ``check_scan_output``).
     ``columns``: the result's columns (None: all); the data source reads every column and selects them."""
@@ -51,7 +52,8 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
             seconds = time.perf_counter() - started
             stats = json.loads(planning.read_text())
     else:
-        scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, plan=plan, columns=columns)
+        scan = pruned_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, plan=plan, columns=columns,
+                           external_roots=external_roots)
         stats = scan.stats.as_dict()
         hold = holding(scan.local_rows)
         frame, result_rows = materialize(scan.frame, hold)
@@ -104,13 +106,13 @@ def check_scan_output(output: str, inputs, index_dir: str | None, *, overwrite: 
 
 
 def check_scan(inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
-               columns: list[str] | None = None) -> None:
+               columns: list[str] | None = None, external_roots: tuple[str, ...] = ()) -> None:
     """Refuse, before a Spark session starts, what the scan would refuse once planning: inputs, a table a
     file-by-file read cannot scan, the predicate, the selected columns."""
     if source == "datasource":
         _one_table(inputs)
     resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
-                              index_dir=index_dir)
+                              index_dir=index_dir, external_roots=external_roots)
     tasks = scannable(resolved)
     read_schema(resolved, tasks, columns, parse_predicate(where, predicate_types(resolved, tasks)))
 
@@ -138,10 +140,12 @@ def compared_scan(spark, inputs, where: str, *, warm: bool = True, snapshot=None
         warm_up = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **unwritten)
         warm_up.pop("_frame").unpersist()
         plain_scan(spark, resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
-                                         index_dir=index_dir), where, columns=scan_options.get("columns")).count()
+                                         index_dir=index_dir, external_roots=scan_options.get("external_roots", ())),
+                   where, columns=scan_options.get("columns")).count()
     report = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **scan_options)
     report.update(compare_scans(spark, inputs, where, report["_frame"], snapshot=snapshot, index_dir=index_dir,
-                                columns=scan_options.get("columns"), hold=report["held_by"]))
+                                columns=scan_options.get("columns"), hold=report["held_by"],
+                                external_roots=scan_options.get("external_roots", ())))
     report["warm"] = warm
     return with_speedup(report)
 
@@ -150,7 +154,8 @@ PUSHDOWN_CONFS = ("spark.sql.parquet.filterPushdown", "spark.sql.orc.filterPushd
 
 
 def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, index_dir=None,
-                  columns: list[str] | None = None, hold: str = "persist") -> dict:
+                  columns: list[str] | None = None, hold: str = "persist",
+                  external_roots: tuple[str, ...] = ()) -> dict:
     """Time a plain scan (selecting ``columns``) and compare its rows with ``pruned_frame``'s (which must
     be persisted, or a local relation). The plain scan's rows are held as the pruned scan's were
     (``hold``, see :func:`materialize`), so the two times differ only in how the rows were found.
@@ -164,7 +169,7 @@ def compare_scans(spark, inputs, where: str, pruned_frame, *, snapshot=None, ind
     from pyspark.sql import functions as F
 
     resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
-                              index_dir=index_dir)
+                              index_dir=index_dir, external_roots=external_roots)
     types = predicate_types(resolved, scannable(resolved))
     floats = any(getattr(column_type(types, c), "root", None) in ("FLOAT", "DOUBLE")
                  for c in predicate_columns(parse_predicate(where, types)))

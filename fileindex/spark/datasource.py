@@ -9,8 +9,10 @@ with the same text keeps); each file's index drops the files and rows that canno
 rows read are filtered exactly. Without the option the relation is every live row.
 :func:`fileindex.spark.read_table` adds Spark's own filter on top, for Spark SQL's exact answer.
 
-Planning reads the manifests and evaluates the indexes embedded in them, as Java Paimon's planner does;
-a file whose index is a sidecar is planned whole and its sidecar evaluated by the task that reads it,
+Planning is the one planner's (:mod:`fileindex.scan.planner`): the partition, bucket and min/max
+statistics prune files before any index is opened, then the indexes embedded in the manifests are
+evaluated, as Java Paimon's planner does; a file whose index is a sidecar is planned whole and its
+sidecar evaluated by the task that reads it (the shared per-file reader, ``scan.reader.read_file``),
 so planning a table of many files never opens a sidecar. A table with at most ``SIDECARS_PLANNED``
 sidecars has them evaluated while planning: that costs less than one task's start, and every file they
 skip is a file no task is given (one id in 50 files: two tasks rather than six).
@@ -38,7 +40,6 @@ import logging
 import os
 import time
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 from typing import cast
 
@@ -46,29 +47,21 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from fileindex.errors import UsageError
-from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.memo import computed_in_batches
-from fileindex.pipeline.inputs import DataFileTask, Inputs, resolve_inputs
-from fileindex.pipeline.scan import (
-    evaluate_file,
-    names_nanos,
-    output_schema,
-    read_verdict,
-    refuse_unscannable,
-    rows_to_read,
-    scannable,
-)
-from fileindex.pipeline.truth import filtered
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
+from fileindex.scan.funnel import FileRead, Stage
+from fileindex.scan.planner import ScanPlanner
+from fileindex.scan.reader import evaluate_file, names_nanos, output_schema, read_file, refuse_unscannable
+from fileindex.scan.table import PaimonTable
+from fileindex.scan.task import DataFileTask, Inputs
+from fileindex.scan.truth import filtered
 from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_zeros
-from fileindex.spark.jobs import conform, plan_groups, spark_schema
+from fileindex.spark.jobs import bytes_to_read, conform, plan_groups, spark_schema
 from fileindex.spark.session import check_workers
-from fileindex.table.scan import PaimonTable
 from fileindex.table.store import is_table_root
-from fileindex.writing.outputs import collision
-from fileindex.types import DataType
 from fileindex.table.verdict import FileVerdict
+from fileindex.writing.outputs import collision
 
 FORMAT = "paimon-fileindex"
 OPTIONS = ("path", "snapshot", "where", "report")
@@ -110,51 +103,47 @@ class PaimonFileIndexSource(DataSource):
         path, snapshot = self._location()
         if self.options.get("report"):
             check_report_location(self.options["report"], path)
-        inputs = _table_inputs(path, snapshot)
-        types = cast(PaimonTable, inputs.table).schema.types()  # (a table's inputs: never None)
+        table = _table(path, snapshot)
+        refuse_unscannable(table)
+        types = table.schema.types()
         where = self.options.get("where")
         predicate = widen_signed_zeros(parse_predicate(where, types), types) if where else None
-        return TableReader(types, scannable(inputs), output_schema(inputs), predicate,
-                           report=self.options.get("report"), started=started, where=where)
+        return TableReader(table, output_schema(Inputs([], table)), predicate, report=self.options.get("report"),
+                           started=started, where=where)
 
 
 class TableReader(DataSourceReader):
-    """The live rows (deleted rows left out) that satisfy ``predicate`` (None: all), a partition per group
-    of data files; files the index answers SKIP for are not read, and only the candidate rows of others.
-    Embedded indexes are evaluated while planning, sidecars by the task that reads their file (or while
-    planning, for a table with few). The tasks are given the reader without the file list (their
+    """The live rows (deleted rows left out) that satisfy ``predicate`` (None: all): the planner's file reads
+    (partition, bucket, statistics, then the indexes), a partition per group of them; only the candidate rows
+    of each file are read. Embedded indexes are evaluated while planning, sidecars by the task that reads their
+    file (or while planning, for a table with few). The tasks are given the reader without the plan (their
     partition names what they read)."""
 
-    def __init__(self, types: dict[str, DataType], tasks: list[DataFileTask], schema: pa.Schema,
-                 predicate: Predicate | None, *, report: str | None = None, started: float | None = None,
-                 where: str | None = None):
-        self.types = types
-        self.tasks = tasks
+    def __init__(self, table: PaimonTable, schema: pa.Schema, predicate: Predicate | None, *,
+                 report: str | None = None, started: float | None = None, where: str | None = None):
+        self.table = table
+        self.types = table.schema.types()
         self.arrow_schema = schema
         self.predicate = predicate
         self.report = report
         self.started = time.perf_counter() if started is None else started
         self.where = where
+        self.files: list[FileRead] = []  # the plan, once partitions() has made it
 
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "tasks": []}
+        return {**self.__dict__, "files": [], "table": None}
 
-    def verdicts(self) -> list[FileVerdict | None]:
-        """Each file's verdict from its embedded index (or its sidecar, for a table with few); None for a
-        sidecar left to the task."""
-        if self.predicate is None:
-            return [FileVerdict(t.name, t.table_entry().row_count, "", REMAIN) for t in self.tasks]
-        sidecars = sum(has_sidecar(task) for task in self.tasks) <= SIDECARS_PLANNED
-        return list(computed_in_batches(partial(planned_verdict, predicate=self.predicate, sidecars=sidecars),
-                                        self.tasks))
+    def plan(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
+        """The planner's file reads; the index stage defers a table's sidecars to the tasks when it has many."""
+        return ScanPlanner(self.table, self.predicate, evaluate=planned_verdicts).plan()
 
     def partitions(self):
         manifests_done = time.perf_counter()
-        planned = list(zip(self.tasks, self.verdicts(), strict=True))
-        reads = [(task, verdict) for task, verdict in planned if verdict is None or verdict.result is not SKIP]
-        groups = plan_groups(reads, [bytes_to_read(task, verdict) for task, verdict in reads], 2)
+        self.files, stages = self.plan()
+        reads = [f for f in self.files if f.to_read]
+        groups = plan_groups(reads, [bytes_to_read(f) for f in reads], 2)
         partitions = [InputPartition(group) for group in groups] or [InputPartition([])]
-        report = planning_report(planned, len(partitions))
+        report = planning_report(self.files, stages, len(partitions))
         report.update(where=self.where, planning_seconds=time.perf_counter() - self.started,
                       index_seconds=time.perf_counter() - manifests_done)
         log.info("%s: %s", FORMAT, json.dumps(report))
@@ -169,14 +158,9 @@ class TableReader(DataSourceReader):
         # a timestamp finer than microseconds is filtered as Spark sees it: cut to microseconds
         cut = (as_spark_reads(self.predicate, self.types)
                if self.predicate is not None and names_nanos(self.predicate, self.types) else None)
-        for task, verdict in partition.value:
-            if verdict is None:  # a sidecar index, evaluated here rather than while planning
-                verdict = evaluate_file(task, cast(Predicate, self.predicate))
-                if verdict.result is SKIP:
-                    continue
+        for item in partition.value:
             # always filtered exactly, so that what the relation holds does not depend on the index
-            rows = conform(read_verdict(task, verdict, self.arrow_schema, self.predicate, self.types, exact=True),
-                           spark_arrow)
+            rows = conform(read_file(item, self.arrow_schema, self.predicate, self.types, exact=True), spark_arrow)
             yield from (rows if cut is None else filtered(rows, *cut)).to_batches()
 
 
@@ -185,43 +169,30 @@ def has_sidecar(task: DataFileTask) -> bool:
     return entry.embedded_index is None and bool(entry.index_files)
 
 
-def planned_verdict(task: DataFileTask, predicate: Predicate, *, sidecars: bool = False) -> FileVerdict | None:
-    """The verdict planning gives a file: its embedded index's; the whole file when it has no index;
-    for a sidecar index, its verdict with ``sidecars``, else None (the task reading the file evaluates it)."""
-    entry = task.table_entry()
-    if entry.embedded_index is None:
-        if entry.index_files:
-            return evaluate_file(task, predicate) if sidecars else None
-        return FileVerdict(task.name, entry.row_count, "none", REMAIN)
-    return evaluate_file(task, predicate)
+def planned_verdicts(tasks: list[DataFileTask], predicate: Predicate) -> list[FileVerdict | None]:
+    """The data source's index stage: every embedded index evaluated (and a file without an index kept
+    whole); the sidecars too when the files left hold at most SIDECARS_PLANNED, else None for each (the task
+    reading the file evaluates it)."""
+    sidecars = sum(has_sidecar(task) for task in tasks) <= SIDECARS_PLANNED
+    return list(computed_in_batches(lambda task: None if has_sidecar(task) and not sidecars else
+                                    evaluate_file(task, predicate), tasks))
 
 
-def bytes_to_read(task: DataFileTask, verdict: FileVerdict | None) -> int:
-    """What reading the file's kept rows costs, roughly: its size times the share of its rows kept, so
-    that many small reads share a task."""
-    if verdict is None or not isinstance(verdict.result, Rows) or not verdict.row_count:
-        return task.size
-    return max(1, task.size * verdict.result.cardinality // verdict.row_count)
-
-
-def planning_report(planned: list[tuple[DataFileTask, FileVerdict | None]], tasks: int) -> dict:
-    """What planning did: files and rows considered, skipped by their embedded index, left to the
-    tasks (sidecars, read whole at worst), and what is read."""
-    decided = [(task, v) for task, v in planned if v is not None]
-    deferred = [task for task, v in planned if v is None]
-    kept = [(task, v) for task, v in decided if v.result is not SKIP]
-    rows_total = sum(task.table_entry().row_count for task, _ in planned)
-    deferred_rows = sum(task.table_entry().row_count for task in deferred)
-    return {"files_total": len(planned), "rows_total": rows_total,
-            "files_skipped": len(decided) - len(kept),
-            "rows_skipped": sum(v.row_count for _, v in decided) - sum(v.row_count for _, v in kept)
-            + sum(v.row_count - v.result.cardinality for _, v in kept if isinstance(v.result, Rows)),
-            "files_read": len(kept) + len(deferred),
-            "rows_read": sum(rows_to_read(v, task.deleted_rows()) for task, v in kept) + deferred_rows,
-            "files_sidecar_in_tasks": len(deferred), "rows_sidecar_in_tasks": deferred_rows,
-            "files_sidecar_in_planning": sum(has_sidecar(task) for task, _ in decided),
-            "files_without_index": sum(v.index == "none" for _, v in decided),
-            "index_problems": sum(bool(v.note) for _, v in decided), "tasks": tasks}
+def planning_report(files: list[FileRead], stages: tuple[Stage, ...], tasks: int) -> dict:
+    """What planning did: files and rows considered, skipped (by which stage), left to the tasks (sidecars,
+    read whole at worst), and what is read."""
+    read = [f for f in files if f.to_read]
+    deferred = [f for f in read if f.verdict is None]
+    rows_total = sum(f.row_count for f in files)
+    rows_read = sum(f.rows for f in read)
+    judged = [f for f in files if f.verdict is not None]
+    return {"files_total": len(files), "rows_total": rows_total, "files_skipped": len(files) - len(read),
+            "rows_skipped": rows_total - rows_read, "files_read": len(read), "rows_read": rows_read,
+            "files_sidecar_in_tasks": len(deferred), "rows_sidecar_in_tasks": sum(f.rows for f in deferred),
+            "files_sidecar_in_planning": sum(has_sidecar(cast(DataFileTask, f.task)) for f in judged),
+            "files_without_index": sum(f.index == "none" for f in files),
+            "index_problems": sum(bool(cast(FileVerdict, f.verdict).note) for f in judged), "tasks": tasks,
+            "stages": [stage.as_dict() for stage in stages]}
 
 
 def write_report(path: str, report: dict) -> None:
@@ -271,12 +242,6 @@ def _table(path: str, snapshot: int | None) -> PaimonTable:
 def relation_schema(table: PaimonTable):
     """The relation's Spark schema: the table's current one."""
     return spark_schema(output_schema(Inputs([], table)))
-
-
-def _table_inputs(path: str, snapshot: int | None) -> Inputs:
-    """The tasks of the Paimon table at ``path``."""
-    _refuse_non_table(path)
-    return resolve_inputs([path], snapshot=snapshot)
 
 
 def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *, snapshot: int | None = None,

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from fileindex.spark.compare import compared_scan, speedup_text
 from fileindex.spark.jobs import build_indexes, per_file_job, verify_indexes
-from fileindex.writing.atomic import replacing
+from fileindex.io.atomic import replacing
 
 CATEGORIES = ["books", "garden", "toys", "games", "music", "tools", "food", "shoes", "sports", "office", "pets",
               "baby"]

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from fileindex.errors import UsageError
-from fileindex.pipeline.truth import split_column
+from fileindex.scan.truth import split_column
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, LeafRewrite, Predicate, PredicateVisitor, or_, visit
 from fileindex.types import DataType, column_type

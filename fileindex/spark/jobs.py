@@ -11,29 +11,25 @@ from __future__ import annotations
 import os
 import pickle
 import time
+from pathlib import Path
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 import pyarrow as pa
-from pyroaring import BitMap
 
 from fileindex.arrow.data_files import DataFileError, data_file_format
 from fileindex.arrow.types import schema_of, zoned_timestamps
 from fileindex.errors import UsageError
-from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.parallel import for_each
 from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
-from fileindex.pipeline.inputs import DataFileTask, Inputs, given_paths, resolve_inputs
-from fileindex.pipeline.scan import (
-    evaluate_file,
-    output_schema,
-    read_verdict,
-    rows_to_read,
-    scannable,
-    selected_schema,
-)
+from fileindex.pipeline.inputs import given_paths, resolve_inputs
+from fileindex.scan.task import DataFileTask, Inputs
+from fileindex.scan.funnel import Explain, FileRead, Stage, explain
+from fileindex.scan.planner import evaluate_tasks, plan_read
+from fileindex.scan.reader import evaluate_file, output_schema, read_file, selected_schema
+from fileindex.scan.table import PaimonTable
 from fileindex.pipeline.verify import verify_file
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
@@ -41,6 +37,7 @@ from fileindex.spark import progress
 from fileindex.spark.expressions import spark_column, to_column, widen_signed_zeros
 from fileindex.spark.faults import first_attempt_failure
 from fileindex.spark.session import check_workers
+from fileindex.table.store import is_table_root
 from fileindex.types import DataType
 from fileindex.table.verdict import FileVerdict
 
@@ -261,6 +258,13 @@ class ScanStats:
     index_seconds: float = 0.0
     planning_seconds: float = 0.0  # reading the metadata and evaluating the indexes, before any row is read
 
+    @classmethod
+    def of(cls, files: list[FileRead], index_seconds: float) -> ScanStats:
+        read = [f for f in files if f.to_read]
+        return cls(len(files), len(read), sum(f.row_count for f in files), sum(f.rows for f in read),
+                   sum(f.index == "none" for f in files),
+                   sum(bool(f.verdict is not None and f.verdict.note) for f in files), index_seconds)
+
     def as_dict(self) -> dict:
         return dict(vars(self))
 
@@ -269,87 +273,139 @@ class ScanStats:
 class PrunedScan:
     frame: object  # the result DataFrame: exactly the rows a plain scan with the predicate returns
     stats: ScanStats
-    verdicts: list  # one dict of VERDICT_SCHEMA's fields per data file
+    files: list[FileRead]  # the plan: one file read per data file (skipped ones too)
     # the rows handed to Spark as a local relation (held in the driver, before the exact filter), or None:
     # the rows are read by a Spark job
     local_rows: int | None = None
+    stages: tuple[Stage, ...] = ()
 
 
 def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index_dir: str | None = None,
                 extended: bool = False, plan: str = "auto", read: str = "auto",
-                columns: list[str] | None = None) -> PrunedScan:
-    """Skip the files the index answers SKIP for, read only candidate rows of the rest, filter exactly.
+                columns: list[str] | None = None, external_roots: tuple[str, ...] = ()) -> PrunedScan:
+    """Skip what the planner rules out (a table's partitions, buckets, statistics, then the indexes), read
+    only candidate rows of the rest, filter exactly.
 
     ``columns``: the result's columns (top-level names, in this order; None: all). Only they and the
     predicate's columns are read; the latter are dropped after the exact filter unless selected.
 
-    ``plan`` says where the indexes are evaluated: ``spark`` (a job, one task per group of files),
-    ``driver`` (in this process, as Iceberg and Paimon plan their scans), or ``auto``: the driver for
-    up to PLAN_ON_DRIVER_FILES files, where a job's start-up would cost more than the work. ``read``
-    says the same of reading the candidate rows; ``auto`` reads them here when they are few
+    ``plan`` says where the planner's index stage runs: ``spark`` (a job, one task per group of files),
+    ``driver`` (in this process, as Iceberg and Paimon plan their scans), or ``auto``: the driver for up to
+    PLAN_ON_DRIVER_FILES files left by the earlier stages, where a job's start-up would cost more than the
+    work. ``read`` says the same of reading the candidate rows; ``auto`` reads them here when they are few
     (READ_ON_DRIVER_ROWS in READ_ON_DRIVER_FILES files): the result is then a local relation.
     """
     for name, value in (("plan", plan), ("read", read)):
         if value not in ("auto", "driver", "spark"):
             raise UsageError(f"{name}={value!r}: choose auto, driver or spark")
     planning = time.perf_counter()
-    resolved = _resolve(inputs, snapshot, index_dir)
-    tasks = scannable(resolved)
-    types = predicate_types(resolved, tasks)
-    predicate = parse_predicate(where, types)
-    index_predicate = widen_signed_zeros(predicate, types)
-    schema = read_schema(resolved, tasks, columns, predicate)
-    if resolved.table is None:
-        _require_utc_jvm(spark, tasks, schema)
-    started = time.perf_counter()
-    numbered = [_Numbered(i, t) for i, t in enumerate(tasks)]
-    work = partial(_verdict_row, predicate=index_predicate, extended=extended)
-    if plan == "driver" or (plan == "auto" and len(tasks) <= PLAN_ON_DRIVER_FILES):
-        verdict_rows = [work(item) for item in numbered]
-    else:
-        verdict_rows = [row.asDict() for row in rows_job(spark, numbered, work, VERDICT_SCHEMA).collect()]
-    stats = ScanStats(files_total=len(tasks), index_seconds=time.perf_counter() - started)
-    reads, read_bytes = [], 0
-    for row in sorted(verdict_rows, key=lambda r: r["task"]):
-        stats.rows_total += row["rows"]
-        stats.files_without_index += row["index"] == "none"
-        stats.index_problems += bool(row["note"])
-        if row["result"] == SKIP.kind:
-            continue
-        stats.files_read += 1
-        stats.rows_read += row["rows_to_read"]
-        reads.append((tasks[row["task"]], row["rows"], row["candidates"]))
-        read_bytes += tasks[row["task"]].size * row["rows_to_read"] // max(row["rows"], 1)
+    planned = _planned(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, extended=extended, plan=plan,
+                       columns=columns, external_roots=external_roots)
+    stats = ScanStats.of(planned.files, planned.index_seconds)
+    reads = [f for f in planned.files if f.to_read]
+    read_bytes = sum(bytes_to_read(f) for f in reads)
     stats.planning_seconds = time.perf_counter() - planning
     small = (len(reads) <= READ_ON_DRIVER_FILES and stats.rows_read <= READ_ON_DRIVER_ROWS
              and read_bytes <= READ_ON_DRIVER_BYTES)
     local_rows = None
     if read == "driver" or (read == "auto" and small):
-        frame, local_rows = _local_read(spark, reads, schema, index_predicate, types)
+        frame, local_rows = _local_read(spark, reads, planned.schema, planned.index_predicate, planned.types)
     else:
-        frame = _read_job(spark, reads, schema, index_predicate, types)
-    return PrunedScan(_selected(frame.where(to_column(predicate, types)), columns), stats, verdict_rows, local_rows)
+        frame = _read_job(spark, reads, planned.schema, planned.index_predicate, planned.types)
+    frame = _selected(frame.where(to_column(planned.predicate, planned.types)), columns)
+    return PrunedScan(frame, stats, planned.files, local_rows, planned.stages)
 
 
-def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None, columns: list[str] | None = None):
+def explain_scan(inputs, where: str, *, snapshot: int | None = None, extended: bool = False,
+                 external_roots: tuple[str, ...] = ()) -> Explain:
+    """The funnel of ``pruned_scan`` of a table (its planning on the driver): the stages, files and rows
+    ``fileindex read --explain`` shows for the same predicate."""
+    planned = _planned(None, inputs, where, snapshot=snapshot, index_dir=None, extended=extended, plan="driver",
+                       columns=None, external_roots=external_roots)
+    if planned.table is None:
+        raise UsageError("--explain shows how a Paimon table's scan is planned: give a table root")
+    return explain(planned.table, where, planned.index_predicate, planned.files, planned.stages)
+
+
+@dataclass
+class _Planned:
+    table: PaimonTable | None
+    predicate: Predicate  # as given, for Spark's exact filter
+    index_predicate: Predicate  # its zeros widened, for the indexes and the reads
+    types: dict[str, DataType]
+    schema: pa.Schema
+    files: list[FileRead]
+    stages: tuple[Stage, ...]
+    index_seconds: float
+
+
+def _planned(spark, inputs, where: str, *, snapshot, index_dir, extended, plan, columns, external_roots) -> _Planned:
+    """The planner's file reads of the inputs (a table, or plain data files) under ``where``."""
+    table = _table_of(inputs, snapshot, external_roots)
+    resolved = Inputs([], table) if table is not None else _resolve(inputs, snapshot, index_dir)
+    types = predicate_types(resolved, resolved.tasks)
+    predicate = parse_predicate(where, types)
+    index_predicate = widen_signed_zeros(predicate, types)
+    schema = read_schema(resolved, resolved.tasks, columns, predicate)
+    if table is None:
+        _require_utc_jvm(spark, resolved.tasks, schema)
+    started = time.perf_counter()
+    evaluate = partial(_evaluate_indexes, spark, plan=plan, extended=extended)
+    files, stages = plan_read(table, resolved.tasks, index_predicate, extended=extended, evaluate=evaluate)
+    return _Planned(table, predicate, index_predicate, types, schema, files, stages, time.perf_counter() - started)
+
+
+def _table_of(inputs, snapshot: int | None, external_roots: tuple[str, ...]) -> PaimonTable | None:
+    """The Paimon table the inputs name (one table root, or resolved inputs of a table), else None."""
+    if isinstance(inputs, Inputs):
+        return inputs.table
+    paths = [inputs] if isinstance(inputs, str) else list(inputs)
+    if len(paths) == 1 and is_table_root(Path(paths[0])):
+        return PaimonTable(paths[0], snapshot, external_roots=external_roots)
+    return None
+
+
+def _evaluate_indexes(spark, tasks: list[DataFileTask], predicate: Predicate, *, plan: str,
+                      extended: bool) -> list[FileVerdict | None]:
+    """The planner's index stage: in this process, or over Spark tasks (``plan``, see ``pruned_scan``)."""
+    if spark is None or plan == "driver" or (plan == "auto" and len(tasks) <= PLAN_ON_DRIVER_FILES):
+        return evaluate_tasks(tasks, predicate, extended=extended)
+    numbered = [_Numbered(i, t) for i, t in enumerate(tasks)]
+    work = partial(_verdict_row, predicate=predicate, extended=extended)
+    rows = sorted((row.asDict() for row in rows_job(spark, numbered, work, VERDICT_SCHEMA).collect()),
+                  key=lambda row: row["task"])
+    return [FileVerdict.from_row(row) for row in rows]
+
+
+def bytes_to_read(item: FileRead) -> int:
+    """What reading a file read costs, roughly: the file's size times the share of its rows read, so that many
+    small reads share a task."""
+    size = cast(DataFileTask, item.task).size
+    if not item.row_count or item.rows >= item.row_count:
+        return size
+    return max(1, size * item.rows // item.row_count)
+
+
+def plain_scan(spark, inputs, where: str, *, snapshot: int | None = None, columns: list[str] | None = None,
+               external_roots: tuple[str, ...] = ()):
     """The same result without any index: Spark's own reader for plain files; every live row of a table.
     ``columns`` as for :func:`pruned_scan`."""
-    resolved = _resolve(inputs, snapshot, None)
-    tasks = scannable(resolved)
-    types = predicate_types(resolved, tasks)
+    table = _table_of(inputs, snapshot, external_roots)
+    resolved = Inputs([], table) if table is not None else _resolve(inputs, snapshot, None)
+    types = predicate_types(resolved, resolved.tasks)
     parsed = parse_predicate(where, types)
     predicate = to_column(parsed, types)
-    schema = read_schema(resolved, tasks, columns, parsed)  # a bad selection fails before Spark reads
-    if resolved.table is None:
+    schema = read_schema(resolved, resolved.tasks, columns, parsed)  # a bad selection fails before Spark reads
+    if table is None:
         frames = []
         for file_format in ("parquet", "orc"):
-            paths = [t.path for t in tasks if data_file_format(t.path) == file_format]
+            paths = [t.path for t in resolved.tasks if data_file_format(t.path) == file_format]
             if paths:
                 frames.append(spark.read.format(file_format).load(paths))
         frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1], allowMissingColumns=True)
         return _selected(frame.where(predicate), columns)
-    reads = [(task, task.table_entry().row_count, None) for task in tasks]
-    return _selected(_read_job(spark, reads, schema).where(predicate), columns)
+    files, _ = plan_read(table, [], None)  # every live row: no predicate prunes
+    return _selected(_read_job(spark, [f for f in files if f.to_read], schema).where(predicate), columns)
 
 
 def read_schema(resolved: Inputs, tasks: list[DataFileTask], columns: list[str] | None,
@@ -374,8 +430,7 @@ class _Numbered:
 
 
 def _verdict_row(item: _Numbered, *, predicate, extended) -> dict:
-    verdict = evaluate_file(item.task, predicate, extended=extended)
-    return {"task": item.number, **verdict.as_row(), "rows_to_read": rows_to_read(verdict, item.task.deleted_rows())}
+    return {"task": item.number, **evaluate_file(item.task, predicate, extended=extended).as_row()}
 
 
 def _scan_schema(resolved: Inputs, tasks: list[DataFileTask]) -> pa.Schema:
@@ -385,14 +440,15 @@ def _scan_schema(resolved: Inputs, tasks: list[DataFileTask]) -> pa.Schema:
     return output_schema(resolved, None if resolved.table is not None else _spark_file_schema(tasks[0]))
 
 
-def _read_job(spark, reads: list[tuple], schema: pa.Schema, predicate=None, types=None):
-    """The candidate rows of each (task, row count, candidates) read, read as ``schema``, in Spark's types;
-    with a (widened) predicate, rows that cannot satisfy it are dropped in the task."""
+def _read_job(spark, reads: list[FileRead], schema: pa.Schema, predicate=None, types=None):
+    """The candidate rows of each planned file read, read as ``schema``, in Spark's types; with a (widened)
+    predicate, rows that cannot satisfy it are dropped in the task."""
     work = partial(_read_one, schema=schema, predicate=predicate, types=types)
-    return per_file_job(spark, reads, [r[0].size for r in reads], work, spark_schema(schema), rows_of=_rows_of_read)
+    return per_file_job(spark, reads, [cast(DataFileTask, r.task).size for r in reads], work, spark_schema(schema),
+                        rows_of=_rows_of_read)
 
 
-def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
+def _local_read(spark, reads: list[FileRead], schema: pa.Schema, predicate, types):
     """``_read_job``'s rows, read in this process into a local relation (no Spark job), and their count.
     The files are read on a few threads (pyarrow decodes without the GIL): one id in 2 files of 1M rows
     read in 0.55-0.65x the time, 80 rows in 61 row groups of 2 files in 0.75x."""
@@ -401,7 +457,7 @@ def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
     target = spark_schema(schema)
     arrow_schema = to_arrow_schema(target, timezone="UTC")
 
-    def read_conformed(read: tuple) -> list[pa.Table]:
+    def read_conformed(read: FileRead) -> list[pa.Table]:
         return [conform(table, arrow_schema) for table in _read_one(read, schema=schema, predicate=predicate,
                                                                     types=types)]
 
@@ -416,8 +472,8 @@ def _local_read(spark, reads: list[tuple], schema: pa.Schema, predicate, types):
     return spark.createDataFrame(rows, schema=target), rows.num_rows
 
 
-def _rows_of_read(read: tuple) -> int:
-    return read[1]
+def _rows_of_read(read: FileRead) -> int:
+    return read.row_count
 
 
 def spark_schema(schema: pa.Schema):
@@ -435,7 +491,5 @@ def spark_schema(schema: pa.Schema):
     return StructType(fields)
 
 
-def _read_one(read: tuple, *, schema: pa.Schema, predicate, types):
-    task, row_count, candidates = read
-    result = Rows(BitMap.deserialize(candidates)) if candidates is not None else REMAIN
-    yield read_verdict(task, FileVerdict(task.name, row_count, "", result), schema, predicate, types)
+def _read_one(read: FileRead, *, schema: pa.Schema, predicate, types):
+    yield read_file(read, schema, predicate, types)

@@ -30,7 +30,6 @@ from fileindex.table.errors import CommitConflict
 from fileindex.table.manifest_entry import ADD, DELETE, ManifestEntry
 from fileindex.table.manifest_writer import ManifestWriter
 from fileindex.table.metadata import (
-    DataFile,
     Snapshot,
     TableError,
     latest_snapshot_id,
@@ -68,7 +67,7 @@ def delta_entries(changes: list[FileChange]) -> list[ManifestEntry]:
         if change.new_entry is None:
             raise ValueError(f"{change.job.name}: an unchanged file has no entries to commit")
         entries += [replace(change.job.entry, kind=DELETE), replace(change.new_entry, kind=ADD)]
-    names = [(e.partition, e.bucket, e.file.file_name) for e in entries[::2]]
+    names = [(e.partition, e.bucket, e.file_name) for e in entries[::2]]
     if len(set(names)) != len(names):
         raise TableError("one data file is rewritten twice in one commit: its DELETE would not precede its ADD")
     return entries
@@ -96,18 +95,18 @@ def _chunks(entries: list[ManifestEntry], size: int) -> list[list[ManifestEntry]
     return [entries[i:i + size] for i in range(0, len(entries), size)] or [[]]
 
 
-def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[tuple[ManifestEntry, DataFile]],
+def _write_lists(plan: RewritePlan, snapshot: Snapshot, live: list[ManifestEntry],
                  changes: list[FileChange], writer: ManifestWriter) -> tuple[tuple[str, int], tuple[str, int]]:
     store = plan.store
     if plan.mode == "fold":
         replaced = {c.job.identifier: c.new_entry for c in changes if c.new_entry is not None}
-        entries = [replaced.get(file.identifier, entry) for entry, file in live]
+        entries = [replaced.get(entry.identifier, entry) for entry in live]
         metas = [writer.manifest(chunk) for chunk in _chunks(entries, ENTRIES_PER_MANIFEST) if chunk]
         return writer.manifest_list(metas), writer.manifest_list([])
     meta = writer.manifest(delta_entries(changes))
     base_rows = []
     for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
-        base_rows += read_rows(store.manifest_file(listing), "manifest list", store.root)
+        base_rows += read_rows(store, store.manifest_file(listing), "manifest list")
     return writer.manifest_list(base_rows), writer.manifest_list([meta])
 
 
@@ -122,7 +121,7 @@ def commit_changes(plan: RewritePlan, changes: list[FileChange], *, max_attempts
         return outcome
     reached(Stage.LATEST)
     plan.store.write_latest_hint(outcome.snapshot_id)
-    if snapshot.read_bytes() != text:
+    if plan.store.read_bytes(snapshot, "snapshot", len(text) + 1) != text:
         raise TableError(f"snapshot/{snapshot.name} was replaced by another committer right after this commit "
                          "wrote it (a writer without create-if-absent): check the table")
     return outcome
@@ -139,7 +138,7 @@ def _link_snapshot(plan: RewritePlan, changes: list[FileChange],
         latest_id = latest_snapshot_id(store)
         snapshot = load_snapshot(store, latest_id)
         live = live_entries(store, snapshot)
-        live_ids = {entry.identifier for _, entry in live}
+        live_ids = {entry.identifier for entry in live}
         gone = [c for c in pending if c.job.identifier not in live_ids]
         remove_written(gone)
         dropped += gone
@@ -157,7 +156,7 @@ def _link_snapshot(plan: RewritePlan, changes: list[FileChange],
         try:
             reached(Stage.MANIFESTS)
             base, delta = _write_lists(plan, snapshot, live, pending, writer)
-            latest_json = read_json(store.meta, store.snapshot_file(latest_id), "snapshot")
+            latest_json = read_json(store, store.snapshot_file(latest_id), "snapshot")
             new = snapshot_json(latest_json, snapshot_id=latest_id + 1, schema_id=schema_id, base=base,
                                 delta=delta, commit_user=commit_user)
             text = json.dumps(new, indent=2, ensure_ascii=False).encode()

@@ -13,21 +13,14 @@ from pathlib import Path
 
 from pyroaring import FrozenBitMap
 
-from fileindex.errors import FileIndexError
+from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
-from fileindex.table.metadata import (
-    Schema,
-    Snapshot,
-    TableError,
-    field_of,
-    read_rows,
-    reading,
-    shown,
-)
-from fileindex.table.names import external_path, inside, local_external_path, plain_name
+from fileindex.table.metadata import Schema, Snapshot, TableError, field_of, read_rows, reading
+from fileindex.table.names import external_path, plain_name
 from fileindex.table.store import TableStore
 
 MAGIC_32 = 1581511376
+MAX_VECTOR_FILE_BYTES = 1 << 30  # a deletion-vector index file, read whole
 MAGIC_64_BYTES = bytes.fromhex("d1d33964")
 
 
@@ -64,33 +57,31 @@ def deletion_vectors(store: TableStore, snapshot: Snapshot, schema: Schema) -> d
     """
     if not snapshot.index_manifest:
         return {}
-    root = store.root
     vectors: dict[tuple, DeletionVector] = {}
     in_data_dir = schema.options.get("index-file-in-data-file-dir", "false").lower() == "true"
     manifest = store.manifest_file(snapshot.index_manifest)
-    for number, row in enumerate(read_rows(manifest, f"index manifest named by {snapshot.file}", root)):
-        where = f"{shown(root, manifest)} (index manifest) row {number}"
+    for number, row in enumerate(read_rows(store, manifest, f"index manifest named by {snapshot.file}")):
+        where = f"{store.shown(manifest)} (index manifest) row {number}"
         if field_of(row, "_INDEX_TYPE", str, where) != "DELETION_VECTORS":
             continue
         name = plain_name(field_of(row, "_FILE_NAME", str, where), where, "_FILE_NAME")
         bucket = field_of(row, "_BUCKET", int, where)
         external = field_of(row, "_EXTERNAL_PATH", str, where, optional=True)
         if external:
-            path = Path(external_path(external, where, "_EXTERNAL_PATH"))
-        elif in_data_dir:
-            path = inside(root, store.bucket_dir(None, bucket) / name, "deletion-vector index file")
-        else:
-            path = inside(root, store.index_file(name), "deletion-vector index file")
+            external_path(external, where, "_EXTERNAL_PATH")
+        path = Path(external) if external else \
+            store.deletion_vector_file(name, bucket, in_data_dir=in_data_dir, external=None)
         problem = ""
-        try:
-            if external:  # (storage this reader cannot open leaves the file's deleted rows unknown)
-                path = local_external_path(external)
-            with reading(root, path, "deletion-vector index file"):
-                data = path.read_bytes()
+        try:  # (storage this reader cannot open, or a folder not allowed, leaves the file's deleted rows unknown)
+            if external:
+                path = store.deletion_vector_file(name, bucket, in_data_dir=in_data_dir, external=external)
+            with reading(store, path, "deletion-vector index file"):
+                data = store.read_bytes(path, "deletion-vector index file", MAX_VECTOR_FILE_BYTES,
+                                        external=bool(external))
             if not data or data[0] != 1:
-                raise TableError(f"{shown(root, path)} (deletion-vector index file): version "
+                raise TableError(f"{store.shown(path)} (deletion-vector index file): version "
                                  f"{data[:1].hex() or 'missing'} (expected 01)")
-        except TableError as err:
+        except (TableError, UsageError) as err:
             data, problem = b"", str(err)
         partition = bytes(field_of(row, "_PARTITION", (bytes, bytearray), where))
         for entry in field_of(row, "_DELETIONS_VECTORS_RANGES", list, where, optional=True) or ():
@@ -99,8 +90,8 @@ def deletion_vectors(store: TableStore, snapshot: Snapshot, schema: Schema) -> d
             if not why:
                 try:
                     rows = _decode(data, field_of(entry, "f1", int, f"{where} ranges"),
-                                   field_of(entry, "f2", int, f"{where} ranges"), shown(root, path))
+                                   field_of(entry, "f2", int, f"{where} ranges"), store.shown(path))
                 except FileIndexError as err:
-                    why = f"{shown(root, path)} (deletion-vector index file): {err}"
+                    why = f"{store.shown(path)} (deletion-vector index file): {err}"
             vectors[(partition, bucket, file_name)] = DeletionVector(rows, name, why)
     return vectors

@@ -9,10 +9,11 @@ it fits the file's narrower type.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import Enum
 
-from fileindex.predicate.tree import Leaf, LeafRewrite, Predicate, PredicateVisitor, and_, conjuncts, visit
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, conjuncts, leaves, or_, visit
 from fileindex.table.metadata import Schema
 from fileindex.types import NUMERIC_BITS, DataType
 
@@ -30,60 +31,67 @@ def _same_type(a: DataType, b: DataType) -> bool:
     return a.not_null() == b.not_null()
 
 
-class _Unusable(Exception):
-    pass
+class Gap(Enum):
+    """Why a leaf cannot be asked of a file as it is (paimon-rust's ``remap_predicate`` answers None)."""
+
+    ABSENT = "the column did not exist when the file was written (all null, without a default value)"
+    UNUSABLE = "no literal in the file's type says the same (a narrower or other type, or no such column)"
 
 
-class _AllNull(Exception):
-    """The leaf's column did not exist when the file was written."""
-
-
-def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf:
+def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf | Gap:
+    """The leaf in the file's column names, or the gap that keeps it from being asked."""
     name, key = split_column(leaf.column)
     table_field = table.by_name().get(name)
     if table_field is None:
-        raise _Unusable
+        return Gap.UNUSABLE
     data_field = data.by_id().get(table_field.id)
     if data_field is None:
-        raise _AllNull if table_field.default_value is None else _Unusable
+        return Gap.ABSENT if table_field.default_value is None else Gap.UNUSABLE
     literals = leaf.literals
     table_type, data_type = table_field.type, data_field.type
     if key is not None:  # a map-key column: compare the value types
         if table_type.root != "MAP" or data_type.root != "MAP":
-            raise _Unusable
+            return Gap.UNUSABLE
         table_type, data_type = table_type.children[1], data_type.children[1]
     if not _same_type(table_type, data_type):
         narrower = NUMERIC_BITS.get(data_type.root)
         wider = NUMERIC_BITS.get(table_type.root)
         if narrower is None or wider is None or narrower > wider:
-            raise _Unusable
+            return Gap.UNUSABLE
         low, high = -(1 << (narrower - 1)), (1 << (narrower - 1)) - 1
         if any(v is not None and not low <= v <= high for v in literals):
-            raise _Unusable
+            return Gap.UNUSABLE
     return Leaf(leaf.function, data_field.name + (key or ""), literals)
 
 
-class _Remap(LeafRewrite):
+class _Remap(PredicateVisitor["Predicate | Gap"]):
+    """A conjunct in the file's column names; a gap when one of its leaves has one (UNUSABLE before ABSENT)."""
+
     def __init__(self, table: Schema, data: Schema):
         self.table, self.data = table, data
 
-    def leaf(self, leaf: Leaf) -> Predicate:
+    def leaf(self, leaf: Leaf) -> Predicate | Gap:
         return _leaf(leaf, self.table, self.data)
+
+    def and_(self, children: Iterator[Predicate | Gap]) -> Predicate | Gap:
+        return _joined(list(children), and_)
+
+    def or_(self, children: Iterator[Predicate | Gap]) -> Predicate | Gap:
+        return _joined(list(children), or_)
+
+
+def _joined(children: list[Predicate | Gap], join: Callable[..., Predicate]) -> Predicate | Gap:
+    for gap in (Gap.UNUSABLE, Gap.ABSENT):
+        if gap in children:
+            return gap
+    return join(*children)
 
 
 class _NullAnswer(PredicateVisitor[bool]):
-    """A conjunct's value on a row where every column the file lacks is null (_Unusable: it names a column
-    the file has, so the rows decide)."""
-
-    def __init__(self, table: Schema, data: Schema):
-        self.table, self.data = table, data
+    """A conjunct's value on a row where the columns the file lacks are null (its leaves all on such columns)."""
 
     def leaf(self, leaf: Leaf) -> bool:
-        try:
-            _leaf(leaf, self.table, self.data)
-        except _AllNull:
-            return leaf.function in ALL_NULL_TRUE
-        raise _Unusable
+        return leaf.function in ALL_NULL_TRUE
 
     def and_(self, children: Iterator[bool]) -> bool:
         return all(children)
@@ -93,10 +101,9 @@ class _NullAnswer(PredicateVisitor[bool]):
 
 
 def _true_when_absent_columns_are_null(conjunct: Predicate, table: Schema, data: Schema) -> bool:
-    try:
-        return visit(conjunct, _NullAnswer(table, data))
-    except _Unusable:
-        return True  # (the rows decide: it may hold)
+    if any(_leaf(leaf, table, data) is not Gap.ABSENT for leaf in leaves(conjunct)):
+        return True  # (a leaf on a column the file has, or cannot be asked: the rows decide, it may hold)
+    return visit(conjunct, _NullAnswer())
 
 
 @dataclass(frozen=True)
@@ -118,11 +125,10 @@ def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
     kept = []
     remap = _Remap(table, data)
     for conjunct in conjuncts(predicate):
-        try:
-            kept.append(visit(conjunct, remap))
-        except _AllNull:
+        remapped = visit(conjunct, remap)
+        if remapped is Gap.ABSENT:
             if absent_as_null and not _true_when_absent_columns_are_null(conjunct, table, data):
                 return FilePredicate(None, matches_nothing=True)
-        except _Unusable:
-            pass
+        elif remapped is not Gap.UNUSABLE:
+            kept.append(remapped)
     return FilePredicate(and_(*kept) if kept else None)

@@ -18,7 +18,7 @@ from typing import Any
 
 from fileindex.java.binary_row import field_stats
 from fileindex.table.manifest_entry import ADD, DELETE, ManifestEntry
-from fileindex.table.metadata import TableError, reading, shown
+from fileindex.table.metadata import MAX_MANIFEST_BYTES, TableError, reading
 from fileindex.table.store import TableStore
 from fileindex.types import DataType
 
@@ -44,15 +44,15 @@ class AvroShape:
         return {f["name"] for f in fields}
 
 
-def shape_of(root: Path, path: Path, kind: str) -> AvroShape:
+def shape_of(store: TableStore, path: Path, kind: str) -> AvroShape:
     import fastavro
 
-    with reading(root, path, kind), open(path, "rb") as file:
-        if file.read(4) != b"Obj\x01":
-            raise TableError(f"{shown(root, path)} ({kind}): not an Avro file: manifest.format other than avro "
+    with reading(store, path, kind):
+        data = store.read_bytes(path, f"{store.shown(path)} ({kind})", MAX_MANIFEST_BYTES)
+        if data[:4] != b"Obj\x01":
+            raise TableError(f"{store.shown(path)} ({kind}): not an Avro file: manifest.format other than avro "
                              "is not supported by rewrite (Java reads every manifest with the current format)")
-        file.seek(0)
-        reader = fastavro.reader(file)
+        reader = fastavro.reader(io.BytesIO(data))
         return AvroShape(reader.metadata["avro.schema"], reader.codec)
 
 
@@ -110,11 +110,11 @@ class ManifestWriter:
             "_NUM_DELETED_FILES": sum(e.kind == DELETE for e in entries),
             "_PARTITION_STATS": {"_MIN_VALUES": low, "_MAX_VALUES": high,
                                  "_NULL_COUNTS": nulls if self.partition_types else []},
-            "_SCHEMA_ID": max((e.file.schema_id for e in entries), default=self.schema_id),
+            "_SCHEMA_ID": max((e.schema_id for e in entries), default=self.schema_id),
         }
         if entries:
             buckets = [e.bucket for e in entries]
-            levels = [e.file.level for e in entries]
+            levels = [e.level for e in entries]
             meta.update(_MIN_BUCKET=min(buckets), _MAX_BUCKET=max(buckets), _MIN_LEVEL=min(levels),
                         _MAX_LEVEL=max(levels))
         return meta
@@ -128,5 +128,5 @@ class ManifestWriter:
 
     def remove_created(self) -> None:
         for path in self.created:
-            path.unlink(missing_ok=True)
+            self.store.delete(path)
         self.created.clear()

@@ -161,7 +161,7 @@ def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # shado
     check_keys(changes, removed)
     for _ in range(MAX_ATTEMPTS):
         latest = store.latest_schema_id()
-        data = read_json(store.meta, store.schema_file(latest), "schema")
+        data = read_json(store, store.schema_file(latest), "schema")
         schema = load_schema(store, latest)
         options = dict(data.get("options") or {})
         refuse_unset(removed, options)

@@ -2,8 +2,8 @@
 
 Apache ORC's C++ reader (under pyarrow) crashes the process on some corrupt files (a single flipped
 bit in 27 of 363 mutated manifests), and a conformance tool is run on broken tables. ``orc_rows``
-sends each file's path to one long-lived helper and gets its rows back; a crash is reported as a
-ValueError and the next call starts a new helper.
+sends each file's bytes (read by the caller through its table's store) to one long-lived helper and
+gets its rows back; a crash is reported as a ValueError and the next call starts a new helper.
 
 The helper is this module run as a program (``python -m fileindex.table.orc_helper``), not a
 multiprocessing worker: multiprocessing's spawn and forkserver starts import the caller's
@@ -50,9 +50,9 @@ class _Helper:
                           f"{error[-1] if error else 'no error shown'}")
         self.stderr.close()  # the helper sends its stderr to /dev/null once started
 
-    def ask(self, path: str) -> tuple[str, object]:
+    def ask(self, data: bytes) -> tuple[str, object]:
         """("ok", rows) or ("error", the exception the reader raised)."""
-        _write_frame(self.stdin, path)
+        _write_frame(self.stdin, data)
         return _read_frame(self.stdout)
 
     def close(self) -> None:
@@ -69,14 +69,15 @@ _helper: _Helper | None = None
 _lock = threading.Lock()
 
 
-def orc_rows(path: Path) -> list[dict]:
-    """An ORC file's rows, read in the helper process (started on first use, replaced after a crash)."""
+def orc_rows(data: bytes) -> list[dict]:
+    """The rows of an ORC file's bytes, read in the helper process (started on first use, replaced after a
+    crash)."""
     global _helper
     with _lock:
         if _helper is None:
             _helper = _Helper()
         try:
-            status, value = _helper.ask(os.path.abspath(path))  # the helper keeps the cwd it started in
+            status, value = _helper.ask(data)
         except (EOFError, BrokenPipeError):
             _discard()
             raise ValueError("the ORC reader crashed on it") from None
@@ -129,13 +130,14 @@ def _read_frame(stream: IO[bytes]) -> Any:
     return pickle.loads(data)
 
 
-def _answer(path: str) -> tuple[str, Any]:
+def _answer(data: bytes) -> tuple[str, Any]:
+    import pyarrow as pa
     import pyarrow.orc
 
     try:
-        orc = pyarrow.orc.ORCFile(path)
-        if orc.nrows > os.path.getsize(path):  # every metadata row names a file: none takes under a byte
-            return "error", ValueError(f"the file claims {orc.nrows} rows in {os.path.getsize(path)} bytes")
+        orc = pyarrow.orc.ORCFile(pa.BufferReader(data))
+        if orc.nrows > len(data):  # every metadata row names a file: none takes under a byte
+            return "error", ValueError(f"the file claims {orc.nrows} rows in {len(data)} bytes")
         return "ok", orc.read().to_pylist()
     except Exception as err:  # returned to the caller, whose boundary turns it into a TableError
         try:
@@ -158,10 +160,10 @@ def serve(requests: IO[bytes], answers: IO[Any]) -> None:
     _write_frame(answers, READY)
     while True:
         try:
-            path = _read_frame(requests)
+            data = _read_frame(requests)
         except EOFError:
             return
-        _write_frame(answers, _answer(path))
+        _write_frame(answers, _answer(data))
 
 
 if __name__ == "__main__":

@@ -11,14 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from fileindex.table.metadata import (
-    bucket_dir,
     load_schema,
-    local_external_path,
     manifest_entries,
     manifest_list_names,
     read_snapshot,
 )
 from fileindex.table.errors import TableError
+from fileindex.table.names import local_external_path
 from fileindex.table.store import METADATA_FOLDERS, TableStore
 
 
@@ -26,16 +25,16 @@ def _named(store: TableStore) -> set[Path]:
     root = store.root
     named: set[Path] = set()
     manifests: dict[str, str] = {}  # name -> the manifest list naming it
-    snapshots = [path for branch in store.every_branch()  # every branch's snapshots name the shared manifests
+    snapshots = [(branch, path) for branch in store.every_branch()  # every branch's snapshots name the manifests
                  for path in branch.snapshot_and_tag_files()]
-    for path in snapshots:
-        if not path.is_file():
+    for branch, path in snapshots:
+        if not branch.is_file(path):
             continue
-        snapshot = read_snapshot(root, path)
+        snapshot = read_snapshot(branch, path)
         for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list, snapshot.changelog_manifest_list):
             if listing is not None:
                 named.add(store.manifest_file(listing))
-                for name in manifest_list_names(root, store.manifest_file(listing),
+                for name in manifest_list_names(store, store.manifest_file(listing),
                                                 f"manifest list named by {snapshot.file}"):
                     manifests.setdefault(name, f"manifest/{listing}")
         if snapshot.index_manifest is not None:
@@ -44,14 +43,14 @@ def _named(store: TableStore) -> set[Path]:
     for manifest, listed_in in manifests.items():
         path = store.manifest_file(manifest)
         named.add(path)
-        for _, entry in manifest_entries(root, path, listed_in):
+        for entry in manifest_entries(store, path, listed_in):
             if entry.external_path:  # (a file on storage this reader cannot list cannot be an orphan here)
                 try:
                     folder = local_external_path(entry.external_path).parent
                 except TableError:
                     continue
             else:
-                folder = bucket_dir(store, schema, entry)
+                folder = root / store.data_folder(entry, schema)
             named.update(folder / name for name in entry.extra_files)
     return named
 

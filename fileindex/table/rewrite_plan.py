@@ -21,21 +21,20 @@ from fileindex.java.binary_row import field_stats
 from fileindex.table.compat import FLOORS, floor_of, reader_defaults, writer_notes
 from fileindex.table.evolution import split_column
 from fileindex.table.metadata import (
-    INDEX_FILE_SUFFIX as INDEX_SUFFIX,
-    DataFile,
     Schema,
+    Schemas,
     Snapshot,
     TableError,
-    data_file_path,
     live_entries,
     load_schema,
 )
-from fileindex.table.manifest_entry import ADD, FileMeta, ManifestEntry
+from fileindex.table.manifest_entry import ADD, ManifestEntry
+from fileindex.table.manifest_entry import INDEX_FILE_SUFFIX as INDEX_SUFFIX
 from fileindex.table.manifest_writer import AvroShape, shape_of
 from fileindex.table.names import inside
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
-from fileindex.writing.atomic import write_atomically
+from fileindex.io.atomic import write_atomically
 from fileindex.writing.options import (
     COLUMNS_SUFFIX,
     DEFAULT_THRESHOLD,
@@ -132,7 +131,7 @@ class FileChange:
                 "advice": list(self.advice)}
 
 
-def _old_index(meta: FileMeta, folder: Path) -> tuple[str, int, list[str]]:
+def _old_index(meta: ManifestEntry, folder: Path) -> tuple[str, int, list[str]]:
     sidecars = [n for n in meta.extra_files if n.endswith(INDEX_SUFFIX)]
     if meta.embedded_index is not None:
         return "embedded", len(meta.embedded_index), sidecars
@@ -159,7 +158,7 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                  before_rename: Callable[[Path], None] | None = None) -> FileChange:
     """Build the file's container, write its sidecar if it needs one (not on a dry run), and the new entry."""
     folder = Path(job.data_path).parent
-    meta = job.entry.file
+    meta = job.entry
     old_location, old_bytes, old_sidecars = _old_index(meta, folder)
     try:
         container = build_container(job)
@@ -184,7 +183,7 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
                     break
                 sidecar = next_sidecar_name(sidecar, meta.file_name)
     extra_files = tuple(n for n in meta.extra_files if not n.endswith(INDEX_SUFFIX)) + ((sidecar,) if sidecar else ())
-    new = replace(job.entry, kind=ADD, file=replace(meta, extra_files=extra_files, embedded_index=embedded))
+    new = replace(job.entry, kind=ADD, extra_files=extra_files, embedded_index=embedded)
     location = "embedded" if embedded is not None else "sidecar" if sidecar else "none"
     return FileChange(job, None if new == job.entry else new, location, old_location, old_bytes,
                       len(container) if container is not None else 0, sidecar, written,
@@ -265,13 +264,12 @@ def manifest_shapes(store: TableStore, snapshot: Snapshot) -> tuple[AvroShape | 
     """(a manifest's shape, the delta list's shape) of the snapshot: the widest its writer used."""
     from fileindex.table.metadata import manifest_list_names
 
-    root = store.root
-    list_shape = shape_of(root, store.manifest_file(snapshot.delta_manifest_list), "manifest list")
+    list_shape = shape_of(store, store.manifest_file(snapshot.delta_manifest_list), "manifest list")
     entry_shape = None
     for listing in (snapshot.delta_manifest_list, snapshot.base_manifest_list):
-        names = manifest_list_names(root, store.manifest_file(listing))
+        names = manifest_list_names(store, store.manifest_file(listing))
         if names:
-            entry_shape = shape_of(root, store.manifest_file(names[-1]), "manifest")
+            entry_shape = shape_of(store, store.manifest_file(names[-1]), "manifest")
             break
     return entry_shape, list_shape
 
@@ -295,7 +293,7 @@ def parse_partitions(text: str | None, schema: Schema) -> list[dict[str, str]] |
     return specs
 
 
-def _in_partitions(entry: DataFile, schema: Schema, specs: list[dict[str, str]] | None) -> bool:
+def _in_partitions(entry: ManifestEntry, schema: Schema, specs: list[dict[str, str]] | None) -> bool:
     if specs is None:
         return True
     from fileindex.java.binary_row import partition_path
@@ -363,7 +361,6 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     writes one index type per column (0.9, 1.0), else the newest (see :func:`writer_of`). ``branch``: only
     the main branch is rewritten; any other is refused in one line (:func:`branch_refusal`)."""
     from fileindex.table.metadata import load_snapshot
-    from fileindex.table.scan import PaimonTable
 
     check_location(root)
     if branch not in (None, MAIN):
@@ -387,22 +384,22 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     chosen_writer = writer_of(detected) if writer == "auto" else writer_version_text(writer)
     threshold_text = schema.options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
     threshold = parse_options({THRESHOLD_KEY: threshold_text}, {}).in_manifest_threshold
-    table = PaimonTable(table_root, None)
+    schemas = Schemas(store, schema)
     specs = parse_partitions(partitions, schema)
     plan = RewritePlan(store, snapshot.id, schema, floor, chosen, writer=chosen_writer,
                        notes=writer_notes(options, detected, chosen_writer))
-    for manifest_entry, entry in live_entries(store, snapshot):
+    for entry in live_entries(store, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
-        data = table.data_schema(entry)
+        data = schemas.of(entry)
         file_options = options_for_file(options, schema, data)
-        name, path = table.relative(entry), data_file_path(store, schema, entry)
+        name, path = store.relative(entry, schema), store.data_file(entry, schema)
         if not entry.external_path:
-            table.data_file_exists(entry, name)  # (refuses a data file that is a symlink out of the table)
+            store.data_file_exists(entry, schema)  # (refuses a data file that is a symlink out of the table)
         elif not allow_external:
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
-        plan.jobs.append(FileJob(name, str(path), str(table_root), manifest_entry, entry.identifier, file_options,
+        plan.jobs.append(FileJob(name, str(path), str(table_root), entry, entry.identifier, file_options,
                                  data.types(), threshold, bool(entry.external_path), chosen_writer, defaults))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
         field_stats([plan.jobs[0].entry.partition], [schema.by_name()[k].type for k in schema.partition_keys])

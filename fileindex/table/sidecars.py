@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fileindex.table.metadata import data_file_path, live_files, load_schema, read_snapshot
+from fileindex.table.metadata import live_files, load_schema, read_snapshot
 from fileindex.table.store import TableStore, is_table_root
 from fileindex.writing.outputs import real
 
@@ -27,10 +27,10 @@ def named_index_files(root: str | Path) -> dict[Path, str]:
     for path in store.snapshot_and_tag_files():
         if not path.is_file():
             continue
-        snapshot = read_snapshot(store.root, path)
+        snapshot = read_snapshot(store, path)
         schema = load_schema(store, snapshot.schema_id)
         for entry in live_files(store, snapshot):
-            folder = data_file_path(store, schema, entry).parent
+            folder = Path(store.data_file(entry, schema)).parent
             for name in entry.index_files:
                 named.setdefault(real(folder / name), snapshot.file)
     return named

@@ -17,7 +17,7 @@ from fileindex.errors import FileIndexError
 from fileindex.java.binary_row import UNKNOWN, field_at
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, visit
-from fileindex.table.metadata import DataFile, Schema, ValueStats
+from fileindex.table.metadata import ManifestEntry, Schema, ValueStats
 from fileindex.types import DataType
 
 INTEGERS = ("TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME")
@@ -90,7 +90,7 @@ class Statistics(PredicateVisitor[bool]):
         return _range_may_match(function, leaf.literals, low, high)
 
 
-def file_statistics(entry: DataFile, schema: Schema) -> Statistics:
+def file_statistics(entry: ManifestEntry, schema: Schema) -> Statistics:
     """A data file's ``_VALUE_STATS``, over ``value_stats_cols`` (or every column of its schema)."""
     names = entry.value_stats_cols if entry.value_stats_cols is not None else tuple(f.name for f in schema.fields)
     return Statistics(entry.value_stats, names, schema.types(), entry.row_count)

@@ -7,18 +7,34 @@ with its ``LATEST``/``EARLIEST`` hints, ``tag/``) lies under :attr:`TableStore.m
 index files (``index/``) and the bucket folders are the table's, shared by every branch. Every path of
 the table layer is built here; the names put in these paths come from the metadata and are checked
 where it is decoded (:mod:`fileindex.table.names`). Frozen and picklable: a Spark task gets a copy.
+
+The store also holds the table's file access (:class:`~fileindex.io.FileIO`, local by default): every file
+of the table is opened, read, listed or written through it, and the confinement rules of
+docs/untrusted-tables.md are applied here once: a file is opened only if it is a regular file inside the
+table root (after links, checked on the opened file), or, for a data file under an external path, inside
+a root the caller allowed (``external_roots``) that the table's ``data-file.external-paths`` names.
+Data files are named per bucket: a partition's folder is decoded once per store, not per file.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 from fileindex.errors import UsageError
-from fileindex.table.errors import TableError
-from fileindex.table.names import inside
-from fileindex.writing.atomic import write_atomically
+from fileindex.io import LOCAL, FileIO, InputFile, OutsideError
+from fileindex.table.errors import TableError, UnsafeNameError
+from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside, local_external_path
+
+if TYPE_CHECKING:
+    from fileindex.table.metadata import ManifestEntry, Schema
 
 MAIN = "main"
+# in external_roots: the folders the table's own option names (``--allow-external-paths`` without a ROOT)
+DECLARED = "declared"
+EXTERNAL_PATHS_OPTION = "data-file.external-paths"
 BRANCH_PREFIX = "branch-"
 # the folders under a table root that hold metadata, not data files (each branch's metadata is under branch/)
 METADATA_FOLDERS = ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch")
@@ -45,10 +61,6 @@ def not_a_table(root: Path, missing: str) -> UsageError:
     return UsageError(f"{root}: {missing}: not a Paimon table root (the folder holding schema/ and snapshot/)")
 
 
-def _numbered(folder: Path, prefix: str) -> list[int]:
-    """The N of every ``prefix``N file in ``folder``, ascending."""
-    names = (p.name[len(prefix):] for p in folder.glob(prefix + "*"))
-    return sorted(int(n) for n in names if n.isdigit())
 
 
 @dataclass(frozen=True)
@@ -57,18 +69,31 @@ class TableStore:
 
     root: Path
     branch: str = MAIN
+    io: FileIO = field(default=LOCAL, compare=False, repr=False)
+    # folders whose data files under external paths may be read (local paths or file: URIs); none: no external path
+    external_roots: tuple[str, ...] = field(default=(), compare=False)
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # per bucket (not pickled)
+
+    def __getstate__(self) -> dict:
+        return {**vars(self), "_memo": {}}
+
+    def __setstate__(self, state: dict) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
 
     @classmethod
-    def at(cls, location: str | Path, branch: str | None = None) -> TableStore:
+    def at(cls, location: str | Path, branch: str | None = None, *,
+           external_roots: tuple[str, ...] = ()) -> TableStore:
         """The store of the table at ``location`` (a path or ``file://`` URI), of ``branch`` (None: main);
         a UsageError naming the table's branches for one it does not have."""
         root = Path(str(location).removeprefix("file://"))
+        roots = tuple(r if r == DECLARED else str(local_root(r)) for r in external_roots)
         if branch is None or branch == MAIN:
-            return cls(root)
+            return cls(root, external_roots=roots)
         if not branch.strip() or "/" in branch or "\\" in branch or branch in (".", ".."):
             raise UsageError(f"--branch {branch!r}: not a branch name (Paimon's branch names have no '/')")
-        store = cls(root, branch)
-        if not store.meta.is_dir():
+        store = cls(root, branch, external_roots=roots)
+        if store.io.info(str(store.meta)) is None or not os.path.isdir(store.meta):
             names = ", ".join([MAIN, *store.branch_names()])
             raise UsageError(f"--branch {branch}: {root} has no branch {branch} (its branches: {names})")
         inside(root, store.meta, "branch folder")
@@ -83,14 +108,13 @@ class TableStore:
 
     def branch_names(self) -> list[str]:
         """The table's branches other than main, sorted."""
-        folder = self.root / "branch"
-        if not folder.is_dir():
-            return []
-        return sorted(p.name[len(BRANCH_PREFIX):] for p in folder.glob(BRANCH_PREFIX + "*") if p.is_dir())
+        return sorted(f.name[len(BRANCH_PREFIX):] for f in self.io.list(str(self.root / "branch"))
+                      if f.name.startswith(BRANCH_PREFIX) and f.kind == "folder")
 
     def every_branch(self) -> list[TableStore]:
         """Main's store and every other branch's: their snapshots and tags name the shared manifests and files."""
-        return [TableStore(self.root), *(TableStore(self.root, name) for name in self.branch_names())]
+        return [TableStore(self.root, io=self.io), *(TableStore(self.root, name, self.io)
+                                                     for name in self.branch_names())]
 
     # -- the branch's metadata -----------------------------------------------------------------------
 
@@ -111,18 +135,18 @@ class TableStore:
 
     def snapshot_ids(self) -> list[int]:
         """The ids of the branch's ``snapshot-N`` files, ascending (listing; the hints are not read)."""
-        return _numbered(self.snapshot_dir, "snapshot-")
+        return self._numbered(self.snapshot_dir, "snapshot-")
 
     def snapshot_and_tag_files(self) -> list[Path]:
         """The branch's snapshot files, then its tag files (a tag is a snapshot under a name), each sorted."""
-        return sorted(self.snapshot_dir.glob("snapshot-*")) + sorted((self.meta / "tag").glob("tag-*"))
+        return [*self._named(self.snapshot_dir, "snapshot-"), *self._named(self.meta / "tag", "tag-")]
 
     def schema_file(self, schema_id: int) -> Path:
         return self.meta / "schema" / f"schema-{schema_id}"
 
     def schema_ids(self) -> list[int]:
         """The ids of the branch's ``schema/schema-N`` files, ascending."""
-        return _numbered(self.meta / "schema", "schema-")
+        return self._numbered(self.meta / "schema", "schema-")
 
     def latest_schema_id(self) -> int:
         """The highest schema id; a UsageError when the folder is no table, a TableError for a table
@@ -133,6 +157,23 @@ class TableStore:
         if self.snapshot_ids():
             raise TableError("schema/ (schema): no schema-N file")
         raise not_a_table(self.meta, "no schema/schema-N file")
+
+    def _named(self, folder: Path, prefix: str) -> list[Path]:
+        """The ``prefix``* entries of ``folder``, sorted (Paimon lists these folders too)."""
+        return sorted(folder / f.name for f in self.io.list(str(folder)) if f.name.startswith(prefix))
+
+    def _numbered(self, folder: Path, prefix: str) -> list[int]:
+        """The N of every ``prefix``N file in ``folder``, ascending."""
+        names = (p.name[len(prefix):] for p in self._named(folder, prefix))
+        return sorted(int(n) for n in names if n.isdigit())
+
+    def exists(self, path: Path) -> bool:
+        return self.io.info(str(path)) is not None
+
+    def is_file(self, path: Path) -> bool:
+        """Whether a regular file (or a link, read only where it stays inside) is at ``path``."""
+        found = self.io.info(str(path))
+        return found is not None and (found.kind == "file" or found.kind == "link" and os.path.isfile(path))
 
     # -- the table's shared files ---------------------------------------------------------------------
 
@@ -153,14 +194,182 @@ class TableStore:
         folder = self.root / partition if partition else self.root
         return folder / f"bucket-{bucket}"
 
-    # -- writing ----------------------------------------------------------------------------------------
+    # -- data files, their sidecars and deletion vectors: named per bucket ------------------------------------
 
-    @staticmethod
-    def link(path: Path, data: bytes) -> bool:
+    def data_folder(self, entry: ManifestEntry, schema: Schema) -> str:
+        """The bucket folder of a data file inside the table, relative to the root (a partition's path decoded
+        once per store), checked to lie inside the root after links."""
+        key = ("bucket", entry.partition, entry.bucket)
+        folder = self._memo.get(key)
+        if folder is None:
+            partition = None
+            if schema.partition_keys:
+                from fileindex.java.binary_row import partition_path
+
+                partition = partition_path(entry.partition, schema)
+            path = self.bucket_dir(partition, entry.bucket)
+            inside(self.root, path, "the bucket folder")
+            folder = self._memo[key] = str(path.relative_to(self.root))
+        return folder
+
+    def relative(self, entry: ManifestEntry, schema: Schema) -> str:
+        """The data file as reported: relative to the table root, or its external path."""
+        if entry.external_path:
+            return entry.external_path
+        return f"{self.data_folder(entry, schema)}/{entry.file_name}"
+
+    def data_file(self, entry: ManifestEntry, schema: Schema) -> str:
+        """Where the data file is: under the root, or its external path's local path (an UnsafeNameError for
+        storage this reader cannot open)."""
+        if entry.external_path:
+            return str(local_external_path(entry.external_path))
+        return self.io.join(self._root_text(), self.data_folder(entry, schema), entry.file_name)
+
+    def beside(self, entry: ManifestEntry, schema: Schema, name: str) -> str:
+        """A file the manifest names beside the data file (its ``.index`` sidecar)."""
+        return self.io.join(os.path.dirname(self.data_file(entry, schema)), name)
+
+    def readable(self, entry: ManifestEntry) -> bool:
+        """Whether the data file is on storage this store can open (an external path's scheme)."""
+        return not entry.external_path or external_scheme(entry.external_path) in READABLE_SCHEMES
+
+    def allowed_roots(self, schema: Schema) -> tuple[str, ...]:
+        """The folders data files under external paths may be read from: those the caller gave, and (given
+        ``DECLARED``) those the table's ``data-file.external-paths`` names."""
+        roots = [root for root in self.external_roots if root != DECLARED]
+        if DECLARED in self.external_roots:
+            roots += [str(local_root(r)) for r in schema.options.get(EXTERNAL_PATHS_OPTION, "").split(",")
+                      if r.strip() and external_scheme(r.strip()) in READABLE_SCHEMES]
+        return tuple(roots)
+
+    def external_refusal(self, entry: ManifestEntry, schema: Schema) -> str | None:
+        """Why a data file under an external path may not be read (None: it is not external, or it may)."""
+        if not entry.external_path or not self.readable(entry):
+            return None
+        roots = self.allowed_roots(schema)
+        if not roots:
+            return ("a data file under an external path, outside the table: allow its folder with "
+                    "external_roots=[...] (--allow-external-paths [ROOT])")
+        if not any(self.io.inside(root, self.data_file(entry, schema)) for root in roots):
+            return f"its external path lies outside the folders allowed ({', '.join(roots)})"
+        return None
+
+    def _within(self, entry: ManifestEntry, schema: Schema) -> tuple[str, ...] | None:
+        """The folders a data file (or its sidecar) must lie in: None for the table root."""
+        if not entry.external_path:
+            return None
+        refusal = self.external_refusal(entry, schema)
+        if refusal is not None:
+            raise UsageError(f"{entry.external_path}: {refusal}")
+        return self.allowed_roots(schema)
+
+    def open_data(self, entry: ManifestEntry, schema: Schema) -> InputFile:
+        """The data file opened once for reading: a regular file inside the table (or an allowed external
+        root), refused in one line otherwise; a missing one is the OSError the caller reports."""
+        return self.open(self.data_file(entry, schema), "data file", self._within(entry, schema))
+
+    def open_beside(self, entry: ManifestEntry, schema: Schema, name: str) -> InputFile:
+        """A sidecar of the data file opened as ``open_data`` opens the data file."""
+        return self.open(self.beside(entry, schema, name), "index file", self._within(entry, schema))
+
+    def open(self, path: str, what: str, within: tuple[str, ...] | None = None) -> InputFile:
+        """A file of the table opened once for reading, inside ``within`` (default: the table root); one
+        leading outside is an UnsafeNameError in the words of docs/untrusted-tables.md."""
+        try:
+            return self.io.open_input(path, within=within or (self._root_text(),), what=what)
+        except OutsideError as err:
+            raise _outside(what, path, err, within) from None
+
+    def bucket_names(self, entry: ManifestEntry, schema: Schema) -> tuple[frozenset[str], frozenset[str]]:
+        """(the files, the symlinks) in the data file's bucket folder, listed once per store."""
+        folder = self.data_folder(entry, schema)
+        key = ("files", folder)
+        listing = self._memo.get(key)
+        if listing is None:
+            found = self.io.list(self.io.join(self._root_text(), folder))
+            listing = self._memo[key] = (frozenset(f.name for f in found if f.kind == "file"),
+                                         frozenset(f.name for f in found if f.kind == "link"))
+        return listing
+
+    def data_file_exists(self, entry: ManifestEntry, schema: Schema) -> bool:
+        """Whether the data file is there: its bucket folder is listed once per store (a stat per file was a
+        planning cost), an external path looked up. A symlink out of the table is refused."""
+        if entry.external_path:
+            if not self.readable(entry):
+                return False
+            found = self.io.info(self.data_file(entry, schema))
+            return found is not None and found.kind in ("file", "link")
+        files, links = self.bucket_names(entry, schema)
+        if entry.file_name in links:
+            inside(self.root, self.data_file(entry, schema), "data file")
+            return os.path.isfile(self.data_file(entry, schema))
+        return entry.file_name in files
+
+    def deletion_vector_file(self, name: str, bucket: int, *, in_data_dir: bool, external: str | None) -> Path:
+        """A deletion-vector index file: under an external path, the bucket folder or ``index/``."""
+        if external:
+            return local_external_path(external)
+        path = self.bucket_dir(None, bucket) / name if in_data_dir else self.index_file(name)
+        return inside(self.root, path, "deletion-vector index file")
+
+    def _root_text(self) -> str:
+        text = self._memo.get("root")
+        if text is None:
+            text = self._memo["root"] = os.fspath(self.root)
+        return text
+
+    # -- metadata files ---------------------------------------------------------------------------------
+
+    def shown(self, path: str | Path) -> str:
+        """A file of the table as messages name it: relative to the branch's folder, else to the root."""
+        for folder in (self.meta, self.root):
+            try:
+                return str(Path(path).relative_to(folder))
+            except ValueError:
+                continue
+        return str(path)
+
+    def read_bytes(self, path: Path, what: str, limit: int, *, external: bool = False) -> bytes:
+        """A whole metadata file: a regular file inside the table (``external``: inside a folder the caller
+        allowed) of at most ``limit`` bytes."""
+        within = tuple(r for r in self.external_roots if r != DECLARED) if external else (self._root_text(),)
+        if not external:  # (checked before opening too: nothing outside the table is even opened)
+            inside(self.root, path, what)
+        elif not within:
+            raise UsageError(f"{path}: a file under an external path, outside the table: allow its folder with "
+                             "external_roots=[...] (--allow-external-paths ROOT)")
+        try:
+            return self.io.read_bytes(str(path), limit=limit, within=within, what=what)
+        except OutsideError as err:
+            raise _outside(what, str(path), err, within if external else None) from None
+
+        # -- writing ----------------------------------------------------------------------------------------
+
+    def link(self, path: Path, data: bytes) -> bool:
         """Create ``path`` holding ``data`` only if it is absent, atomically (False: another writer has it):
         Paimon's commit point for snapshots and schemas, and how new manifests take fresh names."""
-        return write_atomically(path, data, overwrite=False)
+        return self.io.create(str(path), data)
 
     def write_latest_hint(self, snapshot_id: int) -> None:
         """Point the ``LATEST`` hint at ``snapshot_id`` (replaced atomically; readers check it anyway)."""
-        write_atomically(self.latest_hint, str(snapshot_id).encode())
+        self.io.replace(str(self.latest_hint), str(snapshot_id).encode())
+
+    def delete(self, path: str | Path) -> None:
+        """Remove a file this project wrote into the table (a manifest or sidecar of a commit that failed)."""
+        self.io.delete(str(path))
+
+
+def _outside(what: str, path: str, err: OutsideError, within: tuple[str, ...] | None) -> UnsafeNameError:
+    where = "the table" if within is None else f"the allowed folders ({', '.join(within)})"
+    return UnsafeNameError(f"{what} {path} leads outside {where} (to {err.real or 'a file that moved'}, through a "
+                           "symlink): refused; nothing was read or written there")
+
+
+def local_root(location: str) -> Path:
+    """A folder given as a local path or a ``file:`` URI."""
+    parts = urlsplit(location.strip())
+    if parts.scheme.lower() == "file":
+        return Path(unquote(parts.path))
+    if parts.scheme and len(parts.scheme) > 1:
+        raise UsageError(f"{location}: {parts.scheme}:// storage is not readable here: give a local folder")
+    return Path(location.strip())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fileindex.indexes.result import SKIP, FileIndexResult, Rows, result_json
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows, result_json
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,15 @@ class FileVerdict:
         if self.note:
             out["note"] = self.note
         return out
+
+    @classmethod
+    def from_row(cls, row: dict) -> FileVerdict:
+        """The verdict of an ``as_row`` row (what a Spark job sends back)."""
+        from pyroaring import BitMap
+
+        result = Rows(BitMap.deserialize(row["candidates"])) if row["result"] == "ROWS" else \
+            SKIP if row["result"] == SKIP.kind else REMAIN
+        return cls(row["file"], row["rows"], row["index"], result, row["note"] or "")
 
     def as_row(self) -> dict:
         """The flat row of a Spark job: ``file, rows, index, result, candidates, note``."""

@@ -26,7 +26,7 @@ def test_a_command_waiting_on_its_input_ends_in_one_line(signum, code):
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_write_leaves_nothing_behind(tmp_path, signum, code):
-    import fileindex.writing.atomic as atomic
+    import fileindex.io.atomic as atomic
 
     target = tmp_path / "out.index"
 

@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT
 
 from fileindex.cli import main
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 from fileindex.types import parse_schema
 
 TABLES = ROOT / "tests" / "tables" / "parquet"

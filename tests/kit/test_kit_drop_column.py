@@ -12,7 +12,7 @@ from fileindex.kit.corpus import cases
 from fileindex.kit.provenance import JAVA_RECORDED
 from fileindex.kit.rows import matching_rows
 from fileindex.kit.runner import _files_problem
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 
 from conftest import ROOT
 
@@ -63,9 +63,7 @@ def test_where_javas_plan_is_decided_by_the_indexes_ours_keeps_the_same_files():
 def test_the_readers_funnel_keeps_the_files_javas_plan_keeps(answer):
     """Statistics included: a file written before ``tag`` was added reads it as all null, so a predicate no null
     satisfies skips it, as Java's statistics do; the reader reads exactly the files Java's plan keeps."""
-    from fileindex.pipeline.table_read import PaimonTable as ReadingTable
-
-    plan = ReadingTable(TABLE).scan(answer["sql"]).plan()
+    plan = PaimonTable(TABLE).scan(answer["sql"]).plan()
     read = {f.file for f in plan if f.read in ("all", "rows")}
     assert read == {name for name, v in answer["files"].items() if v["result"] != "SKIP"}, answer["sql"]
 

@@ -63,7 +63,7 @@ def test_the_manifest_lists_every_file_with_its_sha256_and_size_and_counts_every
 
 
 def test_tier2_tables_are_copied_whole_with_a_verdict_for_every_live_file(kit_folder):
-    from fileindex.table.scan import PaimonTable
+    from fileindex import PaimonTable
 
     for case in cases(kit_folder, "tables"):
         source = next(ROOT / "tests/tables/parquet" / folder for name, folder in table_sources() if name == case.name)

@@ -15,7 +15,7 @@ import fileindex.arrow.data_files as data_files
 from fileindex.arrow.data_files import DataFileReader, Footer, FooterMemo
 from fileindex.errors import UsageError
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import evaluate_file, output_schema, read_matching, read_verdict, selected_schema
+from fileindex.scan.reader import evaluate_file, output_schema, read_matching, read_verdict, selected_schema
 from fileindex.predicate.parser import parse_predicate
 
 

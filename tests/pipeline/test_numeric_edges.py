@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from fileindex.cli import main
 from fileindex.errors import UsageError
 from fileindex.indexes import bsi
-from fileindex.pipeline.inputs import DataFileTask
-from fileindex.pipeline.truth import _literal_ordinal
+from fileindex.scan.task import DataFileTask
+from fileindex.scan.truth import _literal_ordinal
 from fileindex.pipeline.verify import verify_file
 from fileindex.predicate.parser import parse_predicate
 from fileindex.types import parse_type

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fileindex.arrow.data_files import DataFileError, DataFileReader
-from fileindex.writing.atomic import write_atomically
+from fileindex.io.atomic import write_atomically
 
 ROWS = 1000
 
@@ -133,7 +133,7 @@ def test_existing_files_are_kept_unless_overwritten(tmp_path):
 def test_a_killed_writer_never_leaves_a_partial_file(tmp_path):
     """SIGKILL with the bytes written but not yet renamed: the final name does not exist."""
     target = tmp_path / "big.index"
-    script = (f"from fileindex.writing.atomic import write_atomically; import time\n"
+    script = (f"from fileindex.io.atomic import write_atomically; import time\n"
               f"write_atomically({str(target)!r}, b'x' * (64 << 20), before_rename=lambda p: time.sleep(60))")
     process = subprocess.Popen([sys.executable, "-c", script])
     for _ in range(600):

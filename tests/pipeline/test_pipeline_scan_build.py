@@ -6,7 +6,7 @@ from generated_data import OPTIONS, write_dataset
 from fileindex.errors import UsageError
 from fileindex.pipeline.build import build_file
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import (
+from fileindex.scan.reader import (
     evaluate_file,
     output_schema,
     read_candidates,
@@ -15,7 +15,7 @@ from fileindex.pipeline.scan import (
     scannable,
     selection,
 )
-from fileindex.pipeline.truth import matches
+from fileindex.scan.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.writing.data_file import build_data_file_index
 

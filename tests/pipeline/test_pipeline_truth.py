@@ -7,7 +7,7 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fileindex.pipeline.truth import ColumnTruth, filtered, matches
+from fileindex.scan.truth import ColumnTruth, filtered, matches
 from fileindex.predicate.tree import Leaf, and_, or_
 from fileindex.types import parse_type
 from fileindex.values import Timestamp
@@ -131,7 +131,7 @@ def test_arrow_filters_answer_integers_decimals_and_strings_themselves(monkeypat
     """The Arrow expression is what filters these (``matches``, the fallback, is not called)."""
     import decimal
 
-    from fileindex.pipeline import truth
+    from fileindex.scan import truth
     table = pa.table({"n": pa.array([1, None, 3]), "d": pa.array([decimal.Decimal("1.50"), None, None],
                                                                  pa.decimal128(12, 2)), "s": ["a", "b", None]})
     types = {"n": parse_type("BIGINT"), "d": parse_type("DECIMAL(12, 2)"), "s": parse_type("STRING")}

@@ -21,9 +21,9 @@ from fileindex.cli.app import main
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import output_schema, read_candidates, scannable, selection
-from fileindex.pipeline.table_read import PaimonTable
-from fileindex.pipeline.truth import matches
+from fileindex.scan.reader import output_schema, read_candidates, scannable, selection
+from fileindex import PaimonTable
+from fileindex.scan.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.types import parse_type
 from fileindex.table.verdict import FileVerdict
@@ -315,7 +315,7 @@ def test_polars_filters_prune_like_where(opened_files):
 
     import polars
 
-    from fileindex.pipeline.polars_filters import pushed_conjuncts
+    from fileindex.scan.polars_filters import pushed_conjuncts
 
     path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
     table = PaimonTable(path)

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 from java_oracle import JavaOracle
 
-from fileindex.pipeline.table_read import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.buckets import bucket_of
 
 COLUMNS = [("region", "STRING"), ("shard", "INT"), ("name", "STRING"), ("score", "BIGINT")]

@@ -28,7 +28,7 @@ def zeroed_bloom_files(folder):
         if n == 1:
             data[len(data) // 2:len(data) // 2 + 8] = bytes(8)
         path.with_name(path.name + ".index").write_bytes(bytes(data))
-    from fileindex.pipeline.inputs import DataFileTask
+    from fileindex.scan.task import DataFileTask
     from fileindex.pipeline.verify import verify_file
 
     report = verify_file(DataFileTask(str(path), str(path), path.stat().st_size), exhaustive=True)

@@ -1,6 +1,7 @@
 """Partitioned append tables written in the test run by Java Paimon 0.9 (string and integer partition
 keys, bloom-filter and bitmap indexes, embedded and in sidecars, several files per partition): the
 pruned scan and the data source return exactly the rows a brute-force filter of the live data selects."""
+import json
 import random
 
 import pyarrow.parquet as pq
@@ -9,7 +10,7 @@ from java_oracle import JavaOracle
 
 from fileindex.spark import pruned_scan
 from fileindex.spark.datasource import FORMAT, read_table
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 
 COLUMNS = [("region", "STRING"), ("shard", "INT"), ("name", "STRING"), ("score", "BIGINT"), ("ratio", "DOUBLE")]
 REGIONS = ["eu", "us", "ap", "é/x=1"]
@@ -72,3 +73,67 @@ def test_partitioned_java_tables(java, spark, tmp_path, seed):
             assert scan.stats.files_read < scan.stats.files_total
     where = {v.index for v in table.plan("name IS NULL")}
     assert where == ({"sidecar"} if seed % 2 else {"embedded"})
+
+
+@pytest.fixture(scope="module")
+def partitioned(java, tmp_path_factory):
+    """A table partitioned by region, its files' statistics apart (each commit holds other scores), every
+    index in a sidecar: what the partition and the statistics rule out, no index need be opened for."""
+    options = {"bucket": "-1", "file-index.bloom-filter.columns": "name", "file-index.in-manifest-threshold": "1B"}
+    commits = [[[region, 1, name, score, 0.5] for region in REGIONS[:3] for name in NAMES[:3]]
+               for score in (10, 20, 30)]
+    return java.write_table(tmp_path_factory.mktemp("funnel"), "funnel", COLUMNS, options, commits, ["region"])
+
+
+FUNNEL_WHERES = ["region = 'eu' AND name = 'Bob'", "score > 25 AND name = 'Alice'", "region = 'us' AND score = 10",
+                 "name = 'Nobody'"]
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("where", FUNNEL_WHERES)
+def test_spark_scan_explains_the_funnel_fileindex_read_explains(partitioned, capsys, where):
+    from fileindex.cli import main
+
+    assert main(["read", str(partitioned), "--where", where, "--explain", "--json"]) == 0
+    read = json.loads(capsys.readouterr().out)
+    assert main(["spark", "scan", str(partitioned), "--where", where, "--explain", "--json"]) == 0
+    spark = json.loads(capsys.readouterr().out)
+    assert spark == read
+    stages = {stage["stage"]: stage for stage in read["stages"]}
+    if "region" in where:
+        assert stages["partition"]["files_after"] < stages["partition"]["files_before"]
+    if "score" in where:
+        assert stages["statistics"]["files_after"] < stages["statistics"]["files_before"]
+
+
+class IndexOpens:
+    """The data files whose index is opened (a sidecar through the table, an embedded one shared)."""
+
+    def __init__(self, monkeypatch):
+        self.files: list[str] = []
+        container = PaimonTable.container
+        monkeypatch.setattr(PaimonTable, "container",
+                            lambda table, entry: self.files.append(entry.file_name) or container(table, entry))
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("where", FUNNEL_WHERES[:3])
+def test_the_spark_paths_open_no_index_the_partition_or_statistics_rule_out(partitioned, spark, monkeypatch, where):
+    from fileindex.spark.datasource import PaimonFileIndexSource
+
+    table = PaimonTable(partitioned)
+    plan = table.scan(where).plan()
+    ruled_out = {f.task.entry.file_name for f in plan if f.skipped_by in ("partition", "bucket", "statistics")}
+    judged = {f.task.entry.file_name for f in plan} - ruled_out
+    assert ruled_out and judged
+    opens = IndexOpens(monkeypatch)
+    scan = pruned_scan(spark, str(partitioned), where, plan="driver")
+    assert set(opens.files) == judged and not set(opens.files) & ruled_out
+    assert scan.stats.files_total == len(plan)
+    opens.files.clear()
+    source = PaimonFileIndexSource({"path": str(partitioned), "where": where})
+    source.reader(source.schema()).partitions()  # (planned in this process, as Spark's planning worker does)
+    assert set(opens.files) == judged
+    opens.files.clear()
+    expected = sorted(str(tuple(r)) for r in spark.read.format(FORMAT).load(str(partitioned)).where(where).collect())
+    assert sorted(str(tuple(r)) for r in scan.frame.collect()) == expected

@@ -11,7 +11,7 @@ import pytest
 
 from fileindex.errors import UsageError
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import scannable
+from fileindex.scan.reader import scannable
 from fileindex.spark import pruned_scan
 from fileindex.spark.compare import compared_scan
 from fileindex.spark.jobs import _require_utc_jvm, read_schema

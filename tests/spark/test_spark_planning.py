@@ -29,7 +29,7 @@ def planned(table, where, report=None):
 
 
 def files_in(partitions):
-    return sorted(task.name for partition in partitions for task, _ in partition.value)
+    return sorted(item.file for partition in partitions for item in partition.value)
 
 
 def test_planning_evaluates_embedded_indexes_and_reports_what_they_pruned(tmp_path):
@@ -54,7 +54,7 @@ def test_planning_never_opens_a_sidecar_of_a_table_with_many(tmp_path, monkeypat
     figures = json.loads(report.read_text())
     assert figures["files_sidecar_in_tasks"] == figures["files_total"] == figures["files_read"] == 1
     assert figures["files_skipped"] == 0 and len(files_in(partitions)) == 1
-    assert all(verdict is None for partition in partitions for _, verdict in partition.value)
+    assert all(item.verdict is None for partition in partitions for item in partition.value)
 
 
 def test_planning_evaluates_the_sidecars_of_a_table_with_few(tmp_path):
@@ -64,7 +64,7 @@ def test_planning_evaluates_the_sidecars_of_a_table_with_few(tmp_path):
     assert figures["files_sidecar_in_planning"] == figures["files_skipped"] == figures["files_total"] == 1
     assert figures["files_sidecar_in_tasks"] == figures["files_read"] == 0 and figures["tasks"] == 1
     partitions = planned(SIDECARS, "f0 = 'Alice'", report)
-    assert [verdict.index for partition in partitions for _, verdict in partition.value] == ["sidecar"]
+    assert [item.verdict.index for partition in partitions for item in partition.value] == ["sidecar"]
     assert json.loads(report.read_text())["files_sidecar_in_planning"] == 1
 
 
@@ -76,7 +76,8 @@ def test_the_tasks_evaluate_sidecars_and_skip_what_they_rule_out(spark, tmp_path
     assert len(read_table(spark, str(copy), "f0 = 'Alice'").collect()) == 2
     source = PaimonFileIndexSource({"path": str(copy), "where": "f0 = 'Nobody'"})
     reader = source.reader(source.schema())
-    (task,) = reader.tasks
+    (item,) = reader.plan()[0]
+    task = item.task
     assert task.table.verdict(task.table_entry(), reader.predicate).result.kind == "SKIP"
     with open(task.path, "wb") as broken:
         broken.write(b"not a parquet file")
@@ -86,7 +87,7 @@ def test_the_tasks_evaluate_sidecars_and_skip_what_they_rule_out(spark, tmp_path
         read_table(spark, str(copy), "f0 = 'Alice'").collect()
     monkeypatch.setattr(datasource, "SIDECARS_PLANNED", 0)  # as for a table with many: the task evaluates it
     (partition,) = reader.partitions()
-    assert [verdict for _, verdict in partition.value] == [None]
+    assert [item.verdict for item in partition.value] == [None]
     assert list(pickle.loads(pickle.dumps(reader)).read(partition)) == []  # as Spark hands it to the task
 
 
@@ -95,7 +96,7 @@ def test_the_tasks_are_not_sent_the_file_list(tmp_path):
     reader = source.reader(source.schema())
     (partition,) = reader.partitions()
     sent = pickle.loads(pickle.dumps(reader))
-    assert len(reader.tasks) == 2 and sent.tasks == []
+    assert len(reader.files) == 2 and sent.files == [] and sent.table is None
     assert sorted(sent.read(partition).__next__().column("f1").to_pylist()) == [30, 30]
 
 

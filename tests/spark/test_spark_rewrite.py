@@ -2,16 +2,16 @@
 attempt leaves no referenced partial file."""
 import shutil
 
-from conftest import ROOT
+from conftest import manifest_rows, ROOT
 
 from fileindex.cli import main
 from fileindex.spark.faults import failing_first_attempts
 from fileindex.spark.rewrite import spark_rewrite
-from fileindex.table.metadata import live_entries, load_snapshot, read_rows
+from fileindex.table.metadata import live_entries, load_snapshot
 from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.store import TableStore
 
 SOURCE = ROOT / "tests" / "tables" / "parquet" / "append_with_bsi_bitmap_bloomfilter.db" / \
@@ -32,8 +32,8 @@ def twins(tmp_path):
 
 def committed_entries(root):
     snapshot = load_snapshot(TableStore(root))
-    (meta,) = read_rows(root / "manifest" / snapshot.delta_manifest_list)
-    rows = read_rows(root / "manifest" / meta["_FILE_NAME"])
+    (meta,) = manifest_rows(root / "manifest" / snapshot.delta_manifest_list)
+    rows = manifest_rows(root / "manifest" / meta["_FILE_NAME"])
     for row in rows:
         row["_FILE"].pop("_CREATION_TIME")
     return [(r["_KIND"], r["_FILE"]) for r in rows]
@@ -56,7 +56,7 @@ def test_a_failed_task_attempt_leaves_no_referenced_partial_file(spark, tmp_path
         result = spark_rewrite(spark, root)
     assert result.snapshot_id == 2 and result.changed
     live = live_entries(TableStore(root), load_snapshot(TableStore(root)))
-    for _, entry in live:
+    for entry in live:
         folder = PaimonTable(root).data_path(entry).parent
         for name in entry.extra_files:
             assert (folder / name).is_file()
@@ -70,7 +70,7 @@ def test_a_file_that_cannot_be_rewritten_fails_the_run_and_removes_every_sidecar
     from fileindex.table.metadata import TableError
 
     _, root = twins(tmp_path)
-    (_, victim), *_ = live_entries(TableStore(root), load_snapshot(TableStore(root)))
+    victim, *_ = live_entries(TableStore(root), load_snapshot(TableStore(root)))
     PaimonTable(root).data_path(victim).write_bytes(b"not a parquet file")
     before = sorted(p for p in root.rglob("*") if p.is_file())
     with pytest.raises(TableError, match="nothing was committed"):

@@ -13,7 +13,7 @@ from fileindex.cli import main
 from fileindex.errors import UsageError
 from fileindex.indexes.result import SKIP
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import evaluate_file
+from fileindex.scan.reader import evaluate_file
 from fileindex.predicate.parser import parse_predicate
 from fileindex.spark import plain_scan, pruned_scan
 from fileindex.spark.compare import compare_scans, timed_scan
@@ -83,7 +83,7 @@ def test_the_index_prunes_files_and_rows(spark, tmp_path, plan):
     first_id = spark.read.parquet(str(tmp_path / "part-2.parquet")).first().id
     scan = pruned_scan(spark, str(tmp_path), f"id = {first_id}", plan=plan)
     assert scan.stats.files_read < 4 and scan.frame.count() == 1
-    assert [v["result"] for v in scan.verdicts].count("SKIP") == 4 - scan.stats.files_read
+    assert [f.read for f in scan.files].count("none") == 4 - scan.stats.files_read
 
 
 GENERATED_PREDICATES = [

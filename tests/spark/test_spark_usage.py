@@ -40,8 +40,8 @@ from hypothesis import strategies as st
 from fileindex.cli import main
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.indexes.result import REMAIN
-from fileindex.pipeline.scan import output_schema, read_candidates, scannable, selection
-from fileindex.pipeline.truth import matches
+from fileindex.scan.reader import output_schema, read_candidates, scannable, selection
+from fileindex.scan.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns
 from fileindex.spark import plain_scan, pruned_scan, read_table, register

@@ -14,7 +14,7 @@ from java_oracle import JavaOracle
 
 from fileindex.indexes.result import REMAIN, SKIP
 from fileindex.predicate.tree import Leaf
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 
 COLUMNS = [("f0", "STRING"), ("f1", "INT"), ("f2", "BIGINT"), ("f3", "DOUBLE")]
 POOLS = {"f0": ["Alice", "Bob", "Emily", "é", ""], "f1": [10, 20, 30, -1, 2**31 - 1],

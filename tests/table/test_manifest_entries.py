@@ -12,17 +12,16 @@ import pytest
 from conftest import ROOT
 
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.table.metadata import (
+from fileindex.table.manifest_entry import (
+    ADD,
+    DELETE,
     MANIFEST_FIELDS,
-    DataFile,
-    TableError,
-    _data_file,
-    live_files,
-    load_snapshot,
-    read_rows_and_schema,
+    EntryKind,
+    ManifestEntry,
+    decode_entry,
     typed_manifest,
 )
-from fileindex.table.manifest_entry import DELETE, ManifestEntry
+from fileindex.table.metadata import TableError, live_files, load_snapshot, read_rows_and_schema
 from fileindex.table.store import TableStore
 
 TABLES = ROOT / "tests" / "tables"
@@ -35,28 +34,29 @@ def manifests(root: Path) -> list[Path]:
 
 
 def test_the_table_lists_datafiles_fields_in_order():
-    assert len(MANIFEST_FIELDS) == len(dataclasses.fields(DataFile))
+    assert len(MANIFEST_FIELDS) == len(dataclasses.fields(ManifestEntry)) - 2  # (and the kind, and the row)
     row = {"_KIND": 0, "_PARTITION": b"p", "_BUCKET": 1, "_FILE": {
         "_LEVEL": 2, "_FILE_NAME": "f", "_ROW_COUNT": 3, "_SCHEMA_ID": 4, "_EXTRA_FILES": ["x.index"],
         "_EMBEDDED_FILE_INDEX": b"e", "_EXTERNAL_PATH": "/x", "_FIRST_ROW_ID": 5, "_WRITE_COLS": ["a"],
         "_MAX_SEQUENCE_NUMBER": 6, "_FILE_SIZE": 7}}
-    expected = DataFile(partition=b"p", bucket=1, level=2, file_name="f", row_count=3, schema_id=4,
+    expected = ManifestEntry(kind=ADD, partition=b"p", bucket=1, level=2, file_name="f", row_count=3, schema_id=4,
                         extra_files=("x.index",), embedded_index=b"e", external_path="/x", first_row_id=5,
                         write_cols=("a",), max_sequence_number=6, file_size=7)
-    assert _data_file(row, "m", typed=True) == expected
-    assert _data_file(row, "m", typed=False) == expected
+    assert decode_entry(row, "m", typed=True) == expected
+    assert decode_entry(row, "m", typed=False) == expected
+    assert decode_entry({**row, "_KIND": 1}, "m").kind is DELETE and EntryKind(1) is DELETE
 
 
 @pytest.mark.parametrize("root", ROOTS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_java_written_manifests_are_typed_and_both_readings_agree(root):
     found = 0
     for path in manifests(root):
-        rows, schema = read_rows_and_schema(path)
+        rows, schema = read_rows_and_schema(TableStore(path.parent.parent), path)
         if schema is None:  # ORC or Parquet manifests are always read field by field
             continue
         assert typed_manifest(schema)
         for row in rows:
-            assert _data_file(row, "m", typed=True) == _data_file(row, "m", typed=False)
+            assert decode_entry(row, "m", typed=True) == decode_entry(row, "m", typed=False)
             found += 1
     if root.parent.parent.name == "parquet":
         assert found
@@ -70,7 +70,7 @@ def test_task_sizes_come_from_the_manifest_without_a_stat():
 def _rewrite(root: Path, change) -> None:
     """Each Avro manifest of the table written again with ``change(schema, rows)`` applied."""
     for path in manifests(root):
-        rows, schema = read_rows_and_schema(path)
+        rows, schema = read_rows_and_schema(TableStore(path.parent.parent), path)
         schema = copy.deepcopy(schema)
         change(schema, rows)
         with open(path, "wb") as out:
@@ -105,7 +105,8 @@ def test_a_schema_with_another_type_is_read_field_by_field(tmp_path, change, mes
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
     _rewrite(root, change)
-    assert not any(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
+    assert not any(typed_manifest(read_rows_and_schema(TableStore(root), path)[1])
+                   for path in manifests(root))
     with pytest.raises(TableError, match=r"manifest/manifest-\S+ \(manifest\) row 0 _FILE: " + message):
         live_files(TableStore(root), load_snapshot(TableStore(root)))
 
@@ -117,7 +118,8 @@ def test_value_checks_stay_on_the_typed_path(tmp_path):
     def negative_count(schema, rows):
         rows[0]["_FILE"]["_ROW_COUNT"] = -1
     _rewrite(root, negative_count)
-    assert all(typed_manifest(read_rows_and_schema(path)[1]) for path in manifests(root))
+    assert all(typed_manifest(read_rows_and_schema(TableStore(root), path)[1])
+                   for path in manifests(root))
     with pytest.raises(TableError, match=r"row 0 _FILE: _ROW_COUNT is -1"):
         live_files(TableStore(root), load_snapshot(TableStore(root)))
     shutil.rmtree(root)
@@ -134,13 +136,13 @@ def test_value_checks_stay_on_the_typed_path(tmp_path):
 def test_a_manifest_entry_gives_back_the_row_it_was_read_from(root):
     found = 0
     for path in manifests(root):
-        rows, schema = read_rows_and_schema(path)
+        rows, schema = read_rows_and_schema(TableStore(path.parent.parent), path)
         if schema is None:
             continue
         for row in rows:
             entry = ManifestEntry.from_avro(copy.deepcopy(row))
-            assert (entry.kind, entry.bucket, entry.file.file_name) == (row["_KIND"], row["_BUCKET"],
-                                                                        row["_FILE"]["_FILE_NAME"])
+            assert (entry.kind, entry.bucket, entry.file_name) == (row["_KIND"], row["_BUCKET"],
+                                                                   row["_FILE"]["_FILE_NAME"])
             back = entry.to_avro()
             assert back == row and set(back) == set(row)
             # written with the manifest's own schema, the entry reads back as the same entry
@@ -159,8 +161,7 @@ def test_a_changed_entry_keeps_every_field_it_does_not_change():
         "_EXTRA_FILES": ["f.index"], "_EMBEDDED_FILE_INDEX": None, "_CREATION_TIME": 123,
         "_VALUE_STATS": {"_MIN_VALUES": b"a", "_MAX_VALUES": b"z", "_NULL_COUNTS": [0]}}}
     entry = ManifestEntry.from_avro(row)
-    changed = dataclasses.replace(entry, kind=DELETE, file=dataclasses.replace(entry.file, extra_files=(),
-                                                                               embedded_index=b"idx"))
+    changed = dataclasses.replace(entry, kind=DELETE, extra_files=(), embedded_index=b"idx")
     expected = copy.deepcopy(row)
     expected["_KIND"] = DELETE
     expected["_FILE"].update(_EXTRA_FILES=[], _EMBEDDED_FILE_INDEX=b"idx")

@@ -15,7 +15,7 @@ from conftest import ROOT
 
 import fileindex.container.file as container_file
 import fileindex.table.metadata as metadata
-import fileindex.table.scan as scan
+import fileindex.scan.table as scan
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.container.file import FileIndexContainer, embedded_container, sidecar_container
 from fileindex.errors import DecodeError
@@ -23,7 +23,7 @@ from fileindex.memo import BoundedMemo, computed_in_batches, memos_enabled
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.predicate.tree import Leaf
 from fileindex.table.metadata import TableError, live_files, load_snapshot
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.manifest_entry import ADD
 from fileindex.table.store import TableStore
 
@@ -48,7 +48,7 @@ def manifest_reads(monkeypatch):
     reads = []
     original = metadata.read_rows_and_schema
     monkeypatch.setattr(metadata, "read_rows_and_schema",
-                        lambda path, *args: reads.append(os.path.basename(path)) or original(path, *args))
+                        lambda store, path, *args: reads.append(os.path.basename(path)) or original(store, path, *args))
     return reads
 
 
@@ -72,9 +72,9 @@ def test_committers_read_entries_from_the_files_every_time(manifest_reads):
     entries = metadata.live_entries(store, snapshot)
     reads = len(manifest_reads)
     again = metadata.live_entries(store, snapshot)
-    assert len(manifest_reads) > reads and again == entries and all(e.kind == ADD for e, _ in again)
-    assert [entry for _, entry in again] == live_files(store, snapshot)
-    assert [e.file.file_name for e, _ in again] == [entry.file_name for _, entry in again]
+    assert len(manifest_reads) > reads and again == entries and all(e.kind is ADD for e in again)
+    assert again == live_files(store, snapshot)  # (equal entries: only the rows they hold differ)
+    assert all(e.row is not None for e in again) and all(e.row is None for e in live_files(store, snapshot))
 
 
 def rewritten(path, change):
@@ -255,7 +255,8 @@ def test_plans_are_the_same_with_and_without_the_memos(root, monkeypatch):
     assert len(metadata.MANIFESTS) and warm[0] == warm[1] == warm[2] and warm[3] == warm[4] == warm[5]
     monkeypatch.setattr(metadata, "MANIFESTS", BoundedMemo(items=0, budget=0))
     monkeypatch.setattr(scan, "embedded_container", lambda data: FileIndexContainer.from_bytes(data))
-    monkeypatch.setattr(scan, "sidecar_container", FileIndexContainer.open)
+    monkeypatch.setattr(scan, "sidecar_container",
+                        lambda path, identity, name: FileIndexContainer.open(path, name=name))
     cold = [shown(PaimonTable(root).plan_many(predicates, extended=extended)) for extended in (False, True)]
     assert len(metadata.MANIFESTS) == 0
     assert cold == [warm[0], warm[3]]
@@ -310,7 +311,7 @@ def test_fileindex_memos_off_in_the_environment_keeps_every_memo_empty(setting, 
 from fileindex.arrow.data_files import FOOTERS, DataFileReader
 from fileindex.container.file import EMBEDDED, SIDECARS
 from fileindex.table.metadata import MANIFESTS
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 for _ in range(2):
     kinds = [v.result.kind for v in PaimonTable({str(SOURCE)!r}).plan("f0 = 'Alice'")]
     kinds += [v.result.kind for v in PaimonTable({str(SIDECAR_SOURCE)!r}).plan("f0 = 'Alice'")]

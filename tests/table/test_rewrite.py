@@ -11,17 +11,17 @@ from pathlib import Path
 
 import fastavro
 import pytest
-from conftest import ROOT
+from conftest import manifest_rows, ROOT
 
 from fileindex.cli.app import main
 from fileindex.errors import UsageError
 from fileindex.indexes.result import Rows
-from fileindex.table.metadata import live_files, load_schema, load_snapshot, read_json, read_rows
+from fileindex.table.metadata import live_files, load_schema, load_snapshot, read_json
 from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
 from fileindex.table.rewrite_plan import next_sidecar_name, options_for_file
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.stages import Stage, watching
 from fileindex.table.store import TableStore
 
@@ -59,13 +59,13 @@ def test_options_follow_field_ids_into_an_older_files_names(tmp_path):
 def test_rewrite_commits_javas_delta_in_the_tables_own_shape(tmp_path):
     root = copy(tmp_path, "append_with_bitmap")
     before = load_snapshot(TableStore(root))
-    latest_json = read_json(root, root / "snapshot" / before.file.split("/")[-1], "snapshot")
+    latest_json = read_json(TableStore(root), root / "snapshot" / before.file.split("/")[-1], "snapshot")
     old_live = {f.file_name: f for f in live_files(TableStore(root), before)}
     alter_table_options(root, set={"file-index.bitmap.columns": "f0", "file-index.bsi.columns": "f1",
                                    "file-index.in-manifest-threshold": "1 B"})
     result = rewrite_file_index(root)
     assert result.mode == "delta" and result.snapshot_id == before.id + 1
-    new_json = read_json(root, root / "snapshot" / f"snapshot-{result.snapshot_id}", "snapshot")
+    new_json = read_json(TableStore(root), root / "snapshot" / f"snapshot-{result.snapshot_id}", "snapshot")
     assert list(new_json) == list(latest_json)
     assert (new_json["commitKind"], new_json["schemaId"], new_json["deltaRecordCount"]) == ("COMPACT", 1, 0)
     assert new_json["totalRecordCount"] == latest_json["totalRecordCount"]
@@ -74,8 +74,8 @@ def test_rewrite_commits_javas_delta_in_the_tables_own_shape(tmp_path):
     old_list = root / "manifest" / latest_json["deltaManifestList"]
     with open(delta_list, "rb") as ours, open(old_list, "rb") as javas:
         assert fastavro.reader(ours).writer_schema == fastavro.reader(javas).writer_schema
-    (meta,) = read_rows(delta_list)
-    entries = read_rows(root / "manifest" / meta["_FILE_NAME"])
+    (meta,) = manifest_rows(delta_list)
+    entries = manifest_rows(root / "manifest" / meta["_FILE_NAME"])
     assert [e["_KIND"] for e in entries] == [1, 0] * len(old_live)
     assert (meta["_NUM_ADDED_FILES"], meta["_NUM_DELETED_FILES"]) == (len(old_live), len(old_live))
     for deleted, added in zip(entries[::2], entries[1::2], strict=True):
@@ -83,9 +83,9 @@ def test_rewrite_commits_javas_delta_in_the_tables_own_shape(tmp_path):
         changed = {k for k in added["_FILE"] if added["_FILE"][k] != deleted["_FILE"][k]}
         assert changed == {"_EXTRA_FILES", "_EMBEDDED_FILE_INDEX"}
         assert added["_FILE"]["_EXTRA_FILES"] == [added["_FILE"]["_FILE_NAME"] + ".index"]
-    base_names = [r["_FILE_NAME"] for r in read_rows(root / "manifest" / new_json["baseManifestList"])]
+    base_names = [r["_FILE_NAME"] for r in manifest_rows(root / "manifest" / new_json["baseManifestList"])]
     assert base_names == [r["_FILE_NAME"] for name in ("baseManifestList", "deltaManifestList")
-                          for r in read_rows(root / "manifest" / latest_json[name])]
+                          for r in manifest_rows(root / "manifest" / latest_json[name])]
     (verdict,) = PaimonTable(root).plan("f1 = 20")
     assert (verdict.index, verdict.result) == ("sidecar", Rows([4, 6, 7]))
     # a re-run with unchanged options commits nothing and writes nothing

@@ -12,6 +12,7 @@ import pytest
 from java_oracle import JAR, JavaOracle, hadoop_jars
 from jdk import JavaProgram
 
+from conftest import manifest_rows
 from fileindex.cli.app import main
 from fileindex.container.file import FileIndexContainer
 from fileindex.indexes.result import REMAIN, SKIP, Rows
@@ -19,7 +20,7 @@ from fileindex.table.metadata import latest_snapshot_id, load_snapshot, read_jso
 from fileindex.table.options_alter import alter_table_options
 from fileindex.table.orphans import orphan_files
 from fileindex.table.rewrite import rewrite_file_index
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 from fileindex.table.stages import Stage, watching
 from fileindex.table.store import TableStore
 
@@ -71,7 +72,8 @@ def test_embedded_bitmap_prunes_files_in_java_and_survives_append_and_expire(jav
     assert probe.plan(root, "m_f2_7")["files"] == 4
     assert cli("table", root, "--set", "file-index.bitmap.columns=name") == 0
     assert cli("rewrite", root) == 0
-    snapshot = read_json(root, root / "snapshot" / f"snapshot-{latest_snapshot_id(TableStore(root))}", "snapshot")
+    store = TableStore(root)
+    snapshot = read_json(store, store.snapshot_file(latest_snapshot_id(store)), "snapshot")
     assert snapshot["commitKind"] == "COMPACT" and snapshot["id"] == 5 and snapshot["schemaId"] == 1
     assert probe.plan(root, "m_f2_7") == {"splits": 1, "files": 1, "rows_read": 50, "matching": 1}
     assert probe.plan(root, "nothing")["files"] == 0
@@ -171,7 +173,7 @@ def test_a_java_commit_between_plan_and_link_is_rebased_over(java, tmp_path):
     with watching(java_appends):
         result = rewrite_file_index(root)
     assert result.snapshot_id == 4 and result.attempts == 2 and result.dropped == []
-    assert read_json(root, root / "snapshot" / "snapshot-3", "snapshot")["commitKind"] == "APPEND"
+    assert read_json(TableStore(root), root / "snapshot" / "snapshot-3", "snapshot")["commitKind"] == "APPEND"
     assert load_snapshot(TableStore(root)).id == 4
     assert probe.ask("checksum", root)["rows"] == 150
     assert probe.plan(root, "m_f1_7")["files"] == 1
@@ -198,7 +200,6 @@ PARTITIONED = [("id", "INT"), ("name", "STRING"), ("pt", "STRING"), ("d", "INT")
 
 def test_partitioned_table_statistics_match_javas_and_partition_selects_files(java, tmp_path):
     from fileindex.java.binary_row import field_stats
-    from fileindex.table.metadata import read_rows
     from fileindex.types import parse_type
 
     oracle, probe = java
@@ -209,8 +210,8 @@ def test_partitioned_table_statistics_match_javas_and_partition_selects_files(ja
                               partition_keys=["pt", "d"])
     types = [parse_type("STRING"), parse_type("INT")]
     for listing in root.glob("manifest/manifest-list-*"):
-        for meta in read_rows(listing):
-            entries = read_rows(root / "manifest" / meta["_FILE_NAME"])
+        for meta in manifest_rows(listing):
+            entries = manifest_rows(root / "manifest" / meta["_FILE_NAME"])
             low, high, nulls = field_stats([e["_PARTITION"] for e in entries], types)
             stats = meta["_PARTITION_STATS"]
             assert (low, high, nulls) == (stats["_MIN_VALUES"], stats["_MAX_VALUES"], stats["_NULL_COUNTS"])

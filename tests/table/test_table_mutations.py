@@ -19,10 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fileindex.arrow.data_files import DataFileReader
+from fileindex.table.store import TableStore
 from fileindex.cli.app import _one_line_warning, main
-from fileindex.pipeline.truth import matches
+from fileindex.scan.truth import matches
 from fileindex.table.metadata import TableError, TableHintWarning, read_rows
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 
 TABLES = ROOT / "tests" / "tables"
 ROOTS = sorted(p for p in TABLES.glob("*/*.db/*") if (p / "snapshot").is_dir()) + \
@@ -159,7 +160,7 @@ def test_a_missing_data_file_is_reported_on_its_line(tmp_path, capsys):
 
 def test_wrong_shapes_inside_valid_files_are_named(tmp_path):
     with pytest.raises(TableError, match=r"missing.avro \(manifest\): the file is missing"):
-        read_rows(tmp_path / "manifest" / "missing.avro", "manifest", tmp_path)
+        read_rows(TableStore(tmp_path), tmp_path / "manifest" / "missing.avro", "manifest")
     source = TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
     root = tmp_path / "t"
     shutil.copytree(source, root)
@@ -190,7 +191,7 @@ def test_the_metadata_boundary_lets_only_table_errors_out(tmp_path_factory, data
     path.parent.mkdir()
     path.write_bytes(content)
     try:
-        rows = read_rows(path, "manifest", path.parent.parent)
+        rows = read_rows(TableStore(path.parent.parent), path, "manifest")
     except TableError as err:
         assert "manifest/m (manifest)" in str(err)
     else:

@@ -24,11 +24,12 @@ import pytest
 from table_edits import copy_table, data_manifests, edit_json, edit_rows, snapshot_of
 
 from fileindex.cli.app import main
+from fileindex.table.store import TableStore
 from fileindex.table.avro_blocks import uncompressed_container
 from fileindex.table.errors import TableError, UnsafeNameError
 from fileindex.table.metadata import MAX_JSON_BYTES, read_rows
 from fileindex.table.names import external_path, inside, local_external_path, name_problem, plain_name
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 
 # ------------------------------------------------------------------------------------- the rule
 
@@ -273,7 +274,11 @@ def test_an_external_path_is_read_and_shown(tmp_path, capsys, uri):
     root = copy_table("parquet", "append_with_bitmap_no_embedding", tmp_path)
     clean = copy_table("parquet", "append_with_bitmap_no_embedding", tmp_path / "clean")
     target = _externalize(root, tmp_path / "external" / "bucket-0", uri)
-    assert main(["table", str(root), "--where", "f0 = 'Alice'", "--json"]) == 0
+    allowed = ["--allow-external-paths", str(tmp_path / "external")]
+    assert main(["read", str(root), "--where", "f0 = 'Alice'"]) == 2  # (not allowed: refused in one line)
+    err = capsys.readouterr().err
+    assert "external path" in err and "--allow-external-paths" in err and err.count("\n") == 1, err
+    assert main(["table", str(root), "--where", "f0 = 'Alice'", "--json", *allowed]) == 0
     moved = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert main(["table", str(clean), "--where", "f0 = 'Alice'", "--json"]) == 0
     plain = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -284,9 +289,9 @@ def test_an_external_path_is_read_and_shown(tmp_path, capsys, uri):
     assert rows and all(row["external"] is True for row in rows)
     assert main(["table", str(root), "--indexes"]) == 0
     assert "(external path)" in capsys.readouterr().out
-    assert main(["table", str(root), "--explain", target.name]) == 0
+    assert main(["table", str(root), "--explain", target.name, *allowed]) == 0
     assert "under an external path, outside the table" in capsys.readouterr().err
-    assert main(["read", str(root), "--where", "f0 = 'Alice'", "--json"]) == 0
+    assert main(["read", str(root), "--where", "f0 = 'Alice'", "--json", *allowed]) == 0
     assert [json.loads(line)["f0"] for line in capsys.readouterr().out.splitlines()] == ["Alice", "Alice"]
 
 
@@ -305,7 +310,7 @@ def test_rewrite_writes_beside_an_external_path_only_when_asked(tmp_path, capsys
     assert main(["rewrite", str(root), "--allow-external-paths"]) == 0
     capsys.readouterr()
     assert len(list(target.parent.iterdir())) == len(before) + 1  # the new sidecar, beside the data file
-    verdicts = list(PaimonTable(root).plan("f0 = 'nobody'"))
+    verdicts = list(PaimonTable(root, external_roots=[target.parent]).plan("f0 = 'nobody'"))
     assert verdicts[0].index == "sidecar" and not verdicts[0].note
 
 
@@ -341,7 +346,7 @@ def test_a_deflate_bomb_is_refused_within_bounded_memory(tmp_path):
     try:
         with pytest.raises(TableError, match=r"manifest/manifest-list-1 \(manifest list\): the block at byte \d+ "
                                              "expands past"):
-            read_rows(path, "manifest list", tmp_path)
+            read_rows(TableStore(tmp_path), path, "manifest list")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

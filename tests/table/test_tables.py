@@ -7,9 +7,9 @@ import pytest
 from conftest import ROOT
 
 from fileindex.cli import main
-import fileindex.table.scan as scan
+import fileindex.scan.table as scan
 from fileindex.indexes.result import REMAIN, SKIP, Rows
-from fileindex.table.scan import PaimonTable
+from fileindex import PaimonTable
 
 TABLES = ROOT / "tests" / "tables"
 FORMATS = ["parquet", "orc"]
@@ -128,11 +128,12 @@ def test_missing_sidecar_is_reported_and_kept(capsys):
 
 
 def test_external_path_resolution():
-    table = PaimonTable(table_root("parquet", "append_with_bitmap_no_embedding"))
+    table_dir = TABLES / "parquet" / "append_with_bitmap_no_embedding.db"
+    table = PaimonTable(table_root("parquet", "append_with_bitmap_no_embedding"),
+                        external_roots=[table_dir / "external-path"])
     from fileindex.table.metadata import live_files
 
     (entry,) = live_files(table.store, table.snapshot)
-    table_dir = TABLES / "parquet" / "append_with_bitmap_no_embedding.db"
     external = table_dir / "external-path" / "bucket-0" / entry.file_name
     moved = replace(entry, external_path=str(external))
     where, container, note = table.container(moved)

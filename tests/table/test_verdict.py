@@ -9,8 +9,8 @@ from pyroaring import BitMap
 from fileindex.cli.app import main
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.pipeline.scan import evaluate_file
-from fileindex.table.scan import PaimonTable
+from fileindex.scan.reader import evaluate_file
+from fileindex import PaimonTable
 from fileindex.table.verdict import FileVerdict, summarize
 
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"

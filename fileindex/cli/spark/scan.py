@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from fileindex.cli import add_external_paths_argument
 from fileindex.cli.spark import add_inputs_argument, session
+from fileindex.errors import UsageError
 
 HELP = "an index-pruned scan: skip files, read only candidate rows, apply the predicate exactly"
 
@@ -28,19 +30,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plan", choices=("auto", "driver", "spark"), default="auto",
                         help="where the indexes are evaluated: auto (default: the driver for up to 256 files, "
                              "a Spark job above), driver or spark")
+    parser.add_argument("--explain", action="store_true",
+                        help="print the pruning funnel of a table's scan (stages, and per data file what is read and "
+                             "why: what fileindex read --explain prints) instead; starts no Spark session")
+    add_external_paths_argument(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.spark.compare import check_scan, check_scan_output, compared_scan, timed_scan
 
+    roots = tuple(args.external_roots)
+    if args.explain:
+        return explain(args, roots)
     if args.output:
         check_scan_output(args.output, args.inputs, args.index_dir, overwrite=args.overwrite)
     check_scan(args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir, source=args.source,
-               columns=args.select)  # in seconds, not after Spark has started
+               columns=args.select, external_roots=roots)  # in seconds, not after Spark has started
     spark = session(args)
     options = {"snapshot": args.snapshot, "index_dir": args.index_dir, "source": args.source, "output": args.output,
-               "plan": args.plan, "overwrite": args.overwrite, "columns": args.select}
+               "plan": args.plan, "overwrite": args.overwrite, "columns": args.select, "external_roots": roots}
     if args.compare:
         report = compared_scan(spark, args.inputs, args.where, **options)
     else:
@@ -51,6 +60,19 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render(report))
     return 0 if report.get("identical", True) else 1
+
+
+def explain(args: argparse.Namespace, roots: tuple[str, ...]) -> int:
+    """``--explain``: the planner's funnel for the pruned scan, as ``fileindex read --explain`` prints it."""
+    from fileindex.spark.jobs import explain_scan
+
+    for flag, given in (("--compare", args.compare), ("--output", args.output), ("--select", args.select),
+                        ("--source datasource", args.source == "datasource")):
+        if given:
+            raise UsageError(f"--explain prints the plan and reads no rows: leave {flag} out")
+    explained = explain_scan(args.inputs, args.where, snapshot=args.snapshot, external_roots=roots)
+    print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
+    return 0
 
 
 def selected_columns(text: str) -> list[str]:

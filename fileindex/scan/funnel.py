@@ -1,17 +1,23 @@
-"""The pruning funnel of a table scan (``TableScan.explain``): its stages, and per data file what is read
-of it and why."""
+"""The pruning funnel of a read (``TableScan.explain``, ``spark scan --explain``): its stages, and per data
+file what is read of it and why (:class:`FileRead`, the one typed file read the planner yields and the
+readers, local and Spark, work on)."""
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fileindex.errors import FileIndexError
 from fileindex.indexes.result import Rows
-from fileindex.pipeline.inputs import DataFileTask
+from fileindex.scan.task import DataFileTask
 from fileindex.predicate.tree import Predicate, columns
 from fileindex.table.verdict import FileVerdict
 
+if TYPE_CHECKING:
+    from fileindex.scan.table import PaimonTable
+
 STAGES = ("partition", "bucket", "statistics", "file_index", "deletion_vectors")
+NO_PREDICATE = "no predicate: every row"
 
 
 @dataclass(frozen=True)
@@ -28,14 +34,27 @@ class FileRead:
     task: DataFileTask | None = field(default=None, repr=False, compare=False)
     verdict: FileVerdict | None = field(default=None, repr=False, compare=False)
     group: tuple[DataFileTask, ...] = field(default=(), repr=False, compare=False)  # data evolution, newest first
+    external: bool = False  # the file lies under an external path, outside the table
 
     @property
     def reason(self) -> str:
         return self.why if isinstance(self.why, str) else self.why()
 
+    @property
+    def exact(self) -> bool:
+        """Whether the rows read are exactly the rows that match, with nothing left to filter (a count could be
+        answered without reading): so far only where nothing is read, or where there is no predicate."""
+        return self.read == "none" or (self.read in ("all", "rows") and isinstance(self.why, str)
+                                       and self.why == NO_PREDICATE)
+
+    @property
+    def to_read(self) -> bool:
+        return self.read in ("all", "rows")
+
     def as_dict(self) -> dict:
         return {"file": self.file, "row_count": self.row_count, "index": self.index, "read": self.read,
-                "rows": self.rows, "reason": self.reason, "skipped_by": self.skipped_by}
+                "rows": self.rows, "reason": self.reason, "skipped_by": self.skipped_by,
+                **({"external": True} if self.external else {})}
 
 
 @dataclass(frozen=True)
@@ -91,8 +110,17 @@ class Explain:
             what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
                     "none": f"skipped by {item.skipped_by}", "merged": "columns read with its group"}[item.read]
             index = f"{item.index} {', '.join(indexes)}" if indexes else item.index
-            lines.append(f"  {item.file}  index={index}  {what}  ({item.reason})")
+            external = "  (external path)" if item.external else ""
+            lines.append(f"  {item.file}{external}  index={index}  {what}  ({item.reason})")
         return "\n".join(lines)
+
+
+def explain(table: PaimonTable, where: str | None, predicate: Predicate | None, files: list[FileRead],
+            stages: tuple[Stage, ...]) -> Explain:
+    """The funnel of a plan: its stages, its files and each file's indexes on the predicate's columns."""
+    indexes = tuple(indexes_of(f.task, predicate) if f.task is not None and predicate is not None else ()
+                    for f in files)
+    return Explain(str(table.root), table.snapshot.id, where, stages, tuple(files), indexes)
 
 
 def stage_of(name: str, before: list, after: list, rows_before: int, rows_after: int) -> Stage:
@@ -108,7 +136,7 @@ def skipped(task: DataFileTask, stage: str, reason: str | Callable[[], str],
              verdict: FileVerdict | None = None) -> FileRead:
     entry = task.table_entry()
     return FileRead(task.name, entry.row_count, verdict.index if verdict else index_of(task), "none", 0, reason,
-                    stage, task, verdict)
+                    stage, task, verdict, external=task.is_external)
 
 
 def indexes_of(task: DataFileTask, predicate: Predicate) -> tuple[str, ...]:
@@ -140,7 +168,7 @@ def keep_reason(task: DataFileTask, verdict: FileVerdict, predicate: Predicate |
     if verdict.note:
         return f"REMAIN: {verdict.note}"
     if predicate is None:
-        return "no predicate: every row"
+        return NO_PREDICATE
     if verdict.index == "none":
         return "REMAIN: no index"
     if isinstance(verdict.result, Rows):

@@ -11,69 +11,60 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from typing import BinaryIO, cast
 from pathlib import Path
-from typing import cast
+from pyroaring import BitMap
 
-from pyroaring import BitMap, FrozenBitMap
-
-from fileindex.container.file import FileIndexContainer, embedded_container, sidecar_container
+from fileindex.container.file import FileIndexContainer, embedded_container, shared_sidecar, sidecar_container
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
-from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
-from fileindex.memo import computed_in_batches
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.table.deletion_vectors import DeletionVector, deletion_vectors
 from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import (
-    DataFile,
+    ManifestEntry,
     Schema,
+    Schemas,
     ValueStats,
-    bucket_dir,
-    data_file_path,
     live_files,
     load_schema,
     load_snapshot,
 )
-from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside
+from fileindex.scan.planner import ScanPlanner
+from fileindex.scan.table_scan import TableScan
+from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, missing_note, within, within_all
+from fileindex.table.names import external_scheme
 from fileindex.table.store import TableStore
 from fileindex.table.verdict import FileVerdict
 
-MAX_INDEXED_ROWS = 2**31 - 1
-
-
 class PaimonTable:
-    """A Paimon table at a snapshot (latest by default), read from its metadata only."""
+    """A Paimon table at a snapshot (latest by default): its metadata and schemas, planning (``plan``) and
+    reading its rows (``scan``)."""
 
-    def __init__(self, path: str | Path, snapshot_id: int | None = None):
-        self.store = TableStore(Path(path))
+    def __init__(self, path: str | Path, snapshot_id: int | None = None, *,
+                 external_roots: Sequence[str | Path] = ()):
+        """``external_roots``: folders whose data files under external paths may be read (none by default:
+        such a file is refused in one line; see docs/untrusted-tables.md)."""
+        self.store = TableStore.at(path, external_roots=tuple(str(r) for r in external_roots))
         self.root = self.store.root
         self.snapshot = load_snapshot(self.store, snapshot_id)
         # a plain read uses the latest schema; time travel the snapshot's
         latest = self.store.latest_schema_id()
         self.schema = load_schema(self.store, self.snapshot.schema_id if snapshot_id is not None else latest)
-        self._schemas: dict[int, Schema] = {self.schema.id: self.schema}
+        self._schemas = Schemas(self.store, self.schema)
         self._memo: dict = {}  # per-plan lookups that repeat for every file (dropped when pickled)
 
     def __getstate__(self) -> dict:
         return {**vars(self), "_memo": {}}
 
-    def data_schema(self, entry: DataFile) -> Schema:
-        key = ("schema", entry.schema_id, entry.write_cols)
-        schema = self._memo.get(key)
-        if schema is None:
-            if entry.schema_id not in self._schemas:
-                self._schemas[entry.schema_id] = load_schema(self.store, entry.schema_id)
-            schema = self._schemas[entry.schema_id]
-            if entry.write_cols is not None:
-                wanted = set(entry.write_cols)
-                schema = replace(schema, fields=tuple(f for f in schema.fields if f.name in wanted))
-            self._memo[key] = schema
-        return schema
+    def data_schema(self, entry: ManifestEntry) -> Schema:
+        """The schema the data file was written with (its columns)."""
+        return self._schemas.of(entry)
 
-    def _evaluator(self, entry: DataFile, extended: bool) -> FileIndexEvaluator:
+    def _evaluator(self, entry: ManifestEntry, extended: bool) -> FileIndexEvaluator:
         """The evaluator of the file's schema (as ``data_schema`` makes it), one per plan."""
         key = ("evaluator", entry.schema_id, entry.write_cols, extended)
         evaluator = self._memo.get(key)
@@ -84,6 +75,11 @@ class PaimonTable:
     def parse(self, text: str) -> Predicate:
         return parse_predicate(text, self.schema.types())
 
+    def scan(self, where: str | Predicate | None = None, columns: Sequence[str] | None = None,
+             limit: int | None = None) -> TableScan:
+        """The rows that satisfy ``where`` (all: None), with ``columns`` (all: None), at most ``limit``."""
+        return TableScan(self, where, columns, limit)
+
     @property
     def data_evolution(self) -> bool:
         return self.schema.options.get("data-evolution.enabled", "false").lower() == "true"
@@ -93,7 +89,7 @@ class PaimonTable:
         return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
 
     def live(self, keep_manifest: Callable[[ValueStats | None], bool] | None = None,
-             ) -> list[tuple[DataFile, DeletionVector | None]]:
+             ) -> list[tuple[ManifestEntry, DeletionVector | None]]:
         """The snapshot's live data files, each with its deletion vector (None: no deleted rows);
         ``keep_manifest``: see ``live_files``."""
         entries = live_files(self.store, self.snapshot, keep_manifest)
@@ -101,121 +97,83 @@ class PaimonTable:
         return [(entry, vectors.get((entry.partition, entry.bucket, entry.file_name))) for entry in entries]
 
     def plan(self, predicate: Predicate | str, *, extended: bool = False) -> Iterator[FileVerdict]:
-        for verdicts in self._plan_files([predicate], extended):
-            yield verdicts[0]
+        """Every live data file's verdict from its index (whatever the partition or statistics would prune):
+        the planner's file reads, each with the index stage's verdict (``every_verdict``)."""
+        parsed = self.parse(predicate) if isinstance(predicate, str) else predicate
+        files, _ = ScanPlanner(self, parsed, every_verdict=True, extended=extended).plan()
+        for read in files:
+            assert read.verdict is not None  # (every_verdict: the index stage judges every file)
+            yield read.verdict
 
     def plan_many(self, predicates: Sequence[Predicate | str], *,
                   extended: bool = False) -> list[list[FileVerdict]]:
         """``plan`` of each predicate, reading the table's metadata once and each index once: the
         predicates are evaluated together on each container (``FileIndexEvaluator.evaluate_many``)."""
-        plans: list[list[FileVerdict]] = [[] for _ in predicates]
-        for verdicts in self._plan_files(predicates, extended):
-            for plan, verdict in zip(plans, verdicts, strict=True):
-                plan.append(verdict)
-        return plans
-
-    def _plan_files(self, predicates: Sequence[Predicate | str], extended: bool) -> Iterator[tuple[FileVerdict, ...]]:
-        """Per live data file, its verdict under each predicate."""
         parsed = [self.parse(p) if isinstance(p, str) else p for p in predicates]
-        live = self.live()
-        if self.data_evolution:  # groups are judged per predicate, in the same file order
-            entries = [entry for entry, _ in live]
-            yield from zip(*(self._plan_data_evolution(entries, p, extended) for p in parsed), strict=True)
-            return
-        # the files' indexes fill the memos: opened in batches with automatic collection paused
-        yield from computed_in_batches(lambda file: self.verdicts(file[0], parsed, file[1], extended=extended), live)
+        return ScanPlanner(self, None, every_verdict=True, extended=extended).verdicts_of_each(parsed)
 
     # -- one file ---------------------------------------------------------------------------------
 
-    def relative(self, entry: DataFile) -> str:
+    def relative(self, entry: ManifestEntry) -> str:
         """The data file's path as reported: relative to the table root, or its external path."""
-        if entry.external_path:
-            return entry.external_path
-        return f"{self._bucket_folder(entry)}/{entry.file_name}"
+        return self.store.relative(entry, self.schema)
 
-    def _bucket_folder(self, entry: DataFile) -> str:
-        """The bucket's folder relative to the root (decoding a partition once per plan, not per file),
-        checked to lie inside the root after symlinks."""
-        key = ("bucket", entry.partition, entry.bucket)
-        if key not in self._memo:
-            folder = bucket_dir(self.store, self.schema, entry)
-            inside(self.root, folder, "the bucket folder")
-            self._memo[key] = str(folder.relative_to(self.root))
-        return self._memo[key]
+    def data_path(self, entry: ManifestEntry) -> Path:
+        return Path(self.store.data_file(entry, self.schema))
 
-    def data_path(self, entry: DataFile) -> Path:
-        if entry.external_path:
-            return data_file_path(self.store, self.schema, entry)
-        return self.root / self._bucket_folder(entry) / entry.file_name
+    def data_file_exists(self, entry: ManifestEntry) -> bool:
+        return self.store.data_file_exists(entry, self.schema)
 
-    def _data_file_text(self, entry: DataFile, relative: str | None = None) -> str:
-        """``data_path`` as a string, built without pathlib (whose parsing was a planning cost per file)."""
-        if entry.external_path:
-            return str(self.data_path(entry))
-        root = self._memo.get("root")
-        if root is None:
-            root = self._memo["root"] = os.fspath(self.root)
-        return os.path.join(root, relative if relative is not None else self.relative(entry))
-
-    def data_file_exists(self, entry: DataFile, relative: str) -> bool:
-        """Whether the data file is a file: its bucket's folder is listed once per table object (a stat
-        per file was a planning cost), an external path stat'ed. A symlink out of the table is refused."""
-        if entry.external_path:
-            return external_scheme(entry.external_path) in READABLE_SCHEMES and \
-                os.path.isfile(self._data_file_text(entry, relative))
-        files, links = self._listing(entry)
-        if entry.file_name in links:
-            inside(self.root, os.path.join(os.path.dirname(self._data_file_text(entry, relative)), entry.file_name),
-                   "data file")
-        return entry.file_name in files
-
-    def _listing(self, entry: DataFile) -> tuple[frozenset[str], frozenset[str]]:
-        """(the files, the symlinks) in the entry's bucket folder, listed once per table object."""
-        folder = self._bucket_folder(entry)
-        key = ("files", folder)
-        listing = self._memo.get(key)
-        if listing is None:
-            try:
-                with os.scandir(self._data_file_text(entry, folder)) as found:
-                    items = [(item.name, item.is_file(), item.is_symlink()) for item in found]
-            except OSError:
-                items = []
-            listing = self._memo[key] = (frozenset(name for name, is_file, _ in items if is_file),
-                                         frozenset(name for name, _, is_link in items if is_link))
-        return listing
-
-    def index_location(self, entry: DataFile) -> tuple[str, bytes | Path | None, str]:
+    def index_location(self, entry: ManifestEntry) -> tuple[str, bytes | Path | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
-        where, found, note = self._index_location(entry)
-        return where, Path(found) if isinstance(found, str) else found, note
-
-    def _index_location(self, entry: DataFile) -> tuple[str, bytes | str | None, str]:
-        """``index_location`` with the sidecar's path as a string (planning opens one per file)."""
         if entry.embedded_index is not None:
             return "embedded", entry.embedded_index, ""
-        names = entry.index_files
-        if not names:
+        if not entry.index_files:
             return "none", None, ""
-        if len(names) > 1:
-            return "sidecar", None, f"more than one index file for one data file ({', '.join(names)}), as Java refuses"
-        scheme = external_scheme(entry.external_path) if entry.external_path else ""
-        if scheme not in READABLE_SCHEMES:
-            return "sidecar", None, f"index file is on {scheme}:// storage, not readable here"
-        path = os.path.join(os.path.dirname(self._data_file_text(entry)), names[0])
-        if not entry.external_path and names[0] in self._listing(entry)[1]:
-            inside(self.root, path, "index file")
+        note = self._sidecar_problem(entry)
+        if note:
+            return "sidecar", None, note
+        path = self.store.beside(entry, self.schema, entry.index_files[0])
         if not os.path.isfile(path):
-            return "sidecar", None, f"index file {os.path.basename(path)} is missing"
-        return "sidecar", path, ""
+            return "sidecar", None, f"index file {entry.index_files[0]} is missing"
+        return "sidecar", Path(path), ""
 
-    def container(self, entry: DataFile) -> tuple[str, FileIndexContainer | None, str]:
-        """(where the index lives, the opened container, a note on a problem)."""
-        where, found, note = self._index_location(entry)
-        if isinstance(found, bytes):
-            return where, FileIndexContainer.from_bytes(found, source="embedded"), note
-        return where, None if found is None else sidecar_container(found), note
+    def _sidecar_problem(self, entry: ManifestEntry) -> str:
+        """Why a data file's sidecar index cannot be opened ("": it can be)."""
+        names = entry.index_files
+        if len(names) > 1:
+            return f"more than one index file for one data file ({', '.join(names)}), as Java refuses"
+        if not self.store.readable(entry):
+            return f"index file is on {external_scheme(cast(str, entry.external_path))}:// storage, not readable here"
+        refusal = self.store.external_refusal(entry, self.schema)
+        return f"index file not read: {refusal}" if refusal else ""
 
-    def find(self, name: str) -> DataFile | None:
+    def container(self, entry: ManifestEntry) -> tuple[str, FileIndexContainer | None, str]:
+        """(where the index lives, the opened container, a note on a problem): a sidecar is opened through the
+        store (once, a regular file inside the table or an allowed external root)."""
+        if entry.embedded_index is not None:
+            return "embedded", FileIndexContainer.from_bytes(entry.embedded_index, source="embedded"), ""
+        if not entry.index_files:
+            return "none", None, ""
+        note = self._sidecar_problem(entry)
+        if note:
+            return "sidecar", None, note
+        name = entry.index_files[0]
+        found = self.store.io.info(self.store.beside(entry, self.schema, name))
+        shared = shared_sidecar(found.identity) if found is not None and found.kind == "file" else None
+        if shared is not None:  # (opened and checked before, and the file is still that one, not a link)
+            return "sidecar", shared, ""
+        try:
+            opened = self.store.open_beside(entry, self.schema, name)
+        except FileNotFoundError:
+            return "sidecar", None, f"index file {name} is missing"
+        with opened:
+            if opened.local_path is None:  # (not a local file: a file system without one hands its bytes)
+                return "sidecar", FileIndexContainer.from_bytes(opened.read_range(0, opened.size), source=name), ""
+            # mapped from the file as opened (a local file has a descriptor), never opened again by name
+            return "sidecar", sidecar_container(cast(BinaryIO, opened), identity=opened.identity, name=opened.name), ""
+
+    def find(self, name: str) -> ManifestEntry | None:
         """The live data file ``name`` designates: its path as ``--indexes`` prints it (relative to the
         root), its file name, its path from the current folder, or the same of its ``.index`` sidecar."""
         given = Path(name)
@@ -226,7 +184,7 @@ class PaimonTable:
                     return entry
         return None
 
-    def _evaluate(self, entry: DataFile, predicates: Sequence[Predicate | None],
+    def _evaluate(self, entry: ManifestEntry, predicates: Sequence[Predicate | None],
                   extended: bool) -> tuple[str, list[tuple[FileIndexResult, str]]]:
         """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN.
         An embedded index's container is the process's shared one (``embedded_container``)."""
@@ -268,16 +226,16 @@ class PaimonTable:
             answers[j] = (outcome, note) if isinstance(outcome, FileIndexResult) else (REMAIN, index_problem(outcome))
         return where, answers
 
-    def verdict(self, entry: DataFile, predicate: Predicate, vector: DeletionVector | None = None, *,
+    def verdict(self, entry: ManifestEntry, predicate: Predicate, vector: DeletionVector | None = None, *,
                 extended: bool = False) -> FileVerdict:
         """One data file's verdict (not for data-evolution groups, whose files are judged together)."""
         return self.verdicts(entry, [predicate], vector, extended=extended)[0]
 
-    def verdicts(self, entry: DataFile, predicates: list[Predicate], vector: DeletionVector | None = None, *,
+    def verdicts(self, entry: ManifestEntry, predicates: list[Predicate], vector: DeletionVector | None = None, *,
                  extended: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once."""
         relative = self.relative(entry)
-        if not self.data_file_exists(entry, relative):
+        if not self.data_file_exists(entry):
             where, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, missing_note(entry)) for _ in predicates)
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
@@ -299,9 +257,9 @@ class PaimonTable:
 
     # -- data-evolution groups ------------------------------------------------------------------------
 
-    def _plan_data_evolution(self, entries: list[DataFile], predicate: Predicate,
+    def _plan_data_evolution(self, entries: list[ManifestEntry], predicate: Predicate,
                              extended: bool) -> Iterator[FileVerdict]:
-        groups: dict[tuple, list[DataFile]] = {}
+        groups: dict[tuple, list[ManifestEntry]] = {}
         for entry in entries:
             groups.setdefault((entry.first_row_id, entry.row_count), []).append(entry)
         parts = conjuncts(predicate)
@@ -328,48 +286,12 @@ class PaimonTable:
                                       REMAIN if group_kept else SKIP, note)
 
 
-def missing_note(entry: DataFile) -> str:
-    """Why a data file cannot be read, as a verdict's note."""
-    if entry.external_path and external_scheme(entry.external_path) not in READABLE_SCHEMES:
-        return f"data file is on {external_scheme(entry.external_path)}:// storage, not readable here"
-    return "data file is missing"
-
-
-def index_problem(err: FileIndexError) -> str:
-    """The note of a file answered REMAIN because its index could not be read under the table's types."""
-    return f"index built for another type: {err}" if isinstance(err, SchemaMisfitError) else f"corrupt index: {err}"
-
-
 def _same_file(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
 def _base(column: str) -> str:
     return column[: column.index("[")] if column.endswith("]") and "[" in column else column
-
-
-def within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
-    """Java's FileIndexEvaluator: result ∩ kept rows; all kept rows → REMAIN, none → SKIP."""
-    if result is SKIP or not selection:
-        return SKIP
-    rows = selection if result is REMAIN else cast(Rows, result).bitmap & selection
-    if rows == selection:
-        return REMAIN
-    return Rows(rows) if rows else SKIP
-
-
-def within_all(result: FileIndexResult, row_count: int) -> FileIndexResult:
-    """``within`` the file's every row (no deletion vector), without building a bitmap of them all."""
-    if result is SKIP or row_count == 0:
-        return SKIP
-    if result is REMAIN:
-        return REMAIN
-    bitmap = cast(Rows, result).bitmap
-    if bitmap and bitmap.max() >= row_count:  # positions past the file's end are not rows of it
-        return within(result, FrozenBitMap(range(row_count)))
-    if len(bitmap) == row_count:
-        return REMAIN
-    return result if bitmap else SKIP
 
 
 def index_listing(table: PaimonTable) -> Iterator[dict]:

@@ -9,6 +9,7 @@ current schema, columns matched by field id; missing columns of older files as n
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyarrow as pa
@@ -18,14 +19,18 @@ from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, Rows
-from fileindex.pipeline.inputs import DataFileTask, Inputs, open_error
-from fileindex.pipeline.truth import filtered, matches, source_columns
+from fileindex.scan.funnel import FileRead
+from fileindex.scan.task import DataFileTask, Inputs, open_error
+from fileindex.scan.truth import filtered, matches, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
-from fileindex.table.scan import MAX_INDEXED_ROWS, PaimonTable, index_problem, within_all
+from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, within_all
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import DataType, column_type
+
+if TYPE_CHECKING:
+    from fileindex.scan.table import PaimonTable
 
 
 def scannable(inputs: Inputs) -> list[DataFileTask]:
@@ -157,6 +162,20 @@ def read_verdict(task: DataFileTask, verdict: FileVerdict, schema: pa.Schema, pr
     if not exact or predicate is None or names_nanos(predicate, types):
         return table
     return filtered(table, predicate, types)
+
+
+def read_file(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict, *,
+              exact: bool = False, probe: bool = True) -> pa.Table:
+    """The rows of one planned file read (``read_verdict`` of its verdict), the per-file reader the Python
+    reader and both Spark paths share. A file whose index the planner left to the reading task (its verdict
+    None) has it evaluated here first: no row when the index rules the file out."""
+    task, verdict = item.task, item.verdict
+    assert task is not None  # (the planner's reads carry their task)
+    if verdict is None:
+        verdict = evaluate_file(task, cast(Predicate, predicate))
+        if verdict.result is SKIP:
+            return schema.empty_table()
+    return read_verdict(task, verdict, schema, predicate, types, exact=exact, probe=probe)
 
 
 DENSE_SURVIVORS = 4  # a probe that keeps more than a quarter of its rows reads the other columns whole

@@ -16,18 +16,18 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 
 from fileindex.errors import UsageError
 from fileindex.indexes.result import Rows
 from fileindex.parallel import threads
-from fileindex.pipeline.funnel import Explain, FileRead, Stage, indexes_of
-from fileindex.pipeline.inputs import Inputs
-from fileindex.pipeline.polars_filters import pushed_conjuncts
-from fileindex.pipeline.scan_planner import ScanPlanner
-from fileindex.pipeline.scan import (
+from fileindex.scan.funnel import Explain, FileRead, Stage, explain
+from fileindex.scan.task import Inputs
+from fileindex.scan.polars_filters import pushed_conjuncts
+from fileindex.scan.planner import ScanPlanner
+from fileindex.scan.reader import (
     DENSE_SURVIVORS,
     names_nanos,
     output_schema,
@@ -36,14 +36,16 @@ from fileindex.pipeline.scan import (
     selected_schema,
     selection,
 )
-from fileindex.pipeline.truth import filtered
+from fileindex.scan.truth import filtered
 from fileindex.predicate.tree import Predicate, and_
-from fileindex.table import scan as table_scan
+
+if TYPE_CHECKING:
+    from fileindex.scan.table import PaimonTable
 
 class TableScan:
     """A scan of one snapshot of a table; planned once, on first use, and read as often as asked."""
 
-    def __init__(self, table: table_scan.PaimonTable, where: str | Predicate | None = None,
+    def __init__(self, table: PaimonTable, where: str | Predicate | None = None,
                  columns: Sequence[str] | None = None, limit: int | None = None):
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
             raise UsageError(f"limit={limit!r}: give a whole number of rows, 0 or more")
@@ -80,11 +82,7 @@ class TableScan:
         return list(self._planned)
 
     def explain(self) -> Explain:
-        files = self.plan()
-        indexes = tuple(indexes_of(f.task, self.predicate) if f.task is not None and self.predicate is not None
-                        else () for f in files)
-        return Explain(str(self.table.root), self.table.snapshot.id, self.where, self._stages, tuple(files),
-                       indexes)
+        return explain(self.table, self.where, self.predicate, self.plan(), self._stages)
 
     # -- reading --------------------------------------------------------------------------------------
 
@@ -244,12 +242,3 @@ def _require(module: str, package: str) -> None:
 def _least(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else min(a, b)
 
-
-class PaimonTable(table_scan.PaimonTable):
-    """A Paimon table at a snapshot (latest by default): planning from its metadata (``plan``, the base
-    class's) and reading its rows (``scan``)."""
-
-    def scan(self, where: str | Predicate | None = None, columns: Sequence[str] | None = None,
-             limit: int | None = None) -> TableScan:
-        """The rows that satisfy ``where`` (all: None), with ``columns`` (all: None), at most ``limit``."""
-        return TableScan(self, where, columns, limit)

@@ -1,0 +1,50 @@
+"""A data file's answer, from its index's result: within the rows its deletion vector keeps (Java's
+``FileIndexEvaluator``), and the notes of a file whose index could not be used."""
+from __future__ import annotations
+
+from typing import cast
+
+from pyroaring import FrozenBitMap
+
+from fileindex.errors import FileIndexError, SchemaMisfitError
+from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.table.metadata import ManifestEntry
+from fileindex.table.names import READABLE_SCHEMES, external_scheme
+
+MAX_INDEXED_ROWS = 2**31 - 1
+
+
+def missing_note(entry: ManifestEntry) -> str:
+    """Why a data file cannot be read, as a verdict's note."""
+    if entry.external_path and external_scheme(entry.external_path) not in READABLE_SCHEMES:
+        return f"data file is on {external_scheme(entry.external_path)}:// storage, not readable here"
+    return "data file is missing"
+
+
+def index_problem(err: FileIndexError) -> str:
+    """The note of a file answered REMAIN because its index could not be read under the table's types."""
+    return f"index built for another type: {err}" if isinstance(err, SchemaMisfitError) else f"corrupt index: {err}"
+
+
+def within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
+    """Java's FileIndexEvaluator: result ∩ kept rows; all kept rows → REMAIN, none → SKIP."""
+    if result is SKIP or not selection:
+        return SKIP
+    rows = selection if result is REMAIN else cast(Rows, result).bitmap & selection
+    if rows == selection:
+        return REMAIN
+    return Rows(rows) if rows else SKIP
+
+
+def within_all(result: FileIndexResult, row_count: int) -> FileIndexResult:
+    """``within`` the file's every row (no deletion vector), without building a bitmap of them all."""
+    if result is SKIP or row_count == 0:
+        return SKIP
+    if result is REMAIN:
+        return REMAIN
+    bitmap = cast(Rows, result).bitmap
+    if bitmap and bitmap.max() >= row_count:  # positions past the file's end are not rows of it
+        return within(result, FrozenBitMap(range(row_count)))
+    if len(bitmap) == row_count:
+        return REMAIN
+    return result if bitmap else SKIP
