@@ -46,7 +46,7 @@ class DataFileTask:
         return self.entry
 
     def open(self) -> DataFileReader:
-        return DataFileReader(self.path)
+        return DataFileReader(self.path, expected_rows=self.entry.row_count if self.entry is not None else None)
 
     def sidecar_path(self) -> Path:
         """Where a built index of a plain data file goes (and is looked for)."""
