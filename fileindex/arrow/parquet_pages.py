@@ -15,8 +15,9 @@ reads row ranges, this module goes.
 An offset index is a claim, and the file is the truth about itself: what a whole row group read decodes
 is the chunk's pages one after another from its first, each header saying how many rows it holds. So
 before a chunk's pages are copied, every page the index names is checked against that: the chunk lies
-inside the file's pages, the index has no more entries than the group has rows (refused from the list's
-declared length, before it is decoded), the pages lie back to back from the chunk's first data page to
+inside the file's pages, the index has no more entries than the group has rows (refused before it is read
+where it is longer than so many entries take, and from the list's declared length before its entries are
+decoded), the pages lie back to back from the chunk's first data page to
 within its end, and each page's header is a data page (v1 or v2) whose size is the index's and whose row
 count is the index's (a v1 page counts its values, nulls included: a row each in the flat columns this
 module reads; a v2 page its rows, and as many values). The dictionary page, where one is copied, is
@@ -59,6 +60,9 @@ REPEATED = 2  # FieldRepetitionType
 DICTIONARY_ENCODINGS = {2, 8}  # PLAIN_DICTIONARY, RLE_DICTIONARY
 FIRST_PAGE_AT = 4  # after the magic
 INT32_MAX = (1 << 31) - 1
+# an offset index entry takes at most 29 bytes (three field headers, varints of 10, 5 and 10 bytes, a stop), and
+# another 10 where the index lists each page's unencoded bytes; the list and struct framing, 32 at most
+LOCATION_BYTES, INDEX_FRAMING = 40, 32
 HEADER_BYTES = 256  # read for a page header at first (more where it carries long statistics)
 
 # a column whose wanted pages hold more than this share of its bytes is read whole: the pages left out save
@@ -210,7 +214,10 @@ def _page_table(fd: int, footer: PagedFooter, group: int, leaf: int) -> PageTabl
         raise Unreadable("no offset index")
     if not (FIRST_PAGE_AT <= index_at and 0 < index_length <= footer.pages_end - index_at):
         raise Unreadable("an offset index outside the file")
-    # each page holds a row at least: a longer list is refused from its declared length
+    # each page holds a row at least: an index longer than a row each can make, or a list of more entries
+    # (refused from its declared length), is not one of this group
+    if index_length > INDEX_FRAMING + LOCATION_BYTES * rows:
+        raise Unreadable(f"an offset index of {index_length} bytes for {rows} rows")
     index, _ = decode(OffsetIndex, _read_exactly(fd, index_at, index_length), limit=rows)
     locations = index.page_locations or []
     fields = [(p.offset, p.compressed_page_size, p.first_row_index) for p in locations]

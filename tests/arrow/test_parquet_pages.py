@@ -266,19 +266,28 @@ def test_pages_of_two_gigabytes_are_refused_in_bounded_memory(tmp_path, page_rea
     assert peak < 16 << 20 and page_reads["paged"] == 0
 
 
-def test_an_offset_index_of_millions_of_empty_entries_is_refused_before_it_is_decoded(tmp_path, page_reads):
-    """A page holds a row at least: a list of more entries than the group has rows is refused from the length
-    it declares (2M empty entries took seconds and hundreds of MB decoded; 16M, 81 s and 1.8 GB)."""
-    path, table = small_pages(tmp_path)
-    count = 2_000_000
+def empty_entries(count: int, present: int) -> bytes:
+    """An offset index declaring ``count`` page locations, ``present`` of them there (empty: a stop byte each)."""
     varint = bytearray()
     while True:
         varint.append(count & 0x7F | (0x80 if count > 0x7F else 0))
         count >>= 7
         if not count:
             break
-    index = b"\x19\xfc" + bytes(varint) + b"\x00" * 2_000_000 + b"\x00"  # field 1: a list of empty structs
-    raw_offset_index(Path(path), 0, 0, index)
+    return b"\x19\xfc" + bytes(varint) + b"\x00" * present + b"\x00"  # field 1: a list of structs; the stop
+
+
+@pytest.mark.parametrize("count, present, reason", [(2_000_000, 2_000_000, "bytes for 30 rows"),
+                                                    (2_000_000, 20, "limit"), (31, 31, "limit")])
+def test_an_offset_index_of_more_entries_than_rows_is_refused_before_it_is_decoded(tmp_path, page_reads, count,
+                                                                                  present, reason):
+    """A page holds a row at least: an index longer than a row each makes is refused before it is read, and a
+    list declaring more entries than the group has rows from that length, before its entries are decoded (16M
+    empty entries, a 17 MB file, took 81 s and 1.8 GB)."""
+    path, table = small_pages(tmp_path)
+    raw_offset_index(Path(path), 0, 0, empty_entries(count, present))
+    with open(path, "rb") as file, pytest.raises(parquet_pages.Unreadable, match=reason):
+        parquet_pages.PagedFooter.read(path).pages(file.fileno(), 0, 0)
     tracemalloc.start()
     try:
         data_files.FOOTERS.clear()
@@ -287,7 +296,7 @@ def test_an_offset_index_of_millions_of_empty_entries_is_refused_before_it_is_de
     finally:
         tracemalloc.stop()
     assert got.to_pylist() == [{"k": 7, "v": "v7"}]
-    assert peak < 16 << 20 and page_reads == {"paged": 0, "whole": 0}
+    assert peak < 1 << 20 and page_reads == {"paged": 0, "whole": 0}
 
 
 @pytest.mark.parametrize("dictionary", [False, True])
