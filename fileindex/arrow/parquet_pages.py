@@ -100,14 +100,13 @@ def encode(value: Any) -> bytes:
 
 @dataclass(frozen=True)
 class PageTable:
-    """A column chunk's data pages, checked against their headers: where each starts, its size (header
-    included), its first row (and the group's row count after the last), whether it is dictionary-encoded;
-    and where the chunk's dictionary page lies (start, size), if it has one."""
+    """A column chunk's data pages as its offset index gives them, checked against the chunk: where each
+    starts, its size (header included), its first row (and the group's row count after the last); and where
+    the chunk's dictionary page lies (start, size), if it has one."""
 
     offsets: np.ndarray
     sizes: np.ndarray
     firsts: np.ndarray
-    dictionary_encoded: np.ndarray
     dictionary: tuple[int, int] | None
 
 
@@ -118,13 +117,22 @@ class PagedFooter:
     meta: FileMetaData
     leaves: dict[str, int]  # a flat schema's column name -> its position among the leaves
     pages_end: int  # where the footer starts: every page and page index lies before it
-    # (group, leaf) -> its checked pages, on first use
+    # (group, leaf) -> its page table; whether each page is dictionary-encoded, once their headers are checked
     _pages: dict[tuple[int, int], PageTable] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    _encodings: dict[tuple[int, int], np.ndarray] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     def pages(self, fd: int, group: int, leaf: int) -> PageTable:
         found = self._pages.get((group, leaf))
         if found is None:
             found = self._pages[group, leaf] = _page_table(fd, self, group, leaf)
+        return found
+
+    def dictionary_encoded(self, fd: int, group: int, leaf: int) -> np.ndarray:
+        """Whether each page is dictionary-encoded, once every page's header (and the dictionary page's) is
+        checked against the page table: before any page is copied."""
+        found = self._encodings.get((group, leaf))
+        if found is None:
+            found = self._encodings[group, leaf] = _checked_pages(fd, self.pages(fd, group, leaf))
         return found
 
     @property
@@ -229,14 +237,18 @@ def _page_table(fd: int, footer: PagedFooter, group: int, leaf: int) -> PageTabl
             or np.any(sizes <= 0) or np.any(offsets[:-1] + sizes[:-1] != offsets[1:]) \
             or offsets[-1] + sizes[-1] > end:
         raise Unreadable("the offset index does not describe the chunk's pages back to back")
-    dictionary_encoded = np.array([_checked_data_page(fd, int(offsets[i]), int(sizes[i]),
-                                                      int(firsts[i + 1] - firsts[i]), i) for i in range(len(offsets))])
-    dictionary = (start, data_at - start) if start < data_at else None
-    if dictionary is not None:
-        header = _page_header(fd, *dictionary)
+    return PageTable(offsets, sizes, firsts, (start, data_at - start) if start < data_at else None)
+
+
+def _checked_pages(fd: int, table: PageTable) -> np.ndarray:
+    """Whether each page is dictionary-encoded; Unreadable where a header is not what the table says."""
+    if table.dictionary is not None:
+        header = _page_header(fd, *table.dictionary)
         if header.type != DICTIONARY_PAGE or header.dictionary_page_header is None:
             raise Unreadable("the chunk's dictionary page is not one")
-    return PageTable(offsets, sizes, firsts, dictionary_encoded, dictionary)
+    offsets, sizes, firsts = table.offsets, table.sizes, table.firsts
+    return np.array([_checked_data_page(fd, int(offsets[i]), int(sizes[i]), int(firsts[i + 1] - firsts[i]), i)
+                     for i in range(len(offsets))])
 
 
 def _checked_data_page(fd: int, at: int, size: int, rows: int, number: int) -> bool:
@@ -281,7 +293,7 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     if int(sizes[wanted].sum()) > WHOLE_SHARE * int(sizes.sum()):
         return None
     page_runs = np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1)  # adjacent pages, read at once
-    prefix = _dictionary_page(fd, table, wanted)
+    prefix = _dictionary_page(fd, table, footer.dictionary_encoded(fd, group, leaf)[wanted])
     # one row group: the dictionary page where a copied page refers to it, then the wanted pages one after
     # another (each page stands alone)
     out = bytearray(b"PAR1")
@@ -296,7 +308,7 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     tail = encode(_copy_footer(footer, group, leaf, pages_at, len(out) - FIRST_PAGE_AT, base, bool(prefix)))
     out += tail + len(tail).to_bytes(4, "little") + b"PAR1"
     try:
-        column = pq.ParquetFile(pa.BufferReader(bytes(out))).read(use_threads=False).column(0)
+        column = pq.ParquetFile(pa.BufferReader(pa.py_buffer(out))).read(use_threads=False).column(0)
     except (pa.ArrowException, OSError, ValueError) as err:
         raise Unreadable(f"pyarrow cannot read the copied pages: {err}") from None
     if len(column) != base:
@@ -304,12 +316,12 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     return column.take(pa.array(positions)).combine_chunks()
 
 
-def _dictionary_page(fd: int, table: PageTable, wanted: np.ndarray) -> bytes:
+def _dictionary_page(fd: int, table: PageTable, dictionary_encoded: np.ndarray) -> bytes:
     """The chunk's dictionary page where a wanted page is dictionary-encoded (else nothing). A writer whose
     dictionary grew too large goes on in PLAIN (parquet-mr and arrow-rs after 1 MiB of dictionary): those
     pages decode without the dictionary page, which would otherwise be decoded whole (128k values of a
     BIGINT) for each read of a few rows."""
-    if table.dictionary is None or not table.dictionary_encoded[wanted].any():
+    if table.dictionary is None or not dictionary_encoded.any():
         return b""
     return _read_exactly(fd, *table.dictionary)
 
