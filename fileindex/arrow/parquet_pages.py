@@ -233,7 +233,8 @@ def _page_table(fd: int, footer: PagedFooter, group: int, leaf: int) -> PageTabl
         raise Unreadable("an offset index without its page locations")
     offsets, sizes, firsts = (np.array(column, dtype=np.int64) for column in zip(*fields, strict=True))
     firsts = np.append(firsts, rows)
-    if offsets[0] != data_at or firsts[0] != 0 or np.any(firsts[:-1] >= rows) or np.any(np.diff(firsts) <= 0) \
+    inside = (firsts[:-1] >= 0) & (firsts[:-1] < rows)  # (so that no difference below overflows)
+    if offsets[0] != data_at or firsts[0] != 0 or not inside.all() or np.any(np.diff(firsts) <= 0) \
             or np.any(sizes <= 0) or np.any(offsets[:-1] + sizes[:-1] != offsets[1:]) \
             or offsets[-1] + sizes[-1] > end:
         raise Unreadable("the offset index does not describe the chunk's pages back to back")
