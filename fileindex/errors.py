@@ -6,6 +6,14 @@ Decoding errors carry the absolute byte ``offset`` where the bad field starts an
 """
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar, cast
+
+Params = ParamSpec("Params")
+Returned = TypeVar("Returned")
+
 
 class FileIndexError(Exception):
     """Root of every error this project raises on purpose."""
@@ -73,6 +81,40 @@ class ConfinementError(FileIndexError):
     """A file a folder's own documents name (a kit corpus, a vectors folder, a tarball's member) that
     leads out of the folder, is not a regular file, is over its size limit, or is not the file the
     folder's manifest lists. The message names the file."""
+
+
+class ResourceError(FileIndexError):
+    """Input that needs more memory, or deeper recursion, than this process has: a MemoryError or RecursionError
+    met while reading it, raised as this where the public API returns (see :func:`resource_errors`). Every
+    layer bounds what it reads by what the input means; this is the backstop."""
+
+
+def resource_errors(function: Callable[Params, Returned]) -> Callable[Params, Returned]:
+    """``function`` (a generator function too) raising ResourceError where a MemoryError or RecursionError
+    would leave it."""
+    def translated(err: BaseException) -> ResourceError:
+        if isinstance(err, RecursionError):
+            return ResourceError("an input nested deeper than this process can follow (a predicate or metadata "
+                                 "file); please report it if the input is not hostile")
+        return ResourceError("ran out of memory: an input claims more than this process can hold; please report "
+                             "it if the input is not hostile")
+
+    if inspect.isgeneratorfunction(function):
+        @functools.wraps(function)
+        def generator(*args, **kwargs):
+            try:
+                yield from function(*args, **kwargs)
+            except (MemoryError, RecursionError) as err:
+                raise translated(err) from None
+        return cast(Callable[Params, Returned], generator)
+
+    @functools.wraps(function)
+    def wrapper(*args: Params.args, **kwargs: Params.kwargs) -> Returned:
+        try:
+            return function(*args, **kwargs)
+        except (MemoryError, RecursionError) as err:
+            raise translated(err) from None
+    return wrapper
 
 
 class EncodeError(FileIndexError, ValueError):

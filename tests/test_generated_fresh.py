@@ -1,4 +1,5 @@
-"""generated/ is what the pinned compiler makes from specs/*.ksy, and a spec edit without regenerating is caught."""
+"""generated/ is what the pinned compilers make from specs/*.ksy and specs/*.thrift, and a spec edit without
+regenerating is caught."""
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,14 @@ def test_editing_a_spec_without_regenerating_is_detected(repo_copy):
     assert "specs/file_index_format.ksy changed" in result.stderr
 
 
+def test_editing_the_thrift_spec_without_regenerating_is_detected(repo_copy):
+    spec = repo_copy / "specs" / "parquet.thrift"
+    spec.write_text(spec.read_text().replace("3: required i64 first_row_index", "3: required i32 first_row_index"))
+    result = run(repo_copy / "tools" / "regenerate.py", "--verify", cwd=repo_copy)
+    assert result.returncode == 1
+    assert "specs/parquet.thrift changed" in result.stderr
+
+
 def test_hand_edited_output_is_detected(repo_copy):
     generated = repo_copy / "generated" / "python" / "file_index_format.py"
     generated.write_text(generated.read_text() + "\n# tweak\n")
@@ -42,13 +51,13 @@ def test_hand_edited_output_is_detected(repo_copy):
 
 
 def toolchain_present() -> bool:
-    return shutil.which("node") is not None and shutil.which("dot") is not None and (
+    return all(shutil.which(tool) is not None for tool in ("node", "dot", "thrift")) and (
         ROOT / "tools" / "node_modules" / "kaitai-struct-compiler").is_dir()
 
 
 @pytest.mark.node
 @pytest.mark.skipif(not toolchain_present() and not in_ci(),
-                    reason="node/dot/npm packages absent; .ci/run installs them and this test then runs")
+                    reason="node/dot/thrift/npm packages absent; .ci/run installs them and this test then runs")
 def test_regenerating_reproduces_generated_exactly():
     result = run(REGENERATE, "--check")
     assert result.returncode == 0, result.stderr + result.stdout

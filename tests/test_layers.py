@@ -25,6 +25,8 @@ CONFINED = {
     "py4j": ("fileindex.spark", "fileindex.cli.spark"),
     # the decoding layer runs the generated readers; kaitai_runtime is the runtime those readers import
     "kaitaistruct": ("fileindex.decoding", "fileindex.kaitai_runtime", "fileindex.generated"),
+    # Parquet's Thrift metadata is decoded in one place, with the classes generated from specs/parquet.thrift
+    "thrift": ("fileindex.arrow.parquet_pages", "fileindex.generated"),
 }
 
 

@@ -86,10 +86,13 @@ FOOTERS = FooterMemo()
 class DataFileReader:
     """An opened data file; row positions are 0-based in file order, as Paimon's indexes count them."""
 
-    def __init__(self, path: str | Path | InputFile, file_format: str | None = None):
+    def __init__(self, path: str | Path | InputFile, file_format: str | None = None,
+                 expected_rows: int | None = None):
         """``path``: a file opened through a table's store, or a path (opened here, once, as a regular file).
         Raises OSError for a file that is missing or cannot be opened, ConfinementError for one that is not
-        a regular file, DataFileError for one that is not a readable Parquet or ORC file."""
+        a regular file, DataFileError for one that is not a readable Parquet or ORC file, or (``expected_rows``:
+        what a table's manifest says) that holds another number of rows: the file is the truth about itself, and
+        row positions past its end or a file cut short must not be read as if they were the table's."""
         opened = path if isinstance(path, InputFile) else LOCAL.open_input(os.fspath(path), what="data file")
         self._input = opened  # (held open while the reader lives: reads reopen this very file, never the name)
         self.path = opened.name
@@ -105,6 +108,9 @@ class DataFileReader:
         self.arrow_schema = footer.arrow_schema
         self.row_count = footer.row_count
         self.group_rows: list[int] | None = list(footer.group_rows) if footer.group_rows is not None else None
+        if expected_rows is not None and self.row_count != expected_rows:
+            raise DataFileError(f"{self.path}: holds {self.row_count} rows where the table's manifest says "
+                                f"{expected_rows}: not the data file the table wrote")
 
     def _read_footer(self) -> Footer:
         if self.format not in ("parquet", "orc"):

@@ -8,160 +8,136 @@ into a small Parquet file of that one column, one row group with a footer of its
 pyarrow decode that; the wanted rows are then taken from it. Where the rows lie on most of a chunk's
 pages, the row group is read whole instead.
 
-The footers are Thrift compact structures, read and written as generic trees (the field ids of
-parquet.thrift, below) with Apache Thrift's compact protocol. Only flat schemas are handled, and
-anything unexpected (no offset index, pages that do not start where the chunk says, a tree of an
-unknown shape) answers None: the caller reads the row group as before.
+The exit: pyarrow cannot read chosen rows of a row group. Arrow C++ selects pages by row ranges
+(``RowRanges``) inside its reader, and apache/arrow#48635 asks for that in pyarrow; the day pyarrow
+reads row ranges, this module goes.
+
+An offset index is a claim, and the file is the truth about itself: what a whole row group read decodes
+is the chunk's pages one after another from its first, each header saying how many rows it holds. So
+before a chunk's pages are copied, every page the index names is checked against that: the chunk lies
+inside the file's pages, the index has no more entries than the group has rows (refused before it is read
+where it is longer than so many entries take, and from the list's declared length before its entries are
+decoded), the pages lie back to back from the chunk's first data page to
+within its end, and each page's header is a data page (v1 or v2) whose size is the index's and whose row
+count is the index's (a v1 page counts its values, nulls included: a row each in the flat columns this
+module reads; a v2 page its rows, and as many values). The dictionary page, where one is copied, is
+checked the same way, and the copy must decode to the rows it should hold. Anything unexpected (no
+offset index, a nested or repeated column, a chunk or page that does not check out, a tree of an unknown
+shape) raises Unreadable: the caller reads the row group whole.
+
+The footer, offset indexes and page headers are decoded into the classes generated from
+specs/parquet.thrift (``fileindex.generated.parquet_thrift``) by Thrift's C-accelerated compact protocol,
+with every string and list bounded by the bytes decoded. A copy's footer carries the schema element and
+column order of its column and the writer's name as the file holds them; the footer is refused unless
+those encode back to its own bytes (a field this module does not declare would otherwise be lost).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import struct
-import dataclasses
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from thrift.protocol.TCompactProtocol import TCompactProtocol
-from thrift.Thrift import TException, TType
+from thrift.protocol.TCompactProtocol import TCompactProtocolAccelerated
+from thrift.Thrift import TException
 from thrift.transport.TTransport import TMemoryBuffer
 
-# parquet.thrift field ids
-FILE_VERSION, FILE_SCHEMA, FILE_NUM_ROWS, FILE_ROW_GROUPS, FILE_CREATED_BY, FILE_COLUMN_ORDERS = 1, 2, 3, 4, 6, 7
-SCHEMA_NUM_CHILDREN = 5
-GROUP_COLUMNS, GROUP_TOTAL_BYTE_SIZE, GROUP_NUM_ROWS, GROUP_FILE_OFFSET, GROUP_TOTAL_COMPRESSED_SIZE = 1, 2, 3, 5, 6
-CHUNK_FILE_PATH, CHUNK_FILE_OFFSET, CHUNK_META_DATA = 1, 2, 3
-CHUNK_OFFSET_INDEX_OFFSET, CHUNK_OFFSET_INDEX_LENGTH, CHUNK_CRYPTO_METADATA = 4, 5, 8
-META_NUM_VALUES, META_TOTAL_COMPRESSED_SIZE, META_DATA_PAGE_OFFSET, META_DICTIONARY_PAGE_OFFSET = 5, 7, 9, 11
-META_KEPT = (1, 2, 3, 4, 6)  # type, encodings, path_in_schema, codec, total_uncompressed_size (an upper bound)
-PAGE_OFFSET, PAGE_COMPRESSED_SIZE, PAGE_FIRST_ROW = 1, 2, 3
-HEADER_DATA_PAGE, HEADER_DATA_PAGE_V2 = 5, 8  # PageHeader's data_page_header, data_page_header_v2
-DATA_PAGE_ENCODING, DATA_PAGE_V2_ENCODING = 2, 4
+from fileindex.generated.parquet_thrift.ttypes import (
+    ColumnChunk,
+    ColumnMetaData,
+    FileMetaData,
+    OffsetIndex,
+    PageHeader,
+    RowGroup,
+)
+
+DATA_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 2, 3  # parquet.thrift's PageType
+REPEATED = 2  # FieldRepetitionType
 DICTIONARY_ENCODINGS = {2, 8}  # PLAIN_DICTIONARY, RLE_DICTIONARY
-LOCATIONS = 1
+FIRST_PAGE_AT = 4  # after the magic
+INT32_MAX = (1 << 31) - 1
+# an offset index entry takes at most 29 bytes (three field headers, varints of 10, 5 and 10 bytes, a stop), and
+# another 10 where the index lists each page's unencoded bytes; the list and struct framing, 32 at most
+LOCATION_BYTES, INDEX_FRAMING = 40, 32
+HEADER_BYTES = 256  # read for a page header at first (more where it carries long statistics)
 
 # a column whose wanted pages hold more than this share of its bytes is read whole: the pages left out save
 # too little decoding to pay for the copy (40 rows of a 1M-row group lie on about two thirds of its pages, and
 # reading those alone took 0.046 s against 0.054 s for the whole group)
 WHOLE_SHARE = 0.8
-_LIMIT = 1 << 24  # strings and containers in a footer: a bound for a damaged one, far above real ones
+
+Decoded = TypeVar("Decoded")
 
 
 class Unreadable(Exception):
     """The pages cannot be read this way (the caller reads the row group instead)."""
 
 
-Tree = dict  # field id -> (thrift type, value); lists are (element type, [values])
-
-
-def decode(data: bytes) -> Tree:
-    protocol = TCompactProtocol(TMemoryBuffer(data), string_length_limit=_LIMIT, container_length_limit=_LIMIT)
+def decode(kind: type[Decoded], data: bytes, limit: int) -> tuple[Decoded, int]:
+    """A ``kind`` decoded from the start of ``data``, and the bytes it took; a string or list longer than
+    ``limit`` is refused from its declared length."""
+    buffer = TMemoryBuffer(data)
+    limit = min(limit, INT32_MAX)  # (the protocol's limits are i32)
+    protocol = TCompactProtocolAccelerated(buffer, string_length_limit=limit, container_length_limit=limit)
+    found = kind()
     try:
-        return _read_struct(protocol)
-    except (TException, EOFError, AssertionError, RecursionError, struct.error, ValueError, KeyError, TypeError,
-            IndexError, OverflowError) as err:  # (what the pure-Python protocol raises on damaged input)
-        raise Unreadable(f"undecodable footer structure: {err}") from None
+        found.read(protocol)  # type: ignore[attr-defined]
+    except (TException, EOFError, RecursionError, struct.error, ValueError, KeyError, TypeError, IndexError,
+            OverflowError) as err:  # (what the C and pure-Python protocols raise on damaged input)
+        raise Unreadable(f"undecodable {kind.__name__}: {err or type(err).__name__}") from None
+    return found, buffer.cstringio_buf.tell()
 
 
-def encode(tree: Tree) -> bytes:
+def encode(value: Any) -> bytes:
     buffer = TMemoryBuffer()
-    _write_struct(TCompactProtocol(buffer), tree)
+    value.write(TCompactProtocolAccelerated(buffer))
     return buffer.getvalue()
 
 
-def _read_struct(protocol: TCompactProtocol) -> Tree:
-    tree: Tree = {}
-    protocol.readStructBegin()
-    while True:
-        _, kind, field = protocol.readFieldBegin()
-        if kind == TType.STOP:
-            break
-        tree[field] = (kind, _read(protocol, kind))
-        protocol.readFieldEnd()
-    protocol.readStructEnd()
-    return tree
+@dataclass(frozen=True)
+class PageTable:
+    """A column chunk's data pages as its offset index gives them, checked against the chunk: where each
+    starts, its size (header included), its first row (and the group's row count after the last); and where
+    the chunk's dictionary page lies (start, size), if it has one."""
 
-
-def _read(protocol: TCompactProtocol, kind: int):
-    if kind == TType.STRUCT:
-        return _read_struct(protocol)
-    if kind in (TType.LIST, TType.SET):
-        element, size = protocol.readListBegin()
-        items = [_read(protocol, element) for _ in range(size)]
-        protocol.readListEnd()
-        return element, items
-    if kind == TType.MAP:
-        key, value, size = protocol.readMapBegin()
-        pairs = [(_read(protocol, key), _read(protocol, value)) for _ in range(size)]
-        protocol.readMapEnd()
-        return key, value, pairs
-    reader = _SCALARS.get(kind)
-    if reader is None:
-        raise Unreadable(f"unknown thrift type {kind}")
-    return getattr(protocol, reader)()
-
-
-def _write_struct(protocol: TCompactProtocol, tree: Tree) -> None:
-    protocol.writeStructBegin(None)
-    for field in sorted(tree):
-        kind, value = tree[field]
-        protocol.writeFieldBegin(None, kind, field)
-        _write(protocol, kind, value)
-        protocol.writeFieldEnd()
-    protocol.writeFieldStop()
-    protocol.writeStructEnd()
-
-
-def _write(protocol: TCompactProtocol, kind: int, value) -> None:
-    if kind == TType.STRUCT:
-        _write_struct(protocol, value)
-    elif kind in (TType.LIST, TType.SET):
-        element, items = value
-        protocol.writeListBegin(element, len(items))
-        for item in items:
-            _write(protocol, element, item)
-        protocol.writeListEnd()
-    elif kind == TType.MAP:
-        key, value_kind, pairs = value
-        protocol.writeMapBegin(key, value_kind, len(pairs))
-        for k, v in pairs:
-            _write(protocol, key, k)
-            _write(protocol, value_kind, v)
-        protocol.writeMapEnd()
-    else:
-        getattr(protocol, "write" + _SCALARS[kind][4:])(value)
-
-
-_SCALARS = {TType.BOOL: "readBool", TType.BYTE: "readByte", TType.I16: "readI16", TType.I32: "readI32",
-            TType.I64: "readI64", TType.DOUBLE: "readDouble", TType.STRING: "readBinary"}
-
-
-def _value(tree: Tree, field: int, default=None):
-    found = tree.get(field)
-    return default if found is None else found[1]
+    offsets: np.ndarray
+    sizes: np.ndarray
+    firsts: np.ndarray
+    dictionary: tuple[int, int] | None
 
 
 @dataclass(frozen=True)
 class PagedFooter:
-    """A Parquet footer as a tree, with what page reads need of it."""
+    """A Parquet footer decoded, with what page reads need of it."""
 
-    tree: Tree
+    meta: FileMetaData
     leaves: dict[str, int]  # a flat schema's column name -> its position among the leaves
-    # (group, leaf) -> its pages' offsets, sizes and first rows (and the group's row count after them),
-    # decoded from the offset index on first use
-    _pages: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = dataclasses.field(default_factory=dict,
-                                                                                      compare=False, repr=False)
+    pages_end: int  # where the footer starts: every page and page index lies before it
+    # (group, leaf) -> its page table; whether each page is dictionary-encoded, once their headers are checked
+    _pages: dict[tuple[int, int], PageTable] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    _encodings: dict[tuple[int, int], np.ndarray] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
-    def pages(self, fd: int, group: int, leaf: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def pages(self, fd: int, group: int, leaf: int) -> PageTable:
         found = self._pages.get((group, leaf))
         if found is None:
-            found = self._pages[group, leaf] = _page_table(fd, self.row_groups[group], leaf)
+            found = self._pages[group, leaf] = _page_table(fd, self, group, leaf)
+        return found
+
+    def dictionary_encoded(self, fd: int, group: int, leaf: int) -> np.ndarray:
+        """Whether each page is dictionary-encoded, once every page's header (and the dictionary page's) is
+        checked against the page table: before any page is copied."""
+        found = self._encodings.get((group, leaf))
+        if found is None:
+            found = self._encodings[group, leaf] = _checked_pages(fd, self.pages(fd, group, leaf))
         return found
 
     @property
-    def row_groups(self) -> list[Tree]:
-        return _value(self.tree, FILE_ROW_GROUPS, (TType.STRUCT, []))[1]
+    def row_groups(self) -> list[RowGroup]:
+        return self.meta.row_groups or []
 
     @classmethod
     def read(cls, path: str) -> PagedFooter:
@@ -173,11 +149,28 @@ class PagedFooter:
             length = int.from_bytes(tail[:4], "little")
             if tail[4:] != b"PAR1" or length > size - 12:
                 raise Unreadable("no plain Parquet footer")
-            tree = decode(os.pread(file.fileno(), length, size - 8 - length))
-        schema = _value(tree, FILE_SCHEMA, (TType.STRUCT, []))[1]
-        if not schema or any(SCHEMA_NUM_CHILDREN in element for element in schema[1:]):
-            raise Unreadable("not a flat schema")
-        return cls(tree, {_value(element, 4).decode("utf-8", "replace"): i for i, element in enumerate(schema[1:])})
+            raw = _read_exactly(file.fileno(), size - 8 - length, length)
+        meta, _ = decode(FileMetaData, raw, len(raw))
+        schema = meta.schema or []
+        leaves = {element.name: i for i, element in enumerate(schema[1:])}
+        if not schema or schema[0].num_children != len(schema) - 1 or len(leaves) != len(schema) - 1 or any(
+                e.num_children is not None or e.repetition_type == REPEATED or e.type is None for e in schema[1:]):
+            raise Unreadable("not a flat schema of distinct names")
+        if not written_back_verbatim(meta, raw):
+            raise Unreadable("the footer's schema or column orders hold what this module does not declare")
+        return cls(meta, leaves, size - 8 - length)
+
+
+def written_back_verbatim(meta: FileMetaData, raw: bytes) -> bool:
+    """Do the schema, writer name and column orders a copy's footer carries encode back to the footer's own
+    bytes? (The footer's first fields are its version and schema; its last, the writer and column orders.)"""
+    head = encode(FileMetaData(version=meta.version, schema=meta.schema))[:-1]  # (without the closing stop)
+    if not raw.startswith(head):
+        return False
+    if meta.created_by is None and meta.column_orders is None:
+        return True
+    tail = encode(FileMetaData(created_by=meta.created_by, column_orders=meta.column_orders))[1:-1]
+    return raw[:-1].endswith(tail)  # (after the first field's header, which counts from the field before it)
 
 
 def read_rows(path: str, footer: PagedFooter, group: int, rows: np.ndarray,
@@ -191,71 +184,132 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: np.ndarray,
         return {name: _column_rows(file.fileno(), footer, group, footer.leaves[name], rows) for name in columns}
 
 
-def _chunk_meta(group: Tree, leaf: int) -> tuple[Tree, Tree]:
-    chunk = _value(group, GROUP_COLUMNS)[1][leaf]
-    meta = _value(chunk, CHUNK_META_DATA)
-    if meta is None or CHUNK_CRYPTO_METADATA in chunk or _value(chunk, CHUNK_FILE_PATH) is not None:
+def _read_exactly(fd: int, at: int, length: int) -> bytes:
+    data = os.pread(fd, length, at)
+    if len(data) != length:
+        raise Unreadable(f"the file ends before byte {at + length}")
+    return data
+
+
+def _chunk(footer: PagedFooter, group: int, leaf: int) -> tuple[RowGroup, ColumnChunk, ColumnMetaData]:
+    row_group = footer.row_groups[group]
+    columns = row_group.columns or []
+    if len(columns) != len(footer.leaves) or not isinstance(row_group.num_rows, int) or row_group.num_rows <= 0:
+        raise Unreadable(f"row group {group} has no rows or not a chunk for each column")
+    chunk = columns[leaf]
+    meta = chunk.meta_data
+    if meta is None or chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None \
+            or chunk.file_path is not None:
         raise Unreadable("an encrypted or external column chunk")
-    return chunk, meta
+    if any(value is None for value in (meta.type, meta.encodings, meta.path_in_schema, meta.codec, meta.num_values,
+                                       meta.total_compressed_size, meta.data_page_offset)):
+        raise Unreadable("a column chunk without its required fields")
+    return row_group, chunk, meta
 
 
-def _page_table(fd: int, group: Tree, leaf: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    chunk, meta = _chunk_meta(group, leaf)
-    index_at, index_length = _value(chunk, CHUNK_OFFSET_INDEX_OFFSET), _value(chunk, CHUNK_OFFSET_INDEX_LENGTH)
+def _page_table(fd: int, footer: PagedFooter, group: int, leaf: int) -> PageTable:
+    row_group, chunk, meta = _chunk(footer, group, leaf)
+    rows = row_group.num_rows
+    data_at, dictionary_at = meta.data_page_offset, meta.dictionary_page_offset
+    start = dictionary_at if dictionary_at is not None and 0 < dictionary_at < data_at else data_at
+    end = start + meta.total_compressed_size
+    if not FIRST_PAGE_AT <= start <= data_at < end <= footer.pages_end:
+        raise Unreadable("a column chunk outside the file's pages")
+    if meta.num_values != rows:
+        raise Unreadable("a column chunk with another number of values than rows (not flat)")
+    index_at, index_length = chunk.offset_index_offset, chunk.offset_index_length
     if index_at is None or not index_length:
         raise Unreadable("no offset index")
-    locations = _value(decode(os.pread(fd, index_length, index_at)), LOCATIONS, (TType.STRUCT, []))[1]
-    offsets = np.array([_value(p, PAGE_OFFSET, -1) for p in locations], dtype=np.int64)
-    sizes = np.array([_value(p, PAGE_COMPRESSED_SIZE, -1) for p in locations], dtype=np.int64)
-    firsts = np.array([_value(p, PAGE_FIRST_ROW) for p in locations] + [_value(group, GROUP_NUM_ROWS)],
-                      dtype=np.int64)
-    if not len(offsets) or offsets[0] != _value(meta, META_DATA_PAGE_OFFSET) or firsts[0] != 0 \
-            or np.any(np.diff(firsts) <= 0) or np.any(sizes <= 0) or np.any(offsets[:-1] + sizes[:-1] != offsets[1:]):
+    if not (FIRST_PAGE_AT <= index_at and 0 < index_length <= footer.pages_end - index_at):
+        raise Unreadable("an offset index outside the file")
+    # each page holds a row at least: an index longer than a row each can make, or a list of more entries
+    # (refused from its declared length), is not one of this group
+    if index_length > INDEX_FRAMING + LOCATION_BYTES * rows:
+        raise Unreadable(f"an offset index of {index_length} bytes for {rows} rows")
+    index, _ = decode(OffsetIndex, _read_exactly(fd, index_at, index_length), limit=rows)
+    locations = index.page_locations or []
+    fields = [(p.offset, p.compressed_page_size, p.first_row_index) for p in locations]
+    if not fields or any(None in page for page in fields):
+        raise Unreadable("an offset index without its page locations")
+    offsets, sizes, firsts = (np.array(column, dtype=np.int64) for column in zip(*fields, strict=True))
+    firsts = np.append(firsts, rows)
+    inside = (firsts[:-1] >= 0) & (firsts[:-1] < rows)  # (so that no difference below overflows)
+    if offsets[0] != data_at or firsts[0] != 0 or not inside.all() or np.any(np.diff(firsts) <= 0) \
+            or np.any(sizes <= 0) or np.any(offsets[:-1] + sizes[:-1] != offsets[1:]) \
+            or offsets[-1] + sizes[-1] > end:
         raise Unreadable("the offset index does not describe the chunk's pages back to back")
-    return offsets, sizes, firsts
+    return PageTable(offsets, sizes, firsts, (start, data_at - start) if start < data_at else None)
+
+
+def _checked_pages(fd: int, table: PageTable) -> np.ndarray:
+    """Whether each page is dictionary-encoded; Unreadable where a header is not what the table says."""
+    if table.dictionary is not None:
+        header = _page_header(fd, *table.dictionary)
+        if header.type != DICTIONARY_PAGE or header.dictionary_page_header is None:
+            raise Unreadable("the chunk's dictionary page is not one")
+    offsets, sizes, firsts = table.offsets, table.sizes, table.firsts
+    return np.array([_checked_data_page(fd, int(offsets[i]), int(sizes[i]), int(firsts[i + 1] - firsts[i]), i)
+                     for i in range(len(offsets))])
+
+
+def _checked_data_page(fd: int, at: int, size: int, rows: int, number: int) -> bool:
+    """Is the page at ``at`` a data page of ``size`` bytes and ``rows`` rows, as the offset index says?
+    (Unreadable if not.) Returns whether it is dictionary-encoded."""
+    header = _page_header(fd, at, size)
+    v1, v2 = header.data_page_header, header.data_page_header_v2
+    if header.type == DATA_PAGE and v1 is not None:
+        counts, encoding = (v1.num_values, v1.num_values), v1.encoding
+    elif header.type == DATA_PAGE_V2 and v2 is not None:
+        counts, encoding = (v2.num_rows, v2.num_values), v2.encoding
+    else:
+        raise Unreadable(f"page {number} of the offset index is not a data page")
+    if counts != (rows, rows):
+        raise Unreadable(f"page {number} holds {counts[0]} rows ({counts[1]} values); its offset index says {rows}")
+    return encoding is None or encoding in DICTIONARY_ENCODINGS
+
+
+def _page_header(fd: int, at: int, size: int) -> PageHeader:
+    """The header of the page of ``size`` bytes at ``at``, which must end where the page's data makes it end."""
+    length = min(size, HEADER_BYTES)
+    while True:
+        try:
+            header, taken = decode(PageHeader, _read_exactly(fd, at, length), limit=length)
+            break
+        except Unreadable:
+            if length == size:
+                raise
+            length = min(size, 16 * length)  # (a header with long statistics)
+    if header.compressed_page_size is None or taken + header.compressed_page_size != size:
+        raise Unreadable(f"the page at {at} is not {size} bytes long, as the offset index says")
+    return header
 
 
 def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.ndarray) -> pa.Array | None:
-    offsets, sizes, firsts = footer.pages(fd, group, leaf)
+    table = footer.pages(fd, group, leaf)
+    offsets, sizes, firsts = table.offsets, table.sizes, table.firsts
+    if not len(rows) or rows[0] < 0 or rows[-1] >= firsts[-1]:
+        raise Unreadable(f"rows outside row group {group}")
     pages = np.searchsorted(firsts, rows, side="right") - 1
     wanted = np.unique(pages)
     if int(sizes[wanted].sum()) > WHOLE_SHARE * int(sizes.sum()):
         return None
-    _, meta = _chunk_meta(footer.row_groups[group], leaf)
     page_runs = np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1)  # adjacent pages, read at once
-    runs = [os.pread(fd, int(offsets[run[-1]] + sizes[run[-1]] - offsets[run[0]]), int(offsets[run[0]]))
-            for run in page_runs]
-    data_at, dictionary_at = _value(meta, META_DATA_PAGE_OFFSET), _value(meta, META_DICTIONARY_PAGE_OFFSET)
-    prefix = b""
-    if dictionary_at and dictionary_at < data_at and _needs_dictionary(runs, page_runs, offsets, sizes):
-        prefix = os.pread(fd, data_at - dictionary_at, dictionary_at)
+    prefix = _dictionary_page(fd, table, footer.dictionary_encoded(fd, group, leaf)[wanted])
     # one row group: the dictionary page where a copied page refers to it, then the wanted pages one after
     # another (each page stands alone)
     out = bytearray(b"PAR1")
     out += prefix
     pages_at = len(out)
-    for run in runs:
-        out += run
+    for run in page_runs:
+        out += _read_exactly(fd, int(offsets[run[0]]), int(offsets[run[-1]] + sizes[run[-1]] - offsets[run[0]]))
     counts = firsts[wanted + 1] - firsts[wanted]
     bases = np.concatenate(([0], np.cumsum(counts)[:-1]))  # where each wanted page's rows start in the copy
     positions = bases[np.searchsorted(wanted, pages)] + rows - firsts[pages]
     base = int(counts.sum())
-    groups = [_span_group(meta, 4, 4 if prefix else None, pages_at, len(out) - 4, base)]
-    schema = _value(footer.tree, FILE_SCHEMA)[1]
-    root = {**schema[0], SCHEMA_NUM_CHILDREN: (TType.I32, 1)}
-    tree: Tree = {FILE_VERSION: footer.tree[FILE_VERSION],
-                  FILE_SCHEMA: (TType.LIST, (TType.STRUCT, [root, schema[1 + leaf]])),
-                  FILE_NUM_ROWS: (TType.I64, base),
-                  FILE_ROW_GROUPS: (TType.LIST, (TType.STRUCT, groups))}
-    if FILE_CREATED_BY in footer.tree:  # readers work around known writer bugs by it
-        tree[FILE_CREATED_BY] = footer.tree[FILE_CREATED_BY]
-    orders = _value(footer.tree, FILE_COLUMN_ORDERS)
-    if orders is not None:
-        tree[FILE_COLUMN_ORDERS] = (TType.LIST, (orders[0], [orders[1][leaf]]))
-    tail = encode(tree)
+    tail = encode(_copy_footer(footer, group, leaf, pages_at, len(out) - FIRST_PAGE_AT, base, bool(prefix)))
     out += tail + len(tail).to_bytes(4, "little") + b"PAR1"
     try:
-        column = pq.ParquetFile(pa.BufferReader(bytes(out))).read(use_threads=False).column(0)
+        column = pq.ParquetFile(pa.BufferReader(pa.py_buffer(out))).read(use_threads=False).column(0)
     except (pa.ArrowException, OSError, ValueError) as err:
         raise Unreadable(f"pyarrow cannot read the copied pages: {err}") from None
     if len(column) != base:
@@ -263,32 +317,39 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     return column.take(pa.array(positions)).combine_chunks()
 
 
-def _needs_dictionary(runs: list[bytes], page_runs: list[np.ndarray], offsets: np.ndarray,
-                      sizes: np.ndarray) -> bool:
-    """Is any of the copied pages dictionary-encoded? A writer whose dictionary grew too large goes on in
-    PLAIN (parquet-mr and arrow-rs after 1 MiB of dictionary): those pages decode without the dictionary
-    page, which would otherwise be decoded whole (128k values of a BIGINT) for each read of a few rows."""
-    for run, pages in zip(runs, page_runs, strict=True):
-        for page in pages:
-            start = int(offsets[page] - offsets[pages[0]])
-            header = decode(run[start:start + int(sizes[page])])
-            v1, v2 = _value(header, HEADER_DATA_PAGE), _value(header, HEADER_DATA_PAGE_V2)
-            encoding = _value(v1, DATA_PAGE_ENCODING) if v1 is not None else \
-                _value(v2, DATA_PAGE_V2_ENCODING) if v2 is not None else None
-            if encoding is None or encoding in DICTIONARY_ENCODINGS:
-                return True
-    return False
+def _dictionary_page(fd: int, table: PageTable, dictionary_encoded: np.ndarray) -> bytes:
+    """The chunk's dictionary page where a wanted page is dictionary-encoded (else nothing). A writer whose
+    dictionary grew too large goes on in PLAIN (parquet-mr and arrow-rs after 1 MiB of dictionary): those
+    pages decode without the dictionary page, which would otherwise be decoded whole (128k values of a
+    BIGINT) for each read of a few rows."""
+    if table.dictionary is None or not dictionary_encoded.any():
+        return b""
+    return _read_exactly(fd, *table.dictionary)
 
 
-def _span_group(meta: Tree, start: int, dictionary_at: int | None, pages_at: int, size: int,
-                rows: int) -> Tree:
-    """The row group of the copied pages (after a copy of the dictionary page)."""
-    kept = {field: meta[field] for field in META_KEPT if field in meta}
-    kept.update({META_NUM_VALUES: (TType.I64, rows), META_TOTAL_COMPRESSED_SIZE: (TType.I64, size),
-                 META_DATA_PAGE_OFFSET: (TType.I64, pages_at)})
-    if dictionary_at is not None:
-        kept[META_DICTIONARY_PAGE_OFFSET] = (TType.I64, dictionary_at)
-    column = {CHUNK_FILE_OFFSET: (TType.I64, start), CHUNK_META_DATA: (TType.STRUCT, kept)}
-    return {GROUP_COLUMNS: (TType.LIST, (TType.STRUCT, [column])), GROUP_TOTAL_BYTE_SIZE: (TType.I64, size),
-            GROUP_NUM_ROWS: (TType.I64, rows), GROUP_FILE_OFFSET: (TType.I64, start),
-            GROUP_TOTAL_COMPRESSED_SIZE: (TType.I64, size)}
+def _copy_footer(footer: PagedFooter, group: int, leaf: int, pages_at: int, size: int, rows: int,
+                 with_dictionary: bool) -> FileMetaData:
+    """The footer of a copy of a column's pages (after a copy of its dictionary page): the column's schema
+    element and column order as the file holds them, one row group of ``rows`` rows."""
+    meta = _chunk(footer, group, leaf)[2]
+    copied = ColumnMetaData(type=meta.type, encodings=meta.encodings, path_in_schema=meta.path_in_schema,
+                            codec=meta.codec, num_values=rows,
+                            total_uncompressed_size=meta.total_uncompressed_size,  # (an upper bound)
+                            total_compressed_size=size, data_page_offset=pages_at,
+                            dictionary_page_offset=FIRST_PAGE_AT if with_dictionary else None)
+    chunk = ColumnChunk(file_offset=FIRST_PAGE_AT, meta_data=copied)
+    row_group = RowGroup(columns=[chunk], total_byte_size=size, num_rows=rows, file_offset=FIRST_PAGE_AT,
+                         total_compressed_size=size)
+    schema = footer.meta.schema
+    orders = footer.meta.column_orders
+    if orders is not None and len(orders) != len(footer.leaves):
+        raise Unreadable("column orders not one for each column")
+    return FileMetaData(version=footer.meta.version, schema=[_replaced(schema[0], num_children=1), schema[1 + leaf]],
+                        num_rows=rows, row_groups=[row_group],
+                        created_by=footer.meta.created_by,  # (readers work around known writer bugs by it)
+                        column_orders=None if orders is None else [orders[leaf]])
+
+
+def _replaced(value: Any, **changes: Any) -> Any:
+    """A copy of a generated Thrift struct with ``changes``."""
+    return type(value)(**{**{name: getattr(value, name) for name in value.__slots__}, **changes})

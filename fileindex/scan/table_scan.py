@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 
-from fileindex.errors import UsageError
+from fileindex.errors import UsageError, resource_errors
 from fileindex.indexes.result import Rows
 from fileindex.parallel import threads
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 class TableScan:
     """A scan of one snapshot of a table; planned once, on first use, and read as often as asked."""
 
+    @resource_errors  # (here, plan and _batches: where the public API is entered and left)
     def __init__(self, table: PaimonTable, where: str | Predicate | None = None,
                  columns: Sequence[str] | None = None, limit: int | None = None):
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
@@ -75,6 +76,7 @@ class TableScan:
 
     # -- planning -------------------------------------------------------------------------------------
 
+    @resource_errors
     def plan(self) -> list[FileRead]:
         """Every live data file, each with what is read of it and why (skipped files too)."""
         if self._planned is None:
@@ -177,6 +179,7 @@ class TableScan:
             return self.predicate
         return and_(*([self.predicate] if self.predicate is not None else []), *pushed)
 
+    @resource_errors
     def _batches(self) -> Iterator[pa.RecordBatch]:
         left = self.limit
         if left == 0:

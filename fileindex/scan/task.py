@@ -51,7 +51,8 @@ class DataFileTask:
         allowed external root), a plain file as given (a regular file)."""
         if self.table is None:
             return DataFileReader(self.path)
-        return DataFileReader(self.table.store.open_data(self.table_entry(), self.table.schema))
+        entry = self.table_entry()
+        return DataFileReader(self.table.store.open_data(entry, self.table.schema), expected_rows=entry.row_count)
 
     def sidecar_path(self) -> Path:
         """Where a built index of a plain data file goes (and is looked for)."""

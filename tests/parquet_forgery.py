@@ -1,0 +1,65 @@
+"""Parquet files whose offset indexes lie, for the tests of page reads (``fileindex.arrow.parquet_pages``).
+
+The footer is decoded with the classes page reads use, each column chunk's offset index replaced by the one
+an edit makes (appended after the pages), and the footer written back: what those classes do not declare
+(statistics, key-value metadata, the column indexes' places) is left out, so compare a forged file's page
+reads with pyarrow's whole reads of the same forged file.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from fileindex.arrow.parquet_pages import decode, encode
+from fileindex.generated.parquet_thrift.ttypes import FileMetaData, OffsetIndex, PageLocation
+
+Edit = Callable[[int, int, list[PageLocation]], list[PageLocation] | None]
+
+
+def footer_of(data: bytes) -> tuple[FileMetaData, int]:
+    """A Parquet file's footer decoded, and where it starts."""
+    length = int.from_bytes(data[-8:-4], "little")
+    return decode(FileMetaData, data[-8 - length:-8], length)[0], len(data) - 8 - length
+
+
+def locations(data: bytes, group: int, leaf: int) -> list[PageLocation]:
+    chunk = footer_of(data)[0].row_groups[group].columns[leaf]
+    index = data[chunk.offset_index_offset:chunk.offset_index_offset + chunk.offset_index_length]
+    return decode(OffsetIndex, index, len(index))[0].page_locations
+
+
+def with_offset_indexes(path: Path, edit: Edit) -> None:
+    """``path`` rewritten with each column chunk's page locations replaced by ``edit(group, leaf, locations)``
+    (None: the offset index left as it is)."""
+    data = path.read_bytes()
+    meta, footer_at = footer_of(data)
+    body = bytearray(data[:footer_at])
+    for group, row_group in enumerate(meta.row_groups):
+        for leaf, chunk in enumerate(row_group.columns):
+            pages = edit(group, leaf, locations(data, group, leaf))
+            if pages is None:
+                continue
+            index = encode(OffsetIndex(page_locations=pages))
+            chunk.offset_index_offset, chunk.offset_index_length = len(body), len(index)
+            body += index
+    footer = encode(meta)
+    path.write_bytes(bytes(body) + footer + len(footer).to_bytes(4, "little") + b"PAR1")
+
+
+def with_footer(path: Path, edit: Callable[[FileMetaData], None]) -> None:
+    """``path`` rewritten with its footer changed in place by ``edit``."""
+    data = path.read_bytes()
+    meta, footer_at = footer_of(data)
+    edit(meta)
+    footer = encode(meta)
+    path.write_bytes(data[:footer_at] + footer + len(footer).to_bytes(4, "little") + b"PAR1")
+
+
+def raw_offset_index(path: Path, group: int, leaf: int, index: bytes) -> None:
+    """``path`` rewritten with one chunk's offset index replaced by ``index`` as given (bytes, undecoded)."""
+    data = path.read_bytes()
+    meta, footer_at = footer_of(data)
+    chunk = meta.row_groups[group].columns[leaf]
+    chunk.offset_index_offset, chunk.offset_index_length = footer_at, len(index)
+    footer = encode(meta)
+    path.write_bytes(data[:footer_at] + index + footer + len(footer).to_bytes(4, "little") + b"PAR1")

@@ -1,0 +1,107 @@
+"""Data files that lie never change an answer: an offset index that does not describe its pages is not read from,
+a data file holding another number of rows than its manifest says is a one-line data-file error (exit 3), and a
+MemoryError or RecursionError leaves the Python API as the project's typed error."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hostile import fileindex, refused
+from parquet_forgery import with_offset_indexes
+from table_edits import copy_table, data_manifests, edit_rows
+
+from fileindex.arrow import data_files
+from fileindex.arrow.data_files import DataFileError
+from fileindex.errors import ResourceError
+from fileindex import PaimonTable
+
+DATA = "bucket-0/data-54b396b6-df2d-4c6a-a0ae-b6a5afb612d7-0.parquet"  # 8 rows: f0 'Alice', 'Bob', 'Emily', ...
+
+
+def with_data_file(root: Path, table) -> Path:
+    """The table's data file rewritten with ``table``'s rows (Java's field ids kept) in pages of two rows, with
+    page indexes; its manifest entry's size follows."""
+    path = root / DATA
+    pq.write_table(table, path, data_page_size=1, write_batch_size=2, write_page_index=True)
+
+    def resize(rows):
+        for row in rows:
+            row["_FILE"]["_FILE_SIZE"] = path.stat().st_size
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, resize)
+    return path
+
+
+@pytest.fixture
+def table(tmp_path) -> Path:
+    root = copy_table("parquet", "append_with_bitmap", tmp_path)
+    with_data_file(root, pq.read_table(root / DATA))
+    return root
+
+
+def rows_printed(root: Path, where: str) -> list[dict]:
+    done = fileindex("read", root, "--where", where, "--json")
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("leaves", [{1}, {0, 1, 2, 3}], ids=["one column", "every column"])
+def test_a_lying_offset_index_does_not_change_the_rows_read_prints(table, leaves):
+    """Two pages said to start a row early: the bitmap keeps row 4 (Lucy), which the lie puts on the page after;
+    read from there, one column of the row (or all) came from another row."""
+    assert rows_printed(table, "f0 = 'Lucy'") == [{"f0": "Lucy", "f1": 20, "f2": 1, "f3": 15.1}]
+
+    def early(group, leaf, pages):
+        if leaf not in leaves:
+            return None
+        for page in pages[2:4]:
+            page.first_row_index -= 1
+        return pages
+
+    with_offset_indexes(table / DATA, early)
+    assert rows_printed(table, "f0 = 'Lucy'") == [{"f0": "Lucy", "f1": 20, "f2": 1, "f3": 15.1}]
+    assert rows_printed(table, "f0 = 'Tony'") == [{"f0": "Tony", "f1": 10, "f2": 0, "f3": 14.1},
+                                                  {"f0": "Tony", "f1": 20, "f2": 0, "f3": 17.1}]
+
+
+def test_a_data_file_shorter_than_its_manifest_says_is_a_data_file_error(table):
+    """The manifest says 8 rows and the bitmap keeps rows 3 and 6 (Tony); the file holds 4 (an IndexError
+    traceback, exit 1, before)."""
+    with_data_file(table, pq.read_table(table / DATA).slice(0, 4))
+    for where in ("f0 = 'Tony'", "f1 = 10"):
+        refused(fileindex("read", table, "--where", where), DATA, "holds 4 rows", "manifest says 8")
+    data_files.FOOTERS.clear()
+    with pytest.raises(DataFileError, match="holds 4 rows where the table's manifest says 8"):
+        PaimonTable(table).scan().to_arrow()
+
+
+def test_a_data_file_longer_than_its_manifest_says_is_a_data_file_error(table):
+    rows = pq.read_table(table / DATA)
+    with_data_file(table, pa.concat_tables([rows, rows]))
+    refused(fileindex("read", table), DATA, "holds 16 rows", "manifest says 8")
+
+
+def test_recursion_leaves_the_python_api_as_a_typed_error(table):
+    """A predicate nested 5,000 deep: a RecursionError from the parser, and from the scan before."""
+    deep = "(" * 5000 + "f1 = 10" + ")" * 5000
+    with pytest.raises(ResourceError, match="nested deeper"):
+        PaimonTable(table).scan(deep).to_arrow()
+    refused(fileindex("read", table, "--where", deep), "nested deeper")
+
+
+@pytest.mark.parametrize("call", ["to_arrow", "to_pandas", "explain"])
+def test_running_out_of_memory_leaves_the_python_api_as_a_typed_error(table, monkeypatch, call):
+    """(The reader and the planner made to run out of memory: what a hostile file would make them do.)"""
+    def exhausted(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(data_files.DataFileReader, "read_rows", exhausted)
+    monkeypatch.setattr(data_files.DataFileReader, "read", exhausted)
+    if call == "explain":
+        monkeypatch.setattr(PaimonTable, "verdict", exhausted)
+    with pytest.raises(ResourceError, match="ran out of memory"):
+        getattr(PaimonTable(table).scan("f0 = 'Lucy'"), call)()
