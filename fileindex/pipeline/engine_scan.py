@@ -1,0 +1,116 @@
+"""A table scan read for an engine that pushes its filter, projection and row limit into it: Polars' IO plugin
+(``TableScan.to_polars``) and DuckDB's Arrow scan (``TableScan.to_duckdb``, :mod:`.duckdb_source`).
+
+What the engine's filter lets the scan prune with (:mod:`.pushdown`, a predicate that holds wherever the
+filter is TRUE) is added to the scan's own predicate: files and rows are pruned by both, as ``where`` prunes,
+and the rows read are filtered exactly by both. A scan whose rows are limited (its ``limit``, or the engine's
+row limit, which counts rows before the engine's filter) is the first rows of the scan, then the filter: the
+window of those rows is found file by file (by the plan's row counts; a scan with a predicate reads that
+predicate's columns to find its rows), and only the rows of the window the pushed predicate may keep are read.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import pyarrow as pa
+
+from fileindex.indexes import roaring
+from fileindex.indexes.result import SKIP, Rows
+from fileindex.pipeline.funnel import Explain, FileRead
+from fileindex.pipeline.pushdown import ALL_ROWS, NO_ROWS, Bound, Selection
+from fileindex.pipeline.scan import evaluate_file, read_candidates, selection
+from fileindex.pipeline.truth import filtered, matches, source_columns
+from fileindex.predicate.tree import Predicate, and_
+from fileindex.types import DataType
+
+
+class Scan(Protocol):
+    """What this module asks of a ``TableScan``."""
+
+    table: Any
+    predicate: Predicate | None
+    types: dict[str, DataType]
+    columns: list[str]
+    schema: pa.Schema
+    read_schema: pa.Schema
+    limit: int | None
+
+    def plan(self) -> list[FileRead]: ...
+
+    def explain(self) -> Explain: ...
+
+    def narrowed(self, predicate: Predicate | None, columns: Sequence[str], limit: int | None) -> Scan: ...
+
+    def _batches(self) -> Iterator[pa.RecordBatch]: ...
+
+    def __arrow_c_stream__(self, requested_schema=None) -> Any: ...
+
+
+def engine_batches(scan: Scan, pushed: Selection, columns: Sequence[str],
+                   limit: int | None) -> Iterator[pa.RecordBatch]:
+    """The scan's ``columns``, its first ``limit`` rows if given (the scan's own limit applies too), leaving out
+    rows where ``pushed`` does not hold."""
+    limit = _least(scan.limit, limit)
+    if pushed is NO_ROWS or limit == 0:
+        return
+    if pushed is ALL_ROWS:
+        yield from scan.narrowed(scan.predicate, columns, limit)._batches()
+        return
+    assert not isinstance(pushed, Bound)
+    if limit is None:
+        combined = pushed if scan.predicate is None else and_(scan.predicate, pushed)
+        yield from scan.narrowed(combined, columns, None)._batches()
+    elif scan.table.data_evolution:  # (a group's rows come from several files: no window, the engine filters)
+        yield from scan.narrowed(scan.predicate, columns, limit)._batches()
+    else:
+        yield from _window(scan, pushed, columns, limit)
+
+
+def _window(scan: Scan, pushed: Predicate, columns: Sequence[str], limit: int) -> Iterator[pa.RecordBatch]:
+    combined = pushed if scan.predicate is None else and_(scan.predicate, pushed)
+    schema = scan.narrowed(combined, columns, None).read_schema
+    left = limit
+    for item in scan.plan():
+        if left == 0:
+            return
+        if item.read not in ("all", "rows"):
+            continue
+        assert item.task is not None and item.verdict is not None  # (a read file has both)
+        window = _scan_rows(scan, item)[:left]
+        left -= len(window)
+        verdict = evaluate_file(item.task, combined)
+        if verdict.result is SKIP or not len(window):
+            continue
+        if isinstance(verdict.result, Rows):
+            window = window[np.isin(window, roaring.rows_array(verdict.result.bitmap), assume_unique=True)]
+        if len(window):
+            table = filtered(read_candidates(item.task, window, schema), combined, scan.types)
+            yield from table.select(list(columns)).to_batches()
+
+
+def _scan_rows(scan: Scan, item: FileRead) -> np.ndarray:
+    """The positions of the file's rows the scan gives, ascending."""
+    assert item.task is not None and item.verdict is not None
+    rows = selection(item.verdict, item.task.deleted_rows())
+    if rows is None:
+        rows = np.arange(item.verdict.row_count, dtype=np.int64)
+    if scan.predicate is None:
+        return rows
+    wanted = pa.schema([scan.read_schema.field(name) for name in source_columns(scan.predicate)])
+    probe = read_candidates(item.task, rows, wanted)
+    return rows[matches(probe, scan.predicate, scan.types)]
+
+
+def _least(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def funnel_line(explain: Explain) -> str:
+    """The funnel on one line (Polars' ``explain_detail``)."""
+    stages = [f"{s.name} {s.files_before:,}->{s.files_after:,} files, {s.rows_before:,}->{s.rows_after:,} rows"
+              for s in explain.stages]
+    where = f" where {explain.where}" if explain.where else ""
+    return f"snapshot {explain.snapshot}{where}: " + ("; ".join(stages) or "no data files")
+
