@@ -77,3 +77,19 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "spark" in Path(str(item.fspath)).parent.parts[-1:]:
             item.add_marker(pytest.mark.spark)
+
+
+@pytest.fixture
+def opened_files(monkeypatch) -> list[str]:
+    """The data files opened (a DataFileReader made) while the test runs."""
+    opened: list[str] = []
+    from fileindex.arrow import data_files
+
+    original = data_files.DataFileReader.__init__
+
+    def counting(self, source, *args, **kwargs):
+        opened.append(str(source))
+        original(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
+    return opened

@@ -98,7 +98,8 @@ def _scan_rows(scan: Scan, item: FileRead) -> np.ndarray:
         rows = np.arange(item.verdict.row_count, dtype=np.int64)
     if scan.predicate is None:
         return rows
-    wanted = pa.schema([scan.read_schema.field(name) for name in source_columns(scan.predicate)])
+    names = source_columns(scan.predicate, scan.read_schema.names)
+    wanted = pa.schema([scan.read_schema.field(name) for name in names])
     probe = read_candidates(item.task, rows, wanted)
     return rows[matches(probe, scan.predicate, scan.types)]
 

@@ -39,7 +39,7 @@ class _AllNull(Exception):
 
 
 def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf:
-    name, key = split_column(leaf.column)
+    name, key = (leaf.column, None) if leaf.column in table.by_name() else split_column(leaf.column)
     table_field = table.by_name().get(name)
     if table_field is None:
         raise _Unusable
