@@ -55,21 +55,24 @@ def engine_batches(scan: Scan, pushed: Selection, columns: Sequence[str],
     limit = _least(scan.limit, limit)
     if pushed is NO_ROWS or limit == 0:
         return
-    if pushed is ALL_ROWS:
-        yield from scan.narrowed(scan.predicate, columns, limit)._batches()
-        return
-    assert not isinstance(pushed, Bound)
+    predicate = None if pushed is ALL_ROWS else pushed
+    assert not isinstance(predicate, Bound)
     if limit is None:
-        combined = pushed if scan.predicate is None else and_(scan.predicate, pushed)
-        yield from scan.narrowed(combined, columns, None)._batches()
+        yield from scan.narrowed(_both(scan.predicate, predicate), columns, None)._batches()
     elif scan.table.data_evolution:  # (a group's rows come from several files: no window, the engine filters)
         yield from scan.narrowed(scan.predicate, columns, limit)._batches()
     else:
-        yield from _window(scan, pushed, columns, limit)
+        yield from _window(scan, predicate, columns, limit)
 
 
-def _window(scan: Scan, pushed: Predicate, columns: Sequence[str], limit: int) -> Iterator[pa.RecordBatch]:
-    combined = pushed if scan.predicate is None else and_(scan.predicate, pushed)
+def _both(a: Predicate | None, b: Predicate | None) -> Predicate | None:
+    return a if b is None else b if a is None else and_(a, b)
+
+
+def _window(scan: Scan, pushed: Predicate | None, columns: Sequence[str], limit: int) -> Iterator[pa.RecordBatch]:
+    """The scan's first ``limit`` rows, file after file (only the files that hold them are opened), those
+    ``pushed`` may keep."""
+    combined = _both(scan.predicate, pushed)
     schema = scan.narrowed(combined, columns, None).read_schema
     left = limit
     for item in scan.plan():
@@ -80,13 +83,16 @@ def _window(scan: Scan, pushed: Predicate, columns: Sequence[str], limit: int) -
         assert item.task is not None and item.verdict is not None  # (a read file has both)
         window = _scan_rows(scan, item)[:left]
         left -= len(window)
-        verdict = evaluate_file(item.task, combined)
-        if verdict.result is SKIP or not len(window):
-            continue
-        if isinstance(verdict.result, Rows):
-            window = window[np.isin(window, roaring.rows_array(verdict.result.bitmap), assume_unique=True)]
+        if pushed is not None and len(window):
+            result = evaluate_file(item.task, combined).result if combined is not None else None
+            if result is SKIP:
+                continue
+            if isinstance(result, Rows):
+                window = window[np.isin(window, roaring.rows_array(result.bitmap), assume_unique=True)]
         if len(window):
-            table = filtered(read_candidates(item.task, window, schema), combined, scan.types)
+            table = read_candidates(item.task, window, schema)
+            if pushed is not None and combined is not None:
+                table = filtered(table, combined, scan.types)
             yield from table.select(list(columns)).to_batches()
 
 

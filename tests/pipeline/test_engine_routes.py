@@ -147,11 +147,16 @@ def keys(table: pa.Table) -> list[str]:
     return sorted(row_key(r) for r in table.to_pylist())
 
 
-def opened_by(opened: list[str], run) -> list[str]:
-    """The data files ``run`` opens (each once: a read may open a file twice, for the predicate's columns first)."""
+def reading(opened: list[str], run) -> tuple[list[str], object]:
+    """The data files ``run()`` opens (each once: a read may open a file twice, for the predicate's columns
+    first), and what it returns."""
     opened.clear()
-    run()
-    return sorted(set(opened))
+    result = run()
+    return sorted(set(opened)), result
+
+
+def opened_by(opened: list[str], run) -> list[str]:
+    return reading(opened, run)[0]
 
 
 # -- drawn predicates on every shared table ------------------------------------------------------------------------
@@ -167,9 +172,8 @@ def test_engines_answer_as_over_a_plain_read_and_prune_as_where(subjects, opened
     expression, sql = as_polars(predicate, subject.types), as_sql(predicate, subject.types)
     if expression is not None:
         truth = keys(pl.from_arrow(subject.rows).filter(expression).to_arrow())
-        lazy, frames = table.scan().to_polars(), []
-        got = opened_by(opened_files, lambda: frames.append(lazy.filter(expression).collect()))
-        assert keys(frames[0].to_arrow()) == truth, f"Polars {expression} (where {where})"
+        got, frame = reading(opened_files, table.scan().to_polars().filter(expression).collect)
+        assert keys(frame.to_arrow()) == truth, f"Polars {expression} (where {where})"
         if polars_pushdown(expression, subject.types).true == predicate:  # the same predicate: the same files
             assert got == opened_by(opened_files, lambda: table.scan(predicate).to_arrow()), where
     if sql is not None:
@@ -205,16 +209,26 @@ def test_polars_and_duckdb_open_the_files_where_opens(opened_files, where, expre
     table = PaimonTable(ALTERED)
     truth = table.scan(where).to_arrow()
     expected = opened_by(opened_files, lambda: table.scan(where).to_arrow())
-    lazy = table.scan().to_polars()
-    polars_rows = []
-    assert opened_by(opened_files, lambda: polars_rows.append(lazy.filter(expression).collect())) == expected
-    assert keys(polars_rows[0].to_arrow()) == keys(truth)
+    files, frame = reading(opened_files, table.scan().to_polars().filter(expression).collect)
+    assert files == expected
+    assert keys(frame.to_arrow()) == keys(truth)
     connection = duckdb.connect()
     table.scan().to_duckdb(connection, name="orders")
-    duck_rows = []
-    assert opened_by(opened_files, lambda: duck_rows.append(connection.sql(f"SELECT * FROM orders WHERE {sql}")
-                                                            .to_arrow_table())) == expected, sql
-    assert keys(duck_rows[0]) == keys(truth)
+    files, result = reading(opened_files, connection.sql(f"SELECT * FROM orders WHERE {sql}").to_arrow_table)
+    assert files == expected, sql
+    assert keys(result) == keys(truth)
+
+
+def test_duckdb_over_the_polars_frame_prunes_through_polars(opened_files):
+    """The public route: DuckDB pushes its WHERE into a LazyFrame (IN as a null-guarded ``is_in``), which prunes."""
+    table = PaimonTable(ALTERED)
+    connection = duckdb.connect()
+    connection.from_arrow(table.scan().to_polars()).create_view("lazy")
+    for where in ("f4 IN ('David', 'nobody')", "f4 = 'nobody' OR f5 = 999", "f5 BETWEEN 100 AND 100"):
+        expected = opened_by(opened_files, table.scan(where).to_arrow)
+        files, result = reading(opened_files, connection.sql(f"SELECT * FROM lazy WHERE {where}").to_arrow_table)
+        assert files == expected, where
+        assert keys(result) == keys(table.scan(where).to_arrow())
 
 
 def test_duckdb_reads_only_the_columns_a_query_needs(monkeypatch):
