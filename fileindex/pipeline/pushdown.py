@@ -50,23 +50,21 @@ Selection = Predicate | Bound  # the rows a predicate holds on, or all of them, 
 
 
 def _and(a: Selection, b: Selection) -> Selection:
-    if a is NO_ROWS or b is NO_ROWS:
-        return NO_ROWS
-    if a is ALL_ROWS:
-        return b
-    if b is ALL_ROWS:
-        return a
-    return and_(a, b)  # type: ignore[arg-type]  # (neither is a bound now)
+    return _joined(and_, a, b, absorbing=NO_ROWS, neutral=ALL_ROWS)
 
 
 def _or(a: Selection, b: Selection) -> Selection:
-    if a is ALL_ROWS or b is ALL_ROWS:
-        return ALL_ROWS
-    if a is NO_ROWS:
+    return _joined(or_, a, b, absorbing=ALL_ROWS, neutral=NO_ROWS)
+
+
+def _joined(join, a: Selection, b: Selection, *, absorbing: Bound, neutral: Bound) -> Selection:
+    if a is absorbing or b is absorbing:
+        return absorbing
+    if a is neutral:
         return b
-    if b is NO_ROWS:
+    if b is neutral:
         return a
-    return or_(a, b)  # type: ignore[arg-type]
+    return join(a, b)
 
 
 @dataclass(frozen=True)

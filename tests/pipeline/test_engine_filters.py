@@ -356,3 +356,27 @@ def test_the_translation_is_json_safe_for_every_column_name():
         types = {name: parse_type("INT")}
         pushed = polars_pushdown(pl.col(name) == 3, types)
         assert [leaf.column for leaf in leaves(pushed.true)] == [name], json.dumps(name)
+
+
+def test_predicate_text_keeps_a_bracketed_column_a_column():
+    """``to_sql`` writes a column named ``br[0]`` as that column (quoted), a map key as a map key."""
+    from fileindex.predicate.parser import parse_predicate, to_sql
+
+    types = {"br[0]": parse_type("INT"), "m": parse_type("MAP<STRING, INT>"), "a`b": parse_type("STRING")}
+    for where, text in [("`br[0]` = 1", "`br[0]` = 1"), ("m['k'] = 2", "m['k'] = 2"), ("`a``b` = 'x'", "`a``b` = 'x'")]:
+        predicate = parse_predicate(where, types)
+        assert to_sql(predicate, types) == text
+        assert parse_predicate(to_sql(predicate, types), types) == predicate
+
+
+def test_a_null_in_an_sql_in_list_leaves_the_other_values_null(duck):
+    """SQL's ``i IN (1, NULL)`` is NULL, not FALSE, where i is not 1 (DuckDB folds such a list before offering it,
+    so the rule is checked here against DuckDB's own answers)."""
+    from fileindex.pipeline.pushdown import Value, member
+
+    connection, _ = duck
+    pushed = member("i", TYPES["i"], [Value("int", 1), None], "sql")
+    rows = lambda condition: np.isin(np.arange(ROWS), [r for (r,) in connection.sql(  # noqa: E731
+        f"SELECT _row FROM plain WHERE {condition}").fetchall()])
+    check(pushed, rows("i IN (1, NULL)"), rows("NOT (i IN (1, NULL))"), "i IN (1, NULL)")
+    assert pushed.exact and pushed.false is NO_ROWS
