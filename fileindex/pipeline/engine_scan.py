@@ -83,16 +83,17 @@ def _window(scan: Scan, pushed: Predicate | None, columns: Sequence[str], limit:
         assert item.task is not None and item.verdict is not None  # (a read file has both)
         window = _scan_rows(scan, item)[:left]
         left -= len(window)
-        if pushed is not None and len(window):
-            result = evaluate_file(item.task, combined).result if combined is not None else None
+        if pushed is not None and len(window):  # (the scan's own predicate holds on the window's rows)
+            result = evaluate_file(item.task, pushed).result
             if result is SKIP:
                 continue
             if isinstance(result, Rows):
                 window = window[np.isin(window, roaring.rows_array(result.bitmap), assume_unique=True)]
         if len(window):
-            table = read_candidates(item.task, window, schema)
-            if pushed is not None and combined is not None:
-                table = filtered(table, combined, scan.types)
+            whole = len(window) == item.verdict.row_count  # (every row of the file: read it, not a selection)
+            table = read_candidates(item.task, None if whole else window, schema)
+            if pushed is not None:
+                table = filtered(table, pushed, scan.types)
             yield from table.select(list(columns)).to_batches()
 
 
