@@ -333,3 +333,16 @@ def test_hostile_column_names_are_names_through_where_polars_and_duckdb(hostile_
         assert filtered.collect().height == expected, expression
         assert connection.sql(f"SELECT count(*) FROM hostile WHERE {sql}").fetchall() == [(expected,)], sql
     assert opened_by(opened_files, lambda: table.scan().to_polars().filter(pl.col(name) == "nomatch").collect()) == []
+
+
+def test_a_duckdb_without_the_source_protocol_reads_the_plain_stream(monkeypatch, opened_files):
+    """Where the installed DuckDB has no Arrow scan source to subclass, the relation is the scan's Arrow stream:
+    the same rows, every file read."""
+    from fileindex.pipeline import duckdb_source
+
+    monkeypatch.setattr(duckdb_source, "_source_class", lambda: None)
+    connection = duckdb.connect()
+    table = PaimonTable(ALTERED)
+    table.scan().to_duckdb(connection, name="orders")
+    files, rows = reading(opened_files, connection.sql("SELECT f4 FROM orders WHERE f4 = 'nobody'").fetchall)
+    assert rows == [] and len(files) == 2
