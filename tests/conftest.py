@@ -85,3 +85,17 @@ def manifest_rows(path: Path) -> list[dict]:
     from fileindex.table.store import TableStore
 
     return read_rows(TableStore(Path(path).parent.parent), Path(path))
+@pytest.fixture
+def opened_files(monkeypatch) -> list[str]:
+    """The data files opened (a DataFileReader made) while the test runs."""
+    opened: list[str] = []
+    from fileindex.arrow import data_files
+
+    original = data_files.DataFileReader.__init__
+
+    def counting(self, source, *args, **kwargs):
+        opened.append(getattr(source, "name", None) or str(source))  # (a file the store opened, or a path)
+        original(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
+    return opened

@@ -1,6 +1,7 @@
 """A live Java Paimon 0.9.0 (tests/java/PaimonOracle.java over the jar tools/fetch_java_oracle.py fetches)."""
 from __future__ import annotations
 
+import decimal
 import json
 import math
 from pathlib import Path
@@ -33,6 +34,8 @@ def to_json(value):
         return {"millis": value.millis, "nanos": value.nanos_of_milli}
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).hex()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
     raise TypeError(value)
 
 

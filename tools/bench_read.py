@@ -14,6 +14,12 @@ warm runs after one untimed run, each from opening the table to holding every
 result row in Arrow: this project's scan (a new PaimonTable each run); pypaimon-rust's SQL ``SELECT *``
 (one SQLContext) and, where its predicate form can say the filter, its ReadBuilder plan + read; and
 ``pyarrow.dataset`` over the table's live data files with the same filter. Row counts must agree.
+
+The engine routes follow, wall and CPU seconds (this process's, all threads) for the queries an engine
+filters: ``scan(where).to_arrow()``; Polars ``scan().to_polars().filter(expression).collect()``; DuckDB SQL
+over ``scan().to_duckdb(connection, name="orders")`` (registered each run in one connection; ``SELECT * ...
+WHERE``, fetched as Arrow); pypaimon-rust's SQL.
+``files``: the data files each of the three opens (counted at the reader); rows must agree.
 ``--memory`` also measures the peak resident memory of a full scan streamed through ``to_batches()``
 in a fresh process.
 """
@@ -31,15 +37,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
+import duckdb
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from bench_read_peer import median_of
+from bench_read_peer import median_of, medians
 
 from fileindex import PaimonTable
-from fileindex.spark.demo import RARE_CATEGORY, START, DatasetSpec, make_file
+from fileindex.arrow import data_files
+from fileindex.spark.demo import CATEGORIES, RARE_CATEGORY, START, DatasetSpec, make_file
 
 PEER = "pypaimon-rust==0.4.0"
 PEER_VENV = ROOT / ".venv-peer"
@@ -84,16 +93,27 @@ def queries(spec: DatasetSpec) -> list[dict]:
     start = START + dt.timedelta(days=spec.files // 2, hours=12)
     end = start + dt.timedelta(minutes=20)
     window = f"ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'"
+    three = [int(spec.ids(number)[4321 % spec.rows_per_file]) for number in (1, spec.files // 3, spec.files - 2)]
+    listed = ", ".join(map(str, three))
+    other = CATEGORIES[-1]
+    either = f"category = '{RARE_CATEGORY}' OR category = '{other}'"
     return [
         {"name": "one id", "where": f"id = {some_id}", "sql": f"id = {some_id}",
          "filter": {"method": "equal", "field": "id", "literals": [some_id]},
-         "arrow": pc.field("id") == some_id},
+         "arrow": pc.field("id") == some_id, "polars": pl.col("id") == some_id},
         {"name": "rare category", "where": f"category = '{RARE_CATEGORY}'", "sql": f"category = '{RARE_CATEGORY}'",
          "filter": {"method": "equal", "field": "category", "literals": [RARE_CATEGORY]},
-         "arrow": pc.field("category") == RARE_CATEGORY},
+         "arrow": pc.field("category") == RARE_CATEGORY, "polars": pl.col("category") == RARE_CATEGORY},
+        {"name": "IN of 3 ids", "where": f"id IN ({listed})", "sql": f"id IN ({listed})",
+         "filter": "none",
+         "arrow": pc.field("id").isin(three), "polars": pl.col("id").is_in(three)},
+        {"name": "OR of 2 categories", "where": either, "sql": either, "filter": "none",
+         "arrow": (pc.field("category") == RARE_CATEGORY) | (pc.field("category") == other),
+         "polars": (pl.col("category") == RARE_CATEGORY) | (pl.col("category") == other)},
         {"name": "20-minute window", "where": window, "sql": window, "filter": "none",
          "arrow": (pc.field("ts") >= pa.scalar(start, pa.timestamp("us"))) &
-                  (pc.field("ts") < pa.scalar(end, pa.timestamp("us")))},
+                  (pc.field("ts") < pa.scalar(end, pa.timestamp("us"))),
+         "polars": (pl.col("ts") >= start) & (pl.col("ts") < end)},
         {"name": "full scan", "where": None, "sql": "", "filter": None, "arrow": None},
         {"name": "amount > 100 (most rows)", "where": "amount > 100.00", "sql": "amount > 100.00", "filter": "none",
          "arrow": pc.field("amount") > pa.scalar(100, pa.decimal128(12, 2))},
@@ -102,6 +122,54 @@ def queries(spec: DatasetSpec) -> list[dict]:
 
 def ours(root: Path, where: str | None) -> int:
     return PaimonTable(root).scan(where).to_arrow().num_rows
+
+
+def via_polars(root: Path, expression) -> int:
+    return PaimonTable(root).scan().to_polars().filter(expression).collect().height
+
+
+def via_duckdb(connection, root: Path, sql: str) -> int:
+    PaimonTable(root).scan().to_duckdb(connection, name="orders")
+    return connection.sql(f"SELECT * FROM orders WHERE {sql}").to_arrow_table().num_rows
+
+
+def files_opened(run) -> int:
+    """The data files ``run()`` opens (a reader made for them), each counted once."""
+    opened: set[str] = set()
+    original = data_files.DataFileReader.__init__
+
+    def counting(self, source, *args, **kwargs):
+        opened.add(str(source))
+        original(self, source, *args, **kwargs)
+
+    data_files.DataFileReader.__init__ = counting
+    try:
+        run()
+    finally:
+        data_files.DataFileReader.__init__ = original
+    return len(opened)
+
+
+def engine_routes(root: Path, cases: list[dict], peer: list[dict], repeat: int) -> None:
+    print(f"\nengine routes: wall / CPU seconds, medians of {repeat} warm runs; files opened by where, Polars, DuckDB")
+    connection = duckdb.connect()  # one database, as the peer's one SQLContext (making one takes ~0.1 s)
+    print(f"{'query':<26} {'rows':>10} {'files':>10} {'where':>13} {'Polars':>13} {'DuckDB':>13} {'peer SQL':>13} "
+          f"{'Polars/where':>12} {'DuckDB/where':>12}")
+    for case, theirs in zip(cases, peer, strict=True):
+        if "polars" not in case:
+            continue
+        routes = {"where": lambda case=case: ours(root, case["where"]),
+                  "Polars": lambda case=case: via_polars(root, case["polars"]),
+                  "DuckDB": lambda case=case: via_duckdb(connection, root, case["sql"])}
+        figures = {name: medians(run, repeat) for name, run in routes.items()}
+        peer_wall, peer_cpu, peer_rows = theirs["sql"]
+        counts = {rows for _, _, rows in figures.values()} | {peer_rows}
+        assert len(counts) == 1, (case["name"], figures, peer_rows)
+        files = "/".join(str(files_opened(run)) for run in routes.values())
+        shown = " ".join(f"{wall:>6.4f}/{cpu:<6.4f}" for wall, cpu, _ in [*figures.values(), (peer_wall, peer_cpu, 0)])
+        where_wall = figures["where"][0]
+        print(f"{case['name']:<26} {peer_rows:>10,} {files:>10} {shown} {figures['Polars'][0] / where_wall:>12.2f} "
+              f"{figures['DuckDB'][0] / where_wall:>12.2f}")
 
 
 def files_read(root: Path, where: str | None) -> int:
@@ -148,13 +216,14 @@ def main() -> None:
     for case, theirs in zip(cases, peer, strict=True):
         our_time, rows = median_of(lambda case=case: ours(root, case["where"]), args.repeat)
         plain_time, plain_rows = median_of(lambda case=case: plain(files, case["arrow"]), args.repeat)
-        sql_time, sql_rows = theirs["sql"]
+        sql_time, _, sql_rows = theirs["sql"]
         builder = theirs.get("read_builder")
         counts = {rows, plain_rows, sql_rows} | ({builder[1]} if builder else set())
         assert len(counts) == 1, (case["name"], rows, plain_rows, sql_rows, builder)
         print(f"{case['name']:<26} {rows:>10,} {files_read(root, case['where']):>5} {our_time:>8.4f} {sql_time:>9.4f} "
               f"{builder[0] if builder else float('nan'):>8.4f} {plain_time:>8.4f} {our_time / sql_time:>9.2f} "
               f"{plain_time / our_time:>12.1f}")
+    engine_routes(root, cases, peer, args.repeat)
     if args.memory:
         print(f"full scan through to_batches(): peak {peak_memory(root) / 1024:,.0f} MiB resident")
 

@@ -5,8 +5,8 @@
 
 ``write`` creates ``default.orders`` with the benchmark's index options and commits each Parquet file as
 one data file (printing the table's root); ``time`` answers {"queries": [{"sql": ..., "filter": ...}],
-"repeat": N} with the median seconds and row count of each query through the peer's SQL and, where a
-filter is given, its ReadBuilder (plan + read), after one untimed warm-up each.
+"repeat": N} with the median seconds (for SQL: wall and CPU) and row count of each query through the peer's
+SQL and, where a filter is given, its ReadBuilder (plan + read), after one untimed warm-up each.
 """
 import json
 import statistics
@@ -58,16 +58,24 @@ def commit_batches(table, batches) -> None:
     commit.close()
 
 
-def median_of(run, repeat: int) -> tuple[float, int]:
-    """(median seconds of ``repeat`` runs after one untimed run, the rows the last run counted); shared with
-    tools/bench_read.py (this module imports pypaimon-rust only inside the functions that need it)."""
+def medians(run, repeat: int) -> tuple[float, float, int]:
+    """(median wall seconds, median CPU seconds of this process, over ``repeat`` runs after one untimed run; the
+    rows the last run counted); shared with tools/bench_read.py (this module imports pypaimon-rust only inside
+    the functions that need it)."""
     rows = run()
-    times = []
+    walls, cpus = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         rows = run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), rows
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus), rows
+
+
+def median_of(run, repeat: int) -> tuple[float, int]:
+    """(median wall seconds, rows): :func:`medians` without the CPU time."""
+    wall, _, rows = medians(run, repeat)
+    return wall, rows
 
 
 def time_queries(warehouse: str, request: dict) -> list[dict]:
@@ -79,7 +87,7 @@ def time_queries(warehouse: str, request: dict) -> list[dict]:
     for query in request["queries"]:
         answer = {}
         sql = f"SELECT * FROM {TABLE}" + (f" WHERE {query['sql']}" if query["sql"] else "")
-        answer["sql"] = median_of(lambda sql=sql: sum(b.num_rows for b in ctx.sql(sql)), request["repeat"])
+        answer["sql"] = medians(lambda sql=sql: sum(b.num_rows for b in ctx.sql(sql)), request["repeat"])
 
         def read_builder(query=query):
             builder = table.new_read_builder()

@@ -264,8 +264,9 @@ def parse_predicate(text: str, schema: dict[str, DataType]) -> Predicate:
 
 # ------------------------------------------------------------------------------------------ printing
 
-def column_sql(column: str) -> str:
-    if column.endswith("]") and "[" in column:
+def column_sql(column: str, data_types: dict[str, DataType] | None = None) -> str:
+    """A column in the predicate syntax: ``m[k]`` as a map key, unless ``data_types`` has a column of that name."""
+    if column.endswith("]") and "[" in column and not (data_types and column in data_types):
         name, key = column[:column.index("[")], column[column.index("[") + 1:-1]
         return f"{quote_identifier(name)}[{lit.quote_string(key)}]"
     return quote_identifier(column) if column.upper() not in KEYWORDS else f"`{column}`"
@@ -283,7 +284,7 @@ class _Sql(PredicateVisitor[tuple[str, bool]]):
         self.data_types = data_types
 
     def leaf(self, leaf: Leaf) -> tuple[str, bool]:
-        column = column_sql(leaf.column)
+        column = column_sql(leaf.column, self.data_types)
         values = [_literal(v, leaf.column, self.data_types) for v in leaf.literals]
         operator = leaf.function
         if operator.arity is ANY:

@@ -119,7 +119,7 @@ def selected_schema(schema: pa.Schema, columns: list[str], predicate: Predicate)
             raise UsageError(f"cannot select unknown column {name!r}{closest_column(name, schema.names)}")
     if len(set(columns)) < len(columns):
         raise UsageError(f"a column is selected twice: {', '.join(columns)}")
-    wanted = list(dict.fromkeys([*columns, *source_columns(predicate)]))
+    wanted = list(dict.fromkeys([*columns, *source_columns(predicate, schema.names)]))
     return pa.schema([schema.field(name) for name in wanted])
 
 
@@ -192,7 +192,7 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
     """
     if predicate is None or names_nanos(predicate, types):
         return read_candidates(task, rows, schema)
-    wanted = [name for name in source_columns(predicate) if name in schema.names]
+    wanted = [name for name in source_columns(predicate, schema.names) if name in schema.names]
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
     mask = matches(probe, predicate, types)
     survivors = np.flatnonzero(mask) if rows is None else rows[mask]

@@ -2,11 +2,11 @@
 DuckDB and Polars consume.
 
 ``PaimonTable(path).scan(where, columns, limit)`` is a ``TableScan``: planned once, on first use, through
-the funnel of ``pipeline.scan_planner`` (partition, bucket, statistics, file index, deletion vectors;
+the funnel of ``scan.planner`` (partition, bucket, statistics, file index, deletion vectors;
 ``explain`` shows it), then read as often as asked. Every stage is sound, and the rows read are filtered
-exactly with the project's predicate semantics (``pipeline.truth``), so the result never depends on an
+exactly with the project's predicate semantics (``scan.truth``), so the result never depends on an
 index. Each kept file is read by the same per-file reader as the Spark data source
-(``pipeline.scan.read_verdict``): the index's row selection, the predicate's columns first, the other
+(``scan.reader.read_verdict``): the index's row selection, the predicate's columns first, the other
 columns only for row groups with matches. Files are read a few at a time on threads (pyarrow decodes
 without the GIL); memory is bounded by the files in flight.
 """
@@ -16,7 +16,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -25,7 +25,6 @@ from fileindex.indexes.result import Rows
 from fileindex.parallel import threads
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.task import Inputs
-from fileindex.scan.polars_filters import pushed_conjuncts
 from fileindex.scan.planner import ScanPlanner
 from fileindex.scan.reader import (
     DENSE_SURVIVORS,
@@ -37,6 +36,7 @@ from fileindex.scan.reader import (
     selection,
 )
 from fileindex.scan.truth import filtered
+from fileindex.predicate.parser import to_sql
 from fileindex.predicate.tree import Predicate, and_
 
 if TYPE_CHECKING:
@@ -104,48 +104,33 @@ class TableScan:
         return self.to_arrow().to_pandas(**kwargs)
 
     def to_duckdb(self, connection=None, name: str | None = None):
-        """A DuckDB relation over the stream (each query reads the table again, nothing held in memory), in
-        ``connection`` (default: DuckDB's default connection, the one ``duckdb.sql`` uses); with ``name``,
-        also a view of that name there."""
+        """A DuckDB relation over the scan in ``connection`` (default: DuckDB's default connection, the one
+        ``duckdb.sql`` uses); with ``name``, also a view of that name there. Each query streams the table again,
+        pruned by the query's WHERE and narrowed to its columns (``scan.duckdb_source``)."""
         _require("duckdb", "paimon-fileindex[duckdb]")
         import duckdb
 
-        connection = connection if connection is not None else duckdb.default_connection()
-        relation = connection.from_arrow(self)
-        if name is not None:
-            relation.create_view(name, replace=True)
-        return relation
+        from fileindex.scan.duckdb_source import duckdb_relation
+
+        return duckdb_relation(self, connection if connection is not None else duckdb.default_connection(), name)
 
     def to_polars(self):
-        """A Polars LazyFrame (an IO plugin): Polars' projection and row limit are pushed into the scan, and so
-        is its filter: the conjuncts this project's predicates can say prune files and rows like ``where``
-        (``pipeline.polars_filters``), and the whole filter is applied to each batch as it is read."""
+        """A Polars LazyFrame (an IO plugin, planned now): Polars' projection, row limit and filter are pushed
+        into the scan, which prunes by the filter as ``where`` does (``scan.polars_source``)."""
         _require("polars", "paimon-fileindex[polars]")
-        import polars
-        from polars.io.plugins import register_io_source
+        from fileindex.scan.polars_source import polars_frame
 
-        schema = cast(polars.DataFrame, polars.from_arrow(self.schema.empty_table())).schema
+        return polars_frame(self)
 
-        def source(with_columns, predicate, n_rows, batch_size):
-            # the frame is the scan's rows (``limit`` of them) filtered by Polars: its filter prunes only an
-            # unlimited scan, and its row limit counts the rows it keeps
-            pruning = self._with_polars_filter(predicate) if self.limit is None else self.predicate
-            limit = _least(self.limit, n_rows) if predicate is None else self.limit
-            scan = TableScan(self.table, pruning, with_columns or self.columns, limit)
-            if pruning == self.predicate:
-                scan._planned, scan._stages = self._planned, self._stages  # one plan, whatever Polars projects
-            left = n_rows
-            for batch in scan._batches():
-                frame = cast(polars.DataFrame, polars.from_arrow(pa.Table.from_batches([batch], scan.schema)))
-                frame = frame if predicate is None else frame.filter(predicate)
-                if left is not None:
-                    frame = frame.head(left)
-                    left -= frame.height
-                yield frame
-                if left == 0:
-                    return
-
-        return register_io_source(source, schema=schema)
+    def narrowed(self, predicate: Predicate | None, columns: Sequence[str], limit: int | None) -> TableScan:
+        """A scan of the same snapshot with ``predicate``, ``columns`` and ``limit`` (this scan's plan, where
+        the predicate is this scan's)."""
+        scan = TableScan(self.table, predicate, columns, limit)
+        if predicate == self.predicate:
+            scan._planned, scan._stages = self.plan(), self._stages
+        elif predicate is not None:
+            scan.where = to_sql(predicate, self.types)
+        return scan
 
     def _read_group(self, item: FileRead) -> pa.Table:
         """The rows of a data-evolution group: each column from the newest file that wrote it (by field id),
@@ -166,18 +151,6 @@ class TableScan:
         if self.predicate is not None:
             table = filtered(table, self.predicate, self.types)
         return table
-
-    def _with_polars_filter(self, expression) -> Predicate | None:
-        """The scan's predicate and what of Polars' filter it can prune with."""
-        pushed = []
-        for text in pushed_conjuncts(expression, self.types):
-            try:
-                pushed.append(self.table.parse(text))
-            except UsageError:  # (a literal the column's type cannot hold: Polars' own filter still applies)
-                continue
-        if not pushed:
-            return self.predicate
-        return and_(*([self.predicate] if self.predicate is not None else []), *pushed)
 
     @resource_errors
     def _batches(self) -> Iterator[pa.RecordBatch]:
@@ -241,7 +214,4 @@ def _require(module: str, package: str) -> None:
     if importlib.util.find_spec(module) is None:
         raise UsageError(f"this needs {module}, which is not installed: pip install '{package}'")
 
-
-def _least(a: int | None, b: int | None) -> int | None:
-    return b if a is None else a if b is None else min(a, b)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import decimal
 import functools
 import operator
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -29,20 +29,21 @@ from fileindex.values import DECIMAL_CONTEXT, Timestamp
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
 
-def split_column(column: str) -> tuple[str, str | None]:
-    """``m[k]`` → ('m', 'k'); a plain column → (column, None)."""
-    if column.endswith("]") and "[" in column:
+def split_column(column: str, names: Collection[str] = ()) -> tuple[str, str | None]:
+    """``m[k]`` → ('m', 'k'); a plain column → (column, None), as is one of ``names`` (the columns there are: a
+    column may be named ``a[b]``)."""
+    if column not in names and column.endswith("]") and "[" in column:
         return column[: column.index("[")], column[column.index("[") + 1:-1]
     return column, None
 
 
-def source_columns(predicate: Predicate) -> list[str]:
-    """The data-file columns a predicate reads (a map-key column reads its map)."""
-    return list(dict.fromkeys(split_column(column)[0] for column in columns(predicate)))
+def source_columns(predicate: Predicate, names: Collection[str] = ()) -> list[str]:
+    """The data-file columns a predicate reads (a map-key column reads its map; ``names``: see split_column)."""
+    return list(dict.fromkeys(split_column(column, names)[0] for column in columns(predicate)))
 
 
 def column_values(table: pa.Table, column: str) -> pa.Array:
-    base, key = split_column(column)
+    base, key = split_column(column, table.column_names)
     values = table.column(base).combine_chunks()
     if key is None:
         return values
@@ -83,7 +84,8 @@ class _ArrowFilter(PredicateVisitor[pc.Expression]):
 
     def leaf(self, leaf: Leaf) -> pc.Expression:
         data_type = column_type(self.types, leaf.column)
-        if data_type is None or data_type.root not in _ARROW_ORDERED or split_column(leaf.column)[1] is not None:
+        if data_type is None or data_type.root not in _ARROW_ORDERED or \
+                split_column(leaf.column, self.schema.names)[1] is not None:
             raise _NotArrowExact
         field, function, literals = pc.field(leaf.column), leaf.function, leaf.literals
         if function is Operator.IS_NULL:

@@ -40,7 +40,7 @@ class Gap(Enum):
 
 def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf | Gap:
     """The leaf in the file's column names, or the gap that keeps it from being asked."""
-    name, key = split_column(leaf.column)
+    name, key = (leaf.column, None) if leaf.column in table.by_name() else split_column(leaf.column)
     table_field = table.by_name().get(name)
     if table_field is None:
         return Gap.UNUSABLE

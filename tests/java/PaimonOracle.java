@@ -239,6 +239,11 @@ public class PaimonOracle {
             case FLOAT: return Float.parseFloat(node.asText());
             case DOUBLE: return Double.parseDouble(node.asText());
             case BOOLEAN: return node.asBoolean();
+            case DECIMAL: {
+                org.apache.paimon.types.DecimalType decimal = (org.apache.paimon.types.DecimalType) type;
+                return org.apache.paimon.data.Decimal.fromBigDecimal(new java.math.BigDecimal(node.asText()),
+                        decimal.getPrecision(), decimal.getScale());
+            }
             case CHAR: case VARCHAR: return BinaryString.fromString(node.asText());
             case BINARY: case VARBINARY: return unhex(node.asText());
             case TIMESTAMP_WITHOUT_TIME_ZONE: case TIMESTAMP_WITH_LOCAL_TIME_ZONE:

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fileindex
-from fileindex.arrow import data_files
 from fileindex.cli.app import main
 from fileindex.errors import UsageError
 from fileindex.indexes.result import REMAIN
@@ -49,20 +48,6 @@ def subjects() -> dict[str, Subject]:
         types, rows = plain_rows(path)
         found[str(path)] = Subject(str(path), types, rows)
     return found
-
-
-@pytest.fixture
-def opened_files(monkeypatch) -> list[str]:
-    """The data files opened (a DataFileReader made) while the test runs."""
-    opened: list[str] = []
-    original = data_files.DataFileReader.__init__
-
-    def counting(self, source, *args, **kwargs):
-        opened.append(str(source))
-        original(self, source, *args, **kwargs)
-
-    monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
-    return opened
 
 
 def expected(subject: Subject, where: str | None, columns: list[str]) -> list[str]:
@@ -315,29 +300,40 @@ def test_polars_filters_prune_like_where(opened_files):
 
     import polars
 
-    from fileindex.scan.polars_filters import pushed_conjuncts
+    from fileindex.scan.polars_filters import polars_pushdown
+    from fileindex.predicate.tree import conjuncts
 
     path = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
     table = PaimonTable(path)
     types = {**table.schema.types(), "d": parse_type("DATE")}
     col = polars.col
-    assert pushed_conjuncts((col("f1") >= -5) & col("f4").is_null() & (polars.lit(3) < col("f5")), types) == \
-        ["`f1` >= -5", "`f4` IS NULL", "`f5` > 3"]
-    assert pushed_conjuncts((col("f4") == "it's") | (col("f1") == 1), types) == []  # an OR is left to Polars
-    assert pushed_conjuncts(col("f3") == 0.0, types) == []  # floating point: Polars' -0.0 and NaN differ
-    assert pushed_conjuncts(col("d") == dt.date(2024, 1, 2), types) == ["`d` = DATE '2024-01-02'"]
-    assert pushed_conjuncts(col("f4") == "it's", types) == ["`f4` = 'it''s'"]
+
+    def pushed(expression) -> list[str]:
+        from fileindex.scan.pushdown import ALL_ROWS
+        from fileindex.predicate.parser import to_sql
+
+        true = polars_pushdown(expression, types).true
+        return [] if true is ALL_ROWS else [to_sql(c, types) for c in conjuncts(true)]
+
+    assert pushed((col("f1") >= -5) & col("f4").is_null() & (polars.lit(3) < col("f5"))) == \
+        ["f1 >= -5", "f4 IS NULL", "f5 > 3"]
+    assert pushed((col("f4") == "it's") | (col("f1") == 1)) == ["f4 = 'it''s' OR f1 = 1"]  # pruned by the union
+    assert pushed(col("f3") == 0.0) == ["f3 = 0.0 OR f3 = -0.0"]  # Polars' 0.0 is both zeros
+    assert pushed(col("d") == dt.date(2024, 1, 2)) == ["d = DATE '2024-01-02'"]
     opened = opened_files
     lazy = table.scan().to_polars()
     assert lazy.filter(col("f4") == "nobody").collect().height == 0 and not opened  # every file's index skips
     assert lazy.filter((col("f4") == "Alice") & (col("f3") > 0)).collect()["f4"].to_list() == ["Alice"] * 3
     assert lazy.filter(col("f4") == "Alice").head(1).collect().height == 1
     opened.clear()
-    assert lazy.filter(col("f3") == 11.1).collect().height == 1 and opened  # not pushed: read and filtered
+    assert lazy.filter(col("f3") == 11.1).collect().height == 1 and opened  # no index on f3: read and filtered
     limited = table.scan(limit=1).to_polars()  # the frame is the scan's first row, then Polars' filter
     first = table.scan(limit=1).to_arrow().column("f4")[0].as_py()
-    assert limited.filter(col("f4") == "nobody").collect().height == 0
+    opened.clear()
+    assert limited.filter(col("f4") == "nobody").collect().height == 0 and not opened  # pruned all the same
     assert limited.filter(col("f4") == first).collect().height == 1
+    assert lazy.head(3).filter(col("f4") == "Alice").collect()["f4"].to_list() == \
+        [r for r in table.scan(limit=3).to_arrow().column("f4").to_pylist() if r == "Alice"]
 
 
 def test_what_a_new_user_met(tmp_path, capsys):

@@ -1,5 +1,6 @@
 """tools/bench_read.py runs end to end on a small table (pypaimon-rust writes it, in .venv-peer): every query's
-row counts agree across the three readers (the script asserts it) and each row is printed with its figures.
+row counts agree across the readers and the engine routes (the script asserts it), each row is printed with its
+figures, and the Polars and DuckDB routes open the files the scan reads.
 Not a timing: the figures are whatever a tiny table gives; this keeps the script from breaking unseen."""
 import subprocess
 import sys
@@ -8,17 +9,28 @@ import pytest
 from conftest import ROOT
 
 pytestmark = [pytest.mark.peer, pytest.mark.slow]
-QUERIES = ("one id", "rare category", "20-minute window", "full scan", "amount > 100 (most rows)")
+QUERIES = ("one id", "rare category", "IN of 3 ids", "OR of 2 categories", "20-minute window", "full scan",
+           "amount > 100 (most rows)")
+ENGINE_QUERIES = QUERIES[:5]
 
 
 def test_bench_read_prints_every_query_with_agreeing_counts(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "bench_read.py"), "--files", "4", "--rows", "3000",
                            "--repeat", "1", "--data", str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    lines = {line[:26].strip(): line[26:].split() for line in done.stdout.splitlines()}
+    scans, engines = done.stdout.split("\nengine routes:")
+    lines = {line[:26].strip(): line[26:].split() for line in scans.splitlines()}
     for query in QUERIES:
         rows, files, ours, peer_sql, _, plain, *_ = lines[query]
         assert int(rows.replace(",", "")) >= 1 and 1 <= int(files) <= 4, lines[query]
         assert min(float(ours), float(peer_sql), float(plain)) > 0, lines[query]
     assert lines["full scan"][:2] == ["12,000", "4"]
     assert int(lines["one id"][0]) == 1
+    routes = {line[:26].strip(): line[26:].split() for line in engines.splitlines()[2:]}
+    assert sorted(routes) == sorted(ENGINE_QUERIES)
+    for query in ENGINE_QUERIES:
+        rows, files, *figures = routes[query]
+        assert rows == lines[query][0]  # (the script asserts that every route counts the same rows)
+        where, polars, duck = files.split("/")
+        assert where == polars == duck == lines[query][1], routes[query]  # the routes open the files where reads
+        assert all(float(wall) > 0 and float(cpu) >= 0 for wall, cpu in (f.split("/") for f in figures[:4]))
