@@ -71,6 +71,8 @@ class FileIndexEvaluator:
         every row ordering at or before the ``limit``-th (Java's answer for more than one ORDER BY key)."""
         if limit < 0:
             raise UsageError(f"a top-N limit must be 0 or more, not {limit}")
+        if limit == 0:
+            return Rows()
         if selection is not None and len(selection) <= limit:
             return Rows(selection)
         answer = _Results(self, container).first_answer(column, lambda reader: reader.visit_top_n(

@@ -92,21 +92,25 @@ class _NullAnswer(PredicateVisitor[bool]):
         return any(children)
 
 
-def _true_when_absent_columns_are_null(conjunct: Predicate, table: Schema, data: Schema) -> bool:
+def _value_when_absent_columns_are_null(conjunct: Predicate, table: Schema, data: Schema) -> bool | None:
+    """The conjunct's value on every row of the file; None where the rows decide (it names a column the file has)."""
     try:
         return visit(conjunct, _NullAnswer(table, data))
     except _Unusable:
-        return True  # (the rows decide: it may hold)
+        return None
 
 
 @dataclass(frozen=True)
 class FilePredicate:
     """A table predicate as a data file written under another schema can be asked it: ``predicate``, the
     usable conjuncts in the file's column names (None: none is usable, every row may match: REMAIN);
-    ``matches_nothing``, a conjunct on a column the file lacks that no row can satisfy (SKIP)."""
+    ``matches_nothing``, a conjunct on a column the file lacks that no row can satisfy (SKIP); ``lossless``, no
+    conjunct was dropped but one every row of the file satisfies (``predicate`` holds on exactly the rows the
+    table's predicate holds on: an exact answer to it is exact for the table's)."""
 
     predicate: Predicate | None
     matches_nothing: bool = False
+    lossless: bool = True
 
 
 def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
@@ -116,13 +120,16 @@ def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
     if table.id == data.id:
         return FilePredicate(predicate)
     kept = []
+    lossless = True
     remap = _Remap(table, data)
     for conjunct in conjuncts(predicate):
         try:
             kept.append(visit(conjunct, remap))
         except _AllNull:
-            if absent_as_null and not _true_when_absent_columns_are_null(conjunct, table, data):
+            value = _value_when_absent_columns_are_null(conjunct, table, data) if absent_as_null else None
+            if value is False:
                 return FilePredicate(None, matches_nothing=True)
+            lossless = lossless and value is True
         except _Unusable:
-            pass
-    return FilePredicate(and_(*kept) if kept else None)
+            lossless = False
+    return FilePredicate(and_(*kept) if kept else None, lossless=lossless)
