@@ -152,8 +152,8 @@ def main() -> int:
         for row in out:
             print(json.dumps(row))
         return 0
-    print(f"{rows:,} rows, {path.stat().st_size / 2**20:.1f} MiB Parquet, {index.stat().st_size / 2**20:.1f} MiB index; "
-          "median of", args.repeat, "(wall s / CPU s)")
+    sizes = f"{path.stat().st_size / 2**20:.1f} MiB Parquet, {index.stat().st_size / 2**20:.1f} MiB index"
+    print(f"{rows:,} rows, {sizes}; median of {args.repeat} (wall s / CPU s)")
     print(f"{'query':<55}{'rows':>9}{'index':>18}{'pyarrow':>18}{'duckdb':>18}{'vs fastest':>11}")
     for row in out:
         others = [row[k] for k in ("pyarrow_s", "duckdb_s") if k in row]

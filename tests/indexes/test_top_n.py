@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from conftest import JAVA_VECTORS
+from index_answers import top_n_model
 from pyroaring import FrozenBitMap
 from vector_cases import cases_for
 
@@ -125,33 +126,6 @@ def test_top_n_of_a_nanosecond_timestamp_is_left_to_the_values():
     assert reader.visit_top_n(1, descending=True).kind == "REMAIN"
 
 
-def java_model(values: list, data_type: DataType, k: int, descending: bool, nulls_first: bool,
-               found: FrozenBitMap | None, strict: bool) -> set[int]:
-    """Java's TopN (spec §8.5) by sorting: ties at the limit drop the smallest row ids of a value and keep the
-    smallest of the nulls; without ``strict`` every tied row stays."""
-    keys = {row: long_key(v, data_type) for row, v in enumerate(values) if v is not None}
-    allowed = [row for row in range(len(values)) if found is None or row in found]
-    nulls = [row for row in allowed if values[row] is None]
-    present = sorted((row for row in allowed if row in keys),
-                     key=lambda row: (-keys[row] if descending else keys[row], -row))
-
-    def best(count: int) -> set[int]:
-        if count <= 0 or len(present) <= count:
-            return set(present[:max(count, 0)]) if count <= 0 else set(present)
-        if strict:
-            return set(present[:count])
-        boundary = keys[present[count - 1]]
-        return {row for row in present if (keys[row] >= boundary if descending else keys[row] <= boundary)}
-
-    if nulls_first:
-        taken = set(nulls[:k]) if strict else set(nulls)
-        return taken | best(k - len(taken)) if len(taken) < k else taken
-    taken = best(k)
-    if len(taken) < k:
-        taken |= set(nulls[:k - len(taken)]) if strict else set(nulls)
-    return taken
-
-
 BSI_TYPES = ["INT", "BIGINT", "DECIMAL(10, 2)", "TIMESTAMP(6)"]
 
 
@@ -165,7 +139,8 @@ def test_bsi_top_n_is_java_s_top_n(type_name, data, k, descending, nulls_first, 
         found = FrozenBitMap(data.draw(st.sets(st.integers(0, len(values) - 1))))
     reader = BsiReader(build_bsi(values, data_type), data_type)
     result = reader.visit_top_n(k, descending=descending, nulls_first=nulls_first, found=found, strict=strict)
-    assert set(result.bitmap) == java_model(values, data_type, k, descending, nulls_first, found, strict)
+    keys = [None if v is None else long_key(v, data_type) for v in values]
+    assert set(result.bitmap) == top_n_model(keys, k, descending, nulls_first, found, strict)
 
 
 @pytest.mark.parametrize("case", [c for c in cases_for("range-bitmap", ok=True) + cases_for("bsi", ok=True)

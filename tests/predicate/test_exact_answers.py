@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from index_answers import index_options, kept_rows
 from pyroaring import BitMap
 
 from fileindex.container.file import FileIndexContainer
@@ -60,17 +61,8 @@ def files(draw):
     values = draw(st.lists(VALUES["m[k]"] | st.none(), min_size=rows, max_size=rows))
     columns["m"] = [None if not row_keys and value is None else {key: value for key in row_keys}
                     for row_keys, value in zip(keys, values, strict=True)]
-    options = {}
-    for column, kinds in INDEXES.items():
-        drawn = draw(st.lists(st.sampled_from(kinds), unique=True, min_size=1, max_size=2))
-        for kind in drawn if draw(st.integers(0, 4)) else ():  # a fifth of the columns without an index
-            key = f"file-index.{kind}.columns"
-            options[key] = options[key] + "," + column if key in options else column
-            if kind == "bloom-filter":
-                options[f"file-index.bloom-filter.{column}.items"] = str(max(rows, 1))
-            if kind == "bitmap" and draw(st.booleans()):
-                options[f"file-index.bitmap.{column}.version"] = "1"
-    options = options or {"file-index.bitmap.columns": "a"}
+    indexed = {column: kinds for column, kinds in INDEXES.items() if draw(st.integers(0, 4))}  # a fifth without
+    options = index_options(draw, indexed, rows, min_size=1, max_size=2) or {"file-index.bitmap.columns": "a"}
     table = pa.table({c: to_arrow(values, SCHEMA[c]) for c, values in columns.items()})
     container = FileIndexContainer.from_bytes(build_table_index(table, SCHEMA, parse_options(options, SCHEMA)).data)
     return table, container
@@ -101,15 +93,6 @@ def predicates(draw, depth=2):
     return And(children) if shape == "and" else Or(children)
 
 
-def rows_of(answer: Answer, row_count: int) -> set[int]:
-    if answer.result is SKIP:
-        return set()
-    if answer.result is REMAIN:
-        return set(range(row_count))
-    assert isinstance(answer.result, Rows)
-    return set(answer.result.bitmap)
-
-
 @given(files(), st.lists(predicates(), min_size=1, max_size=8), st.data())
 @settings(max_examples=80)
 def test_an_exact_answer_is_the_brute_force_filter_and_counts_the_scan(file, trees, data):
@@ -123,7 +106,7 @@ def test_an_exact_answer_is_the_brute_force_filter_and_counts_the_scan(file, tre
             assert answer.result == evaluator.evaluate(container, tree) or answer.result is evaluator.evaluate(
                 container, tree)
             truth = {row for row, hit in enumerate(matches(table, tree, SCHEMA)) if hit}
-            kept = rows_of(answer, row_count)
+            kept = kept_rows(answer.result, row_count)
             assert truth <= kept, (tree, extended)
             if answer.exact:
                 assert kept == truth, (tree, extended, sorted(kept - truth))
@@ -201,7 +184,7 @@ def test_a_literal_finer_than_the_column_is_answered_at_the_column_s_precision(c
             leaf = Leaf(function, column, literals)
             truth = {row for row, hit in enumerate(matches(table, leaf, schema)) if hit}
             answer = evaluator.evaluate_exact(container, leaf)
-            kept = rows_of(answer, len(values))
+            kept = kept_rows(answer.result, len(values))
             assert truth <= kept, (leaf, extended)
             if index_type != "bitmap" or function in ("eq", "in") or extended and function not in ("neq", "not_in"):
                 assert answer.exact and kept == truth, (leaf, extended)

@@ -12,13 +12,14 @@ import pytest
 from drawn_predicates import SHARED_TABLES, Subject, predicates
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from index_answers import kept_rows
 from pyroaring import FrozenBitMap
 
 import fileindex
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.arrow.types import arrow_type
 from fileindex.container.file import FileIndexContainer
-from fileindex.indexes.result import REMAIN, SKIP, Answer, Rows, exact_count
+from fileindex.indexes.result import REMAIN, Answer, exact_count
 from fileindex.pipeline.truth import matches
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate
@@ -77,15 +78,6 @@ def as_table_rows(rows: pa.Table, table_schema, file_schema) -> pa.Table:
     return pa.table(columns)
 
 
-def kept_rows(answer: Answer, row_count: int) -> set[int]:
-    if answer.result is SKIP:
-        return set()
-    if answer.result is REMAIN:
-        return set(range(row_count))
-    assert isinstance(answer.result, Rows)
-    return set(answer.result.bitmap)
-
-
 @pytest.mark.parametrize("path", TABLES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 @SETTINGS
 @given(data=st.data())
@@ -111,7 +103,7 @@ def test_exact_answers_and_counts_of_every_file(tables, path, data):
                     assert truth <= file_truth and (file_truth == truth or not remapped.lossless), where
                     answer = FileIndexEvaluator(types, extended=extended).evaluate_exact(file.container,
                                                                                         remapped.predicate)
-                    kept = kept_rows(answer, file.row_count)
+                    kept = kept_rows(answer.result, file.row_count)
                     assert file_truth <= kept, where
                     if answer.exact:
                         assert kept == file_truth, (where, extended)
