@@ -125,7 +125,7 @@ def main() -> int:
         connection = None
     else:
         connection = duckdb.connect()
-    out = []
+    out: list[dict] = []
     for label, where, column, arrow_filter, sql in QUERIES:
         by_index = timed(lambda w=where: index_count(index, w, rows), args.repeat)
         by_arrow = timed(lambda c=column, f=arrow_filter: pc.sum(f(pq.read_table(path, columns=[c]))).as_py() or 0,
@@ -154,13 +154,14 @@ def main() -> int:
         return 0
     sizes = f"{path.stat().st_size / 2**20:.1f} MiB Parquet, {index.stat().st_size / 2**20:.1f} MiB index"
     print(f"{rows:,} rows, {sizes}; median of {args.repeat} (wall s / CPU s)")
-    print(f"{'query':<55}{'rows':>9}{'index':>18}{'pyarrow':>18}{'duckdb':>18}{'vs fastest':>11}")
+    print(f"{'query':<50}{'rows':>9}{'index':>16}{'pyarrow':>16}{'duckdb':>16}  fastest other / index (wall, CPU)")
     for row in out:
-        others = [row[k] for k in ("pyarrow_s", "duckdb_s") if k in row]
         cells = [f"{row[k + '_s']:.4f}/{row[k + '_cpu_s']:.4f}" if k + "_s" in row else "-"
                  for k in ("index", "pyarrow", "duckdb")]
-        print(f"{row['query']:<55}{row['rows']:>9,}" + "".join(f"{c:>18}" for c in cells)
-              + f"{min(others) / row['index_s']:>10.1f}x")
+        ratios = [min(row[k + suffix] for k in ("pyarrow", "duckdb") if k + suffix in row) / row["index" + suffix]
+                  for suffix in ("_s", "_cpu_s")]
+        print(f"{row['query']:<50}{row['rows']:>9,}" + "".join(f"{c:>16}" for c in cells)
+              + f"  {ratios[0]:.1f}x, {ratios[1]:.1f}x")
     return 0
 
 
