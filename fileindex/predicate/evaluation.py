@@ -23,7 +23,7 @@ from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError, UsageError
 from fileindex.indexes.reader import FileIndexReader
-from fileindex.indexes.registry import INDEX_TYPES, body_failure, open_entry
+from fileindex.indexes.registry import INDEX_TYPES, body_failure, open_entry, recorded_row_count
 from fileindex.indexes.result import REMAIN, SKIP, Answer, FileIndexResult, Rows
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.precision import at_column_precision
@@ -51,12 +51,18 @@ class FileIndexEvaluator:
     def evaluate(self, container: FileIndexContainer, predicate: Predicate) -> FileIndexResult:
         return self.evaluate_reporting(container, predicate)[0]
 
-    def evaluate_exact(self, container: FileIndexContainer, predicate: Predicate) -> Answer:
+    def evaluate_exact(self, container: FileIndexContainer, predicate: Predicate, *,
+                       row_count: int | None = None) -> Answer:
         """``evaluate``'s result, and whether its rows are exactly the rows that match (module docstring of
         :mod:`fileindex.indexes.result`): never where a leaf is answered by no index, by a bloom filter, by an
-        index that answers it with a superset (bitmap ``<>``: null rows too), with a null literal, or with one
-        finer than the column's type; a malformed body (lenient mode) is no answer."""
-        return _Answers(self, container).evaluate(predicate)
+        index that answers it with a superset (bitmap ``<>``: null rows too), or with a null literal; a malformed
+        body (lenient mode) is no answer. ``row_count``: the data file's rows; where a body records another
+        count (an index built over other rows) no row set is exact."""
+        answer = _Answers(self, container).evaluate(predicate)
+        if answer.exact and answer.remain() and row_count is not None and \
+                recorded_row_count(container) not in (None, row_count):
+            return Answer(answer.result, False)
+        return answer
 
     def top_n(self, container: FileIndexContainer, column: str, limit: int, *, descending: bool,
               nulls_first: bool, selection: FrozenBitMap | None = None, with_ties: bool = False) -> Rows | None:

@@ -190,6 +190,17 @@ def test_a_literal_finer_than_the_column_is_answered_at_the_column_s_precision(c
                 assert answer.exact and kept == truth, (leaf, extended)
 
 
+def test_an_index_recording_other_rows_is_never_exact():
+    """A body whose row count is not the data file's was built over other rows: its row sets are not the file's."""
+    table = pa.table({"a": to_arrow(A, SCHEMA["a"])})
+    built = build_table_index(table, {"a": SCHEMA["a"]}, parse_options(BSI, {"a": SCHEMA["a"]}))
+    container = FileIndexContainer.from_bytes(built.data)
+    evaluator = FileIndexEvaluator({"a": SCHEMA["a"]})
+    assert evaluator.evaluate_exact(container, Leaf("eq", "a", (2,)), row_count=len(A)).exact
+    assert not evaluator.evaluate_exact(container, Leaf("eq", "a", (2,)), row_count=len(A) + 1).exact
+    assert evaluator.evaluate_exact(container, Leaf("eq", "a", (7,)), row_count=len(A) + 1).exact  # no row: sound
+
+
 def test_exact_count_of_rows_skip_and_the_whole_file():
     deleted = BitMap([1, 3, 99])
     assert exact_count(Answer(Rows([0, 1, 2, 200]), True), 10, deleted) == 2  # 200 is past the file's end

@@ -101,8 +101,8 @@ def test_exact_answers_and_counts_of_every_file(tables, path, data):
                 else:
                     file_truth = {row for row, hit in enumerate(matches(file.rows, remapped.predicate, types)) if hit}
                     assert truth <= file_truth and (file_truth == truth or not remapped.lossless), where
-                    answer = FileIndexEvaluator(types, extended=extended).evaluate_exact(file.container,
-                                                                                        remapped.predicate)
+                    answer = FileIndexEvaluator(types, extended=extended).evaluate_exact(
+                        file.container, remapped.predicate, row_count=file.row_count)
                     kept = kept_rows(answer.result, file.row_count)
                     assert file_truth <= kept, where
                     if answer.exact:
@@ -129,7 +129,7 @@ def test_exact_answers_of_each_index_type(tables, name, where, exact, count):
     table = tables[str(next(p for p in TABLES if p.name == name and p.parent.parent.name == "parquet"))]
     predicate = parse_predicate(where, table.subject.types)
     [file] = table.files
-    answer = FileIndexEvaluator(file.schema.types()).evaluate_exact(file.container, predicate)
+    answer = FileIndexEvaluator(file.schema.types()).evaluate_exact(file.container, predicate, row_count=file.row_count)
     assert answer.exact is exact
     truth = {row for row, hit in enumerate(matches(file.rows, predicate, file.schema.types())) if hit}
     counted = exact_count(answer, file.row_count, file.deleted)
