@@ -1,5 +1,5 @@
-"""Helpers of the tests of index answers: index options drawn per column, the rows a result keeps, and Java's
-TopN semantics by sorting."""
+"""Helpers of the tests of index answers: index options and predicate trees drawn, the rows a result keeps, and
+Java's TopN semantics by sorting."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -7,6 +7,7 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
+from fileindex.predicate.tree import And, Or, negate
 
 
 def index_options(draw, indexes: dict[str, list[str]], rows: int, *, min_size: int = 0,
@@ -22,6 +23,18 @@ def index_options(draw, indexes: dict[str, list[str]], rows: int, *, min_size: i
             if kind == "bitmap" and draw(st.booleans()):
                 options[f"file-index.bitmap.{column}.version"] = "1"
     return options
+
+
+@st.composite
+def trees(draw, leaves: st.SearchStrategy, depth: int = 2):
+    """A predicate tree of drawn ``leaves`` under AND, OR and NOT (pushed to the leaves, as the parser does)."""
+    if depth == 0 or draw(st.integers(0, 2)) == 0:
+        return draw(leaves)
+    shape = draw(st.sampled_from(["and", "or", "not"]))
+    if shape == "not":
+        return negate(draw(trees(leaves, depth - 1)))
+    children = tuple(draw(st.lists(trees(leaves, depth - 1), min_size=2, max_size=3)))
+    return And(children) if shape == "and" else Or(children)
 
 
 def kept_rows(result: FileIndexResult, row_count: int) -> set[int]:

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from index_answers import index_options, kept_rows
+from index_answers import index_options, kept_rows, trees
 from pyroaring import BitMap
 
 from fileindex.container.file import FileIndexContainer
@@ -82,26 +82,15 @@ def leaves(draw):
     return Leaf(function, column, (draw(literal),))
 
 
-@st.composite
-def predicates(draw, depth=2):
-    if depth == 0 or draw(st.integers(0, 2)) == 0:
-        return draw(leaves())
-    shape = draw(st.sampled_from(["and", "or", "not"]))
-    if shape == "not":
-        return negate(draw(predicates(depth - 1)))
-    children = tuple(draw(st.lists(predicates(depth - 1), min_size=2, max_size=3)))
-    return And(children) if shape == "and" else Or(children)
-
-
-@given(files(), st.lists(predicates(), min_size=1, max_size=8), st.data())
+@given(files(), st.lists(trees(leaves()), min_size=1, max_size=8), st.data())
 @settings(max_examples=80)
-def test_an_exact_answer_is_the_brute_force_filter_and_counts_the_scan(file, trees, data):
+def test_an_exact_answer_is_the_brute_force_filter_and_counts_the_scan(file, drawn, data):
     table, container = file
     row_count = table.num_rows
     deleted = BitMap(data.draw(st.sets(st.integers(0, max(row_count - 1, 0)))) if row_count else ())
     for extended in (False, True):
         evaluator = FileIndexEvaluator(SCHEMA, extended=extended)
-        for tree in trees:
+        for tree in drawn:
             answer = evaluator.evaluate_exact(container, tree)
             assert answer.result == evaluator.evaluate(container, tree) or answer.result is evaluator.evaluate(
                 container, tree)

@@ -10,6 +10,7 @@ import pyarrow as pa
 from conftest import JAVA_VECTORS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from index_answers import trees
 from pyroaring import BitMap
 from vector_cases import all_cases
 
@@ -17,7 +18,7 @@ from fileindex.container.file import FileIndexContainer
 from fileindex.indexes.result import REMAIN, SKIP
 from fileindex.pipeline.truth import ColumnTruth, column_values, matches
 from fileindex.predicate.evaluation import FileIndexEvaluator
-from fileindex.predicate.tree import And, Leaf, Or, negate
+from fileindex.predicate.tree import Leaf, negate
 from fileindex.reference.predicate_json import predicate_from_json
 from fileindex.reference.vector_format import recorded_query, to_arrow, value_from_json
 from fileindex.types import column_type, parse_schema
@@ -109,20 +110,9 @@ def leaves(draw):
     return Leaf(function, column, (draw(literal),))
 
 
-@st.composite
-def predicates(draw, depth=2):
-    if depth == 0 or draw(st.integers(0, 2)) == 0:
-        return draw(leaves())
-    shape = draw(st.sampled_from(["and", "or", "not"]))
-    if shape == "not":
-        return negate(draw(predicates(depth - 1)))
-    children = tuple(draw(st.lists(predicates(depth - 1), min_size=2, max_size=3)))
-    return And(children) if shape == "and" else Or(children)
-
-
-@given(st.lists(predicates(), min_size=1, max_size=6))
+@given(st.lists(trees(leaves()), min_size=1, max_size=6))
 @settings(max_examples=100)
-def test_drawn_predicates_over_the_multi_column_container(trees):
-    for tree in trees:
+def test_drawn_predicates_over_the_multi_column_container(drawn):
+    for tree in drawn:
         for extended in (False, True):
             judged_tree(TABLE, CONTAINER, MULTI_SCHEMA, tree, extended)
