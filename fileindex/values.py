@@ -69,6 +69,32 @@ def decimal_unscaled(value, data_type: DataType) -> int:
     return -unscaled if sign else unscaled
 
 
+def held_floor(value, data_type: DataType):
+    """The largest value a column of ``data_type`` holds that is at most ``value``, as indexes key it: a TIMESTAMP
+    cut to the column's millis (precision up to 3) or micros (up to 6), a DECIMAL to its scale; others as given."""
+    if data_type.is_timestamp:
+        ts = value if isinstance(value, Timestamp) else Timestamp.from_datetime(value)
+        precision = data_type.required_precision
+        unit = 1_000_000 if precision <= 3 else 1000 if precision <= 6 else 1
+        extra = ts.nanos_of_milli % unit
+        return Timestamp(ts.millis, ts.nanos_of_milli - extra) if extra else ts
+    if data_type.root == "DECIMAL" and isinstance(value, decimal.Decimal) and value.is_finite():
+        quantum = decimal.Decimal(1).scaleb(-data_type.required_scale)
+        try:
+            floor = value.quantize(quantum, rounding=decimal.ROUND_FLOOR, context=DECIMAL_CONTEXT)
+        except decimal.InvalidOperation:  # more digits than exact arithmetic keeps: no index holds it either
+            return value
+        return value if floor == value else floor
+    return value
+
+
+def held_exactly(value, data_type: DataType) -> bool:
+    """Whether indexes key ``value`` without rounding it to the column's type (``held_floor``)."""
+    if data_type.is_timestamp and not isinstance(value, Timestamp):
+        value = Timestamp.from_datetime(value)
+    return held_floor(value, data_type) is value
+
+
 def decimal_unscaled_long(value, data_type: DataType) -> int:
     """The unscaled long of a DECIMAL value, as Java's ``Decimal.toUnscaledLong`` (exact, or it throws)."""
     unscaled = decimal_unscaled(value, data_type)

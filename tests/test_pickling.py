@@ -52,6 +52,9 @@ def test_an_unpickled_evaluator_and_predicate_answer_the_same(text, extended):
     assert shipped_predicate == predicate
     got = shipped_evaluator.evaluate(FileIndexContainer.open(CONTAINER), shipped_predicate)
     assert got == expected if isinstance(expected, Rows) else got is expected
+    answer = evaluator.evaluate_exact(container, predicate)
+    assert round_trip(answer) == answer and round_trip(answer).result.kind == expected.kind
+    assert shipped_evaluator.evaluate_exact(FileIndexContainer.open(CONTAINER), shipped_predicate) == answer
 
 
 def test_options_types_and_a_half_built_writer_pickle():

@@ -50,6 +50,7 @@ class IndexType:
     row_count_at: tuple[int, str] | None = None  # (offset in the body, spec field) of the recorded row count
     exact: frozenset[str] = frozenset()  # predicate functions answered with exactly the matching rows
     extended: bool = False  # its reader takes ``extended=True`` (answers beyond Java's: --mode extended)
+    exact_extended: frozenset[str] = frozenset()  # and those answered exactly only when ``extended``
     nano_timestamps_remain: bool = False  # value predicates on TIMESTAMP(p > 6) answer REMAIN (current Java)
     # data_type (None: unknown) -> (Kaitai reader factory of io, spec root) or None: shown as raw bytes
     kaitai_spec: Callable[[Any], tuple[Callable, str] | None] | None = None
@@ -59,6 +60,11 @@ class IndexType:
     filter_sizing: FilterSizing | None = None  # set for a probabilistic index
     sizing: Callable[[Any], tuple[str, str]] | None = None  # payload -> (verdict, advice) (indexes.advice)
     when_too_large: str = ""  # what to use instead when it costs more than it can save (indexes.advice)
+
+    def answers_exactly(self, function: str, *, extended: bool) -> bool:
+        """Whether a row set this type answers ``function`` with (in that mode) is exactly the matching rows,
+        for literals the column's type holds exactly (``fileindex.values.held_exactly``); REMAIN never is."""
+        return function in self.exact or (extended and function in self.exact_extended)
 
     def layout_of(self, payload, options: Mapping | None = None) -> str:
         """The layout a body (or, unread, its options) is counted under by the conformance report."""

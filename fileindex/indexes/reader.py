@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pyroaring import FrozenBitMap
+
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 
 
@@ -64,6 +66,13 @@ class FileIndexReader:
         if not first.remain():
             return first
         return first.and_(self.visit_less_or_equal(high) if high_inclusive else self.visit_less_than(high))
+
+    def visit_top_n(self, limit: int, *, descending: bool, nulls_first: bool = False,
+                    found: FrozenBitMap | None = None, strict: bool = True) -> FileIndexResult:
+        """The rows of ``found`` (None: every row) that come first in ``ORDER BY column [DESC] NULLS
+        FIRST|LAST LIMIT limit`` (Java's ``visitTopN``; ``strict``: exactly ``limit`` rows, ties broken, else
+        every row tied with the last): REMAIN where the index cannot say (as Java's base reader)."""
+        return REMAIN
 
 
 def _fold_or(results) -> FileIndexResult:

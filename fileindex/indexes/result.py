@@ -3,11 +3,14 @@
 Every result is a superset of the rows that truly match. ``REMAIN`` keeps the whole file, ``SKIP``
 drops it, and a :class:`Rows` result keeps just its rows (it *remains* iff it is non-empty).
 Its ``kind`` (``"REMAIN"``, ``"SKIP"``, ``"ROWS"``) names it wherever a result is written out.
+An :class:`Answer` is a result that also says whether it is exact (not a superset), and
+:func:`exact_count` the number of rows a scan returns from a file where that alone says it.
 """
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from pyroaring import BitMap, FrozenBitMap
 
@@ -109,3 +112,44 @@ class Rows(FileIndexResult):
 def result_json(result: FileIndexResult) -> dict:
     """A result as JSON: ``{"result": kind}``, with ``cardinality`` and ``ranges`` for ROWS."""
     return {"result": result.kind, **(result.to_json() if isinstance(result, Rows) else {})}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A result, and whether its rows are exactly the rows that match (``exact``), not a superset of them.
+
+    Exact are: every result that keeps no row (every result is sound); a row set an index type answers
+    a leaf with exactly (``IndexType.answers_exactly``); AND and OR of exact answers. ``Answer(REMAIN,
+    True)`` says every row matches (an AND of nothing); REMAIN from an index is never exact.
+    """
+
+    result: FileIndexResult
+    exact: bool
+
+    @classmethod
+    def of(cls, result: FileIndexResult, exact: bool) -> Answer:
+        return cls(result, exact or not result.remain())
+
+    def remain(self) -> bool:
+        return self.result.remain()
+
+    def and_(self, other: Answer) -> Answer:
+        return Answer.of(self.result.and_(other.result), self.exact and other.exact)
+
+    def or_(self, other: Answer) -> Answer:
+        return Answer.of(self.result.or_(other.result), self.exact and other.exact)
+
+
+def exact_count(answer: Answer | None, row_count: int, deleted: BitMap | FrozenBitMap | None = None) -> int | None:
+    """How many rows a scan returns from a file of ``row_count`` rows, its ``deleted`` positions (its deletion
+    vector; None: none) left out, where ``answer`` (its predicate's; None: no predicate) alone says it; None
+    where the file must be read to count. The answer may be taken before or after the deletion vector."""
+    if answer is not None and not answer.remain():
+        return 0
+    if answer is not None and not answer.exact:
+        return None
+    rows = answer.result if answer is not None else REMAIN
+    if isinstance(rows, Rows):
+        kept = rows.bitmap.range_cardinality(0, row_count)
+        return kept - (rows.bitmap & deleted).range_cardinality(0, row_count) if deleted else kept
+    return row_count - (deleted.range_cardinality(0, row_count) if deleted else 0)

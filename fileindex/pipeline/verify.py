@@ -40,7 +40,7 @@ from fileindex.scan.truth import (
     source_columns,
     split_column,
 )
-from fileindex.predicate.evaluation import FileIndexEvaluator, visit
+from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.literals import sql_literal
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import to_sql
@@ -195,7 +195,7 @@ def _check_generated(report: FileReport, container: FileIndexContainer, reader: 
             continue
         for leaf in leaves:
             try:
-                answer = visit(index_reader, leaf)
+                answer = leaf.function.visit(index_reader, leaf.literals)
             except DecodeError as err:
                 _undecodable(report, container, entry, data_type, err)
                 break

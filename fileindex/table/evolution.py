@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, conjuncts, leaves, or_, visit
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, conjuncts, or_, visit
 from fileindex.table.metadata import Schema
 from fileindex.types import NUMERIC_BITS, DataType
 
@@ -87,33 +87,44 @@ def _joined(children: list[Predicate | Gap], join: Callable[..., Predicate]) -> 
     return join(*children)
 
 
-class _NullAnswer(PredicateVisitor[bool]):
-    """A conjunct's value on a row where the columns the file lacks are null (its leaves all on such columns)."""
+class _NullAnswer(PredicateVisitor["bool | None"]):
+    """A conjunct's value on every row of a file where each column the file lacks is null: True, False, or None
+    where the rows decide (a leaf on a column the file has, or one it cannot be asked of), in Kleene's logic."""
 
-    def leaf(self, leaf: Leaf) -> bool:
-        return leaf.function in ALL_NULL_TRUE
+    def __init__(self, table: Schema, data: Schema):
+        self.table, self.data = table, data
 
-    def and_(self, children: Iterator[bool]) -> bool:
-        return all(children)
+    def leaf(self, leaf: Leaf) -> bool | None:
+        return leaf.function in ALL_NULL_TRUE if _leaf(leaf, self.table, self.data) is Gap.ABSENT else None
 
-    def or_(self, children: Iterator[bool]) -> bool:
-        return any(children)
+    def and_(self, children: Iterator[bool | None]) -> bool | None:
+        values = []
+        for value in children:
+            if value is False:
+                return False
+            values.append(value)
+        return True if all(values) else None
 
-
-def _true_when_absent_columns_are_null(conjunct: Predicate, table: Schema, data: Schema) -> bool:
-    if any(_leaf(leaf, table, data) is not Gap.ABSENT for leaf in leaves(conjunct)):
-        return True  # (a leaf on a column the file has, or cannot be asked: the rows decide, it may hold)
-    return visit(conjunct, _NullAnswer())
+    def or_(self, children: Iterator[bool | None]) -> bool | None:
+        values = []
+        for value in children:
+            if value is True:
+                return True
+            values.append(value)
+        return None if None in values else False
 
 
 @dataclass(frozen=True)
 class FilePredicate:
     """A table predicate as a data file written under another schema can be asked it: ``predicate``, the
     usable conjuncts in the file's column names (None: none is usable, every row may match: REMAIN);
-    ``matches_nothing``, a conjunct on a column the file lacks that no row can satisfy (SKIP)."""
+    ``matches_nothing``, a conjunct on a column the file lacks that no row can satisfy (SKIP); ``lossless``, no
+    conjunct was dropped but one every row of the file satisfies (``predicate`` holds on exactly the rows the
+    table's predicate holds on: an exact answer to it is exact for the table's)."""
 
     predicate: Predicate | None
     matches_nothing: bool = False
+    lossless: bool = True
 
 
 def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
@@ -123,12 +134,17 @@ def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
     if table.id == data.id:
         return FilePredicate(predicate)
     kept = []
+    lossless = True
     remap = _Remap(table, data)
     for conjunct in conjuncts(predicate):
         remapped = visit(conjunct, remap)
         if remapped is Gap.ABSENT:
-            if absent_as_null and not _true_when_absent_columns_are_null(conjunct, table, data):
+            value = visit(conjunct, _NullAnswer(table, data)) if absent_as_null else None
+            if value is False:
                 return FilePredicate(None, matches_nothing=True)
-        elif remapped is not Gap.UNUSABLE:
+            lossless = lossless and value is True
+        elif remapped is Gap.UNUSABLE:
+            lossless = False
+        else:
             kept.append(remapped)
-    return FilePredicate(and_(*kept) if kept else None)
+    return FilePredicate(and_(*kept) if kept else None, lossless=lossless)

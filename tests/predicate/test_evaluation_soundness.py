@@ -3,6 +3,7 @@ import math
 
 import pyarrow as pa
 from hypothesis import given, settings
+from index_answers import index_options
 from hypothesis import strategies as st
 
 from fileindex.container.file import FileIndexContainer
@@ -36,16 +37,7 @@ INDEXES = {"a": ["bloom-filter", "bitmap", "bsi", "range-bitmap"],
 def tables(draw):
     rows = draw(st.integers(0, 40))
     columns = {c: draw(st.lists(st.one_of(st.none(), pool), min_size=rows, max_size=rows)) for c, pool in POOLS.items()}
-    options = {}
-    for column, kinds in INDEXES.items():
-        for kind in draw(st.lists(st.sampled_from(kinds), unique=True, max_size=3)):
-            key = f"file-index.{kind}.columns"
-            options[key] = options[key] + "," + column if key in options else column
-            if kind == "bloom-filter":
-                options[f"file-index.bloom-filter.{column}.items"] = str(max(rows, 1))
-            if kind == "bitmap" and draw(st.booleans()):
-                options[f"file-index.bitmap.{column}.version"] = "1"
-    return columns, options
+    return columns, index_options(draw, INDEXES, rows)
 
 
 @st.composite

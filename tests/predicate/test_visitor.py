@@ -102,15 +102,21 @@ def test_remapping_follows_field_ids_and_keeps_what_the_file_can_answer():
     same = parse_predicate("f4 = 'x'", NEW.types())
     assert remap_predicate(same, NEW, NEW) == FilePredicate(same)
     assert remapped("f4 = 'x' AND f1 = 5") == FilePredicate(parse_predicate("f0 = 'x' AND f1 = 5", OLD.types()))
-    assert remapped("f4 = 'x' AND f1 = 5000000000") == FilePredicate(Leaf("eq", "f0", ("x",)))  # not an INT
-    assert remapped("f1 = 5000000000") == FilePredicate(None)  # nothing usable: every row may match
+    assert remapped("f4 = 'x' AND f1 = 5000000000") == FilePredicate(Leaf("eq", "f0", ("x",)),  # not an INT
+                                                                      lossless=False)
+    assert remapped("f1 = 5000000000") == FilePredicate(None, lossless=False)  # nothing usable: every row may match
 
 
 @pytest.mark.parametrize("text, plain, absent_as_null", [
-    ("f5 = 3", FilePredicate(None), FilePredicate(None, matches_nothing=True)),
-    ("f5 IS NULL", FilePredicate(None), FilePredicate(None)),  # every row of the file satisfies it
-    ("f5 = 3 OR f4 = 'x'", FilePredicate(None), FilePredicate(None)),  # only a whole conjunct decides
-    ("f4 = 'x' AND f5 > 1", FilePredicate(Leaf("eq", "f0", ("x",))), FilePredicate(None, matches_nothing=True)),
+    ("f5 = 3", FilePredicate(None, lossless=False), FilePredicate(None, matches_nothing=True)),
+    ("f5 IS NULL", FilePredicate(None, lossless=False), FilePredicate(None)),  # every row of the file satisfies it
+    ("f5 IS NULL OR f4 = 'x'", FilePredicate(None, lossless=False), FilePredicate(None)),
+    ("f5 = 3 OR f4 = 'x'", FilePredicate(None, lossless=False),
+     FilePredicate(None, lossless=False)),  # only a whole conjunct decides
+    ("f4 = 'x' AND f5 > 1", FilePredicate(Leaf("eq", "f0", ("x",)), lossless=False),
+     FilePredicate(None, matches_nothing=True)),
+    ("f4 = 'x' AND f5 IS NULL", FilePredicate(Leaf("eq", "f0", ("x",)), lossless=False),
+     FilePredicate(Leaf("eq", "f0", ("x",)))),
 ])
 def test_a_column_the_file_lacks(text, plain, absent_as_null):
     assert remapped(text) == plain

@@ -26,6 +26,7 @@ INDEX = IndexType(
     row_count_at=(1, "bitmap/header/row_count"),
     exact=frozenset({"eq", "in", "is_null", "is_not_null"}),
     extended=True,
+    exact_extended=frozenset({"lt", "lte", "gt", "gte", "between"}),  # ranges from the sorted dictionary
     nano_timestamps_remain=True,  # apache/paimon #9654
     kaitai_spec=KeyedSpec(Bitmap, "bitmap", key_kind), layout=layout, exhaustive=_exhaustive.check,
     when_too_large=WHEN_TOO_LARGE,

@@ -1,5 +1,5 @@
 """The ``bsi`` reader (spec §7): it answers comparisons with the halves' min/max short-cuts and O'Neil's
-algorithm over the bit slices.
+algorithm over the bit slices, and ORDER BY LIMIT as the range-bitmap does (beyond Java, whose bsi has none).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.decoding.cursor import PayloadOffsets
 from fileindex.generated.bsi import Bsi
 from fileindex.generated.fast import bsi as fast
-from fileindex.indexes import roaring
+from fileindex.indexes import roaring, top_n
 from fileindex.indexes.bsi.keys import check_type, value_range
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
@@ -238,3 +238,30 @@ class BsiReader(FileIndexReader, PayloadOffsets):
         if keys is None:
             return REMAIN
         return Rows(self._gt(keys[0], True) & self._lt(keys[1], True))
+
+    def visit_top_n(self, limit: int, *, descending: bool, nulls_first: bool = False,
+                    found: FrozenBitMap | None = None, strict: bool = True) -> FileIndexResult:
+        """As the range-bitmap answers it (``FileIndexReader.visit_top_n``); REMAIN for TIMESTAMP(p > 6), whose
+        keys, micros, tie rows a nanosecond apart."""
+        top_n.check_limit(limit)
+        if self.data_type.is_nano_timestamp:
+            return REMAIN
+        nulls = roaring.complement(self._not_null(), self.row_count)
+        if found is not None:
+            nulls = nulls & found
+        return Rows(top_n.with_nulls(limit, nulls, lambda k: self._top_values(k, descending, found, strict),
+                                     nulls_first=nulls_first, strict=strict))
+
+    def _top_values(self, k: int, descending: bool, found: FrozenBitMap | None, strict: bool) -> FrozenBitMap:
+        """The non-null rows first in the order: descending, the largest positive magnitudes, then the smallest
+        negative ones; ascending, the largest negative magnitudes, then the smallest positive ones."""
+        first, second = (self.positive, self.negative) if descending else (self.negative, self.positive)
+        taken = self._half_top(first, k, True, found, strict)
+        if len(taken) < k:
+            taken = taken | self._half_top(second, k - len(taken), False, found, strict)
+        return taken
+
+    def _half_top(self, half: _Half, k: int, largest: bool, found: FrozenBitMap | None,
+                  strict: bool) -> FrozenBitMap:
+        return top_n.top_values(k, half.ebm, lambda i: self._slice(half, i), len(half.slices), largest=largest,
+                                found=found, strict=strict)

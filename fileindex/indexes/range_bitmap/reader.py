@@ -11,14 +11,14 @@ from typing import Generic, NamedTuple, overload
 from collections.abc import Sequence
 
 import numpy as np
-from pyroaring import BitMap, FrozenBitMap
+from pyroaring import FrozenBitMap
 
 from fileindex import errors
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.decoding.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import range_bitmap as fast
 from fileindex.generated.range_bitmap import RangeBitmap
-from fileindex.indexes import roaring
+from fileindex.indexes import roaring, top_n
 from fileindex.indexes.bitmap.keys import Key
 from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key, sort_keys
 from fileindex.indexes.reader import FileIndexReader
@@ -451,59 +451,15 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
 
     def visit_top_n(self, limit: int, *, descending: bool, nulls_first: bool = False,
                     found: FrozenBitMap | None = None, strict: bool = True) -> FileIndexResult:
-        """The rows of the first ``limit`` in ORDER BY this column (``strict``: one ORDER BY key)."""
-        if limit < 0:
-            raise errors.UsageError(f"TopN limit must be >= 0, not {limit}")
+        """The rows of the first ``limit`` in ORDER BY this column (``strict``: one ORDER BY key), by code;
+        every row where no row has a value, as Java answers."""
+        top_n.check_limit(limit)
         self._read_header()
         if self.cardinality == 0:
             return Rows(range(self.row_count))
         nulls = roaring.complement(self._ebm, self.row_count)
         if found is not None:
             nulls = nulls & found
-        if nulls_first:
-            taken = _first_rows(nulls, limit) if strict else nulls
-            if len(taken) < limit:
-                taken = taken | self._top_k(limit - len(taken), descending, found, strict)
-            return Rows(taken)
-        taken = self._top_k(limit, descending, found, strict)
-        if len(taken) < limit:
-            taken = taken | (_first_rows(nulls, limit - len(taken)) if strict else nulls)
-        return Rows(taken)
-
-    def _top_k(self, k: int, descending: bool, found: FrozenBitMap | None, strict: bool) -> FrozenBitMap:
-        """O'Neil's BSI top-k (descending) or bottom-k; strict drops the smallest tied row ids."""
-        if k == 0 or (found is not None and not found):
-            return FrozenBitMap()
-        g = BitMap()
-        e = self._ebm & found if found is not None else self._ebm
-        if len(e) <= k:
-            return e
-        for i in range(self._num_slices - 1, -1, -1):
-            a = e & self._slice(i) if descending else e - self._slice(i)
-            x = g | a
-            if len(x) > k:
-                e = a
-            elif len(x) < k:
-                g = x
-                e = e - a
-            else:
-                e = a
-                break
-        f = g | e
-        if strict and len(f) > k:
-            f = g | _last_rows(e, k - len(g))
-        return roaring.frozen(f)
-
-
-def _first_rows(rows, count: int) -> FrozenBitMap:
-    """The ``count`` smallest row ids (a slice by rank: no array of every row is built)."""
-    if count <= 0:
-        return FrozenBitMap()
-    return FrozenBitMap(rows[:count])
-
-
-def _last_rows(rows, count: int) -> BitMap:
-    """The ``count`` largest row ids."""
-    if count <= 0:
-        return BitMap()
-    return BitMap(rows[max(len(rows) - count, 0):])
+        return Rows(top_n.with_nulls(limit, nulls, lambda k: top_n.top_values(
+            k, self._ebm, self._slice, self._num_slices, largest=descending, found=found, strict=strict),
+            nulls_first=nulls_first, strict=strict))

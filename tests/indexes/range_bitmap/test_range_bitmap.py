@@ -10,6 +10,7 @@ from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.specs.range_bitmap import range_bitmap as construct_range_bitmap
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from index_answers import top_n_model as sorted_top_n
 from pyroaring import FrozenBitMap
 from structures import construct_tree, kaitai_tree, mutated_payloads, without_none
 from vector_cases import cases_for
@@ -139,47 +140,12 @@ def test_find_matches_binary_search(column, data):
 
 
 def top_n_model(values, data_type, k, descending, nulls_first, found, strict):
-    """Java's TopN semantics (spec §8.5), by sorting."""
+    """Java's TopN semantics (spec §8.5), by sorting; a range bitmap without a non-null value answers every row."""
     kind = key_kind(data_type)
-    keys = {row: sort_key(kind, key_of(v, data_type)) for row, v in enumerate(values) if v is not None}
-    if not keys:
+    keys = [None if v is None else sort_key(kind, key_of(v, data_type)) for v in values]
+    if all(key is None for key in keys):
         return set(range(len(values)))
-    allowed = (lambda row: row in found) if found is not None else (lambda row: True)
-    candidates = [row for row in keys if allowed(row)]
-    nulls = sorted(row for row, v in enumerate(values) if v is None and allowed(row))
-
-    def best(count):
-        if count <= 0 or (found is not None and not found):
-            return set()
-        ordered = sorted(candidates, key=lambda row: (-keys[row] if descending else keys[row], -row)) \
-            if kind.width else sorted(candidates, key=lambda row: (_Desc(keys[row]) if descending else keys[row], -row))
-        if len(ordered) <= count:
-            return set(ordered)
-        if strict:
-            return set(ordered[:count])
-        boundary = keys[ordered[count - 1]]
-        return {row for row in candidates if (keys[row] >= boundary if descending else keys[row] <= boundary)}
-
-    if nulls_first:
-        taken = set(nulls[:k]) if strict else set(nulls)
-        if len(taken) < k:
-            taken |= best(k - len(taken))
-        return taken
-    taken = best(k)
-    if len(taken) < k:
-        taken |= set(nulls[:k - len(taken)]) if strict else set(nulls)
-    return taken
-
-
-class _Desc:
-    def __init__(self, value):
-        self.value = value
-
-    def __lt__(self, other):
-        return self.value > other.value
-
-    def __eq__(self, other):
-        return self.value == other.value
+    return sorted_top_n(keys, k, descending, nulls_first, found, strict)
 
 
 @given(columns(), st.integers(0, 12), st.booleans(), st.booleans(), st.booleans(), st.data())
