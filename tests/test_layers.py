@@ -6,8 +6,8 @@ import graphlib
 
 from conftest import ROOT
 
-LAYERS = ["base", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "reference",
-          "pipeline", "kit", "spark", "cli"]
+LAYERS = ["base", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "merge",
+          "reference", "pipeline", "kit", "spark", "cli"]
 BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "memo", "kernels", "_kernels",
         "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined"}
 
