@@ -70,23 +70,30 @@ def deduplicate() -> PkTable:
         [first, second, third, COMPACT, fourth, fifth],
         ["id = 2", "id IN (1, 5, 12)", "id < 4", "score = 20", "score >= 900", "name = 'upd'",
          "flag = true AND id > 6", "dt = '2024-01-02' AND score < 50", "name = 'back' OR score = 999",
-         "name IS NULL", "dt = '2024-01-01' AND id = 2"],
+         "name IS NULL", "dt = '2024-01-01' AND id = 2", "name = 'zz'"],
         ["dt"])
 
 
 def deduplicate_levels() -> PkTable:
-    """Compaction as Java runs it by itself (a sorted-run trigger of 3): files on several levels at once."""
+    """Compaction as Java runs it by itself (universal compaction, a sorted-run trigger of 2, five levels): a
+    large first commit on the top level, small updates compacted to the level below it, so files on three
+    levels at once; a key of two fields, a string first."""
     rng = random.Random(7)
-    steps = []
-    for commit in range(7):
+    regions = ["apac", "eu", "us"]
+    base = [["+I", regions[key % 3], key, key, f"base-{key * 7919 % 10007:05d}-{key * 31 % 97:02d}"]
+            for key in range(300)]  # (enough bytes that compacting two small runs leaves it alone)
+    steps: list = [base]
+    for commit in range(1, 7):
         rows = []
-        for key in sorted(rng.sample(range(40), 12)):
-            kind = "-D" if rng.random() < 0.15 else ("+I" if commit == 0 else "+U")
-            rows.append([kind, key, commit * 100 + key, f"s{rng.randrange(5)}"])
+        for key in sorted(rng.sample(range(40), 10)):
+            kind = "-D" if rng.random() < 0.15 else "+U"
+            rows.append([kind, regions[key % 3], key, commit * 100 + key, f"s{rng.randrange(5)}"])
         steps.append(rows)
-    return PkTable("deduplicate_levels", [("id", "BIGINT"), ("v", "INT"), ("s", "STRING")], ["id"],
-                   {"bucket": "1", "num-sorted-run.compaction-trigger": "3", "file.format": "parquet"}, steps,
-                   ["id = 7", "id BETWEEN 10 AND 20", "v >= 500", "v < 100", "s = 's1'", "id > 30 OR v = 301"])
+    return PkTable("deduplicate_levels", [("region", "STRING"), ("id", "BIGINT"), ("v", "INT"), ("s", "STRING")],
+                   ["region", "id"], {"bucket": "1", "num-sorted-run.compaction-trigger": "2", "num-levels": "5",
+                                      "file.format": "parquet"}, steps,
+                   ["id = 7", "id BETWEEN 10 AND 20", "v >= 500", "v < 100", "s = 's1'", "id > 30 OR v = 301",
+                    "region = 'eu' AND id < 20"])
 
 
 def deduplicate_sequence() -> PkTable:
@@ -289,7 +296,7 @@ def java_reads(java: JavaPk, root: Path, table: PkTable, snapshots: list[int]) -
 
     types = load_schema(TableStore(root), 0).types()
     reads = []
-    for snapshot in sorted(set(snapshots)):
+    for snapshot in range(1, max(snapshots) + 1):  # (a commit that compacts makes two snapshots)
         for text in [None, *table.predicates]:
             request = {"op": "read", "table": str(root), "snapshot": snapshot}
             if text is not None:
@@ -322,6 +329,24 @@ def record(warehouse: Path, java: JavaPk, tables: list[PkTable]) -> dict:
     return answers
 
 
+def answers_text(answers: dict) -> str:
+    """The answers as JSON, one read per line (a read's rows on one line keep the file small and its diffs
+    readable)."""
+    def dumps(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    tables = []
+    for name, table in answers["tables"].items():
+        fields = [f'   {dumps(key)}: {dumps(value)}' for key, value in table.items() if key != "reads"]
+        reads = ",\n".join(f"    {dumps(read)}" for read in table["reads"])
+        tables.append(f"  {dumps(name)}: {{\n" + ",\n".join(fields + [f'   "reads": [\n{reads}\n   ]']) + "\n  }")
+    others = [f" {dumps(key)}: {json.dumps(value, indent=1, ensure_ascii=False)}" for key, value in answers.items()
+              if key != "tables"]
+    text = "{\n" + ",\n".join(others + [' "tables": {\n' + ",\n".join(tables) + "\n }"]) + "\n}\n"
+    assert json.loads(text) == answers
+    return text
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "tests" / "tables" / "parquet",
@@ -338,7 +363,7 @@ def main(argv: list[str]) -> int:
             shutil.copytree(Path(scratch) / "db.db", folder)
     finally:
         java.close()
-    (folder / "java-answers.json").write_text(json.dumps(answers, indent=1, ensure_ascii=False) + "\n")
+    (folder / "java-answers.json").write_text(answers_text(answers))
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     print(f"wrote {len(answers['tables'])} tables under {folder} ({size} B)")
     return 0

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fileindex.errors import UsageError
 from fileindex.merge.functions import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, KeyMerger
 from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, Key, KeyValueFile, key_column, read_columns
 from fileindex.merge.sections import Run, Section, read_raw, scanned, sections
@@ -39,6 +40,8 @@ def merge_bucket(spec: MergeSpec, files: Sequence[KeyValueFile], columns: Sequen
     """The rows of one bucket as a batch scan reads them, as batches of ``columns`` (value columns of the
     table) in key order. ``files``: the bucket's live files (those a scan's pruning kept); each file's batches
     hold the system columns and ``read_columns(spec, columns)``."""
+    if spec.deletion_vectors:
+        raise UsageError("a primary-key table with deletion vectors is read file by file with them, not merged")
     readable = scanned(spec, files)
     merge = _Merge(spec, list(columns))
     if read_raw(spec, readable):
