@@ -38,13 +38,16 @@ _RETRACTIONS = np.array([UPDATE_BEFORE, DELETE], dtype=np.int8)
 
 def merge_bucket(spec: MergeSpec, files: Sequence[KeyValueFile], columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
     """The rows of one bucket as a batch scan reads them, as batches of ``columns`` (value columns of the
-    table) in key order. ``files``: the bucket's live files (those a scan's pruning kept); each file's batches
-    hold the system columns and ``read_columns(spec, columns)``."""
+    table) in key order (a bucket read raw: file after file, by key range where the ranges are known).
+    ``files``: the bucket's live files (those a scan's pruning kept); each file's batches hold the system
+    columns and ``read_columns(spec, columns)``."""
     if spec.deletion_vectors:
         raise UsageError("a primary-key table with deletion vectors is read file by file with them, not merged")
     readable = scanned(spec, files)
     merge = _Merge(spec, list(columns))
     if read_raw(spec, readable):
+        if all(f.min_key is not None for f in readable):
+            readable.sort(key=lambda f: f.min_key or ())
         for file in readable:
             yield from merge.raw(file)
         return
