@@ -143,12 +143,9 @@ class _Merge:
             table = pa.concat_tables([p.table for p in pieces]) if len(pieces) > 1 else pieces[0].table
             yield from self._singletons(table)
             return
-        table = pa.concat_tables([p.table for p in pieces])
+        table = pa.concat_tables([p.table for p in pieces]).combine_chunks()
         keys = [pa.concat_arrays([p.keys[i] for p in pieces]) for i in range(len(self.key_names))]
-        order = self._order(table, keys)
-        table = table.take(order)
-        keys = [k.take(order) for k in keys]
-        yield from self._groups(table, keys).to_batches()
+        yield from self._groups(_Sorted(table, keys, self._order(table, keys))).to_batches()
 
     def _singletons(self, table: pa.Table) -> Iterator[pa.RecordBatch]:
         """Rows of distinct keys: each its own row, unless a retraction."""
@@ -157,52 +154,47 @@ class _Merge:
         out = self._out(table)
         yield from (out if keep.all() else out.filter(pa.array(keep))).to_batches()
 
-    def _order(self, table: pa.Table, keys: list[pa.Array]) -> pa.Array:
-        """Rows sorted by key, then the sequence fields (nulls first), then ``_SEQUENCE_NUMBER``; ties keep the
-        order read."""
-        columns = {f"k{i}": k for i, k in enumerate(keys)}
-        for i, name in enumerate(self.spec.sequence_fields):
+    def _order(self, table: pa.Table, keys: list[pa.Array]) -> np.ndarray:
+        """The rows' positions sorted by key, then the sequence fields (nulls first), then
+        ``_SEQUENCE_NUMBER``; ties keep the order read."""
+        columns = list(keys)
+        for name in self.spec.sequence_fields:
             values = _comparable(table.column(name).combine_chunks())
-            columns[f"n{i}"] = values.is_valid()  # (false first: a null sequence field is the oldest)
-            columns[f"s{i}"] = values
-        columns["seq"] = table.column(SEQUENCE_NUMBER).combine_chunks()
-        return pc.sort_indices(pa.table(columns), sort_keys=[(name, "ascending") for name in columns])
+            columns += [values.is_valid(), values]  # (false first: a null sequence field is the oldest)
+        columns.append(table.column(SEQUENCE_NUMBER).combine_chunks())
+        if all(_numeric(c) and not c.null_count for c in columns):
+            return np.lexsort([c.to_numpy() for c in reversed(columns)])
+        sort = pa.table(columns, names=[f"c{i}" for i in range(len(columns))])
+        return pc.sort_indices(sort, sort_keys=[(name, "ascending") for name in sort.column_names]).to_numpy()
 
-    def _groups(self, table: pa.Table, keys: list[pa.Array]) -> pa.Table:
-        """One row per key of sorted ``table`` (its rows with one key in a group), by the engine."""
-        n = table.num_rows
-        new = np.zeros(n, dtype=bool)
-        new[0] = True
-        for key in keys:
-            if n > 1:
-                new[1:] |= _not_equal(key.slice(1), key.slice(0, n - 1))
-        starts = np.flatnonzero(new)
-        sizes = np.diff(np.append(starts, n))
-        kinds = table.column(VALUE_KIND).to_numpy()
-        add = (kinds == INSERT) | (kinds == UPDATE_AFTER)
+    def _groups(self, rows: _Sorted) -> pa.Table:
+        """One row per key (the sorted rows of one key form a group), by the engine."""
+        starts, sizes, add = rows.starts, rows.sizes, rows.add
+        n = len(rows.order)
         positions = np.arange(n)
         engine = self.spec.engine
         if engine == DEDUPLICATE:
             if self.spec.ignore_delete:
                 picks = np.maximum.reduceat(np.where(add, positions, -1), starts)
-                return self._take(table, picks[picks >= 0])
+                return self._take(rows, picks[picks >= 0])
             picks = starts + sizes - 1
-            return self._take(table, picks[add[picks]])
+            return self._take(rows, picks[add[picks]])
         if (engine == FIRST_ROW or self.vector_partial) and not self.spec.ignore_delete:
             retracting = (np.add.reduceat((~add).astype(np.int64), starts) > 0) & (sizes > 1)
             if retracting.any():
                 group = int(np.flatnonzero(retracting)[0])
-                self.merger.merge(self._records(table, starts[group], sizes[group]))  # raises Java's error
+                self.merger.merge(self._records(rows, starts[group], sizes[group]))  # raises Java's error
         if engine == FIRST_ROW:
             picks = np.minimum.reduceat(np.where(add, positions, n), starts)
-            return self._take(table, picks[picks < n])
+            return self._take(rows, picks[picks < n])
         if self.vector_partial:
-            return self._last_non_null(table, starts, sizes, add)
+            return self._last_non_null(rows)
         assert engine in (PARTIAL_UPDATE, AGGREGATION)
-        return self._by_key(table, starts, sizes, add)
+        return self._by_key(rows)
 
-    def _take(self, table: pa.Table, picks: np.ndarray) -> pa.Table:
-        return self._out(table).take(pa.array(picks))
+    def _take(self, rows: _Sorted, picks: np.ndarray) -> pa.Table:
+        """The rows at sorted positions ``picks``."""
+        return self._out(rows.table).take(pa.array(rows.order[picks]))
 
     def _out(self, table: pa.Table) -> pa.Table:
         """``columns`` of ``table``, every field nullable (a merged row may hold nulls the records' did not)."""
@@ -210,46 +202,46 @@ class _Merge:
         schema = pa.schema([f.with_nullable(True) for f in columns.schema])
         return columns if schema == columns.schema else pa.Table.from_arrays(columns.columns, schema=schema)
 
-    def _last_non_null(self, table: pa.Table, starts: np.ndarray, sizes: np.ndarray, add: np.ndarray) -> pa.Table:
+    def _last_non_null(self, rows: _Sorted) -> pa.Table:
         """Plain partial-update: per column the last non-null value of the key's records that are not
         retractions (a key with one record: that record, dropped when a retraction)."""
-        positions = np.arange(table.num_rows)
-        single = sizes == 1
+        starts, add = rows.starts, rows.add
+        positions = np.arange(len(rows.order))
+        single = rows.sizes == 1
         kept = ~single | add[starts]
+        out = self._out(rows.table)
         arrays = []
-        for name in self.columns:
-            column = table.column(name).combine_chunks()
-            valid = add & ~np.asarray(column.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-            last = np.maximum.reduceat(np.where(valid, positions, -1), starts)
+        for column in out.columns:
+            nulls = np.asarray(column.is_null().to_numpy(zero_copy_only=False), dtype=bool)[rows.order]
+            last = np.maximum.reduceat(np.where(add & ~nulls, positions, -1), starts)
             source = np.where(single, starts, last)[kept]
-            arrays.append(column.take(pa.array(source, mask=source < 0)))
-        return self._out(pa.table(arrays, names=self.columns))
+            arrays.append(column.take(pa.array(rows.order[np.maximum(source, 0)], mask=source < 0)))
+        return pa.Table.from_arrays(arrays, schema=out.schema)
 
-    def _by_key(self, table: pa.Table, starts: np.ndarray, sizes: np.ndarray, add: np.ndarray) -> pa.Table:
+    def _by_key(self, rows: _Sorted) -> pa.Table:
         """Keys with one record as they are; keys with several through the reference merge, one at a time."""
+        starts, sizes, add = rows.starts, rows.sizes, rows.add
         single = sizes == 1
-        simple = starts[single & add[starts]]
+        simple = single & add[starts]
         merged_rows = []
         merged_at = []
-        for group, start in enumerate(starts):
-            if not single[group]:
-                row = self.merger.merge(self._records(table, start, sizes[group]))
-                if row is not None:
-                    merged_rows.append(row)
-                    merged_at.append(group)
-        parts = [self._take(table, simple)]
-        if merged_rows:
-            parts.append(self._rows_table(table, merged_rows))
-        out = pa.concat_tables(parts)
+        for group in np.flatnonzero(~single):
+            row = self.merger.merge(self._records(rows, starts[group], sizes[group]))
+            if row is not None:
+                merged_rows.append(row)
+                merged_at.append(group)
+        out = self._take(rows, starts[simple])
         if not merged_rows:
             return out
-        groups = np.concatenate([np.flatnonzero(single & add[starts]), np.array(merged_at)])
+        out = pa.concat_tables([out, self._rows_table(rows.table, merged_rows)])
+        groups = np.concatenate([np.flatnonzero(simple), np.array(merged_at, dtype=np.int64)])
         return out.take(pa.array(np.argsort(groups, kind="stable")))
 
-    def _records(self, table: pa.Table, start: int, count: int) -> list[tuple[int, list]]:
-        rows = table.slice(start, count)
-        kinds = rows.column(VALUE_KIND).to_pylist()
-        values = [_python(rows.column(name).combine_chunks()) for name in self.value_columns]
+    def _records(self, rows: _Sorted, start: int, count: int) -> list[tuple[int, list]]:
+        """The records of the group at sorted positions ``start`` on, in order."""
+        records = rows.table.take(pa.array(rows.order[start:start + count]))
+        kinds = records.column(VALUE_KIND).to_pylist()
+        values = [_python(records.column(name).combine_chunks()) for name in self.value_columns]
         return [(kinds[i], [column[i] for column in values]) for i in range(count)]
 
     def _rows_table(self, table: pa.Table, rows: list[list]) -> pa.Table:
@@ -260,6 +252,28 @@ class _Merge:
             values = [row[position[name]] for row in rows]
             arrays.append(pa.array(values, type=_storage(target)).cast(target))
         return pa.Table.from_arrays(arrays, schema=self._out(table.slice(0, 0)).schema)
+
+
+class _Sorted:
+    """Rows read in runs, with ``order`` their positions sorted by key and sequence, and the groups of one key
+    in that order: ``starts`` (sorted positions), ``sizes``, and ``add`` whether each sorted row is not a
+    retraction."""
+
+    def __init__(self, table: pa.Table, keys: list[pa.Array], order: np.ndarray):
+        self.table = table
+        self.order = order
+        n = len(order)
+        new = np.zeros(n, dtype=bool)
+        if n:
+            new[0] = True
+        for key in keys:
+            if n > 1:
+                ordered = key.to_numpy()[order] if _numeric(key) else key.take(pa.array(order))
+                new[1:] |= _differs(ordered)
+        self.starts = np.flatnonzero(new)
+        self.sizes = np.diff(np.append(self.starts, n))
+        kinds = table.column(VALUE_KIND).to_numpy()[order]
+        self.add = (kinds == INSERT) | (kinds == UPDATE_AFTER)
 
 
 class _RunReader:
@@ -348,6 +362,13 @@ def _count_below(keys: list[pa.Array], bound: Key) -> int:
     if len(keys) == 1 and _numeric(keys[0]):
         return int(np.searchsorted(keys[0].to_numpy(), bound[0], side="left"))
     return bisect.bisect_left(range(len(keys[0])), bound, key=lambda row: _key_at(keys, row))
+
+
+def _differs(values: np.ndarray | pa.Array) -> np.ndarray:
+    """Whether each value but the first differs from the one before it."""
+    if isinstance(values, np.ndarray):
+        return values[1:] != values[:-1]
+    return _not_equal(values.slice(1), values.slice(0, len(values) - 1))
 
 
 def _not_equal(a: pa.Array, b: pa.Array) -> np.ndarray:
