@@ -24,12 +24,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # this checkout's package, imported below
 
-from fileindex.merge.layout import KeyValueFile  # noqa: E402 (this checkout's package)
-from fileindex.merge.reader import merge_bucket  # noqa: E402
-from fileindex.merge.spec import MergeSpec  # noqa: E402
-from fileindex.types import parse_type  # noqa: E402
+from fileindex.merge.layout import KeyValueFile
+from fileindex.merge.reader import merge_bucket
+from fileindex.merge.spec import MergeSpec
+from fileindex.types import parse_type
 
 FIELDS = (("id", parse_type("BIGINT NOT NULL")), ("v", parse_type("BIGINT")), ("name", parse_type("STRING")))
 COLUMNS = ["id", "v", "name"]

@@ -89,11 +89,14 @@ class _Merge:
 
     def raw(self, file: KeyValueFile) -> Iterator[pa.RecordBatch]:
         """A file read without a merge: its rows that are not retractions."""
+        offset = 0
         for batch in file.batches():
-            kinds = batch.column(batch.schema.get_field_index(VALUE_KIND)).to_numpy(zero_copy_only=False)
+            table = pa.Table.from_batches([batch])
+            kinds = _system(table, VALUE_KIND, file, offset)
+            offset += table.num_rows
             keep = ~np.isin(kinds, _RETRACTIONS)
-            table = self._out(pa.Table.from_batches([batch]))
-            yield from (table if keep.all() else table.filter(pa.array(keep))).to_batches()
+            out = self._out(table)
+            yield from (out if keep.all() else out.filter(pa.array(keep))).to_batches()
 
     def section(self, section: Section) -> Iterator[pa.RecordBatch]:
         self.where = ", ".join(f.name for f in section.files)
@@ -313,6 +316,8 @@ class _RunReader:
                 raise TableError(f"{file.name}: a null {name} at row {self.offset + _first_null(column)}: a key "
                                  "field is never null")
             keys.append(_comparable(column))
+        for name in (VALUE_KIND, SEQUENCE_NUMBER):
+            _system(table, name, file, self.offset)
         strict = _check_order(keys, f"{file.name}", self.offset)
         first = _key_at(keys, 0)
         if self.last is not None:
@@ -399,6 +404,19 @@ def _check_order(keys: list[pa.Array], name: str, offset: int) -> bool:
         raise TableError(f"{name}: row {offset + row} has a smaller key than row {offset + row - 1}: a key-value "
                          "file is sorted by key")
     return bool(less.all())
+
+
+def _system(table: pa.Table, name: str, file: KeyValueFile, offset: int) -> np.ndarray:
+    """A system column's values; a TableError naming the row where one is null, or a row kind is not one."""
+    column = table.column(name).combine_chunks()
+    if column.null_count:
+        raise TableError(f"{file.name}: a null {name} at row {offset + _first_null(column)}")
+    values = column.to_numpy()
+    if name == VALUE_KIND and ((values < INSERT) | (values > DELETE)).any():
+        row = int(np.flatnonzero((values < INSERT) | (values > DELETE))[0])
+        raise TableError(f"{file.name}: row {offset + row}: {VALUE_KIND} {values[row]} is not a row kind "
+                         "(0 +I, 1 -U, 2 +U, 3 -D)")
+    return values
 
 
 def _first_null(array: pa.Array) -> int:

@@ -170,3 +170,37 @@ def test_the_merge_streams_a_batch_or_two_per_run():
     first = next(stream)
     assert first.num_rows >= 1 and len(read) <= 6
     assert sum(b.num_rows for b in stream) + first.num_rows == 1200
+
+
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("_VALUE_KIND", 7, "row 1: _VALUE_KIND 7 is not a row kind"),
+    ("_SEQUENCE_NUMBER", None, "a null _SEQUENCE_NUMBER at row 1"),
+    ("_KEY_id", None, "a null _KEY_id at row 1"),
+    ("_KEY_id", -5, "bad.parquet: row 1 has a smaller key than"),
+])
+def test_malformed_files_are_named_at_their_row(column, value, message):
+    from fileindex.table.errors import TableError
+
+    spec = MergeSpec("deduplicate", ("id",), FIELDS)
+    good = kv_file(0, 5, [(1, "+I", 0, 1, "x", None), (2, "+I", 1, 2, "y", None)], 1, True)
+    table = pa.Table.from_batches(list(good.batches()))
+    index = table.schema.get_field_index(column)
+    values = table.column(column).to_pylist()
+    values[1] = value
+    broken = table.set_column(index, table.schema.field(column).with_nullable(True),
+                              pa.array(values, table.schema.field(column).type))
+    bad = KeyValueFile("bad.parquet", 0, 2, 0, (1,), (2,), lambda: iter(broken.to_batches(max_chunksize=1)))
+    with pytest.raises(TableError, match=message):
+        list(merge_bucket(spec, [good, bad], COLUMNS))
+
+
+def test_files_whose_recorded_key_ranges_lie_are_refused():
+    """Two files said to hold keys 1..2 and 3..4 (two sections) both hold key 2: a key would come out twice."""
+    from fileindex.table.errors import TableError
+
+    spec = MergeSpec("deduplicate", ("id",), FIELDS)
+    first = kv_file(0, 0, [(1, "+I", 0, 1, None, None), (2, "+I", 1, 2, None, None)], 2, True)
+    second = kv_file(1, 0, [(2, "+I", 2, 3, None, None), (4, "+I", 3, 4, None, None)], 2, True)
+    second = KeyValueFile(second.name, 0, 2, 0, (3,), (4,), second.batches)
+    with pytest.raises(TableError, match="comes back"):
+        list(merge_bucket(spec, [first, second], COLUMNS))
