@@ -2,13 +2,15 @@
 """Merge throughput of one deduplicate bucket (fileindex.merge.reader.merge_bucket), beside the plain read of
 the same Parquet files in the same run.
 
-    python tools/bench_merge.py [--rows 1000000] [--repeat 3]
+    python tools/bench_merge.py [--rows 1000000] [--repeat 3] [--engine deduplicate|partial-update|aggregation]
 
 The bucket, written here in the key-value layout (``_KEY_id``, ``_SEQUENCE_NUMBER``, ``_VALUE_KIND``, id, v,
 name): ROWS keys on the top level (5) in 8 files of disjoint ranges, updates of a tenth of the keys on level 3
 (2 files), and three level-0 files of updates and deletes of a twentieth each, at random keys: four sorted
 runs overlapping everywhere. Printed, as the median of REPEAT runs: wall and CPU seconds of the plain read
-(every batch of every file) and of the merge, and the merge's records in and rows out per second.
+(every batch of every file) and of the merge, and the merge's records in and rows out per second. ENGINE
+(default deduplicate): partial-update merges with ``ignore-delete`` (vectorised), aggregation sums ``v``
+and keeps the last non-null ``name`` (a key with several records goes through the reference merge).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's package, imported below
 
 from fileindex.merge.layout import KeyValueFile
 from fileindex.merge.reader import merge_bucket
-from fileindex.merge.spec import MergeSpec
+from fileindex.merge.spec import Aggregate, MergeSpec
 from fileindex.types import parse_type
 
 FIELDS = (("id", parse_type("BIGINT NOT NULL")), ("v", parse_type("BIGINT")), ("name", parse_type("STRING")))
@@ -79,8 +81,12 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--engine", choices=["deduplicate", "partial-update", "aggregation"], default="deduplicate")
     args = parser.parse_args(argv)
-    spec = MergeSpec("deduplicate", ("id",), FIELDS)
+    aggregates = (("id", Aggregate("primary-key")), ("v", Aggregate("sum", True)),
+                  ("name", Aggregate("last_non_null_value")))
+    spec = MergeSpec(args.engine, ("id",), FIELDS, ignore_delete=args.engine == "partial-update",
+                     aggregates=aggregates if args.engine == "aggregation" else ())
     with tempfile.TemporaryDirectory(prefix="bench-merge-") as scratch:
         files = write_bucket(Path(scratch), args.rows)
         records = sum(pq.ParquetFile(f[0]).metadata.num_rows for f in files)
@@ -93,7 +99,7 @@ def main(argv: list[str]) -> int:
 
         results = {name: [timed(work) for _ in range(args.repeat)] for name, work in (("plain read", plain),
                                                                                       ("merge", merged))}
-    print(f"bucket: {args.rows:,} keys, {records:,} records in {len(files)} files (levels 5, 3, 0)")
+    print(f"{args.engine} bucket: {args.rows:,} keys, {records:,} records in {len(files)} files (levels 5, 3, 0)")
     for name, runs in results.items():
         wall = statistics.median(r[0] for r in runs)
         cpu = statistics.median(r[1] for r in runs)

@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fileindex.errors import UsageError
+from fileindex.merge.columns import aggregate_keys
 from fileindex.merge.functions import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, KeyMerger
 from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, Key, KeyValueFile, key_column, read_columns
 from fileindex.merge.sections import Run, Section, read_raw, scanned, sections
@@ -80,6 +81,7 @@ class _Merge:
         self.value_columns = read_columns(spec, columns)
         self.key_names = [key_column(k) for k in spec.keys]
         self.merger = KeyMerger(spec, self.value_columns)
+        self.types = spec.types()
         self.vector_partial = spec.engine == PARTIAL_UPDATE and not spec.groups and not spec.aggregates \
             and not spec.remove_record_on_delete
         self.previous: Key | None = None  # the last key emitted: every later key must be larger
@@ -222,23 +224,45 @@ class _Merge:
         return pa.Table.from_arrays(arrays, schema=out.schema)
 
     def _by_key(self, rows: _Sorted) -> pa.Table:
-        """Keys with one record as they are; keys with several through the reference merge, one at a time."""
+        """Keys with one record as they are; keys with several by the engine: aggregation field by field for
+        all of them at once where ``columns.aggregate_keys`` can, the rest through the reference merge, key by
+        key (their records taken out of Arrow together)."""
         starts, sizes, add = rows.starts, rows.sizes, rows.add
         single = sizes == 1
         simple = single & add[starts]
-        merged_rows = []
-        merged_at = []
-        for group in np.flatnonzero(~single):
-            row = self.merger.merge(self._records(rows, starts[group], sizes[group]))
-            if row is not None:
-                merged_rows.append(row)
-                merged_at.append(group)
+        groups = np.flatnonzero(~single)
         out = self._take(rows, starts[simple])
-        if not merged_rows:
+        if not len(groups):
             return out
-        out = pa.concat_tables([out, self._rows_table(rows.table, merged_rows)])
-        groups = np.concatenate([np.flatnonzero(simple), np.array(merged_at, dtype=np.int64)])
-        return out.take(pa.array(np.argsort(groups, kind="stable")))
+        positions = np.flatnonzero(np.repeat(~single, sizes))  # (the sorted rows of those keys, in order)
+        records = rows.table.take(pa.array(rows.order[positions]))
+        counts = sizes[groups]
+        firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        merged: dict[str, pa.Array] = {}  # an array per output column: a value per key kept
+        if self.spec.engine == AGGREGATION:
+            aggregates = self.spec.aggregate_of()
+            for name in self.columns:
+                found = aggregate_keys(aggregates[name], self.types[name], records.column(name).combine_chunks(),
+                                       firsts, counts, add[positions])
+                if found is not None:
+                    merged[name] = found  # (an aggregation keeps every key)
+        kept = np.ones(len(groups), dtype=bool)
+        rest = [name for name in self.value_columns if name not in merged]
+        if any(name in self.columns for name in rest):
+            merger = KeyMerger(self.spec, rest)
+            kinds = records.column(VALUE_KIND).to_pylist()
+            values = list(zip(*(_python(records.column(name).combine_chunks()) for name in rest), strict=True))
+            found_rows = []
+            for number, (first, count) in enumerate(zip(firsts.tolist(), counts.tolist(), strict=True)):
+                row = merger.merge(list(zip(kinds[first:first + count], values[first:first + count], strict=True)))
+                kept[number] = row is not None
+                if row is not None:
+                    found_rows.append(row)
+            merged.update(self._rows_table(rows.table, found_rows, rest))
+        merged_table = pa.Table.from_arrays([merged[name] for name in self.columns], schema=out.schema)
+        out = pa.concat_tables([out, merged_table])
+        order = np.concatenate([np.flatnonzero(simple), groups[kept]])
+        return out.take(pa.array(np.argsort(order, kind="stable")))
 
     def _records(self, rows: _Sorted, start: int, count: int) -> list[tuple[int, list]]:
         """The records of the group at sorted positions ``start`` on, in order."""
@@ -247,14 +271,14 @@ class _Merge:
         values = [_python(records.column(name).combine_chunks()) for name in self.value_columns]
         return [(kinds[i], [column[i] for column in values]) for i in range(count)]
 
-    def _rows_table(self, table: pa.Table, rows: list[list]) -> pa.Table:
-        position = {name: i for i, name in enumerate(self.value_columns)}
-        arrays = []
-        for name in self.columns:
-            target = table.schema.field(name).type
-            values = [row[position[name]] for row in rows]
-            arrays.append(pa.array(values, type=_storage(target)).cast(target))
-        return pa.Table.from_arrays(arrays, schema=self._out(table.slice(0, 0)).schema)
+    def _rows_table(self, table: pa.Table, rows: list[list], names: list[str]) -> dict[str, pa.Array]:
+        """The output columns among ``names`` of merged ``rows`` (values in ``names`` order), in their types."""
+        arrays = {}
+        for position, name in enumerate(names):
+            if name in self.columns:
+                target = table.schema.field(name).type
+                arrays[name] = pa.array([row[position] for row in rows], type=_storage(target)).cast(target)
+        return arrays
 
 
 class _Sorted:

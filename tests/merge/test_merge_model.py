@@ -22,6 +22,8 @@ ADD, RETRACT = ("+I", "+U"), ("-U", "-D")
 KIND_CODES = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
 AGGREGATES = (("id", Aggregate("primary-key")), ("a", Aggregate("sum")), ("b", Aggregate("listagg", True, "|")),
               ("ts", Aggregate("max", True)))
+PICKING = (("id", Aggregate("primary-key")), ("a", Aggregate("last_non_null_value")),
+           ("b", Aggregate("first_non_null_value", True)), ("ts", Aggregate("last_value")))
 
 
 def specs():
@@ -29,7 +31,8 @@ def specs():
                                                           ignore), st.booleans(), st.booleans())
     return st.one_of(dedupe, st.just(MergeSpec("first-row", ("id",), FIELDS, ignore_delete=True)),
                      st.just(MergeSpec("partial-update", ("id",), FIELDS, ignore_delete=True)),
-                     st.just(MergeSpec("aggregation", ("id",), FIELDS, aggregates=AGGREGATES)))
+                     st.just(MergeSpec("aggregation", ("id",), FIELDS, aggregates=AGGREGATES)),
+                     st.just(MergeSpec("aggregation", ("id",), FIELDS, aggregates=PICKING)))
 
 
 @st.composite
@@ -108,6 +111,8 @@ def one_key(spec: MergeSpec, records: list) -> list | None:
         for v in kept:
             row = [new if new is not None else old for old, new in zip(row, v, strict=True)]
         return row
+    if spec.aggregates == PICKING:
+        return picked(records, values)
     total, parts, top = None, [], None  # sum(a), listagg(b), max(ts); retractions: sum only
     for r, (_, a, b, ts) in zip(records, values, strict=True):
         if r[1] in RETRACT:
@@ -117,6 +122,19 @@ def one_key(spec: MergeSpec, records: list) -> list | None:
         parts += [b] if b is not None else []
         top = ts if top is None or (ts is not None and ts > top) else top
     return [records[-1][0], total, "|".join(parts) if parts else None, top]
+
+
+def picked(records: list, values: list) -> list:
+    """last_non_null_value(a), first_non_null_value(b) ignoring retractions, last_value(ts)."""
+    last_a, first_b, last_ts = None, None, None
+    for r, (_, a, b, ts) in zip(records, values, strict=True):
+        retract = r[1] in RETRACT
+        if a is not None:
+            last_a = None if retract else a
+        if not retract and first_b is None and b is not None:
+            first_b = b
+        last_ts = None if retract else ts
+    return [records[-1][0], last_a, first_b, last_ts]
 
 
 @settings(max_examples=80)
