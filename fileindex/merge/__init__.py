@@ -5,6 +5,8 @@ Java's ``KeyValueFileStoreScan`` allows (docs/guide/primary-keys.md). May import
   here are refused in one line naming them;
 * ``aggregators``, ``functions``: Java 0.9.0's field aggregators and merge functions, one key's records at a
   time (what the vectorised reader falls back to, and the reference the tests hold it to);
+* ``columns``: aggregation of many keys at once, each field's function applied to the j-th record of every
+  key in one numpy step;
 * ``layout``: the key-value file layout (``_KEY_`` fields, ``_SEQUENCE_NUMBER``, ``_VALUE_KIND``), a file
   handed to the merge (``KeyValueFile``) and the columns a merge must read;
 * ``sections``: a bucket's files in key-range sections of sorted runs (Java's ``IntervalPartition``), and
