@@ -10,11 +10,13 @@ two per sorted run, whatever the size of the bucket.
 Merging is vectorised: the rows emitted are sorted by key and sequence (``_SEQUENCE_NUMBER`` after the
 ``sequence.field`` fields, nulls first), grouped by key; a key with one record is that record (dropped when a
 retraction), a run's rows with strictly increasing keys skip the sort; deduplicate, first-row and plain
-partial-update pick or combine values with numpy, and the keys with several records under sequence groups or
-aggregation go through ``functions.KeyMerger`` one key at a time.
+partial-update pick or combine values with numpy, aggregation folds every key's j-th records at once
+(``columns``), and what remains (partial-update with sequence groups, listagg, ...) goes through
+``functions.KeyMerger`` one key at a time.
 
-Rows are checked as they stream: a null key, keys out of order within a run, or a key emitted twice (files whose
-recorded key ranges are wrong) raise a TableError naming the file, never a silently wrong merge.
+Rows are checked as they stream: a null key, sequence number or row kind, a row kind outside 0..3, keys out of
+order within a run, or a key emitted twice (files whose recorded key ranges are wrong) raise a TableError
+naming the file and row, never a silently wrong merge.
 """
 from __future__ import annotations
 
