@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Recipe of the primary-key tables under ``tests/tables/parquet/pk_merge.db/``: Java Paimon 0.9.0 writes
+"""Recipe of the primary-key tables under ``tests/tables/primary-keys/``: Java Paimon 0.9.0 writes
 them (no deletion vectors; one table per merge engine and option set), reads every snapshot itself, and
 its answers are recorded beside the tables.
 
-    python tools/pk_tables.py [--out tests/tables/parquet]
+    python tools/pk_tables.py [--out tests/tables]
 
 Each table of TABLES is created by Java 0.9.0 (``tools/java/PkTables.java``, over its public catalog and
 table API) and written in the steps listed: a batch commit of rows with their row kinds (``+I``, ``-U``,
@@ -14,9 +14,11 @@ the table (ReadBuilder.withFilter, so Java's own pruning chooses the files; rows
 the rows, and the data files its plan reads. Where Java throws (a merge it refuses), the error is recorded.
 PROBES are option sets Java 0.9.0 refuses to write; their errors are recorded too.
 
-The tables go to ``OUT/pk_merge.db/<table>/`` and the answers to ``OUT/pk_merge.db/java-answers.json``.
+The tables go to ``OUT/primary-keys/<table>/`` and the answers to ``OUT/primary-keys/java-answers.json`` (a
+folder not named ``*.db``: the tests that walk the shared tables, all of them indexed append tables, do not
+take these for theirs).
 Needs a JDK, the 0.9.0 jar (tools/fetch_java_oracle.py) and pyspark's Hadoop client jars (tools/setup.sh
---test). ``tests/merge/test_java_pk_tables.py`` (marker ``java``) runs the recipe again and compares.
+--test). ``tests/merge/test_pk_tables_recipe.py`` (marker ``java``) runs the recipe again and compares.
 """
 from __future__ import annotations
 
@@ -32,9 +34,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]  # this checkout's fileindex
-DATABASE = "pk_merge"
 JAVA_SOURCES = (ROOT / "tools" / "java" / "KitAdapter.java", ROOT / "tools" / "java" / "PkTables.java")
 COMPACT = "compact"
+FOLDER = "primary-keys"
 
 
 @dataclass
@@ -349,15 +351,15 @@ def answers_text(answers: dict) -> str:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "tests" / "tables" / "parquet",
-                        help=f"the folder receiving {DATABASE}.db/ (default: tests/tables/parquet)")
+    parser.add_argument("--out", type=Path, default=ROOT / "tests" / "tables",
+                        help=f"the folder receiving {FOLDER}/ (default: tests/tables)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "tools"))
     java = JavaPk()
     try:
         with tempfile.TemporaryDirectory(prefix="pk-tables-") as scratch:
             answers = record(Path(scratch), java, [make() for make in TABLES])
-            folder = args.out / f"{DATABASE}.db"
+            folder = args.out / FOLDER
             if folder.exists():
                 shutil.rmtree(folder)
             shutil.copytree(Path(scratch) / "db.db", folder)

@@ -1,4 +1,4 @@
-"""The primary-key tables Java Paimon 0.9.0 wrote (``tests/tables/parquet/pk_merge.db``, made by
+"""The primary-key tables Java Paimon 0.9.0 wrote (``tests/tables/primary-keys``, made by
 ``tools/pk_tables.py``) read by this project's merge: every snapshot equals Java's own batch read of it, and
 every predicate's rows (its pruning, the merge, the exact filter) equal Java's rows; where Java's merge fails,
 ours fails too. Pruning keeps every file Java's plan reads, and the same files where statistics decide alike."""
@@ -29,7 +29,7 @@ from fileindex.predicate.tree import columns
 from fileindex.table.statistics import Statistics
 from fileindex.writing.data_file import build_data_file_index
 
-DATABASE = ROOT / "tests" / "tables" / "parquet" / "pk_merge.db"
+DATABASE = ROOT / "tests" / "tables" / "primary-keys"
 ANSWERS = json.loads((DATABASE / "java-answers.json").read_text())
 TABLES = ANSWERS["tables"]
 SNAPSHOTS = [(name, snapshot) for name, table in TABLES.items()

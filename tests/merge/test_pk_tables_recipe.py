@@ -13,7 +13,7 @@ from pk_read import json_rows, merged_rows, table_of
 
 from fileindex.errors import FileIndexError
 
-COMMITTED = json.loads((ROOT / "tests" / "tables" / "parquet" / "pk_merge.db" / "java-answers.json").read_text())
+COMMITTED = json.loads((ROOT / "tests" / "tables" / "primary-keys" / "java-answers.json").read_text())
 
 
 def shape(read: dict) -> dict:
