@@ -6,7 +6,8 @@ import graphlib
 
 from conftest import ROOT
 
-LAYERS = ["base", "io", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "scan",
+LAYERS = ["base", "io", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "merge",
+          "scan",
           "reference", "pipeline", "kit", "spark", "cli"]
 BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "memo", "kernels", "_kernels",
         "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined"}

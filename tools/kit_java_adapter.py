@@ -22,15 +22,16 @@ SOURCE = ROOT / "tools" / "java" / "KitAdapter.java"
 DEFAULT_JAR = ROOT / ".cache" / "paimon-python-java-bridge-0.9.0.jar"
 
 
-def compiled(jar: Path) -> Path:
-    """The folder holding KitAdapter.class compiled against ``jar`` (rebuilt when the source is newer)."""
-    target = ROOT / ".cache" / "kit-java"
-    built = target / "KitAdapter.class"
-    if built.is_file() and built.stat().st_mtime >= SOURCE.stat().st_mtime:
+def compiled(jar: Path, sources: tuple[Path, ...] = (SOURCE,), folder: str = "kit-java") -> Path:
+    """The folder ``.cache/FOLDER`` holding ``sources`` compiled together against ``jar`` (rebuilt when a
+    source is newer than its class)."""
+    target = ROOT / ".cache" / folder
+    built = [target / f"{source.stem}.class" for source in sources]
+    if all(c.is_file() and c.stat().st_mtime >= s.stat().st_mtime for c, s in zip(built, sources, strict=True)):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(dir=target.parent, prefix="kit-java-"))
-    done = subprocess.run(["javac", "-nowarn", "-d", str(scratch), "-cp", str(jar), str(SOURCE)],
+    scratch = Path(tempfile.mkdtemp(dir=target.parent, prefix=f"{folder}-"))
+    done = subprocess.run(["javac", "-nowarn", "-d", str(scratch), "-cp", str(jar), *map(str, sources)],
                           capture_output=True, text=True)
     if done.returncode:
         shutil.rmtree(scratch)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from typing import cast
 
 from fileindex.errors import UsageError
 from fileindex.java.binary_row import serialize
 from fileindex.java.hash import binary_string_hash_code
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import Leaf, Predicate, conjuncts
+from fileindex.predicate.tree import Leaf, Or, Predicate, conjuncts
 from fileindex.table.metadata import Schema
 from fileindex.types import DataType
 
@@ -67,9 +68,11 @@ def reachable_buckets(predicate: Predicate | None, schema: Schema) -> frozenset[
 
 
 def _fixed_values(conjuncts: Iterable[Predicate], column: str) -> tuple | None:
-    """The values one conjunct allows ``column`` (``=`` or ``IN``, nulls left out: they match nothing)."""
+    """The values one conjunct allows ``column``: ``=``, ``IN``, or an OR of ``=`` on it (the parser's form of a
+    short IN list); nulls are left out: they match nothing."""
     for conjunct in conjuncts:
-        if isinstance(conjunct, Leaf) and conjunct.column == column and conjunct.function in (Operator.EQ,
-                                                                                                 Operator.IN):
-            return tuple(dict.fromkeys(v for v in conjunct.literals if v is not None))
+        leaves = conjunct.children if isinstance(conjunct, Or) else (conjunct,)
+        if all(isinstance(leaf, Leaf) and leaf.column == column and leaf.function in (Operator.EQ, Operator.IN)
+               for leaf in leaves):
+            return tuple(dict.fromkeys(v for leaf in leaves for v in cast(Leaf, leaf).literals if v is not None))
     return None

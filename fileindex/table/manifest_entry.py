@@ -51,6 +51,14 @@ class ManifestEntry:
     file_size: int | None = None  # bytes, as the manifest says (None: it does not)
     value_stats: ValueStats | None = None  # min/max/null counts of the columns (None: none usable)
     value_stats_cols: tuple[str, ...] | None = None  # the columns the statistics cover (None: every column)
+    # a primary-key table's key-value file: its smallest and largest key (BinaryRows of the primary key without
+    # the partition keys; empty for append tables), their statistics, its retract (-U/-D) row count (None: not
+    # recorded) and its smallest sequence number
+    min_key: bytes = b""
+    max_key: bytes = b""
+    key_stats: ValueStats | None = None
+    delete_row_count: int | None = None
+    min_sequence_number: int = 0
     row: dict | None = field(default=None, repr=False, compare=False)  # the Avro row as read, for writing back
 
     @property
@@ -136,6 +144,11 @@ MANIFEST_FIELDS = (
     ManifestField("_FILE_SIZE", True, _INTS, int, True),
     ManifestField("_VALUE_STATS", True, ("record",), dict, True, value_stats),
     ManifestField("_VALUE_STATS_COLS", True, _NAMES, list, True, lambda names: None if names is None else tuple(names)),
+    ManifestField("_MIN_KEY", True, _BYTES, (bytes, bytearray), True, lambda row: b"" if row is None else bytes(row)),
+    ManifestField("_MAX_KEY", True, _BYTES, (bytes, bytearray), True, lambda row: b"" if row is None else bytes(row)),
+    ManifestField("_KEY_STATS", True, ("record",), dict, True, value_stats),
+    ManifestField("_DELETE_ROW_COUNT", True, _INTS, int, True),
+    ManifestField("_MIN_SEQUENCE_NUMBER", True, _INTS, int, True, lambda number: number or 0),
 )
 _ENTRY_NAMES = tuple(f.name for f in MANIFEST_FIELDS if not f.in_file)
 _FILE_NAMES = tuple(f.name for f in MANIFEST_FIELDS if f.in_file)
