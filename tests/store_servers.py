@@ -124,7 +124,8 @@ def start_azurite(workdir: Path) -> Server:
     from pyarrow import fs
 
     azure = fs.AzureFileSystem(account_name=AZURITE_ACCOUNT, account_key=AZURITE_KEY,
-                               blob_storage_authority=f"127.0.0.1:{port}", blob_storage_scheme="http")
+                               blob_storage_authority=f"127.0.0.1:{port}", blob_storage_scheme="http",
+                               dfs_storage_authority=f"127.0.0.1:{port}", dfs_storage_scheme="http")
     azure.create_dir(server.bucket)
     server.extra = {"account": AZURITE_ACCOUNT, "key": AZURITE_KEY}
     return server

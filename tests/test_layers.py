@@ -6,8 +6,8 @@ import graphlib
 
 from conftest import ROOT
 
-LAYERS = ["base", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "reference",
-          "pipeline", "kit", "spark", "cli"]
+LAYERS = ["base", "io", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "scan",
+          "reference", "pipeline", "kit", "spark", "cli"]
 BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "memo", "kernels", "_kernels",
         "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined"}
 
@@ -25,6 +25,8 @@ CONFINED = {
     "py4j": ("fileindex.spark", "fileindex.cli.spark"),
     # the decoding layer runs the generated readers; kaitai_runtime is the runtime those readers import
     "kaitaistruct": ("fileindex.decoding", "fileindex.kaitai_runtime", "fileindex.generated"),
+    # the object-store client (an optional dependency): only the file access of an object store uses it
+    "obstore": ("fileindex.io",),
 }
 
 

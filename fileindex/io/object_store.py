@@ -6,7 +6,7 @@ Every request costs tens of milliseconds and a charge, so each operation sends a
   past its size cap (the answer's headers give the size before the body is taken);
 * :meth:`ObjectStoreFileIO.open_input` (data files, for pyarrow): one GET of the object's last 64 KiB (a
   suffix range), whose answer also gives the size and ETag, so a Parquet footer costs nothing more;
-  Azure has no suffix range, so there it is a HEAD, and the tail is fetched on the first read;
+  Azure has no suffix range, so there it is a HEAD, and the tail is fetched by the first read into it;
 * :meth:`ObjectInputFile.read_range`: one ranged GET; :meth:`ObjectInputFile.read_ranges`: the ranges
   merged where the gap between them is small, one GET per merged range, sent together;
 * :meth:`ObjectStoreFileIO.info`: one HEAD; nothing is ever LISTed unless :meth:`ObjectStoreFileIO.list` is
@@ -81,21 +81,24 @@ class ObjectInputFile:
     local_path = None
 
     def __init__(self, io_: ObjectStoreFileIO, location: Location, size: int, etag: str | None,
-                 version: str | None, tail: bytes = b""):
+                 version: str | None, tail: bytes | None = None):
         self._io, self._location = io_, location
         self.name = location.uri
         self.size = size
         self.identity = (location.uri, size, etag, version)
         self._etag = etag
-        self._tail = tail  # the object's last len(tail) bytes
+        self._tail = tail  # the object's last min(TAIL, size) bytes; None: not fetched yet
 
     def read_range(self, offset: int, length: int) -> bytes:
-        """``length`` bytes from ``offset`` (fewer at the end of the object)."""
+        """``length`` bytes from ``offset`` (fewer at the end of the object); the object's last 64 KiB are
+        fetched once, by the first read that reaches into them, and served from memory after that."""
         end = min(offset + length, self.size)
         if offset >= end:
             return b""
-        tail_start = self.size - len(self._tail)
-        if self._tail and offset >= tail_start:
+        tail_start = max(0, self.size - TAIL)
+        if offset >= tail_start:
+            if self._tail is None:
+                self._tail = self._io._get_range(self._location, tail_start, self.size, self._etag)
             return self._tail[offset - tail_start:end - tail_start]
         return self._io._get_range(self._location, offset, end, self._etag)
 
@@ -117,7 +120,7 @@ class ObjectInputFile:
         return pa.PythonFile(_RangeStream(self), mode="r")
 
     def close(self) -> None:
-        self._tail = b""
+        self._tail = None
 
     def __enter__(self) -> ObjectInputFile:
         return self
@@ -425,7 +428,10 @@ def arrow_filesystem(location: Location, options: StoreOptions | None = None) ->
     _put(arguments, account_key=_reveal(options.account_key), sas_token=_reveal(options.sas_token),
          client_id=options.client_id, client_secret=_reveal(options.client_secret), tenant_id=options.tenant_id,
          blob_storage_authority=endpoint.netloc if endpoint else None,
-         blob_storage_scheme=endpoint.scheme if endpoint else None)
+         blob_storage_scheme=endpoint.scheme if endpoint else None,
+         # the same endpoint for the DFS API pyarrow probes first (Azurite answers it as Blob)
+         dfs_storage_authority=endpoint.netloc if endpoint else None,
+         dfs_storage_scheme=endpoint.scheme if endpoint else None)
     return fs.AzureFileSystem(**arguments)
 
 
