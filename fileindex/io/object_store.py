@@ -52,6 +52,10 @@ class StoreError(FileIndexError):
     """A request a store refused or could not answer; the message names the object, never a secret."""
 
 
+class ObjectChangedError(StoreError):
+    """An object replaced or deleted since it was opened: its reads would mix two versions."""
+
+
 @dataclass(frozen=True)
 class ObjectInfo:
     """An object's (or a common prefix's) name in its folder, kind (``file`` or ``folder``), size and identity
@@ -86,7 +90,7 @@ class ObjectInputFile:
         self.name = location.uri
         self.size = size
         self.identity = (location.uri, size, etag, version)
-        self._etag = etag
+        self._etag, self._version = etag, version
         self._tail = tail  # the object's last min(TAIL, size) bytes; None: not fetched yet
 
     def read_range(self, offset: int, length: int) -> bytes:
@@ -98,9 +102,9 @@ class ObjectInputFile:
         tail_start = max(0, self.size - TAIL)
         if offset >= tail_start:
             if self._tail is None:
-                self._tail = self._io._get_range(self._location, tail_start, self.size, self._etag)
+                self._tail = self._io._get_range(self._location, tail_start, self.size, self._etag, self._version)
             return self._tail[offset - tail_start:end - tail_start]
-        return self._io._get_range(self._location, offset, end, self._etag)
+        return self._io._get_range(self._location, offset, end, self._etag, self._version)
 
     def read_ranges(self, ranges: Sequence[tuple[int, int]], gap: int = GAP) -> list[bytes]:
         """The bytes of each ``(offset, length)`` range, in the order given: ranges less than ``gap`` bytes apart
@@ -186,6 +190,9 @@ class ObjectStoreFileIO:
 
     def __repr__(self) -> str:
         return f"ObjectStoreFileIO({self.root.uri!r}, endpoint={self.options.endpoint!r})"
+
+    def __reduce__(self):  # a Spark task rebuilds its own client from the same location and options
+        return ObjectStoreFileIO, (self.root, self.options)
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -299,31 +306,43 @@ class ObjectStoreFileIO:
             raise ConfinementError(f"{what} {location.uri} lies outside {', '.join(within)}")
         return location
 
-    def _get_range(self, location: Location, start: int, end: int, etag: str | None) -> bytes:
+    def _get_range(self, location: Location, start: int, end: int, etag: str | None,
+                   version: str | None = None) -> bytes:
         options: dict[str, Any] = {"range": (start, end)}
-        if etag:
+        if version:  # GCS: the generation opened (fake-gcs-server ignores If-Match)
+            options["version"] = version
+        elif etag:
             options["if_match"] = etag
-        return self._call(location, lambda: bytes(_obstore().get(self._store, location.key,
-                                                                  options=options).bytes()))
+        try:
+            return self._call(location, lambda: bytes(_obstore().get(self._store, location.key,
+                                                                      options=options).bytes()))
+        except (FileNotFoundError, _Changed):  # that version is gone (GCS: 404), or no longer current (412)
+            raise ObjectChangedError(f"{location.uri} changed since it was opened: read it again") from None
 
     def _call(self, location: Location, request: Callable[[], Any]) -> Any:
         """``request()``, with a client library's error re-raised without secrets: FileNotFoundError for a
         missing object, ``_Exists`` for a lost conditional create, StoreError for anything else."""
         try:
             return request()
-        except (FileIndexError, _Exists):
+        except (FileIndexError, _Exists, _Changed):
             raise
         except FileNotFoundError as err:
             raise FileNotFoundError(f"{location.uri}: no such object") from _scrubbed(err, self.options)
         except Exception as err:
             if type(err).__name__ == "AlreadyExistsError":
                 raise _Exists() from None
+            if type(err).__name__ == "PreconditionError":
+                raise _Changed() from None
             text = scrub(str(err).split("\n", 1)[0], self.options.secrets())
             raise StoreError(f"{location.uri}: {text}") from None
 
 
 class _Exists(Exception):
     """A conditional create that found the object there (the store's 412 or 409)."""
+
+
+class _Changed(Exception):
+    """A read's precondition (If-Match) that failed: the object is no longer the version opened."""
 
 
 def _same_bucket(root: Location, location: Location) -> bool:

@@ -2,6 +2,7 @@
 what each operation sends (requests, ranges, bytes, conditions) and what it answers."""
 import base64
 import io
+import pickle
 import threading
 
 import pyarrow as pa
@@ -9,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fileindex.errors import ConfinementError, UsageError
-from fileindex.io.object_store import TAIL, ObjectStoreFileIO, StoreError, coalesce
+from fileindex.io.object_store import TAIL, ObjectChangedError, ObjectStoreFileIO, StoreError, coalesce
 
 
 def parquet_bytes(rows: int = 40_000) -> bytes:
@@ -88,6 +89,18 @@ def test_ranged_reads_are_coalesced_and_exact(object_store):
     assert object_store.proxy.requests == []  # served from the tail
 
 
+def test_an_object_replaced_after_it_was_opened_is_an_error_not_a_mix(object_store):
+    data = bytes(200_000)
+    uri = object_store.put("bucket-0/data.parquet", data)
+    opened = object_store.file_io().open_input(uri)
+    object_store.put("bucket-0/data.parquet", b"\1" * 200_000)
+    with pytest.raises(ObjectChangedError, match="data.parquet changed since it was opened"):
+        opened.read_range(0, 100)
+    last = object_store.proxy.requests[-1]  # the version opened, asked for by ETag or (GCS) by generation
+    assert last.if_match == opened.identity[2] if object_store.kind != "gcs" else \
+        last.query["generation"] == opened.identity[3]
+
+
 def test_info_is_one_head_whose_identity_follows_the_object(object_store):
     uri = object_store.put("schema/schema-0", b"first")
     file_io = object_store.file_io()
@@ -122,6 +135,13 @@ def test_create_is_conditional_and_never_overwrites(object_store):
     else:
         assert [r.if_none_match for r in writes] == ["*", "*"]
         assert [r.status for r in writes] == ([200, 412] if object_store.kind == "s3" else [201, 409])
+
+
+def test_a_pickled_file_access_reaches_the_same_objects(object_store):
+    """What a Spark task gets: the location and options (secrets included, unprinted), and its own client."""
+    uri = object_store.put("shipped", b"to an executor")
+    copy = pickle.loads(pickle.dumps(object_store.file_io()))
+    assert copy.read_bytes(uri, limit=100) == b"to an executor"
 
 
 def test_replace_and_delete(object_store):
