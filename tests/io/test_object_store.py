@@ -72,6 +72,22 @@ def test_a_parquet_footer_and_row_group_cost_one_request_each(object_store):
     assert read.sent == column.total_compressed_size
 
 
+def test_pyarrow_pre_buffer_coalesces_column_chunks_into_one_get(object_store):
+    """Two row groups, both columns, read with pre_buffer: pyarrow merges the four adjacent column chunks, and the
+    file access sends them as one ranged GET."""
+    uri = object_store.put("bucket-0/data-1.parquet", parquet_bytes())
+    opened = object_store.file_io().open_input(uri)
+    parquet = pq.ParquetFile(opened.native(), pre_buffer=True)
+    object_store.proxy.clear()
+    table = parquet.read_row_groups([1, 2], columns=["id", "name"])
+    assert table["id"].to_pylist() == list(range(10_000, 30_000))
+    first = parquet.metadata.row_group(1).column(0)
+    last = parquet.metadata.row_group(2).column(1)
+    start = first.dictionary_page_offset or first.data_page_offset
+    end = (last.dictionary_page_offset or last.data_page_offset) + last.total_compressed_size
+    assert [(r.method, r.range) for r in object_store.proxy.requests] == [("GET", f"bytes={start}-{end - 1}")]
+
+
 def test_ranged_reads_are_coalesced_and_exact(object_store):
     data = bytes(i % 251 for i in range(300_000))
     uri = object_store.put("index/blob", data)
