@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from fileindex.errors import ConfinementError, UsageError
-from fileindex.io.locations import Location, parse_location
+from fileindex.io.locations import Location, UriPaths, parse_location
 from fileindex.io.object_store import ObjectInfo, ObjectStoreFileIO, arrow_filesystem, arrow_path
 from fileindex.io.store_options import SINGLE_WRITER, store_options
 
@@ -68,7 +68,7 @@ class ArrowInputFile:
         self.close()
 
 
-class ArrowFileIO:
+class ArrowFileIO(UriPaths):
     """The files under ``root`` on a pyarrow filesystem (the methods of :class:`fileindex.io.base.FileIO`)."""
 
     def __init__(self, root: Location, filesystem: Any, *, single_writer: bool = False):
@@ -79,7 +79,7 @@ class ArrowFileIO:
         return f"ArrowFileIO({self.root.uri!r}, {type(self.filesystem).__name__})"
 
     def open_input(self, path: str, *, within: Sequence[str] = (), what: str = "file") -> ArrowInputFile:
-        self._confined(path, within, what)
+        self.confined(path, within, what)
         return ArrowInputFile(self, path, self._open(path))
 
     def read_bytes(self, path: str, *, limit: int, within: Sequence[str] = (), what: str = "file") -> bytes:
@@ -129,12 +129,6 @@ class ArrowFileIO:
         except FileNotFoundError:
             pass
 
-    def join(self, folder: str, *names: str) -> str:
-        return parse_location(folder).child(*names).uri
-
-    def inside(self, root: str, path: str) -> bool:
-        return parse_location(root).contains(parse_location(path))
-
     def _open(self, path: str) -> pa.NativeFile:
         return self.filesystem.open_input_file(self._path(path))
 
@@ -143,16 +137,7 @@ class ArrowFileIO:
             out.write(data)
 
     def _path(self, path: str) -> str:
-        return arrow_path(self._confined(path, (), "file"))
-
-    def _confined(self, path: str, within: Sequence[str], what: str) -> Location:
-        location = parse_location(path)
-        if (location.store, location.bucket, location.account, location.host) != (
-                self.root.store, self.root.bucket, self.root.account, self.root.host):
-            raise ConfinementError(f"{what} {location.uri} lies outside {self.root.uri} (another bucket or store)")
-        if within and not any(parse_location(folder).contains(location) for folder in within):
-            raise ConfinementError(f"{what} {location.uri} lies outside {', '.join(within)}")
-        return location
+        return arrow_path(self.confined(path, (), "file"))
 
 
 def _info(found: Any) -> ObjectInfo:

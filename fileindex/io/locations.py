@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import urllib.parse
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fileindex.errors import ConfinementError, UsageError
@@ -78,6 +79,30 @@ class Location:
 
     def __str__(self) -> str:
         return self.uri
+
+
+class UriPaths:
+    """The paths of a file access whose paths are URIs in one bucket or container (``root``'s): joined, compared,
+    and confined to that bucket and to the folders a caller names."""
+
+    root: Location
+
+    def join(self, folder: str, *names: str) -> str:
+        return parse_location(folder).child(*names).uri
+
+    def inside(self, root: str, path: str) -> bool:
+        return parse_location(root).contains(parse_location(path))
+
+    def confined(self, path: str, within: Sequence[str] = (), what: str = "file") -> Location:
+        """``path`` parsed; a ConfinementError naming it when it lies in another bucket, account or store, or
+        outside every folder ``within`` names."""
+        location = parse_location(path)
+        if (location.store, location.bucket, location.account, location.host) != (
+                self.root.store, self.root.bucket, self.root.account, self.root.host):
+            raise ConfinementError(f"{what} {location.uri} lies outside {self.root.uri} (another bucket or store)")
+        if within and not any(parse_location(folder).contains(location) for folder in within):
+            raise ConfinementError(f"{what} {location.uri} lies outside {', '.join(within)}")
+        return location
 
 
 def parse_location(text: str | os.PathLike) -> Location:

@@ -39,7 +39,7 @@ from typing import Any
 import pyarrow as pa
 
 from fileindex.errors import ConfinementError, FileIndexError, UsageError
-from fileindex.io.locations import Location, parse_location
+from fileindex.io.locations import Location, UriPaths, parse_location
 from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store_options
 
 TAIL = 64 * 1024  # bytes of an object's end fetched when it is opened (a Parquet footer, as pyarrow reads it)
@@ -165,7 +165,7 @@ class _RangeStream(io.RawIOBase):
         return data
 
 
-class ObjectStoreFileIO:
+class ObjectStoreFileIO(UriPaths):
     """The files of one bucket or container (see the module). Paths are URIs (``s3://bucket/key``); one in
     another bucket, account or store is refused as lying outside the table."""
 
@@ -199,7 +199,7 @@ class ObjectStoreFileIO:
     def open_input(self, path: str, *, within: Sequence[str] = (), what: str = "file") -> ObjectInputFile:
         """``path`` opened for reading (see the module); a ConfinementError unless it lies inside one of the
         folders ``within`` names; a missing object is a FileNotFoundError naming it."""
-        location = self._confined(path, within, what)
+        location = self.confined(path, within, what)
         if self.root.store in _NO_SUFFIX_RANGE:
             meta = self._call(location, lambda: _obstore().head(self._store, location.key))
             return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"))
@@ -211,7 +211,7 @@ class ObjectStoreFileIO:
 
     def read_bytes(self, path: str, *, limit: int, within: Sequence[str] = (), what: str = "file") -> bytes:
         """The whole of a small object in one GET, refused (its body not read) when over ``limit`` bytes."""
-        location = self._confined(path, within, what)
+        location = self.confined(path, within, what)
         result = self._call(location, lambda: _obstore().get(self._store, location.key))
         if result.meta["size"] > limit:
             raise ConfinementError(f"{what} {location.uri} holds {result.meta['size']:,} bytes, more than the "
@@ -220,7 +220,7 @@ class ObjectStoreFileIO:
 
     def info(self, path: str) -> ObjectInfo | None:
         """The object at ``path`` (one HEAD), None when there is none."""
-        location = self._confined(path, (), "file")
+        location = self.confined(path, (), "file")
         try:
             meta = self._call(location, lambda: _obstore().head(self._store, location.key))
         except FileNotFoundError:
@@ -229,7 +229,7 @@ class ObjectStoreFileIO:
 
     def list(self, folder: str) -> list[ObjectInfo]:
         """The objects and common prefixes directly under ``folder`` (one LIST a thousand entries)."""
-        location = self._confined(folder, (), "folder")
+        location = self.confined(folder, (), "folder")
         prefix = location.key + "/" if location.key else None
         found = self._call(location, lambda: _obstore().list_with_delimiter(self._store, prefix))
         folders = [ObjectInfo(p.rstrip("/").rsplit("/", 1)[-1], "folder") for p in found["common_prefixes"]]
@@ -246,7 +246,7 @@ class ObjectStoreFileIO:
 
     def create(self, path: str, data: bytes) -> bool:
         """Write ``path`` holding ``data`` only if it is absent, atomically; False when another writer has it."""
-        location = self._confined(path, (), "file")
+        location = self.confined(path, (), "file")
         if not self.conditional_create:
             if not self.options.single_writer:
                 raise UsageError(f"{self.root.scheme}://: this store offers no conditional create, so two writers "
@@ -267,7 +267,7 @@ class ObjectStoreFileIO:
 
     def replace(self, path: str, data: bytes) -> None:
         """Write ``path`` holding ``data`` (one PUT, atomic on an object store), over what was there."""
-        location, gcs = self._confined(path, (), "file"), self._gcs
+        location, gcs = self.confined(path, (), "file"), self._gcs
         if gcs is not None:
             self._call(location, lambda: gcs.upload(location.key, data, only_if_absent=False))
         else:
@@ -275,7 +275,7 @@ class ObjectStoreFileIO:
 
     def rename(self, source: str, target: str) -> None:
         """Copy then delete: not atomic on an object store, so it is used only for names one writer owns."""
-        origin, destination = self._confined(source, (), "file"), self._confined(target, (), "file")
+        origin, destination = self.confined(source, (), "file"), self.confined(target, (), "file")
         if self._gcs is not None:
             self.replace(target, self.read_bytes(source, limit=1 << 62))
         else:
@@ -284,27 +284,13 @@ class ObjectStoreFileIO:
 
     def delete(self, path: str) -> None:
         """Remove the object at ``path``; nothing there is not an error."""
-        location = self._confined(path, (), "file")
+        location = self.confined(path, (), "file")
         try:
             self._call(location, lambda: _obstore().delete(self._store, location.key))
         except FileNotFoundError:
             pass
 
-    # -- paths ---------------------------------------------------------------------------------------
-
-    def join(self, folder: str, *names: str) -> str:
-        return parse_location(folder).child(*names).uri
-
-    def inside(self, root: str, path: str) -> bool:
-        return parse_location(root).contains(parse_location(path))
-
-    def _confined(self, path: str, within: Sequence[str], what: str) -> Location:
-        location = parse_location(path)
-        if not self.root.contains(location) and not _same_bucket(self.root, location):
-            raise ConfinementError(f"{what} {location.uri} lies outside {self.root.uri} (another bucket or store)")
-        if within and not any(parse_location(folder).contains(location) for folder in within):
-            raise ConfinementError(f"{what} {location.uri} lies outside {', '.join(within)}")
-        return location
+    # -- requests ------------------------------------------------------------------------------------
 
     def _get_range(self, location: Location, start: int, end: int, etag: str | None,
                    version: str | None = None) -> bytes:
@@ -343,10 +329,6 @@ class _Exists(Exception):
 
 class _Changed(Exception):
     """A read's precondition (If-Match) that failed: the object is no longer the version opened."""
-
-
-def _same_bucket(root: Location, location: Location) -> bool:
-    return (location.store, location.bucket, location.account) == (root.store, root.bucket, root.account)
 
 
 def _scrubbed(err: Exception, options: StoreOptions) -> Exception:
