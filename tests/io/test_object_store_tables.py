@@ -86,7 +86,7 @@ def test_pypaimon_rust_reads_the_same_table_through_the_same_s3_endpoint(s3_stor
 
     upload_table(s3_store)
     ours, _, _ = read_table(s3_store.file_io(), s3_store.uri(IN_WAREHOUSE))
-    ours_requests = len(s3_store.proxy.requests)
+    ours_requests, ours_bytes = len(s3_store.proxy.requests), sum(r.sent for r in s3_store.proxy.requests)
     s3_store.proxy.clear()
     options = {"warehouse": s3_store.uri("warehouse"), "s3.endpoint": s3_store.proxy.url,
                "s3.access-key": S3_ACCESS_KEY, "s3.secret-key": S3_SECRET, "s3.region": "us-east-1",
@@ -99,7 +99,7 @@ def test_pypaimon_rust_reads_the_same_table_through_the_same_s3_endpoint(s3_stor
     peer_rows = sorted(tuple(row) for row in answer["rows"])
     assert peer_rows == sorted(tuple(record[c] for c in answer["columns"]) for record in ours.to_pylist())
     peer = s3_store.proxy.requests
-    print(f"\nappend_with_bitmap on moto: this file access {ours_requests} requests; pypaimon-rust "
-          f"{len(peer)} requests ({sum(r.sent for r in peer)} bytes: "
-          f"{', '.join(sorted({r.method for r in peer}))})")
+    methods = ", ".join(f"{sum(r.method == m for r in peer)} {m}" for m in sorted({r.method for r in peer}))
+    print(f"\nappend_with_bitmap on moto: this file access {ours_requests} requests, {ours_bytes} bytes; "
+          f"pypaimon-rust {len(peer)} requests ({methods}), {sum(r.sent for r in peer)} bytes")
     assert any(r.key and r.key.endswith(".parquet") for r in peer)
