@@ -129,6 +129,12 @@ def test_info_is_one_head_whose_identity_follows_the_object(object_store):
     assert file_io.info(object_store.uri("schema/schema-9")) is None
 
 
+def test_an_empty_object_opens(object_store):
+    uri = object_store.put("empty", b"")
+    opened = object_store.file_io().open_input(uri)
+    assert (opened.size, opened.read_range(0, 10), opened.native().read()) == (0, b"", b"")
+
+
 def test_a_missing_object_is_file_not_found_naming_it(object_store):
     missing = object_store.uri("bucket-0/gone.parquet")
     with pytest.raises(FileNotFoundError, match="gone.parquet"):
