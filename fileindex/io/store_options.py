@@ -143,8 +143,8 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
         target = _NAMES[kind].get(re.sub(r"[.-]", "_", name.lower()))
         if target is not None:
             found[target] = _flag(key, value) if target in _FLAGS else str(value)
-    if key_value := _option(options, SINGLE_WRITER):
-        found["single_writer"] = _flag(SINGLE_WRITER, key_value)
+    if promise := _option(options, SINGLE_WRITER):
+        found["single_writer"] = _flag(SINGLE_WRITER, promise)
     ssl = found.pop("ssl", True)
     _from_environment(location.store, found, environ)
     if location.store == "azure":
@@ -157,8 +157,8 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
     if found.get("endpoint"):
         found["endpoint"] = _endpoint(str(found["endpoint"]), bool(ssl))
     secret_fields = {f.name for f in fields(StoreOptions) if "Secret" in str(f.type)}
-    values: dict[str, Any] = {name: Secret(str(value)) if name in secret_fields and value is not None else value
-              for name, value in found.items() if value is not None}
+    values: dict[str, Any] = {name: Secret(str(value)) if name in secret_fields else value
+                              for name, value in found.items() if value is not None}
     return StoreOptions(store=location.store, s3_compatible="oss" if kind == "oss" else None, **values)
 
 
