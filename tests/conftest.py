@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
-pytest_plugins = ["kit_fixtures"]  # the conformance kit's session fixtures (tests/kit/)
+pytest_plugins = ["kit_fixtures", "store_fixtures"]  # the conformance kit's (tests/kit/), the object-store servers
 VECTORS = ROOT / "tests" / "vectors"
 JAVA_VECTORS = VECTORS / "java"
 

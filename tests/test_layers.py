@@ -28,6 +28,8 @@ CONFINED = {
     "kaitaistruct": ("fileindex.decoding", "fileindex.kaitai_runtime", "fileindex.generated"),
     # Parquet's Thrift metadata is decoded in one place, with the classes generated from specs/parquet.thrift
     "thrift": ("fileindex.arrow.parquet_pages", "fileindex.generated"),
+    # the object-store client (an optional dependency): only the file access of an object store uses it
+    "obstore": ("fileindex.io",),
 }
 
 

