@@ -139,7 +139,7 @@ def files_opened(run) -> int:
     original = data_files.DataFileReader.__init__
 
     def counting(self, source, *args, **kwargs):
-        opened.add(str(source))
+        opened.add(str(getattr(source, "name", source)))  # (a file the store opened, or a path)
         original(self, source, *args, **kwargs)
 
     data_files.DataFileReader.__init__ = counting
