@@ -103,14 +103,22 @@ def _loopback(master: str) -> bool:
 @contextmanager
 def caller_sigint_handler_kept() -> Iterator[None]:
     """A new SparkContext's SIGINT handler cancels the jobs through py4j, from inside whatever py4j call Ctrl-C
-    interrupted ("reentrant call"); the caller's (a KeyboardInterrupt, then its cleanup stops the session) stays."""
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    handler = signal.getsignal(signal.SIGINT) if in_main_thread else None
+    interrupted ("reentrant call", a hundred lines of tracebacks), and raises a KeyboardInterrupt of its own; so
+    the context never installs it (the session is made in seconds to minutes, and Ctrl-C may come at any point):
+    the caller's handler stays (a KeyboardInterrupt, then the command's cleanup)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    install = signal.signal
+
+    def sigint_kept(signum, handler):
+        return signal.getsignal(signum) if signum == signal.SIGINT else install(signum, handler)
+
+    signal.signal = sigint_kept  # pyspark's context module calls signal.signal(SIGINT, ...)
     try:
         yield
     finally:
-        if handler is not None:
-            signal.signal(signal.SIGINT, handler)
+        signal.signal = install
 
 
 def start_session(master: str | None = None, conf: Mapping[str, str] | None = None, *, ui: bool = False,
