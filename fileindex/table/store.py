@@ -10,6 +10,7 @@ where it is decoded (:mod:`fileindex.table.names`). Frozen and picklable: a Spar
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,13 @@ def is_table_root(path: str | Path) -> bool:
     """Whether ``path`` is a table root: a folder with ``snapshot/`` and ``schema/``."""
     path = Path(path)
     return path.is_dir() and (path / "snapshot").is_dir() and (path / "schema").is_dir()
+
+
+def table_holding(path: str | Path) -> Path | None:
+    """The table root ``path`` lies in (or is), if any: where a report written there would replace or join the
+    table's own files."""
+    target = Path(os.path.realpath(path))
+    return next((folder for folder in (target, *target.parents) if is_table_root(folder)), None)
 
 
 def not_a_table(root: Path, missing: str) -> UsageError:
