@@ -71,3 +71,31 @@ def test_ctrl_c_while_the_jvm_starts_leaves_no_process():
     after, left = ended(command, signal.SIGINT)
     assert command.returncode == 130 and after == ["fileindex: interrupted"], after
     assert left == []
+
+
+SESSION_BEING_MADE = """
+import sys, time
+from pyspark.sql import SparkSession
+made = SparkSession.__init__
+def announced(self, *args, **kwargs):  # the SparkContext is up: the window where its own SIGINT handler was
+    print("making the session", file=sys.stderr, flush=True)
+    time.sleep(600)
+    return made(self, *args, **kwargs)
+SparkSession.__init__ = announced
+from fileindex.cli import main
+raise SystemExit(main(["spark", "verify", sys.argv[1], "--master", "local[1]"]))
+"""
+
+
+def test_ctrl_c_while_the_session_is_made_is_one_line():
+    """PySpark's SparkContext installs a SIGINT handler of its own (cancel the jobs through py4j, then a bare
+    KeyboardInterrupt): it never replaces the command line's, even while the session is being made."""
+    command = subprocess.Popen([sys.executable, "-c", SESSION_BEING_MADE, str(TABLE)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert command.stderr is not None
+    for line in command.stderr:
+        if line == "making the session\n":
+            break
+    after, left = ended(command, signal.SIGINT)
+    assert command.returncode == 130 and after == ["fileindex: interrupted"], after
+    assert left == []
