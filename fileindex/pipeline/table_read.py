@@ -48,7 +48,8 @@ class TableScan:
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
             raise UsageError(f"limit={limit!r}: give a whole number of rows, 0 or more")
         if isinstance(columns, str):
-            raise UsageError(f"columns={columns!r}: give a list of column names, e.g. [{columns!r}]")
+            raise UsageError(f"columns={columns!r}: give a list of column names, e.g. "
+                             f"{[name.strip() for name in columns.split(',')]!r}")
         self.table = table
         self.types = table.schema.types()
         self.where = where if isinstance(where, str) or where is None else str(where)
@@ -186,7 +187,7 @@ class TableScan:
         reads = [f for f in self.plan() if f.read in ("all", "rows")]
         for table in _in_order(self._read_file, reads, threads()):
             if left is not None:
-                table = table.slice(0, left)
+                table = table.slice(0, min(left, table.num_rows))  # (a limit past Arrow's 64 bits: all rows)
                 left -= table.num_rows
             yield from table.select(self.columns).to_batches()
             if left == 0:
