@@ -387,18 +387,18 @@ def test_an_interrupted_write_leaves_one_line(tmp_path):
     import signal
     import subprocess
     import sys
-    import time
 
     output = tmp_path / "rows.parquet"
     table = str(TABLES / "orc" / "append_with_bitmap.db" / "append_with_bitmap")
-    script = ("import time, fileindex.cli.read as r\n"
+    script = ("import sys, time, fileindex.cli.read as r\n"
               "original = r.Progress.add\n"
-              "def slow(self, rows):\n    original(self, rows); time.sleep(60)\n"
+              "def slow(self, rows):\n"
+              "    original(self, rows); print('writing', file=sys.stderr, flush=True); time.sleep(60)\n"
               "r.Progress.add = slow\n"
               "from fileindex.cli.app import main\n"
               f"raise SystemExit(main(['read', {table!r}, '--output', {str(output)!r}]))\n")
     process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    assert process.stderr is not None and process.stderr.readline() == "writing\n"  # a batch written, more to come
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
