@@ -101,14 +101,14 @@ class TableScan:
         return self.to_batches().read_all()
 
     def to_pandas(self, **kwargs):
-        _require("pandas", "pandas")
+        _require("pandas", "spark")
         return self.to_arrow().to_pandas(**kwargs)
 
     def to_duckdb(self, connection=None, name: str | None = None):
         """A DuckDB relation over the stream (each query reads the table again, nothing held in memory), in
         ``connection`` (default: DuckDB's default connection, the one ``duckdb.sql`` uses); with ``name``,
         also a view of that name there."""
-        _require("duckdb", "paimon-fileindex[duckdb]")
+        _require("duckdb", "duckdb")
         import duckdb
 
         connection = connection if connection is not None else duckdb.default_connection()
@@ -121,7 +121,7 @@ class TableScan:
         """A Polars LazyFrame (an IO plugin): Polars' projection and row limit are pushed into the scan, and so
         is its filter: the conjuncts this project's predicates can say prune files and rows like ``where``
         (``pipeline.polars_filters``), and the whole filter is applied to each batch as it is read."""
-        _require("polars", "paimon-fileindex[polars]")
+        _require("polars", "polars")
         import polars
         from polars.io.plugins import register_io_source
 
@@ -234,12 +234,14 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
                 future.cancel()
 
 
-def _require(module: str, package: str) -> None:
-    """A one-line UsageError, naming what to install, where an optional engine is missing."""
+def _require(module: str, extra: str) -> None:
+    """A one-line UsageError, naming what to install (the package's ``extra``), where an optional engine is missing."""
     import importlib.util
 
+    from fileindex.extras import install_hint
+
     if importlib.util.find_spec(module) is None:
-        raise UsageError(f"this needs {module}, which is not installed: pip install '{package}'")
+        raise UsageError(f"this needs {module}, which is not installed: {install_hint(extra)}")
 
 
 def _least(a: int | None, b: int | None) -> int | None:

@@ -27,11 +27,11 @@ from contextlib import contextmanager
 from importlib import resources
 
 from fileindex.errors import FileIndexError
+from fileindex.extras import install_hint
 from fileindex.spark.jvm_stderr import incubator_warning_dropped
 
 MIN_JAVA = 17
 MASTER_TIMEOUT = 5.0  # seconds to wait for a spark:// master to accept a connection
-INSTALL_SPARK = "pip install 'paimon-fileindex[spark]'"
 SPARK_MODULES = ("pyspark", "py4j", "pandas")  # what the [spark] extra installs
 
 
@@ -49,7 +49,8 @@ def missing_spark(err: ImportError) -> SparkSetupError | None:
     name = name.split(".")[0].lower()
     if name not in SPARK_MODULES:
         return None
-    return SparkSetupError(f"the Spark pipeline needs the [spark] extra (No module named {name!r}): {INSTALL_SPARK}")
+    return SparkSetupError(f"the Spark pipeline needs the [spark] extra (No module named {name!r}): "
+                           f"{install_hint('spark')}")
 
 
 def java_version(java: str) -> int | None:
