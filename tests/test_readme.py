@@ -101,6 +101,27 @@ def test_ci_runs_the_readmes_test_command():
     assert "bash tools/setup.sh --test\n" in ci and "\n.venv/bin/python -m pytest --all-tiers " in ci
 
 
+def collected(*options: str) -> set[str]:
+    """The tests of this file a ``pytest`` run without test paths collects (testpaths set to this file)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly",
+                           "-o", "testpaths=tests/test_readme.py", *options], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return {line for line in done.stdout.splitlines() if line.startswith("tests/")}
+
+
+def test_a_bare_pytest_runs_the_fast_tier_and_the_readmes_command_every_tier():
+    """As pyiceberg and delta-rs: ``pytest`` alone leaves the Spark, Java, browser, node, peer and slow tests
+    out; ``--all-tiers`` (the README's command, .ci/run) and a marker expression take them."""
+    fast, every = collected(), collected("--all-tiers")
+    tiered = {"tests/test_readme.py::test_the_readme_conformance_kit_example_runs",
+              "tests/test_readme.py::test_a_guides_examples_run[spark.md]"}
+    assert tiered <= every and not tiered & fast
+    assert fast and fast < every and "tests/test_readme.py::test_the_readme_is_a_few_screens_and_starts_with_the" \
+                                     "_two_commands" in fast
+    assert collected("-m", "spark or not spark") == every
+
+
 def test_the_readme_runs_an_example_of_each_use():
     assert set(bash_blocks()) >= {"Inspect and explain a file", "Query a file", "Build and verify a data file's index",
                                   "Check a Paimon table's indexes", "Read a table into pandas, DuckDB or Polars",
