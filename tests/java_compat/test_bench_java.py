@@ -1,8 +1,11 @@
 """tools/bench_java.py times Java Paimon 0.9.0 in the same run as the Python benchmark."""
 import sys
 
+import pytest
 from conftest import ROOT
 from jdk import require_jdk
+
+pytestmark = pytest.mark.java  # Java Paimon 0.9.0, the oracle's jar
 
 
 def test_java_is_timed_in_the_same_run():
