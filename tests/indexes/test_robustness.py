@@ -113,6 +113,7 @@ def test_mutation_counts_are_reported(capsys):
     assert COUNTS["non_project_exceptions"] == 0
 
 
+@pytest.mark.slow  # fuzzes for 20 s by design
 def test_short_coverage_guided_fuzz_run(capsys, tmp_path):
     try:
         import atheris  # noqa: F401

@@ -68,6 +68,7 @@ def test_a_batch_adapter_that_crashes_mid_run_shows_its_exit_status_and_stderr(s
     assert statuses(results).count(PASS) == len(results.outcomes) - len(failed)
 
 
+@pytest.mark.slow  # each spends its 15 s budget by design
 @pytest.mark.parametrize("mode", ["--hang", "--hang --one-call", "--half-line"])
 def test_an_adapter_that_hangs_on_every_request_ends_within_the_budget_with_a_report(kit_folder, tmp_path, mode):
     lines: list[str] = []  # the whole corpus: far more requests than the budget leaves time for
