@@ -72,11 +72,41 @@ def spark():
     session.stop()
 
 
-def pytest_collection_modifyitems(items):
-    """Every test under tests/spark/ carries the ``spark`` marker, so ``-m "not spark"`` leaves Spark out."""
+# The tiers a bare ``pytest`` leaves out (the fast tier is the rest), as pyiceberg and delta-rs do:
+# ``pytest --all-tiers`` (the README's test command, .ci/run) runs every one; ``-m`` picks any.
+TIERS = ("spark", "java", "browser", "node", "peer", "slow")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--all-tiers", action="store_true",
+                     help=f"run every tier: the {', '.join(TIERS)} tests too (a bare pytest runs the fast tier)")
+
+
+def fast_tier_only(config) -> bool:
+    """A bare ``pytest``: no test paths named, no -m, no --all-tiers."""
+    return not (config.getoption("--all-tiers") or config.option.markexpr
+                or config.args_source != pytest.Config.ArgsSource.TESTPATHS)
+
+
+def pytest_report_header(config):
+    if fast_tier_only(config):
+        return f"the fast tier: {', '.join(TIERS)} tests left out (--all-tiers runs every tier)"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/spark/ carries the ``spark`` marker, so ``-m "not spark"`` leaves Spark out; a bare
+    ``pytest`` deselects every test of a tier (TIERS)."""
     for item in items:
         if "spark" in Path(str(item.fspath)).parent.parts[-1:]:
             item.add_marker(pytest.mark.spark)
+    if not fast_tier_only(config):
+        return
+    tiered = [item for item in items if any(item.get_closest_marker(tier) for tier in TIERS)]
+    if tiered:
+        config.hook.pytest_deselected(items=tiered)
+        left_out = set(tiered)
+        items[:] = [item for item in items if item not in left_out]
 
 
 def manifest_rows(path: Path) -> list[dict]:
@@ -85,6 +115,8 @@ def manifest_rows(path: Path) -> list[dict]:
     from fileindex.table.store import TableStore
 
     return read_rows(TableStore(Path(path).parent.parent), Path(path))
+
+
 @pytest.fixture
 def opened_files(monkeypatch) -> list[str]:
     """The data files opened (a DataFileReader made) while the test runs."""

@@ -28,6 +28,7 @@ def wheel(tmp_path_factory) -> str:
     return str(path)
 
 
+@pytest.mark.slow  # builds a wheel
 def test_wheel_holds_every_module_and_data_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     sources = {str(p.relative_to(ROOT)) for p in (ROOT / "fileindex").rglob("*")
@@ -39,6 +40,7 @@ def test_wheel_holds_every_module_and_data_file(wheel):
     assert "fileindex/py.typed" in names
 
 
+@pytest.mark.slow  # builds a wheel and installs it with pyspark (minutes)
 def test_fresh_venv_runs_help_query_and_the_demo(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
@@ -69,6 +71,7 @@ def test_fresh_venv_runs_help_query_and_the_demo(wheel, tmp_path):
     assert lines[-1]["verify"]["violations"] == 0 and all(s["identical"] for s in lines[-1]["scans"])
 
 
+@pytest.mark.slow  # builds a wheel
 def test_without_a_c_compiler_the_wheel_builds_and_falls_back(tmp_path):
     import shutil
 

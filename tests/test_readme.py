@@ -1,32 +1,63 @@
-"""The README's short examples run as written (those that need no Spark), from a folder laid out like the
-repository, so they cannot rot; and the README stays a few screens long."""
+"""The README's and the guides' examples run as written, from a folder laid out like a fresh checkout after the
+README's first command, so they cannot rot: every ```bash and ```python block of README.md and docs/guide/*.md
+(untagged and ```text blocks are synopses, not commands), on data the examples create or the repository
+ships. A README section's blocks run in a folder of their own; a guide's shell blocks run first, in order,
+then its Python blocks as one script (a reader's session). Blocks that start Spark are marked spark and slow.
+The README stays a few screens long and starts with its two commands; install hints name what a user of
+this checkout runs."""
 import os
 import re
 import subprocess
 import sys
+import tomllib
 
 import pytest
 from conftest import ROOT
+from packaging.requirements import Requirement
 
 README = (ROOT / "README.md").read_text()
-NOT_HERE = ("spark", "setup.sh", "pytest", "ruff")  # Spark's examples (tests/spark), and the commands of CI
+GUIDES = sorted((ROOT / "docs" / "guide").glob("*.md"))
+CI_COMMANDS = ("setup.sh", "pytest", "ruff")  # the README's own two commands and CI's: run by CI itself
+SPARK = re.compile(r"fileindex spark |fileindex\.spark|pyspark")
+
+
+def fenced(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.S | re.M)
+
+
+def commands(block: str) -> list[str]:
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def readme_sections() -> dict[str, str]:
+    return {section.splitlines()[0]: section for section in re.split(r"^## ", README, flags=re.M)[1:]}
 
 
 def bash_blocks() -> dict[str, list[str]]:
-    """The commands of each bash block the test runs, by the heading above it."""
-    blocks = {}
-    for section in re.split(r"^## ", README, flags=re.M)[1:]:
-        heading = section.splitlines()[0]
-        for block in re.findall(r"```bash\n(.*?)```", section, re.S):
-            commands = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
-            if not any(word in line for line in commands for word in NOT_HERE):
-                blocks.setdefault(heading, []).extend(commands)
+    """The commands of the README's bash blocks the test runs, by the heading above them."""
+    blocks: dict[str, list[str]] = {}
+    for heading, section in readme_sections().items():
+        for block in fenced(section, "bash"):
+            lines = commands(block)
+            if not any(word in line for line in lines for word in CI_COMMANDS):
+                blocks.setdefault(heading, []).extend(lines)
     return blocks
+
+
+def python_blocks() -> dict[str, str]:
+    return {heading: "".join(fenced(section, "python")) for heading, section in readme_sections().items()
+            if fenced(section, "python")}
+
+
+def marked(name: str, code: str):
+    """A parameter, marked spark and slow when the code starts Spark."""
+    return pytest.param(name, marks=[pytest.mark.spark, pytest.mark.slow] if SPARK.search(code) else [], id=name)
 
 
 @pytest.fixture
 def checkout(tmp_path):
-    """A folder with the repository's samples and tables, and a .venv/bin running this checkout's package."""
+    """A folder with the repository's package, samples and tables, and a .venv/bin running this checkout's
+    package (the README's first command makes the real one)."""
     for name in ("fileindex", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
     bin_dir = tmp_path / ".venv" / "bin"
@@ -37,31 +68,70 @@ def checkout(tmp_path):
     return tmp_path
 
 
-def run_commands(folder, commands: list[str]) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for command in commands:
-        result = subprocess.run(["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True,
-                                timeout=600)
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def run_commands(folder, lines: list[str]) -> None:
+    for command in lines:
+        result = subprocess.run(["bash", "-c", command], cwd=folder, env=ENV, capture_output=True, text=True,
+                                timeout=900)
         assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-2000:])
         assert result.stdout.strip() or "fileindex" not in command, command  # a command of ours says what it did
+
+
+def run_python(folder, code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", code], cwd=folder, env=ENV, capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
 
 
 def test_the_readme_is_a_few_screens_and_starts_with_the_two_commands():
     assert len(README.splitlines()) <= 200
     first = re.findall(r"```bash\n(.*?)\n```", README, re.S)[:2]
     assert first == ["bash tools/setup.sh && .venv/bin/fileindex demo",
-                     "bash tools/setup.sh --test && .venv/bin/python -m pytest"]
+                     "bash tools/setup.sh --test && .venv/bin/python -m pytest --all-tiers"]
     assert "about 2 minutes the first time" in README
-    assert '-m "not spark and not java and not browser and not slow and not node"' in README
+    assert "a bare `pytest` runs the fast tier" in README
+
+
+def test_ci_runs_the_readmes_test_command():
+    """.ci/run runs the README's second command's tests: every tier."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "bash tools/setup.sh --test\n" in ci and "\n.venv/bin/python -m pytest --all-tiers " in ci
+
+
+def collected(*options: str) -> set[str]:
+    """The tests of this file a ``pytest`` run without test paths collects (testpaths set to this file)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly",
+                           "-o", "testpaths=tests/test_readme.py", *options], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return {line for line in done.stdout.splitlines() if line.startswith("tests/")}
+
+
+def test_a_bare_pytest_runs_the_fast_tier_and_the_readmes_command_every_tier():
+    """As pyiceberg and delta-rs: ``pytest`` alone leaves the Spark, Java, browser, node, peer and slow tests
+    out; ``--all-tiers`` (the README's command, .ci/run) and a marker expression take them."""
+    fast, every = collected(), collected("--all-tiers")
+    tiered = {"tests/test_readme.py::test_the_readme_conformance_kit_example_runs",
+              "tests/test_readme.py::test_a_guides_examples_run[spark.md]"}
+    assert tiered <= every and not tiered & fast
+    assert fast and fast < every and "tests/test_readme.py::test_the_readme_is_a_few_screens_and_starts_with_the" \
+                                     "_two_commands" in fast
+    assert collected("-m", "spark or not spark") == every
 
 
 def test_the_readme_runs_an_example_of_each_use():
     assert set(bash_blocks()) >= {"Inspect and explain a file", "Query a file", "Build and verify a data file's index",
                                   "Check a Paimon table's indexes", "Read a table into pandas, DuckDB or Polars",
-                                  "Add indexes to a table", "Run the conformance kit"}
+                                  "Add indexes to a table", "Index-pruned scans on Spark", "Run the conformance kit"}
+    assert set(python_blocks()) == {"Read a table into pandas, DuckDB or Polars", "Index-pruned scans on Spark",
+                                    "From Python"}
 
 
-@pytest.mark.parametrize("heading", [h for h in bash_blocks() if h != "Run the conformance kit"])
+@pytest.mark.parametrize("heading", [marked(h, "\n".join(c)) for h, c in bash_blocks().items()
+                                     if h != "Run the conformance kit"])
 def test_a_readme_example_runs(checkout, heading):
     run_commands(checkout, bash_blocks()[heading])
 
@@ -71,14 +141,65 @@ def test_the_readme_conformance_kit_example_runs(checkout):
     run_commands(checkout, bash_blocks()["Run the conformance kit"])
 
 
-@pytest.mark.parametrize("heading,printed", [("From Python", r"ROWS|Rows"),
-                                             ("Read a table into pandas, DuckDB or Polars", r"Lucy[\s\S]*file_index")])
-def test_the_readme_python_examples_run(checkout, heading, printed):
-    code = re.search(rf"## {re.escape(heading)}\n.*?```python\n(.*?)```", README, re.S).group(1)
-    result = subprocess.run([sys.executable, "-c", code], cwd=checkout, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert re.search(printed, result.stdout), result.stdout
+PRINTED = {"From Python": r"ROWS|Rows", "Read a table into pandas, DuckDB or Polars": r"Lucy[\s\S]*file_index",
+           "Index-pruned scans on Spark": r"Alice"}
+
+
+@pytest.mark.parametrize("heading", [marked(h, code) for h, code in python_blocks().items()])
+def test_the_readme_python_examples_run(checkout, heading):
+    assert re.search(PRINTED[heading], run_python(checkout, python_blocks()[heading]))
+
+
+def guide_parameters():
+    for path in GUIDES:
+        text = path.read_text()
+        code = "".join(fenced(text, "bash") + fenced(text, "python"))
+        if code:
+            yield marked(path.name, code)
+
+
+@pytest.mark.parametrize("page", list(guide_parameters()))
+def test_a_guides_examples_run(checkout, page):
+    text = (ROOT / "docs" / "guide" / page).read_text()
+    run_commands(checkout, [line for block in fenced(text, "bash") for line in commands(block)])
+    code = "".join(fenced(text, "python"))
+    if code:
+        run_python(checkout, code)
+
+
+def test_every_example_names_only_what_the_repository_has_or_makes():
+    """No example opens the warehouse of another machine (``/warehouse/db.db/orders``, ``data-1.parquet``): each
+    path an example reads is shipped or made by an example before it (the runs above prove they exist)."""
+    for path in [ROOT / "README.md", *GUIDES]:
+        text = path.read_text()
+        code = "".join(fenced(text, "bash") + fenced(text, "python"))
+        assert "warehouse/" not in code and "db.db/orders" not in code, path
+
+
+def test_install_hints_name_what_a_user_of_this_checkout_runs():
+    """The package is not on the registry: no page says ``pip install 'paimon-fileindex[...]'``, and a missing
+    engine's hint names the registry's packages with the ranges pyproject.toml declares."""
+    from fileindex.extras import install_hint
+
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        assert not re.search(r"pip install ['\"]?paimon-fileindex", path.read_text()), path
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for extra in ("duckdb", "polars", "spark"):
+        hint = install_hint(extra)
+        assert hint.startswith("pip install '"), hint
+        hinted = {str(Requirement(r)) for r in re.findall(r"'([^']+)'", hint)}
+        assert hinted == {str(Requirement(r)) for r in extras[extra]}, hint
+
+
+def test_the_first_command_installs_the_extras_the_examples_use():
+    """The README's reading example reads into DuckDB and Polars, its Spark ones run Spark: setup.sh without
+    --test installs those extras."""
+    setup = (ROOT / "tools" / "setup.sh").read_text()
+    default = setup[setup.index("\nelse\n"):]
+    installed = set(re.search(r'-e "\.\[([a-z,]+)\]"', default).group(1).split(","))
+    used = {"duckdb" if "to_duckdb" in README else "", "polars" if "to_polars" in README else "",
+            "spark" if SPARK.search(README) else ""} - {""}
+    assert used == {"duckdb", "polars", "spark"} and used <= installed
 
 
 def test_every_link_of_the_readme_leads_somewhere():

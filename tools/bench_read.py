@@ -33,9 +33,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checkout import ROOT, use_checkout
+
+use_checkout()  # this checkout's package, installed or not
 
 import duckdb
 import polars as pl

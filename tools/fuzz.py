@@ -4,6 +4,8 @@
     .venv/bin/python tools/fuzz.py -atheris_runs=100000          # on demand
     .venv/bin/python tools/fuzz.py -max_total_time=60 corpus/    # with a corpus folder
 
+Without a corpus folder the seeds go into a temporary one, removed when the run ends.
+
 The first input byte picks the layout and column type; the rest is the payload. Decoding, a full
 validate() and a few queries may raise only the project's DecodeError (with an offset inside the
 input); any other exception is a crash that atheris reports with the input that caused it. Seeds
@@ -95,14 +97,19 @@ def seeds() -> list[bytes]:
 
 
 def main() -> int:
+    import shutil
+    import subprocess
     import tempfile
 
     argv = list(sys.argv)
-    if not any(not a.startswith("-") for a in argv[1:]):  # no corpus folder given: start from the seeds
-        corpus = Path(tempfile.mkdtemp(prefix="fileindex-fuzz-"))
-        for i, seed in enumerate(seeds()):
-            (corpus / f"seed-{i:04d}").write_bytes(seed)
-        argv.append(str(corpus))
+    if not any(not a.startswith("-") for a in argv[1:]):  # no corpus folder given: start from the seeds, in a
+        corpus = Path(tempfile.mkdtemp(prefix="fileindex-fuzz-"))  # folder removed afterwards: atheris.Fuzz()
+        try:  # ends the process itself, so the fuzzing runs in a child given the folder
+            for i, seed in enumerate(seeds()):
+                (corpus / f"seed-{i:04d}").write_bytes(seed)
+            return subprocess.run([sys.executable, *argv, str(corpus)]).returncode
+        finally:
+            shutil.rmtree(corpus, ignore_errors=True)
     atheris.Setup(argv, exercise)
     atheris.Fuzz()
     return 0

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent setup on a fresh machine (Python 3.11, node/npm, Debian; package registries only).
 # pip installs the exact versions of constraints/ci.txt (pyproject.toml declares ranges).
-#   bash tools/setup.sh          .venv with the package and pyspark (the CLI and the main job, `fileindex demo`),
-#                                and a Java runtime from Debian if none is installed (Spark runs on it)
+#   bash tools/setup.sh          .venv with the package, pyspark (the main job, `fileindex demo`), duckdb and polars
+#                                (the README's examples read tables into them), and a Java runtime from Debian if
+#                                none is installed (Spark runs on it)
 #   bash tools/setup.sh --test   also the test dependencies (pyspark too: its Hadoop jars let Java Paimon
 #                                write live tables; duckdb and polars, which the table reader's tests run), the
 #                                pinned Kaitai compiler and Azurite (npm ci), Apache Thrift's compiler (apt; both
@@ -35,6 +36,6 @@ if [ "${1:-}" = "--test" ]; then
   .venv/bin/python -c 'import sys; sys.path[:0] = ["tools"]; import bench_read; bench_read.peer_python()'  # .venv-peer
   apt_install dot:graphviz thrift:thrift-compiler javac:openjdk-17-jdk-headless chromium:chromium
 else
-  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[spark]"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints/ci.txt -e ".[spark,duckdb,polars]"
   apt_install java:openjdk-17-jre-headless
 fi

@@ -39,10 +39,15 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; Ctrl-C is one line from here on, also while the commands' modules load."""
+    return run_interruptible(lambda: _run(argv), end_started=True)
+
+
+def _run(argv: list[str] | None) -> int:
     warnings.formatwarning = _one_line_warning
     args = build_parser().parse_args(argv)
     try:
-        return run_interruptible(lambda: args.run(args))
+        return args.run(args)
     except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
         sys.stderr.close()
         return 0

@@ -97,13 +97,19 @@ def _run(args: argparse.Namespace) -> int:
 
 def check_outputs(corpus: str, outputs: dict[str, str | None]) -> None:
     """Before a long run: each report can be written, is no symlink, and would replace no file of the
-    corpus (its folder or tarball, and the tarball's .sha256)."""
+    corpus (its folder or tarball, and the tarball's .sha256) nor lie in a Paimon table."""
+    from fileindex.errors import UsageError
+    from fileindex.table.store import table_holding
     from fileindex.writing.outputs import check_file_output
 
     inputs = [corpus, corpus + ".sha256"] if Path(corpus).is_file() else [corpus]
     for flag, output in outputs.items():
         if output:
             check_file_output(output, inputs, what=flag)
+            table = table_holding(output)
+            if table is not None:
+                raise UsageError(f"{flag} {output} lies inside the Paimon table {table}: a report there would "
+                                 "replace or join the table's own files; choose a file outside it")
 
 
 def _adapter(args: argparse.Namespace) -> int:

@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the pruning funnel (stages, and per data file what is read and why) instead")
     parser.add_argument("--json", action="store_true",
                         help="JSON lines: one object per row (with --explain: the funnel)")
+    parser.add_argument("--progress", action="store_true",
+                        help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
+                             "(on a terminal a line is redrawn in place, without --progress too)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,10 +59,10 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
             return 0
         if args.output:
-            rows = write_rows(scan, args.output)
+            rows = write_rows(scan, args.output, Progress(args.progress))
             print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
             return 0
-        print_rows(scan, as_json=args.json, limited=args.limit is not None)
+        print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
     except BrokenPipeError:
         raise  # (output piped into a command that stopped reading: the command line ends quietly)
     except HANDLED as err:
@@ -75,6 +78,8 @@ def refuse_ignored_options(args: argparse.Namespace) -> None:
         raise UsageError("--output writes the format its name says (.parquet, .csv, .jsonl): leave --json out")
     if args.overwrite and not args.output:
         raise UsageError("--overwrite goes with --output FILE")
+    if args.progress and args.explain:
+        raise UsageError("--explain reads no rows, so it has no progress to show: leave --progress out")
 
 
 def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
@@ -94,33 +99,41 @@ def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
 
 
 class Progress:
-    """Rows read so far on stderr, once a read has taken a second."""
+    """Rows read so far on stderr, once a read has taken a second: a line redrawn in place on a terminal;
+    elsewhere (a log, a pipe) nothing, or with ``--progress`` whole lines, at most one a second."""
 
-    def __init__(self):
+    def __init__(self, off_terminal: bool = False, stream=None):
+        self.stream = stream or sys.stderr
+        self.terminal = self.stream.isatty()
+        self.shown_at_all = self.terminal or off_terminal
         self.started = self.shown = time.perf_counter()
         self.rows = 0
         self.printed = False
 
     def add(self, rows: int) -> None:
         self.rows += rows
+        if not self.shown_at_all:
+            return
         now = time.perf_counter()
         if now - self.started > 1 and now - self.shown > 1:
-            print(f"\rfileindex {NAME}: {self.rows:,} rows read", end="", file=sys.stderr, flush=True)
+            text = f"fileindex {NAME}: {self.rows:,} rows read"
+            self.stream.write(f"\r{text}" if self.terminal else f"{text}\n")
+            self.stream.flush()
             self.shown, self.printed = now, True
 
     def done(self) -> None:
-        if self.printed:
-            print(file=sys.stderr)
+        if self.printed and self.terminal:  # what comes next starts a line of its own
+            self.stream.write("\n")
+            self.stream.flush()
 
 
-def write_rows(scan, output: str) -> int:
+def write_rows(scan, output: str, progress: Progress) -> int:
     """Stream the scan into ``output`` under a temporary name, renamed into place when complete."""
     import pyarrow.csv
     import pyarrow.parquet
 
     target = Path(output)
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-    progress = Progress()
     suffix = output.lower()
     try:
         with open(temporary, "wb") as out:
@@ -152,8 +165,7 @@ def write_rows(scan, output: str) -> int:
     return progress.rows
 
 
-def print_rows(scan, *, as_json: bool, limited: bool) -> None:
-    progress = Progress()
+def print_rows(scan, progress: Progress, *, as_json: bool, limited: bool) -> None:
     rows: list[dict] = []
     for batch in scan.to_batches():
         if as_json:

@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--branch", metavar="NAME",
                         help="with --set/--reset/--drop-index: alter this branch's options (its schemas under "
                              "branch/branch-NAME/); main (default) is the table root")
+    parser.add_argument("--force", action="store_true",
+                        help="with --set: set an index type the table's Java writers cannot write (every append of "
+                             "theirs then fails) all the same")
     parser.add_argument("--orphans", action="store_true",
                         help="list index files, manifests, manifest lists and temporary files that no snapshot or "
                              "tag names (e.g. sidecars a rewrite superseded), relative to the table root; data files "
@@ -61,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if len(given) > 1:
         return report_failure(NAME, UsageError(f"give one of {' and '.join(given)}: each is a command of its own "
                                                "(the others would be ignored)"))
+    if args.force and not args.set:
+        return report_failure(NAME, UsageError("--force goes with --set"))
     if args.branch is not None and not altering:
         return report_failure(NAME, UsageError("--branch goes with --set, --reset or --drop-index (the other "
                                                "commands read the main branch)"))
@@ -93,6 +98,7 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
     from fileindex.cli import parse_key_values
     from fileindex.table.options_alter import alter_table
     from fileindex.table.orphans import LOOKS_FOR, orphan_files
+    from fileindex.table.rewrite_plan import appends_broken_by
     from fileindex.table.store import TableStore
 
     try:
@@ -104,6 +110,9 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
             print(f"{len(orphans)} orphan file(s): {LOOKS_FOR}", file=sys.stderr)
             return 0
         changes = parse_key_values(args.set, "--set", "file-index.bloom-filter.columns=id")
+        broken = appends_broken_by(args.table, args.branch, changes)
+        if broken and not args.force:
+            raise UsageError(f"{broken[0]}; nothing written (--force sets it all the same)")
         altered = alter_table(args.table, set=changes, reset=[k.strip() for k in args.reset],
                               drop=[d.strip() for d in args.drop_index], branch=args.branch)
         schema_id = altered.schema_id

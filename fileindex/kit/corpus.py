@@ -163,6 +163,8 @@ def load_json(path: Path) -> Any:
         return json.loads(read_regular(path, what="corpus file", limit=MAX_JSON_BYTES).decode("utf-8"))
     except ValueError as err:
         raise UsageError(f"{path} is not JSON: {err}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: JSON nested too deeply to read") from None
 
 
 def dataset_path(folder: Path, name: object) -> Path:

@@ -8,7 +8,7 @@ otherwise it runs one command line per request (:func:`to_argv`). Requests and a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 import argparse
 import json
@@ -17,13 +17,16 @@ import select
 import shlex
 import signal
 import subprocess
-import tempfile
+import threading
 import time
 
 from fileindex.errors import UsageError
 
 TIMEOUT = 120.0  # seconds an adapter may take for one answer
 STARTUP = 30.0  # seconds ``capabilities`` may take at least (a JVM starting), whatever the timeout
+LIMIT = 64 << 20  # bytes of one answer line, and of everything a one-call adapter prints for one request
+STDERR_KEPT = 64 << 10  # bytes of an adapter's stderr kept (its tail, shown when it crashes)
+RESTART_AFTER = 3  # protocol errors in a row after which a batch process is replaced by a new one
 
 
 def to_argv(request: dict) -> list[str]:
@@ -121,7 +124,11 @@ class Budget:
 
 class Adapter:
     """One implementation under test, driven through its command. Its processes run in a session of their
-    own (a Ctrl-C at the terminal reaches the runner alone) and are killed with everything they started."""
+    own (a Ctrl-C at the terminal reaches the runner alone) and are killed with everything they started.
+    Every exchange is bounded: a request is written, and an answer read, within the answer's time limit (an
+    adapter that stops reading cannot block the runner), an answer line and a one-call adapter's output are
+    at most ``LIMIT`` bytes, and of stderr only the last ``STDERR_KEPT`` bytes are kept. A batch process that
+    answers ``RESTART_AFTER`` requests in a row with lines that are no answer is replaced by a new one."""
 
     def __init__(self, command: str, budget: Budget | None = None):
         self.command = command
@@ -130,10 +137,12 @@ class Adapter:
         if not self.argv:
             raise UsageError("--impl is empty: give the adapter's command, e.g. \"fileindex kit adapter\"")
         self.process: subprocess.Popen | None = None
-        self._stderr = tempfile.TemporaryFile()
-        self._stderr_from = 0  # where the running batch process's stderr begins in self._stderr
+        self._stderr: _Tail | None = None
         self._lines: _Lines | None = None
         self._asked = 0  # the id of the last batch request
+        self._protocol_errors = 0  # in a row
+        self.answered_with_id = 0  # batch answers that echoed their request's id
+        self.lines_without_id = 0  # batch lines that carried no id
         self.capabilities = self._one_call({"op": "capabilities"}, at_least=STARTUP)
         if any(key in self.capabilities for key in ("error", "crash", "protocol")):
             raise UsageError(f"{command!r} capabilities did not answer: " + str(
@@ -150,84 +159,117 @@ class Adapter:
 
     def ask(self, request: dict) -> dict:
         """The adapter's answer; ``{"crash": why}`` when it gave none (a crash is never a conforming answer),
-        ``{"protocol": why}`` when a line that is not this request's answer came instead. StopRun when the
-        run's budget ends before the answer."""
+        ``{"protocol": why}`` when a line that is not this request's answer came instead, ``{"unsent": why}``
+        when the corpus's request cannot be written as JSON. StopRun when the run's budget ends first."""
         if not self.capabilities.get("batch"):
             return self._one_call(request)
         limit, by_budget = self.budget.limit()
+        try:
+            line = json.dumps({**request, "id": self._asked + 1}, ensure_ascii=False).encode() + b"\n"
+        except (ValueError, TypeError, RecursionError) as err:
+            return {"unsent": f"the request cannot be written as JSON ({type(err).__name__}: {str(err)[:120]})"}
         if self.process is None or self.process.poll() is not None:
             self._start()
         assert self.process is not None and self.process.stdin is not None and self._lines is not None
         self._asked += 1
+        deadline = time.monotonic() + limit
         try:
-            self.process.stdin.write(json.dumps({**request, "id": self._asked}, ensure_ascii=False).encode() + b"\n")
-            self.process.stdin.flush()
+            written = _write_within(self.process.stdin.fileno(), line, deadline)
         except OSError:  # a broken pipe: it has exited
             return {"crash": self._exited()}
-        deadline = time.monotonic() + limit
+        if not written:
+            return self._too_slow(limit, by_budget, "did not read its request")
         while True:
-            line = self._lines.readline(deadline)
-            if line is None:
-                self._stop()
-                if by_budget:
-                    raise StopRun(self.budget.spent())
-                return {"crash": f"no answer in {limit:g} s (--timeout): the batch process was stopped"}
-            if line == b"":
+            answer_line = self._lines.readline(deadline)
+            if answer_line is None:
+                return self._too_slow(limit, by_budget, "gave no answer")
+            if answer_line == b"":
                 return {"crash": self._exited()}
-            answer = _answer(line)
+            answer = _answer(answer_line)
             if "crash" in answer:
-                return {"protocol": answer["crash"]}
+                return self._protocol(answer["crash"])
             got = answer.pop("id", None)
             if got == self._asked:
+                self._protocol_errors = 0
+                self.answered_with_id += 1
                 return answer
             if isinstance(got, int) and not isinstance(got, bool) and 0 < got < self._asked:
                 continue  # the late answer of a request already charged with a stray line: never this one's
-            return {"protocol": f"a line that is not the answer to request {self._asked} "
-                                f"({'no id' if got is None else f'id {got!r}'}): {line[:200]!r}"}
+            self.lines_without_id += got is None
+            return self._protocol(f"a line that is not the answer to request {self._asked} "
+                                  f"({'no id' if got is None else f'id {_short(got)}'}): {answer_line[:200]!r}")
+
+    def _protocol(self, why: str) -> dict:
+        """A protocol error for this request; the batch process is replaced after ``RESTART_AFTER`` in a row."""
+        self._protocol_errors += 1
+        if self._protocol_errors >= RESTART_AFTER:
+            self._stop()
+            self._protocol_errors = 0
+            why += f"; the batch process was restarted after {RESTART_AFTER} protocol errors in a row"
+        return {"protocol": why}
+
+    def _too_slow(self, limit: float, by_budget: bool, what: str) -> dict:
+        self._stop()
+        if by_budget:
+            raise StopRun(self.budget.spent())
+        return {"crash": f"{what} in {limit:g} s (--timeout): the batch process was stopped"}
 
     def _start(self) -> None:
-        self._stderr_from = self._stderr.seek(0, os.SEEK_END)
         self.process = subprocess.Popen([*self.argv, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=self._stderr, start_new_session=True)
-        assert self.process.stdout is not None
+                                        stderr=subprocess.PIPE, start_new_session=True)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        os.set_blocking(self.process.stdin.fileno(), False)
         self._lines = _Lines(self.process.stdout.fileno())
+        self._stderr = _Tail(self.process.stderr)
 
     def _exited(self) -> str:
         """Why the batch process gave no answer: its exit status and the tail of its stderr."""
-        assert self.process is not None
+        assert self.process is not None and self._stderr is not None
         try:
             status = self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             status = None
+        stderr = self._stderr
         self._stop()
-        self._stderr.seek(self._stderr_from)
-        tail = _tail(self._stderr.read())
+        tail = _tail(stderr.text())
         how = "closed its stdout" if status is None else f"exited with status {status}"
         return f"the batch process {how} without an answer" + (f"; stderr ends: {tail}" if tail else "")
 
     def _one_call(self, request: dict, at_least: float = 0.0) -> dict:
         limit, by_budget = self.budget.limit(at_least)
         try:
-            process = subprocess.Popen([*self.argv, *to_argv(request)], stdout=subprocess.PIPE,
+            argv = to_argv(request)
+        except (ValueError, TypeError, RecursionError) as err:
+            return {"unsent": f"the request cannot be written as JSON ({type(err).__name__}: {str(err)[:120]})"}
+        try:
+            process = subprocess.Popen([*self.argv, *argv], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=True)
         except OSError as err:
             return {"crash": str(err)}
+        assert process.stdout is not None
+        stderr = _Tail(process.stderr)
+        deadline = time.monotonic() + limit
         try:
-            out, errors = process.communicate(timeout=limit)
+            last, why = _last_line(_Lines(process.stdout.fileno()), deadline)
+            if why is None:
+                process.wait(timeout=max(0.01, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            _kill(process)
-            if by_budget:
-                raise StopRun(self.budget.spent()) from None
-            return {"crash": f"no answer in {limit:g} s" + ("" if at_least else " (--timeout)")}
+            why = "timeout"
         except BaseException:  # interrupted: the adapter goes too
             _kill(process)
             raise
-        lines = out.strip().splitlines()
-        if not lines:
-            tail = _tail(errors)
+        _kill(process)
+        if why == "timeout":
+            if by_budget:
+                raise StopRun(self.budget.spent()) from None
+            return {"crash": f"no answer in {limit:g} s" + ("" if at_least else " (--timeout)")}
+        if why == "too much":
+            return {"crash": f"printed over {LIMIT >> 20} MiB for one request: stopped"}
+        if not last:
+            tail = _tail(stderr.text())
             return {"crash": f"exit status {process.returncode}, no answer on stdout"
                              + (f"; stderr ends: {tail}" if tail else "")}
-        answer = _answer(lines[-1])
+        answer = _answer(last)
         return {"protocol": answer["crash"]} if "crash" in answer else answer
 
     def _stop(self) -> None:
@@ -235,6 +277,7 @@ class Adapter:
             _kill(self.process)
             self.process = None
             self._lines = None
+            self._stderr = None
 
     def close(self, *, kill: bool = False) -> None:
         """Ends the batch process: its stdin closed (it exits), or killed (``kill``, or after 10 s)."""
@@ -246,22 +289,76 @@ class Adapter:
             except (OSError, subprocess.TimeoutExpired):
                 pass
         self._stop()
-        self._stderr.close()
+
+
+def _last_line(lines: _Lines, deadline: float) -> tuple[bytes, str | None]:
+    """The last non-empty line a one-call adapter prints before it closes its stdout, and why reading stopped
+    early: ``timeout`` at the deadline, ``too much`` past ``LIMIT`` bytes (None: it closed its stdout)."""
+    last, total = b"", 0
+    while True:
+        line = lines.readline(deadline)
+        if line is None:
+            return last, "timeout"
+        if line == b"":
+            return last, None
+        total += len(line)
+        if total > LIMIT:
+            return last, "too much"
+        if line.strip():
+            last = line
+
+
+def _write_within(fd: int, data: bytes, deadline: float) -> bool:
+    """Write ``data`` to a non-blocking pipe, all of it before ``deadline`` (False: the reader did not take it)."""
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([], [fd], [], left)[1]:
+            return False
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            continue
+    return True
+
+
+class _Tail:
+    """The last ``STDERR_KEPT`` bytes of a pipe, drained on a thread of its own (which closes it at its end) so
+    that an adapter never blocks on a full stderr and its stderr is never held whole."""
+
+    def __init__(self, pipe: IO[bytes] | None):
+        self._kept = b""
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, args=(pipe,), name="fileindex-kit-stderr", daemon=True)
+        if pipe is not None:
+            self._thread.start()
+
+    def _drain(self, pipe: IO[bytes]) -> None:
+        with pipe:
+            for chunk in iter(lambda: pipe.read1(1 << 16), b""):  # type: ignore[attr-defined]
+                with self._lock:
+                    self._kept = (self._kept + chunk)[-STDERR_KEPT:]
+
+    def text(self, wait: float = 5.0) -> bytes:
+        """What was kept, once the pipe has ended (the process exited) or after ``wait`` seconds."""
+        if self._thread.is_alive():
+            self._thread.join(wait)
+        with self._lock:
+            return self._kept
 
 
 class _Lines:
-    """Lines from a pipe, each within a deadline: never blocked by an adapter that writes half a line."""
-
-    LIMIT = 64 << 20  # bytes of one answer line
+    """Lines from a pipe, each within a deadline: never blocked by an adapter that writes half a line, and none
+    held beyond ``LIMIT`` bytes (a longer line is cut there, the rest of it skipped)."""
 
     def __init__(self, fd: int):
-        self.fd, self.buffer = fd, b""
+        self.fd, self.buffer, self.skipping = fd, b"", False
 
     def readline(self, deadline: float) -> bytes | None:
         """The next line (b"" at end of file, what is left before it without a newline), None at the deadline."""
         while b"\n" not in self.buffer:
-            if len(self.buffer) > self.LIMIT:
-                line, self.buffer = self.buffer, b""
+            if len(self.buffer) > LIMIT:
+                line, self.buffer, self.skipping = self.buffer, b"", True
                 return line[:200] + b"... (an answer line over 64 MiB)\n"
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.fd], [], [], left)[0]:
@@ -270,6 +367,11 @@ class _Lines:
             if not chunk:
                 line, self.buffer = self.buffer, b""
                 return line
+            if self.skipping:  # the rest of a line already cut
+                _, newline, chunk = chunk.partition(b"\n")
+                if not newline:
+                    continue
+                self.skipping = False
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line + b"\n"
@@ -283,7 +385,7 @@ def _kill(process: subprocess.Popen) -> None:
         except OSError:
             process.kill()
     process.wait()
-    for stream in (process.stdin, process.stdout, process.stderr):
+    for stream in (process.stdin, process.stdout):  # (stderr: the thread that drains it closes it)
         if stream is not None:
             stream.close()
 
@@ -293,11 +395,18 @@ def _tail(data: bytes, limit: int = 300) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _answer(line: bytes) -> dict:
     try:
         answer = json.loads(line)
     except ValueError:
         return {"crash": f"not a JSON answer: {line[:200]!r}"}
+    except RecursionError:
+        return {"crash": f"a JSON answer nested too deeply to read: {line[:100]!r}"}
     return answer if isinstance(answer, dict) else {"crash": f"not a JSON object: {line[:200]!r}"}
 
 

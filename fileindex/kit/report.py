@@ -15,7 +15,7 @@ def to_json(results: Results) -> dict:
             for (c, p, lay, check), counts in results.counts().items()]
     every = [dict(o.__dict__) for o in results.outcomes]
     return {"kit_version": results.kit_version, "implementations": results.implementations,
-            "complete": not results.stopped, "stopped": results.stopped,
+            "complete": not results.stopped, "stopped": results.stopped, "hints": results.hints,
             "totals": {name: results.totals(name) for name in results.implementations},
             "matrix": matrix(results), "rows": rows, "cases": per_case(results),
             "failures": [o for o in every if o["status"] == FAIL], "results": every}
@@ -83,6 +83,7 @@ def terminal(results: Results, failures: int = 20) -> str:
     lines += [f"FAIL {o.consumer} ← {o.producer} {o.layout} {o.check}: {o.detail}" for o in failed[:failures]]
     if len(failed) > failures:
         lines.append(f"... and {len(failed) - failures} more failures (--json lists them)")
+    lines += [f"hint: {hint}" for hint in results.hints]
     if results.stopped:
         lines.append(f"INCOMPLETE: {results.stopped}; {len(results.outcomes)} checks ran")
     unwritten = results.totals()[NOT_WRITTEN]

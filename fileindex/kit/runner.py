@@ -39,6 +39,8 @@ from fileindex.kit.rows import sort_rows
 from fileindex.writing.outputs import check_apart
 
 CORPUS = "corpus"
+# what reading an answer or a corpus case of the wrong shape raises (a deeply nested one: RecursionError)
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
 PASS, FAIL, UNSUPPORTED = "pass", "fail", "unsupported"
 NOT_WRITTEN = "not written"  # a read of what the producer failed to write: charged to the producer
 STATUSES = (PASS, FAIL, UNSUPPORTED, NOT_WRITTEN)
@@ -66,6 +68,7 @@ class Results:
     outcomes: list[Outcome] = field(default_factory=list)
     stopped: str = ""  # why the run ended before its last check ("" when it ran them all)
     fail_fast: bool = False
+    hints: list[str] = field(default_factory=list)  # what the failures have in common, said once
 
     def add(self, consumer: str, producer: str, layout: str, check: str, problem: str | None | Literal[False],
             case: str = "") -> None:
@@ -152,6 +155,10 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
         raise
     for adapter in adapters:
         adapter.close()
+        if adapter.lines_without_id and not adapter.answered_with_id:
+            results.hints.append(f"no answer of {adapter.name} carried its request's id: since kit 2.0.0 a batch "
+                                 "adapter echoes each request's \"id\" in its answer (docs/kit.md; kit 1.0.0 had "
+                                 "no ids)")
     return results
 
 
@@ -166,12 +173,13 @@ def _run_phases(adapters: list[Adapter], folder: Path, groups: tuple, workdir: P
         total = len(tier1) + len(multi) + len(bad) + len(tables)
         phase = Phase(progress, f"{adapter.name}: reading the corpus", total)
         for case in phase.each(tier1 + multi):
-            _read_case(adapter, case, case.file, CORPUS, results, exact_head=True)
+            _guarded(results, adapter, CORPUS, case, "read", _read_case, adapter, case, case.file, CORPUS, results,
+                     exact_head=True)
         for case in phase.each(bad):
-            _bad_case(adapter, case, results)
+            _guarded(results, adapter, CORPUS, case, "reject", _bad_case, adapter, case, results)
         for case in phase.each(tables):
-            _scan_case(adapter, case, results)
-            _rows_case(adapter, case, results)
+            _guarded(results, adapter, CORPUS, case, "scan", _scan_case, adapter, case, results)
+            _guarded(results, adapter, CORPUS, case, "rows", _rows_case, adapter, case, results)
         for producer, files in written.items():
             phase = Phase(progress, f"{adapter.name}: reading what {producer} wrote", len(files))
             for case, path in phase.each(files):
@@ -180,7 +188,27 @@ def _run_phases(adapters: list[Adapter], folder: Path, groups: tuple, workdir: P
                         results.outcomes.append(Outcome(adapter.name, producer, case.layout, check, NOT_WRITTEN,
                                                         f"{case.name}: {producer} did not write it", case.name))
                 else:
-                    _read_case(adapter, case, path or case.file, producer, results, exact_head=False)
+                    _guarded(results, adapter, producer, case, "read", _read_case, adapter, case, path or case.file,
+                             producer, results, exact_head=False)
+
+
+def _guarded(results: Results, adapter: Adapter, producer: str, case: Case, check: str,
+             run: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``run(*args, **kwargs)``: one case's checks. A case whose sidecar is not laid out as docs/kit.md says (a
+    field missing or of another type, JSON nested too deeply to walk) fails as one check, and the run goes on."""
+    try:
+        return run(*args, **kwargs)
+    except MALFORMED as err:
+        sidecar = case.sidecar if isinstance(case.sidecar, dict) else {}
+        name, layout = str(sidecar.get("name", case.path.stem)), str(sidecar.get("layout", "?"))
+        results.add(adapter.name, producer, layout, check, f"{name}: the case is not laid out as docs/kit.md says "
+                                                           f"({_error_text(err)})", name)
+        return None
+
+
+def _error_text(err: BaseException) -> str:
+    text = str(err)
+    return f"{type(err).__name__}: {text[:160]}" if text else type(err).__name__
 
 
 def _refusals(folder: Path) -> list[dict]:
@@ -250,7 +278,12 @@ def _judge(answer: dict, problem: Callable[..., str | None], *args: Any,
            **kwargs: Any) -> str | None | Literal[False]:
     """An answer's outcome, the same rule for every check: ``{"unsupported": …}`` is unsupported (False), never
     a failure; anything else is judged by ``problem(answer, *args, **kwargs)`` (None: pass; a message: fail)."""
-    return False if "unsupported" in answer else problem(answer, *args, **kwargs)
+    if "unsupported" in answer:
+        return False
+    try:
+        return problem(answer, *args, **kwargs)
+    except MALFORMED as err:  # an answer (or a corpus case) shaped unlike docs/kit.md: this check fails
+        return f"the answer or the case is not laid out as docs/kit.md says ({_error_text(err)})"
 
 
 def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
@@ -290,7 +323,7 @@ def _rows_case(adapter: Adapter, case: Case, results: Results) -> None:
 def _refused_problem(answer: dict, refusal: dict) -> str | None:
     if "error" in answer:
         return None
-    if "crash" in answer or "protocol" in answer:  # a crash is never a refusal
+    if _no_answer(answer):  # a crash is never a refusal
         return f"{refusal['name']}: {_failed(answer)}"
     return (f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
             f"the adapter answered {json.dumps(answer)[:200]}")
@@ -352,7 +385,14 @@ def _schema(case: Case) -> dict:
     return {column["name"]: column["type"] for column in dataset.get("columns", ())}
 
 
+def _no_answer(answer: dict) -> bool:
+    """The adapter gave no answer (it crashed, or said something else), or the kit could not ask."""
+    return any(key in answer for key in ("crash", "protocol", "unsent"))
+
+
 def _failed(answer: dict) -> str | None:
+    if "unsent" in answer:
+        return f"not asked: {answer['unsent']}"
     if "crash" in answer:
         return f"the adapter crashed: {answer['crash']}"
     if "protocol" in answer:
@@ -394,18 +434,10 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict],
     written = []
     out.mkdir(parents=True, exist_ok=True)
     for position, case in phase.each(enumerate(v1)):
-        s = case.sidecar
-        if not adapter.writes(case.layout):
-            results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
-            continue
-        target = out / f"written-{position:05d}.index"
-        answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, s["dataset"])), "column": s["column"],
-                              "type": s["type"], "index_type": s["index_type"], "options": s["options"],
-                              "container_version": 1, "out": str(target)})
-        problem = _judge(answer, _written_problem, target, s)
-        results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}", case.name)
-        if problem is not False:
-            written.append((case, None if problem else target))
+        done = _guarded(results, adapter, adapter.name, case, "write", _write_case, adapter, folder, case,
+                        out / f"written-{position:05d}.index", results)
+        if done is not None:
+            written.append(done)
     for position, refusal in phase.each(enumerate(refusals)):
         if not adapter.writes(refusal["layout"]):
             results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False, refusal["name"])
@@ -417,6 +449,21 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict],
         results.add(adapter.name, adapter.name, refusal["layout"], "refuse",
                     _judge(answer, _refused_problem, refusal), refusal["name"])
     return written
+
+
+def _write_case(adapter: Adapter, folder: Path, case: Case, target: Path,
+                results: Results) -> tuple[Case, Path | None] | None:
+    """One Tier 1 write: (the case, the file written or None where it was not); None when unsupported."""
+    s = case.sidecar
+    if not adapter.writes(case.layout):
+        results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
+        return None
+    answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, s["dataset"])), "column": s["column"],
+                          "type": s["type"], "index_type": s["index_type"], "options": s["options"],
+                          "container_version": 1, "out": str(target)})
+    problem = _judge(answer, _written_problem, target, s)
+    results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}", case.name)
+    return None if problem is False else (case, None if problem else target)
 
 
 def _written_problem(answer: dict, path: Path, sidecar: dict) -> str | None:
@@ -452,7 +499,7 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     problem: str | None | Literal[False]
     if "unsupported" in answer:
         problem = False
-    elif "crash" in answer or "protocol" in answer:
+    elif _no_answer(answer):
         problem = f"{case.name}: {_failed(answer)}: a reader rejects with an error, never a crash"
     elif "error" in answer:
         problem = None if ERROR in s["accepted"] else f"{case.name}: rejected, which this rule does not accept"

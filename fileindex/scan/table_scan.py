@@ -51,7 +51,8 @@ class TableScan:
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
             raise UsageError(f"limit={limit!r}: give a whole number of rows, 0 or more")
         if isinstance(columns, str):
-            raise UsageError(f"columns={columns!r}: give a list of column names, e.g. [{columns!r}]")
+            raise UsageError(f"columns={columns!r}: give a list of column names, e.g. "
+                             f"{[name.strip() for name in columns.split(',')]!r}")
         self.table = table
         self.types = table.schema.types()
         self.where = where if isinstance(where, str) or where is None else str(where)
@@ -100,14 +101,14 @@ class TableScan:
         return self.to_batches().read_all()
 
     def to_pandas(self, **kwargs):
-        _require("pandas", "pandas")
+        _require("pandas", "spark")
         return self.to_arrow().to_pandas(**kwargs)
 
     def to_duckdb(self, connection=None, name: str | None = None):
         """A DuckDB relation over the scan in ``connection`` (default: DuckDB's default connection, the one
         ``duckdb.sql`` uses); with ``name``, also a view of that name there. Each query streams the table again,
         pruned by the query's WHERE and narrowed to its columns (``scan.duckdb_source``)."""
-        _require("duckdb", "paimon-fileindex[duckdb]")
+        _require("duckdb", "duckdb")
         import duckdb
 
         from fileindex.scan.duckdb_source import duckdb_relation
@@ -117,7 +118,7 @@ class TableScan:
     def to_polars(self):
         """A Polars LazyFrame (an IO plugin, planned now): Polars' projection, row limit and filter are pushed
         into the scan, which prunes by the filter as ``where`` does (``scan.polars_source``)."""
-        _require("polars", "paimon-fileindex[polars]")
+        _require("polars", "polars")
         from fileindex.scan.polars_source import polars_frame
 
         return polars_frame(self)
@@ -160,7 +161,7 @@ class TableScan:
         reads = [f for f in self.plan() if f.read in ("all", "rows")]
         for table in _in_order(self._read_file, reads, threads()):
             if left is not None:
-                table = table.slice(0, left)
+                table = table.slice(0, min(left, table.num_rows))  # (a limit past Arrow's 64 bits: all rows)
                 left -= table.num_rows
             yield from table.select(self.columns).to_batches()
             if left == 0:
@@ -207,11 +208,13 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
                 future.cancel()
 
 
-def _require(module: str, package: str) -> None:
-    """A one-line UsageError, naming what to install, where an optional engine is missing."""
+def _require(module: str, extra: str) -> None:
+    """A one-line UsageError, naming what to install (the package's ``extra``), where an optional engine is missing."""
     import importlib.util
 
+    from fileindex.extras import install_hint
+
     if importlib.util.find_spec(module) is None:
-        raise UsageError(f"this needs {module}, which is not installed: pip install '{package}'")
+        raise UsageError(f"this needs {module}, which is not installed: {install_hint(extra)}")
 
 

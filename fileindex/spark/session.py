@@ -27,11 +27,11 @@ from contextlib import contextmanager
 from importlib import resources
 
 from fileindex.errors import FileIndexError
+from fileindex.extras import install_hint
 from fileindex.spark.jvm_stderr import incubator_warning_dropped
 
 MIN_JAVA = 17
 MASTER_TIMEOUT = 5.0  # seconds to wait for a spark:// master to accept a connection
-INSTALL_SPARK = "pip install 'paimon-fileindex[spark]'"
 SPARK_MODULES = ("pyspark", "py4j", "pandas")  # what the [spark] extra installs
 
 
@@ -49,7 +49,8 @@ def missing_spark(err: ImportError) -> SparkSetupError | None:
     name = name.split(".")[0].lower()
     if name not in SPARK_MODULES:
         return None
-    return SparkSetupError(f"the Spark pipeline needs the [spark] extra (No module named {name!r}): {INSTALL_SPARK}")
+    return SparkSetupError(f"the Spark pipeline needs the [spark] extra (No module named {name!r}): "
+                           f"{install_hint('spark')}")
 
 
 def java_version(java: str) -> int | None:
@@ -103,14 +104,22 @@ def _loopback(master: str) -> bool:
 @contextmanager
 def caller_sigint_handler_kept() -> Iterator[None]:
     """A new SparkContext's SIGINT handler cancels the jobs through py4j, from inside whatever py4j call Ctrl-C
-    interrupted ("reentrant call"); the caller's (a KeyboardInterrupt, then its cleanup stops the session) stays."""
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    handler = signal.getsignal(signal.SIGINT) if in_main_thread else None
+    interrupted ("reentrant call", a hundred lines of tracebacks), and raises a KeyboardInterrupt of its own; so
+    the context never installs it (the session is made in seconds to minutes, and Ctrl-C may come at any point):
+    the caller's handler stays (a KeyboardInterrupt, then the command's cleanup)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    install = signal.signal
+
+    def sigint_kept(signum, handler):
+        return signal.getsignal(signum) if signum == signal.SIGINT else install(signum, handler)
+
+    signal.signal = sigint_kept  # pyspark's context module calls signal.signal(SIGINT, ...)
     try:
         yield
     finally:
-        if handler is not None:
-            signal.signal(signal.SIGINT, handler)
+        signal.signal = install
 
 
 def start_session(master: str | None = None, conf: Mapping[str, str] | None = None, *, ui: bool = False,

@@ -66,9 +66,15 @@ def reader_defaults(options: Mapping[str, str], floor: str | None) -> dict[str, 
 
 def writer_notes(options: Mapping[str, str], floor: str, writer: str | None) -> list[str]:
     """What the table's Java writers cannot honour, each with the release that can: an index type newer
-    than the release that wrote its manifests (``floor``: every Java append then fails), and a column
-    listed under several types where ``writer`` writes one (:func:`one_type_notes`). The words both
-    ``table --set`` and ``rewrite`` print."""
+    than the release that wrote its manifests (``floor``: every Java append then fails,
+    :func:`unwritable_types`), and a column listed under several types where ``writer`` writes one
+    (:func:`one_type_notes`). The words both ``table --set`` and ``rewrite`` print."""
+    return unwritable_types(options, floor) + one_type_notes(options, writer)
+
+
+def unwritable_types(options: Mapping[str, str], floor: str) -> list[str]:
+    """One line per ``file-index.<type>.columns`` option whose index type the release that wrote the table's
+    manifests (``floor``) cannot write: each append of those writers fails on it."""
     notes = []
     for key in options:
         if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX):
@@ -78,4 +84,4 @@ def writer_notes(options: Mapping[str, str], floor: str, writer: str | None) -> 
                 notes.append(f"{key}: the table's writers (Paimon {floor}, from its manifests) cannot write "
                              f"{index_type} indexes, so each of their appends fails (\"Can't find file index for "
                              f"type: {index_type}\"); Paimon {since} is the first that can")
-    return notes + one_type_notes(options, writer)
+    return notes

@@ -260,6 +260,62 @@ def check_scope(root: str | Path, schema: Schema) -> None:
                          "only, and Java reads every manifest with the current format")
 
 
+def option_columns(options: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(option key, column) for every column a ``file-index.*`` option names: each of ``file-index.<type>.columns``
+    (``m`` for a map-key index ``m[k]``) and that of ``file-index.<type>.<column>.<option>``."""
+    named = []
+    for key, value in options.items():
+        if not key.startswith(PREFIX):
+            continue
+        if key.endswith(COLUMNS_SUFFIX):
+            named += [(key, split_column(column.strip())[0]) for column in value.split(",") if column.strip()]
+        elif len(parts := key[len(PREFIX):].split(".")) == 3:
+            named.append((key, split_column(parts[1])[0]))
+    return named
+
+
+def refuse_missing_columns(root: str | Path, store: TableStore, schema: Schema) -> None:
+    """A ``file-index.*`` option naming a column the schema no longer has (Java 0.9's RENAME COLUMN leaves the
+    options naming the old name) is refused in one line, naming the column it likely became (the field id
+    tells, from the older schemas) and the change that fixes it: rewriting would silently drop that column's
+    indexes from every file."""
+    by_name, by_id = schema.by_name(), schema.by_id()
+    for key, column in option_columns(schema.options):
+        if column in by_name:
+            continue
+        was = next((old.by_name()[column] for old in _older_schemas(store, schema.id) if column in old.by_name()),
+                   None)
+        now = by_id.get(was.id) if was is not None else None
+        what = "no schema of the table has it"
+        if was is not None:
+            what = f"renamed to {now.name} (field id {was.id})" if now is not None else f"dropped (field id {was.id})"
+        raise UsageError(f"{key} names column {column}, which the table's schema (schema-{schema.id}) no longer has: "
+                         f"{what}; rewriting now would drop its indexes from every file: "
+                         f"{_option_fix(root, key, schema.options[key], column, now.name if now else None)}")
+
+
+def _option_fix(root: str | Path, key: str, value: str, column: str, renamed: str | None) -> str:
+    """The ``fileindex table`` command that makes ``key`` name ``renamed`` for ``column`` (None: no column)."""
+    if not key.endswith(COLUMNS_SUFFIX):
+        if renamed is None:
+            return f"fileindex table {root} --reset {key}"
+        index_type, _, option = key[len(PREFIX):].split(".")
+        return f"fileindex table {root} --set {PREFIX}{index_type}.{renamed}.{option}={value} --reset {key}"
+    kept = []
+    for item in (c.strip() for c in value.split(",")):
+        name, map_key = split_column(item)
+        if name != column:
+            kept.append(item)
+        elif renamed is not None:
+            kept.append(renamed + (map_key or ""))
+    return f"fileindex table {root} --set {key}={','.join(kept)}" if kept else f"fileindex table {root} --reset {key}"
+
+
+def _older_schemas(store: TableStore, schema_id: int) -> list[Schema]:
+    """The schemas before ``schema_id``, the newest first."""
+    return [load_schema(store, i) for i in sorted(store.schema_ids(), reverse=True) if i < schema_id]
+
+
 def manifest_shapes(store: TableStore, snapshot: Snapshot) -> tuple[AvroShape | None, AvroShape]:
     """(a manifest's shape, the delta list's shape) of the snapshot: the widest its writer used."""
     from fileindex.table.metadata import manifest_list_names
@@ -332,6 +388,18 @@ def alter_warnings(root: str | Path, branch: str | None = None) -> tuple[str | N
     return None, notes
 
 
+def appends_broken_by(root: str | Path, branch: str | None, changes: Mapping[str, str]) -> list[str]:
+    """What setting ``changes`` would make every append of the table's Java writers fail on (an index type
+    newer than the release that wrote its manifests), one line per option; none for a table without files."""
+    from fileindex.table.compat import unwritable_types
+    from fileindex.table.metadata import load_snapshot
+
+    store = TableStore.at(root, branch)
+    if not store.snapshot_ids():
+        return []
+    return unwritable_types(changes, detect_floor(store, load_snapshot(store)))
+
+
 def branch_refusal(branch: str) -> str:
     return (f"--branch {branch}: rewrite commits to the main branch only; branch {branch}'s snapshots (under "
             f"branch/{BRANCH_PREFIX}{branch}/) are not rewritten here")
@@ -370,6 +438,7 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     table_root = store.root
     schema = load_schema(store, store.latest_schema_id())
     check_scope(root, schema)
+    refuse_missing_columns(root, store, schema)
     snapshot = load_snapshot(store)
     detected = detect_floor(store, snapshot)
     if compat not in ("auto", "none", *FLOORS):

@@ -46,6 +46,13 @@ def is_table_root(path: str | Path) -> bool:
     return path.is_dir() and (path / "snapshot").is_dir() and (path / "schema").is_dir()
 
 
+def table_holding(path: str | Path) -> Path | None:
+    """The table root ``path`` lies in (or is), if any: where a report written there would replace or join the
+    table's own files."""
+    target = Path(os.path.realpath(path))
+    return next((folder for folder in (target, *target.parents) if is_table_root(folder)), None)
+
+
 def not_a_table(root: Path, missing: str) -> UsageError:
     """Why ``root`` is not a table root, saying what to give instead where that can be seen."""
     root = Path(root)

@@ -89,6 +89,8 @@ def source_columns(options: Mapping[str, str]) -> list[str]:
 ALL_TYPES_SINCE = (1, 2)
 FIRST_WRITER = (0, 9)
 LATEST = "latest"
+# the Paimon release lines with a file-index writer, to the newest release the project was checked against
+RELEASES = ("0.9", "1.0", "1.1", "1.2", "1.3", "1.4", "2.0")
 
 
 def writer_version(text: str | None) -> tuple[int, int] | None:
@@ -103,6 +105,9 @@ def writer_version(text: str | None) -> tuple[int, int] | None:
     version = (int(match[1]), int(match[2]))
     if version < FIRST_WRITER:
         raise UsageError(f"--writer-version {text}: Paimon 0.9 is the oldest file-index writer reproduced here")
+    if f"{version[0]}.{version[1]}" not in RELEASES:
+        raise UsageError(f"--writer-version {text}: not a Paimon release; give one of {', '.join(RELEASES)} (a "
+                         f"patch release such as 1.1.1 too), or {LATEST}")
     return version
 
 

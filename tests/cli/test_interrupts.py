@@ -2,7 +2,6 @@
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from conftest import JAVA_VECTORS
@@ -10,18 +9,58 @@ from conftest import JAVA_VECTORS
 from fileindex.cli.interrupts import run_interruptible
 
 
-def started(argv, **popen):
-    return subprocess.Popen([sys.executable, "-m", "fileindex", *argv], stderr=subprocess.PIPE, text=True, **popen)
+# The command line run with a hook that says on stderr when the command has got to the point the test wants
+# (its readiness line), then goes on: the signal is sent once the line is read, never after a fixed wait.
+WAITING_ON_STDIN = """
+import io, sys
+class Announced(io.RawIOBase):
+    def readable(self):
+        return True
+    def readinto(self, buffer):
+        print("reading stdin", file=sys.stderr, flush=True)
+        return sys.__stdin__.buffer.raw.readinto(buffer)
+sys.stdin = io.TextIOWrapper(io.BufferedReader(Announced()))
+"""
+IMPORTING = """
+import sys, time
+class Stalled:
+    def find_spec(self, name, path=None, target=None):
+        if name == "fileindex.cli.inspect":  # the first command module build_parser imports
+            print("importing", file=sys.stderr, flush=True)
+            time.sleep(600)
+        return None
+sys.meta_path.insert(0, Stalled())
+"""
+
+
+def started(hook: str, argv: list[str], **popen) -> subprocess.Popen:
+    script = f"{hook}\nfrom fileindex.cli import main\nraise SystemExit(main({argv!r}))\n"
+    return subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True, **popen)
+
+
+def signalled_at(command: subprocess.Popen, ready: str, signum: int) -> str:
+    """Send ``signum`` once the command's stderr says ``ready``; what it writes on stderr after that."""
+    assert command.stderr is not None
+    line = command.stderr.readline()
+    assert line == ready + "\n", line + command.communicate()[1]
+    command.send_signal(signum)
+    return command.communicate(timeout=60)[1]
 
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_command_waiting_on_its_input_ends_in_one_line(signum, code):
-    command = started(["query", "-", "--schema", "id INT", "--where", "id = 5"], stdin=subprocess.PIPE)
-    time.sleep(2)  # imported and blocked reading standard input, which never ends
-    command.send_signal(signum)
-    _, err = command.communicate(timeout=60)
-    command.stdin.close()
+    command = started(WAITING_ON_STDIN, ["query", "-", "--schema", "id INT", "--where", "id = 5"],
+                      stdin=subprocess.PIPE)
+    err = signalled_at(command, "reading stdin", signum)  # its input never ends
     assert command.returncode == code and err == "fileindex: interrupted\n"
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_while_the_commands_load_ends_in_one_line(signum, code):
+    """In the first second of a command its modules load: a Ctrl-C there is the same one line, not a traceback."""
+    command = started(IMPORTING, ["samples"])
+    err = signalled_at(command, "importing", signum)
+    assert command.returncode == code and err == "fileindex: interrupted\n", err
 
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

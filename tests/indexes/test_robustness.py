@@ -5,10 +5,10 @@ DecodeErrors, with offsets inside the input. Evaluating a container whose only i
 raises, or answers REMAIN when the caller asks for lenient mode: never SKIP. A short atheris run
 of tools/fuzz.py covers the same decoders, coverage-guided.
 """
+import os
 import random
 import subprocess
 import sys
-import time
 import tracemalloc
 
 import pytest
@@ -60,7 +60,6 @@ def test_mutated_bodies_raise_only_project_errors(case):
     index = INDEX_TYPES[case.record["index_type"]]
     payload = case.payload()
     rng = random.Random(case.name)
-    started = time.monotonic()
     for mutated in mutations(payload, rng):
         COUNTS["mutations"] += 1
         try:
@@ -70,7 +69,6 @@ def test_mutated_bodies_raise_only_project_errors(case):
         except Exception:
             COUNTS["non_project_exceptions"] += 1
             raise
-    assert time.monotonic() - started < 60
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.record["index_type"] != "bloom-filter"][::4],
@@ -115,6 +113,7 @@ def test_mutation_counts_are_reported(capsys):
     assert COUNTS["non_project_exceptions"] == 0
 
 
+@pytest.mark.slow  # fuzzes for 20 s by design
 def test_short_coverage_guided_fuzz_run(capsys, tmp_path):
     try:
         import atheris  # noqa: F401
@@ -124,10 +123,13 @@ def test_short_coverage_guided_fuzz_run(capsys, tmp_path):
     # so a direct child would start at this test session's peak; a grandchild forked by sh does not.
     command = [sys.executable, str(ROOT / "tools" / "fuzz.py"), "-max_total_time=20", "-rss_limit_mb=1024",
                f"-artifact_prefix={tmp_path}/"]  # a failing input is saved there, not in the checkout
+    temporary = tmp_path / "tmp"  # the temporary folder of the run: its seed corpus is removed afterwards
+    temporary.mkdir()
     result = subprocess.run(["/bin/sh", "-c", '"$0" "$@"; exit $?', *command], capture_output=True, text=True,
-                            timeout=600)
+                            timeout=600, env={**os.environ, "TMPDIR": str(temporary)})
     assert result.returncode == 0, result.stderr[-3000:]
     done = [line for line in result.stderr.splitlines() if line.startswith("Done ")]
     assert done, result.stderr[-2000:]
+    assert list(temporary.iterdir()) == []
     with capsys.disabled():
         print(f"\natheris: {done[-1]}")

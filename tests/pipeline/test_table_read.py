@@ -175,9 +175,9 @@ def test_progress_is_shown_once_a_read_takes_a_second(monkeypatch, capsys):
     clock = iter(range(0, 1000, 2))
     monkeypatch.setattr(read_command.time, "perf_counter", lambda: next(clock))
     root = str(TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table")
-    assert main(["read", root, "--json"]) == 0
+    assert main(["read", root, "--json", "--progress"]) == 0  # (stderr is no terminal here: lines on request)
     err = capsys.readouterr().err
-    assert "fileindex read: " in err and "rows read" in err
+    assert "fileindex read: " in err and "rows read" in err and "\r" not in err
 
 
 @pytest.mark.parametrize("call,message", [
@@ -383,18 +383,18 @@ def test_an_interrupted_write_leaves_one_line(tmp_path):
     import signal
     import subprocess
     import sys
-    import time
 
     output = tmp_path / "rows.parquet"
     table = str(TABLES / "orc" / "append_with_bitmap.db" / "append_with_bitmap")
-    script = ("import time, fileindex.cli.read as r\n"
+    script = ("import sys, time, fileindex.cli.read as r\n"
               "original = r.Progress.add\n"
-              "def slow(self, rows):\n    original(self, rows); time.sleep(60)\n"
+              "def slow(self, rows):\n"
+              "    original(self, rows); print('writing', file=sys.stderr, flush=True); time.sleep(60)\n"
               "r.Progress.add = slow\n"
               "from fileindex.cli.app import main\n"
               f"raise SystemExit(main(['read', {table!r}, '--output', {str(output)!r}]))\n")
     process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    assert process.stderr is not None and process.stderr.readline() == "writing\n"  # a batch written, more to come
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err

@@ -93,7 +93,15 @@ def test_set_warns_in_rewrites_words_about_what_rewrite_refuses_and_what_writers
 
     target = tmp_path / "t"
     shutil.copytree(TABLE, target)
-    assert main(["table", str(target), "--set", "file-index.range-bitmap.columns=f1"]) == 0
+    schemas = sorted(p.name for p in (target / "schema").iterdir())
+    # an index type the table's writers cannot write breaks every append of theirs: only with --force
+    assert main(["table", str(target), "--set", "file-index.range-bitmap.columns=f1"]) == 2
+    assert capsys.readouterr().err == (
+        "fileindex table: file-index.range-bitmap.columns: the table's writers (Paimon 1.1, from its manifests) "
+        "cannot write range-bitmap indexes, so each of their appends fails (\"Can't find file index for type: "
+        "range-bitmap\"); Paimon 1.3 is the first that can; nothing written (--force sets it all the same)\n")
+    assert sorted(p.name for p in (target / "schema").iterdir()) == schemas
+    assert main(["table", str(target), "--set", "file-index.range-bitmap.columns=f1", "--force"]) == 0
     out, err = capsys.readouterr()
     with pytest.raises(UsageError) as refused:
         rewrite_file_index(target)

@@ -56,6 +56,37 @@ def test_options_follow_field_ids_into_an_older_files_names(tmp_path):
                       f"file-index.bitmap.{names[0]}.version": "1", "bucket": "-1"}
 
 
+@pytest.mark.parametrize("options, message", [
+    ({"file-index.bitmap.columns": "f1,f0"}, "file-index.bitmap.columns names column f0, which the table's schema "
+     "(schema-1) no longer has: renamed to f4 (field id 0); rewriting now would drop its indexes from every file: "
+     "fileindex table {root} --set file-index.bitmap.columns=f1,f4"),
+    ({"file-index.bloom-filter.columns": "f4", "file-index.bloom-filter.f0.fpp": "0.01"},
+     "file-index.bloom-filter.f0.fpp names column f0, which the table's "
+     "schema (schema-1) no longer has: renamed to f4 (field id 0); rewriting now would drop its indexes from every "
+     "file: fileindex table {root} --set file-index.bloom-filter.f4.fpp=0.01 --reset file-index.bloom-filter.f0.fpp"),
+    ({"file-index.bloom-filter.columns": "f2"}, "file-index.bloom-filter.columns names column f2, which the table's "
+     "schema (schema-1) no longer has: dropped (field id 2); rewriting now would drop its indexes from every file: "
+     "fileindex table {root} --reset file-index.bloom-filter.columns"),
+    ({"file-index.bitmap.columns": "f1,nope"}, "file-index.bitmap.columns names column nope, which the table's schema "
+     "(schema-1) no longer has: no schema of the table has it; rewriting now would drop its indexes from every "
+     "file: fileindex table {root} --set file-index.bitmap.columns=f1"),
+])
+def test_options_naming_a_column_the_schema_no_longer_has_are_refused_naming_it(tmp_path, capsys, options, message):
+    """A RENAME COLUMN in Java 0.9 leaves the options naming the old name (f0, now f4): rewrite refuses them, in one
+    line naming the column it likely became, where it silently dropped that column's indexes from every file."""
+    root = copy(tmp_path, "append_with_bitmap_alter_table")
+    path = TableStore(root).schema_file(1)
+    document = json.loads(path.read_text())
+    document["options"].update(options)
+    path.write_text(json.dumps(document))
+    before = files(root)
+    assert main(["rewrite", str(root)]) == 2
+    assert capsys.readouterr().err == f"fileindex rewrite: {message.format(root=root)}\n"
+    assert files(root) == before
+    fix = message.format(root=root).rpartition(": fileindex table ")[2].split()
+    assert main(["table", *fix]) == 0 and main(["rewrite", str(root), "--dry-run"]) == 0  # the fix it names works
+
+
 def test_rewrite_commits_javas_delta_in_the_tables_own_shape(tmp_path):
     root = copy(tmp_path, "append_with_bitmap")
     before = load_snapshot(TableStore(root))

@@ -416,7 +416,9 @@ def test_set_warns_of_what_java_0_9_writers_cannot_write_and_they_indeed_fail(ja
     assert "run fileindex rewrite" in out
     assert "warning: name is listed in file-index.bloom-filter.columns and file-index.bitmap.columns; Paimon 0.9 " \
            "writes one index type per column: only bloom-filter for it" in err
-    assert cli("table", root, "--set", "file-index.bsi.columns=id") == 0
+    assert cli("table", root, "--set", "file-index.bsi.columns=id") == 2  # every append would fail: --force
+    assert "cannot write bsi indexes" in capsys.readouterr().err
+    assert cli("table", root, "--set", "file-index.bsi.columns=id", "--force") == 0
     out, err = capsys.readouterr()
     assert "fileindex rewrite cannot rebuild the existing files' indexes here (file-index.bsi.columns: Paimon 1.0 " \
            "reads bsi indexes" in out
@@ -470,6 +472,29 @@ def test_a_column_dropped_and_added_again_under_its_name_is_indexed_only_where_i
     results = [v.result for v in PaimonTable(root).plan("tag = 'old0'")]
     assert [r.cardinality if isinstance(r, Rows) else r for r in results if r is not REMAIN] == [20]
     assert sum(r is REMAIN for r in results) == 2
+
+
+def test_after_javas_rename_column_rewrite_refuses_the_stale_option_naming_the_new_name(java, tmp_path, capsys):
+    """Java 0.9's RENAME COLUMN leaves file-index.bitmap.columns naming the old column: a rewrite then would drop
+    that column's indexes from every file and commit; it refuses, naming the column the field became."""
+    oracle, probe = java
+    warehouse = tmp_path / "warehouse"
+    root = oracle.write_table(warehouse, "renamed", COLUMNS, {**OPTIONS, "file-index.bitmap.columns": "name"},
+                              [rows(0)])
+    assert oracle.alter_columns(warehouse, "renamed", [["rename", "name", "label"]]) == 1
+    store = TableStore(root)
+    assert read_json(root, store.schema_file(store.latest_schema_id()), "schema")["options"][
+        "file-index.bitmap.columns"] \
+        == "name"  # as Java left it
+    snapshots = store.snapshot_ids()
+    assert cli("rewrite", root) == 2
+    assert capsys.readouterr().err == (
+        "fileindex rewrite: file-index.bitmap.columns names column name, which the table's schema (schema-1) no "
+        "longer has: renamed to label (field id 1); rewriting now would drop its indexes from every file: "
+        f"fileindex table {root} --set file-index.bitmap.columns=label\n")
+    assert store.snapshot_ids() == snapshots
+    assert cli("table", root, "--set", "file-index.bitmap.columns=label") == 0
+    assert cli("rewrite", root) == 0 and probe.ask("plan", root, column="label", value="nothing")["files"] == 0
 
 
 # ------------------------------------------------------------------ branches

@@ -9,7 +9,6 @@ manifest value can make well-formed metadata that says something else, which no 
 import json
 import random
 import shutil
-import time
 import warnings
 from pathlib import Path
 
@@ -91,12 +90,9 @@ def test_every_metadata_mutation_is_answered_or_reported(source, tmp_path, capsy
                 path.unlink()
             else:
                 path.write_bytes(content)
-            started = time.perf_counter()
             code = main(["table", str(root), "--where", where, "--json"])
-            seconds = time.perf_counter() - started
             out, err = capsys.readouterr()
             label = f"{path.relative_to(root)} {kind}"
-            assert seconds < 5, label
             assert "Traceback" not in err, label
             if code == 0:
                 lines = [json.loads(line) for line in out.splitlines()]

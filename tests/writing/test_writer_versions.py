@@ -3,6 +3,7 @@ column); 1.2 and later write every declared type. ``build``/``rewrite --writer-v
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import ROOT
 
 from fileindex.cli import main
 from fileindex.container.column_order import per_column_types, writer_layout
@@ -26,10 +27,19 @@ def test_releases_before_1_2_key_writers_by_column(version, by_column):
     assert keys_by_column(version) is by_column
 
 
-@pytest.mark.parametrize("text", ["0.8", "one", "1", "1.x"])
+@pytest.mark.parametrize("text", ["0.8", "one", "1", "1.x", "99.9", "1.5", "2.1", "0.10"])
 def test_a_writer_version_that_is_no_release_is_refused_saying_what_to_give(text):
     with pytest.raises(UsageError, match=f"--writer-version {text}: .*Paimon"):
         writer_version(text)
+
+
+def test_a_writer_version_that_is_no_release_is_refused_by_rewrite_and_build(tmp_path, capsys):
+    """99.9 was taken as "the newest"; only released lines are (0.9 to 2.0, any patch release of them)."""
+    table = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
+    assert main(["rewrite", str(table), "--writer-version", "99.9", "--dry-run"]) == 2
+    assert "--writer-version 99.9: not a Paimon release; give one of 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 2.0" in \
+        capsys.readouterr().err
+    assert main(["rewrite", str(table), "--writer-version", "1.3.1", "--dry-run"]) == 0
 
 
 def test_a_shared_column_keeps_bloom_filter_below_1_2_and_both_types_after():

@@ -41,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         check_output(args.report, given_paths(args.inputs) + ([args.index_dir] if args.index_dir else []),
                      overwrite=args.overwrite, what="--report")
-    spark = session(args)  # before the inputs: a missing Java or Spark is the one line to say
-    resolved = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.index_dir)
+    resolved = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.index_dir)  # in seconds, not
+    spark = session(args)  # after Spark has started
     exhaustive = args.exhaustive
     if exhaustive is None:
         exhaustive = not args.where and exhaustive_by_default(resolved)
