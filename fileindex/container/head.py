@@ -4,10 +4,10 @@ every entry's body must keep within the file.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import struct
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
-from fileindex import errors
+from fileindex import errors, kernels
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.generated.fast import file_index_format as fast
 from fileindex.generated.file_index_format import FileIndexFormat
@@ -72,9 +72,9 @@ class ColumnRecord(NamedTuple):
     offset: int  # absolute offset of the record
 
 
-@dataclass(frozen=True)
-class ContainerHead:
-    """The entry table of either layout: version 1's HEAD, or version 2's footer."""
+class ContainerHead(NamedTuple):
+    """The entry table of either layout: version 1's HEAD, or version 2's footer (a named tuple: made on
+    every open, in a third of a frozen dataclass's time)."""
 
     version: int
     head_length: int | None  # version 1: where the BODY starts
@@ -122,7 +122,13 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
     version 1's HEAD, or version 2's trailer and footer (read from the end; nothing else is read).
 
     The reader compiled without position recording does the work; the debug reader runs only to
-    place an error. Positions follow from the spec's field widths as the table is walked."""
+    place an error. Positions follow from the spec's field widths as the table is walked. With the
+    compiled kernels, a table that reads is walked in C (:func:`_compiled_head`), and anything else
+    goes through the generated readers, which raise the placed error."""
+    compiled = kernels.compiled
+    walked = None if compiled is None or hasattr(data, "read") else _compiled_head(compiled, data)
+    if walked is not None:
+        return walked
     parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, FileIndexFormat, data, root=ROOT,
                                       validations=_VALIDATIONS)
     if parsed.version == VERSION_2:
@@ -136,6 +142,62 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
         redundant_length=table.len_redundant,
         redundant_bytes=len(table.redundant),
     )
+
+
+_FIXED = struct.Struct(">8sii")  # magic, version, and version 1's head length
+_TRAILER = struct.Struct(">i8s")  # version 2: footer length, tail magic
+TAIL_MAGIC = b"PAFIDX02"
+
+
+def _compiled_head(compiled: kernels.Kernels, data: Buffer) -> ContainerHead | None:
+    """The head as :func:`parse_head` makes it, the column table walked by the compiled kernel; None
+    wherever the generated reader could fail (it then runs, and places the error). The fixed fields are
+    checked as the spec checks them: the magic, a known version, a head length of at least 16 within
+    the input (version 1), a footer length of at least 4 that fits before the trailer and the tail
+    magic (version 2)."""
+    view = memoryview(data).cast("B") if not isinstance(data, memoryview) else data
+    size = len(view)
+    if size < _FIXED.size:
+        return None
+    magic, version, head_length = _FIXED.unpack_from(view)
+    if magic != MAGIC:
+        return None
+    if len(_NAMES) > _MAX_NAMES:
+        _NAMES.clear()
+    if version == VERSION:
+        if not 16 <= head_length <= size:
+            return None
+        walked = compiled.column_table(view, V1_COLUMNS_AT - 4, head_length, V1_POSITION_BYTES, _NAMES, _decoded_in,
+                                       IndexEntry, ColumnRecord, V1_TABLE)
+        if walked is None or walked[1] + 4 > head_length:
+            return None
+        records, end = walked
+        return _new(ContainerHead, (VERSION, head_length, records, _INT.unpack_from(view, end)[0],
+                                    head_length - end - 4, None, None, 0))
+    if version != VERSION_2 or size < V2_PREAMBLE + 4 + V2_TRAILER:
+        return None
+    footer_length, tail = _TRAILER.unpack_from(view, size - V2_TRAILER)
+    if tail != TAIL_MAGIC or not 4 <= footer_length <= size - 24:
+        return None
+    footer_start = size - V2_TRAILER - footer_length
+    walked = compiled.column_table(view, footer_start, footer_start + footer_length, V2_POSITION_BYTES, _NAMES,
+                                   _decoded_in, IndexEntry, ColumnRecord, V2_TABLE)
+    if walked is None:
+        return None
+    records, end = walked
+    return ContainerHead(version=VERSION_2, head_length=None, column_records=records, redundant_length=None,
+                         redundant_bytes=0, footer_start=footer_start, footer_length=footer_length,
+                         footer_trailing=footer_start + footer_length - end)
+
+
+_INT = struct.Struct(">i")
+V1_TABLE, V2_TABLE = f"{ROOT}/head", f"{ROOT}/footer"  # spec paths of the column tables, for messages
+
+
+def _decoded_in(raw: bytes, offset: int, path: str, column: int, position: int) -> str:
+    """A name the memo lacks, for the compiled walk (position -1: the column's name)."""
+    field = f"{path}/columns[{column}]/name" if position < 0 else f"{_entry_field(path, column, position)}/index_type"
+    return _decoded(_NAMES, raw, offset, field)
 
 
 def check_v2_size(size: int) -> None:
