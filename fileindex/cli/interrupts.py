@@ -4,7 +4,6 @@ on failure (temporary files removed, a Spark session stopped) runs; whatever tha
 (py4j's broken connection to a JVM the same Ctrl-C stopped) is the interrupt's echo, not news."""
 from __future__ import annotations
 
-import logging
 import signal
 import sys
 import threading
@@ -25,6 +24,8 @@ class _Signals:
     def handle(self, signum, frame) -> None:
         if self.received is None:
             self.received = signum
+            import logging  # (not imported by commands that never log)
+
             logging.disable(logging.CRITICAL)  # py4j logs every call the interrupt broke, with its traceback
         raise Interrupted(signum)
 

@@ -8,10 +8,8 @@ import struct
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from fileindex import errors, kernels
-from fileindex.decoding import kaitai as kaitai_bridge
-from fileindex.generated.fast import file_index_format as fast
-from fileindex.generated.file_index_format import FileIndexFormat
 from fileindex.java import utf as java_utf
+from fileindex.lazy import LazyFunction
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
@@ -24,6 +22,7 @@ V2_PREAMBLE = 12  # magic and version; the payloads follow
 V2_TRAILER = 12  # footer length and tail magic
 EMPTY_INDEX_FLAG = -1
 ROOT = "file_index_format"
+_DEBUG_READER = LazyFunction("fileindex.generated.file_index_format", "FileIndexFormat")  # places a failure
 
 _VALIDATIONS = {
     "/seq/0": errors.BadMagicError,
@@ -129,7 +128,10 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
     walked = None if compiled is None or hasattr(data, "read") else _compiled_head(compiled, data)
     if walked is not None:
         return walked
-    parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, FileIndexFormat, data, root=ROOT,
+    from fileindex.decoding import kaitai as kaitai_bridge  # (and Kaitai's runtime) where the kernel does not read
+    from fileindex.generated.fast import file_index_format as fast
+
+    parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, _DEBUG_READER, data, root=ROOT,
                                       validations=_VALIDATIONS)
     if parsed.version == VERSION_2:
         return _parse_footer(parsed, data)
@@ -211,7 +213,9 @@ def check_v2_size(size: int) -> None:
 def _parse_footer(parsed: Any, data: Buffer | BinaryIO) -> ContainerHead:
     size = parsed._io.size()
     check_v2_size(size)
-    with kaitai_bridge.placing_instance_failures(FileIndexFormat, data, ("trailer", "footer"), root=ROOT,
+    from fileindex.decoding import kaitai as kaitai_bridge
+
+    with kaitai_bridge.placing_instance_failures(_DEBUG_READER, data, ("trailer", "footer"), root=ROOT,
                                                  validations=_VALIDATIONS, offset=size):
         footer_length = parsed.trailer.len_footer
         footer = parsed.footer

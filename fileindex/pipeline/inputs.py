@@ -22,7 +22,6 @@ from fileindex.table.metadata import DataFile, TableError
 from fileindex.table.scan import PaimonTable
 from fileindex.table.store import is_table_root
 from fileindex.types import DataType
-from fileindex.writing.outputs import input_paths
 
 
 @dataclass(frozen=True)
@@ -95,6 +94,8 @@ def given_paths(inputs: str | list[str] | Inputs) -> list[str]:
     resolved job's table root and data files."""
     if isinstance(inputs, Inputs):
         return ([str(inputs.table.root)] if inputs.table is not None else []) + [t.path for t in inputs.tasks]
+    from fileindex.writing.outputs import input_paths
+
     return input_paths([inputs] if isinstance(inputs, str) else list(inputs))
 
 

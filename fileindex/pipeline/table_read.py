@@ -15,8 +15,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 
@@ -39,6 +38,9 @@ from fileindex.pipeline.scan import (
 from fileindex.pipeline.truth import filtered
 from fileindex.predicate.tree import Predicate, and_
 from fileindex.table import scan as table_scan
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 class TableScan:
     """A scan of one snapshot of a table; planned once, on first use, and read as often as asked."""
@@ -216,6 +218,8 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
     if workers <= 1 or len(items) < 2:
         yield from map(read, items)
         return
+    from concurrent.futures import ThreadPoolExecutor  # (and logging) not imported before a read needs it
+
     pending: deque[Future] = deque()
     remaining = iter(items)
     with ThreadPoolExecutor(workers) as pool:

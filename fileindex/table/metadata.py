@@ -26,7 +26,6 @@ from fileindex.table.avro_blocks import budget_for, uncompressed_container
 from fileindex.table.errors import TableError
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.table.names import external_path, inside, local_external_path, plain_name
-from fileindex.table.orc_helper import orc_rows
 from fileindex.table.store import TableStore, not_a_table
 from fileindex.types import DataType, parse_type
 
@@ -87,6 +86,8 @@ def read_rows_and_schema(path: Path, kind: str = "manifest", root: Path | None =
                 schema = reader.writer_schema
                 rows: list[Any] = list(reader)
             elif magic[:3] == b"ORC":
+                from fileindex.table.orc_helper import orc_rows  # (and subprocess) for ORC tables only
+
                 rows = orc_rows(path)
             elif magic == b"PAR1":
                 import pyarrow.parquet
