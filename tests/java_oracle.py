@@ -1,6 +1,7 @@
 """A live Java Paimon 0.9.0 (tests/java/PaimonOracle.java over the jar tools/fetch_java_oracle.py fetches)."""
 from __future__ import annotations
 
+import decimal
 import json
 import math
 from pathlib import Path
@@ -33,6 +34,8 @@ def to_json(value):
         return {"millis": value.millis, "nanos": value.nanos_of_milli}
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).hex()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
     raise TypeError(value)
 
 
@@ -86,7 +89,7 @@ class JavaOracle:
         return Path(answer["path"].removeprefix("file:"))
 
     def alter_columns(self, warehouse: Path, name: str, changes: list[list[str]]) -> int:
-        """Java's ALTER TABLE per change: ["drop", c], ["add", c, TYPE], ["rename", old, new]."""
+        """Java's ALTER TABLE per change: ["drop", c], ["add", c, TYPE], ["rename", old, new], ["type", c, TYPE]."""
         answer = self.ask({"op": "alter_columns", "warehouse": str(warehouse), "table": name, "changes": changes})
         if "error" in answer:
             raise RuntimeError(answer["error"])

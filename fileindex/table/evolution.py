@@ -5,7 +5,9 @@ file lacks, or whose type changed in a way a literal cannot follow exactly, make
 unusable. Java then drops the conjunct (REMAIN for it); ``absent_as_null`` instead answers it as the
 file truly is when the column did not exist: all null (value predicates match nothing, IS NULL
 matches everything), unless the field has a default value. Integer widening keeps the literal when
-it fits the file's narrower type.
+it fits the file's narrower type. For statistics (``keep_retyped``), a leaf whose column changed type is kept
+with its literals in the table's type, and ``FilePredicate.retyped`` names that type: statistics cast the
+file's bounds to it where the cast keeps order (``table.statistics``).
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ class _AllNull(Exception):
     """The leaf's column did not exist when the file was written."""
 
 
-def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf:
+def _leaf(leaf: Leaf, table: Schema, data: Schema, retyped: dict[str, DataType] | None = None) -> Leaf:
     name, key = split_column(leaf.column)
     table_field = table.by_name().get(name)
     if table_field is None:
@@ -52,7 +54,9 @@ def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf:
         if table_type.root != "MAP" or data_type.root != "MAP":
             raise _Unusable
         table_type, data_type = table_type.children[1], data_type.children[1]
-    if not _same_type(table_type, data_type):
+    if not _same_type(table_type, data_type) and retyped is not None and key is None:
+        retyped[data_field.name] = table_type
+    elif not _same_type(table_type, data_type):
         narrower = NUMERIC_BITS.get(data_type.root)
         wider = NUMERIC_BITS.get(table_type.root)
         if narrower is None or wider is None or narrower > wider:
@@ -64,11 +68,11 @@ def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf:
 
 
 class _Remap(LeafRewrite):
-    def __init__(self, table: Schema, data: Schema):
-        self.table, self.data = table, data
+    def __init__(self, table: Schema, data: Schema, retyped: dict[str, DataType] | None):
+        self.table, self.data, self.retyped = table, data, retyped
 
     def leaf(self, leaf: Leaf) -> Predicate:
-        return _leaf(leaf, self.table, self.data)
+        return _leaf(leaf, self.table, self.data, self.retyped)
 
 
 class _NullAnswer(PredicateVisitor[bool]):
@@ -107,16 +111,19 @@ class FilePredicate:
 
     predicate: Predicate | None
     matches_nothing: bool = False
+    retyped: tuple[tuple[str, DataType], ...] = ()  # (file column, the table's type of its literals): keep_retyped
 
 
 def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
-                    absent_as_null: bool = False) -> FilePredicate:
+                    absent_as_null: bool = False, keep_retyped: bool = False) -> FilePredicate:
     """``predicate`` (in the table's schema) for a file written under ``data`` (see the module docstring).
-    ``absent_as_null``: a conjunct on a column the file lacks is answered as that column, all null, would."""
+    ``absent_as_null``: a conjunct on a column the file lacks is answered as that column, all null, would.
+    ``keep_retyped``: a leaf on a column of another type is kept, its type in ``retyped`` (statistics only)."""
     if table.id == data.id:
         return FilePredicate(predicate)
     kept = []
-    remap = _Remap(table, data)
+    retyped: dict[str, DataType] | None = {} if keep_retyped else None
+    remap = _Remap(table, data, retyped)
     for conjunct in conjuncts(predicate):
         try:
             kept.append(visit(conjunct, remap))
@@ -125,4 +132,4 @@ def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
                 return FilePredicate(None, matches_nothing=True)
         except _Unusable:
             pass
-    return FilePredicate(and_(*kept) if kept else None)
+    return FilePredicate(and_(*kept) if kept else None, retyped=tuple((retyped or {}).items()))
