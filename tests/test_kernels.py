@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import JAVA_VECTORS, ROOT
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap
 from vector_cases import cases_for
@@ -431,6 +431,7 @@ def mutated_heads(draw):
 @compiled_only
 @settings(max_examples=400, deadline=None)
 @given(mutated_heads())
+@example(bytes.fromhex("00054e4ed01a35ae00000001000000310000000100033000800000000100076269746d6170000000310000000000000000"))
 def test_the_compiled_column_table_reads_as_the_generated_reader(data):
     """Same head or same placed error: the kernel walks what the generated reader reads, and leaves
     whatever it would not read to the generated readers."""

@@ -126,11 +126,11 @@ static int is_tuple_type(PyObject *type, const char *what)
 PyObject *fi_py_column_table(PyObject *self, PyObject *args)
 {
     Py_buffer data;
-    Py_ssize_t start, end;
+    Py_ssize_t start, end, after;
     int position_bytes;
     PyObject *names, *decode, *entry_type, *record_type, *table;
-    if (!PyArg_ParseTuple(args, "y*nniO!OOOU", &data, &start, &end, &position_bytes, &PyDict_Type, &names, &decode,
-                          &entry_type, &record_type, &table))
+    if (!PyArg_ParseTuple(args, "y*nnniO!OOOU", &data, &start, &end, &after, &position_bytes, &PyDict_Type, &names,
+                          &decode, &entry_type, &record_type, &table))
         return NULL;
     PyObject *result = NULL;
     if (position_bytes != 8 && position_bytes != 16)
@@ -139,7 +139,7 @@ PyObject *fi_py_column_table(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "table [%zd, %zd) is not inside the %zd bytes", start, end, data.len);
     else if (is_tuple_type(entry_type, "entry_type") && is_tuple_type(record_type, "record_type")) {
         int64_t entries, stop = fi_column_table_end(data.buf, start, end, position_bytes, &entries);
-        if (stop < 0) {
+        if (stop < 0 || end - stop < after) {  /* (checked before any name is decoded, as the reader reads) */
             result = Py_NewRef(Py_None);
         } else {
             PyObject *records = records_of(data.buf, start, position_bytes, names, decode,

@@ -328,7 +328,7 @@ static PyMethodDef methods[] = {
     {"roaring_size", py_roaring_size, METH_VARARGS,
      "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
     {"column_table", fi_py_column_table, METH_VARARGS,
-     "column_table(data, start, end, position_bytes, names, decode, entry_type, record_type, table) -> "
+     "column_table(data, start, end, after, position_bytes, names, decode, entry_type, record_type, table) -> "
      "(records, end of the columns), or None where the container's column table does not read"},
     {NULL, NULL, 0, NULL},
 };

@@ -169,9 +169,9 @@ def _compiled_head(compiled: kernels.Kernels, data: Buffer) -> ContainerHead | N
     if version == VERSION:
         if not 16 <= head_length <= size:
             return None
-        walked = compiled.column_table(view, V1_COLUMNS_AT - 4, head_length, V1_POSITION_BYTES, _NAMES, _decoded_in,
-                                       IndexEntry, ColumnRecord, V1_TABLE)
-        if walked is None or walked[1] + 4 > head_length:
+        walked = compiled.column_table(view, V1_COLUMNS_AT - 4, head_length, 4, V1_POSITION_BYTES, _NAMES,
+                                       _decoded_in, IndexEntry, ColumnRecord, V1_TABLE)  # then len_redundant: 4 bytes
+        if walked is None:
             return None
         records, end = walked
         return _new(ContainerHead, (VERSION, head_length, records, _INT.unpack_from(view, end)[0],
@@ -182,7 +182,7 @@ def _compiled_head(compiled: kernels.Kernels, data: Buffer) -> ContainerHead | N
     if tail != TAIL_MAGIC or not 4 <= footer_length <= size - 24:
         return None
     footer_start = size - V2_TRAILER - footer_length
-    walked = compiled.column_table(view, footer_start, footer_start + footer_length, V2_POSITION_BYTES, _NAMES,
+    walked = compiled.column_table(view, footer_start, footer_start + footer_length, 0, V2_POSITION_BYTES, _NAMES,
                                    _decoded_in, IndexEntry, ColumnRecord, V2_TABLE)
     if walked is None:
         return None
