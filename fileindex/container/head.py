@@ -148,7 +148,7 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
 
 _FIXED = struct.Struct(">8sii")  # magic, version, and version 1's head length
 _TRAILER = struct.Struct(">i8s")  # version 2: footer length, tail magic
-TAIL_MAGIC = b"PAFIDX02"
+_TAIL_MAGIC = b"PAFIDX02"  # the spec's trailer/tail_magic, checked before the kernel walks a footer
 
 
 def _compiled_head(compiled: kernels.Kernels, data: Buffer) -> ContainerHead | None:
@@ -179,7 +179,7 @@ def _compiled_head(compiled: kernels.Kernels, data: Buffer) -> ContainerHead | N
     if version != VERSION_2 or size < V2_PREAMBLE + 4 + V2_TRAILER:
         return None
     footer_length, tail = _TRAILER.unpack_from(view, size - V2_TRAILER)
-    if tail != TAIL_MAGIC or not 4 <= footer_length <= size - 24:
+    if tail != _TAIL_MAGIC or not 4 <= footer_length <= size - 24:
         return None
     footer_start = size - V2_TRAILER - footer_length
     walked = compiled.column_table(view, footer_start, footer_start + footer_length, 0, V2_POSITION_BYTES, _NAMES,
