@@ -4,6 +4,8 @@ Buffers are contiguous (numpy arrays, bytes, bytearray, memoryview); outputs (``
 added to) are writable. int64 rows are little-endian. Sizes and preconditions are checked: a
 mismatch raises ValueError, a read-only output or a value of the wrong kind TypeError.
 """
+from collections.abc import Callable
+
 from fileindex.kernels import BufferLike
 
 def wang_mix(keys: BufferLike, out: BufferLike) -> None:
@@ -41,6 +43,18 @@ def bit_slices(rows: BufferLike, values: BufferLike, width: int, first_bit: int,
 
 def roaring_size(data: BufferLike, start: int) -> int:
     """Bytes of the portable Roaring bitmap at ``start``, or -1 where it does not frame."""
+
+def column_table(data: BufferLike, start: int, end: int, after: int, position_bytes: int, names: dict[bytes, str],
+                 decode: Callable[[bytes, int, str, int, int], str], entry_type: type[tuple], record_type: type[tuple],
+                 table: str) -> tuple[tuple, int] | None:
+    """The container's column table at ``start`` (an s4 column count; per column a u2-prefixed name, an
+    s4 index count, and per index a u2-prefixed type and its body's start and length, ``position_bytes``
+    // 2 bytes each), read within ``data[start:end]``: (records, where the columns end), each record
+    ``record_type((name, (entry_type((name, index_type, start, length, entry offset, table, column,
+    position)), ...), record offset))``; None where a count is negative, a field runs past ``end`` or fewer
+    than ``after`` bytes follow the columns (what the reader reads next).
+    Names come from ``names`` (raw bytes to str), else from ``decode(raw, offset, table, column,
+    position)`` (position -1 for the column's name), called only once the whole table is known to read."""
 
 class ByteStream:
     """KaitaiStream's reading methods over one contiguous buffer. A failed read calls the subclass's

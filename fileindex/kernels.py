@@ -16,6 +16,8 @@ import os
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
     from typing_extensions import Buffer
 
@@ -44,6 +46,10 @@ class Kernels(Protocol):
     def bit_slices(self, rows: BufferLike, values: BufferLike, width: int, first_bit: int,
                    num_bits: int) -> list[bytes]: ...
     def roaring_size(self, data: BufferLike, start: int) -> int: ...
+    def column_table(self, data: BufferLike, start: int, end: int, after: int, position_bytes: int,
+                     names: dict[bytes, str],
+                     decode: Callable[[bytes, int, str, int, int], str], entry_type: type[tuple],
+                     record_type: type[tuple], table: str) -> tuple[tuple, int] | None: ...
 
 
 def _load() -> Kernels | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -41,6 +40,8 @@ def map_chunks(fn: Callable[[int, int], R], length: int, *, per_thread: int = 1)
     if length < MIN_PARALLEL or workers == 1:
         return [fn(0, length)]
     bounds = chunk_bounds(length, -(-length // (workers * per_thread)))
+    from concurrent.futures import ThreadPoolExecutor  # with logging: imported by the first call that needs it
+
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(lambda b: fn(*b), bounds))
 
@@ -49,5 +50,7 @@ def for_each(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     workers = threads()
     if workers == 1 or len(items) < 2:
         return [fn(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(fn, items))

@@ -89,7 +89,7 @@ class JavaOracle:
         return Path(answer["path"].removeprefix("file:"))
 
     def alter_columns(self, warehouse: Path, name: str, changes: list[list[str]]) -> int:
-        """Java's ALTER TABLE per change: ["drop", c], ["add", c, TYPE], ["rename", old, new]."""
+        """Java's ALTER TABLE per change: ["drop", c], ["add", c, TYPE], ["rename", old, new], ["type", c, TYPE]."""
         answer = self.ask({"op": "alter_columns", "warehouse": str(warehouse), "table": name, "changes": changes})
         if "error" in answer:
             raise RuntimeError(answer["error"])

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import JAVA_VECTORS, ROOT
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap
 from vector_cases import cases_for
@@ -389,3 +389,62 @@ def test_a_container_opens_alike_through_either_stream():
     for path in sorted(JAVA_VECTORS.glob("*.index"))[:60]:
         fast, reference = both_paths(lambda file: FileIndexContainer.open(file).head, path)
         assert fast == reference
+
+
+# --------------------------------------------------------------------------- the container's column table
+
+def _head_outcome(data: bytes):
+    from fileindex.container.head import parse_head
+    from fileindex.errors import FileIndexError
+
+    try:
+        return "ok", parse_head(memoryview(data))
+    except FileIndexError as err:
+        return type(err).__name__, str(err), err.offset, err.field
+
+
+@st.composite
+def mutated_heads(draw):
+    """A Java-written container (or one with many columns, or its version-2 framing), mutated where its
+    entry table lies: cut short, bytes set, a count or length set to an extreme."""
+    from fileindex.container.writer import reframe, write_entries
+
+    heads = sorted(JAVA_VECTORS.glob("*.index"))
+    data = draw(st.one_of(st.sampled_from(heads).map(lambda path: path.read_bytes()),
+                          st.lists(st.tuples(st.text(max_size=4), st.sampled_from(["bitmap", "bloom-filter", "x"]),
+                                             st.binary(max_size=3)), max_size=6).map(write_entries)))
+    if draw(st.booleans()):
+        data = reframe(data, 2)
+    data = bytearray(data)
+    head_end = min(len(data), int.from_bytes(data[12:16], "big") if data[8:12] == b"\0\0\0\1" else len(data))
+    region = st.one_of(st.integers(0, max(0, head_end - 1)), st.integers(max(0, len(data) - 64), len(data) - 1))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(region)
+        if draw(st.booleans()):
+            data[at] = draw(st.integers(0, 255))
+        else:
+            data[at:at + 4] = draw(st.sampled_from([b"\x7f\xff\xff\xff", b"\xff\xff\xff\xff", b"\0\0\0\0",
+                                                    b"\x80\0\0\0"]))
+    return bytes(data[:draw(st.one_of(st.just(len(data)), st.integers(0, len(data))))])
+
+
+@compiled_only
+@settings(max_examples=400, deadline=None)
+@given(mutated_heads())
+@example(bytes.fromhex("00054e4ed01a35ae00000001000000310000000100033000800000000100076269746d6170000000310000000000000000"))
+def test_the_compiled_column_table_reads_as_the_generated_reader(data):
+    """Same head or same placed error: the kernel walks what the generated reader reads, and leaves
+    whatever it would not read to the generated readers."""
+    fast, reference = both_paths(_head_outcome, data)
+    assert fast == reference
+
+
+@compiled_only
+def test_every_java_container_head_is_walked_by_the_kernel():
+    from fileindex.container.head import _compiled_head
+    from fileindex.container.writer import reframe
+
+    for path in sorted(JAVA_VECTORS.glob("*.index")):
+        for data in (path.read_bytes(), reframe(path.read_bytes(), 2)):
+            walked = _compiled_head(kernels.compiled, memoryview(data))
+            assert walked is not None and walked == both_paths(_head_outcome, data)[1][1], path.name

@@ -7,4 +7,7 @@
 
 extern PyTypeObject fi_ByteStreamType;
 
+/* column_table(...) of fileindex._kernels (column_table.c) */
+PyObject *fi_py_column_table(PyObject *self, PyObject *args);
+
 #endif

@@ -327,13 +327,16 @@ static PyMethodDef methods[] = {
      "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
     {"roaring_size", py_roaring_size, METH_VARARGS,
      "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
+    {"column_table", fi_py_column_table, METH_VARARGS,
+     "column_table(data, start, end, after, position_bytes, names, decode, entry_type, record_type, table) -> "
+     "(records, end of the columns), or None where the container's column table does not read"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "fileindex._kernels",
-    "Compiled loops for FastHash, XXH64, BloomFilter64, bit slices, the Roaring framing and the generated "
-    "readers' stream (see fileindex.kernels).", -1, methods,
+    "Compiled loops for FastHash, XXH64, BloomFilter64, bit slices, the Roaring framing, the container's "
+    "column table and the generated readers' stream (see fileindex.kernels).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__kernels(void)

@@ -18,17 +18,19 @@ from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
-from fileindex.arrow import parquet_pages
 from fileindex.arrow.types import schema_of
 from fileindex.errors import FileIndexError
 from fileindex.io import LOCAL, InputFile
 from fileindex.memo import BoundedMemo
 from fileindex.types import DataType
+
+if TYPE_CHECKING:
+    from fileindex.arrow import parquet_pages  # (with Thrift) imported by the first page read
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
 # a candidate-row read is sparse when its groups hold at least this many rows per candidate (see _read_groups)
@@ -195,6 +197,8 @@ class DataFileReader:
         footer = self._paged_footer() if groups else None
         if footer is None:
             return {}
+        from fileindex.arrow import parquet_pages
+
         taken = {}
         for group in groups:
             try:
@@ -213,6 +217,8 @@ class DataFileReader:
 
     def _paged_footer(self) -> parquet_pages.PagedFooter | None:
         """The footer as page reads need it, parsed once per file identity (None: not readable so)."""
+        from fileindex.arrow import parquet_pages
+
         if self._footer.paged is None:
             try:
                 parsed: parquet_pages.PagedFooter | bool = parquet_pages.PagedFooter.read(self._source)

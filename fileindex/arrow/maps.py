@@ -8,9 +8,17 @@ row). The tests hold it to ``map_lookup`` on generated columns.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:
+    pc = LazyModule("pyarrow.compute")  # imported when first used: importing this module stays light
 
 
 def map_values(column: pa.Array | pa.ChunkedArray, key) -> pa.ChunkedArray:

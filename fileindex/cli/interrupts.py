@@ -6,10 +6,8 @@ its way out. The processes the command started end with it (``end_started``): Py
 ignoring SIGINT, and a JVM interrupted before it has connected to Python never notices that Python is gone."""
 from __future__ import annotations
 
-import logging
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -32,6 +30,8 @@ class _Signals:
     def handle(self, signum, frame) -> None:
         if self.received is None:
             self.received = signum
+            import logging  # (not imported by commands that never log)
+
             logging.disable(logging.CRITICAL)  # py4j logs every call the interrupt broke, with its traceback
         raise Interrupted(signum)
 
@@ -85,6 +85,8 @@ def _parents() -> dict[int, int]:
             if fields and fields[0] != b"Z":
                 parents[int(name)] = int(fields[1])
         return parents
+    import subprocess  # (where /proc is missing only)
+
     listing = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,stat="], capture_output=True, text=True).stdout
     for line in listing.splitlines():
         pid, ppid, state = line.split()[:3]

@@ -5,7 +5,12 @@ table (``invariants``). May import: ``fileindex.decoding``, ``fileindex.java``, 
 ``fileindex.generated``, ``fileindex.specs``.
 """
 
-from fileindex.container.file import FileIndexContainer, raw_bytes  # the package's API, re-exported
-from fileindex.container.writer import reframe, stream_container, write_container, write_entries
+from fileindex.lazy import lazy_exports
+
+# the package's API, re-exported: each module imported when one of its names is first asked for
+__getattr__ = lazy_exports("fileindex.container", {
+    "FileIndexContainer": "fileindex.container.file", "raw_bytes": "fileindex.container.file",
+    **dict.fromkeys(("reframe", "stream_container", "write_container", "write_entries"), "fileindex.container.writer"),
+})
 
 __all__ = ["FileIndexContainer", "raw_bytes", "reframe", "stream_container", "write_container", "write_entries"]

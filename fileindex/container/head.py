@@ -4,14 +4,12 @@ every entry's body must keep within the file.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import struct
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
-from fileindex import errors
-from fileindex.decoding import kaitai as kaitai_bridge
-from fileindex.generated.fast import file_index_format as fast
-from fileindex.generated.file_index_format import FileIndexFormat
+from fileindex import errors, kernels
 from fileindex.java import utf as java_utf
+from fileindex.lazy import LazyFunction
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
@@ -24,6 +22,7 @@ V2_PREAMBLE = 12  # magic and version; the payloads follow
 V2_TRAILER = 12  # footer length and tail magic
 EMPTY_INDEX_FLAG = -1
 ROOT = "file_index_format"
+_DEBUG_READER = LazyFunction("fileindex.generated.file_index_format", "FileIndexFormat")  # places a failure
 
 _VALIDATIONS = {
     "/seq/0": errors.BadMagicError,
@@ -72,9 +71,9 @@ class ColumnRecord(NamedTuple):
     offset: int  # absolute offset of the record
 
 
-@dataclass(frozen=True)
-class ContainerHead:
-    """The entry table of either layout: version 1's HEAD, or version 2's footer."""
+class ContainerHead(NamedTuple):
+    """The entry table of either layout: version 1's HEAD, or version 2's footer (a named tuple: made on
+    every open, in a third of a frozen dataclass's time)."""
 
     version: int
     head_length: int | None  # version 1: where the BODY starts
@@ -122,8 +121,17 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
     version 1's HEAD, or version 2's trailer and footer (read from the end; nothing else is read).
 
     The reader compiled without position recording does the work; the debug reader runs only to
-    place an error. Positions follow from the spec's field widths as the table is walked."""
-    parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, FileIndexFormat, data, root=ROOT,
+    place an error. Positions follow from the spec's field widths as the table is walked. With the
+    compiled kernels, a table that reads is walked in C (:func:`_compiled_head`), and anything else
+    goes through the generated readers, which raise the placed error."""
+    compiled = kernels.compiled
+    walked = None if compiled is None or hasattr(data, "read") else _compiled_head(compiled, data)
+    if walked is not None:
+        return walked
+    from fileindex.decoding import kaitai as kaitai_bridge  # (and Kaitai's runtime) where the kernel does not read
+    from fileindex.generated.fast import file_index_format as fast
+
+    parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, _DEBUG_READER, data, root=ROOT,
                                       validations=_VALIDATIONS)
     if parsed.version == VERSION_2:
         return _parse_footer(parsed, data)
@@ -138,6 +146,62 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
     )
 
 
+_FIXED = struct.Struct(">8sii")  # magic, version, and version 1's head length
+_TRAILER = struct.Struct(">i8s")  # version 2: footer length, tail magic
+_TAIL_MAGIC = b"PAFIDX02"  # the spec's trailer/tail_magic, checked before the kernel walks a footer
+
+
+def _compiled_head(compiled: kernels.Kernels, data: Buffer) -> ContainerHead | None:
+    """The head as :func:`parse_head` makes it, the column table walked by the compiled kernel; None
+    wherever the generated reader could fail (it then runs, and places the error). The fixed fields are
+    checked as the spec checks them: the magic, a known version, a head length of at least 16 within
+    the input (version 1), a footer length of at least 4 that fits before the trailer and the tail
+    magic (version 2)."""
+    view = memoryview(data).cast("B") if not isinstance(data, memoryview) else data
+    size = len(view)
+    if size < _FIXED.size:
+        return None
+    magic, version, head_length = _FIXED.unpack_from(view)
+    if magic != MAGIC:
+        return None
+    if len(_NAMES) > _MAX_NAMES:
+        _NAMES.clear()
+    if version == VERSION:
+        if not 16 <= head_length <= size:
+            return None
+        walked = compiled.column_table(view, V1_COLUMNS_AT - 4, head_length, 4, V1_POSITION_BYTES, _NAMES,
+                                       _decoded_in, IndexEntry, ColumnRecord, V1_TABLE)  # then len_redundant: 4 bytes
+        if walked is None:
+            return None
+        records, end = walked
+        return _new(ContainerHead, (VERSION, head_length, records, _INT.unpack_from(view, end)[0],
+                                    head_length - end - 4, None, None, 0))
+    if version != VERSION_2 or size < V2_PREAMBLE + 4 + V2_TRAILER:
+        return None
+    footer_length, tail = _TRAILER.unpack_from(view, size - V2_TRAILER)
+    if tail != _TAIL_MAGIC or not 4 <= footer_length <= size - 24:
+        return None
+    footer_start = size - V2_TRAILER - footer_length
+    walked = compiled.column_table(view, footer_start, footer_start + footer_length, 0, V2_POSITION_BYTES, _NAMES,
+                                   _decoded_in, IndexEntry, ColumnRecord, V2_TABLE)
+    if walked is None:
+        return None
+    records, end = walked
+    return ContainerHead(version=VERSION_2, head_length=None, column_records=records, redundant_length=None,
+                         redundant_bytes=0, footer_start=footer_start, footer_length=footer_length,
+                         footer_trailing=footer_start + footer_length - end)
+
+
+_INT = struct.Struct(">i")
+V1_TABLE, V2_TABLE = f"{ROOT}/head", f"{ROOT}/footer"  # spec paths of the column tables, for messages
+
+
+def _decoded_in(raw: bytes, offset: int, path: str, column: int, position: int) -> str:
+    """A name the memo lacks, for the compiled walk (position -1: the column's name)."""
+    field = f"{path}/columns[{column}]/name" if position < 0 else f"{_entry_field(path, column, position)}/index_type"
+    return _decoded(_NAMES, raw, offset, field)
+
+
 def check_v2_size(size: int) -> None:
     """A version-2 container holds at least its preamble, a column count and its trailer."""
     if size < V2_PREAMBLE + 4 + V2_TRAILER:
@@ -149,7 +213,9 @@ def check_v2_size(size: int) -> None:
 def _parse_footer(parsed: Any, data: Buffer | BinaryIO) -> ContainerHead:
     size = parsed._io.size()
     check_v2_size(size)
-    with kaitai_bridge.placing_instance_failures(FileIndexFormat, data, ("trailer", "footer"), root=ROOT,
+    from fileindex.decoding import kaitai as kaitai_bridge
+
+    with kaitai_bridge.placing_instance_failures(_DEBUG_READER, data, ("trailer", "footer"), root=ROOT,
                                                  validations=_VALIDATIONS, offset=size):
         footer_length = parsed.trailer.len_footer
         footer = parsed.footer

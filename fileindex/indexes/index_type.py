@@ -2,13 +2,15 @@
 (its ``INDEX``) and the registry lists them; nothing else names a type or asks which type it holds."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from fileindex.errors import UsageError
-from fileindex.indexes.invariants import BodyFacts
-from fileindex.indexes.reader import FileIndexReader
+
+if TYPE_CHECKING:
+    from fileindex.indexes.invariants import BodyFacts
+    from fileindex.indexes.reader import FileIndexReader
 
 
 @dataclass(frozen=True)

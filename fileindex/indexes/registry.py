@@ -1,29 +1,71 @@
 """The index types this package implements, by Paimon's identifier (``FileIndexerFactory``): the only
 place that names them. Each package declares its :class:`IndexType` (``INDEX``: writer, reader, checks
-and capabilities); adding a type is a spec, a package and one line here."""
+and capabilities); adding a type is a spec, a package and one line here.
+
+The registry knows the names; a type's package is imported when its entry is first read, and the package
+imports its reader, writer and checks when they are first called (``fileindex.lazy``), so planning a
+table with bloom filters never imports the bitmap checker or the range bitmap."""
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from fileindex import errors
-from fileindex.indexes import bitmap, bloom_filter, bsi, range_bitmap
 from fileindex.indexes.index_type import FilterSizing, IndexType
-from fileindex.indexes.invariants import BodyFacts
-from fileindex.indexes.type_fit import misfit
 from fileindex.indexes.reader import EmptyFileIndexReader, FileIndexReader
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
     from fileindex.container.file import FileIndexContainer
     from fileindex.container.head import IndexEntry
+    from fileindex.indexes.invariants import BodyFacts
 
-INDEX_TYPES: dict[str, IndexType] = {index.name: index for index in (
-    bloom_filter.INDEX,
-    bitmap.INDEX,
-    bsi.INDEX,
-    range_bitmap.INDEX,
-)}
+PACKAGES = {  # Paimon's identifier -> the package declaring its INDEX
+    "bloom-filter": "fileindex.indexes.bloom_filter",
+    "bitmap": "fileindex.indexes.bitmap",
+    "bsi": "fileindex.indexes.bsi",
+    "range-bitmap": "fileindex.indexes.range_bitmap",
+}
+
+
+class IndexTypes(MutableMapping[str, IndexType]):
+    """Identifier → :class:`IndexType`, in registration order; a package is imported when its type is
+    first looked up (``in``, ``len`` and iterating over the names import nothing). A type registered
+    with ``INDEX_TYPES[name] = index`` (the tests' toy type) is kept as given."""
+
+    def __init__(self, packages: dict[str, str]):
+        self._packages: dict[str, str | None] = dict(packages)
+        self._loaded: dict[str, IndexType] = {}
+
+    def __getitem__(self, name: str) -> IndexType:
+        found = self._loaded.get(name)
+        if found is None:
+            package = self._packages[name]
+            assert package is not None, f"{name!r}: registered without a package, and not loaded"
+            found = self._loaded[name] = importlib.import_module(package).INDEX
+        return found
+
+    def __setitem__(self, name: str, index: IndexType) -> None:
+        self._packages.setdefault(name, None)
+        self._loaded[name] = index
+
+    def __delitem__(self, name: str) -> None:
+        del self._packages[name]
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._packages)
+
+    def __len__(self) -> int:
+        return len(self._packages)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._packages
+
+
+INDEX_TYPES = IndexTypes(PACKAGES)
 
 __all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "open_entry", "open_body", "check_body",
            "body_failure", "recorded_row_count"]
@@ -83,6 +125,8 @@ def _as_column(index: IndexType, body, column: str, data_type, base_offset: int)
 def _explained(index: IndexType, body, column: str, data_type,
                err: errors.DecodeError | errors.UnsupportedTypeError) -> errors.FileIndexError:
     """``err`` named by its column; one that another column type would not raise is a schema misfit."""
+    from fileindex.indexes.type_fit import misfit  # only a failure asks whether another column type fits
+
     found = None if data_type is None else misfit(index, body, column, data_type, err)
     if found is not None:
         return found

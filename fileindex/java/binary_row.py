@@ -1,15 +1,22 @@
-"""Paimon's serialized BinaryRow (table spec §4.4), enough to name a partition's directory.
+"""Paimon's serialized BinaryRow (table spec §4.4), enough to name a partition's directory and to read
+the min/max statistics of the types statistics compare.
 
 Bytes: a 4-byte big-endian arity, then the row: a header byte and null bits padded to 8-byte words,
 one 8-byte little-endian slot per field, and a variable-length tail. Strings of up to 7 bytes sit in
-their slot (the last byte is 0x80 | length); longer ones store (offset << 32 | length).
+their slot (the last byte is 0x80 | length); longer ones store (offset << 32 | length). A DECIMAL of
+precision up to 18 is its unscaled long in the slot, a wider one the big-endian two's complement bytes
+of its unscaled value in the tail (offset << 32 | length; 16 bytes reserved); a TIMESTAMP of precision
+up to 3 is its epoch milliseconds in the slot, a finer one (offset << 32 | nanos of the millisecond) with
+the milliseconds in the tail (Java's ``AbstractBinaryWriter.writeDecimal`` and ``writeTimestamp``).
 """
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import struct
 
 from fileindex.errors import UsageError
+from fileindex.values import DECIMAL_CONTEXT, Timestamp
 
 _ESCAPED = set('"#%\'*/:=?\\{}[]^\x7f') | {chr(c) for c in range(0x20)}
 DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
@@ -27,8 +34,9 @@ def fields(data: bytes, types: list) -> list:
 
 
 def field_at(data: bytes, i: int, data_type, arity: int, *, lenient: bool = False):
-    """Field ``i`` (of ``arity``) of a serialized BinaryRow (None: null); ``lenient``: UNKNOWN for a type not
-    decoded here (else a UsageError)."""
+    """Field ``i`` (of ``arity``) of a serialized BinaryRow (None: null). ``lenient``, for a row of statistics:
+    floats (Python floats), decimals (``decimal.Decimal``) and timestamps (:class:`Timestamp`) are decoded
+    too, and a type not decoded here is UNKNOWN (else a UsageError); a tail outside the row is a ValueError."""
     row = memoryview(data)[4:]
     bit = i + 8
     if row[bit // 8] & (1 << (bit % 8)):
@@ -36,12 +44,45 @@ def field_at(data: bytes, i: int, data_type, arity: int, *, lenient: bool = Fals
     if lenient and not _decodable(data_type):
         return UNKNOWN
     null_bytes = ((arity + 63 + 8) // 64) * 8
-    return _value(row, bytes(row[null_bytes + 8 * i:null_bytes + 8 * i + 8]), data_type)
+    slot = bytes(row[null_bytes + 8 * i:null_bytes + 8 * i + 8])
+    if lenient and data_type.root in _STATISTIC_TYPES:
+        return _statistic_value(row, slot, data_type)
+    return _value(row, slot, data_type)
+
+
+_STATISTIC_TYPES = ("FLOAT", "DOUBLE", "DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ")  # decoded in statistics only
 
 
 def _decodable(data_type) -> bool:
-    return data_type.root in ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "DATE", "TIME", "BIGINT") \
+    return data_type.root in ("BOOLEAN", "TINYINT", "SMALLINT", "INT", "DATE", "TIME", "BIGINT", *_STATISTIC_TYPES) \
         or data_type.is_string or data_type.is_binary
+
+
+def _statistic_value(row: memoryview, slot: bytes, data_type):
+    root = data_type.root
+    if root in ("FLOAT", "DOUBLE"):
+        return struct.unpack_from("<f" if root == "FLOAT" else "<d", slot)[0]
+    if root == "DECIMAL":
+        if data_type.precision <= 18:
+            unscaled = int.from_bytes(slot, "little", signed=True)
+        else:
+            unscaled = int.from_bytes(_tail(row, slot, 16), "big", signed=True)
+        return decimal.Decimal(unscaled).scaleb(-data_type.scale, context=DECIMAL_CONTEXT)
+    if data_type.precision <= 3:
+        return Timestamp(int.from_bytes(slot, "little", signed=True))
+    offset_and_nanos = int.from_bytes(slot, "little")
+    at = offset_and_nanos >> 32
+    if at + 8 > len(row):
+        raise ValueError(f"a timestamp's milliseconds at {at} lie outside the {len(row)}-byte row")
+    return Timestamp(int.from_bytes(row[at:at + 8], "little", signed=True), offset_and_nanos & 0xFFFFFFFF)
+
+
+def _tail(row: memoryview, slot: bytes, most: int) -> bytes:
+    offset_and_size = int.from_bytes(slot, "little")
+    offset, size = offset_and_size >> 32, offset_and_size & 0xFFFFFFFF
+    if size > most or offset + size > len(row):
+        raise ValueError(f"{size} bytes at {offset} do not fit the {len(row)}-byte row")
+    return bytes(row[offset:offset + size])
 
 
 def _value(row: bytes | memoryview, slot: bytes, data_type):
@@ -116,6 +157,22 @@ def serialize(values: list, types: list) -> bytes:
                 offset = len(head) + len(tail)
                 head[at:at + 8] = (offset << 32 | len(data)).to_bytes(8, "little")
                 tail += data + bytes(-len(data) % 8)
+        elif data_type.root in ("FLOAT", "DOUBLE"):
+            head[at:at + 8] = struct.pack("<f" if data_type.root == "FLOAT" else "<d", value).ljust(8, b"\0")
+        elif data_type.root == "DECIMAL":
+            unscaled = int(decimal.Decimal(value).scaleb(data_type.scale, context=DECIMAL_CONTEXT))
+            if data_type.precision <= 18:
+                head[at:at + 8] = unscaled.to_bytes(8, "little", signed=True)
+            else:  # BigInteger.toByteArray: the fewest bytes that hold it with a sign bit
+                data = unscaled.to_bytes((unscaled + (unscaled < 0)).bit_length() // 8 + 1, "big", signed=True)
+                head[at:at + 8] = ((len(head) + len(tail)) << 32 | len(data)).to_bytes(8, "little")
+                tail += data.ljust(16, b"\0")
+        elif data_type.is_timestamp:
+            if data_type.precision <= 3:
+                head[at:at + 8] = value.millis.to_bytes(8, "little", signed=True)
+            else:
+                head[at:at + 8] = ((len(head) + len(tail)) << 32 | value.nanos_of_milli).to_bytes(8, "little")
+                tail += value.millis.to_bytes(8, "little", signed=True)
         else:
             _value(b"", b"", data_type)  # raises the unsupported-type error
     return struct.pack(">i", arity) + bytes(head) + bytes(tail)

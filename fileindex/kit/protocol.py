@@ -8,7 +8,7 @@ otherwise it runs one command line per request (:func:`to_argv`). Requests and a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import IO, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 import argparse
 import json
@@ -16,11 +16,16 @@ import os
 import select
 import shlex
 import signal
-import subprocess
 import threading
 import time
 
 from fileindex.errors import UsageError
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import subprocess
+else:
+    subprocess = LazyModule("subprocess")  # imported by the first peer started (every --help reads this module)
 
 TIMEOUT = 120.0  # seconds an adapter may take for one answer
 STARTUP = 30.0  # seconds ``capabilities`` may take at least (a JVM starting), whatever the timeout

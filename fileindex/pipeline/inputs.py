@@ -24,6 +24,7 @@ def given_paths(inputs: str | list[str] | Inputs) -> list[str]:
     resolved job's table root and data files."""
     if isinstance(inputs, Inputs):
         return ([str(inputs.table.root)] if inputs.table is not None else []) + [t.path for t in inputs.tasks]
+
     return input_paths([inputs] if isinstance(inputs, str) else list(inputs))
 
 

@@ -197,10 +197,12 @@ class ScanPlanner:
         entry = task.table_entry()
         schema = self.table.data_schema(entry)
         # a column the file lacks reads as all null, as Java's statistics evolution answers it
-        remapped = remap_predicate(cast(Predicate, self.predicate), self.table.schema, schema, absent_as_null=True)
+        remapped = remap_predicate(cast(Predicate, self.predicate), self.table.schema, schema, absent_as_null=True,
+                                   keep_retyped=True)  # (bounds of an older type are cast to the table's)
         if remapped.matches_nothing:
             return False
-        return remapped.predicate is None or file_statistics(entry, schema).may_match(remapped.predicate)
+        return remapped.predicate is None or \
+            file_statistics(entry, schema, dict(remapped.retyped)).may_match(remapped.predicate)
 
 
 def _whole_file_stage(name: str, alive: list[DataFileTask], keeps: Callable[[DataFileTask], bool], reason: str,

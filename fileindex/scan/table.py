@@ -9,6 +9,8 @@ Missing or corrupt indexes are reported per file and answered REMAIN, never SKIP
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO, cast
@@ -34,11 +36,13 @@ from fileindex.table.metadata import (
     load_snapshot,
 )
 from fileindex.scan.planner import ScanPlanner
-from fileindex.scan.table_scan import TableScan
 from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, missing_note, within, within_all
 from fileindex.table.names import external_scheme
 from fileindex.table.store import TableStore
 from fileindex.table.verdict import FileVerdict
+
+if TYPE_CHECKING:
+    from fileindex.scan.table_scan import TableScan
 
 class PaimonTable:
     """A Paimon table at a snapshot (latest by default): its metadata and schemas, planning (``plan``) and
@@ -78,6 +82,8 @@ class PaimonTable:
     def scan(self, where: str | Predicate | None = None, columns: Sequence[str] | None = None,
              limit: int | None = None) -> TableScan:
         """The rows that satisfy ``where`` (all: None), with ``columns`` (all: None), at most ``limit``."""
+        from fileindex.scan.table_scan import TableScan  # (planning alone does not load the reader)
+
         return TableScan(self, where, columns, limit)
 
     @property

@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -40,7 +39,10 @@ from fileindex.predicate.parser import to_sql
 from fileindex.predicate.tree import Predicate, and_
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from fileindex.scan.table import PaimonTable
+
 
 class TableScan:
     """A scan of one snapshot of a table; planned once, on first use, and read as often as asked."""
@@ -191,6 +193,8 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
     if workers <= 1 or len(items) < 2:
         yield from map(read, items)
         return
+    from concurrent.futures import ThreadPoolExecutor  # (and logging) not imported before a read needs it
+
     pending: deque[Future] = deque()
     remaining = iter(items)
     with ThreadPoolExecutor(workers) as pool:

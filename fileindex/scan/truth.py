@@ -8,23 +8,28 @@ A map-key column ``m[k]`` is each row's value for key k (null when absent).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeAlias
+
 import decimal
-import functools
-import operator
 from collections.abc import Collection, Iterator
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from fileindex.arrow.maps import map_values
 from fileindex.arrow.values import integer_key, integer_keys
 from fileindex.errors import UsageError
 from fileindex.java_numbers import DOUBLE, FLOAT
+from fileindex.lazy import LazyModule
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, columns, visit
 from fileindex.types import NUMERIC_BITS, DataType, column_type
 from fileindex.values import DECIMAL_CONTEXT, Timestamp
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:
+    pc = LazyModule("pyarrow.compute")  # imported when first used: importing this module stays light
 
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
@@ -56,14 +61,17 @@ def matches(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -
 
 
 def filtered(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> pa.Table:
-    """The rows of ``table`` that satisfy ``predicate`` (those ``matches`` finds): by an Arrow expression
+    """The rows of ``table`` that satisfy ``predicate`` (those ``matches`` finds): by Arrow's compute kernels
     where Arrow compares as Paimon does (integers, decimals, strings and bytes against literals the column's
-    type holds exactly), which pyarrow evaluates batch by batch on its own threads, else by ``matches``."""
+    type holds exactly), else by ``matches``. (The kernels are called on the columns: a filter expression
+    would be evaluated by Acero, whose import brings pyarrow.dataset and pandas into every reading process.)"""
     try:
-        expression = visit(predicate, _ArrowFilter(table.schema, types))
+        mask = visit(predicate, _ArrowMask(table, types))
     except _NotArrowExact:
         return table.filter(matches(table, predicate, types))
-    return table.filter(expression)
+    if mask is True:
+        return table
+    return table.slice(0, 0) if mask is False else table.filter(mask)
 
 
 class _NotArrowExact(Exception):
@@ -73,45 +81,58 @@ class _NotArrowExact(Exception):
 # Paimon's types that Arrow orders alike: numbers by value, strings (unsigned UTF-8 bytes) and bytes bytewise
 _ARROW_ORDERED = frozenset(NUMERIC_BITS) | {"DECIMAL", "CHAR", "VARCHAR", "BINARY", "VARBINARY"}
 
+Mask: TypeAlias = "bool | pa.ChunkedArray"  # a boolean per row (null: unknown), or one answer for every row
 
-class _ArrowFilter(PredicateVisitor[pc.Expression]):
-    """The predicate as an Arrow filter expression. A null compares as unknown, and a filter drops unknown
+
+class _ArrowMask(PredicateVisitor[Mask]):
+    """The predicate's boolean per row, by Arrow's kernels. A null compares as unknown, and a filter drops unknown
     rows: with NOT only inside leaves (``is_valid`` guarding the negated ones), a row is kept exactly where
     Paimon's predicate, which calls a null comparison false, holds."""
 
-    def __init__(self, schema: pa.Schema, types: dict[str, DataType]):
-        self.schema, self.types = schema, types
+    def __init__(self, table: pa.Table, types: dict[str, DataType]):
+        self.table, self.types = table, types
 
-    def leaf(self, leaf: Leaf) -> pc.Expression:
+    def leaf(self, leaf: Leaf) -> Mask:
         data_type = column_type(self.types, leaf.column)
         if data_type is None or data_type.root not in _ARROW_ORDERED or \
-                split_column(leaf.column, self.schema.names)[1] is not None:
+                split_column(leaf.column, self.table.column_names)[1] is not None:
             raise _NotArrowExact
-        field, function, literals = pc.field(leaf.column), leaf.function, leaf.literals
+        column, function, literals = self.table.column(leaf.column), leaf.function, leaf.literals
         if function is Operator.IS_NULL:
-            return field.is_null()
+            return pc.is_null(column)
         if function is Operator.IS_NOT_NULL:
-            return field.is_valid()
-        arrow_type = self.schema.field(leaf.column).type
+            return pc.is_valid(column)
+        arrow_type = column.type
         present = [_exact_scalar(literal, arrow_type) for literal in literals if literal is not None]
         if function in (Operator.IN, Operator.NOT_IN):
             if function is Operator.NOT_IN and len(present) < len(literals):
-                return pc.scalar(False)  # x NOT IN (..., NULL) is never true
-            hit = field.isin(pa.array([scalar.as_py() for scalar in present], type=arrow_type))
-            return hit if function is Operator.IN else field.is_valid() & ~hit
+                return False  # x NOT IN (..., NULL) is never true
+            hit = pc.is_in(column, value_set=pa.array([scalar.as_py() for scalar in present], type=arrow_type))
+            return hit if function is Operator.IN else pc.and_kleene(pc.is_valid(column), pc.invert(hit))
         if len(present) < len(literals):
-            return pc.scalar(False)
+            return False
         if function in (Operator.BETWEEN, Operator.NOT_BETWEEN):
-            inside = (field >= present[0]) & (field <= present[1])
-            return inside if function is Operator.BETWEEN else field.is_valid() & ~inside
-        assert function.comparison is not None  # every other leaf is a comparison
-        return function.comparison(field, present[0])
+            inside = pc.and_kleene(pc.greater_equal(column, present[0]), pc.less_equal(column, present[1]))
+            return inside if function is Operator.BETWEEN else pc.and_kleene(pc.is_valid(column), pc.invert(inside))
+        assert function.arrow_function is not None  # every other leaf is a comparison
+        return pc.call_function(function.arrow_function, [column, present[0]])
 
-    def and_(self, children: Iterator[pc.Expression]) -> pc.Expression:
-        return functools.reduce(operator.and_, children, pc.scalar(True))
+    def and_(self, children: Iterator[Mask]) -> Mask:
+        return _combined(children, pc.and_kleene, True)
 
-    def or_(self, children: Iterator[pc.Expression]) -> pc.Expression:
-        return functools.reduce(operator.or_, children, pc.scalar(False))
+    def or_(self, children: Iterator[Mask]) -> Mask:
+        return _combined(children, pc.or_kleene, False)
+
+
+def _combined(children: Iterator[Mask], kleene, neutral: bool) -> Mask:
+    """AND (``neutral`` True) or OR (False) of masks in Kleene logic; ``not neutral`` decides alone."""
+    combined: Mask = neutral
+    for child in children:
+        if child is (not neutral):
+            return child
+        if child is not neutral:
+            combined = child if combined is neutral else kleene(combined, child)
+    return combined
 
 
 def _exact_scalar(literal, arrow_type: pa.DataType) -> pa.Scalar:

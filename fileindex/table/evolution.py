@@ -5,7 +5,9 @@ file lacks, or whose type changed in a way a literal cannot follow exactly, make
 unusable. Java then drops the conjunct (REMAIN for it); ``absent_as_null`` instead answers it as the
 file truly is when the column did not exist: all null (value predicates match nothing, IS NULL
 matches everything), unless the field has a default value. Integer widening keeps the literal when
-it fits the file's narrower type.
+it fits the file's narrower type. For statistics (``keep_retyped``), a leaf whose column changed type is kept
+with its literals in the table's type, and ``FilePredicate.retyped`` names that type: statistics cast the
+file's bounds to it where the cast keeps order (``table.statistics``).
 """
 from __future__ import annotations
 
@@ -38,8 +40,9 @@ class Gap(Enum):
     UNUSABLE = "no literal in the file's type says the same (a narrower or other type, or no such column)"
 
 
-def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf | Gap:
-    """The leaf in the file's column names, or the gap that keeps it from being asked."""
+def _leaf(leaf: Leaf, table: Schema, data: Schema, retyped: dict[str, DataType] | None = None) -> Leaf | Gap:
+    """The leaf in the file's column names, or the gap that keeps it from being asked; with ``retyped``, a leaf
+    on a column of another type is kept in the table's type, which ``retyped`` records."""
     name, key = (leaf.column, None) if leaf.column in table.by_name() else split_column(leaf.column)
     table_field = table.by_name().get(name)
     if table_field is None:
@@ -53,7 +56,9 @@ def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf | Gap:
         if table_type.root != "MAP" or data_type.root != "MAP":
             return Gap.UNUSABLE
         table_type, data_type = table_type.children[1], data_type.children[1]
-    if not _same_type(table_type, data_type):
+    if not _same_type(table_type, data_type) and retyped is not None and key is None:
+        retyped[data_field.name] = table_type
+    elif not _same_type(table_type, data_type):
         narrower = NUMERIC_BITS.get(data_type.root)
         wider = NUMERIC_BITS.get(table_type.root)
         if narrower is None or wider is None or narrower > wider:
@@ -67,11 +72,11 @@ def _leaf(leaf: Leaf, table: Schema, data: Schema) -> Leaf | Gap:
 class _Remap(PredicateVisitor["Predicate | Gap"]):
     """A conjunct in the file's column names; a gap when one of its leaves has one (UNUSABLE before ABSENT)."""
 
-    def __init__(self, table: Schema, data: Schema):
-        self.table, self.data = table, data
+    def __init__(self, table: Schema, data: Schema, retyped: dict[str, DataType] | None = None):
+        self.table, self.data, self.retyped = table, data, retyped
 
     def leaf(self, leaf: Leaf) -> Predicate | Gap:
-        return _leaf(leaf, self.table, self.data)
+        return _leaf(leaf, self.table, self.data, self.retyped)
 
     def and_(self, children: Iterator[Predicate | Gap]) -> Predicate | Gap:
         return _joined(list(children), and_)
@@ -125,17 +130,20 @@ class FilePredicate:
     predicate: Predicate | None
     matches_nothing: bool = False
     lossless: bool = True
+    retyped: tuple[tuple[str, DataType], ...] = ()  # (file column, the table's type of its literals): keep_retyped
 
 
 def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
-                    absent_as_null: bool = False) -> FilePredicate:
+                    absent_as_null: bool = False, keep_retyped: bool = False) -> FilePredicate:
     """``predicate`` (in the table's schema) for a file written under ``data`` (see the module docstring).
-    ``absent_as_null``: a conjunct on a column the file lacks is answered as that column, all null, would."""
+    ``absent_as_null``: a conjunct on a column the file lacks is answered as that column, all null, would.
+    ``keep_retyped``: a leaf on a column of another type is kept, its type in ``retyped`` (statistics only)."""
     if table.id == data.id:
         return FilePredicate(predicate)
     kept = []
     lossless = True
-    remap = _Remap(table, data)
+    retyped: dict[str, DataType] | None = {} if keep_retyped else None
+    remap = _Remap(table, data, retyped)
     for conjunct in conjuncts(predicate):
         remapped = visit(conjunct, remap)
         if remapped is Gap.ABSENT:
@@ -147,4 +155,5 @@ def remap_predicate(predicate: Predicate, table: Schema, data: Schema, *,
             lossless = False
         else:
             kept.append(remapped)
-    return FilePredicate(and_(*kept) if kept else None, lossless=lossless)
+    return FilePredicate(and_(*kept) if kept else None, lossless=lossless and not retyped,
+                         retyped=tuple((retyped or {}).items()))

@@ -33,7 +33,6 @@ from fileindex.table.manifest_entry import (
 )
 from fileindex.table.records import field_of
 from fileindex.table.names import plain_name
-from fileindex.table.orc_helper import orc_rows
 from fileindex.table.store import TableStore, not_a_table
 from fileindex.types import DataType, parse_type
 
@@ -98,6 +97,8 @@ def read_rows_and_schema(store: TableStore, path: Path, kind: str = "manifest") 
             schema = reader.writer_schema
             rows: list[Any] = list(reader)
         elif magic[:3] == b"ORC":
+            from fileindex.table.orc_helper import orc_rows  # (and subprocess) for ORC tables only
+
             rows = orc_rows(data)
         elif magic == b"PAR1":
             import pyarrow as pa

@@ -4,7 +4,7 @@
  *   kernels_test NUM_BITS K ROARING_FILE
  *
  * Checks what C alone can (the loops agree with each other and with straightforward loops, a
- * hand-made Roaring bitmap frames, the cursor keeps KaitaiStream's rules) and prints what the
+ * hand-made Roaring bitmap frames, a hand-made column table reads and none of its cuts does, the cursor keeps KaitaiStream's rules) and prints what the
  * Python test compares with the reference implementations: "xxh64 HEX HASH", "wang KEY HASH",
  * "bloom HEX" (the bits of keys 0..999 in a set of NUM_BITS bits with K functions), "roaring SIZE".
  */
@@ -16,6 +16,7 @@
 #include "bit_slices.h"
 #include "bloom.h"
 #include "byte_stream.h"
+#include "column_table.h"
 #include "hashing.h"
 #include "load.h"
 #include "roaring.h"
@@ -188,6 +189,25 @@ static void roaring_file(const char *path)
         CHECK(fi_roaring_size(data, end, 0) == -1);
 }
 
+static void column_table(void)
+{
+    /* one column "id" with two indexes "x" and "yz" (version 1: s4 start and length), then 2 bytes after */
+    const uint8_t table[] = {0, 0, 0, 1, 0, 2, 'i', 'd', 0, 0, 0, 2,
+                             0, 1, 'x', 0, 0, 0, 40, 0, 0, 0, 5,
+                             0, 2, 'y', 'z', 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 7, 7};
+    int64_t entries, end = (int64_t)sizeof table;
+    CHECK(fi_column_table_end(table, 0, end, 8, &entries) == end - 2 && entries == 2);
+    for (int64_t cut = 0; cut < end - 2; cut++)  /* every cut of it does not read */
+        CHECK(fi_column_table_end(table, 0, cut, 8, &entries) == -1);
+    CHECK(fi_column_table_end(table, 0, end, 16, &entries) == -1);  /* version 2's positions run past the end */
+    CHECK(fi_column_table_end(table, 5, 4, 8, &entries) == -1);
+    const uint8_t negative[] = {0xff, 0xff, 0xff, 0xff}, no_indexes[] = {0, 0, 0, 1, 0, 0, 0x80, 0, 0, 0};
+    CHECK(fi_column_table_end(negative, 0, 4, 8, &entries) == -1);
+    CHECK(fi_column_table_end(no_indexes, 0, 10, 8, &entries) == -1);
+    const uint8_t empty[] = {0, 0, 0, 0};
+    CHECK(fi_column_table_end(empty, 0, 4, 16, &entries) == 4 && entries == 0);
+}
+
 static void cursor(void)
 {
     const uint8_t bytes[] = {0x80, 0x01, 0x02, 0xff};
@@ -217,6 +237,7 @@ int main(int argc, char **argv)
     bloom_large();
     bit_slices();
     roaring_file(argv[3]);
+    column_table();
     cursor();
     if (failures)
         fprintf(stderr, "%d checks failed\n", failures);

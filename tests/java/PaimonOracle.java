@@ -8,13 +8,13 @@
 //    "options":{...},"commits":[[[row values], ...], ...], "partition_keys":[...]}   -> {"path":"<table root>"}
 //   {"op":"predicate_text","predicate":<structured form, docs/conformance.md>}        -> {"text":"<toString>"}
 //   {"op":"alter_columns","warehouse":"/dir","table":"t",
-//    "changes":[["drop","c"], ["add","c","STRING"], ["rename","a","b"]]}           -> {"schemas":n}
+//    "changes":[["drop","c"], ["add","c","STRING"], ["rename","a","b"], ["type","c","BIGINT"]]} -> {"schemas":n}
 //   (each change its own ALTER TABLE, i.e. its own schema, as a user would run them)
 //   (write_table with "branch":"b" appends to that branch of an existing table;
 //   write_table needs the Hadoop client jars on the classpath, as Paimon's Parquet writer does;
 //   on an existing table it appends the commits, given the same columns and options)
 // Values: numbers; floats as strings (NaN, -0.0, Infinity); strings; booleans; timestamps as
-// {"millis","nanos"}; null. A query is {"name": eq|neq|lt|lte|gt|gte|in|not_in|is_null|is_not_null,
+// {"millis","nanos"}; decimals as strings; null. A query is {"name": eq|neq|lt|lte|gt|gte|in|not_in|is_null|is_not_null,
 // "literal" or "literals"}; a result is "REMAIN", "SKIP", {"rows":[...]} or {"error":"..."}.
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -185,6 +185,8 @@ public class PaimonOracle {
                     DataTypeJsonParser.parseAtomicTypeSQLString(change.get(2).asText()));
             else if (kind.equals("rename")) schemaChange = org.apache.paimon.schema.SchemaChange.renameColumn(name,
                     change.get(2).asText());
+            else if (kind.equals("type")) schemaChange = org.apache.paimon.schema.SchemaChange.updateColumnType(name,
+                    DataTypeJsonParser.parseAtomicTypeSQLString(change.get(2).asText()));
             else throw new IllegalArgumentException("unknown column change " + kind);
             catalog.alterTable(id, java.util.Collections.singletonList(schemaChange), false);
             count++;

@@ -103,7 +103,7 @@ WIDER = {"DECIMAL(12, 2)": st.decimals(-10**4, 10**4, places=3)}
 
 @given(st.data())
 def test_arrow_filters_keep_exactly_the_rows_that_match(data):
-    """``filtered`` (an Arrow expression where Arrow compares as Paimon does) keeps exactly the rows ``matches``
+    """``filtered`` (Arrow's kernels where Arrow compares as Paimon does) keeps exactly the rows ``matches``
     finds, for trees of leaves over nullable columns of several types, with literals exact and finer."""
     chosen = data.draw(st.lists(st.sampled_from(ARROW_CASES), min_size=1, max_size=3, unique_by=lambda c: c[0]))
     rows = data.draw(st.integers(0, 25))
@@ -128,7 +128,7 @@ def test_arrow_filters_keep_exactly_the_rows_that_match(data):
 
 
 def test_arrow_filters_answer_integers_decimals_and_strings_themselves(monkeypatch):
-    """The Arrow expression is what filters these (``matches``, the fallback, is not called)."""
+    """Arrow's kernels are what filter these (``matches``, the fallback, is not called)."""
     import decimal
 
     from fileindex.scan import truth

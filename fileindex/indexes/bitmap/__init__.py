@@ -1,15 +1,14 @@
 """The ``bitmap`` index, versions 1 and 2 (spec §6): ``writer``, ``reader``, how each column type's
 values are encoded, hashed and ordered (``keys``), the deep check (``check``) and the exhaustive check
-(``exhaustive``).
+(``exhaustive``). Each is imported when first used (``fileindex.lazy``).
 """
 
-from fileindex.generated.bitmap import Bitmap
-from fileindex.indexes.bitmap import check as _check
-from fileindex.indexes.bitmap import exhaustive as _exhaustive
-from fileindex.indexes.bitmap.keys import key_kind
-from fileindex.indexes.bitmap.reader import BitmapReader
-from fileindex.indexes.bitmap.writer import INDEX_TYPE, OPTIONS, build  # the package's API
 from fileindex.indexes.index_type import IndexType, KeyedSpec
+from fileindex.lazy import LazyFunction, lazy_exports
+
+INDEX_TYPE = "bitmap"
+OPTIONS = ("version", "index-block-size")
+_PACKAGE = "fileindex.indexes.bitmap"
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)
 WHEN_TOO_LARGE = ("a bitmap keeps every distinct value with its rows; "
@@ -22,14 +21,18 @@ def layout(payload, options) -> str:
 
 
 INDEX = IndexType(
-    INDEX_TYPE, OPTIONS, build, BitmapReader, _check.check,
+    INDEX_TYPE, OPTIONS, LazyFunction(f"{_PACKAGE}.writer", "build"),
+    LazyFunction(f"{_PACKAGE}.reader", "BitmapReader"), LazyFunction(f"{_PACKAGE}.check", "check"),
     row_count_at=(1, "bitmap/header/row_count"),
     exact=frozenset({"eq", "in", "is_null", "is_not_null"}),
     extended=True,
     exact_extended=frozenset({"lt", "lte", "gt", "gte", "between"}),  # ranges from the sorted dictionary
     nano_timestamps_remain=True,  # apache/paimon #9654
-    kaitai_spec=KeyedSpec(Bitmap, "bitmap", key_kind), layout=layout, exhaustive=_exhaustive.check,
+    kaitai_spec=KeyedSpec(LazyFunction("fileindex.generated.bitmap", "Bitmap"), "bitmap",
+                          LazyFunction(f"{_PACKAGE}.keys", "key_kind")),
+    layout=layout, exhaustive=LazyFunction(f"{_PACKAGE}.exhaustive", "check"),
     when_too_large=WHEN_TOO_LARGE,
 )
 
+__getattr__ = lazy_exports(_PACKAGE, {"build": f"{_PACKAGE}.writer", "BitmapReader": f"{_PACKAGE}.reader"})
 __all__ = ["INDEX", "INDEX_TYPE", "OPTIONS", "build", "BitmapReader", "WHEN_TOO_LARGE"]

@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Generic, TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from fileindex.arrow.values import integer_key
 from fileindex.errors import UnsupportedTypeError, UsageError
 from fileindex.java.hash import binary_string_hash_code, long_hash_code
 from fileindex.java_numbers import DOUBLE, FLOAT, FloatingBits, int32, int32_array
+from fileindex.lazy import LazyModule
 from fileindex.types import DataType
 from fileindex.values import utf8_key
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:
+    pc = LazyModule("pyarrow.compute")  # imported when first used: importing this module stays light
 
 
 Key = TypeVar("Key", int, bytes)  # a fixed-width key (bool is an int), or a string's UTF-8 bytes

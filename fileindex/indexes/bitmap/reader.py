@@ -25,15 +25,17 @@ from pyroaring import BitMap, FrozenBitMap
 from fileindex import errors
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.decoding.cursor import PayloadCursor, PayloadOffsets
-from fileindex.generated.bitmap import Bitmap
 from fileindex.generated.fast import bitmap as fast
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap.keys import KeyKind, key_kind, key_of
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.java_numbers import int32
+from fileindex.lazy import LazyFunction
 from fileindex.types import DataType
 from fileindex.values import NUMERIC_BITS
+
+_DEBUG = LazyFunction("fileindex.generated.bitmap", "Bitmap")  # the debug reader: places a failure
 
 ROOT = "bitmap"
 _BODY = f"{ROOT}/body"
@@ -282,7 +284,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         return self._searched.find(_INT.pack(len(key)) + key) < 0
 
     def _debug_spec(self):
-        return functools.partial(Bitmap, self.kind.code)
+        return functools.partial(_DEBUG, self.kind.code)
 
     def _read_part(self, fast_type, part: tuple[int, int], position: int, field: str):
         """A header type of the spec read by its generated reader at ``position`` of the payload's

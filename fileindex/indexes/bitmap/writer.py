@@ -21,6 +21,7 @@ import pyarrow as pa
 from fileindex import errors
 from fileindex.arrow.values import split_nulls
 from fileindex.indexes import roaring
+from fileindex.indexes.bitmap import INDEX_TYPE, OPTIONS
 from fileindex.indexes.bitmap.keys import KeyKind, key_kind, string_codes
 from fileindex.indexes.options import check_known, get_int, parse_memory_size
 from fileindex.java.hash import binary_string_hash_codes
@@ -28,8 +29,6 @@ from fileindex.java.hashmap import compute_if_absent_order, compute_if_absent_or
 from fileindex.java.string_buffers import binary_buffers
 from fileindex.types import DataType
 
-INDEX_TYPE = "bitmap"
-OPTIONS = ("version", "index-block-size")
 DEFAULT_VERSION = 2
 DEFAULT_BLOCK_SIZE = "16kb"
 

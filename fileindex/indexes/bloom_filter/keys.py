@@ -14,11 +14,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from fileindex import errors
+from fileindex.indexes.bloom_filter import INDEX_TYPE, OPTIONS
 from fileindex.indexes.options import OptionWarning, check_known, get_double, get_int
 from fileindex.java_numbers import INT_MAX, double_to_int, int32, math_round
 
-INDEX_TYPE = "bloom-filter"
-OPTIONS = ("items", "fpp")
 DEFAULT_ITEMS = 1_000_000
 DEFAULT_FPP = 0.1
 

@@ -9,13 +9,15 @@ import numpy as np
 
 from fileindex import errors, kernels
 from fileindex.decoding import kaitai as kaitai_bridge
-from fileindex.generated.bloom_filter import BloomFilter
 from fileindex.generated.fast import bloom_filter as fast
 from fileindex.indexes.bloom_filter.keys import bit_positions
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.java.fast_hash import check_bloom_type, hash_value
+from fileindex.lazy import LazyFunction
 from fileindex.types import NUMERIC_BITS, DataType
+
+_DEBUG = LazyFunction("fileindex.generated.bloom_filter", "BloomFilter")  # the debug reader: places a failure
 
 ROOT = "bloom_filter"
 
@@ -26,7 +28,7 @@ _VALIDATIONS = {"/seq/0": errors.InvalidLengthError}
 def read_sizing(view: memoryview, base_offset: int) -> tuple[int, int]:
     """(k, number of bits) of a payload, refusing what no reader can probe: k < 1 (the spec's check),
     more hash functions than bits, or no bit bytes at all (Java divides by zero probing it)."""
-    parsed = kaitai_bridge.parse_fast(fast.BloomFilter, BloomFilter, view, root=ROOT, validations=_VALIDATIONS,
+    parsed = kaitai_bridge.parse_fast(fast.BloomFilter, _DEBUG, view, root=ROOT, validations=_VALIDATIONS,
                                       base=base_offset)
     k, num_bits = parsed.num_hash_functions, 8 * parsed.len_bitset
     if num_bits == 0:

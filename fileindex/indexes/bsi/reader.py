@@ -12,15 +12,17 @@ from pyroaring import BitMap, FrozenBitMap
 from fileindex import errors
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.decoding.cursor import PayloadOffsets
-from fileindex.generated.bsi import Bsi
 from fileindex.generated.fast import bsi as fast
 from fileindex.indexes import roaring, top_n
 from fileindex.indexes.bsi.keys import check_type, value_range
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.java_numbers import LONG_MIN
+from fileindex.lazy import LazyFunction
 from fileindex.types import DataType
 from fileindex.values import long_key
+
+_DEBUG = LazyFunction("fileindex.generated.bsi", "Bsi")  # the debug reader: places a failure
 
 ROOT = "bsi"
 
@@ -70,7 +72,7 @@ class BsiReader(FileIndexReader, PayloadOffsets):
     def _read_part(self, fast_type, position: int, field: str):
         """A header type of the spec read by its generated reader at ``position`` (where the bitmaps
         before it end: the layout records no sizes, so the reader frames them itself)."""
-        return kaitai_bridge.parse_fast_in(fast_type, Bsi, self._view, part=(0, len(self._view)), position=position,
+        return kaitai_bridge.parse_fast_in(fast_type, _DEBUG, self._view, part=(0, len(self._view)), position=position,
                                            root=ROOT, validations=_VALIDATIONS, field=f"{ROOT}/{field}",
                                            base=self._base)
 

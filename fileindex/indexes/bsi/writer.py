@@ -10,16 +10,12 @@ import numpy as np
 
 from fileindex import errors
 from fileindex.indexes import roaring
+from fileindex.indexes.bsi import INDEX_TYPE, OPTIONS
 from fileindex.indexes.bsi.keys import _keys, check_type
 from fileindex.indexes.options import check_known
 from fileindex.java_numbers import LONG_MIN
 from fileindex.parallel import for_each
 from fileindex.types import DataType
-
-INDEX_TYPE = "bsi"
-
-
-OPTIONS: tuple[str, ...] = ()
 
 
 HALVES_AT_ONCE = 1 << 22  # rows up to which the two halves are built on two threads

@@ -1,14 +1,14 @@
 """The ``range-bitmap`` index (spec §8): ``writer``, ``reader``, the key kinds and sort order (``keys``),
-the deep check (``check``) and the exhaustive check (``exhaustive``).
+the deep check (``check``) and the exhaustive check (``exhaustive``). Each is imported when first used
+(``fileindex.lazy``).
 """
 
-from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes.index_type import IndexType, KeyedSpec
-from fileindex.indexes.range_bitmap import check as _check
-from fileindex.indexes.range_bitmap import exhaustive as _exhaustive
-from fileindex.indexes.range_bitmap.keys import INDEX_TYPE, OPTIONS, key_kind  # the package's API
-from fileindex.indexes.range_bitmap.reader import RangeBitmapReader
-from fileindex.indexes.range_bitmap.writer import build
+from fileindex.lazy import LazyFunction, lazy_exports
+
+INDEX_TYPE = "range-bitmap"
+OPTIONS = ("chunk-size",)
+_PACKAGE = "fileindex.indexes.range_bitmap"
 
 # what to use instead when an index costs more than it can save (fileindex.indexes.advice)
 WHEN_TOO_LARGE = ("a range-bitmap keeps a dictionary of every distinct value; on nearly unique values use bsi for "
@@ -16,11 +16,15 @@ WHEN_TOO_LARGE = ("a range-bitmap keeps a dictionary of every distinct value; on
 
 
 INDEX = IndexType(
-    INDEX_TYPE, OPTIONS, build, RangeBitmapReader, _check.check,
+    INDEX_TYPE, OPTIONS, LazyFunction(f"{_PACKAGE}.writer", "build"),
+    LazyFunction(f"{_PACKAGE}.reader", "RangeBitmapReader"), LazyFunction(f"{_PACKAGE}.check", "check"),
     row_count_at=(5, "range_bitmap/header/row_count"),
     exact=frozenset({"eq", "neq", "in", "not_in", "lt", "lte", "gt", "gte", "between", "is_null", "is_not_null"}),
-    kaitai_spec=KeyedSpec(RangeBitmap, "range_bitmap", key_kind), exhaustive=_exhaustive.check,
+    kaitai_spec=KeyedSpec(LazyFunction("fileindex.generated.range_bitmap", "RangeBitmap"), "range_bitmap",
+                          LazyFunction(f"{_PACKAGE}.keys", "key_kind")),
+    exhaustive=LazyFunction(f"{_PACKAGE}.exhaustive", "check"),
     when_too_large=WHEN_TOO_LARGE,
 )
 
+__getattr__ = lazy_exports(_PACKAGE, {"build": f"{_PACKAGE}.writer", "RangeBitmapReader": f"{_PACKAGE}.reader"})
 __all__ = ["INDEX", "INDEX_TYPE", "OPTIONS", "build", "RangeBitmapReader", "WHEN_TOO_LARGE"]

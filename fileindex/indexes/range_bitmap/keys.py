@@ -12,15 +12,11 @@ import numpy as np
 from fileindex import errors
 from fileindex.arrow.values import integer_key
 from fileindex.indexes.bitmap.keys import KINDS, KeyKind
+from fileindex.indexes.range_bitmap import INDEX_TYPE, OPTIONS
 from fileindex.indexes.options import OptionWarning, check_known, parse_memory_size
 from fileindex.java_numbers import int32
 from fileindex.types import DataType
 from fileindex.values import utf8_key
-
-INDEX_TYPE = "range-bitmap"
-
-
-OPTIONS = ("chunk-size",)
 
 
 _KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",

@@ -17,14 +17,16 @@ from fileindex import errors
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.decoding.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import range_bitmap as fast
-from fileindex.generated.range_bitmap import RangeBitmap
 from fileindex.indexes import roaring, top_n
 from fileindex.indexes.bitmap.keys import Key
 from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key, sort_keys
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.kaitai_runtime import open_stream
+from fileindex.lazy import LazyFunction
 from fileindex.types import DataType
+
+_DEBUG = LazyFunction("fileindex.generated.range_bitmap", "RangeBitmap")  # the debug reader: places a failure
 
 ROOT = "range_bitmap"
 FEW_CODES = 4  # a range of at most this many codes is found code by code (see visit_range)
@@ -108,7 +110,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
             return
         code = self.kind.code
         parsed = kaitai_bridge.parse_fast(functools.partial(fast.RangeBitmap, code),
-                                          functools.partial(RangeBitmap, code), self._view, root=ROOT,
+                                          functools.partial(_DEBUG, code), self._view, root=ROOT,
                                           validations=_VALIDATIONS, base=self._base)
         header = parsed.header
         self.row_count, self.cardinality = header.row_count, header.cardinality
@@ -182,7 +184,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
             return fast_type(open_stream(self._view[start:end]))
         except kaitai_bridge.StructError as err:
             raise kaitai_bridge.place_instance_failure(
-                err, functools.partial(RangeBitmap, self.kind.code), self._view, (name,), root=ROOT,
+                err, functools.partial(_DEBUG, self.kind.code), self._view, (name,), root=ROOT,
                 validations=_VALIDATIONS, base=self._base, offset=start) from None
 
     def _fixed_chunk_headers(self, start: int, offsets: np.ndarray) -> list[_Chunk] | None:
@@ -220,7 +222,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
                 chunks.append(_Chunk(head, chunk.head_code, chunk.ofs_keys, chunk.num_keys, chunk.len_keys))
         except kaitai_bridge.StructError as err:
             raise kaitai_bridge.place_instance_failure(
-                err, functools.partial(RangeBitmap, self.kind.code), self._view, ("dictionary/chunks",), root=ROOT,
+                err, functools.partial(_DEBUG, self.kind.code), self._view, ("dictionary/chunks",), root=ROOT,
                 validations=_VALIDATIONS, base=self._base, offset=start + offset) from None
         return chunks
 

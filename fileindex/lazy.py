@@ -1,0 +1,68 @@
+"""Names of other modules imported where they are first used, so that importing a package loads what its
+user asks for and nothing more (``tests/test_imports.py`` holds each entry point to its list).
+
+:class:`LazyFunction` stands for a function (or class) of another module wherever a callable is kept,
+as an :class:`~fileindex.indexes.index_type.IndexType` keeps its reader, checks and writer;
+:func:`lazy_exports` gives a package's ``__getattr__`` for the names it re-exports.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+class LazyFunction:
+    """``module.name``, imported on the first call; pickled as the two names (a Spark executor imports it
+    when it calls it)."""
+
+    __slots__ = ("module", "name", "_target")
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+        self._target: Callable | None = None
+
+    @property
+    def target(self) -> Callable:
+        """The function itself (imported now if it was not)."""
+        if self._target is None:
+            self._target = getattr(importlib.import_module(self.module), self.name)
+        return self._target
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return (self._target or self.target)(*args, **kwargs)
+
+    def __reduce__(self) -> tuple:
+        return LazyFunction, (self.module, self.name)
+
+    def __repr__(self) -> str:
+        return f"LazyFunction({self.module}.{self.name})"
+
+
+def lazy_exports(package: str, names: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for ``package``: each of ``names`` (name → the module defining it)
+    imported from its module on first use."""
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            return getattr(importlib.import_module(names[name]), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+class LazyModule:
+    """A module imported on its first attribute lookup: ``pc = LazyModule("pyarrow.compute")`` in a module that
+    uses it inside functions only, so that importing that module does not import it. Each name looked up is
+    kept, so the next lookup is a plain attribute's."""
+
+    def __init__(self, name: str):
+        self.__dict__["_module_name"] = name
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(importlib.import_module(self.__dict__["_module_name"]), name)
+        self.__dict__[name] = value
+        return value
+
+    def __repr__(self) -> str:
+        return f"LazyModule({self.__dict__['_module_name']})"

@@ -1,0 +1,121 @@
+"""Each entry point imports what it uses when it uses it (issue #54): run in a new process, the modules it
+leaves in ``sys.modules`` are held to its list, what it must have imported (so that the test shows the
+work was done) and what it must not have (index types it did not meet, checkers and exhaustive verifiers,
+engines, Spark, pyarrow.compute where no row is filtered). ``tools/bench_import.py`` times the same cold
+starts beside ``import pyarrow.parquet``."""
+import fnmatch
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+import fileindex
+
+TABLE = "tests/tables/parquet/append_with_bitmap.db/append_with_bitmap"  # bitmap on f0, no other index
+BITMAP_V2 = "fileindex/samples/str_mixed__bitmap_v2.index"  # one bitmap body
+
+# never imported by an entry point that does not run them
+SPARK_AND_ENGINES = ["pyspark*", "py4j*", "polars*", "duckdb*", "construct*", "fileindex.spark*", "fileindex.specs*"]
+DEEP_CHECKS = ["fileindex.indexes.*.check", "fileindex.indexes.*.exhaustive", "fileindex.indexes.deep_check",
+               "fileindex.pipeline.exhaustive", "fileindex.pipeline.verify"]
+OTHER_TYPES = ["fileindex.indexes.bloom_filter*", "fileindex.indexes.bsi*", "fileindex.indexes.range_bitmap*"]
+DEBUG_READERS = [f"fileindex.generated.{spec}" for spec in ("file_index_format", "bitmap", "bloom_filter", "bsi",
+                                                            "range_bitmap", "roaring_bitmap")]
+NOT_READING = ["pyarrow.compute", "pyarrow.dataset", "pyarrow.acero", "pandas*"]
+TABLES = ["fileindex.scan.table", "fileindex.table.metadata", "fileindex.table.store"]  # (the CLI names table.errors)
+NO_INDEX_BODIES = ["fileindex.indexes.bitmap*", *OTHER_TYPES, "fileindex.generated.fast.bitmap*"]
+
+ENTRY_POINTS = {
+    "import fileindex": (
+        "import fileindex",
+        ["fileindex"],
+        ["fileindex.*", "pyarrow*", "numpy*", "pyroaring*", "kaitaistruct*"],
+    ),
+    "from fileindex import PaimonTable": (
+        "from fileindex import PaimonTable",
+        [fileindex._API["PaimonTable"], "pyarrow"],  # the module that defines it, wherever that is
+        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *NO_INDEX_BODIES, *DEBUG_READERS, *NOT_READING, "kaitaistruct*",
+         "thrift*", "fastavro*", "logging", "subprocess", "concurrent.futures*", "fileindex.kit*", "fileindex.cli*",
+         "fileindex.reference*", "fileindex.arrow.parquet_pages", "fileindex.table.orc_helper",
+         "fileindex.container.writer", "fileindex.writing.outputs", "fileindex.indexes.type_fit"],
+    ),
+    "fileindex --help": (
+        "from fileindex.cli.app import build_parser; build_parser().format_help()",
+        ["fileindex.cli.read", "fileindex.cli.check"],
+        [*SPARK_AND_ENGINES, "pyarrow*", "numpy*", "pyroaring*", "kaitaistruct*", "fileindex.indexes*",
+         "fileindex.pipeline*", "fileindex.reference*", "subprocess", "logging"],
+    ),
+    "fileindex read --where --json": (
+        f"main(['read', '{TABLE}', '--where', \"f0 = 'Alice'\", '--json'])",
+        ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro"],
+        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, "fileindex.indexes.*.writer",
+         "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero"],
+    ),
+    "fileindex table --where": (
+        f"main(['table', '{TABLE}', '--where', \"f0 = 'Alice'\"])",
+        ["fileindex.indexes.bitmap.reader", "fastavro"],
+        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *NOT_READING, "fileindex.indexes.*.writer",
+         "fileindex.reference*", "fileindex.scan.table_scan"],
+    ),
+    "fileindex query": (
+        f"main(['query', '{BITMAP_V2}', '--schema', 'c STRING', '--where', \"c = 'a'\"])",
+        ["fileindex.indexes.bitmap.reader"],
+        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *NOT_READING, "fileindex.indexes.*.writer",
+         *TABLES, "fileindex.pipeline*", "fastavro*"],
+    ),
+    "fileindex inspect": (
+        f"main(['inspect', '{BITMAP_V2}'])",
+        ["fileindex.container.head"],
+        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *NOT_READING, "fileindex.indexes.*.reader",
+         "fileindex.indexes.*.writer", *TABLES, "fileindex.pipeline*", "kaitaistruct*"],
+    ),
+    "fileindex check": (
+        f"main(['check', '{BITMAP_V2}', '--schema', 'c STRING'])",
+        ["fileindex.indexes.bitmap.check", "fileindex.indexes.deep_check"],
+        [*SPARK_AND_ENGINES, *OTHER_TYPES, "fileindex.indexes.*.exhaustive", *TABLES,
+         "fileindex.pipeline*", "fastavro*"],
+    ),
+}
+
+RUN = """
+import json, sys
+from fileindex.cli import main
+{code}
+with open(sys.argv[1], "w") as out:
+    json.dump(sorted(sys.modules), out)
+"""
+
+
+def imported_by(code: str, tmp_path) -> list[str]:
+    listing = tmp_path / "modules.json"
+    # `from fileindex.cli import main` is part of every command; the two imports are held without it
+    program = RUN.format(code=code) if code.startswith("main(") else RUN.replace(
+        "from fileindex.cli import main\n", "").format(code=code)
+    run = subprocess.run([sys.executable, "-c", program, str(listing)], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return json.loads(listing.read_text())
+
+
+@pytest.mark.parametrize("entry", list(ENTRY_POINTS))
+def test_an_entry_point_imports_what_it_uses(entry, tmp_path):
+    code, required, forbidden = ENTRY_POINTS[entry]
+    modules = imported_by(code, tmp_path)
+    assert [pattern for pattern in required if not fnmatch.filter(modules, pattern)] == [], "not imported"
+    assert [(pattern, fnmatch.filter(modules, pattern)) for pattern in forbidden
+            if fnmatch.filter(modules, pattern)] == [], f"{entry} imports what it does not use"
+
+
+def test_an_index_type_is_imported_by_its_first_lookup(tmp_path):
+    """The registry knows the names; reading a type's entry imports its package, and the package imports
+    its reader (or checker, or writer) only when it is called."""
+    code = ("from fileindex.indexes.registry import INDEX_TYPES\n"
+            "assert list(INDEX_TYPES) == ['bloom-filter', 'bitmap', 'bsi', 'range-bitmap'] and 'bsi' in INDEX_TYPES\n"
+            "assert INDEX_TYPES['bsi'].name == 'bsi'")
+    modules = imported_by(code, tmp_path)
+    assert "fileindex.indexes.bsi" in modules
+    assert not fnmatch.filter(modules, "fileindex.indexes.bsi.*")
+    assert not [m for m in modules if m.split(".")[:3] in (["fileindex", "indexes", "bitmap"],
+                                                            ["fileindex", "indexes", "bloom_filter"],
+                                                            ["fileindex", "indexes", "range_bitmap"])]
