@@ -1,0 +1,165 @@
+"""Primary-key tables without deletion vectors, planned and read by bucket (``docs/guide/primary-keys.md``).
+
+A row of such a table is merged from the records of its key in every file of its bucket, so the planner's
+unit is the bucket: after the partition and bucket stages, :func:`plan_buckets` decides each bucket's files
+by Java's rules (``merge.pruning.prune_bucket``: key statistics per file, values by whole bucket where its
+files overlap) and yields one :class:`FileRead` per kept bucket, its first kept file's, carrying the bucket's
+kept files (``group``) and the merge (``merge``); its other files are ``merged`` into it. :func:`read_bucket`
+streams the bucket: each file opened through the store, its columns mapped by field id to the table's
+current names, the files merged by key (``merge.reader.merge_bucket``), then the exact filter on the merged
+rows (never before the merge). One read per bucket keeps the merge inside one task (Spark).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from fileindex.arrow.types import arrow_type
+from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, key_column, key_value_file, read_columns
+from fileindex.merge.pruning import (
+    FILE_INDEX,
+    KEY_STATISTICS,
+    LEVEL,
+    VALUE_STATISTICS,
+    WHOLE_BUCKET,
+    FileDecision,
+    embedded_index_test,
+    key_statistics_test,
+    prune_bucket,
+    value_statistics_test,
+)
+from fileindex.merge.spec import MergeSpec, merge_spec
+from fileindex.predicate.tree import Predicate
+from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
+from fileindex.scan.task import DataFileTask
+from fileindex.scan.truth import filtered
+
+if TYPE_CHECKING:
+    from fileindex.scan.table import PaimonTable
+
+BATCH_ROWS = 65536  # a sorted run's rows read at a time (the merge holds a batch or two per run)
+# the stages of a bucket's pruning, in the order the funnel shows them (a file is dropped by one rule)
+RULE_STAGES = ((LEVEL, "level"), (KEY_STATISTICS, "key_statistics"), (VALUE_STATISTICS, "value_statistics"),
+               (FILE_INDEX, "file_index"), (WHOLE_BUCKET, "whole_bucket"))
+
+
+def plan_buckets(table: PaimonTable, predicate: Predicate | None, alive: list[DataFileTask],
+                 files: list[FileRead], stages: list[Stage]) -> list[FileRead]:
+    """The reads of the buckets of ``alive`` (the files the partition and bucket stages left), one per kept
+    bucket; every file ``prune_bucket`` drops goes to ``files`` as skipped by its rule's stage, and the
+    stages' counts to ``stages``."""
+    spec = merge_spec(table.schema)  # (an engine or option not implemented here: refused in one line)
+    tests = {} if predicate is None else {
+        "key_test": key_statistics_test(spec, predicate),
+        "value_test": value_statistics_test(table.schema, table.data_schema, predicate),
+        "index_test": embedded_index_test(table.schema, table.data_schema, predicate)}
+    buckets: dict[tuple[bytes, int], list[DataFileTask]] = {}
+    for task in alive:
+        entry = task.table_entry()
+        buckets.setdefault((entry.partition, entry.bucket), []).append(task)
+    reads: list[FileRead] = []
+    dropped: dict[str, list[DataFileTask]] = {}
+    for tasks in buckets.values():
+        decisions = prune_bucket(spec, [task.table_entry() for task in tasks], **tests)
+        kept = [(task, decision) for task, decision in zip(tasks, decisions, strict=True) if decision.kept]
+        for task, decision in zip(tasks, decisions, strict=True):
+            if not decision.kept:
+                stage = dict(RULE_STAGES)[decision.rule]
+                files.append(skipped(task, stage, f"{decision.rule}: {decision.reason}"))
+                dropped.setdefault(stage, []).append(task)
+        if kept:
+            reads += _bucket_reads(spec, kept)
+    _count_stages(spec, predicate, alive, dropped, stages)
+    return reads
+
+
+def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]]) -> list[FileRead]:
+    """The read of one bucket (its first kept file's, carrying them all) and a ``merged`` entry per other file."""
+    group = tuple(task for task, _ in kept)
+    records = sum(task.table_entry().row_count for task in group)
+    first, decision = kept[0]
+    merged = f"its bucket's {len(group)} files merged by key" if len(group) > 1 else "its records merged by key"
+    reads = [FileRead(first.name, first.table_entry().row_count, index_of(first), "all", records,
+                      f"{decision.rule}: {decision.reason}; {merged}", None, first, None, group,
+                      external=first.is_external, merge=spec)]
+    reads += [FileRead(task.name, task.table_entry().row_count, index_of(task), "merged", 0,
+                       f"{decision.rule}: {decision.reason}; merged into {first.name}", None, task,
+                       external=task.is_external, merge=spec)
+              for task, decision in kept[1:]]
+    return reads
+
+
+def _count_stages(spec: MergeSpec, predicate: Predicate | None, alive: list[DataFileTask],
+                  dropped: dict[str, list[DataFileTask]], stages: list[Stage]) -> None:
+    shown = [stage for rule, stage in RULE_STAGES
+             if (rule == LEVEL and spec.skips_level_zero) or (rule != LEVEL and predicate is not None)]
+    files, rows = len(alive), sum(task.table_entry().row_count for task in alive)
+    for stage in shown:
+        gone = dropped.get(stage, [])
+        after, rows_after = files - len(gone), rows - sum(task.table_entry().row_count for task in gone)
+        stages.append(Stage(stage, files, after, rows, rows_after))
+        files, rows = after, rows_after
+
+
+def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
+                types: dict) -> Iterator[pa.Table]:
+    """The merged rows of a bucket's read as tables of ``schema`` (value columns of the table), in key order,
+    those ``predicate`` holds on (filtered exactly, and only once merged)."""
+    spec = item.merge
+    assert spec is not None and item.group  # (a bucket's read carries its merge and files)
+    wanted = read_columns(spec, schema.names)
+    files = [key_value_file(task.table_entry(), spec, task.name, partial(_file_batches, task, spec, wanted))
+             for task in item.group]
+    from fileindex.merge.reader import merge_bucket  # (numpy's merge: imported by the first bucket read)
+
+    for batch in merge_bucket(spec, files, schema.names):
+        table = pa.Table.from_batches([batch])
+        if table.schema != schema:
+            table = table.cast(schema)
+        if predicate is not None:
+            table = filtered(table, predicate, types)
+        if table.num_rows:
+            yield table
+
+
+def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict) -> pa.Table:
+    """:func:`read_bucket` as one table (a Spark task's rows)."""
+    tables = list(read_bucket(item, schema, predicate, types))
+    return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
+def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str]) -> Iterator[pa.RecordBatch]:
+    """The file's batches of the key-value columns the merge reads, in the table's current names and types:
+    fields matched by id (an older schema may name them otherwise; a field added later reads as nulls)."""
+    table = task.table
+    assert table is not None
+    by_id = table.data_schema(task.table_entry()).by_id()
+    fields = table.schema.by_name()
+    reader = task.open()
+    present = set(reader.arrow_schema.names)
+
+    def in_file(name: str) -> str | None:
+        old = by_id.get(fields[name].id)
+        return None if old is None else old.name
+
+    wanted: list[tuple[str, str | None, pa.DataType]] = []  # (current name, name in the file, type)
+    for key in spec.keys:
+        old = in_file(key)
+        wanted.append((key_column(key), key_column(old) if old else None, arrow_type(fields[key].type)))
+    wanted += [(SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.int64()), (VALUE_KIND, VALUE_KIND, pa.int8())]
+    wanted += [(name, in_file(name), arrow_type(fields[name].type)) for name in values]
+    wanted = [(name, old if old in present else None, kind) for name, old, kind in wanted]
+    read = list(dict.fromkeys(old for _, old, _ in wanted if old is not None))
+    names = [name for name, _, _ in wanted]
+    for batch in reader.iter_batches(read, BATCH_ROWS):
+        columns = []
+        for _, old, kind in wanted:
+            if old is None:
+                columns.append(pa.nulls(batch.num_rows, type=kind))
+            else:
+                column = batch.column(old)
+                columns.append(column if column.type == kind else column.cast(kind))
+        yield pa.RecordBatch.from_arrays(columns, names=names)
