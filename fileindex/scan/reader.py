@@ -56,7 +56,15 @@ def merged_by_key(table: PaimonTable) -> bool:
 
 
 def refuse_unscannable(table: PaimonTable) -> None:
-    """A UsageError for a table whose rows the planner's reads cannot give (from its schema alone)."""
+    """A UsageError for a table whose rows the planner's reads cannot give (from its schema alone): a merge
+    engine or option of a primary-key table that is not implemented here, a data-evolution table."""
+    if merged_by_key(table):
+        from fileindex.merge.spec import merge_spec
+
+        try:
+            merge_spec(table.schema)
+        except UsageError as err:
+            raise UsageError(f"{table.root}: {err}") from None
     if table.data_evolution:
         raise UsageError(f"{table.root}: a data-evolution table spreads a row's columns over several files; "
                          "scanning it is not supported (verify and fileindex table are)")
