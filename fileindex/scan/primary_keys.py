@@ -11,13 +11,14 @@ rows (never before the merge). One read per bucket keeps the merge inside one ta
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from fileindex.arrow.types import arrow_type
+from fileindex.indexes.result import SKIP
 from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, key_column, key_value_file, read_columns
 from fileindex.merge.pruning import (
     FILE_INDEX,
@@ -36,6 +37,7 @@ from fileindex.predicate.tree import Predicate
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered
+from fileindex.table.manifest_entry import ManifestEntry
 
 if TYPE_CHECKING:
     from fileindex.scan.table import PaimonTable
@@ -55,7 +57,7 @@ def plan_buckets(table: PaimonTable, predicate: Predicate | None, alive: list[Da
     tests = {} if predicate is None else {
         "key_test": key_statistics_test(spec, predicate),
         "value_test": value_statistics_test(table.schema, table.data_schema, predicate),
-        "index_test": embedded_index_test(table.schema, table.data_schema, predicate)}
+        "index_test": _index_test(table, predicate)}
     buckets: dict[tuple[bytes, int], list[DataFileTask]] = {}
     for task in alive:
         entry = task.table_entry()
@@ -74,6 +76,20 @@ def plan_buckets(table: PaimonTable, predicate: Predicate | None, alive: list[Da
             reads += _bucket_reads(spec, kept)
     _count_stages(spec, predicate, alive, dropped, stages)
     return reads
+
+
+def _index_test(table: PaimonTable, predicate: Predicate) -> Callable[[ManifestEntry], bool]:
+    """A file's index against ``predicate``: its embedded index as Java's scan asks it, and (beyond Java, which
+    opens no sidecar when planning) its sidecar: sound alike, as either only says which of the file's records
+    may match, and the whole-bucket rule drops a bucket only when none of its files may."""
+    embedded = embedded_index_test(table.schema, table.data_schema, predicate)
+
+    def may_match(entry: ManifestEntry) -> bool:
+        if entry.embedded_index is not None or not entry.index_files:
+            return embedded(entry)
+        return table.verdict(entry, predicate).result is not SKIP
+
+    return may_match
 
 
 def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]]) -> list[FileRead]:
@@ -146,9 +162,10 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str]) -> Ite
         return None if old is None else old.name
 
     wanted: list[tuple[str, str | None, pa.DataType]] = []  # (current name, name in the file, type)
-    for key in spec.keys:
+    for key in spec.keys:  # (a file written in thin mode, ``data-file.thin-mode``, holds the key as a value only)
         old = in_file(key)
-        wanted.append((key_column(key), key_column(old) if old else None, arrow_type(fields[key].type)))
+        stored = key_column(old) if old and key_column(old) in present else old
+        wanted.append((key_column(key), stored, arrow_type(fields[key].type)))
     wanted += [(SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.int64()), (VALUE_KIND, VALUE_KIND, pa.int8())]
     wanted += [(name, in_file(name), arrow_type(fields[name].type)) for name in values]
     wanted = [(name, old if old in present else None, kind) for name, old, kind in wanted]
