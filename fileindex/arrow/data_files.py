@@ -162,6 +162,22 @@ class DataFileReader:
         # for a million BIGINTs), and the reads of a scan run side by side already
         return self._guard(lambda: self._file.read(columns=columns, use_threads=len(columns) > 1))
 
+    def group_bounds(self, column: str) -> list[tuple | None] | None:
+        """Per row group, the (min, max, null count) a Parquet footer records for a top-level column, None for a
+        group that records none; None for a file that keeps no such statistics (ORC)."""
+        metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
+        if self.format != "parquet" or metadata is None or column not in self.arrow_schema.names:
+            return None
+        position = metadata.schema.names.index(column) if column in metadata.schema.names else None
+        if position is None:
+            return None
+        found: list[tuple | None] = []
+        for group in range(metadata.num_row_groups):
+            statistics = metadata.row_group(group).column(position).statistics
+            usable = statistics is not None and statistics.has_min_max and statistics.has_null_count
+            found.append((statistics.min, statistics.max, statistics.null_count) if usable else None)
+        return found
+
     def iter_batches(self, columns: list[str], batch_rows: int = 65536) -> Iterator[pa.RecordBatch]:
         """Every row of ``columns``, a batch of at most ``batch_rows`` at a time (a streaming read: memory is a
         batch, or an ORC stripe)."""

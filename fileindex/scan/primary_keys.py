@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+import numpy as np
 import pyarrow as pa
 
+from fileindex.arrow.data_files import DataFileReader
 from fileindex.arrow.types import arrow_type
 from fileindex.indexes.result import SKIP
 from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, key_column, key_value_file, read_columns
@@ -28,6 +30,7 @@ from fileindex.merge.pruning import (
     WHOLE_BUCKET,
     FileDecision,
     embedded_index_test,
+    key_predicate,
     key_statistics_test,
     prune_bucket,
     value_statistics_test,
@@ -36,13 +39,16 @@ from fileindex.merge.spec import MergeSpec, merge_spec
 from fileindex.predicate.tree import Predicate
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
-from fileindex.scan.truth import filtered
+from fileindex.scan.truth import filtered, matches
+from fileindex.table.statistics import Statistics
+from fileindex.types import INTEGERS
 from fileindex.table.manifest_entry import ManifestEntry
 
 if TYPE_CHECKING:
     from fileindex.scan.table import PaimonTable
 
 BATCH_ROWS = 65536  # a sorted run's rows read at a time (the merge holds a batch or two per run)
+SELECTIVE = 4  # a key filter keeping less than a quarter of a file's records reads the keys first
 # the stages of a bucket's pruning, in the order the funnel shows them (a file is dropped by one rule)
 RULE_STAGES = ((LEVEL, "level"), (KEY_STATISTICS, "key_statistics"), (VALUE_STATISTICS, "value_statistics"),
                (FILE_INDEX, "file_index"), (WHOLE_BUCKET, "whole_bucket"))
@@ -127,8 +133,9 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
     spec = item.merge
     assert spec is not None and item.group  # (a bucket's read carries its merge and files)
     wanted = read_columns(spec, schema.names)
-    files = [key_value_file(task.table_entry(), spec, task.name, partial(_file_batches, task, spec, wanted))
-             for task in item.group]
+    over_keys = key_predicate(spec, predicate) if predicate is not None else None
+    files = [key_value_file(task.table_entry(), spec, task.name,
+                            partial(_file_batches, task, spec, wanted, over_keys, types)) for task in item.group]
     from fileindex.merge.reader import merge_bucket  # (numpy's merge: imported by the first bucket read)
 
     for batch in merge_bucket(spec, files, schema.names):
@@ -141,15 +148,80 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
             yield table
 
 
+QUEUED = 4  # merged tables a bucket read ahead may hold before its reader waits for the consumer
+
+
+def read_buckets(reads: list[FileRead], schema: pa.Schema, predicate: Predicate | None, types: dict,
+                 workers: int) -> Iterator[pa.Table]:
+    """:func:`read_bucket` of each read, in order, ``workers`` buckets at a time on threads (pyarrow decodes
+    and numpy sorts without the GIL): a bucket read ahead holds at most QUEUED tables, so memory stays a few
+    batches per bucket in flight; a consumer that stops early stops the readers."""
+    if workers <= 1 or len(reads) < 2:
+        for item in reads:
+            yield from read_bucket(item, schema, predicate, types)
+        return
+    import queue
+    import threading
+
+    stop = threading.Event()
+    done = object()
+
+    def put(out: queue.Queue, value: object) -> bool:
+        """Whether ``value`` was queued before the consumer stopped."""
+        while not stop.is_set():
+            try:
+                out.put(value, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce(item: FileRead, out: queue.Queue) -> None:
+        try:
+            for table in read_bucket(item, schema, predicate, types):
+                if not put(out, table):
+                    return
+            put(out, done)
+        except BaseException as err:  # (handed to the consumer, raised there)
+            put(out, err)
+
+    pending: list[queue.Queue] = []
+    started = iter(reads)
+
+    def start_next() -> None:
+        item = next(started, None)
+        if item is not None:
+            out: queue.Queue = queue.Queue(QUEUED)
+            threading.Thread(target=produce, args=(item, out), daemon=True).start()
+            pending.append(out)
+
+    try:
+        for _ in range(workers):
+            start_next()
+        while pending:
+            out = pending.pop(0)
+            while (got := out.get()) is not done:
+                if isinstance(got, BaseException):
+                    raise got
+                yield got
+            start_next()
+    finally:
+        stop.set()
+
+
 def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict) -> pa.Table:
     """:func:`read_bucket` as one table (a Spark task's rows)."""
     tables = list(read_bucket(item, schema, predicate, types))
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
-def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str]) -> Iterator[pa.RecordBatch]:
+def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_keys: Predicate | None,
+                  types: dict) -> Iterator[pa.RecordBatch]:
     """The file's batches of the key-value columns the merge reads, in the table's current names and types:
-    fields matched by id (an older schema may name them otherwise; a field added later reads as nulls)."""
+    fields matched by id (an older schema may name them otherwise; a field added later reads as nulls). With
+    ``over_keys`` (the predicate's conjuncts over the key alone), only the records whose key it holds on: every
+    record of a key has that key, so the merged rows it drops are rows the predicate drops (Java's key filter
+    on the readers)."""
     table = task.table
     assert table is not None
     by_id = table.data_schema(task.table_entry()).by_id()
@@ -171,7 +243,19 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str]) -> Ite
     wanted = [(name, old if old in present else None, kind) for name, old, kind in wanted]
     read = list(dict.fromkeys(old for _, old, _ in wanted if old is not None))
     names = [name for name, _, _ in wanted]
-    for batch in reader.iter_batches(read, BATCH_ROWS):
+    batches: Iterator[pa.RecordBatch] = reader.iter_batches(read, BATCH_ROWS)
+    if over_keys is not None and all(old is not None for _, old, _ in wanted[:len(spec.keys)]):
+        # the keys first: a selective key filter reads the other columns of its records only (their row groups,
+        # or pages), a batch of them at a time
+        in_file_keys = {key: cast(str, old) for key, (_, old, _) in zip(spec.keys, wanted, strict=False)}
+        candidates = _groups_keys_may_match(reader, in_file_keys, over_keys, types)
+        read_keys = reader.read_rows(candidates, list(dict.fromkeys(in_file_keys.values())))
+        held = matches(pa.table({key: read_keys.column(old) for key, old in in_file_keys.items()}), over_keys, types)
+        rows = np.flatnonzero(held) if candidates is None else candidates[held]
+        if len(rows) * SELECTIVE < reader.row_count:
+            batches = (batch for start in range(0, len(rows), BATCH_ROWS)
+                       for batch in reader.read_rows(rows[start:start + BATCH_ROWS], read).to_batches())
+    for batch in batches:
         columns = []
         for _, old, kind in wanted:
             if old is None:
@@ -179,4 +263,34 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str]) -> Ite
             else:
                 column = batch.column(old)
                 columns.append(column if column.type == kind else column.cast(kind))
-        yield pa.RecordBatch.from_arrays(columns, names=names)
+        batch = pa.RecordBatch.from_arrays(columns, names=names)
+        if over_keys is not None:
+            keys = pa.table({key: batch.column(key_column(key)) for key in spec.keys})
+            batch = batch.filter(pa.array(matches(keys, over_keys, types)))
+        yield batch
+
+
+def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
+                           types: dict) -> np.ndarray | None:
+    """The positions of the rows in the row groups whose integer keys' min/max statistics may satisfy
+    ``over_keys`` (a file sorted by key keeps each group's keys in a narrow range); None: every row."""
+    bounds = {key: reader.group_bounds(old) for key, old in in_file_keys.items()
+              if types[key].root in INTEGERS}
+    known = {key: found for key, found in bounds.items() if found is not None}
+    if not known or reader.group_rows is None:
+        return None
+    starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
+    kept = []
+    for group in range(len(reader.group_rows)):
+        columns = {key: (*stats, types[key]) for key, found in known.items() if (stats := found[group]) is not None}
+        if _GroupKeys(columns, reader.group_rows[group]).may_match(over_keys):
+            kept.append(np.arange(starts[group], starts[group + 1], dtype=np.int64))
+    return np.concatenate(kept) if kept else np.zeros(0, dtype=np.int64)
+
+
+class _GroupKeys(Statistics):
+    """A row group's key bounds (min, max, null count, type), as the manifest's statistics answer a predicate."""
+
+    def __init__(self, columns: dict[str, tuple], row_count: int):
+        super().__init__(None, (), {}, row_count)
+        self.columns = {name: bounds for name, bounds in columns.items()}

@@ -171,11 +171,11 @@ class TableScan:
                 return
 
     def _merged(self, reads: list[FileRead]) -> Iterator[pa.Table]:
-        """A primary-key table's rows, bucket after bucket, streamed out of each bucket's merge."""
-        from fileindex.scan.primary_keys import read_bucket
+        """A primary-key table's rows, bucket after bucket, streamed out of each bucket's merge (a few buckets
+        read ahead on threads)."""
+        from fileindex.scan.primary_keys import read_buckets
 
-        for item in reads:
-            yield from read_bucket(item, self.read_schema, self.predicate, self.types)
+        yield from read_buckets(reads, self.read_schema, self.predicate, self.types, threads())
 
     def _read_file(self, item: FileRead) -> pa.Table:
         task, verdict = item.task, item.verdict
