@@ -178,6 +178,11 @@ class DataFileReader:
             found.append((statistics.min, statistics.max, statistics.null_count) if usable else None)
         return found
 
+    def read_groups(self, groups: list[int], columns: list[str]) -> list[pa.Table]:
+        """Whole row groups (ORC stripes) of ``columns``, a table each."""
+        self._require(columns)
+        return self._guard(lambda: self._read_groups(groups, columns))
+
     def iter_batches(self, columns: list[str], batch_rows: int = 65536) -> Iterator[pa.RecordBatch]:
         """Every row of ``columns``, a batch of at most ``batch_rows`` at a time (a streaming read: memory is a
         batch, or an ORC stripe)."""

@@ -248,10 +248,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         # the keys first: a selective key filter reads the other columns of its records only (their row groups,
         # or pages), a batch of them at a time
         in_file_keys = {key: cast(str, old) for key, (_, old, _) in zip(spec.keys, wanted, strict=False)}
-        candidates = _groups_keys_may_match(reader, in_file_keys, over_keys, types)
-        read_keys = reader.read_rows(candidates, list(dict.fromkeys(in_file_keys.values())))
-        held = matches(pa.table({key: read_keys.column(old) for key, old in in_file_keys.items()}), over_keys, types)
-        rows = np.flatnonzero(held) if candidates is None else candidates[held]
+        rows = _rows_keys_match(reader, in_file_keys, over_keys, types)
         if len(rows) * SELECTIVE < reader.row_count:
             batches = (batch for start in range(0, len(rows), BATCH_ROWS)
                        for batch in reader.read_rows(rows[start:start + BATCH_ROWS], read).to_batches())
@@ -270,22 +267,39 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         yield batch
 
 
+def _rows_keys_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
+                     types: dict) -> np.ndarray:
+    """The positions of the file's records whose key ``over_keys`` holds on, ascending; the keys are read from
+    the row groups whose key statistics may hold one (a file sorted by key keeps each group's keys narrow)."""
+    names = list(dict.fromkeys(in_file_keys.values()))
+
+    def held(table: pa.Table) -> np.ndarray:
+        return np.flatnonzero(matches(pa.table({key: table.column(old) for key, old in in_file_keys.items()}),
+                                      over_keys, types))
+
+    groups = _groups_keys_may_match(reader, in_file_keys, over_keys, types)
+    if groups is None or reader.group_rows is None:
+        return held(reader.read(names))
+    starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
+    found = [starts[group] + held(table) for group, table in zip(groups, reader.read_groups(groups, names),
+                                                                  strict=True)]
+    return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+
+
 def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
-                           types: dict) -> np.ndarray | None:
-    """The positions of the rows in the row groups whose integer keys' min/max statistics may satisfy
-    ``over_keys`` (a file sorted by key keeps each group's keys in a narrow range); None: every row."""
+                           types: dict) -> list[int] | None:
+    """The row groups whose integer keys' min/max statistics may satisfy ``over_keys``; None: not known."""
     bounds = {key: reader.group_bounds(old) for key, old in in_file_keys.items()
               if types[key].root in INTEGERS}
     known = {key: found for key, found in bounds.items() if found is not None}
     if not known or reader.group_rows is None:
         return None
-    starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
     kept = []
     for group in range(len(reader.group_rows)):
         columns = {key: (*stats, types[key]) for key, found in known.items() if (stats := found[group]) is not None}
         if _GroupKeys(columns, reader.group_rows[group]).may_match(over_keys):
-            kept.append(np.arange(starts[group], starts[group + 1], dtype=np.int64))
-    return np.concatenate(kept) if kept else np.zeros(0, dtype=np.int64)
+            kept.append(group)
+    return kept
 
 
 class _GroupKeys(Statistics):

@@ -3,14 +3,13 @@ hold a matching key (never dropping one that does), and buckets read ahead on th
 stop when the consumer stops."""
 from __future__ import annotations
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fileindex import PaimonTable
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.predicate.parser import parse_predicate
-from fileindex.scan.primary_keys import _groups_keys_may_match, read_buckets
+from fileindex.scan.primary_keys import _groups_keys_may_match, _rows_keys_match, read_buckets
 from fileindex.types import parse_type
 
 from conftest import ROOT
@@ -21,11 +20,14 @@ def test_row_groups_are_kept_where_their_keys_may_match(tmp_path):
     pq.write_table(pa.table({"_KEY_id": pa.array(range(10_000), pa.int64())}), path, row_group_size=1000)
     reader = DataFileReader(path)
     types = {"id": parse_type("BIGINT NOT NULL")}
-    for where, groups in [("id = 4321", {4}), ("id >= 8500 OR id < 10", {0, 8, 9}), ("id IN (1, 9999)", {0, 9}),
-                          ("id = -5", set()), ("id IS NULL", set())]:
-        rows = _groups_keys_may_match(reader, {"id": "_KEY_id"}, parse_predicate(where, types), types)
-        assert rows is not None and set((rows // 1000).tolist()) == groups, where
-        assert np.array_equal(rows, np.unique(rows))  # ascending, as read_rows takes them
+    for where, groups, truth in [("id = 4321", {4}, [4321]), ("id >= 8500 OR id < 10", {0, 8, 9},
+                                                                [*range(10), *range(8500, 10_000)]),
+                                 ("id IN (1, 9999)", {0, 9}, [1, 9999]), ("id = -5", set(), []),
+                                 ("id IS NULL", set(), [])]:
+        predicate = parse_predicate(where, types)
+        assert set(_groups_keys_may_match(reader, {"id": "_KEY_id"}, predicate, types) or ()) == groups, where
+        rows = _rows_keys_match(reader, {"id": "_KEY_id"}, predicate, types)
+        assert rows.tolist() == truth, where
 
 
 def test_buckets_read_ahead_come_out_in_order_and_stop_with_the_consumer():
