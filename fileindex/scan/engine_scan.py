@@ -20,7 +20,7 @@ from fileindex.indexes import roaring
 from fileindex.indexes.result import SKIP, Rows
 from fileindex.scan.funnel import Explain, FileRead
 from fileindex.scan.pushdown import ALL_ROWS, NO_ROWS, Bound, Selection
-from fileindex.scan.reader import evaluate_file, read_candidates, selection
+from fileindex.scan.reader import evaluate_file, merged_by_key, read_candidates, selection
 from fileindex.scan.truth import filtered, matches, source_columns
 from fileindex.predicate.tree import Predicate, and_
 from fileindex.types import DataType
@@ -59,7 +59,7 @@ def engine_batches(scan: Scan, pushed: Selection, columns: Sequence[str],
     assert not isinstance(predicate, Bound)
     if limit is None:
         yield from scan.narrowed(_both(scan.predicate, predicate), columns, None)._batches()
-    elif scan.table.data_evolution:  # (a group's rows come from several files: no window, the engine filters)
+    elif scan.table.data_evolution or merged_by_key(scan.table):  # (a row from several files: the engine filters)
         yield from scan.narrowed(scan.predicate, columns, limit)._batches()
     else:
         yield from _window(scan, predicate, columns, limit)

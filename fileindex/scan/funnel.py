@@ -14,6 +14,7 @@ from fileindex.predicate.tree import Predicate, columns
 from fileindex.table.verdict import FileVerdict
 
 if TYPE_CHECKING:
+    from fileindex.merge.spec import MergeSpec
     from fileindex.scan.table import PaimonTable
 
 STAGES = ("partition", "bucket", "statistics", "file_index", "deletion_vectors")
@@ -35,6 +36,7 @@ class FileRead:
     verdict: FileVerdict | None = field(default=None, repr=False, compare=False)
     group: tuple[DataFileTask, ...] = field(default=(), repr=False, compare=False)  # data evolution, newest first
     external: bool = False  # the file lies under an external path, outside the table
+    merge: MergeSpec | None = field(default=None, repr=False, compare=False)  # a primary-key bucket: group merged
 
     @property
     def reason(self) -> str:
@@ -43,9 +45,10 @@ class FileRead:
     @property
     def exact(self) -> bool:
         """Whether the rows read are exactly the rows that match, with nothing left to filter (a count could be
-        answered without reading): so far only where nothing is read, or where there is no predicate."""
-        return self.read == "none" or (self.read in ("all", "rows") and isinstance(self.why, str)
-                                       and self.why == NO_PREDICATE)
+        answered without reading): so far only where nothing is read, or where there is no predicate (and no
+        merge: a primary-key bucket's records are not its rows)."""
+        return self.read == "none" or (self.read in ("all", "rows") and self.merge is None
+                                       and isinstance(self.why, str) and self.why == NO_PREDICATE)
 
     @property
     def to_read(self) -> bool:
@@ -108,7 +111,8 @@ class Explain:
                          + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
         for item, indexes in zip(self.files, self._per_file_indexes(), strict=True):
             what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
-                    "none": f"skipped by {item.skipped_by}", "merged": "columns read with its group"}[item.read]
+                    "none": f"skipped by {item.skipped_by}",
+                    "merged": "merged with its bucket" if item.merge else "columns read with its group"}[item.read]
             index = f"{item.index} {', '.join(indexes)}" if indexes else item.index
             external = "  (external path)" if item.external else ""
             lines.append(f"  {item.file}{external}  index={index}  {what}  ({item.reason})")

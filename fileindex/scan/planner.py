@@ -35,7 +35,7 @@ from fileindex.scan.funnel import (
 )
 from fileindex.scan.task import DataFileTask, table_inputs
 from fileindex.memo import computed_in_batches
-from fileindex.scan.reader import evaluate_file, refuse_unscannable, rows_to_read
+from fileindex.scan.reader import evaluate_file, merged_by_key, refuse_unscannable, rows_to_read
 from fileindex.scan.truth import matches
 from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.scan.verdicts import missing_note
@@ -74,7 +74,7 @@ class ScanPlanner:
         keep_manifest = None if over_keys is None else \
             partial(_manifest_may_match, self.table, over_keys, skipped_manifests)
         tasks = table_inputs(self.table, keep_manifest=keep_manifest).tasks
-        if self.table.schema.primary_keys and not self.every_verdict:
+        if self.table.schema.primary_keys and self.table.deletion_vectors_enabled and not self.every_verdict:
             tasks = [task for task in tasks if task.table_entry().level > 0]  # (compacted: no merge needed)
         files: list[FileRead] = []
         stages: list[Stage] = []
@@ -87,6 +87,11 @@ class ScanPlanner:
         if buckets is not None:
             alive = _whole_file_stage("bucket", alive, lambda task: task.table_entry().bucket in buckets,
                                       "the predicate fixes the bucket key to other buckets", files, stages)
+        if merged_by_key(self.table) and not self.every_verdict:  # a primary-key table: by bucket
+            from fileindex.scan.primary_keys import plan_buckets
+
+            return _in_table_order(tasks, files + plan_buckets(self.table, self.predicate, alive, files, stages)), \
+                tuple(stages)
         if self.predicate is not None and not self.every_verdict:
             alive = _whole_file_stage("statistics", alive, self._statistics_may_match,
                                       "its min/max/null-count statistics rule out every row", files, stages)
@@ -122,8 +127,7 @@ class ScanPlanner:
                                        external=task.is_external))
         stages.append(Stage("deletion_vectors", len(judged), len(kept_reads), index_rows,
                             sum(f.rows for f in kept_reads)))
-        order = {task.name: number for number, task in enumerate(tasks)}
-        return sorted(files + kept_reads, key=lambda f: order[f.file]), tuple(stages)
+        return _in_table_order(tasks, files + kept_reads), tuple(stages)
 
     def verdicts_of_each(self, predicates: Sequence[Predicate]) -> list[list[FileVerdict]]:
         """``every_verdict`` of several predicates at once: each file's index opened once and the predicates
@@ -203,6 +207,11 @@ class ScanPlanner:
             return False
         return remapped.predicate is None or \
             file_statistics(entry, schema, dict(remapped.retyped)).may_match(remapped.predicate)
+
+
+def _in_table_order(tasks: list[DataFileTask], reads: list[FileRead]) -> list[FileRead]:
+    order = {task.name: number for number, task in enumerate(tasks)}
+    return sorted(reads, key=lambda f: order[f.file])
 
 
 def _whole_file_stage(name: str, alive: list[DataFileTask], keeps: Callable[[DataFileTask], bool], reason: str,

@@ -34,22 +34,37 @@ if TYPE_CHECKING:
 
 
 def scannable(inputs: Inputs) -> list[DataFileTask]:
-    """The tasks a batch read plans (table spec §5): what a primary-key table with deletion vectors
-    reads is its compacted (level > 0) files; other primary-key tables need merging, refused here."""
+    """The tasks a file-by-file read plans (table spec §5): what a primary-key table with deletion vectors
+    reads is its compacted (level > 0) files; other primary-key tables need merging, refused here (the
+    planner reads them by bucket)."""
     table = inputs.table
     if table is None:
         return inputs.tasks
     refuse_unscannable(table)
+    if merged_by_key(table):
+        raise UsageError(f"{table.root}: a primary-key table without deletion vectors cannot be read file by "
+                         "file (its rows need merging by key); read it with fileindex read or PaimonTable.scan")
     if table.schema.primary_keys:
         return [task for task in inputs.tasks if task.table_entry().level > 0]
     return inputs.tasks
 
 
+def merged_by_key(table: PaimonTable) -> bool:
+    """Whether the table's rows are merged by key from its buckets' files (a primary-key table without deletion
+    vectors: ``scan.primary_keys``)."""
+    return bool(table.schema.primary_keys) and not table.deletion_vectors_enabled
+
+
 def refuse_unscannable(table: PaimonTable) -> None:
-    """A UsageError for a table whose rows a file-by-file read cannot give (from its schema alone)."""
-    if table.schema.primary_keys and not table.deletion_vectors_enabled:
-        raise UsageError(f"{table.root}: a primary-key table without deletion vectors cannot be scanned file by "
-                         "file (its rows need merging by key); verify still checks each file's index")
+    """A UsageError for a table whose rows the planner's reads cannot give (from its schema alone): a merge
+    engine or option of a primary-key table that is not implemented here, a data-evolution table."""
+    if merged_by_key(table):
+        from fileindex.merge.spec import merge_spec
+
+        try:
+            merge_spec(table.schema)
+        except UsageError as err:
+            raise UsageError(f"{table.root}: {err}") from None
     if table.data_evolution:
         raise UsageError(f"{table.root}: a data-evolution table spreads a row's columns over several files; "
                          "scanning it is not supported (verify and fileindex table are)")
@@ -171,6 +186,10 @@ def read_file(item: FileRead, schema: pa.Schema, predicate: Predicate | None, ty
     None) has it evaluated here first: no row when the index rules the file out."""
     task, verdict = item.task, item.verdict
     assert task is not None  # (the planner's reads carry their task)
+    if item.merge is not None:  # a primary-key bucket: its files merged by key, then filtered
+        from fileindex.scan.primary_keys import read_bucket_whole
+
+        return read_bucket_whole(item, schema, predicate, types)
     if verdict is None:
         verdict = evaluate_file(task, cast(Predicate, predicate))
         if verdict.result is SKIP:

@@ -161,13 +161,21 @@ class TableScan:
         if left == 0:
             return
         reads = [f for f in self.plan() if f.read in ("all", "rows")]
-        for table in _in_order(self._read_file, reads, threads()):
+        merged = bool(reads) and reads[0].merge is not None
+        for table in self._merged(reads) if merged else _in_order(self._read_file, reads, threads()):
             if left is not None:
                 table = table.slice(0, min(left, table.num_rows))  # (a limit past Arrow's 64 bits: all rows)
                 left -= table.num_rows
             yield from table.select(self.columns).to_batches()
             if left == 0:
                 return
+
+    def _merged(self, reads: list[FileRead]) -> Iterator[pa.Table]:
+        """A primary-key table's rows, bucket after bucket, streamed out of each bucket's merge (a few buckets
+        read ahead on threads)."""
+        from fileindex.scan.primary_keys import read_buckets
+
+        yield from read_buckets(reads, self.read_schema, self.predicate, self.types, threads())
 
     def _read_file(self, item: FileRead) -> pa.Table:
         task, verdict = item.task, item.verdict

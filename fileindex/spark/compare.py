@@ -22,7 +22,7 @@ from fileindex.errors import UsageError
 from fileindex.pipeline.inputs import given_paths, resolve_inputs
 from fileindex.scan.task import Inputs
 from fileindex.pipeline.report import rows_match
-from fileindex.scan.reader import scannable
+from fileindex.scan.reader import merged_by_key, scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns as predicate_columns
 from fileindex.spark.expressions import spark_column
@@ -113,7 +113,8 @@ def check_scan(inputs, where: str, *, snapshot=None, index_dir=None, source: str
         _one_table(inputs)
     resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
                               index_dir=index_dir, external_roots=external_roots)
-    tasks = scannable(resolved)
+    # (a primary-key table's rows are merged by bucket, not read file by file: every file is the table's)
+    tasks = resolved.tasks if resolved.table is not None and merged_by_key(resolved.table) else scannable(resolved)
     read_schema(resolved, tasks, columns, parse_predicate(where, predicate_types(resolved, tasks)))
 
 

@@ -381,6 +381,8 @@ def bytes_to_read(item: FileRead) -> int:
     """What reading a file read costs, roughly: the file's size times the share of its rows read, so that many
     small reads share a task."""
     size = cast(DataFileTask, item.task).size
+    if item.merge is not None:  # a primary-key bucket: its files read whole and merged
+        return sum(task.size for task in item.group)
     if not item.row_count or item.rows >= item.row_count:
         return size
     return max(1, size * item.rows // item.row_count)

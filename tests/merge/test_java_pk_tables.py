@@ -1,30 +1,24 @@
 """The primary-key tables Java Paimon 0.9.0 wrote (``tests/tables/primary-keys``, made by
-``tools/pk_tables.py``) read by this project's merge: every snapshot equals Java's own batch read of it, and
-every predicate's rows (its pruning, the merge, the exact filter) equal Java's rows; where Java's merge fails,
-ours fails too. Pruning keeps every file Java's plan reads, and the same files where statistics decide alike."""
+``tools/pk_tables.py``) read through ``PaimonTable.scan``: every snapshot equals Java's own batch read of it, and
+every predicate's rows (the planner's pruning by bucket, the merge, the exact filter) equal Java's rows; where
+Java's merge fails, ours fails too. Pruning keeps every file Java's plan reads, and the same files where
+statistics decide alike; ``explain()`` names the rule that kept or dropped each file."""
 from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from pk_read import (
-    buckets,
-    default_prune,
-    json_rows,
-    kv_files,
-    merged_rows,
-    scan,
-    table_of,
-)
 
+import fileindex.scan.primary_keys as primary_keys
+from fileindex import PaimonTable
 from fileindex.errors import FileIndexError, UsageError
+from fileindex.kit.rows import canonical_rows
+from fileindex.merge.layout import key_value_file, read_columns, system_columns
 from fileindex.merge.pruning import FILE_INDEX, LEVEL, WHOLE_BUCKET, prune_bucket
 from fileindex.merge.reader import merge_bucket
 from fileindex.merge.spec import merge_spec
-from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns
 from fileindex.table.statistics import Statistics
 from fileindex.writing.data_file import build_data_file_index
@@ -40,18 +34,24 @@ def java_reads(name: str, snapshot: int) -> list[dict]:
     return [r for r in TABLES[name]["reads"] if r["snapshot"] == snapshot]
 
 
-def our_rows(root: Path, snapshot: int, where: str | None) -> tuple[list, list]:
-    rows, decisions = scan(root, snapshot, where)
-    return json_rows(rows, table_of(root, snapshot)[1]), decisions
+def our_rows(name: str, snapshot: int, where: str | None) -> list:
+    table = PaimonTable(DATABASE / name, snapshot)
+    return canonical_rows(table.scan(where).to_arrow(), table)
+
+
+def read_files(name: str, snapshot: int, where: str) -> set[str]:
+    """The files the scan reads: each kept bucket's files, merged."""
+    files = PaimonTable(DATABASE / name, snapshot).scan(where).plan()
+    return {f.file.rsplit("/", 1)[-1] for f in files if f.read in ("all", "merged")}
 
 
 def test_the_tables_cover_every_engine_and_the_layouts_the_merge_must_handle():
     engines = {TABLES[name]["options"].get("merge-engine", "deduplicate") for name in TABLES}
     assert engines == {"deduplicate", "partial-update", "aggregation", "first-row"}
-    levels = {}
+    levels: dict[tuple, list[int]] = {}
     for name, snapshot in SNAPSHOTS:
-        for (partition, bucket), entries in buckets(table_of(DATABASE / name, snapshot)[2]).items():
-            levels[(name, snapshot, partition, bucket)] = sorted(e.level for e in entries)
+        for entry, _ in PaimonTable(DATABASE / name, snapshot).live():
+            levels.setdefault((name, snapshot, entry.partition, entry.bucket), []).append(entry.level)
     assert any(len(set(found)) >= 3 for found in levels.values())  # level 0 and two levels above it
     assert any(found.count(0) >= 2 and max(found) > 0 for found in levels.values())
     refused = {r.get("error", "")[:40] for name in TABLES for r in TABLES[name]["reads"] if "error" in r}
@@ -64,105 +64,111 @@ def test_every_snapshot_reads_as_java_reads_it(name, snapshot):
     assert java["where"] is None
     if "error" in java:
         with pytest.raises(FileIndexError):
-            merged_rows(DATABASE / name, snapshot)
+            our_rows(name, snapshot, None)
         return
-    rows = json_rows(merged_rows(DATABASE / name, snapshot), table_of(DATABASE / name, snapshot)[1])
-    assert rows == java["rows"]
+    assert our_rows(name, snapshot, None) == java["rows"]
 
 
 @pytest.mark.parametrize("name", list(TABLES))
 def test_predicates_read_the_rows_java_reads_and_prune_no_file_java_reads(name):
-    strings = {f.name for f in table_of(DATABASE / name)[1].fields if f.type.is_string}
+    strings = {f.name for f in PaimonTable(DATABASE / name).schema.fields if f.type.is_string}
     compared = 0
     for java in TABLES[name]["reads"]:
         if java["where"] is None or "error" in java:
             continue
-        rows, decisions = our_rows(DATABASE / name, java["snapshot"], java["where"])
-        assert rows == java["rows"], (java["snapshot"], java["where"])
-        kept = {d.file.file_name for d in decisions if d.kept}
+        assert our_rows(name, java["snapshot"], java["where"]) == java["rows"], (java["snapshot"], java["where"])
+        kept = read_files(name, java["snapshot"], java["where"])
         assert kept >= set(java["files"]), (java["snapshot"], java["where"])
-        types = table_of(DATABASE / name, java["snapshot"])[1].types()
-        if not set(columns(parse_predicate(java["where"], types))) & strings:
+        table = PaimonTable(DATABASE / name, java["snapshot"])
+        if not set(columns(table.parse(java["where"]))) & strings:
             # (Java also compares truncated string statistics, which this project's statistics do not)
             assert kept == set(java["files"]), (java["snapshot"], java["where"])
             compared += 1
     assert compared
 
 
-def test_file_by_file_pruning_would_return_a_stale_row():
+def test_file_by_file_pruning_would_return_a_stale_row(monkeypatch):
     """Key (2024-01-01, 2) holds score 20 in the compacted file and 999 in a later level-0 file whose scores
-    are all 900 or more: a reader dropping files one by one on ``score = 20`` drops the newer version and
+    are all 900 or more: a planner dropping files one by one on ``score = 20`` drops the newer version and
     returns the older; the whole-bucket rule keeps the bucket whole and returns what Java returns."""
-    root, snapshot, where = DATABASE / "deduplicate", max(TABLES["deduplicate"]["snapshots"]), "score = 20"
+    snapshot, where = max(TABLES["deduplicate"]["snapshots"]), "score = 20"
     java = next(r for r in java_reads("deduplicate", snapshot) if r["where"] == where)
+    table = PaimonTable(DATABASE / "deduplicate", snapshot)
+    scan = table.scan(where)
+    assert canonical_rows(scan.to_arrow(), table) == java["rows"]
+    assert any(f.read == "merged" and "whole bucket" in f.reason for f in scan.explain().files)
+    assert "whole_bucket" in {s.name for s in scan.explain().stages}
 
-    def file_by_file(spec, schema, entries, predicate):
-        decisions = default_prune(spec, schema, entries, predicate)
-        names = tuple(f.name for f in schema.fields)
-        return [replace(d, kept=Statistics(e.value_stats, names, schema.types(), e.row_count).may_match(predicate))
-                for d, e in zip(decisions, entries, strict=True)]
+    def file_by_file(spec, entries, **tests):
+        names = tuple(f.name for f in table.schema.fields)
+        return [replace(d, kept=Statistics(e.value_stats, names, table.schema.types(), e.row_count)
+                        .may_match(scan.predicate)) for d, e in zip(prune_bucket(spec, entries, **tests), entries,
+                                                                     strict=True)]
 
-    stale, _ = scan(root, snapshot, where, prune=file_by_file)
-    stale_rows = json_rows(stale, table_of(root, snapshot)[1])
-    assert ["2024-01-01", 2, "n2", 20, True] in stale_rows
-    assert stale_rows != java["rows"]
-    rows, decisions = our_rows(root, snapshot, where)
-    assert rows == java["rows"]
-    assert any(d.rule == WHOLE_BUCKET and d.kept and d.file.level == 0 for d in decisions)
-
-
-def indexed(name: str, snapshot: int, options: dict) -> tuple[Path, list]:
-    """The table's files with embedded bitmaps this project's writer builds over each data file."""
-    store, schema, files = table_of(DATABASE / name, snapshot)
-    return DATABASE / name, [replace(e, embedded_index=build_data_file_index(
-        store.data_file(e, schema), options).held) for e in files]
+    monkeypatch.setattr(primary_keys, "prune_bucket", file_by_file)
+    stale = canonical_rows(table.scan(where).to_arrow(), table)
+    assert ["2024-01-01", 2, "n2", 20, True] in stale
+    assert stale != java["rows"]
 
 
-def test_embedded_indexes_prune_whole_buckets_and_the_rows_stay_javas():
-    """Java 0.9.0 writes no index for a primary-key table: this project's writer builds bitmaps on ``name``;
-    ``name = 'zz'`` (string statistics decide nothing here) then drops the buckets none of whose files holds
-    'zz', keeps overlapping buckets whole, and returns Java's rows."""
+def test_embedded_indexes_prune_whole_buckets_and_the_rows_stay_javas(monkeypatch):
+    """Java 0.9.0 writes no index for a primary-key table: this project's writer builds bitmaps on ``name``
+    (embedded in the manifest entries the scan plans); ``name = 'zz'`` (string statistics decide nothing here)
+    then drops the buckets none of whose files holds 'zz', keeps overlapping buckets whole, and returns Java's
+    rows; with ``file-index.read.enabled=false`` nothing is dropped by the index."""
     name, where = "deduplicate", "name = 'zz'"
     snapshot = max(TABLES[name]["snapshots"])
-    root, files = indexed(name, snapshot, {"file-index.bitmap.columns": "name"})
-    store, schema, _ = table_of(root, snapshot)
-    spec = merge_spec(schema)
-    predicate = parse_predicate(where, schema.types())
-    decided = []
-    for entries in buckets(files).values():
-        decided += default_prune(spec, schema, entries, predicate)
-    assert any(not d.kept and d.rule in (FILE_INDEX, WHOLE_BUCKET) for d in decided)
-    assert any(d.kept and d.rule == WHOLE_BUCKET for d in decided)
+    live = PaimonTable.live
+
+    def indexed(self, keep_manifest=None):
+        return [(replace(e, embedded_index=build_data_file_index(self.store.data_file(e, self.schema),
+                                                                 {"file-index.bitmap.columns": "name"}).held), v)
+                for e, v in live(self, keep_manifest)]
+
+    monkeypatch.setattr(PaimonTable, "live", indexed)
+    table = PaimonTable(DATABASE / name, snapshot)
+    explained = table.scan(where).explain()
+    assert any(f.skipped_by in ("file_index", "whole_bucket") and FILE_INDEX in f.reason or
+               f.skipped_by == "whole_bucket" for f in explained.files)
+    assert any(f.read in ("all", "merged") and WHOLE_BUCKET in f.reason for f in explained.files)
     java = next(r for r in java_reads(name, snapshot) if r["where"] == where)
-    kept = [d.file for d in decided if d.kept]
-    rows = merge_bucket_rows(spec, store, schema, kept, predicate)
-    assert json_rows(rows, schema) == java["rows"] and java["rows"]
-    off = replace(spec, file_index_read=False)  # file-index.read.enabled=false
-    assert all(d.kept for entries in buckets(files).values() for d in default_prune(off, schema, entries, predicate))
+    assert canonical_rows(table.scan(where).to_arrow(), table) == java["rows"] and java["rows"]
+    table.schema = replace(table.schema, options={**table.schema.options, "file-index.read.enabled": "false"})
+    assert not any(f.skipped_by for f in table.scan(where).explain().files)
 
 
-def merge_bucket_rows(spec, store, schema, files, predicate):
-    import pyarrow as pa
-
-    from fileindex.scan.truth import filtered
-
-    names = [f.name for f in schema.fields]
-    batches = []
-    for entries in buckets(files).values():
-        batches += list(merge_bucket(spec, kv_files(store, schema, spec, entries, names), names))
-    return filtered(pa.Table.from_batches(batches), predicate, schema.types())
+def test_explain_names_the_rule_of_each_file_and_bucket():
+    snapshot = max(TABLES["deduplicate"]["snapshots"])
+    explained = PaimonTable(DATABASE / "deduplicate", snapshot).scan("dt = '2024-01-02' AND id = 1").explain()
+    stages = [s.name for s in explained.stages]
+    assert stages[:1] == ["partition"] and "key_statistics" in stages and "whole_bucket" in stages
+    files = explained.as_dict()["files"]
+    assert {f["skipped_by"] for f in files if f["read"] == "none"} >= {"partition"}
+    by_bucket = [f for f in files if f["skipped_by"] not in ("partition", "bucket")]
+    assert {f["skipped_by"] for f in by_bucket} == {None, "key_statistics"}
+    assert all(f["reason"].split(":")[0] in ("may match", "whole bucket", "key statistics") for f in by_bucket)
+    read = [f for f in by_bucket if f["read"] == "all"]
+    assert len(read) == 1 and read[0]["reason"].endswith("its records merged by key")
 
 
 def test_the_deletion_vector_table_keeps_its_reading():
     """``pk_with_bitmap_dv`` (deletion vectors) is read as before: level 0 skipped, each file above read raw
-    with its deletion vector (not by this merge, which refuses the table)."""
+    with its deletion vector (not by this merge, which refuses the table); with its vectors switched off the
+    merge of every level gives the same rows."""
     root = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
     for snapshot in range(1, 5):
-        store, schema, files = table_of(root, snapshot)
-        spec = merge_spec(schema)
+        table = PaimonTable(root, snapshot)
+        files = [e for e, _ in table.live()]
+        spec = merge_spec(table.schema)
         assert spec.deletion_vectors and spec.skips_level_zero
         decisions = prune_bucket(spec, files)
         assert {d.file.file_name for d in decisions if d.kept} == {f.file_name for f in files if f.level > 0}
         assert all(d.rule == LEVEL for d in decisions if not d.kept)
+        planned = table.scan().plan()
+        assert all(f.merge is None for f in planned)
+        assert {f.file.rsplit("/", 1)[-1] for f in planned if f.to_read} == {f.file_name for f in files if f.level}
+        wanted = system_columns(spec) + read_columns(spec, ["key"])
+        kv = [key_value_file(e, spec, e.file_name, lambda: iter(())) for e in files]
+        assert wanted
         with pytest.raises(UsageError, match="deletion vectors"):
-            list(merge_bucket(spec, kv_files(store, schema, spec, files, ["key"]), ["key"]))
+            list(merge_bucket(spec, kv, ["key"]))

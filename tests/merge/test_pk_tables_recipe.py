@@ -1,6 +1,6 @@
 """``tools/pk_tables.py`` run again: Java Paimon 0.9.0 writes the primary-key tables anew and reads them as it
 read the committed copies (the same rows, errors and number of planned files; file names are new), and this
-project's merge reads the new tables as Java does."""
+project's reader (``PaimonTable.scan``) reads the new tables as Java does."""
 from __future__ import annotations
 
 import json
@@ -9,9 +9,10 @@ import sys
 import pytest
 from conftest import ROOT
 from java_oracle import hadoop_jars, require_jar
-from pk_read import json_rows, merged_rows, table_of
 
+from fileindex import PaimonTable
 from fileindex.errors import FileIndexError
+from fileindex.kit.rows import canonical_rows
 
 COMMITTED = json.loads((ROOT / "tests" / "tables" / "primary-keys" / "java-answers.json").read_text())
 
@@ -41,9 +42,9 @@ def test_the_recipe_reproduces_java_s_answers(tmp_path):
         for read in table["reads"]:
             if read["where"] is not None:
                 continue
+            table = PaimonTable(root, read["snapshot"])
             if "error" in read:
                 with pytest.raises(FileIndexError):
-                    merged_rows(root, read["snapshot"])
+                    table.scan().to_arrow()
             else:
-                rows = merged_rows(root, read["snapshot"])
-                assert json_rows(rows, table_of(root, read["snapshot"])[1]) == read["rows"], (name, read["snapshot"])
+                assert canonical_rows(table.scan().to_arrow(), table) == read["rows"], (name, read["snapshot"])

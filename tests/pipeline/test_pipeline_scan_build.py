@@ -44,7 +44,7 @@ def test_tables_a_file_by_file_scan_cannot_read_are_refused(tmp_path):
     shutil.copytree(source, tmp_path / "t")
     schema = tmp_path / "t" / "schema" / "schema-0"
     schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"x" : "y"'))
-    with pytest.raises(UsageError, match="primary-key table without deletion vectors"):
+    with pytest.raises(UsageError, match="primary-key table without deletion vectors cannot be read file by file"):
         scannable(resolve_inputs([str(tmp_path / "t")]))
     with pytest.raises(UsageError, match="data-evolution"):
         evolution = TABLES / "parquet" / "data_evolution_with_index.db" / "data_evolution_with_index"

@@ -240,15 +240,21 @@ def test_a_missing_data_file_is_named(tmp_path, capsys):
     assert data.name in err and err.count("\n") == 1
 
 
-def test_a_primary_key_table_that_needs_a_merge_is_refused(tmp_path, capsys):
+def test_a_primary_key_table_without_deletion_vectors_is_read_by_merging_its_buckets(tmp_path, capsys):
+    """With its deletion vectors switched off, the table's rows are its buckets' files merged by key: every
+    key once, in its latest version; the rows the vectors deleted (they were the vectors' to delete) come back."""
+    source = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
     root = tmp_path / "t"
-    shutil.copytree(TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv", root)
+    shutil.copytree(source, root)
     assert main(["table", str(root), "--set", "deletion-vectors.enabled=false"]) == 0
     capsys.readouterr()
-    with pytest.raises(UsageError, match="primary-key table without deletion vectors"):
-        PaimonTable(root).scan().to_arrow()
-    assert main(["read", str(root)]) == 2
-    assert "need merging by key" in capsys.readouterr().err
+    merged = PaimonTable(root).scan()
+    assert all(f.merge is not None for f in merged.plan() if f.to_read)
+    rows, with_vectors = merged.to_arrow(), PaimonTable(source).scan().to_arrow()
+    assert len(set(rows["key"].to_pylist())) == rows.num_rows > with_vectors.num_rows
+    assert all(row in rows.to_pylist() for row in with_vectors.to_pylist())
+    assert main(["read", str(root)]) == 0
+    assert capsys.readouterr().out.count("\n") == merged.to_arrow().num_rows + 1
 
 
 def test_statistics_rule_out_files_before_their_indexes_are_opened(monkeypatch):

@@ -126,7 +126,7 @@ def test_read_table_refuses_bad_arguments_in_one_line_before_spark_plans(spark, 
     primary_key = tmp_path / "pk"
     shutil.copytree(TABLES / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv", primary_key)
     schema = primary_key / "schema" / "schema-0"
-    schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"x" : "y"'))
+    schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"merge-engine" : "nosuch"'))
     table, kwargs, message = {
         "no table": (tmp_path / "nowhere", {}, "nowhere: does not exist"),
         "folder, no table": (tmp_path, {}, "not a Paimon table"),
@@ -136,7 +136,7 @@ def test_read_table_refuses_bad_arguments_in_one_line_before_spark_plans(spark, 
         "report number": (EMBEDDED, {"report": 123}, "report=123: give the path of a file"),
         "report folder": (EMBEDDED, {"report": str(tmp_path / "missing" / "r.json")}, "no folder"),
         "report is a folder": (EMBEDDED, {"report": str(tmp_path)}, "it is a folder"),
-        "primary key": (primary_key, {}, "primary-key table without deletion vectors"),
+        "primary key": (primary_key, {}, "merge-engine=nosuch: not a merge engine this reader implements"),
         "data evolution": (TABLES / "data_evolution_with_index.db" / "data_evolution_with_index", {},
                            "data-evolution table"),
     }[case]

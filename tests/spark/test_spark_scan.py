@@ -169,14 +169,14 @@ def test_read_table_of_a_folder_that_is_no_table_says_so(spark, tmp_path):
         read_table(spark, str(tmp_path), "id = 1")
 
 
-def test_scan_refuses_a_primary_key_table_without_deletion_vectors(spark, tmp_path, capsys):
+def test_scan_refuses_a_primary_key_table_whose_merge_is_not_implemented(spark, tmp_path, capsys):
     source = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
     shutil.copytree(source, tmp_path / "t")
     schema = tmp_path / "t" / "schema" / "schema-0"
-    schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"x" : "y"'))
+    schema.write_text(schema.read_text().replace('"deletion-vectors.enabled" : "true"', '"merge-engine" : "x"'))
     assert main(["spark", "scan", str(tmp_path / "t"), "--where", "f1 = 20"]) == 2
-    assert "need merging" in capsys.readouterr().err
-    with pytest.raises(Exception, match="need merging"):
+    assert "merge-engine=x: not a merge engine" in capsys.readouterr().err
+    with pytest.raises(Exception, match="merge-engine=x"):
         spark.read.format(FORMAT).load(str(tmp_path / "t")).collect()
     assert main(["spark", "verify", str(tmp_path / "t")]) == 0
 

@@ -1,0 +1,310 @@
+"""Primary-key tables without deletion vectors, planned and read by bucket (``docs/guide/primary-keys.md``).
+
+A row of such a table is merged from the records of its key in every file of its bucket, so the planner's
+unit is the bucket: after the partition and bucket stages, :func:`plan_buckets` decides each bucket's files
+by Java's rules (``merge.pruning.prune_bucket``: key statistics per file, values by whole bucket where its
+files overlap) and yields one :class:`FileRead` per kept bucket, its first kept file's, carrying the bucket's
+kept files (``group``) and the merge (``merge``); its other files are ``merged`` into it. :func:`read_bucket`
+streams the bucket: each file opened through the store, its columns mapped by field id to the table's
+current names, the files merged by key (``merge.reader.merge_bucket``), then the exact filter on the merged
+rows (never before the merge). One read per bucket keeps the merge inside one task (Spark).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+import pyarrow as pa
+
+from fileindex.arrow.data_files import DataFileReader
+from fileindex.arrow.types import arrow_type
+from fileindex.indexes.result import SKIP
+from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, key_column, key_value_file, read_columns
+from fileindex.merge.pruning import (
+    FILE_INDEX,
+    KEY_STATISTICS,
+    LEVEL,
+    VALUE_STATISTICS,
+    WHOLE_BUCKET,
+    FileDecision,
+    embedded_index_test,
+    key_predicate,
+    key_statistics_test,
+    prune_bucket,
+    value_statistics_test,
+)
+from fileindex.merge.spec import MergeSpec, merge_spec
+from fileindex.predicate.tree import Predicate
+from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
+from fileindex.scan.task import DataFileTask
+from fileindex.scan.truth import filtered, matches
+from fileindex.table.statistics import Statistics
+from fileindex.types import INTEGERS
+from fileindex.table.manifest_entry import ManifestEntry
+
+if TYPE_CHECKING:
+    from fileindex.scan.table import PaimonTable
+
+BATCH_ROWS = 65536  # a sorted run's rows read at a time (the merge holds a batch or two per run)
+SELECTIVE = 4  # a key filter keeping less than a quarter of a file's records reads the keys first
+# the stages of a bucket's pruning, in the order the funnel shows them (a file is dropped by one rule)
+RULE_STAGES = ((LEVEL, "level"), (KEY_STATISTICS, "key_statistics"), (VALUE_STATISTICS, "value_statistics"),
+               (FILE_INDEX, "file_index"), (WHOLE_BUCKET, "whole_bucket"))
+
+
+def plan_buckets(table: PaimonTable, predicate: Predicate | None, alive: list[DataFileTask],
+                 files: list[FileRead], stages: list[Stage]) -> list[FileRead]:
+    """The reads of the buckets of ``alive`` (the files the partition and bucket stages left), one per kept
+    bucket; every file ``prune_bucket`` drops goes to ``files`` as skipped by its rule's stage, and the
+    stages' counts to ``stages``."""
+    spec = merge_spec(table.schema)  # (an engine or option not implemented here: refused in one line)
+    tests = {} if predicate is None else {
+        "key_test": key_statistics_test(spec, predicate),
+        "value_test": value_statistics_test(table.schema, table.data_schema, predicate),
+        "index_test": _index_test(table, predicate)}
+    buckets: dict[tuple[bytes, int], list[DataFileTask]] = {}
+    for task in alive:
+        entry = task.table_entry()
+        buckets.setdefault((entry.partition, entry.bucket), []).append(task)
+    reads: list[FileRead] = []
+    dropped: dict[str, list[DataFileTask]] = {}
+    for tasks in buckets.values():
+        decisions = prune_bucket(spec, [task.table_entry() for task in tasks], **tests)
+        kept = [(task, decision) for task, decision in zip(tasks, decisions, strict=True) if decision.kept]
+        for task, decision in zip(tasks, decisions, strict=True):
+            if not decision.kept:
+                stage = dict(RULE_STAGES)[decision.rule]
+                files.append(skipped(task, stage, f"{decision.rule}: {decision.reason}"))
+                dropped.setdefault(stage, []).append(task)
+        if kept:
+            reads += _bucket_reads(spec, kept)
+    _count_stages(spec, predicate, alive, dropped, stages)
+    return reads
+
+
+def _index_test(table: PaimonTable, predicate: Predicate) -> Callable[[ManifestEntry], bool]:
+    """A file's index against ``predicate``: its embedded index as Java's scan asks it, and (beyond Java, which
+    opens no sidecar when planning) its sidecar: sound alike, as either only says which of the file's records
+    may match, and the whole-bucket rule drops a bucket only when none of its files may."""
+    embedded = embedded_index_test(table.schema, table.data_schema, predicate)
+
+    def may_match(entry: ManifestEntry) -> bool:
+        if entry.embedded_index is not None or not entry.index_files:
+            return embedded(entry)
+        return table.verdict(entry, predicate).result is not SKIP
+
+    return may_match
+
+
+def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]]) -> list[FileRead]:
+    """The read of one bucket (its first kept file's, carrying them all) and a ``merged`` entry per other file."""
+    group = tuple(task for task, _ in kept)
+    records = sum(task.table_entry().row_count for task in group)
+    first, decision = kept[0]
+    merged = f"its bucket's {len(group)} files merged by key" if len(group) > 1 else "its records merged by key"
+    reads = [FileRead(first.name, first.table_entry().row_count, index_of(first), "all", records,
+                      f"{decision.rule}: {decision.reason}; {merged}", None, first, None, group,
+                      external=first.is_external, merge=spec)]
+    reads += [FileRead(task.name, task.table_entry().row_count, index_of(task), "merged", 0,
+                       f"{decision.rule}: {decision.reason}; merged into {first.name}", None, task,
+                       external=task.is_external, merge=spec)
+              for task, decision in kept[1:]]
+    return reads
+
+
+def _count_stages(spec: MergeSpec, predicate: Predicate | None, alive: list[DataFileTask],
+                  dropped: dict[str, list[DataFileTask]], stages: list[Stage]) -> None:
+    shown = [stage for rule, stage in RULE_STAGES
+             if (rule == LEVEL and spec.skips_level_zero) or (rule != LEVEL and predicate is not None)]
+    files, rows = len(alive), sum(task.table_entry().row_count for task in alive)
+    for stage in shown:
+        gone = dropped.get(stage, [])
+        after, rows_after = files - len(gone), rows - sum(task.table_entry().row_count for task in gone)
+        stages.append(Stage(stage, files, after, rows, rows_after))
+        files, rows = after, rows_after
+
+
+def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
+                types: dict) -> Iterator[pa.Table]:
+    """The merged rows of a bucket's read as tables of ``schema`` (value columns of the table), in key order,
+    those ``predicate`` holds on (filtered exactly, and only once merged)."""
+    spec = item.merge
+    assert spec is not None and item.group  # (a bucket's read carries its merge and files)
+    wanted = read_columns(spec, schema.names)
+    over_keys = key_predicate(spec, predicate) if predicate is not None else None
+    files = [key_value_file(task.table_entry(), spec, task.name,
+                            partial(_file_batches, task, spec, wanted, over_keys, types)) for task in item.group]
+    from fileindex.merge.reader import merge_bucket  # (numpy's merge: imported by the first bucket read)
+
+    for batch in merge_bucket(spec, files, schema.names):
+        table = pa.Table.from_batches([batch])
+        if table.schema != schema:
+            table = table.cast(schema)
+        if predicate is not None:
+            table = filtered(table, predicate, types)
+        if table.num_rows:
+            yield table
+
+
+QUEUED = 4  # merged tables a bucket read ahead may hold before its reader waits for the consumer
+
+
+def read_buckets(reads: list[FileRead], schema: pa.Schema, predicate: Predicate | None, types: dict,
+                 workers: int) -> Iterator[pa.Table]:
+    """:func:`read_bucket` of each read, in order, ``workers`` buckets at a time on threads (pyarrow decodes
+    and numpy sorts without the GIL): a bucket read ahead holds at most QUEUED tables, so memory stays a few
+    batches per bucket in flight; a consumer that stops early stops the readers."""
+    if workers <= 1 or len(reads) < 2:
+        for item in reads:
+            yield from read_bucket(item, schema, predicate, types)
+        return
+    import queue
+    import threading
+
+    stop = threading.Event()
+    done = object()
+
+    def put(out: queue.Queue, value: object) -> bool:
+        """Whether ``value`` was queued before the consumer stopped."""
+        while not stop.is_set():
+            try:
+                out.put(value, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce(item: FileRead, out: queue.Queue) -> None:
+        try:
+            for table in read_bucket(item, schema, predicate, types):
+                if not put(out, table):
+                    return
+            put(out, done)
+        except BaseException as err:  # (handed to the consumer, raised there)
+            put(out, err)
+
+    pending: list[queue.Queue] = []
+    started = iter(reads)
+
+    def start_next() -> None:
+        item = next(started, None)
+        if item is not None:
+            out: queue.Queue = queue.Queue(QUEUED)
+            threading.Thread(target=produce, args=(item, out), daemon=True).start()
+            pending.append(out)
+
+    try:
+        for _ in range(workers):
+            start_next()
+        while pending:
+            out = pending.pop(0)
+            while (got := out.get()) is not done:
+                if isinstance(got, BaseException):
+                    raise got
+                yield got
+            start_next()
+    finally:
+        stop.set()
+
+
+def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict) -> pa.Table:
+    """:func:`read_bucket` as one table (a Spark task's rows)."""
+    tables = list(read_bucket(item, schema, predicate, types))
+    return pa.concat_tables(tables) if tables else schema.empty_table()
+
+
+def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_keys: Predicate | None,
+                  types: dict) -> Iterator[pa.RecordBatch]:
+    """The file's batches of the key-value columns the merge reads, in the table's current names and types:
+    fields matched by id (an older schema may name them otherwise; a field added later reads as nulls). With
+    ``over_keys`` (the predicate's conjuncts over the key alone), only the records whose key it holds on: every
+    record of a key has that key, so the merged rows it drops are rows the predicate drops (Java's key filter
+    on the readers)."""
+    table = task.table
+    assert table is not None
+    by_id = table.data_schema(task.table_entry()).by_id()
+    fields = table.schema.by_name()
+    reader = task.open()
+    present = set(reader.arrow_schema.names)
+
+    def in_file(name: str) -> str | None:
+        old = by_id.get(fields[name].id)
+        return None if old is None else old.name
+
+    wanted: list[tuple[str, str | None, pa.DataType]] = []  # (current name, name in the file, type)
+    for key in spec.keys:  # (a file written in thin mode, ``data-file.thin-mode``, holds the key as a value only)
+        old = in_file(key)
+        stored = key_column(old) if old and key_column(old) in present else old
+        wanted.append((key_column(key), stored, arrow_type(fields[key].type)))
+    wanted += [(SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.int64()), (VALUE_KIND, VALUE_KIND, pa.int8())]
+    wanted += [(name, in_file(name), arrow_type(fields[name].type)) for name in values]
+    wanted = [(name, old if old in present else None, kind) for name, old, kind in wanted]
+    read = list(dict.fromkeys(old for _, old, _ in wanted if old is not None))
+    names = [name for name, _, _ in wanted]
+    batches: Iterator[pa.RecordBatch] = reader.iter_batches(read, BATCH_ROWS)
+    if over_keys is not None and all(old is not None for _, old, _ in wanted[:len(spec.keys)]):
+        # the keys first: a selective key filter reads the other columns of its records only (their row groups,
+        # or pages), a batch of them at a time
+        in_file_keys = {key: cast(str, old) for key, (_, old, _) in zip(spec.keys, wanted, strict=False)}
+        rows = _rows_keys_match(reader, in_file_keys, over_keys, types)
+        if len(rows) * SELECTIVE < reader.row_count:
+            batches = (batch for start in range(0, len(rows), BATCH_ROWS)
+                       for batch in reader.read_rows(rows[start:start + BATCH_ROWS], read).to_batches())
+    for batch in batches:
+        columns = []
+        for _, old, kind in wanted:
+            if old is None:
+                columns.append(pa.nulls(batch.num_rows, type=kind))
+            else:
+                column = batch.column(old)
+                columns.append(column if column.type == kind else column.cast(kind))
+        batch = pa.RecordBatch.from_arrays(columns, names=names)
+        if over_keys is not None:
+            keys = pa.table({key: batch.column(key_column(key)) for key in spec.keys})
+            batch = batch.filter(pa.array(matches(keys, over_keys, types)))
+        yield batch
+
+
+def _rows_keys_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
+                     types: dict) -> np.ndarray:
+    """The positions of the file's records whose key ``over_keys`` holds on, ascending; the keys are read from
+    the row groups whose key statistics may hold one (a file sorted by key keeps each group's keys narrow)."""
+    names = list(dict.fromkeys(in_file_keys.values()))
+
+    def held(table: pa.Table) -> np.ndarray:
+        return np.flatnonzero(matches(pa.table({key: table.column(old) for key, old in in_file_keys.items()}),
+                                      over_keys, types))
+
+    groups = _groups_keys_may_match(reader, in_file_keys, over_keys, types)
+    if groups is None or reader.group_rows is None:
+        return held(reader.read(names))
+    starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
+    found = [starts[group] + held(table) for group, table in zip(groups, reader.read_groups(groups, names),
+                                                                  strict=True)]
+    return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+
+
+def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
+                           types: dict) -> list[int] | None:
+    """The row groups whose integer keys' min/max statistics may satisfy ``over_keys``; None: not known."""
+    bounds = {key: reader.group_bounds(old) for key, old in in_file_keys.items()
+              if types[key].root in INTEGERS}
+    known = {key: found for key, found in bounds.items() if found is not None}
+    if not known or reader.group_rows is None:
+        return None
+    kept = []
+    for group in range(len(reader.group_rows)):
+        columns = {key: (*stats, types[key]) for key, found in known.items() if (stats := found[group]) is not None}
+        if _GroupKeys(columns, reader.group_rows[group]).may_match(over_keys):
+            kept.append(group)
+    return kept
+
+
+class _GroupKeys(Statistics):
+    """A row group's key bounds (min, max, null count, type), as the manifest's statistics answer a predicate."""
+
+    def __init__(self, columns: dict[str, tuple], row_count: int):
+        super().__init__(None, (), {}, row_count)
+        self.columns = {name: bounds for name, bounds in columns.items()}
