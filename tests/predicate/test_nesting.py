@@ -83,3 +83,11 @@ def test_every_command_taking_a_predicate_says_it_in_one_line(capsys, command):
     assert code == 0, err
     flat = main([str(a) for a in command("f1 = 10")])
     assert (flat, capsys.readouterr()[0]) == (0, out.replace(as_deep_as_allowed(), "f1 = 10"))
+
+
+@pytest.mark.parametrize("command", [["spark", "scan", TABLE], ["spark", "scan", TABLE, "--explain"]],
+                         ids=["spark scan", "spark scan --explain"])
+def test_spark_scan_refuses_it_before_spark_starts(capsys, command):
+    assert main([str(a) for a in command] + ["--where", TOO_DEEP["parentheses"]]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "nested too deeply" in err, err[-2000:]
