@@ -1,13 +1,29 @@
 """Compile and run small Java programs of our own (tests/java/*.java) with the machine's JDK."""
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from conftest import ROOT, unavailable
 
 JAVA_SOURCES = ROOT / "tests" / "java"
+_COMPILED: dict[tuple[str, tuple[str, ...]], Path] = {}  # (class, classpath) -> its classes, compiled once a session
+
+
+def compiled(main_class: str, classpath: list[Path]) -> Path:
+    """The folder holding ``tests/java/<main_class>.java`` compiled against ``classpath``: javac runs once per
+    test session for each (a dozen modules start the oracle; each compile took seconds of CPU)."""
+    key = (main_class, tuple(map(str, classpath)))
+    if key not in _COMPILED:
+        folder = Path(tempfile.mkdtemp(prefix=f"javac-{main_class}-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        subprocess.run(["javac", "-d", str(folder), "-cp", ":".join([str(folder), *key[1]]),
+                        str(JAVA_SOURCES / f"{main_class}.java")], check=True)
+        _COMPILED[key] = folder
+    return _COMPILED[key]
 
 
 def require_jdk() -> None:
@@ -21,9 +37,8 @@ class JavaProgram:
 
     def __init__(self, main_class: str, workdir: Path, classpath: list[Path] = (), jvm_args: list[str] = ()):
         require_jdk()
-        source = JAVA_SOURCES / f"{main_class}.java"
+        shutil.copytree(compiled(main_class, list(classpath)), workdir, dirs_exist_ok=True)
         path = [str(workdir), *map(str, classpath)]
-        subprocess.run(["javac", "-d", str(workdir), "-cp", ":".join(path), str(source)], check=True)
         self.process = subprocess.Popen(
             ["java", *jvm_args, "-cp", ":".join(path), main_class], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True)

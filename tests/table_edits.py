@@ -59,3 +59,14 @@ def data_manifests(root: Path) -> list[Path]:
     snapshot = json.loads(snapshot_of(root).read_text())
     return [root / "manifest" / row["_FILE_NAME"] for key in ("baseManifestList", "deltaManifestList")
             for row in read_rows(TableStore(root), root / "manifest" / snapshot[key], "manifest list")]
+
+
+def externalize(root: Path, into: Path) -> Path:
+    """Move the table's one data file and its sidecar to ``into``, named by an external path (a file: URI)."""
+    into.mkdir(parents=True)
+    (data,) = (root / "bucket-0").glob("*.parquet")
+    for path in (data, data.with_name(data.name + ".index")):
+        shutil.move(path, into / path.name)
+    edit_rows(data_manifests(root)[0], lambda rows: rows[0]["_FILE"].__setitem__("_EXTERNAL_PATH",
+                                                                                 f"file:{into / data.name}"))
+    return into / data.name

@@ -12,6 +12,7 @@ map-key index column ``name[key]``. Keywords are case-insensitive.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import decimal
 import re
@@ -48,6 +49,10 @@ _TOKEN = re.compile(r"""
 RESERVED = {"AND", "OR", "NOT", "IS", "NULL", "IN", "BETWEEN", "TRUE", "FALSE"}  # never a bare column name
 KEYWORDS = RESERVED | {"DATE", "TIMESTAMP", "NAN", "INFINITY", "X"}  # printed column names avoid these too
 
+# Parentheses and NOTs a predicate may nest. The parser and every visitor of the tree recurse once or more per
+# level, so a deeper input would end in a RecursionError somewhere downstream; no real predicate comes near.
+MAX_NESTING = 100
+
 
 class _Parser(TokenStream):
     end_of_input = "unexpected end of the predicate"
@@ -56,6 +61,7 @@ class _Parser(TokenStream):
         self.text = text  # for errors while tokenizing
         super().__init__(text, self._tokenize(text))
         self.schema = schema
+        self.depth = 0  # the parentheses and NOTs open around the current token
 
     def _tokenize(self, text: str) -> list[Token]:
         tokens, position = [], 0
@@ -98,12 +104,27 @@ class _Parser(TokenStream):
 
     def negation(self) -> Predicate:
         if self.accept_word("NOT"):
-            return negate(self.negation())
+            with self.nested():
+                return negate(self.negation())
         if self.accept_symbol("("):
-            inner = self.disjunction()
+            with self.nested():
+                inner = self.disjunction()
             self.expect_symbol(")")
             return inner
         return self.comparison()
+
+    @contextlib.contextmanager
+    def nested(self) -> Iterator[None]:
+        """One more level of NOT or parentheses; past MAX_NESTING a one-line error (no caret: the text is long)."""
+        if self.depth >= MAX_NESTING:
+            position = self.tokens[self.index - 1][2]
+            raise UsageError(f"the predicate is nested too deeply: more than {MAX_NESTING} levels of parentheses "
+                             f"and NOT at position {position}; write it with fewer")
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
 
     def column(self) -> tuple[str, DataType, int]:
         kind, text, position = self.next()

@@ -3,7 +3,6 @@ folder the caller allowed) where they were opened: a named pipe is an error, nev
 swapped for a symlink out of the table after planning is never read through the link; external paths are
 read only where allowed (docs/untrusted-tables.md)."""
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from hostile import fileindex, refused
-from table_edits import copy_table, data_manifests, edit_json, edit_rows
+from table_edits import copy_table, edit_json, externalize
 
 from fileindex import PaimonTable
 from fileindex.errors import ConfinementError, UsageError
@@ -24,17 +23,6 @@ TABLE = "append_with_bitmap_no_embedding"  # one data file with a sidecar index
 def only_data_file(root: Path) -> Path:
     (data,) = (root / "bucket-0").glob("*.parquet")
     return data
-
-
-def externalize(root: Path, into: Path) -> Path:
-    """Move the table's data file and its sidecar to ``into``, named by an external path."""
-    into.mkdir(parents=True)
-    data = only_data_file(root)
-    for path in (data, data.with_name(data.name + ".index")):
-        shutil.move(path, into / path.name)
-    edit_rows(data_manifests(root)[0], lambda rows: rows[0]["_FILE"].__setitem__("_EXTERNAL_PATH",
-                                                                                 f"file:{into / data.name}"))
-    return into / data.name
 
 
 def api(root: Path, *roots: Path) -> subprocess.CompletedProcess:

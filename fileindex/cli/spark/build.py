@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from fileindex.cli import parse_key_values
+from fileindex.cli import add_external_paths_argument, parse_key_values
 from fileindex.cli.spark import add_inputs_argument, session
 
 HELP = "build the index container of every data file (sidecars <file>.index, written atomically)"
@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                              "next to the data files (where they stop spark.read.parquet of the "
                                              "folder); spark scan/verify --index-dir DIR find them there")
     parser.add_argument("--overwrite", action="store_true", help="replace existing sidecars (default: keep them)")
+    add_external_paths_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary")
 
 
@@ -34,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.spark import build_indexes
 
     options = parse_key_values(args.option, "--option", "file-index.bitmap.columns=name")
-    inputs = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.output_dir)
+    inputs = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.output_dir,
+                            external_roots=tuple(args.external_roots))
     check_build_outputs(given_paths(args.inputs), inputs, output_dir=args.output_dir, overwrite=args.overwrite)
     rows = [row.asDict() for row in build_indexes(session(args), inputs, options, output_dir=args.output_dir,
                                                   overwrite=args.overwrite, snapshot=args.snapshot).collect()]

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from fileindex.cli import add_external_paths_argument
 from fileindex.cli.spark import add_inputs_argument, session
 
 HELP = ("check every data file's index against the file's rows (every row, or generated or given predicates); "
@@ -27,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --report folder")
     parser.add_argument("--witnesses", type=int, default=5, metavar="N", help="rows shown per violation (default 5)")
     parser.add_argument("--index-dir", help="plain data files: look for <file name>.index here")
+    add_external_paths_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
 
@@ -41,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         check_output(args.report, given_paths(args.inputs) + ([args.index_dir] if args.index_dir else []),
                      overwrite=args.overwrite, what="--report")
-    resolved = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.index_dir)  # in seconds, not
+    resolved = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.index_dir,
+                              external_roots=tuple(args.external_roots))  # in seconds, not
     spark = session(args)  # after Spark has started
     exhaustive = args.exhaustive
     if exhaustive is None:
