@@ -39,6 +39,7 @@ from typing import Any
 import pyarrow as pa
 
 from fileindex.errors import ConfinementError, FileIndexError, UsageError
+from fileindex.io.base import FileIO, InputFile
 from fileindex.io.locations import Location, UriPaths, parse_location
 from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store_options
 
@@ -501,3 +502,8 @@ class _GcsUploads:
         credentials, _ = google.auth.default(scopes=["https://www.googleapis.com/auth/devstorage.read_write"])
         credentials.refresh(google.auth.transport.requests.Request())
         return credentials.token
+
+
+# the interface's methods, by duck typing (the classes keep their own small hierarchy): isinstance holds
+FileIO.register(ObjectStoreFileIO)
+InputFile.register(ObjectInputFile)

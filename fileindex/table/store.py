@@ -20,11 +20,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit
 
 from fileindex.errors import UsageError
 from fileindex.io import LOCAL, FileIO, InputFile, OutsideError
+from fileindex.io.locations import UriPath, parse_location
 from fileindex.table.errors import TableError, UnsafeNameError
 from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside, local_external_path
 
@@ -38,6 +42,22 @@ EXTERNAL_PATHS_OPTION = "data-file.external-paths"
 BRANCH_PREFIX = "branch-"
 # the folders under a table root that hold metadata, not data files (each branch's metadata is under branch/)
 METADATA_FOLDERS = ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch")
+
+
+# how the command line reaches a store (its --storage-option pairs), for every TableStore.at of the command
+_REACH: ContextVar[tuple[Mapping[str, str] | None, Any]] = ContextVar("fileindex_store_reach", default=(None, None))
+
+
+@contextmanager
+def reaching(options: Mapping[str, str] | None = None, filesystem: Any = None) -> Iterator[None]:
+    """Within it, a table named by URI without options of its own is reached with ``options`` (Paimon's option
+    keys) or ``filesystem``: what a command's ``--storage-option`` pairs say, for every store the command opens,
+    however deep in its modules."""
+    token = _REACH.set((options, filesystem))
+    try:
+        yield
+    finally:
+        _REACH.reset(token)
 
 
 def is_table_root(path: str | Path) -> bool:
@@ -74,6 +94,8 @@ def not_a_table(root: Path, missing: str) -> UsageError:
 class TableStore:
     """A table's layout: ``root`` is the table root, ``branch`` the branch whose metadata is read and written."""
 
+    # a local folder; for a table on a store reached by URI (object stores, HDFS) a UriPath, which has the Path
+    # operations the layout uses (typed as Path so the layout's paths keep one type; ``remote`` tells them apart)
     root: Path
     branch: str = MAIN
     io: FileIO = field(default=LOCAL, compare=False, repr=False)
@@ -89,22 +111,36 @@ class TableStore:
             object.__setattr__(self, key, value)
 
     @classmethod
-    def at(cls, location: str | Path, branch: str | None = None, *,
-           external_roots: tuple[str, ...] = ()) -> TableStore:
-        """The store of the table at ``location`` (a path or ``file://`` URI), of ``branch`` (None: main);
-        a UsageError naming the table's branches for one it does not have."""
-        root = Path(str(location).removeprefix("file://"))
-        roots = tuple(r if r == DECLARED else str(local_root(r)) for r in external_roots)
+    def at(cls, location: str | Path, branch: str | None = None, *, external_roots: tuple[str, ...] = (),
+           options: Mapping[str, str] | None = None, filesystem: Any = None) -> TableStore:
+        """The store of the table at ``location`` (a path, a ``file://`` URI, or a store's URI: ``s3://``, ``gs://``,
+        ``abfs://``... reached with Paimon's option keys in ``options``, the environment, or a ready
+        ``filesystem``), of ``branch`` (None: main); a UsageError naming the table's branches for one it does
+        not have, and one line for a scheme nobody reads."""
+        if options is None and filesystem is None:
+            options, filesystem = _REACH.get()
+        root, io = _root_and_io(location, options, filesystem)
+        remote = isinstance(root, UriPath)
+        roots = tuple(r if r == DECLARED else parse_location(r).uri if remote else str(local_root(r))
+                      for r in external_roots)
         if branch is None or branch == MAIN:
-            return cls(root, external_roots=roots)
+            return cls(root, io=io, external_roots=roots)
         if not branch.strip() or "/" in branch or "\\" in branch or branch in (".", ".."):
             raise UsageError(f"--branch {branch!r}: not a branch name (Paimon's branch names have no '/')")
-        store = cls(root, branch, external_roots=roots)
-        if store.io.info(str(store.meta)) is None or not os.path.isdir(store.meta):
+        store = cls(root, branch, io, external_roots=roots)
+        present = branch in store.branch_names() if remote else \
+            store.io.info(str(store.meta)) is not None and os.path.isdir(store.meta)
+        if not present:
             names = ", ".join([MAIN, *store.branch_names()])
             raise UsageError(f"--branch {branch}: {root} has no branch {branch} (its branches: {names})")
         inside(root, store.meta, "branch folder")
         return store
+
+    @property
+    def remote(self) -> bool:
+        """Whether the table is on a store reached by URI (every request costs: nothing is listed or looked up
+        that Paimon would not list or look up)."""
+        return isinstance(self.root, UriPath)
 
     # -- branches -----------------------------------------------------------------------------------
 
@@ -120,8 +156,9 @@ class TableStore:
 
     def every_branch(self) -> list[TableStore]:
         """Main's store and every other branch's: their snapshots and tags name the shared manifests and files."""
-        return [TableStore(self.root, io=self.io), *(TableStore(self.root, name, self.io)
-                                                     for name in self.branch_names())]
+        return [TableStore(self.root, io=self.io, external_roots=self.external_roots),
+                *(TableStore(self.root, name, self.io, external_roots=self.external_roots)
+                  for name in self.branch_names())]
 
     # -- the branch's metadata -----------------------------------------------------------------------
 
@@ -300,7 +337,10 @@ class TableStore:
 
     def data_file_exists(self, entry: ManifestEntry, schema: Schema) -> bool:
         """Whether the data file is there: its bucket folder is listed once per store (a stat per file was a
-        planning cost), an external path looked up. A symlink out of the table is refused."""
+        planning cost), an external path looked up. A symlink out of the table is refused. On a remote store
+        nothing is listed or looked up (Paimon does neither): a missing file is found when it is opened."""
+        if self.remote:
+            return self.readable(entry)
         if entry.external_path:
             if not self.readable(entry):
                 return False
@@ -331,6 +371,8 @@ class TableStore:
         """A file of the table as messages name it: relative to the branch's folder, else to the root."""
         for folder in (self.meta, self.root):
             try:
+                if isinstance(folder, UriPath):
+                    return UriPath(str(path)).relative_to(folder)
                 return str(Path(path).relative_to(folder))
             except ValueError:
                 continue
@@ -346,9 +388,16 @@ class TableStore:
             raise UsageError(f"{path}: a file under an external path, outside the table: allow its folder with "
                              "external_roots=[...] (--allow-external-paths ROOT)")
         try:
-            return self.io.read_bytes(str(path), limit=limit, within=within, what=what)
+            data = self.io.read_bytes(str(path), limit=limit, within=within, what=what)
         except OutsideError as err:
             raise _outside(what, str(path), err, within if external else None) from None
+        if self.remote:
+            self._memo[("bytes", str(path))] = len(data)
+        return data
+
+    def bytes_read(self, path: Path | UriPath) -> int:
+        """How many bytes ``read_bytes`` took from ``path`` on a remote store (what a cache weighs it by)."""
+        return self._memo.get(("bytes", str(path)), 1 << 16)
 
         # -- writing ----------------------------------------------------------------------------------------
 
@@ -364,6 +413,25 @@ class TableStore:
     def delete(self, path: str | Path) -> None:
         """Remove a file this project wrote into the table (a manifest or sidecar of a commit that failed)."""
         self.io.delete(str(path))
+
+
+def _root_and_io(location: str | os.PathLike, options: Mapping[str, str] | None,
+                 filesystem: Any) -> tuple[Path, FileIO]:
+    """A table root and the file access that reaches it: the local one for a path or ``file://`` URI (whatever
+    the options), else the store's (:func:`fileindex.io.arrow_fs.file_io_for`)."""
+    if isinstance(location, UriPath):
+        location = str(location)
+    text = os.fspath(location)
+    if filesystem is None and "://" not in text:  # (a plain path: nothing parsed, as fast as before)
+        return Path(text), LOCAL
+    parsed = parse_location(text)
+    if parsed.store == "local" and filesystem is None:
+        return Path(parsed.key), LOCAL
+    from fileindex.io.arrow_fs import file_io_for
+
+    io = file_io_for(text, options, filesystem=filesystem)
+    assert io is not None  # (not a local path)
+    return cast(Path, UriPath(parsed)), cast(FileIO, io)
 
 
 def _outside(what: str, path: str, err: OutsideError, within: tuple[str, ...] | None) -> UnsafeNameError:
