@@ -145,3 +145,37 @@ def test_alter_and_rewrite_on_s3_commit_by_conditional_create(s3_store, capsys, 
     assert remote.scan("f1 = 3").to_arrow().equals(PaimonTable(BITMAP).scan("f1 = 3").to_arrow())
     assert str(remote.scan("f1 = 3").explain()).replace(uri, "R") == str(copy.scan("f1 = 3").explain()).replace(
         str(local), "R")
+
+
+def test_two_writers_racing_a_commit_on_azurite_make_one_snapshot_per_number(azure_store):
+    """Writer B commits snapshot-2 while writer A is about to: A's conditional create of snapshot-2 is refused
+    (Azurite's If-None-Match: * is atomic), A rebases on B's snapshot, finds its files rewritten already and
+    commits nothing; B's snapshot is never overwritten."""
+    import json
+
+    from fileindex.table.options_alter import alter_table
+    from fileindex.table.rewrite import rewrite_file_index
+    from fileindex.table.stages import Stage, watching
+    from fileindex.table.store import reaching
+
+    uri = upload(azure_store, BITMAP)
+    with reaching(azure_store.options()):
+        alter_table(uri, set={"file-index.bloom-filter.columns": "f1"})
+        results = []
+
+        def writer_b_commits_first(stage: Stage) -> None:
+            if stage == Stage.SNAPSHOT and not results:
+                results.append(rewrite_file_index(uri))
+
+        azure_store.proxy.clear()
+        with watching(writer_b_commits_first):
+            first = rewrite_file_index(uri)
+    second = results[0]
+    assert second.snapshot_id == 2 and first.snapshot_id is None and first.attempts == 2 and first.dropped
+    creates = [r for r in azure_store.proxy.requests if r.method == "PUT" and r.key.endswith("/snapshot-2")]
+    assert [(r.if_none_match, r.status) for r in creates] == [("*", 201), ("*", 409)]
+    table = PaimonTable(uri, options=azure_store.options())
+    assert table.snapshot.id == 2
+    snapshot = json.loads(table.store.read_bytes(table.store.snapshot_file(2), "snapshot", 1 << 20))
+    assert snapshot["commitKind"] == "COMPACT"
+    assert table.scan("f1 = 3").to_arrow().equals(PaimonTable(BITMAP).scan("f1 = 3").to_arrow())
