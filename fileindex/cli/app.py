@@ -42,7 +42,7 @@ def reaching_stores(args: argparse.Namespace) -> contextlib.AbstractContextManag
     if not getattr(args, "storage_options", None):
         return contextlib.nullcontext()
     from fileindex.cli import storage_options
-    from fileindex.table.store import reaching
+    from fileindex.io.reach import reaching
 
     try:
         return reaching(storage_options(args))

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from fileindex.cli import HANDLED, column_types, parse_key_values, report_failure
+from fileindex.cli import HANDLED, add_storage_options_argument, column_types, parse_key_values, report_failure
 from fileindex.errors import UsageError
 
 NAME = "build"
@@ -13,6 +13,7 @@ HELP = "build a Parquet or ORC file's index container from Paimon table options,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_storage_options_argument(parser)
     parser.add_argument("data", help="a Parquet or ORC data file")
     parser.add_argument("-o", "--output", help="where to write the container (default: DATA.index)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",

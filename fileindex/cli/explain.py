@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from fileindex.cli import HANDLED, column_types, report_failure
+from fileindex.cli import HANDLED, add_storage_options_argument, column_types, report_failure
 from fileindex.errors import FileIndexError
 
 NAME = "explain"
@@ -14,6 +14,7 @@ HELP = ("an annotated dump of a container: offset, bytes, field path (as in spec
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_storage_options_argument(parser)
     parser.add_argument("file", help="a file-index container (- for standard input)")
     column_types.add_arguments(parser)
     parser.add_argument("--column", help="explain only this column's bodies")

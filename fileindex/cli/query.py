@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from fileindex.cli import HANDLED, column_types, report_failure
+from fileindex.cli import HANDLED, add_storage_options_argument, column_types, report_failure
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 
@@ -14,6 +14,7 @@ HELP = "evaluate predicates over a container as Paimon does: REMAIN, SKIP or the
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_storage_options_argument(parser)
     parser.add_argument("file", help="a file-index container")
     column_types.add_arguments(parser)
     parser.add_argument("--where", action="append", required=True, metavar="EXPR",

@@ -162,12 +162,19 @@ def sidecar_container(path: str | os.PathLike | BinaryIO, *, identity: tuple | N
     return container
 
 
+MAX_REMOTE_BYTES = 1 << 31  # a container named by URI is fetched whole (no memory map of a remote object)
+
+
 @contextmanager
 def _opened(path: str | os.PathLike | BinaryIO) -> Iterator[tuple[BinaryIO, str]]:
     if not isinstance(path, (str, os.PathLike)):  # an open binary stream
         yield path, str(getattr(path, "name", "<stream>"))
     elif os.fspath(path) == "-":
         yield sys.stdin.buffer, "<stdin>"
+    elif "://" in os.fspath(path):  # a store's URI (s3://, gs://, abfs://, ...): its bytes, in one GET
+        from fileindex.io.reach import read_location
+
+        yield io.BytesIO(read_location(os.fspath(path), MAX_REMOTE_BYTES, "index file")), os.fspath(path)
     else:
         with open(path, "rb") as file:
             yield file, os.fspath(path)

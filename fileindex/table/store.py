@@ -20,15 +20,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit
 
 from fileindex.errors import UsageError
 from fileindex.io import LOCAL, FileIO, InputFile, OutsideError
 from fileindex.io.locations import UriPath, parse_location
+from fileindex.io.reach import current_reach
 from fileindex.table.errors import TableError, UnsafeNameError
 from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside, local_external_path
 
@@ -42,22 +41,6 @@ EXTERNAL_PATHS_OPTION = "data-file.external-paths"
 BRANCH_PREFIX = "branch-"
 # the folders under a table root that hold metadata, not data files (each branch's metadata is under branch/)
 METADATA_FOLDERS = ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch")
-
-
-# how the command line reaches a store (its --storage-option pairs), for every TableStore.at of the command
-_REACH: ContextVar[tuple[Mapping[str, str] | None, Any]] = ContextVar("fileindex_store_reach", default=(None, None))
-
-
-@contextmanager
-def reaching(options: Mapping[str, str] | None = None, filesystem: Any = None) -> Iterator[None]:
-    """Within it, a table named by URI without options of its own is reached with ``options`` (Paimon's option
-    keys) or ``filesystem``: what a command's ``--storage-option`` pairs say, for every store the command opens,
-    however deep in its modules."""
-    token = _REACH.set((options, filesystem))
-    try:
-        yield
-    finally:
-        _REACH.reset(token)
 
 
 def is_table_root(path: str | Path) -> bool:
@@ -118,7 +101,7 @@ class TableStore:
         ``filesystem``), of ``branch`` (None: main); a UsageError naming the table's branches for one it does
         not have, and one line for a scheme nobody reads."""
         if options is None and filesystem is None:
-            options, filesystem = _REACH.get()
+            options, filesystem = current_reach()
         root, io = _root_and_io(location, options, filesystem)
         remote = isinstance(root, UriPath)
         roots = tuple(r if r == DECLARED else parse_location(r).uri if remote else str(local_root(r))

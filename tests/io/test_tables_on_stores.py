@@ -156,7 +156,7 @@ def test_two_writers_racing_a_commit_on_azurite_make_one_snapshot_per_number(azu
     from fileindex.table.options_alter import alter_table
     from fileindex.table.rewrite import rewrite_file_index
     from fileindex.table.stages import Stage, watching
-    from fileindex.table.store import reaching
+    from fileindex.io.reach import reaching
 
     uri = upload(azure_store, BITMAP)
     with reaching(azure_store.options()):
@@ -179,3 +179,34 @@ def test_two_writers_racing_a_commit_on_azurite_make_one_snapshot_per_number(azu
     snapshot = json.loads(table.store.read_bytes(table.store.snapshot_file(2), "snapshot", 1 << 20))
     assert snapshot["commitKind"] == "COMPACT"
     assert table.scan("f1 = 3").to_arrow().equals(PaimonTable(BITMAP).scan("f1 = 3").to_arrow())
+
+
+SIDECARS = TABLES / "parquet" / "append_with_bsi_bitmap_bloomfilter.db" / "append_with_bsi_bitmap_bloomfilter"
+
+
+@pytest.mark.parametrize("command", [["inspect"], ["check"], ["query", "--where", "f1 = 3"]])
+def test_a_sidecar_on_a_store_is_inspected_checked_and_queried_as_the_local_one(object_store, capsys, command):
+    uri = upload(object_store, SIDECARS)
+    local = next(SIDECARS.glob("bucket-0/*.index"))
+    remote = f"{uri}/bucket-0/{local.name}"
+    types = ["--table", uri] if command[0] != "inspect" else []
+    local_types = ["--table", str(SIDECARS)] if command[0] != "inspect" else []
+    code, remote_out, remote_err = run_cli(capsys, command[0], remote, *command[1:], *types,
+                                           *storage_flags(object_store))
+    assert code == 0, remote_err
+    code, local_out, _ = run_cli(capsys, command[0], str(local), *command[1:], *local_types)
+    assert code == 0
+    assert remote_out.replace(remote, "F") == local_out.replace(str(local), "F") and remote_out.strip()
+
+
+def test_sidecars_are_read_from_the_store_and_a_ruled_out_file_is_never_fetched(object_store):
+    uri = upload(object_store, SIDECARS)
+    remote, local = PaimonTable(uri, options=object_store.options()), PaimonTable(SIDECARS)
+    for where in ("f1 = 3", "f1 = -12345"):
+        object_store.proxy.clear()
+        got = remote.scan(where).to_arrow()
+        assert got.equals(local.scan(where).to_arrow())
+        assert str(remote.scan(where).explain()).replace(uri, "R") == str(local.scan(where).explain()).replace(
+            str(SIDECARS), "R")
+        data = [r.key for r in object_store.proxy.requests if r.key and r.key.endswith(".parquet")]
+        assert bool(data) == (got.num_rows > 0)
