@@ -18,6 +18,7 @@ Data files are named per bucket: a partition's folder is decoded once per store,
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Mapping
@@ -43,8 +44,21 @@ BRANCH_PREFIX = "branch-"
 METADATA_FOLDERS = ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch")
 
 
+def names_a_store(location: str | os.PathLike) -> bool:
+    """Whether ``location`` is a store's URI (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``...), not a local path or
+    ``file://`` URI: nothing about it can be told without a request (a table there is opened, not looked at)."""
+    found = _SCHEME.match(os.fspath(location))  # (also as a Path leaves it: s3:/bucket/key)
+    return found is not None and found.group(1).lower() != "file"
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
+
+
 def is_table_root(path: str | Path) -> bool:
-    """Whether ``path`` is a table root: a folder with ``snapshot/`` and ``schema/``."""
+    """Whether ``path`` is a table root: a folder with ``snapshot/`` and ``schema/``; a store's URI is taken to
+    name one (telling would cost requests: opening it says what is missing)."""
+    if names_a_store(path):
+        return True
     path = Path(path)
     return path.is_dir() and (path / "snapshot").is_dir() and (path / "schema").is_dir()
 
