@@ -5,7 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from fileindex.cli import HANDLED, add_storage_options_argument, column_types, parse_key_values, report_failure
+from fileindex.cli import HANDLED, column_types, parse_key_values, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.errors import UsageError
 
 NAME = "build"

@@ -5,7 +5,8 @@ import argparse
 import json
 import sys
 
-from fileindex.cli import HANDLED, add_storage_options_argument, column_types, report_failure
+from fileindex.cli import HANDLED, column_types, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 

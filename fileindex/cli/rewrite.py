@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from fileindex.cli import HANDLED, add_storage_options_argument, report_failure
+from fileindex.cli import HANDLED, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 
 NAME = "rewrite"
 HELP = ("rebuild the file indexes of a Paimon append table from its current file-index options (set them with "

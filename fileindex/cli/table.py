@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from fileindex.cli import HANDLED, add_external_paths_argument, add_storage_options_argument, report_failure
+from fileindex.cli import HANDLED, add_external_paths_argument, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.cli.query import warn_null_comparisons
 from fileindex.errors import UsageError
 

@@ -104,6 +104,49 @@ class FileIndexContainer:
         validate_layout(self.head, self.size)
 
 
+class RangedContainer(FileIndexContainer):
+    """A container on a store, fetched by parts: its HEAD from the first bytes (version 1 has it at the start),
+    each body by one ranged read when first asked for (kept), so a query of one column fetches that column's
+    body and nothing else. ``opened`` reads ranges (``read_range``) and knows its size and name."""
+
+    def __init__(self, opened, head_bytes: bytes, head: ContainerHead):
+        super().__init__(head_bytes, head, source=opened.name)
+        self._opened, self._size = opened, opened.size
+        self._bodies: dict[tuple[int, int], memoryview] = {}
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def body(self, entry: IndexEntry) -> memoryview | None:
+        if entry.is_empty:
+            return None
+        check_body_bounds(entry, self.head, self._size)
+        key = (entry.start, entry.length)
+        found = self._bodies.get(key)
+        if found is None:
+            found = self._bodies[key] = memoryview(self._opened.read_range(entry.start, entry.length))
+        return found
+
+
+def ranged_container(opened) -> FileIndexContainer:
+    """The container of a file on a store (``opened``: its first bytes fetched, ``read_range`` for the rest): a
+    :class:`RangedContainer` for version 1, whose HEAD is at the start; the whole file read otherwise."""
+    from fileindex.errors import DecodeError
+
+    first = opened.read_range(0, min(opened.size, 1 << 16))
+    try:
+        head = parse_head(first)
+        if head.version == 1 and head.head_length is not None and head.head_length > len(first):
+            first = opened.read_range(0, head.head_length)
+            head = parse_head(first)
+    except DecodeError:
+        head = None
+    if head is None or head.version != 1 or head.head_length is None or head.head_length > len(first):
+        return FileIndexContainer.from_bytes(opened.read_range(0, opened.size), source=opened.name)
+    return RangedContainer(opened, first, head)
+
+
 # An embedded index is bytes of a manifest entry: the same bytes always open the same container, with
 # the same readers. Weighed by the bytes and about what the HEAD and its readers take decoded (measured on
 # 100-row files: 3 KiB with a bloom filter's reader, 7 KiB with a bitmap's too and a key's rows read), so

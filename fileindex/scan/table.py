@@ -11,14 +11,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import io
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO, cast
 from pathlib import Path
 from pyroaring import BitMap
 
-from fileindex.container.file import FileIndexContainer, embedded_container, shared_sidecar, sidecar_container
+from fileindex.container.file import (
+    SIDECARS,
+    FileIndexContainer,
+    embedded_container,
+    ranged_container,
+    shared_sidecar,
+    sidecar_container,
+)
 from fileindex.io import InputFile
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
@@ -302,14 +308,19 @@ class PaimonTable:
                                       REMAIN if group_kept else SKIP, note)
 
 
+_SIDECAR_WEIGHT = 8192  # a remote sidecar's HEAD, readers and the bodies it fetched: weighed as opened
+
+
 def remote_sidecar(opened: InputFile) -> FileIndexContainer:
     """The container of a sidecar opened on a store: shared per process by the identity the open gave (URI,
     size, ETag), so a second plan of an unchanged file sends one request (the open) instead of two."""
     shared = shared_sidecar(opened.identity)
     if shared is not None:
         return shared
-    data = opened.read_range(0, opened.size)
-    return sidecar_container(io.BytesIO(data), identity=opened.identity, name=opened.name)
+    container = ranged_container(opened)
+    container.readers = {}
+    SIDECARS.put(opened.identity, container, len(container.head.entries) * 4096 + _SIDECAR_WEIGHT)
+    return container
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -310,8 +310,13 @@ class TableStore:
         return self.open(self.data_file(entry, schema), "data file", self._within(entry, schema))
 
     def open_beside(self, entry: ManifestEntry, schema: Schema, name: str) -> InputFile:
-        """A sidecar of the data file opened as ``open_data`` opens the data file."""
-        return self.open(self.beside(entry, schema, name), "index file", self._within(entry, schema))
+        """A sidecar of the data file opened as ``open_data`` opens the data file (on an object store by its
+        first bytes, where a container's HEAD is: its bodies are fetched when asked for)."""
+        path, within = self.beside(entry, schema, name), self._within(entry, schema)
+        open_head = getattr(self.io, "open_head", None)
+        if open_head is not None:
+            return open_head(path, within=within or (self._root_text(),), what="index file")
+        return self.open(path, "index file", within)
 
     def open(self, path: str, what: str, within: tuple[str, ...] | None = None) -> InputFile:
         """A file of the table opened once for reading, inside ``within`` (default: the table root); one

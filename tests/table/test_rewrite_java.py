@@ -483,7 +483,7 @@ def test_after_javas_rename_column_rewrite_refuses_the_stale_option_naming_the_n
                               [rows(0)])
     assert oracle.alter_columns(warehouse, "renamed", [["rename", "name", "label"]]) == 1
     store = TableStore(root)
-    assert read_json(root, store.schema_file(store.latest_schema_id()), "schema")["options"][
+    assert read_json(store, store.schema_file(store.latest_schema_id()), "schema")["options"][
         "file-index.bitmap.columns"] \
         == "name"  # as Java left it
     snapshots = store.snapshot_ids()

@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from fileindex.cli import add_external_paths_argument, add_storage_options_argument
+from fileindex.cli import add_external_paths_argument
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.cli.spark import add_inputs_argument, session
 from fileindex.errors import UsageError
 
