@@ -112,7 +112,8 @@ def store_benchmark(root: Path, cases: list[dict], peer_python: Path, repeat: in
             print(f"uploaded the table to moto in {time.perf_counter() - started:.0f} s", file=sys.stderr)
             proxy = CountingProxy(server.endpoint, kind="s3", latency=latency)
             local = PaimonTable(root)
-            files = [f"{server.bucket}/warehouse/default.db/orders/{local.relative(entry)}" for entry, _ in local.live()]
+            folder = f"{server.bucket}/warehouse/default.db/orders"
+            files = [f"{folder}/{local.relative(entry)}" for entry, _ in local.live()]
             print(f"\n--store s3: moto behind the counting proxy, {latency * 1000:.0f} ms added per request; per run: "
                   f"requests, bytes fetched, data-file GETs; wall: median of {repeat} cold runs, seconds")
             print(f"{'query':<28} {'rows':>9} | {'ours req':>8} {'bytes':>11} {'data':>4} {'wall':>7} | "
