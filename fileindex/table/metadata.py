@@ -324,7 +324,11 @@ def live_files(store: TableStore, snapshot: Snapshot,
     whether to read a manifest, from its partition statistics (a manifest left out must hold no entry,
     ADD or DELETE, of a partition the caller wants)."""
     live: dict[tuple, ManifestEntry] = {}
-    for manifest, listed_in in _manifests(store, snapshot, keep_manifest):
+    manifests = _manifests(store, snapshot, keep_manifest)
+    if store.remote:  # (each a request: fetched together, decoded in order)
+        store.prefetch([path for path, _ in manifests if MANIFESTS.get(((str(path),), "manifest")) is None],
+                       MAX_MANIFEST_BYTES)
+    for manifest, listed_in in manifests:
         _merge(live, manifest_entries(store, manifest, listed_in))
     return list(live.values())
 

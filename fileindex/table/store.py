@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from fileindex.table.metadata import ManifestEntry, Schema
 
 MAIN = "main"
+PREFETCH_REQUESTS = 8  # metadata files of a remote store fetched at once
 # in external_roots: the folders the table's own option names (``--allow-external-paths`` without a ROOT)
 DECLARED = "declared"
 EXTERNAL_PATHS_OPTION = "data-file.external-paths"
@@ -389,13 +390,32 @@ class TableStore:
         elif not within:
             raise UsageError(f"{path}: a file under an external path, outside the table: allow its folder with "
                              "external_roots=[...] (--allow-external-paths ROOT)")
+        prefetched = self._memo.pop(("prefetched", str(path)), None) if self.remote else None
         try:
-            data = self.io.read_bytes(str(path), limit=limit, within=within, what=what)
+            data = prefetched if prefetched is not None and len(prefetched) <= limit else \
+                self.io.read_bytes(str(path), limit=limit, within=within, what=what)
         except OutsideError as err:
             raise _outside(what, str(path), err, within if external else None) from None
         if self.remote:
             self._memo[("bytes", str(path))] = len(data)
         return data
+
+    def prefetch(self, paths: list[Path], limit: int) -> None:
+        """On a remote store: fetch these metadata files together (a bounded pool of requests), each held for the
+        one ``read_bytes`` of it that follows (a file that fails is left to that read, which reports it)."""
+        if not self.remote or len(paths) < 2:
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        def fetch(path: Path) -> None:
+            try:
+                data = self.io.read_bytes(str(path), limit=limit, within=(self._root_text(),), what="manifest")
+            except Exception:  # (the read that follows raises it, in the words of its caller)
+                return
+            self._memo[("prefetched", str(path))] = data
+
+        with ThreadPoolExecutor(PREFETCH_REQUESTS) as pool:
+            list(pool.map(fetch, [p for p in paths if ("prefetched", str(p)) not in self._memo]))
 
     def bytes_read(self, path: Path | UriPath) -> int:
         """How many bytes ``read_bytes`` took from ``path`` on a remote store (what a cache weighs it by)."""
