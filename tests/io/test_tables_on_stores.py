@@ -80,7 +80,8 @@ def test_a_secret_is_never_shown(s3_store, capsys):
     uri = upload(s3_store, BITMAP)
     flags = storage_flags(s3_store)
     shown = []
-    for argv in (["read", uri, "--explain", *flags], ["read", s3_store.uri("nothing-here"), *flags],
+    for argv in (["read", uri, "--explain", *flags], ["read", uri, "--progress", *flags],
+                 ["read", s3_store.uri("nothing-here"), *flags],
                  ["read", uri.replace("s3://warehouse", "s3://no-such-bucket"), *flags],
                  ["table", uri, "--where", "f0 = 'Bob'", "--storage-option", f"{s3_store.secrets()[0]}", *flags]):
         code, out, err = run_cli(capsys, *argv)
@@ -210,3 +211,8 @@ def test_sidecars_are_read_from_the_store_and_a_ruled_out_file_is_never_fetched(
             str(SIDECARS), "R")
         data = [r.key for r in object_store.proxy.requests if r.key and r.key.endswith(".parquet")]
         assert bool(data) == (got.num_rows > 0)
+
+
+def test_an_unknown_scheme_is_one_line(capsys):
+    code, out, err = run_cli(capsys, "read", "ftp://host/warehouse/t")
+    assert code == 2 and err.count("\n") == 1 and "ftp://" in err and "s3://" in err
