@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 from fileindex.cli import HANDLED, column_types, parse_key_values, report_failure
-from fileindex.cli.storage import add_storage_options_argument
 from fileindex.errors import UsageError
 
 NAME = "build"
@@ -14,7 +13,6 @@ HELP = "build a Parquet or ORC file's index container from Paimon table options,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_storage_options_argument(parser)
     parser.add_argument("data", help="a Parquet or ORC data file")
     parser.add_argument("-o", "--output", help="where to write the container (default: DATA.index)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",

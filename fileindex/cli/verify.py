@@ -6,7 +6,6 @@ import json
 import os
 
 from fileindex.cli import HANDLED, column_types, report_failure
-from fileindex.cli.storage import add_storage_options_argument
 from fileindex.errors import UsageError
 
 NAME = "verify"
@@ -16,7 +15,6 @@ HELP = ("check an index container against every row of its Parquet or ORC data f
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_storage_options_argument(parser)
     parser.add_argument("data", help="a Parquet or ORC data file")
     parser.add_argument("index", nargs="?", help="its index container (default: DATA.index, where build writes it)")
     parser.add_argument("--witnesses", type=int, default=5, metavar="N",

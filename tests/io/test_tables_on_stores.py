@@ -216,3 +216,4 @@ def test_sidecars_are_read_from_the_store_and_a_ruled_out_file_is_never_fetched(
 def test_an_unknown_scheme_is_one_line(capsys):
     code, out, err = run_cli(capsys, "read", "ftp://host/warehouse/t")
     assert code == 2 and err.count("\n") == 1 and "ftp://" in err and "s3://" in err
+
