@@ -104,6 +104,11 @@ class FileIndexContainer:
         validate_layout(self.head, self.size)
 
 
+# the bytes a container on a store is opened by: a HEAD of a few columns' entries (114 bytes for three); a
+# larger HEAD is fetched by a second read of its length
+HEAD_BYTES = 4096
+
+
 class RangedContainer(FileIndexContainer):
     """A container on a store, fetched by parts: its HEAD from the first bytes (version 1 has it at the start),
     each body by one ranged read when first asked for (kept), so a query of one column fetches that column's
@@ -134,7 +139,7 @@ def ranged_container(opened) -> FileIndexContainer:
     :class:`RangedContainer` for version 1, whose HEAD is at the start; the whole file read otherwise."""
     from fileindex.errors import DecodeError
 
-    first = opened.read_range(0, min(opened.size, 1 << 16))
+    first = opened.read_range(0, min(opened.size, HEAD_BYTES))
     try:
         head = parse_head(first)
         if head.version == 1 and head.head_length is not None and head.head_length > len(first):

@@ -316,7 +316,9 @@ class TableStore:
         path, within = self.beside(entry, schema, name), self._within(entry, schema)
         open_head = getattr(self.io, "open_head", None)
         if open_head is not None:
-            return open_head(path, within=within or (self._root_text(),), what="index file")
+            from fileindex.container.file import HEAD_BYTES
+
+            return open_head(path, within=within or (self._root_text(),), what="index file", length=HEAD_BYTES)
         return self.open(path, "index file", within)
 
     def open(self, path: str, what: str, within: tuple[str, ...] | None = None) -> InputFile:
