@@ -217,3 +217,24 @@ def test_an_unknown_scheme_is_one_line(capsys):
     code, out, err = run_cli(capsys, "read", "ftp://host/warehouse/t")
     assert code == 2 and err.count("\n") == 1 and "ftp://" in err and "s3://" in err
 
+
+
+def test_a_filesystem_object_reads_and_commits_only_with_the_single_writer_promise(s3_store):
+    """PaimonTable(uri, filesystem=...) reads through a pyarrow filesystem; it has no conditional create, so an
+    ALTER's commit is refused in one line unless the single-writer option is given by name."""
+    from fileindex.errors import UsageError
+    from fileindex.io.locations import parse_location
+    from fileindex.io.object_store import arrow_filesystem
+    from fileindex.io.reach import reaching
+    from fileindex.io.store_options import SINGLE_WRITER, store_options
+    from fileindex.table.options_alter import alter_table
+
+    uri = upload(s3_store, BITMAP)
+    location = parse_location(uri)
+    filesystem = arrow_filesystem(location, store_options(location, s3_store.options(), environ={}))
+    table = PaimonTable(uri, filesystem=filesystem)
+    assert table.scan("f0 = 'Bob'").to_arrow().equals(PaimonTable(BITMAP).scan("f0 = 'Bob'").to_arrow())
+    with reaching(filesystem=filesystem), pytest.raises(UsageError, match=SINGLE_WRITER):
+        alter_table(uri, set={"file-index.bloom-filter.columns": "f1"})
+    with reaching({SINGLE_WRITER: "true"}, filesystem):
+        assert alter_table(uri, set={"file-index.bloom-filter.columns": "f1"}).schema_id == 1
