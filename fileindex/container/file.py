@@ -10,7 +10,7 @@ import stat
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
 
 from fileindex.container.head import ContainerHead, IndexEntry, check_body_bounds, parse_head, validate_layout
 from fileindex.memo import BoundedMemo, file_identity
@@ -104,6 +104,15 @@ class FileIndexContainer:
         validate_layout(self.head, self.size)
 
 
+class RangedFile(Protocol):
+    """A file on a store as a container reads it (``fileindex.io``'s InputFile)."""
+
+    name: str
+    size: int
+
+    def read_range(self, offset: int, length: int) -> bytes: ...
+
+
 # the bytes a container on a store is opened by: a HEAD of a few columns' entries (114 bytes for three); a
 # larger HEAD is fetched by a second read of its length
 HEAD_BYTES = 4096
@@ -114,7 +123,7 @@ class RangedContainer(FileIndexContainer):
     each body by one ranged read when first asked for (kept), so a query of one column fetches that column's
     body and nothing else. ``opened`` reads ranges (``read_range``) and knows its size and name."""
 
-    def __init__(self, opened, head_bytes: bytes, head: ContainerHead):
+    def __init__(self, opened: RangedFile, head_bytes: bytes, head: ContainerHead):
         super().__init__(head_bytes, head, source=opened.name)
         self._opened, self._size = opened, opened.size
         self._bodies: dict[tuple[int, int], memoryview] = {}
@@ -134,7 +143,7 @@ class RangedContainer(FileIndexContainer):
         return found
 
 
-def ranged_container(opened) -> FileIndexContainer:
+def ranged_container(opened: RangedFile) -> FileIndexContainer:
     """The container of a file on a store (``opened``: its first bytes fetched, ``read_range`` for the rest): a
     :class:`RangedContainer` for version 1, whose HEAD is at the start; the whole file read otherwise."""
     from fileindex.errors import DecodeError
