@@ -1,6 +1,8 @@
 """Benchmark of PaimonTable.scan(...).to_arrow() beside pypaimon-rust and a plain pyarrow.dataset read, in one run.
 
     .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
+    .venv/bin/python tools/bench_read.py --store s3 [--latency 0.020] [--repeat 3]: the table on an S3 server
+        behind a counting proxy: requests, bytes and wall time per query (tools/bench_read_store.py)
 
 The table: --files data files of --rows rows (the main job's generator, ``fileindex.spark.demo.make_file``:
 id, category, ts, amount; every file spans every id, and a few of each file's timestamps stray over every
@@ -201,9 +203,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--data", type=Path, default=ROOT / "bench-data" / "read")
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--store", choices=("s3",),
+                        help="instead: the table on an S3 server behind a counting proxy (tools/bench_read_store.py)")
+    parser.add_argument("--latency", type=float, default=0.020, help="--store: seconds added to every request")
     args = parser.parse_args()
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
     root = make_table(spec, args.data / f"{args.files}x{args.rows}")
+    if args.store:
+        from bench_read_store import store_benchmark
+
+        store_benchmark(root, queries(spec), peer_python(), args.repeat, args.latency)
+        return
     table = PaimonTable(root)
     files = [str(table.data_path(entry)) for entry, _ in table.live()]
     cases = queries(spec)

@@ -256,6 +256,8 @@ class DataFileReader:
         """The footer as page reads need it, parsed once per file identity (None: not readable so)."""
         from fileindex.arrow import parquet_pages
 
+        if not isinstance(self._source, str):
+            return None  # (a file on a store: no descriptor to read pages by; its row groups are read in ranges)
         if self._footer.paged is None:
             try:
                 parsed: parquet_pages.PagedFooter | bool = parquet_pages.PagedFooter.read(self._source)

@@ -67,3 +67,4 @@ def add_external_paths_argument(parser) -> None:
                         help="read data files under external paths (outside the table) that lie inside ROOT; "
                              "without ROOT: inside the folders the table's data-file.external-paths names; "
                              "repeat for more (default: such files are refused)")
+

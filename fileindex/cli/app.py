@@ -6,13 +6,15 @@ adding a subcommand means adding a module and listing it in ``COMMANDS``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 import warnings
 
 from fileindex import __version__
-from fileindex.cli.exits import EXIT_CODES, EXIT_MALFORMED
+from fileindex.cli.exits import EXIT_CODES, EXIT_MALFORMED, EXIT_USAGE
 from fileindex.cli.interrupts import run_interruptible
+from fileindex.errors import UsageError
 
 COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance",
             "kit", "spark", "demo", "samples")
@@ -34,6 +36,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def reaching_stores(args: argparse.Namespace) -> contextlib.AbstractContextManager | int:
+    """The command's ``--storage-option`` pairs, for every table it opens by URI (nothing loaded without any);
+    the exit code of a malformed one."""
+    if not getattr(args, "storage_options", None):
+        return contextlib.nullcontext()
+    from fileindex.cli.storage import storage_options
+    from fileindex.io.reach import reaching
+
+    try:
+        return reaching(storage_options(args))
+    except UsageError as err:
+        print(f"fileindex {args.command}: {err}", file=sys.stderr)
+        return EXIT_USAGE
+
+
 def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"fileindex: warning: {message}\n"
 
@@ -46,8 +63,12 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str] | None) -> int:
     warnings.formatwarning = _one_line_warning
     args = build_parser().parse_args(argv)
+    reach = reaching_stores(args)
+    if isinstance(reach, int):
+        return reach
     try:
-        return args.run(args)
+        with reach:
+            return args.run(args)
     except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
         sys.stderr.close()
         return 0

@@ -5,6 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import column_types
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.cli.exits import EXIT_MALFORMED, EXIT_NON_CANONICAL, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import (
@@ -26,6 +27,7 @@ STATUS = {EXIT_VALID: "OK", EXIT_USAGE: "ERROR", EXIT_MALFORMED: "MALFORMED", EX
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_storage_options_argument(parser)
     parser.add_argument("files", nargs="+", metavar="FILE", help="file-index containers to validate")
     column_types.add_arguments(parser)
     parser.epilog = ("Every bloom-filter body is checked in full; with column types (from --schema, --data, --table "

@@ -6,6 +6,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, column_types, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.errors import FileIndexError
 
 NAME = "explain"
@@ -14,6 +15,7 @@ HELP = ("an annotated dump of a container: offset, bytes, field path (as in spec
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_storage_options_argument(parser)
     parser.add_argument("file", help="a file-index container (- for standard input)")
     column_types.add_arguments(parser)
     parser.add_argument("--column", help="explain only this column's bodies")

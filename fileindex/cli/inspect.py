@@ -5,6 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import HANDLED, column_types, pad, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import MAGIC, VERSION, IndexEntry
 from fileindex.errors import FileIndexError
@@ -15,6 +16,7 @@ HELP = ("show a container's entry table (version 1's HEAD, version 2's footer): 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_storage_options_argument(parser)
     parser.add_argument("file", help="a Paimon file-index container (.index file or embedded bytes)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (shape in docs/guide/query.md)")
 

@@ -6,6 +6,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, column_types, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 
@@ -14,6 +15,7 @@ HELP = "evaluate predicates over a container as Paimon does: REMAIN, SKIP or the
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_storage_options_argument(parser)
     parser.add_argument("file", help="a file-index container")
     column_types.add_arguments(parser)
     parser.add_argument("--where", action="append", required=True, metavar="EXPR",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fileindex.cli import HANDLED, add_external_paths_argument, pad, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.errors import UsageError
 
 NAME = "read"
@@ -22,13 +23,15 @@ FORMATS = (".parquet", ".csv", ".jsonl")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
+    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/): a path or "
+                                      "a URI (s3://, gs://, abfs://, ...)")
     parser.add_argument("--where", metavar="EXPR", help="a predicate over the table's columns (default: every row)")
     parser.add_argument("--select", metavar="COLUMNS", help="the columns to read, comma-separated (default: all)")
     parser.add_argument("--limit", type=int, metavar="N",
                         help=f"at most N rows (default: all; printed: the first {SHOWN_ROWS} unless --limit)")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
     add_external_paths_argument(parser)
+    add_storage_options_argument(parser)
     parser.add_argument("--output", metavar="FILE",
                         help="write the rows to FILE instead: .parquet, .csv or .jsonl (a new file, written whole)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output file")

@@ -7,6 +7,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 
 NAME = "rewrite"
 HELP = ("rebuild the file indexes of a Paimon append table from its current file-index options (set them with "
@@ -15,7 +16,8 @@ HELP = ("rebuild the file indexes of a Paimon append table from its current file
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``rewrite`` and ``spark rewrite``."""
-    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
+    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/): a path or "
+                                      "a URI (s3://, gs://, abfs://, ...)")
     parser.add_argument("--partition", metavar="SPEC",
                         help="only these partitions: k=v[,k=v][;k=v...] (';' separates partitions), as Java's "
                              "procedure")
@@ -35,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-external-paths", action="store_true",
                         help="rewrite data files under external paths (data-file.external-paths) too, writing their "
                              "index files beside them, outside the table (refused by default)")
+    add_storage_options_argument(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would change per file (location, sizes, sidecar names); write nothing")
     parser.add_argument("--json", action="store_true", help="JSON lines: one object per data file, then a summary")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from fileindex.cli import HANDLED, add_external_paths_argument, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.cli.query import warn_null_comparisons
 from fileindex.errors import UsageError
 
@@ -17,7 +18,8 @@ HELP = ("plan a Java-written Paimon table: per live data file, where its index l
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/)")
+    parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/): a path or "
+                                      "a URI (s3://, gs://, abfs://, ...)")
     parser.add_argument("--where", action="append", metavar="EXPR",
                         help="a predicate over the table's columns; repeat for more (each answered on its own)")
     parser.add_argument("--indexes", action="store_true",
@@ -29,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "file or its .index sidecar: its name, the path --indexes prints, or a path")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
     add_external_paths_argument(parser)
+    add_storage_options_argument(parser)
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
     parser.add_argument("--json", action="store_true",
@@ -123,7 +126,7 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
         print(f"{args.table}: the options are already so; no new schema")
         return 0
     store = TableStore.at(args.table, args.branch)
-    written = store.schema_file(schema_id).relative_to(store.root).as_posix()
+    written = Path(str(store.schema_file(schema_id).relative_to(store.root))).as_posix()
     if altered.removed:
         print(f"{args.table}: removed with their index: {', '.join(altered.removed)}")
     if rewrite_refusal:

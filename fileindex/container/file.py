@@ -10,7 +10,7 @@ import stat
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
 
 from fileindex.container.head import ContainerHead, IndexEntry, check_body_bounds, parse_head, validate_layout
 from fileindex.memo import BoundedMemo, file_identity
@@ -104,6 +104,63 @@ class FileIndexContainer:
         validate_layout(self.head, self.size)
 
 
+class RangedFile(Protocol):
+    """A file on a store as a container reads it (``fileindex.io``'s InputFile)."""
+
+    name: str
+    size: int
+
+    def read_range(self, offset: int, length: int) -> bytes: ...
+
+
+# the bytes a container on a store is opened by: a HEAD of a few columns' entries (114 bytes for three); a
+# larger HEAD is fetched by a second read of its length
+HEAD_BYTES = 4096
+
+
+class RangedContainer(FileIndexContainer):
+    """A container on a store, fetched by parts: its HEAD from the first bytes (version 1 has it at the start),
+    each body by one ranged read when first asked for (kept), so a query of one column fetches that column's
+    body and nothing else. ``opened`` reads ranges (``read_range``) and knows its size and name."""
+
+    def __init__(self, opened: RangedFile, head_bytes: bytes, head: ContainerHead):
+        super().__init__(head_bytes, head, source=opened.name)
+        self._opened, self._size = opened, opened.size
+        self._bodies: dict[tuple[int, int], memoryview] = {}
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def body(self, entry: IndexEntry) -> memoryview | None:
+        if entry.is_empty:
+            return None
+        check_body_bounds(entry, self.head, self._size)
+        key = (entry.start, entry.length)
+        found = self._bodies.get(key)
+        if found is None:
+            found = self._bodies[key] = memoryview(self._opened.read_range(entry.start, entry.length))
+        return found
+
+
+def ranged_container(opened: RangedFile) -> FileIndexContainer:
+    """The container of a file on a store (``opened``: its first bytes fetched, ``read_range`` for the rest): a
+    :class:`RangedContainer` for version 1, whose HEAD is at the start; the whole file read otherwise."""
+    from fileindex.errors import DecodeError
+
+    first = opened.read_range(0, min(opened.size, HEAD_BYTES))
+    try:
+        head = parse_head(first)
+        if head.version == 1 and head.head_length is not None and head.head_length > len(first):
+            first = opened.read_range(0, head.head_length)
+            head = parse_head(first)
+    except DecodeError:
+        head = None
+    if head is None or head.version != 1 or head.head_length is None or head.head_length > len(first):
+        return FileIndexContainer.from_bytes(opened.read_range(0, opened.size), source=opened.name)
+    return RangedContainer(opened, first, head)
+
+
 # An embedded index is bytes of a manifest entry: the same bytes always open the same container, with
 # the same readers. Weighed by the bytes and about what the HEAD and its readers take decoded (measured on
 # 100-row files: 3 KiB with a bloom filter's reader, 7 KiB with a bitmap's too and a key's rows read), so
@@ -162,12 +219,19 @@ def sidecar_container(path: str | os.PathLike | BinaryIO, *, identity: tuple | N
     return container
 
 
+MAX_REMOTE_BYTES = 1 << 31  # a container named by URI is fetched whole (no memory map of a remote object)
+
+
 @contextmanager
 def _opened(path: str | os.PathLike | BinaryIO) -> Iterator[tuple[BinaryIO, str]]:
     if not isinstance(path, (str, os.PathLike)):  # an open binary stream
         yield path, str(getattr(path, "name", "<stream>"))
     elif os.fspath(path) == "-":
         yield sys.stdin.buffer, "<stdin>"
+    elif "://" in os.fspath(path):  # a store's URI (s3://, gs://, abfs://, ...): its bytes, in one GET
+        from fileindex.io.reach import read_location
+
+        yield io.BytesIO(read_location(os.fspath(path), MAX_REMOTE_BYTES, "index file")), os.fspath(path)
     else:
         with open(path, "rb") as file:
             yield file, os.fspath(path)

@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from fileindex.errors import ConfinementError, UsageError
+from fileindex.io.base import FileIO, InputFile
 from fileindex.io.locations import Location, UriPaths, parse_location
 from fileindex.io.object_store import ObjectInfo, ObjectStoreFileIO, arrow_filesystem, arrow_path
 from fileindex.io.store_options import SINGLE_WRITER, store_options
@@ -162,3 +163,7 @@ def file_io_for(uri: str | os.PathLike, options: Mapping[str, str] | None = None
     if location.store == "hdfs":
         return ArrowFileIO(location, arrow_filesystem(location), single_writer=single_writer)
     return None
+
+
+FileIO.register(ArrowFileIO)
+InputFile.register(ArrowInputFile)

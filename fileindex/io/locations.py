@@ -149,3 +149,61 @@ def _plain_parts(path: str, what: str, error: type[Exception] = UsageError) -> l
 
 def _azure_domain(scheme: str) -> str:
     return "dfs.core.windows.net" if scheme in ("abfs", "abfss") else "blob.core.windows.net"
+
+
+class UriPath:
+    """A folder or file of a table on a store reached by URI, with the few ``pathlib`` operations a table's
+    layout needs (``/``, ``name``, ``parent``, ``relative_to``): what a store's ``root`` is when the table is
+    not on the local disk. Its text (``str``, ``os.fspath``) is the URI the store's file access takes; a name
+    joined under it is a plain name (never ``..``), so it stays inside."""
+
+    __slots__ = ("location", "_text")
+
+    def __init__(self, location: Location | str):
+        self.location = location if isinstance(location, Location) else parse_location(location)
+        self._text = self.location.uri
+
+    def __truediv__(self, name: str) -> UriPath:
+        return UriPath(self.location.child(os.fspath(name)))
+
+    @property
+    def name(self) -> str:
+        return self.location.key.rsplit("/", 1)[-1]
+
+    @property
+    def parent(self) -> UriPath:
+        key = self.location.key.rsplit("/", 1)[0] if "/" in self.location.key else ""
+        where = self.location
+        return UriPath(Location(where.scheme, where.store, where.bucket, key, where.account, where.host))
+
+    def resolve(self) -> UriPath:
+        """Itself: a store reached by URI has no links to resolve."""
+        return self
+
+    def relative_to(self, folder: UriPath | str) -> str:
+        """The ``/``-separated names from ``folder`` to here; a ValueError when this does not lie under it."""
+        base = folder.location if isinstance(folder, UriPath) else parse_location(folder)
+        if not base.contains(self.location):
+            raise ValueError(f"{self} is not under {base.uri}")
+        return self.location.key[len(base.key):].lstrip("/")
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __fspath__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"UriPath({self._text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UriPath) and other._text == self._text
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+    def __lt__(self, other: UriPath) -> bool:
+        return self._text < other._text
+
+    def __reduce__(self):
+        return UriPath, (self._text,)

@@ -39,6 +39,7 @@ from typing import Any
 import pyarrow as pa
 
 from fileindex.errors import ConfinementError, FileIndexError, UsageError
+from fileindex.io.base import FileIO, InputFile
 from fileindex.io.locations import Location, UriPaths, parse_location
 from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store_options
 
@@ -92,6 +93,7 @@ class ObjectInputFile:
         self.identity = (location.uri, size, etag, version)
         self._etag, self._version = etag, version
         self._tail = tail  # the object's last min(TAIL, size) bytes; None: not fetched yet
+        self._head = b""  # the object's first bytes, when it was opened by them (open_head)
 
     def read_range(self, offset: int, length: int) -> bytes:
         """``length`` bytes from ``offset`` (fewer at the end of the object); the object's last 64 KiB are
@@ -99,6 +101,8 @@ class ObjectInputFile:
         end = min(offset + length, self.size)
         if offset >= end:
             return b""
+        if end <= len(self._head):
+            return self._head[offset:end]
         tail_start = max(0, self.size - TAIL)
         if offset >= tail_start:
             if self._tail is None:
@@ -211,6 +215,20 @@ class ObjectStoreFileIO(UriPaths):
                 pass
         meta = self._call(location, lambda: _obstore().head(self._store, location.key))
         return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"))
+
+    def open_head(self, path: str, *, within: Sequence[str] = (), what: str = "file",
+                  length: int = TAIL) -> ObjectInputFile:
+        """``path`` opened by one GET of its first ``length`` bytes (whose answer gives the size and ETag too),
+        kept for reads into them: how a sidecar index is opened (its HEAD is at its start, its bodies are
+        fetched one ranged GET each when asked for)."""
+        location = self.confined(path, within, what)
+        result = self._call(location, lambda: _obstore().get(self._store, location.key,
+                                                             options={"range": (0, length)}))
+        head = self._call(location, lambda: bytes(result.bytes()))
+        meta = result.meta
+        opened = ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"))
+        opened._head = head[:meta["size"]]
+        return opened
 
     def read_bytes(self, path: str, *, limit: int, within: Sequence[str] = (), what: str = "file") -> bytes:
         """The whole of a small object in one GET, refused (its body not read) when over ``limit`` bytes."""
@@ -501,3 +519,8 @@ class _GcsUploads:
         credentials, _ = google.auth.default(scopes=["https://www.googleapis.com/auth/devstorage.read_write"])
         credentials.refresh(google.auth.transport.requests.Request())
         return credentials.token
+
+
+# the interface's methods, by duck typing (the classes keep their own small hierarchy): isinstance holds
+FileIO.register(ObjectStoreFileIO)
+InputFile.register(ObjectInputFile)

@@ -282,11 +282,21 @@ def _kept_by_index(task: DataFileTask, verdict: FileVerdict | None) -> int:
     return verdict.result.cardinality if isinstance(verdict.result, Rows) else verdict.row_count
 
 
+REMOTE_INDEX_REQUESTS = 8  # indexes of a remote table's files fetched and evaluated at once
+
+
 def evaluate_tasks(tasks: list[DataFileTask], predicate: Predicate, *,
                    extended: bool = False) -> list[FileVerdict | None]:
     """The index stage in this process: each file's verdict, the indexes opened in batches with automatic
-    collection paused (they fill the memos)."""
-    return list(computed_in_batches(partial(evaluate_file, predicate=predicate, extended=extended), tasks))
+    collection paused (they fill the memos). On a remote store the files' indexes are fetched and evaluated on a
+    bounded pool (each sidecar is requests, not a read of the disk)."""
+    evaluate = partial(evaluate_file, predicate=predicate, extended=extended)
+    if tasks and tasks[0].table is not None and tasks[0].table.store.remote and len(tasks) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(REMOTE_INDEX_REQUESTS) as pool:
+            return list(pool.map(evaluate, tasks))
+    return list(computed_in_batches(evaluate, tasks))
 
 
 def plan_files(tasks: list[DataFileTask], predicate: Predicate, *, extended: bool = False,

@@ -12,12 +12,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import os
-from collections.abc import Callable, Iterator, Sequence
-from typing import BinaryIO, cast
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, cast
 from pathlib import Path
 from pyroaring import BitMap
 
-from fileindex.container.file import FileIndexContainer, embedded_container, shared_sidecar, sidecar_container
+from fileindex.container.file import (
+    SIDECARS,
+    FileIndexContainer,
+    embedded_container,
+    ranged_container,
+    shared_sidecar,
+    sidecar_container,
+)
+from fileindex.io import InputFile
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
@@ -49,10 +57,17 @@ class PaimonTable:
     reading its rows (``scan``)."""
 
     def __init__(self, path: str | Path, snapshot_id: int | None = None, *,
-                 external_roots: Sequence[str | Path] = ()):
-        """``external_roots``: folders whose data files under external paths may be read (none by default:
+                 external_roots: Sequence[str | Path] = (), options: Mapping[str, str] | None = None,
+                 filesystem: Any = None):
+        """``path``: a local folder, a ``file://`` URI, or a table on an object store (``s3://``, ``s3a://``,
+        ``oss://``, ``gs://``, ``abfs://``, ``abfss://``, ``az://``; ``hdfs://``); ``options``: Paimon's option
+        keys for reaching it (``s3.endpoint``, ``s3.access-key``, ...; the environment and the client
+        libraries' credential chains fill in what they do not say); ``filesystem``: a ready
+        ``pyarrow.fs.FileSystem`` or fsspec filesystem to reach it through instead (docs/guide/object-stores.md).
+        ``external_roots``: folders whose data files under external paths may be read (none by default:
         such a file is refused in one line; see docs/untrusted-tables.md)."""
-        self.store = TableStore.at(path, external_roots=tuple(str(r) for r in external_roots))
+        self.store = TableStore.at(path, external_roots=tuple(str(r) for r in external_roots), options=options,
+                                   filesystem=filesystem)
         self.root = self.store.root
         self.snapshot = load_snapshot(self.store, snapshot_id)
         # a plain read uses the latest schema; time travel the snapshot's
@@ -165,17 +180,18 @@ class PaimonTable:
         if note:
             return "sidecar", None, note
         name = entry.index_files[0]
-        found = self.store.io.info(self.store.beside(entry, self.schema, name))
-        shared = shared_sidecar(found.identity) if found is not None and found.kind == "file" else None
-        if shared is not None:  # (opened and checked before, and the file is still that one, not a link)
-            return "sidecar", shared, ""
+        if not self.store.remote:  # (a stat, not a request: a local file opened before is not opened again)
+            found = self.store.io.info(self.store.beside(entry, self.schema, name))
+            shared = shared_sidecar(found.identity) if found is not None and found.kind == "file" else None
+            if shared is not None:  # (opened and checked before, and the file is still that one, not a link)
+                return "sidecar", shared, ""
         try:
             opened = self.store.open_beside(entry, self.schema, name)
         except FileNotFoundError:
             return "sidecar", None, f"index file {name} is missing"
         with opened:
-            if opened.local_path is None:  # (not a local file: a file system without one hands its bytes)
-                return "sidecar", FileIndexContainer.from_bytes(opened.read_range(0, opened.size), source=name), ""
+            if opened.local_path is None:  # (not a local file: its bytes, kept per identity while it is unchanged)
+                return "sidecar", remote_sidecar(opened), ""
             # mapped from the file as opened (a local file has a descriptor), never opened again by name
             return "sidecar", sidecar_container(cast(BinaryIO, opened), identity=opened.identity, name=opened.name), ""
 
@@ -290,6 +306,21 @@ class PaimonTable:
                     note = note or ("group of files kept" if group_kept else "a newer file's index skips the group")
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
                                       REMAIN if group_kept else SKIP, note)
+
+
+_SIDECAR_WEIGHT = 8192  # a remote sidecar's HEAD, readers and the bodies it fetched: weighed as opened
+
+
+def remote_sidecar(opened: InputFile) -> FileIndexContainer:
+    """The container of a sidecar opened on a store: shared per process by the identity the open gave (URI,
+    size, ETag), so a second plan of an unchanged file sends one request (the open) instead of two."""
+    shared = shared_sidecar(opened.identity)
+    if shared is not None:
+        return shared
+    container = ranged_container(opened)
+    container.readers = {}
+    SIDECARS.put(opened.identity, container, len(container.head.entries) * 4096 + _SIDECAR_WEIGHT)
+    return container
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -47,6 +47,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from fileindex.errors import UsageError
+from fileindex.io.reach import current_reach
 from fileindex.memo import computed_in_batches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
@@ -59,12 +60,14 @@ from fileindex.scan.truth import filtered
 from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_zeros
 from fileindex.spark.jobs import bytes_to_read, conform, plan_groups, spark_schema
 from fileindex.spark.session import check_workers
-from fileindex.table.store import is_table_root
+from fileindex.table.store import is_table_root, names_a_store
 from fileindex.table.verdict import FileVerdict
 from fileindex.writing.outputs import collision
 
 FORMAT = "paimon-fileindex"
 OPTIONS = ("path", "snapshot", "where", "report")
+# Paimon's option keys for reaching a store (fileindex.io.store_options), accepted as the relation's options
+STORAGE_PREFIXES = ("s3.", "s3a.", "fs.", "oss.", "gs.", "gcs.", "azure.", "abfs.", "abfss.", "fileindex.commit.")
 # Planning evaluates a table's sidecars itself when it has at most this many: each costs 0.2-1 ms, a Spark
 # task's start 50-100 ms. Above it planning opens none, so it never grows with the sidecars a table has.
 SIDECARS_PLANNED = 64
@@ -83,10 +86,11 @@ class PaimonFileIndexSource(DataSource):
         return FORMAT
 
     def _location(self) -> tuple[str, int | None]:
-        unknown = sorted(set(self.options) - set(OPTIONS))
+        unknown = sorted(key for key in set(self.options) - set(OPTIONS) if not is_storage_option(key))
         if unknown:
             raise UsageError(f"{FORMAT}: unknown option(s) {', '.join(unknown)}; the options are "
-                             f"{', '.join(OPTIONS[1:])} (and the table's path, given to load())")
+                             f"{', '.join(OPTIONS[1:])}, Paimon's storage keys (s3.*, gcs.*, azure.*, ...) and the "
+                             "table's path, given to load()")
         path = self.options.get("path")
         if not path:
             raise UsageError(f'name the table: spark.read.format("{FORMAT}").load("/path/to/table")')
@@ -95,15 +99,19 @@ class PaimonFileIndexSource(DataSource):
             raise UsageError(f"option snapshot={snapshot!r}: give a snapshot id (a whole number)")
         return path, int(snapshot) if snapshot is not None else None
 
+    def _storage_options(self) -> dict[str, str] | None:
+        """The options that say how to reach a table on an object store (Paimon's keys), None: none given."""
+        return {key: value for key, value in self.options.items() if is_storage_option(key)} or None
+
     def schema(self):
-        return relation_schema(_table(*self._location()))
+        return relation_schema(_table(*self._location(), self._storage_options()))
 
     def reader(self, schema):
         started = time.perf_counter()
         path, snapshot = self._location()
         if self.options.get("report"):
             check_report_location(self.options["report"], path)
-        table = _table(path, snapshot)
+        table = _table(path, snapshot, self._storage_options())
         refuse_unscannable(table)
         types = table.schema.types()
         where = self.options.get("where")
@@ -226,6 +234,8 @@ def _unwritable_report(path: str, why: str) -> UsageError:
 
 
 def _refuse_non_table(path: str) -> None:
+    if names_a_store(path):
+        return  # (a store's table is opened, not looked at: PaimonTable says what is missing)
     if not os.path.exists(path):
         raise UsageError(f"{path}: does not exist: give the root of a Paimon table (the folder holding snapshot/ "
                          "and schema/)")
@@ -233,10 +243,15 @@ def _refuse_non_table(path: str) -> None:
         raise UsageError(f"{path}: not a Paimon table (no snapshot/ and schema/ folders)")
 
 
-def _table(path: str, snapshot: int | None) -> PaimonTable:
-    """The Paimon table at ``path`` (its snapshot and schema; no manifest is read)."""
+def _table(path: str, snapshot: int | None, options: dict[str, str] | None = None) -> PaimonTable:
+    """The Paimon table at ``path`` (its snapshot and schema; no manifest is read), reached with ``options``."""
     _refuse_non_table(path)
-    return PaimonTable(path, snapshot)
+    return PaimonTable(path, snapshot, options=options)
+
+
+def is_storage_option(key: str) -> bool:
+    """Whether ``key`` is one of Paimon's keys for reaching a store (what ``--storage-option`` takes)."""
+    return key.lower().startswith(STORAGE_PREFIXES)
 
 
 def relation_schema(table: PaimonTable):
@@ -245,7 +260,7 @@ def relation_schema(table: PaimonTable):
 
 
 def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *, snapshot: int | None = None,
-               report: str | os.PathLike[str] | None = None):
+               report: str | os.PathLike[str] | None = None, options: dict[str, str] | None = None):
     """A DataFrame of the table's live rows that satisfy ``where`` as Spark SQL evaluates it, pruned by the
     file indexes: the relation prunes with the predicate, Spark filters its rows exactly. ``report``: a
     file planning writes its JSON report to (see the module's doc)."""
@@ -254,7 +269,9 @@ def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *
     if report is not None and not isinstance(report, (str, os.PathLike)):
         raise UsageError(f"report={report!r}: give the path of a file to write the report to")
     root, report_path = os.fspath(table), None if report is None else os.fspath(report)
-    metadata = _table(root, snapshot)
+    if options is None:  # (the command line's --storage-option pairs)
+        options = dict(current_reach()[0] or {}) or None
+    metadata = _table(root, snapshot, options)
     refuse_unscannable(metadata)
     types = metadata.schema.types()
     if report_path is not None:
@@ -267,6 +284,8 @@ def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *
         reader = reader.option("snapshot", str(snapshot))
     if report_path is not None:
         reader = reader.option("report", report_path)
+    for key, value in (options or {}).items():
+        reader = reader.option(key, value)
     if predicate is None:
         return reader.load(root)
     return reader.option("where", where).load(root).where(to_column(predicate, types))

@@ -37,7 +37,7 @@ from fileindex.spark import progress
 from fileindex.spark.expressions import spark_column, to_column, widen_signed_zeros
 from fileindex.spark.faults import first_attempt_failure
 from fileindex.spark.session import check_workers
-from fileindex.table.store import is_table_root
+from fileindex.table.store import is_table_root, names_a_store
 from fileindex.types import DataType
 from fileindex.table.verdict import FileVerdict
 
@@ -360,7 +360,7 @@ def _table_of(inputs, snapshot: int | None, external_roots: tuple[str, ...]) -> 
     if isinstance(inputs, Inputs):
         return inputs.table
     paths = [inputs] if isinstance(inputs, str) else list(inputs)
-    if len(paths) == 1 and is_table_root(Path(paths[0])):
+    if len(paths) == 1 and (names_a_store(paths[0]) or is_table_root(Path(paths[0]))):
         return PaimonTable(paths[0], snapshot, external_roots=external_roots)
     return None
 

@@ -56,7 +56,9 @@ class CommitOutcome:
 def remove_written(changes: Iterable[FileChange]) -> None:
     """Delete the sidecars these changes wrote (for changes no snapshot references)."""
     for change in changes:
-        if change.written:
+        if change.written and change.job.io is not None:  # (on a remote store: through its file access)
+            change.job.io.delete(change.written)
+        elif change.written:
             Path(change.written).unlink(missing_ok=True)
 
 

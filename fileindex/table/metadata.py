@@ -157,17 +157,22 @@ def latest_snapshot_id(store: TableStore) -> int:
     otherwise the highest snapshot-N by listing (saying why on a warning)."""
     root, hint = store.meta, store.latest_hint
     problem = ""
-    if store.is_file(hint):
+    if store.remote or store.is_file(hint):  # (on a store: read at once, a missing hint is a 404 like a HEAD's)
         try:
             text = store.read_bytes(hint, "LATEST hint", MAX_HINT_BYTES).decode(errors="replace").strip()
+        except FileNotFoundError:
+            text, problem = "", "is missing"
         except (OSError, ConfinementError) as err:
             text, problem = "", f"cannot be read ({getattr(err, 'strerror', None) or err})"
-        if text.isdigit() and store.is_file(store.snapshot_file(int(text))) \
+        # on a store the hint's snapshot is not looked up: load_snapshot reads it (a missing one is an error)
+        if text.isdigit() and (store.remote or store.is_file(store.snapshot_file(int(text)))) \
                 and not store.exists(store.snapshot_file(int(text) + 1)):
             return int(text)
         problem = problem or (f"names snapshot {text}, which does not exist" if text.isdigit()
                               and not store.is_file(store.snapshot_file(int(text)))
                               else "is not the latest snapshot" if text.isdigit() else f"holds {text[:20]!r}")
+        if problem == "is missing":
+            problem = ""  # (no hint is no problem: Paimon lists then too)
     ids = store.snapshot_ids()
     if not ids:
         raise not_a_table(root, "no snapshot/ folder with snapshots")
@@ -183,6 +188,13 @@ def load_snapshot(store: TableStore, snapshot_id: int | None = None) -> Snapshot
         raise UsageError(f"snapshot {snapshot_id!r}: give a snapshot id (a whole number)")
     snapshot_id = latest_snapshot_id(store) if snapshot_id is None else snapshot_id
     path = store.snapshot_file(snapshot_id)
+    if store.remote:  # (no HEAD before the GET: a missing snapshot is the GET's 404)
+        try:
+            return read_snapshot(store, path)
+        except TableError as err:
+            if str(err).endswith("the file is missing"):
+                raise UsageError(f"{store.meta}: no snapshot {snapshot_id}") from None
+            raise
     if not store.is_file(path):
         raise UsageError(f"{store.meta}: no snapshot {snapshot_id}")
     return read_snapshot(store, path)
@@ -256,7 +268,7 @@ def json_type(value: Any) -> DataType:  # (untrusted JSON)
 def load_schema(store: TableStore, schema_id: int) -> Schema:
     """A schema of the store's branch."""
     path = store.schema_file(schema_id)
-    if not store.exists(path):
+    if not store.remote and not store.exists(path):  # (on a store: the GET's 404 says the same)
         raise TableError(f"schema/schema-{schema_id} (schema): the file is missing")
     data = read_json(store, path, "schema")
     where = f"{store.shown(path)} (schema)"
@@ -312,7 +324,11 @@ def live_files(store: TableStore, snapshot: Snapshot,
     whether to read a manifest, from its partition statistics (a manifest left out must hold no entry,
     ADD or DELETE, of a partition the caller wants)."""
     live: dict[tuple, ManifestEntry] = {}
-    for manifest, listed_in in _manifests(store, snapshot, keep_manifest):
+    manifests = _manifests(store, snapshot, keep_manifest)
+    if store.remote:  # (each a request: fetched together, decoded in order)
+        store.prefetch([path for path, _ in manifests if MANIFESTS.get(((str(path),), "manifest")) is None],
+                       MAX_MANIFEST_BYTES)
+    for manifest, listed_in in manifests:
         _merge(live, manifest_entries(store, manifest, listed_in))
     return list(live.values())
 
@@ -346,6 +362,13 @@ MANIFESTS: BoundedMemo[Any] = BoundedMemo(items=4096, budget=32 << 20)
 def _memoized(store: TableStore, path: Path, what: str, decode: Callable[[], T]) -> T:
     """``decode()`` of the file at ``path`` (decoded as ``what``), memoized under the file's identity; a file
     that cannot be looked up or decoded is not memoized (reading it raises, each time)."""
+    if store.remote:  # (a HEAD costs what the GET does: a manifest's name is its identity, Paimon never rewrites one)
+        key: tuple = ((str(path),), what)
+        found = MANIFESTS.get(key)
+        if found is None:
+            found = decode()
+            MANIFESTS.put(key, found, store.bytes_read(path))
+        return cast(T, found)
     info = store.io.info(str(path))
     if info is None or info.kind != "file":
         return decode()

@@ -14,8 +14,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from fileindex.io.locations import UriPath, parse_location
 from fileindex.table.errors import UnsafeNameError
 
 MAX_NAME_BYTES = 255  # NAME_MAX of POSIX file systems: no real file has a longer name
@@ -82,8 +84,14 @@ def local_external_path(value: str) -> Path:
     return Path(unquote(parts.path))
 
 
-def inside(root: str | Path, path: str | Path, what: str) -> Path:
-    """``path`` when it lies inside ``root`` after resolving symlinks (both sides), else an UnsafeNameError."""
+def inside(root: str | Path | UriPath, path: str | Path | UriPath, what: str) -> Any:
+    """``path`` when it lies inside ``root`` after resolving symlinks (both sides), else an UnsafeNameError.
+    On a store reached by URI (no links) ``path`` is compared with ``root`` by bucket and key."""
+    if isinstance(root, UriPath):
+        if not root.location.contains(parse_location(str(path))):
+            raise UnsafeNameError(f"{what} {path} lies outside the table ({root}): refused; nothing was read or "
+                                  "written there")
+        return path if isinstance(path, UriPath) else UriPath(str(path))
     real_root, real_path = os.path.realpath(root), os.path.realpath(path)
     if real_path != real_root and not real_path.startswith(real_root.rstrip(os.sep) + os.sep):
         raise UnsafeNameError(f"{what} {path} leads outside the table (to {real_path}, through a symlink): "

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, cast
 from urllib.parse import urlparse
 
 from fileindex.errors import FileIndexError, UsageError
@@ -35,6 +36,7 @@ from fileindex.table.names import inside
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
 from fileindex.io.atomic import write_atomically
+from fileindex.io.locations import UriPath
 from fileindex.writing.options import (
     COLUMNS_SUFFIX,
     DEFAULT_THRESHOLD,
@@ -107,6 +109,16 @@ class FileJob:
     external: bool = False  # the data file lies under an external path (its sidecar would be written there)
     writer: str | None = None  # the Paimon release whose writer to reproduce (None: the newest)
     defaults: dict = field(default_factory=dict)  # index type -> options the reader floor needs by default
+    io: Any = None  # the table's file access on a remote store (None: the local disk); pickled with its options
+
+    def folder(self) -> Path:
+        """The data file's folder (a UriPath on a remote store, with the Path operations used here)."""
+        if self.io is not None:
+            return cast(Path, UriPath(self.data_path).parent)
+        return Path(self.data_path).parent
+
+    def root(self) -> str | Path:
+        return cast(Path, UriPath(self.table_root)) if self.io is not None else self.table_root
 
 
 @dataclass(frozen=True)
@@ -131,14 +143,22 @@ class FileChange:
                 "advice": list(self.advice)}
 
 
-def _old_index(meta: ManifestEntry, folder: Path) -> tuple[str, int, list[str]]:
+def _old_index(job: FileJob, folder: Path) -> tuple[str, int, list[str]]:
+    meta = job.entry
     sidecars = [n for n in meta.extra_files if n.endswith(INDEX_SUFFIX)]
     if meta.embedded_index is not None:
         return "embedded", len(meta.embedded_index), sidecars
     if sidecars:
         path = folder / sidecars[-1]
+        if job.io is not None:
+            found = job.io.info(str(path))
+            return "sidecar", found.size if found is not None else 0, sidecars
         return "sidecar", path.stat().st_size if path.is_file() else 0, sidecars
     return "none", 0, sidecars
+
+
+def _exists(job: FileJob, path: Path) -> bool:
+    return job.io.info(str(path)) is not None if job.io is not None else path.exists()
 
 
 def build_container(job: FileJob) -> bytes | None:
@@ -149,17 +169,18 @@ def build_container(job: FileJob) -> bytes | None:
     types: dict[str, DataType] = job.types
     if not parse_options(job.options, types, writer=job.writer, defaults=job.defaults).requests:
         return None
-    built = build_from_reader(DataFileReader(job.data_path), job.options, types, writer=job.writer,
-                              defaults=job.defaults)
+    source = job.data_path if job.io is None else job.io.open_input(job.data_path, within=(job.table_root,),
+                                                                     what="data file")
+    built = build_from_reader(DataFileReader(source), job.options, types, writer=job.writer, defaults=job.defaults)
     return built.held
 
 
 def rewrite_file(job: FileJob, *, dry_run: bool = False,
                  before_rename: Callable[[Path], None] | None = None) -> FileChange:
     """Build the file's container, write its sidecar if it needs one (not on a dry run), and the new entry."""
-    folder = Path(job.data_path).parent
+    folder = job.folder()
     meta = job.entry
-    old_location, old_bytes, old_sidecars = _old_index(meta, folder)
+    old_location, old_bytes, old_sidecars = _old_index(job, folder)
     try:
         container = build_container(job)
     except (FileIndexError, OSError) as err:
@@ -176,7 +197,7 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
             sidecar = next_sidecar_name(previous, meta.file_name)
             while True:
                 if dry_run:
-                    if not (folder / sidecar).exists():
+                    if not _exists(job, folder / sidecar):
                         break
                 elif _write_sidecar(job, folder / sidecar, container, before_rename):
                     written = str(folder / sidecar)
@@ -202,8 +223,10 @@ def _advice(container: bytes, data_bytes: int | None) -> tuple[str, ...]:
 
 def _same_bytes(path: Path, data: bytes, job: FileJob) -> bool:
     if not job.external:
-        inside(job.table_root, path, "index file")
+        inside(job.root(), path, "index file")
     try:
+        if job.io is not None:
+            return job.io.read_bytes(str(path), limit=len(data), within=(job.table_root,), what="index file") == data
         return path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
         return False
@@ -212,8 +235,10 @@ def _same_bytes(path: Path, data: bytes, job: FileJob) -> bool:
 def _write_sidecar(job: FileJob, path: Path, data: bytes, before_rename: Callable[[Path], None] | None) -> bool:
     """``write_atomically`` of a new sidecar (False: the name is taken), inside the table unless external."""
     if not job.external:
-        inside(job.table_root, path.parent, "the data file's folder")
+        inside(job.root(), path.parent, "the data file's folder")
     try:
+        if job.io is not None:  # (a conditional create: a name another writer took is never overwritten)
+            return job.io.create(str(path), data)
         return write_atomically(path, data, overwrite=False, before_rename=before_rename)
     except OSError as err:
         raise TableError(f"{job.name}: cannot write its index file {path.name}: {err.strerror or err}") from None
@@ -241,8 +266,10 @@ def check_location(root: str | Path) -> None:
         raise UsageError(f"{text}: a REST catalog commits through its server; rewrite writes files and would "
                          "bypass it: not supported")
     if scheme and scheme != "file":
-        raise UsageError(f"{text}: {scheme}:// storage has no create-if-absent rename this tool can rely on; "
-                         "rewrite supports tables on a local or shared POSIX file system")
+        from fileindex.io.locations import parse_location
+
+        parse_location(text)  # (a scheme nobody reads: one line)
+        # an object store commits by conditional create (refused where there is none, unless single-writer)
 
 
 def check_scope(root: str | Path, schema: Schema) -> None:
@@ -469,7 +496,8 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
         plan.jobs.append(FileJob(name, str(path), str(table_root), entry, entry.identifier, file_options,
-                                 data.types(), threshold, bool(entry.external_path), chosen_writer, defaults))
+                                 data.types(), threshold, bool(entry.external_path), chosen_writer, defaults,
+                                 store.io if store.remote else None))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
         field_stats([plan.jobs[0].entry.partition], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan

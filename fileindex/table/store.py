@@ -18,13 +18,17 @@ Data files are named per bucket: a partition's folder is decoded once per store,
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit
 
 from fileindex.errors import UsageError
 from fileindex.io import LOCAL, FileIO, InputFile, OutsideError
+from fileindex.io.locations import UriPath, parse_location
+from fileindex.io.reach import current_reach
 from fileindex.table.errors import TableError, UnsafeNameError
 from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside, local_external_path
 
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     from fileindex.table.metadata import ManifestEntry, Schema
 
 MAIN = "main"
+PREFETCH_REQUESTS = 8  # metadata files of a remote store fetched at once
 # in external_roots: the folders the table's own option names (``--allow-external-paths`` without a ROOT)
 DECLARED = "declared"
 EXTERNAL_PATHS_OPTION = "data-file.external-paths"
@@ -40,8 +45,21 @@ BRANCH_PREFIX = "branch-"
 METADATA_FOLDERS = ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch")
 
 
+def names_a_store(location: str | os.PathLike) -> bool:
+    """Whether ``location`` is a store's URI (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``...), not a local path or
+    ``file://`` URI: nothing about it can be told without a request (a table there is opened, not looked at)."""
+    found = _SCHEME.match(os.fspath(location))  # (also as a Path leaves it: s3:/bucket/key)
+    return found is not None and found.group(1).lower() != "file"
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
+
+
 def is_table_root(path: str | Path) -> bool:
-    """Whether ``path`` is a table root: a folder with ``snapshot/`` and ``schema/``."""
+    """Whether ``path`` is a table root: a folder with ``snapshot/`` and ``schema/``; a store's URI is taken to
+    name one (telling would cost requests: opening it says what is missing)."""
+    if names_a_store(path):
+        return True
     path = Path(path)
     return path.is_dir() and (path / "snapshot").is_dir() and (path / "schema").is_dir()
 
@@ -74,6 +92,8 @@ def not_a_table(root: Path, missing: str) -> UsageError:
 class TableStore:
     """A table's layout: ``root`` is the table root, ``branch`` the branch whose metadata is read and written."""
 
+    # a local folder; for a table on a store reached by URI (object stores, HDFS) a UriPath, which has the Path
+    # operations the layout uses (typed as Path so the layout's paths keep one type; ``remote`` tells them apart)
     root: Path
     branch: str = MAIN
     io: FileIO = field(default=LOCAL, compare=False, repr=False)
@@ -89,22 +109,36 @@ class TableStore:
             object.__setattr__(self, key, value)
 
     @classmethod
-    def at(cls, location: str | Path, branch: str | None = None, *,
-           external_roots: tuple[str, ...] = ()) -> TableStore:
-        """The store of the table at ``location`` (a path or ``file://`` URI), of ``branch`` (None: main);
-        a UsageError naming the table's branches for one it does not have."""
-        root = Path(str(location).removeprefix("file://"))
-        roots = tuple(r if r == DECLARED else str(local_root(r)) for r in external_roots)
+    def at(cls, location: str | Path, branch: str | None = None, *, external_roots: tuple[str, ...] = (),
+           options: Mapping[str, str] | None = None, filesystem: Any = None) -> TableStore:
+        """The store of the table at ``location`` (a path, a ``file://`` URI, or a store's URI: ``s3://``, ``gs://``,
+        ``abfs://``... reached with Paimon's option keys in ``options``, the environment, or a ready
+        ``filesystem``), of ``branch`` (None: main); a UsageError naming the table's branches for one it does
+        not have, and one line for a scheme nobody reads."""
+        if options is None and filesystem is None:
+            options, filesystem = current_reach()
+        root, io = _root_and_io(location, options, filesystem)
+        remote = isinstance(root, UriPath)
+        roots = tuple(r if r == DECLARED else parse_location(r).uri if remote else str(local_root(r))
+                      for r in external_roots)
         if branch is None or branch == MAIN:
-            return cls(root, external_roots=roots)
+            return cls(root, io=io, external_roots=roots)
         if not branch.strip() or "/" in branch or "\\" in branch or branch in (".", ".."):
             raise UsageError(f"--branch {branch!r}: not a branch name (Paimon's branch names have no '/')")
-        store = cls(root, branch, external_roots=roots)
-        if store.io.info(str(store.meta)) is None or not os.path.isdir(store.meta):
+        store = cls(root, branch, io, external_roots=roots)
+        present = branch in store.branch_names() if remote else \
+            store.io.info(str(store.meta)) is not None and os.path.isdir(store.meta)
+        if not present:
             names = ", ".join([MAIN, *store.branch_names()])
             raise UsageError(f"--branch {branch}: {root} has no branch {branch} (its branches: {names})")
         inside(root, store.meta, "branch folder")
         return store
+
+    @property
+    def remote(self) -> bool:
+        """Whether the table is on a store reached by URI (every request costs: nothing is listed or looked up
+        that Paimon would not list or look up)."""
+        return isinstance(self.root, UriPath)
 
     # -- branches -----------------------------------------------------------------------------------
 
@@ -120,8 +154,9 @@ class TableStore:
 
     def every_branch(self) -> list[TableStore]:
         """Main's store and every other branch's: their snapshots and tags name the shared manifests and files."""
-        return [TableStore(self.root, io=self.io), *(TableStore(self.root, name, self.io)
-                                                     for name in self.branch_names())]
+        return [TableStore(self.root, io=self.io, external_roots=self.external_roots),
+                *(TableStore(self.root, name, self.io, external_roots=self.external_roots)
+                  for name in self.branch_names())]
 
     # -- the branch's metadata -----------------------------------------------------------------------
 
@@ -276,8 +311,15 @@ class TableStore:
         return self.open(self.data_file(entry, schema), "data file", self._within(entry, schema))
 
     def open_beside(self, entry: ManifestEntry, schema: Schema, name: str) -> InputFile:
-        """A sidecar of the data file opened as ``open_data`` opens the data file."""
-        return self.open(self.beside(entry, schema, name), "index file", self._within(entry, schema))
+        """A sidecar of the data file opened as ``open_data`` opens the data file (on an object store by its
+        first bytes, where a container's HEAD is: its bodies are fetched when asked for)."""
+        path, within = self.beside(entry, schema, name), self._within(entry, schema)
+        open_head = getattr(self.io, "open_head", None)
+        if open_head is not None:
+            from fileindex.container.file import HEAD_BYTES
+
+            return open_head(path, within=within or (self._root_text(),), what="index file", length=HEAD_BYTES)
+        return self.open(path, "index file", within)
 
     def open(self, path: str, what: str, within: tuple[str, ...] | None = None) -> InputFile:
         """A file of the table opened once for reading, inside ``within`` (default: the table root); one
@@ -300,7 +342,10 @@ class TableStore:
 
     def data_file_exists(self, entry: ManifestEntry, schema: Schema) -> bool:
         """Whether the data file is there: its bucket folder is listed once per store (a stat per file was a
-        planning cost), an external path looked up. A symlink out of the table is refused."""
+        planning cost), an external path looked up. A symlink out of the table is refused. On a remote store
+        nothing is listed or looked up (Paimon does neither): a missing file is found when it is opened."""
+        if self.remote:
+            return self.readable(entry)
         if entry.external_path:
             if not self.readable(entry):
                 return False
@@ -331,6 +376,8 @@ class TableStore:
         """A file of the table as messages name it: relative to the branch's folder, else to the root."""
         for folder in (self.meta, self.root):
             try:
+                if isinstance(folder, UriPath):
+                    return UriPath(str(path)).relative_to(folder)
                 return str(Path(path).relative_to(folder))
             except ValueError:
                 continue
@@ -345,10 +392,36 @@ class TableStore:
         elif not within:
             raise UsageError(f"{path}: a file under an external path, outside the table: allow its folder with "
                              "external_roots=[...] (--allow-external-paths ROOT)")
+        prefetched = self._memo.pop(("prefetched", str(path)), None) if self.remote else None
         try:
-            return self.io.read_bytes(str(path), limit=limit, within=within, what=what)
+            data = prefetched if prefetched is not None and len(prefetched) <= limit else \
+                self.io.read_bytes(str(path), limit=limit, within=within, what=what)
         except OutsideError as err:
             raise _outside(what, str(path), err, within if external else None) from None
+        if self.remote:
+            self._memo[("bytes", str(path))] = len(data)
+        return data
+
+    def prefetch(self, paths: list[Path], limit: int) -> None:
+        """On a remote store: fetch these metadata files together (a bounded pool of requests), each held for the
+        one ``read_bytes`` of it that follows (a file that fails is left to that read, which reports it)."""
+        if not self.remote or len(paths) < 2:
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        def fetch(path: Path) -> None:
+            try:
+                data = self.io.read_bytes(str(path), limit=limit, within=(self._root_text(),), what="manifest")
+            except Exception:  # (the read that follows raises it, in the words of its caller)
+                return
+            self._memo[("prefetched", str(path))] = data
+
+        with ThreadPoolExecutor(PREFETCH_REQUESTS) as pool:
+            list(pool.map(fetch, [p for p in paths if ("prefetched", str(p)) not in self._memo]))
+
+    def bytes_read(self, path: Path | UriPath) -> int:
+        """How many bytes ``read_bytes`` took from ``path`` on a remote store (what a cache weighs it by)."""
+        return self._memo.get(("bytes", str(path)), 1 << 16)
 
         # -- writing ----------------------------------------------------------------------------------------
 
@@ -364,6 +437,25 @@ class TableStore:
     def delete(self, path: str | Path) -> None:
         """Remove a file this project wrote into the table (a manifest or sidecar of a commit that failed)."""
         self.io.delete(str(path))
+
+
+def _root_and_io(location: str | os.PathLike, options: Mapping[str, str] | None,
+                 filesystem: Any) -> tuple[Path, FileIO]:
+    """A table root and the file access that reaches it: the local one for a path or ``file://`` URI (whatever
+    the options), else the store's (:func:`fileindex.io.arrow_fs.file_io_for`)."""
+    if isinstance(location, UriPath):
+        location = str(location)
+    text = os.fspath(location)
+    if filesystem is None and "://" not in text:  # (a plain path: nothing parsed, as fast as before)
+        return Path(text), LOCAL
+    parsed = parse_location(text)
+    if parsed.store == "local" and filesystem is None:
+        return Path(parsed.key), LOCAL
+    from fileindex.io.arrow_fs import file_io_for
+
+    io = file_io_for(text, options, filesystem=filesystem)
+    assert io is not None  # (not a local path)
+    return cast(Path, UriPath(parsed)), cast(FileIO, io)
 
 
 def _outside(what: str, path: str, err: OutsideError, within: tuple[str, ...] | None) -> UnsafeNameError:

@@ -5,6 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import add_external_paths_argument
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.cli.spark import add_inputs_argument, session
 from fileindex.errors import UsageError
 
@@ -34,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the pruning funnel of a table's scan (stages, and per data file what is read and "
                              "why: what fileindex read --explain prints) instead; starts no Spark session")
     add_external_paths_argument(parser)
+    add_storage_options_argument(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
