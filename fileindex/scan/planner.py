@@ -47,6 +47,8 @@ from fileindex.table.verdict import FileVerdict
 
 if TYPE_CHECKING:
     from fileindex.scan.table import PaimonTable
+    from fileindex.table.deletion_vectors import DeletionVector
+    from fileindex.table.manifest_entry import ManifestEntry
 
 
 Evaluate = Callable[[list[DataFileTask], Predicate], list["FileVerdict | None"]]
@@ -132,10 +134,11 @@ class ScanPlanner:
             return [[cast(FileVerdict, f.verdict) for f in ScanPlanner(self.table, predicate, every_verdict=True,
                                                                       extended=self.extended).plan()[0]]
                     for predicate in predicates]
-        tasks = table_inputs(self.table).tasks
-        each = computed_in_batches(partial(_task_verdicts, predicates=list(predicates), extended=self.extended),
-                                   tasks)
-        return [list(verdicts) for verdicts in zip(*each, strict=True)] if tasks else [[] for _ in predicates]
+        # a verdict-only loop over the live files: no task nor file read is built for a verdict (each file's path
+        # and existence are what ``PaimonTable.verdicts`` checks anyway)
+        live = self.table.live()
+        each = computed_in_batches(partial(_entry_verdicts, self.table, list(predicates), self.extended), live)
+        return [list(verdicts) for verdicts in zip(*each, strict=True)] if live else [[] for _ in predicates]
 
     def _unfiltered(self, task: DataFileTask) -> FileVerdict:
         """A file's verdict without a predicate: every row, noting a data file that is not there."""
@@ -261,10 +264,10 @@ def _partition_test(table: PaimonTable, test: Predicate) -> Callable[[DataFileTa
     return keeps
 
 
-def _task_verdicts(task: DataFileTask, *, predicates: list[Predicate], extended: bool) -> tuple[FileVerdict, ...]:
-    table = cast("PaimonTable", task.table)
-    return tuple(replace(v, file=task.name) for v in table.verdicts(task.table_entry(), predicates, task.vector,
-                                                                     extended=extended))
+def _entry_verdicts(table: PaimonTable, predicates: list[Predicate], extended: bool,
+                    live: tuple[ManifestEntry, DeletionVector | None]) -> tuple[FileVerdict, ...]:
+    entry, vector = live
+    return table.verdicts(entry, predicates, vector, extended=extended)
 
 
 def _kept_by_index(task: DataFileTask, verdict: FileVerdict | None) -> int:
