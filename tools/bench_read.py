@@ -34,6 +34,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -271,11 +272,11 @@ def interleaved(root: Path, files: list[str], cases: list[dict], repeat: int) ->
               + f" {our_wall / min(w for w, _ in others):>14.2f} {our_cpu / min(c for _, c in others):>13.2f}")
 
 
-def process_seconds(command: list[str]) -> tuple[float, float]:
+def process_seconds(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of a new process running ``command`` to its end (its output dropped)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -284,7 +285,10 @@ def process_seconds(command: list[str]) -> tuple[float, float]:
 def cold(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
     """A new process per query (import + plan + read), contenders interleaved round by round: ``fileindex read
     ROOT --where ... --json``; ``PaimonTable(ROOT).scan(where).to_arrow()``; pypaimon-rust's import + SQL;
-    DuckDB's import + read_parquet. Then the imports alone. Medians of wall / CPU seconds (the child's)."""
+    DuckDB's import + read_parquet. Then the imports alone. Medians of wall / CPU seconds (the child's).
+    Every child compiles its modules once, into a bytecode cache of this run (the untimed first round fills it),
+    as an installed package's are: PYTHONDONTWRITEBYTECODE in the environment would have this checkout's
+    modules compiled from source in every process, and pyarrow's not (their bytecode came with the wheel)."""
     python, peer = sys.executable, [str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "cold",
                                     str(root.parent.parent)]
     api = ("import sys; from fileindex import PaimonTable;"
@@ -304,12 +308,16 @@ def cold(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
                       "DuckDB parquet": [python, "-c", "import duckdb"],
                       "pyarrow.parquet": [python, "-c", "import pyarrow.parquet"]}
     figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    bytecode = tempfile.TemporaryDirectory(prefix="bench-read-bytecode-")
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "PYTHONPYCACHEPREFIX": bytecode.name}
     for round_number in range(repeat + 1):
         for name, commands in rows.items():
             for contender, command in commands.items():
-                measured = process_seconds(command)
+                measured = process_seconds(command, env)
                 if round_number:
                     figures.setdefault((name, contender), []).append(measured)
+    bytecode.cleanup()
     contenders = ["fileindex read", "PaimonTable", "peer SQL", "DuckDB parquet", "pyarrow.parquet"]
     print(f"\ncold: a new process per query, wall / CPU seconds, medians of {repeat} rounds (import row: "
           "`fileindex --version`, `from fileindex import PaimonTable`, the peer's and DuckDB's and pyarrow.parquet's "
