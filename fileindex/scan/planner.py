@@ -40,7 +40,7 @@ from fileindex.scan.truth import matches
 from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.scan.verdicts import missing_note
 from fileindex.table.buckets import reachable_buckets
-from fileindex.table.evolution import remap_predicate
+from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import ValueStats, load_schema
 from fileindex.table.statistics import Statistics, file_statistics
 from fileindex.table.verdict import FileVerdict
@@ -64,6 +64,7 @@ class ScanPlanner:
         self.every_verdict = every_verdict
         self.extended = extended
         self.evaluate = evaluate or partial(evaluate_tasks, extended=extended)
+        self._remapped: dict[int, FilePredicate] = {}  # the predicate in each data schema, for the statistics
 
     def plan(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
         if self.table.data_evolution:  # (read by group: the file-by-file refusal is not for it)
@@ -199,9 +200,12 @@ class ScanPlanner:
     def _statistics_may_match(self, task: DataFileTask) -> bool:
         entry = task.table_entry()
         schema = self.table.data_schema(entry)
-        # a column the file lacks reads as all null, as Java's statistics evolution answers it
-        remapped = remap_predicate(cast(Predicate, self.predicate), self.table.schema, schema, absent_as_null=True,
-                                   keep_retyped=True)  # (bounds of an older type are cast to the table's)
+        remapped = self._remapped.get(schema.id)
+        if remapped is None:  # (once per schema the files were written with, not per file)
+            # a column the file lacks reads as all null, as Java's statistics evolution answers it
+            remapped = self._remapped[schema.id] = remap_predicate(
+                cast(Predicate, self.predicate), self.table.schema, schema, absent_as_null=True,
+                keep_retyped=True)  # (bounds of an older type are cast to the table's)
         if remapped.matches_nothing:
             return False
         return remapped.predicate is None or \

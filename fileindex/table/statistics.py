@@ -79,7 +79,7 @@ class Statistics(PredicateVisitor[bool]):
         position, data_type = self.positions[name]
         nulls = self.stats.null_counts[position]
         target = self.literal_types.get(name, data_type)
-        retyped = target.not_null() != data_type.not_null()
+        retyped = target is not data_type and target.not_null() != data_type.not_null()  # (most: no copies made)
         if not self._compared(data_type) or not self._compared(target):
             return None, None, None if retyped else nulls, target  # a cast may make values null
         try:
