@@ -181,7 +181,7 @@ def _widened(low: Any, high: Any, data_type: DataType) -> tuple[Any, Any]:
 def _cast_bounds(low: Any, high: Any, stored: DataType, target: DataType) -> tuple[Any, Any] | None:
     """Bounds in ``target`` of the values a file holds in [low, high] of ``stored`` once cast to ``target``,
     or None where the cast may not keep their order (or may make them null: a decimal overflow)."""
-    if stored.not_null() == target.not_null():
+    if stored is target or stored.not_null() == target.not_null():
         return low, high
     old, new = stored.root, target.root
     if old in NUMERIC_BITS and new in NUMERIC_BITS:
