@@ -20,22 +20,6 @@ def threads() -> int:
     return max(1, min(4, _cores()))
 
 
-def free_threads() -> int:
-    """``threads()`` less the cores other work keeps busy now: the runnable tasks the kernel counts (Linux's
-    ``/proc/loadavg``; elsewhere the one-minute load average) beyond the thread asking; at least 1. On a busy
-    machine a thread more than the free cores only waits for a core, and whoever consumes its results waits
-    on it."""
-    try:
-        with open("/proc/loadavg") as loadavg:
-            busy = int(loadavg.read().split()[3].split("/")[0]) - 1  # (runnable now, this thread included)
-    except (OSError, IndexError, ValueError):
-        try:
-            busy = round(os.getloadavg()[0])
-        except (AttributeError, OSError):  # (no load average on this platform)
-            return threads()
-    return max(1, min(threads(), _cores() - max(0, busy)))
-
-
 def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from fileindex.errors import UsageError, resource_errors
 from fileindex.indexes.result import Rows
-from fileindex.parallel import free_threads, threads
+from fileindex.parallel import threads
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.task import Inputs
 from fileindex.scan.planner import ScanPlanner
@@ -187,13 +187,10 @@ class TableScan:
 # ------------------------------------------------------------------------------------- helpers
 
 def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int) -> Iterator[pa.Table]:
-    """``read`` of each item, in order, on up to ``workers`` threads (fewer where the machine is busy:
-    ``free_threads``), one read queued beyond those running; a consumer that stops early cancels the rest.
-
-    The consumer never waits on the pool for work it can do itself: a read no thread has started yet (the
-    threads are behind, e.g. waiting for a core on a loaded machine) it does itself, the next one first,
-    and it only blocks on a read a thread is doing when nothing else is left to start."""
-    workers = min(workers, free_threads())
+    """``read`` of each item, in order, on ``workers`` threads, twice as many reads queued (a thread that
+    finishes goes on while the consumer waits for an earlier file); a consumer that stops early cancels the
+    rest. The consumer does not wait on the pool for the next file when no thread has started it (on a busy
+    machine the threads may be waiting for a core): it reads that file itself."""
     if workers <= 1 or len(items) < 2:
         yield from map(read, items)
         return
@@ -203,13 +200,11 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
     remaining = iter(items)
     with ThreadPoolExecutor(workers) as pool:
         try:
-            for item in itertools.islice(remaining, workers + 1):
+            for item in itertools.islice(remaining, 2 * workers):
                 pending.append((pool.submit(read, item), item))
             while pending:
-                head = pending[0][0]
-                while not head.done() and _read_one_here(read, pending):
-                    pass
-                table = pending.popleft()[0].result()
+                future, item = pending.popleft()
+                table = read(item) if future.cancel() else future.result()  # (only a read not started cancels)
                 following = next(remaining, None)
                 if following is not None:
                     pending.append((pool.submit(read, following), following))
@@ -217,23 +212,6 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
         finally:
             for future, _ in pending:
                 future.cancel()
-
-
-def _read_one_here(read: Callable[[FileRead], pa.Table], pending: deque[tuple[Future, FileRead]]) -> bool:
-    """Read the first queued item no thread has started, in this thread (its future then holds the outcome);
-    False when every queued read has started."""
-    from concurrent.futures import Future
-
-    for position, (future, item) in enumerate(pending):
-        if future.cancel():  # (only a read not started yet can be cancelled)
-            done: Future = Future()
-            try:
-                done.set_result(read(item))
-            except Exception as err:  # (raised where the consumer reaches it, as the pool's would be)
-                done.set_exception(err)
-            pending[position] = (done, item)
-            return True
-    return False
 
 
 def _require(module: str, extra: str) -> None:
