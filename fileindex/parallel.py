@@ -16,7 +16,12 @@ CACHE_BLOCK = 1 << 14  # elements per numpy pass: an int64 pipeline's temporarie
 
 
 def threads() -> int:
-    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+    """The threads a pool here may use: the cores this process may run on (its affinity), at most 4."""
+    return max(1, min(4, _cores()))
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def chunk_bounds(length: int, chunk: int) -> list[tuple[int, int]]:

@@ -15,8 +15,8 @@ the manifests and embedded indexes and leaves sidecars to its tasks). Each row c
 keep the same number of files where both evaluate the same indexes.
 
 Each row is timed twice, like with like. Uncached: Java's table made by FileStoreTableFactory.create
-(no manifest cache: every plan reads the manifest), ours with the per-process memos of manifests and
-embedded indexes emptied before each run (a first plan in a process). "(manifest cache)": Java's table
+(no manifest cache: every plan reads the manifest), ours with the per-process memos of manifests,
+embedded indexes and sidecars emptied before each run (a first plan in a process). "(manifest cache)": Java's table
 given the manifest cache CachingCatalog sets by default (catalog option cache-enabled: 128 MiB of
 manifest files under 1 MiB), ours with the memos kept from the warm-up. ``--cpu`` times ours in CPU
 seconds, best of 3 × --repeat (steadier than wall-clock seconds on a loaded machine; Java's stay wall-clock).
@@ -37,17 +37,17 @@ sys.path[:0] = [str(ROOT), str(TOOLS)]
 
 import bench_java
 
-from fileindex.container.file import EMBEDDED
+from fileindex.container.file import EMBEDDED, MAPPED_SIDECARS, SIDECARS
 from fileindex.spark.datasource import PaimonFileIndexSource
 from fileindex.table.metadata import MANIFESTS
 from fileindex import PaimonTable
 
 
 def forget() -> None:
-    """Empty the per-process memos of manifests and embedded indexes, and collect what they held: the
-    state of a warm process's first plan."""
-    MANIFESTS.clear()
-    EMBEDDED.clear()
+    """Empty the per-process memos of manifests, embedded indexes and sidecars, and collect what they held:
+    the state of a warm process's first plan."""
+    for memo in (MANIFESTS, EMBEDDED, SIDECARS, MAPPED_SIDECARS):
+        memo.clear()
     gc.collect()
 
 

@@ -28,11 +28,17 @@ in a fresh process.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
+import os
+import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -196,6 +202,152 @@ def peak_memory(root: Path) -> int:
     return int(out[1])
 
 
+# -- interleaved rounds, cold processes, a loaded machine (#54) -----------------------------------------------
+
+SECTIONS = ("classic", "engines", "interleaved", "cold")
+SELECTIVE = ("one id", "rare category", "IN of 3 ids")  # the queries the cold section runs (small answers)
+
+
+def duckdb_parquet(connection, files: list[str], sql: str) -> int:
+    """DuckDB over the same Parquet files, the same WHERE: what many users would pick instead of a table reader."""
+    listed = ", ".join(f"'{name}'" for name in files)
+    where = f" WHERE {sql}" if sql else ""
+    return connection.sql(f"SELECT * FROM read_parquet([{listed}]){where}").to_arrow_table().num_rows
+
+
+def timed(run) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of this process with all its threads, rows) of one run."""
+    started, cpu = time.perf_counter(), time.process_time()
+    rows = run()
+    return time.perf_counter() - started, time.process_time() - cpu, rows
+
+
+class PeerServer:
+    """pypaimon-rust's SQL in a long-lived process of its own (``bench_read_peer.py serve``), one query a call."""
+
+    def __init__(self, warehouse: Path):
+        self.process = subprocess.Popen([str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "serve",
+                                         str(warehouse)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, sql: str) -> tuple[float, float, int]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(sql) + "\n")
+        self.process.stdin.flush()
+        wall, cpu, rows = json.loads(self.process.stdout.readline())
+        return wall, cpu, rows
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def interleaved(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
+    """Each query by ours, DuckDB over the Parquet files and the peer's SQL, one after the other, round after
+    round (a round untimed first): a change of load meets every contender alike. Medians of wall / CPU seconds."""
+    connection = duckdb.connect()
+    peer = PeerServer(root.parent.parent)
+    runners = {"ours": lambda case: timed(lambda: ours(root, case["where"])),
+               "DuckDB parquet": lambda case: timed(lambda: duckdb_parquet(connection, files, case["sql"])),
+               "peer SQL": lambda case: peer.run(case["sql"])}
+    figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    try:
+        for round_number in range(repeat + 1):
+            for case in cases:
+                counts = set()
+                for name, runner in runners.items():
+                    wall, cpu, rows = runner(case)
+                    counts.add(rows)
+                    if round_number:
+                        figures.setdefault((case["name"], name), []).append((wall, cpu))
+                assert len(counts) == 1, (case["name"], counts)
+    finally:
+        peer.close()
+    print(f"\ninterleaved: wall / CPU seconds, medians of {repeat} rounds (contenders one after the other each round)")
+    print(f"{'query':<26} " + " ".join(f"{name:>15}" for name in runners) + f" {'ours/best wall':>14} "
+          f"{'ours/best CPU':>13}")
+    for case in cases:
+        medians_of = {name: (statistics.median(w for w, _ in figures[case["name"], name]),
+                             statistics.median(c for _, c in figures[case["name"], name])) for name in runners}
+        (our_wall, our_cpu), others = medians_of["ours"], [v for k, v in medians_of.items() if k != "ours"]
+        print(f"{case['name']:<26} " + " ".join(f"{w:>7.4f}/{c:<7.4f}" for w, c in medians_of.values())
+              + f" {our_wall / min(w for w, _ in others):>14.2f} {our_cpu / min(c for _, c in others):>13.2f}")
+
+
+def process_seconds(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of a new process running ``command`` to its end (its output dropped)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def cold(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
+    """A new process per query (import + plan + read), contenders interleaved round by round: ``fileindex read
+    ROOT --where ... --json``; ``PaimonTable(ROOT).scan(where).to_arrow()``; pypaimon-rust's import + SQL;
+    DuckDB's import + read_parquet. Then the imports alone. Medians of wall / CPU seconds (the child's).
+    Every child compiles its modules once, into a bytecode cache of this run (the untimed first round fills it),
+    as an installed package's are: PYTHONDONTWRITEBYTECODE in the environment would have this checkout's
+    modules compiled from source in every process, and pyarrow's not (their bytecode came with the wheel)."""
+    python, peer = sys.executable, [str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "cold",
+                                    str(root.parent.parent)]
+    api = ("import sys; from fileindex import PaimonTable;"
+           "print(PaimonTable(sys.argv[1]).scan(sys.argv[2]).to_arrow().num_rows)")
+    duck = ("import sys, duckdb; files = ', '.join(repr(f) for f in sys.argv[2:]);"
+            "print(len(duckdb.sql(f'SELECT * FROM read_parquet([{files}]) WHERE {sys.argv[1]}').fetchall()))")
+    rows: dict[str, dict[str, list[str]]] = {}
+    for case in (c for c in cases if c["name"] in SELECTIVE):
+        rows[case["name"]] = {"fileindex read": [python, "-m", "fileindex", "read", str(root), "--where", case["where"],
+                                                 "--json"],
+                              "PaimonTable": [python, "-c", api, str(root), case["where"]],
+                              "peer SQL": [*peer, case["sql"]], "DuckDB parquet": [python, "-c", duck, case["sql"],
+                                                                                   *files]}
+    rows["import"] = {"fileindex read": [python, "-m", "fileindex", "--version"],
+                      "PaimonTable": [python, "-c", "from fileindex import PaimonTable"],
+                      "peer SQL": [str(peer_python()), "-c", "import pypaimon_rust.datafusion"],
+                      "DuckDB parquet": [python, "-c", "import duckdb"],
+                      "pyarrow.parquet": [python, "-c", "import pyarrow.parquet"]}
+    figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    bytecode = tempfile.TemporaryDirectory(prefix="bench-read-bytecode-")
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "PYTHONPYCACHEPREFIX": bytecode.name}
+    for round_number in range(repeat + 1):
+        for name, commands in rows.items():
+            for contender, command in commands.items():
+                measured = process_seconds(command, env)
+                if round_number:
+                    figures.setdefault((name, contender), []).append(measured)
+    bytecode.cleanup()
+    contenders = ["fileindex read", "PaimonTable", "peer SQL", "DuckDB parquet", "pyarrow.parquet"]
+    print(f"\ncold: a new process per query, wall / CPU seconds, medians of {repeat} rounds (import row: "
+          "`fileindex --version`, `from fileindex import PaimonTable`, the peer's and DuckDB's and pyarrow.parquet's "
+          "imports)")
+    print(f"{'query':<26} " + " ".join(f"{name:>15}" for name in contenders) + f" {'read/peer wall':>14}")
+    for name in rows:
+        cells = []
+        for contender in contenders:
+            found = figures.get((name, contender))
+            wall, cpu = (statistics.median(w for w, _ in found), statistics.median(c for _, c in found)) if found \
+                else (0.0, 0.0)
+            cells.append(f"{wall:>7.3f}/{cpu:<7.3f}" if found else f"{'-':>15}")
+        read, theirs = (statistics.median(w for w, _ in figures[name, who]) for who in ("fileindex read", "peer SQL"))
+        print(f"{name:<26} " + " ".join(cells) + f" {read / theirs:>14.2f}")
+
+
+@contextlib.contextmanager
+def neighbours(count: int) -> Iterator[None]:
+    """``count`` CPU-bound neighbour processes running meanwhile (a loaded machine), stopped after."""
+    started = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=50)
@@ -206,7 +358,16 @@ def main() -> None:
     parser.add_argument("--store", choices=("s3",),
                         help="instead: the table on an S3 server behind a counting proxy (tools/bench_read_store.py)")
     parser.add_argument("--latency", type=float, default=0.020, help="--store: seconds added to every request")
+    parser.add_argument("--sections", default="classic,engines",
+                        help=f"comma-separated, of {', '.join(SECTIONS)} (interleaved: ours, DuckDB over the Parquet "
+                             "files and the peer, round by round; cold: a new process per query)")
+    parser.add_argument("--loaded", action="store_true",
+                        help="run with a CPU-bound neighbour process per core (a loaded machine)")
     args = parser.parse_args()
+    sections = [name.strip() for name in args.sections.split(",") if name.strip()]
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        parser.error(f"--sections: unknown {', '.join(unknown)} (of {', '.join(SECTIONS)})")
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
     root = make_table(spec, args.data / f"{args.files}x{args.rows}")
     if args.store:
@@ -217,16 +378,33 @@ def main() -> None:
     table = PaimonTable(root)
     files = [str(table.data_path(entry)) for entry, _ in table.live()]
     cases = queries(spec)
-    request = {"queries": [{"sql": q["sql"], "filter": q["filter"]} for q in cases], "repeat": args.repeat}
-    peer = json.loads(subprocess.run([str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "time",
-                                      str(root.parent.parent), json.dumps(request)],
-                                     check=True, capture_output=True, text=True).stdout)
-    print(f"{spec.files} files x {spec.rows_per_file:,} rows; medians of {args.repeat} warm runs, seconds")
+    print(f"{spec.files} files x {spec.rows_per_file:,} rows" + (" (loaded: a CPU-bound neighbour per core)"
+                                                                   if args.loaded else ""))
+    with neighbours(len(os.sched_getaffinity(0))) if args.loaded else contextlib.nullcontext():
+        if "classic" in sections or "engines" in sections:
+            request = {"queries": [{"sql": q["sql"], "filter": q["filter"]} for q in cases], "repeat": args.repeat}
+            peer = json.loads(subprocess.run([str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "time",
+                                              str(root.parent.parent), json.dumps(request)],
+                                             check=True, capture_output=True, text=True).stdout)
+        if "classic" in sections:
+            classic(root, files, cases, peer, args.repeat)
+        if "engines" in sections:
+            engine_routes(root, cases, peer, args.repeat)
+        if "interleaved" in sections:
+            interleaved(root, files, cases, args.repeat)
+        if "cold" in sections:
+            cold(root, files, cases, args.repeat)
+        if args.memory:
+            print(f"full scan through to_batches(): peak {peak_memory(root) / 1024:,.0f} MiB resident")
+
+
+def classic(root: Path, files: list[str], cases: list[dict], peer: list[dict], repeat: int) -> None:
+    print(f"medians of {repeat} warm runs, seconds")
     print(f"{'query':<26} {'rows':>10} {'files':>5} {'ours':>8} {'peer SQL':>9} {'peer RB':>8} {'pyarrow':>8} "
           f"{'ours/peer':>9} {'pyarrow/ours':>12}")
     for case, theirs in zip(cases, peer, strict=True):
-        our_time, rows = median_of(lambda case=case: ours(root, case["where"]), args.repeat)
-        plain_time, plain_rows = median_of(lambda case=case: plain(files, case["arrow"]), args.repeat)
+        our_time, rows = median_of(lambda case=case: ours(root, case["where"]), repeat)
+        plain_time, plain_rows = median_of(lambda case=case: plain(files, case["arrow"]), repeat)
         sql_time, _, sql_rows = theirs["sql"]
         builder = theirs.get("read_builder")
         counts = {rows, plain_rows, sql_rows} | ({builder[1]} if builder else set())
@@ -234,9 +412,6 @@ def main() -> None:
         print(f"{case['name']:<26} {rows:>10,} {files_read(root, case['where']):>5} {our_time:>8.4f} {sql_time:>9.4f} "
               f"{builder[0] if builder else float('nan'):>8.4f} {plain_time:>8.4f} {our_time / sql_time:>9.2f} "
               f"{plain_time / our_time:>12.1f}")
-    engine_routes(root, cases, peer, args.repeat)
-    if args.memory:
-        print(f"full scan through to_batches(): peak {peak_memory(root) / 1024:,.0f} MiB resident")
 
 
 if __name__ == "__main__":

@@ -2,11 +2,17 @@
 
     PEER_PYTHON tools/bench_read_peer.py write WAREHOUSE PARQUET_FILE [PARQUET_FILE ...]
     PEER_PYTHON tools/bench_read_peer.py time WAREHOUSE REQUEST_JSON
+    PEER_PYTHON tools/bench_read_peer.py serve WAREHOUSE
+    PEER_PYTHON tools/bench_read_peer.py cold WAREHOUSE SQL_WHERE
 
 ``write`` creates ``default.orders`` with the benchmark's index options and commits each Parquet file as
 one data file (printing the table's root); ``time`` answers {"queries": [{"sql": ..., "filter": ...}],
 "repeat": N} with the median seconds (for SQL: wall and CPU) and row count of each query through the peer's
 SQL and, where a filter is given, its ReadBuilder (plan + read), after one untimed warm-up each.
+``serve`` answers one query per line read (a JSON string: the WHERE, "" for none) with one line, [wall
+seconds, CPU seconds, rows] of running it once, so that tools/bench_read.py can interleave its contenders
+round by round; ``cold`` imports pypaimon-rust, runs one query and prints its rows (what a new process
+pays; the caller times the process).
 """
 import json
 import statistics
@@ -102,8 +108,29 @@ def time_queries(warehouse: str, request: dict) -> list[dict]:
     return answers
 
 
+def select(where: str) -> str:
+    return f"SELECT * FROM {TABLE}" + (f" WHERE {where}" if where else "")
+
+
+def serve(warehouse: str) -> None:
+    ctx = context(warehouse)
+    for line in sys.stdin:
+        sql = select(json.loads(line))
+        started, cpu = time.perf_counter(), time.process_time()
+        rows = sum(b.num_rows for b in ctx.sql(sql))
+        print(json.dumps([time.perf_counter() - started, time.process_time() - cpu, rows]), flush=True)
+
+
+def cold(warehouse: str, where: str) -> None:
+    print(sum(b.num_rows for b in context(warehouse).sql(select(where))))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "serve":
+        serve(sys.argv[2])
+    elif sys.argv[1] == "cold":
+        cold(sys.argv[2], sys.argv[3])
     else:
         print(json.dumps(time_queries(sys.argv[2], json.loads(sys.argv[3]))))

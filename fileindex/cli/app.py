@@ -14,6 +14,7 @@ import warnings
 from fileindex import __version__
 from fileindex.cli.exits import EXIT_CODES, EXIT_MALFORMED, EXIT_USAGE
 from fileindex.cli.interrupts import run_interruptible
+from fileindex.cli.without_pandas import COMMANDS as WITHOUT_PANDAS, pandas_unavailable
 from fileindex.errors import UsageError
 
 COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance",
@@ -68,6 +69,9 @@ def _run(argv: list[str] | None) -> int:
         return reach
     try:
         with reach:
+            if argv is None and args.command in WITHOUT_PANDAS:  # (the process's own command line: see without_pandas)
+                with pandas_unavailable():
+                    return args.run(args)
             return args.run(args)
     except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
         sys.stderr.close()

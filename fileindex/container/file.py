@@ -46,7 +46,8 @@ class FileIndexContainer:
     def open(cls, path: str | os.PathLike | BinaryIO, *, name: str | None = None) -> FileIndexContainer:
         """Open a container file: a path (``-`` is standard input) or a binary file object.
 
-        A regular file is memory-mapped (read-only): the HEAD is parsed, bodies are read on demand.
+        A regular file is memory-mapped (read-only; one of at most ``SMALL_FILE`` bytes is read whole): the
+        HEAD is parsed, bodies are read on demand.
         A pipe or other stream is read whole. Use ``with`` or :meth:`close` to release the map.
         """
         with _opened(path) as (file, source):
@@ -192,15 +193,21 @@ def _sidecar_memo_items() -> int:
 
 
 # A sidecar index file is opened once per identity (a file rewritten or replaced has a new one) and keeps the
-# readers its queries open, as an embedded index does. Weighed by what its readers take decoded: about an
-# eighth of the file (a range bitmap's dictionary headers and slices: 117 KiB for a 2.1 MB sidecar of 200,000
-# rows); the mapped bytes themselves are the page cache's.
-SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_memo_items(), budget=128 << 20)
+# readers its queries open, as an embedded index does. A small one (at most SMALL_FILE bytes: most sidecars)
+# is read whole and holds no descriptor, so the memo keeps as many as its budget allows, weighed by its bytes
+# and what its readers take (a table of 2,000 files no longer reopens every sidecar on each plan, as a memo
+# of 512 cycling through them did). A larger one stays memory-mapped, holding a descriptor: those are kept in
+# MAPPED_SIDECARS, at most an eighth of the descriptor limit, weighed by about an eighth of the file (a range
+# bitmap's dictionary headers and slices: 117 KiB for a 2.1 MB sidecar of 200,000 rows); the mapped bytes
+# themselves are the page cache's.
+SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=1 << 17, budget=128 << 20)
+MAPPED_SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_memo_items(), budget=128 << 20)
+SMALL_FILE = 64 << 10
 
 
 def shared_sidecar(identity: tuple) -> FileIndexContainer | None:
     """The container of the sidecar with this identity, if one is shared already (nothing is opened)."""
-    return SIDECARS.get(identity)
+    return SIDECARS.get(identity) or MAPPED_SIDECARS.get(identity)
 
 
 def sidecar_container(path: str | os.PathLike | BinaryIO, *, identity: tuple | None = None,
@@ -211,11 +218,14 @@ def sidecar_container(path: str | os.PathLike | BinaryIO, *, identity: tuple | N
     if identity is None:
         path = os.fspath(cast(str, path))
         identity = file_identity(path, os.stat(path))
-    container = SIDECARS.get(identity)
+    container = shared_sidecar(identity)
     if container is None:
         container = FileIndexContainer.open(path, name=name)
         container.readers = {}
-        SIDECARS.put(identity, container, container.size // 8 + _OPENED_WEIGHT)
+        if container._mapped is None:  # (read whole: no descriptor held)
+            SIDECARS.put(identity, container, container.size + _OPENED_WEIGHT)
+        else:
+            MAPPED_SIDECARS.put(identity, container, container.size // 8 + _OPENED_WEIGHT)
     return container
 
 
@@ -240,13 +250,14 @@ def _opened(path: str | os.PathLike | BinaryIO) -> Iterator[tuple[BinaryIO, str]
 def _map(file: BinaryIO) -> tuple[bytes | mmap.mmap, mmap.mmap | None]:
     """A regular file memory-mapped (and the map, to close), anything else read whole."""
     try:
-        regular = stat.S_ISREG(os.fstat(file.fileno()).st_mode)
+        status = os.fstat(file.fileno())
     except (AttributeError, OSError, io.UnsupportedOperation):
-        regular = False
-    if not regular:
+        status = None
+    if status is None or not stat.S_ISREG(status.st_mode):
         return file.read(), None
-    if os.fstat(file.fileno()).st_size == 0:
-        return b"", None
+    size = status.st_size
+    if size <= SMALL_FILE:  # (read whole: fewer calls than a map and its unmapping, and no descriptor kept)
+        return os.pread(file.fileno(), size, 0), None
     mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     return mapped, mapped
 

@@ -40,13 +40,15 @@ from fileindex.scan.truth import matches
 from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.scan.verdicts import missing_note
 from fileindex.table.buckets import reachable_buckets
-from fileindex.table.evolution import remap_predicate
+from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import ValueStats, load_schema
 from fileindex.table.statistics import Statistics, file_statistics
 from fileindex.table.verdict import FileVerdict
 
 if TYPE_CHECKING:
     from fileindex.scan.table import PaimonTable
+    from fileindex.table.deletion_vectors import DeletionVector
+    from fileindex.table.manifest_entry import ManifestEntry
 
 
 Evaluate = Callable[[list[DataFileTask], Predicate], list["FileVerdict | None"]]
@@ -62,6 +64,7 @@ class ScanPlanner:
         self.every_verdict = every_verdict
         self.extended = extended
         self.evaluate = evaluate or partial(evaluate_tasks, extended=extended)
+        self._remapped: dict[int, FilePredicate] = {}  # the predicate in each data schema, for the statistics
 
     def plan(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
         if self.table.data_evolution:  # (read by group: the file-by-file refusal is not for it)
@@ -136,10 +139,11 @@ class ScanPlanner:
             return [[cast(FileVerdict, f.verdict) for f in ScanPlanner(self.table, predicate, every_verdict=True,
                                                                       extended=self.extended).plan()[0]]
                     for predicate in predicates]
-        tasks = table_inputs(self.table).tasks
-        each = computed_in_batches(partial(_task_verdicts, predicates=list(predicates), extended=self.extended),
-                                   tasks)
-        return [list(verdicts) for verdicts in zip(*each, strict=True)] if tasks else [[] for _ in predicates]
+        # a verdict-only loop over the live files: no task nor file read is built for a verdict (each file's path
+        # and existence are what ``PaimonTable.verdicts`` checks anyway)
+        live = self.table.live()
+        each = computed_in_batches(partial(_entry_verdicts, self.table, list(predicates), self.extended), live)
+        return [list(verdicts) for verdicts in zip(*each, strict=True)] if live else [[] for _ in predicates]
 
     def _unfiltered(self, task: DataFileTask) -> FileVerdict:
         """A file's verdict without a predicate: every row, noting a data file that is not there."""
@@ -200,9 +204,12 @@ class ScanPlanner:
     def _statistics_may_match(self, task: DataFileTask) -> bool:
         entry = task.table_entry()
         schema = self.table.data_schema(entry)
-        # a column the file lacks reads as all null, as Java's statistics evolution answers it
-        remapped = remap_predicate(cast(Predicate, self.predicate), self.table.schema, schema, absent_as_null=True,
-                                   keep_retyped=True)  # (bounds of an older type are cast to the table's)
+        remapped = self._remapped.get(schema.id)
+        if remapped is None:  # (once per schema the files were written with, not per file)
+            # a column the file lacks reads as all null, as Java's statistics evolution answers it
+            remapped = self._remapped[schema.id] = remap_predicate(
+                cast(Predicate, self.predicate), self.table.schema, schema, absent_as_null=True,
+                keep_retyped=True)  # (bounds of an older type are cast to the table's)
         if remapped.matches_nothing:
             return False
         return remapped.predicate is None or \
@@ -270,10 +277,10 @@ def _partition_test(table: PaimonTable, test: Predicate) -> Callable[[DataFileTa
     return keeps
 
 
-def _task_verdicts(task: DataFileTask, *, predicates: list[Predicate], extended: bool) -> tuple[FileVerdict, ...]:
-    table = cast("PaimonTable", task.table)
-    return tuple(replace(v, file=task.name) for v in table.verdicts(task.table_entry(), predicates, task.vector,
-                                                                     extended=extended))
+def _entry_verdicts(table: PaimonTable, predicates: list[Predicate], extended: bool,
+                    live: tuple[ManifestEntry, DeletionVector | None]) -> tuple[FileVerdict, ...]:
+    entry, vector = live
+    return table.verdicts(entry, predicates, vector, extended=extended)
 
 
 def _kept_by_index(task: DataFileTask, verdict: FileVerdict | None) -> int:

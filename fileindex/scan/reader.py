@@ -73,7 +73,7 @@ def refuse_unscannable(table: PaimonTable) -> None:
 def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False) -> FileVerdict:
     if task.table is not None:
         verdict = task.table.verdict(task.table_entry(), predicate, task.vector, extended=extended)
-        return replace(verdict, file=task.name)
+        return verdict if verdict.file == task.name else replace(verdict, file=task.name)  # (most: no copy)
     try:
         reader = task.open()
     except FileIndexError as err:

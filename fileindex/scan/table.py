@@ -121,10 +121,7 @@ class PaimonTable:
         """Every live data file's verdict from its index (whatever the partition or statistics would prune):
         the planner's file reads, each with the index stage's verdict (``every_verdict``)."""
         parsed = self.parse(predicate) if isinstance(predicate, str) else predicate
-        files, _ = ScanPlanner(self, parsed, every_verdict=True, extended=extended).plan()
-        for read in files:
-            assert read.verdict is not None  # (every_verdict: the index stage judges every file)
-            yield read.verdict
+        yield from ScanPlanner(self, None, every_verdict=True, extended=extended).verdicts_of_each([parsed])[0]
 
     def plan_many(self, predicates: Sequence[Predicate | str], *,
                   extended: bool = False) -> list[list[FileVerdict]]:

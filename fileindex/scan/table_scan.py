@@ -197,26 +197,28 @@ class TableScan:
 def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int) -> Iterator[pa.Table]:
     """``read`` of each item, in order, on ``workers`` threads, twice as many reads queued (a thread that
     finishes goes on while the consumer waits for an earlier file); a consumer that stops early cancels the
-    rest."""
+    rest. The consumer does not wait on the pool for the next file when no thread has started it (on a busy
+    machine the threads may be waiting for a core): it reads that file itself."""
     if workers <= 1 or len(items) < 2:
         yield from map(read, items)
         return
     from concurrent.futures import ThreadPoolExecutor  # (and logging) not imported before a read needs it
 
-    pending: deque[Future] = deque()
+    pending: deque[tuple[Future, FileRead]] = deque()
     remaining = iter(items)
     with ThreadPoolExecutor(workers) as pool:
         try:
             for item in itertools.islice(remaining, 2 * workers):
-                pending.append(pool.submit(read, item))
+                pending.append((pool.submit(read, item), item))
             while pending:
-                table = pending.popleft().result()
+                future, item = pending.popleft()
+                table = read(item) if future.cancel() else future.result()  # (only a read not started cancels)
                 following = next(remaining, None)
                 if following is not None:
-                    pending.append(pool.submit(read, following))
+                    pending.append((pool.submit(read, following), following))
                 yield table
         finally:
-            for future in pending:
+            for future, _ in pending:
                 future.cancel()
 
 

@@ -79,7 +79,7 @@ class Statistics(PredicateVisitor[bool]):
         position, data_type = self.positions[name]
         nulls = self.stats.null_counts[position]
         target = self.literal_types.get(name, data_type)
-        retyped = target.not_null() != data_type.not_null()
+        retyped = target is not data_type and target.not_null() != data_type.not_null()  # (most: no copies made)
         if not self._compared(data_type) or not self._compared(target):
             return None, None, None if retyped else nulls, target  # a cast may make values null
         try:
@@ -181,7 +181,7 @@ def _widened(low: Any, high: Any, data_type: DataType) -> tuple[Any, Any]:
 def _cast_bounds(low: Any, high: Any, stored: DataType, target: DataType) -> tuple[Any, Any] | None:
     """Bounds in ``target`` of the values a file holds in [low, high] of ``stored`` once cast to ``target``,
     or None where the cast may not keep their order (or may make them null: a decimal overflow)."""
-    if stored.not_null() == target.not_null():
+    if stored is target or stored.not_null() == target.not_null():
         return low, high
     old, new = stored.root, target.root
     if old in NUMERIC_BITS and new in NUMERIC_BITS:

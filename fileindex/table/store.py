@@ -269,7 +269,9 @@ class TableStore:
 
     def beside(self, entry: ManifestEntry, schema: Schema, name: str) -> str:
         """A file the manifest names beside the data file (its ``.index`` sidecar)."""
-        return self.io.join(os.path.dirname(self.data_file(entry, schema)), name)
+        if entry.external_path:
+            return self.io.join(os.path.dirname(self.data_file(entry, schema)), name)
+        return self.io.join(self._root_text(), self.data_folder(entry, schema), name)  # (one join per sidecar)
 
     def readable(self, entry: ManifestEntry) -> bool:
         """Whether the data file is on storage this store can open (an external path's scheme)."""

@@ -191,7 +191,10 @@ def test_commands_read_a_container_from_a_pipe():
         assert json.loads(result.stdout)["cardinality"] == 1
 
 
-def test_a_container_closes_its_memory_map():
+def test_a_container_closes_its_memory_map(monkeypatch):
+    from fileindex.container import file as container_file
+
+    monkeypatch.setattr(container_file, "SMALL_FILE", 0)  # (a file of at most SMALL_FILE bytes is read whole)
     with FileIndexContainer.open(JAVA_VECTORS / "multi__engine_layout.index") as container:
         body = container.body(next(iter(container)))
         assert container._mapped is not None

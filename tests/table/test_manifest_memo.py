@@ -35,10 +35,10 @@ SIDECAR_SOURCE = TABLES / "parquet" / "append_with_bitmap_no_embedding.db" / "ap
 
 @pytest.fixture(autouse=True)
 def empty_memos():
-    for memo in (metadata.MANIFESTS, container_file.EMBEDDED, container_file.SIDECARS):
+    for memo in (metadata.MANIFESTS, container_file.EMBEDDED, container_file.SIDECARS, container_file.MAPPED_SIDECARS):
         memo.clear()
     yield
-    for memo in (metadata.MANIFESTS, container_file.EMBEDDED, container_file.SIDECARS):
+    for memo in (metadata.MANIFESTS, container_file.EMBEDDED, container_file.SIDECARS, container_file.MAPPED_SIDECARS):
         memo.clear()
 
 
@@ -334,3 +334,21 @@ def test_a_fileindex_memos_setting_neither_on_nor_off_warns_and_keeps_them_on():
     with pytest.warns(UserWarning, match="FILEINDEX_MEMOS='sometimes' is neither on nor off"):
         assert memos_enabled({"FILEINDEX_MEMOS": "sometimes"})
     assert not memos_enabled({"FILEINDEX_MEMOS": " OFF "})
+
+
+def test_a_small_sidecar_is_kept_read_whole_and_a_large_one_mapped_within_the_descriptor_bound(tmp_path,
+                                                                                               monkeypatch):
+    """A small sidecar holds no descriptor, so the memo keeps more of them than the descriptor bound allows
+    for mapped ones (a plan over 2,000 sidecars then reopens none); a large one stays mapped, bounded."""
+    root = tmp_path / "t"
+    shutil.copytree(SIDECAR_SOURCE, root)
+    table, entry, path = sidecar_of(root)
+    small = sidecar_container(path)
+    assert small._mapped is None and len(container_file.SIDECARS) == 1 and len(container_file.MAPPED_SIDECARS) == 0
+    monkeypatch.setattr(container_file, "SMALL_FILE", 0)
+    container_file.SIDECARS.clear()
+    large = sidecar_container(path)
+    assert large._mapped is not None and len(container_file.MAPPED_SIDECARS) == 1
+    assert container_file.MAPPED_SIDECARS.items == container_file._sidecar_memo_items()
+    assert container_file.SIDECARS.items > container_file.MAPPED_SIDECARS.items
+    assert table.container(entry)[1] is large and large.columns == small.columns

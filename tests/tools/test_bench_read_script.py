@@ -50,3 +50,21 @@ def test_bench_read_prints_every_query_with_agreeing_counts(tmp_path):
         where, polars, duck = files.split("/")
         assert where == polars == duck == lines[query][1], routes[query]  # the routes open the files where reads
         assert all(float(wall) > 0 and float(cpu) >= 0 for wall, cpu in (f.split("/") for f in figures[:4]))
+
+
+@pytest.mark.peer
+@pytest.mark.slow
+def test_bench_read_interleaved_and_cold_sections_print_every_contender(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "bench_read.py"), "--files", "2", "--rows", "2000",
+                           "--repeat", "1", "--data", str(tmp_path), "--sections", "interleaved,cold"],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    interleaved, cold = done.stdout.split("\ncold:")
+    rows = {line[:26].strip(): line[26:].split() for line in interleaved.splitlines()}
+    for query in QUERIES:  # ours, DuckDB over the Parquet files, the peer: wall/CPU each, then two ratios
+        figures = rows[query]
+        assert len(figures) == 5 and all(float(f.split("/")[0]) > 0 for f in figures[:3]), figures
+    rows = {line[:26].strip(): line[26:].split() for line in cold.splitlines()}
+    for query in ("one id", "rare category", "IN of 3 ids", "import"):
+        assert all(float(f.split("/")[0]) > 0 for f in rows[query][:4]), rows[query]
+    assert float(rows["import"][4].split("/")[0]) > 0  # (pyarrow.parquet's import, the imports' baseline)
