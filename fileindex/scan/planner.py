@@ -273,11 +273,13 @@ def _kept_by_index(task: DataFileTask, verdict: FileVerdict | None) -> int:
     return verdict.result.cardinality if isinstance(verdict.result, Rows) else verdict.row_count
 
 
-def evaluate_tasks(tasks: list[DataFileTask], predicate: Predicate, *,
-                   extended: bool = False) -> list[FileVerdict | None]:
-    """The index stage in this process: each file's verdict, the indexes opened in batches with automatic
-    collection paused (they fill the memos)."""
-    return list(computed_in_batches(partial(evaluate_file, predicate=predicate, extended=extended), tasks))
+def evaluate_tasks(tasks: list[DataFileTask], predicate: Predicate, *, extended: bool = False,
+                   exact: bool = False) -> list[FileVerdict | None]:
+    """The index stage in this process: each file's verdict (``exact``: saying whether its rows are exactly the
+    matching ones, for a count or a top-N), the indexes opened in batches with automatic collection paused (they
+    fill the memos)."""
+    return list(computed_in_batches(partial(evaluate_file, predicate=predicate, extended=extended, exact=exact),
+                                    tasks))
 
 
 def plan_files(tasks: list[DataFileTask], predicate: Predicate, *, extended: bool = False,

@@ -55,9 +55,12 @@ def refuse_unscannable(table: PaimonTable) -> None:
                          "scanning it is not supported (verify and fileindex table are)")
 
 
-def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False) -> FileVerdict:
+def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False,
+                  exact: bool = False) -> FileVerdict:
+    """The file's verdict from its index; ``exact`` (a table's file): saying whether its rows are exactly the
+    matching ones (a plain data file's never is)."""
     if task.table is not None:
-        verdict = task.table.verdict(task.table_entry(), predicate, task.vector, extended=extended)
+        verdict, = task.table.verdicts(task.table_entry(), [predicate], task.vector, extended=extended, exact=exact)
         return replace(verdict, file=task.name)
     try:
         reader = task.open()
