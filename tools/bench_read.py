@@ -1,6 +1,6 @@
 """Benchmark of PaimonTable.scan(...).to_arrow() beside pypaimon-rust and a plain pyarrow.dataset read, in one run.
 
-    .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
+    .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory] [--answers]
 
 The table: --files data files of --rows rows (the main job's generator, ``fileindex.spark.demo.make_file``:
 id, category, ts, amount; every file spans every id, and a few of each file's timestamps stray over every
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+from collections import Counter
 import json
 import subprocess
 import sys
@@ -194,6 +195,60 @@ def peak_memory(root: Path) -> int:
     return int(out[1])
 
 
+def answer_queries(spec: DatasetSpec) -> list[tuple[str, str | None, bool]]:
+    """(name, where, whether the index answers it exactly) of the counts compared."""
+    by_name = {case["name"]: case for case in queries(spec)}
+    listed = ", ".join(f"'{c}'" for c in (RARE_CATEGORY, CATEGORIES[-1]))
+    return [("rare category", by_name["rare category"]["where"], True),
+            ("category IN (2)", f"category IN ({listed})", True),
+            ("20-minute window", by_name["20-minute window"]["where"], True),
+            ("one id (bloom)", by_name["one id"]["where"], False),
+            ("amount > 100 (no index)", by_name["amount > 100 (most rows)"]["where"], False),
+            ("every row", None, True)]
+
+
+def answers(root: Path, files: list[str], spec: DatasetSpec, repeat: int) -> None:
+    """``count()`` and top-10 (#55) beside pypaimon-rust's SQL and DuckDB over the same Parquet files (one
+    connection each, made once): wall and CPU seconds, medians; the counts and the top values must agree."""
+    cases = answer_queries(spec)
+    top = "ts DESC"
+    sql = [f"SELECT count(*) FROM {{table}}{f' WHERE {where}' if where else ''}" for _, where, _ in cases]
+    request = {"queries": [{"sql": q} for q in sql] + [{"sql": f"SELECT * FROM {{table}} ORDER BY {top} LIMIT 10",
+                                                         "rows": True}], "repeat": repeat}
+    peer = json.loads(subprocess.run([str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "answers",
+                                      str(root.parent.parent), json.dumps(request)],
+                                     check=True, capture_output=True, text=True).stdout)
+    connection = duckdb.connect()
+    listed = "read_parquet([" + ", ".join(f"'{f}'" for f in files) + "])"
+    print(f"\ncount() and top-10 (#55): wall / CPU seconds, medians of {repeat} warm runs (a new PaimonTable each "
+          "run); DuckDB: read_parquet over the table's data files")
+    print(f"{'query':<24} {'count':>10} {'count()':>15} {'read+count':>15} {'DuckDB':>15} {'peer SQL':>15} "
+          f"{'fastest/count()':>15}  files answered by")
+    for (name, where, by_index), statement, theirs in zip(cases, sql, peer[:-1], strict=True):
+        ours = medians(lambda where=where: PaimonTable(root).scan(where).count(), repeat)
+        first = PaimonTable(root).scan(where, ["category"] if where is None else None).to_batches
+        reading = medians(lambda first=first: sum(b.num_rows for b in first()), max(1, repeat // 2))
+        duck = medians(lambda statement=statement: connection.sql(statement.format(table=listed)).fetchall()[0][0],
+                       repeat)
+        assert ours[2] == reading[2] == duck[2] == theirs[2], (name, ours, reading, duck, theirs)
+        answered = Counter(f["answered_by"] for f in PaimonTable(root).scan(where).explain(count=True).as_dict()
+                           ["files"])
+        fastest = min(duck[0], theirs[0])
+        print(f"{name:<24} {ours[2]:>10,} "
+              + " ".join(f"{wall:>7.4f}/{cpu:<7.4f}" for wall, cpu, _ in (ours, reading, duck, theirs))
+              + f" {fastest / ours[0]:>15.1f}  " + ", ".join(f"{how} {n}" for how, n in sorted(answered.items())))
+        assert by_index == (answered.get("read", 0) == 0), (name, answered)
+    ours = medians(lambda: PaimonTable(root).scan(limit=10, order_by=top).to_arrow().column("ts").to_pylist(),
+                   repeat)
+    duck = medians(lambda: [r[0] for r in connection.sql(
+        f"SELECT ts FROM {listed} ORDER BY {top} LIMIT 10").fetchall()], repeat)
+    theirs = peer[-1]
+    assert ours[2] == duck[2] and [str(v) for v in ours[2]] == [str(r["ts"]) for r in theirs[2]], (ours, duck, theirs)
+    print(f"{'top-10 by ts DESC':<24} {10:>10,} {ours[0]:>7.4f}/{ours[1]:<7.4f} {'':>15} "
+          f"{duck[0]:>7.4f}/{duck[1]:<7.4f} {theirs[0]:>7.4f}/{theirs[1]:<7.4f} "
+          f"{min(duck[0], theirs[0]) / ours[0]:>15.1f}  (range-bitmap top-N per file)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=50)
@@ -201,11 +256,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--data", type=Path, default=ROOT / "bench-data" / "read")
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--answers", action="store_true", help="only count() and top-10 (#55)")
     args = parser.parse_args()
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
     root = make_table(spec, args.data / f"{args.files}x{args.rows}")
     table = PaimonTable(root)
     files = [str(table.data_path(entry)) for entry, _ in table.live()]
+    if args.answers:
+        answers(root, files, spec, args.repeat)
+        return
     cases = queries(spec)
     request = {"queries": [{"sql": q["sql"], "filter": q["filter"]} for q in cases], "repeat": args.repeat}
     peer = json.loads(subprocess.run([str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "time",
@@ -225,6 +284,7 @@ def main() -> None:
               f"{builder[0] if builder else float('nan'):>8.4f} {plain_time:>8.4f} {our_time / sql_time:>9.2f} "
               f"{plain_time / our_time:>12.1f}")
     engine_routes(root, cases, peer, args.repeat)
+    answers(root, files, spec, args.repeat)
     if args.memory:
         print(f"full scan through to_batches(): peak {peak_memory(root) / 1024:,.0f} MiB resident")
 

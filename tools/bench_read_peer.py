@@ -2,11 +2,14 @@
 
     PEER_PYTHON tools/bench_read_peer.py write WAREHOUSE PARQUET_FILE [PARQUET_FILE ...]
     PEER_PYTHON tools/bench_read_peer.py time WAREHOUSE REQUEST_JSON
+    PEER_PYTHON tools/bench_read_peer.py answers WAREHOUSE REQUEST_JSON
 
 ``write`` creates ``default.orders`` with the benchmark's index options and commits each Parquet file as
 one data file (printing the table's root); ``time`` answers {"queries": [{"sql": ..., "filter": ...}],
 "repeat": N} with the median seconds (for SQL: wall and CPU) and row count of each query through the peer's
-SQL and, where a filter is given, its ReadBuilder (plan + read), after one untimed warm-up each.
+SQL and, where a filter is given, its ReadBuilder (plan + read), after one untimed warm-up each. ``answers``
+times whole SQL queries ({"queries": [{"sql": "SELECT count(*) FROM {table} WHERE ...", "rows": false}]}): their
+median wall and CPU seconds and the answer (the count; with "rows", the rows as JSON).
 """
 import json
 import statistics
@@ -102,8 +105,23 @@ def time_queries(warehouse: str, request: dict) -> list[dict]:
     return answers
 
 
+def time_answers(warehouse: str, request: dict) -> list[list]:
+    ctx = context(warehouse)
+
+    def answer(sql: str, rows: bool):
+        batches = ctx.sql(sql.format(table=TABLE))
+        if rows:
+            return [row for batch in batches for row in batch.to_pylist()]
+        return sum(batch.column(0).to_pylist()[0] for batch in batches if batch.num_rows)
+
+    return [list(medians(lambda query=query: answer(query["sql"], query.get("rows", False)), request["repeat"]))
+            for query in request["queries"]]
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "answers":
+        print(json.dumps(time_answers(sys.argv[2], json.loads(sys.argv[3])), default=str))
     else:
         print(json.dumps(time_queries(sys.argv[2], json.loads(sys.argv[3]))))

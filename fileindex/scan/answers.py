@@ -24,10 +24,15 @@ import pyarrow as pa
 from pyroaring import FrozenBitMap
 
 from fileindex.errors import FileIndexError, UsageError
+from fileindex.indexes.result import SKIP
 from fileindex.parallel import for_each
 from fileindex.predicate.evaluation import FileIndexEvaluator
+from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import closest_column
+from fileindex.predicate.tree import Leaf, Predicate, and_, or_
 from fileindex.scan.funnel import NO_PREDICATE, FileRead
+from fileindex.scan.polars_filters import arrow_values
+from fileindex.scan.pushdown import paimon_literal
 from fileindex.scan.reader import read_candidates, selection
 from fileindex.scan.truth import matches, source_columns
 
@@ -134,35 +139,90 @@ def top_rows(scan: TableScan, order: OrderBy) -> pa.Table:
         rows = scan.narrowed(scan.predicate, wanted, None).to_arrow()
         return rows.take(ranked(rows.column(order.column), order)[:limit]).select(scan.columns)
     items = [item for item in scan.plan(exact=True) if item.to_read]
-    found = for_each(lambda item: _file_candidates(scan, item, order, limit), items)
-    values = [v for _, v in found]
-    if not values or not sum(len(v) for v in values):
+    best = _Best(order, limit)
+    read = [n for n, item in enumerate(items) if not item.exact]  # (read first, on threads: they set a bound)
+    for n, (positions, values) in zip(read, for_each(lambda n: _file_candidates(scan, items[n], order, limit), read),
+                                      strict=True):
+        best.add(n, positions, values)
+    for n, item in enumerate(items):  # each file asked only for rows that order before the k-th found so far
+        if item.exact:
+            found = _file_candidates(scan, item, order, limit, best.before(scan.table.schema.types()))
+            best.add(n, *found)
+    if not len(best.owners):
         return scan.schema.empty_table()
-    owners = np.concatenate([np.full(len(v), n) for n, v in enumerate(values)])
-    positions = np.concatenate([p for p, _ in found])
-    chosen = ranked(pa.concat_arrays(values), order)[:limit]
-    owners, positions = owners[chosen], positions[chosen]
     parts, starts, where = [], {}, 0
-    for owner in np.unique(owners):
-        kept = np.sort(positions[owners == owner])
+    for owner in np.unique(best.owners):
+        kept = np.sort(best.positions[best.owners == owner])
         task = items[owner].task
         assert task is not None
         parts.append(read_candidates(task, kept.astype(np.int64), scan.schema))
         starts[int(owner)] = (where, kept)
         where += len(kept)
     rows = pa.concat_tables(parts)
-    take = [starts[int(o)][0] + int(np.searchsorted(starts[int(o)][1], p)) for o, p in zip(owners, positions,
-                                                                                           strict=True)]
+    take = [starts[int(o)][0] + int(np.searchsorted(starts[int(o)][1], p))
+            for o, p in zip(best.owners, best.positions, strict=True)]
     return rows.take(pa.array(take, type=pa.int64()))
 
 
-def _file_candidates(scan: TableScan, item: FileRead, order: OrderBy, limit: int) -> tuple[np.ndarray, pa.Array]:
+class _Best:
+    """The first ``limit`` candidate rows found so far, in order: (file, position, value of the order column)."""
+
+    def __init__(self, order: OrderBy, limit: int):
+        self.order, self.limit = order, limit
+        self.owners = np.zeros(0, dtype=np.int64)
+        self.positions = np.zeros(0, dtype=np.int64)
+        self.values: pa.Array | None = None
+
+    def add(self, owner: int, positions: np.ndarray, values: pa.Array) -> None:
+        if not len(positions):
+            return
+        values = values if self.values is None else pa.concat_arrays([self.values, values.cast(self.values.type)])
+        owners = np.concatenate([self.owners, np.full(len(positions), owner, dtype=np.int64)])
+        positions = np.concatenate([self.positions, positions.astype(np.int64)])
+        chosen = ranked(values, self.order)[:self.limit]
+        self.owners, self.positions = owners[chosen], positions[chosen]
+        self.values = values.take(pa.array(chosen, type=pa.int64()))
+
+    def before(self, types: dict) -> Predicate | None:
+        """The rows that order strictly before the k-th found (None: any row may; once ``limit`` rows are found,
+        a row that orders at or after the k-th may be left out); nothing but comparisons Paimon's predicates make
+        as the order does (no floating-point column: NaN and -0.0 order otherwise)."""
+        if self.values is None or len(self.values) < self.limit:
+            return None
+        column, data_type = self.order.column, types[self.order.column]
+        last = self.values[self.limit - 1]
+        nulls = Leaf(Operator.IS_NULL, column)
+        if not last.is_valid:  # (nulls first: no row orders before a null, an OR of nothing)
+            return or_() if self.order.nulls_come_first else Leaf(Operator.IS_NOT_NULL, column)
+        if data_type.root in ("FLOAT", "DOUBLE"):
+            return None
+        try:
+            value = arrow_values(pa.array([last.as_py()], type=last.type))[0]
+            literal = paimon_literal(value, data_type, column) if value is not None else None
+        except Exception:  # (a type the engines' literals do not carry: no bound, every file asked as planned)
+            return None
+        if literal is None:
+            return None
+        strictly = Leaf(Operator.GT if self.order.descending else Operator.LT, column, (literal,))
+        return or_(strictly, nulls) if self.order.nulls_come_first else strictly
+
+
+def _file_candidates(scan: TableScan, item: FileRead, order: OrderBy, limit: int,
+                     before: Predicate | None = None) -> tuple[np.ndarray, pa.Array]:
     """The positions of a file's first ``limit`` matching rows in ``order`` and their values of the order column:
-    from its index where that answers, else from the file's order and predicate columns."""
+    from its index where that answers, else from the file's order and predicate columns. ``before``: only rows
+    that satisfy it are wanted (where the index answers it exactly with the scan's predicate)."""
     task, verdict = item.task, item.verdict
     assert task is not None and verdict is not None
     order_field = pa.schema([scan.read_schema.field(order.column)]) if order.column in scan.read_schema.names \
         else pa.schema([_table_field(scan, order.column)])
+    if before is not None:
+        narrowed = scan.table.verdicts(task.table_entry(), [and_(*([scan.predicate] if scan.predicate else []),
+                                                                 before)], task.vector, exact=True)[0]
+        if narrowed.exact:
+            verdict = narrowed
+            if verdict.result is SKIP:
+                return np.zeros(0, dtype=np.int64), pa.array([], type=order_field[0].type)
     rows = selection(verdict, task.deleted_rows())
     if item.exact:
         positions = index_top(scan.table, item, order, limit, rows)

@@ -95,8 +95,13 @@ def selection(verdict: FileVerdict, deleted: FrozenBitMap | None) -> np.ndarray 
 
 
 def rows_to_read(verdict: FileVerdict, deleted: FrozenBitMap | None) -> int:
-    rows = selection(verdict, deleted)
-    return verdict.row_count if rows is None else len(rows)
+    """How many rows :func:`selection` selects, counted on the bitmaps (no position is listed)."""
+    if verdict.result is SKIP:
+        return 0
+    if isinstance(verdict.result, Rows):
+        kept = verdict.result.bitmap
+        return len(kept) - (kept.intersection_cardinality(deleted) if deleted else 0)
+    return verdict.row_count - (deleted.range_cardinality(0, verdict.row_count) if deleted else 0)
 
 
 def output_schema(inputs: Inputs, first_file_schema: pa.Schema | None = None) -> pa.Schema:

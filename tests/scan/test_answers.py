@@ -154,6 +154,59 @@ def test_a_top_n_on_a_bsi_column_is_answered_by_the_index():
     assert scan.to_arrow().column("f1").to_pylist() == [r["f1"] for r in truth[:2]]
 
 
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory) -> PaimonTable:
+    """``append_with_bsi`` (bsi on f1, f2, f4) with three more data files: its rows with each column rotated by
+    another step (the same values per column, so the same statistics), indexed by this project's writer with the
+    table's options: a top-N over several files, each later one asked only for rows that order before the k-th
+    found so far."""
+    import copy
+
+    import pyarrow.parquet as pq
+
+    from table_edits import copy_table, data_manifests, edit_rows
+
+    from fileindex.writing.data_file import build_data_file_index
+
+    root = copy_table("parquet", "append_with_bsi", tmp_path_factory.mktemp("copies"))
+    options = PaimonTable(root).schema.options
+
+    def copied(rows: list[dict]) -> None:
+        [row] = rows
+        original = pq.read_table(root / "bucket-0" / row["_FILE"]["_FILE_NAME"])
+        for number in range(1, 4):
+            twin = copy.deepcopy(row)
+            name = row["_FILE"]["_FILE_NAME"].replace("-0.parquet", f"-{number}.parquet")
+            rotated = [pa.concat_arrays([c.combine_chunks()[step:], c.combine_chunks()[:step]])
+                       for c, step in zip(original.columns, (number * (i + 1) % 8 for i in range(8)), strict=False)]
+            pq.write_table(pa.Table.from_arrays(rotated, schema=original.schema), root / "bucket-0" / name)
+            (root / "bucket-0" / f"{name}.index").write_bytes(build_data_file_index(root / "bucket-0" / name,
+                                                                                    options).data)
+            twin["_FILE"]["_FILE_NAME"], twin["_FILE"]["_EXTRA_FILES"] = name, [f"{name}.index"]
+            rows.append(twin)
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, copied)
+    return PaimonTable(root)
+
+
+@settings(SETTINGS, max_examples=25)
+@given(data=st.data())
+def test_a_top_n_over_several_files_is_the_sorted_read(copies, data):
+    rows = copies.scan().to_arrow()
+    where = data.draw(st.sampled_from([None, "f2 <> 1", "f1 > 10", "f0 = 'Bob' OR f2 IS NULL", "f4 IS NOT NULL"]))
+    order = OrderBy(data.draw(st.sampled_from(["f1", "f2", "f4", "f0"])), data.draw(st.booleans()),
+                    data.draw(st.none() | st.booleans()))
+    limit = data.draw(st.integers(1, 12))
+    truth = copies.scan(where).to_arrow() if where else rows
+    got = copies.scan(where, ["f0", "f1", "f2", "f4"], limit, order_by=order).to_arrow()
+    wanted = expected_order(truth.column(order.column).to_pylist(), order)[:limit]
+    assert got.column(order.column).to_pylist() == wanted, (where, order)
+    pool = [row_key(r) for r in truth.select(got.column_names).to_pylist()]
+    for row in got.to_pylist():
+        pool.remove(row_key(row))  # (a ValueError: a row that is not a matching row, or one returned too often)
+
+
 @pytest.mark.parametrize("order_by, message", [("nope DESC", "unknown column 'nope'"), ("", "give a column"),
                                                 ("f1 DESC NULLS", "unknown column")])
 def test_a_bad_order_is_one_line(order_by, message):
