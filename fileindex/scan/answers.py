@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,7 +26,7 @@ from pyroaring import FrozenBitMap
 
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes.result import SKIP
-from fileindex.parallel import for_each
+from fileindex.parallel import for_each, threads
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import closest_column
@@ -144,10 +145,13 @@ def top_rows(scan: TableScan, order: OrderBy) -> pa.Table:
     for n, (positions, values) in zip(read, for_each(lambda n: _file_candidates(scan, items[n], order, limit), read),
                                       strict=True):
         best.add(n, positions, values)
-    for n, item in enumerate(items):  # each file asked only for rows that order before the k-th found so far
-        if item.exact:
-            found = _file_candidates(scan, item, order, limit, best.before(scan.table.schema.types()))
-            best.add(n, *found)
+    exact = [n for n, item in enumerate(items) if item.exact]
+    for first in range(0, len(exact), threads()):  # a file at a time per thread, each asked only for rows that
+        before = best.before(scan.table.schema.types())  # order before the k-th found so far
+        chunk = exact[first:first + threads()]
+        found = for_each(partial(_nth_candidates, scan, items, order, limit, before), chunk)
+        for n, (positions, values) in zip(chunk, found, strict=True):
+            best.add(n, positions, values)
     if not len(best.owners):
         return scan.schema.empty_table()
     parts, starts, where = [], {}, 0
@@ -205,6 +209,11 @@ class _Best:
             return None
         strictly = Leaf(Operator.GT if self.order.descending else Operator.LT, column, (literal,))
         return or_(strictly, nulls) if self.order.nulls_come_first else strictly
+
+
+def _nth_candidates(scan: TableScan, items: list[FileRead], order: OrderBy, limit: int, before: Predicate | None,
+                    n: int) -> tuple[np.ndarray, pa.Array]:
+    return _file_candidates(scan, items[n], order, limit, before)
 
 
 def _file_candidates(scan: TableScan, item: FileRead, order: OrderBy, limit: int,
