@@ -38,10 +38,12 @@ from fileindex.scan.reader import read_candidates, selection
 from fileindex.scan.truth import matches, source_columns
 
 if TYPE_CHECKING:
+    from fileindex.types import DataType
     from fileindex.scan.table import PaimonTable
     from fileindex.scan.table_scan import TableScan
 
 METADATA, INDEX, READ = "metadata", "index", "read"  # how a file's part of an answer was found
+UNORDERED = ("MAP", "ARRAY", "MULTISET", "ROW", "VARIANT")
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,14 @@ _ORDER = re.compile(r"^\s*(?P<column>.+?)(?:\s+(?P<direction>ASC|DESC))?(?:\s+NU
                     re.IGNORECASE)
 
 
-def parse_order(order_by: str | OrderBy, names: list[str]) -> OrderBy:
-    """``"ts"``, ``"ts DESC"``, ``"ts ASC NULLS LAST"``... as an :class:`OrderBy` of a column of ``names``."""
+def parse_order(order_by: str | OrderBy, types: dict[str, DataType]) -> OrderBy:
+    """``"ts"``, ``"ts DESC"``, ``"ts ASC NULLS LAST"``... as an :class:`OrderBy` of a column of ``types``."""
     order = order_by if isinstance(order_by, OrderBy) else _parsed(order_by)
-    if order.column not in names:
-        raise UsageError(f"cannot order by unknown column {order.column!r}{closest_column(order.column, names)}")
+    if order.column not in types:
+        raise UsageError(f"cannot order by unknown column {order.column!r}{closest_column(order.column, list(types))}")
+    if types[order.column].root in UNORDERED:
+        raise UsageError(f"cannot order by {order.column!r}: its type {types[order.column]} has no order; give a "
+                         "column of numbers, strings, dates or timestamps")
     return order
 
 

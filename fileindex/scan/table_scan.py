@@ -71,7 +71,7 @@ class TableScan:
             else selected_schema(full, self.columns, and_())
         self.read_schema = wanted  # the selected columns, then the predicate's for the exact filter
         self.schema = pa.schema([wanted.field(name) for name in self.columns])
-        self.order = None if order_by is None else _order(order_by, full.names)  # (the rows' order: top-N)
+        self.order = None if order_by is None else _order(order_by, self.types)  # (the rows' order: top-N)
         self._planned: list[FileRead] | None = None
         self._exact = False  # the plan's verdicts say whether they are exact (count, top-N)
         self._dense = False  # a read found most rows matching: later files are read whole, then filtered
@@ -243,10 +243,10 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
                 future.cancel()
 
 
-def _order(order_by: str | OrderBy, names: list[str]) -> OrderBy:
+def _order(order_by: str | OrderBy, types: dict) -> OrderBy:
     from fileindex.scan.answers import parse_order
 
-    return parse_order(order_by, names)
+    return parse_order(order_by, types)
 
 
 def _require(module: str, extra: str) -> None:

@@ -214,6 +214,16 @@ def test_a_bad_order_is_one_line(order_by, message):
         PaimonTable(BSI_BITMAP).scan(order_by=order_by, limit=3)
 
 
+def test_a_column_without_an_order_is_refused_in_one_line():
+    from fileindex.scan.answers import parse_order
+    from fileindex.types import parse_type
+
+    types = {"m": parse_type("MAP<STRING, INT>"), "n": parse_type("INT")}
+    with pytest.raises(UsageError, match="'m': its type MAP<STRING, INT> has no order"):
+        parse_order("m DESC", types)
+    assert parse_order("n desc nulls first", types) == OrderBy("n", True, True)
+
+
 def test_the_cli_orders(capsys):
     assert main(["read", str(BSI_BITMAP), "--select", "f0,f1", "--order-by", "f1 DESC", "--limit", "2", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
