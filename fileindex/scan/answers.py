@@ -119,16 +119,16 @@ def count_columns(scan: TableScan) -> list[str]:
     return list(names[:1]) if scan.predicate is None or not names else names
 
 
-def answered(item: FileRead, table: PaimonTable, read_columns: list[str], *, count: bool) -> dict:
-    """How a file's part of a scan's answer is found: ``{"answered_by": "metadata"|"index"|"read"}``, with the
-    columns read (``read_columns``) for a file that is read. ``count``: as ``count()`` answers it."""
+def answered(item: FileRead, table: PaimonTable, read_columns: list[str]) -> dict:
+    """How ``count()`` finds a file's part of the count: ``{"answered_by": "metadata"|"index"|"read"}``, with the
+    columns read (``read_columns``) for a file that is read."""
     if item.read == "merged":
         return {"answered_by": READ, "read_columns": read_columns}
     if item.read == "none":
         from_index = item.skipped_by == "file_index" or (item.skipped_by == "deletion_vectors" and item.verdict
                                                          is not None and item.verdict.result.kind == "ROWS")
         return {"answered_by": INDEX if from_index else METADATA}
-    if count and not merged(table) and item.exact:
+    if not merged(table) and item.exact:
         return {"answered_by": METADATA if item.why == NO_PREDICATE else INDEX}
     return {"answered_by": READ, "read_columns": read_columns}
 

@@ -99,12 +99,14 @@ class TableScan:
         return list(self._planned)
 
     def explain(self, *, count: bool = False) -> Explain:
-        """The pruning funnel, and how each file's part of the rows (``count``: of the count) is found."""
+        """The pruning funnel; ``count``: as ``count()`` plans it, with how each file's part of the count is found
+        (by metadata, by index, or by reading which columns)."""
+        if not count:  # (what ``fileindex spark scan --explain`` prints too)
+            return explain(self.table, self.where, self.predicate, self.plan(), self._stages)
         from fileindex.scan.answers import answered, count_columns
 
-        files = self.plan(exact=count)
-        read_columns = count_columns(self) if count else self.read_schema.names
-        answers = tuple(answered(item, self.table, read_columns, count=count) for item in files)
+        files = self.plan(exact=True)
+        answers = tuple(answered(item, self.table, count_columns(self)) for item in files)
         return replace(explain(self.table, self.where, self.predicate, files, self._stages), answers=answers)
 
     @resource_errors
