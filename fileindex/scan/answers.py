@@ -231,8 +231,8 @@ def _file_candidates(scan: TableScan, item: FileRead, order: OrderBy, limit: int
     order_field = pa.schema([scan.read_schema.field(order.column)]) if order.column in scan.read_schema.names \
         else pa.schema([_table_field(scan, order.column)])
     if before is not None:
-        narrowed = scan.table.verdicts(task.table_entry(), [and_(*([scan.predicate] if scan.predicate else []),
-                                                                 before)], task.vector, exact=True)[0]
+        narrowed = scan.table.verdict(task.table_entry(), and_(*([scan.predicate] if scan.predicate else []), before),
+                                      task.vector, exact=True)
         if narrowed.exact:
             verdict = narrowed
             if verdict.result is SKIP:

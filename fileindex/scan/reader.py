@@ -60,7 +60,7 @@ def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = 
     """The file's verdict from its index; ``exact`` (a table's file): saying whether its rows are exactly the
     matching ones (a plain data file's never is)."""
     if task.table is not None:
-        verdict, = task.table.verdicts(task.table_entry(), [predicate], task.vector, extended=extended, exact=exact)
+        verdict = task.table.verdict(task.table_entry(), predicate, task.vector, extended=extended, exact=exact)
         return replace(verdict, file=task.name)
     try:
         reader = task.open()

@@ -245,9 +245,9 @@ class PaimonTable:
         return where, answers, exactness
 
     def verdict(self, entry: ManifestEntry, predicate: Predicate, vector: DeletionVector | None = None, *,
-                extended: bool = False) -> FileVerdict:
+                extended: bool = False, exact: bool = False) -> FileVerdict:
         """One data file's verdict (not for data-evolution groups, whose files are judged together)."""
-        return self.verdicts(entry, [predicate], vector, extended=extended)[0]
+        return self.verdicts(entry, [predicate], vector, extended=extended, exact=exact)[0]
 
     def verdicts(self, entry: ManifestEntry, predicates: list[Predicate], vector: DeletionVector | None = None, *,
                  extended: bool = False, exact: bool = False) -> tuple[FileVerdict, ...]:
