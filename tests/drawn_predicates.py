@@ -118,3 +118,17 @@ def predicates(draw, subject: Subject, depth: int = 2):
 
 def row_key(row: dict) -> str:
     return json.dumps(row, default=str, sort_keys=True)
+
+
+def plain_rows(path) -> tuple[dict, pa.Table]:
+    """Every live row of the table (deleted rows left out), read without any index."""
+    from fileindex.indexes.result import REMAIN
+    from fileindex.pipeline.inputs import resolve_inputs
+    from fileindex.scan.reader import output_schema, read_candidates, scannable, selection
+    from fileindex.table.verdict import FileVerdict
+
+    inputs = resolve_inputs([str(path)])
+    schema = output_schema(inputs)
+    parts = [read_candidates(t, selection(FileVerdict(t.name, t.open().row_count, "", REMAIN), t.deleted_rows()),
+                             schema) for t in scannable(inputs)]
+    return inputs.table.schema.types(), pa.concat_tables(parts)

@@ -1,6 +1,7 @@
 """Benchmark of PaimonTable.scan(...).to_arrow() beside pypaimon-rust and a plain pyarrow.dataset read, in one run.
 
     .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
+        [--sections classic,engines,interleaved,cold,answers] [--loaded] [--answers]
     .venv/bin/python tools/bench_read.py --store s3 [--latency 0.020] [--repeat 3]: the table on an S3 server
         behind a counting proxy: requests, bytes and wall time per query (tools/bench_read_store.py)
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+from collections import Counter
 import json
 import os
 import resource
@@ -204,7 +206,7 @@ def peak_memory(root: Path) -> int:
 
 # -- interleaved rounds, cold processes, a loaded machine (#54) -----------------------------------------------
 
-SECTIONS = ("classic", "engines", "interleaved", "cold")
+SECTIONS = ("classic", "engines", "interleaved", "cold", "answers")
 SELECTIVE = ("one id", "rare category", "IN of 3 ids")  # the queries the cold section runs (small answers)
 
 
@@ -346,6 +348,61 @@ def neighbours(count: int) -> Iterator[None]:
         for process in started:
             process.kill()
             process.wait()
+def answer_queries(spec: DatasetSpec) -> list[tuple[str, str | None, str, bool]]:
+    """(name, where, the column a read for the count reads, whether the index answers it exactly) of the counts
+    compared."""
+    by_name = {case["name"]: case for case in queries(spec)}
+    listed = ", ".join(f"'{c}'" for c in (RARE_CATEGORY, CATEGORIES[-1]))
+    return [("rare category", by_name["rare category"]["where"], "category", True),
+            ("category IN (2)", f"category IN ({listed})", "category", True),
+            ("20-minute window", by_name["20-minute window"]["where"], "ts", True),
+            ("one id (bloom)", by_name["one id"]["where"], "id", False),
+            ("amount > 100 (no index)", by_name["amount > 100 (most rows)"]["where"], "amount", False),
+            ("every row", None, "id", True)]
+
+
+def answers(root: Path, files: list[str], spec: DatasetSpec, repeat: int) -> None:
+    """``count()`` and top-10 (#55) beside pypaimon-rust's SQL and DuckDB over the same Parquet files (one
+    connection each, made once), and beside this scan reading the predicate's column (``read column``: what a
+    count reads of a file the index does not answer): wall and CPU seconds, medians; the counts and the top values
+    must agree."""
+    cases = answer_queries(spec)
+    top = "ts DESC"
+    sql = [f"SELECT count(*) FROM {{table}}{f' WHERE {where}' if where else ''}" for _, where, _, _ in cases]
+    request = {"queries": [{"sql": q} for q in sql] + [{"sql": f"SELECT * FROM {{table}} ORDER BY {top} LIMIT 10",
+                                                         "rows": True}], "repeat": repeat}
+    peer = json.loads(subprocess.run([str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "answers",
+                                      str(root.parent.parent), json.dumps(request)],
+                                     check=True, capture_output=True, text=True).stdout)
+    connection = duckdb.connect()
+    listed = "read_parquet([" + ", ".join(f"'{f}'" for f in files) + "])"
+    print(f"\ncount() and top-10 (#55): wall / CPU seconds, medians of {repeat} warm runs (a new PaimonTable each "
+          "run); DuckDB: read_parquet over the table's data files")
+    print(f"{'query':<24} {'count':>10} {'count()':>15} {'read column':>15} {'DuckDB':>15} {'peer SQL':>15} "
+          f"{'fastest/count()':>15}  files answered by")
+    for (name, where, column, by_index), statement, theirs in zip(cases, sql, peer[:-1], strict=True):
+        ours = medians(lambda where=where: PaimonTable(root).scan(where).count(), repeat)
+        reading = medians(lambda where=where, column=column: sum(b.num_rows for b in PaimonTable(root).scan(
+            where, [column]).to_batches()), repeat)
+        duck = medians(lambda statement=statement: connection.sql(statement.format(table=listed)).fetchall()[0][0],
+                       repeat)
+        assert ours[2] == reading[2] == duck[2] == theirs[2], (name, ours, reading, duck, theirs)
+        answered = Counter(f["answered_by"] for f in PaimonTable(root).scan(where).explain(count=True).as_dict()
+                           ["files"])
+        fastest = min(duck[0], theirs[0])
+        print(f"{name:<24} {ours[2]:>10,} "
+              + " ".join(f"{wall:>7.4f}/{cpu:<7.4f}" for wall, cpu, _ in (ours, reading, duck, theirs))
+              + f" {fastest / ours[0]:>15.1f}  " + ", ".join(f"{how} {n}" for how, n in sorted(answered.items())))
+        assert by_index == (answered.get("read", 0) == 0), (name, answered)
+    ours = medians(lambda: PaimonTable(root).scan(limit=10, order_by=top).to_arrow().column("ts").to_pylist(),
+                   repeat)
+    duck = medians(lambda: [r[0] for r in connection.sql(
+        f"SELECT ts FROM {listed} ORDER BY {top} LIMIT 10").fetchall()], repeat)
+    theirs = peer[-1]
+    assert ours[2] == duck[2] and [str(v) for v in ours[2]] == [str(r["ts"]) for r in theirs[2]], (ours, duck, theirs)
+    print(f"{'top-10 by ts DESC':<24} {10:>10,} {ours[0]:>7.4f}/{ours[1]:<7.4f} {'':>15} "
+          f"{duck[0]:>7.4f}/{duck[1]:<7.4f} {theirs[0]:>7.4f}/{theirs[1]:<7.4f} "
+          f"{min(duck[0], theirs[0]) / ours[0]:>15.1f}  (range-bitmap top-N per file)")
 
 
 def main() -> None:
@@ -363,6 +420,7 @@ def main() -> None:
                              "files and the peer, round by round; cold: a new process per query)")
     parser.add_argument("--loaded", action="store_true",
                         help="run with a CPU-bound neighbour process per core (a loaded machine)")
+    parser.add_argument("--answers", action="store_true", help="only count() and top-10 (#55): --sections answers")
     args = parser.parse_args()
     sections = [name.strip() for name in args.sections.split(",") if name.strip()]
     unknown = sorted(set(sections) - set(SECTIONS))
@@ -377,6 +435,8 @@ def main() -> None:
         return
     table = PaimonTable(root)
     files = [str(table.data_path(entry)) for entry, _ in table.live()]
+    if args.answers:
+        sections = ["answers"]
     cases = queries(spec)
     print(f"{spec.files} files x {spec.rows_per_file:,} rows" + (" (loaded: a CPU-bound neighbour per core)"
                                                                    if args.loaded else ""))
@@ -394,6 +454,8 @@ def main() -> None:
             interleaved(root, files, cases, args.repeat)
         if "cold" in sections:
             cold(root, files, cases, args.repeat)
+        if "answers" in sections:
+            answers(root, files, spec, args.repeat)
         if args.memory:
             print(f"full scan through to_batches(): peak {peak_memory(root) / 1024:,.0f} MiB resident")
 

@@ -4,6 +4,7 @@
     PEER_PYTHON tools/bench_read_peer.py time WAREHOUSE REQUEST_JSON
     PEER_PYTHON tools/bench_read_peer.py serve WAREHOUSE
     PEER_PYTHON tools/bench_read_peer.py cold WAREHOUSE SQL_WHERE
+    PEER_PYTHON tools/bench_read_peer.py answers WAREHOUSE REQUEST_JSON
 
 ``write`` creates ``default.orders`` with the benchmark's index options and commits each Parquet file as
 one data file (printing the table's root); ``time`` answers {"queries": [{"sql": ..., "filter": ...}],
@@ -12,7 +13,9 @@ SQL and, where a filter is given, its ReadBuilder (plan + read), after one untim
 ``serve`` answers one query per line read (a JSON string: the WHERE, "" for none) with one line, [wall
 seconds, CPU seconds, rows] of running it once, so that tools/bench_read.py can interleave its contenders
 round by round; ``cold`` imports pypaimon-rust, runs one query and prints its rows (what a new process
-pays; the caller times the process).
+pays; the caller times the process). ``answers`` times whole SQL queries ({"queries": [{"sql": "SELECT
+count(*) FROM {table} WHERE ...", "rows": false}]}): their median wall and CPU seconds and the answer (the
+count; with "rows", the rows as JSON).
 """
 import json
 import statistics
@@ -123,6 +126,17 @@ def serve(warehouse: str) -> None:
 
 def cold(warehouse: str, where: str) -> None:
     print(sum(b.num_rows for b in context(warehouse).sql(select(where))))
+def time_answers(warehouse: str, request: dict) -> list[list]:
+    ctx = context(warehouse)
+
+    def answer(sql: str, rows: bool):
+        batches = ctx.sql(sql.format(table=TABLE))
+        if rows:
+            return [row for batch in batches for row in batch.to_pylist()]
+        return sum(batch.column(0).to_pylist()[0] for batch in batches if batch.num_rows)
+
+    return [list(medians(lambda query=query: answer(query["sql"], query.get("rows", False)), request["repeat"]))
+            for query in request["queries"]]
 
 
 if __name__ == "__main__":
@@ -132,5 +146,7 @@ if __name__ == "__main__":
         serve(sys.argv[2])
     elif sys.argv[1] == "cold":
         cold(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "answers":
+        print(json.dumps(time_answers(sys.argv[2], json.loads(sys.argv[3])), default=str))
     else:
         print(json.dumps(time_queries(sys.argv[2], json.loads(sys.argv[3]))))

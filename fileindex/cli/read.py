@@ -1,5 +1,6 @@
-"""``fileindex read TABLE_PATH [--where EXPR] [--select a,b] [--limit N]``: a Paimon table's rows, pruned by
-partition, file index and deletion vectors and filtered exactly (``PaimonTable.scan``)."""
+"""``fileindex read TABLE_PATH [--where EXPR] [--select a,b] [--order-by COL [DESC]] [--limit N] [--count]``: a
+Paimon table's rows (or their number), pruned by partition, file index and deletion vectors and filtered exactly
+(``PaimonTable.scan``)."""
 from __future__ import annotations
 
 import argparse
@@ -29,6 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", metavar="COLUMNS", help="the columns to read, comma-separated (default: all)")
     parser.add_argument("--limit", type=int, metavar="N",
                         help=f"at most N rows (default: all; printed: the first {SHOWN_ROWS} unless --limit)")
+    parser.add_argument("--order-by", metavar="ORDER",
+                        help="the rows in this order: a column, then ASC or DESC and NULLS FIRST or LAST if wanted "
+                             "(default: nulls smallest, as Spark); with --limit N the top N rows, from the "
+                             "range-bitmap or bsi index where it answers")
+    parser.add_argument("--count", action="store_true",
+                        help="print the number of rows instead, from the metadata and the file indexes where they "
+                             "say it exactly, else reading only the predicate's columns (with --explain: how each "
+                             "file is counted)")
     parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
@@ -56,10 +65,13 @@ def run(args: argparse.Namespace) -> int:
         if columns is not None and not all(columns):
             raise UsageError(f"--select {args.select!r}: a column name is empty; give names separated by commas")
         limit = args.limit if args.limit is not None or args.output or args.explain or args.json else SHOWN_ROWS + 1
-        scan = table.scan(args.where, columns, limit)
+        scan = table.scan(args.where, columns, args.limit if args.count else limit, order_by=args.order_by)
         if args.explain:
-            explained = scan.explain()
+            explained = scan.explain(count=args.count)
             print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
+            return 0
+        if args.count:
+            print(scan.count())
             return 0
         if args.output:
             rows = write_rows(scan, args.output, Progress(args.progress))
@@ -81,6 +93,11 @@ def refuse_ignored_options(args: argparse.Namespace) -> None:
         raise UsageError("--output writes the format its name says (.parquet, .csv, .jsonl): leave --json out")
     if args.overwrite and not args.output:
         raise UsageError("--overwrite goes with --output FILE")
+    if args.count and (args.output or args.order_by or args.select or args.progress):
+        raise UsageError("--count prints a number and reads no rows out: leave out "
+                         + ", ".join(name for name, given in (("--output", args.output), ("--order-by", args.order_by),
+                                                               ("--select", args.select), ("--progress", args.progress))
+                                     if given))
     if args.progress and args.explain:
         raise UsageError("--explain reads no rows, so it has no progress to show: leave --progress out")
 

@@ -33,7 +33,7 @@ from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.table.evolution import remap_predicate
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.table.metadata import Schema
-from fileindex.table.statistics import Statistics, file_statistics
+from fileindex.table.statistics import Statistics, file_statistics, timestamp_bounds_trusted
 
 FileTest = Callable[[ManifestEntry], bool]  # whether the file may hold a row the predicate matches
 
@@ -147,7 +147,8 @@ def key_statistics_test(spec: MergeSpec, predicate: Predicate) -> FileTest | Non
     if over_keys is None:
         return None
     types = spec.types()
-    return lambda file: Statistics(file.key_stats, spec.keys, types, file.row_count).may_match(over_keys)
+    return lambda file: Statistics(file.key_stats, spec.keys, types, file.row_count,
+                                   timestamps=timestamp_bounds_trusted(file.file_name)).may_match(over_keys)
 
 
 def value_statistics_test(table: Schema, schema_of: Callable[[ManifestEntry], Schema],

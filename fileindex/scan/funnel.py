@@ -44,11 +44,16 @@ class FileRead:
 
     @property
     def exact(self) -> bool:
-        """Whether the rows read are exactly the rows that match, with nothing left to filter (a count could be
-        answered without reading): so far only where nothing is read, or where there is no predicate (and no
-        merge: a primary-key bucket's records are not its rows)."""
-        return self.read == "none" or (self.read in ("all", "rows") and self.merge is None
-                                       and isinstance(self.why, str) and self.why == NO_PREDICATE)
+        """Whether the rows read are exactly the rows that match, with nothing left to filter (a count is
+        answered without reading): where nothing is read, where there is no predicate, or where the index's
+        verdict is exact (planned with ``evaluate_tasks(exact=True)``). Never for a data-evolution group or a
+        primary-key bucket (its records are not its rows)."""
+        if self.read == "none":
+            return True
+        if self.read not in ("all", "rows") or self.group or self.merge is not None:
+            return False
+        return (isinstance(self.why, str) and self.why == NO_PREDICATE) or \
+            (self.verdict is not None and self.verdict.exact)
 
     @property
     def to_read(self) -> bool:
@@ -86,6 +91,7 @@ class Explain:
     stages: tuple[Stage, ...]
     files: tuple[FileRead, ...]
     indexes: tuple[tuple[str, ...], ...] = ()  # per file: its indexes on the predicate's columns, column:type
+    answers: tuple[dict, ...] = ()  # per file: how its part of the answer is found (``scan.answers.answered``)
 
     def _pruning(self, name: str) -> dict:
         stage = next((s for s in self.stages if s.name == name), None)
@@ -95,13 +101,16 @@ class Explain:
     def as_dict(self) -> dict:
         return {"table": self.table, "snapshot": self.snapshot, "where": self.where,
                 "stages": [s.as_dict() for s in self.stages],
-                "files": [{**f.as_dict(), "indexes": list(indexes)}
-                          for f, indexes in zip(self.files, self._per_file_indexes(), strict=True)],
+                "files": [{**f.as_dict(), "indexes": list(indexes), **answer} for f, indexes, answer
+                          in zip(self.files, self._per_file_indexes(), self._per_file_answers(), strict=True)],
                 "partition_pruning": self._pruning("partition"), "bucket_pruning": self._pruning("bucket"),
                 "file_skipping": self._pruning("file_index")}
 
     def _per_file_indexes(self) -> tuple[tuple[str, ...], ...]:
         return self.indexes or tuple(() for _ in self.files)
+
+    def _per_file_answers(self) -> tuple[dict, ...]:
+        return self.answers or tuple({} for _ in self.files)
 
     def __str__(self) -> str:
         lines = [f"scan of {self.table} at snapshot {self.snapshot}" + (f" where {self.where}" if self.where else "")]
@@ -109,14 +118,22 @@ class Explain:
             lines.append(f"  {stage.name:<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
                          f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}"
                          + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
-        for item, indexes in zip(self.files, self._per_file_indexes(), strict=True):
+        for item, indexes, answer in zip(self.files, self._per_file_indexes(), self._per_file_answers(),
+                                         strict=True):
             what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
                     "none": f"skipped by {item.skipped_by}",
                     "merged": "merged with its bucket" if item.merge else "columns read with its group"}[item.read]
             index = f"{item.index} {', '.join(indexes)}" if indexes else item.index
             external = "  (external path)" if item.external else ""
-            lines.append(f"  {item.file}{external}  index={index}  {what}  ({item.reason})")
+            lines.append(f"  {item.file}{external}  index={index}  {what}  ({item.reason}){_answered(answer)}")
         return "\n".join(lines)
+
+
+def _answered(answer: dict) -> str:
+    if not answer:
+        return ""
+    columns = answer.get("read_columns")
+    return f"  answered by {answer['answered_by']}" + (f": {', '.join(columns)}" if columns else "")
 
 
 def explain(table: PaimonTable, where: str | None, predicate: Predicate | None, files: list[FileRead],

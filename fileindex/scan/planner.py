@@ -292,12 +292,13 @@ def _kept_by_index(task: DataFileTask, verdict: FileVerdict | None) -> int:
 REMOTE_INDEX_REQUESTS = 8  # indexes of a remote table's files fetched and evaluated at once
 
 
-def evaluate_tasks(tasks: list[DataFileTask], predicate: Predicate, *,
-                   extended: bool = False) -> list[FileVerdict | None]:
-    """The index stage in this process: each file's verdict, the indexes opened in batches with automatic
-    collection paused (they fill the memos). On a remote store the files' indexes are fetched and evaluated on a
-    bounded pool (each sidecar is requests, not a read of the disk)."""
-    evaluate = partial(evaluate_file, predicate=predicate, extended=extended)
+def evaluate_tasks(tasks: list[DataFileTask], predicate: Predicate, *, extended: bool = False,
+                   exact: bool = False) -> list[FileVerdict | None]:
+    """The index stage in this process: each file's verdict (``exact``: saying whether its rows are exactly the
+    matching ones, for a count or a top-N), the indexes opened in batches with automatic collection paused (they
+    fill the memos). On a remote store the files' indexes are fetched and evaluated on a bounded pool (each
+    sidecar is requests, not a read of the disk)."""
+    evaluate = partial(evaluate_file, predicate=predicate, extended=extended, exact=exact)
     if tasks and tasks[0].table is not None and tasks[0].table.store.remote and len(tasks) > 1:
         from concurrent.futures import ThreadPoolExecutor
 

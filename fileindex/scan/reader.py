@@ -70,9 +70,12 @@ def refuse_unscannable(table: PaimonTable) -> None:
                          "scanning it is not supported (verify and fileindex table are)")
 
 
-def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False) -> FileVerdict:
+def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = False,
+                  exact: bool = False) -> FileVerdict:
+    """The file's verdict from its index; ``exact`` (a table's file): saying whether its rows are exactly the
+    matching ones (a plain data file's never is)."""
     if task.table is not None:
-        verdict = task.table.verdict(task.table_entry(), predicate, task.vector, extended=extended)
+        verdict = task.table.verdict(task.table_entry(), predicate, task.vector, extended=extended, exact=exact)
         return verdict if verdict.file == task.name else replace(verdict, file=task.name)  # (most: no copy)
     try:
         reader = task.open()
@@ -107,8 +110,13 @@ def selection(verdict: FileVerdict, deleted: FrozenBitMap | None) -> np.ndarray 
 
 
 def rows_to_read(verdict: FileVerdict, deleted: FrozenBitMap | None) -> int:
-    rows = selection(verdict, deleted)
-    return verdict.row_count if rows is None else len(rows)
+    """How many rows :func:`selection` selects, counted on the bitmaps (no position is listed)."""
+    if verdict.result is SKIP:
+        return 0
+    if isinstance(verdict.result, Rows):
+        kept = verdict.result.bitmap
+        return len(kept) - (kept.intersection_cardinality(deleted) if deleted else 0)
+    return verdict.row_count - (deleted.range_cardinality(0, verdict.row_count) if deleted else 0)
 
 
 def output_schema(inputs: Inputs, first_file_schema: pa.Schema | None = None) -> pa.Schema:

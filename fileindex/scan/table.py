@@ -95,11 +95,12 @@ class PaimonTable:
         return parse_predicate(text, self.schema.types())
 
     def scan(self, where: str | Predicate | None = None, columns: Sequence[str] | None = None,
-             limit: int | None = None) -> TableScan:
-        """The rows that satisfy ``where`` (all: None), with ``columns`` (all: None), at most ``limit``."""
+             limit: int | None = None, order_by: str | None = None) -> TableScan:
+        """The rows that satisfy ``where`` (all: None), with ``columns`` (all: None), at most ``limit``, in
+        ``order_by``'s order (``"ts DESC"``; None: file by file; with ``limit``, the top-N rows)."""
         from fileindex.scan.table_scan import TableScan  # (planning alone does not load the reader)
 
-        return TableScan(self, where, columns, limit)
+        return TableScan(self, where, columns, limit, order_by)
 
     @property
     def data_evolution(self) -> bool:
@@ -203,9 +204,10 @@ class PaimonTable:
                     return entry
         return None
 
-    def _evaluate(self, entry: ManifestEntry, predicates: Sequence[Predicate | None],
-                  extended: bool) -> tuple[str, list[tuple[FileIndexResult, str]]]:
-        """(index location, [(result of the container alone, note)] per predicate); no predicate: REMAIN.
+    def _evaluate(self, entry: ManifestEntry, predicates: Sequence[Predicate | None], extended: bool,
+                  exact: bool = False) -> tuple[str, list[tuple[FileIndexResult, str]], list[bool]]:
+        """(index location, [(result of the container alone, note)] per predicate, whether each result is exact
+        (asked for with ``exact``: ``FileIndexEvaluator.evaluate_exact``, else False)); no predicate: REMAIN.
         An embedded index's container is the process's shared one (``embedded_container``)."""
         container: FileIndexContainer | None
         try:
@@ -215,12 +217,14 @@ class PaimonTable:
                 where, container, note = self.container(entry)
         except (DecodeError, OSError) as err:
             where = "sidecar" if entry.embedded_index is None else "embedded"
-            return where, [(REMAIN, f"corrupt index: {err}")] * len(predicates)
+            return where, [(REMAIN, f"corrupt index: {err}")] * len(predicates), [False] * len(predicates)
         answers: list[tuple[FileIndexResult, str]] = [(REMAIN, note)] * len(predicates)
+        exactness = [False] * len(predicates)
         if container is None:
-            return where, answers
+            return where, answers, exactness
         data = self.data_schema(entry)
         pending = []  # (position, the predicate in the file's schema)
+        lossless = {}  # position → the file's predicate holds on exactly the rows the table's does
         same = data.id == self.schema.id  # (what remap_predicate checks first: most files, no call)
         for j, predicate in enumerate(predicates):
             if predicate is None:
@@ -229,50 +233,59 @@ class PaimonTable:
                                                                               absent_as_null=extended)
             if remapped.matches_nothing:
                 answers[j] = (SKIP, "a conjunct names a column this file does not have (all null)")
+                exactness[j] = True
             elif remapped.predicate is not None:
                 pending.append((j, remapped.predicate))
+                lossless[j] = remapped.lossless
+            exactness[j] = exactness[j] or (remapped.predicate is None and remapped.lossless)  # (all rows match)
         evaluator = self._evaluator(entry, extended)
+        if exact:
+            for j, remapped_predicate in pending:
+                answers[j], exactness[j] = _exact_answer(evaluator, container, remapped_predicate, entry.row_count,
+                                                         note, lossless[j])
+            return where, answers, exactness
         if len(pending) == 1:  # most plans: one predicate, nothing to share between predicates
             j, remapped_predicate = pending[0]
             try:
                 answers[j] = (evaluator.evaluate(container, remapped_predicate), note)
             except (DecodeError, SchemaMisfitError) as err:
                 answers[j] = (REMAIN, index_problem(err))
-            return where, answers
+            return where, answers, exactness
         # a malformed body answers REMAIN for the predicate that met it; the rest go on
         outcomes = evaluator.evaluate_each(container, [remapped_predicate for _, remapped_predicate in pending])
         for (j, _), outcome in zip(pending, outcomes, strict=True):
             answers[j] = (outcome, note) if isinstance(outcome, FileIndexResult) else (REMAIN, index_problem(outcome))
-        return where, answers
+        return where, answers, exactness
 
     def verdict(self, entry: ManifestEntry, predicate: Predicate, vector: DeletionVector | None = None, *,
-                extended: bool = False) -> FileVerdict:
+                extended: bool = False, exact: bool = False) -> FileVerdict:
         """One data file's verdict (not for data-evolution groups, whose files are judged together)."""
-        return self.verdicts(entry, [predicate], vector, extended=extended)[0]
+        return self.verdicts(entry, [predicate], vector, extended=extended, exact=exact)[0]
 
     def verdicts(self, entry: ManifestEntry, predicates: list[Predicate], vector: DeletionVector | None = None, *,
-                 extended: bool = False) -> tuple[FileVerdict, ...]:
-        """``verdict`` under each predicate, opening the file's index once."""
+                 extended: bool = False, exact: bool = False) -> tuple[FileVerdict, ...]:
+        """``verdict`` under each predicate, opening the file's index once; ``exact``: each verdict also says
+        whether its rows are exactly the matching ones (``FileVerdict.exact``: what a count takes from it)."""
         relative = self.relative(entry)
         if not self.data_file_exists(entry):
-            where, _ = self._evaluate(entry, [], extended)
+            where, _, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, missing_note(entry)) for _ in predicates)
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
-            where, ((_, note),) = self._evaluate(entry, [None], extended)
+            where, ((_, note),), _ = self._evaluate(entry, [None], extended)
             problem = vector.problem if vector is not None else None
             why = ("more rows than an int" if entry.row_count > MAX_INDEXED_ROWS else
                    f"corrupt deletion vector: {problem}" if problem else "64-bit deletion vector")
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, f"index not used: {why}")
                          for _ in predicates)
-        where, answers = self._evaluate(entry, predicates, extended)
+        where, answers, exactness = self._evaluate(entry, predicates, extended, exact)
         if vector is None or vector.rows is None:  # (a vector without rows returned above)
-            return tuple(FileVerdict(relative, entry.row_count, where, within_all(result, entry.row_count), note)
-                         for result, note in answers)
+            return tuple(FileVerdict(relative, entry.row_count, where, within_all(result, entry.row_count), note,
+                                     is_exact) for (result, note), is_exact in zip(answers, exactness, strict=True))
         selection = BitMap(range(entry.row_count))
         selection -= vector.rows
         kept = roaring.frozen(selection)
-        return tuple(FileVerdict(relative, entry.row_count, where, within(result, kept), note)
-                     for result, note in answers)
+        return tuple(FileVerdict(relative, entry.row_count, where, within(result, kept), note, is_exact)
+                     for (result, note), is_exact in zip(answers, exactness, strict=True))
 
     # -- data-evolution groups ------------------------------------------------------------------------
 
@@ -292,7 +305,7 @@ class PaimonTable:
                 names = {f.name for f in self.schema.fields if f.id in own}
                 usable = [c for c in parts if set(_base(n) for n in columns(c)) <= names]
                 part = and_(*usable) if usable else None
-                where, ((result, note),) = self._evaluate(entry, [part], extended)
+                where, ((result, note),), _ = self._evaluate(entry, [part], extended)
                 verdicts.append((entry, where, result, note))
             group_kept = all(result.remain() for _, _, result, _ in verdicts)
             for entry, where, result, note in verdicts:
@@ -318,6 +331,15 @@ def remote_sidecar(opened: InputFile) -> FileIndexContainer:
     container.readers = {}
     SIDECARS.put(opened.identity, container, len(container.head.entries) * 4096 + _SIDECAR_WEIGHT)
     return container
+def _exact_answer(evaluator: FileIndexEvaluator, container: FileIndexContainer, predicate: Predicate, row_count: int,
+                  note: str, lossless: bool) -> tuple[tuple[FileIndexResult, str], bool]:
+    """((result, note), exact) of ``evaluate_exact``: exact only where the file's predicate is the table's
+    (``lossless``); a body that cannot be read answers REMAIN, not exact."""
+    try:
+        answer = evaluator.evaluate_exact(container, predicate, row_count=row_count)
+    except (DecodeError, SchemaMisfitError) as err:
+        return (REMAIN, index_problem(err)), False
+    return (answer.result, note), answer.exact and lossless
 
 
 def _same_file(a: Path, b: Path) -> bool:

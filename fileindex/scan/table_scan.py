@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+from dataclasses import replace
+from functools import partial
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -24,7 +26,7 @@ from fileindex.indexes.result import Rows
 from fileindex.parallel import threads
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.task import Inputs
-from fileindex.scan.planner import ScanPlanner
+from fileindex.scan.planner import ScanPlanner, evaluate_tasks
 from fileindex.scan.reader import (
     DENSE_SURVIVORS,
     names_nanos,
@@ -41,6 +43,8 @@ from fileindex.predicate.tree import Predicate, and_
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from fileindex.scan.answers import OrderBy
+
     from fileindex.scan.table import PaimonTable
 
 
@@ -49,7 +53,8 @@ class TableScan:
 
     @resource_errors  # (here, plan and _batches: where the public API is entered and left)
     def __init__(self, table: PaimonTable, where: str | Predicate | None = None,
-                 columns: Sequence[str] | None = None, limit: int | None = None):
+                 columns: Sequence[str] | None = None, limit: int | None = None,
+                 order_by: str | OrderBy | None = None):
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
             raise UsageError(f"limit={limit!r}: give a whole number of rows, 0 or more")
         if isinstance(columns, str):
@@ -66,7 +71,9 @@ class TableScan:
             else selected_schema(full, self.columns, and_())
         self.read_schema = wanted  # the selected columns, then the predicate's for the exact filter
         self.schema = pa.schema([wanted.field(name) for name in self.columns])
+        self.order = None if order_by is None else _order(order_by, self.types)  # (the rows' order: top-N)
         self._planned: list[FileRead] | None = None
+        self._exact = False  # the plan's verdicts say whether they are exact (count, top-N)
         self._dense = False  # a read found most rows matching: later files are read whole, then filtered
         self._stages: tuple[Stage, ...] = ()
 
@@ -74,20 +81,41 @@ class TableScan:
         parts = [f"{self.table.root}", f"snapshot={self.table.snapshot.id}"]
         parts += [f"where={self.where!r}"] if self.where else []
         parts += [f"columns={self.columns!r}"] if self.columns != [f.name for f in self.table.schema.fields] else []
+        parts += [f"order_by={str(self.order)!r}"] if self.order is not None else []
         parts += [f"limit={self.limit}"] if self.limit is not None else []
         return f"TableScan({', '.join(parts)})"
 
     # -- planning -------------------------------------------------------------------------------------
 
     @resource_errors
-    def plan(self) -> list[FileRead]:
-        """Every live data file, each with what is read of it and why (skipped files too)."""
-        if self._planned is None:
-            self._planned, self._stages = ScanPlanner(self.table, self.predicate).plan()
+    def plan(self, *, exact: bool = False) -> list[FileRead]:
+        """Every live data file, each with what is read of it and why (skipped files too); ``exact``: each
+        verdict also says whether its rows are exactly the matching ones (``FileRead.exact``: what a count or a
+        top-N takes from the index; planned again if the plan did not say it)."""
+        if self._planned is None or (exact and not self._exact):
+            evaluate = partial(evaluate_tasks, exact=True) if exact else None
+            self._planned, self._stages = ScanPlanner(self.table, self.predicate, evaluate=evaluate).plan()
+            self._exact = exact
         return list(self._planned)
 
-    def explain(self) -> Explain:
-        return explain(self.table, self.where, self.predicate, self.plan(), self._stages)
+    def explain(self, *, count: bool = False) -> Explain:
+        """The pruning funnel; ``count``: as ``count()`` plans it, with how each file's part of the count is found
+        (by metadata, by index, or by reading which columns)."""
+        if not count:  # (what ``fileindex spark scan --explain`` prints too)
+            return explain(self.table, self.where, self.predicate, self.plan(), self._stages)
+        from fileindex.scan.answers import answered, count_columns
+
+        files = self.plan(exact=True)
+        answers = tuple(answered(item, self.table, count_columns(self)) for item in files)
+        return replace(explain(self.table, self.where, self.predicate, files, self._stages), answers=answers)
+
+    @resource_errors
+    def count(self) -> int:
+        """The number of rows the scan returns, from the metadata and the indexes where they say it exactly,
+        else reading only the predicate's columns (``scan.answers``)."""
+        from fileindex.scan.answers import count_rows
+
+        return count_rows(self)
 
     # -- reading --------------------------------------------------------------------------------------
 
@@ -130,7 +158,7 @@ class TableScan:
         the predicate is this scan's)."""
         scan = TableScan(self.table, predicate, columns, limit)
         if predicate == self.predicate:
-            scan._planned, scan._stages = self.plan(), self._stages
+            scan._planned, scan._stages, scan._exact = self.plan(), self._stages, self._exact
         elif predicate is not None:
             scan.where = to_sql(predicate, self.types)
         return scan
@@ -159,6 +187,11 @@ class TableScan:
     def _batches(self) -> Iterator[pa.RecordBatch]:
         left = self.limit
         if left == 0:
+            return
+        if self.order is not None:
+            from fileindex.scan.answers import top_rows
+
+            yield from top_rows(self, self.order).to_batches()
             return
         reads = [f for f in self.plan() if f.read in ("all", "rows")]
         merged = bool(reads) and reads[0].merge is not None
@@ -220,6 +253,12 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
         finally:
             for future, _ in pending:
                 future.cancel()
+
+
+def _order(order_by: str | OrderBy, types: dict) -> OrderBy:
+    from fileindex.scan.answers import parse_order
+
+    return parse_order(order_by, types)
 
 
 def _require(module: str, extra: str) -> None:

@@ -55,8 +55,10 @@ class Statistics(PredicateVisitor[bool]):
     """
 
     def __init__(self, stats: ValueStats | None, names: tuple[str, ...], types: dict[str, DataType],
-                 row_count: int | None, *, strings: bool = False, literal_types: Mapping[str, DataType] | None = None):
+                 row_count: int | None, *, strings: bool = False, literal_types: Mapping[str, DataType] | None = None,
+                 timestamps: bool = True):
         self.row_count = row_count
+        self.timestamps = timestamps
         self.stats = stats
         self.strings = strings
         self.literal_types = literal_types or {}
@@ -95,7 +97,7 @@ class Statistics(PredicateVisitor[bool]):
 
     def _compared(self, data_type: DataType) -> bool:
         return data_type.root in INTEGERS or data_type.root in FLOATING or data_type.root == "DECIMAL" \
-            or data_type.is_timestamp or (self.strings and data_type.is_string)
+            or (data_type.is_timestamp and self.timestamps) or (self.strings and data_type.is_string)
 
     def may_match(self, predicate: Predicate) -> bool:
         return visit(predicate, self)
@@ -134,7 +136,16 @@ def file_statistics(entry: ManifestEntry, schema: Schema,
     """A data file's ``_VALUE_STATS``, over ``value_stats_cols`` (or every column of its schema); ``literal_types``:
     the table's types of the columns the file holds under another type (``FilePredicate.retyped``)."""
     names = entry.value_stats_cols if entry.value_stats_cols is not None else tuple(f.name for f in schema.fields)
-    return Statistics(entry.value_stats, names, schema.types(), entry.row_count, literal_types=literal_types)
+    return Statistics(entry.value_stats, names, schema.types(), entry.row_count, literal_types=literal_types,
+                      timestamps=timestamp_bounds_trusted(entry.file_name))
+
+
+def timestamp_bounds_trusted(file_name: str) -> bool:
+    """Whether a data file's timestamp bounds in its manifest are instants as its rows hold them. Not for ORC:
+    Java's ORC statistics go through ``java.sql.Timestamp`` in the writer's time zone, so a Java-written ORC
+    file's TIMESTAMP WITH LOCAL TIME ZONE bounds were found 8 hours off its values (``orc/timestamp_index``),
+    which would drop a matching file; its timestamp columns are not pruned by statistics."""
+    return not file_name.lower().endswith(".orc")
 
 
 def ordered_key(value: Any, data_type: DataType) -> Any:

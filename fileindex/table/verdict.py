@@ -18,6 +18,7 @@ class FileVerdict:
     index: str  # where its index lives: "embedded", "sidecar" or "none" ("" where not looked at)
     result: FileIndexResult  # within the rows not deleted
     note: str = ""  # why the index was not used, or a problem met
+    exact: bool = False  # the result's rows are exactly the matching ones (asked for: ``PaimonTable.verdicts``)
 
     @property
     def kept_rows(self) -> int:

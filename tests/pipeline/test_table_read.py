@@ -11,34 +11,21 @@ import shutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from drawn_predicates import SHARED_TABLES, TABLES, Subject, predicates, row_key
+from drawn_predicates import SHARED_TABLES, TABLES, Subject, plain_rows, predicates, row_key
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fileindex
 from fileindex.cli.app import main
 from fileindex.errors import UsageError
-from fileindex.indexes.result import REMAIN
-from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.scan.reader import output_schema, read_candidates, scannable, selection
 from fileindex import PaimonTable
 from fileindex.scan.truth import matches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.types import parse_type
-from fileindex.table.verdict import FileVerdict
 
 READABLE = [p for p in SHARED_TABLES if "data_evolution" not in str(p)]
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
-
-
-def plain_rows(path) -> tuple[dict, pa.Table]:
-    """Every live row of the table (deleted rows left out), read without any index."""
-    inputs = resolve_inputs([str(path)])
-    schema = output_schema(inputs)
-    parts = [read_candidates(t, selection(FileVerdict(t.name, t.open().row_count, "", REMAIN), t.deleted_rows()),
-                             schema) for t in scannable(inputs)]
-    return inputs.table.schema.types(), pa.concat_tables(parts)
 
 
 @pytest.fixture(scope="module")
