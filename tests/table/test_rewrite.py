@@ -185,11 +185,10 @@ def test_table_options_out_of_scope_are_refused(tmp_path, option, message):
         rewrite_file_index(root)
 
 
-@pytest.mark.parametrize("location, message", [("s3://bucket/db/t", "s3:// storage"),
-                                               ("https://catalog/v1/db/t", "REST catalog")])
-def test_object_stores_and_rest_catalogs_are_refused(location, message):
-    with pytest.raises(UsageError, match=message):
-        rewrite_file_index(location)
+def test_a_rest_catalog_is_refused():
+    """(Tables on object stores are rewritten: tests/io/test_tables_on_stores.py.)"""
+    with pytest.raises(UsageError, match="REST catalog"):
+        rewrite_file_index("https://catalog/v1/db/t")
 
 
 def test_a_file_uri_is_a_local_table(tmp_path):
