@@ -106,6 +106,9 @@ def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
     """Refuse an output inside the table (or holding it), a folder, or an existing file unless ``overwrite``."""
     from fileindex.writing.outputs import check_apart
 
+    if "://" in output:
+        raise UsageError(f"--output {output}: name a local file (.parquet, .csv or .jsonl); rows are not written "
+                         "to object stores")
     if not output.lower().endswith(FORMATS):
         raise UsageError(f"--output {output}: name a .parquet, .csv or .jsonl file")
     check_apart(output, [table], what="--output")

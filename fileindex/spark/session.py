@@ -147,9 +147,7 @@ def start_session(master: str | None = None, conf: Mapping[str, str] | None = No
         "spark.ui.enabled": str(ui).lower(),
         "spark.ui.showConsoleProgress": "false",
     }
-    log_config = f"-Dlog4j2.configurationFile={resources.files(__package__) / 'log4j2.properties'}"
-    settings["spark.driver.extraJavaOptions"] = log_config
-    settings["spark.executor.extraJavaOptions"] = log_config
+    settings["spark.driver.extraJavaOptions"] = settings["spark.executor.extraJavaOptions"] = java_options()
     if master.startswith("local"):
         settings["spark.sql.shuffle.partitions"] = "4"
     if _loopback(master):
@@ -216,3 +214,10 @@ def check_workers(session) -> None:
                               f"{', '.join(missing)}: {fix}")
     _checked_applications.add(application)
 
+
+
+def java_options() -> str:
+    """The JVMs' options: the project's log configuration, and an exit where a JVM runs out of heap (a driver
+    out of memory otherwise hangs the command, its event loop dead; exiting, the job fails in one line)."""
+    log_config = f"-Dlog4j2.configurationFile={resources.files(__package__) / 'log4j2.properties'}"
+    return f"{log_config} -XX:+ExitOnOutOfMemoryError"

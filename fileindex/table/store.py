@@ -73,6 +73,8 @@ def table_holding(path: str | Path) -> Path | None:
 
 def not_a_table(root: Path, missing: str) -> UsageError:
     """Why ``root`` is not a table root, saying what to give instead where that can be seen."""
+    if not isinstance(root, (Path, str)) or "://" in str(root):  # a table on a store: no folder to look into
+        return UsageError(f"{root} is not a Paimon table's root ({missing})")
     root = Path(root)
     if not root.exists():
         return UsageError(f"{root} does not exist: give a Paimon table's root folder")

@@ -135,3 +135,9 @@ def test_build_never_writes_over_another_data_file_or_an_index_a_snapshot_names(
                      "--option", "file-index.bitmap.columns=category"], data.parent.parent, "is the data file itself")
     refused(capsys, ["build", table / OLDER_FILE, "--option", "file-index.bitmap.columns=f0", "--force"], table,
             "snapshot/snapshot-3 of its table names", "never replaced")
+
+
+def test_a_read_output_on_an_object_store_is_refused_naming_the_uri(table, capsys):
+    err = refused(capsys, ["read", table, "--output", "s3://lake/out.parquet"], table, "s3://lake/out.parquet",
+                  "local file")
+    assert "s3:/lake" not in err.replace("s3://lake", "")

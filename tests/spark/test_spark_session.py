@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from generated_data import write_dataset
 
-from fileindex.spark.session import SparkSetupError, check_java
+from fileindex.spark.session import SparkSetupError, check_java, java_options
 
 
 def fake_java(folder: Path, version_line: str) -> Path:
@@ -39,7 +39,8 @@ def test_a_missing_java_is_named_with_what_to_install(tmp_path, monkeypatch):
 
 def test_the_command_line_says_so_in_one_line(tmp_path):
     env = {**os.environ, "JAVA_HOME": str(fake_java(tmp_path, 'openjdk version "11.0.2"'))}
-    result = subprocess.run([sys.executable, "-m", "fileindex.cli", "spark", "verify", str(tmp_path)],
+    write_dataset(tmp_path / "data", files=1, rows=10)  # (inputs are checked before Java)
+    result = subprocess.run([sys.executable, "-m", "fileindex.cli", "spark", "verify", str(tmp_path / "data")],
                             capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().count("\n") == 0 and "Java 17" in result.stderr
@@ -61,3 +62,9 @@ def test_under_spark_submit_the_submitted_session_is_used(tmp_path):
                             env=env, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "MASTER local[1]" in result.stdout and '"violations": 0' in result.stdout
+
+
+def test_a_jvm_out_of_heap_exits_instead_of_hanging_the_command():
+    """A driver out of memory kept the command hanging (its event loop dead); the JVMs exit on it instead."""
+    assert "-XX:+ExitOnOutOfMemoryError" in java_options().split()
+    assert "-Dlog4j2.configurationFile=" in java_options()

@@ -9,7 +9,8 @@ from conftest import ROOT
 
 from fileindex.errors import UsageError
 from fileindex.table.errors import TableError
-from fileindex.table.store import MAIN, TableStore, is_table_root
+from fileindex.io.locations import UriPath
+from fileindex.table.store import MAIN, TableStore, is_table_root, not_a_table
 
 PACKAGE = ROOT / "fileindex"
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
@@ -129,3 +130,10 @@ def test_a_missing_schema_is_no_table_or_a_broken_one(tmp_path):
     with pytest.raises(TableError, match="no schema-N file"):
         TableStore(tmp_path).latest_schema_id()
 
+
+
+def test_a_table_on_a_store_that_is_not_one_is_named_by_its_whole_uri():
+    """(Path() would collapse ``s3://`` to ``s3:/``.)"""
+    for root in (UriPath("s3://lake/w/db.db/nosuch"), "s3://lake/w/db.db/nosuch"):
+        message = str(not_a_table(root, "no snapshot/ folder with snapshots"))
+        assert message.startswith("s3://lake/w/db.db/nosuch is not a Paimon table's root"), message
