@@ -15,7 +15,8 @@ from table_edits import copy_table, data_manifests, edit_rows
 
 from fileindex.arrow import data_files
 from fileindex.arrow.data_files import DataFileError
-from fileindex.errors import ResourceError
+from fileindex.errors import ResourceError, UsageError
+from fileindex.predicate.tree import Leaf, and_, or_
 from fileindex import PaimonTable
 
 DATA = "bucket-0/data-54b396b6-df2d-4c6a-a0ae-b6a5afb612d7-0.parquet"  # 8 rows: f0 'Alice', 'Bob', 'Emily', ...
@@ -85,12 +86,21 @@ def test_a_data_file_longer_than_its_manifest_says_is_a_data_file_error(table):
     refused(fileindex("read", table), DATA, "holds 16 rows", "manifest says 8")
 
 
-def test_recursion_leaves_the_python_api_as_a_typed_error(table):
-    """A predicate nested 5,000 deep: a RecursionError from the parser, and from the scan before."""
+def test_a_predicate_text_nested_too_deep_is_a_usage_error(table):
+    """Predicate text 5,000 deep: refused by the parser in one line, from the Python API and the command line."""
     deep = "(" * 5000 + "f1 = 10" + ")" * 5000
+    with pytest.raises(UsageError, match="nested too deeply"):
+        PaimonTable(table).scan(deep).to_arrow()
+    refused(fileindex("read", table, "--where", deep), "nested too deeply", code=2)
+
+
+def test_recursion_leaves_the_python_api_as_a_typed_error(table):
+    """A predicate tree built in code 5,000 deep (text stops at 100 levels): a ResourceError, not a RecursionError."""
+    deep = Leaf("eq", "f1", (10,))
+    for level in range(5000):
+        deep = and_(or_(deep, Leaf("eq", "f1", (level,))), Leaf("is_not_null", "f1"))
     with pytest.raises(ResourceError, match="nested deeper"):
         PaimonTable(table).scan(deep).to_arrow()
-    refused(fileindex("read", table, "--where", deep), "nested deeper")
 
 
 @pytest.mark.parametrize("call", ["to_arrow", "to_pandas", "explain"])
