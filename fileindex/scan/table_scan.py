@@ -93,9 +93,14 @@ class TableScan:
         verdict also says whether its rows are exactly the matching ones (``FileRead.exact``: what a count or a
         top-N takes from the index; planned again if the plan did not say it)."""
         if self._planned is None or (exact and not self._exact):
-            evaluate = partial(evaluate_tasks, exact=True) if exact else None
-            self._planned, self._stages = ScanPlanner(self.table, self.predicate, evaluate=evaluate).plan()
-            self._exact = exact
+            kept = self.table.plans.get(self.predicate, exact=exact)
+            if kept is None:  # (a table reads one snapshot: a predicate's plan is kept for the next scan)
+                evaluate = partial(evaluate_tasks, exact=True) if exact else None
+                planned, stages = ScanPlanner(self.table, self.predicate, evaluate=evaluate).plan()
+                kept = ((tuple(planned), stages), exact)
+                self.table.plans.put(self.predicate, kept[0], exact=exact)
+            (reads, self._stages), self._exact = kept
+            self._planned = list(reads)
         return list(self._planned)
 
     def explain(self, *, count: bool = False) -> Explain:
