@@ -158,10 +158,11 @@ class TableScan:
 
         return polars_frame(self)
 
-    def narrowed(self, predicate: Predicate | None, columns: Sequence[str], limit: int | None) -> TableScan:
-        """A scan of the same snapshot with ``predicate``, ``columns`` and ``limit`` (this scan's plan, where
-        the predicate is this scan's)."""
-        scan = TableScan(self.table, predicate, columns, limit)
+    def narrowed(self, predicate: Predicate | None, columns: Sequence[str], limit: int | None,
+                 order: OrderBy | None = None) -> TableScan:
+        """A scan of the same snapshot with ``predicate``, ``columns``, ``limit`` and ``order`` (this scan's plan,
+        where the predicate is this scan's)."""
+        scan = TableScan(self.table, predicate, columns, limit, order)
         if predicate == self.predicate:
             scan._planned, scan._stages, scan._exact = self.plan(), self._stages, self._exact
         elif predicate is not None:

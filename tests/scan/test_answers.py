@@ -272,3 +272,20 @@ def test_orc_local_time_zone_statistics_keep_a_matching_row(subjects):
     subject = subjects[str(path)]
     truth = subject.rows.filter(matches(subject.rows, parse_predicate(where, subject.types), subject.types))
     assert PaimonTable(path).scan(where).count() == truth.num_rows == 1
+
+
+def test_the_engine_routes_keep_a_scans_order_and_limit():
+    import duckdb
+    import polars as pl
+
+    scan = PaimonTable(BSI_BITMAP).scan(columns=["f0", "f1"], limit=3, order_by="f1 DESC")
+    top = scan.to_arrow()
+    assert top.to_pydict() == {"f0": ["Lucy", "Emily", "Bob"], "f1": [500, 300, 200]}  # (file order: Alice 100 first)
+    assert scan.to_polars().collect().to_arrow().to_pydict() == top.to_pydict()
+    assert scan.to_polars().head(2).collect()["f1"].to_list() == [500, 300]
+    # an engine's filter applies to the scan's rows, after their order and limit (not: the top 3 of f1 < 400)
+    assert scan.to_polars().filter(pl.col("f1") < 400).collect()["f1"].to_list() == [300, 200]
+    relation = scan.to_duckdb(duckdb.connect())
+    assert relation.fetchall() == [("Lucy", 500), ("Emily", 300), ("Bob", 200)]
+    assert relation.filter("f1 < 400").fetchall() == [("Emily", 300), ("Bob", 200)]
+    assert relation.filter("f1 < 400").aggregate("count(*)").fetchall() == [(2,)]
