@@ -107,6 +107,16 @@ def test_a_repeated_count_on_one_table_plans_once(monkeypatch):
     assert len(shipped.plans) == 0 and shipped.scan("f1 > 100").count() == 3 and len(plans) == 3
 
 
+def test_a_table_keeps_a_bounded_number_of_plans():
+    from fileindex.scan.plans import PLANS
+
+    table = PaimonTable(BSI_BITMAP)
+    counts = [table.scan(f"f1 > {n}").count() for n in range(PLANS + 8)]
+    assert len(table.plans) == PLANS and counts[:3] == [7, 7, 7]  # (f1: 100, 200, 300, 50, 500, 100, null, 20)
+    assert table.plans.get(table.parse("f1 > 0"), exact=True) is None  # (the least recently used went first)
+    assert table.plans.get(table.parse(f"f1 > {PLANS + 7}"), exact=True) is not None
+
+
 def test_a_count_at_a_later_snapshot_is_not_the_earlier_ones(tmp_path):
     root = copy_table("parquet", "pk_with_bitmap_dv", tmp_path)  # snapshot 4 (Java's) deletes 2 of 8 rows
     later = root / "snapshot" / "snapshot-4"
