@@ -7,6 +7,7 @@ and the rows read are filtered exactly by both. A scan whose rows are limited (i
 row limit, which counts rows before the engine's filter) is the first rows of the scan, then the filter: the
 window of those rows is found file by file (by the plan's row counts; a scan with a predicate reads that
 predicate's columns to find its rows), and only the rows of the window the pushed predicate may keep are read.
+A scan with ``order_by`` is its top-N rows in that order (``answers.top_rows``), then the engine's limit and filter.
 """
 from __future__ import annotations
 
