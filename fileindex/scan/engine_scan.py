@@ -7,6 +7,7 @@ and the rows read are filtered exactly by both. A scan whose rows are limited (i
 row limit, which counts rows before the engine's filter) is the first rows of the scan, then the filter: the
 window of those rows is found file by file (by the plan's row counts; a scan with a predicate reads that
 predicate's columns to find its rows), and only the rows of the window the pushed predicate may keep are read.
+A scan with ``order_by`` is its top-N rows in that order (``answers.top_rows``), then the engine's limit and filter.
 """
 from __future__ import annotations
 
@@ -36,12 +37,14 @@ class Scan(Protocol):
     schema: pa.Schema
     read_schema: pa.Schema
     limit: int | None
+    order: Any  # an ``answers.OrderBy``, or None: the rows in file order
 
     def plan(self) -> list[FileRead]: ...
 
     def explain(self) -> Explain: ...
 
-    def narrowed(self, predicate: Predicate | None, columns: Sequence[str], limit: int | None) -> Scan: ...
+    def narrowed(self, predicate: Predicate | None, columns: Sequence[str], limit: int | None,
+                 order: Any = None) -> Scan: ...
 
     def _batches(self) -> Iterator[pa.RecordBatch]: ...
 
@@ -57,7 +60,9 @@ def engine_batches(scan: Scan, pushed: Selection, columns: Sequence[str],
         return
     predicate = None if pushed is ALL_ROWS else pushed
     assert not isinstance(predicate, Bound)
-    if limit is None:
+    if scan.order is not None:
+        yield from _ordered(scan, predicate, columns, limit)
+    elif limit is None:
         yield from scan.narrowed(_both(scan.predicate, predicate), columns, None)._batches()
     elif scan.table.data_evolution or merged_by_key(scan.table):  # (a row from several files: the engine filters)
         yield from scan.narrowed(scan.predicate, columns, limit)._batches()
@@ -67,6 +72,18 @@ def engine_batches(scan: Scan, pushed: Selection, columns: Sequence[str],
 
 def _both(a: Predicate | None, b: Predicate | None) -> Predicate | None:
     return a if b is None else b if a is None else and_(a, b)
+
+
+def _ordered(scan: Scan, pushed: Predicate | None, columns: Sequence[str],
+             limit: int | None) -> Iterator[pa.RecordBatch]:
+    """An ordered scan's rows (its top-N, ``answers.top_rows``), the first ``limit`` of them, then those ``pushed``
+    keeps: the engine's filter applies to the scan's rows, after their order and limit."""
+    wanted = list(dict.fromkeys([*columns, *(source_columns(pushed, scan.columns) if pushed is not None else [])]))
+    ordered = scan.narrowed(scan.predicate, wanted, _least(scan.limit, limit), scan.order)
+    table = pa.Table.from_batches(list(ordered._batches()), schema=ordered.schema)
+    if pushed is not None:
+        table = filtered(table, pushed, scan.types)
+    yield from table.select(list(columns)).to_batches()
 
 
 def _window(scan: Scan, pushed: Predicate | None, columns: Sequence[str], limit: int) -> Iterator[pa.RecordBatch]:

@@ -44,6 +44,7 @@ from fileindex.table.metadata import (
     load_snapshot,
 )
 from fileindex.scan.planner import ScanPlanner
+from fileindex.scan.plans import Plans
 from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, missing_note, within, within_all
 from fileindex.table.names import external_scheme
 from fileindex.table.store import TableStore
@@ -75,6 +76,7 @@ class PaimonTable:
         self.schema = load_schema(self.store, self.snapshot.schema_id if snapshot_id is not None else latest)
         self._schemas = Schemas(self.store, self.schema)
         self._memo: dict = {}  # per-plan lookups that repeat for every file (dropped when pickled)
+        self.plans = Plans()  # the plans of this snapshot, by predicate (``scan.plans``; pickled empty)
 
     def __getstate__(self) -> dict:
         return {**vars(self), "_memo": {}}

@@ -93,9 +93,14 @@ class TableScan:
         verdict also says whether its rows are exactly the matching ones (``FileRead.exact``: what a count or a
         top-N takes from the index; planned again if the plan did not say it)."""
         if self._planned is None or (exact and not self._exact):
-            evaluate = partial(evaluate_tasks, exact=True) if exact else None
-            self._planned, self._stages = ScanPlanner(self.table, self.predicate, evaluate=evaluate).plan()
-            self._exact = exact
+            kept = self.table.plans.get(self.predicate, exact=exact)
+            if kept is None:  # (a table reads one snapshot: a predicate's plan is kept for the next scan)
+                evaluate = partial(evaluate_tasks, exact=True) if exact else None
+                planned, stages = ScanPlanner(self.table, self.predicate, evaluate=evaluate).plan()
+                kept = ((tuple(planned), stages), exact)
+                self.table.plans.put(self.predicate, kept[0], exact=exact)
+            (reads, self._stages), self._exact = kept
+            self._planned = list(reads)
         return list(self._planned)
 
     def explain(self, *, count: bool = False) -> Explain:
@@ -153,10 +158,11 @@ class TableScan:
 
         return polars_frame(self)
 
-    def narrowed(self, predicate: Predicate | None, columns: Sequence[str], limit: int | None) -> TableScan:
-        """A scan of the same snapshot with ``predicate``, ``columns`` and ``limit`` (this scan's plan, where
-        the predicate is this scan's)."""
-        scan = TableScan(self.table, predicate, columns, limit)
+    def narrowed(self, predicate: Predicate | None, columns: Sequence[str], limit: int | None,
+                 order: OrderBy | None = None) -> TableScan:
+        """A scan of the same snapshot with ``predicate``, ``columns``, ``limit`` and ``order`` (this scan's plan,
+        where the predicate is this scan's)."""
+        scan = TableScan(self.table, predicate, columns, limit, order)
         if predicate == self.predicate:
             scan._planned, scan._stages, scan._exact = self.plan(), self._stages, self._exact
         elif predicate is not None:

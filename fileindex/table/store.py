@@ -223,7 +223,10 @@ class TableStore:
 
     @property
     def manifest_dir(self) -> Path:
-        return self.root / "manifest"
+        folder = self._memo.get("manifest")  # (made once: a plan names every manifest from it)
+        if folder is None:
+            folder = self._memo["manifest"] = self.root / "manifest"
+        return folder
 
     def manifest_file(self, name: str) -> Path:
         """A manifest, manifest list or index manifest named by the metadata (a plain name)."""

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 
 import pyarrow as pa
 import pytest
 from drawn_predicates import SHARED_TABLES, TABLES, plain_rows, predicates, row_key
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from table_edits import copy_table
 
 from fileindex import PaimonTable
 from fileindex.cli.app import main
@@ -88,6 +90,45 @@ def test_a_count_the_index_cannot_answer_reads_only_the_predicates_columns(opene
     assert "answered_by" not in plain[0] and plain[0]["reason"]  # (a read's funnel, as spark scan --explain's)
     assert {key: value for key, value in explained.as_dict()["files"][0].items()
             if key not in ("answered_by", "read_columns")} == plain[0]  # (the keys a read's funnel has, kept)
+
+
+def test_a_repeated_count_on_one_table_plans_once(monkeypatch):
+    from fileindex.scan.planner import ScanPlanner
+
+    plans = []
+    original = ScanPlanner.plan
+    monkeypatch.setattr(ScanPlanner, "plan", lambda self: plans.append(self.predicate) or original(self))
+    table = PaimonTable(BSI_BITMAP)
+    assert [table.scan("f1 > 100").count() for _ in range(3)] == [3, 3, 3]
+    assert table.scan("f1 > 100", ["f0"]).to_arrow().num_rows == 3  # (a read of the same predicate: the same plan)
+    assert len(plans) == 1
+    assert table.scan("f0 = 'Bob'").count() == 2 and len(plans) == 2  # (another predicate: planned)
+    shipped = pickle.loads(pickle.dumps(table))  # (Spark ships tables: pickled without their plans)
+    assert len(shipped.plans) == 0 and shipped.scan("f1 > 100").count() == 3 and len(plans) == 3
+
+
+def test_a_table_keeps_a_bounded_number_of_plans():
+    from fileindex.scan.plans import PLANS
+
+    table = PaimonTable(BSI_BITMAP)
+    counts = [table.scan(f"f1 > {n}").count() for n in range(PLANS + 8)]
+    assert len(table.plans) == PLANS and counts[:3] == [7, 7, 7]  # (f1: 100, 200, 300, 50, 500, 100, null, 20)
+    assert table.plans.get(table.parse("f1 > 0"), exact=True) is None  # (the least recently used went first)
+    assert table.plans.get(table.parse(f"f1 > {PLANS + 7}"), exact=True) is not None
+
+
+def test_a_count_at_a_later_snapshot_is_not_the_earlier_ones(tmp_path):
+    root = copy_table("parquet", "pk_with_bitmap_dv", tmp_path)  # snapshot 4 (Java's) deletes 2 of 8 rows
+    later = root / "snapshot" / "snapshot-4"
+    written = later.read_bytes()
+    later.unlink()
+    (root / "snapshot" / "LATEST").write_text("3")
+    earlier = PaimonTable(root)
+    assert earlier.scan().count() == earlier.scan().count() == 8
+    later.write_bytes(written)
+    (root / "snapshot" / "LATEST").write_text("4")
+    assert PaimonTable(root).scan().count() == PaimonTable(root).scan().to_arrow().num_rows == 6
+    assert earlier.scan().count() == 8  # (a table reads the snapshot it was opened at)
 
 
 def test_the_cli_counts(capsys):
@@ -241,3 +282,20 @@ def test_orc_local_time_zone_statistics_keep_a_matching_row(subjects):
     subject = subjects[str(path)]
     truth = subject.rows.filter(matches(subject.rows, parse_predicate(where, subject.types), subject.types))
     assert PaimonTable(path).scan(where).count() == truth.num_rows == 1
+
+
+def test_the_engine_routes_keep_a_scans_order_and_limit():
+    import duckdb
+    import polars as pl
+
+    scan = PaimonTable(BSI_BITMAP).scan(columns=["f0", "f1"], limit=3, order_by="f1 DESC")
+    top = scan.to_arrow()
+    assert top.to_pydict() == {"f0": ["Lucy", "Emily", "Bob"], "f1": [500, 300, 200]}  # (file order: Alice 100 first)
+    assert scan.to_polars().collect().to_arrow().to_pydict() == top.to_pydict()
+    assert scan.to_polars().head(2).collect()["f1"].to_list() == [500, 300]
+    # an engine's filter applies to the scan's rows, after their order and limit (not: the top 3 of f1 < 400)
+    assert scan.to_polars().filter(pl.col("f1") < 400).collect()["f1"].to_list() == [300, 200]
+    relation = scan.to_duckdb(duckdb.connect())
+    assert relation.fetchall() == [("Lucy", 500), ("Emily", 300), ("Bob", 200)]
+    assert relation.filter("f1 < 400").fetchall() == [("Emily", 300), ("Bob", 200)]
+    assert relation.filter("f1 < 400").aggregate("count(*)").fetchall() == [(2,)]

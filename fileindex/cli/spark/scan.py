@@ -34,6 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true",
                         help="print the pruning funnel of a table's scan (stages, and per data file what is read and "
                              "why: what fileindex read --explain prints) instead; starts no Spark session")
+    parser.add_argument("--count", action="store_true",
+                        help="print the number of rows instead: from the metadata and the indexes where they answer "
+                             "exactly (as fileindex read --count), the other files read by a Spark job (only the "
+                             "predicate's columns); no Spark session where every file is answered")
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -45,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     roots = tuple(args.external_roots)
     if args.explain:
         return explain(args, roots)
+    if args.count:
+        return count(args, roots)
     if args.output:
         check_scan_output(args.output, args.inputs, args.index_dir, overwrite=args.overwrite)
     check_scan(args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir, source=args.source,
@@ -64,14 +70,29 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.get("identical", True) else 1
 
 
+def count(args: argparse.Namespace, roots: tuple[str, ...]) -> int:
+    """``--count``: the number of rows, from the indexes where they answer (``spark.count``)."""
+    from fileindex.spark.count import spark_count
+
+    for flag, given in (("--compare", args.compare), ("--output", args.output), ("--select", args.select),
+                        ("--source datasource", args.source == "datasource"), ("--index-dir", args.index_dir)):
+        if given:
+            raise UsageError(f"--count prints a number and reads no rows out: leave {flag} out")
+    report = spark_count(lambda: session(args), args.inputs, args.where, snapshot=args.snapshot, external_roots=roots)
+    print(json.dumps(report) if args.json else report["count"])
+    return 0
+
+
 def explain(args: argparse.Namespace, roots: tuple[str, ...]) -> int:
     """``--explain``: the planner's funnel for the pruned scan, as ``fileindex read --explain`` prints it."""
     from fileindex.spark.jobs import explain_scan
 
     for flag, given in (("--compare", args.compare), ("--output", args.output), ("--select", args.select),
-                        ("--source datasource", args.source == "datasource")):
+                        ("--source datasource", args.source == "datasource"), ("--count", args.count)):
         if given:
-            raise UsageError(f"--explain prints the plan and reads no rows: leave {flag} out")
+            raise UsageError(f"--explain prints the plan and reads no rows: leave {flag} out"
+                             + (" (fileindex read TABLE --where P --count --explain shows how each file is counted)"
+                                if flag == "--count" else ""))
     explained = explain_scan(args.inputs, args.where, snapshot=args.snapshot, external_roots=roots)
     print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
     return 0
