@@ -165,6 +165,23 @@ _SIMPLE = {
 }
 
 
+_OTHER_NAMES = {  # other systems' names for Paimon's types, as a user may write them
+    "LONG": "BIGINT", "INT64": "BIGINT", "INT32": "INT", "INT16": "SMALLINT", "INT8": "TINYINT", "BYTE": "TINYINT",
+    "SHORT": "SMALLINT", "BOOL": "BOOLEAN", "TEXT": "STRING", "STR": "STRING", "UTF8": "STRING", "FLOAT64": "DOUBLE",
+    "FLOAT32": "FLOAT", "DATETIME": "TIMESTAMP", "BINARY_STRING": "BYTES", "BYTEA": "BYTES",
+}
+_TYPE_NAMES = [*_SIMPLE, "STRING", "BYTES", "CHAR", "VARCHAR", "BINARY", "VARBINARY", "DECIMAL", "TIME", "TIMESTAMP",
+               "TIMESTAMP_LTZ", "ARRAY", "MULTISET", "MAP", "ROW"]
+
+
+def _type_meant(name: str) -> str:
+    """``; did you mean T?`` for a type name Paimon does not have: another system's name for it, or a misspelling."""
+    import difflib
+
+    close = _OTHER_NAMES.get(name) or next(iter(difflib.get_close_matches(name, _TYPE_NAMES, n=1)), None)
+    return f"; did you mean {close}?" if close else ""
+
+
 def _parse(tokens: _Tokens) -> DataType:
     kind, word, _ = tokens.next()
     if kind != "word":
@@ -219,7 +236,7 @@ def _parse(tokens: _Tokens) -> DataType:
     elif name == "ROW":
         result = _parse_row(tokens)
     else:
-        raise tokens.error(f"unknown type {word!r}", back=1)
+        raise tokens.error(f"unknown type {word!r}{_type_meant(name)}", back=1)
     if tokens.accept_word("NOT"):
         if not tokens.accept_word("NULL"):
             raise tokens.error("expected NULL after NOT")

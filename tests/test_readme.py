@@ -98,7 +98,10 @@ def test_the_readme_is_a_few_screens_and_starts_with_the_two_commands():
 def test_ci_runs_the_readmes_test_command():
     """.ci/run runs the README's second command's tests: every tier."""
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "bash tools/setup.sh --test\n" in ci and "\n.venv/bin/python -m pytest --all-tiers " in ci
+    assert "bash tools/setup.sh --test\n" in ci
+    # as two processes: one marker expression and its negation, with --all-tiers, select every test
+    assert ' .venv/bin/python -m pytest --all-tiers -q -m "$tiers"\n' in ci
+    assert '\n.venv/bin/python -m pytest --all-tiers -m "not ($tiers)" ' in ci and "\nfor name in tiers " in ci
 
 
 def collected(*options: str) -> set[str]:

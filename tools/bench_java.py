@@ -7,6 +7,8 @@ compares with the recording machine on the rows timed in both.
 """
 from __future__ import annotations
 
+import atexit
+import functools
 import shutil
 import statistics
 import subprocess
@@ -44,6 +46,15 @@ def compile_bench(classes: str) -> Path:
     return classpath
 
 
+@functools.cache
+def compiled_bench() -> tuple[str, Path]:
+    """PaimonBench compiled once per process (each javac took seconds: the tests call run three times): its
+    classes folder, removed at exit, and the Paimon jar."""
+    classes = tempfile.mkdtemp(prefix="paimon-bench-")
+    atexit.register(shutil.rmtree, classes, ignore_errors=True)
+    return classes, compile_bench(classes)
+
+
 def plan_tables(warehouse: Path, files: int, rows: int, repeat: int) -> tuple[dict[str, JavaRow], dict[str, Path], int]:
     """Java 0.9 planning filtered scans of two tables it writes into ``warehouse`` when absent (``files``
     data files of ``rows`` rows, indexes embedded or in sidecars): its rows, the tables' roots by kind
@@ -52,10 +63,10 @@ def plan_tables(warehouse: Path, files: int, rows: int, repeat: int) -> tuple[di
     from java_oracle import hadoop_jars
 
     warehouse.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="paimon-bench-") as classes:
-        classpath = ":".join([classes, str(compile_bench(classes)), *map(str, hadoop_jars())])
-        out = subprocess.run(["java", "-Xms1g", "-Xmx2g", "-cp", classpath, "PaimonBench", "tables", str(warehouse),
-                              str(files), str(rows), str(repeat)], check=True, capture_output=True, text=True).stdout
+    classes, jar_path = compiled_bench()
+    classpath = ":".join([classes, str(jar_path), *map(str, hadoop_jars())])
+    out = subprocess.run(["java", "-Xms1g", "-Xmx2g", "-cp", classpath, "PaimonBench", "tables", str(warehouse),
+                          str(files), str(rows), str(repeat)], check=True, capture_output=True, text=True).stdout
     figures, roots, key = {}, {}, 0
     for line in out.splitlines():
         fields = line.split("\t")
@@ -69,11 +80,10 @@ def plan_tables(warehouse: Path, files: int, rows: int, repeat: int) -> tuple[di
 def run(repeat: int, only: str = "") -> dict[str, JavaRow]:
     """Java row name -> its timing and check, measured now. ``only`` (a bench.py row filter) runs just the
     kind of rows it names (container, bloom or bitmap). Raises RuntimeError when there is no JDK."""
-    with tempfile.TemporaryDirectory(prefix="paimon-bench-") as classes:
-        classpath = compile_bench(classes)
-        kind = next((k for k in ("container", "bloom", "bitmap") if k in only), "")
-        out = subprocess.run(["java", "-Xms2g", "-Xmx2g", "-cp", f"{classes}:{classpath}", "PaimonBench",
-                              str(CONTAINER), str(repeat), kind], check=True, capture_output=True, text=True).stdout
+    classes, classpath = compiled_bench()
+    kind = next((k for k in ("container", "bloom", "bitmap") if k in only), "")
+    out = subprocess.run(["java", "-Xms2g", "-Xmx2g", "-cp", f"{classes}:{classpath}", "PaimonBench",
+                          str(CONTAINER), str(repeat), kind], check=True, capture_output=True, text=True).stdout
     figures = {}
     for line in out.splitlines():
         name, seconds, check = line.split("\t")

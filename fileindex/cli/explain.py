@@ -87,10 +87,13 @@ def schema_misfit_of(view, schema):
 def selection_matches(indexes: list[tuple[str, str]], column: str | None, index_type: str | None) -> None:
     """A ``--column`` / ``--index`` that selects no body of the file is a mistake, not an empty answer."""
     from fileindex.errors import UsageError
+    from fileindex.predicate.parser import closest_name
 
     if column is not None and column not in {c for c, _ in indexes}:
-        raise UsageError(f"--column {column}: the file has no such column (its columns: "
-                         f"{', '.join(dict.fromkeys(c for c, _ in indexes)) or 'none'})")
+        columns = list(dict.fromkeys(c for c, _ in indexes))
+        close = closest_name(column, columns)
+        raise UsageError(f"--column {column}: the file has no such column (its columns: {', '.join(columns) or 'none'})"
+                         f"{f'; did you mean {close}?' if close else ''}")
     types = {t for c, t in indexes if column in (None, c)}
     if index_type is not None and index_type not in types:
         where = f" on column {column}" if column is not None else ""

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         predicates = [parse_predicate(text, schema) for text in args.where]
         warn_null_comparisons(NAME, args.where, predicates)
         container = FileIndexContainer.open(args.file)
+        warn_no_indexed_column(args.file, container.columns, schema)
         row_count = recorded_row_count(container)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
         for text, (result, malformed) in zip(args.where, evaluator.evaluate_many(container, predicates), strict=True):
@@ -78,6 +79,19 @@ def within_row_count(file: str, text: str, result, row_count: int | None):
           f"{row_count} rows its container records; answered within those rows (fileindex check --schema names "
           "the body)", file=sys.stderr)
     return Rows(clipped(result.bitmap, row_count))
+
+
+def warn_no_indexed_column(file: str, indexed: list[str], schema: dict) -> None:
+    """A schema naming none of the container's columns is a mistake (another file's schema, a misspelt name): every
+    answer is REMAIN, which is sound, so the answers stand and stderr says it in one line."""
+    from fileindex.types import column_type, quote_identifier
+
+    if indexed and all(column_type(schema, column) is None for column in indexed):
+        plain = next((column for column in indexed if "[" not in column), None)  # not a map's key (m[k])
+        example = f"--schema \"{quote_identifier(plain)} TYPE\"" if plain else "--schema"
+        print(f"fileindex query: {file}: the schema names none of its indexed columns ({', '.join(indexed)}), so "
+              f"every answer is REMAIN: give their types ({example}, --data DATA_FILE or --table ROOT)",
+              file=sys.stderr)
 
 
 def warn_null_comparisons(command: str, texts: list[str], predicates: list) -> None:

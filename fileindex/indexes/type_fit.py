@@ -35,8 +35,9 @@ def misfit(index: IndexType, body, column: str, given: DataType,
     if not fits and not isinstance(err, errors.UnsupportedTypeError):
         return None
     cause = err.message if isinstance(err, errors.DecodeError) else str(err)
-    told = (f"; its bytes decode as {' or '.join(map(str, fits))}, e.g. "
-            f"--schema \"{quote_identifier(column)} {fits[0]}\"" if fits else "")
+    # what to write first; what failed, for whoever debugs a body, last
+    told = (f"; its bytes decode as {' or '.join(map(str, fits))}: write --schema "
+            f"\"{quote_identifier(column)} {fits[0]}\" (read as {given}: {cause})" if fits else f" ({cause})")
     return errors.SchemaMisfitError(
         f"the schema does not fit column {column!r}: it gives {given}, which its {index.name} index was not built "
-        f"for ({cause}){told}", column=column, given=given, fits=fits)
+        f"for{told}", column=column, given=given, fits=fits)

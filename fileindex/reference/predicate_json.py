@@ -16,6 +16,7 @@ from fileindex.errors import UsageError
 from fileindex.predicate import literals as lit
 from fileindex.predicate.java import COMPOUNDS, java_function_names
 from fileindex.predicate.operators import Operator
+from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, visit
 from fileindex.reference.vector_format import value_from_json, value_to_json
 from fileindex.types import DataType, column_type, parse_type
@@ -32,7 +33,8 @@ class _Json(PredicateVisitor[dict]):
     def leaf(self, leaf: Leaf) -> dict:
         data_type = column_type(self.schema, leaf.column)
         if data_type is None:
-            raise UsageError(f"column {leaf.column!r} is not in the schema ({', '.join(self.schema)})")
+            raise UsageError(f"column {leaf.column!r} is not in the schema"
+                             f"{closest_column(leaf.column, list(self.schema))}")
         return {"function": leaf.function.java_name, "column": leaf.column, "type": str(data_type),
                 "literals": [value_to_json(v, data_type) for v in leaf.literals]}
 
@@ -59,7 +61,8 @@ def predicate_from_json(form, schema: dict[str, DataType], where: str = "java_pr
         raise UsageError(f"{where}: unknown function {function!r} (one of {java_function_names()})")
     column, literals = form.get("column"), form.get("literals", [])
     if not isinstance(column, str) or (data_type := column_type(schema, column)) is None:
-        raise UsageError(f"{where}: column {column!r} is not in the schema ({', '.join(schema)})")
+        known = closest_column(column, list(schema)) if isinstance(column, str) else f" ({', '.join(schema)})"
+        raise UsageError(f"{where}: column {column!r} is not in the schema{known}")
     declared = form.get("type")
     try:
         same_type = declared is not None and str(parse_type(declared)) == str(data_type)

@@ -35,6 +35,7 @@ from fileindex.scan.pushdown import (
     when,
 )
 from fileindex.predicate.operators import Operator
+from fileindex.predicate.parser import MAX_NESTING
 from fileindex.types import DataType
 
 _COMPARISONS = {"Eq": Operator.EQ, "NotEq": Operator.NEQ, "Lt": Operator.LT, "LtEq": Operator.LTE,
@@ -52,8 +53,8 @@ def polars_pushdown(expression, types: dict[str, DataType]) -> Pushed:
     try:
         tree = json.loads(expression.meta.serialize(format="json"))
         return _Translation(types).boolean(tree)
-    except Exception:  # a Polars that cannot serialize, an unforeseen form, or nesting too deep: nothing pushed
-        return UNKNOWN
+    except Exception:  # a Polars that cannot serialize, an unforeseen form, or JSON nested past Python's recursion
+        return UNKNOWN  # limit (json.loads raises RecursionError): nothing pushed
 
 
 class _NotLiteral(Exception):
@@ -63,8 +64,20 @@ class _NotLiteral(Exception):
 class _Translation:
     def __init__(self, types: dict[str, DataType]):
         self.types = types
+        self.depth = 0  # the boolean expressions open around the current one
 
     def boolean(self, node: Any) -> Pushed:
+        """What ``node`` lets a scan prune with; nothing below MAX_NESTING levels (as where's parser refuses them):
+        a deep branch (a reduce of thousands of ORs) costs no time here and prunes nothing, the rest still prunes."""
+        if self.depth >= MAX_NESTING:
+            return UNKNOWN
+        self.depth += 1
+        try:
+            return self._boolean(node)
+        finally:
+            self.depth -= 1
+
+    def _boolean(self, node: Any) -> Pushed:
         if not isinstance(node, dict) or len(node) != 1:
             return UNKNOWN
         (kind, body), = node.items()

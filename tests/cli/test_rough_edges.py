@@ -294,3 +294,57 @@ def test_a_map_of_orc_timestamps_is_flagged_as_its_values_are_indexed(capsys, tm
     main([*query, "--schema", typed])
     captured = capsys.readouterr()
     assert "no timestamp precision" not in captured.err and "REMAIN" in captured.out
+
+
+# -- a misspelt column and a schema that names no indexed column ------------------------------------------
+
+@pytest.mark.parametrize("argv, said", [
+    (["read", EMBEDDED, "--where", "fo = 'a'"], "unknown column 'fo'"),
+    (["read", EMBEDDED, "--select", "f1,fo"], "cannot select unknown column 'fo'"),
+    (["read", EMBEDDED, "--order-by", "fo"], "cannot order by unknown column 'fo'"),
+    (["table", EMBEDDED, "--where", "fo = 'a'"], "unknown column 'fo'"),
+    (["query", ENGINE, "--schema", "price DOUBLE", "--where", "prise > 1"], "unknown column 'prise'"),
+    (["explain", ENGINE, "--column", "prise"], "--column prise: the file has no such column"),
+])
+def test_a_misspelt_column_is_answered_with_the_one_meant(capsys, argv, said):
+    """A letter typed for a digit it resembles (fo for f0), or one edit away (prise for price): did you mean."""
+    code, out, err = run(capsys, *argv)
+    meant = "f0" if "fo" in said else "price"
+    assert code == 2 and out == "" and said in err and f"did you mean {meant}?" in err and len(err.splitlines()) <= 3
+
+
+def test_a_misspelt_column_in_python_is_answered_with_the_one_meant():
+    from fileindex.errors import UsageError
+
+    scan = PaimonTable(EMBEDDED).scan
+    for call, said in [(lambda: scan(where="fo = 'a'"), "unknown column 'fo'"),
+                       (lambda: scan(columns=["fo"]).to_arrow(), "cannot select unknown column 'fo'"),
+                       (lambda: scan(order_by="fo", limit=1).to_arrow(), "cannot order by unknown column 'fo'")]:
+        with pytest.raises(UsageError, match=f"{said}.*did you mean f0\\?"):
+            call()
+
+
+@pytest.mark.parametrize("name, names, meant", [
+    ("fo", ["f0", "f1", "f2"], "f0"), ("co1_l", ["col_1", "col_2"], "col_1"), ("amout", ["id", "amount"], "amount"),
+    ("ix", ["id", "name"], "id"), ("nmae", ["name", "id"], "name"), ("f", ["f0", "f1"], None),
+    ("zzz", ["f0", "f1"], None)])
+def test_the_name_meant_is_the_likely_one_or_none(name, names, meant):
+    from fileindex.predicate.parser import closest_name
+
+    assert closest_name(name, names) == meant  # f is one edit from f0 and f1 alike: no guess
+
+
+def test_query_says_when_the_schema_names_no_indexed_column(capsys):
+    code, out, err = run(capsys, "query", ENGINE, "--schema", "x INT", "--where", "x = 1")
+    assert code == 0 and out.strip() == "x = 1  =>  REMAIN"
+    assert "the schema names none of its indexed columns (attrs[size], price" in err and "every answer is REMAIN" in err
+    assert '--schema "price TYPE"' in err and len(err.splitlines()) == 1
+    code, out, err = run(capsys, "query", ENGINE, "--schema", "x INT, price DOUBLE", "--where", "x = 1")
+    assert code == 0 and "indexed columns" not in err  # one indexed column named: each predicate is answered
+
+
+@pytest.mark.parametrize("written, meant", [("LONG", "BIGINT"), ("TEXT", "STRING"), ("BOOL", "BOOLEAN"),
+                                            ("INTEGR", "INTEGER"), ("ARRAY<LONG>", "BIGINT")])
+def test_a_type_paimon_names_otherwise_is_answered_with_its_name(capsys, written, meant):
+    code, out, err = run(capsys, "query", ENGINE, "--schema", f"price {written}", "--where", "price IS NULL")
+    assert code == 2 and out == "" and f"did you mean {meant}?" in err and len(err.splitlines()) == 1

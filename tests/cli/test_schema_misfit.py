@@ -43,6 +43,8 @@ def test_every_command_taking_a_schema_says_it_does_not_fit(capsys, path, given,
         code, out, err = run(capsys, *command)
         assert code == 2 and says_the_schema_does_not_fit(err, given, fits), (command, err)
         assert str(path) in err
+    fix, cause = err.index(f'write --schema "c {fits}'), err.index(f"(read as {given}: ")
+    assert fix < cause and len(err.splitlines()) == 1  # what to write before what failed, on one line
     code, out, err = run(capsys, "check", path, "--schema", f"c {fits}")
     assert code == 0 and out.startswith("OK"), out
 
