@@ -11,6 +11,7 @@ fetches (--jar or $PAIMON_KIT_JAR names another Paimon jar with its dependencies
 from __future__ import annotations
 
 import os
+import contextlib
 import shutil
 import subprocess
 import sys
@@ -24,10 +25,15 @@ DEFAULT_JAR = ROOT / ".cache" / "paimon-python-java-bridge-0.9.0.jar"
 
 def compiled(jar: Path, sources: tuple[Path, ...] = (SOURCE,), folder: str = "kit-java") -> Path:
     """The folder ``.cache/FOLDER`` holding ``sources`` compiled together against ``jar`` (rebuilt when a
-    source is newer than its class)."""
+    source is newer than its class). Processes compiling at once (CI runs test jobs side by side) each build
+    into a scratch folder; the first renamed into place stays, for a JVM may already be loading from it."""
     target = ROOT / ".cache" / folder
-    built = [target / f"{source.stem}.class" for source in sources]
-    if all(c.is_file() and c.stat().st_mtime >= s.stat().st_mtime for c, s in zip(built, sources, strict=True)):
+
+    def fresh() -> bool:
+        built = [target / f"{source.stem}.class" for source in sources]
+        return all(c.is_file() and c.stat().st_mtime >= s.stat().st_mtime for c, s in zip(built, sources, strict=True))
+
+    if fresh():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(dir=target.parent, prefix=f"{folder}-"))
@@ -36,11 +42,12 @@ def compiled(jar: Path, sources: tuple[Path, ...] = (SOURCE,), folder: str = "ki
     if done.returncode:
         shutil.rmtree(scratch)
         sys.exit(f"kit_java_adapter: javac failed:\n{done.stderr}")
-    try:  # another run may have built it meanwhile: either copy will do
-        if target.exists():
-            shutil.rmtree(target)
+    if target.exists() and not fresh():  # a stale build: set aside, never deleted under a running JVM's feet
+        with contextlib.suppress(OSError):  # (another process may have set it aside first)
+            target.rename(Path(tempfile.mkdtemp(dir=target.parent, prefix=f"{folder}-stale-")) / folder)
+    try:
         scratch.rename(target)
-    except OSError:
+    except OSError:  # another process's build is in place now: either will do
         shutil.rmtree(scratch, ignore_errors=True)
     return target
 
