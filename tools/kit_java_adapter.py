@@ -10,8 +10,8 @@ fetches (--jar or $PAIMON_KIT_JAR names another Paimon jar with its dependencies
 """
 from __future__ import annotations
 
-import os
 import contextlib
+import os
 import shutil
 import subprocess
 import sys
