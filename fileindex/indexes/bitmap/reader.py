@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import struct
 from collections.abc import Iterator, Sequence
 
@@ -267,6 +268,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                                             "index_blocks_header")
             self._blocks_start = cursor.position + 4
             self._body_start = self._blocks_start + blocks_header.len_index_blocks  # the spec checks it fits
+            self._check_directory()
         # (offset, length) of a key's bitmap by its sort key, or None when absent
         self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
         self._meta_read = True
@@ -294,14 +296,35 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                                            base=self._base)
 
     def _check_v1_offsets(self, offsets: np.ndarray, body_at: int) -> None:
-        """Every bitmap offset (negative ones are inline single rows) lies inside the bitmaps region;
-        a dictionary read with the wrong key width (a BIGINT index read as INT) rarely passes."""
+        """The stored bitmaps (negative offsets are inline single rows) tile the bitmaps region as Java writes
+        them: each at its own offset, the first at 0, none past the end. A dictionary read with the wrong key
+        width (a BIGINT index read as INT) rarely passes; one that passes by chance would answer wrongly."""
         region = self._size - self._body_start
-        top = (max(offsets) if isinstance(offsets, list) else int(offsets.max())) if len(offsets) else -1
-        if top >= region:
-            raise errors.InvalidOffsetError(
-                f"a bitmap offset {top} points past the {region} bytes of bitmaps",
-                offset=body_at, field=f"{ROOT}/v1_entries")
+        stored = np.asarray(offsets, dtype=np.int64)
+        if self.null_offset is not None:
+            stored = np.append(stored, self.null_offset)
+        stored = stored[stored >= 0]
+        problem = None
+        if len(stored) and int(stored.max()) >= region:
+            problem = f"a bitmap offset {int(stored.max())} points past the {region} bytes of bitmaps"
+        elif region and (not len(stored) or int(stored.min()) != 0):
+            problem = f"the {region} bytes of bitmaps do not start with a bitmap an entry names"
+        elif len(np.unique(stored)) != len(stored):
+            problem = "two entries name the same stored bitmap"
+        elif len(stored) and not self._roaring_at(stored):
+            problem = "an entry names bytes that do not start a Roaring bitmap"
+        if problem:
+            raise errors.InvalidOffsetError(f"{problem} (Java writes each bitmap once, back to back)",
+                                            offset=body_at, field=f"{ROOT}/v1_entries")
+
+    def _roaring_at(self, offsets: np.ndarray) -> bool:
+        """Whether each of these bitmaps-region offsets starts with a Roaring cookie (a cheap look, not a parse)."""
+        region = np.frombuffer(self._view, dtype=np.uint8)[self._body_start:]
+        at = offsets[offsets + 4 <= len(region)]
+        if len(at) != len(offsets):
+            return False
+        cookies = region[at].astype(np.uint32) | (region[at + 1].astype(np.uint32) << 8)
+        return bool(np.isin(cookies, (roaring.NO_RUN_COOKIE, roaring.RUN_COOKIE)).all())
 
     def _read_keys(self, cursor: PayloadCursor, count: int, field: str, ints: int, *, scanned: bool = False):
         """``count`` records of (key, ``ints`` × i32): the keys and the int columns. String keys come
@@ -341,8 +364,40 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             cursor = self._cursor(start + 4)
             keys, (offsets, lengths) = self._read_keys(cursor, block_header.num_entries, f"{field}/entries", 2,
                                                        scanned=True)
+            self._check_block(index, keys, np.asarray(offsets, dtype=np.int64), cursor.position, start)
             block = self._blocks[index] = self._dictionary(keys, offsets, lengths)
         return block
+
+    def _check_directory(self) -> None:
+        """The block directory as Java writes it: blocks back to back from 0 inside the index blocks, the first
+        block's first key the directory's (checked by reading that block: a wrong key width rarely passes)."""
+        offsets = self._directory_offsets
+        region = self._body_start - self._blocks_start
+        rising = all(b > a for a, b in itertools.pairwise(offsets))
+        if offsets and (offsets[0] != 0 or not rising or offsets[-1] >= region):
+            raise errors.InvalidOffsetError(
+                f"the block directory's offsets {offsets[:4]}... do not run from 0 up inside the {region} bytes of "
+                "index blocks", offset=self._directory_offset, field=f"{ROOT}/block_dir")
+        if offsets:
+            self._block(0)
+
+    def _check_block(self, index: int, keys, offsets: np.ndarray, end: int, start: int) -> None:
+        """A V2 index block as Java writes it: its first key the directory's, within the index blocks, its stored
+        bitmaps inside the bitmaps region and each starting a Roaring bitmap. A body read with the wrong key
+        width (an INT index read as BIGINT) rarely passes; one that passes by chance would answer wrongly."""
+        first = keys[:1]
+        listed = self.kind.sort_keys(first) if isinstance(first, np.ndarray) else first
+        stored = offsets[offsets >= 0]
+        problem = None
+        if end > self._body_start:
+            problem = f"index block {index} ends at {end}, past the index blocks' end {self._body_start}"
+        elif not len(first) or listed[0] != self._directory_keys[index]:
+            problem = f"index block {index} does not start with the key the block directory gives it"
+        elif len(stored) and (int(stored.max()) >= self._size - self._body_start or not self._roaring_at(stored)):
+            problem = f"index block {index} names bytes that do not start a Roaring bitmap"
+        if problem:
+            raise errors.InvalidOffsetError(problem, offset=self._base + start,
+                                            field=f"{ROOT}/index_blocks/blocks[{index}]")
 
     def _dictionaries(self) -> list:
         if not self._meta_read:
