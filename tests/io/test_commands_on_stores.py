@@ -220,3 +220,26 @@ def test_a_data_file_under_an_external_path_on_a_store_is_read_only_where_allowe
     (verdict,) = PaimonTable(uri, options=s3_store.options(), external_roots=[s3_store.uri("elsewhere")]).plan(where)
     assert verdict.result.kind == "REMAIN" and "outside the folders allowed" in verdict.note
     assert not [r for r in s3_store.proxy.requests if "another-bucket" in r.path]
+
+
+def test_the_kit_runs_a_tier_2_table_that_lives_on_a_store(s3_store, kit_folder, tmp_path):
+    """``kit run --tables-at URI``: Tier 2 requests name the tables under the URI their ``tables/`` folder was
+    copied to (with the options that reach it); this project's adapter answers them from the store, as it
+    answers the corpus's own copy, and a URI where the table is not fails the checks (it is read from there)."""
+    from kit_fixtures import ADAPTER
+
+    from fileindex.kit.runner import run
+
+    case = "append_with_bitmap"
+    for path in sorted(p for p in (kit_folder / "tables" / case).rglob("*") if p.is_file()):
+        s3_store.put(f"kit/{path.relative_to(kit_folder / 'tables').as_posix()}", path.read_bytes())
+    s3_store.proxy.clear()
+    results = run(kit_folder, [ADAPTER], tmp_path / "work", only=[case], tables_at=s3_store.uri("kit"),
+                  storage_options=s3_store.options())
+    assert results.ok and {(o.check, o.status) for o in results.outcomes} == {("scan", "pass"), ("rows", "pass")}
+    assert len(results.outcomes) == len(run(kit_folder, [ADAPTER], tmp_path / "local", only=[case]).outcomes)
+    fetched = {r.key.split("/kit/", 1)[-1].split("/", 2)[1] for r in s3_store.proxy.requests if r.key}
+    assert fetched == {"table"}  # every request went to the table's copy on the store
+    elsewhere = run(kit_folder, [ADAPTER], tmp_path / "work2", only=[case], tables_at=s3_store.uri("nothing-here"),
+                    storage_options=s3_store.options())
+    assert not elsewhere.ok and {o.status for o in elsewhere.outcomes} == {"fail"}
