@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.io.reach import names_a_store
 
     output = args.output or f"{args.data}.index"
-    on_store = names_a_store(output) if "://" in output else False
+    on_store = names_a_store(output)
     try:
         options = parse_option_args(args.option)
         schema = parse_schema(args.schema) if args.schema else None

@@ -4,6 +4,7 @@ in the modules. A context variable: another thread or a later call is never affe
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -40,15 +41,14 @@ def read_location(uri: str, limit: int, what: str = "file") -> bytes:
     return file_io.read_bytes(uri, limit=limit, what=what)
 
 
-def names_a_store(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a URI of a remote store (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``, ...), not a
-    local path or ``file://``; an unknown scheme is refused in one line."""
-    text = os.fspath(path)
-    if "://" not in text:
-        return False
-    from fileindex.io.locations import parse_location
+def names_a_store(location: str | os.PathLike) -> bool:
+    """Whether ``location`` is a store's URI (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``...), not a local path or
+    ``file://`` URI: nothing about it can be told without a request (a table there is opened, not looked at)."""
+    found = _SCHEME.match(os.fspath(location))  # (also as a Path leaves it: s3:/bucket/key)
+    return found is not None and found.group(1).lower() != "file"
 
-    return parse_location(text).store != "local"
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
 
 
 def file_io_at(uri: str) -> Any:

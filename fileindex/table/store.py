@@ -18,7 +18,6 @@ Data files are named per bucket: a partition's folder is decoded once per store,
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from collections.abc import Mapping
@@ -28,7 +27,7 @@ from urllib.parse import unquote, urlsplit
 from fileindex.errors import UsageError
 from fileindex.io import LOCAL, FileIO, InputFile, OutsideError
 from fileindex.io.locations import UriPath, parse_location
-from fileindex.io.reach import current_reach
+from fileindex.io.reach import current_reach, names_a_store
 from fileindex.table.errors import TableError, UnsafeNameError
 from fileindex.table.names import (
     inside,
@@ -48,16 +47,6 @@ EXTERNAL_PATHS_OPTION = "data-file.external-paths"
 BRANCH_PREFIX = "branch-"
 # the folders under a table root that hold metadata, not data files (each branch's metadata is under branch/)
 METADATA_FOLDERS = ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch")
-
-
-def names_a_store(location: str | os.PathLike) -> bool:
-    """Whether ``location`` is a store's URI (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``...), not a local path or
-    ``file://`` URI: nothing about it can be told without a request (a table there is opened, not looked at)."""
-    found = _SCHEME.match(os.fspath(location))  # (also as a Path leaves it: s3:/bucket/key)
-    return found is not None and found.group(1).lower() != "file"
-
-
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
 
 
 def is_table_root(path: str | Path) -> bool:
