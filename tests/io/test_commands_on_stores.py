@@ -243,3 +243,11 @@ def test_the_kit_runs_a_tier_2_table_that_lives_on_a_store(s3_store, kit_folder,
     elsewhere = run(kit_folder, [ADAPTER], tmp_path / "work2", only=[case], tables_at=s3_store.uri("nothing-here"),
                     storage_options=s3_store.options())
     assert not elsewhere.ok and {o.status for o in elsewhere.outcomes} == {"fail"}
+
+
+@pytest.mark.parametrize("output", [[], ["--output-dir", "s3://warehouse/sidecars"]])
+def test_spark_build_writes_no_sidecar_beside_a_file_on_a_store(capsys, output):
+    """Its sidecars go to the local disk: for a table on a store only into a local --output-dir, refused in one
+    line before Spark starts otherwise (a path made from the URI would be a local folder named s3:)."""
+    code, out, err = run_cli(capsys, "spark", "build", "s3://warehouse/w/db.db/t", *output)
+    assert code == 2 and err.count("\n") == 1 and "--output-dir" in err
