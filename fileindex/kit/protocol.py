@@ -57,7 +57,7 @@ def to_argv(request: dict) -> list[str]:
 
 def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     """The one-call command line of an adapter, as ``fileindex kit adapter`` takes it."""
-    from fileindex.io.storage_args import add_storage_options_argument
+    from fileindex.storage_args import add_storage_options_argument
     calls = parser.add_subparsers(dest="call", metavar="CALL", required=True)
     calls.add_parser("capabilities", help="what this implementation reads and writes (JSON)")
     calls.add_parser("batch", help="answer one JSON request per stdin line, one JSON answer per stdout line")
@@ -85,7 +85,7 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
 
 def from_argv(args: argparse.Namespace) -> dict:
     """The request a parsed one-call command line makes (UsageError for JSON that does not read)."""
-    from fileindex.io.storage_args import storage_options
+    from fileindex.storage_args import storage_options
     request: dict = {"op": args.call}
     if args.call in ("head", "read"):
         request["file"] = args.file
