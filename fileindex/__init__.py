@@ -13,7 +13,7 @@ The public API, importable from here (loaded on first use, so ``import fileindex
 
 The layers, each a subpackage that imports only from those below it (``tests/test_layers.py``):
 base modules (``errors``, ``types``, ``values``, ``java_numbers``, ``tokens``, ``parallel``, ``memo``, ``lazy``,
-``confined``, ``extras``) < ``io`` < ``arrow`` < ``java`` < ``decoding`` < ``container`` < ``indexes`` <
+``confined``, ``extras``, ``storage_args``) < ``io`` < ``arrow`` < ``java`` < ``decoding`` < ``container`` < ``indexes`` <
 ``predicate`` < ``writing`` < ``table`` < ``merge`` < ``scan`` < ``reference`` < ``pipeline`` < ``kit`` <
 ``spark`` < ``cli``.
 """

@@ -77,6 +77,12 @@ class UsageError(FileIndexError, ValueError):
     """Bad input from the caller: options, predicates, schemas, values. The message says what to fix."""
 
 
+class StoreError(FileIndexError):
+    """A request an object store refused or could not answer (a missing bucket, an endpoint out of reach, denied
+    credentials, a server error): one line naming the object, never a secret; the command line's exit code 2 (a
+    file that cannot be read)."""
+
+
 class ConfinementError(FileIndexError):
     """A file a folder's own documents name (a kit corpus, a vectors folder, a tarball's member) that
     leads out of the folder, is not a regular file, is over its size limit, or is not the file the

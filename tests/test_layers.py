@@ -10,7 +10,7 @@ LAYERS = ["base", "io", "arrow", "java", "decoding", "container", "indexes", "pr
           "scan",
           "reference", "pipeline", "kit", "spark", "cli"]
 BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "memo", "kernels", "_kernels",
-        "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined", "extras", "lazy"}
+        "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined", "extras", "lazy", "storage_args"}
 
 
 def layer_of(module: str) -> str:

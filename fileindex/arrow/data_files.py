@@ -26,6 +26,7 @@ import pyarrow as pa
 from fileindex.arrow.types import schema_of
 from fileindex.errors import FileIndexError
 from fileindex.io import LOCAL, InputFile
+from fileindex.io.reach import names_a_store, open_location
 from fileindex.memo import BoundedMemo
 from fileindex.types import DataType
 
@@ -95,7 +96,7 @@ class DataFileReader:
         a regular file, DataFileError for one that is not a readable Parquet or ORC file, or (``expected_rows``:
         what a table's manifest says) that holds another number of rows: the file is the truth about itself, and
         row positions past its end or a file cut short must not be read as if they were the table's."""
-        opened = path if isinstance(path, InputFile) else LOCAL.open_input(os.fspath(path), what="data file")
+        opened = path if isinstance(path, InputFile) else _open_named(path)
         self._input = opened  # (held open while the reader lives: reads reopen this very file, never the name)
         self.path = opened.name
         self._source: Any = opened.local_path or opened.native()  # what pyarrow and the page reader open
@@ -299,6 +300,13 @@ class DataFileReader:
         missing = [c for c in columns if c not in self.arrow_schema.names]
         if missing:
             raise DataFileError(f"{self.path}: no column {', '.join(map(repr, missing))} in the file")
+
+
+def _open_named(path: str | Path) -> InputFile:
+    """A data file named by a local path or a store's URI (reached as the caller's ``reaching`` says)."""
+    if names_a_store(path):
+        return open_location(os.fspath(path), "data file")
+    return LOCAL.open_input(os.fspath(path), what="data file")
 
 
 def _sniffed(opened: InputFile) -> str | None:

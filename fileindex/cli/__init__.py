@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from fileindex.cli.exits import EXIT_CONFLICT, EXIT_MALFORMED, EXIT_UNSUPPORTED, EXIT_USAGE
-from fileindex.errors import FileIndexError, SchemaMisfitError, UnsupportedError, UsageError
+from fileindex.errors import FileIndexError, SchemaMisfitError, StoreError, UnsupportedError, UsageError
 from fileindex.table.errors import CommitConflict
 
 
@@ -17,7 +17,7 @@ def report_failure(command: str, err: Exception, subject: str = "") -> int:
         return EXIT_USAGE
     about_the_file = not isinstance(err, UsageError) or isinstance(err, SchemaMisfitError)
     print(f"fileindex {command}: {where if about_the_file else ''}{err}", file=sys.stderr)
-    if isinstance(err, UsageError):
+    if isinstance(err, (UsageError, StoreError)):  # (a store's object that cannot be read: as a local file's)
         return EXIT_USAGE
     if isinstance(err, CommitConflict):
         return EXIT_CONFLICT

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
 from fileindex.cli import HANDLED, column_types, parse_key_values, report_failure
+from fileindex.cli.storage import add_storage_options_argument
 from fileindex.errors import UsageError
 
 NAME = "build"
@@ -13,8 +15,9 @@ HELP = "build a Parquet or ORC file's index container from Paimon table options,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("data", help="a Parquet or ORC data file")
-    parser.add_argument("-o", "--output", help="where to write the container (default: DATA.index)")
+    parser.add_argument("data", help="a Parquet or ORC data file (a path or a store's URI: s3://, gs://, abfs://, ...)")
+    parser.add_argument("-o", "--output", help="where to write the container (default: DATA.index); on an object "
+                                               "store it is created only if absent, never replacing an object")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a Paimon table option, e.g. file-index.bloom-filter.columns=id or "
                              "file-index.bloom-filter.id.fpp=0.01; repeat for more. "
@@ -28,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(bloom-filter, else bitmap, else bsi), as those releases do")
     parser.add_argument("--force", action="store_true",
                         help="overwrite an existing OUT that is not a file-index container")
+    add_storage_options_argument(parser)
 
 
 def parse_option_args(pairs: list[str]) -> dict[str, str]:
@@ -40,13 +44,22 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.writing.data_file import build_data_file_index
     from fileindex.writing.options import one_type_notes
 
+    from fileindex.io.reach import names_a_store
+
     output = args.output or f"{args.data}.index"
+    on_store = names_a_store(output)
     try:
         options = parse_option_args(args.option)
         schema = parse_schema(args.schema) if args.schema else None
-        check_output(output, args.data, force=args.force)
-        with replacing(output) as temporary, open(temporary, "wb") as out:
-            built = build_data_file_index(args.data, options, schema, out, writer=args.writer_version)
+        data = open_data_file(args.data)
+        if on_store:
+            check_store_output(output, args.data)
+            built, written = build_into_store(output, data, options, schema, args.writer_version)
+        else:
+            check_output(output, args.data, force=args.force)
+            with replacing(output) as temporary, open(temporary, "wb") as out:
+                built = build_data_file_index(data, options, schema, out, writer=args.writer_version)
+            written = None
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
     where = (f"Paimon would embed it in the manifest (<= file-index.in-manifest-threshold, "
@@ -58,13 +71,64 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {output}: {built.size} bytes{version}, {built.row_count} rows, indexes {indexes}; {where}")
     for note in one_type_notes(options, args.writer_version):
         print(f"fileindex {NAME}: {note}", file=sys.stderr)
-    column_types.warn_imprecise_timestamps(NAME, args.data, [r.column for r in built.requests], schema or {})
-    print_advice(output, data_bytes=Path(args.data).stat().st_size)
+    column_types.warn_imprecise_timestamps(NAME, data, [r.column for r in built.requests], schema or {})
+    data_bytes = data.size if not isinstance(data, str) else Path(data).stat().st_size
+    print_advice(io.BytesIO(written) if written is not None else output, data_bytes=data_bytes)
     return 0
 
 
-def print_advice(output: str, *, data_bytes: int) -> None:
-    """Every index that costs more than it can save (``fileindex.indexes.advice``), one line each on stderr."""
+def open_data_file(data: str):
+    """A data file named by a store's URI opened once (its footer, advice and warnings read from the one
+    opening); a local path as given."""
+    from fileindex.io.reach import names_a_store, open_location
+
+    return open_location(data, "data file") if names_a_store(data) else data
+
+
+def build_into_store(output: str, data, options, schema, writer: str):
+    """The container built in memory, then created at ``output`` only if absent (one conditional PUT: a
+    store offers no rename over a name, and an object there may be one a table's snapshot names)."""
+    from fileindex.io.reach import file_io_at
+    from fileindex.writing.data_file import build_data_file_index
+
+    buffer = io.BytesIO()
+    built = build_data_file_index(data, options, schema, buffer, writer=writer)
+    written = buffer.getvalue()
+    if not file_io_at(output).create(output, written):
+        raise UsageError(f"-o {output} exists: on an object store build never replaces an object (a table's "
+                         "snapshot may name it); delete it first or name another")
+    return built, written
+
+
+def check_store_output(output: str, data: str) -> None:
+    """Refuse, before building, an output on a store that would destroy data: the input itself, a folder,
+    another data file's index (an existing object is refused when created: see build_into_store)."""
+    from fileindex.arrow.data_files import FORMATS
+    from fileindex.io.locations import parse_location
+    from fileindex.io.reach import file_io_at, names_a_store
+
+    target = parse_location(output)
+    if output.endswith("/") or not target.key:
+        raise UsageError(f"-o {output} is a folder: name the object to write, e.g. "
+                         f"{output.rstrip('/')}/{data.rstrip('/').rsplit('/', 1)[-1]}.index")
+    if names_a_store(data) and _same_object(target, parse_location(data)):
+        raise UsageError(f"-o {output} is the data file itself: building would replace the data with its index")
+    indexed = output.removesuffix(".index")
+    if (indexed != output and Path(indexed).suffix.lower() in FORMATS
+            and not (names_a_store(data) and _same_object(parse_location(indexed), parse_location(data)))
+            and file_io_at(indexed).info(indexed) is not None):
+        raise UsageError(f"-o {output} is the index of data file {indexed}: {data}'s index there would answer for "
+                         f"{indexed}'s rows; name another object")
+
+
+def _same_object(one, other) -> bool:
+    return (one.store, one.account, one.host, one.bucket, one.key) == (other.store, other.account, other.host,
+                                                                        other.bucket, other.key)
+
+
+def print_advice(output, *, data_bytes: int) -> None:
+    """Every index that costs more than it can save (``fileindex.indexes.advice``), one line each on stderr;
+    ``output`` the container's path or its bytes as a stream."""
     from fileindex.container.file import FileIndexContainer
     from fileindex.indexes.advice import advise_container
 

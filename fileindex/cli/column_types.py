@@ -10,9 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fileindex.errors import UsageError
 from fileindex.types import DataType, parse_schema
+
+if TYPE_CHECKING:
+    from fileindex.io import InputFile
 
 SIDECAR_SUFFIX = ".index"
 
@@ -103,7 +107,8 @@ def _data_file_types(path: str) -> dict[str, DataType]:
     return schema_of(DataFileReader(path).arrow_schema, skip_untyped=True)
 
 
-def warn_imprecise_timestamps(command: str, data: str, columns: list[str], override: dict[str, DataType]) -> None:
+def warn_imprecise_timestamps(command: str, data: str | InputFile, columns: list[str],
+                              override: dict[str, DataType]) -> None:
     """One line on stderr when ``columns`` of the data file hold ORC timestamps typed without ``--schema``."""
     from fileindex.arrow.data_files import DataFileReader
     from fileindex.writing.data_file import imprecise_timestamps, imprecise_timestamps_warning

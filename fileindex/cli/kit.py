@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from fileindex.cli import HANDLED, report_failure
+from fileindex.cli.storage import add_storage_options_argument, storage_options
 
 NAME = "kit"
 HELP = "the conformance kit: export the corpus, run implementations through it, this project's adapter"
@@ -49,6 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "stopped and the check fails")
     run.add_argument("--budget", type=_seconds, metavar="SECONDS",
                      help="the time the whole run may take; then it ends with a report of what it got (exit 1)")
+    run.add_argument("--tables-at", metavar="URI",
+                     help="the URI (s3://, gs://, abfs://...) the corpus's tables/ folder was copied to: Tier 2 "
+                          "requests name each table there, with the --storage-option pairs (an adapter that reads "
+                          "tables on that store answers them); the corpus folder is still checked as it is")
+    add_storage_options_argument(run)
     adapter = commands.add_parser("adapter", help="this project's adapter (the contract of docs/kit.md)")
     add_request_arguments(adapter)
 
@@ -83,7 +89,8 @@ def _run(args: argparse.Namespace) -> int:
     check_outputs(args.folder, {"--json": args.json if args.json != "-" else None, "--html": args.html})
     with tempfile.TemporaryDirectory(prefix="fileindex-kit-") as scratch:
         results = run_kit(args.folder, args.impl, args.workdir or scratch, progress, only=args.only or (),
-                          fail_fast=args.fail_fast, timeout=args.timeout, budget=args.budget)
+                          fail_fast=args.fail_fast, timeout=args.timeout, budget=args.budget,
+                          tables_at=args.tables_at, storage_options=storage_options(args))
     if args.json == "-":
         print(json.dumps(report.to_json(results), indent=2, ensure_ascii=False))
     else:

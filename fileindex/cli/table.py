@@ -107,8 +107,9 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
     try:
         if args.orphans:
             orphans = orphan_files(args.table)
+            root = TableStore.at(args.table).root
             for path in orphans:  # relative to the table root, as --indexes lists files
-                relative = path.relative_to(Path(args.table)).as_posix()
+                relative = Path(path.relative_to(root)).as_posix()
                 print(json.dumps({"orphan": relative}) if args.json else relative)
             print(f"{len(orphans)} orphan file(s): {LOOKS_FOR}", file=sys.stderr)
             return 0
@@ -190,7 +191,8 @@ def explain_unregistered(table, args: argparse.Namespace) -> int:
     from fileindex.cli.column_types import SIDECAR_SUFFIX
     from fileindex.cli.explain import explain_file
 
-    path = next((p for p in (Path(args.explain), table.root / args.explain) if p.is_file()), None)
+    path = None if table.store.remote else next(
+        (p for p in (Path(args.explain), table.root / args.explain) if p.is_file()), None)
     if path is None:
         raise UsageError(f"{args.explain} is not a live data file of {args.table} nor its index, nor a file; "
                          f"fileindex table {args.table} --indexes lists them")

@@ -34,11 +34,12 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
 
-from fileindex.errors import ConfinementError, FileIndexError, UsageError
+from fileindex.errors import ConfinementError, FileIndexError, StoreError, UsageError
 from fileindex.io.base import FileIO, InputFile
 from fileindex.io.locations import Location, UriPaths, parse_location
 from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store_options
@@ -47,10 +48,11 @@ TAIL = 64 * 1024  # bytes of an object's end fetched when it is opened (a Parque
 GAP = 64 * 1024  # ranges closer than this are fetched as one (a request costs more than these bytes)
 MAX_CONCURRENT = 8  # ranges of one file fetched at once
 _NO_SUFFIX_RANGE = ("azure",)
-
-
-class StoreError(FileIndexError):
-    """A request a store refused or could not answer; the message names the object, never a secret."""
+# how long a request may take, and be tried again, before the store is said to be out of reach: a few tries in
+# seconds, not the client library's ten tries in up to three minutes (connection errors, timeouts and 5xx answers
+# are retried, each after a backoff of 100 ms doubling up to 2 s)
+CONNECT_TIMEOUT, REQUEST_TIMEOUT = "5s", "60s"
+MAX_RETRIES, RETRY_TIMEOUT_SECONDS = 3, 15
 
 
 class ObjectChangedError(StoreError):
@@ -340,8 +342,28 @@ class ObjectStoreFileIO(UriPaths):
                 raise _Exists() from None
             if type(err).__name__ == "PreconditionError":
                 raise _Changed() from None
-            text = scrub(str(err).split("\n", 1)[0], self.options.secrets())
-            raise StoreError(f"{location.uri}: {text}") from None
+            raise StoreError(f"{location.uri}: {self._said(err)}") from None
+
+    def _said(self, err: Exception) -> str:
+        """What a client library's error means, in a few words without secrets: a bucket or container that is not
+        there, an endpoint out of reach, credentials refused, else the error's first line."""
+        text, kind = str(err), type(err).__name__
+        container = "container" if self.root.store == "azure" else "bucket"
+        endpoint = scrub(self.options.endpoint or "its default endpoint", self.options.secrets())
+        option = {"s3": "s3.endpoint", "azure": "azure.endpoint", "gcs": "gcs.endpoint"}[self.root.store]
+        if any(code in text for code in ("NoSuchBucket", "ContainerNotFound", "no bucket named")):
+            return f"{container} {self.root.bucket} does not exist at {endpoint}"
+        if "169.254.169.254" in text or "metadata" in text.lower():  # (the credential chain's last resort)
+            return ("no credentials: none in the options or the environment, and no instance metadata service "
+                    "answered; give them as options (s3.access-key, ...) or in the environment")
+        if kind in ("PermissionDeniedError", "UnauthenticatedError") or any(
+                status in text for status in ("403 Forbidden", "401 Unauthorized")):
+            return (f"access denied at {endpoint}: the store refused the credentials given (options, the "
+                    "environment or the credential chain) for this object")
+        if "error sending request" in text or "timed out" in text.lower() or "dns error" in text:
+            return (f"cannot reach the store at {endpoint} (no answer after {MAX_RETRIES} retries in at most "
+                    f"{RETRY_TIMEOUT_SECONDS} s): check {option} and the network")
+        return scrub(text.split("\n", 1)[0], self.options.secrets())
 
 
 class _Exists(Exception):
@@ -376,7 +398,11 @@ def obstore_store(location: Location, options: StoreOptions) -> Any:
     from obstore.store import AzureStore, GCSStore, S3Store
 
     _obstore()
-    client: Any = {"allow_http": True} if options.allow_http else None  # obstore's TypedDicts, filled by name
+    client: Any = {"connect_timeout": CONNECT_TIMEOUT, "timeout": REQUEST_TIMEOUT}  # obstore's TypedDicts, by name
+    if options.allow_http:
+        client["allow_http"] = True
+    retry: Any = {"max_retries": MAX_RETRIES, "retry_timeout": timedelta(seconds=RETRY_TIMEOUT_SECONDS),
+                  "backoff": {"init_backoff": timedelta(milliseconds=100), "max_backoff": timedelta(seconds=2)}}
     config: Any = {}
     if location.store == "s3":
         _put(config, endpoint=options.endpoint, region=options.region, skip_signature=options.anonymous or None,
@@ -385,19 +411,20 @@ def obstore_store(location: Location, options: StoreOptions) -> Any:
              virtual_hosted_style_request=None if options.path_style is None else not options.path_style)
         if options.s3_compatible == "oss" and options.path_style is None:
             config["virtual_hosted_style_request"] = True  # OSS answers only virtual-hosted requests
-        return S3Store(location.bucket, config=config, client_options=client)
+        return S3Store(location.bucket, config=config, client_options=client, retry_config=retry)
     if location.store == "azure":
         _put(config, account_name=options.account, account_key=_reveal(options.account_key),
              sas_key=_reveal(options.sas_token), client_id=options.client_id,
              client_secret=_reveal(options.client_secret), tenant_id=options.tenant_id,
              authority_host=options.authority_host, endpoint=options.endpoint)
-        return AzureStore(location.bucket, config=config, client_options=client)
+        return AzureStore(location.bucket, config=config, client_options=client, retry_config=retry)
     _put(config, base_url=options.endpoint, service_account=options.credentials_file)
     provider: Any = None
     if options.anonymous or options.token is not None:
         token = _reveal(options.token) or ""
         provider = _StaticToken(token)
-    return GCSStore(location.bucket, config=config, client_options=client, credential_provider=provider)
+    return GCSStore(location.bucket, config=config, client_options=client, credential_provider=provider,
+                    retry_config=retry)
 
 
 class _StaticToken:

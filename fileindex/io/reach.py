@@ -3,6 +3,8 @@
 in the modules. A context variable: another thread or a later call is never affected."""
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,13 +32,34 @@ def current_reach() -> tuple[Mapping[str, str] | None, Any]:
 def read_location(uri: str, limit: int, what: str = "file") -> bytes:
     """The whole of a file named by a store's URI (``s3://``, ``gs://``, ...), reached as :func:`current_reach`
     says; at most ``limit`` bytes."""
-    from fileindex.io.arrow_fs import file_io_for
-
-    options, filesystem = current_reach()
-    file_io = file_io_for(uri, options, filesystem=filesystem)
+    file_io = file_io_at(uri)
     if file_io is None:  # (a file:// URI)
         from fileindex.io.locations import parse_location
         from fileindex.io.local import LOCAL
 
         return LOCAL.read_bytes(parse_location(uri).key, limit=limit, what=what)
     return file_io.read_bytes(uri, limit=limit, what=what)
+
+
+def names_a_store(location: str | os.PathLike) -> bool:
+    """Whether ``location`` is a store's URI (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``...), not a local path or
+    ``file://`` URI: nothing about it can be told without a request (a table there is opened, not looked at)."""
+    found = _SCHEME.match(os.fspath(location))  # (also as a Path leaves it: s3:/bucket/key)
+    return found is not None and found.group(1).lower() != "file"
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
+
+
+def file_io_at(uri: str) -> Any:
+    """The file access for a store's URI, reached as :func:`current_reach` says."""
+    from fileindex.io.arrow_fs import file_io_for
+
+    options, filesystem = current_reach()
+    return file_io_for(uri, options, filesystem=filesystem)
+
+
+def open_location(uri: str, what: str = "file") -> Any:
+    """A file named by a store's URI opened once for reading (an :class:`~fileindex.io.base.InputFile`), reached
+    as :func:`current_reach` says; a missing object is the FileNotFoundError naming it."""
+    return file_io_at(uri).open_input(uri, what=what)

@@ -19,6 +19,7 @@ from fileindex.reference.predicate_json import predicate_from_json
 from fileindex.reference.vector_format import value_from_json
 from fileindex.types import parse_type
 from fileindex.io.atomic import write_atomically
+from fileindex.io.reach import reaching
 
 
 def layouts() -> list[str]:
@@ -49,18 +50,20 @@ def read(request: dict) -> dict:
 def scan(request: dict) -> dict:
     from fileindex.scan.table import PaimonTable
 
-    table = PaimonTable(request["table"])
-    predicate = predicate_from_json(request["where"], table.schema.types(), "where")
-    return {"files": {verdict.file: _answer(verdict.result) for verdict in table.plan(predicate)}}
+    with reaching(request.get("storage_options")):  # (a table on a store: Tier 2 run with --tables-at)
+        table = PaimonTable(request["table"])
+        predicate = predicate_from_json(request["where"], table.schema.types(), "where")
+        return {"files": {verdict.file: _answer(verdict.result) for verdict in table.plan(predicate)}}
 
 
 def rows(request: dict) -> dict:
     from fileindex.kit.rows import matching_rows
     from fileindex.scan.table import PaimonTable
 
-    table = PaimonTable(request["table"])
-    return {"rows": matching_rows(request["table"], predicate_from_json(request["where"], table.schema.types(),
-                                                                          "where"))}
+    with reaching(request.get("storage_options")):
+        table = PaimonTable(request["table"])
+        return {"rows": matching_rows(request["table"], predicate_from_json(request["where"], table.schema.types(),
+                                                                              "where"))}
 
 
 def _answer(result: FileIndexResult) -> dict:

@@ -45,7 +45,9 @@ def to_argv(request: dict) -> list[str]:
         return ["read", request["file"], "--schema", json.dumps(request["schema"], ensure_ascii=False),
                 "--where", json.dumps(request["where"], ensure_ascii=False)]
     if op in ("scan", "rows"):
-        return [op, request["table"], "--where", json.dumps(request["where"], ensure_ascii=False)]
+        reach = [f for key, value in (request.get("storage_options") or {}).items()
+                 for f in ("--storage-option", f"{key}={value}")]
+        return [op, request["table"], "--where", json.dumps(request["where"], ensure_ascii=False), *reach]
     if op == "write":
         return ["write", "--dataset", request["dataset"], "--column", request["column"], "--type", request["type"],
                 "--index-type", request["index_type"], "--options", json.dumps(request["options"]),
@@ -55,6 +57,7 @@ def to_argv(request: dict) -> list[str]:
 
 def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     """The one-call command line of an adapter, as ``fileindex kit adapter`` takes it."""
+    from fileindex.storage_args import add_storage_options_argument
     calls = parser.add_subparsers(dest="call", metavar="CALL", required=True)
     calls.add_parser("capabilities", help="what this implementation reads and writes (JSON)")
     calls.add_parser("batch", help="answer one JSON request per stdin line, one JSON answer per stdout line")
@@ -67,9 +70,11 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     scan = calls.add_parser("scan", help="the verdict of every live data file of TABLE for a predicate (JSON)")
     scan.add_argument("table")
     scan.add_argument("--where", required=True, help="the predicate in its structured JSON form")
+    add_storage_options_argument(scan)
     rows = calls.add_parser("rows", help="the rows a full read of TABLE returns under a predicate (JSON)")
     rows.add_argument("table")
     rows.add_argument("--where", required=True, help="the predicate in its structured JSON form")
+    add_storage_options_argument(rows)
     write = calls.add_parser("write", help="write a one-column container from a dataset")
     for option in ("--dataset", "--type", "--index-type", "--out"):
         write.add_argument(option, required=True)
@@ -80,6 +85,7 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
 
 def from_argv(args: argparse.Namespace) -> dict:
     """The request a parsed one-call command line makes (UsageError for JSON that does not read)."""
+    from fileindex.storage_args import storage_options
     request: dict = {"op": args.call}
     if args.call in ("head", "read"):
         request["file"] = args.file
@@ -87,6 +93,9 @@ def from_argv(args: argparse.Namespace) -> dict:
         request["schema"], request["where"] = _json(args.schema, "--schema"), _json(args.where, "--where")
     if args.call in ("scan", "rows"):
         request["table"], request["where"] = args.table, _json(args.where, "--where")
+        reach = storage_options(args)
+        if reach:
+            request["storage_options"] = reach
     if args.call == "write":
         request.update(dataset=args.dataset, column=args.column, type=args.type, index_type=args.index_type,
                        options=_json(args.options, "--options"), container_version=args.container_version,

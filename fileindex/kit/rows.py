@@ -19,8 +19,9 @@ import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap
 
+from fileindex.io.reach import names_a_store
 from fileindex.pipeline.inputs import resolve_inputs
-from fileindex.scan.task import DataFileTask, Inputs
+from fileindex.scan.task import DataFileTask, Inputs, table_inputs
 from fileindex.pipeline.probes import python_values
 from fileindex.scan.reader import output_schema, read_candidates, scannable
 from fileindex.scan.truth import matches
@@ -36,7 +37,7 @@ def table_columns(table: PaimonTable) -> list[dict]:
 
 def matching_rows(root: str | Path, predicate: Predicate) -> list[list]:
     """The rows of the table's latest snapshot that satisfy ``predicate``, canonical (see the module)."""
-    inputs = resolve_inputs([str(root)])
+    inputs = table_inputs(PaimonTable(str(root))) if names_a_store(root) else resolve_inputs([str(root)])
     table = inputs.table
     assert table is not None  # resolve_inputs of a table root
     schema = output_schema(inputs)

@@ -104,10 +104,13 @@ class Results:
 
 def run(folder: str | Path, commands: list[str], workdir: str | Path,
         progress: Callable[[str], None] = lambda text: None, *, only: list[str] | tuple[str, ...] = (),
-        fail_fast: bool = False, timeout: float = TIMEOUT, budget: float | None = None) -> Results:
+        fail_fast: bool = False, timeout: float = TIMEOUT, budget: float | None = None,
+        tables_at: str | None = None, storage_options: dict[str, str] | None = None) -> Results:
     """Every adapter through the corpus. ``only``: layouts and globs of case names (a case runs when one
     matches); ``timeout``: seconds one answer may take; ``budget``: seconds the run may take, after which it
-    ends with what it got (``Results.stopped``), as ``fail_fast`` does after the first failure."""
+    ends with what it got (``Results.stopped``), as ``fail_fast`` does after the first failure. ``tables_at``:
+    the URI the corpus's ``tables/`` folder was copied to (an object store's): Tier 2 requests name the tables
+    there, with ``storage_options`` (Paimon's option keys) to reach them."""
     workdir = Path(workdir)
     check_apart(workdir, [folder], what="--workdir")
     if Path(folder).is_file():  # a release tarball, as vendored
@@ -145,7 +148,8 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
     results = Results(manifest["kit_version"], {a.name: {**a.capabilities, "command": a.command} for a in adapters},
                       fail_fast=fail_fast)
     try:
-        _run_phases(adapters, folder, (v1, tier1, multi, bad, tables, refusals), workdir, results, progress)
+        _run_phases(adapters, folder, (v1, tier1, multi, bad, tables, refusals), workdir, results, progress,
+                    TableSource(folder, tables_at, storage_options or {}))
     except StopRun as stop:
         results.stopped = str(stop)
         progress(f"ended early: {stop}")
@@ -162,8 +166,25 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
     return results
 
 
+@dataclass(frozen=True)
+class TableSource:
+    """Where Tier 2 requests name a case's table: in the corpus folder, or (``uri``) under the URI its ``tables/``
+    folder was copied to, with the options that reach it."""
+
+    folder: Path
+    uri: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+
+    def request(self, case: Case) -> dict:
+        if self.uri is None:
+            return {"table": str(case.file)}
+        relative = case.file.relative_to(self.folder / "tables").as_posix()
+        return {"table": f"{self.uri.rstrip('/')}/{relative}",
+                **({"storage_options": self.options} if self.options else {})}
+
+
 def _run_phases(adapters: list[Adapter], folder: Path, groups: tuple, workdir: Path, results: Results,
-                progress: Callable[[str], None]) -> None:
+                progress: Callable[[str], None], source: TableSource | None = None) -> None:
     v1, tier1, multi, bad, tables, refusals = groups
     written = {}
     for adapter in adapters:
@@ -178,8 +199,8 @@ def _run_phases(adapters: list[Adapter], folder: Path, groups: tuple, workdir: P
         for case in phase.each(bad):
             _guarded(results, adapter, CORPUS, case, "reject", _bad_case, adapter, case, results)
         for case in phase.each(tables):
-            _guarded(results, adapter, CORPUS, case, "scan", _scan_case, adapter, case, results)
-            _guarded(results, adapter, CORPUS, case, "rows", _rows_case, adapter, case, results)
+            _guarded(results, adapter, CORPUS, case, "scan", _scan_case, adapter, case, results, source)
+            _guarded(results, adapter, CORPUS, case, "rows", _rows_case, adapter, case, results, source)
         for producer, files in written.items():
             phase = Phase(progress, f"{adapter.name}: reading what {producer} wrote", len(files))
             for case, path in phase.each(files):
@@ -286,7 +307,7 @@ def _judge(answer: dict, problem: Callable[..., str | None], *args: Any,
         return f"the answer or the case is not laid out as docs/kit.md says ({_error_text(err)})"
 
 
-def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
+def _scan_case(adapter: Adapter, case: Case, results: Results, source: TableSource | None = None) -> None:
     """Tier 2: every predicate's verdict per live data file of the table, exactly the recorded files."""
     layout = "table"
     readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
@@ -296,7 +317,8 @@ def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
         if not readable:
             results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
             continue
-        answer = adapter.ask({"op": "scan", "table": str(case.file), "where": item["where"]})
+        table = source.request(case) if source else {"table": str(case.file)}
+        answer = adapter.ask({"op": "scan", **table, "where": item["where"]})
         # whole-file verdicts: the adapter keeps or skips whole files, or the expected answers do (Java's plan)
         whole_files = adapter.capabilities.get("scan") == "files" or case.sidecar.get("whole_files") is True
         problem = _judge(answer, _files_problem, item["expected"]["files"], whole_files=whole_files)
@@ -304,7 +326,7 @@ def _scan_case(adapter: Adapter, case: Case, results: Results) -> None:
                     case.name)
 
 
-def _rows_case(adapter: Adapter, case: Case, results: Results) -> None:
+def _rows_case(adapter: Adapter, case: Case, results: Results, source: TableSource | None = None) -> None:
     """Tier 2: the rows a full read of the table returns under each predicate, compared in the kit's order.
     Asked of an adapter that reads the table's indexes too: a reader may prune with them (Java 0.9.0 does)."""
     readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
@@ -314,7 +336,8 @@ def _rows_case(adapter: Adapter, case: Case, results: Results) -> None:
         if not adapter.capabilities.get("rows") or not readable:
             results.add(adapter.name, CORPUS, "table", "rows", False, case.name)
             continue
-        answer = adapter.ask({"op": "rows", "table": str(case.file), "where": item["where"]})
+        table = source.request(case) if source else {"table": str(case.file)}
+        answer = adapter.ask({"op": "rows", **table, "where": item["where"]})
         problem = _judge(answer, _rows_problem, item["expected"]["rows"])
         results.add(adapter.name, CORPUS, "table", "rows", problem and f"{case.name} {item.get('sql')}: {problem}",
                     case.name)

@@ -26,6 +26,7 @@ from fileindex.container.file import (
     sidecar_container,
 )
 from fileindex.io import InputFile
+from fileindex.io.locations import UriPath
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
@@ -145,7 +146,7 @@ class PaimonTable:
     def data_file_exists(self, entry: ManifestEntry) -> bool:
         return self.store.data_file_exists(entry, self.schema)
 
-    def index_location(self, entry: ManifestEntry) -> tuple[str, bytes | Path | None, str]:
+    def index_location(self, entry: ManifestEntry) -> tuple[str, bytes | Path | UriPath | None, str]:
         """(where the index lives, its embedded bytes or its sidecar's path, a note on a problem)."""
         if entry.embedded_index is not None:
             return "embedded", entry.embedded_index, ""
@@ -155,6 +156,11 @@ class PaimonTable:
         if note:
             return "sidecar", None, note
         path = self.store.beside(entry, self.schema, entry.index_files[0])
+        if self.store.remote or "://" in path:  # (one HEAD)
+            found = self.store.io_of(path).info(path)
+            if found is None or found.kind != "file":
+                return "sidecar", None, f"index file {entry.index_files[0]} is missing"
+            return "sidecar", UriPath(path), ""
         if not os.path.isfile(path):
             return "sidecar", None, f"index file {entry.index_files[0]} is missing"
         return "sidecar", Path(path), ""
@@ -198,12 +204,25 @@ class PaimonTable:
     def find(self, name: str) -> ManifestEntry | None:
         """The live data file ``name`` designates: its path as ``--indexes`` prints it (relative to the
         root), its file name, its path from the current folder, or the same of its ``.index`` sidecar."""
+        if self.store.remote:
+            return self._find_on_store(name)
         given = Path(name)
         for entry, _ in self.live():
             data = self.data_path(entry)
             for path in (data, *(data.parent / n for n in entry.extra_files if n.endswith(".index"))):
                 if name in (path.name, str(path)) or _same_file(given, path) or _same_file(self.root / given, path):
                     return entry
+        return None
+
+    def _find_on_store(self, name: str) -> ManifestEntry | None:
+        """:meth:`find` on a store: by name, by the path ``--indexes`` prints, or by the whole URI."""
+        wanted = name.removeprefix(f"{self.root}/")
+        for entry, _ in self.live():
+            relative = self.relative(entry)
+            folder = relative.rpartition("/")[0]
+            names = [entry.file_name, *(n for n in entry.extra_files if n.endswith(".index"))]
+            if wanted in names or wanted in [f"{folder}/{n}" if folder else n for n in names]:
+                return entry
         return None
 
     def _evaluate(self, entry: ManifestEntry, predicates: Sequence[Predicate | None], extended: bool,

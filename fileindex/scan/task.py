@@ -68,6 +68,8 @@ class DataFileTask:
         """
         if self.table is not None:
             return self.table.container(self.table_entry())
+        if self.index_file is not None and "://" in self.index_file:  # (a store's URI: read whole, in one GET)
+            return "sidecar", FileIndexContainer.open(self.index_file), ""
         sidecar = self.sidecar_path()
         if not sidecar.is_file():
             return "none", None, ""
@@ -106,7 +108,8 @@ def table_inputs(table: PaimonTable, index_dir: str | None = None, keep_manifest
         if not entry.external_path:
             path = f"{real_root}/{relative}"
         else:  # (on storage this reader cannot open: named as the manifest names it, answered REMAIN)
-            path = str(table.data_path(entry).resolve()) if table.store.readable(entry) else entry.external_path
+            path = (entry.external_path if not table.store.readable(entry) or "://" in table.store.data_file(
+                entry, table.schema) else str(table.data_path(entry).resolve()))
         size = entry.file_size if entry.file_size is not None else _size_or_zero(path)
         tasks.append(DataFileTask(path, relative, size, table, entry, vector, index_dir))
     return Inputs(tasks, table)

@@ -9,14 +9,14 @@ from pyroaring import FrozenBitMap
 from fileindex.errors import FileIndexError, SchemaMisfitError
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.table.metadata import ManifestEntry
-from fileindex.table.names import READABLE_SCHEMES, external_scheme
+from fileindex.table.names import external_scheme, readable_external
 
 MAX_INDEXED_ROWS = 2**31 - 1
 
 
 def missing_note(entry: ManifestEntry) -> str:
     """Why a data file cannot be read, as a verdict's note."""
-    if entry.external_path and external_scheme(entry.external_path) not in READABLE_SCHEMES:
+    if entry.external_path and not readable_external(entry.external_path):
         return f"data file is on {external_scheme(entry.external_path)}:// storage, not readable here"
     return "data file is missing"
 

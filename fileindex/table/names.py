@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from fileindex.io.locations import UriPath, parse_location
+from fileindex.io.locations import OBJECT_STORES, SCHEMES, UriPath, parse_location
 from fileindex.table.errors import UnsafeNameError
 
 MAX_NAME_BYTES = 255  # NAME_MAX of POSIX file systems: no real file has a longer name
 MAX_EXTERNAL_PATH_BYTES = 4096  # PATH_MAX
 READABLE_SCHEMES = ("file", "")  # "": an absolute path without a scheme
+STORE_SCHEMES = tuple(scheme for scheme, store in SCHEMES.items() if store in OBJECT_STORES)  # read by the store
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\]")
 
@@ -73,6 +74,17 @@ def external_path(value: str, where: str, field: str) -> str:
 
 def external_scheme(value: str) -> str:
     return urlsplit(value).scheme.lower()
+
+
+def on_store(value: str) -> bool:
+    """Whether an external path (or a folder of them) names an object store (``s3://``, ``gs://``, ``abfs://``...):
+    read through that store, where the caller allows its folder."""
+    return external_scheme(value) in STORE_SCHEMES
+
+
+def readable_external(value: str) -> bool:
+    """Whether an external path is on storage this reader opens: the local disk or an object store."""
+    return external_scheme(value) in READABLE_SCHEMES or on_store(value)
 
 
 def local_external_path(value: str) -> Path:

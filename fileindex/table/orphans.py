@@ -66,6 +66,8 @@ def orphan_files(root: str | Path) -> list[Path]:
     store = TableStore.at(root)
     root = store.root
     named = _named(store)
+    if store.remote:
+        return sorted((p for p in _listed_candidates(store) if p not in named), key=str)
     folder = store.manifest_dir
     candidates = [p for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
     for path in root.rglob("*"):
@@ -75,3 +77,20 @@ def orphan_files(root: str | Path) -> list[Path]:
         if path.is_file() and (path.name.endswith(".index") or path.name.endswith(".tmp")):
             candidates.append(path)
     return sorted(p for p in candidates if p not in named)
+
+
+def _listed_candidates(store: TableStore) -> list:
+    """The candidates of a table on an object store, by LIST requests (one per folder and thousand entries):
+    the files of ``manifest/``, and the ``*.index`` and ``*.tmp`` files under every other folder."""
+    io, root = store.io, store.root
+    manifests = store.manifest_dir
+    found = [manifests / f.name for f in io.list(str(manifests)) if f.kind == "file"]
+    folders = [root / f.name for f in io.list(str(root)) if f.kind == "folder" and f.name not in METADATA_FOLDERS]
+    while folders:
+        folder = folders.pop()
+        for entry in io.list(str(folder)):
+            if entry.kind == "folder":
+                folders.append(folder / entry.name)
+            elif entry.kind == "file" and entry.name.endswith((".index", ".tmp")):
+                found.append(folder / entry.name)
+    return found

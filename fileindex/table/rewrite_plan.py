@@ -32,7 +32,7 @@ from fileindex.table.metadata import (
 from fileindex.table.manifest_entry import ADD, ManifestEntry
 from fileindex.table.manifest_entry import INDEX_FILE_SUFFIX as INDEX_SUFFIX
 from fileindex.table.manifest_writer import AvroShape, shape_of
-from fileindex.table.names import inside
+from fileindex.table.names import inside, on_store
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
 from fileindex.io.atomic import write_atomically
@@ -495,6 +495,9 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
         elif not allow_external:
             raise UsageError(f"{name}: a data file under an external path, outside the table: rewrite would write "
                              "its index file beside it; pass --allow-external-paths to write there")
+        elif on_store(entry.external_path):
+            raise UsageError(f"{name}: a data file under an external path on an object store: rewrite does not write "
+                             "index files there (it only reads them): not supported")
         plan.jobs.append(FileJob(name, str(path), str(table_root), entry, entry.identifier, file_options,
                                  data.types(), threshold, bool(entry.external_path), chosen_writer, defaults,
                                  store.io if store.remote else None))

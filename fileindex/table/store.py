@@ -18,8 +18,7 @@ Data files are named per bucket: a partition's folder is decoded once per store,
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -28,9 +27,14 @@ from urllib.parse import unquote, urlsplit
 from fileindex.errors import UsageError
 from fileindex.io import LOCAL, FileIO, InputFile, OutsideError
 from fileindex.io.locations import UriPath, parse_location
-from fileindex.io.reach import current_reach
+from fileindex.io.reach import current_reach, names_a_store
 from fileindex.table.errors import TableError, UnsafeNameError
-from fileindex.table.names import READABLE_SCHEMES, external_scheme, inside, local_external_path
+from fileindex.table.names import (
+    inside,
+    local_external_path,
+    on_store,
+    readable_external,
+)
 
 if TYPE_CHECKING:
     from fileindex.table.metadata import ManifestEntry, Schema
@@ -43,16 +47,6 @@ EXTERNAL_PATHS_OPTION = "data-file.external-paths"
 BRANCH_PREFIX = "branch-"
 # the folders under a table root that hold metadata, not data files (each branch's metadata is under branch/)
 METADATA_FOLDERS = ("manifest", "snapshot", "schema", "tag", "index", "statistics", "changelog", "branch")
-
-
-def names_a_store(location: str | os.PathLike) -> bool:
-    """Whether ``location`` is a store's URI (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``...), not a local path or
-    ``file://`` URI: nothing about it can be told without a request (a table there is opened, not looked at)."""
-    found = _SCHEME.match(os.fspath(location))  # (also as a Path leaves it: s3:/bucket/key)
-    return found is not None and found.group(1).lower() != "file"
-
-
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
 
 
 def is_table_root(path: str | Path) -> bool:
@@ -121,7 +115,7 @@ class TableStore:
             options, filesystem = current_reach()
         root, io = _root_and_io(location, options, filesystem)
         remote = isinstance(root, UriPath)
-        roots = tuple(r if r == DECLARED else parse_location(r).uri if remote else str(local_root(r))
+        roots = tuple(r if r == DECLARED else parse_location(r).uri if remote or on_store(r) else str(local_root(r))
                       for r in external_roots)
         if branch is None or branch == MAIN:
             return cls(root, io=io, external_roots=roots)
@@ -269,6 +263,8 @@ class TableStore:
         """Where the data file is: under the root, or its external path's local path (an UnsafeNameError for
         storage this reader cannot open)."""
         if entry.external_path:
+            if on_store(entry.external_path):  # (a `..` or a query in it: refused here, like a `../` name)
+                return parse_location(entry.external_path).uri
             return str(local_external_path(entry.external_path))
         return self.io.join(self._root_text(), self.data_folder(entry, schema), entry.file_name)
 
@@ -280,15 +276,16 @@ class TableStore:
 
     def readable(self, entry: ManifestEntry) -> bool:
         """Whether the data file is on storage this store can open (an external path's scheme)."""
-        return not entry.external_path or external_scheme(entry.external_path) in READABLE_SCHEMES
+        return not entry.external_path or readable_external(entry.external_path)
 
     def allowed_roots(self, schema: Schema) -> tuple[str, ...]:
         """The folders data files under external paths may be read from: those the caller gave, and (given
         ``DECLARED``) those the table's ``data-file.external-paths`` names."""
         roots = [root for root in self.external_roots if root != DECLARED]
         if DECLARED in self.external_roots:
-            roots += [str(local_root(r)) for r in schema.options.get(EXTERNAL_PATHS_OPTION, "").split(",")
-                      if r.strip() and external_scheme(r.strip()) in READABLE_SCHEMES]
+            declared = [r.strip() for r in schema.options.get(EXTERNAL_PATHS_OPTION, "").split(",") if r.strip()]
+            roots += [parse_location(r).uri if on_store(r) else str(local_root(r)) for r in declared
+                      if readable_external(r)]
         return tuple(roots)
 
     def external_refusal(self, entry: ManifestEntry, schema: Schema) -> str | None:
@@ -299,7 +296,8 @@ class TableStore:
         if not roots:
             return ("a data file under an external path, outside the table: allow its folder with "
                     "external_roots=[...] (--allow-external-paths [ROOT])")
-        if not any(self.io.inside(root, self.data_file(entry, schema)) for root in roots):
+        path = self.data_file(entry, schema)
+        if not any(_store_contains(root, path) if on_store(path) else self.io.inside(root, path) for root in roots):
             return f"its external path lies outside the folders allowed ({', '.join(roots)})"
         return None
 
@@ -321,7 +319,7 @@ class TableStore:
         """A sidecar of the data file opened as ``open_data`` opens the data file (on an object store by its
         first bytes, where a container's HEAD is: its bodies are fetched when asked for)."""
         path, within = self.beside(entry, schema, name), self._within(entry, schema)
-        open_head = getattr(self.io, "open_head", None)
+        open_head = getattr(self.io_of(path), "open_head", None)
         if open_head is not None:
             from fileindex.container.file import HEAD_BYTES
 
@@ -332,9 +330,24 @@ class TableStore:
         """A file of the table opened once for reading, inside ``within`` (default: the table root); one
         leading outside is an UnsafeNameError in the words of docs/untrusted-tables.md."""
         try:
-            return self.io.open_input(path, within=within or (self._root_text(),), what=what)
+            return self.io_of(path).open_input(path, within=within or (self._root_text(),), what=what)
         except OutsideError as err:
             raise _outside(what, path, err, within) from None
+
+    def io_of(self, path: str) -> FileIO:
+        """The file access that reaches ``path``: the table's, or for a data file under an external path in another
+        bucket or store, one made for that bucket (with the table's options or the caller's ``reaching``), kept."""
+        if not on_store(path):
+            return self.io
+        location = parse_location(path)
+        bucket = (location.store, location.bucket, location.account, location.host)
+        own = getattr(self.io, "root", None)
+        if own is not None and (own.store, own.bucket, own.account, own.host) == bucket:
+            return self.io
+        found = self._memo.get(("io", bucket))
+        if found is None:
+            found = self._memo[("io", bucket)] = _bucket_io(replace(location, key=""), self.io)
+        return found
 
     def bucket_names(self, entry: ManifestEntry, schema: Schema) -> tuple[frozenset[str], frozenset[str]]:
         """(the files, the symlinks) in the data file's bucket folder, listed once per store."""
@@ -351,7 +364,7 @@ class TableStore:
         """Whether the data file is there: its bucket folder is listed once per store (a stat per file was a
         planning cost), an external path looked up. A symlink out of the table is refused. On a remote store
         nothing is listed or looked up (Paimon does neither): a missing file is found when it is opened."""
-        if self.remote:
+        if self.remote or (entry.external_path and on_store(entry.external_path)):
             return self.readable(entry)
         if entry.external_path:
             if not self.readable(entry):
@@ -463,6 +476,25 @@ def _root_and_io(location: str | os.PathLike, options: Mapping[str, str] | None,
     io = file_io_for(text, options, filesystem=filesystem)
     assert io is not None  # (not a local path)
     return cast(Path, UriPath(parsed)), cast(FileIO, io)
+
+
+def _store_contains(root: str, path: str) -> bool:
+    """Whether ``path``, a store's URI, lies in the folder ``root`` (a store's URI; a local folder holds none)."""
+    return on_store(root) and parse_location(root).contains(parse_location(path))
+
+
+def _bucket_io(bucket: Any, table_io: FileIO) -> FileIO:
+    """The file access of another bucket than the table's: with the table's store options where the table is on
+    the same kind of store, else as the caller's ``reaching`` says."""
+    from fileindex.io.arrow_fs import file_io_for
+    from fileindex.io.object_store import ObjectStoreFileIO
+
+    if isinstance(table_io, ObjectStoreFileIO) and table_io.root.store == bucket.store:
+        return cast(FileIO, ObjectStoreFileIO(bucket, table_io.options))
+    options, filesystem = current_reach()
+    found = file_io_for(bucket.uri, options, filesystem=filesystem)
+    assert found is not None  # (an object store's URI)
+    return cast(FileIO, found)
 
 
 def _outside(what: str, path: str, err: OutsideError, within: tuple[str, ...] | None) -> UnsafeNameError:

@@ -21,6 +21,7 @@ from fileindex.arrow.maps import map_values
 from fileindex.arrow.types import conform
 from fileindex.container.writer import Entry, stream_container
 from fileindex.errors import UsageError
+from fileindex.io import InputFile
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.types import DataType, column_type, map_of
 from fileindex.writing.options import (
@@ -101,10 +102,11 @@ def build_table_index(table: pa.Table, schema: dict[str, DataType], options: Fil
     return build_index(table.column, table.num_rows, schema, options)
 
 
-def build_data_file_index(path: str | Path, table_options: Mapping[str, str],
+def build_data_file_index(path: str | Path | InputFile, table_options: Mapping[str, str],
                           schema_override: dict[str, DataType] | None = None,
                           out: BinaryIO | None = None, *, writer: str | None = None) -> BuiltContainer:
-    """Read only the indexed columns of a Parquet or ORC data file and build its container.
+    """Read only the indexed columns of a Parquet or ORC data file (a path, a store's URI or a file opened
+    through a store) and build its container.
 
     The indexed columns' types come from the file (Arrow → Paimon); ``schema_override`` replaces the
     types of the columns it names. Columns no index reads are never typed, so they may hold

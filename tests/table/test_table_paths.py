@@ -314,12 +314,18 @@ def test_rewrite_writes_beside_an_external_path_only_when_asked(tmp_path, capsys
     assert verdicts[0].index == "sidecar" and not verdicts[0].note
 
 
-def test_an_external_path_on_other_storage_is_read_as_unreadable(tmp_path, capsys):
+@pytest.mark.parametrize("scheme", ["hdfs", "oss"])
+def test_an_external_path_on_other_storage_is_read_as_unreadable(tmp_path, capsys, scheme):
+    """HDFS is not read for external paths; an object store's (oss://, s3://...) is read through the store only
+    where the caller allows its folder (tests/io/test_commands_on_stores.py reads one on S3)."""
     root = copy_table("parquet", "append_with_bitmap_no_embedding", tmp_path)
-    _set_file("_EXTERNAL_PATH")(root, "oss://bucket/t/bucket-0/data.parquet")
+    _set_file("_EXTERNAL_PATH")(root, f"{scheme}://bucket/t/bucket-0/data.parquet")
     assert main(["table", str(root), "--where", "f0 = 'Alice'", "--json"]) == 0
     line = json.loads(capsys.readouterr().out.splitlines()[0])
-    assert line["result"] == "REMAIN" and line["note"] == "data file is on oss:// storage, not readable here"
+    note = ("data file is on hdfs:// storage, not readable here" if scheme == "hdfs" else
+            "index file not read: a data file under an external path, outside the table: allow its folder with "
+            "external_roots=[...] (--allow-external-paths [ROOT])")
+    assert line["result"] == "REMAIN" and line["note"] == note
 
 
 # ------------------------------------------------------------------------------------- bounded work

@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.spark import build_indexes
 
     options = parse_key_values(args.option, "--option", "file-index.bitmap.columns=name")
+    refuse_sidecars_on_a_store(args.inputs, args.output_dir)
     inputs = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.output_dir,
                             external_roots=tuple(args.external_roots))
     check_build_outputs(given_paths(args.inputs), inputs, output_dir=args.output_dir, overwrite=args.overwrite)
@@ -60,6 +61,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"{summary['files']} files: {counts['written']} written, {counts['kept']} kept, {counts['failed']} "
               f"failed; {summary['rows']} rows, {summary['bytes']} index bytes")
     return 1 if counts["failed"] else 0
+
+
+def refuse_sidecars_on_a_store(inputs: list[str], output_dir: str | None) -> None:
+    """Sidecars are written beside the data files on the local disk: for a table or file on an object store,
+    only into a local --output-dir (never a path made from the store's URI)."""
+    from fileindex.errors import UsageError
+    from fileindex.io.reach import names_a_store
+
+    remote = next((given for given in inputs if names_a_store(given)), None)
+    if remote is not None and (output_dir is None or names_a_store(output_dir)):
+        raise UsageError(f"{remote} is on an object store: spark build writes sidecars to the local disk only; "
+                         "give --output-dir DIR (a local folder), or build one file with fileindex build -o URI")
 
 
 def render(row: dict) -> str:

@@ -1,0 +1,253 @@
+"""``build``, ``verify`` and ``table --orphans/--explain`` on files and tables named by a store's URI: the same
+answers as on the local copy; ``build`` creates its output on a store only if absent (a conditional PUT), and
+refuses the outputs it refuses locally before sending one."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from test_tables_on_stores import SIDECARS, run_cli, storage_flags, upload
+
+DATA = next(SIDECARS.glob("bucket-0/*.parquet"))
+BLOOM = ["--option", "file-index.bloom-filter.columns=f1", "--option", "file-index.bloom-filter.f1.items=10"]
+
+
+def test_build_and_verify_take_uris_for_input_and_output(object_store, capsys, tmp_path):
+    uri = upload(object_store, SIDECARS)
+    flags = storage_flags(object_store)
+    remote_data = f"{uri}/bucket-0/{DATA.name}"
+    local_built = tmp_path / "local.index"
+    assert run_cli(capsys, "build", str(DATA), "-o", str(local_built), *BLOOM)[0] == 0
+
+    code, out, err = run_cli(capsys, "build", remote_data, "-o", str(tmp_path / "from-store.index"), *BLOOM, *flags)
+    assert code == 0, err
+    assert (tmp_path / "from-store.index").read_bytes() == local_built.read_bytes()
+
+    output = object_store.uri("built", "data.parquet.index")
+    object_store.proxy.clear()
+    code, out, err = run_cli(capsys, "build", str(DATA), "-o", output, *BLOOM, *flags)
+    assert code == 0, err
+    assert object_store.file_io_direct().read_bytes(output, limit=1 << 20) == local_built.read_bytes()
+    puts = [r for r in object_store.proxy.requests if r.method in ("PUT", "POST")]
+    assert len(puts) == 1 and (puts[0].if_none_match == "*" or puts[0].if_generation_match == "0")
+
+    code, out, err = run_cli(capsys, "build", str(DATA), "-o", output, "--option",
+                             "file-index.bitmap.columns=f1", *flags)  # never replaced, even by a container
+    assert code == 2 and "exists" in err and err.count("\n") == 1
+    assert object_store.file_io_direct().read_bytes(output, limit=1 << 20) == local_built.read_bytes()
+
+    local_verify = run_cli(capsys, "verify", str(DATA), str(local_built), "--json")
+    for data, index in ((remote_data, output), (remote_data, str(local_built)), (str(DATA), output)):
+        code, out, err = run_cli(capsys, "verify", data, index, "--json", *flags)
+        assert (code, out.replace(data, "DATA")) == (0, local_verify[1].replace(str(DATA), "DATA")), err
+    code, out, err = run_cli(capsys, "verify", remote_data, *flags)  # its sidecar, beside it on the store
+    assert code == 0 and run_cli(capsys, "verify", str(DATA))[1] == out and "0 violations" in out
+    code, out, err = run_cli(capsys, "verify", remote_data, object_store.uri("built", "nothing.index"), *flags)
+    assert code == 2 and "no such index" in err
+
+
+def test_build_refuses_on_a_store_what_it_refuses_locally_before_any_write(s3_store, capsys):
+    uri = upload(s3_store, SIDECARS)
+    flags = storage_flags(s3_store)
+    remote_data = f"{uri}/bucket-0/{DATA.name}"
+    s3_store.put("other/data-2.parquet", DATA.read_bytes())
+    s3_store.proxy.clear()
+    for output, says in ((remote_data, "the data file itself"), (remote_data.replace("s3://", "s3a://"), "itself"),
+                         (s3_store.uri("other", "data-2.parquet.index"), "is the index of data file"),
+                         (s3_store.uri("other") + "/", "is a folder"),
+                         (f"{remote_data}.index", "exists")):  # the sidecar the table's snapshot names
+        code, out, err = run_cli(capsys, "build", remote_data, "-o", output, *BLOOM, *flags)
+        assert code == 2 and says in err and err.count("\n") == 1, (output, err)
+    assert [r for r in s3_store.proxy.requests if r.method == "PUT"] == [r for r in s3_store.proxy.requests
+                                                                         if r.if_none_match == "*"]
+    assert s3_store.file_io_direct().read_bytes(f"{remote_data}.index", limit=1 << 24) == \
+        (SIDECARS / "bucket-0" / f"{DATA.name}.index").read_bytes()
+
+
+def test_table_orphans_and_explain_answer_as_on_the_local_copy(s3_store, capsys, tmp_path):
+    local = tmp_path / "t"
+    shutil.copytree(SIDECARS, local)
+    for name in ("bucket-0/stale.parquet.index", "manifest/manifest-left-behind", "bucket-0/.x.tmp"):
+        (local / name).write_bytes(b"left behind")
+    uri = upload(s3_store, local)
+    flags = storage_flags(s3_store)
+    for command in (["--orphans"], ["--orphans", "--json"], ["--explain", DATA.name],
+                    ["--explain", f"bucket-0/{DATA.name}.index", "--json"]):
+        code, remote_out, err = run_cli(capsys, "table", uri, *command, *flags)
+        assert code == 0, err
+        code, local_out, _ = run_cli(capsys, "table", str(local), *command)
+        assert code == 0
+        assert remote_out.replace(uri, "ROOT") == local_out.replace(str(local), "ROOT") and remote_out.strip()
+    assert run_cli(capsys, "table", uri, "--orphans", *flags)[1].split() == [
+        "bucket-0/.x.tmp", "bucket-0/stale.parquet.index", "manifest/manifest-left-behind"]
+
+
+@pytest.mark.parametrize("missing", ["data", "index"])
+def test_verify_names_a_missing_object(s3_store, capsys, missing):
+    uri = upload(s3_store, SIDECARS)
+    data = f"{uri}/bucket-0/{DATA.name}" if missing == "index" else s3_store.uri("no-such.parquet")
+    code, out, err = run_cli(capsys, "verify", data, s3_store.uri("none.index"), *storage_flags(s3_store))
+    assert code == 2 and err.count("\n") == 1 and ("no-such.parquet" if missing == "data" else "none.index") in err
+
+
+class RefusingEndpoint:
+    """A port that takes each connection and closes it at once: an endpoint out of reach, whose tries are
+    counted (the client's retries are bounded: a handful of tries, not a storm)."""
+
+    def __init__(self):
+        import socket
+        import threading
+
+        self.tries = 0
+        self._socket = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:
+                return
+            self.tries += 1
+            connection.close()
+
+    def close(self) -> None:
+        self._socket.close()
+
+
+def test_a_missing_bucket_an_endpoint_out_of_reach_and_refused_credentials_are_one_line(object_store, capsys):
+    from fileindex.io.object_store import MAX_RETRIES
+    from store_fixtures import AZURITE_KEY
+
+    uri = upload(object_store, SIDECARS)
+    flags = storage_flags(object_store)
+    bucket = object_store.server.bucket
+    missing = uri.replace(f"//{bucket}", "//no-such-bucket", 1)
+    code, out, err = run_cli(capsys, "read", missing, "--where", "f1 = 3", *flags)
+    assert code == 2 and err.count("\n") == 1 and "no-such-bucket does not exist" in err, err
+    assert err.startswith(f"fileindex read: {missing}/")
+
+    endpoint = RefusingEndpoint()
+    try:
+        options = {**object_store.options(endpoint.url)}
+        unreachable = [f for key, value in options.items() for f in ("--storage-option", f"{key}={value}")]
+        code, out, err = run_cli(capsys, "read", uri, "--where", "f1 = 3", *unreachable)
+    finally:
+        endpoint.close()
+    assert code == 2 and err.count("\n") == 1 and f"cannot reach the store at {endpoint.url}" in err, err
+    assert 1 <= endpoint.tries <= 1 + MAX_RETRIES  # the first request failed, tried again a bounded number of times
+
+    if object_store.kind == "azure":  # (moto takes any credentials; the GCS emulator is anonymous)
+        wrong = AZURITE_KEY[:-12] + "AAAAAAAAAAA="
+        denied = [f.replace(AZURITE_KEY, wrong) for f in flags]
+        code, out, err = run_cli(capsys, "read", uri, "--where", "f1 = 3", *denied)
+        assert code == 2 and err.count("\n") == 1 and "access denied" in err and wrong not in err, err
+    assert not [s for s in object_store.secrets() if s in out + err]
+
+
+def test_a_query_fetches_the_index_bodies_of_its_columns_only(object_store):
+    """Per sidecar still in play: one GET of its first bytes (the HEAD), then ranged GETs inside the bodies of the
+    predicate's column, never a body of another column."""
+    from fileindex import PaimonTable
+    from fileindex.container.file import HEAD_BYTES, FileIndexContainer
+
+    uri = upload(object_store, SIDECARS)
+    sidecar = SIDECARS / "bucket-0" / f"{DATA.name}.index"
+    with FileIndexContainer.open(sidecar) as container:
+        bodies = {(r.name, e.start, e.start + e.length) for r in container.head.column_records for e in r.indexes}
+    table = PaimonTable(uri, options=object_store.options())
+    for where, column in (("f0 = 'Bob'", "f0"), ("f2 = 1.0", "f2")):
+        object_store.proxy.clear()
+        assert table.scan(where).to_arrow().equals(PaimonTable(SIDECARS).scan(where).to_arrow())
+        fetched = [r for r in object_store.proxy.requests if r.key and r.key.endswith(".index")]
+        assert fetched and all(r.method == "GET" and r.range for r in fetched)
+        spans = [tuple(int(n) for n in r.range.removeprefix("bytes=").split("-")) for r in fetched]
+        assert spans[0] == (0, HEAD_BYTES - 1)
+        for start, last in spans[1:]:
+            owners = {name for name, begin, end in bodies if begin <= start and last < end}
+            assert owners == {column}, (where, start, last, owners)
+        assert sum(r.sent for r in fetched) < sidecar.stat().st_size // 2
+        assert len(fetched) <= 1 + len([b for b in bodies if b[0] == column])
+
+
+def test_a_data_file_under_an_external_path_on_a_store_is_read_only_where_allowed(s3_store, capsys, tmp_path):
+    """The table's one data file and its sidecar moved to another prefix, named by an s3:// external path: planned
+    REMAIN with a note and never fetched until the caller allows that prefix, then read through the store as the
+    local copy reads; an external path in another bucket is not read; rewrite refuses to write there."""
+    from table_edits import copy_table, data_manifests, edit_rows
+
+    from fileindex import PaimonTable
+
+    root = copy_table("parquet", SIDECARS.name, tmp_path)
+    (data,) = (root / "bucket-0").glob("*.parquet")
+    external = s3_store.uri("elsewhere", "bucket-0")
+    for path in (data, data.with_name(data.name + ".index")):
+        s3_store.put(f"elsewhere/bucket-0/{path.name}", path.read_bytes())
+        path.unlink()
+
+    def name_external(value: str) -> None:
+        edit_rows(data_manifests(root)[0], lambda rows: rows[0]["_FILE"].__setitem__("_EXTERNAL_PATH", value))
+
+    name_external(f"{external}/{data.name}")
+    uri = upload(s3_store, root, "warehouse/t")
+    where, local = "f0 = 'Bob'", PaimonTable(SIDECARS)
+    s3_store.proxy.clear()
+    refused = PaimonTable(uri, options=s3_store.options())
+    (verdict,) = refused.plan(where)
+    assert verdict.result.kind == "REMAIN" and "allow its folder" in verdict.note
+    assert not [r for r in s3_store.proxy.requests if "elsewhere" in r.path]
+    code, out, err = run_cli(capsys, "read", uri, "--where", where, *storage_flags(s3_store))
+    assert code == 2 and "--allow-external-paths" in err and err.count("\n") == 1
+
+    allowed = PaimonTable(uri, options=s3_store.options(), external_roots=[s3_store.uri("elsewhere")])
+    assert allowed.scan(where).to_arrow().equals(local.scan(where).to_arrow())
+    explained = str(allowed.scan(where).explain()).replace(f"{external}/", "").replace(uri, "ROOT")
+    assert "(external path)" in explained
+    assert explained.replace("  (external path)", "") == str(local.scan(where).explain()).replace(
+        "bucket-0/", "").replace(str(SIDECARS), "ROOT")
+    fetched = {r.key.rsplit("/", 1)[-1] for r in s3_store.proxy.requests if "elsewhere" in r.path}
+    assert fetched == {data.name, f"{data.name}.index"}
+    code, out, err = run_cli(capsys, "read", uri, "--where", where, "--allow-external-paths", s3_store.uri("elsewhere"),
+                             "--json", *storage_flags(s3_store))
+    assert code == 0 and [line.count("Bob") for line in out.splitlines()] == [1, 1], err
+    code, out, err = run_cli(capsys, "rewrite", uri, "--allow-external-paths", *storage_flags(s3_store))
+    assert code == 2 and "object store" in err and err.count("\n") == 1
+
+    name_external(f"s3://another-bucket/elsewhere/bucket-0/{data.name}")  # allowed prefix, another bucket
+    uri = upload(s3_store, root, "warehouse/t2")
+    s3_store.proxy.clear()
+    (verdict,) = PaimonTable(uri, options=s3_store.options(), external_roots=[s3_store.uri("elsewhere")]).plan(where)
+    assert verdict.result.kind == "REMAIN" and "outside the folders allowed" in verdict.note
+    assert not [r for r in s3_store.proxy.requests if "another-bucket" in r.path]
+
+
+def test_the_kit_runs_a_tier_2_table_that_lives_on_a_store(s3_store, kit_folder, tmp_path):
+    """``kit run --tables-at URI``: Tier 2 requests name the tables under the URI their ``tables/`` folder was
+    copied to (with the options that reach it); this project's adapter answers them from the store, as it
+    answers the corpus's own copy, and a URI where the table is not fails the checks (it is read from there)."""
+    from kit_fixtures import ADAPTER
+
+    from fileindex.kit.runner import run
+
+    case = "append_with_bitmap"
+    for path in sorted(p for p in (kit_folder / "tables" / case).rglob("*") if p.is_file()):
+        s3_store.put(f"kit/{path.relative_to(kit_folder / 'tables').as_posix()}", path.read_bytes())
+    s3_store.proxy.clear()
+    results = run(kit_folder, [ADAPTER], tmp_path / "work", only=[case], tables_at=s3_store.uri("kit"),
+                  storage_options=s3_store.options())
+    assert results.ok and {(o.check, o.status) for o in results.outcomes} == {("scan", "pass"), ("rows", "pass")}
+    assert len(results.outcomes) == len(run(kit_folder, [ADAPTER], tmp_path / "local", only=[case]).outcomes)
+    fetched = {r.key.split("/kit/", 1)[-1].split("/", 2)[1] for r in s3_store.proxy.requests if r.key}
+    assert fetched == {"table"}  # every request went to the table's copy on the store
+    elsewhere = run(kit_folder, [ADAPTER], tmp_path / "work2", only=[case], tables_at=s3_store.uri("nothing-here"),
+                    storage_options=s3_store.options())
+    assert not elsewhere.ok and {o.status for o in elsewhere.outcomes} == {"fail"}
+
+
+@pytest.mark.parametrize("output", [[], ["--output-dir", "s3://warehouse/sidecars"]])
+def test_spark_build_writes_no_sidecar_beside_a_file_on_a_store(capsys, output):
+    """Its sidecars go to the local disk: for a table on a store only into a local --output-dir, refused in one
+    line before Spark starts otherwise (a path made from the URI would be a local folder named s3:)."""
+    code, out, err = run_cli(capsys, "spark", "build", "s3://warehouse/w/db.db/t", *output)
+    assert code == 2 and err.count("\n") == 1 and "--output-dir" in err
