@@ -27,10 +27,14 @@ from fileindex.arrow.types import schema_of
 from fileindex.errors import FileIndexError
 from fileindex.io import LOCAL, InputFile
 from fileindex.memo import BoundedMemo
+from fileindex.lazy import LazyModule
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
+    from fileindex.arrow import compute
     from fileindex.arrow import parquet_pages  # (with Thrift) imported by the first page read
+else:
+    compute = LazyModule("fileindex.arrow.compute")
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
 # a candidate-row read is sparse when its groups hold at least this many rows per candidate (see _read_groups)
@@ -223,8 +227,7 @@ class DataFileReader:
         tables = self._guard(lambda: self._read_groups(rest, columns, sparse=sparse)) if rest else []
         # a take per group: one across groups read as dictionaries first unifies them, 100 times slower
         for group, table in zip(rest, tables, strict=True):
-            positions = pa.array(wanted[group], type=pa.int64())
-            taken[group] = self._guard(lambda t=table, p=positions: self._in_file_types(t.take(p)))
+            taken[group] = self._guard(lambda t=table, p=wanted[group]: self._in_file_types(compute.take_rows(t, p)))
         return pa.concat_tables([taken[group] for group in wanted])
 
     def _read_pages(self, wanted: dict[int, np.ndarray], columns: list[str]) -> dict[int, pa.Table]:
@@ -243,7 +246,8 @@ class DataFileReader:
                 rest = [name for name, column in paged.items() if column is None]
                 if len(rest) == len(columns):
                     continue
-                whole = self._file.read_row_group(group, columns=rest).take(wanted[group]) if rest else None
+                whole = compute.take_rows(self._file.read_row_group(group, columns=rest), wanted[group]) \
+                    if rest else None
                 # (the copied pages' types come from the Parquet schema alone, without Arrow's, hence the cast)
                 taken[group] = pa.Table.from_arrays(
                     [whole.column(name) if column is None else column for name, column in paged.items()],  # type: ignore[union-attr]
