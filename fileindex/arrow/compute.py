@@ -44,6 +44,14 @@ def filter_rows(table: pa.Table, mask: np.ndarray | pa.Array | pa.ChunkedArray) 
     return call("filter", table, bool_array(mask) if isinstance(mask, np.ndarray) else mask)
 
 
+def cast_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table.cast(schema)``: each column cast safely to its field's type (the names are the schema's)."""
+    columns = [column if column.type == field.type else
+               call("cast", column, options=_compute.CastOptions.safe(field.type))
+               for column, field in zip(table.columns, schema, strict=True)]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
 def is_in(values: Column, value_set: pa.Array) -> Column:
     return call("is_in", values, options=_compute.SetLookupOptions(value_set))
 

@@ -249,9 +249,9 @@ class DataFileReader:
                 whole = compute.take_rows(self._file.read_row_group(group, columns=rest), wanted[group]) \
                     if rest else None
                 # (the copied pages' types come from the Parquet schema alone, without Arrow's, hence the cast)
-                taken[group] = pa.Table.from_arrays(
+                taken[group] = compute.cast_table(pa.Table.from_arrays(
                     [whole.column(name) if column is None else column for name, column in paged.items()],  # type: ignore[union-attr]
-                    names=columns).cast(pa.schema([self.arrow_schema.field(c) for c in columns]))
+                    names=columns), pa.schema([self.arrow_schema.field(c) for c in columns]))
             except (parquet_pages.Unreadable, pa.ArrowException, OSError, ValueError, KeyError, IndexError, TypeError):
                 continue
         return taken
