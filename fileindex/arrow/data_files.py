@@ -291,10 +291,7 @@ class DataFileReader:
 
     def _in_file_types(self, table: pa.Table) -> pa.Table:
         """``table`` with every column in the file's Arrow type (dictionaries read for speed decoded)."""
-        fields = [self.arrow_schema.field(name) for name in table.column_names]
-        return pa.Table.from_arrays([column if column.type == field.type else column.cast(field.type)
-                                     for column, field in zip(table.columns, fields, strict=True)],
-                                    schema=pa.schema(fields))
+        return compute.cast_table(table, pa.schema([self.arrow_schema.field(name) for name in table.column_names]))
 
     def _empty(self, columns: list[str]) -> pa.Table:
         return pa.schema([self.arrow_schema.field(c) for c in columns]).empty_table()
