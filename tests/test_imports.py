@@ -25,6 +25,7 @@ DEBUG_READERS = [f"fileindex.generated.{spec}" for spec in ("file_index_format",
                                                             "range_bitmap", "roaring_bitmap")]
 NOT_READING = ["pyarrow.compute", "pyarrow.dataset", "pyarrow.acero", "pandas*"]
 TABLES = ["fileindex.scan.table", "fileindex.table.metadata", "fileindex.table.store"]  # (the CLI names table.errors)
+OTHER_COMMANDS = ["fileindex.cli.check", "fileindex.cli.build", "fileindex.cli.kit", "fileindex.cli.spark*"]
 NO_INDEX_BODIES = ["fileindex.indexes.bitmap*", *OTHER_TYPES, "fileindex.generated.fast.bitmap*"]
 
 ENTRY_POINTS = {
@@ -47,11 +48,17 @@ ENTRY_POINTS = {
         [*SPARK_AND_ENGINES, "pyarrow*", "numpy*", "pyroaring*", "kaitaistruct*", "fileindex.indexes*",
          "fileindex.pipeline*", "fileindex.reference*", "subprocess", "logging"],
     ),
-    "fileindex read --where --json": (
-        f"main(['read', '{TABLE}', '--where', \"f0 = 'Alice'\", '--json'])",
-        ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro"],
-        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, "fileindex.indexes.*.writer",
-         "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero"],
+    "fileindex read --where --json": (  # (the rows filtered by Arrow's kernels, called without pyarrow.compute)
+        f"sys.argv[1:] = ['read', '{TABLE}', '--where', \"f0 = 'Alice'\", '--json']; main()",  # (as a process runs it)
+        ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro", "pyarrow._compute"],
+        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS, "fileindex.indexes.*.writer",
+         "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute", "numpy.ma"],
+    ),
+    "fileindex read --where, no index": (  # (f1, f3 unindexed: their columns probed, matched by numpy, filtered)
+        f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 = 10 AND f3 > 12.0', '--json']; main()",
+        ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
+        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS, "fileindex.indexes.*.writer",
+         "pyarrow.compute", "numpy.ma", "pandas*"],
     ),
     "fileindex table --where": (
         f"main(['table', '{TABLE}', '--where', \"f0 = 'Alice'\"])",
@@ -81,9 +88,10 @@ ENTRY_POINTS = {
 
 RUN = """
 import json, sys
+listing = sys.argv[1]
 from fileindex.cli import main
 {code}
-with open(sys.argv[1], "w") as out:
+with open(listing, "w") as out:
     json.dump(sorted(sys.modules), out)
 """
 
@@ -91,7 +99,7 @@ with open(sys.argv[1], "w") as out:
 def imported_by(code: str, tmp_path) -> list[str]:
     listing = tmp_path / "modules.json"
     # `from fileindex.cli import main` is part of every command; the two imports are held without it
-    program = RUN.format(code=code) if code.startswith("main(") else RUN.replace(
+    program = RUN.format(code=code) if "main(" in code else RUN.replace(
         "from fileindex.cli import main\n", "").format(code=code)
     run = subprocess.run([sys.executable, "-c", program, str(listing)], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr

@@ -28,10 +28,14 @@ from fileindex.errors import FileIndexError
 from fileindex.io import LOCAL, InputFile
 from fileindex.io.reach import names_a_store, open_location
 from fileindex.memo import BoundedMemo
+from fileindex.lazy import LazyModule
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
+    from fileindex.arrow import compute
     from fileindex.arrow import parquet_pages  # (with Thrift) imported by the first page read
+else:
+    compute = LazyModule("fileindex.arrow.compute")
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
 # a candidate-row read is sparse when its groups hold at least this many rows per candidate (see _read_groups)
@@ -224,8 +228,7 @@ class DataFileReader:
         tables = self._guard(lambda: self._read_groups(rest, columns, sparse=sparse)) if rest else []
         # a take per group: one across groups read as dictionaries first unifies them, 100 times slower
         for group, table in zip(rest, tables, strict=True):
-            positions = pa.array(wanted[group], type=pa.int64())
-            taken[group] = self._guard(lambda t=table, p=positions: self._in_file_types(t.take(p)))
+            taken[group] = self._guard(lambda t=table, p=wanted[group]: self._in_file_types(compute.take_rows(t, p)))
         return pa.concat_tables([taken[group] for group in wanted])
 
     def _read_pages(self, wanted: dict[int, np.ndarray], columns: list[str]) -> dict[int, pa.Table]:
@@ -244,11 +247,12 @@ class DataFileReader:
                 rest = [name for name, column in paged.items() if column is None]
                 if len(rest) == len(columns):
                     continue
-                whole = self._file.read_row_group(group, columns=rest).take(wanted[group]) if rest else None
+                whole = compute.take_rows(self._file.read_row_group(group, columns=rest), wanted[group]) \
+                    if rest else None
                 # (the copied pages' types come from the Parquet schema alone, without Arrow's, hence the cast)
-                taken[group] = pa.Table.from_arrays(
+                taken[group] = compute.cast_table(pa.Table.from_arrays(
                     [whole.column(name) if column is None else column for name, column in paged.items()],  # type: ignore[union-attr]
-                    names=columns).cast(pa.schema([self.arrow_schema.field(c) for c in columns]))
+                    names=columns), pa.schema([self.arrow_schema.field(c) for c in columns]))
             except (parquet_pages.Unreadable, pa.ArrowException, OSError, ValueError, KeyError, IndexError, TypeError):
                 continue
         return taken
@@ -288,10 +292,7 @@ class DataFileReader:
 
     def _in_file_types(self, table: pa.Table) -> pa.Table:
         """``table`` with every column in the file's Arrow type (dictionaries read for speed decoded)."""
-        fields = [self.arrow_schema.field(name) for name in table.column_names]
-        return pa.Table.from_arrays([column if column.type == field.type else column.cast(field.type)
-                                     for column, field in zip(table.columns, fields, strict=True)],
-                                    schema=pa.schema(fields))
+        return compute.cast_table(table, pa.schema([self.arrow_schema.field(name) for name in table.column_names]))
 
     def _empty(self, columns: list[str]) -> pa.Table:
         return pa.schema([self.arrow_schema.field(c) for c in columns]).empty_table()

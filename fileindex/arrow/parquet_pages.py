@@ -46,6 +46,7 @@ from thrift.protocol.TCompactProtocol import TCompactProtocolAccelerated
 from thrift.Thrift import TException
 from thrift.transport.TTransport import TMemoryBuffer
 
+from fileindex.arrow import compute
 from fileindex.generated.parquet_thrift.ttypes import (
     ColumnChunk,
     ColumnMetaData,
@@ -314,7 +315,7 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
         raise Unreadable(f"pyarrow cannot read the copied pages: {err}") from None
     if len(column) != base:
         raise Unreadable("the copied pages hold another number of rows")
-    return column.take(pa.array(positions)).combine_chunks()
+    return compute.call("take", column, compute.int64_array(positions)).combine_chunks()
 
 
 def _dictionary_page(fd: int, table: PageTable, dictionary_encoded: np.ndarray) -> bytes:

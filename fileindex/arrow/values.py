@@ -20,9 +20,9 @@ def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = 
     """int64 keys of the non-null values of ``array`` (nulls must have been dropped)."""
     kind = array.type
     if data_type.root == "FLOAT":
-        return FLOAT.bits_array(array.cast(pa.float32()).to_numpy(zero_copy_only=False), canonical_nan=canonical_nan)
+        return FLOAT.bits_array(_as(array, pa.float32()).to_numpy(zero_copy_only=False), canonical_nan=canonical_nan)
     if data_type.root == "DOUBLE":
-        return DOUBLE.bits_array(array.cast(pa.float64()).to_numpy(zero_copy_only=False), canonical_nan=canonical_nan)
+        return DOUBLE.bits_array(_as(array, pa.float64()).to_numpy(zero_copy_only=False), canonical_nan=canonical_nan)
     if data_type.is_timestamp:
         unit = kind.unit if pa.types.is_timestamp(kind) else "us"
         raw = array.cast(pa.int64()) if pa.types.is_timestamp(kind) else array
@@ -41,6 +41,11 @@ def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = 
             ticks = np.floor_divide(ticks * 1000, _UNIT_PER_SECOND[kind.unit])
         return ticks
     return array.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def _as(array: pa.Array, arrow_type: pa.DataType) -> pa.Array:
+    """``array`` in ``arrow_type``: cast only where it is another type (a cast imports pyarrow.compute)."""
+    return array if array.type == arrow_type else array.cast(arrow_type)
 
 
 def _unscaled(array: pa.Array, data_type: DataType) -> np.ndarray:

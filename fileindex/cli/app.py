@@ -21,7 +21,9 @@ COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", 
             "kit", "spark", "demo", "samples")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``command``, only that subcommand's module is imported and its arguments
+    declared (the others are names alone: what parsing a command line naming ``command`` needs)."""
     parser = argparse.ArgumentParser(
         prog="fileindex",
         description="Inspect, check and evaluate Apache Paimon file-index files.",
@@ -30,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
+        if command is not None and name != command:
+            subparsers.add_parser(name)
+            continue
         module = importlib.import_module(f"fileindex.cli.{name}")
         sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)
@@ -61,9 +66,14 @@ def main(argv: list[str] | None = None) -> int:
     return run_interruptible(lambda: _run(argv), end_started=True)
 
 
+def _named_command(argv: list[str]) -> str | None:
+    """The subcommand a command line names first (None: none, or an option before it, as in ``--help``)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
 def _run(argv: list[str] | None) -> int:
     warnings.formatwarning = _one_line_warning
-    args = build_parser().parse_args(argv)
+    args = build_parser(_named_command(sys.argv[1:] if argv is None else argv)).parse_args(argv)
     reach = reaching_stores(args)
     if isinstance(reach, int):
         return reach

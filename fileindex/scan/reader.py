@@ -28,9 +28,13 @@ from fileindex.predicate.tree import Predicate, columns
 from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, within_all
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import DataType, column_type
+from fileindex.lazy import LazyModule
 
 if TYPE_CHECKING:
+    from fileindex.arrow import compute
     from fileindex.scan.table import PaimonTable
+else:
+    compute = LazyModule("fileindex.arrow.compute")  # (pyarrow._compute: imported by the first filter)
 
 
 def scannable(inputs: Inputs) -> list[DataFileTask]:
@@ -223,12 +227,12 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
     mask = matches(probe, predicate, types)
     survivors = np.flatnonzero(mask) if rows is None else rows[mask]
-    kept = probe.filter(mask)
+    kept = compute.filter_rows(probe, mask)
     rest = pa.schema([field for field in schema if field.name not in wanted])
     if not len(rest):
         others = kept
     elif len(survivors) * DENSE_SURVIVORS > len(mask):  # most rows match: a plain read and a filter beat a take
-        others = read_candidates(task, rows, rest).filter(mask)
+        others = compute.filter_rows(read_candidates(task, rows, rest), mask)
     else:
         others = read_candidates(task, survivors.astype(np.int64), rest)
     return pa.Table.from_arrays([(kept if field.name in wanted else others).column(field.name) for field in schema],

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import decimal
 from collections.abc import Collection, Iterator
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
@@ -27,9 +28,9 @@ from fileindex.types import NUMERIC_BITS, DataType, column_type
 from fileindex.values import DECIMAL_CONTEXT, Timestamp
 
 if TYPE_CHECKING:
-    import pyarrow.compute as pc
+    from fileindex.arrow import compute
 else:
-    pc = LazyModule("pyarrow.compute")  # imported when first used: importing this module stays light
+    compute = LazyModule("fileindex.arrow.compute")  # imported when first used: importing this module stays light
 
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
@@ -68,10 +69,10 @@ def filtered(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) 
     try:
         mask = visit(predicate, _ArrowMask(table, types))
     except _NotArrowExact:
-        return table.filter(matches(table, predicate, types))
+        return compute.filter_rows(table, matches(table, predicate, types))
     if mask is True:
         return table
-    return table.slice(0, 0) if mask is False else table.filter(mask)
+    return table.slice(0, 0) if mask is False else compute.filter_rows(table, mask)
 
 
 class _NotArrowExact(Exception):
@@ -99,29 +100,35 @@ class _ArrowMask(PredicateVisitor[Mask]):
             raise _NotArrowExact
         column, function, literals = self.table.column(leaf.column), leaf.function, leaf.literals
         if function is Operator.IS_NULL:
-            return pc.is_null(column)
+            return compute.call("is_null", column)
         if function is Operator.IS_NOT_NULL:
-            return pc.is_valid(column)
+            return compute.call("is_valid", column)
         arrow_type = column.type
         present = [_exact_scalar(literal, arrow_type) for literal in literals if literal is not None]
         if function in (Operator.IN, Operator.NOT_IN):
             if function is Operator.NOT_IN and len(present) < len(literals):
                 return False  # x NOT IN (..., NULL) is never true
-            hit = pc.is_in(column, value_set=pa.array([scalar.as_py() for scalar in present], type=arrow_type))
-            return hit if function is Operator.IN else pc.and_kleene(pc.is_valid(column), pc.invert(hit))
+            hit = compute.is_in(column, pa.array([scalar.as_py() for scalar in present], type=arrow_type))
+            return hit if function is Operator.IN else _valid_and_not(column, hit)
         if len(present) < len(literals):
             return False
         if function in (Operator.BETWEEN, Operator.NOT_BETWEEN):
-            inside = pc.and_kleene(pc.greater_equal(column, present[0]), pc.less_equal(column, present[1]))
-            return inside if function is Operator.BETWEEN else pc.and_kleene(pc.is_valid(column), pc.invert(inside))
+            inside = compute.call("and_kleene", compute.call("greater_equal", column, present[0]),
+                                  compute.call("less_equal", column, present[1]))
+            return inside if function is Operator.BETWEEN else _valid_and_not(column, inside)
         assert function.arrow_function is not None  # every other leaf is a comparison
-        return pc.call_function(function.arrow_function, [column, present[0]])
+        return compute.call(function.arrow_function, column, present[0])
 
     def and_(self, children: Iterator[Mask]) -> Mask:
-        return _combined(children, pc.and_kleene, True)
+        return _combined(children, partial(compute.call, "and_kleene"), True)
 
     def or_(self, children: Iterator[Mask]) -> Mask:
-        return _combined(children, pc.or_kleene, False)
+        return _combined(children, partial(compute.call, "or_kleene"), False)
+
+
+def _valid_and_not(column: pa.ChunkedArray, mask: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Where the column holds a value and ``mask`` is not true (a negated leaf: false, not unknown, for nulls)."""
+    return compute.call("and_kleene", compute.call("is_valid", column), compute.call("invert", mask))
 
 
 def _combined(children: Iterator[Mask], kleene, neutral: bool) -> Mask:
@@ -180,7 +187,7 @@ class ColumnTruth:
             values = values.cast(values.type.value_type)
         self.values, self.type = values, data_type
         self.valid = np.ones(len(values), dtype=bool) if values.null_count == 0 else \
-            np.asarray(values.is_valid(), dtype=bool)
+            np.asarray(compute.call("is_valid", values), dtype=bool)
         self.ordinal = _ordinal(values, self.valid, data_type)  # int64 per row in a total order, or None
 
     def matches(self, leaf: Leaf) -> np.ndarray:
@@ -213,7 +220,7 @@ class ColumnTruth:
             raise UsageError(f"{function.sql} is not a comparison of a value with one literal")
         if self.ordinal is None:
             scalar = pa.scalar(literal, type=self.values.type)
-            result = pc.call_function(function.arrow_function, [self.values, scalar]).fill_null(False)
+            result = compute.fill_null(compute.call(function.arrow_function, self.values, scalar), False)
             return np.asarray(result, dtype=bool)
         key, remainder = _literal_ordinal(literal, self.type, self.values.type)
         if remainder:

@@ -8,8 +8,6 @@ same container with codec ``null``: fastavro then decodes it without decompressi
 """
 from __future__ import annotations
 
-import bz2
-import lzma
 import sys
 import zlib
 
@@ -72,8 +70,12 @@ def _decompress(codec: str, data: bytes | memoryview, limit: int, where: str) ->
             left = decompressor.unused_data
         return frames[0] if len(frames) == 1 else b"".join(frames)
     if codec == "bzip2":
+        import bz2  # (bzip2 and xz: rare in Paimon's metadata, imported when met)
+
         return bz2.BZ2Decompressor().decompress(data, max_length=limit + 1)
     if codec == "xz":
+        import lzma
+
         return lzma.LZMADecompressor().decompress(data, max_length=limit + 1)
     raise TableError(f"{where}: Avro codec {codec!r} is not one this reader decodes "
                      "(null, deflate, zstandard, bzip2, xz)")

@@ -96,15 +96,16 @@ def local_external_path(value: str) -> Path:
     return Path(unquote(parts.path))
 
 
-def inside(root: str | Path | UriPath, path: str | Path | UriPath, what: str) -> Any:
-    """``path`` when it lies inside ``root`` after resolving symlinks (both sides), else an UnsafeNameError.
+def inside(root: str | Path | UriPath, path: str | Path | UriPath, what: str, *, real_root: str | None = None) -> Any:
+    """``path`` when it lies inside ``root`` after resolving symlinks (both sides), else an UnsafeNameError
+    (``real_root``: the root resolved already, by a caller that checks many paths against it).
     On a store reached by URI (no links) ``path`` is compared with ``root`` by bucket and key."""
     if isinstance(root, UriPath):
         if not root.location.contains(parse_location(str(path))):
             raise UnsafeNameError(f"{what} {path} lies outside the table ({root}): refused; nothing was read or "
                                   "written there")
         return path if isinstance(path, UriPath) else UriPath(str(path))
-    real_root, real_path = os.path.realpath(root), os.path.realpath(path)
+    real_root, real_path = real_root or os.path.realpath(root), os.path.realpath(path)
     if real_path != real_root and not real_path.startswith(real_root.rstrip(os.sep) + os.sep):
         raise UnsafeNameError(f"{what} {path} leads outside the table (to {real_path}, through a symlink): "
                               "refused; nothing was read or written there")

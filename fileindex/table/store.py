@@ -249,7 +249,7 @@ class TableStore:
 
                 partition = partition_path(entry.partition, schema)
             path = self.bucket_dir(partition, entry.bucket)
-            inside(self.root, path, "the bucket folder")
+            self._inside(path, "the bucket folder")
             folder = self._memo[key] = str(path.relative_to(self.root))
         return folder
 
@@ -373,7 +373,7 @@ class TableStore:
             return found is not None and found.kind in ("file", "link")
         files, links = self.bucket_names(entry, schema)
         if entry.file_name in links:
-            inside(self.root, self.data_file(entry, schema), "data file")
+            self._inside(self.data_file(entry, schema), "data file")
             return os.path.isfile(self.data_file(entry, schema))
         return entry.file_name in files
 
@@ -382,7 +382,7 @@ class TableStore:
         if external:
             return local_external_path(external)
         path = self.bucket_dir(None, bucket) / name if in_data_dir else self.index_file(name)
-        return inside(self.root, path, "deletion-vector index file")
+        return self._inside(path, "deletion-vector index file")
 
     def _root_text(self) -> str:
         text = self._memo.get("root")
@@ -390,10 +390,27 @@ class TableStore:
             text = self._memo["root"] = os.fspath(self.root)
         return text
 
+    def _inside(self, path: str | Path, what: str) -> Any:
+        """``inside(self.root, path, what)``, the root resolved once per store."""
+        if self.remote:
+            return inside(self.root, path, what)
+        real_root = self._memo.get("real root")
+        if real_root is None:
+            real_root = self._memo["real root"] = os.path.realpath(self.root)
+        return inside(self.root, path, what, real_root=real_root)
+
     # -- metadata files ---------------------------------------------------------------------------------
 
     def shown(self, path: str | Path) -> str:
-        """A file of the table as messages name it: relative to the branch's folder, else to the root."""
+        """A file of the table as messages name it: relative to the branch's folder, else to the root
+        (memoized: a plan names each metadata file in several messages it may raise)."""
+        key = ("shown", path)
+        text = self._memo.get(key)
+        if text is None:
+            text = self._memo[key] = self._relative_name(path)
+        return text
+
+    def _relative_name(self, path: str | Path) -> str:
         for folder in (self.meta, self.root):
             try:
                 if isinstance(folder, UriPath):
@@ -408,7 +425,7 @@ class TableStore:
         allowed) of at most ``limit`` bytes."""
         within = tuple(r for r in self.external_roots if r != DECLARED) if external else (self._root_text(),)
         if not external:  # (checked before opening too: nothing outside the table is even opened)
-            inside(self.root, path, what)
+            self._inside(path, what)
         elif not within:
             raise UsageError(f"{path}: a file under an external path, outside the table: allow its folder with "
                              "external_roots=[...] (--allow-external-paths ROOT)")

@@ -25,7 +25,7 @@ IMPORTING = """
 import sys, time
 class Stalled:
     def find_spec(self, name, path=None, target=None):
-        if name == "fileindex.cli.inspect":  # the first command module build_parser imports
+        if name == "fileindex.cli.samples":  # the module of the command the line names
             print("importing", file=sys.stderr, flush=True)
             time.sleep(600)
         return None

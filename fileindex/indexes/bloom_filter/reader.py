@@ -53,7 +53,10 @@ class BloomFilterReader(FileIndexReader):
         self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
         self._bitset_bytes = view[4:]
         bits = NUMERIC_BITS.get(data_type.root)
-        self._int_range = None if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        # the plain int literals the kernel hashes as the column's type (an empty range for other types), and
+        # whether a str literal is hashed as its UTF-8 bytes: looked up once, not on every probe
+        self._low, self._high = (1, 0) if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        self._strings = data_type.is_string
 
     def validate(self) -> None:
         """Everything a query relies on is checked on opening: k, and the bit set's size (the deep
@@ -87,10 +90,11 @@ class BloomFilterReader(FileIndexReader):
 
     def might_contain(self, value) -> bool:
         fast = kernels.compiled
-        if fast:  # one call hashes and probes the common plain int and str literals
-            if type(value) is int and self._int_range and self._int_range[0] <= value <= self._int_range[1]:
+        if fast is not None:  # one call hashes and probes the common plain int and str literals
+            kind = type(value)
+            if kind is int and self._low <= value <= self._high:
                 return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions, value)
-            if type(value) is str and self.data_type.is_string:
+            if kind is str and self._strings:
                 return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions,
                                              value.encode("utf-8", "surrogatepass"))
         return self.test_hash(hash_value(value, self.data_type))
