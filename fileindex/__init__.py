@@ -13,8 +13,8 @@ The public API, importable from here (loaded on first use, so ``import fileindex
 
 The layers, each a subpackage that imports only from those below it (``tests/test_layers.py``):
 base modules (``errors``, ``types``, ``values``, ``java_numbers``, ``tokens``, ``parallel``, ``memo``, ``lazy``,
-``confined``, ``extras``, ``storage_args``) < ``io`` < ``arrow`` < ``java`` < ``decoding`` < ``container`` < ``indexes`` <
-``predicate`` < ``writing`` < ``table`` < ``merge`` < ``scan`` < ``reference`` < ``pipeline`` < ``kit`` <
+``confined``, ``extras``, ``storage_args``) < ``io`` < ``arrow`` < ``java`` < ``decoding`` < ``container`` <
+``indexes`` < ``predicate`` < ``writing`` < ``table`` < ``merge`` < ``scan`` < ``reference`` < ``pipeline`` < ``kit`` <
 ``spark`` < ``cli``.
 """
 __version__ = "0.1.0"

@@ -1,7 +1,10 @@
 """Benchmark of PaimonTable.scan(...).to_arrow() beside pypaimon-rust and a plain pyarrow.dataset read, in one run.
 
     .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
-        [--sections classic,engines,interleaved,cold,answers] [--loaded] [--answers]
+        [--sections classic,engines,interleaved,cold,answers,scale] [--loaded] [--answers]
+    .venv/bin/python tools/bench_read.py --sections scale [--scale 10000000,50000000] [--loaded]: the selective
+        queries at each table size (50 files of 200k rows, then of 1M rows, one row group a file, as the peer
+        writes), interleaved with DuckDB and the peer, and how each contender's time grows with the table
     .venv/bin/python tools/bench_read.py --store s3 [--latency 0.020] [--repeat 3]: the table on an S3 server
         behind a counting proxy: requests, bytes and wall time per query (tools/bench_read_store.py)
 
@@ -206,7 +209,7 @@ def peak_memory(root: Path) -> int:
 
 # -- interleaved rounds, cold processes, a loaded machine (#54) -----------------------------------------------
 
-SECTIONS = ("classic", "engines", "interleaved", "cold", "answers")
+SECTIONS = ("classic", "engines", "interleaved", "cold", "answers", "scale")
 SELECTIVE = ("one id", "rare category", "IN of 3 ids")  # the queries the cold section runs (small answers)
 
 
@@ -244,9 +247,11 @@ class PeerServer:
         self.process.wait()
 
 
-def interleaved(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
+def interleaved_runs(root: Path, files: list[str], cases: list[dict],
+                     repeat: int) -> dict[tuple[str, str], tuple[float, float]]:
     """Each query by ours, DuckDB over the Parquet files and the peer's SQL, one after the other, round after
-    round (a round untimed first): a change of load meets every contender alike. Medians of wall / CPU seconds."""
+    round (a round untimed first): a change of load meets every contender alike. (query, contender) -> the
+    medians of wall / CPU seconds; row counts must agree."""
     connection = duckdb.connect()
     peer = PeerServer(root.parent.parent)
     runners = {"ours": lambda case: timed(lambda: ours(root, case["where"])),
@@ -265,15 +270,55 @@ def interleaved(root: Path, files: list[str], cases: list[dict], repeat: int) ->
                 assert len(counts) == 1, (case["name"], counts)
     finally:
         peer.close()
+    return {key: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+            for key, runs in figures.items()}
+
+
+CONTENDERS = ("ours", "DuckDB parquet", "peer SQL")
+
+
+def interleaved(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
+    """``interleaved_runs`` of every query, printed."""
+    figures = interleaved_runs(root, files, cases, repeat)
     print(f"\ninterleaved: wall / CPU seconds, medians of {repeat} rounds (contenders one after the other each round)")
-    print(f"{'query':<26} " + " ".join(f"{name:>15}" for name in runners) + f" {'ours/best wall':>14} "
+    print(f"{'query':<26} " + " ".join(f"{name:>15}" for name in CONTENDERS) + f" {'ours/best wall':>14} "
           f"{'ours/best CPU':>13}")
     for case in cases:
-        medians_of = {name: (statistics.median(w for w, _ in figures[case["name"], name]),
-                             statistics.median(c for _, c in figures[case["name"], name])) for name in runners}
+        medians_of = {name: figures[case["name"], name] for name in CONTENDERS}
         (our_wall, our_cpu), others = medians_of["ours"], [v for k, v in medians_of.items() if k != "ours"]
         print(f"{case['name']:<26} " + " ".join(f"{w:>7.4f}/{c:<7.4f}" for w, c in medians_of.values())
               + f" {our_wall / min(w for w, _ in others):>14.2f} {our_cpu / min(c for _, c in others):>13.2f}")
+
+
+SCALED = ("one id", "rare category", "IN of 3 ids", "20-minute window")  # the queries the scale section runs
+
+
+def scale(files: int, sizes: list[int], data: Path, repeat: int) -> None:
+    """The selective queries at each table size (``--scale``: total rows, ``--files`` files each, one row group a
+    file as pypaimon-rust writes), contenders interleaved as in ``interleaved``; then each contender's wall time
+    at the largest size over its time at the smallest."""
+    figures: dict[tuple[int, str, str], tuple[float, float]] = {}
+    for size in sizes:
+        spec = DatasetSpec(files=files, rows_per_file=size // files)
+        root = make_table(spec, data / f"{files}x{spec.rows_per_file}")
+        table = PaimonTable(root)
+        paths = [str(table.data_path(entry)) for entry, _ in table.live()]
+        cases = [case for case in queries(spec) if case["name"] in SCALED]
+        for (name, contender), found in interleaved_runs(root, paths, cases, repeat).items():
+            figures[size, name, contender] = found
+    print(f"\nscale: wall / CPU seconds, medians of {repeat} interleaved rounds, {files} files at each size; load "
+          f"average {' '.join(f'{v:.1f}' for v in os.getloadavg())} at the end")
+    print(f"{'query':<20} {'rows':>11} " + " ".join(f"{name:>15}" for name in CONTENDERS)
+          + f" {'ours/best wall':>14} {'ours/best CPU':>13}")
+    for name in SCALED:
+        for size in sizes:
+            cells = [figures[size, name, contender] for contender in CONTENDERS]
+            best_wall, best_cpu = min(w for w, _ in cells[1:]), min(c for _, c in cells[1:])
+            print(f"{name:<20} {size:>11,} " + " ".join(f"{w:>7.4f}/{c:<7.4f}" for w, c in cells)
+                  + f" {cells[0][0] / best_wall:>14.2f} {cells[0][1] / best_cpu:>13.2f}")
+        if len(sizes) > 1:
+            growth = [figures[sizes[-1], name, c][0] / figures[sizes[0], name, c][0] for c in CONTENDERS]
+            print(f"{'':<20} {f'{sizes[-1] // sizes[0]}x rows':>11} " + " ".join(f"{g:>14.2f}x" for g in growth))
 
 
 def process_seconds(command: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -428,11 +473,19 @@ def main() -> None:
     parser.add_argument("--loaded", action="store_true",
                         help="run with a CPU-bound neighbour process per core (a loaded machine)")
     parser.add_argument("--answers", action="store_true", help="only count() and top-10 (#55): --sections answers")
+    parser.add_argument("--scale", default="10000000,50000000",
+                        help="the scale section: comma-separated total rows, a table of --files files each (built "
+                             "from the recipe into --data once; 50M rows take about 2.5 GiB)")
     args = parser.parse_args()
     sections = [name.strip() for name in args.sections.split(",") if name.strip()]
     unknown = sorted(set(sections) - set(SECTIONS))
     if unknown:
         parser.error(f"--sections: unknown {', '.join(unknown)} (of {', '.join(SECTIONS)})")
+    args.data = args.data.resolve()  # (the peer's writer takes no relative warehouse)
+    if sections == ["scale"]:
+        with neighbours(len(os.sched_getaffinity(0))) if args.loaded else contextlib.nullcontext():
+            scale(args.files, [int(size) for size in args.scale.split(",")], args.data, args.repeat)
+        return
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
     root = make_table(spec, args.data / f"{args.files}x{args.rows}")
     if args.store:
@@ -463,6 +516,8 @@ def main() -> None:
             cold(root, files, cases, args.repeat)
         if "answers" in sections:
             answers(root, files, spec, args.repeat)
+        if "scale" in sections:
+            scale(args.files, [int(size) for size in args.scale.split(",")], args.data, args.repeat)
         if args.memory:
             print(f"full scan through to_batches(): peak {peak_memory(root) / 1024:,.0f} MiB resident")
 

@@ -59,6 +59,7 @@ from fileindex.generated.parquet_thrift.ttypes import (
 DATA_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 2, 3  # parquet.thrift's PageType
 REPEATED = 2  # FieldRepetitionType
 DICTIONARY_ENCODINGS = {2, 8}  # PLAIN_DICTIONARY, RLE_DICTIONARY
+BYTE_ARRAY = 6  # Type
 FIRST_PAGE_AT = 4  # after the magic
 INT32_MAX = (1 << 31) - 1
 # an offset index entry takes at most 29 bytes (three field headers, varints of 10, 5 and 10 bytes, a stop), and
@@ -309,13 +310,19 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     base = int(counts.sum())
     tail = encode(_copy_footer(footer, group, leaf, pages_at, len(out) - FIRST_PAGE_AT, base, bool(prefix)))
     out += tail + len(tail).to_bytes(4, "little") + b"PAR1"
+    # strings behind a dictionary page read as a dictionary: a page's 20k strings are not built to take a few
+    strings = _chunk(footer, group, leaf)[2].type == BYTE_ARRAY
+    as_dictionary = [footer.meta.schema[1 + leaf].name] if prefix and strings \
+        else None
     try:
-        column = pq.ParquetFile(pa.BufferReader(pa.py_buffer(out))).read(use_threads=False).column(0)
+        column = pq.ParquetFile(pa.BufferReader(pa.py_buffer(out)), read_dictionary=as_dictionary).read(
+            use_threads=False).column(0)
     except (pa.ArrowException, OSError, ValueError) as err:
         raise Unreadable(f"pyarrow cannot read the copied pages: {err}") from None
     if len(column) != base:
         raise Unreadable("the copied pages hold another number of rows")
-    return compute.call("take", column, compute.int64_array(positions)).combine_chunks()
+    taken = compute.call("take", column, compute.int64_array(positions)).combine_chunks()
+    return taken.dictionary_decode() if as_dictionary else taken
 
 
 def _dictionary_page(fd: int, table: PageTable, dictionary_encoded: np.ndarray) -> bytes:

@@ -21,7 +21,7 @@ from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.scan.funnel import FileRead
 from fileindex.scan.task import DataFileTask, Inputs, open_error
-from fileindex.scan.truth import filtered, matches, source_columns
+from fileindex.scan.truth import filtered, kept_rows, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
@@ -225,7 +225,7 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
         return read_candidates(task, rows, schema)
     wanted = [name for name in source_columns(predicate, schema.names) if name in schema.names]
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
-    mask = matches(probe, predicate, types)
+    mask = kept_rows(probe, predicate, types)
     survivors = np.flatnonzero(mask) if rows is None else rows[mask]
     kept = compute.filter_rows(probe, mask)
     rest = pa.schema([field for field in schema if field.name not in wanted])

@@ -66,13 +66,29 @@ def filtered(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) 
     where Arrow compares as Paimon does (integers, decimals, strings and bytes against literals the column's
     type holds exactly), else by ``matches``. (The kernels are called on the columns: a filter expression
     would be evaluated by Acero, whose import brings pyarrow.dataset and pandas into every reading process.)"""
-    try:
-        mask = visit(predicate, _ArrowMask(table, types))
-    except _NotArrowExact:
-        return compute.filter_rows(table, matches(table, predicate, types))
+    mask = match_mask(table, predicate, types)
     if mask is True:
         return table
     return table.slice(0, 0) if mask is False else compute.filter_rows(table, mask)
+
+
+def match_mask(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> Mask | np.ndarray:
+    """What ``filtered`` filters by: True or False for every row, or a boolean per row (a null: not kept), by
+    Arrow's kernels where they answer exactly (a pass over the column, where ``matches`` first orders it)."""
+    try:
+        return visit(predicate, _ArrowMask(table, types))
+    except _NotArrowExact:
+        return matches(table, predicate, types)
+
+
+def kept_rows(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> np.ndarray:
+    """``matches`` as ``match_mask`` computes it: a bool per row of ``table``."""
+    mask = match_mask(table, predicate, types)
+    if isinstance(mask, bool):
+        return np.full(table.num_rows, mask)
+    if isinstance(mask, np.ndarray):
+        return mask
+    return np.asarray(compute.fill_null(mask, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
 class _NotArrowExact(Exception):
