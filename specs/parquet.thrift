@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The part of a Parquet file's Thrift metadata that page reads (fileindex/arrow/parquet_pages.py) read or
-// write back: the footer (FileMetaData) down to each column chunk's offsets, the offset index, and page
-// headers. Field ids and types are Parquet's, from
+// write back: the footer (FileMetaData) down to each column chunk's offsets, the offset and column indexes, and
+// page headers. Field ids and types are Parquet's, from
 // https://github.com/apache/parquet-format/blob/24102ed5c56e51b610a4897e5f79e76e43732d1d/src/main/thrift/parquet.thrift
 // Fields left out are skipped when read. What is written back into a copied page's file is declared whole
 // (a schema element with its logical type, a column order) and checked to encode to the footer's own bytes.
@@ -147,6 +147,8 @@ struct ColumnChunk {
   3: optional ColumnMetaData meta_data
   4: optional i64 offset_index_offset
   5: optional i32 offset_index_length
+  6: optional i64 column_index_offset
+  7: optional i32 column_index_length
   8: optional ColumnCryptoMetaData crypto_metadata
   9: optional binary encrypted_column_metadata
 }
@@ -178,6 +180,16 @@ struct PageLocation {
 
 struct OffsetIndex {
   1: required list<PageLocation> page_locations
+}
+
+// ---- the column index (each page's bounds, as the writer claims them: read like a row group's statistics)
+
+struct ColumnIndex {
+  1: required list<bool> null_pages
+  2: required list<binary> min_values  // plain-encoded, as a page's statistics
+  3: required list<binary> max_values
+  4: required i32 boundary_order
+  5: optional list<i64> null_counts
 }
 
 // ---- page headers, checked against the offset index before a page is copied

@@ -3,16 +3,17 @@
 them (no deletion vectors; one table per merge engine and option set), reads every snapshot itself, and
 its answers are recorded beside the tables.
 
-    python tools/pk_tables.py [--out tests/tables]
+    python tools/pk_tables.py [--out tests/tables] [--only TABLE ...]
 
 Each table of TABLES is created by Java 0.9.0 (``tools/java/PkTables.java``, over its public catalog and
 table API) and written in the steps listed: a batch commit of rows with their row kinds (``+I``, ``-U``,
-``+U``, ``-D``), or a full compaction of every bucket. The tables are ``write-only`` (no compaction between
-commits, so keys repeat across level-0 files and the compacted level) unless they say otherwise. Then, for
-every snapshot, Java reads the table itself: its batch read without a filter, and with each predicate of
-the table (ReadBuilder.withFilter, so Java's own pruning chooses the files; rows kept by Predicate.test):
-the rows, and the data files its plan reads. Where Java throws (a merge it refuses), the error is recorded.
-PROBES are option sets Java 0.9.0 refuses to write; their errors are recorded too.
+``+U``, ``-D``), the same without compaction (``write_only``), or a full compaction of every bucket. The
+tables are ``write-only`` (no compaction between commits, so keys repeat across level-0 files and the
+compacted level) unless they say otherwise (the ``levels_*`` tables compact as Java does by itself). Then,
+for every snapshot (from the step ``reads_from`` on), Java reads the table itself: its batch read without
+a filter, and with each predicate of the table (ReadBuilder.withFilter, so Java's own pruning chooses the
+files; rows kept by Predicate.test): the rows, and the data files its plan reads. Where Java throws (a merge
+it refuses), the error is recorded. PROBES are option sets Java 0.9.0 refuses to write; their errors are recorded too.
 
 The tables go to ``OUT/primary-keys/<table>/`` and the answers to ``OUT/primary-keys/java-answers.json`` (a
 folder not named ``*.db``: the tests that walk the shared tables, all of them indexed append tables, do not
@@ -29,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +50,12 @@ class PkTable:
     steps: list  # each a list of rows [kind, value, ...] (one commit) or COMPACT
     predicates: list[str] = field(default_factory=list)
     partition_keys: list[str] = field(default_factory=list)
+    reads_from: int = 0  # Java reads the snapshots made from this step on (earlier ones: layouts other tables have)
+
+
+def write_only(rows: list) -> dict:
+    """A commit with no compaction after it (``write-only``), whatever the table says: its file stays on level 0."""
+    return {"rows": rows, "options": {"write-only": "true"}}
 
 
 def deduplicate() -> PkTable:
@@ -222,8 +230,99 @@ def aggregation_retract() -> PkTable:
                    [[["+I", 1, 5], ["+I", 2, 7]], [["-U", 1, 5]]], ["m = 7"])
 
 
+# Tables compacted as Java compacts by itself (universal compaction, a sorted-run trigger of 2, five levels) and
+# in full between commits, then given two commits without compaction: a bucket holds files on two levels above 0
+# and overlapping level-0 files, with keys repeated across them. The first commit is large (a long string per
+# key: compacting two small runs then leaves it alone, so they go to the level below it). The last commit updates
+# keys to values far from the others (v 9000 and up, a sum 1000 larger), so its file's statistics exclude
+# predicates the older versions of those rows match: a reader pruning file by file would return the older version.
+LEVELLED = {"bucket": "1", "num-sorted-run.compaction-trigger": "2", "num-levels": "5", "file.format": "parquet"}
+BASE_KEYS = 160
+STALE_KEYS = (3, 14, 25, 36)  # updated by the last commit, each to a value its older versions never had
+
+
+def padded(key: int) -> str:
+    return f"base-{key * 7919 % 10007:05d}-{key * 31 % 97:02d}-{key * 104729 % 1000003:07d}"
+
+
+def levelled_steps(base: Callable[[int], list], update: Callable[[int, int, str], list],
+                   stale: Callable[[int], list]) -> list:
+    """A first commit of BASE_KEYS keys, compacted in full; three compacting commits of updates and deletes
+    (to the level below the top); a full compaction; two compacting commits; then two write-only commits (the
+    last of them STALE_KEYS' updates). Java reads the snapshots from the second full compaction on."""
+    rng = random.Random(56)
+
+    def commit(number: int) -> list:
+        return [update(number, key, "-D" if rng.random() < 0.15 else "+U") for key in sorted(rng.sample(range(48), 8))]
+
+    return [[base(key) for key in range(BASE_KEYS)], COMPACT, commit(1), commit(2), commit(3), COMPACT, commit(4),
+            commit(5), write_only(commit(6)), write_only([stale(key) for key in STALE_KEYS])]
+
+
+READS_FROM = 5  # (the step of the full compaction between commits)
+
+
+def levels_deduplicate() -> PkTable:
+    steps = levelled_steps(lambda k: ["+I", k, k, padded(k)],
+                           lambda n, k, kind: [kind, k, n * 100 + k, f"s{(n + k) % 3}"],
+                           lambda k: ["+U", k, 9000 + k, "stale"])
+    return PkTable("levels_deduplicate", [("id", "BIGINT"), ("v", "INT"), ("s", "STRING")], ["id"], LEVELLED, steps,
+                   ["id = 7", "id BETWEEN 10 AND 30", "v < 40", "v >= 9000", "s = 's1'", "id > 150 OR v = 305",
+                    "v BETWEEN 300 AND 600"], reads_from=READS_FROM)
+
+
+def levels_sequence() -> PkTable:
+    """``sequence.field`` ts: some updates carry an older ts than the row's and lose to it."""
+    steps = levelled_steps(lambda k: ["+I", k, k, 100, padded(k)],
+                           lambda n, k, kind: [kind, k, n * 100 + k, 100 + n * 10 - (5 if k % 4 == 0 else -5) * n,
+                                               f"s{n}"],
+                           lambda k: ["+U", k, 9000 + k, 10_000, "stale"])
+    return PkTable("levels_sequence", [("id", "BIGINT"), ("v", "INT"), ("ts", "BIGINT"), ("s", "STRING")], ["id"],
+                   {**LEVELLED, "sequence.field": "ts"}, steps,
+                   ["id = 8", "v < 40", "v >= 9000", "ts < 100", "ts >= 150 AND id < 20", "id IN (0, 4, 8, 9)"],
+                   reads_from=READS_FROM)
+
+
+def levels_partial_update() -> PkTable:
+    """Each update sets one or two of a, b, c (the others null, kept); deletes ignored."""
+    def update(n: int, k: int, kind: str) -> list:
+        return [kind, k, f"a{n}" if (n + k) % 2 else None, n * 100 + k if (n + k) % 3 else None,
+                n if k % 2 else None]
+
+    steps = levelled_steps(lambda k: ["+I", k, padded(k), k, None], update,
+                           lambda k: ["+U", k, None, 9000 + k, None])
+    return PkTable("levels_partial_update", [("id", "BIGINT"), ("a", "STRING"), ("b", "INT"), ("c", "INT")], ["id"],
+                   {**LEVELLED, "merge-engine": "partial-update", "partial-update.ignore-delete": "true"}, steps,
+                   ["id = 3", "b < 40", "b >= 9000", "c IS NOT NULL", "c >= 5 AND a = 'a4'", "a = 'a1' OR b = 401"],
+                   reads_from=READS_FROM)
+
+
+def levels_aggregation() -> PkTable:
+    """s summed (deletes retract it), mx the max (retractions ignored), last the last non-null value."""
+    steps = levelled_steps(lambda k: ["+I", k, k, k % 50, padded(k)],
+                           lambda n, k, kind: [kind, k, n, n * 10 + k % 10, f"u{n}" if k % 3 else None],
+                           lambda k: ["+U", k, 1000, 1, "stale"])
+    return PkTable("levels_aggregation", [("id", "BIGINT"), ("s", "INT"), ("mx", "INT"), ("last", "STRING")], ["id"],
+                   {**LEVELLED, "merge-engine": "aggregation", "fields.s.aggregate-function": "sum",
+                    "fields.mx.aggregate-function": "max", "fields.mx.ignore-retract": "true"}, steps,
+                   ["id = 14", "s < 20", "s >= 1000", "mx >= 60", "last = 'u5'", "s < 3 OR mx > 70"],
+                   reads_from=READS_FROM)
+
+
+def levels_first_row() -> PkTable:
+    """The first row per key (deletes ignored), compacted by lookup: each key once above level 0."""
+    steps = levelled_steps(lambda k: ["+I", k * 2, k, padded(k)],  # (even keys first; updates add odd)
+                           lambda n, k, kind: [kind, k, n * 100 + k, f"u{n}"],
+                           lambda k: ["+I", k + 1000, 9000 + k, "late"])
+    return PkTable("levels_first_row", [("id", "BIGINT"), ("v", "INT"), ("s", "STRING")], ["id"],
+                   {**LEVELLED, "merge-engine": "first-row", "first-row.ignore-delete": "true"}, steps,
+                   ["id = 7", "v >= 100", "s = 'u2'", "id > 1000", "v < 10 AND id < 50", "v >= 150"],
+                   reads_from=READS_FROM)
+
+
+LEVELS_TABLES = [levels_deduplicate, levels_sequence, levels_partial_update, levels_aggregation, levels_first_row]
 TABLES = [deduplicate, deduplicate_levels, deduplicate_sequence, partial_update, partial_update_groups,
-          aggregation, first_row, partial_update_delete, partial_update_remove, aggregation_retract]
+          aggregation, first_row, partial_update_delete, partial_update_remove, aggregation_retract, *LEVELS_TABLES]
 
 # options Java 0.9.0 refuses when writing (the error is recorded)
 PROBES = {
@@ -279,8 +378,12 @@ def write(java: JavaPk, warehouse: Path, table: PkTable) -> tuple[Path | None, l
     root = Path(created["path"])
     snapshots = []
     for step in table.steps:
-        request = {"op": "compact", "table": str(root)} if step == COMPACT else \
-            {"op": "commit", "table": str(root), "rows": step}
+        if step == COMPACT:
+            request = {"op": "compact", "table": str(root)}
+        elif isinstance(step, dict):
+            request = {"op": "commit", "table": str(root), **step}
+        else:
+            request = {"op": "commit", "table": str(root), "rows": step}
         done = java.ask(request)
         if "error" in done:
             return root, snapshots, done["error"]
@@ -298,7 +401,8 @@ def java_reads(java: JavaPk, root: Path, table: PkTable, snapshots: list[int]) -
 
     types = load_schema(TableStore(root), 0).types()
     reads = []
-    for snapshot in range(1, max(snapshots) + 1):  # (a commit that compacts makes two snapshots)
+    first = snapshots[table.reads_from - 1] + 1 if table.reads_from else 1
+    for snapshot in range(first, max(snapshots) + 1):  # (a commit that compacts makes two snapshots)
         for text in [None, *table.predicates]:
             request = {"op": "read", "table": str(root), "snapshot": snapshot}
             if text is not None:
@@ -353,21 +457,31 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "tests" / "tables",
                         help=f"the folder receiving {FOLDER}/ (default: tests/tables)")
+    parser.add_argument("--only", nargs="+", metavar="TABLE", choices=[make.__name__ for make in TABLES],
+                        help="write these tables again, keeping the others and their answers")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "tools"))
+    makers = [make for make in TABLES if args.only is None or make.__name__ in args.only]
+    folder = args.out / FOLDER
     java = JavaPk()
     try:
         with tempfile.TemporaryDirectory(prefix="pk-tables-") as scratch:
-            answers = record(Path(scratch), java, [make() for make in TABLES])
-            folder = args.out / FOLDER
-            if folder.exists():
-                shutil.rmtree(folder)
-            shutil.copytree(Path(scratch) / "db.db", folder)
+            answers = record(Path(scratch), java, [make() for make in makers])
+            if args.only is None:
+                shutil.rmtree(folder, ignore_errors=True)
+                shutil.copytree(Path(scratch) / "db.db", folder)
+            else:
+                kept = json.loads((folder / "java-answers.json").read_text())["tables"]
+                answers["tables"] = {make.__name__: answers["tables"].get(make.__name__) or kept[make.__name__]
+                                     for make in TABLES}
+                for make in makers:
+                    shutil.rmtree(folder / make.__name__, ignore_errors=True)
+                    shutil.copytree(Path(scratch) / "db.db" / make.__name__, folder / make.__name__)
     finally:
         java.close()
     (folder / "java-answers.json").write_text(answers_text(answers))
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    print(f"wrote {len(answers['tables'])} tables under {folder} ({size} B)")
+    print(f"wrote {len(makers)} of {len(answers['tables'])} tables under {folder} ({size} B)")
     return 0
 
 

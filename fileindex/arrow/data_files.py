@@ -183,6 +183,19 @@ class DataFileReader:
             found.append((statistics.min, statistics.max, statistics.null_count) if usable else None)
         return found
 
+    def page_bounds(self, column: str, group: int) -> parquet_pages.PageBounds | None:
+        """An integer column's pages in a Parquet row group with the bounds its column index claims; None where
+        the file keeps no such index (or it does not check out: the group is then read whole)."""
+        from fileindex.arrow import parquet_pages
+
+        footer = self._paged_footer() if self.format == "parquet" else None
+        if footer is None or column not in footer.leaves:
+            return None
+        try:
+            return parquet_pages.integer_page_bounds(self._source, footer, group, footer.leaves[column])
+        except (parquet_pages.Unreadable, OSError):
+            return None
+
     def read_groups(self, groups: list[int], columns: list[str]) -> list[pa.Table]:
         """Whole row groups (ORC stripes) of ``columns``, a table each."""
         self._require(columns)

@@ -25,7 +25,11 @@ checked the same way, and the copy must decode to the rows it should hold. Anyth
 offset index, a nested or repeated column, a chunk or page that does not check out, a tree of an unknown
 shape) raises Unreadable: the caller reads the row group whole.
 
-The footer, offset indexes and page headers are decoded into the classes generated from
+An integer column's column index (each page's min and max, as the writer claims them) tells a key filter
+which pages may hold a key (``integer_page_bounds``): a claim like a row group's statistics, used as Java
+uses those; one that does not decode, or does not bound each page of the offset index, is Unreadable.
+
+The footer, offset and column indexes and page headers are decoded into the classes generated from
 specs/parquet.thrift (``fileindex.generated.parquet_thrift``) by Thrift's C-accelerated compact protocol,
 with every string and list bounded by the bytes decoded. A copy's footer carries the schema element and
 column order of its column and the writer's name as the file holds them; the footer is refused unless
@@ -49,6 +53,7 @@ from thrift.transport.TTransport import TMemoryBuffer
 from fileindex.arrow import compute
 from fileindex.generated.parquet_thrift.ttypes import (
     ColumnChunk,
+    ColumnIndex,
     ColumnMetaData,
     FileMetaData,
     OffsetIndex,
@@ -65,6 +70,12 @@ INT32_MAX = (1 << 31) - 1
 # an offset index entry takes at most 29 bytes (three field headers, varints of 10, 5 and 10 bytes, a stop), and
 # another 10 where the index lists each page's unencoded bytes; the list and struct framing, 32 at most
 LOCATION_BYTES, INDEX_FRAMING = 40, 32
+# a column index entry of a flat INT32 or INT64 column: a bool, a min and a max (a length varint and at most 8
+# bytes each), a null count, and the level histograms later writers add (skipped here: a repetition level and
+# two definition levels a page, varints of at most 10 bytes each)
+BOUND_BYTES = 64
+HISTOGRAM_ENTRIES = 3  # (the longest list of a page's entries: its levels' histograms, as many a page)
+INTEGER_WIDTHS = {1: 4, 2: 8}  # parquet.thrift's Type INT32, INT64: the bytes of a plain-encoded value
 HEADER_BYTES = 256  # read for a page header at first (more where it carries long statistics)
 
 # a column whose wanted pages hold more than this share of its bytes is read whole: the pages left out save
@@ -184,6 +195,54 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: np.ndarray,
         raise Unreadable(f"no row group {group}")
     with open(path, "rb") as file:
         return {name: _column_rows(file.fileno(), footer, group, footer.leaves[name], rows) for name in columns}
+
+
+@dataclass(frozen=True)
+class PageBounds:
+    """An integer column chunk's data pages with the bounds its column index claims for each (as a row
+    group's statistics are claims): where each page's rows start (and the group's row count after the last),
+    each page's min and max (None for a page of nulls only) and null count (None: not recorded)."""
+
+    firsts: np.ndarray
+    bounds: list[tuple[int | None, int | None, int | None]]
+
+
+def integer_page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
+    """The pages of an INT32 or INT64 column chunk and their bounds, from its offset and column indexes;
+    Unreadable where the chunk has no column index or it does not describe the offset index's pages."""
+    if not 0 <= group < len(footer.row_groups):
+        raise Unreadable(f"no row group {group}")
+    with open(path, "rb") as file:
+        fd = file.fileno()
+        table = footer.pages(fd, group, leaf)
+        _, chunk, meta = _chunk(footer, group, leaf)
+        width = INTEGER_WIDTHS.get(meta.type)
+        if width is None:
+            raise Unreadable("not an INT32 or INT64 column")
+        at, length, pages = chunk.column_index_offset, chunk.column_index_length, len(table.offsets)
+        if at is None or not length:
+            raise Unreadable("no column index")
+        if not (FIRST_PAGE_AT <= at and 0 < length <= footer.pages_end - at) \
+                or length > INDEX_FRAMING + BOUND_BYTES * pages:
+            raise Unreadable(f"a column index of {length} bytes at {at} for {pages} pages")
+        index, _ = decode(ColumnIndex, _read_exactly(fd, at, length), limit=max(HISTOGRAM_ENTRIES * pages, width))
+    nulls, lows, highs, counts = index.null_pages, index.min_values, index.max_values, index.null_counts
+    if nulls is None or lows is None or highs is None or not len(nulls) == len(lows) == len(highs) == pages \
+            or (counts is not None and len(counts) != pages):
+        raise Unreadable("a column index without a bound for each page")
+    bounds: list[tuple[int | None, int | None, int | None]] = []
+    for page in range(pages):
+        count = counts[page] if counts is not None else None
+        if nulls[page]:
+            bounds.append((None, None, count))
+            continue
+        if len(lows[page]) != width or len(highs[page]) != width:
+            raise Unreadable(f"page {page}'s bounds are not {width}-byte integers")
+        low, high = (int.from_bytes(value, "little", signed=True) for value in (lows[page], highs[page]))
+        if low > high:
+            raise Unreadable(f"page {page}'s minimum is above its maximum")
+        bounds.append((low, high, count))
+    return PageBounds(table.firsts, bounds)
 
 
 def _read_exactly(fd: int, at: int, length: int) -> bytes:

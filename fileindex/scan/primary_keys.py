@@ -270,7 +270,8 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
 def _rows_keys_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
                      types: dict) -> np.ndarray:
     """The positions of the file's records whose key ``over_keys`` holds on, ascending; the keys are read from
-    the row groups whose key statistics may hold one (a file sorted by key keeps each group's keys narrow)."""
+    the row groups whose key statistics may hold one (a file sorted by key keeps each group's keys narrow),
+    and within a group from the pages whose bounds (its column index) may (:func:`_pages_keys_may_match`)."""
     names = list(dict.fromkeys(in_file_keys.values()))
 
     def held(table: pa.Table) -> np.ndarray:
@@ -281,9 +282,34 @@ def _rows_keys_match(reader: DataFileReader, in_file_keys: dict[str, str], over_
     if groups is None or reader.group_rows is None:
         return held(reader.read(names))
     starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
-    found = [starts[group] + held(table) for group, table in zip(groups, reader.read_groups(groups, names),
-                                                                  strict=True)]
+    found = []
+    for group in groups:
+        rows = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
+        if rows is None:
+            found.append(starts[group] + held(reader.read_groups([group], names)[0]))
+        elif len(rows):
+            positions = starts[group] + rows
+            found.append(positions[held(reader.read_rows(positions, names))])
     return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+
+
+def _pages_keys_may_match(reader: DataFileReader, group: int, in_file_keys: dict[str, str], over_keys: Predicate,
+                          types: dict) -> np.ndarray | None:
+    """The rows of a row group (positions within it) on the pages of an integer key column whose bounds may
+    satisfy ``over_keys``, as its column index claims them (as the row groups' statistics are claims); None
+    where no key column has such an index, or the pages that may hold half the group's rows or more (the
+    group is read whole: taking most of its rows costs more than reading them all)."""
+    for key, old in in_file_keys.items():
+        if types[key].root not in INTEGERS or (pages := reader.page_bounds(old, group)) is None:
+            continue
+        counts = np.diff(pages.firsts)
+        kept = [page for page, (low, high, nulls) in enumerate(pages.bounds)
+                if _GroupKeys({key: (low, high, nulls, types[key])}, int(counts[page])).may_match(over_keys)]
+        if 2 * int(counts[kept].sum()) >= int(pages.firsts[-1]):
+            return None
+        return np.concatenate([np.arange(pages.firsts[page], pages.firsts[page + 1]) for page in kept]) \
+            if kept else np.zeros(0, dtype=np.int64)
+    return None
 
 
 def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,

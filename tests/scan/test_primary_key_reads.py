@@ -3,6 +3,7 @@ hold a matching key (never dropping one that does), and buckets read ahead on th
 stop when the consumer stops."""
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -40,3 +41,68 @@ def test_buckets_read_ahead_come_out_in_order_and_stop_with_the_consumer():
     stream = read_buckets(reads, scan.read_schema, None, scan.types, 3)
     assert next(stream).to_pylist() == one[0]
     stream.close()  # the readers ahead stop (daemon threads, polling the stop flag)
+
+
+def sorted_keys_file(path, page_index: bool = True) -> DataFileReader:
+    """A key-value file's key column sorted, 20,000 keys in one row group of about 40 pages."""
+    keys = pa.array(range(0, 40_000, 2), pa.int64())
+    pq.write_table(pa.table({"_KEY_id": keys, "v": pa.array(range(20_000), pa.int32())}), path,
+                   row_group_size=1_000_000, data_page_size=4096, write_page_index=page_index, use_dictionary=False)
+    return DataFileReader(path)
+
+
+def counting_reads(monkeypatch) -> list[int]:
+    """How many rows each ``read_rows`` of the keys asks for, and -1 for each row group read whole."""
+    counts: list[int] = []
+    read_rows, read_groups = DataFileReader.read_rows, DataFileReader.read_groups
+    monkeypatch.setattr(DataFileReader, "read_rows",
+                        lambda self, rows, columns: counts.append(len(rows)) or read_rows(self, rows, columns))
+    monkeypatch.setattr(DataFileReader, "read_groups",
+                        lambda self, groups, columns: counts.append(-1) or read_groups(self, groups, columns))
+    return counts
+
+
+KEY_CASES = [("id = 4322", [2161]), ("id = 4321", []), ("id >= 39990 OR id < 6", [0, 1, 2, *range(19995, 20_000)]),
+             ("id IN (2, 39998)", [1, 19999]), ("id = -5", []), ("id BETWEEN 100 AND 104", [50, 51, 52])]
+
+
+def test_pages_are_read_where_their_keys_may_match(tmp_path, monkeypatch):
+    """A group's key column has a column index (as Java's and pypaimon-rust's writers keep): only the pages
+    whose bounds may hold a matching key are read, and the positions are those of a whole read."""
+    reader = sorted_keys_file(tmp_path / "kv.parquet")
+    types = {"id": parse_type("BIGINT NOT NULL")}
+    bounds = reader.page_bounds("_KEY_id", 0)
+    assert bounds is not None and len(bounds.bounds) > 10
+    keys = reader.read(["_KEY_id"]).column(0).to_numpy()
+    for page, (low, high, _) in enumerate(bounds.bounds):  # (the claims are the pages' own keys)
+        assert (low, high) == (keys[bounds.firsts[page]], keys[bounds.firsts[page + 1] - 1])
+    counts = counting_reads(monkeypatch)
+    for where, truth in KEY_CASES:
+        counts.clear()
+        rows = _rows_keys_match(reader, {"id": "_KEY_id"}, parse_predicate(where, types), types)
+        assert rows.tolist() == truth, where
+        assert -1 not in counts and sum(counts) <= 3 * max(np.diff(bounds.firsts)), (where, counts)
+
+
+def test_keys_without_a_usable_column_index_are_read_by_row_group(tmp_path, monkeypatch):
+    """No column index, or one that does not decode or does not give each page its bounds: the row group's
+    keys are read whole, and the positions are the same."""
+    from parquet_forgery import footer_of
+
+    types = {"id": parse_type("BIGINT NOT NULL")}
+    plain = sorted_keys_file(tmp_path / "plain.parquet", page_index=False)
+    assert plain.page_bounds("_KEY_id", 0) is None
+    damaged = tmp_path / "damaged.parquet"
+    sorted_keys_file(damaged)
+    data = bytearray(damaged.read_bytes())
+    chunk = footer_of(bytes(data))[0].row_groups[0].columns[0]
+    at, length = chunk.column_index_offset, chunk.column_index_length
+    data[at:at + length] = bytes([0x19]) + b"\xff" * (length - 1)  # (a list header claiming too many entries)
+    damaged.write_bytes(bytes(data))
+    counts = counting_reads(monkeypatch)
+    for reader in (plain, DataFileReader(damaged)):
+        assert reader.page_bounds("_KEY_id", 0) is None
+        for where, truth in KEY_CASES:
+            counts.clear()
+            assert _rows_keys_match(reader, {"id": "_KEY_id"}, parse_predicate(where, types), types).tolist() == truth
+            assert counts == [-1] or not truth and counts in ([], [-1]), (where, counts)

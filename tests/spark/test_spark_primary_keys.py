@@ -16,7 +16,8 @@ from fileindex.spark.jobs import explain_scan
 
 DATABASE = ROOT / "tests" / "tables" / "primary-keys"
 TABLES = json.loads((DATABASE / "java-answers.json").read_text())["tables"]
-CASES = [("deduplicate", "score = 20"), ("deduplicate", "id = 2"), ("partial_update", None)]
+CASES = [("deduplicate", "score = 20"), ("deduplicate", "id = 2"), ("partial_update", None),
+         ("levels_aggregation", "s < 20")]  # (files on levels 0, 3 and 4: Java compacted it itself)
 
 
 def java_rows(name: str, where: str | None) -> list:

@@ -5,6 +5,7 @@
 //    "partition_keys":[...],"options":{...}}                          -> {"path":"<table root>"}
 //   {"op":"commit","table":ROOT,"rows":[["+I", v, ...], ["-D", v, ...], ...]}
 //                                                                     -> {"snapshot":n}  (one batch commit)
+//       with "options":{...}: the commit runs with those table options (e.g. write-only, so no compaction)
 //   {"op":"compact","table":ROOT}                                     -> {"snapshot":n}  (a full compaction
 //       of every bucket that has files, run with write-only=false whatever the table says)
 //   {"op":"read","table":ROOT,"snapshot":n,"where":P or absent}       -> {"files":[name, ...],"rows":[[v, ...]]}
@@ -71,7 +72,8 @@ public class PkTables {
                 JsonNode request = JSON.readTree(line);
                 switch (request.get("op").asText()) {
                     case "create": answer.put("path", create(request)); break;
-                    case "commit": answer.put("snapshot", commit(table(request), request.get("rows"))); break;
+                    case "commit": answer.put("snapshot", commit(withOptions(table(request), request.get("options")),
+                                                                 request.get("rows"))); break;
                     case "compact": answer.put("snapshot", compact(table(request))); break;
                     case "read": read(table(request), request, answer); break;
                     default: throw new IllegalArgumentException("unknown op");
@@ -87,6 +89,13 @@ public class PkTables {
 
     static FileStoreTable table(JsonNode request) {
         return FileStoreTableFactory.create(LocalFileIO.create(), new Path(request.get("table").asText()));
+    }
+
+    static FileStoreTable withOptions(FileStoreTable table, JsonNode options) {
+        if (options == null) return table;
+        Map<String, String> dynamic = new HashMap<>();
+        options.fields().forEachRemaining(e -> dynamic.put(e.getKey(), e.getValue().asText()));
+        return table.copy(dynamic);
     }
 
     static String create(JsonNode request) throws Exception {

@@ -2518,6 +2518,8 @@ class ColumnChunk(object):
      - meta_data
      - offset_index_offset
      - offset_index_length
+     - column_index_offset
+     - column_index_length
      - crypto_metadata
      - encrypted_column_metadata
 
@@ -2529,17 +2531,21 @@ class ColumnChunk(object):
         'meta_data',
         'offset_index_offset',
         'offset_index_length',
+        'column_index_offset',
+        'column_index_length',
         'crypto_metadata',
         'encrypted_column_metadata',
     )
 
 
-    def __init__(self, file_path=None, file_offset=None, meta_data=None, offset_index_offset=None, offset_index_length=None, crypto_metadata=None, encrypted_column_metadata=None,):
+    def __init__(self, file_path=None, file_offset=None, meta_data=None, offset_index_offset=None, offset_index_length=None, column_index_offset=None, column_index_length=None, crypto_metadata=None, encrypted_column_metadata=None,):
         self.file_path = file_path
         self.file_offset = file_offset
         self.meta_data = meta_data
         self.offset_index_offset = offset_index_offset
         self.offset_index_length = offset_index_length
+        self.column_index_offset = column_index_offset
+        self.column_index_length = column_index_length
         self.crypto_metadata = crypto_metadata
         self.encrypted_column_metadata = encrypted_column_metadata
 
@@ -2576,6 +2582,16 @@ class ColumnChunk(object):
             elif fid == 5:
                 if ftype == TType.I32:
                     self.offset_index_length = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 6:
+                if ftype == TType.I64:
+                    self.column_index_offset = iprot.readI64()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 7:
+                if ftype == TType.I32:
+                    self.column_index_length = iprot.readI32()
                 else:
                     iprot.skip(ftype)
             elif fid == 8:
@@ -2618,6 +2634,14 @@ class ColumnChunk(object):
         if self.offset_index_length is not None:
             oprot.writeFieldBegin('offset_index_length', TType.I32, 5)
             oprot.writeI32(self.offset_index_length)
+            oprot.writeFieldEnd()
+        if self.column_index_offset is not None:
+            oprot.writeFieldBegin('column_index_offset', TType.I64, 6)
+            oprot.writeI64(self.column_index_offset)
+            oprot.writeFieldEnd()
+        if self.column_index_length is not None:
+            oprot.writeFieldBegin('column_index_length', TType.I32, 7)
+            oprot.writeI32(self.column_index_length)
             oprot.writeFieldEnd()
         if self.crypto_metadata is not None:
             oprot.writeFieldBegin('crypto_metadata', TType.STRUCT, 8)
@@ -3104,6 +3128,162 @@ class OffsetIndex(object):
     def validate(self):
         if self.page_locations is None:
             raise TProtocolException(message='Required field page_locations is unset!')
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, getattr(self, key))
+             for key in self.__slots__]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        if not isinstance(other, self.__class__):
+            return False
+        for attr in self.__slots__:
+            my_val = getattr(self, attr)
+            other_val = getattr(other, attr)
+            if my_val != other_val:
+                return False
+        return True
+
+    def __ne__(self, other):
+        return not (self == other)
+
+
+class ColumnIndex(object):
+    """
+    Attributes:
+     - null_pages
+     - min_values
+     - max_values
+     - boundary_order
+     - null_counts
+
+    """
+
+    __slots__ = (
+        'null_pages',
+        'min_values',
+        'max_values',
+        'boundary_order',
+        'null_counts',
+    )
+
+
+    def __init__(self, null_pages=None, min_values=None, max_values=None, boundary_order=None, null_counts=None,):
+        self.null_pages = null_pages
+        self.min_values = min_values
+        self.max_values = max_values
+        self.boundary_order = boundary_order
+        self.null_counts = null_counts
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1:
+                if ftype == TType.LIST:
+                    self.null_pages = []
+                    (_etype59, _size56) = iprot.readListBegin()
+                    for _i60 in range(_size56):
+                        _elem61 = iprot.readBool()
+                        self.null_pages.append(_elem61)
+                    iprot.readListEnd()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 2:
+                if ftype == TType.LIST:
+                    self.min_values = []
+                    (_etype65, _size62) = iprot.readListBegin()
+                    for _i66 in range(_size62):
+                        _elem67 = iprot.readBinary()
+                        self.min_values.append(_elem67)
+                    iprot.readListEnd()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 3:
+                if ftype == TType.LIST:
+                    self.max_values = []
+                    (_etype71, _size68) = iprot.readListBegin()
+                    for _i72 in range(_size68):
+                        _elem73 = iprot.readBinary()
+                        self.max_values.append(_elem73)
+                    iprot.readListEnd()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 4:
+                if ftype == TType.I32:
+                    self.boundary_order = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 5:
+                if ftype == TType.LIST:
+                    self.null_counts = []
+                    (_etype77, _size74) = iprot.readListBegin()
+                    for _i78 in range(_size74):
+                        _elem79 = iprot.readI64()
+                        self.null_counts.append(_elem79)
+                    iprot.readListEnd()
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('ColumnIndex')
+        if self.null_pages is not None:
+            oprot.writeFieldBegin('null_pages', TType.LIST, 1)
+            oprot.writeListBegin(TType.BOOL, len(self.null_pages))
+            for iter80 in self.null_pages:
+                oprot.writeBool(iter80)
+            oprot.writeListEnd()
+            oprot.writeFieldEnd()
+        if self.min_values is not None:
+            oprot.writeFieldBegin('min_values', TType.LIST, 2)
+            oprot.writeListBegin(TType.STRING, len(self.min_values))
+            for iter81 in self.min_values:
+                oprot.writeBinary(iter81)
+            oprot.writeListEnd()
+            oprot.writeFieldEnd()
+        if self.max_values is not None:
+            oprot.writeFieldBegin('max_values', TType.LIST, 3)
+            oprot.writeListBegin(TType.STRING, len(self.max_values))
+            for iter82 in self.max_values:
+                oprot.writeBinary(iter82)
+            oprot.writeListEnd()
+            oprot.writeFieldEnd()
+        if self.boundary_order is not None:
+            oprot.writeFieldBegin('boundary_order', TType.I32, 4)
+            oprot.writeI32(self.boundary_order)
+            oprot.writeFieldEnd()
+        if self.null_counts is not None:
+            oprot.writeFieldBegin('null_counts', TType.LIST, 5)
+            oprot.writeListBegin(TType.I64, len(self.null_counts))
+            for iter83 in self.null_counts:
+                oprot.writeI64(iter83)
+            oprot.writeListEnd()
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        if self.null_pages is None:
+            raise TProtocolException(message='Required field null_pages is unset!')
+        if self.min_values is None:
+            raise TProtocolException(message='Required field min_values is unset!')
+        if self.max_values is None:
+            raise TProtocolException(message='Required field max_values is unset!')
+        if self.boundary_order is None:
+            raise TProtocolException(message='Required field boundary_order is unset!')
         return
 
     def __repr__(self):
@@ -3812,8 +3992,8 @@ ColumnChunk.thrift_spec = (
     (3, TType.STRUCT, 'meta_data', [ColumnMetaData, None], None, ),  # 3
     (4, TType.I64, 'offset_index_offset', None, None, ),  # 4
     (5, TType.I32, 'offset_index_length', None, None, ),  # 5
-    None,  # 6
-    None,  # 7
+    (6, TType.I64, 'column_index_offset', None, None, ),  # 6
+    (7, TType.I32, 'column_index_length', None, None, ),  # 7
     (8, TType.STRUCT, 'crypto_metadata', [ColumnCryptoMetaData, None], None, ),  # 8
     (9, TType.STRING, 'encrypted_column_metadata', 'BINARY', None, ),  # 9
 )
@@ -3849,6 +4029,15 @@ all_structs.append(OffsetIndex)
 OffsetIndex.thrift_spec = (
     None,  # 0
     (1, TType.LIST, 'page_locations', (TType.STRUCT, [PageLocation, None], False), None, ),  # 1
+)
+all_structs.append(ColumnIndex)
+ColumnIndex.thrift_spec = (
+    None,  # 0
+    (1, TType.LIST, 'null_pages', (TType.BOOL, None, False), None, ),  # 1
+    (2, TType.LIST, 'min_values', (TType.STRING, 'BINARY', False), None, ),  # 2
+    (3, TType.LIST, 'max_values', (TType.STRING, 'BINARY', False), None, ),  # 3
+    (4, TType.I32, 'boundary_order', None, None, ),  # 4
+    (5, TType.LIST, 'null_counts', (TType.I64, None, False), None, ),  # 5
 )
 all_structs.append(DataPageHeader)
 DataPageHeader.thrift_spec = (
