@@ -90,18 +90,26 @@ def test_the_readme_is_a_few_screens_and_starts_with_the_two_commands():
     assert len(README.splitlines()) <= 200
     first = re.findall(r"```bash\n(.*?)\n```", README, re.S)[:2]
     assert first == ["bash tools/setup.sh && .venv/bin/fileindex demo",
-                     "bash tools/setup.sh --test && .venv/bin/python -m pytest --all-tiers"]
+                     "bash tools/setup.sh --test && bash tools/test_all.sh"]
     assert "about 2 minutes the first time" in README
     assert "a bare `pytest` runs the fast tier" in README
 
 
 def test_ci_runs_the_readmes_test_command():
-    """.ci/run runs the README's second command's tests: every tier."""
+    """.ci/run runs the README's second command: its setup, then tools/test_all.sh (every tier)."""
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "bash tools/setup.sh --test\n" in ci
-    # as two processes: one marker expression and its negation, with --all-tiers, select every test
-    assert ' .venv/bin/python -m pytest --all-tiers -q -m "$tiers"\n' in ci
-    assert '\n.venv/bin/python -m pytest --all-tiers -m "not ($tiers)" ' in ci and "\nfor name in tiers " in ci
+    assert "bash tools/setup.sh --test\n" in ci and "\nbash tools/test_all.sh || main=$?" in ci
+
+
+def test_the_two_halves_of_the_test_command_select_every_tier():
+    """tools/test_all.sh runs one marker expression and its negation, each with --all-tiers: together every test
+    ``pytest --all-tiers`` collects, none twice."""
+    script = (ROOT / "tools" / "test_all.sh").read_text()
+    tiers = re.search(r'^tiers="(.+)"$', script, re.M).group(1)
+    assert '--all-tiers -q -m "$tiers"' in script and '--all-tiers -m "not ($tiers)"' in script
+    first, second = collected("--all-tiers", "-m", tiers), collected("--all-tiers", "-m", f"not ({tiers})")
+    assert first and second and not first & second
+    assert first | second == collected("--all-tiers")
 
 
 def collected(*options: str) -> set[str]:
