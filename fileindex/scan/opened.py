@@ -1,16 +1,16 @@
 """What a ``PaimonTable`` keeps below its plans (``scan/plans.py``), so that a new predicate on the same table pays
 only for evaluating it: its snapshot's live files as tasks (the manifests decoded into entries once per table), and
 each data file's opened index (where it lives, its container with the readers a query opened on it, the file's
-existence and reported name). A table is pinned to its snapshot and a snapshot's files never change, so a file is
-known by its path and size; nothing is looked up or opened again for it while the table lives. A new
-``PaimonTable`` starts with none.
+existence and reported name), and each file's decoded statistics (``STATISTICS_BUDGET``). A table is pinned to its
+snapshot and a snapshot's files never change, so a file is known by its path and size; nothing is looked up or
+opened again for it while the table lives. A new ``PaimonTable`` starts with none.
 
 Bounded: at most ``FILES`` opened files weighing ``BYTES`` in all (an opened file counted as ``FILE_BYTES`` plus
-twice its container's bytes: the bytes read and about what the readers decode of them; a bitmap body can be
-large), least recently used out; a memory-mapped container holds a descriptor, so at most ``MAPPED`` of those (as
-the process's own ``MAPPED_SIDECARS``). Shared by threads under the memos' locks; a table pickled (Spark ships it)
-arrives with none. ``FILEINDEX_MEMOS=off`` keeps none. A file whose index could not be opened is not kept: it
-fails again, each time.
+twice its container's bytes: the bytes read and about what the readers decode of them; a bitmap body can be large),
+least recently used out; a memory-mapped container holds a descriptor, so at most ``MAPPED`` of those (as the
+process's own ``MAPPED_SIDECARS``), each weighed as an eighth of its bytes (its bytes are the page cache's). Shared
+by threads under the memos' locks; a table pickled (Spark ships it) arrives with none. ``FILEINDEX_MEMOS=off`` keeps
+none. A file whose index could not be opened is not kept: it fails again, each time.
 """
 from __future__ import annotations
 
@@ -73,9 +73,12 @@ class OpenedFiles:
         if found is None:
             found = open_file(entry)
             container = found.container
-            weight = FILE_BYTES + (2 * container.size if container is not None else 0)
-            mapped = container is not None and container._mapped is not None
-            (self._mapped if mapped else self._small).put(key, found, weight)
+            if container is None:
+                self._small.put(key, found, FILE_BYTES)
+            elif container._mapped is not None:  # (its bytes are the page cache's: weighed as MAPPED_SIDECARS does)
+                self._mapped.put(key, found, FILE_BYTES + container.size // 8)
+            else:
+                self._small.put(key, found, FILE_BYTES + 2 * container.size)
         return found
 
     def statistics(self, entry: ManifestEntry, schema_id: int, decode: Callable[[], Statistics]) -> Statistics:
