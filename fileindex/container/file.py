@@ -32,6 +32,7 @@ class FileIndexContainer:
         self._mapped: mmap.mmap | None = None
         # a shared container (``embedded_container``) keeps the readers opened on it, for the next query
         self.readers: dict | None = None
+        self.recorded_rows: tuple[int | None] | None = None  # (``recorded_row_count``'s answer, once found)
         self._lookup: dict[str, dict[str, IndexEntry]] = {}
         for record in head.column_records:
             for entry in record.indexes:

@@ -142,11 +142,15 @@ def _explained(index: IndexType, body, column: str, data_type,
 
 def recorded_row_count(container: FileIndexContainer) -> int | None:
     """The rows of the data file as the container's bodies record them (bitmap, bsi, range-bitmap; the
-    largest where they disagree, so that no row a body counts is dropped); None when no body records one."""
+    largest where they disagree, so that no row a body counts is dropped); None when no body records one. Found
+    once per container (the same bytes record the same count)."""
+    if container.recorded_rows is not None:
+        return container.recorded_rows[0]
     counts = []
     for entry in container:
         located = INDEX_TYPES[entry.index_type].row_count_at if entry.index_type in INDEX_TYPES else None
         body = None if located is None else container.body(entry)
         if body is not None and located is not None and len(body) >= located[0] + 4:
             counts.append(int.from_bytes(body[located[0]:located[0] + 4], "big", signed=True))
-    return max(counts) if counts and max(counts) >= 0 else None
+    container.recorded_rows = (max(counts) if counts and max(counts) >= 0 else None,)
+    return container.recorded_rows[0]

@@ -76,7 +76,7 @@ class ScanPlanner:
         skipped_manifests: list[bool] = []
         keep_manifest = None if over_keys is None else \
             partial(_manifest_may_match, self.table, over_keys, skipped_manifests)
-        tasks = table_inputs(self.table, keep_manifest=keep_manifest).tasks
+        tasks = _live_tasks(self.table, keep_manifest)
         if self.table.schema.primary_keys and self.table.deletion_vectors_enabled and not self.every_verdict:
             tasks = [task for task in tasks if task.table_entry().level > 0]  # (compacted: no merge needed)
         files: list[FileRead] = []
@@ -212,8 +212,19 @@ class ScanPlanner:
                 keep_retyped=True)  # (bounds of an older type are cast to the table's)
         if remapped.matches_nothing:
             return False
-        return remapped.predicate is None or \
-            file_statistics(entry, schema, dict(remapped.retyped)).may_match(remapped.predicate)
+        if remapped.predicate is None:
+            return True
+        statistics = file_statistics(entry, schema, dict(remapped.retyped)) if remapped.retyped else \
+            self.table.opened.statistics(entry, schema.id, lambda: file_statistics(entry, schema))
+        return statistics.may_match(remapped.predicate)
+
+
+def _live_tasks(table: PaimonTable, keep_manifest: Callable | None) -> list[DataFileTask]:
+    """A task per live file of the manifests ``keep_manifest`` keeps; of every manifest: listed once per table
+    (``PaimonTable.opened``)."""
+    if keep_manifest is not None:
+        return table_inputs(table, keep_manifest=keep_manifest).tasks
+    return table.opened.tasks(lambda: table_inputs(table).tasks)
 
 
 def _in_table_order(tasks: list[DataFileTask], reads: list[FileRead]) -> list[FileRead]:

@@ -44,6 +44,7 @@ from fileindex.table.metadata import (
     load_schema,
     load_snapshot,
 )
+from fileindex.scan.opened import OpenedFile, OpenedFiles
 from fileindex.scan.planner import ScanPlanner
 from fileindex.scan.plans import Plans
 from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, missing_note, within, within_all
@@ -78,6 +79,7 @@ class PaimonTable:
         self._schemas = Schemas(self.store, self.schema)
         self._memo: dict = {}  # per-plan lookups that repeat for every file (dropped when pickled)
         self.plans = Plans()  # the plans of this snapshot, by predicate (``scan.plans``; pickled empty)
+        self.opened = OpenedFiles()  # its live files and their opened indexes (``scan.opened``; pickled empty)
 
     def __getstate__(self) -> dict:
         return {**vars(self), "_memo": {}}
@@ -224,18 +226,27 @@ class PaimonTable:
             if wanted in names or wanted in [f"{folder}/{n}" if folder else n for n in names]:
                 return entry
         return None
+    def _index(self, entry: ManifestEntry) -> tuple[str, FileIndexContainer | None, str]:
+        """(where the index lives, its container, a note on a problem); an embedded index's container is the
+        process's shared one (``embedded_container``). Raises what opening a malformed or unreadable one raises."""
+        if entry.embedded_index is not None:
+            return "embedded", embedded_container(entry.embedded_index), ""
+        return self.container(entry)
+
+    def _open_file(self, entry: ManifestEntry) -> OpenedFile:
+        """The data file with its index opened, as ``opened`` keeps it."""
+        return OpenedFile(self.relative(entry), self.data_file_exists(entry), *self._index(entry))
 
     def _evaluate(self, entry: ManifestEntry, predicates: Sequence[Predicate | None], extended: bool,
-                  exact: bool = False) -> tuple[str, list[tuple[FileIndexResult, str]], list[bool]]:
+                  exact: bool = False, opened: OpenedFile | None = None,
+                  ) -> tuple[str, list[tuple[FileIndexResult, str]], list[bool]]:
         """(index location, [(result of the container alone, note)] per predicate, whether each result is exact
         (asked for with ``exact``: ``FileIndexEvaluator.evaluate_exact``, else False)); no predicate: REMAIN.
-        An embedded index's container is the process's shared one (``embedded_container``)."""
+        ``opened``: the file with its index opened already (else it is opened here)."""
         container: FileIndexContainer | None
         try:
-            if entry.embedded_index is not None:
-                where, container, note = "embedded", embedded_container(entry.embedded_index), ""
-            else:
-                where, container, note = self.container(entry)
+            where, container, note = (opened.where, opened.container, opened.note) if opened is not None else \
+                self._index(entry)
         except (DecodeError, OSError) as err:
             where = "sidecar" if entry.embedded_index is None else "embedded"
             return where, [(REMAIN, f"corrupt index: {err}")] * len(predicates), [False] * len(predicates)
@@ -286,9 +297,11 @@ class PaimonTable:
     def verdicts(self, entry: ManifestEntry, predicates: list[Predicate], vector: DeletionVector | None = None, *,
                  extended: bool = False, exact: bool = False) -> tuple[FileVerdict, ...]:
         """``verdict`` under each predicate, opening the file's index once; ``exact``: each verdict also says
-        whether its rows are exactly the matching ones (``FileVerdict.exact``: what a count takes from it)."""
-        relative = self.relative(entry)
-        if not self.data_file_exists(entry):
+        whether its rows are exactly the matching ones (``FileVerdict.exact``: what a count takes from it). The file
+        and its index are opened once per table (``opened``)."""
+        opened = self._opened(entry)
+        relative = opened.relative if opened is not None else self.relative(entry)
+        if not (opened.exists if opened is not None else self.data_file_exists(entry)):
             where, _, _ = self._evaluate(entry, [], extended)
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, missing_note(entry)) for _ in predicates)
         if entry.row_count > MAX_INDEXED_ROWS or (vector is not None and vector.rows is None):
@@ -298,7 +311,7 @@ class PaimonTable:
                    f"corrupt deletion vector: {problem}" if problem else "64-bit deletion vector")
             return tuple(FileVerdict(relative, entry.row_count, where, REMAIN, f"index not used: {why}")
                          for _ in predicates)
-        where, answers, exactness = self._evaluate(entry, predicates, extended, exact)
+        where, answers, exactness = self._evaluate(entry, predicates, extended, exact, opened)
         if vector is None or vector.rows is None:  # (a vector without rows returned above)
             return tuple(FileVerdict(relative, entry.row_count, where, within_all(result, entry.row_count), note,
                                      is_exact) for (result, note), is_exact in zip(answers, exactness, strict=True))
@@ -307,6 +320,14 @@ class PaimonTable:
         kept = roaring.frozen(selection)
         return tuple(FileVerdict(relative, entry.row_count, where, within(result, kept), note, is_exact)
                      for (result, note), is_exact in zip(answers, exactness, strict=True))
+
+    def _opened(self, entry: ManifestEntry) -> OpenedFile | None:
+        """The file with its index opened, kept by the table; None where its index cannot be opened (the
+        evaluation meets the same failure and notes it)."""
+        try:
+            return self.opened.of(entry, self._open_file)
+        except (DecodeError, OSError):
+            return None
 
     # -- data-evolution groups ------------------------------------------------------------------------
 

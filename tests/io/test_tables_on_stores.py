@@ -213,6 +213,25 @@ def test_sidecars_are_read_from_the_store_and_a_ruled_out_file_is_never_fetched(
         assert bool(data) == (got.num_rows > 0)
 
 
+def test_on_a_store_a_second_predicate_sends_no_request_for_an_index(object_store):
+    """On S3, Azure and GCS (behind the counting proxy): the first predicate fetches the sidecar's HEAD and the
+    bodies it asks for; another predicate on the same table sends nothing for the index it opened, only the
+    bodies of a column it had not asked before."""
+    from fileindex.container import file as container_file
+
+    uri = upload(object_store, SIDECARS)
+    table = PaimonTable(uri, options=object_store.options())
+    assert table.scan("f1 = 100").count() == 2
+    object_store.proxy.clear()
+    for shared in (container_file.SIDECARS, container_file.MAPPED_SIDECARS):  # (what the table keeps is left)
+        shared.clear()
+    assert [table.scan(where).count() for where in ("f1 = -12345", "f1 > 100")] == [0, 3]
+    assert [r.key for r in object_store.proxy.requests if r.key and r.key.endswith(".index")] == []
+    fresh = PaimonTable(uri, options=object_store.options())  # (a new table: its own requests)
+    assert fresh.scan("f1 > 100").count() == 3
+    assert [r.key for r in object_store.proxy.requests if r.key and r.key.endswith(".index")]
+
+
 def test_an_unknown_scheme_is_one_line(capsys):
     code, out, err = run_cli(capsys, "read", "ftp://host/warehouse/t")
     assert code == 2 and err.count("\n") == 1 and "ftp://" in err and "s3://" in err

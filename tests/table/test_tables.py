@@ -233,7 +233,7 @@ def test_several_predicates_planned_together_equal_each_alone_and_open_each_inde
     monkeypatch.setattr(PaimonTable, "container", lambda self, entry: opened.append(entry) or container(self, entry))
     shared = scan.embedded_container  # (what planning opens an embedded index with)
     monkeypatch.setattr(scan, "embedded_container", lambda data: opened.append(data) or shared(data))
-    together = table.plan_many(wheres)
+    together = PaimonTable(root).plan_many(wheres)  # (a new table: ``table`` keeps the indexes it opened)
     assert [[(v.file, v.index, shown(v.result), v.note) for v in plan] for plan in together] == alone
     if not table.data_evolution:  # its groups are judged one predicate at a time
         assert len(opened) == len(table.live())
@@ -257,6 +257,6 @@ def test_a_corrupt_body_answers_remain_only_for_the_predicates_that_read_it(tmp_
     broken[bitmap.start:bitmap.start + bitmap.length] = b"\xff" * bitmap.length
     container.close()
     sidecar.write_bytes(bytes(broken))
-    first, second = table.verdicts(entry, wheres)
+    first, second = PaimonTable(copy).verdicts(entry, wheres)  # (a new table: ``table`` keeps what it opened)
     assert first.result is REMAIN and first.note.startswith("corrupt index:")
     assert second == before[1]
