@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "file-index options apply too; these override them)")
     parser.add_argument("--output-dir", help="write the sidecars here (as <file name>.index) instead of "
                                              "next to the data files (where they stop spark.read.parquet of the "
-                                             "folder); spark scan/verify --index-dir DIR find them there")
+                                             "folder); spark scan/verify --index-dir DIR find them there; a local "
+                                             "folder, required for a table on an object store")
     parser.add_argument("--overwrite", action="store_true", help="replace existing sidecars (default: keep them)")
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
