@@ -251,3 +251,20 @@ def test_spark_build_writes_no_sidecar_beside_a_file_on_a_store(capsys, output):
     line before Spark starts otherwise (a path made from the URI would be a local folder named s3:)."""
     code, out, err = run_cli(capsys, "spark", "build", "s3://warehouse/w/db.db/t", *output)
     assert code == 2 and err.count("\n") == 1 and "--output-dir" in err
+
+
+@pytest.mark.parametrize("command", [["spark", "verify"], ["spark", "build", "--output-dir", "OUT"]])
+def test_spark_verify_and_build_refused_credentials_are_one_line_before_spark_starts(azure_store, capsys, tmp_path,
+                                                                                      command):
+    """The driver opens the table before it starts Spark: credentials the store refuses are one line, the key
+    not in it (a Spark session would take seconds, and its failure many lines)."""
+    from store_fixtures import AZURITE_KEY
+
+    uri = upload(azure_store, SIDECARS)
+    wrong = AZURITE_KEY[:-12] + "AAAAAAAAAAA="
+    denied = [f.replace(AZURITE_KEY, wrong) for f in storage_flags(azure_store)]
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in command]
+    code, out, err = run_cli(capsys, *argv, uri, *denied)
+    assert code == 2 and err.count("\n") == 1 and "access denied" in err, err
+    assert wrong not in out + err and AZURITE_KEY not in out + err
+    assert not (tmp_path / "out").exists()

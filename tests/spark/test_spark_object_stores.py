@@ -41,3 +41,41 @@ def test_the_data_source_reads_an_s3_table_and_its_plan_shows_no_secret(spark, s
     plans = frame._jdf.queryExecution().toString()
     assert "paimon" in plans.lower() or "BatchScan" in plans
     assert [s for s in s3_store.secrets() if s in plans] == []
+
+
+def storage_flags(store) -> list[str]:
+    return [f for key, value in store.options().items() for f in ("--storage-option", f"{key}={value}")]
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("object_store", ["s3", "azure"], indirect=True)
+def test_spark_verify_of_a_table_on_a_store_reports_as_on_the_local_copy(spark, object_store, capsys):
+    uri = uploaded(object_store)
+    local = run_cli(capsys, "spark", "verify", str(TABLE), "--exhaustive", "--json")
+    code, out, err = run_cli(capsys, "spark", "verify", uri, "--exhaustive", "--json", *storage_flags(object_store))
+    assert code == local[0] == 0, err
+    assert json.loads(out) == json.loads(local[1]) and json.loads(out)["files"] > 0
+    assert any(r.key and r.key.endswith(".parquet") for r in object_store.proxy.requests)
+    assert not [s for s in object_store.secrets() if s in out + err]
+
+
+def test_spark_build_of_an_s3_table_into_a_local_folder_equals_the_local_build(spark, s3_store, capsys, tmp_path):
+    uri = uploaded(s3_store)
+    bloom = ["--option", "file-index.bloom-filter.columns=f3", "--option", "file-index.bloom-filter.f3.items=10"]
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    assert run_cli(capsys, "spark", "build", str(TABLE), "--output-dir", str(local), *bloom)[0] == 0
+    code, out, err = run_cli(capsys, "spark", "build", uri, "--output-dir", str(remote), "--json", *bloom,
+                             *storage_flags(s3_store))
+    assert code == 0, err
+    assert json.loads(out.splitlines()[-1])["summary"]["written"] == 1
+    built = sorted(p.name for p in remote.iterdir())
+    assert built == sorted(p.name for p in local.iterdir()) and len(built) == 1
+    assert all((remote / name).read_bytes() == (local / name).read_bytes() for name in built)
+    assert any(r.key and r.key.endswith(".parquet") for r in s3_store.proxy.requests)
+    assert not [r for r in s3_store.proxy.requests if r.method not in ("GET", "HEAD")]  # nothing written there
+    assert not [s for s in s3_store.secrets() if s in out + err]

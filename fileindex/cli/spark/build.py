@@ -7,6 +7,7 @@ import sys
 
 from fileindex.cli import add_external_paths_argument, parse_key_values
 from fileindex.cli.spark import add_inputs_argument, session
+from fileindex.cli.storage import add_storage_options_argument
 
 HELP = "build the index container of every data file (sidecars <file>.index, written atomically)"
 BESIDE_DATA_NOTE = ("fileindex spark build: note: {count} sidecar(s) written beside their data files: "
@@ -22,9 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "file-index options apply too; these override them)")
     parser.add_argument("--output-dir", help="write the sidecars here (as <file name>.index) instead of "
                                              "next to the data files (where they stop spark.read.parquet of the "
-                                             "folder); spark scan/verify --index-dir DIR find them there")
+                                             "folder); spark scan/verify --index-dir DIR find them there; a local "
+                                             "folder, required for a table on an object store")
     parser.add_argument("--overwrite", action="store_true", help="replace existing sidecars (default: keep them)")
     add_external_paths_argument(parser)
+    add_storage_options_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary")
 
 

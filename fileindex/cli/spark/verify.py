@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fileindex.cli import add_external_paths_argument
 from fileindex.cli.spark import add_inputs_argument, session
+from fileindex.cli.storage import add_storage_options_argument
 
 HELP = ("check every data file's index against the file's rows (every row, or generated or given predicates); "
         "exit 0 clean, 1 violations, 2 a schema that does not fit the index, 3 unreadable indexes")
@@ -29,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--witnesses", type=int, default=5, metavar="N", help="rows shown per violation (default 5)")
     parser.add_argument("--index-dir", help="plain data files: look for <file name>.index here")
     add_external_paths_argument(parser)
+    add_storage_options_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
 
