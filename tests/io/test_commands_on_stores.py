@@ -156,8 +156,8 @@ def test_a_query_fetches_the_index_bodies_of_its_columns_only(object_store):
     sidecar = SIDECARS / "bucket-0" / f"{DATA.name}.index"
     with FileIndexContainer.open(sidecar) as container:
         bodies = {(r.name, e.start, e.start + e.length) for r in container.head.column_records for e in r.indexes}
-    table = PaimonTable(uri, options=object_store.options())
     for where, column in (("f0 = 'Bob'", "f0"), ("f2 = 1.0", "f2")):
+        table = PaimonTable(uri, options=object_store.options())  # (a new one: a table keeps the indexes it opened)
         object_store.proxy.clear()
         assert table.scan(where).to_arrow().equals(PaimonTable(SIDECARS).scan(where).to_arrow())
         fetched = [r for r in object_store.proxy.requests if r.key and r.key.endswith(".index")]
