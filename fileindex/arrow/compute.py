@@ -58,3 +58,13 @@ def is_in(values: Column, value_set: pa.Array) -> Column:
 
 def fill_null(values: Column, fill: bool) -> Column:
     return call("coalesce", values, pa.scalar(fill))
+
+
+def python_rows(batch: pa.RecordBatch | pa.Table) -> list[dict]:
+    """``batch.to_pylist()``, with nanosecond timestamps as their text (``2025-04-25 00:46:42.000123001``):
+    Python's datetime holds microseconds, and pyarrow needs pandas for more (the command line does not import it)."""
+    nanos = [i for i, field in enumerate(batch.schema) if pa.types.is_timestamp(field.type) and field.type.unit == "ns"]
+    for i in nanos:
+        text = call("cast", batch.column(i), options=_compute.CastOptions.safe(pa.string()))
+        batch = batch.set_column(i, batch.schema.field(i).with_type(pa.string()), text)
+    return batch.to_pylist()

@@ -189,13 +189,15 @@ def write_rows(scan, output: str, progress: Progress) -> int:
 
 
 def print_rows(scan, progress: Progress, *, as_json: bool, limited: bool) -> None:
+    from fileindex.arrow.compute import python_rows
+
     rows: list[dict] = []
     for batch in scan.to_batches():
         if as_json:
-            for row in batch.to_pylist():
+            for row in python_rows(batch):
                 print(json.dumps(row, ensure_ascii=False, default=str))
         else:
-            rows += batch.to_pylist()
+            rows += python_rows(batch)
         progress.add(batch.num_rows)
     progress.done()
     if as_json:

@@ -138,13 +138,34 @@ def _answer(data: bytes) -> tuple[str, Any]:
         orc = pyarrow.orc.ORCFile(pa.BufferReader(data))
         if orc.nrows > len(data):  # every metadata row names a file: none takes under a byte
             return "error", ValueError(f"the file claims {orc.nrows} rows in {len(data)} bytes")
-        return "ok", orc.read().to_pylist()
+        table = orc.read()
+        return "ok", table.cast(_in_microseconds(table.schema), safe=False).to_pylist()
     except Exception as err:  # returned to the caller, whose boundary turns it into a TableError
         try:
             pickle.dumps(err)
         except Exception:
             err = ValueError(f"{type(err).__name__}: {err}")
         return "error", err
+
+
+def _in_microseconds(schema):
+    """``schema`` with ORC's nanosecond timestamps (a manifest's ``_CREATION_TIME``, written in milliseconds) in
+    microseconds: rows of Python datetimes, never pandas Timestamps, which a caller without pandas cannot unpickle."""
+    import pyarrow as pa
+
+    def plain(data_type):
+        if pa.types.is_timestamp(data_type) and data_type.unit == "ns":
+            return pa.timestamp("us", data_type.tz)
+        if pa.types.is_struct(data_type):
+            return pa.struct([field.with_type(plain(field.type)) for field in data_type])
+        if pa.types.is_list(data_type):
+            return pa.list_(data_type.value_field.with_type(plain(data_type.value_type)))
+        if pa.types.is_map(data_type):
+            return pa.map_(data_type.key_field.with_type(plain(data_type.key_type)),
+                           data_type.item_field.with_type(plain(data_type.item_type)))
+        return data_type
+
+    return pa.schema([field.with_type(plain(field.type)) for field in schema], metadata=schema.metadata)
 
 
 def serve(requests: IO[bytes], answers: IO[Any]) -> None:
