@@ -148,12 +148,12 @@ def _answer(data: bytes) -> tuple[str, Any]:
         return "error", err
 
 
-def _in_microseconds(schema):
+def _in_microseconds(schema: Any) -> Any:
     """``schema`` with ORC's nanosecond timestamps (a manifest's ``_CREATION_TIME``, written in milliseconds) in
     microseconds: rows of Python datetimes, never pandas Timestamps, which a caller without pandas cannot unpickle."""
     import pyarrow as pa
 
-    def plain(data_type):
+    def plain(data_type: Any) -> Any:
         if pa.types.is_timestamp(data_type) and data_type.unit == "ns":
             return pa.timestamp("us", data_type.tz)
         if pa.types.is_struct(data_type):
