@@ -139,6 +139,19 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         self._slices_start = self._ebm_start + header.len_ebm
         self._slice_refs = np.array([(ref.ofs_slice, ref.len_slice) for ref in header.indexes],
                                     dtype=[("offset", np.int64), ("length", np.int64)])
+        self._check_slices_tile()
+
+    def _check_slices_tile(self) -> None:
+        """The slices lie back to back from the end of the existence bitmap to the payload's end, as Java writes
+        them: a payload read with the wrong key width (a BIGINT index read as INT) rarely passes, and one that
+        passed would answer from a misread header (its min and max)."""
+        offsets, lengths = self._slice_refs["offset"], self._slice_refs["length"]
+        ends = offsets + lengths
+        end = self._slices_start + (int(ends[-1]) if len(ends) else 0)
+        if (len(offsets) and (offsets[0] != 0 or (offsets[1:] != ends[:-1]).any())) or end != len(self._view):
+            raise errors.InvalidOffsetError(
+                f"the bit slices do not lie back to back up to the payload's end ({end} of {len(self._view)} bytes)",
+                offset=self._offset(self._bsi_start), field=f"{ROOT}/bsi/header/indexes")
 
     def _bitmap(self, start: int, length: int, field: str) -> FrozenBitMap:
         end = start + length
