@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from fileindex.errors import UsageError
-from fileindex.tokens import Token, TokenStream
+from fileindex.tokens import Token, TokenStream, closest_name
 
 MAX_LENGTH = 2147483647
 
@@ -176,9 +176,7 @@ _TYPE_NAMES = [*_SIMPLE, "STRING", "BYTES", "CHAR", "VARCHAR", "BINARY", "VARBIN
 
 def _type_meant(name: str) -> str:
     """``; did you mean T?`` for a type name Paimon does not have: another system's name for it, or a misspelling."""
-    import difflib
-
-    close = _OTHER_NAMES.get(name) or next(iter(difflib.get_close_matches(name, _TYPE_NAMES, n=1)), None)
+    close = _OTHER_NAMES.get(name) or closest_name(name, _TYPE_NAMES)
     return f"; did you mean {close}?" if close else ""
 
 

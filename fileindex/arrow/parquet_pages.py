@@ -371,8 +371,7 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     out += tail + len(tail).to_bytes(4, "little") + b"PAR1"
     # strings behind a dictionary page read as a dictionary: a page's 20k strings are not built to take a few
     strings = _chunk(footer, group, leaf)[2].type == BYTE_ARRAY
-    as_dictionary = [footer.meta.schema[1 + leaf].name] if prefix and strings \
-        else None
+    as_dictionary = [footer.meta.schema[1 + leaf].name] if prefix and strings else None
     try:
         column = pq.ParquetFile(pa.BufferReader(pa.py_buffer(out)), read_dictionary=as_dictionary).read(
             use_threads=False).column(0)

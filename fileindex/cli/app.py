@@ -47,7 +47,7 @@ def reaching_stores(args: argparse.Namespace) -> contextlib.AbstractContextManag
     the exit code of a malformed one."""
     if not getattr(args, "storage_options", None):
         return contextlib.nullcontext()
-    from fileindex.cli.storage import storage_options
+    from fileindex.storage_args import storage_options
     from fileindex.io.reach import reaching
 
     try:

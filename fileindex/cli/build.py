@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from fileindex.cli import HANDLED, column_types, parse_key_values, report_failure
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
 NAME = "build"

@@ -5,7 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import column_types
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.cli.exits import EXIT_MALFORMED, EXIT_NON_CANONICAL, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import (

@@ -6,7 +6,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, column_types, report_failure
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import FileIndexError
 
 NAME = "explain"
@@ -87,7 +87,7 @@ def schema_misfit_of(view, schema):
 def selection_matches(indexes: list[tuple[str, str]], column: str | None, index_type: str | None) -> None:
     """A ``--column`` / ``--index`` that selects no body of the file is a mistake, not an empty answer."""
     from fileindex.errors import UsageError
-    from fileindex.predicate.parser import closest_name
+    from fileindex.tokens import closest_name
 
     if column is not None and column not in {c for c, _ in indexes}:
         columns = list(dict.fromkeys(c for c, _ in indexes))

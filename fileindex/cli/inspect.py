@@ -5,7 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import HANDLED, column_types, pad, report_failure
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import MAGIC, VERSION, IndexEntry
 from fileindex.errors import FileIndexError

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from fileindex.cli import HANDLED, report_failure
-from fileindex.cli.storage import add_storage_options_argument, storage_options
+from fileindex.storage_args import add_storage_options_argument, storage_options
 
 NAME = "kit"
 HELP = "the conformance kit: export the corpus, run implementations through it, this project's adapter"

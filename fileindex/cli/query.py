@@ -6,7 +6,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, column_types, report_failure
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import UsageError
 

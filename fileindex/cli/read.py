@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from fileindex.cli import HANDLED, add_external_paths_argument, pad, report_failure
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
 NAME = "read"

@@ -7,7 +7,7 @@ import json
 import sys
 
 from fileindex.cli import HANDLED, report_failure
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 
 NAME = "rewrite"
 HELP = ("rebuild the file indexes of a Paimon append table from its current file-index options (set them with "

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from fileindex.cli import HANDLED, add_external_paths_argument, report_failure
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.cli.query import warn_null_comparisons
 from fileindex.errors import UsageError
 

@@ -7,7 +7,7 @@ import os
 from dataclasses import replace
 
 from fileindex.cli import HANDLED, column_types, report_failure
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
 NAME = "verify"

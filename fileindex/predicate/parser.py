@@ -33,7 +33,7 @@ from fileindex.predicate.tree import (
     or_,
     visit,
 )
-from fileindex.tokens import Token, TokenStream
+from fileindex.tokens import Token, TokenStream, closest_name
 from fileindex.types import DataType, column_type, quote_identifier
 
 _TOKEN = re.compile(r"""
@@ -267,36 +267,6 @@ def closest_column(name: str, names: list[str]) -> str:
     close = closest_name(name, names)
     known = ", ".join(quote_identifier(c) for c in names)
     return f" (the schema has: {known}){'; did you mean ' + quote_identifier(close) + '?' if close else ''}"
-
-
-_LOOKALIKES = str.maketrans("oil", "011")  # letters typed for the digits they resemble: fo for f0, col_l for col_1
-
-
-def closest_name(name: str, names: list[str]) -> str | None:
-    """The name ``name`` was likely meant as: the one spelt alike but for look-alike letters and digits, else the one
-    name a single edit away, else difflib's closest (whose similarity ratio misses short names: fo and f0 are 0.5)."""
-    import difflib
-
-    folded = name.lower().translate(_LOOKALIKES)
-    alike = [c for c in names if c.lower().translate(_LOOKALIKES) == folded]
-    one_edit = [c for c in names if _one_edit_apart(name, c)]
-    for found in (alike, one_edit):
-        if found:
-            return found[0] if len(found) == 1 else None  # several (f for f0 and f1): none is the likely one
-    close = difflib.get_close_matches(name, names, n=1)
-    return close[0] if close else None
-
-
-def _one_edit_apart(a: str, b: str) -> bool:
-    """``b`` is ``a`` with one character replaced, inserted or deleted, or two neighbours swapped."""
-    if abs(len(a) - len(b)) > 1 or a == b:
-        return False
-    start = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    if len(a) == len(b):
-        return a[start + 1:] == b[start + 1:] or (a[start:start + 2] == b[start:start + 2][::-1]
-                                                  and a[start + 2:] == b[start + 2:])
-    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
-    return longer[start + 1:] == shorter[start:]
 
 
 def _join_surrogates(text: str) -> str:

@@ -226,6 +226,7 @@ class PaimonTable:
             if wanted in names or wanted in [f"{folder}/{n}" if folder else n for n in names]:
                 return entry
         return None
+
     def _index(self, entry: ManifestEntry) -> tuple[str, FileIndexContainer | None, str]:
         """(where the index lives, its container, a note on a problem); an embedded index's container is the
         process's shared one (``embedded_container``). Raises what opening a malformed or unreadable one raises."""

@@ -329,7 +329,7 @@ def test_a_misspelt_column_in_python_is_answered_with_the_one_meant():
     ("ix", ["id", "name"], "id"), ("nmae", ["name", "id"], "name"), ("f", ["f0", "f1"], None),
     ("zzz", ["f0", "f1"], None)])
 def test_the_name_meant_is_the_likely_one_or_none(name, names, meant):
-    from fileindex.predicate.parser import closest_name
+    from fileindex.tokens import closest_name
 
     assert closest_name(name, names) == meant  # f is one edit from f0 and f1 alike: no guess
 

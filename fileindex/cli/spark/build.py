@@ -7,7 +7,7 @@ import sys
 
 from fileindex.cli import add_external_paths_argument, parse_key_values
 from fileindex.cli.spark import add_inputs_argument, session
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 
 HELP = "build the index container of every data file (sidecars <file>.index, written atomically)"
 BESIDE_DATA_NOTE = ("fileindex spark build: note: {count} sidecar(s) written beside their data files: "

@@ -5,7 +5,7 @@ import argparse
 import json
 
 from fileindex.cli import add_external_paths_argument
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 from fileindex.cli.spark import add_inputs_argument, session
 from fileindex.errors import UsageError
 

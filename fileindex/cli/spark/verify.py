@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fileindex.cli import add_external_paths_argument
 from fileindex.cli.spark import add_inputs_argument, session
-from fileindex.cli.storage import add_storage_options_argument
+from fileindex.storage_args import add_storage_options_argument
 
 HELP = ("check every data file's index against the file's rows (every row, or generated or given predicates); "
         "exit 0 clean, 1 violations, 2 a schema that does not fit the index, 3 unreadable indexes")
