@@ -70,7 +70,7 @@ def closest_name(name: str, names: list[str]) -> str | None:
 
     folded = name.lower().translate(_LOOKALIKES)
     alike = [c for c in names if c.lower().translate(_LOOKALIKES) == folded]
-    one_edit = [c for c in names if _one_edit_apart(name, c)]
+    one_edit = [c for c in names if one_edit_apart(name, c)]
     for found in (alike, one_edit):
         if found:
             return found[0] if len(found) == 1 else None  # several (f for f0 and f1): none is the likely one
@@ -78,7 +78,7 @@ def closest_name(name: str, names: list[str]) -> str | None:
     return close[0] if close else None
 
 
-def _one_edit_apart(a: str, b: str) -> bool:
+def one_edit_apart(a: str, b: str) -> bool:
     """``b`` is ``a`` with one character replaced, inserted or deleted, or two neighbours swapped."""
     if abs(len(a) - len(b)) > 1 or a == b:
         return False

@@ -71,9 +71,27 @@ def _named_command(argv: list[str]) -> str | None:
     return argv[0] if argv and argv[0] in COMMANDS else None
 
 
+def _refuse_unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]) -> None:
+    """Exit 2 with the (sub)command's own usage (not the top-level one argparse would print: ``fileindex spark
+    scan``'s for its option) and, for an option it lacks, the one likely meant."""
+    from fileindex.tokens import closest_name
+
+    sub = parser
+    while chosen := next((a.choices[getattr(args, a.dest)] for a in sub._actions
+                          if isinstance(a, argparse._SubParsersAction) and getattr(args, a.dest, None)), None):
+        sub = chosen
+    message = f"unrecognized arguments: {' '.join(unknown)}"
+    option = next((word[2:].partition("=")[0] for word in unknown if word.startswith("--")), None)
+    meant = option and closest_name(option, [o[2:] for o in sub._option_string_actions if o.startswith("--")])
+    sub.error(f"{message} (did you mean --{meant}?)" if meant else message)
+
+
 def _run(argv: list[str] | None) -> int:
     warnings.formatwarning = _one_line_warning
-    args = build_parser(_named_command(sys.argv[1:] if argv is None else argv)).parse_args(argv)
+    parser = build_parser(_named_command(sys.argv[1:] if argv is None else argv))
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _refuse_unknown(parser, args, unknown)
     reach = reaching_stores(args)
     if isinstance(reach, int):
         return reach

@@ -63,9 +63,12 @@ def _read(data: str | None, table: str | None,
 
 
 def refuse_data_file(path: str) -> None:
-    """A data file given where an index is expected: say so, and name its sidecar."""
+    """A data file given where an index is expected: say so, and name its sidecar; a folder (a table's):
+    name the command that reads a table's indexes."""
     from fileindex.arrow.data_files import data_file_format
 
+    if path != "-" and Path(path).is_dir():
+        refuse_folder(path)
     kind = data_file_format(path) if path != "-" and Path(path).is_file() else None
     if kind is None:
         return
@@ -73,6 +76,18 @@ def refuse_data_file(path: str) -> None:
     hint = (f"did you mean {sidecar}?" if Path(sidecar).is_file() else
             f"build its index with: fileindex build {path} --option file-index.bloom-filter.columns=...")
     raise UsageError(f"{path} is a {kind.capitalize()} data file, not a file index; {hint}")
+
+
+def refuse_folder(path: str) -> None:
+    from fileindex.table.store import is_table_root
+
+    if is_table_root(path):
+        raise UsageError(f"{path} is a Paimon table's folder, not a file index: list its indexes with fileindex "
+                         f"table {path} --indexes (and explain one with --explain FILE)")
+    if any(is_table_root(child) for child in Path(path).iterdir() if child.is_dir()):
+        raise UsageError(f"{path} is a folder of tables, not a file index: give one table to fileindex table "
+                         "... --indexes")
+    raise UsageError(f"{path} is a folder, not a file index (a table's folder goes to fileindex table)")
 
 
 def refuse_non_data_file(path: str) -> None:

@@ -140,9 +140,12 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
         if kind == "azure" and (match := _ACCOUNT_KEY.fullmatch(name)):
             account_keys[match.group(1).lower()] = str(value)
             continue
-        target = _NAMES[kind].get(re.sub(r"[.-]", "_", name.lower()))
+        normalised = re.sub(r"[.-]", "_", name.lower())
+        target = _NAMES[kind].get(normalised)
         if target is not None:
             found[target] = _flag(key, value) if target in _FLAGS else str(value)
+        else:
+            _refuse_misspelt(kind, key, normalised)
     if promise := _option(options, SINGLE_WRITER):
         found["single_writer"] = _flag(SINGLE_WRITER, promise)
     ssl = found.pop("ssl", True)
@@ -160,6 +163,17 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
     values: dict[str, Any] = {name: Secret(str(value)) if name in secret_fields else value
                               for name, value in found.items() if value is not None}
     return StoreOptions(store=location.store, s3_compatible="oss" if kind == "oss" else None, **values)
+
+
+def _refuse_misspelt(kind: str, key: str, name: str) -> None:
+    """A UsageError for a key a typo away from one of its store's names (``s3.endpont``), naming the one meant;
+    any other name is left alone (a catalog's options carry Hadoop's, such as ``fs.s3a.connection.maximum``)."""
+    from fileindex.tokens import closest_name, one_edit_apart
+
+    meant = closest_name(name, list(_NAMES[kind]))
+    if meant is not None and (one_edit_apart(name, meant) or meant.replace("_", "") == name.replace("_", "")):
+        prefix = key[:len(key) - len(name)]
+        raise UsageError(f"option {key}: not a key of this store; did you mean {prefix}{meant.replace('_', '-')}?")
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

@@ -73,6 +73,7 @@ class PaimonTable:
                                    filesystem=filesystem)
         self.root = self.store.root
         self.snapshot = load_snapshot(self.store, snapshot_id)
+        self.pinned = snapshot_id is not None  # the snapshot was asked for (time travel), not the latest
         # a plain read uses the latest schema; time travel the snapshot's
         latest = self.store.latest_schema_id()
         self.schema = load_schema(self.store, self.snapshot.schema_id if snapshot_id is not None else latest)
@@ -83,6 +84,11 @@ class PaimonTable:
 
     def __getstate__(self) -> dict:
         return {**vars(self), "_memo": {}}
+
+    def __repr__(self) -> str:
+        """How it was opened: its location, and the snapshot if one was asked for (never its options: secrets)."""
+        pinned = f", snapshot_id={self.snapshot.id}" if self.pinned else ""
+        return f"PaimonTable({str(self.root)!r}{pinned})"
 
     def data_schema(self, entry: ManifestEntry) -> Schema:
         """The schema the data file was written with (its columns)."""

@@ -89,7 +89,7 @@ def test_a_secret_is_never_shown(s3_store, capsys):
     assert [text for text in shown if any(secret in text for secret in s3_store.secrets())] == []
     assert "KEY=VALUE" in shown[-1]
     table = PaimonTable(uri, options=s3_store.options())
-    texts = [repr(table.store), repr(table.store.io), str(table.scan("f0 = 'Bob'").explain())]
+    texts = [repr(table), repr(table.store), repr(table.store.io), str(table.scan("f0 = 'Bob'").explain())]
     assert not [t for t in texts if any(secret in t for secret in s3_store.secrets())]
 
 
