@@ -100,3 +100,20 @@ def test_a_table_shows_where_it_is_and_a_pinned_snapshot():
     pinned = PaimonTable(TABLE, latest.snapshot.id, options={"s3.secret-key": "hunter2"})
     assert repr(pinned) == f"PaimonTable({str(TABLE)!r}, snapshot_id={latest.snapshot.id})"
     assert repr(pickle.loads(pickle.dumps(pinned))) == repr(pinned)
+
+
+def test_a_bloom_filter_under_a_wrong_type_answers_wrongly_as_the_readme_warns(capsys, tmp_path):
+    """The README's exception to "a type that does not fit is named": a bloom filter keeps hashes only."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"a": pa.array(range(100), pa.int32())}), data)
+    assert main(["build", str(data), "--option", "file-index.bloom-filter.columns=a",
+                 "--option", "file-index.bloom-filter.a.items=100"]) == 0
+    answers = {}
+    for type_name in ("INT", "BIGINT", "DOUBLE"):
+        assert main(["query", f"{data}.index", "--schema", f"a {type_name}", "--where", "a = 5"]) == 0
+        answers[type_name] = capsys.readouterr().out.split("=>")[1].strip()
+    assert answers == {"INT": "REMAIN", "BIGINT": "REMAIN", "DOUBLE": "SKIP"}
+    assert "INT column queried as DOUBLE answers SKIP" in " ".join((ROOT / "README.md").read_text().split())
