@@ -9,7 +9,7 @@ from conftest import ROOT
 LAYERS = ["base", "io", "arrow", "java", "decoding", "container", "indexes", "predicate", "writing", "table", "merge",
           "scan",
           "reference", "pipeline", "kit", "spark", "cli"]
-BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "memo", "kernels", "_kernels",
+BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "memo", "kernels", "_kernels", "ending",
         "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined", "extras", "lazy", "storage_args"}
 
 

@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from fileindex.ending import remove_folder
     from fileindex.spark.demo import DatasetSpec, run_demo
 
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
@@ -46,13 +47,17 @@ def _run(args: argparse.Namespace) -> int:
         (lambda text: print(text, flush=True))
     from fileindex.writing.outputs import replacing_folder
 
+    progress(f"starting Spark ({args.master or 'local[*]'}) ...")  # (its JVM takes seconds to start, silently)
     spark = session(args)
     if args.workdir:  # written beside it, renamed to it when the demo completes
         with replacing_folder(args.workdir, overwrite=args.overwrite) as folder:
             figures = run_demo(spark, spec, str(folder), say=progress)
     else:
-        with tempfile.TemporaryDirectory(prefix="fileindex-demo-") as scratch:
+        scratch = tempfile.mkdtemp(prefix="fileindex-demo-")
+        try:
             figures = run_demo(spark, spec, scratch, say=progress)
+        finally:  # (on Ctrl-C, once Spark's workers writing into it have ended)
+            remove_folder(scratch)
     if args.json:
         print(json.dumps(figures))
     else:

@@ -13,6 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from fileindex.ending import deferring
+
 GRACE = 10.0  # seconds the processes a command started get to end on SIGTERM (a JVM's shutdown hooks) before SIGKILL
 
 
@@ -45,24 +47,30 @@ def run_interruptible(command: Callable[[], int], *, end_started: bool = False) 
     signals = _Signals()
     previous = {number: signal.signal(number, signals.handle) for number in (signal.SIGINT, signal.SIGTERM)}
     existing = descendants() if end_started else set()
-    try:
-        return command()
-    except BaseException as err:
-        if signals.received is None and isinstance(err, KeyboardInterrupt):  # a library's own SIGINT handler
-            signals.received = signal.SIGINT
+    with deferring(end_started) as removals:
+        try:
+            code = command()
+        except BaseException as err:
+            if signals.received is None and isinstance(err, KeyboardInterrupt):  # a library's own SIGINT handler
+                signals.received = signal.SIGINT
+            if signals.received is None:
+                raise
+        finally:
+            if signals.received is None:
+                for number, handler in previous.items():
+                    signal.signal(number, handler)
         if signals.received is None:
-            raise
+            return code
+        # interrupted (also when the command turned the interrupt into an error of its own, and returned)
         for number in previous:  # a second Ctrl-C while the cleanup above ran: its echo is not news either
             signal.signal(number, signal.SIG_IGN)
         print("fileindex: interrupted", file=sys.stderr, flush=True)
         if end_started:
             _silence_stderr()
             end_processes(descendants() - existing)
+        for remove in removals:  # folders those processes wrote into, now that nothing refills them
+            remove()
         return 128 + signals.received
-    finally:
-        if signals.received is None:
-            for number, handler in previous.items():
-                signal.signal(number, handler)
 
 
 def _silence_stderr() -> None:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from fileindex.ending import remove_folder
 from fileindex.errors import UsageError
 
 
@@ -119,8 +120,8 @@ def replacing_folder(output: str | Path, *, overwrite: bool) -> Iterator[Path]:
         if not overwrite and not is_empty(target):  # written meanwhile by someone else
             raise UsageError(f"{output} appeared while the job ran; pass --overwrite to replace it")
         _swap_in(temporary, target)
-    finally:
-        shutil.rmtree(temporary, ignore_errors=True)
+    finally:  # (on Ctrl-C, once the processes writing into it have ended)
+        remove_folder(temporary)
 
 
 def _swap_in(temporary: Path, target: Path) -> None:

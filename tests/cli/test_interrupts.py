@@ -1,4 +1,5 @@
 """Ctrl-C (SIGINT) and SIGTERM end a command with one line, exit 130 and 143, and nothing half-written."""
+import os
 import signal
 import subprocess
 import sys
@@ -94,3 +95,59 @@ def test_an_error_without_a_signal_is_not_called_an_interrupt():
     with pytest.raises(RuntimeError):
         run_interruptible(fails)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+# A command that writes into a scratch folder through a process it started, which ignores SIGINT (as PySpark's JVM
+# and its Python workers do) and goes on writing until it is ended: the folder is removed only then.
+WRITER = """
+import itertools, os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+for number in itertools.count():
+    with open(os.path.join(sys.argv[1], f"part-{number}"), "w") as part:
+        part.write("x")
+    if number == 100:
+        print("writing", file=sys.stderr, flush=True)
+"""
+SCRATCH_WRITTEN_BY_A_CHILD = f"""
+import subprocess, sys, tempfile
+from fileindex.cli.interrupts import run_interruptible
+from fileindex.ending import remove_folder
+
+def command():
+    scratch = tempfile.mkdtemp(prefix="fileindex-demo-")
+    try:
+        subprocess.Popen([sys.executable, "-c", {WRITER!r}, scratch]).wait()
+    finally:
+        remove_folder(scratch)
+    return 0
+
+raise SystemExit(run_interruptible(command, end_started=True))
+"""
+
+
+def test_ctrl_c_removes_a_scratch_folder_once_the_processes_writing_into_it_have_ended(tmp_path):
+    """The demo's scratch folder, filled by Spark's workers: removed at once, it refilled while it was removed
+    (exit 2, "Directory not empty", the folder left behind)."""
+    command = subprocess.Popen([sys.executable, "-c", SCRATCH_WRITTEN_BY_A_CHILD], stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "TMPDIR": str(tmp_path)})
+    err = signalled_at(command, "writing", signal.SIGINT)
+    assert command.returncode == 130 and err == "fileindex: interrupted\n", err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupt_a_command_turned_into_an_error_still_ends_it_as_interrupted():
+    """A command that reports the interrupt's echo as a failure of its own (the demo's cleanup raised an OSError,
+    reported as exit 2) still exits 130."""
+    def reports_it():
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            return 2
+        return 0
+
+    previous = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert run_interruptible(reports_it) == 130
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
