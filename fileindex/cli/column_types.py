@@ -40,6 +40,8 @@ def resolve(command: str, args: argparse.Namespace, index_path: str) -> dict[str
     if data_file is not None:
         indexed = list(schema) if index_path == "-" else indexed_columns(index_path)  # (stdin is read once, later)
         warn_imprecise_timestamps(command, data_file, indexed, override)
+    if index_path != "-":
+        warn_retyped_bloom_filters(command, index_path, schema, override)
     schema.update(override)
     overridden = f", {', '.join(override)} from --schema" if override else ""
     print(f"fileindex {command}: column types from {source}{overridden}", file=sys.stderr)
@@ -131,6 +133,31 @@ def warn_imprecise_timestamps(command: str, data: str | InputFile, columns: list
     imprecise = imprecise_timestamps(DataFileReader(data), dict.fromkeys(columns), override)
     if imprecise:
         print(imprecise_timestamps_warning(command, imprecise), file=sys.stderr)
+
+
+def warn_retyped_bloom_filters(command: str, index: str, read: dict[str, DataType],
+                               override: dict[str, DataType]) -> None:
+    """One line on stderr for a bloom-filter column ``--schema`` types otherwise than its data: a bloom filter keeps
+    only hashes, so its bytes cannot tell the wrong type (as every other index's can), and its answers are wrong."""
+    retyped = [name for name, given in override.items() if name in read and read[name].root != given.root]
+    blooms = set(_columns_with(index, "bloom-filter")) if retyped else set()
+    named = [f"{name} {override[name]} (the data: {read[name]})" for name in retyped if name in blooms]
+    if named:
+        print(f"fileindex {command}: warning: --schema types bloom-filter column(s) otherwise than the data: "
+              f"{', '.join(named)}; a bloom filter keeps only hashes, so under another type its answers are "
+              "wrong (it may skip a file that holds the value): leave them out of --schema", file=sys.stderr)
+
+
+def _columns_with(index: str, index_type: str) -> list[str]:
+    from fileindex.container.file import FileIndexContainer
+    from fileindex.errors import FileIndexError
+
+    try:
+        with FileIndexContainer.open(index) as container:
+            return [record.name for record in container.head.column_records
+                    if any(entry.index_type == index_type for entry in record.indexes)]
+    except (FileIndexError, OSError):
+        return []
 
 
 def indexed_columns(index: str) -> list[str]:

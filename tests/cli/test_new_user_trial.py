@@ -103,7 +103,8 @@ def test_a_table_shows_where_it_is_and_a_pinned_snapshot():
 
 
 def test_a_bloom_filter_under_a_wrong_type_answers_wrongly_as_the_readme_warns(capsys, tmp_path):
-    """The README's exception to "a type that does not fit is named": a bloom filter keeps hashes only."""
+    """The README's exception to "a type that does not fit is named": a bloom filter keeps hashes only; a --schema
+    that types its column otherwise than the data file beside it is warned about."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -111,9 +112,12 @@ def test_a_bloom_filter_under_a_wrong_type_answers_wrongly_as_the_readme_warns(c
     pq.write_table(pa.table({"a": pa.array(range(100), pa.int32())}), data)
     assert main(["build", str(data), "--option", "file-index.bloom-filter.columns=a",
                  "--option", "file-index.bloom-filter.a.items=100"]) == 0
-    answers = {}
+    answers, warned = {}, {}
     for type_name in ("INT", "BIGINT", "DOUBLE"):
         assert main(["query", f"{data}.index", "--schema", f"a {type_name}", "--where", "a = 5"]) == 0
-        answers[type_name] = capsys.readouterr().out.split("=>")[1].strip()
+        out, err = capsys.readouterr()
+        answers[type_name] = out.split("=>")[1].strip()
+        warned[type_name] = f"a {type_name} (the data: INT); a bloom filter keeps only hashes" in err
     assert answers == {"INT": "REMAIN", "BIGINT": "REMAIN", "DOUBLE": "SKIP"}
+    assert warned == {"INT": False, "BIGINT": True, "DOUBLE": True}  # --schema against the data file beside it
     assert "INT column queried as DOUBLE answers SKIP" in " ".join((ROOT / "README.md").read_text().split())
