@@ -4,6 +4,7 @@ Loaded for every session (tests/conftest.py's pytest_plugins): the kit is import
 """
 import hashlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ADAPTER = f"{sys.executable} -m fileindex kit adapter"
 WRONG = f"{sys.executable} {ROOT / 'tests' / 'kit' / 'wrong_adapter.py'}"
+JAVA = f"{sys.executable} {ROOT / 'tools' / 'kit_java_adapter.py'}"
+PEER = f"{sys.executable} {ROOT / 'tools' / 'kit_pypaimon_rust_adapter.py'}"
 
 
 @pytest.fixture(scope="session")
@@ -33,6 +36,48 @@ def self_results(kit_folder, tmp_path_factory):
     from fileindex.kit.runner import run
 
     return run(kit_folder, [ADAPTER], tmp_path_factory.mktemp("kit-run"))
+
+
+@pytest.fixture(scope="session")
+def peer_python():
+    """pypaimon-rust's Python ($PYPAIMON_RUST_PYTHON, or .venv-peer, made from the package registry on first use),
+    announced to the adapters the runner starts so they need no second look."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from kit_pypaimon_rust_adapter import peer_python as find
+
+    python = find()
+    saved = os.environ.get("PYPAIMON_RUST_PYTHON")
+    os.environ["PYPAIMON_RUST_PYTHON"] = python
+    yield python
+    if saved is None:
+        del os.environ["PYPAIMON_RUST_PYTHON"]
+
+
+@pytest.fixture(scope="session")
+def kit_matrix(kit_folder, peer_python, tmp_path_factory):
+    """One run of the three implementations, ours, Java Paimon 0.9.0 and pypaimon-rust: the docs' matrix, and
+    (through ``among``) the Java tests' and the peer tests' runs, which it contains (each producer's files are
+    read by each consumer, and no check of one pair depends on the others)."""
+    from java_oracle import require_jar
+
+    from fileindex.kit.runner import run
+
+    require_jar()
+    return run(kit_folder, [ADAPTER, JAVA, PEER], tmp_path_factory.mktemp("kit-matrix"))
+
+
+def among(results, *names: str):
+    """``results`` as a run of the adapters ``names`` alone would have given them: the outcomes of consumers among
+    them reading the corpus or what one of them wrote, and their capabilities and hints."""
+    from dataclasses import replace
+
+    from fileindex.kit.runner import CORPUS
+
+    assert set(names) <= set(results.implementations), (names, list(results.implementations))
+    kept = set(names)
+    return replace(results, implementations={n: c for n, c in results.implementations.items() if n in kept},
+                   outcomes=[o for o in results.outcomes if o.consumer in kept and o.producer in kept | {CORPUS}],
+                   hints=[hint for hint in results.hints if any(name in hint for name in kept)])
 
 
 def relist(folder: Path) -> Path:

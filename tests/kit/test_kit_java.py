@@ -1,27 +1,24 @@
 """The kit on Java Paimon 0.9.0 (tools/kit_java_adapter.py) beside this project: the version-compatibility
 matrix. 0.9.0 reads and writes container 1, bloom-filter and bitmap V1; the rest is unsupported, not failed,
 and its failures are the known 0.9.0 divergences only."""
-import sys
 
 import pytest
-from conftest import ROOT
 from java_oracle import require_jar
-from kit_fixtures import ADAPTER
+from kit_fixtures import ADAPTER, JAVA, among
 
 from fileindex.kit.corpus import cases
-from fileindex.kit.runner import CORPUS, FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, run
+from fileindex.kit.runner import CORPUS, FAIL, NOT_WRITTEN, PASS, UNSUPPORTED
 
 pytestmark = pytest.mark.java
-JAVA = f"{sys.executable} {ROOT / 'tools' / 'kit_java_adapter.py'}"
 JAVA_09 = {"bloom-filter", "bitmap-v1"}
 # docs/divergences.md; append_with_bloomfilter: rows 0.9.0 cannot read (INT96 timestamps before 1970)
 KNOWN = {"boolean__bitmap_v1", "timestamp9__bitmap_v1", "multi__or_bitmap_bloom", "append_with_bloomfilter"}
 
 
 @pytest.fixture(scope="module")
-def both(kit_folder, tmp_path_factory):
-    require_jar()
-    return run(kit_folder, [ADAPTER, JAVA], tmp_path_factory.mktemp("kit-java"))
+def both(kit_matrix):
+    """Ours and Java's, from the session's one run of the three (kit_fixtures.kit_matrix)."""
+    return among(kit_matrix, "paimon-fileindex", "java-paimon")
 
 
 def outcomes(results, **where):

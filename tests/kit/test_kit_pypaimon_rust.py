@@ -4,41 +4,26 @@ pass, and its failures are the known divergences of docs/divergences.md only: bi
 other than Java does (valid, non-canonical), tables whose manifests are ORC, and file indexes applied when a
 file is read rather than when the table is planned."""
 import json
-import os
-import sys
 
 import pytest
 from conftest import ROOT
-from kit_fixtures import ADAPTER
+from kit_fixtures import among
 
 from fileindex.cli import main
 from fileindex.cli.exits import EXIT_NON_CANONICAL
 from fileindex.kit.corpus import cases
-from fileindex.kit.runner import CORPUS, FAIL, PASS, UNSUPPORTED, run
+from fileindex.kit.runner import CORPUS, FAIL, PASS, UNSUPPORTED
 
 pytestmark = pytest.mark.peer
-PEER = f"{sys.executable} {ROOT / 'tools' / 'kit_pypaimon_rust_adapter.py'}"
 # docs/divergences.md: the writes whose bodies are not Java's (same rows, other bytes)
 NON_CANONICAL_WRITES = {"int_nulls__bitmap_v2", "int_nulls__bitmap_v2_block32b", "str_low_card_70k__bitmap_v2",
                         "str_low_card_70k__bitmap_v2_block1kb", "int_medium_card_50k__bsi", "int_nulls__bsi"}
 
 
 @pytest.fixture(scope="module")
-def peer_python():
-    sys.path.insert(0, str(ROOT / "tools"))
-    from kit_pypaimon_rust_adapter import peer_python as find
-
-    python = find()  # $PYPAIMON_RUST_PYTHON, or .venv-peer (made here on first use)
-    saved = os.environ.get("PYPAIMON_RUST_PYTHON")
-    os.environ["PYPAIMON_RUST_PYTHON"] = python  # the adapters the runner starts find it without a second look
-    yield python
-    if saved is None:
-        del os.environ["PYPAIMON_RUST_PYTHON"]
-
-
-@pytest.fixture(scope="module")
-def peer_results(kit_folder, peer_python, tmp_path_factory):
-    return run(kit_folder, [PEER], tmp_path_factory.mktemp("kit-peer"))
+def peer_results(kit_matrix):
+    """The peer's own, from the session's one run of the three (kit_fixtures.kit_matrix)."""
+    return among(kit_matrix, "pypaimon-rust")
 
 
 @pytest.fixture(scope="module")
@@ -149,13 +134,10 @@ def test_a_peer_that_died_is_started_again(adapter):
 
 
 @pytest.mark.java
-def test_the_matrix_page_of_the_docs_is_a_live_run(kit_folder, peer_python, tmp_path):
-    from java_oracle import require_jar
-
+def test_the_matrix_page_of_the_docs_is_a_live_run(kit_matrix):
     from fileindex.kit.report import markdown
 
-    require_jar()
-    three = run(kit_folder, [ADAPTER, f"{sys.executable} {ROOT / 'tools' / 'kit_java_adapter.py'}", PEER], tmp_path)
+    three = kit_matrix
     page = (ROOT / "docs" / "kit-matrix.md").read_text(encoding="utf-8")
     begin, end = "<!-- kit-matrix: begin (tools/kit_matrix.py) -->\n", "\n<!-- kit-matrix: end -->"
     assert page.split(begin, 1)[1].split(end, 1)[0] == markdown(three), "python tools/kit_matrix.py rewrites it"
