@@ -34,9 +34,6 @@ def bloom_test_hashes(bits: BufferLike, hashes: BufferLike, num_bits: int, k: in
 def bloom_test_hash(bits: BufferLike, num_bits: int, k: int, hash: int) -> bool:
     """Whether all k bits of one hash are set."""
 
-def bloom_test_value(bits: BufferLike, num_bits: int, k: int, value: int | BufferLike) -> bool:
-    """bloom_test_hash of a literal hashed here: an int key (FastHash) or bytes (XXH64)."""
-
 def bit_slices(rows: BufferLike, values: BufferLike, width: int, first_bit: int, num_bits: int) -> list[bytes]:
     """Per bit b in [first_bit, first_bit + num_bits), the uint32 rows whose value (unsigned, ``width``
     4 or 8 bytes, one per row) has bit b set."""
@@ -83,3 +80,14 @@ class ByteStream:
     def is_eof(self) -> bool: ...
     def align_to_byte(self) -> None: ...
     def close(self) -> None: ...
+
+class BloomProbe:
+    """One bloom filter's per-literal probe (``bits`` as bloom_test_hash takes them, held until the probe
+    is collected). It hashes an exact int in [low, high] (FastHash) and, where ``strings``, a str without
+    lone surrogates (XXH64 of its UTF-8); ``visit`` answers ``present`` or ``absent``, and hands any other
+    literal to ``fallback``; ``test`` returns None for it."""
+
+    def __init__(self, bits: BufferLike, num_bits: int, k: int, low: int, high: int, strings: bool, present: object,
+                 absent: object, fallback: Callable[[object], object]) -> None: ...
+    def test(self, literal: object, /) -> bool | None: ...
+    def visit(self, literal: object, /) -> object: ...

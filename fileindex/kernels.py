@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
     from typing_extensions import Buffer
 
-    from fileindex._kernels import ByteStream
+    from fileindex._kernels import BloomProbe, ByteStream
 
     BufferLike: TypeAlias = Buffer | np.ndarray  # numpy's stubs make ndarray a Buffer from Python 3.12 only
 
@@ -31,6 +31,7 @@ CHOICES = ("auto", "compiled", "python")
 
 class Kernels(Protocol):
     ByteStream: type[ByteStream]
+    BloomProbe: type[BloomProbe]
 
     def wang_mix(self, keys: BufferLike, out: BufferLike) -> None: ...
     def wang_mix_one(self, key: int) -> int: ...
@@ -42,7 +43,6 @@ class Kernels(Protocol):
     def bloom_test_hashes(self, bits: BufferLike, hashes: BufferLike, num_bits: int, k: int,
                           out: BufferLike) -> None: ...
     def bloom_test_hash(self, bits: BufferLike, num_bits: int, k: int, hash: int) -> bool: ...
-    def bloom_test_value(self, bits: BufferLike, num_bits: int, k: int, value: int | BufferLike) -> bool: ...
     def bit_slices(self, rows: BufferLike, values: BufferLike, width: int, first_bit: int,
                    num_bits: int) -> list[bytes]: ...
     def roaring_size(self, data: BufferLike, start: int) -> int: ...

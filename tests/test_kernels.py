@@ -24,6 +24,7 @@ from vector_cases import cases_for
 from fileindex import kernels
 from fileindex.indexes import bloom_filter, bsi, range_bitmap, roaring
 from fileindex.indexes.bloom_filter.writer import BloomFilterWriter
+from fileindex.indexes.result import REMAIN, SKIP
 from fileindex.java import fast_hash, xxh64
 from fileindex.java.column_hash import column_hashes
 from fileindex.java.string_buffers import binary_buffers
@@ -70,9 +71,9 @@ def test_the_stub_and_the_protocol_describe_the_built_module():
     for name, (parameters, _) in functions.items():  # each docstring opens with the call: name(parameters)
         called = re.match(r"(\w+)\(([^)]*)\)", getattr(kernels.compiled, name).__doc__)
         assert called and called[1] == name and called[2].split(", ") == [p for p, _ in parameters], name
-    stream = classes["ByteStream"]
-    methods = {name for name in dir(kernels.compiled.ByteStream) if not name.startswith("_")}
-    assert methods == set(_signatures(stream.body, 1)) - {"__init__"}
+    for name, stub_class in classes.items():
+        methods = {method for method in dir(getattr(kernels.compiled, name)) if not method.startswith("_")}
+        assert methods == set(_signatures(stub_class.body, 1)) - {"__init__"}, name
 
 
 @pytest.mark.parametrize("choice, expected", [
@@ -166,9 +167,40 @@ def test_bloom_build_and_probe(column, items, fpp, arrow):
     singles = both_paths(lambda: [reader.test_hash(h) for h in probes.tolist()])
     assert singles[0] == singles[1] == found_fast.tolist()
     literals = [v for v in values if v is not None] + (list(range(-50, 50)) if type_name == "BIGINT" else ["", "x"])
-    contained = both_paths(lambda: [reader.might_contain(v) for v in literals])
+    contained = both_paths(lambda: [bloom_filter.BloomFilterReader(fast, data_type).might_contain(v)
+                                    for v in literals])  # (a reader per path: it picks its probe on opening)
     assert contained[0] == contained[1]
     assert all(contained[0][:len(literals) - (100 if type_name == "BIGINT" else 2)])
+    visited = both_paths(lambda: [bloom_filter.BloomFilterReader(fast, data_type).visit_equal(v)
+                                  for v in [*literals, None]])
+    assert visited[0] == visited[1] == [REMAIN if found else SKIP for found in contained[0]] + [REMAIN]
+
+
+@compiled_only
+@pytest.mark.parametrize("type_name, literals", [
+    ("INT", [7, -2**31, 2**31 - 1, True, np.int32(7), np.int64(9)]),
+    ("BIGINT", [7, -2**63, 2**63 - 1, False, np.int64(7)]),
+    ("STRING", ["plain", "", "ünïcödé", "\ud800 lone", b"bytes", bytearray(b"plain")]),
+    ("BINARY(3)", [b"abc", bytearray(b"abd"), memoryview(b"abe")]),
+    ("DOUBLE", [0.5, -0.0, float("nan"), 3]),
+])
+def test_the_probe_answers_every_literal_as_the_python_path(type_name, literals):
+    """The compiled probe hashes plain ints and strs itself and hands the rest (numpy scalars, bools, bytes, lone
+    surrogates, floats) to the Python path: every answer, and every refusal, is the reference path's."""
+    data_type = parse_type(type_name)
+    payload = bloom_filter.build(literals[:2], data_type, {"items": "10", "fpp": "0.01"})
+
+    def answers(literal):
+        reader = bloom_filter.BloomFilterReader(payload, data_type)
+        try:
+            return reader.visit_equal(literal), reader.might_contain(literal), reader.visit_in([literal, literal])
+        except Exception as error:  # (the refusal is compared)
+            return type(error), str(error)
+
+    for literal in [*literals, 2**40, -2**63 - 1, 2**64, "x", 1.5]:
+        fast, reference = both_paths(answers, literal)
+        assert fast == reference, literal
+    assert all(answers(v)[0] is REMAIN for v in literals[:2])
 
 
 @compiled_only
@@ -292,6 +324,7 @@ def test_roaring_framing_alike(framed):
     (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 8, -1, 2), r"bits \[-1, 1\)"),
     (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint16), 2, 0, 8), "value width 2"),
     (lambda k: k.bit_slices(b"12345", np.zeros(1, np.uint64), 8, 0, 8), "not a whole number of 4-byte elements"),
+    (lambda k: k.BloomProbe(bytearray(2), 24, 1, 0, 0, False, REMAIN, SKIP, len), "does not hold num_bits=24"),
 ])
 def test_kernels_check_their_arguments(call, message):
     with pytest.raises(ValueError, match=message):
@@ -302,8 +335,15 @@ def test_kernels_check_their_arguments(call, message):
 def test_read_only_output_and_a_literal_of_no_kind_are_refused():
     with pytest.raises(TypeError):
         kernels.compiled.wang_mix(np.zeros(1, np.int64), b"\0" * 8)
-    with pytest.raises(TypeError):
-        kernels.compiled.bloom_test_value(bytearray(1), 8, 1, 1.5)  # neither an int key nor bytes
+    with pytest.raises(TypeError, match="fallback must be callable"):
+        kernels.compiled.BloomProbe(bytearray(1), 8, 1, 0, 0, False, REMAIN, SKIP, None)
+    probe = kernels.compiled.BloomProbe(bytearray(1), 8, 1, 0, 0, False, REMAIN, SKIP, lambda literal: literal)
+    with pytest.raises(TypeError, match="initialised once"):
+        probe.__init__(bytearray(1), 8, 1, 0, 0, False, REMAIN, SKIP, len)
+    assert probe.visit(1.5) == 1.5 and probe.test(1.5) is None and probe.test("s") is None  # none it hashes
+    unset = kernels.compiled.BloomProbe.__new__(kernels.compiled.BloomProbe)
+    with pytest.raises(ValueError, match="not initialised"):
+        unset.visit(0)
 
 
 def test_writers_pickle_on_either_path():

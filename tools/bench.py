@@ -5,7 +5,8 @@
 
 Every row first checks its output (bytes, SHA-256, result cardinalities) against ``java_results``
 in perf_datasets.json and marks ``checked``; a row whose check fails prints no ratio. Figures are
-the median of ``--repeat`` runs. ``ratio`` = python / java (below 1.0: faster than Java).
+the median of ``--repeat`` runs, wall and CPU seconds (Python's process, Java's timing thread: its JIT and
+collector run on others). ``ratio`` = python / java (below 1.0: faster than Java), of wall and of CPU.
 
 Java runs in the same run (``--java same-run``, the default when a JDK is present: the pinned Java
 Paimon 0.9.0 jar, tools/bench_java.py) for the container, bloom-filter and bitmap V1 rows; the
@@ -25,6 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -51,9 +53,19 @@ def java_figures() -> dict[str, float]:
     return figures
 
 
+class Timing(NamedTuple):
+    """Median wall and CPU seconds of a row's timed runs; divided by the operations a run makes."""
+
+    wall: float
+    cpu: float
+
+    def __truediv__(self, operations: float) -> Timing:
+        return Timing(self.wall / operations, self.cpu / operations)
+
+
 @dataclass
 class Outcome:
-    seconds_per_op: float
+    seconds_per_op: Timing
     checked: bool
     note: str = ""
 
@@ -65,24 +77,21 @@ class Row:
     run: Callable[[int], Outcome]
 
 
-def median_time(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+def median_time(fn: Callable[[], object], repeat: int) -> tuple[Timing, object]:
+    return median_time_with_setup(lambda: None, lambda _: fn(), repeat)
 
 
-def median_time_with_setup(setup: Callable[[], object], fn: Callable[[object], object], repeat: int):
+def median_time_with_setup(setup: Callable[[], object], fn: Callable[[object], object],
+                           repeat: int) -> tuple[Timing, object]:
     """Like median_time, with an untimed ``setup()`` before each run whose value ``fn`` receives."""
-    times, result = [], None
+    walls, cpus, result = [], [], None
     for _ in range(repeat):
         state = setup()
-        start = time.perf_counter()
+        cpu_start, start = time.process_time(), time.perf_counter()
         result = fn(state)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu_start)
+    return Timing(statistics.median(walls), statistics.median(cpus)), result
 
 
 _CACHE: dict[str, object] = {}
@@ -382,11 +391,17 @@ ROWS = [
 ]
 
 
-def format_seconds(seconds: float) -> str:
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
     return f"{seconds / 1e-9:.3g} ns"
+
+
+def format_ratio(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.2f}"
 
 
 def main() -> int:
@@ -411,23 +426,28 @@ def main() -> int:
         print(f"Java 0.9.0 timed in this run: {len(same_run)} rows; this machine runs Java {factor:.2f}x the "
               "recorded times (other rows: recorded x that factor)", file=sys.stderr)
     if not args.json:
-        print(f"{'row':<44} {'python/op':>11} {'java/op':>11} {'java':>15} {'ratio':>7}  checked")
+        print(f"{'row':<44} {'python/op':>11} {'cpu/op':>9} {'java/op':>11} {'cpu/op':>9} {'java':>15} {'ratio':>6} "
+              f"{'cpu':>6}  checked")
     failed = False
     for row in rows:
         outcome = row.run(args.repeat)
-        source = "same-run" if row.java_name in same_run else "recorded-scaled" if same_run else "recorded"
-        java_seconds = same_run[row.java_name].seconds if row.java_name in same_run else \
-            recorded[row.java_name] * factor
-        ratio = outcome.seconds_per_op / java_seconds if outcome.checked else None
+        timed = same_run.get(row.java_name)
+        source = "same-run" if timed else "recorded-scaled" if same_run else "recorded"
+        java_seconds = timed.seconds if timed else recorded[row.java_name] * factor
+        java_cpu = timed.cpu_seconds if timed else None
+        python = outcome.seconds_per_op
+        ratio = python.wall / java_seconds if outcome.checked else None
+        cpu_ratio = python.cpu / java_cpu if outcome.checked and java_cpu else None
         failed |= not outcome.checked
         if args.json:
-            print(json.dumps({"row": row.name, "python_per_op_s": outcome.seconds_per_op,
-                              "java_per_op_s": java_seconds, "java_source": source, "ratio": ratio,
-                              "checked": outcome.checked}))
+            print(json.dumps({"row": row.name, "python_per_op_s": python.wall, "python_cpu_per_op_s": python.cpu,
+                              "java_per_op_s": java_seconds, "java_cpu_per_op_s": java_cpu, "java_source": source,
+                              "ratio": ratio, "cpu_ratio": cpu_ratio, "checked": outcome.checked}))
         else:
-            shown = f"{ratio:7.2f}" if ratio is not None else "      -"
-            print(f"{row.name:<44} {format_seconds(outcome.seconds_per_op):>11} {format_seconds(java_seconds):>11} "
-                  f"{source:>15} {shown}  {'yes' if outcome.checked else 'NO'} {outcome.note}")
+            print(f"{row.name:<44} {format_seconds(python.wall):>11} {format_seconds(python.cpu):>9} "
+                  f"{format_seconds(java_seconds):>11} {format_seconds(java_cpu):>9} {source:>15} "
+                  f"{format_ratio(ratio):>6} {format_ratio(cpu_ratio):>6}  {'yes' if outcome.checked else 'NO'} "
+                  f"{outcome.note}")
     return 1 if failed else 0
 
 

@@ -26,6 +26,7 @@ CONTAINER = ROOT / "fileindex" / "samples" / "container_12col.index"
 class JavaRow(NamedTuple):
     seconds: float  # median seconds per op
     check: str  # what the row computed (the payload's SHA-256, a cardinality, ...), as java_results records it
+    cpu_seconds: float  # median CPU seconds per op of the timing thread (the JIT and the collector run on others)
 
 
 def jar() -> Path:
@@ -72,8 +73,8 @@ def plan_tables(warehouse: Path, files: int, rows: int, repeat: int) -> tuple[di
         fields = line.split("\t")
         if fields[0] == "table":
             roots[fields[1]], key = Path(fields[2]), int(fields[3])
-        elif len(fields) == 3:
-            figures[fields[0]] = JavaRow(float(fields[1]), fields[2])
+        elif len(fields) == 4:
+            figures[fields[0]] = JavaRow(float(fields[1]), fields[2], float(fields[3]))
     return figures, roots, key
 
 
@@ -86,8 +87,8 @@ def run(repeat: int, only: str = "") -> dict[str, JavaRow]:
                           str(CONTAINER), str(repeat), kind], check=True, capture_output=True, text=True).stdout
     figures = {}
     for line in out.splitlines():
-        name, seconds, check = line.split("\t")
-        figures[name] = JavaRow(float(seconds), check)
+        name, seconds, check, cpu_seconds = line.split("\t")
+        figures[name] = JavaRow(float(seconds), check, float(cpu_seconds))
     return figures
 
 

@@ -6,6 +6,7 @@
 #include <Python.h>
 
 extern PyTypeObject fi_ByteStreamType;
+extern PyTypeObject fi_BloomProbeType;
 
 /* column_table(...) of fileindex._kernels (column_table.c) */
 PyObject *fi_py_column_table(PyObject *self, PyObject *args);

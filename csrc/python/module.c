@@ -210,40 +210,6 @@ static PyObject *py_bloom_test_hash(PyObject *self, PyObject *args)
     return result;
 }
 
-/* FastHash of one literal: an int is a key (Wang's mix), a bytes-like object is hashed with XXH64 */
-static int value_hash(PyObject *value, uint64_t *hash)
-{
-    if (PyLong_Check(value)) {
-        long long key = PyLong_AsLongLong(value);
-        if (key == -1 && PyErr_Occurred())
-            return -1;
-        *hash = fi_wang((uint64_t)key);
-        return 0;
-    }
-    Py_buffer data;
-    if (PyObject_GetBuffer(value, &data, PyBUF_SIMPLE) < 0)
-        return -1;
-    *hash = fi_xxh64(data.buf, (size_t)data.len);
-    PyBuffer_Release(&data);
-    return 0;
-}
-
-static PyObject *py_bloom_test_value(PyObject *self, PyObject *args)
-{
-    Py_buffer bits;
-    long long num_bits;
-    int k;
-    PyObject *value;
-    uint64_t hash;
-    if (!PyArg_ParseTuple(args, "y*LiO", &bits, &num_bits, &k, &value))
-        return NULL;
-    PyObject *result = NULL;
-    if (check_bloom(&bits, num_bits) == 0 && value_hash(value, &hash) == 0)
-        result = PyBool_FromLong(fi_bloom_test_hash(bits.buf, (uint32_t)num_bits, k, hash));
-    PyBuffer_Release(&bits);
-    return result;
-}
-
 /* ----------------------------------------------------------------------- bit slices */
 
 static PyObject *py_bit_slices(PyObject *self, PyObject *args)
@@ -321,8 +287,6 @@ static PyMethodDef methods[] = {
      "bloom_add_strings(bits, data, offsets, width, num_bits, k)"},
     {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
     {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
-    {"bloom_test_value", py_bloom_test_value, METH_VARARGS,
-     "bloom_test_value(bits, num_bits, k, value) -> bool: an int key or bytes, hashed here"},
     {"bit_slices", py_bit_slices, METH_VARARGS,
      "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
     {"roaring_size", py_roaring_size, METH_VARARGS,
@@ -336,15 +300,16 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "fileindex._kernels",
     "Compiled loops for FastHash, XXH64, BloomFilter64, bit slices, the Roaring framing, the container's "
-    "column table and the generated readers' stream (see fileindex.kernels).", -1, methods,
+    "column table, the generated readers' stream and a bloom filter's per-literal probe (see fileindex.kernels).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__kernels(void)
 {
-    if (PyType_Ready(&fi_ByteStreamType) < 0)
+    if (PyType_Ready(&fi_ByteStreamType) < 0 || PyType_Ready(&fi_BloomProbeType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddObjectRef(m, "ByteStream", (PyObject *)&fi_ByteStreamType) < 0) {
+    if (m && (PyModule_AddObjectRef(m, "ByteStream", (PyObject *)&fi_ByteStreamType) < 0 ||
+              PyModule_AddObjectRef(m, "BloomProbe", (PyObject *)&fi_BloomProbeType) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,7 +1,8 @@
 // Java Paimon 0.9.0's own file-index code timed on the benchmark datasets, in the same run as
 // tools/bench.py (which compiles and starts this program; see tools/bench_reference/java-performance.md
 // for the dataset recipes, generated here from the same SplitMix64 definitions).
-// Prints one line per row: "<java row name>\t<median seconds per op>\t<check value>".
+// Prints one line per row: "<java row name>\t<median seconds per op>\t<check value>\t<median CPU seconds per op>"
+// (the CPU time of the timing thread: the JIT and the collector run on others).
 // "PaimonBench tables WAREHOUSE FILES ROWS REPEAT" instead times table planning
 // (tools/bench_planning.py): it writes, when absent, two append tables of FILES data files of ROWS rows in
 // one commit (bloom-filter on k, bitmap on cat; one with the indexes embedded in the manifest, one with
@@ -87,16 +88,26 @@ public class PaimonBench {
 
     interface Op { Object run() throws Exception; }
 
+    static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    static double cpuPerOp;  // the median CPU seconds per op of the last median or medianWithSetup, printed by row()
+
+    static double medianCpu(double[] cpu, double perOp) {
+        Arrays.sort(cpu);
+        return cpu[repeat / 2] / perOp;
+    }
+
     /** Median seconds of `repeat` timed runs of op (after two warm-up runs), divided by perOp. */
     static double median(Op op, double perOp) throws Exception {
         op.run();
         op.run();
-        double[] t = new double[repeat];
+        double[] t = new double[repeat], cpu = new double[repeat];
         for (int k = 0; k < repeat; k++) {
-            long start = System.nanoTime();
+            long cpuStart = THREADS.getCurrentThreadCpuTime(), start = System.nanoTime();
             op.run();
             t[k] = (System.nanoTime() - start) / 1e9;
+            cpu[k] = (THREADS.getCurrentThreadCpuTime() - cpuStart) / 1e9;
         }
+        cpuPerOp = medianCpu(cpu, perOp);
         Arrays.sort(t);
         return t[repeat / 2] / perOp;
     }
@@ -109,19 +120,21 @@ public class PaimonBench {
      */
     static <S> double medianWithSetup(Supplier<S> setup, Timed<S> op, double perOp) throws Exception {
         for (int k = 0; k < 20; k++) op.run(setup.get());
-        double[] t = new double[repeat];
+        double[] t = new double[repeat], cpu = new double[repeat];
         for (int k = 0; k < repeat; k++) {
             S state = setup.get();
-            long start = System.nanoTime();
+            long cpuStart = THREADS.getCurrentThreadCpuTime(), start = System.nanoTime();
             op.run(state);
             t[k] = (System.nanoTime() - start) / 1e9;
+            cpu[k] = (THREADS.getCurrentThreadCpuTime() - cpuStart) / 1e9;
         }
+        cpuPerOp = medianCpu(cpu, perOp);
         Arrays.sort(t);
         return t[repeat / 2] / perOp;
     }
 
     static void row(String name, double seconds, Object check) {
-        System.out.println(name + "\t" + seconds + "\t" + check);
+        System.out.println(name + "\t" + seconds + "\t" + check + "\t" + cpuPerOp);
         System.out.flush();
     }
 

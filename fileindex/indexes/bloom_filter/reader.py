@@ -3,7 +3,9 @@ present) and REMAIN otherwise.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +18,9 @@ from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.java.fast_hash import check_bloom_type, hash_value
 from fileindex.lazy import LazyFunction
 from fileindex.types import NUMERIC_BITS, DataType
+
+if TYPE_CHECKING:
+    from fileindex._kernels import BloomProbe
 
 _DEBUG = LazyFunction("fileindex.generated.bloom_filter", "BloomFilter")  # the debug reader: places a failure
 
@@ -42,8 +47,48 @@ def read_sizing(view: memoryview, base_offset: int) -> tuple[int, int]:
     return k, num_bits
 
 
+def test_hash(bitset: memoryview, num_bits: int, k: int, hash64: int) -> bool:
+    """Whether all k bits of one hash are set in the serialized bit set: Python integers, cheaper than numpy
+    for a single probe."""
+    if kernels.compiled:
+        return kernels.compiled.bloom_test_hash(bitset, num_bits, k, hash64)
+    # h1 + i*h2 as unsigned 32-bit words; a negative int c (top bit set) becomes ~c, i.e. c ^ 0xFFFFFFFF
+    combined, h2 = hash64 & 0xFFFFFFFF, (hash64 >> 32) & 0xFFFFFFFF
+    for _ in range(k):
+        combined = (combined + h2) & 0xFFFFFFFF
+        position = (combined ^ 0xFFFFFFFF if combined & 0x80000000 else combined) % num_bits
+        if not bitset[position >> 3] >> (position & 7) & 1:
+            return False
+    return True
+
+
+def visit_equal_hashed(bitset: memoryview, num_bits: int, k: int, data_type: DataType, literal) -> FileIndexResult:
+    """``visit_equal`` with the literal hashed in Python: every literal without the kernels, and with them
+    those the kernels' probe does not hash. A function of the filter, not of its reader, so that the probe
+    holding it makes no reference cycle."""
+    if literal is None:
+        return REMAIN
+    return REMAIN if test_hash(bitset, num_bits, k, hash_value(literal, data_type)) else SKIP
+
+
+def _compiled_probe(bitset: memoryview, num_bits: int, k: int, data_type: DataType) -> BloomProbe | None:
+    """The kernels' per-literal probe of one filter, or None without the kernels. It hashes the plain int
+    literals of an integer column (within the type's range) and the str literals of a string column; it
+    hands every other literal to :func:`visit_equal_hashed`."""
+    if kernels.compiled is None:
+        return None
+    bits = NUMERIC_BITS.get(data_type.root)
+    low, high = (1, 0) if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)  # (1, 0): no int
+    fallback = functools.partial(visit_equal_hashed, bitset, num_bits, k, data_type)
+    return kernels.compiled.BloomProbe(bitset, num_bits, k, low, high, data_type.is_string, REMAIN, SKIP, fallback)
+
+
 class BloomFilterReader(FileIndexReader):
-    """Reads a payload without copying its bit set; ``base_offset`` places errors in the file."""
+    """Reads a payload without copying its bit set; ``base_offset`` places errors in the file.
+
+    With the kernels, ``visit_equal`` is the compiled probe's ``visit``, set on the instance: a per-value
+    lookup is then one C call, with no Python frame (the frame was half of it).
+    """
 
     def __init__(self, payload, data_type: DataType, *, base_offset: int = 0):
         check_bloom_type(data_type)
@@ -52,11 +97,9 @@ class BloomFilterReader(FileIndexReader):
         self.num_hash_functions, self.num_bits = read_sizing(view, base_offset)
         self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
         self._bitset_bytes = view[4:]
-        bits = NUMERIC_BITS.get(data_type.root)
-        # the plain int literals the kernel hashes as the column's type (an empty range for other types), and
-        # whether a str literal is hashed as its UTF-8 bytes: looked up once, not on every probe
-        self._low, self._high = (1, 0) if bits is None else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-        self._strings = data_type.is_string
+        self._probe = _compiled_probe(self._bitset_bytes, self.num_bits, self.num_hash_functions, data_type)
+        if self._probe is not None:
+            self.visit_equal = self._probe.visit  # type: ignore[method-assign, assignment]
 
     def validate(self) -> None:
         """Everything a query relies on is checked on opening: k, and the bit set's size (the deep
@@ -76,27 +119,13 @@ class BloomFilterReader(FileIndexReader):
 
     def test_hash(self, hash64: int) -> bool:
         """One hash with Python integers: cheaper than numpy for a single probe."""
-        if kernels.compiled:
-            return kernels.compiled.bloom_test_hash(self._bitset_bytes, self.num_bits, self.num_hash_functions, hash64)
-        bitset, num_bits = self._bitset_bytes, self.num_bits
-        # h1 + i*h2 as unsigned 32-bit words; a negative int c (top bit set) becomes ~c, i.e. c ^ 0xFFFFFFFF
-        combined, h2 = hash64 & 0xFFFFFFFF, (hash64 >> 32) & 0xFFFFFFFF
-        for _ in range(self.num_hash_functions):
-            combined = (combined + h2) & 0xFFFFFFFF
-            position = (combined ^ 0xFFFFFFFF if combined & 0x80000000 else combined) % num_bits
-            if not bitset[position >> 3] >> (position & 7) & 1:
-                return False
-        return True
+        return test_hash(self._bitset_bytes, self.num_bits, self.num_hash_functions, hash64)
 
     def might_contain(self, value) -> bool:
-        fast = kernels.compiled
-        if fast is not None:  # one call hashes and probes the common plain int and str literals
-            kind = type(value)
-            if kind is int and self._low <= value <= self._high:
-                return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions, value)
-            if kind is str and self._strings:
-                return fast.bloom_test_value(self._bitset_bytes, self.num_bits, self.num_hash_functions,
-                                             value.encode("utf-8", "surrogatepass"))
+        if self._probe is not None:  # one C call hashes and probes the common plain int and str literals
+            found = self._probe.test(value)
+            if found is not None:
+                return found
         return self.test_hash(hash_value(value, self.data_type))
 
     def might_contain_column(self, values) -> np.ndarray:
@@ -105,10 +134,8 @@ class BloomFilterReader(FileIndexReader):
 
         return self.test_hashes(column_hashes(values, self.data_type, distinct=False))
 
-    def visit_equal(self, literal) -> FileIndexResult:
-        if literal is None:
-            return REMAIN
-        return REMAIN if self.might_contain(literal) else SKIP
+    def visit_equal(self, literal) -> FileIndexResult:  # (the probe's visit instead, with the kernels)
+        return visit_equal_hashed(self._bitset_bytes, self.num_bits, self.num_hash_functions, self.data_type, literal)
 
     def visit_in(self, literals: Sequence) -> FileIndexResult:
         if not literals or any(literal is None for literal in literals):
