@@ -155,7 +155,7 @@ public class PkTables {
                 for (int i = 0; i < fields.length; i++) fields[i] = KitAdapter.value(types.get(i), row.get(i + 1));
                 write.write(GenericRow.ofKind(RowKind.fromShortString(row.get(0).asText()), fields));
             }
-            commit.commit(write.prepareCommit());
+            commit.commit(indexed(table, write.prepareCommit(), index));
         }
         return table.snapshotManager().latestSnapshotId();
     }
