@@ -351,7 +351,7 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     if not len(rows) or rows[0] < 0 or rows[-1] >= firsts[-1]:
         raise Unreadable(f"rows outside row group {group}")
     pages = np.searchsorted(firsts, rows, side="right") - 1
-    wanted = np.unique(pages)
+    wanted, _ = compute.sorted_distinct(pages)
     if int(sizes[wanted].sum()) > WHOLE_SHARE * int(sizes.sum()):
         return None
     page_runs = np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1)  # adjacent pages, read at once
