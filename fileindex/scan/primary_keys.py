@@ -252,8 +252,9 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         rows, keys = _keys_matching(reader, in_file_keys, over_keys, types)
         if len(rows) * SELECTIVE < reader.row_count:
             # (the key fields' own value columns hold the key: taken from the keys read, not read again)
-            from_keys = {**{old: old for old in in_file_keys.values()},
-                         **{value: in_file_keys[key] for key in spec.keys if (value := in_file(key)) in present}}
+            from_keys: dict[str, str] = {old: old for old in in_file_keys.values()}
+            from_keys.update((value, in_file_keys[key]) for key in spec.keys
+                             if (value := in_file(key)) is not None and value in present)
             batches = _selected(reader, rows, keys, read, from_keys)
     for batch in batches:
         columns = []
