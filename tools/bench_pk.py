@@ -9,15 +9,19 @@ Java Paimon 0.9.0 (``tools/java/PkTables.java``'s ``bench`` op, which generates 
 --rows keys, a full compaction (each bucket's file goes to the top level), then --updates commits without
 compaction, each updating a tenth of the keys (drawn at random), the last of which also gives one key the
 category ``rare``. Every bucket then holds a top-level file and --updates overlapping level-0 files, keys
-repeated across them, so each read merges ~1.2 records per row by key. Java writes it in ~110 s at 10M rows
-(2 cores).
+repeated across them, so each read merges ~1.2 records per row by key. Java also gives each file a bitmap
+index on ``cat`` (0.9.0's ``DataFileIndexWriter`` over the file's value rows, as Paimon 1.x's key-value
+writer does; a sidecar at this size). Java writes it in 110 to 220 s at 10M rows (2 cores, loaded).
+pypaimon 2.1 reads no table Java 0.9.0 wrote (its manifest reader requires ``_VALUE_STATS_COLS``, a field
+of Paimon 1.0's manifests): its rows say so.
 
-Queries: every row; one key (``id = X``: the bucket stage keeps its bucket, read whole and merged); one indexed
-value (``cat = 'rare'``: the whole-bucket rule drops every bucket none of whose files' index holds it). Each
-reader runs in a process of its own (pypaimon 2.1 pins ``pyarrow<20``, so it lives in ``.venv-pypaimon``,
-pypaimon-rust in ``.venv-peer``, both made here from the package registry on first use): one untimed run,
-then the median of --repeat runs, wall and CPU seconds (the process's, all threads), and the process's peak
-resident memory. Row counts must agree.
+Queries: every row; one key (``id = X``: the bucket stage keeps its bucket; in each of its files the key filter
+reads the key's page, by the key column's page index, and the other columns of the matching record's pages); one
+indexed value (``cat = 'rare'``: the whole-bucket rule drops every bucket none of whose files' index holds it,
+and reads the one that holds it whole). Each reader runs in a process of its own (pypaimon 2.1 pins
+``pyarrow<20``, so it lives in ``.venv-pypaimon``, pypaimon-rust in ``.venv-peer``, both made here from the
+package registry on first use): one untimed run, then the median of --repeat runs, wall and CPU seconds (the
+process's, all threads), and the process's peak resident memory. Row counts must agree.
 """
 from __future__ import annotations
 
@@ -199,7 +203,7 @@ def main() -> None:
                 continue
             found = json.loads(result.stdout.strip().splitlines()[-1])
             counts.add(found["rows"])
-            print(f"{query['name']:<14} {reader:<14} {found['rows']:>11,} {found['wall']:>8.2f} {found['cpu']:>8.2f} "
+            print(f"{query['name']:<14} {reader:<14} {found['rows']:>11,} {found['wall']:>8.3f} {found['cpu']:>8.3f} "
                   f"{found['peak_mib']:>9.0f}", flush=True)
         if len(counts) > 1:
             print(f"  ROW COUNTS DIFFER: {sorted(counts)}")
