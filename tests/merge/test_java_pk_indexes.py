@@ -5,11 +5,8 @@ does; 0.9.0's writes none), a bitmap on ``cat``, embedded in the manifest entrie
 with the whole-bucket rule and returns Java's own rows for each predicate."""
 from __future__ import annotations
 
-import sys
-
 import pytest
-from conftest import ROOT
-from java_oracle import hadoop_jars, require_jar
+from java_oracle import pk_tables_java
 
 from fileindex import PaimonTable
 from fileindex.kit.rows import canonical_rows, sort_rows
@@ -28,13 +25,7 @@ PREDICATES = ["cat = 'c3'", "cat = 'moved'", "cat = 'nowhere'", "cat IN ('moved'
 
 @pytest.mark.java
 def test_java_written_indexes_prune_whole_buckets_and_the_rows_stay_javas(tmp_path):
-    require_jar()
-    hadoop_jars()
-    sys.path.insert(0, str(ROOT / "tools"))
-    import pk_tables
-
-    java = pk_tables.JavaPk()
-    try:
+    with pk_tables_java() as (_, java):
         root = java.ask({"op": "create", "warehouse": str(tmp_path), "table": "t", "primary_keys": ["id"],
                          "partition_keys": [], "columns": [["id", "INT"], ["name", "STRING"], ["cat", "STRING"]],
                          "options": OPTIONS})["path"]
@@ -48,8 +39,6 @@ def test_java_written_indexes_prune_whole_buckets_and_the_rows_stay_javas(tmp_pa
         reads = {where: java.ask({"op": "read", "table": root, "snapshot": table.snapshot.id,
                                   "where": predicate_to_json(parse_predicate(where, types), types)})
                  for where in PREDICATES}
-    finally:
-        java.close()
     entries = [entry for entry, _ in table.live()]
     assert {entry.level for entry in entries} == {0, 5} and all(entry.embedded_index for entry in entries)
     for entry in entries:  # Java's index of a key-value file is this project's index of its value column
