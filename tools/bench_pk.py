@@ -145,9 +145,13 @@ def child(reader: str, root: str, query: dict, repeat: int) -> dict:
     return {"rows": rows, "wall": statistics.median(walls), "cpu": statistics.median(cpus), "peak_mib": peak}
 
 
-def pythons() -> dict[str, Path]:
-    return {"fileindex": ROOT / ".venv" / "bin" / "python", "pypaimon 2.1": venv_python(PYPAIMON_VENV, PYPAIMON),
-            "pypaimon-rust": venv_python(PEER_VENV, PEER)}
+def python_of(reader: str) -> Path:
+    """The Python that runs ``reader`` (a peer's venv made on first use)."""
+    if reader == "pypaimon 2.1":
+        return venv_python(PYPAIMON_VENV, PYPAIMON)
+    if reader == "pypaimon-rust":
+        return venv_python(PEER_VENV, PEER)
+    return ROOT / ".venv" / "bin" / "python"
 
 
 def make_table(args, rare_id: int) -> str:
@@ -195,7 +199,7 @@ def main() -> None:
     for query in queries:
         counts = set()
         for reader in readers:
-            result = subprocess.run([str(pythons()[reader]), __file__, "--repeat", str(args.repeat), "--child",
+            result = subprocess.run([str(python_of(reader)), __file__, "--repeat", str(args.repeat), "--child",
                                      json.dumps([reader, root, query])], capture_output=True, text=True,
                                     env=environment, cwd=ROOT)
             if result.returncode:
