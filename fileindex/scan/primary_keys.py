@@ -250,7 +250,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         # or pages), a batch of them at a time
         in_file_keys = {key: cast(str, old) for key, (_, old, _) in zip(spec.keys, wanted, strict=False)}
         rows, keys = _keys_matching(reader, in_file_keys, over_keys, types)
-        if len(rows) * SELECTIVE < reader.row_count:
+        if keys is not None:  # (the records are few: a SELECTIVE-th of the file's at most)
             # (the key fields' own value columns hold the key: taken from the keys read, not read again)
             from_keys: dict[str, str] = {old: old for old in in_file_keys.values()}
             from_keys.update((value, in_file_keys[key]) for key in spec.keys
@@ -291,39 +291,41 @@ def _rows_keys_match(reader: DataFileReader, in_file_keys: dict[str, str], over_
 
 
 def _keys_matching(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
-                   types: dict) -> tuple[np.ndarray, pa.Table]:
+                   types: dict) -> tuple[np.ndarray, pa.Table | None]:
     """The positions of the file's records whose key ``over_keys`` holds on, ascending, and their key columns
-    (named as in the file); the keys are read from the row groups whose key statistics may hold one (a file
-    sorted by key keeps each group's keys narrow), and within a group from the pages whose bounds (its column
-    index) may (:func:`_pages_keys_may_match`)."""
+    (named as in the file) where they are few (fewer than a SELECTIVE-th of the file's records; else None: the
+    file is read whole, and the keys are not held); the keys are read from the row groups whose key statistics
+    may hold one (a file sorted by key keeps each group's keys narrow), and within a group from the pages whose
+    bounds (its column index) may (:func:`_pages_keys_may_match`)."""
     names = list(dict.fromkeys(in_file_keys.values()))
-
-    def held(table: pa.Table) -> np.ndarray:
-        return np.flatnonzero(matches(pa.table({key: table.column(old) for key, old in in_file_keys.items()}),
-                                      over_keys, types))
+    found: list[np.ndarray] = []
+    tables: list[pa.Table] | None = []
 
     def found_in(table: pa.Table, positions: np.ndarray) -> None:
-        kept = held(table)
+        nonlocal tables
+        kept = np.flatnonzero(matches(pa.table({key: table.column(old) for key, old in in_file_keys.items()}),
+                                      over_keys, types))
         found.append(positions[kept])
-        tables.append(compute.take_rows(table.select(names), kept))
+        if tables is not None and sum(map(len, found)) * SELECTIVE < reader.row_count:
+            tables.append(compute.take_rows(table.select(names), kept))
+        else:
+            tables = None
 
-    found: list[np.ndarray] = []
-    tables: list[pa.Table] = []
     groups = _groups_keys_may_match(reader, in_file_keys, over_keys, types)
     if groups is None or reader.group_rows is None:
         found_in(reader.read(names), np.arange(reader.row_count, dtype=np.int64))
-        return found[0], tables[0]
-    starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
-    for group in groups:
-        rows = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
-        if rows is None:
-            found_in(reader.read_groups([group], names)[0], starts[group] + np.arange(reader.group_rows[group]))
-        elif len(rows):
-            positions = starts[group] + rows
-            found_in(reader.read_rows(positions, names), positions)
+    else:
+        starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
+        for group in groups:
+            rows = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
+            if rows is None:
+                found_in(reader.read_groups([group], names)[0], starts[group] + np.arange(reader.group_rows[group]))
+            elif len(rows):
+                positions = starts[group] + rows
+                found_in(reader.read_rows(positions, names), positions)
     if not found:
         return np.zeros(0, dtype=np.int64), pa.schema([reader.arrow_schema.field(name) for name in names]).empty_table()
-    return np.concatenate(found).astype(np.int64), pa.concat_tables(tables)
+    return np.concatenate(found).astype(np.int64), None if tables is None else pa.concat_tables(tables)
 
 
 def _pages_keys_may_match(reader: DataFileReader, group: int, in_file_keys: dict[str, str], over_keys: Predicate,
