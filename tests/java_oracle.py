@@ -1,9 +1,12 @@
 """A live Java Paimon 0.9.0 (tests/java/PaimonOracle.java over the jar tools/fetch_java_oracle.py fetches)."""
 from __future__ import annotations
 
+import contextlib
 import decimal
 import json
 import math
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from conftest import ROOT, unavailable
@@ -19,6 +22,22 @@ def require_jar() -> None:
     if JAR.is_file():
         return
     unavailable(f"the Java oracle jar {JAR.name}", "tools/setup.sh --test fetches it (tools/fetch_java_oracle.py)")
+
+
+@contextlib.contextmanager
+def pk_tables_java() -> Iterator[tuple]:
+    """``tools/pk_tables.py`` (the module) and a JVM running tools/java/PkTables.java over Java 0.9.0, closed
+    after."""
+    require_jar()
+    hadoop_jars()
+    sys.path.insert(0, str(ROOT / "tools"))
+    import pk_tables
+
+    java = pk_tables.JavaPk()
+    try:
+        yield pk_tables, java
+    finally:
+        java.close()
 
 
 def to_json(value):

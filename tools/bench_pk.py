@@ -3,19 +3,25 @@ beside pypaimon 2.1 and pypaimon-rust, in one run.
 
     .venv/bin/python tools/bench_pk.py [--rows 10000000] [--buckets 4] [--updates 2] [--repeat 3] [--data DIR]
 
-The table (kept in DIR, bench-data/pk, with its recipe): ``id BIGINT`` primary key, ``name``, ``cat`` (8
-categories, a bitmap index on it) and ``v``, --buckets buckets, written by pypaimon-rust 0.4.0 (which writes
-primary-key tables and their embedded indexes, but does not compact): a first commit of --rows rows, then
---updates commits each updating a tenth of the keys (drawn at random), the last of which also gives one key
-the category ``rare``. Every bucket then holds 1 + --updates overlapping sorted runs (all on level 0, as
-written without compaction), so each read merges ~1.2 records per row by key.
+The table (written once into DIR, .cache/bench-pk by default, beside its recipe; rewritten when the recipe
+changes): ``id BIGINT`` primary key, ``name``, ``cat`` (8 categories) and ``v``, --buckets buckets, written by
+Java Paimon 0.9.0 (``tools/java/PkTables.java``'s ``bench`` op, which generates the rows in the JVM): a load of
+--rows keys, a full compaction (each bucket's file goes to the top level), then --updates commits without
+compaction, each updating a tenth of the keys (drawn at random), the last of which also gives one key the
+category ``rare``. Every bucket then holds a top-level file and --updates overlapping level-0 files, keys
+repeated across them, so each read merges ~1.2 records per row by key. Java also gives each file a bitmap
+index on ``cat`` (0.9.0's ``DataFileIndexWriter`` over the file's value rows, as Paimon 1.x's key-value
+writer does; a sidecar at this size). Java writes it in 110 to 220 s at 10M rows (2 cores, loaded).
+pypaimon 2.1 reads no table Java 0.9.0 wrote (its manifest reader requires ``_VALUE_STATS_COLS``, a field
+of Paimon 1.0's manifests): its rows say so.
 
-Queries: every row; one key (``id = X``: the bucket stage keeps its bucket, read whole and merged); one indexed
-value (``cat = 'rare'``: the whole-bucket rule drops every bucket none of whose files' index holds it). Each
-reader runs in a process of its own (pypaimon 2.1 pins ``pyarrow<20``, so it lives in ``.venv-pypaimon``,
-pypaimon-rust in ``.venv-peer``, both made here from the package registry on first use): one untimed run,
-then the median of --repeat runs, wall and CPU seconds (the process's, all threads), and the process's peak
-resident memory. Row counts must agree.
+Queries: every row; one key (``id = X``: the bucket stage keeps its bucket; in each of its files the key filter
+reads the key's page, by the key column's page index, and the other columns of the matching record's pages); one
+indexed value (``cat = 'rare'``: the whole-bucket rule drops every bucket none of whose files' index holds it,
+and reads the one that holds it whole). Each reader runs in a process of its own (pypaimon 2.1 pins
+``pyarrow<20``, so it lives in ``.venv-pypaimon``, pypaimon-rust in ``.venv-peer``, both made here from the
+package registry on first use): one untimed run, then the median of --repeat runs, wall and CPU seconds (the
+process's, all threads), and the process's peak resident memory. Row counts must agree.
 """
 from __future__ import annotations
 
@@ -46,44 +52,47 @@ def venv_python(venv: Path, package: str) -> Path:
     return python
 
 
-# -- writing (run by pypaimon-rust's Python) ---------------------------------------------------------------
+# -- writing (by Java Paimon 0.9.0, tools/java/PkTables.java) --------------------------------------------------
 
-def write(warehouse: str, rows: int, buckets: int, updates: int, rare_id: int) -> None:
-    import random
+def write(data: Path, rows: int, buckets: int, updates: int, rare_id: int) -> str:
+    """The table's root: a load of ``rows`` keys, a full compaction, then ``updates`` commits of a tenth of the
+    keys each (without compaction: level-0 files), the last giving ``rare_id`` the category RARE."""
+    from pk_tables import JavaPk
 
-    import pyarrow as pa
-    from pypaimon_rust.datafusion import PaimonCatalog, SQLContext
+    java = JavaPk("pk-bench-java")  # (its own build: the shared pk-tables-java stays the tests')
 
-    ctx = SQLContext()
-    ctx.register_catalog("paimon", {"warehouse": warehouse}, default_database="")
-    ctx.sql("CREATE DATABASE paimon.`default`")
-    ctx.sql("CREATE TABLE paimon.`default`.t (id BIGINT NOT NULL, name STRING, cat STRING, v BIGINT, "
-            f"PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '{buckets}', 'file-index.bitmap.columns' = 'cat')")
-    draw = random.Random(56)
+    def ask(request: dict) -> dict:
+        started = time.perf_counter()
+        answer = java.ask(request)
+        if "error" in answer:
+            sys.exit(f"bench_pk: Java failed on {request['op']}: {answer['error']}")
+        print(f"  Java {request['op']}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        return answer
 
-    def commit(ids: list[int], version: int, rare: bool = False) -> None:
-        table = PaimonCatalog({"warehouse": warehouse}).get_table("default.t")
-        builder = table.new_batch_write_builder()
-        writer = builder.new_write()
-        for start in range(0, len(ids), 1_000_000):
-            part = ids[start:start + 1_000_000]
-            cats = [RARE if rare and i == rare_id else CATEGORIES[i % len(CATEGORIES)] for i in part]
-            writer.write_arrow(pa.record_batch({
-                "id": pa.array(part, pa.int64()), "name": pa.array([f"n{version}-{i}" for i in part]),
-                "cat": pa.array(cats, pa.string()), "v": pa.array([version] * len(part), pa.int64())}))
-        messages = writer.prepare_commit()
-        writer.close()
-        committer = builder.new_commit()
-        committer.commit(messages)
-        committer.close()
-
-    commit(list(range(rows)), 0)
-    for version in range(1, updates + 1):
-        ids = set(draw.sample(range(rows), rows // 10)) | ({rare_id} if version == updates else set())
-        commit(sorted(ids), version, rare=version == updates)
+    try:
+        root = ask({"op": "create", "warehouse": str(data / "warehouse"), "table": "t",
+                    "columns": [["id", "BIGINT"], ["name", "STRING"], ["cat", "STRING"], ["v", "BIGINT"]],
+                    "primary_keys": ["id"], "partition_keys": [],
+                    "options": {"bucket": str(buckets), "file.format": "parquet", "write-only": "true",
+                                "file-index.bitmap.columns": "cat"}})["path"]
+        ask({"op": "bench", "table": root, "keys": rows, "version": 0, "every": 1, "seed": 0, "rare": -1,
+             "index": True})
+        ask({"op": "compact", "table": root, "index": True})
+        for version in range(1, updates + 1):
+            ask({"op": "bench", "table": root, "keys": rows, "version": version, "every": 10, "seed": version,
+                 "rare": rare_id if version == updates else -1, "index": True})
+    finally:
+        java.close()
+    return root
 
 
 # -- reading, one reader per process ---------------------------------------------------------------------
+
+def catalog_path(root: str) -> tuple[str, str, str]:
+    """(warehouse, database, table) of a filesystem catalog's table root ``WAREHOUSE/DATABASE.db/TABLE``."""
+    path = Path(root)
+    return str(path.parent.parent), path.parent.name.removesuffix(".db"), path.name
+
 
 def read_own(root: str, query: dict):
     from checkout import use_checkout
@@ -98,16 +107,18 @@ def read_rust(root: str, query: dict):
     from pypaimon_rust.datafusion import SQLContext
 
     ctx = SQLContext()
-    ctx.register_catalog("paimon", {"warehouse": str(Path(root).parent.parent)}, default_database="")
+    warehouse, database, name = catalog_path(root)
+    ctx.register_catalog("paimon", {"warehouse": warehouse}, default_database="")
     where = f" WHERE {query['where']}" if query["where"] else ""
-    return lambda: sum(b.num_rows for b in ctx.sql(f"SELECT * FROM paimon.`default`.t{where}"))
+    return lambda: sum(b.num_rows for b in ctx.sql(f"SELECT * FROM paimon.`{database}`.{name}{where}"))
 
 
 def read_pypaimon(root: str, query: dict):
     from pypaimon import CatalogFactory
 
     def run() -> int:
-        table = CatalogFactory.create({"warehouse": str(Path(root).parent.parent)}).get_table("default.t")
+        warehouse, database, name = catalog_path(root)
+        table = CatalogFactory.create({"warehouse": warehouse}).get_table(f"{database}.{name}")
         builder = table.new_read_builder()
         if query["equal"]:
             column, value = query["equal"]
@@ -134,26 +145,30 @@ def child(reader: str, root: str, query: dict, repeat: int) -> dict:
     return {"rows": rows, "wall": statistics.median(walls), "cpu": statistics.median(cpus), "peak_mib": peak}
 
 
-def pythons() -> dict[str, Path]:
-    return {"fileindex": ROOT / ".venv" / "bin" / "python", "pypaimon 2.1": venv_python(PYPAIMON_VENV, PYPAIMON),
-            "pypaimon-rust": venv_python(PEER_VENV, PEER)}
+def python_of(reader: str) -> Path:
+    """The Python that runs ``reader`` (a peer's venv made on first use)."""
+    if reader == "pypaimon 2.1":
+        return venv_python(PYPAIMON_VENV, PYPAIMON)
+    if reader == "pypaimon-rust":
+        return venv_python(PEER_VENV, PEER)
+    return ROOT / ".venv" / "bin" / "python"
 
 
-def make_table(args) -> str:
-    recipe = json.dumps({"rows": args.rows, "buckets": args.buckets, "updates": args.updates, "peer": PEER})
-    root = args.data / "warehouse" / "default.db" / "t"
-    marker = args.data / "RECIPE"
-    if not (marker.is_file() and marker.read_text() == recipe):
+def make_table(args, rare_id: int) -> str:
+    """The table of ``args``' recipe, written once and kept in --data beside its recipe."""
+    recipe = json.dumps({"rows": args.rows, "buckets": args.buckets, "updates": args.updates,
+                         "writer": "Java Paimon 0.9.0", "index": "bitmap cat"})
+    marker, where = args.data / "RECIPE", args.data / "ROOT"
+    if not (marker.is_file() and marker.read_text() == recipe and where.is_file()):
         import shutil
 
         shutil.rmtree(args.data, ignore_errors=True)
         args.data.mkdir(parents=True)
         started = time.perf_counter()
-        subprocess.run([str(pythons()["pypaimon-rust"]), __file__, "--write", "--rows", str(args.rows), "--buckets",
-                        str(args.buckets), "--updates", str(args.updates), "--data", str(args.data)], check=True)
-        print(f"pypaimon-rust wrote the table in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        where.write_text(write(args.data, args.rows, args.buckets, args.updates, rare_id))
+        print(f"Java Paimon 0.9.0 wrote the table in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         marker.write_text(recipe)
-    return str(root)
+    return where.read_text()
 
 
 def main() -> None:
@@ -162,20 +177,16 @@ def main() -> None:
     parser.add_argument("--buckets", type=int, default=4)
     parser.add_argument("--updates", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--data", type=Path, default=ROOT / "bench-data" / "pk")
+    parser.add_argument("--data", type=Path, default=ROOT / ".cache" / "bench-pk")
     parser.add_argument("--readers", default=",".join(READERS), help="comma-separated, of " + ", ".join(READERS))
-    parser.add_argument("--write", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     rare_id = args.rows // 3 + 7
-    if args.write:
-        write(str(args.data / "warehouse"), args.rows, args.buckets, args.updates, rare_id)
-        return
     if args.child:
         reader, root, query = json.loads(args.child)
         print(json.dumps(child(reader, root, query, args.repeat)))
         return
-    root = make_table(args)
+    root = make_table(args, rare_id)
     some_id = args.rows // 2 + 1
     queries = [{"name": "every row", "where": None, "equal": None},
                {"name": "one key", "where": f"id = {some_id}", "equal": ["id", some_id]},
@@ -188,7 +199,7 @@ def main() -> None:
     for query in queries:
         counts = set()
         for reader in readers:
-            result = subprocess.run([str(pythons()[reader]), __file__, "--repeat", str(args.repeat), "--child",
+            result = subprocess.run([str(python_of(reader)), __file__, "--repeat", str(args.repeat), "--child",
                                      json.dumps([reader, root, query])], capture_output=True, text=True,
                                     env=environment, cwd=ROOT)
             if result.returncode:
@@ -196,7 +207,7 @@ def main() -> None:
                 continue
             found = json.loads(result.stdout.strip().splitlines()[-1])
             counts.add(found["rows"])
-            print(f"{query['name']:<14} {reader:<14} {found['rows']:>11,} {found['wall']:>8.2f} {found['cpu']:>8.2f} "
+            print(f"{query['name']:<14} {reader:<14} {found['rows']:>11,} {found['wall']:>8.3f} {found['cpu']:>8.3f} "
                   f"{found['peak_mib']:>9.0f}", flush=True)
         if len(counts) > 1:
             print(f"  ROW COUNTS DIFFER: {sorted(counts)}")

@@ -341,10 +341,10 @@ PROBES = {
 class JavaPk:
     """One JVM running tools/java/PkTables.java over Java Paimon 0.9.0."""
 
-    def __init__(self):
+    def __init__(self, folder: str = "pk-tables-java"):
         from kit_java_adapter import DEFAULT_JAR, compiled, hadoop_jars
 
-        classes = compiled(DEFAULT_JAR, JAVA_SOURCES, "pk-tables-java")
+        classes = compiled(DEFAULT_JAR, JAVA_SOURCES, folder)  # (.cache/FOLDER)
         jars = hadoop_jars()
         if not jars:
             sys.exit("pk_tables: pyspark's Hadoop client jars are missing (tools/setup.sh --test installs them)")

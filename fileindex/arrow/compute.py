@@ -68,3 +68,12 @@ def python_rows(batch: pa.RecordBatch | pa.Table) -> list[dict]:
         text = call("cast", batch.column(i), options=_compute.CastOptions.safe(pa.string()))
         batch = batch.set_column(i, batch.schema.field(i).with_type(pa.string()), text)
     return batch.to_pylist()
+
+
+def sorted_distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of an ascending array and where each first occurs: ``np.unique(values,
+    return_index=True)`` without its hash table or sort (a page read's rows are many, their pages few)."""
+    if not len(values):
+        return values, np.zeros(0, dtype=np.int64)
+    firsts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[firsts], firsts

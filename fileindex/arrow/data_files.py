@@ -230,7 +230,7 @@ class DataFileReader:
             FOOTERS.put(self._identity, self._footer)
         starts = np.concatenate(([0], np.cumsum(self.group_rows, dtype=np.int64)))
         group_of = np.searchsorted(starts, rows, side="right") - 1
-        groups, firsts = np.unique(group_of, return_index=True)
+        groups, firsts = compute.sorted_distinct(group_of)
         if not len(groups):
             return self._guard(lambda: self._empty(columns))
         sparse = len(rows) * SPARSE_SHARE <= int(np.asarray(self.group_rows)[groups].sum())

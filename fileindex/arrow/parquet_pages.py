@@ -133,6 +133,8 @@ class PagedFooter:
     # (group, leaf) -> its page table; whether each page is dictionary-encoded, once their headers are checked
     _pages: dict[tuple[int, int], PageTable] = dataclasses.field(default_factory=dict, compare=False, repr=False)
     _encodings: dict[tuple[int, int], np.ndarray] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    # (group, leaf) -> an integer column's page bounds, once decoded (a point lookup asks them at every read)
+    _bounds: dict[tuple[int, int], PageBounds] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     def pages(self, fd: int, group: int, leaf: int) -> PageTable:
         found = self._pages.get((group, leaf))
@@ -209,7 +211,15 @@ class PageBounds:
 
 def integer_page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
     """The pages of an INT32 or INT64 column chunk and their bounds, from its offset and column indexes;
-    Unreadable where the chunk has no column index or it does not describe the offset index's pages."""
+    Unreadable where the chunk has no column index or it does not describe the offset index's pages. Decoded
+    once per footer."""
+    found = footer._bounds.get((group, leaf))
+    if found is None:
+        found = footer._bounds[group, leaf] = _integer_page_bounds(path, footer, group, leaf)
+    return found
+
+
+def _integer_page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
     if not 0 <= group < len(footer.row_groups):
         raise Unreadable(f"no row group {group}")
     with open(path, "rb") as file:
@@ -351,7 +361,7 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
     if not len(rows) or rows[0] < 0 or rows[-1] >= firsts[-1]:
         raise Unreadable(f"rows outside row group {group}")
     pages = np.searchsorted(firsts, rows, side="right") - 1
-    wanted = np.unique(pages)
+    wanted, _ = compute.sorted_distinct(pages)
     if int(sizes[wanted].sum()) > WHOLE_SHARE * int(sizes.sum()):
         return None
     page_runs = np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1)  # adjacent pages, read at once

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pyarrow as pa
 
+from fileindex.arrow import compute
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.arrow.types import arrow_type
 from fileindex.indexes.result import SKIP
@@ -248,10 +249,13 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         # the keys first: a selective key filter reads the other columns of its records only (their row groups,
         # or pages), a batch of them at a time
         in_file_keys = {key: cast(str, old) for key, (_, old, _) in zip(spec.keys, wanted, strict=False)}
-        rows = _rows_keys_match(reader, in_file_keys, over_keys, types)
-        if len(rows) * SELECTIVE < reader.row_count:
-            batches = (batch for start in range(0, len(rows), BATCH_ROWS)
-                       for batch in reader.read_rows(rows[start:start + BATCH_ROWS], read).to_batches())
+        rows, keys = _keys_matching(reader, in_file_keys, over_keys, types)
+        if keys is not None:  # (the records are few: a SELECTIVE-th of the file's at most)
+            # (the key fields' own value columns hold the key: taken from the keys read, not read again)
+            from_keys: dict[str, str] = {old: old for old in in_file_keys.values()}
+            from_keys.update((value, in_file_keys[key]) for key in spec.keys
+                             if (value := in_file(key)) is not None and value in present)
+            batches = _selected(reader, rows, keys, read, from_keys)
     for batch in batches:
         columns = []
         for _, old, kind in wanted:
@@ -267,30 +271,61 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         yield batch
 
 
+def _selected(reader: DataFileReader, rows: np.ndarray, keys: pa.Table, read: list[str],
+              from_keys: dict[str, str]) -> Iterator[pa.RecordBatch]:
+    """The records at ``rows`` (ascending) of the file's columns ``read``, a batch at a time; a column of
+    ``from_keys`` (its name in the file: the key column of ``keys`` holding its values) is taken from ``keys``
+    (the key filter's read of ``rows``), the others read (their row groups, or pages)."""
+    rest = [name for name in read if name not in from_keys]
+    for start in range(0, len(rows), BATCH_ROWS):
+        count = min(BATCH_ROWS, len(rows) - start)
+        others = reader.read_rows(rows[start:start + count], rest)
+        yield from pa.table([keys.column(from_keys[name]).slice(start, count) if name in from_keys
+                             else others.column(name) for name in read], names=read).to_batches()
+
+
 def _rows_keys_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
                      types: dict) -> np.ndarray:
-    """The positions of the file's records whose key ``over_keys`` holds on, ascending; the keys are read from
-    the row groups whose key statistics may hold one (a file sorted by key keeps each group's keys narrow),
-    and within a group from the pages whose bounds (its column index) may (:func:`_pages_keys_may_match`)."""
-    names = list(dict.fromkeys(in_file_keys.values()))
+    """The positions of the file's records whose key ``over_keys`` holds on, ascending (:func:`_keys_matching`)."""
+    return _keys_matching(reader, in_file_keys, over_keys, types)[0]
 
-    def held(table: pa.Table) -> np.ndarray:
-        return np.flatnonzero(matches(pa.table({key: table.column(old) for key, old in in_file_keys.items()}),
+
+def _keys_matching(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
+                   types: dict) -> tuple[np.ndarray, pa.Table | None]:
+    """The positions of the file's records whose key ``over_keys`` holds on, ascending, and their key columns
+    (named as in the file) where they are few (fewer than a SELECTIVE-th of the file's records; else None: the
+    file is read whole, and the keys are not held); the keys are read from the row groups whose key statistics
+    may hold one (a file sorted by key keeps each group's keys narrow), and within a group from the pages whose
+    bounds (its column index) may (:func:`_pages_keys_may_match`)."""
+    names = list(dict.fromkeys(in_file_keys.values()))
+    found: list[np.ndarray] = []
+    tables: list[pa.Table] | None = []
+
+    def found_in(table: pa.Table, positions: np.ndarray) -> None:
+        nonlocal tables
+        kept = np.flatnonzero(matches(pa.table({key: table.column(old) for key, old in in_file_keys.items()}),
                                       over_keys, types))
+        found.append(positions[kept])
+        if tables is not None and sum(map(len, found)) * SELECTIVE < reader.row_count:
+            tables.append(compute.take_rows(table.select(names), kept))
+        else:
+            tables = None
 
     groups = _groups_keys_may_match(reader, in_file_keys, over_keys, types)
     if groups is None or reader.group_rows is None:
-        return held(reader.read(names))
-    starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
-    found = []
-    for group in groups:
-        rows = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
-        if rows is None:
-            found.append(starts[group] + held(reader.read_groups([group], names)[0]))
-        elif len(rows):
-            positions = starts[group] + rows
-            found.append(positions[held(reader.read_rows(positions, names))])
-    return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+        found_in(reader.read(names), np.arange(reader.row_count, dtype=np.int64))
+    else:
+        starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
+        for group in groups:
+            rows = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
+            if rows is None:
+                found_in(reader.read_groups([group], names)[0], starts[group] + np.arange(reader.group_rows[group]))
+            elif len(rows):
+                positions = starts[group] + rows
+                found_in(reader.read_rows(positions, names), positions)
+    if not found:
+        return np.zeros(0, dtype=np.int64), pa.schema([reader.arrow_schema.field(name) for name in names]).empty_table()
+    return np.concatenate(found).astype(np.int64), None if tables is None else pa.concat_tables(tables)
 
 
 def _pages_keys_may_match(reader: DataFileReader, group: int, in_file_keys: dict[str, str], over_keys: Predicate,

@@ -4,11 +4,10 @@ project's reader (``PaimonTable.scan``) reads the new tables as Java does."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 from conftest import ROOT
-from java_oracle import hadoop_jars, require_jar
+from java_oracle import pk_tables_java
 
 from fileindex import PaimonTable
 from fileindex.errors import FileIndexError
@@ -24,16 +23,8 @@ def shape(read: dict) -> dict:
 @pytest.mark.java
 @pytest.mark.slow
 def test_the_recipe_reproduces_java_s_answers(tmp_path):
-    require_jar()
-    hadoop_jars()
-    sys.path.insert(0, str(ROOT / "tools"))
-    import pk_tables
-
-    java = pk_tables.JavaPk()
-    try:
+    with pk_tables_java() as (pk_tables, java):
         answers = pk_tables.record(tmp_path, java, [make() for make in pk_tables.TABLES])
-    finally:
-        java.close()
     assert answers["refused_writes"] == COMMITTED["refused_writes"]
     assert answers["tables"].keys() == COMMITTED["tables"].keys()
     for name, table in answers["tables"].items():

@@ -8,9 +8,18 @@
 //       with "options":{...}: the commit runs with those table options (e.g. write-only, so no compaction)
 //   {"op":"compact","table":ROOT}                                     -> {"snapshot":n}  (a full compaction
 //       of every bucket that has files, run with write-only=false whatever the table says)
+//   {"op":"bench","table":ROOT,"keys":N,"version":V,"every":K,"seed":S,"rare":R,"options":{...}}
+//                                                                     -> {"snapshot":n}  (one batch commit of
+//       generated rows of tools/bench_pk.py's table (id BIGINT, name STRING, cat STRING, v BIGINT): every key
+//       below N (K = 1) or each with chance 1/K (java.util.Random(S)), name "n<V>-<id>", cat "c<id % 8>", but key R
+//       (-1: none) is always written, with cat "rare"; v = V; too many rows to send as JSON)
 //   {"op":"read","table":ROOT,"snapshot":n,"where":P or absent}       -> {"files":[name, ...],"rows":[[v, ...]]}
 //       Java's batch read of snapshot n (ReadBuilder with the predicate as its filter, so Java's own pruning
 //       decides what is read), keeping the rows Predicate.test accepts; files: the data files its plan reads
+// With "index":true, a commit, compact or bench op gives each data file it writes its file index (the table's
+// file-index.* options), as Paimon 1.x's KeyValueDataFileWriter does and 0.9.0's does not: 0.9.0's own
+// DataFileIndexWriter over the file's value rows, embedded in the manifest entry up to
+// file-index.in-manifest-threshold, else a sidecar <file>.index among the entry's extra files.
 // Any failure answers {"error":"<class>: <message>"}.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -30,12 +39,20 @@ import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.fileindex.FileIndexOptions;
+import org.apache.paimon.format.FormatReaderContext;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.io.CompactIncrement;
+import org.apache.paimon.io.DataFileIndexWriter;
 import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.io.DataFilePathFactory;
+import org.apache.paimon.io.DataIncrement;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.predicate.Predicate;
@@ -50,6 +67,8 @@ import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
@@ -73,8 +92,10 @@ public class PkTables {
                 switch (request.get("op").asText()) {
                     case "create": answer.put("path", create(request)); break;
                     case "commit": answer.put("snapshot", commit(withOptions(table(request), request.get("options")),
-                                                                 request.get("rows"))); break;
-                    case "compact": answer.put("snapshot", compact(table(request))); break;
+                                                                 request.get("rows"), indexing(request))); break;
+                    case "compact": answer.put("snapshot", compact(table(request), indexing(request))); break;
+                    case "bench": answer.put("snapshot", bench(withOptions(table(request), request.get("options")),
+                                                               request, indexing(request))); break;
                     case "read": read(table(request), request, answer); break;
                     default: throw new IllegalArgumentException("unknown op");
                 }
@@ -121,7 +142,11 @@ public class PkTables {
         return names;
     }
 
-    static long commit(FileStoreTable table, JsonNode rows) throws Exception {
+    static boolean indexing(JsonNode request) {
+        return request.hasNonNull("index") && request.get("index").asBoolean();
+    }
+
+    static long commit(FileStoreTable table, JsonNode rows, boolean index) throws Exception {
         List<DataType> types = table.rowType().getFieldTypes();
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
         try (BatchTableWrite write = withDisk(builder.newWrite()); BatchTableCommit commit = builder.newCommit()) {
@@ -130,7 +155,26 @@ public class PkTables {
                 for (int i = 0; i < fields.length; i++) fields[i] = KitAdapter.value(types.get(i), row.get(i + 1));
                 write.write(GenericRow.ofKind(RowKind.fromShortString(row.get(0).asText()), fields));
             }
-            commit.commit(write.prepareCommit());
+            commit.commit(indexed(table, write.prepareCommit(), index));
+        }
+        return table.snapshotManager().latestSnapshotId();
+    }
+
+    static long bench(FileStoreTable table, JsonNode request, boolean index) throws Exception {
+        long keys = request.get("keys").asLong(), rare = request.get("rare").asLong();
+        int every = request.get("every").asInt();
+        long version = request.get("version").asLong();
+        java.util.Random draw = new java.util.Random(request.get("seed").asLong());
+        BinaryString[] categories = new BinaryString[8];
+        for (int i = 0; i < categories.length; i++) categories[i] = BinaryString.fromString("c" + i);
+        BatchWriteBuilder builder = table.newBatchWriteBuilder();
+        try (BatchTableWrite write = withDisk(builder.newWrite()); BatchTableCommit commit = builder.newCommit()) {
+            for (long id = 0; id < keys; id++) {
+                if (every > 1 && draw.nextInt(every) != 0 && id != rare) continue;
+                BinaryString category = id == rare ? BinaryString.fromString("rare") : categories[(int) (id % 8)];
+                write.write(GenericRow.of(id, BinaryString.fromString("n" + version + "-" + id), category, version));
+            }
+            commit.commit(indexed(table, write.prepareCommit(), index));
         }
         return table.snapshotManager().latestSnapshotId();
     }
@@ -141,7 +185,7 @@ public class PkTables {
         return write;
     }
 
-    static long compact(FileStoreTable table) throws Exception {
+    static long compact(FileStoreTable table, boolean index) throws Exception {
         FileStoreTable compacting = table.copy(Collections.singletonMap("write-only", "false"));
         Set<Pair<BinaryRow, Integer>> buckets = new LinkedHashSet<>();
         for (ManifestEntry entry : compacting.store().newScan().plan().files())
@@ -149,9 +193,63 @@ public class PkTables {
         BatchWriteBuilder builder = compacting.newBatchWriteBuilder();
         try (BatchTableWrite write = withDisk(builder.newWrite()); BatchTableCommit commit = builder.newCommit()) {
             for (Pair<BinaryRow, Integer> bucket : buckets) write.compact(bucket.getLeft(), bucket.getRight(), true);
-            commit.commit(write.prepareCommit());
+            commit.commit(indexed(compacting, write.prepareCommit(), index));
         }
         return table.snapshotManager().latestSnapshotId();
+    }
+
+    static List<CommitMessage> indexed(FileStoreTable table, List<CommitMessage> messages, boolean index)
+            throws Exception {
+        FileIndexOptions options = new FileIndexOptions(table.coreOptions());
+        if (!index || options.isEmpty()) return messages;
+        List<CommitMessage> out = new ArrayList<>();
+        for (CommitMessage message : messages) {
+            CommitMessageImpl m = (CommitMessageImpl) message;
+            DataFilePathFactory paths = table.store().pathFactory().createDataFilePathFactory(m.partition(), m.bucket());
+            DataIncrement added = m.newFilesIncrement();
+            CompactIncrement compacted = m.compactIncrement();
+            out.add(new CommitMessageImpl(m.partition(), m.bucket(),
+                    new DataIncrement(indexed(table, options, paths, added.newFiles()), added.deletedFiles(),
+                                      added.changelogFiles()),
+                    new CompactIncrement(compacted.compactBefore(),
+                                         indexed(table, options, paths, compacted.compactAfter()),
+                                         compacted.changelogFiles()),
+                    m.indexIncrement()));
+        }
+        return out;
+    }
+
+    static List<DataFileMeta> indexed(FileStoreTable table, FileIndexOptions options, DataFilePathFactory paths,
+                                      List<DataFileMeta> files) throws Exception {
+        RowType values = table.rowType();
+        InternalRowSerializer copier = new InternalRowSerializer(values);
+        List<DataFileMeta> out = new ArrayList<>();
+        for (DataFileMeta file : files) {
+            if (file.embeddedIndex() != null || !file.extraFiles().isEmpty()) {  // (a file moved up a level keeps its index)
+                out.add(file);
+                continue;
+            }
+            Path path = paths.toPath(file.fileName());
+            DataFileIndexWriter writer = DataFileIndexWriter.create(
+                    table.fileIO(), DataFilePathFactory.dataFileToFileIndexPath(path), values, options);
+            if (writer == null) {
+                out.add(file);
+                continue;
+            }
+            // the file's value fields by name (the key-value layout's _KEY_, _SEQUENCE_NUMBER, _VALUE_KIND left out),
+            // row by row in the file's order, as the writer sees kv.value()
+            FormatReaderContext context = new FormatReaderContext(table.fileIO(), path, file.fileSize());
+            try (RecordReader<InternalRow> reader = table.coreOptions().fileFormat().createReaderFactory(values)
+                    .createReader(context)) {
+                reader.forEachRemaining(row -> writer.write(copier.copy(row)));
+            }
+            writer.close();
+            DataFileIndexWriter.FileIndexResult result = writer.result();
+            out.add(result.independentIndexFile() != null
+                    ? file.copy(Collections.singletonList(result.independentIndexFile()))
+                    : file.copy(result.embeddedIndexBytes()));
+        }
+        return out;
     }
 
     static void read(FileStoreTable table, JsonNode request, ObjectNode answer) throws Exception {
