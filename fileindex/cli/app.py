@@ -14,7 +14,7 @@ import warnings
 from fileindex import __version__
 from fileindex.cli.exits import EXIT_CODES, EXIT_MALFORMED, EXIT_USAGE
 from fileindex.cli.interrupts import run_interruptible
-from fileindex.cli.without_pandas import COMMANDS as WITHOUT_PANDAS, pandas_unavailable
+from fileindex.cli.unimported import unimported
 from fileindex.errors import UsageError
 
 COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance",
@@ -74,14 +74,17 @@ def _named_command(argv: list[str]) -> str | None:
 def _run(argv: list[str] | None) -> int:
     warnings.formatwarning = _one_line_warning
     args = build_parser(_named_command(sys.argv[1:] if argv is None else argv)).parse_args(argv)
+    # the process's own command line imports what it needs only (see unimported)
+    with unimported(args.command) if argv is None else contextlib.nullcontext():
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     reach = reaching_stores(args)
     if isinstance(reach, int):
         return reach
     try:
         with reach:
-            if argv is None and args.command in WITHOUT_PANDAS:  # (the process's own command line: see without_pandas)
-                with pandas_unavailable():
-                    return args.run(args)
             return args.run(args)
     except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
         sys.stderr.close()
@@ -90,7 +93,6 @@ def _run(argv: list[str] | None) -> int:
         print(f"fileindex {args.command}: ran out of memory: an input claims more than this process can hold "
               "(fileindex check --schema names a body that claims too much); please report it", file=sys.stderr)
         return EXIT_MALFORMED
-
 
 if __name__ == "__main__":
     sys.exit(main())

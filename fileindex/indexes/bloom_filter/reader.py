@@ -4,8 +4,7 @@ present) and REMAIN otherwise.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from fileindex import errors, kernels
 from fileindex.decoding import kaitai as kaitai_bridge
@@ -16,6 +15,12 @@ from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.java.fast_hash import check_bloom_type, hash_value
 from fileindex.lazy import LazyFunction
 from fileindex.types import NUMERIC_BITS, DataType
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.bloom_filter", "BloomFilter")  # the debug reader: places a failure
 
@@ -50,7 +55,6 @@ class BloomFilterReader(FileIndexReader):
         self.data_type = data_type
         view = memoryview(payload).cast("B")
         self.num_hash_functions, self.num_bits = read_sizing(view, base_offset)
-        self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
         self._bitset_bytes = view[4:]
         bits = NUMERIC_BITS.get(data_type.root)
         # the plain int literals the kernel hashes as the column's type (an empty range for other types), and
@@ -71,7 +75,8 @@ class BloomFilterReader(FileIndexReader):
                                                found)
             return found.view(bool)
         positions = bit_positions(hashes, self.num_bits, self.num_hash_functions)
-        bits = (self.bitset[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
+        bitset = np.frombuffer(self._bitset_bytes, dtype=np.uint8)
+        bits = (bitset[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
         return bits.all(axis=1)
 
     def test_hash(self, hash64: int) -> bool:
