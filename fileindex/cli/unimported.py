@@ -20,14 +20,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.abc import MetaPathFinder
 
 # the commands that convert nothing to or from pandas, and whose paths cross to numpy only through buffers (the
 # writers, checkers and Spark build Arrow arrays from numpy ones, which pyarrow without numpy cannot)
 COMMANDS = frozenset({"read", "table", "query", "inspect"})
 
 
-class _Unavailable(MetaPathFinder):
+class _Unavailable:
+    """A finder on ``sys.meta_path`` refusing ``packages`` (not an ``importlib.abc.MetaPathFinder``: importing that
+    module imports tempfile, shutil, random and the compressors)."""
+
     def __init__(self, *packages: str):
         self.packages = packages
 
