@@ -123,7 +123,8 @@ def is_in(values: Column, value_set: pa.Array) -> Column:
 
 
 def fill_null(values: Column, fill: bool) -> Column:
-    return call("coalesce", values, pa.scalar(fill))
+    # (typed: inferring a Python value's Arrow type imports dateutil, to look for its relativedelta)
+    return call("coalesce", values, pa.scalar(fill, type=pa.bool_()))
 
 
 def python_rows(batch: pa.RecordBatch | pa.Table) -> list[dict]:
