@@ -54,6 +54,11 @@ ENTRY_POINTS = {
         [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS, "fileindex.indexes.*.writer",
          "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute", "numpy.ma"],
     ),
+    "fileindex read --where, filtered by Arrow": (  # (no numpy: pyarrow imported without it, see cli/unimported)
+        f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 >= 20', '--json']; main()",
+        ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
+        [*SPARK_AND_ENGINES, "numpy*", "pandas*", "pyarrow.compute", *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS],
+    ),
     "fileindex read --where, no index": (  # (f1, f3 unindexed: their columns probed, matched by numpy, filtered)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 = 10 AND f3 > 12.0', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],

@@ -3,16 +3,25 @@
 Importing ``pyarrow.compute`` wraps every one of Arrow's kernels in a generated Python function with its
 docstring: about a tenth of a cold ``fileindex read --where`` (issue #54), for the handful of kernels a read
 calls. ``Table.filter``, ``Array.fill_null`` and ``Array.is_valid`` import it too, so the reader calls the
-kernels by name here instead. A numpy mask becomes an Arrow array from its packed bits: ``pa.array`` on a
-numpy array imports ``numpy.ma`` to look for a masked array.
+kernels by name here instead.
+
+Arrays cross between numpy and Arrow here, through their buffers (``to_numpy``, ``from_numpy``), never by
+pyarrow's own conversions: a process's command line runs pyarrow without numpy (``fileindex.cli.unimported``),
+where ``Array.to_numpy`` raises and ``pa.array`` does not take numpy arrays; and ``pa.array`` on a numpy array
+imports ``numpy.ma`` to look for a masked array.
 """
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
-import numpy as np
 import pyarrow as pa
 import pyarrow._compute as _compute
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 Column: TypeAlias = "pa.Array | pa.ChunkedArray"
 
@@ -22,16 +31,73 @@ def call(name: str, *args, options: _compute.FunctionOptions | None = None):
     return _compute.call_function(name, list(args), options)
 
 
+def to_numpy(values: Column) -> np.ndarray:
+    """A fixed-width column's values as a numpy array read from its buffers: booleans as bool, other types as
+    their storage (integers, floats; dates, times and timestamps as their ticks). A null's slot holds what the
+    buffer holds there: the callers drop, fill or mask nulls first."""
+    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    data, offset, count = array.buffers()[1], array.offset, len(array)
+    if pa.types.is_boolean(array.type):
+        if data is None:
+            return np.zeros(0, dtype=bool)
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), count=offset + count, bitorder="little")
+        return bits[offset:].view(bool)
+    dtype = np.dtype(f"{'f' if pa.types.is_floating(array.type) else _INTEGER_KIND[array.type.id]}"
+                     f"{array.type.bit_width // 8}")
+    if data is None:
+        return np.zeros(0, dtype=dtype)
+    return np.frombuffer(data, dtype=dtype, count=count, offset=offset * dtype.itemsize)
+
+
+def from_numpy(values: np.ndarray, arrow_type: pa.DataType, mask: np.ndarray | None = None) -> pa.Array:
+    """A numpy array as an Arrow array of the fixed-width ``arrow_type`` (null where ``mask`` is true), sharing
+    the buffer where the dtype is the type's already."""
+    validity = None if mask is None or not mask.any() else _bits(~np.asarray(mask, dtype=bool))
+    if pa.types.is_boolean(arrow_type):
+        return pa.Array.from_buffers(arrow_type, len(values), [validity, _bits(values)])
+    kind = "f" if pa.types.is_floating(arrow_type) else _INTEGER_KIND[arrow_type.id]
+    data = np.ascontiguousarray(values, dtype=f"{kind}{arrow_type.bit_width // 8}")
+    return pa.Array.from_buffers(arrow_type, len(data), [validity, pa.py_buffer(data)])
+
+
+def _bits(mask: np.ndarray) -> pa.Buffer:
+    return pa.py_buffer(np.packbits(np.asarray(mask, dtype=bool), bitorder="little"))
+
+
+# the numpy kind of each integer-backed Arrow type's storage (by type id: Arrow's types are not hashable alike)
+_INTEGER_KIND = {pa.int8().id: "i", pa.int16().id: "i", pa.int32().id: "i", pa.int64().id: "i",
+                 pa.uint8().id: "u", pa.uint16().id: "u", pa.uint32().id: "u", pa.uint64().id: "u",
+                 pa.date32().id: "i", pa.date64().id: "i", pa.time32("s").id: "i", pa.time64("us").id: "i",
+                 pa.timestamp("s").id: "i", pa.duration("s").id: "i"}
+
+
 def bool_array(mask: np.ndarray) -> pa.BooleanArray:
     """A numpy bool per row as an Arrow boolean array without nulls."""
-    bits = np.packbits(np.asarray(mask, dtype=bool), bitorder="little")
-    return pa.Array.from_buffers(pa.bool_(), len(mask), [None, pa.py_buffer(bits)])
+    return from_numpy(mask, pa.bool_())
 
 
-def int64_array(values: np.ndarray) -> pa.Int64Array:
-    """numpy integers as an Arrow int64 array without nulls (sharing the buffer where it is int64 already)."""
-    values = np.ascontiguousarray(values, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+def int64_array(values: np.ndarray | Column) -> pa.Int64Array:
+    """Integers (numpy or Arrow, without nulls) as an Arrow int64 array (sharing the buffer where they are int64
+    already)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return values if values.type == pa.int64() else call("cast", values, options=_compute.CastOptions.safe(
+            pa.int64()))
+    return from_numpy(values, pa.int64())
+
+
+def int64_view(values: pa.Int64Array) -> memoryview:
+    """An int64 array without nulls as a memoryview of Python ints, without a copy: what ``bisect`` searches."""
+    data = values.buffers()[1]
+    if data is None:
+        return memoryview(b"").cast("q")
+    return memoryview(data).cast("q")[values.offset:values.offset + len(values)]
+
+
+def shifted(values: pa.Int64Array, by: int) -> pa.Int64Array:
+    """``values + by``."""
+    return values if by == 0 else call("add", values, pa.scalar(by, type=pa.int64()))
 
 
 def take_rows(table: pa.Table, positions: np.ndarray) -> pa.Table:
@@ -41,7 +107,7 @@ def take_rows(table: pa.Table, positions: np.ndarray) -> pa.Table:
 
 def filter_rows(table: pa.Table, mask: np.ndarray | pa.Array | pa.ChunkedArray) -> pa.Table:
     """The rows of ``table`` where ``mask`` is true (a null in an Arrow mask drops its row)."""
-    return call("filter", table, bool_array(mask) if isinstance(mask, np.ndarray) else mask)
+    return call("filter", table, mask if isinstance(mask, (pa.Array, pa.ChunkedArray)) else bool_array(mask))
 
 
 def cast_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
@@ -57,7 +123,8 @@ def is_in(values: Column, value_set: pa.Array) -> Column:
 
 
 def fill_null(values: Column, fill: bool) -> Column:
-    return call("coalesce", values, pa.scalar(fill))
+    # (typed: inferring a Python value's Arrow type imports dateutil, to look for its relativedelta)
+    return call("coalesce", values, pa.scalar(fill, type=pa.bool_()))
 
 
 def python_rows(batch: pa.RecordBatch | pa.Table) -> list[dict]:
@@ -68,12 +135,3 @@ def python_rows(batch: pa.RecordBatch | pa.Table) -> list[dict]:
         text = call("cast", batch.column(i), options=_compute.CastOptions.safe(pa.string()))
         batch = batch.set_column(i, batch.schema.field(i).with_type(pa.string()), text)
     return batch.to_pylist()
-
-
-def sorted_distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of an ascending array and where each first occurs: ``np.unique(values,
-    return_index=True)`` without its hash table or sort (a page read's rows are many, their pages few)."""
-    if not len(values):
-        return values, np.zeros(0, dtype=np.int64)
-    firsts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-    return values[firsts], firsts

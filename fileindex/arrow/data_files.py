@@ -13,6 +13,8 @@ mtime or ctime: any write changes the ctime) is read again.
 """
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, replace
@@ -20,7 +22,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pyarrow as pa
 
 from fileindex.arrow.types import schema_of
@@ -32,10 +33,12 @@ from fileindex.lazy import LazyModule
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
+    import numpy as np
     from fileindex.arrow import compute
     from fileindex.arrow import parquet_pages  # (with Thrift) imported by the first page read
 else:
     compute = LazyModule("fileindex.arrow.compute")
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
 # a candidate-row read is sparse when its groups hold at least this many rows per candidate (see _read_groups)
@@ -217,7 +220,7 @@ class DataFileReader:
                 return
             yield batch
 
-    def read_rows(self, rows: np.ndarray | None, columns: list[str]) -> pa.Table:
+    def read_rows(self, rows: np.ndarray | pa.Array | None, columns: list[str]) -> pa.Table:
         """The given rows (ascending positions; None: all) of ``columns``, reading only their groups."""
         self._require(columns)
         if rows is None:
@@ -228,14 +231,18 @@ class DataFileReader:
                                                    for i in range(self._file.nstripes)])
             self._footer = replace(self._footer, group_rows=tuple(self.group_rows))  # counted once
             FOOTERS.put(self._identity, self._footer)
-        starts = np.concatenate(([0], np.cumsum(self.group_rows, dtype=np.int64)))
-        group_of = np.searchsorted(starts, rows, side="right") - 1
-        groups, firsts = compute.sorted_distinct(group_of)
-        if not len(groups):
+        positions = compute.int64_array(rows)
+        starts = list(itertools.accumulate(self.group_rows, initial=0))
+        # the ascending rows each group holds, cut where the groups start (no numpy: see fileindex.cli.unimported)
+        view = compute.int64_view(positions)
+        if len(view) and not 0 <= view[0] <= view[-1] < starts[-1]:
+            raise IndexError(f"rows {view[0]}..{view[-1]} outside the file's {starts[-1]} rows")
+        cuts = [bisect.bisect_left(view, start) for start in starts]
+        wanted = {group: compute.shifted(positions.slice(cuts[group], cuts[group + 1] - cuts[group]), -starts[group])
+                  for group in range(len(self.group_rows)) if cuts[group + 1] > cuts[group]}
+        if not wanted:
             return self._guard(lambda: self._empty(columns))
-        sparse = len(rows) * SPARSE_SHARE <= int(np.asarray(self.group_rows)[groups].sum())
-        bounds = np.append(firsts, len(rows))
-        wanted = {int(group): rows[bounds[i]:bounds[i + 1]] - starts[group] for i, group in enumerate(groups)}
+        sparse = len(positions) * SPARSE_SHARE <= sum(self.group_rows[group] for group in wanted)
         taken = self._read_pages(wanted, columns) if sparse and self.format == "parquet" else {}
         rest = [group for group in wanted if group not in taken]
         tables = self._guard(lambda: self._read_groups(rest, columns, sparse=sparse)) if rest else []
@@ -244,7 +251,7 @@ class DataFileReader:
             taken[group] = self._guard(lambda t=table, p=wanted[group]: self._in_file_types(compute.take_rows(t, p)))
         return pa.concat_tables([taken[group] for group in wanted])
 
-    def _read_pages(self, wanted: dict[int, np.ndarray], columns: list[str]) -> dict[int, pa.Table]:
+    def _read_pages(self, wanted: dict[int, pa.Int64Array], columns: list[str]) -> dict[int, pa.Table]:
         """The wanted rows of the groups where they are few, read page by page (``parquet_pages``), in the
         file's types; a group whose pages cannot be read so is left out (read whole by the caller)."""
         groups = [g for g, rows in wanted.items() if len(rows) * SPARSE_SHARE <= self.group_rows[g]]  # type: ignore[index]

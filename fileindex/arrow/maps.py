@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pyarrow as pa
 
 from fileindex.lazy import LazyModule
 
 if TYPE_CHECKING:
-    import pyarrow.compute as pc
+    import numpy as np
+    from fileindex.arrow import compute
 else:
-    pc = LazyModule("pyarrow.compute")  # imported when first used: importing this module stays light
+    compute = LazyModule("fileindex.arrow.compute")  # imported when first used: importing this module stays light
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 
 def map_values(column: pa.Array | pa.ChunkedArray, key) -> pa.ChunkedArray:
@@ -31,9 +32,9 @@ def map_values(column: pa.Array | pa.ChunkedArray, key) -> pa.ChunkedArray:
 
 def _chunk_values(chunk: pa.MapArray, key: pa.Scalar) -> pa.Array:
     rows = len(chunk)
-    offsets = chunk.offsets.to_numpy()  # positions in the (unsliced) flattened keys and items
+    offsets = compute.to_numpy(chunk.offsets)  # positions in the (unsliced) flattened keys and items
     first, last = int(offsets[0]), int(offsets[rows])
-    found = np.flatnonzero(pc.equal(chunk.keys.slice(first, last - first), key).to_numpy(zero_copy_only=False))
+    found = np.flatnonzero(compute.to_numpy(compute.call("equal", chunk.keys.slice(first, last - first), key)))
     found += first
     owners = np.searchsorted(offsets, found, side="right") - 1  # nondecreasing: found is sorted
     earliest = np.ones(len(owners), dtype=bool)
@@ -42,5 +43,5 @@ def _chunk_values(chunk: pa.MapArray, key: pa.Scalar) -> pa.Array:
     positions[owners[earliest]] = found[earliest]
     missing = positions < 0
     if chunk.null_count:
-        missing |= chunk.is_null().to_numpy(zero_copy_only=False)
-    return chunk.items.take(pa.array(positions, mask=missing))
+        missing |= compute.to_numpy(compute.call("is_null", chunk))
+    return compute.call("take", chunk.items, compute.from_numpy(positions, pa.int64(), mask=missing))

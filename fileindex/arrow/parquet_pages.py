@@ -37,13 +37,14 @@ those encode back to its own bytes (a field this module does not declare would o
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import os
 import struct
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from thrift.protocol.TCompactProtocol import TCompactProtocolAccelerated
@@ -60,6 +61,9 @@ from fileindex.generated.parquet_thrift.ttypes import (
     PageHeader,
     RowGroup,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DATA_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 2, 3  # parquet.thrift's PageType
 REPEATED = 2  # FieldRepetitionType
@@ -117,9 +121,9 @@ class PageTable:
     starts, its size (header included), its first row (and the group's row count after the last); and where
     the chunk's dictionary page lies (start, size), if it has one."""
 
-    offsets: np.ndarray
-    sizes: np.ndarray
-    firsts: np.ndarray
+    offsets: tuple[int, ...]
+    sizes: tuple[int, ...]
+    firsts: tuple[int, ...]
     dictionary: tuple[int, int] | None
 
 
@@ -132,7 +136,8 @@ class PagedFooter:
     pages_end: int  # where the footer starts: every page and page index lies before it
     # (group, leaf) -> its page table; whether each page is dictionary-encoded, once their headers are checked
     _pages: dict[tuple[int, int], PageTable] = dataclasses.field(default_factory=dict, compare=False, repr=False)
-    _encodings: dict[tuple[int, int], np.ndarray] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    _encodings: dict[tuple[int, int], tuple[bool, ...]] = dataclasses.field(default_factory=dict, compare=False,
+                                                                            repr=False)
     # (group, leaf) -> an integer column's page bounds, once decoded (a point lookup asks them at every read)
     _bounds: dict[tuple[int, int], PageBounds] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
@@ -142,7 +147,7 @@ class PagedFooter:
             found = self._pages[group, leaf] = _page_table(fd, self, group, leaf)
         return found
 
-    def dictionary_encoded(self, fd: int, group: int, leaf: int) -> np.ndarray:
+    def dictionary_encoded(self, fd: int, group: int, leaf: int) -> tuple[bool, ...]:
         """Whether each page is dictionary-encoded, once every page's header (and the dictionary page's) is
         checked against the page table: before any page is copied."""
         found = self._encodings.get((group, leaf))
@@ -188,15 +193,16 @@ def written_back_verbatim(meta: FileMetaData, raw: bytes) -> bool:
     return raw[:-1].endswith(tail)  # (after the first field's header, which counts from the field before it)
 
 
-def read_rows(path: str, footer: PagedFooter, group: int, rows: np.ndarray,
+def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | np.ndarray,
               columns: list[str]) -> dict[str, pa.Array | None]:
     """``rows`` (ascending positions within row group ``group``) of each of ``columns``, in the type pyarrow
     infers from the Parquet schema alone; None for a column where they lie on most of the pages (read it
     whole). Raises Unreadable when the pages cannot be read this way."""
     if not 0 <= group < len(footer.row_groups):
         raise Unreadable(f"no row group {group}")
+    positions = compute.int64_array(rows)
     with open(path, "rb") as file:
-        return {name: _column_rows(file.fileno(), footer, group, footer.leaves[name], rows) for name in columns}
+        return {name: _column_rows(file.fileno(), footer, group, footer.leaves[name], positions) for name in columns}
 
 
 @dataclass(frozen=True)
@@ -205,7 +211,7 @@ class PageBounds:
     group's statistics are claims): where each page's rows start (and the group's row count after the last),
     each page's min and max (None for a page of nulls only) and null count (None: not recorded)."""
 
-    firsts: np.ndarray
+    firsts: tuple[int, ...]
     bounds: list[tuple[int | None, int | None, int | None]]
 
 
@@ -302,25 +308,25 @@ def _page_table(fd: int, footer: PagedFooter, group: int, leaf: int) -> PageTabl
     fields = [(p.offset, p.compressed_page_size, p.first_row_index) for p in locations]
     if not fields or any(None in page for page in fields):
         raise Unreadable("an offset index without its page locations")
-    offsets, sizes, firsts = (np.array(column, dtype=np.int64) for column in zip(*fields, strict=True))
-    firsts = np.append(firsts, rows)
-    inside = (firsts[:-1] >= 0) & (firsts[:-1] < rows)  # (so that no difference below overflows)
-    if offsets[0] != data_at or firsts[0] != 0 or not inside.all() or np.any(np.diff(firsts) <= 0) \
-            or np.any(sizes <= 0) or np.any(offsets[:-1] + sizes[:-1] != offsets[1:]) \
+    offsets, sizes, firsts = (tuple(column) for column in zip(*fields, strict=True))
+    firsts += (rows,)
+    if offsets[0] != data_at or firsts[0] != 0 or any(b <= a for a, b in itertools.pairwise(firsts)) \
+            or any(size <= 0 for size in sizes) \
+            or any(offsets[i] + sizes[i] != offsets[i + 1] for i in range(len(offsets) - 1)) \
             or offsets[-1] + sizes[-1] > end:
         raise Unreadable("the offset index does not describe the chunk's pages back to back")
     return PageTable(offsets, sizes, firsts, (start, data_at - start) if start < data_at else None)
 
 
-def _checked_pages(fd: int, table: PageTable) -> np.ndarray:
+def _checked_pages(fd: int, table: PageTable) -> tuple[bool, ...]:
     """Whether each page is dictionary-encoded; Unreadable where a header is not what the table says."""
     if table.dictionary is not None:
         header = _page_header(fd, *table.dictionary)
         if header.type != DICTIONARY_PAGE or header.dictionary_page_header is None:
             raise Unreadable("the chunk's dictionary page is not one")
     offsets, sizes, firsts = table.offsets, table.sizes, table.firsts
-    return np.array([_checked_data_page(fd, int(offsets[i]), int(sizes[i]), int(firsts[i + 1] - firsts[i]), i)
-                     for i in range(len(offsets))])
+    return tuple(_checked_data_page(fd, offsets[i], sizes[i], firsts[i + 1] - firsts[i], i)
+                 for i in range(len(offsets)))
 
 
 def _checked_data_page(fd: int, at: int, size: int, rows: int, number: int) -> bool:
@@ -355,28 +361,32 @@ def _page_header(fd: int, at: int, size: int) -> PageHeader:
     return header
 
 
-def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.ndarray) -> pa.Array | None:
+def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.Int64Array) -> pa.Array | None:
     table = footer.pages(fd, group, leaf)
     offsets, sizes, firsts = table.offsets, table.sizes, table.firsts
-    if not len(rows) or rows[0] < 0 or rows[-1] >= firsts[-1]:
+    view = compute.int64_view(rows)
+    if not len(view) or view[0] < 0 or view[-1] >= firsts[-1]:
         raise Unreadable(f"rows outside row group {group}")
-    pages = np.searchsorted(firsts, rows, side="right") - 1
-    wanted, _ = compute.sorted_distinct(pages)
-    if int(sizes[wanted].sum()) > WHOLE_SHARE * int(sizes.sum()):
+    # the ascending rows on each page, cut where the pages start (Python ints: a chunk has tens of pages)
+    cuts = [bisect.bisect_left(view, first) for first in firsts]
+    wanted = [page for page in range(len(offsets)) if cuts[page + 1] > cuts[page]]
+    if sum(sizes[page] for page in wanted) > WHOLE_SHARE * sum(sizes):
         return None
-    page_runs = np.split(wanted, np.flatnonzero(np.diff(wanted) != 1) + 1)  # adjacent pages, read at once
-    prefix = _dictionary_page(fd, table, footer.dictionary_encoded(fd, group, leaf)[wanted])
+    encoded = footer.dictionary_encoded(fd, group, leaf)
+    prefix = _dictionary_page(fd, table, [encoded[page] for page in wanted])
     # one row group: the dictionary page where a copied page refers to it, then the wanted pages one after
     # another (each page stands alone)
     out = bytearray(b"PAR1")
     out += prefix
     pages_at = len(out)
-    for run in page_runs:
-        out += _read_exactly(fd, int(offsets[run[0]]), int(offsets[run[-1]] + sizes[run[-1]] - offsets[run[0]]))
-    counts = firsts[wanted + 1] - firsts[wanted]
-    bases = np.concatenate(([0], np.cumsum(counts)[:-1]))  # where each wanted page's rows start in the copy
-    positions = bases[np.searchsorted(wanted, pages)] + rows - firsts[pages]
-    base = int(counts.sum())
+    for run in _adjacent(wanted):  # adjacent pages, read at once
+        out += _read_exactly(fd, offsets[run[0]], offsets[run[-1]] + sizes[run[-1]] - offsets[run[0]])
+    # each wanted page's rows, as positions in the copy (where the page's rows start in it)
+    positions, base = [], 0
+    for page in wanted:
+        on_page = rows.slice(cuts[page], cuts[page + 1] - cuts[page])
+        positions.append(compute.shifted(on_page, base - firsts[page]))
+        base += firsts[page + 1] - firsts[page]
     tail = encode(_copy_footer(footer, group, leaf, pages_at, len(out) - FIRST_PAGE_AT, base, bool(prefix)))
     out += tail + len(tail).to_bytes(4, "little") + b"PAR1"
     # strings behind a dictionary page read as a dictionary: a page's 20k strings are not built to take a few
@@ -389,16 +399,28 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: np.n
         raise Unreadable(f"pyarrow cannot read the copied pages: {err}") from None
     if len(column) != base:
         raise Unreadable("the copied pages hold another number of rows")
-    taken = compute.call("take", column, compute.int64_array(positions)).combine_chunks()
-    return taken.dictionary_decode() if as_dictionary else taken
+    taken = compute.call("take", column, pa.concat_arrays(positions)).combine_chunks()
+    # (decoded by the kernel: DictionaryArray.dictionary_decode imports pyarrow.compute, a cold read's tenth)
+    return compute.call("take", taken.dictionary, taken.indices) if as_dictionary else taken
 
 
-def _dictionary_page(fd: int, table: PageTable, dictionary_encoded: np.ndarray) -> bytes:
+def _adjacent(pages: list[int]) -> list[list[int]]:
+    """Ascending page numbers in runs of adjacent ones."""
+    runs: list[list[int]] = []
+    for page in pages:
+        if runs and runs[-1][-1] + 1 == page:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    return runs
+
+
+def _dictionary_page(fd: int, table: PageTable, dictionary_encoded: list[bool]) -> bytes:
     """The chunk's dictionary page where a wanted page is dictionary-encoded (else nothing). A writer whose
     dictionary grew too large goes on in PLAIN (parquet-mr and arrow-rs after 1 MiB of dictionary): those
     pages decode without the dictionary page, which would otherwise be decoded whole (128k values of a
     BIGINT) for each read of a few rows."""
-    if table.dictionary is None or not dictionary_encoded.any():
+    if table.dictionary is None or not any(dictionary_encoded):
         return b""
     return _read_exactly(fd, *table.dictionary)
 

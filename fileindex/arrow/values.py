@@ -6,12 +6,21 @@ epoch millis (p <= 3) or micros (floor, p > 3); FLOAT and DOUBLE are their IEEE 
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 
 from fileindex.java_numbers import DOUBLE, FLOAT
 from fileindex.types import DataType
 from fileindex.values import long_key
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+    from fileindex.arrow import compute
+else:
+    compute = LazyModule("fileindex.arrow.compute")
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 
@@ -20,13 +29,13 @@ def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = 
     """int64 keys of the non-null values of ``array`` (nulls must have been dropped)."""
     kind = array.type
     if data_type.root == "FLOAT":
-        return FLOAT.bits_array(_as(array, pa.float32()).to_numpy(zero_copy_only=False), canonical_nan=canonical_nan)
+        return FLOAT.bits_array(compute.to_numpy(_as(array, pa.float32())), canonical_nan=canonical_nan)
     if data_type.root == "DOUBLE":
-        return DOUBLE.bits_array(_as(array, pa.float64()).to_numpy(zero_copy_only=False), canonical_nan=canonical_nan)
+        return DOUBLE.bits_array(compute.to_numpy(_as(array, pa.float64())), canonical_nan=canonical_nan)
     if data_type.is_timestamp:
         unit = kind.unit if pa.types.is_timestamp(kind) else "us"
         raw = array.cast(pa.int64()) if pa.types.is_timestamp(kind) else array
-        ticks = raw.to_numpy(zero_copy_only=False).astype(np.int64)
+        ticks = compute.to_numpy(raw).astype(np.int64)
         target = 1_000 if data_type.required_precision <= 3 else 1_000_000
         per_second = _UNIT_PER_SECOND[unit]
         if per_second >= target:
@@ -36,11 +45,11 @@ def integer_keys(array: pa.Array, data_type: DataType, *, canonical_nan: bool = 
         return _unscaled(array, data_type)
     if pa.types.is_date(kind) or pa.types.is_time(kind):
         as_int = pa.int32() if kind.bit_width == 32 else pa.int64()
-        ticks = array.cast(as_int).to_numpy(zero_copy_only=False).astype(np.int64)
+        ticks = compute.to_numpy(array.cast(as_int)).astype(np.int64)
         if pa.types.is_time(kind) and kind.unit != "ms":  # Paimon TIME is millis of day
             ticks = np.floor_divide(ticks * 1000, _UNIT_PER_SECOND[kind.unit])
         return ticks
-    return array.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return compute.to_numpy(array).astype(np.int64, copy=False)
 
 
 def _as(array: pa.Array, arrow_type: pa.DataType) -> pa.Array:
@@ -77,7 +86,7 @@ def split_nulls(values, data_type: DataType, *, canonical_nan: bool = True):
     """(valid mask, keys of the valid rows) for a fixed-width column: numpy bool and int64 arrays."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-        valid = np.asarray(array.is_valid(), dtype=bool)
+        valid = compute.to_numpy(compute.call("is_valid", array))
         return valid, integer_keys(array.drop_null(), data_type, canonical_nan=canonical_nan)
     valid = np.array([v is not None for v in values], dtype=bool)
     keys = np.array([integer_key(v, data_type, canonical_nan=canonical_nan) for v in values if v is not None],

@@ -14,7 +14,7 @@ import warnings
 from fileindex import __version__
 from fileindex.cli.exits import EXIT_CODES, EXIT_MALFORMED, EXIT_USAGE
 from fileindex.cli.interrupts import run_interruptible
-from fileindex.cli.without_pandas import COMMANDS as WITHOUT_PANDAS, pandas_unavailable
+from fileindex.cli.unimported import unimported
 from fileindex.errors import UsageError
 
 COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", "read", "rewrite", "conformance",
@@ -92,14 +92,17 @@ def _run(argv: list[str] | None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         _refuse_unknown(parser, args, unknown)
+    # the process's own command line imports what it needs only (see unimported)
+    with unimported(args.command) if argv is None else contextlib.nullcontext():
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     reach = reaching_stores(args)
     if isinstance(reach, int):
         return reach
     try:
         with reach:
-            if argv is None and args.command in WITHOUT_PANDAS:  # (the process's own command line: see without_pandas)
-                with pandas_unavailable():
-                    return args.run(args)
             return args.run(args)
     except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
         sys.stderr.close()
@@ -108,7 +111,6 @@ def _run(argv: list[str] | None) -> int:
         print(f"fileindex {args.command}: ran out of memory: an input claims more than this process can hold "
               "(fileindex check --schema names a body that claims too much); please report it", file=sys.stderr)
         return EXIT_MALFORMED
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import numpy as np
 import pyarrow as pa
 
 from fileindex import kernels
@@ -20,6 +19,14 @@ from fileindex.java.string_buffers import binary_buffers
 from fileindex.java.xxh64 import xxh64_offsets
 from fileindex.parallel import map_chunks
 from fileindex.types import DataType
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+    from fileindex.arrow import compute
+else:
+    compute = LazyModule("fileindex.arrow.compute")
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 R = TypeVar("R")
 
@@ -77,7 +84,7 @@ def map_column_pieces(values, data_type: DataType, consume: Callable[[ColumnPiec
             per_thread = 1 if kernels.compiled else 4
             return map_chunks(lambda start, stop: consume(ColumnPiece(
                 keys=integer_keys(array.slice(start, stop - start), data_type))), len(array), per_thread=per_thread)
-        indices = array.indices.drop_null().to_numpy(zero_copy_only=False)
+        indices = compute.to_numpy(array.indices.drop_null())
         hashes = column_hashes(array.dictionary, data_type, distinct=False)
         hashes = hashes[np.unique(indices)] if distinct else hashes[indices]
     else:

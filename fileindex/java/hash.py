@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import struct
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from fileindex.java.string_buffers import map_by_length, unaligned
 from fileindex.java_numbers import int32, int32_array
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _MASK32 = 0xFFFFFFFF
 
@@ -55,7 +60,7 @@ def binary_string_hash_code(data: bytes) -> int:
     return int32(h)
 
 
-_C1, _C2, _M1, _M2 = np.uint32(0xCC9E2D51), np.uint32(0x1B873593), np.uint32(0x85EBCA6B), np.uint32(0xC2B2AE35)
+_C1, _C2, _M1, _M2 = 0xCC9E2D51, 0x1B873593, 0x85EBCA6B, 0xC2B2AE35  # (numpy uint32 where used: numpy is imported late)
 _SMALL_GROUP = 32  # below this many strings of one length, the scalar function is faster
 
 
@@ -67,9 +72,10 @@ def _binary_string_hash_rows(data: np.ndarray, starts: np.ndarray, length: int) 
     """``binary_string_hash_code`` of the ``length`` bytes at each of ``starts``, as uint32, all at once."""
     words = unaligned(data, "<u4")
     h = np.full(len(starts), 42, dtype=np.uint32)
+    c1, c2, m1, m2 = (np.uint32(c) for c in (_C1, _C2, _M1, _M2))
 
     def mix(h: np.ndarray, k: np.ndarray) -> np.ndarray:
-        k = _rotl32_array(k * _C1, 15) * _C2
+        k = _rotl32_array(k * c1, 15) * c2
         return _rotl32_array(h ^ k, 13) * np.uint32(5) + np.uint32(0xE6546B64)
 
     aligned = length - length % 4
@@ -79,9 +85,9 @@ def _binary_string_hash_rows(data: np.ndarray, starts: np.ndarray, length: int) 
         h = mix(h, data[starts + offset].view(np.int8).astype(np.int32).view(np.uint32))  # sign-extended byte
     h ^= np.uint32(length)
     h ^= h >> np.uint32(16)
-    h *= _M1
+    h *= m1
     h ^= h >> np.uint32(13)
-    h *= _M2
+    h *= m2
     h ^= h >> np.uint32(16)
     return h
 

@@ -13,14 +13,22 @@ answers None and the caller merges that field key by key (``functions.KeyMerger`
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pyarrow as pa
 
 from fileindex.java_numbers import DOUBLE, FLOAT
 from fileindex.merge.aggregators import make_aggregator
 from fileindex.merge.spec import Aggregate
 from fileindex.types import DataType
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    from fileindex.arrow import compute
+    import numpy as np
+else:
+    compute = LazyModule("fileindex.arrow.compute")
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 PICKS = ("primary-key", "last_value", "last_non_null_value", "first_value", "first_non_null_value",
          "first_not_null_value")
@@ -50,19 +58,20 @@ def aggregate_keys(aggregate: Aggregate, data_type: DataType, column: pa.Array, 
     retracting = not aggregate.ignore_retract and not add.all()
     if retracting and function not in RETRACTS:
         make_aggregator(function, data_type).retract(None, None)  # raises Java's error
-    valid = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    valid = compute.to_numpy(compute.call("is_valid", column))
     if function in PICKS:
         chosen = _pick(function, keys, valid, aggregate.ignore_retract)
-        return column.take(pa.array(np.maximum(chosen, 0), mask=chosen < 0))
+        return compute.call("take", column, compute.from_numpy(np.maximum(chosen, 0), pa.int64(), mask=chosen < 0))
     storage = _storage(column)
     if storage is None or (function == "product" and retracting and pa.types.is_integer(storage.type)):
         return None
     step = _STEPS.get(function)
     if step is None:
         return None
-    values = storage.fill_null(False if pa.types.is_boolean(storage.type) else 0).to_numpy(zero_copy_only=False)
+    blank = pa.scalar(False if pa.types.is_boolean(storage.type) else 0, type=storage.type)
+    values = compute.to_numpy(compute.call("coalesce", storage, blank))
     result, known = _fold(step(data_type), keys, values, valid, aggregate.ignore_retract)
-    return pa.array(result, type=storage.type, mask=~known).cast(column.type)
+    return compute.from_numpy(result, storage.type, mask=~known).cast(column.type)
 
 
 def _storage(column: pa.Array) -> pa.Array | None:

@@ -23,8 +23,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -35,6 +35,14 @@ from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, Key, KeyValueFil
 from fileindex.merge.sections import Run, Section, read_raw, scanned, sections
 from fileindex.merge.spec import AGGREGATION, DEDUPLICATE, FIRST_ROW, PARTIAL_UPDATE, MergeSpec
 from fileindex.table.errors import TableError
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    from fileindex.arrow import compute
+    import numpy as np
+else:
+    compute = LazyModule("fileindex.arrow.compute")
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _RETRACTIONS = np.array([UPDATE_BEFORE, DELETE], dtype=np.int8)
 
@@ -100,7 +108,7 @@ class _Merge:
             offset += table.num_rows
             keep = ~np.isin(kinds, _RETRACTIONS)
             out = self._out(table)
-            yield from (out if keep.all() else out.filter(pa.array(keep))).to_batches()
+            yield from (out if keep.all() else compute.call("filter", out, compute.bool_array(keep))).to_batches()
 
     def section(self, section: Section) -> Iterator[pa.RecordBatch]:
         self.where = ", ".join(f.name for f in section.files)
@@ -156,10 +164,10 @@ class _Merge:
 
     def _singletons(self, table: pa.Table) -> Iterator[pa.RecordBatch]:
         """Rows of distinct keys: each its own row, unless a retraction."""
-        kinds = table.column(VALUE_KIND).to_numpy()
+        kinds = compute.to_numpy(table.column(VALUE_KIND))
         keep = ~np.isin(kinds, _RETRACTIONS)
         out = self._out(table)
-        yield from (out if keep.all() else out.filter(pa.array(keep))).to_batches()
+        yield from (out if keep.all() else compute.call("filter", out, compute.bool_array(keep))).to_batches()
 
     def _order(self, table: pa.Table, keys: list[pa.Array]) -> np.ndarray:
         """The rows' positions sorted by key, then the sequence fields (nulls first), then
@@ -170,9 +178,9 @@ class _Merge:
             columns += [values.is_valid(), values]  # (false first: a null sequence field is the oldest)
         columns.append(table.column(SEQUENCE_NUMBER).combine_chunks())
         if all(_numeric(c) and not c.null_count for c in columns):
-            return np.lexsort([c.to_numpy() for c in reversed(columns)])
+            return np.lexsort([compute.to_numpy(c) for c in reversed(columns)])
         sort = pa.table(columns, names=[f"c{i}" for i in range(len(columns))])
-        return pc.sort_indices(sort, sort_keys=[(name, "ascending") for name in sort.column_names]).to_numpy()
+        return compute.to_numpy(pc.sort_indices(sort, sort_keys=[(name, "ascending") for name in sort.column_names]))
 
     def _groups(self, rows: _Sorted) -> pa.Table:
         """One row per key (the sorted rows of one key form a group), by the engine."""
@@ -201,7 +209,7 @@ class _Merge:
 
     def _take(self, rows: _Sorted, picks: np.ndarray) -> pa.Table:
         """The rows at sorted positions ``picks``."""
-        return self._out(rows.table).take(pa.array(rows.order[picks]))
+        return compute.take_rows(self._out(rows.table), rows.order[picks])
 
     def _out(self, table: pa.Table) -> pa.Table:
         """``columns`` of ``table``, every field nullable (a merged row may hold nulls the records' did not)."""
@@ -219,10 +227,11 @@ class _Merge:
         out = self._out(rows.table)
         arrays = []
         for column in out.columns:
-            nulls = np.asarray(column.is_null().to_numpy(zero_copy_only=False), dtype=bool)[rows.order]
+            nulls = compute.to_numpy(compute.call("is_null", column))[rows.order]
             last = np.maximum.reduceat(np.where(add & ~nulls, positions, -1), starts)
             source = np.where(single, starts, last)[kept]
-            arrays.append(column.take(pa.array(rows.order[np.maximum(source, 0)], mask=source < 0)))
+            arrays.append(compute.call("take", column, compute.from_numpy(rows.order[np.maximum(source, 0)], pa.int64(),
+                                                                          mask=source < 0)))
         return pa.Table.from_arrays(arrays, schema=out.schema)
 
     def _by_key(self, rows: _Sorted) -> pa.Table:
@@ -237,7 +246,7 @@ class _Merge:
         if not len(groups):
             return out
         positions = np.flatnonzero(np.repeat(~single, sizes))  # (the sorted rows of those keys, in order)
-        records = rows.table.take(pa.array(rows.order[positions]))
+        records = compute.take_rows(rows.table, rows.order[positions])
         counts = sizes[groups]
         firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         merged: dict[str, pa.Array] = {}  # an array per output column: a value per key kept
@@ -264,11 +273,11 @@ class _Merge:
         merged_table = pa.Table.from_arrays([merged[name] for name in self.columns], schema=out.schema)
         out = pa.concat_tables([out, merged_table])
         order = np.concatenate([np.flatnonzero(simple), groups[kept]])
-        return out.take(pa.array(np.argsort(order, kind="stable")))
+        return compute.take_rows(out, np.argsort(order, kind="stable"))
 
     def _records(self, rows: _Sorted, start: int, count: int) -> list[tuple[int, list]]:
         """The records of the group at sorted positions ``start`` on, in order."""
-        records = rows.table.take(pa.array(rows.order[start:start + count]))
+        records = compute.take_rows(rows.table, rows.order[start:start + count])
         kinds = records.column(VALUE_KIND).to_pylist()
         values = [_python(records.column(name).combine_chunks()) for name in self.value_columns]
         return [(kinds[i], [column[i] for column in values]) for i in range(count)]
@@ -297,11 +306,12 @@ class _Sorted:
             new[0] = True
         for key in keys:
             if n > 1:
-                ordered = key.to_numpy()[order] if _numeric(key) else key.take(pa.array(order))
+                ordered = compute.to_numpy(key)[order] if _numeric(key) else \
+                    compute.call("take", key, compute.int64_array(order))
                 new[1:] |= _differs(ordered)
         self.starts = np.flatnonzero(new)
         self.sizes = np.diff(np.append(self.starts, n))
-        kinds = table.column(VALUE_KIND).to_numpy()[order]
+        kinds = compute.to_numpy(table.column(VALUE_KIND))[order]
         self.add = (kinds == INSERT) | (kinds == UPDATE_AFTER)
 
 
@@ -391,7 +401,7 @@ def _numeric(array: pa.Array) -> bool:
 def _count_below(keys: list[pa.Array], bound: Key) -> int:
     """How many rows of sorted ``keys`` are below ``bound``."""
     if len(keys) == 1 and _numeric(keys[0]):
-        return int(np.searchsorted(keys[0].to_numpy(), bound[0], side="left"))
+        return int(np.searchsorted(compute.to_numpy(keys[0]), bound[0], side="left"))
     return bisect.bisect_left(range(len(keys[0])), bound, key=lambda row: _key_at(keys, row))
 
 
@@ -404,14 +414,14 @@ def _differs(values: np.ndarray | pa.Array) -> np.ndarray:
 
 def _not_equal(a: pa.Array, b: pa.Array) -> np.ndarray:
     if _numeric(a):
-        return a.to_numpy() != b.to_numpy()
-    return np.asarray(pc.not_equal(a, b).to_numpy(zero_copy_only=False), dtype=bool)
+        return compute.to_numpy(a) != compute.to_numpy(b)
+    return compute.to_numpy(compute.fill_null(pc.not_equal(a, b), False))
 
 
 def _less(a: pa.Array, b: pa.Array) -> np.ndarray:
     if _numeric(a):
-        return a.to_numpy() < b.to_numpy()
-    return np.asarray(pc.less(a, b).to_numpy(zero_copy_only=False), dtype=bool)
+        return compute.to_numpy(a) < compute.to_numpy(b)
+    return compute.to_numpy(compute.fill_null(pc.less(a, b), False))
 
 
 def _check_order(keys: list[pa.Array], name: str, offset: int) -> bool:
@@ -437,7 +447,7 @@ def _system(table: pa.Table, name: str, file: KeyValueFile, offset: int) -> np.n
     column = table.column(name).combine_chunks()
     if column.null_count:
         raise TableError(f"{file.name}: a null {name} at row {offset + _first_null(column)}")
-    values = column.to_numpy()
+    values = compute.to_numpy(column)
     if name == VALUE_KIND and ((values < INSERT) | (values > DELETE)).any():
         row = int(np.flatnonzero((values < INSERT) | (values > DELETE))[0])
         raise TableError(f"{file.name}: row {offset + row}: {VALUE_KIND} {values[row]} is not a row kind "
@@ -446,4 +456,4 @@ def _system(table: pa.Table, name: str, file: KeyValueFile, offset: int) -> np.n
 
 
 def _first_null(array: pa.Array) -> int:
-    return int(np.flatnonzero(np.asarray(array.is_null().to_numpy(zero_copy_only=False)))[0])
+    return int(np.flatnonzero(compute.to_numpy(compute.call("is_null", array)))[0])

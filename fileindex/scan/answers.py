@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pyarrow as pa
 from pyroaring import FrozenBitMap
 
@@ -36,11 +35,17 @@ from fileindex.scan.polars_filters import arrow_values
 from fileindex.scan.pushdown import paimon_literal
 from fileindex.scan.reader import read_candidates, selection
 from fileindex.scan.truth import matches, source_columns
+from fileindex.lazy import LazyModule
 
 if TYPE_CHECKING:
+    import numpy as np
+    from fileindex.arrow import compute
     from fileindex.types import DataType
     from fileindex.scan.table import PaimonTable
     from fileindex.scan.table_scan import TableScan
+else:
+    compute = LazyModule("fileindex.arrow.compute")
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 METADATA, INDEX, READ = "metadata", "index", "read"  # how a file's part of an answer was found
 UNORDERED = ("MAP", "ARRAY", "MULTISET", "ROW", "VARIANT")
@@ -170,7 +175,7 @@ def top_rows(scan: TableScan, order: OrderBy) -> pa.Table:
     rows = pa.concat_tables(parts)
     take = [starts[int(o)][0] + int(np.searchsorted(starts[int(o)][1], p))
             for o, p in zip(best.owners, best.positions, strict=True)]
-    return rows.take(pa.array(take, type=pa.int64()))
+    return compute.call("take", rows, pa.array(take, type=pa.int64()))
 
 
 class _Best:
@@ -190,7 +195,7 @@ class _Best:
         positions = np.concatenate([self.positions, positions.astype(np.int64)])
         chosen = ranked(values, self.order)[:self.limit]
         self.owners, self.positions = owners[chosen], positions[chosen]
-        self.values = values.take(pa.array(chosen, type=pa.int64()))
+        self.values = compute.call("take", values, compute.int64_array(chosen))
 
     def before(self, types: dict) -> Predicate | None:
         """The rows that order strictly before the k-th found (None: any row may; once ``limit`` rows are found,
@@ -249,9 +254,9 @@ def _file_candidates(scan: TableScan, item: FileRead, order: OrderBy, limit: int
     values = probe.column(order.column).combine_chunks()
     if scan.predicate is not None:
         mask = matches(probe, scan.predicate, scan.types)
-        candidates, values = candidates[mask], values.filter(pa.array(mask))
+        candidates, values = candidates[mask], compute.call("filter", values, compute.bool_array(mask))
     best = ranked(values, order)[:limit]
-    return candidates[best], values.take(pa.array(best, type=pa.int64()))
+    return candidates[best], compute.call("take", values, compute.int64_array(best))
 
 
 def index_top(table: PaimonTable, item: FileRead, order: OrderBy, limit: int,
@@ -292,7 +297,7 @@ def ranked(values: pa.Array | pa.ChunkedArray, order: OrderBy) -> np.ndarray:
         keys["nan"] = pc.fill_null(pc.is_nan(values), False)
         sort_keys.append(("nan", direction))
     sort_keys.append(("value", direction))
-    return pc.sort_indices(pa.table(keys), sort_keys=sort_keys).to_numpy()
+    return compute.to_numpy(pc.sort_indices(pa.table(keys), sort_keys=sort_keys))
 
 
 def _table_field(scan: TableScan, name: str) -> pa.Field:

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
-import numpy as np
 import pyarrow as pa
 
 from fileindex.arrow import compute
@@ -44,9 +43,15 @@ from fileindex.scan.truth import filtered, matches
 from fileindex.table.statistics import Statistics
 from fileindex.types import INTEGERS
 from fileindex.table.manifest_entry import ManifestEntry
+from fileindex.lazy import LazyModule
 
 if TYPE_CHECKING:
+    from fileindex.arrow import compute
+    import numpy as np
     from fileindex.scan.table import PaimonTable
+else:
+    compute = LazyModule("fileindex.arrow.compute")
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 BATCH_ROWS = 65536  # a sorted run's rows read at a time (the merge holds a batch or two per run)
 SELECTIVE = 4  # a key filter keeping less than a quarter of a file's records reads the keys first
@@ -267,7 +272,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         batch = pa.RecordBatch.from_arrays(columns, names=names)
         if over_keys is not None:
             keys = pa.table({key: batch.column(key_column(key)) for key in spec.keys})
-            batch = batch.filter(pa.array(matches(keys, over_keys, types)))
+            batch = compute.call("filter", batch, compute.bool_array(matches(keys, over_keys, types)))
         yield batch
 
 

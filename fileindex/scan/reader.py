@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
-import numpy as np
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
@@ -21,7 +20,7 @@ from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, Rows
 from fileindex.scan.funnel import FileRead
 from fileindex.scan.task import DataFileTask, Inputs, open_error
-from fileindex.scan.truth import filtered, kept_rows, source_columns
+from fileindex.scan.truth import filtered, kept_mask, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import closest_column
 from fileindex.predicate.tree import Predicate, columns
@@ -31,10 +30,12 @@ from fileindex.types import DataType, column_type
 from fileindex.lazy import LazyModule
 
 if TYPE_CHECKING:
+    import numpy as np
     from fileindex.arrow import compute
     from fileindex.scan.table import PaimonTable
 else:
     compute = LazyModule("fileindex.arrow.compute")  # (pyarrow._compute: imported by the first filter)
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 
 def scannable(inputs: Inputs) -> list[DataFileTask]:
@@ -150,7 +151,7 @@ def selected_schema(schema: pa.Schema, columns: list[str], predicate: Predicate)
     return pa.schema([schema.field(name) for name in wanted])
 
 
-def read_candidates(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema) -> pa.Table:
+def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema: pa.Schema) -> pa.Table:
     """The rows of the file (positions ascending, None: all), shaped as ``schema``."""
     reader = task.open()
     if task.table is None:
@@ -225,16 +226,17 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
         return read_candidates(task, rows, schema)
     wanted = [name for name in source_columns(predicate, schema.names) if name in schema.names]
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
-    mask = kept_rows(probe, predicate, types)
-    survivors = np.flatnonzero(mask) if rows is None else rows[mask]
+    mask = kept_mask(probe, predicate, types)
     kept = compute.filter_rows(probe, mask)
     rest = pa.schema([field for field in schema if field.name not in wanted])
     if not len(rest):
         others = kept
-    elif len(survivors) * DENSE_SURVIVORS > len(mask):  # most rows match: a plain read and a filter beat a take
+    elif kept.num_rows * DENSE_SURVIVORS > len(mask):  # most rows match: a plain read and a filter beat a take
         others = compute.filter_rows(read_candidates(task, rows, rest), mask)
     else:
-        others = read_candidates(task, survivors.astype(np.int64), rest)
+        survivors = compute.call("indices_nonzero", mask) if rows is None else \
+            compute.call("filter", compute.int64_array(rows), mask)
+        others = read_candidates(task, survivors, rest)
     return pa.Table.from_arrays([(kept if field.name in wanted else others).column(field.name) for field in schema],
                                 schema=schema)
 

@@ -14,7 +14,6 @@ import decimal
 from collections.abc import Collection, Iterator
 from functools import partial
 
-import numpy as np
 import pyarrow as pa
 
 from fileindex.arrow.maps import map_values
@@ -28,9 +27,11 @@ from fileindex.types import NUMERIC_BITS, DataType, column_type
 from fileindex.values import DECIMAL_CONTEXT, Timestamp
 
 if TYPE_CHECKING:
+    import numpy as np
     from fileindex.arrow import compute
 else:
     compute = LazyModule("fileindex.arrow.compute")  # imported when first used: importing this module stays light
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 
@@ -81,14 +82,16 @@ def match_mask(table: pa.Table, predicate: Predicate, types: dict[str, DataType]
         return matches(table, predicate, types)
 
 
-def kept_rows(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> np.ndarray:
-    """``matches`` as ``match_mask`` computes it: a bool per row of ``table``."""
+def kept_mask(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> pa.BooleanArray:
+    """``matches`` as ``match_mask`` computes it: an Arrow bool per row of ``table``, without nulls (numpy only
+    where ``matches`` answers: a read Arrow's kernels filter imports none)."""
     mask = match_mask(table, predicate, types)
     if isinstance(mask, bool):
-        return np.full(table.num_rows, mask)
-    if isinstance(mask, np.ndarray):
-        return mask
-    return np.asarray(compute.fill_null(mask, False).to_numpy(zero_copy_only=False), dtype=bool)
+        return compute.fill_null(pa.nulls(table.num_rows, pa.bool_()), mask)
+    if isinstance(mask, (pa.Array, pa.ChunkedArray)):
+        filled = compute.fill_null(mask, False)
+        return filled.combine_chunks() if isinstance(filled, pa.ChunkedArray) else filled
+    return compute.bool_array(mask)
 
 
 class _NotArrowExact(Exception):
@@ -172,7 +175,7 @@ def _exact_scalar(literal, arrow_type: pa.DataType) -> pa.Scalar:
     return scalar
 
 
-class _Matches(PredicateVisitor[np.ndarray]):
+class _Matches(PredicateVisitor["np.ndarray"]):
     def __init__(self, table: pa.Table, types: dict[str, DataType]):
         self.table, self.types = table, types
 
@@ -203,7 +206,7 @@ class ColumnTruth:
             values = values.cast(values.type.value_type)
         self.values, self.type = values, data_type
         self.valid = np.ones(len(values), dtype=bool) if values.null_count == 0 else \
-            np.asarray(compute.call("is_valid", values), dtype=bool)
+            compute.to_numpy(compute.call("is_valid", values))
         self.ordinal = _ordinal(values, self.valid, data_type)  # int64 per row in a total order, or None
 
     def matches(self, leaf: Leaf) -> np.ndarray:
@@ -237,7 +240,7 @@ class ColumnTruth:
         if self.ordinal is None:
             scalar = pa.scalar(literal, type=self.values.type)
             result = compute.fill_null(compute.call(function.arrow_function, self.values, scalar), False)
-            return np.asarray(result, dtype=bool)
+            return compute.to_numpy(result)
         key, remainder = _literal_ordinal(literal, self.type, self.values.type)
         if remainder:
             # key < literal < key + 1 (a finer timestamp than the column holds): no row equals the literal, and a
@@ -255,7 +258,7 @@ def _ordinal(values: pa.Array, valid: np.ndarray, data_type: DataType) -> np.nda
     if root in ("FLOAT", "DOUBLE"):
         keys = (FLOAT if root == "FLOAT" else DOUBLE).compare_order(integer_keys(present, data_type))
     elif data_type.is_timestamp and pa.types.is_timestamp(values.type):
-        keys = present.cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        keys = compute.to_numpy(present.cast(pa.int64()))
     else:
         keys = integer_keys(present, data_type)
     if values.null_count == 0:

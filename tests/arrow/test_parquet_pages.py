@@ -112,7 +112,7 @@ def test_rows_on_two_thirds_of_the_pages_are_still_read_from_them(tmp_path, page
     path = write(tmp_path / "f.parquet", table, data_page_size=2048, row_group_size=30_000, use_dictionary=False)
     with open(path, "rb") as file:
         pages = parquet_pages.PagedFooter.read(path).pages(file.fileno(), 0, 0)
-    offsets, sizes, firsts = pages.offsets, pages.sizes, pages.firsts
+    offsets, sizes, firsts = (np.array(column) for column in (pages.offsets, pages.sizes, pages.firsts))
     pages = np.arange(0, len(offsets), 3)
     rows = np.sort(np.concatenate([firsts[pages], firsts[pages + 1]]))  # the first row of 2 pages in 3
     assert 0.5 < sizes[np.unique(np.searchsorted(firsts, rows, side="right") - 1)].sum() / sizes.sum() < 0.8

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Generic, TYPE_CHECKING, TypeVar
 
-import numpy as np
 import pyarrow as pa
 
 from fileindex.arrow.values import integer_key
@@ -25,9 +24,11 @@ from fileindex.types import DataType
 from fileindex.values import utf8_key
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow.compute as pc
 else:
     pc = LazyModule("pyarrow.compute")  # imported when first used: importing this module stays light
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 
 Key = TypeVar("Key", int, bytes)  # a fixed-width key (bool is an int), or a string's UTF-8 bytes

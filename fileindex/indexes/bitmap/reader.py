@@ -19,8 +19,8 @@ import functools
 import itertools
 import struct
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import errors
@@ -35,6 +35,12 @@ from fileindex.java_numbers import int32
 from fileindex.lazy import LazyFunction
 from fileindex.types import DataType
 from fileindex.values import NUMERIC_BITS
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.bitmap", "Bitmap")  # the debug reader: places a failure
 

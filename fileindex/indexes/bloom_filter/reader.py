@@ -7,8 +7,6 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from fileindex import errors, kernels
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.generated.fast import bloom_filter as fast
@@ -16,11 +14,15 @@ from fileindex.indexes.bloom_filter.keys import bit_positions
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.java.fast_hash import check_bloom_type, hash_value
-from fileindex.lazy import LazyFunction
+from fileindex.lazy import LazyFunction, LazyModule
 from fileindex.types import NUMERIC_BITS, DataType
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from fileindex._kernels import BloomProbe
+else:
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.bloom_filter", "BloomFilter")  # the debug reader: places a failure
 
@@ -95,7 +97,6 @@ class BloomFilterReader(FileIndexReader):
         self.data_type = data_type
         view = memoryview(payload).cast("B")
         self.num_hash_functions, self.num_bits = read_sizing(view, base_offset)
-        self.bitset = np.frombuffer(view, dtype=np.uint8, offset=4)
         self._bitset_bytes = view[4:]
         self._probe = _compiled_probe(self._bitset_bytes, self.num_bits, self.num_hash_functions, data_type)
         if self._probe is not None:
@@ -114,7 +115,8 @@ class BloomFilterReader(FileIndexReader):
                                                found)
             return found.view(bool)
         positions = bit_positions(hashes, self.num_bits, self.num_hash_functions)
-        bits = (self.bitset[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
+        bitset = np.frombuffer(self._bitset_bytes, dtype=np.uint8)
+        bits = (bitset[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
         return bits.all(axis=1)
 
     def test_hash(self, hash64: int) -> bool:

@@ -3,10 +3,10 @@ algorithm over the bit slices, and ORDER BY LIMIT as the range-bitmap does (beyo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import errors
@@ -21,6 +21,12 @@ from fileindex.java_numbers import LONG_MIN
 from fileindex.lazy import LazyFunction
 from fileindex.types import DataType
 from fileindex.values import long_key
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.bsi", "Bsi")  # the debug reader: places a failure
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import bisect
 import functools
 from dataclasses import dataclass
-from typing import Generic, NamedTuple, overload
+from typing import Generic, NamedTuple, TYPE_CHECKING, overload
 from collections.abc import Sequence
 
-import numpy as np
 from pyroaring import FrozenBitMap
 
 from fileindex import errors
@@ -25,6 +24,12 @@ from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.kaitai_runtime import open_stream
 from fileindex.lazy import LazyFunction
 from fileindex.types import DataType
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.range_bitmap", "RangeBitmap")  # the debug reader: places a failure
 
