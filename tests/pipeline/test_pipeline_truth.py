@@ -138,3 +138,55 @@ def test_arrow_filters_answer_integers_decimals_and_strings_themselves(monkeypat
     monkeypatch.setattr(truth, "matches", lambda *a: (_ for _ in ()).throw(AssertionError("fell back")))
     tree = or_(Leaf("gt", "n", (2,)), and_(Leaf("lte", "d", (decimal.Decimal("1.5"),)), Leaf("not_in", "s", ("b",))))
     assert truth.filtered(table, tree, types).column("n").to_pylist() == [1, 3]
+
+
+INTEGER_CASES = [("BIGINT", pa.int64(), st.integers(-2**63, 2**63 - 1)), ("INT", pa.int32(), st.integers(-5, 5)),
+                 ("TINYINT", pa.int8(), st.integers(-3, 3))]
+
+
+@given(st.data())
+def test_integer_columns_without_nulls_keep_exactly_the_rows_that_match(data):
+    """Integer columns without nulls are filtered by numpy (``_IntegerMask``), which must keep what ``matches``
+    finds; a null literal goes to the other paths."""
+    from fileindex.scan import truth
+
+    chosen = data.draw(st.lists(st.sampled_from(INTEGER_CASES), min_size=1, max_size=2, unique_by=lambda c: c[0]))
+    rows = data.draw(st.integers(0, 25))
+    names = [f"c{i}" for i in range(len(chosen))]
+    table = pa.table({name: pa.array(data.draw(st.lists(values, min_size=rows, max_size=rows)), type=arrow)
+                      for name, (_, arrow, values) in zip(names, chosen, strict=True)})
+    types = {name: parse_type(type_name) for name, (type_name, _, _) in zip(names, chosen, strict=True)}
+
+    def leaf():
+        index = data.draw(st.integers(0, len(names) - 1))
+        drawn = data.draw(leaves(chosen[index][2] | st.none()))
+        return Leaf(drawn.function, names[index], drawn.literals)
+
+    drawn = [leaf() for _ in range(data.draw(st.integers(1, 4)))]
+    split = data.draw(st.integers(1, len(drawn)))
+    inner, outer = data.draw(st.permutations([and_, or_]))
+    tree = outer(inner(*drawn[:split]), *drawn[split:])
+    expected = np.flatnonzero(matches(table, tree, types)).tolist()
+    numbered = table.append_column("row", pa.array(range(rows), type=pa.int64()))
+    assert filtered(numbered, tree, types).column("row").to_pylist() == expected, tree
+    assert np.flatnonzero(truth.kept_rows(table, tree, types)).tolist() == expected, tree
+
+
+def test_integer_columns_without_nulls_are_filtered_by_numpy(monkeypatch):
+    """An IN and a range over integer columns without nulls are answered by numpy, neither Arrow's kernels nor
+    ``matches`` called; a column with a null is not."""
+    from fileindex.scan import truth
+
+    table = pa.table({"id": pa.array([5, 7, 9, 11], pa.int64()), "n": pa.array([1, 2, 3, 4], pa.int32())})
+    types = {"id": parse_type("BIGINT"), "n": parse_type("INT")}
+    monkeypatch.setattr(truth, "matches", lambda *a: (_ for _ in ()).throw(AssertionError("fell back")))
+    monkeypatch.setattr(truth._ArrowMask, "leaf", lambda *a: (_ for _ in ()).throw(AssertionError("by Arrow")))
+    tree = and_(or_(Leaf("in", "id", (7, 11, 12)), Leaf("eq", "id", (5,))), Leaf("not_between", "n", (2, 3)))
+    assert truth.kept_rows(table, tree, types).tolist() == [True, False, False, True]
+    with_null = pa.table({"id": pa.array([5, None], pa.int64())})
+    try:
+        truth.kept_rows(with_null, Leaf("eq", "id", (5,)), types)
+    except AssertionError as err:
+        assert str(err) == "by Arrow"
+    else:
+        raise AssertionError("a column with a null was answered by numpy")
