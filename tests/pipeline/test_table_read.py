@@ -422,20 +422,11 @@ def test_a_missing_engine_is_one_line_naming_what_to_install(monkeypatch, method
         getattr(scan, method)()
 
 
-def test_a_kept_file_is_opened_once_and_read_past_its_probe_only_where_a_row_matches(opened_files, monkeypatch):
+def test_a_kept_file_is_opened_once_and_read_past_its_probe_only_where_a_row_matches(opened_files, columns_read):
     """A file the index keeps whole (a bloom filter cannot answer a range) is probed by the predicate's columns;
     the other columns are read only for matching rows, from the same opened file."""
-    from fileindex.arrow import data_files
-
     path = TABLES / "parquet" / "append_with_bloomfilter.db" / "append_with_bloomfilter"
-    read: list[list[str]] = []
-    original = data_files.DataFileReader.read_rows
-
-    def recording(self, rows, columns):
-        read.append(list(columns))
-        return original(self, rows, columns)
-
-    monkeypatch.setattr(data_files.DataFileReader, "read_rows", recording)
+    read = columns_read
     for where, found in (("f1 > 100 AND f1 < 200", 0), ("f1 > 100 AND f1 < 250", 1)):
         opened_files.clear()
         read.clear()
