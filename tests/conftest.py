@@ -131,3 +131,19 @@ def opened_files(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(data_files.DataFileReader, "__init__", counting)
     return opened
+
+
+@pytest.fixture
+def columns_read(monkeypatch) -> list[list[str]]:
+    """The columns of each row read of a data file (``DataFileReader.read_rows``) while the test runs."""
+    read: list[list[str]] = []
+    from fileindex.arrow import data_files
+
+    original = data_files.DataFileReader.read_rows
+
+    def recording(self, rows, columns):
+        read.append(list(columns))
+        return original(self, rows, columns)
+
+    monkeypatch.setattr(data_files.DataFileReader, "read_rows", recording)
+    return read

@@ -32,6 +32,7 @@ from fileindex.lazy import LazyModule
 if TYPE_CHECKING:
     import numpy as np
     from fileindex.arrow import compute
+    from fileindex.arrow.data_files import DataFileReader
     from fileindex.scan.table import PaimonTable
 else:
     compute = LazyModule("fileindex.arrow.compute")  # (pyarrow._compute: imported by the first filter)
@@ -151,9 +152,11 @@ def selected_schema(schema: pa.Schema, columns: list[str], predicate: Predicate)
     return pa.schema([schema.field(name) for name in wanted])
 
 
-def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema: pa.Schema) -> pa.Table:
-    """The rows of the file (positions ascending, None: all), shaped as ``schema``."""
-    reader = task.open()
+def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema: pa.Schema,
+                    reader: DataFileReader | None = None) -> pa.Table:
+    """The rows of the file (positions ascending, None: all), shaped as ``schema``; ``reader``: the file opened
+    already (by ``task.open``)."""
+    reader = reader or task.open()
     if task.table is None:
         names = {name: name for name in schema.names if name in reader.arrow_schema.names}
     else:  # by field id: a renamed column keeps its id; one added later is absent from older files
@@ -225,18 +228,21 @@ def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema
     if predicate is None or names_nanos(predicate, types):
         return read_candidates(task, rows, schema)
     wanted = [name for name in source_columns(predicate, schema.names) if name in schema.names]
-    probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]))
+    reader = task.open()
+    probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]), reader)
     mask = kept_mask(probe, predicate, types)
     kept = compute.filter_rows(probe, mask)
+    if not kept.num_rows:  # (most files a bloom filter keeps: no other column is read)
+        return schema.empty_table()
     rest = pa.schema([field for field in schema if field.name not in wanted])
     if not len(rest):
         others = kept
     elif kept.num_rows * DENSE_SURVIVORS > len(mask):  # most rows match: a plain read and a filter beat a take
-        others = compute.filter_rows(read_candidates(task, rows, rest), mask)
+        others = compute.filter_rows(read_candidates(task, rows, rest, reader), mask)
     else:
         survivors = compute.call("indices_nonzero", mask) if rows is None else \
             compute.call("filter", compute.int64_array(rows), mask)
-        others = read_candidates(task, survivors, rest)
+        others = read_candidates(task, survivors, rest, reader)
     return pa.Table.from_arrays([(kept if field.name in wanted else others).column(field.name) for field in schema],
                                 schema=schema)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeAlias
 
 import decimal
+import sys
 from collections.abc import Collection, Iterator
 from functools import partial
 
@@ -76,6 +77,11 @@ def filtered(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) 
 def match_mask(table: pa.Table, predicate: Predicate, types: dict[str, DataType]) -> Mask | np.ndarray:
     """What ``filtered`` filters by: True or False for every row, or a boolean per row (a null: not kept), by
     Arrow's kernels where they answer exactly (a pass over the column, where ``matches`` first orders it)."""
+    if "numpy" in sys.modules:  # (never imported for this: a command line's read spends more importing it)
+        try:
+            return visit(predicate, _IntegerMask(table, types))
+        except _NotArrowExact:
+            pass
     try:
         return visit(predicate, _ArrowMask(table, types))
     except _NotArrowExact:
@@ -143,6 +149,57 @@ class _ArrowMask(PredicateVisitor[Mask]):
 
     def or_(self, children: Iterator[Mask]) -> Mask:
         return _combined(children, partial(compute.call, "or_kleene"), False)
+
+
+class _IntegerMask(PredicateVisitor[np.ndarray]):
+    """The predicate's boolean per row by numpy, where every leaf compares an integer column without nulls with
+    integers its type holds (no null, hence no unknown): the id probe of a file a bloom filter kept, a pass per
+    literal, 3-4x faster than Arrow's kernels with the conversion of their bitmap to numpy."""
+
+    def __init__(self, table: pa.Table, types: dict[str, DataType]):
+        self.table, self.types = table, types
+        self.values: dict[str, np.ndarray] = {}
+
+    def leaf(self, leaf: Leaf) -> np.ndarray:
+        data_type = column_type(self.types, leaf.column)
+        if data_type is None or data_type.root not in NUMERIC_BITS or leaf.column not in self.table.column_names:
+            raise _NotArrowExact
+        values = self._values(leaf.column)
+        function, literals = leaf.function, leaf.literals
+        if function in (Operator.IS_NULL, Operator.IS_NOT_NULL):
+            return np.full(len(values), function is Operator.IS_NOT_NULL)
+        held = np.iinfo(values.dtype)
+        if not all(type(literal) is int and held.min <= literal <= held.max for literal in literals):
+            raise _NotArrowExact  # (a null, a bool, another type or an integer out of range: Arrow's or exact)
+        if function in (Operator.IN, Operator.NOT_IN):
+            hit = np.isin(values, np.array(literals, dtype=values.dtype))
+            return hit if function is Operator.IN else ~hit
+        if function in (Operator.BETWEEN, Operator.NOT_BETWEEN):
+            inside = (values >= literals[0]) & (values <= literals[1])
+            return inside if function is Operator.BETWEEN else ~inside
+        assert function.comparison is not None  # every other leaf is a comparison
+        return function.comparison(values, literals[0])
+
+    def _values(self, name: str) -> np.ndarray:
+        if name not in self.values:
+            column = self.table.column(name)
+            if column.null_count or not pa.types.is_integer(column.type):
+                raise _NotArrowExact
+            self.values[name] = compute.to_numpy(column)
+        return self.values[name]
+
+    def and_(self, children: Iterator[np.ndarray]) -> np.ndarray:
+        return _folded(children, np.logical_and, self.table.num_rows, True)
+
+    def or_(self, children: Iterator[np.ndarray]) -> np.ndarray:
+        return _folded(children, np.logical_or, self.table.num_rows, False)
+
+
+def _folded(children: Iterator[np.ndarray], combine, rows: int, neutral: bool) -> np.ndarray:
+    out = None
+    for child in children:
+        out = child if out is None else combine(out, child, out=out if out.base is None else None)
+    return np.full(rows, neutral) if out is None else out
 
 
 def _valid_and_not(column: pa.ChunkedArray, mask: pa.ChunkedArray) -> pa.ChunkedArray:

@@ -18,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_table_read import READABLE, plain_rows
 
-from fileindex.arrow import data_files
 from fileindex.scan.polars_filters import polars_pushdown
 from fileindex import PaimonTable
 from fileindex.predicate.operators import Operator
@@ -231,15 +230,8 @@ def test_duckdb_over_the_polars_frame_prunes_through_polars(opened_files):
         assert keys(result) == keys(table.scan(where).to_arrow())
 
 
-def test_duckdb_reads_only_the_columns_a_query_needs(monkeypatch):
-    read: list[list[str]] = []
-    original = data_files.DataFileReader.read_rows
-
-    def recording(self, rows, columns):
-        read.append(list(columns))
-        return original(self, rows, columns)
-
-    monkeypatch.setattr(data_files.DataFileReader, "read_rows", recording)
+def test_duckdb_reads_only_the_columns_a_query_needs(columns_read):
+    read = columns_read
     connection = duckdb.connect()
     PaimonTable(ALTERED).scan().to_duckdb(connection, name="orders")
     assert connection.sql("SELECT f1 FROM orders WHERE f4 = 'Alice' ORDER BY f1").fetchall() == [(10,), (20,), (30,)]

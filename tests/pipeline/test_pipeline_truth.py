@@ -101,30 +101,42 @@ ARROW_CASES = [("BIGINT", pa.int64(), st.integers(-2**63, 2**63 - 1)), ("INT", p
 WIDER = {"DECIMAL(12, 2)": st.decimals(-10**4, 10**4, places=3)}
 
 
-@given(st.data())
-def test_arrow_filters_keep_exactly_the_rows_that_match(data):
-    """``filtered`` (Arrow's kernels where Arrow compares as Paimon does) keeps exactly the rows ``matches``
-    finds, for trees of leaves over nullable columns of several types, with literals exact and finer."""
-    chosen = data.draw(st.lists(st.sampled_from(ARROW_CASES), min_size=1, max_size=3, unique_by=lambda c: c[0]))
+def drawn_table_and_tree(data, cases: list, nulls: bool, wider: dict) -> tuple[pa.Table, object, dict]:
+    """A table of one to three columns of ``cases`` (with nulls or none) and a tree of one to four leaves over
+    them (literals from the column's values, ``wider`` ones, or null), an AND inside an OR or the other way."""
+    chosen = data.draw(st.lists(st.sampled_from(cases), min_size=1, max_size=3, unique_by=lambda c: c[0]))
     rows = data.draw(st.integers(0, 25))
     names = [f"c{i}" for i in range(len(chosen))]
-    table = pa.table({name: pa.array(data.draw(st.lists(values | st.none(), min_size=rows, max_size=rows)),
-                                     type=arrow) for name, (_, arrow, values) in zip(names, chosen, strict=True)})
+    table = pa.table({name: pa.array(data.draw(st.lists(values | st.none() if nulls else values, min_size=rows,
+                                                        max_size=rows)), type=arrow)
+                      for name, (_, arrow, values) in zip(names, chosen, strict=True)})
     types = {name: parse_type(type_name) for name, (type_name, _, _) in zip(names, chosen, strict=True)}
 
     def leaf():
         index = data.draw(st.integers(0, len(names) - 1))
         type_name, _, values = chosen[index]
-        drawn = data.draw(leaves((values | WIDER.get(type_name, values)) | st.none()))
+        drawn = data.draw(leaves((values | wider.get(type_name, values)) | st.none()))
         return Leaf(drawn.function, names[index], drawn.literals)
 
     drawn = [leaf() for _ in range(data.draw(st.integers(1, 4)))]
     split = data.draw(st.integers(1, len(drawn)))
     inner, outer = data.draw(st.permutations([and_, or_]))
-    tree = outer(inner(*drawn[:split]), *drawn[split:])
+    return table, outer(inner(*drawn[:split]), *drawn[split:]), types
+
+
+def assert_filtered_as_matches(table: pa.Table, tree, types: dict) -> list[int]:
+    """``filtered`` keeps the rows ``matches`` finds (their positions, returned)."""
     expected = np.flatnonzero(matches(table, tree, types)).tolist()
-    numbered = table.append_column("row", pa.array(range(rows), type=pa.int64()))  # (NaN != NaN in equals)
+    numbered = table.append_column("row", pa.array(range(table.num_rows), type=pa.int64()))  # (NaN != NaN in equals)
     assert filtered(numbered, tree, types).column("row").to_pylist() == expected, tree
+    return expected
+
+
+@given(st.data())
+def test_arrow_filters_keep_exactly_the_rows_that_match(data):
+    """``filtered`` (Arrow's kernels where Arrow compares as Paimon does) keeps exactly the rows ``matches``
+    finds, for trees of leaves over nullable columns of several types, with literals exact and finer."""
+    assert_filtered_as_matches(*drawn_table_and_tree(data, ARROW_CASES, True, WIDER))
 
 
 def test_arrow_filters_answer_integers_decimals_and_strings_themselves(monkeypatch):
@@ -138,3 +150,38 @@ def test_arrow_filters_answer_integers_decimals_and_strings_themselves(monkeypat
     monkeypatch.setattr(truth, "matches", lambda *a: (_ for _ in ()).throw(AssertionError("fell back")))
     tree = or_(Leaf("gt", "n", (2,)), and_(Leaf("lte", "d", (decimal.Decimal("1.5"),)), Leaf("not_in", "s", ("b",))))
     assert truth.filtered(table, tree, types).column("n").to_pylist() == [1, 3]
+
+
+INTEGER_CASES = [("BIGINT", pa.int64(), st.integers(-2**63, 2**63 - 1)), ("INT", pa.int32(), st.integers(-5, 5)),
+                 ("TINYINT", pa.int8(), st.integers(-3, 3))]
+
+
+@given(st.data())
+def test_integer_columns_without_nulls_keep_exactly_the_rows_that_match(data):
+    """Integer columns without nulls are filtered by numpy (``_IntegerMask``), which must keep what ``matches``
+    finds; a null literal goes to the other paths."""
+    from fileindex.scan import truth
+
+    table, tree, types = drawn_table_and_tree(data, INTEGER_CASES, False, {})
+    expected = assert_filtered_as_matches(table, tree, types)
+    assert np.flatnonzero(truth.kept_rows(table, tree, types)).tolist() == expected, tree
+
+
+def test_integer_columns_without_nulls_are_filtered_by_numpy(monkeypatch):
+    """An IN and a range over integer columns without nulls are answered by numpy, neither Arrow's kernels nor
+    ``matches`` called; a column with a null is not."""
+    from fileindex.scan import truth
+
+    table = pa.table({"id": pa.array([5, 7, 9, 11], pa.int64()), "n": pa.array([1, 2, 3, 4], pa.int32())})
+    types = {"id": parse_type("BIGINT"), "n": parse_type("INT")}
+    monkeypatch.setattr(truth, "matches", lambda *a: (_ for _ in ()).throw(AssertionError("fell back")))
+    monkeypatch.setattr(truth._ArrowMask, "leaf", lambda *a: (_ for _ in ()).throw(AssertionError("by Arrow")))
+    tree = and_(or_(Leaf("in", "id", (7, 11, 12)), Leaf("eq", "id", (5,))), Leaf("not_between", "n", (2, 3)))
+    assert truth.kept_rows(table, tree, types).tolist() == [True, False, False, True]
+    with_null = pa.table({"id": pa.array([5, None], pa.int64())})
+    try:
+        truth.kept_rows(with_null, Leaf("eq", "id", (5,)), types)
+    except AssertionError as err:
+        assert str(err) == "by Arrow"
+    else:
+        raise AssertionError("a column with a null was answered by numpy")

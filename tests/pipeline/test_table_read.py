@@ -420,3 +420,18 @@ def test_a_missing_engine_is_one_line_naming_what_to_install(monkeypatch, method
     scan = PaimonTable(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap").scan()
     with pytest.raises(UsageError, match=f"this needs {module}, which is not installed: pip install"):
         getattr(scan, method)()
+
+
+def test_a_kept_file_is_opened_once_and_read_past_its_probe_only_where_a_row_matches(opened_files, columns_read):
+    """A file the index keeps whole (a bloom filter cannot answer a range) is probed by the predicate's columns;
+    the other columns are read only for matching rows, from the same opened file."""
+    path = TABLES / "parquet" / "append_with_bloomfilter.db" / "append_with_bloomfilter"
+    read = columns_read
+    for where, found in (("f1 > 100 AND f1 < 200", 0), ("f1 > 100 AND f1 < 250", 1)):
+        opened_files.clear()
+        read.clear()
+        scan = PaimonTable(path).scan(where)
+        kept = [f for f in scan.plan() if f.read != "none"]
+        assert scan.to_arrow().column("f1").to_pylist() == [200] * found
+        assert len(kept) == len(opened_files) == 1 and all(f.read == "all" for f in kept), (where, opened_files)
+        assert read == [["f1"]] + [["f0", "f2", "f3", "f4"]] * found, where
