@@ -151,7 +151,7 @@ class _ArrowMask(PredicateVisitor[Mask]):
         return _combined(children, partial(compute.call, "or_kleene"), False)
 
 
-class _IntegerMask(PredicateVisitor[np.ndarray]):
+class _IntegerMask(PredicateVisitor["np.ndarray"]):
     """The predicate's boolean per row by numpy, where every leaf compares an integer column without nulls with
     integers its type holds (no null, hence no unknown): the id probe of a file a bloom filter kept, a pass per
     literal, 3-4x faster than Arrow's kernels with the conversion of their bitmap to numpy."""
