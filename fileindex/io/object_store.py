@@ -395,9 +395,9 @@ def _obstore():
 
 def obstore_store(location: Location, options: StoreOptions) -> Any:
     """An obstore store for ``location``'s bucket or container (keys are given whole, from the bucket's root)."""
+    _obstore()  # (first: a one-line UsageError where obstore is not installed)
     from obstore.store import AzureStore, GCSStore, S3Store
 
-    _obstore()
     client: Any = {"connect_timeout": CONNECT_TIMEOUT, "timeout": REQUEST_TIMEOUT}  # obstore's TypedDicts, by name
     if options.allow_http:
         client["allow_http"] = True

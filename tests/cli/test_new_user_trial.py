@@ -121,3 +121,28 @@ def test_a_bloom_filter_under_a_wrong_type_answers_wrongly_as_the_readme_warns(c
     assert answers == {"INT": "REMAIN", "BIGINT": "REMAIN", "DOUBLE": "SKIP"}
     assert warned == {"INT": False, "BIGINT": True, "DOUBLE": True}  # --schema against the data file beside it
     assert "INT column queried as DOUBLE answers SKIP" in " ".join((ROOT / "README.md").read_text().split())
+
+
+WITHOUT_OBSTORE = """
+import runpy, sys
+class Unavailable:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "obstore":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Unavailable())
+sys.argv = ["fileindex", "read", "s3://lake/w/db.db/orders", "--storage-option", "s3.endpoint=http://127.0.0.1:9"]
+runpy.run_module("fileindex", run_name="__main__")
+"""
+
+
+def test_a_table_on_a_store_without_obstore_installed_says_what_to_install():
+    """The README's setup installs no obstore: a URI read says in one line what to install (it printed a
+    traceback, ``No module named 'obstore'``, in a third new-user trial)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", WITHOUT_OBSTORE], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "fileindex read: object stores need obstore: pip install 'paimon-fileindex[object-stores]'"], done.stderr
