@@ -105,7 +105,7 @@ class ScanPlanner:
             verdicts = self.evaluate(alive, self.predicate)
         judged = []
         for task, verdict in zip(alive, verdicts, strict=True):
-            if verdict is not None and verdict.result is SKIP:
+            if verdict is not None and verdict.result is SKIP and verdict.kept_before_deletes is None:
                 files.append(skipped(task, "file_index", partial(skip_reason, task, verdict, self.predicate),
                                      verdict))
             else:
@@ -297,6 +297,8 @@ def _entry_verdicts(table: PaimonTable, predicates: list[Predicate], extended: b
 def _kept_by_index(task: DataFileTask, verdict: FileVerdict | None) -> int:
     if verdict is None:
         return task.table_entry().row_count
+    if verdict.kept_before_deletes is not None:
+        return verdict.kept_before_deletes
     return verdict.result.cardinality if isinstance(verdict.result, Rows) else verdict.row_count
 
 

@@ -47,7 +47,7 @@ from fileindex.table.metadata import (
 from fileindex.scan.opened import OpenedFile, OpenedFiles
 from fileindex.scan.planner import ScanPlanner
 from fileindex.scan.plans import Plans
-from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, missing_note, within, within_all
+from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, missing_note, within_all, within_live
 from fileindex.table.names import external_scheme
 from fileindex.table.store import TableStore
 from fileindex.table.verdict import FileVerdict
@@ -325,7 +325,7 @@ class PaimonTable:
         selection = BitMap(range(entry.row_count))
         selection -= vector.rows
         kept = roaring.frozen(selection)
-        return tuple(FileVerdict(relative, entry.row_count, where, within(result, kept), note, is_exact)
+        return tuple(within_live(FileVerdict(relative, entry.row_count, where, result, note, is_exact), kept)
                      for (result, note), is_exact in zip(answers, exactness, strict=True))
 
     def _opened(self, entry: ManifestEntry) -> OpenedFile | None:

@@ -2,6 +2,7 @@
 ``FileIndexEvaluator``), and the notes of a file whose index could not be used."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import cast
 
 from pyroaring import FrozenBitMap
@@ -10,6 +11,7 @@ from fileindex.errors import FileIndexError, SchemaMisfitError
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.table.metadata import ManifestEntry
 from fileindex.table.names import external_scheme, readable_external
+from fileindex.table.verdict import FileVerdict
 
 MAX_INDEXED_ROWS = 2**31 - 1
 
@@ -34,6 +36,15 @@ def within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
     if rows == selection:
         return REMAIN
     return Rows(rows) if rows else SKIP
+
+
+def within_live(verdict: FileVerdict, live: FrozenBitMap) -> FileVerdict:
+    """``verdict`` (its index's result over the whole file) ``within`` the rows not deleted; where the index
+    kept rows and every one is deleted, the verdict says how many (the deletion vector ruled the file out)."""
+    result = within(verdict.result, live)
+    if result is SKIP and verdict.result is not SKIP:
+        return replace(verdict, result=SKIP, kept_before_deletes=verdict.kept_rows)
+    return replace(verdict, result=result)
 
 
 def within_all(result: FileIndexResult, row_count: int) -> FileIndexResult:

@@ -19,6 +19,8 @@ class FileVerdict:
     result: FileIndexResult  # within the rows not deleted
     note: str = ""  # why the index was not used, or a problem met
     exact: bool = False  # the result's rows are exactly the matching ones (asked for: ``PaimonTable.verdicts``)
+    # a SKIP by the deletion vector alone: the rows the index kept, every one of them deleted (None otherwise)
+    kept_before_deletes: int | None = None
 
     @property
     def kept_rows(self) -> int:

@@ -146,3 +146,19 @@ def test_a_table_on_a_store_without_obstore_installed_says_what_to_install():
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "fileindex read: object stores need obstore: pip install 'paimon-fileindex[object-stores]'"], done.stderr
+
+
+DV_TABLE = ROOT / "tests" / "tables" / "orc" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
+
+
+def test_a_file_whose_indexed_rows_are_all_deleted_is_skipped_by_the_deletion_vector(capsys):
+    """Lucy's row is in the bitmap and deleted at snapshot 4: the index kept the file (1 row), the deletion
+    vector ruled it out (the explanation blamed the index, in a third new-user trial)."""
+    assert main(["read", str(DV_TABLE), "--where", "f0 = 'Lucy'", "--explain"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    stages = {line.split()[0]: line.split() for line in lines[1:4]}
+    assert stages["file_index"][1:] == ["files", "1", "->", "1", "rows", "8", "->", "1"]
+    assert stages["deletion_vectors"][1:] == ["files", "1", "->", "0", "rows", "1", "->", "0"]
+    assert "skipped by deletion_vectors" in lines[-1]
+    assert main(["read", str(DV_TABLE), "--where", "f0 = 'Lucy'", "--snapshot", "2"]) == 0
+    assert "Lucy" in capsys.readouterr().out
