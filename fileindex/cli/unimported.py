@@ -4,9 +4,9 @@
 * pandas: pyarrow imports it, where it is installed, on its first conversion to or from numpy (``to_numpy``,
   ``pa.array``, ``pa.table``: its pandas shim and its C++ converter look for pandas' types). While the command
   runs, importing pandas fails as if it were not installed, and pyarrow works as it does without pandas.
-* numpy: ``import pyarrow`` imports numpy where it can (0.15-0.2 s of CPU), though pyarrow needs it only to
-  convert to and from numpy arrays. pyarrow (and its compute kernels, which would import numpy too) is imported
-  here with numpy unavailable, so it runs as it does
+* numpy: ``import pyarrow`` imports numpy where it can (0.15-0.2 s of CPU), though pyarrow 18 and later need it
+  only to convert to and from numpy arrays (an older one is imported as it is, numpy with it). pyarrow (and its
+  compute kernels, which would import numpy too) is imported here with numpy unavailable, so it runs as it does
   without numpy; numpy is importable again afterwards, and the modules that compute with it import it when they
   first do (``np = LazyModule("numpy")``): a read whose path needs no array arithmetic never loads it. Arrays
   cross between the two through their buffers (``fileindex.arrow.compute``), never pyarrow's numpy conversions,
@@ -17,6 +17,7 @@ program calling ``main([...])`` must not inherit; and not where pyarrow (or pand
 """
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,11 +53,31 @@ def _unavailable(*packages: str) -> Iterator[None]:
 def import_pyarrow_without_numpy() -> None:
     """pyarrow's modules that import numpy where they can (its core and its compute kernels), imported as if numpy
     were not installed; nothing where pyarrow or numpy is imported already."""
-    if "pyarrow" in sys.modules or "numpy" in sys.modules:
+    if "pyarrow" in sys.modules or "numpy" in sys.modules or not runs_without_numpy():
         return
     with _unavailable("numpy"):
         import pyarrow
         import pyarrow._compute  # noqa: F401
+
+
+NUMPY_OPTIONAL_SINCE = 18  # pyarrow's first major version that imports without numpy (17 and before need it)
+
+
+def runs_without_numpy() -> bool:
+    """Whether the installed pyarrow imports without numpy, told by its version file (not by importing it: a
+    failed import of its core cannot be undone)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("pyarrow")
+    if spec is None or spec.origin is None:
+        return False
+    try:
+        text = (Path(spec.origin).parent / "_generated_version.py").read_text()
+    except OSError:
+        return False
+    found = re.search(r"version_tuple = \((\d+),", text)
+    return found is not None and int(found.group(1)) >= NUMPY_OPTIONAL_SINCE
 
 
 @contextmanager

@@ -96,3 +96,29 @@ def test_every_command_prints_the_same_without_pyarrow_numpy(args, capsys):
 def test_a_program_calling_main_keeps_its_imports(capsys):
     assert main(["read", BITMAP, "--where", "f1 >= 20", "--json"]) == 0
     assert capsys.readouterr().out and not any(isinstance(f, _Unavailable) for f in sys.meta_path)
+
+
+@pytest.mark.parametrize("version, without", [((26, 0, 1), True), ((18, 0, 0), True), ((17, 0, 0), False),
+                                              ((16, 0, 0), False), (None, False)])
+def test_numpy_is_blocked_only_for_a_pyarrow_that_imports_without_it(tmp_path, monkeypatch, version, without):
+    """pyarrow 17 and before import numpy in their core (the lowest-versions job's pyarrow 16 failed every
+    command line read with numpy blocked): the version file decides, pyarrow itself is not imported."""
+    import importlib.util
+
+    from fileindex.cli import unimported
+
+    package = tmp_path / "pyarrow"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    if version is not None:
+        (package / "_generated_version.py").write_text(f"__version_tuple__ = version_tuple = {version!r}\n")
+    found = importlib.util.spec_from_file_location("pyarrow", package / "__init__.py")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: found if name == "pyarrow" else None)
+    assert unimported.runs_without_numpy() is without
+
+
+def test_the_installed_pyarrow_imports_without_numpy():
+    """The pyarrow CI installs (constraints/ci.txt) is one the command line imports without numpy."""
+    from fileindex.cli.unimported import runs_without_numpy
+
+    assert runs_without_numpy()
