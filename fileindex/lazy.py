@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 class LazyFunction:
@@ -66,3 +66,11 @@ class LazyModule:
 
     def __repr__(self) -> str:
         return f"LazyModule({self.__dict__['_module_name']})"
+
+
+if TYPE_CHECKING:
+    import numpy as numpy
+else:
+    # imported by the first array operation: a command line's read whose path needs none never loads it
+    # (``from fileindex.lazy import numpy as np``; see fileindex/cli/unimported.py)
+    numpy = LazyModule("numpy")

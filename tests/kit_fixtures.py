@@ -51,6 +51,8 @@ def peer_python():
     yield python
     if saved is None:
         del os.environ["PYPAIMON_RUST_PYTHON"]
+    else:
+        os.environ["PYPAIMON_RUST_PYTHON"] = saved
 
 
 @pytest.fixture(scope="session")

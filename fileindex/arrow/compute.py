@@ -12,16 +12,12 @@ imports ``numpy.ma`` to look for a masked array.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
 import pyarrow as pa
 import pyarrow._compute as _compute
-from fileindex.lazy import LazyModule
+from fileindex.lazy import numpy as np
 
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 Column: TypeAlias = "pa.Array | pa.ChunkedArray"
 

@@ -29,16 +29,14 @@ from fileindex.errors import FileIndexError
 from fileindex.io import LOCAL, InputFile
 from fileindex.io.reach import names_a_store, open_location
 from fileindex.memo import BoundedMemo
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 from fileindex.types import DataType
 
 if TYPE_CHECKING:
-    import numpy as np
     from fileindex.arrow import compute
     from fileindex.arrow import parquet_pages  # (with Thrift) imported by the first page read
 else:
     compute = LazyModule("fileindex.arrow.compute")
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
 # a candidate-row read is sparse when its groups hold at least this many rows per candidate (see _read_groups)

@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
-    import numpy as np
     from fileindex.arrow import compute
 else:
     compute = LazyModule("fileindex.arrow.compute")  # imported when first used: importing this module stays light
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 
 def map_values(column: pa.Array | pa.ChunkedArray, key) -> pa.ChunkedArray:

@@ -13,14 +13,12 @@ import pyarrow as pa
 from fileindex.java_numbers import DOUBLE, FLOAT
 from fileindex.types import DataType
 from fileindex.values import long_key
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
-    import numpy as np
     from fileindex.arrow import compute
 else:
     compute = LazyModule("fileindex.arrow.compute")
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 

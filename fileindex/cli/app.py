@@ -112,5 +112,6 @@ def _run_command(args: argparse.Namespace) -> int:
               "(fileindex check --schema names a body that claims too much); please report it", file=sys.stderr)
         return EXIT_MALFORMED
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -140,7 +140,7 @@ def warn_retyped_bloom_filters(command: str, index: str, read: dict[str, DataTyp
     """One line on stderr for a bloom-filter column ``--schema`` types otherwise than its data: a bloom filter keeps
     only hashes, so its bytes cannot tell the wrong type (as every other index's can), and its answers are wrong."""
     retyped = [name for name, given in override.items() if name in read and read[name].root != given.root]
-    blooms = set(_columns_with(index, "bloom-filter")) if retyped else set()
+    blooms = set(indexed_columns(index, "bloom-filter")) if retyped else set()
     named = [f"{name} {override[name]} (the data: {read[name]})" for name in retyped if name in blooms]
     if named:
         print(f"fileindex {command}: warning: --schema types bloom-filter column(s) otherwise than the data: "
@@ -148,25 +148,17 @@ def warn_retyped_bloom_filters(command: str, index: str, read: dict[str, DataTyp
               "wrong (it may skip a file that holds the value): leave them out of --schema", file=sys.stderr)
 
 
-def _columns_with(index: str, index_type: str) -> list[str]:
+def indexed_columns(index: str, index_type: str | None = None) -> list[str]:
+    """The columns the container indexes (``index_type``: those with a body of that type); none when it cannot
+    be opened (the command reports why)."""
     from fileindex.container.file import FileIndexContainer
     from fileindex.errors import FileIndexError
 
     try:
         with FileIndexContainer.open(index) as container:
+            if index_type is None:
+                return container.columns
             return [record.name for record in container.head.column_records
                     if any(entry.index_type == index_type for entry in record.indexes)]
-    except (FileIndexError, OSError):
-        return []
-
-
-def indexed_columns(index: str) -> list[str]:
-    """The columns the container indexes (none when it cannot be opened: the command reports why)."""
-    from fileindex.container.file import FileIndexContainer
-    from fileindex.errors import FileIndexError
-
-    try:
-        with FileIndexContainer.open(index) as container:
-            return container.columns
     except (FileIndexError, OSError):
         return []

@@ -8,9 +8,10 @@
   only to convert to and from numpy arrays (an older one is imported as it is, numpy with it). pyarrow (and its
   compute kernels, which would import numpy too) is imported here with numpy unavailable, so it runs as it does
   without numpy; numpy is importable again afterwards, and the modules that compute with it import it when they
-  first do (``np = LazyModule("numpy")``): a read whose path needs no array arithmetic never loads it. Arrays
-  cross between the two through their buffers (``fileindex.arrow.compute``), never pyarrow's numpy conversions,
-  which raise in such a process (``tests/cli/test_unimported.py`` runs every command of ``COMMANDS`` so).
+  first do (``from fileindex.lazy import numpy as np``): a read whose path needs no array arithmetic never loads
+  it. Arrays cross between the two through their buffers (``fileindex.arrow.compute``), never pyarrow's numpy
+  conversions, which raise in such a process (``tests/cli/test_unimported.py`` runs every command of ``COMMANDS``
+  so).
 
 Only for a process's own command line: pyarrow remembers the failed imports for the rest of the process, which a
 program calling ``main([...])`` must not inherit; and not where pyarrow (or pandas) is imported already.

@@ -7,15 +7,9 @@ raises :class:`InvalidLengthError`, both with the absolute offset (``base`` + po
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass
-from typing import TYPE_CHECKING
 
 from fileindex.errors import InvalidLengthError, InvalidOffsetError, TruncatedError
-from fileindex.lazy import LazyModule
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
+from fileindex.lazy import numpy as np
 
 
 @dataclass

@@ -6,19 +6,13 @@ from __future__ import annotations
 
 import itertools
 from array import array
-from typing import TYPE_CHECKING
 
 from pyroaring import BitMap, FrozenBitMap
 
 from fileindex import kernels
 from fileindex.errors import InvalidEncodingError
 from fileindex.parallel import for_each
-from fileindex.lazy import LazyModule
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
+from fileindex.lazy import numpy as np
 
 
 def bitmap_of(rows: np.ndarray) -> BitMap:

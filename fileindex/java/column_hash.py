@@ -19,14 +19,12 @@ from fileindex.java.string_buffers import binary_buffers
 from fileindex.java.xxh64 import xxh64_offsets
 from fileindex.parallel import map_chunks
 from fileindex.types import DataType
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
-    import numpy as np
     from fileindex.arrow import compute
 else:
     compute = LazyModule("fileindex.arrow.compute")
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 R = TypeVar("R")
 

@@ -8,7 +8,6 @@ Scalar functions serve single lookups; the ``*_array`` functions hash whole colu
 from __future__ import annotations
 
 import xxhash
-from typing import TYPE_CHECKING
 
 from fileindex import kernels
 from fileindex.errors import UnsupportedTypeError
@@ -16,12 +15,7 @@ from fileindex.java_numbers import LONG_MAX, LONG_MIN, double_to_long_bits, floa
 from fileindex.parallel import cache_blocks
 from fileindex.types import NUMERIC_BITS, DataType
 from fileindex.values import binary_key, check_integer, long_key, utf8_key
-from fileindex.lazy import LazyModule
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
+from fileindex.lazy import numpy as np
 
 
 def wang_mix(key: int) -> int:

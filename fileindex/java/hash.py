@@ -2,16 +2,11 @@
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING
 
 from fileindex.java.string_buffers import map_by_length, unaligned
 from fileindex.java_numbers import int32, int32_array
-from fileindex.lazy import LazyModule
+from fileindex.lazy import numpy as np
 
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _MASK32 = 0xFFFFFFFF
 

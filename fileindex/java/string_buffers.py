@@ -8,15 +8,9 @@ per-call overhead dominates, to a scalar function).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from fileindex.lazy import LazyModule
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
+from fileindex.lazy import numpy as np
 
 
 def binary_buffers(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -2,19 +2,13 @@
 Java prints predicate literals, and how the vectors' JSON spells floats."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import datetime as dt
 import decimal
 import math
 
 from fileindex.values import Timestamp
-from fileindex.lazy import LazyModule
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
+from fileindex.lazy import numpy as np
 
 
 def java_float_text(value: float, single: bool) -> str:

@@ -9,16 +9,11 @@ against the binding on random inputs (tests/test_xxh64.py).
 from __future__ import annotations
 
 import xxhash
-from typing import TYPE_CHECKING
 
 from fileindex import kernels
 from fileindex.java.string_buffers import map_by_length, unaligned
-from fileindex.lazy import LazyModule
+from fileindex.lazy import numpy as np
 
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 P1 = np.uint64(0x9E3779B185EBCA87)
 P2 = np.uint64(0xC2B2AE3D27D4EB4F)

@@ -10,18 +10,14 @@ keys; first_value and first_non_null_value remember whether they have seen a val
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TYPE_CHECKING
+from typing import Any
 
 from fileindex.errors import UsageError
 from fileindex.java_numbers import DOUBLE, FLOAT
 from fileindex.merge.errors import MergeError
 from fileindex.types import DataType
-from fileindex.lazy import LazyModule
+from fileindex.lazy import numpy as np
 
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 NUMERIC = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE")
 COMPARABLE = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE", "TIME", "DECIMAL", "TIMESTAMP",

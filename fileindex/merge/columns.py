@@ -21,14 +21,12 @@ from fileindex.java_numbers import DOUBLE, FLOAT
 from fileindex.merge.aggregators import make_aggregator
 from fileindex.merge.spec import Aggregate
 from fileindex.types import DataType
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
     from fileindex.arrow import compute
-    import numpy as np
 else:
     compute = LazyModule("fileindex.arrow.compute")
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 PICKS = ("primary-key", "last_value", "last_non_null_value", "first_value", "first_non_null_value",
          "first_not_null_value")

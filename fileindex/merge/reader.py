@@ -35,14 +35,12 @@ from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, Key, KeyValueFil
 from fileindex.merge.sections import Run, Section, read_raw, scanned, sections
 from fileindex.merge.spec import AGGREGATION, DEDUPLICATE, FIRST_ROW, PARTIAL_UPDATE, MergeSpec
 from fileindex.table.errors import TableError
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
     from fileindex.arrow import compute
-    import numpy as np
 else:
     compute = LazyModule("fileindex.arrow.compute")
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _RETRACTIONS = np.array([UPDATE_BEFORE, DELETE], dtype=np.int8)
 

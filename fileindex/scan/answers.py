@@ -35,17 +35,15 @@ from fileindex.scan.polars_filters import arrow_values
 from fileindex.scan.pushdown import paimon_literal
 from fileindex.scan.reader import read_candidates, selection
 from fileindex.scan.truth import matches, source_columns
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
-    import numpy as np
     from fileindex.arrow import compute
     from fileindex.types import DataType
     from fileindex.scan.table import PaimonTable
     from fileindex.scan.table_scan import TableScan
 else:
     compute = LazyModule("fileindex.arrow.compute")
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 METADATA, INDEX, READ = "metadata", "index", "read"  # how a file's part of an answer was found
 UNORDERED = ("MAP", "ARRAY", "MULTISET", "ROW", "VARIANT")

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 
-from fileindex.arrow import compute
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.arrow.types import arrow_type
 from fileindex.indexes.result import SKIP
@@ -43,15 +42,13 @@ from fileindex.scan.truth import filtered, matches
 from fileindex.table.statistics import Statistics
 from fileindex.types import INTEGERS
 from fileindex.table.manifest_entry import ManifestEntry
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
     from fileindex.arrow import compute
-    import numpy as np
     from fileindex.scan.table import PaimonTable
 else:
     compute = LazyModule("fileindex.arrow.compute")
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 BATCH_ROWS = 65536  # a sorted run's rows read at a time (the merge holds a batch or two per run)
 SELECTIVE = 4  # a key filter keeping less than a quarter of a file's records reads the keys first

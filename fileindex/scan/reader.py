@@ -27,16 +27,14 @@ from fileindex.predicate.tree import Predicate, columns
 from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, within_all
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import DataType, column_type
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
-    import numpy as np
     from fileindex.arrow import compute
     from fileindex.arrow.data_files import DataFileReader
     from fileindex.scan.table import PaimonTable
 else:
     compute = LazyModule("fileindex.arrow.compute")  # (pyarrow._compute: imported by the first filter)
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 
 def scannable(inputs: Inputs) -> list[DataFileTask]:

@@ -21,18 +21,16 @@ from fileindex.arrow.maps import map_values
 from fileindex.arrow.values import integer_key, integer_keys
 from fileindex.errors import UsageError
 from fileindex.java_numbers import DOUBLE, FLOAT
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, columns, visit
 from fileindex.types import NUMERIC_BITS, DataType, column_type
 from fileindex.values import DECIMAL_CONTEXT, Timestamp
 
 if TYPE_CHECKING:
-    import numpy as np
     from fileindex.arrow import compute
 else:
     compute = LazyModule("fileindex.arrow.compute")  # imported when first used: importing this module stays light
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 

@@ -19,16 +19,14 @@ from fileindex.arrow.values import integer_key
 from fileindex.errors import UnsupportedTypeError, UsageError
 from fileindex.java.hash import binary_string_hash_code, long_hash_code
 from fileindex.java_numbers import DOUBLE, FLOAT, FloatingBits, int32, int32_array
-from fileindex.lazy import LazyModule
+from fileindex.lazy import LazyModule, numpy as np
 from fileindex.types import DataType
 from fileindex.values import utf8_key
 
 if TYPE_CHECKING:
-    import numpy as np
     import pyarrow.compute as pc
 else:
     pc = LazyModule("pyarrow.compute")  # imported when first used: importing this module stays light
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 
 Key = TypeVar("Key", int, bytes)  # a fixed-width key (bool is an int), or a string's UTF-8 bytes

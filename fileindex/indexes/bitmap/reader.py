@@ -19,7 +19,6 @@ import functools
 import itertools
 import struct
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from pyroaring import BitMap, FrozenBitMap
 
@@ -32,15 +31,10 @@ from fileindex.indexes.bitmap.keys import KeyKind, key_kind, key_of
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.java_numbers import int32
-from fileindex.lazy import LazyFunction
+from fileindex.lazy import LazyFunction, numpy as np
 from fileindex.types import DataType
 from fileindex.values import NUMERIC_BITS
-from fileindex.lazy import LazyModule
 
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.bitmap", "Bitmap")  # the debug reader: places a failure
 

@@ -10,18 +10,13 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from fileindex import errors
 from fileindex.indexes.bloom_filter import INDEX_TYPE, OPTIONS
 from fileindex.indexes.options import OptionWarning, check_known, get_double, get_int
 from fileindex.java_numbers import INT_MAX, double_to_int, int32, math_round
-from fileindex.lazy import LazyModule
+from fileindex.lazy import numpy as np
 
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 DEFAULT_ITEMS = 1_000_000
 DEFAULT_FPP = 0.1

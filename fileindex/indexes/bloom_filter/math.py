@@ -11,16 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
 
 from fileindex.errors import UsageError
 from fileindex.indexes.bloom_filter.keys import bloom_parameters
-from fileindex.lazy import LazyModule
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
+from fileindex.lazy import numpy as np
 
 
 def false_positive_rate(num_bits: int, num_hash_functions: int, items: float) -> float:

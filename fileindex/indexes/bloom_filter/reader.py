@@ -14,15 +14,11 @@ from fileindex.indexes.bloom_filter.keys import bit_positions
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.java.fast_hash import check_bloom_type, hash_value
-from fileindex.lazy import LazyFunction, LazyModule
+from fileindex.lazy import LazyFunction, numpy as np
 from fileindex.types import NUMERIC_BITS, DataType
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from fileindex._kernels import BloomProbe
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.bloom_filter", "BloomFilter")  # the debug reader: places a failure
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pyroaring import BitMap, FrozenBitMap
 
@@ -18,15 +17,10 @@ from fileindex.indexes.bsi.keys import check_type, value_range
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.java_numbers import LONG_MIN
-from fileindex.lazy import LazyFunction
+from fileindex.lazy import LazyFunction, numpy as np
 from fileindex.types import DataType
 from fileindex.values import long_key
-from fileindex.lazy import LazyModule
 
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.bsi", "Bsi")  # the debug reader: places a failure
 

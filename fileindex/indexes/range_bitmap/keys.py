@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from fileindex import errors
 from fileindex.arrow.values import integer_key
@@ -16,12 +15,7 @@ from fileindex.indexes.options import OptionWarning, check_known, parse_memory_s
 from fileindex.java_numbers import int32
 from fileindex.types import DataType
 from fileindex.values import utf8_key
-from fileindex.lazy import LazyModule
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
+from fileindex.lazy import numpy as np
 
 
 _KINDS = {"TINYINT": "i1", "SMALLINT": "i2", "INT": "i4", "DATE": "i4", "TIME": "i4", "BIGINT": "i8",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import functools
 from dataclasses import dataclass
-from typing import Generic, NamedTuple, TYPE_CHECKING, overload
+from typing import Generic, NamedTuple, overload
 from collections.abc import Sequence
 
 from pyroaring import FrozenBitMap
@@ -22,14 +22,9 @@ from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key, sort
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.kaitai_runtime import open_stream
-from fileindex.lazy import LazyFunction
+from fileindex.lazy import LazyFunction, numpy as np
 from fileindex.types import DataType
-from fileindex.lazy import LazyModule
 
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    np = LazyModule("numpy")  # imported by the first array operation (see fileindex/cli/unimported.py)
 
 _DEBUG = LazyFunction("fileindex.generated.range_bitmap", "RangeBitmap")  # the debug reader: places a failure
 
