@@ -29,8 +29,16 @@ def threads() -> int:
 
 _READER_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}  # (process id, threads) -> the pool
 _READER_POOLS_LOCK = threading.Lock()
-if hasattr(os, "register_at_fork"):  # (a child forked while another thread held the lock would never get it)
-    os.register_at_fork(after_in_child=lambda: globals().update(_READER_POOLS_LOCK=threading.Lock()))
+
+
+def _new_lock_in_child() -> None:
+    """A forked child's own lock (one forked while another thread held the parent's would never get it)."""
+    global _READER_POOLS_LOCK
+    _READER_POOLS_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
 
 
 def reader_pool(workers: int) -> ThreadPoolExecutor:
