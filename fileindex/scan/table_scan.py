@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from fileindex.errors import UsageError, resource_errors
 from fileindex.indexes.result import Rows
-from fileindex.parallel import threads
+from fileindex.parallel import reader_pool, threads
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.task import Inputs
 from fileindex.scan.planner import ScanPlanner, evaluate_tasks
@@ -234,31 +234,50 @@ class TableScan:
 # ------------------------------------------------------------------------------------- helpers
 
 def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int) -> Iterator[pa.Table]:
-    """``read`` of each item, in order, on ``workers`` threads, twice as many reads queued (a thread that
-    finishes goes on while the consumer waits for an earlier file); a consumer that stops early cancels the
-    rest. The consumer does not wait on the pool for the next file when no thread has started it (on a busy
-    machine the threads may be waiting for a core): it reads that file itself."""
+    """``read`` of each item, in order, on the process's ``workers`` reader threads (``parallel.reader_pool``),
+    twice as many reads queued (a thread that finishes goes on while the consumer waits for an earlier file); a
+    consumer that stops early cancels the reads not started.
+
+    The consumer waits on the threads only for work it cannot do itself: while the next file is not read yet,
+    it reads a queued file no thread has started (the next one first; on a busy machine the threads may be
+    waiting for a core), and blocks only when every queued read has started."""
     if workers <= 1 or len(items) < 2:
         yield from map(read, items)
         return
-    from concurrent.futures import ThreadPoolExecutor  # (and logging) not imported before a read needs it
-
+    pool = reader_pool(workers)
     pending: deque[tuple[Future, FileRead]] = deque()
     remaining = iter(items)
-    with ThreadPoolExecutor(workers) as pool:
-        try:
-            for item in itertools.islice(remaining, 2 * workers):
-                pending.append((pool.submit(read, item), item))
-            while pending:
-                future, item = pending.popleft()
-                table = read(item) if future.cancel() else future.result()  # (only a read not started cancels)
-                following = next(remaining, None)
-                if following is not None:
-                    pending.append((pool.submit(read, following), following))
-                yield table
-        finally:
-            for future, _ in pending:
-                future.cancel()
+    try:
+        for item in itertools.islice(remaining, 2 * workers):
+            pending.append((pool.submit(read, item), item))
+        while pending:
+            while not pending[0][0].done() and _read_one_here(read, pending):
+                pass
+            table = pending.popleft()[0].result()
+            following = next(remaining, None)
+            if following is not None:
+                pending.append((pool.submit(read, following), following))
+            yield table
+    finally:
+        for future, _ in pending:
+            future.cancel()
+
+
+def _read_one_here(read: Callable[[FileRead], pa.Table], pending: deque[tuple[Future, FileRead]]) -> bool:
+    """Read the first queued item no thread has started in this thread (its future then holds the outcome, an
+    error raised where the consumer reaches it); False when every queued read has started."""
+    from concurrent.futures import Future
+
+    for position, (future, item) in enumerate(pending):
+        if future.cancel():  # (only a read not started can be cancelled)
+            done: Future = Future()
+            try:
+                done.set_result(read(item))
+            except Exception as err:  # (raised where the consumer reaches it, as the pool's would be)
+                done.set_exception(err)
+            pending[position] = (done, item)
+            return True
+    return False
 
 
 def _order(order_by: str | OrderBy, types: dict) -> OrderBy:
