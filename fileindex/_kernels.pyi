@@ -4,7 +4,7 @@ Buffers are contiguous (numpy arrays, bytes, bytearray, memoryview); outputs (``
 added to) are writable. int64 rows are little-endian. Sizes and preconditions are checked: a
 mismatch raises ValueError, a read-only output or a value of the wrong kind TypeError.
 """
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from fileindex.kernels import BufferLike
 
@@ -40,6 +40,15 @@ def bit_slices(rows: BufferLike, values: BufferLike, width: int, first_bit: int,
 
 def roaring_size(data: BufferLike, start: int) -> int:
     """Bytes of the portable Roaring bitmap at ``start``, or -1 where it does not frame."""
+
+def packed_locate(entries: BufferLike, keys: Sequence[int]) -> list[int | None]:
+    """For each key, the signed offset held by its entry among the sorted int64 ``entries`` (``key << 32 |
+    unsigned offset``, a bitmap V1 dictionary of 4-byte keys), or None where none holds it."""
+
+def roaring_rows(data: BufferLike, spans: Sequence[tuple[int, int]], limit: int) -> bytes | None:
+    """The rows (native uint32) of the portable Roaring bitmaps at ``data[start:end]`` of each span, each
+    bitmap's ascending, concatenated; None where one is not a bitmap CRoaring's checks accept with every row
+    below 2^31, or they hold more than ``limit`` rows."""
 
 def column_table(data: BufferLike, start: int, end: int, after: int, position_bytes: int, names: dict[bytes, str],
                  decode: Callable[[bytes, int, str, int, int], str], entry_type: type[tuple], record_type: type[tuple],

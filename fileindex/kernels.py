@@ -16,7 +16,7 @@ import os
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     import numpy as np
     from typing_extensions import Buffer
@@ -46,6 +46,8 @@ class Kernels(Protocol):
     def bit_slices(self, rows: BufferLike, values: BufferLike, width: int, first_bit: int,
                    num_bits: int) -> list[bytes]: ...
     def roaring_size(self, data: BufferLike, start: int) -> int: ...
+    def packed_locate(self, entries: BufferLike, keys: Sequence[int]) -> list[int | None]: ...
+    def roaring_rows(self, data: BufferLike, spans: Sequence[tuple[int, int]], limit: int) -> bytes | None: ...
     def column_table(self, data: BufferLike, start: int, end: int, after: int, position_bytes: int,
                      names: dict[bytes, str],
                      decode: Callable[[bytes, int, str, int, int], str], entry_type: type[tuple],

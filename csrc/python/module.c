@@ -11,6 +11,7 @@
 #include "bit_slices.h"
 #include "bloom.h"
 #include "hashing.h"
+#include "packed_keys.h"
 #include "roaring.h"
 
 /* ----------------------------------------------------------------------- argument checks */
@@ -274,6 +275,95 @@ static PyObject *py_roaring_size(PyObject *self, PyObject *args)
     return PyLong_FromLongLong(size);
 }
 
+/* the (start, end) tuple at index i of a span list */
+static int span_at(PyObject *spans, Py_ssize_t i, Py_ssize_t *start, Py_ssize_t *end)
+{
+    PyObject *span = PySequence_Fast_GET_ITEM(spans, i);
+    if (!PyTuple_Check(span) || PyTuple_GET_SIZE(span) != 2) {
+        PyErr_SetString(PyExc_TypeError, "each span is a (start, end) tuple");
+        return -1;
+    }
+    *start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
+    *end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *py_roaring_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    PyObject *spans_arg, *spans = NULL, *result = NULL;
+    Py_ssize_t limit, start, end, total = 0;
+    if (!PyArg_ParseTuple(args, "y*On", &data, &spans_arg, &limit))
+        return NULL;
+    if (!(spans = PySequence_Fast(spans_arg, "spans: a sequence of (start, end) tuples")))
+        goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(spans);
+    for (Py_ssize_t i = 0; i < count; i++) {  /* the room the headers promise, or None past the limit */
+        if (span_at(spans, i, &start, &end) < 0)
+            goto done;
+        int64_t rows = end < start || end > data.len ? -1 : fi_roaring_cardinality(data.buf, end, start);
+        if (rows < 0 || (total += rows) > limit) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    if (!(result = PyBytes_FromStringAndSize(NULL, 4 * total)))
+        goto done;
+    uint32_t *out = (uint32_t *)PyBytes_AS_STRING(result);
+    int64_t written = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        span_at(spans, i, &start, &end);  /* read once already */
+        int64_t rows = fi_roaring_rows(data.buf, end, start, out + written, total - written);
+        if (rows < 0) {
+            Py_SETREF(result, Py_NewRef(Py_None));
+            goto done;
+        }
+        written += rows;
+    }
+done:
+    Py_XDECREF(spans);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+/* ----------------------------------------------------------------------- bitmap V1 dictionaries */
+
+static PyObject *py_packed_locate(PyObject *self, PyObject *args)
+{
+    Py_buffer entries;
+    PyObject *keys_arg, *keys = NULL, *result = NULL;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*O", &entries, &keys_arg))
+        return NULL;
+    if (element_count(&entries, 8, "entries", &n) < 0 ||
+        !(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
+        goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
+    if (!(result = PyList_New(count)))
+        goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int overflow;
+        long long key = PyLong_AsLongLongAndOverflow(PySequence_Fast_GET_ITEM(keys, i), &overflow);
+        if (key == -1 && PyErr_Occurred()) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        int64_t at = overflow || key < INT32_MIN || key > INT32_MAX ? -1  /* no 4-byte key */
+                                                                     : fi_packed_find(entries.buf, n, (int32_t)key);
+        PyObject *offset = at < 0 ? Py_NewRef(Py_None)
+                                  : PyLong_FromLong((int32_t)(uint32_t)((const int64_t *)entries.buf)[at]);
+        if (!offset) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, offset);
+    }
+done:
+    Py_XDECREF(keys);
+    PyBuffer_Release(&entries);
+    return result;
+}
+
 /* ----------------------------------------------------------------------- the module */
 
 static PyMethodDef methods[] = {
@@ -291,6 +381,12 @@ static PyMethodDef methods[] = {
      "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
     {"roaring_size", py_roaring_size, METH_VARARGS,
      "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
+    {"packed_locate", py_packed_locate, METH_VARARGS,
+     "packed_locate(entries, keys) -> for each 4-byte key, the signed offset of its entry among the sorted int64 "
+     "entries key << 32 | offset, or None"},
+    {"roaring_rows", py_roaring_rows, METH_VARARGS,
+     "roaring_rows(data, spans, limit) -> the uint32 rows of the bitmaps at data[start:end] of each (start, end) "
+     "span, concatenated, or None where one does not decode (see fi_roaring_rows) or they hold more than limit rows"},
     {"column_table", fi_py_column_table, METH_VARARGS,
      "column_table(data, start, end, after, position_bytes, names, decode, entry_type, record_type, table) -> "
      "(records, end of the columns), or None where the container's column table does not read"},
