@@ -146,3 +146,14 @@ int64_t fi_roaring_rows(const uint8_t *p, int64_t end, int64_t start, uint32_t *
     }
     return total;
 }
+
+int64_t fi_roaring_signed_size(const uint8_t *p, int64_t end, int64_t start)
+{
+    struct fi_roaring_header h;
+    if (read_header(p, end, start, &h) < 0)
+        return -1;
+    for (int64_t i = 0; i < h.count; i++)
+        if (fi_load16(h.descriptions + 4 * i) >= 0x8000)
+            return -1;
+    return fi_roaring_size(p, end, start);
+}

@@ -9,6 +9,9 @@
  * or a bitmap that runs past the end. */
 int64_t fi_roaring_size(const uint8_t *p, int64_t end, int64_t start);
 
+/* fi_roaring_size where every container's key is below 2^15 (so every row below 2^31, a Java int), else -1. */
+int64_t fi_roaring_signed_size(const uint8_t *p, int64_t end, int64_t start);
+
 /* The rows the bitmap at `start` holds by its header (the sum of its containers' cardinalities), or -1 where
  * its header does not frame. */
 int64_t fi_roaring_cardinality(const uint8_t *p, int64_t end, int64_t start);

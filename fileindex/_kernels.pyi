@@ -5,8 +5,11 @@ added to) are writable. int64 rows are little-endian. Sizes and preconditions ar
 mismatch raises ValueError, a read-only output or a value of the wrong kind TypeError.
 """
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from fileindex.kernels import BufferLike
+
+T = TypeVar("T")
 
 def wang_mix(keys: BufferLike, out: BufferLike) -> None:
     """FastHash (Thomas Wang's mix) of int64 keys into out (int64, as many)."""
@@ -41,9 +44,16 @@ def bit_slices(rows: BufferLike, values: BufferLike, width: int, first_bit: int,
 def roaring_size(data: BufferLike, start: int) -> int:
     """Bytes of the portable Roaring bitmap at ``start``, or -1 where it does not frame."""
 
-def packed_locate(entries: BufferLike, keys: Sequence[int]) -> list[int | None]:
+def roaring_bitmaps(data: BufferLike, spans: Sequence[tuple[int, int]],
+                    deserialize: Callable[[bytes], T]) -> list[T] | None:
+    """``deserialize`` of the bytes of the portable Roaring bitmap at ``data[start:end]`` of each span (a
+    read-only memoryview, valid during the call); None where one does not frame, holds a row of 2^31 or more, or
+    where ``deserialize`` raises an Exception."""
+
+def packed_locate(entries: BufferLike, samples: BufferLike, step: int, keys: Sequence[int]) -> list[int | None]:
     """For each key, the signed offset held by its entry among the sorted int64 ``entries`` (``key << 32 |
-    unsigned offset``, a bitmap V1 dictionary of 4-byte keys), or None where none holds it."""
+    unsigned offset``, a bitmap V1 dictionary of 4-byte keys), or None where none holds it. ``samples`` is
+    ``entries[::step]``: searched first, it keeps a lookup to a few pages of a large dictionary."""
 
 def roaring_rows(data: BufferLike, spans: Sequence[tuple[int, int]], limit: int) -> bytes | None:
     """The rows (native uint32) of the portable Roaring bitmaps at ``data[start:end]`` of each span, each

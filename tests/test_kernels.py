@@ -313,14 +313,16 @@ def test_roaring_framing_alike(framed):
 @settings(max_examples=300, deadline=None)
 @given(framed_bitmaps())
 def test_roaring_rows_decodes_only_what_pyroaring_reads_alike(framed):
-    """A bitmap the kernel decodes is one pyroaring (CRoaring's checks) reads as the same rows, each a signed
-    int; anything else (cut, changed, a row of 2^31 or more) it leaves to pyroaring, which raises the error."""
+    """A bitmap the kernels decode is one pyroaring (CRoaring's checks) reads as the same rows, each a signed
+    int; anything else (cut, changed, a row of 2^31 or more) they leave to the Python loop, which raises."""
     data, start = framed
     rows = kernels.compiled.roaring_rows(data, [(start, len(data))], 1 << 20)
-    if rows is not None:
+    bitmaps = kernels.compiled.roaring_bitmaps(data, [(start, len(data))], FrozenBitMap.deserialize)
+    for decoded in ([] if rows is None else [array("I", rows).tolist()]) + ([] if bitmaps is None else bitmaps):
         expected = FrozenBitMap.deserialize(data[start:])
-        assert array("I", rows).tolist() == list(expected)
+        assert list(decoded) == list(expected)
         assert not expected or expected.max() < 2**31
+    assert rows is None or bitmaps is not None  # the strict decoder accepts no more than pyroaring
 
 
 ROW_SPANS = st.lists(st.tuples(st.integers(0, 2**31 - 1), st.sampled_from([1, 2, 3, 100, 4097, 70000])),
@@ -331,8 +333,8 @@ ROW_SPANS = st.lists(st.tuples(st.integers(0, 2**31 - 1), st.sampled_from([1, 2,
 @settings(max_examples=100, deadline=None)
 @given(st.lists(ROW_SPANS, min_size=1, max_size=4), st.booleans(), st.binary(max_size=5))
 def test_roaring_rows_decodes_every_bitmap_java_writes(bitmaps, optimize, gap):
-    """Bitmaps of arrays, bitmap containers and runs with rows below 2^31, back to back: each decoded, its
-    rows concatenated in span order; past the limit, none."""
+    """Bitmaps of arrays, bitmap containers and runs with rows below 2^31, back to back: each decoded (into one
+    row list, its rows concatenated in span order; past the limit, none), or deserialized from C."""
     data, spans, expected = bytearray(gap), [], []
     for ranges in bitmaps:
         bitmap = BitMap()
@@ -345,6 +347,8 @@ def test_roaring_rows_decodes_every_bitmap_java_writes(bitmaps, optimize, gap):
         expected += list(bitmap)
     rows = kernels.compiled.roaring_rows(data, spans, len(expected))
     assert rows is not None and array("I", rows).tolist() == expected
+    bitmaps = kernels.compiled.roaring_bitmaps(data, spans, FrozenBitMap.deserialize)
+    assert bitmaps is not None and [row for bitmap in bitmaps for row in bitmap] == expected
     if expected:
         assert kernels.compiled.roaring_rows(data, spans, len(expected) - 1) is None
 

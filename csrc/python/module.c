@@ -326,17 +326,58 @@ done:
     return result;
 }
 
+static PyObject *py_roaring_bitmaps(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    PyObject *spans_arg, *deserialize, *spans = NULL, *result = NULL;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*OO", &data, &spans_arg, &deserialize))
+        return NULL;
+    if (!(spans = PySequence_Fast(spans_arg, "spans: a sequence of (start, end) tuples")))
+        goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(spans);
+    if (!(result = PyList_New(count)))
+        goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (span_at(spans, i, &start, &end) < 0) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        int64_t size = end < start || end > data.len ? -1 : fi_roaring_signed_size(data.buf, end, start);
+        PyObject *bytes = size < 0 ? NULL : PyMemoryView_FromMemory((char *)data.buf + start, size, PyBUF_READ);
+        PyObject *bitmap = bytes ? PyObject_CallOneArg(deserialize, bytes) : NULL;
+        Py_XDECREF(bytes);
+        if (!bitmap) {  /* the caller decodes them the slow way, which raises the placed error */
+            if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception))
+                Py_CLEAR(result);  /* KeyboardInterrupt and the like go on */
+            else
+                Py_SETREF(result, (PyErr_Clear(), Py_NewRef(Py_None)));
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, bitmap);
+    }
+done:
+    Py_XDECREF(spans);
+    PyBuffer_Release(&data);
+    return result;
+}
+
 /* ----------------------------------------------------------------------- bitmap V1 dictionaries */
 
 static PyObject *py_packed_locate(PyObject *self, PyObject *args)
 {
-    Py_buffer entries;
+    Py_buffer entries, samples;
     PyObject *keys_arg, *keys = NULL, *result = NULL;
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "y*O", &entries, &keys_arg))
+    Py_ssize_t n, m, step;
+    if (!PyArg_ParseTuple(args, "y*y*nO", &entries, &samples, &step, &keys_arg))
         return NULL;
-    if (element_count(&entries, 8, "entries", &n) < 0 ||
-        !(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
+    if (element_count(&entries, 8, "entries", &n) < 0 || element_count(&samples, 8, "samples", &m) < 0)
+        goto done;
+    if (step < 1 || m != (n + step - 1) / step) {
+        PyErr_Format(PyExc_ValueError, "%zd samples are not every %zd-th of %zd entries", m, step, n);
+        goto done;
+    }
+    if (!(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
         goto done;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
     if (!(result = PyList_New(count)))
@@ -348,8 +389,8 @@ static PyObject *py_packed_locate(PyObject *self, PyObject *args)
             Py_CLEAR(result);
             goto done;
         }
-        int64_t at = overflow || key < INT32_MIN || key > INT32_MAX ? -1  /* no 4-byte key */
-                                                                     : fi_packed_find(entries.buf, n, (int32_t)key);
+        int64_t at = overflow || key < INT32_MIN || key > INT32_MAX  /* no 4-byte key */
+            ? -1 : fi_packed_find(entries.buf, n, samples.buf, m, step, (int32_t)key);
         PyObject *offset = at < 0 ? Py_NewRef(Py_None)
                                   : PyLong_FromLong((int32_t)(uint32_t)((const int64_t *)entries.buf)[at]);
         if (!offset) {
@@ -361,6 +402,7 @@ static PyObject *py_packed_locate(PyObject *self, PyObject *args)
 done:
     Py_XDECREF(keys);
     PyBuffer_Release(&entries);
+    PyBuffer_Release(&samples);
     return result;
 }
 
@@ -381,9 +423,12 @@ static PyMethodDef methods[] = {
      "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
     {"roaring_size", py_roaring_size, METH_VARARGS,
      "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
+    {"roaring_bitmaps", py_roaring_bitmaps, METH_VARARGS,
+     "roaring_bitmaps(data, spans, deserialize) -> [deserialize(the bytes of the bitmap at data[start:end])] of each "
+     "(start, end) span, or None where one does not frame, holds a row past 2^31 - 1 or fails to deserialize"},
     {"packed_locate", py_packed_locate, METH_VARARGS,
-     "packed_locate(entries, keys) -> for each 4-byte key, the signed offset of its entry among the sorted int64 "
-     "entries key << 32 | offset, or None"},
+     "packed_locate(entries, samples, step, keys) -> for each 4-byte key, the signed offset of its entry among "
+     "the sorted int64 entries key << 32 | offset (samples: entries[::step]), or None"},
     {"roaring_rows", py_roaring_rows, METH_VARARGS,
      "roaring_rows(data, spans, limit) -> the uint32 rows of the bitmaps at data[start:end] of each (start, end) "
      "span, concatenated, or None where one does not decode (see fi_roaring_rows) or they hold more than limit rows"},

@@ -95,7 +95,8 @@ class _PackedDictionary:
     dictionary stays under a megabyte, which keeps the CPU caches warm for the lookups that follow.
     """
 
-    __slots__ = ("packed", "kind")
+    __slots__ = ("packed", "kind", "samples")
+    STEP = 64  # entries a sample stands for: one 512-byte block searched after the samples
 
     def __init__(self, records: np.ndarray, kind: KeyKind):
         packed = records.astype(np.int64)
@@ -103,6 +104,7 @@ class _PackedDictionary:
             packed ^= (packed >> 63) & (kind.floating.magnitude << 32)
         packed.sort()
         self.packed, self.kind = packed, kind
+        self.samples = packed[::self.STEP].copy()  # for the compiled kernel's two-step search
 
     def locate(self, sort_key) -> tuple[int, int] | None:
         if kernels.compiled:
@@ -116,7 +118,7 @@ class _PackedDictionary:
         packed = self.packed
         if kernels.compiled:
             return [None if offset is None else (offset, -1)
-                    for offset in kernels.compiled.packed_locate(packed, sort_keys)]
+                    for offset in kernels.compiled.packed_locate(packed, self.samples, self.STEP, sort_keys)]
         if not len(packed):
             return [None] * len(sort_keys)
         found = packed.take(packed.searchsorted(np.array(sort_keys, dtype=np.int64) << 32), mode="clip")
