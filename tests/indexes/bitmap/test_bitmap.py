@@ -453,3 +453,11 @@ def test_an_in_list_naming_a_bitmap_past_java_ints_fails_at_its_offset(monkeypat
     with pytest.raises(InvalidEncodingError, match="does not fit Java's signed int") as raised:
         reader.visit_in([2, 3])
     assert raised.value.offset == 1000 + start
+
+
+@given(st.lists(st.integers(0, 50), max_size=40), st.booleans())
+def test_repeated_v1_offsets_are_found_rising_or_not(offsets, rising):
+    from fileindex.indexes.bitmap.reader import _repeats
+
+    values = np.array(sorted(offsets) if rising else offsets, dtype=np.int64)
+    assert _repeats(values) == (len(set(offsets)) != len(offsets))
