@@ -5,43 +5,155 @@
 #define SERIAL_COOKIE_NO_RUNCONTAINER 12346
 #define SERIAL_COOKIE 12347
 
-int64_t fi_roaring_size(const uint8_t *p, int64_t end, int64_t start)
+/* The header of the bitmap at `start`: its containers' count and descriptions (key, cardinality - 1), whether
+ * each has a run flag, and where the containers' data begins; 0, or -1 where it does not frame. */
+struct fi_roaring_header {
+    int64_t count, data;
+    const uint8_t *descriptions, *run_flags;
+};
+
+static int read_header(const uint8_t *p, int64_t end, int64_t start, struct fi_roaring_header *h)
 {
     if (start < 0 || start > end || end - start < 4)
         return -1;
     uint32_t cookie = fi_load32(p + start);
-    int64_t pos = start + 4, count;
-    const uint8_t *run_flags = NULL;
-    int has_runs = (cookie & 0xFFFF) == SERIAL_COOKIE;
-    if (has_runs) {
-        count = (int64_t)(cookie >> 16) + 1;
-        if (end - pos < (count + 7) / 8)
+    int64_t pos = start + 4;
+    h->run_flags = NULL;
+    if ((cookie & 0xFFFF) == SERIAL_COOKIE) {
+        h->count = (int64_t)(cookie >> 16) + 1;
+        if (end - pos < (h->count + 7) / 8)
             return -1;
-        run_flags = p + pos;
-        pos += (count + 7) / 8;
+        h->run_flags = p + pos;
+        pos += (h->count + 7) / 8;
     } else if (cookie == SERIAL_COOKIE_NO_RUNCONTAINER) {
         if (end - pos < 4)
             return -1;
-        count = (int64_t)fi_load32(p + pos);
+        h->count = (int64_t)fi_load32(p + pos);
         pos += 4;
     } else {
         return -1;
     }
-    if (count > 65536 || end - pos < 4 * count)
+    if (h->count > 65536 || end - pos < 4 * h->count)
         return -1;
-    const uint8_t *descriptions = p + pos;
-    pos += 4 * count;
-    if (!has_runs || count >= 4)
-        pos += 4 * count; /* the offsets table, unread */
-    for (int64_t i = 0; i < count; i++) {
-        if (has_runs && (run_flags[i / 8] >> (i % 8)) & 1) {
-            if (pos < 0 || pos > end || end - pos < 2)
+    h->descriptions = p + pos;
+    pos += 4 * h->count;
+    if (!h->run_flags || h->count >= 4)
+        pos += 4 * h->count; /* the offsets table, unread */
+    h->data = pos;
+    return pos > end ? -1 : 0;
+}
+
+int64_t fi_roaring_size(const uint8_t *p, int64_t end, int64_t start)
+{
+    struct fi_roaring_header h;
+    if (read_header(p, end, start, &h) < 0)
+        return -1;
+    int64_t pos = h.data;
+    for (int64_t i = 0; i < h.count; i++) {
+        if (h.run_flags && (h.run_flags[i / 8] >> (i % 8)) & 1) {
+            if (pos > end || end - pos < 2)
                 return -1;
             pos += 2 + 4 * (int64_t)fi_load16(p + pos);
         } else {
-            int64_t card = (int64_t)fi_load16(descriptions + 4 * i + 2) + 1;
+            int64_t card = (int64_t)fi_load16(h.descriptions + 4 * i + 2) + 1;
             pos += card <= 4096 ? 2 * card : 8192;
         }
     }
     return pos > end ? -1 : pos - start;
+}
+
+int64_t fi_roaring_cardinality(const uint8_t *p, int64_t end, int64_t start)
+{
+    struct fi_roaring_header h;
+    if (read_header(p, end, start, &h) < 0)
+        return -1;
+    int64_t total = 0;
+    for (int64_t i = 0; i < h.count; i++)
+        total += (int64_t)fi_load16(h.descriptions + 4 * i + 2) + 1;
+    return total;
+}
+
+/* the rows of one container (its key's high bits in `high`), checked as CRoaring's validation does; how many
+ * were written, or -1 */
+static int64_t container_rows(const uint8_t *p, int64_t end, int64_t *pos, int is_run, int64_t card,
+                              uint32_t high, uint32_t *out)
+{
+    int64_t n = 0;
+    if (is_run) {
+        if (end - *pos < 2)
+            return -1;
+        int64_t runs = fi_load16(p + *pos);
+        *pos += 2;
+        if (runs == 0 || end - *pos < 4 * runs)
+            return -1;
+        uint32_t last_end = 0;
+        for (int64_t r = 0; r < runs; r++) {
+            uint32_t first = fi_load16(p + *pos + 4 * r), stop = first + fi_load16(p + *pos + 4 * r + 2) + 1;
+            if (stop > 65536 || first < last_end || (first == last_end && last_end != 0) || n + (stop - first) > card)
+                return -1; /* out of order, touching (CRoaring merges those) or more rows than the header says */
+            for (uint32_t v = first; v < stop; v++)
+                out[n++] = high | v;
+            last_end = stop;
+        }
+        *pos += 4 * runs;
+    } else if (card <= 4096) {
+        if (end - *pos < 2 * card)
+            return -1;
+        uint32_t previous = 0;
+        for (int64_t j = 0; j < card; j++) {
+            uint32_t v = fi_load16(p + *pos + 2 * j);
+            if (j && v <= previous)
+                return -1;
+            out[n++] = high | v;
+            previous = v;
+        }
+        *pos += 2 * card;
+    } else {
+        if (end - *pos < 8192)
+            return -1;
+        for (uint32_t w = 0; w < 1024; w++) {
+            uint64_t word = fi_load64(p + *pos + 8 * w);
+            while (word) {
+                if (n == card)
+                    return -1;
+                out[n++] = high | (w * 64 + (uint32_t)__builtin_ctzll(word));
+                word &= word - 1;
+            }
+        }
+        *pos += 8192;
+    }
+    return n == card ? n : -1;
+}
+
+int64_t fi_roaring_rows(const uint8_t *p, int64_t end, int64_t start, uint32_t *out, int64_t room)
+{
+    struct fi_roaring_header h;
+    if (read_header(p, end, start, &h) < 0)
+        return -1;
+    int64_t pos = h.data, total = 0;
+    uint32_t previous_key = 0;
+    for (int64_t i = 0; i < h.count; i++) {
+        uint32_t key = fi_load16(h.descriptions + 4 * i);
+        int64_t card = (int64_t)fi_load16(h.descriptions + 4 * i + 2) + 1;
+        if ((i && key <= previous_key) || key >= 0x8000 || total + card > room)
+            return -1; /* keys out of order; a row past Java's signed int; more rows than promised */
+        int is_run = h.run_flags && (h.run_flags[i / 8] >> (i % 8)) & 1;
+        int64_t n = container_rows(p, end, &pos, is_run, card, key << 16, out + total);
+        if (n < 0)
+            return -1;
+        total += n;
+        previous_key = key;
+    }
+    return total;
+}
+
+int64_t fi_roaring_signed_size(const uint8_t *p, int64_t end, int64_t start)
+{
+    struct fi_roaring_header h;
+    if (read_header(p, end, start, &h) < 0)
+        return -1;
+    for (int64_t i = 0; i < h.count; i++)
+        if (fi_load16(h.descriptions + 4 * i) >= 0x8000)
+            return -1;
+    return fi_roaring_size(p, end, start);
 }

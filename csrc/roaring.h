@@ -9,4 +9,17 @@
  * or a bitmap that runs past the end. */
 int64_t fi_roaring_size(const uint8_t *p, int64_t end, int64_t start);
 
+/* fi_roaring_size where every container's key is below 2^15 (so every row below 2^31, a Java int), else -1. */
+int64_t fi_roaring_signed_size(const uint8_t *p, int64_t end, int64_t start);
+
+/* The rows the bitmap at `start` holds by its header (the sum of its containers' cardinalities), or -1 where
+ * its header does not frame. */
+int64_t fi_roaring_cardinality(const uint8_t *p, int64_t end, int64_t start);
+
+/* Decodes the bitmap at `start` into `out` (room for `room` rows): its rows, ascending; returns how many. Only a
+ * bitmap that CRoaring's validation accepts (keys and values strictly ascending, runs apart, each container
+ * holding the rows its header says) with every row below 2^31 is decoded, and only if its rows fit: anywhere
+ * else -1, and the caller decodes it the slow way (which raises the placed error). */
+int64_t fi_roaring_rows(const uint8_t *p, int64_t end, int64_t start, uint32_t *out, int64_t room);
+
 #endif

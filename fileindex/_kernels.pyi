@@ -4,9 +4,12 @@ Buffers are contiguous (numpy arrays, bytes, bytearray, memoryview); outputs (``
 added to) are writable. int64 rows are little-endian. Sizes and preconditions are checked: a
 mismatch raises ValueError, a read-only output or a value of the wrong kind TypeError.
 """
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from fileindex.kernels import BufferLike
+
+T = TypeVar("T")
 
 def wang_mix(keys: BufferLike, out: BufferLike) -> None:
     """FastHash (Thomas Wang's mix) of int64 keys into out (int64, as many)."""
@@ -40,6 +43,22 @@ def bit_slices(rows: BufferLike, values: BufferLike, width: int, first_bit: int,
 
 def roaring_size(data: BufferLike, start: int) -> int:
     """Bytes of the portable Roaring bitmap at ``start``, or -1 where it does not frame."""
+
+def roaring_bitmaps(data: BufferLike, spans: Sequence[tuple[int, int]],
+                    deserialize: Callable[[bytes], T]) -> list[T] | None:
+    """``deserialize`` of the bytes of the portable Roaring bitmap at ``data[start:end]`` of each span (a
+    read-only memoryview, valid during the call); None where one does not frame, holds a row of 2^31 or more, or
+    where ``deserialize`` raises an Exception."""
+
+def packed_locate(entries: BufferLike, samples: BufferLike, step: int, keys: Sequence[int]) -> list[int | None]:
+    """For each key, the signed offset held by its entry among the sorted int64 ``entries`` (``key << 32 |
+    unsigned offset``, a bitmap V1 dictionary of 4-byte keys), or None where none holds it. ``samples`` is
+    ``entries[::step]``: searched first, it keeps a lookup to a few pages of a large dictionary."""
+
+def roaring_rows(data: BufferLike, spans: Sequence[tuple[int, int]], limit: int) -> bytes | None:
+    """The rows (native uint32) of the portable Roaring bitmaps at ``data[start:end]`` of each span, each
+    bitmap's ascending, concatenated; None where one is not a bitmap CRoaring's checks accept with every row
+    below 2^31, or they hold more than ``limit`` rows."""
 
 def column_table(data: BufferLike, start: int, end: int, after: int, position_bytes: int, names: dict[bytes, str],
                  decode: Callable[[bytes, int, str, int, int], str], entry_type: type[tuple], record_type: type[tuple],

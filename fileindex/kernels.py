@@ -13,10 +13,10 @@ signatures of both to the built module).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     import numpy as np
     from typing_extensions import Buffer
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     BufferLike: TypeAlias = Buffer | np.ndarray  # numpy's stubs make ndarray a Buffer from Python 3.12 only
 
 ENVIRONMENT = "FILEINDEX_KERNELS"
+T = TypeVar("T")
 CHOICES = ("auto", "compiled", "python")
 
 
@@ -46,6 +47,11 @@ class Kernels(Protocol):
     def bit_slices(self, rows: BufferLike, values: BufferLike, width: int, first_bit: int,
                    num_bits: int) -> list[bytes]: ...
     def roaring_size(self, data: BufferLike, start: int) -> int: ...
+    def roaring_bitmaps(self, data: BufferLike, spans: Sequence[tuple[int, int]],
+                        deserialize: Callable[[bytes], T]) -> list[T] | None: ...
+    def packed_locate(self, entries: BufferLike, samples: BufferLike, step: int,
+                      keys: Sequence[int]) -> list[int | None]: ...
+    def roaring_rows(self, data: BufferLike, spans: Sequence[tuple[int, int]], limit: int) -> bytes | None: ...
     def column_table(self, data: BufferLike, start: int, end: int, after: int, position_bytes: int,
                      names: dict[bytes, str],
                      decode: Callable[[bytes, int, str, int, int], str], entry_type: type[tuple],

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from array import array
 
 import numpy as np
 import pyarrow as pa
@@ -18,11 +19,13 @@ import pytest
 from conftest import JAVA_VECTORS, ROOT
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from pyroaring import BitMap
+from pyroaring import BitMap, FrozenBitMap
 from vector_cases import cases_for
 
 from fileindex import kernels
 from fileindex.indexes import bloom_filter, bsi, range_bitmap, roaring
+from fileindex.indexes.bitmap.keys import key_kind
+from fileindex.indexes.bitmap.reader import _PackedDictionary
 from fileindex.indexes.bloom_filter.writer import BloomFilterWriter
 from fileindex.indexes.result import REMAIN, SKIP
 from fileindex.java import fast_hash, xxh64
@@ -304,6 +307,61 @@ def test_roaring_framing_alike(framed):
     else:
         assert kernels.compiled.roaring_size(view, start) == expected
         assert roaring.portable_size(view, start, base=0, field="r") == expected
+
+
+@compiled_only
+@settings(max_examples=300, deadline=None)
+@given(framed_bitmaps())
+def test_roaring_rows_decodes_only_what_pyroaring_reads_alike(framed):
+    """A bitmap the kernels decode is one pyroaring (CRoaring's checks) reads as the same rows, each a signed
+    int; anything else (cut, changed, a row of 2^31 or more) they leave to the Python loop, which raises."""
+    data, start = framed
+    rows = kernels.compiled.roaring_rows(data, [(start, len(data))], 1 << 20)
+    bitmaps = kernels.compiled.roaring_bitmaps(data, [(start, len(data))], FrozenBitMap.deserialize)
+    for decoded in ([] if rows is None else [array("I", rows).tolist()]) + ([] if bitmaps is None else bitmaps):
+        expected = FrozenBitMap.deserialize(data[start:])
+        assert list(decoded) == list(expected)
+        assert not expected or expected.max() < 2**31
+    assert rows is None or bitmaps is not None  # the strict decoder accepts no more than pyroaring
+
+
+ROW_SPANS = st.lists(st.tuples(st.integers(0, 2**31 - 1), st.sampled_from([1, 2, 3, 100, 4097, 70000])),
+                     max_size=5)
+
+
+@compiled_only
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ROW_SPANS, min_size=1, max_size=4), st.booleans(), st.binary(max_size=5))
+def test_roaring_rows_decodes_every_bitmap_java_writes(bitmaps, optimize, gap):
+    """Bitmaps of arrays, bitmap containers and runs with rows below 2^31, back to back: each decoded (into one
+    row list, its rows concatenated in span order; past the limit, none), or deserialized from C."""
+    data, spans, expected = bytearray(gap), [], []
+    for ranges in bitmaps:
+        bitmap = BitMap()
+        for first, length in ranges:
+            bitmap.add_range(first, min(first + length, 2**31))
+        if optimize:
+            bitmap.run_optimize()
+        spans.append((len(data), len(data) + len(bitmap.serialize())))
+        data += bitmap.serialize() + gap
+        expected += list(bitmap)
+    rows = kernels.compiled.roaring_rows(data, spans, len(expected))
+    assert rows is not None and array("I", rows).tolist() == expected
+    bitmaps = kernels.compiled.roaring_bitmaps(data, spans, FrozenBitMap.deserialize)
+    assert bitmaps is not None and [row for bitmap in bitmaps for row in bitmap] == expected
+    if expected:
+        assert kernels.compiled.roaring_rows(data, spans, len(expected) - 1) is None
+
+
+@given(st.lists(st.integers(-2**31, 2**31 - 1), max_size=200), st.lists(st.integers(-2**33, 2**33), max_size=20),
+       st.randoms(use_true_random=False))
+def test_packed_dictionary_lookups_alike(keys, probes, rng):
+    records = np.array([((key & 0xFFFFFFFF) << 32) | rng.randrange(2**32) for key in keys], dtype=np.uint64)
+    dictionary = _PackedDictionary(records.view(np.int64), key_kind(parse_type("INT")))
+    wanted = [key for key in probes + keys[:5] if -2**31 <= key < 2**31]
+    fast, reference = both_paths(dictionary.locate_many, wanted)
+    assert fast == reference
+    assert both_paths(lambda: [dictionary.locate(key) for key in wanted]) == (fast, fast)
 
 
 # --------------------------------------------------------------------------- misuse

@@ -11,6 +11,7 @@
 #include "bit_slices.h"
 #include "bloom.h"
 #include "hashing.h"
+#include "packed_keys.h"
 #include "roaring.h"
 
 /* ----------------------------------------------------------------------- argument checks */
@@ -274,6 +275,137 @@ static PyObject *py_roaring_size(PyObject *self, PyObject *args)
     return PyLong_FromLongLong(size);
 }
 
+/* the (start, end) tuple at index i of a span list */
+static int span_at(PyObject *spans, Py_ssize_t i, Py_ssize_t *start, Py_ssize_t *end)
+{
+    PyObject *span = PySequence_Fast_GET_ITEM(spans, i);
+    if (!PyTuple_Check(span) || PyTuple_GET_SIZE(span) != 2) {
+        PyErr_SetString(PyExc_TypeError, "each span is a (start, end) tuple");
+        return -1;
+    }
+    *start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
+    *end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *py_roaring_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    PyObject *spans_arg, *spans = NULL, *result = NULL;
+    Py_ssize_t limit, start, end, total = 0;
+    if (!PyArg_ParseTuple(args, "y*On", &data, &spans_arg, &limit))
+        return NULL;
+    if (!(spans = PySequence_Fast(spans_arg, "spans: a sequence of (start, end) tuples")))
+        goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(spans);
+    for (Py_ssize_t i = 0; i < count; i++) {  /* the room the headers promise, or None past the limit */
+        if (span_at(spans, i, &start, &end) < 0)
+            goto done;
+        int64_t rows = end < start || end > data.len ? -1 : fi_roaring_cardinality(data.buf, end, start);
+        if (rows < 0 || (total += rows) > limit) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    if (!(result = PyBytes_FromStringAndSize(NULL, 4 * total)))
+        goto done;
+    uint32_t *out = (uint32_t *)PyBytes_AS_STRING(result);
+    int64_t written = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        span_at(spans, i, &start, &end);  /* read once already */
+        int64_t rows = fi_roaring_rows(data.buf, end, start, out + written, total - written);
+        if (rows < 0) {
+            Py_SETREF(result, Py_NewRef(Py_None));
+            goto done;
+        }
+        written += rows;
+    }
+done:
+    Py_XDECREF(spans);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+static PyObject *py_roaring_bitmaps(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    PyObject *spans_arg, *deserialize, *spans = NULL, *result = NULL;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "y*OO", &data, &spans_arg, &deserialize))
+        return NULL;
+    if (!(spans = PySequence_Fast(spans_arg, "spans: a sequence of (start, end) tuples")))
+        goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(spans);
+    if (!(result = PyList_New(count)))
+        goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (span_at(spans, i, &start, &end) < 0) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        int64_t size = end < start || end > data.len ? -1 : fi_roaring_signed_size(data.buf, end, start);
+        PyObject *bytes = size < 0 ? NULL : PyMemoryView_FromMemory((char *)data.buf + start, size, PyBUF_READ);
+        PyObject *bitmap = bytes ? PyObject_CallOneArg(deserialize, bytes) : NULL;
+        Py_XDECREF(bytes);
+        if (!bitmap) {  /* the caller decodes them the slow way, which raises the placed error */
+            if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception))
+                Py_CLEAR(result);  /* KeyboardInterrupt and the like go on */
+            else
+                Py_SETREF(result, (PyErr_Clear(), Py_NewRef(Py_None)));
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, bitmap);
+    }
+done:
+    Py_XDECREF(spans);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+/* ----------------------------------------------------------------------- bitmap V1 dictionaries */
+
+static PyObject *py_packed_locate(PyObject *self, PyObject *args)
+{
+    Py_buffer entries, samples;
+    PyObject *keys_arg, *keys = NULL, *result = NULL;
+    Py_ssize_t n, m, step;
+    if (!PyArg_ParseTuple(args, "y*y*nO", &entries, &samples, &step, &keys_arg))
+        return NULL;
+    if (element_count(&entries, 8, "entries", &n) < 0 || element_count(&samples, 8, "samples", &m) < 0)
+        goto done;
+    if (step < 1 || m != (n + step - 1) / step) {
+        PyErr_Format(PyExc_ValueError, "%zd samples are not every %zd-th of %zd entries", m, step, n);
+        goto done;
+    }
+    if (!(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
+        goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
+    if (!(result = PyList_New(count)))
+        goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int overflow;
+        long long key = PyLong_AsLongLongAndOverflow(PySequence_Fast_GET_ITEM(keys, i), &overflow);
+        if (key == -1 && PyErr_Occurred()) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        int64_t at = overflow || key < INT32_MIN || key > INT32_MAX  /* no 4-byte key */
+            ? -1 : fi_packed_find(entries.buf, n, samples.buf, m, step, (int32_t)key);
+        PyObject *offset = at < 0 ? Py_NewRef(Py_None)
+                                  : PyLong_FromLong((int32_t)(uint32_t)((const int64_t *)entries.buf)[at]);
+        if (!offset) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, offset);
+    }
+done:
+    Py_XDECREF(keys);
+    PyBuffer_Release(&entries);
+    PyBuffer_Release(&samples);
+    return result;
+}
+
 /* ----------------------------------------------------------------------- the module */
 
 static PyMethodDef methods[] = {
@@ -291,6 +423,15 @@ static PyMethodDef methods[] = {
      "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
     {"roaring_size", py_roaring_size, METH_VARARGS,
      "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
+    {"roaring_bitmaps", py_roaring_bitmaps, METH_VARARGS,
+     "roaring_bitmaps(data, spans, deserialize) -> [deserialize(the bytes of the bitmap at data[start:end])] of each "
+     "(start, end) span, or None where one does not frame, holds a row past 2^31 - 1 or fails to deserialize"},
+    {"packed_locate", py_packed_locate, METH_VARARGS,
+     "packed_locate(entries, samples, step, keys) -> for each 4-byte key, the signed offset of its entry among "
+     "the sorted int64 entries key << 32 | offset (samples: entries[::step]), or None"},
+    {"roaring_rows", py_roaring_rows, METH_VARARGS,
+     "roaring_rows(data, spans, limit) -> the uint32 rows of the bitmaps at data[start:end] of each (start, end) "
+     "span, concatenated, or None where one does not decode (see fi_roaring_rows) or they hold more than limit rows"},
     {"column_table", fi_py_column_table, METH_VARARGS,
      "column_table(data, start, end, after, position_bytes, names, decode, entry_type, record_type, table) -> "
      "(records, end of the columns), or None where the container's column table does not read"},

@@ -158,12 +158,17 @@ def serialized_size_of_single_row() -> int:
 
 def deserialize(data, *, offset: int, field: str) -> FrozenBitMap:
     """Decode a portable-format bitmap; trailing bytes are ignored (Roaring is self-delimiting)."""
-    return deserialize_many(data, ((0, None),), base=offset, field=field)[0]
+    return deserialize_many(data, ((0, len(data)),), base=offset, field=field)[0]
 
 
 def deserialize_many(data, spans, *, base: int, field: str) -> list[FrozenBitMap]:
     """``deserialize`` of the bytes ``data[start:end]`` of each (start, end) span, in one loop
-    (a warm bitmap lookup is mostly this; ``base + start`` places an error)."""
+    (a warm bitmap lookup is mostly this; ``base + start`` places an error). The compiled kernel
+    frames and calls pyroaring from C; where a bitmap does not frame or fails, the loop here raises."""
+    if kernels.compiled:
+        bitmaps = kernels.compiled.roaring_bitmaps(data, spans, _DESERIALIZE)
+        if bitmaps is not None:
+            return bitmaps
     decoded = []
     for start, end in spans:
         try:
@@ -179,6 +184,23 @@ def deserialize_many(data, spans, *, base: int, field: str) -> list[FrozenBitMap
 
 
 _DESERIALIZE = FrozenBitMap.deserialize
+
+ROWS_IN_ONE_LIST = 512  # past about 1000 rows, pyroaring's container unions beat building from one unsorted list
+
+
+def union_at(data, spans, bitmaps, *, base: int, field: str) -> FrozenBitMap:
+    """``union(deserialize_many(data, spans, ...) + bitmaps)``. Where they hold few rows, the compiled kernel
+    decodes the spans' bitmaps straight into one list of rows (a bitmap object each costs microseconds), if each
+    is one CRoaring's checks accept with every row a signed int; else they are deserialized (and fail as there)."""
+    if kernels.compiled and len(spans) > 1:
+        rows = kernels.compiled.roaring_rows(data, spans, ROWS_IN_ONE_LIST)
+        if rows is not None and not bitmaps:
+            return FrozenBitMap(array("I", rows), optimize=False)
+        if rows is not None:
+            merged = BitMap(array("I", rows), optimize=False)
+            merged.update(*bitmaps)
+            return frozen(merged)
+    return union([*deserialize_many(data, spans, base=base, field=field), *bitmaps])
 
 
 def union(bitmaps) -> FrozenBitMap:

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 
 from pyroaring import BitMap, FrozenBitMap
 
-from fileindex import errors
+from fileindex import errors, kernels
 from fileindex.decoding import kaitai as kaitai_bridge
 from fileindex.decoding.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import bitmap as fast
@@ -95,7 +95,8 @@ class _PackedDictionary:
     dictionary stays under a megabyte, which keeps the CPU caches warm for the lookups that follow.
     """
 
-    __slots__ = ("packed", "kind")
+    __slots__ = ("packed", "kind", "samples")
+    STEP = 64  # entries a sample stands for: one 512-byte block searched after the samples
 
     def __init__(self, records: np.ndarray, kind: KeyKind):
         packed = records.astype(np.int64)
@@ -103,15 +104,21 @@ class _PackedDictionary:
             packed ^= (packed >> 63) & (kind.floating.magnitude << 32)
         packed.sort()
         self.packed, self.kind = packed, kind
+        self.samples = packed[::self.STEP].copy()  # for the compiled kernel's two-step search
 
     def locate(self, sort_key) -> tuple[int, int] | None:
+        if kernels.compiled:
+            return self.locate_many([sort_key])[0]
         i = int(self.packed.searchsorted(sort_key << 32))
         return _packed_location(self.packed.item(i), sort_key) if i < len(self.packed) else None
 
     def locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
-        """``locate`` of each key, with one vectorized search (and few numpy calls: for the handful
-        of keys of an IN list their fixed cost is most of the lookup)."""
+        """``locate`` of each key: one binary search each in the compiled kernel (a warm lookup is a few
+        microseconds, and a numpy call's fixed cost would be most of it), else one vectorized search."""
         packed = self.packed
+        if kernels.compiled:
+            return [None if offset is None else (offset, -1)
+                    for offset in kernels.compiled.packed_locate(packed, self.samples, self.STEP, sort_keys)]
         if not len(packed):
             return [None] * len(sort_keys)
         found = packed.take(packed.searchsorted(np.array(sort_keys, dtype=np.int64) << 32), mode="clip")
@@ -121,6 +128,15 @@ class _PackedDictionary:
         sort_keys = self.packed >> 32
         offsets = (self.packed & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
         return zip(sort_keys.tolist(), self.kind.sort_keys(sort_keys).tolist(), _locations(offsets, None), strict=True)
+
+
+def _repeats(values: np.ndarray) -> bool:
+    """Whether a value occurs twice. Java writes V1 offsets rising, which one pass tells; else by sorting (not
+    ``np.unique``: numpy 2's hashing takes 200 ms on 100k offsets, most of a cold lookup)."""
+    if (values[1:] > values[:-1]).all():
+        return False
+    ordered = np.sort(values)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def _packed_location(entry: int, sort_key) -> tuple[int, int] | None:
@@ -309,7 +325,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             problem = f"a bitmap offset {int(stored.max())} points past the {region} bytes of bitmaps"
         elif region and (not len(stored) or int(stored.min()) != 0):
             problem = f"the {region} bytes of bitmaps do not start with a bitmap an entry names"
-        elif len(np.unique(stored)) != len(stored):
+        elif _repeats(stored):
             problem = "two entries name the same stored bitmap"
         elif len(stored) and not self._roaring_at(stored):
             problem = "an entry names bytes that do not start a Roaring bitmap"
@@ -461,10 +477,19 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         """The bitmap at each (body offset, length) location (a negative offset is one inline row)
         of the bitmap of each key (None: the null rows, for messages), decoded in one loop."""
         bitmaps: list = [None] * len(locations)
+        spans, placed = self._spans(locations, keys, bitmaps)
+        decoded = roaring.deserialize_many(self._view, spans, base=self._base, field=_BODY)
+        for j, bitmap in zip(placed, decoded, strict=True):
+            bitmaps[j] = bitmap
+        return bitmaps
+
+    def _spans(self, locations: Sequence[tuple[int, int]], keys: Sequence, inline: list) -> tuple[list, list]:
+        """The payload (start, end) span of each stored bitmap among the locations and where it is in them; an
+        inline row's bitmap goes to ``inline`` at its place."""
         spans, placed = [], []
         for j, (offset, length) in enumerate(locations):
             if offset < 0:
-                bitmaps[j] = FrozenBitMap((-1 - offset,))
+                inline[j] = FrozenBitMap((-1 - offset,))
                 continue
             start = self._body_start + offset
             end = self._size if length < 0 else start + length
@@ -475,10 +500,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                     offset=self._offset(start), field=_BODY)
             spans.append((start, end))
             placed.append(j)
-        decoded = roaring.deserialize_many(self._view, spans, base=self._base, field=_BODY)
-        for j, bitmap in zip(placed, decoded, strict=True):
-            bitmaps[j] = bitmap
-        return bitmaps
+        return spans, placed
 
     def _rows_of(self, literal) -> FrozenBitMap:
         """The rows holding ``literal`` (null: the null rows), read once and cached."""
@@ -503,22 +525,29 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def rows_of_keys(self, keys: Sequence) -> list[FrozenBitMap]:
         """The rows of each key (as ``key_of`` makes it; None: the null rows), looked up as queries are."""
         cache = self._bitmaps
+        present = self._locate_uncached(keys)
+        if present:  # cached only once all are decoded: a malformed one must fail again, not read as empty
+            present_keys, present_locations = zip(*present, strict=True)
+            cache.update(zip(present_keys, self._bitmaps_at(present_locations, present_keys), strict=True))
+        return [self._nulls() if key is None else cache[key] for key in keys]
+
+    def _locate_uncached(self, keys: Sequence) -> list[tuple[object, tuple[int, int]]]:
+        """(key, location) of each key not cached yet that the index holds; the keys it does not hold are
+        cached as empty. The keys not read yet are located in one vectorized search."""
+        cache = self._bitmaps
         missing = list(dict.fromkeys(key for key in keys if key is not None and key not in cache))
         if missing and not self._meta_read:
             cache.update((key, _EMPTY) for key in missing if self._surely_absent(key))
             missing = [key for key in missing if key not in cache]
-        if missing:
-            if not self._meta_read:
-                self._read_meta()
-            sort_keys = [self._sort_key(key) for key in missing]
-            locations = self._locate_many(sort_keys) if len(missing) > 1 else [self._locate(sort_keys[0])]
-            located = list(zip(missing, locations, strict=True))
-            present = [(key, location) for key, location in located if location is not None]
-            if present:  # cached only once all are decoded: a malformed one must fail again, not read as empty
-                present_keys, present_locations = zip(*present, strict=True)
-                cache.update(zip(present_keys, self._bitmaps_at(present_locations, present_keys), strict=True))
-            cache.update((key, _EMPTY) for key, location in located if location is None)
-        return [self._nulls() if key is None else cache[key] for key in keys]
+        if not missing:
+            return []
+        if not self._meta_read:
+            self._read_meta()
+        sort_keys = [self._sort_key(key) for key in missing]
+        locations = self._locate_many(sort_keys) if len(missing) > 1 else [self._locate(sort_keys[0])]
+        located = list(zip(missing, locations, strict=True))
+        cache.update((key, _EMPTY) for key, location in located if location is None)
+        return [(key, location) for key, location in located if location is not None]
 
     def _nulls(self) -> FrozenBitMap:
         if self._null_bitmap is None:
@@ -532,9 +561,21 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         return self._null_bitmap
 
     def _in(self, literals: Sequence) -> FrozenBitMap:
+        """The union of the literals' rows. The bitmaps not cached yet are decoded straight into the union (one
+        kernel call, no bitmap object each), and stay uncached: an IN list's values are rarely asked alone."""
         if len(literals) == 1:
             return self._rows_of(literals[0])
-        return roaring.union(self._rows_of_many(literals))
+        keys = [None if literal is None else self._key(literal) for literal in literals]
+        present = self._locate_uncached(keys)
+        cache = self._bitmaps
+        known = [self._nulls() if key is None else cache[key] for key in keys if key is None or key in cache]
+        if not present:
+            return roaring.union(known)
+        present_keys, present_locations = zip(*present, strict=True)
+        inline: list = [None] * len(present)
+        spans, _ = self._spans(present_locations, present_keys, inline)
+        known += [bitmap for bitmap in inline if bitmap is not None]
+        return roaring.union_at(self._view, spans, known, base=self._base, field=_BODY)
 
     def _complement(self, rows: FrozenBitMap) -> FrozenBitMap:
         if not self._meta_read:

@@ -432,3 +432,32 @@ def test_an_absent_string_key_is_answered_without_decoding_the_dictionary(versio
     assert set(reader.visit_equal("recalled").bitmap) == set() and not reader._meta_read
     assert set(reader.visit_in(["games", "food"]).bitmap) == set() and not reader._meta_read
     assert set(reader.visit_equal("toys").bitmap) == {1, 2} and reader._meta_read
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["kernels", "reference"])
+def test_an_in_list_naming_a_bitmap_past_java_ints_fails_at_its_offset(monkeypatch, compiled):
+    """IN decodes its bitmaps straight into one row list where the kernels are built; a bitmap holding a row
+    past Java's signed int (its container key changed to 0x8000) fails there as an equality does."""
+    from fileindex import kernels
+    from fileindex.errors import InvalidEncodingError
+
+    if not compiled:
+        monkeypatch.setattr(kernels, "compiled", None)
+    payload = bytearray(build(pa.array([1, 2, 2, 3, 3, 3], pa.int32()), parse_type("INT"), {}))
+    probe = BitmapReader(bytes(payload), parse_type("INT"))
+    probe.visit_is_null()  # reads the dictionary
+    start = probe._body_start + probe._locate(3)[0]
+    payload[start + 8:start + 10] = (0x8000).to_bytes(2, "little")  # the first container's key
+    reader = BitmapReader(bytes(payload), parse_type("INT"), base_offset=1000)
+    assert rows(reader.visit_in([1, 2])) == {0, 1, 2}
+    with pytest.raises(InvalidEncodingError, match="does not fit Java's signed int") as raised:
+        reader.visit_in([2, 3])
+    assert raised.value.offset == 1000 + start
+
+
+@given(st.lists(st.integers(0, 50), max_size=40), st.booleans())
+def test_repeated_v1_offsets_are_found_rising_or_not(offsets, rising):
+    from fileindex.indexes.bitmap.reader import _repeats
+
+    values = np.array(sorted(offsets) if rising else offsets, dtype=np.int64)
+    assert _repeats(values) == (len(set(offsets)) != len(offsets))
