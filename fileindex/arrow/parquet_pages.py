@@ -4,9 +4,12 @@ pyarrow reads whole row groups: one row of a 1M-row group decodes a million valu
 Writers that keep page indexes (parquet-mr, and so Java Paimon; arrow-rs, and so pypaimon-rust) say
 in each column chunk's offset index where every data page starts and which row it starts with. For
 each column this module copies the pages holding a wanted row (after the chunk's dictionary page)
-into a small Parquet file of that one column, one row group with a footer of its own, and lets
-pyarrow decode that; the wanted rows are then taken from it. Where the rows lie on most of a chunk's
-pages, the row group is read whole instead.
+into a small Parquet file, one row group with a footer of its own (the columns whose chosen pages cover
+the same rows share one copy: a pyarrow read each copy), and lets pyarrow decode that; the wanted rows
+are then taken from it. A required INT32, INT64, FLOAT or DOUBLE column's PLAIN pages (a sorted key's,
+a sequence number's) are decoded here instead: the page decompressed by Arrow's codec to exactly the
+bytes its rows' values take, those bytes the values. Where the rows lie on most of a chunk's pages, the
+row group is read whole instead.
 
 The exit: pyarrow cannot read chosen rows of a row group. Arrow C++ selects pages by row ranges
 (``RowRanges``) inside its reader, and apache/arrow#48635 asks for that in pyarrow; the day pyarrow
