@@ -165,13 +165,14 @@ CANDIDATE_KEYS = 1024
 def _candidate_keys(item: FileRead, spec: MergeSpec, predicate: Predicate) -> Predicate | None:
     """For a deduplicate table with one key field, ``key IN (...)``: the keys of the records each file's index
     says may match ``predicate``, so that the bucket's read merges only their records (NOTHING where no record
-    may); None where a file's index cannot say which records (or too many may): the bucket is merged whole.
+    may); None where a file's index cannot say which records (or too many may), or the table does not read its
+    indexes (``file-index.read.enabled=false``): the bucket is merged whole.
 
     Sound: a deduplicate row is one record of its key (the last, or the last that is not a retraction), and it
     is in the answer only if that record matches, so its key is among the keys of the records that may match;
     every file's records of those keys are read (a newer record that does not match wins and is filtered out),
     so those keys' rows are merged exactly as the whole bucket's would be, and the exact filter runs after."""
-    if spec.engine != DEDUPLICATE or len(spec.keys) != 1:
+    if spec.engine != DEDUPLICATE or len(spec.keys) != 1 or not spec.file_index_read:
         return None
     key = spec.keys[0]
     kind = spec.types()[key]
