@@ -165,10 +165,19 @@ def make_table(args, rare_id: int) -> str:
         shutil.rmtree(args.data, ignore_errors=True)
         args.data.mkdir(parents=True)
         started = time.perf_counter()
-        where.write_text(write(args.data, args.rows, args.buckets, args.updates, rare_id))
+        where.write_text(os.path.relpath(write(args.data, args.rows, args.buckets, args.updates, rare_id), args.data))
         print(f"Java Paimon 0.9.0 wrote the table in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         marker.write_text(recipe)
-    return where.read_text()
+    return table_root(args.data, where.read_text())
+
+
+def table_root(data: Path, stored: str) -> str:
+    """The table's root from ROOT: relative to --data (a checkout's cache may be shared by several worktrees, and
+    one that wrote an absolute path may be gone); an absolute path, as older runs wrote, from its warehouse on."""
+    path = Path(stored)
+    if path.is_absolute() and "warehouse" in path.parts:
+        path = Path(*path.parts[path.parts.index("warehouse"):])
+    return str(data / path)
 
 
 def main() -> None:
@@ -179,6 +188,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--data", type=Path, default=ROOT / ".cache" / "bench-pk")
     parser.add_argument("--readers", default=",".join(READERS), help="comma-separated, of " + ", ".join(READERS))
+    parser.add_argument("--queries", default="every row,one key,indexed value",
+                        help="comma-separated, of: every row, one key, indexed value")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     rare_id = args.rows // 3 + 7
@@ -191,6 +202,8 @@ def main() -> None:
     queries = [{"name": "every row", "where": None, "equal": None},
                {"name": "one key", "where": f"id = {some_id}", "equal": ["id", some_id]},
                {"name": "indexed value", "where": f"cat = '{RARE}'", "equal": ["cat", RARE]}]
+    chosen = {name.strip() for name in args.queries.split(",")}
+    queries = [query for query in queries if query["name"] in chosen]
     readers = [r.strip() for r in args.readers.split(",")]
     environment = {**os.environ, "PYTHONPATH": ""}
     print(f"{args.rows:,} keys, {args.buckets} buckets, {args.updates} update commits of a tenth of the keys; "

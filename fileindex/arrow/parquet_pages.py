@@ -4,9 +4,12 @@ pyarrow reads whole row groups: one row of a 1M-row group decodes a million valu
 Writers that keep page indexes (parquet-mr, and so Java Paimon; arrow-rs, and so pypaimon-rust) say
 in each column chunk's offset index where every data page starts and which row it starts with. For
 each column this module copies the pages holding a wanted row (after the chunk's dictionary page)
-into a small Parquet file of that one column, one row group with a footer of its own, and lets
-pyarrow decode that; the wanted rows are then taken from it. Where the rows lie on most of a chunk's
-pages, the row group is read whole instead.
+into a small Parquet file, one row group with a footer of its own (the columns whose chosen pages cover
+the same rows share one copy: a pyarrow read each copy), and lets pyarrow decode that; the wanted rows
+are then taken from it. A required INT32, INT64, FLOAT or DOUBLE column's PLAIN pages (a sorted key's,
+a sequence number's) are decoded here instead: the page decompressed by Arrow's codec to exactly the
+bytes its rows' values take, those bytes the values. Where the rows lie on most of a chunk's pages, the
+row group is read whole instead.
 
 The exit: pyarrow cannot read chosen rows of a row group. Arrow C++ selects pages by row ranges
 (``RowRanges``) inside its reader, and apache/arrow#48635 asks for that in pyarrow; the day pyarrow
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import os
 import struct
@@ -197,12 +201,29 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
               columns: list[str]) -> dict[str, pa.Array | None]:
     """``rows`` (ascending positions within row group ``group``) of each of ``columns``, in the type pyarrow
     infers from the Parquet schema alone; None for a column where they lie on most of the pages (read it
-    whole). Raises Unreadable when the pages cannot be read this way."""
+    whole). Raises Unreadable when the pages cannot be read this way.
+
+    A required fixed-width column's PLAIN pages are decoded here (decompressed by Arrow's codec, the values
+    its buffer); the other columns' pages are copied, the columns whose pages cover the same rows into one
+    copy, read by pyarrow at once (each read of a copy costs a footer's parse and a reader's setup)."""
     if not 0 <= group < len(footer.row_groups):
         raise Unreadable(f"no row group {group}")
     positions = compute.int64_array(rows)
+    found: dict[str, pa.Array | None] = {}
     with open(path, "rb") as file:
-        return {name: _column_rows(file.fileno(), footer, group, footer.leaves[name], positions) for name in columns}
+        fd = file.fileno()
+        copies: dict[tuple[int, ...], list[_Chosen]] = {}
+        for name in columns:
+            chosen = _chosen_pages(fd, footer, group, footer.leaves[name], positions)
+            if chosen is None:
+                found[name] = None
+            elif (plain := _plain_rows(fd, footer, chosen)) is not None:
+                found[name] = plain
+            else:
+                copies.setdefault(chosen.spans, []).append(chosen)
+        for together in copies.values():
+            found.update(_copied_rows(fd, footer, together))
+    return {name: found[name] for name in columns}
 
 
 @dataclass(frozen=True)
@@ -361,7 +382,26 @@ def _page_header(fd: int, at: int, size: int) -> PageHeader:
     return header
 
 
-def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.Int64Array) -> pa.Array | None:
+@dataclass(frozen=True)
+class _Chosen:
+    """The pages of a column chunk that hold the wanted rows, and those rows' positions among the pages' rows
+    (the pages taken one after another)."""
+
+    name: str
+    group: int
+    leaf: int
+    table: PageTable
+    pages: list[int]
+    positions: pa.Int64Array
+    spans: tuple[int, ...]  # the first row of each page and the row after it: columns alike share a copy
+
+    @property
+    def rows(self) -> int:
+        return sum(high - low for low, high in zip(self.spans[::2], self.spans[1::2], strict=True))
+
+
+def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.Int64Array) -> _Chosen | None:
+    """The pages of the chunk holding ``rows``; None where they hold most of its bytes (read it whole)."""
     table = footer.pages(fd, group, leaf)
     offsets, sizes, firsts = table.offsets, table.sizes, table.firsts
     view = compute.int64_view(rows)
@@ -372,36 +412,137 @@ def _column_rows(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.I
     wanted = [page for page in range(len(offsets)) if cuts[page + 1] > cuts[page]]
     if sum(sizes[page] for page in wanted) > WHOLE_SHARE * sum(sizes):
         return None
-    encoded = footer.dictionary_encoded(fd, group, leaf)
-    prefix = _dictionary_page(fd, table, [encoded[page] for page in wanted])
-    # one row group: the dictionary page where a copied page refers to it, then the wanted pages one after
-    # another (each page stands alone)
-    out = bytearray(b"PAR1")
-    out += prefix
-    pages_at = len(out)
-    for run in _adjacent(wanted):  # adjacent pages, read at once
-        out += _read_exactly(fd, offsets[run[0]], offsets[run[-1]] + sizes[run[-1]] - offsets[run[0]])
-    # each wanted page's rows, as positions in the copy (where the page's rows start in it)
-    positions, base = [], 0
+    # each wanted page's rows, as positions in the pages taken one after another
+    positions, base, spans = [], 0, []
     for page in wanted:
         on_page = rows.slice(cuts[page], cuts[page + 1] - cuts[page])
         positions.append(compute.shifted(on_page, base - firsts[page]))
         base += firsts[page + 1] - firsts[page]
-    tail = encode(_copy_footer(footer, group, leaf, pages_at, len(out) - FIRST_PAGE_AT, base, bool(prefix)))
-    out += tail + len(tail).to_bytes(4, "little") + b"PAR1"
-    # strings behind a dictionary page read as a dictionary: a page's 20k strings are not built to take a few
-    strings = _chunk(footer, group, leaf)[2].type == BYTE_ARRAY
-    as_dictionary = [footer.meta.schema[1 + leaf].name] if prefix and strings else None
+        spans += [firsts[page], firsts[page + 1]]
+    name = footer.meta.schema[1 + leaf].name
+    return _Chosen(name, group, leaf, table, wanted, pa.concat_arrays(positions), tuple(spans))
+
+
+def _plain_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> pa.Array | None:
+    """The wanted rows of a required INT32, INT64, FLOAT or DOUBLE column whose chosen pages are PLAIN-encoded
+    (data pages v1 or v2 whose headers the page table was checked against), decoded here: each page's values
+    are its bytes (decompressed to exactly the size its rows take), read as Arrow's buffer. None where the
+    column or a page is not so (the pages are copied for pyarrow instead)."""
+    kind = _plain_type(footer.meta.schema[1 + chosen.leaf])
+    codec = _codec(_chunk(footer, chosen.group, chosen.leaf)[2].codec)
+    encoded = footer.dictionary_encoded(fd, chosen.group, chosen.leaf)  # (every header checked against the index)
+    if kind is None or codec is False or any(encoded[page] for page in chosen.pages):
+        return None
+    table, width = chosen.table, kind.bit_width // 8
+    pages = []
+    for page in chosen.pages:
+        raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
+        header, taken = decode(PageHeader, raw, len(raw))
+        count = table.firsts[page + 1] - table.firsts[page]
+        values = _plain_values(header, raw[taken:], count * width, codec)
+        if values is None:
+            return None
+        pages.append(pa.Array.from_buffers(kind, count, [None, values]))
+    return compute.call("take", pa.chunked_array(pages, kind), chosen.positions).combine_chunks()
+
+
+PLAIN, REQUIRED = 0, 0  # parquet.thrift's Encoding PLAIN, FieldRepetitionType REQUIRED
+PLAIN_TYPES = {1: pa.int32(), 2: pa.int64(), 4: pa.float32(), 5: pa.float64()}  # Type INT32, INT64, FLOAT, DOUBLE
+SIGNED_INTEGERS = {(1, 17): 32, (2, 18): 64}  # (Type, ConvertedType INT_32 / INT_64): its width
+
+
+def _plain_type(element: Any) -> pa.DataType | None:
+    """The Arrow type pyarrow reads a required column of ``element`` as, where it is a fixed-width number read
+    from its bytes as they are (no logical type but a signed integer of the physical width); None otherwise."""
+    kind = PLAIN_TYPES.get(element.type)
+    if kind is None or element.repetition_type != REQUIRED:
+        return None
+    logical, converted = element.logicalType, element.converted_type
+    if logical is None and converted is None:
+        return kind
+    width = SIGNED_INTEGERS.get((element.type, converted)) if converted is not None else None
+    integer = logical.INTEGER if logical is not None else None
+    if logical is not None and (integer is None or not integer.isSigned or integer.bitWidth != kind.bit_width
+                                or any(getattr(logical, name) is not None
+                                       for name in logical.__slots__ if name != "INTEGER")):
+        return None
+    return kind if converted is None or width == kind.bit_width else None
+
+
+CODECS = {0: None, 1: "snappy", 2: "gzip", 4: "brotli", 6: "zstd", 7: "lz4_raw"}  # parquet.thrift's CompressionCodec
+
+
+@functools.cache
+def _codec(number: int) -> pa.Codec | None | bool:
+    """Arrow's codec of a chunk's CompressionCodec; None: uncompressed; False: not one decoded here."""
+    name = CODECS.get(number, False)
+    if not name:
+        return name
+    return pa.Codec(name) if pa.Codec.is_available(name) else False
+
+
+def _plain_values(header: PageHeader, body: bytes, size: int, codec: pa.Codec | None) -> pa.Buffer | None:
+    """The ``size`` bytes of a required column's PLAIN data page (``body``: what follows its header); None for
+    another encoding, a page with levels, or one whose size is not its values'."""
+    v1, v2 = header.data_page_header, header.data_page_header_v2
+    if header.type == DATA_PAGE and v1 is not None and v1.encoding == PLAIN:
+        compressed = codec is not None
+    elif header.type == DATA_PAGE_V2 and v2 is not None and v2.encoding == PLAIN and not v2.num_nulls \
+            and not v2.definition_levels_byte_length and not v2.repetition_levels_byte_length:
+        compressed = codec is not None and v2.is_compressed is not False
+    else:
+        return None
+    if header.uncompressed_page_size != size or (not compressed and len(body) != size):
+        return None  # (not values alone: left to pyarrow)
+    if not compressed:
+        return pa.py_buffer(body)
     try:
-        column = pq.ParquetFile(pa.BufferReader(pa.py_buffer(out)), read_dictionary=as_dictionary).read(
-            use_threads=False).column(0)
+        values = codec.decompress(body, size)  # type: ignore[union-attr]
+    except (pa.ArrowException, ValueError) as err:
+        raise Unreadable(f"a page that does not decompress: {err}") from None
+    if values.size != size:
+        raise Unreadable(f"a page that decompresses to {values.size} bytes, not {size}")
+    return values
+
+
+def _copied_rows(fd: int, footer: PagedFooter, columns: list[_Chosen]) -> dict[str, pa.Array]:
+    """The wanted rows of ``columns`` (whose chosen pages cover the same rows), their pages copied into one
+    Parquet file of one row group, a chunk a column (its dictionary page where a copied page refers to it, then
+    its wanted pages one after another: each page stands alone), decoded by pyarrow."""
+    group = columns[0].group
+    out = bytearray(b"PAR1")
+    chunks: list[tuple[int, int, int, bool]] = []  # (leaf, where its chunk starts, where its pages start, dict)
+    dictionaries: list[str] = []
+    for column in columns:
+        encoded = footer.dictionary_encoded(fd, group, column.leaf)
+        prefix = _dictionary_page(fd, column.table, [encoded[page] for page in column.pages])
+        chunk_at = len(out)
+        out += prefix
+        pages_at = len(out)
+        offsets, sizes = column.table.offsets, column.table.sizes
+        for run in _adjacent(column.pages):  # adjacent pages, read at once
+            out += _read_exactly(fd, offsets[run[0]], offsets[run[-1]] + sizes[run[-1]] - offsets[run[0]])
+        chunks.append((column.leaf, chunk_at, pages_at, bool(prefix)))
+        # strings behind a dictionary page read as a dictionary: a page's 20k strings are not built to take a few
+        if prefix and _chunk(footer, group, column.leaf)[2].type == BYTE_ARRAY:
+            dictionaries.append(column.name)
+    rows = columns[0].rows
+    tail = encode(_copy_footer(footer, group, chunks, len(out), rows))
+    out += tail + len(tail).to_bytes(4, "little") + b"PAR1"
+    try:
+        read = pq.ParquetFile(pa.BufferReader(pa.py_buffer(out)), read_dictionary=dictionaries or None).read(
+            use_threads=False)
     except (pa.ArrowException, OSError, ValueError) as err:
         raise Unreadable(f"pyarrow cannot read the copied pages: {err}") from None
-    if len(column) != base:
+    if read.num_rows != rows or read.num_columns != len(columns):
         raise Unreadable("the copied pages hold another number of rows")
-    taken = compute.call("take", column, pa.concat_arrays(positions)).combine_chunks()
-    # (decoded by the kernel: DictionaryArray.dictionary_decode imports pyarrow.compute, a cold read's tenth)
-    return compute.call("take", taken.dictionary, taken.indices) if as_dictionary else taken
+    found = {}
+    for at, column in enumerate(columns):
+        taken = compute.call("take", read.column(at), column.positions).combine_chunks()
+        # (decoded by the kernel: DictionaryArray.dictionary_decode imports pyarrow.compute, a cold read's tenth)
+        found[column.name] = compute.call("take", taken.dictionary, taken.indices) \
+            if column.name in dictionaries else taken
+    return found
 
 
 def _adjacent(pages: list[int]) -> list[list[int]]:
@@ -425,27 +566,34 @@ def _dictionary_page(fd: int, table: PageTable, dictionary_encoded: list[bool]) 
     return _read_exactly(fd, *table.dictionary)
 
 
-def _copy_footer(footer: PagedFooter, group: int, leaf: int, pages_at: int, size: int, rows: int,
-                 with_dictionary: bool) -> FileMetaData:
-    """The footer of a copy of a column's pages (after a copy of its dictionary page): the column's schema
-    element and column order as the file holds them, one row group of ``rows`` rows."""
-    meta = _chunk(footer, group, leaf)[2]
-    copied = ColumnMetaData(type=meta.type, encodings=meta.encodings, path_in_schema=meta.path_in_schema,
-                            codec=meta.codec, num_values=rows,
-                            total_uncompressed_size=meta.total_uncompressed_size,  # (an upper bound)
-                            total_compressed_size=size, data_page_offset=pages_at,
-                            dictionary_page_offset=FIRST_PAGE_AT if with_dictionary else None)
-    chunk = ColumnChunk(file_offset=FIRST_PAGE_AT, meta_data=copied)
-    row_group = RowGroup(columns=[chunk], total_byte_size=size, num_rows=rows, file_offset=FIRST_PAGE_AT,
+def _copy_footer(footer: PagedFooter, group: int, chunks: list[tuple[int, int, int, bool]], end: int,
+                 rows: int) -> FileMetaData:
+    """The footer of a copy of some columns' pages: per (leaf, where its chunk starts, where its data pages
+    start, whether a dictionary page starts it), the column's chunk, its schema element and column order as the
+    file holds them; one row group of ``rows`` rows, its chunks ending at ``end``."""
+    copied = []
+    for (leaf, chunk_at, pages_at, with_dictionary), next_at in zip(
+            chunks, [chunk_at for _, chunk_at, _, _ in chunks[1:]] + [end], strict=True):
+        meta = _chunk(footer, group, leaf)[2]
+        size = next_at - chunk_at
+        copied.append(ColumnChunk(file_offset=chunk_at, meta_data=ColumnMetaData(
+            type=meta.type, encodings=meta.encodings, path_in_schema=meta.path_in_schema, codec=meta.codec,
+            num_values=rows, total_uncompressed_size=meta.total_uncompressed_size,  # (an upper bound)
+            total_compressed_size=size, data_page_offset=pages_at,
+            dictionary_page_offset=chunk_at if with_dictionary else None)))
+    size = end - FIRST_PAGE_AT
+    row_group = RowGroup(columns=copied, total_byte_size=size, num_rows=rows, file_offset=FIRST_PAGE_AT,
                          total_compressed_size=size)
     schema = footer.meta.schema
     orders = footer.meta.column_orders
     if orders is not None and len(orders) != len(footer.leaves):
         raise Unreadable("column orders not one for each column")
-    return FileMetaData(version=footer.meta.version, schema=[_replaced(schema[0], num_children=1), schema[1 + leaf]],
+    leaves = [leaf for leaf, _, _, _ in chunks]
+    return FileMetaData(version=footer.meta.version,
+                        schema=[_replaced(schema[0], num_children=len(leaves)), *(schema[1 + leaf] for leaf in leaves)],
                         num_rows=rows, row_groups=[row_group],
                         created_by=footer.meta.created_by,  # (readers work around known writer bugs by it)
-                        column_orders=None if orders is None else [orders[leaf]])
+                        column_orders=None if orders is None else [orders[leaf] for leaf in leaves])
 
 
 def _replaced(value: Any, **changes: Any) -> Any:

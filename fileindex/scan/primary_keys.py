@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.arrow.types import arrow_type
-from fileindex.indexes.result import SKIP
+from fileindex.indexes.result import SKIP, Rows
 from fileindex.merge.layout import SEQUENCE_NUMBER, VALUE_KIND, key_column, key_value_file, read_columns
 from fileindex.merge.pruning import (
     FILE_INDEX,
@@ -34,8 +34,9 @@ from fileindex.merge.pruning import (
     prune_bucket,
     value_statistics_test,
 )
-from fileindex.merge.spec import MergeSpec, merge_spec
-from fileindex.predicate.tree import Predicate
+from fileindex.merge.spec import DEDUPLICATE, MergeSpec, merge_spec
+from fileindex.predicate.operators import Operator
+from fileindex.predicate.tree import Leaf, Predicate, and_
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches
@@ -137,6 +138,10 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
     assert spec is not None and item.group  # (a bucket's read carries its merge and files)
     wanted = read_columns(spec, schema.names)
     over_keys = key_predicate(spec, predicate) if predicate is not None else None
+    if predicate is not None and (candidates := _candidate_keys(item, spec, predicate)) is not None:
+        if candidates is NOTHING:
+            return
+        over_keys = candidates if over_keys is None else and_(over_keys, candidates)
     files = [key_value_file(task.table_entry(), spec, task.name,
                             partial(_file_batches, task, spec, wanted, over_keys, types)) for task in item.group]
     from fileindex.merge.reader import merge_bucket  # (numpy's merge: imported by the first bucket read)
@@ -149,6 +154,51 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
             table = filtered(table, predicate, types)
         if table.num_rows:
             yield table
+
+
+NOTHING = Leaf(Operator.IN, "", ())  # no key can be in the answer
+# the most records a bucket's indexes may match for it to be read by their keys (else it is merged whole): the keys
+# become a predicate's literals, tested against each file's row groups and pages
+CANDIDATE_KEYS = 1024
+
+
+def _candidate_keys(item: FileRead, spec: MergeSpec, predicate: Predicate) -> Predicate | None:
+    """For a deduplicate table with one key field, ``key IN (...)``: the keys of the records each file's index
+    says may match ``predicate``, so that the bucket's read merges only their records (NOTHING where no record
+    may); None where a file's index cannot say which records (or too many may), or the table does not read its
+    indexes (``file-index.read.enabled=false``): the bucket is merged whole.
+
+    Sound: a deduplicate row is one record of its key (the last, or the last that is not a retraction), and it
+    is in the answer only if that record matches, so its key is among the keys of the records that may match;
+    every file's records of those keys are read (a newer record that does not match wins and is filtered out),
+    so those keys' rows are merged exactly as the whole bucket's would be, and the exact filter runs after."""
+    if spec.engine != DEDUPLICATE or len(spec.keys) != 1 or not spec.file_index_read:
+        return None
+    key = spec.keys[0]
+    kind = spec.types()[key]
+    if kind.root not in INTEGERS and not kind.is_string:
+        return None  # (keys compared as Python values: integers and strings)
+    found: list[pa.Array] = []
+    count = 0
+    for task in item.group:
+        table, entry = task.table, task.table_entry()
+        assert table is not None
+        result = table.verdict(entry, predicate).result
+        if result is SKIP:
+            continue
+        if not isinstance(result, Rows):
+            return None
+        count += result.cardinality
+        if count > CANDIDATE_KEYS:
+            return None
+        reader = task.open()
+        stored = _stored_keys(task, spec, reader)[0]
+        if stored is None:
+            return None
+        rows = np.fromiter(result.bitmap, dtype=np.int64, count=result.cardinality)
+        found.append(reader.read_rows(rows, [stored]).column(0).combine_chunks())
+    keys = sorted(set(pa.concat_arrays(found).to_pylist())) if found else []
+    return Leaf(Operator.IN, key, tuple(keys)) if keys else NOTHING
 
 
 QUEUED = 4  # merged tables a bucket read ahead may hold before its reader waits for the consumer
@@ -237,9 +287,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         return None if old is None else old.name
 
     wanted: list[tuple[str, str | None, pa.DataType]] = []  # (current name, name in the file, type)
-    for key in spec.keys:  # (a file written in thin mode, ``data-file.thin-mode``, holds the key as a value only)
-        old = in_file(key)
-        stored = key_column(old) if old and key_column(old) in present else old
+    for key, stored in zip(spec.keys, _stored_keys(task, spec, reader), strict=True):
         wanted.append((key_column(key), stored, arrow_type(fields[key].type)))
     wanted += [(SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.int64()), (VALUE_KIND, VALUE_KIND, pa.int8())]
     wanted += [(name, in_file(name), arrow_type(fields[name].type)) for name in values]
@@ -258,6 +306,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
             from_keys.update((value, in_file_keys[key]) for key in spec.keys
                              if (value := in_file(key)) is not None and value in present)
             batches = _selected(reader, rows, keys, read, from_keys)
+            over_keys = None  # (the records read are those the key filter kept: not filtered again)
     for batch in batches:
         columns = []
         for _, old, kind in wanted:
@@ -271,6 +320,23 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
             keys = pa.table({key: batch.column(key_column(key)) for key in spec.keys})
             batch = compute.call("filter", batch, compute.bool_array(matches(keys, over_keys, types)))
         yield batch
+
+
+def _stored_keys(task: DataFileTask, spec: MergeSpec, reader: DataFileReader) -> list[str | None]:
+    """Each key field's column in the file (fields matched by id: an older schema may name them otherwise): its
+    ``_KEY_`` column, or in a file written in thin mode (``data-file.thin-mode``) its value column; None where
+    the file has neither."""
+    table = task.table
+    assert table is not None
+    by_id = table.data_schema(task.table_entry()).by_id()
+    fields = table.schema.by_name()
+    present = set(reader.arrow_schema.names)
+    stored: list[str | None] = []
+    for key in spec.keys:
+        old = by_id.get(fields[key].id)
+        name = None if old is None else key_column(old.name) if key_column(old.name) in present else old.name
+        stored.append(name if name in present else None)
+    return stored
 
 
 def _selected(reader: DataFileReader, rows: np.ndarray, keys: pa.Table, read: list[str],

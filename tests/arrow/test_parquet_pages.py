@@ -33,8 +33,11 @@ def sample_table(rows: int, seed: int) -> pa.Table:
     ids = rng.permutation(rows).astype(np.int64)
     nulls = rng.random(rows) < 0.2
     start = dt.datetime(2026, 1, 1)
-    return pa.table({
+    table = pa.table({
         "id": ids,
+        "key": pa.array(ids * 3, pa.int64()),
+        "count": pa.array(ids % 1000, pa.int32()),
+        "weight": pa.array(rng.random(rows), pa.float64()),
         "name": pa.array([None if n else f"name-{i % 97}" for i, n in zip(ids, nulls, strict=True)]),
         "ts": pa.array([start + dt.timedelta(seconds=int(i)) for i in ids], pa.timestamp("us")),
         "zoned": pa.array([start + dt.timedelta(minutes=int(i)) for i in ids], pa.timestamp("ms", tz="UTC")),
@@ -44,6 +47,10 @@ def sample_table(rows: int, seed: int) -> pa.Table:
         "day": pa.array([dt.date(2026, 1, 1) + dt.timedelta(days=int(i) % 400) for i in ids], pa.date32()),
         "blob": pa.array([bytes([int(i) % 256]) * (int(i) % 5) for i in ids], pa.binary()),
     })
+    return table.cast(pa.schema([field.with_nullable(field.name not in REQUIRED) for field in table.schema]))
+
+
+REQUIRED = ("key", "count", "weight")  # required numbers: their PLAIN pages are decoded without pyarrow
 
 
 def write(path, table, **options) -> str:
@@ -436,3 +443,66 @@ def test_page_reads_equal_row_group_reads(tmp_path_factory, options, seed, data)
     got = DataFileReader(path).read_rows(rows, columns)
     assert got.schema == table.select(columns).schema
     assert same(got, expected(table, rows, columns))
+
+
+@pytest.fixture
+def copies(monkeypatch):
+    """The columns of each copy of pages pyarrow decodes (a list of names a copy)."""
+    seen: list[list[str]] = []
+    original = parquet_pages._copied_rows
+
+    def counted(fd, footer, columns):
+        seen.append([column.name for column in columns])
+        return original(fd, footer, columns)
+
+    monkeypatch.setattr(parquet_pages, "_copied_rows", counted)
+    return seen
+
+
+@pytest.mark.parametrize("options", [{"compression": codec, "data_page_version": version}
+                                     for codec in ("none", "snappy", "zstd", "gzip", "brotli", "lz4")
+                                     for version in ("1.0", "2.0")], ids=str)
+def test_required_numbers_are_read_from_their_plain_pages_without_a_copy(tmp_path, copies, options):
+    table = sample_table(12_000, seed=7)
+    path = write(tmp_path / "f.parquet", table, data_page_size=1, write_batch_size=500, use_dictionary=False,
+                 **options)
+    rows = np.array([0, 1, 499, 500, 7_777, 11_999], dtype=np.int64)
+    columns = [*REQUIRED, "id", "name"]
+    assert same(DataFileReader(path).read_rows(rows, columns), expected(table, rows, columns))
+    assert copies == [["id", "name"]]  # (the required columns' pages: decoded from their bytes)
+
+
+def test_dictionary_pages_of_required_numbers_are_copied(tmp_path, copies):
+    table = sample_table(12_000, seed=8)
+    path = write(tmp_path / "f.parquet", table, data_page_size=1, write_batch_size=500)
+    rows = np.array([3, 9_000], dtype=np.int64)
+    assert same(DataFileReader(path).read_rows(rows, ["count"]), expected(table, rows, ["count"]))
+    assert copies == [["count"]]
+
+
+def test_columns_whose_pages_cover_the_same_rows_share_one_copy(tmp_path, copies):
+    """One pyarrow read for the columns whose chosen pages hold the same rows, one more for each other set."""
+    table = sample_table(12_000, seed=9)
+    path = write(tmp_path / "f.parquet", table, data_page_size=1, write_batch_size=500, use_dictionary=False)
+    rows = np.array([10, 6_001], dtype=np.int64)
+    columns = ["id", "name", "ts", "blob"]
+    assert same(DataFileReader(path).read_rows(rows, columns), expected(table, rows, columns))
+    assert copies == [columns]
+    copies.clear()
+    path = write(tmp_path / "g.parquet", table, data_page_size=2048, write_batch_size=100,  # (pages by size)
+                 use_dictionary=False)
+    footer = parquet_pages.PagedFooter.read(path)
+    with open(path, "rb") as file:
+        firsts = {name: footer.pages(file.fileno(), 0, footer.leaves[name]).firsts for name in columns}
+    assert len(set(firsts.values())) > 1
+    assert same(DataFileReader(path).read_rows(rows, columns), expected(table, rows, columns))
+    assert sorted(map(sorted, copies)) == sorted(map(sorted, _alike(firsts, rows)))
+
+
+def _alike(firsts: dict[str, tuple[int, ...]], rows: np.ndarray) -> list[list[str]]:
+    """The columns grouped by the rows their pages holding ``rows`` cover."""
+    groups: dict[tuple, list[str]] = {}
+    for name, starts in firsts.items():
+        pages = sorted({int(np.searchsorted(starts, row, side="right")) - 1 for row in rows})
+        groups.setdefault(tuple((starts[p], starts[p + 1]) for p in pages), []).append(name)
+    return list(groups.values())

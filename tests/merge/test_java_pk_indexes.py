@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from java_oracle import pk_tables_java
 
+import fileindex.scan.primary_keys as primary_keys
 from fileindex import PaimonTable
 from fileindex.kit.rows import canonical_rows, sort_rows
 from fileindex.merge.pruning import WHOLE_BUCKET
@@ -24,7 +25,7 @@ PREDICATES = ["cat = 'c3'", "cat = 'moved'", "cat = 'nowhere'", "cat IN ('moved'
 
 
 @pytest.mark.java
-def test_java_written_indexes_prune_whole_buckets_and_the_rows_stay_javas(tmp_path):
+def test_java_written_indexes_prune_whole_buckets_and_the_rows_stay_javas(tmp_path, monkeypatch):
     with pk_tables_java() as (_, java):
         root = java.ask({"op": "create", "warehouse": str(tmp_path), "table": "t", "primary_keys": ["id"],
                          "partition_keys": [], "columns": [["id", "INT"], ["name", "STRING"], ["cat", "STRING"]],
@@ -44,9 +45,17 @@ def test_java_written_indexes_prune_whole_buckets_and_the_rows_stay_javas(tmp_pa
     for entry in entries:  # Java's index of a key-value file is this project's index of its value column
         built = build_data_file_index(table.store.data_file(entry, table.schema), AS_JAVA_09_WRITES, writer="0.9")
         assert entry.embedded_index == built.held  # (small: in the manifest, below file-index.in-manifest-threshold)
+    chosen: dict[str, list] = {}
+    original = primary_keys._candidate_keys
     for where, java_read in reads.items():
+        monkeypatch.setattr(primary_keys, "_candidate_keys",
+                            lambda *args, where=where: chosen.setdefault(where, []).append(original(*args))
+                            or chosen[where][-1])
         scan = PaimonTable(root).scan(where)
         assert canonical_rows(scan.to_arrow(), table) == sort_rows(java_read["rows"]), where
+    # the kept buckets merged only their candidate keys' records: key 3's too (c3 in the compacted file's index),
+    # whose newer record ('moved', in a file whose index holds no c3) won and was filtered out
+    assert any(found is not None and 3 in found.literals for found in chosen["cat = 'c3'"])
     moved = PaimonTable(root).scan("cat = 'c3'").explain().files
     assert any(f.read == "merged" and WHOLE_BUCKET in f.reason for f in moved)  # (the level-0 file read too)
     moving = PaimonTable(root).scan("cat = 'moved'").explain().files  # (bucket 0: no file's index holds it)
