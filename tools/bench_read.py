@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
         [--sections classic,engines,interleaved,cold,answers,scale] [--loaded] [--answers]
+        [--cold-python VENV/bin/python]: cold with the package as `pip install .` installs it (not editable)
     .venv/bin/python tools/bench_read.py --sections scale [--scale 10000000,50000000] [--loaded]: the selective
         queries at each table size (50 files of 200k rows, then of 1M rows, one row group a file, as the peer
         writes), interleaved with DuckDB and the peer, and how each contender's time grows with the table
