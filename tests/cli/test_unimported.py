@@ -69,6 +69,8 @@ EVERY_COMMAND = {
     "bitmap": ["read", BITMAP, "--where", "f0 = 'Alice'", "--json"],
     "bitmap V1, ORC": ["read", table("orc", "append_with_bitmap_v1"), "--where", "f0 = 'Alice' OR f1 > 100"],
     "bitmap, INT keys": ["read", BITMAP, "--where", "f1 = 20", "--json"],
+    "timestamps, ORC": ["read", table("orc", "timestamp_index"), "--where", "ts_micro >= TIMESTAMP "
+                        "'2025-04-25 01:01:42.001001' AND ts_tz_milli < TIMESTAMP '2025-04-25 02:00:00'", "--json"],
     "bitmap V1, INT keys, ORC": ["read", table("orc", "append_with_bitmap_v1"), "--where", "f1 IN (20, 30)"],
     "bsi, nanosecond timestamps": ["read", table("parquet", "append_with_bsi"), "--where", "f2 > 0", "--json"],
     "three index types, ORC": ["read", table("orc", "append_with_bsi_bitmap_bloomfilter"), "--where",
