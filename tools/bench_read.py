@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
         [--sections classic,engines,interleaved,cold,answers,scale] [--loaded] [--answers]
+        [--cold-python VENV/bin/python]: cold with the package as `pip install .` installs it (not editable)
     .venv/bin/python tools/bench_read.py --sections scale [--scale 10000000,50000000] [--loaded]: the selective
         queries at each table size (50 files of 200k rows, then of 1M rows, one row group a file, as the peer
         writes), interleaved with DuckDB and the peer, and how each contender's time grows with the table
@@ -322,25 +323,41 @@ def scale(files: int, sizes: list[int], data: Path, repeat: int) -> None:
             print(f"{'':<20} {f'{sizes[-1] // sizes[0]}x rows':>11} " + " ".join(f"{g:>14.2f}x" for g in growth))
 
 
-def process_seconds(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+def process_seconds(command: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of a new process running ``command`` to its end (its output dropped)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=cwd, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
-def cold(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
+INSTALL = ("import sys, fileindex; hooked = any('__editable__' in getattr(f, '__module__', '') for f in sys.meta_path);"
+           "print(('editable install (its import hook loaded at start-up)' if hooked else 'plain install (pip install "
+           ".)') + ': ' + fileindex.__file__)")
+
+
+def installed(python: str, cwd: Path) -> str:
+    """Which install of the package ``python`` imports from ``cwd``, and where from."""
+    return subprocess.run([python, "-c", INSTALL], check=True, capture_output=True, text=True, cwd=cwd).stdout.strip()
+
+
+def cold(root: Path, files: list[str], cases: list[dict], repeat: int, ours: Path | None = None) -> None:
     """A new process per query (import + plan + read), contenders interleaved round by round: ``fileindex read
     ROOT --where ... --json``; ``PaimonTable(ROOT).scan(where).to_arrow()``; pypaimon-rust's import + SQL;
     DuckDB's import + read_parquet. Then the imports alone. Medians of wall / CPU seconds (the child's).
     Every child compiles its modules once, into a bytecode cache of this run (the untimed first round fills it),
     as an installed package's are: PYTHONDONTWRITEBYTECODE in the environment would have this checkout's
-    modules compiled from source in every process, and pyarrow's not (their bytecode came with the wheel)."""
-    python, peer = sys.executable, [str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "cold",
-                                    str(root.parent.parent)]
+    modules compiled from source in every process, and pyarrow's not (their bytecode came with the wheel).
+    ``ours``: the interpreter of a virtual environment where the package is installed as a user installs it
+    (``pip install .``), run outside this checkout; by default this interpreter, on this checkout (an editable
+    install's import hook costs each process 30-45 ms of start-up a plain install does not pay)."""
+    python = str(ours.absolute()) if ours else sys.executable  # (not resolved: a venv's python is a symlink)
+    where = Path(tempfile.mkdtemp(prefix="bench-read-cwd-")) if ours else ROOT  # (-m would find this checkout)
+    print(f"\ncold: fileindex from the {installed(python, where)}")
+    duck_python, peer = sys.executable, [str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "cold",
+                                         str(root.parent.parent)]
     api = ("import sys; from fileindex import PaimonTable;"
            "print(PaimonTable(sys.argv[1]).scan(sys.argv[2]).to_arrow().num_rows)")
     duck = ("import sys, duckdb; files = ', '.join(repr(f) for f in sys.argv[2:]);"
@@ -350,12 +367,12 @@ def cold(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
         rows[case["name"]] = {"fileindex read": [python, "-m", "fileindex", "read", str(root), "--where", case["where"],
                                                  "--json"],
                               "PaimonTable": [python, "-c", api, str(root), case["where"]],
-                              "peer SQL": [*peer, case["sql"]], "DuckDB parquet": [python, "-c", duck, case["sql"],
-                                                                                   *files]}
+                              "peer SQL": [*peer, case["sql"]],
+                              "DuckDB parquet": [duck_python, "-c", duck, case["sql"], *files]}
     rows["import"] = {"fileindex read": [python, "-m", "fileindex", "--version"],
                       "PaimonTable": [python, "-c", "from fileindex import PaimonTable"],
                       "peer SQL": [str(peer_python()), "-c", "import pypaimon_rust.datafusion"],
-                      "DuckDB parquet": [python, "-c", "import duckdb"],
+                      "DuckDB parquet": [duck_python, "-c", "import duckdb"],
                       "pyarrow.parquet": [python, "-c", "import pyarrow.parquet"]}
     figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
     bytecode = tempfile.TemporaryDirectory(prefix="bench-read-bytecode-")
@@ -364,10 +381,14 @@ def cold(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
     for round_number in range(repeat + 1):
         for name, commands in rows.items():
             for contender, command in commands.items():
-                measured = process_seconds(command, env)
+                measured = process_seconds(command, env, where if command[0] == python else ROOT)
                 if round_number:
                     figures.setdefault((name, contender), []).append(measured)
     bytecode.cleanup()
+    if ours:
+        import shutil
+
+        shutil.rmtree(where, ignore_errors=True)
     contenders = ["fileindex read", "PaimonTable", "peer SQL", "DuckDB parquet", "pyarrow.parquet"]
     print(f"\ncold: a new process per query, wall / CPU seconds, medians of {repeat} rounds (import row: "
           "`fileindex --version`, `from fileindex import PaimonTable`, the peer's and DuckDB's and pyarrow.parquet's "
@@ -517,6 +538,9 @@ def main() -> None:
     parser.add_argument("--sections", default="classic,engines",
                         help=f"comma-separated, of {', '.join(SECTIONS)} (interleaved: ours, DuckDB over the Parquet "
                              "files and the peer, round by round; cold: a new process per query)")
+    parser.add_argument("--cold-python", type=Path,
+                        help="cold: the python of a virtual environment where `pip install .` installed the package "
+                             "(run outside this checkout: no editable install's import hook); default: this one")
     parser.add_argument("--loaded", action="store_true",
                         help="run with a CPU-bound neighbour process per core (a loaded machine)")
     parser.add_argument("--answers", action="store_true", help="only count() and top-10 (#55): --sections answers")
@@ -560,7 +584,7 @@ def main() -> None:
         if "interleaved" in sections:
             interleaved(root, files, cases, args.repeat)
         if "cold" in sections:
-            cold(root, files, cases, args.repeat)
+            cold(root, files, cases, args.repeat, args.cold_python)
         if "answers" in sections:
             answers(root, files, spec, args.repeat)
         if "scale" in sections:

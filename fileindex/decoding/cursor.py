@@ -6,6 +6,7 @@ raises :class:`InvalidLengthError`, both with the absolute offset (``base`` + po
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import KW_ONLY, dataclass
 
 from fileindex.errors import InvalidLengthError, InvalidOffsetError, TruncatedError
@@ -43,6 +44,11 @@ class PayloadCursor:
 
     def records(self, dtype: np.dtype, count: int, field: str) -> np.ndarray:
         return np.frombuffer(self.take(count * dtype.itemsize, field), dtype=dtype, count=count)
+
+    def integers(self, code: str, count: int, field: str) -> tuple[int, ...]:
+        """``count`` big-endian integers of the ``struct`` format ``code`` ("i": i32), read without numpy (a
+        few hundred at most: a cold read's handful of chunks or slices, where importing numpy costs more)."""
+        return struct.unpack(f">{count}{code}", self.take(count * struct.calcsize(code), field))
 
     def absolute(self, position: int | None = None) -> int:
         """The absolute offset of a position, clamped to the payload (errors must point inside it)."""

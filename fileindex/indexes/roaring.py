@@ -35,15 +35,20 @@ def clipped(bitmap: BitMap | FrozenBitMap, limit: int) -> FrozenBitMap:
 
 CHUNK = 1 << 16  # the rows one Roaring container holds
 SMALL = 4 * CHUNK  # up to this many rows, ranges are found from the array of them
+FEW = 1024  # up to this many, by walking the rows (no numpy: a command line's answer imports none)
 
 
 def runs(bitmap: BitMap | FrozenBitMap) -> list[tuple[int, int]]:
     """The maximal inclusive ranges [first, last] of ``bitmap``, ascending, read one 2^16-row chunk at a
     time: a full chunk is one range without listing its rows, so the memory is that of the ranges (a
     few bytes of run containers can claim 2^31 rows)."""
+    found: list[list[int]] = []
+    if len(bitmap) <= FEW:
+        for row in bitmap:
+            _extend(found, row, row)
+        return [(first, last) for first, last in found]
     if len(bitmap) <= SMALL:
         return _array_runs(rows_array(bitmap))
-    found: list[list[int]] = []
     low, top = bitmap.min() & ~(CHUNK - 1), bitmap.max()
     while low <= top:
         high = low + CHUNK

@@ -99,9 +99,16 @@ def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = 
 
 
 def selection(verdict: FileVerdict, deleted: FrozenBitMap | None) -> np.ndarray | None:
-    """Ascending row positions to read (None: every row)."""
+    """Ascending row positions to read (None: every row), as a numpy array."""
+    rows = selected_rows(verdict, deleted)
+    return None if rows is None else compute.to_numpy(rows)
+
+
+def selected_rows(verdict: FileVerdict, deleted: FrozenBitMap | None) -> pa.Int64Array | None:
+    """:func:`selection` as an Arrow array, read from the bitmap's buffer: a read of an index's rows imports no
+    numpy (``fileindex.cli.unimported``)."""
     if verdict.result is SKIP:
-        return np.zeros(0, dtype=np.int64)
+        return pa.array([], type=pa.int64())
     if isinstance(verdict.result, Rows):
         rows = roaring.mutable(verdict.result.bitmap)
     elif deleted:
@@ -110,7 +117,8 @@ def selection(verdict: FileVerdict, deleted: FrozenBitMap | None) -> np.ndarray 
         return None
     if deleted:
         rows -= deleted
-    return np.asarray(rows.to_array(), dtype=np.int64)
+    listed = rows.to_array()  # (uint32, in an array.array)
+    return compute.int64_array(pa.Array.from_buffers(pa.uint32(), len(listed), [None, pa.py_buffer(listed)]))
 
 
 def rows_to_read(verdict: FileVerdict, deleted: FrozenBitMap | None) -> int:
@@ -184,7 +192,7 @@ def read_verdict(task: DataFileTask, verdict: FileVerdict, schema: pa.Schema, pr
     no index), and only for a selective predicate: without ``probe`` (a caller that saw most rows match),
     every column is read at once and filtered.
     """
-    rows = selection(verdict, task.deleted_rows())
+    rows = selected_rows(verdict, task.deleted_rows())
     if not isinstance(verdict.result, Rows) and probe:
         return read_matching(task, rows, schema, predicate, types)
     table = read_candidates(task, rows, schema)
@@ -214,8 +222,8 @@ def read_file(item: FileRead, schema: pa.Schema, predicate: Predicate | None, ty
 DENSE_SURVIVORS = 4  # a probe that keeps more than a quarter of its rows reads the other columns whole
 
 
-def read_matching(task: DataFileTask, rows: np.ndarray | None, schema: pa.Schema, predicate: Predicate | None,
-                  types: dict) -> pa.Table:
+def read_matching(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema: pa.Schema,
+                  predicate: Predicate | None, types: dict) -> pa.Table:
     """The candidate rows that may satisfy ``predicate`` (already widened for the engine's semantics).
 
     Late materialization: the predicate's columns are read first, and the other columns only for the

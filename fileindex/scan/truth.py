@@ -118,7 +118,7 @@ class _ArrowMask(PredicateVisitor[Mask]):
 
     def leaf(self, leaf: Leaf) -> Mask:
         data_type = column_type(self.types, leaf.column)
-        if data_type is None or data_type.root not in _ARROW_ORDERED or \
+        if data_type is None or not (data_type.root in _ARROW_ORDERED or data_type.is_timestamp) or \
                 split_column(leaf.column, self.table.column_names)[1] is not None:
             raise _NotArrowExact
         column, function, literals = self.table.column(leaf.column), leaf.function, leaf.literals
@@ -127,7 +127,7 @@ class _ArrowMask(PredicateVisitor[Mask]):
         if function is Operator.IS_NOT_NULL:
             return compute.call("is_valid", column)
         arrow_type = column.type
-        present = [_exact_scalar(literal, arrow_type) for literal in literals if literal is not None]
+        present = [_exact_scalar(literal, arrow_type, data_type) for literal in literals if literal is not None]
         if function in (Operator.IN, Operator.NOT_IN):
             if function is Operator.NOT_IN and len(present) < len(literals):
                 return False  # x NOT IN (..., NULL) is never true
@@ -216,11 +216,13 @@ def _combined(children: Iterator[Mask], kleene, neutral: bool) -> Mask:
     return combined
 
 
-def _exact_scalar(literal, arrow_type: pa.DataType) -> pa.Scalar:
+def _exact_scalar(literal, arrow_type: pa.DataType, data_type: DataType) -> pa.Scalar:
     """The literal in the column's Arrow type, exactly (not a decimal with more places than the column, nor a
-    number out of its range)."""
+    number out of its range, nor a timestamp between two of the column's ticks)."""
     if pa.types.is_dictionary(arrow_type):
         raise _NotArrowExact
+    if data_type.is_timestamp:
+        return _exact_ticks(literal, arrow_type, data_type)
     try:
         scalar = pa.scalar(literal, type=arrow_type)
     except (pa.ArrowException, OverflowError, TypeError, ValueError):
@@ -228,6 +230,21 @@ def _exact_scalar(literal, arrow_type: pa.DataType) -> pa.Scalar:
     if scalar.as_py() != literal:
         raise _NotArrowExact
     return scalar
+
+
+def _exact_ticks(literal, arrow_type: pa.DataType, data_type: DataType) -> pa.Scalar:
+    """A timestamp literal as a scalar of the column's timestamp type (compared as ``matches`` compares them: by
+    the column's stored ticks), where it falls on one of its ticks; not for nanoseconds (``as_py`` of a value
+    set would need pandas)."""
+    if not pa.types.is_timestamp(arrow_type) or arrow_type.unit == "ns":
+        raise _NotArrowExact
+    try:
+        ticks, remainder = _literal_ordinal(literal, data_type, arrow_type)
+        if remainder:
+            raise _NotArrowExact
+        return pa.scalar(ticks, type=arrow_type)
+    except (pa.ArrowException, OverflowError, TypeError, ValueError, AttributeError):  # (not a timestamp: matches)
+        raise _NotArrowExact from None
 
 
 class _Matches(PredicateVisitor["np.ndarray"]):

@@ -1,4 +1,5 @@
 """The brute-force truth of verification against a row-by-row model of Paimon's comparisons."""
+import datetime as dt
 import math
 import struct
 
@@ -96,9 +97,15 @@ ARROW_CASES = [("BIGINT", pa.int64(), st.integers(-2**63, 2**63 - 1)), ("INT", p
                ("TINYINT", pa.int8(), st.integers(-3, 3)), ("STRING", pa.string(), st.text(max_size=4)),
                ("BYTES", pa.binary(), st.binary(max_size=3)),
                ("DECIMAL(12, 2)", pa.decimal128(12, 2), st.decimals(-10**4, 10**4, places=2)),
-               ("DOUBLE", pa.float64(), DOUBLES)]
+               ("DOUBLE", pa.float64(), DOUBLES),
+               ("TIMESTAMP(6)", pa.timestamp("us"), st.datetimes(dt.datetime(1960, 1, 1), dt.datetime(2040, 1, 1))),
+               ("TIMESTAMP_LTZ(3)", pa.timestamp("ms", tz="UTC"),
+                st.datetimes(dt.datetime(1960, 1, 1), dt.datetime(2040, 1, 1)).map(
+                    lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)))]
 # literals finer than the column's type holds: these are answered by `matches`
-WIDER = {"DECIMAL(12, 2)": st.decimals(-10**4, 10**4, places=3)}
+WIDER = {"DECIMAL(12, 2)": st.decimals(-10**4, 10**4, places=3),
+         "TIMESTAMP(6)": st.builds(Timestamp, st.integers(-10**12, 10**12), st.integers(0, 999_999)),
+         "TIMESTAMP_LTZ(3)": st.builds(Timestamp, st.integers(-10**12, 10**12), st.integers(0, 999_999))}
 
 
 def drawn_table_and_tree(data, cases: list, nulls: bool, wider: dict) -> tuple[pa.Table, object, dict]:
@@ -150,6 +157,22 @@ def test_arrow_filters_answer_integers_decimals_and_strings_themselves(monkeypat
     monkeypatch.setattr(truth, "matches", lambda *a: (_ for _ in ()).throw(AssertionError("fell back")))
     tree = or_(Leaf("gt", "n", (2,)), and_(Leaf("lte", "d", (decimal.Decimal("1.5"),)), Leaf("not_in", "s", ("b",))))
     assert truth.filtered(table, tree, types).column("n").to_pylist() == [1, 3]
+
+
+def test_arrow_filters_answer_timestamps_on_the_columns_ticks(monkeypatch):
+    """A timestamp literal on one of the column's ticks is compared by Arrow's kernels (a range bitmap's window
+    reads no numpy); one between two ticks (nanoseconds of a microsecond column) by ``matches``."""
+    from fileindex.scan import truth
+    day = dt.datetime(2026, 1, 26)
+    table = pa.table({"ts": pa.array([day, None, day + dt.timedelta(minutes=30)], pa.timestamp("us"))})
+    types = {"ts": parse_type("TIMESTAMP(6)")}
+    window = and_(Leaf("gte", "ts", (Timestamp.from_datetime(day),)),
+                  Leaf("lt", "ts", (Timestamp.from_datetime(day + dt.timedelta(minutes=20)),)))
+    with monkeypatch.context() as patched:
+        patched.setattr(truth, "matches", lambda *a: (_ for _ in ()).throw(AssertionError("fell back")))
+        assert truth.filtered(table, window, types).num_rows == 1
+    finer = Leaf("gte", "ts", (Timestamp(Timestamp.from_datetime(day).millis, 1),))
+    assert truth.kept_mask(table, finer, types).to_pylist() == [False, False, True]
 
 
 INTEGER_CASES = [("BIGINT", pa.int64(), st.integers(-2**63, 2**63 - 1)), ("INT", pa.int32(), st.integers(-5, 5)),

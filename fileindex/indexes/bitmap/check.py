@@ -79,6 +79,7 @@ class _Checker:
         r, kind = self.r, self.kind
         keys, columns = r._read_keys(r._cursor(position), count, field, ints)
         if kind.dtype is not None:
+            keys = np.asarray(keys, dtype=np.int64)  # (a small dictionary's keys are read as a list)
             sort_keys = kind.sort_keys(keys).tolist()
             listed = keys.tolist()
             if kind.name == "boolean":

@@ -43,14 +43,21 @@ class KeyKind(Generic[Key]):
 
     @property
     def width(self) -> int | None:
-        return np.dtype(self.dtype).itemsize if self.dtype else None
+        return int(self.dtype[2:]) if self.dtype else None  # (">i4": 4 bytes; without numpy's dtype)
+
+    @property
+    def struct_code(self) -> str:
+        """The ``struct`` format character of a fixed-width kind's keys (big-endian with ">")."""
+        if self.dtype is None:
+            raise UsageError(f"{self.name} keys have no fixed width")
+        return _STRUCT_CODES[self.dtype[1:]]
 
     @property
     def fixed_width(self) -> int:
         """The byte width of a fixed-width kind's keys (every kind but strings)."""
         if self.dtype is None:
             raise UsageError(f"{self.name} keys have no fixed width")
-        return np.dtype(self.dtype).itemsize
+        return int(self.dtype[2:])
 
     def compare(self, a, b) -> int:
         ka, kb = self.sort_key(a), self.sort_key(b)
@@ -77,6 +84,9 @@ class KeyKind(Generic[Key]):
         if self.name == "boolean":
             return b"\x01" if key else b"\x00"
         return int(key).to_bytes(self.fixed_width, "big", signed=True)
+
+
+_STRUCT_CODES = {"i1": "b", "i2": "h", "i4": "i", "i8": "q", "u1": "B"}
 
 
 def _identity(key):

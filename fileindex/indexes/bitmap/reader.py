@@ -50,6 +50,7 @@ _VALIDATIONS = {  # the spec's header checks (generated code reports them by spe
 }
 _INT = struct.Struct(">i")
 _EMPTY = FrozenBitMap()
+_COOKIES = (roaring.NO_RUN_COOKIE, roaring.RUN_COOKIE)
 _SEARCHED_UP_TO = 1 << 16  # payload bytes: a longer payload is decoded rather than searched
 _INTEGER_KEY_BITS = {**NUMERIC_BITS, "DATE": 32, "TIME": 32}  # types whose key is the int literal itself
 
@@ -85,6 +86,35 @@ class _SortedDictionary:
         """(sort key, key, (offset, length)) of every entry."""
         keys = self.kind.sort_keys(self.sort_keys)  # the float transform is its own inverse
         return zip(self.sort_keys.tolist(), keys.tolist(), _locations(self.offsets, self.lengths), strict=True)
+
+
+class _ListedDictionary:
+    """Fixed-width keys of a small dictionary or V2 block (at most ``_SMALL_DICTIONARY``), read without numpy:
+    sorted comparator keys in a list, binary-searched (importing numpy would cost a cold read more than all of
+    its lookups)."""
+
+    __slots__ = ("sort_keys", "locations", "kind")
+
+    def __init__(self, sort_keys: list, offsets: list[int], lengths: list[int] | None, kind: KeyKind):
+        ordered = sorted(zip(sort_keys, _locations(offsets, lengths), strict=True), key=_first)
+        self.sort_keys = [sort_key for sort_key, _ in ordered]
+        self.locations = [location for _, location in ordered]
+        self.kind = kind
+
+    def locate(self, sort_key) -> tuple[int, int] | None:
+        i = bisect.bisect_left(self.sort_keys, sort_key)
+        return self.locations[i] if i < len(self.sort_keys) and self.sort_keys[i] == sort_key else None
+
+    def locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
+        return [self.locate(sort_key) for sort_key in sort_keys]
+
+    def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
+        keys = [self.kind.sort_key(sort_key) for sort_key in self.sort_keys]  # (the float transform is its own inverse)
+        return zip(self.sort_keys, keys, self.locations, strict=True)
+
+
+def _first(pair: tuple):
+    return pair[0]
 
 
 class _PackedDictionary:
@@ -211,6 +241,30 @@ def _locations(offsets: np.ndarray | list, lengths: np.ndarray | list | None):
     return zip(as_list(offsets), [-1] * len(offsets) if lengths is None else as_list(lengths), strict=True)
 
 
+def _stored(offsets: np.ndarray | list[int], more: tuple[int, ...] = ()) -> np.ndarray | list[int]:
+    """The offsets of stored bitmaps among ``offsets`` and ``more`` (a negative one is an inline row): a list
+    where the dictionary's offsets are one (a small one, read without numpy), else an int64 array."""
+    if isinstance(offsets, list):
+        return [at for at in [*offsets, *more] if at >= 0]
+    stored = np.append(np.asarray(offsets, dtype=np.int64), more) if more else np.asarray(offsets, dtype=np.int64)
+    return stored[stored >= 0]
+
+
+def _bounds(stored: np.ndarray | list[int]) -> tuple[int, int]:
+    """(largest, smallest) of non-empty ``stored`` offsets; (-1, -1) when empty."""
+    if not len(stored):
+        return -1, -1
+    if isinstance(stored, list):
+        return max(stored), min(stored)
+    return int(stored.max()), int(stored.min())
+
+
+def _repeats(stored: np.ndarray | list[int]) -> bool:
+    """Whether an offset occurs twice."""
+    distinct = len(set(stored)) if isinstance(stored, list) else len(np.unique(stored))
+    return distinct != len(stored)
+
+
 def as_list(column: np.ndarray | list) -> list:
     """An int column as a list (a small string dictionary's columns are read as lists)."""
     return column if isinstance(column, list) else column.tolist()
@@ -268,7 +322,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         """The header; the records after it decoded in bulk from where it ends."""
         cursor = self._cursor(self._header_end if self._header_end is not None else self._read_header())
         if self.version == 1:
-            if self.kind.width == 4:
+            if self.kind.width == 4 and self.num_values > _SMALL_DICTIONARY:
                 records = cursor.records(np.dtype(">i8"), self.num_values, "v1_entries")
                 offsets = (records & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
                 self._v1_dictionary = _PackedDictionary(records, self.kind)
@@ -316,14 +370,12 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         them: each at its own offset, the first at 0, none past the end. A dictionary read with the wrong key
         width (a BIGINT index read as INT) rarely passes; one that passes by chance would answer wrongly."""
         region = self._size - self._body_start
-        stored = np.asarray(offsets, dtype=np.int64)
-        if self.null_offset is not None:
-            stored = np.append(stored, self.null_offset)
-        stored = stored[stored >= 0]
+        stored = _stored(offsets, () if self.null_offset is None else (self.null_offset,))
+        high, low = _bounds(stored)
         problem = None
-        if len(stored) and int(stored.max()) >= region:
-            problem = f"a bitmap offset {int(stored.max())} points past the {region} bytes of bitmaps"
-        elif region and (not len(stored) or int(stored.min()) != 0):
+        if len(stored) and high >= region:
+            problem = f"a bitmap offset {high} points past the {region} bytes of bitmaps"
+        elif region and (not len(stored) or low != 0):
             problem = f"the {region} bytes of bitmaps do not start with a bitmap an entry names"
         elif _repeats(stored):
             problem = "two entries name the same stored bitmap"
@@ -333,20 +385,26 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             raise errors.InvalidOffsetError(f"{problem} (Java writes each bitmap once, back to back)",
                                             offset=body_at, field=f"{ROOT}/v1_entries")
 
-    def _roaring_at(self, offsets: np.ndarray) -> bool:
+    def _roaring_at(self, offsets: np.ndarray | list[int]) -> bool:
         """Whether each of these bitmaps-region offsets starts with a Roaring cookie (a cheap look, not a parse)."""
+        if isinstance(offsets, list):  # a small dictionary's, read without numpy
+            view, start, size = self._view, self._body_start, self._size
+            return all(start + at + 4 <= size and (view[start + at] | view[start + at + 1] << 8) in _COOKIES
+                       for at in offsets)
         region = np.frombuffer(self._view, dtype=np.uint8)[self._body_start:]
         at = offsets[offsets + 4 <= len(region)]
         if len(at) != len(offsets):
             return False
         cookies = region[at].astype(np.uint32) | (region[at + 1].astype(np.uint32) << 8)
-        return bool(np.isin(cookies, (roaring.NO_RUN_COOKIE, roaring.RUN_COOKIE)).all())
+        return bool(np.isin(cookies, _COOKIES).all())
 
     def _read_keys(self, cursor: PayloadCursor, count: int, field: str, ints: int, *, scanned: bool = False):
         """``count`` records of (key, ``ints`` × i32): the keys and the int columns. String keys come
         as a list, or with ``scanned`` as one numpy ``S`` array when they all have one length (for a
         :class:`_ScannedDictionary`)."""
         kind = self.kind
+        if kind.dtype is not None and count <= _SMALL_DICTIONARY:
+            return _read_fixed_keys(cursor, count, field, ints, kind)
         if kind.dtype is not None:
             fields = [("key", kind.dtype)] + [(f"i{j}", ">i4") for j in range(ints)]
             records = cursor.records(np.dtype(fields), count, field)
@@ -354,16 +412,20 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             return records["key"].astype(np.int64), [records[f"i{j}"].astype(np.int32) for j in range(ints)]
         return _read_string_keys(cursor, count, field, ints, scanned)
 
-    def _dictionary(self, keys, offsets: np.ndarray, lengths: np.ndarray | None):
+    def _dictionary(self, keys, offsets, lengths):
+        """The dictionary of these keys' bitmaps (a small one's columns come as lists, a larger one's as arrays)."""
+        if self.kind.dtype is not None and isinstance(keys, list):
+            return _ListedDictionary([self._sort_key(key) for key in keys], offsets, lengths, self.kind)
         if self.kind.dtype is not None:
             return _SortedDictionary(self.kind.sort_keys(keys), offsets, lengths, self.kind)
-        if isinstance(keys, np.ndarray):
+        if not isinstance(keys, list):
             return _ScannedDictionary(keys, offsets, lengths)
         return _HashedDictionary(keys, offsets, lengths)
 
     def _read_directory(self, cursor: PayloadCursor, count: int) -> None:
         keys, (offsets,) = self._read_keys(cursor, count, "block_dir", 1)
-        self._directory_keys = self.kind.sort_keys(keys) if isinstance(keys, np.ndarray) else keys
+        self._directory_keys = [self._sort_key(key) for key in keys] if isinstance(keys, list) else \
+            self.kind.sort_keys(keys)
         self._directory_offsets = as_list(offsets)
 
     def _block(self, index: int):
@@ -380,7 +442,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             cursor = self._cursor(start + 4)
             keys, (offsets, lengths) = self._read_keys(cursor, block_header.num_entries, f"{field}/entries", 2,
                                                        scanned=True)
-            self._check_block(index, keys, np.asarray(offsets, dtype=np.int64), cursor.position, start)
+            self._check_block(index, keys, offsets, cursor.position, start)
             block = self._blocks[index] = self._dictionary(keys, offsets, lengths)
         return block
 
@@ -397,19 +459,19 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         if offsets:
             self._block(0)
 
-    def _check_block(self, index: int, keys, offsets: np.ndarray, end: int, start: int) -> None:
+    def _check_block(self, index: int, keys, offsets: np.ndarray | list[int], end: int, start: int) -> None:
         """A V2 index block as Java writes it: its first key the directory's, within the index blocks, its stored
         bitmaps inside the bitmaps region and each starting a Roaring bitmap. A body read with the wrong key
         width (an INT index read as BIGINT) rarely passes; one that passes by chance would answer wrongly."""
         first = keys[:1]
-        listed = self.kind.sort_keys(first) if isinstance(first, np.ndarray) else first
-        stored = offsets[offsets >= 0]
+        listed = [self._sort_key(key) for key in first] if isinstance(first, list) else self.kind.sort_keys(first)
+        stored = _stored(offsets)
         problem = None
         if end > self._body_start:
             problem = f"index block {index} ends at {end}, past the index blocks' end {self._body_start}"
         elif not len(first) or listed[0] != self._directory_keys[index]:
             problem = f"index block {index} does not start with the key the block directory gives it"
-        elif len(stored) and (int(stored.max()) >= self._size - self._body_start or not self._roaring_at(stored)):
+        elif len(stored) and (_bounds(stored)[0] >= self._size - self._body_start or not self._roaring_at(stored)):
             problem = f"index block {index} names bytes that do not start a Roaring bitmap"
         if problem:
             raise errors.InvalidOffsetError(problem, offset=self._base + start,
@@ -444,7 +506,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def _locate_in_blocks(self, sort_key) -> tuple[int, int] | None:
         """V2: (offset, length) of a key's bitmap, or None when absent."""
         firsts = self._directory_keys
-        if isinstance(firsts, np.ndarray):
+        if not isinstance(firsts, list):
             block = int(firsts.searchsorted(sort_key, side="right")) - 1
         else:
             block = bisect.bisect_right(firsts, sort_key) - 1
@@ -455,7 +517,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         if self.version == 1:
             return self._v1_dictionary.locate_many(sort_keys)
         firsts = self._directory_keys
-        if isinstance(firsts, np.ndarray):
+        if not isinstance(firsts, list):
             blocks = (firsts.searchsorted(np.array(sort_keys, dtype=firsts.dtype), side="right") - 1).tolist()
         else:
             blocks = [bisect.bisect_right(firsts, sort_key) - 1 for sort_key in sort_keys]
@@ -651,7 +713,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             yield self._v1_dictionary
             return
         firsts = self._directory_keys
-        firsts = firsts.tolist() if isinstance(firsts, np.ndarray) else firsts
+        firsts = firsts if isinstance(firsts, list) else firsts.tolist()
         for index in range(len(firsts)):
             next_first = firsts[index + 1] if index + 1 < len(firsts) else None
             if hi is not None and firsts[index] > hi:
@@ -663,6 +725,14 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
 _SMALL_DICTIONARY = 64
 _TAILS = {1: struct.Struct(">i"), 2: struct.Struct(">2i")}
+
+
+def _read_fixed_keys(cursor: PayloadCursor, count: int, field: str, ints: int, kind: KeyKind):
+    """``count`` records of (fixed-width key, ``ints`` × i32) of a small dictionary, as lists (see
+    ``_ListedDictionary``)."""
+    record = struct.Struct(f">{kind.struct_code}{ints}i")
+    records = list(record.iter_unpack(cursor.take(count * record.size, field)))
+    return [entry[0] for entry in records], [[entry[1 + j] for entry in records] for j in range(ints)]
 
 
 def _read_string_keys(cursor: PayloadCursor, count: int, field: str, ints: int, as_array: bool):

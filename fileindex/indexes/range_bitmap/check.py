@@ -190,7 +190,7 @@ class _Checker:
         rows = np.asarray(ebm.to_array(), dtype=np.uint32)
         codes = np.zeros(len(rows), dtype=np.uint64)
         position = 0
-        for i, (offset, length) in enumerate(r._slice_refs.tolist()):
+        for i, (offset, length) in enumerate(r._slice_refs):
             field = f"bsi/slices[{i}]"
             ref_at = header_at + 14 + 8 * i
             if offset != position:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import struct
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, overload
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from fileindex.decoding.cursor import PayloadCursor, PayloadOffsets
 from fileindex.generated.fast import range_bitmap as fast
 from fileindex.indexes import roaring, top_n
 from fileindex.indexes.bitmap.keys import Key
-from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key, sort_keys
+from fileindex.indexes.range_bitmap.keys import key_kind, key_of, sort_key
 from fileindex.indexes.reader import FileIndexReader
 from fileindex.indexes.result import REMAIN, FileIndexResult, Rows
 from fileindex.kaitai_runtime import open_stream
@@ -29,6 +30,7 @@ from fileindex.types import DataType
 _DEBUG = LazyFunction("fileindex.generated.range_bitmap", "RangeBitmap")  # the debug reader: places a failure
 
 ROOT = "range_bitmap"
+_INT = struct.Struct(">i")
 FEW_CODES = 4  # a range of at most this many codes is found code by code (see visit_range)
 
 
@@ -57,16 +59,28 @@ class _SpecRoot(NamedTuple):
 
 
 class _StringKeys(Sequence[bytes]):
-    """A string chunk's keys, each sliced from the chunk's bytes when asked for: a binary search
-    reads about ten of a thousand, and making them all costs more than the rest of a cold query."""
+    """A string chunk's keys, each (i32 length, bytes) read from the chunk's bytes where its offset says when
+    asked for: a binary search reads about ten of a thousand, and reading them all costs more than the rest of a
+    cold query. A key outside the chunk's bytes raises when read (``place``: the keys' offset and field)."""
 
-    __slots__ = ("raw", "starts", "ends")
+    __slots__ = ("raw", "offsets", "place")
 
-    def __init__(self, raw: bytes, starts: list[int], ends: list[int]):
-        self.raw, self.starts, self.ends = raw, starts, ends
+    def __init__(self, raw: bytes, offsets: tuple[int, ...], place: tuple[int, str]):
+        self.raw, self.offsets, self.place = raw, offsets, place
 
     def __len__(self) -> int:
-        return len(self.starts)
+        return len(self.offsets)
+
+    def key(self, i: int) -> bytes:
+        start, (at, field) = self.offsets[i], self.place
+        if not 0 <= start <= len(self.raw) - 4:
+            raise errors.InvalidOffsetError("a key offset points outside the chunk's keys", offset=at,
+                                            field=f"{field}/offsets")
+        (length,) = _INT.unpack_from(self.raw, start)
+        end = start + 4 + length
+        if length < 0 or end > len(self.raw):
+            raise errors.InvalidLengthError("a key runs past the chunk's keys", offset=at, field=f"{field}/keys")
+        return self.raw[start + 4:end]
 
     @overload
     def __getitem__(self, i: int) -> bytes: ...
@@ -76,8 +90,8 @@ class _StringKeys(Sequence[bytes]):
 
     def __getitem__(self, i: int | slice) -> bytes | list[bytes]:
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return self.raw[self.starts[i]:self.ends[i]]
+            return [self.key(j) for j in range(*i.indices(len(self)))]
+        return self.key(i)
 
 
 @dataclass
@@ -137,18 +151,20 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         self._ebm_start = self._bsi_start + 4 + bsi.len_header
         self._ebm_length = header.len_ebm
         self._slices_start = self._ebm_start + header.len_ebm
-        self._slice_refs = np.array([(ref.ofs_slice, ref.len_slice) for ref in header.indexes],
-                                    dtype=[("offset", np.int64), ("length", np.int64)])
+        self._slice_refs = [(ref.ofs_slice, ref.len_slice) for ref in header.indexes]  # (offset, length)
         self._check_slices_tile()
 
     def _check_slices_tile(self) -> None:
         """The slices lie back to back from the end of the existence bitmap to the payload's end, as Java writes
         them: a payload read with the wrong key width (a BIGINT index read as INT) rarely passes, and one that
         passed would answer from a misread header (its min and max)."""
-        offsets, lengths = self._slice_refs["offset"], self._slice_refs["length"]
-        ends = offsets + lengths
-        end = self._slices_start + (int(ends[-1]) if len(ends) else 0)
-        if (len(offsets) and (offsets[0] != 0 or (offsets[1:] != ends[:-1]).any())) or end != len(self._view):
+        position = 0  # where the next slice starts, if they lie back to back
+        tiled = True
+        for offset, length in self._slice_refs:
+            tiled = tiled and offset == position
+            position = offset + length
+        end = self._slices_start + position
+        if not tiled or end != len(self._view):
             raise errors.InvalidOffsetError(
                 f"the bit slices do not lie back to back up to the payload's end ({end} of {len(self._view)} bytes)",
                 offset=self._offset(self._bsi_start), field=f"{ROOT}/bsi/header/indexes")
@@ -169,7 +185,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
 
     def _slice(self, i: int) -> FrozenBitMap:
         if i not in self._slices:
-            offset, length = (int(x) for x in self._slice_refs[i])
+            offset, length = self._slice_refs[i]
             self._slices[i] = self._bitmap(self._slices_start + offset, length, f"bsi/slices[{i}]")
         return self._slices[i]
 
@@ -179,13 +195,12 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         dictionary = self._part_header("dictionary", fast.RangeBitmap.Dictionary, self._dictionary_start,
                                         self._bsi_start)
         offsets_start = self._dictionary_start + 4 + dictionary.len_dictionary_header
-        offsets = self._cursor(offsets_start).records(np.dtype(">i4"), dictionary.num_chunks,
-                                                      "dictionary/chunk_offsets")
+        offsets = self._cursor(offsets_start).integers("i", dictionary.num_chunks, "dictionary/chunk_offsets")
         headers_start = offsets_start + dictionary.len_offsets
         self._blobs_start = headers_start + dictionary.len_chunks
         chunks = self._fixed_chunk_headers(headers_start, offsets) if self.kind.width is not None else None
         if chunks is None:
-            chunks = self._chunk_headers(headers_start, offsets.tolist(), offsets_start)
+            chunks = self._chunk_headers(headers_start, offsets, offsets_start)
         self._chunks = chunks
         self._heads = [c.head for c in chunks]
         return chunks
@@ -200,23 +215,21 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
                 err, functools.partial(_DEBUG, self.kind.code), self._view, (name,), root=ROOT,
                 validations=_VALIDATIONS, base=self._base, offset=start) from None
 
-    def _fixed_chunk_headers(self, start: int, offsets: np.ndarray) -> list[_Chunk] | None:
-        """All chunk headers at once when they lie back to back (as Java writes them)."""
-        dtype = np.dtype([("version", "u1"), ("head", self.kind.dtype), ("head_code", ">i4"), ("ofs_keys", ">i4"),
-                          ("num_keys", ">i4"), ("len_keys", ">i4"), ("fixed_length", ">i4")])
-        count = len(offsets)
-        if not np.array_equal(offsets, np.arange(count) * dtype.itemsize) or \
-                start + count * dtype.itemsize > len(self._view):
+    def _fixed_chunk_headers(self, start: int, offsets: tuple[int, ...]) -> list[_Chunk] | None:
+        """All chunk headers at once when they lie back to back (as Java writes them): version, head key,
+        head code, keys' offset, key count, keys' length, fixed length."""
+        header = struct.Struct(f">B{self.kind.struct_code}5i")
+        size = len(offsets) * header.size
+        if offsets != tuple(range(0, size, header.size)) or start + size > len(self._view):
             return None
-        records = np.frombuffer(self._view, dtype=dtype, count=count, offset=start)
-        if count and (records["version"] != 1).any():
+        records = list(header.iter_unpack(self._view[start:start + size]))
+        if any(version != 1 for version, *_ in records):
             return None  # the one-by-one path reports the bad version with its offset
-        heads = sort_keys(self.kind, records["head"].astype(np.int64)).tolist()
-        return [_Chunk(head, code, ofs, num, length) for head, code, ofs, num, length in zip(
-            heads, records["head_code"].tolist(), records["ofs_keys"].tolist(), records["num_keys"].tolist(),
-            records["len_keys"].tolist(), strict=True)]
+        kind = self.kind
+        return [_Chunk(sort_key(kind, head), code, ofs, num, length)
+                for _, head, code, ofs, num, length, _ in records]
 
-    def _chunk_headers(self, start: int, offsets: list[int], offsets_start: int) -> list[_Chunk]:
+    def _chunk_headers(self, start: int, offsets: Sequence[int], offsets_start: int) -> list[_Chunk]:
         """The chunk headers one by one through the generated ``chunk`` type, each where the dictionary's
         offsets table (at ``offsets_start``) puts it: string keys, or headers not back to back."""
         region = self._view[start:self._blobs_start]
@@ -248,29 +261,18 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
                 raise errors.InvalidLengthError(f"negative key count {chunk.num_keys}", offset=cursor.absolute(),
                                                 field=f"{ROOT}/{field}")
             if self.kind.width is not None:
-                keys = cursor.records(np.dtype(self.kind.dtype), chunk.num_keys, field).astype(np.int64)
-                chunk.keys = sort_keys(self.kind, keys).tolist()
+                keys = cursor.integers(self.kind.struct_code, chunk.num_keys, field)
+                chunk.keys = [sort_key(self.kind, key) for key in keys] if self.kind.floating else list(keys)
             else:
                 chunk.keys = self._string_keys(cursor, chunk, field)
         return chunk.keys
 
     def _string_keys(self, cursor: PayloadCursor, chunk: _Chunk, field: str) -> Sequence[bytes]:
         """A string chunk's keys: ``num_keys`` offsets, then (i32 length, bytes) at each offset."""
-        offsets = cursor.records(np.dtype(">i4"), chunk.num_keys, f"{field}/offsets").astype(np.int64)
+        offsets = cursor.integers("i", chunk.num_keys, f"{field}/offsets")
         keys_start = cursor.position
         region = cursor.take(chunk.len_keys, f"{field}/keys")
-        if len(offsets) == 0:
-            return ()
-        data = np.frombuffer(region, dtype=np.uint8)
-        if offsets.min() < 0 or offsets.max() + 4 > len(data):
-            raise errors.InvalidOffsetError("a key offset points outside the chunk's keys",
-                                            offset=self._offset(keys_start), field=f"{ROOT}/{field}/offsets")
-        lengths = data[offsets[:, None] + np.arange(4)].view(">i4").ravel().astype(np.int64)
-        ends = offsets + 4 + lengths
-        if lengths.min() < 0 or ends.max() > len(data):
-            raise errors.InvalidLengthError("a key runs past the chunk's keys", offset=self._offset(keys_start),
-                                            field=f"{ROOT}/{field}/keys")
-        return _StringKeys(bytes(region), (offsets + 4).tolist(), ends.tolist())
+        return _StringKeys(bytes(region), offsets, (self._offset(keys_start), f"{ROOT}/{field}"))
 
     def find(self, key) -> int:
         """The code of ``key`` (a sort key), or -(insertion code) - 1 when absent (Java's binarySearch)."""
@@ -460,7 +462,7 @@ class RangeBitmapReader(FileIndexReader, PayloadOffsets):
         for i in range(self._num_slices):
             self._slice(i)
         for index in range(len(self._read_chunks())):
-            self._chunk_keys(index)
+            list(self._chunk_keys(index))  # (string keys are read when asked for)
 
     # -- TopN (spec §8.5) -------------------------------------------------------------------------
 
