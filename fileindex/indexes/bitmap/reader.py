@@ -160,15 +160,6 @@ class _PackedDictionary:
         return zip(sort_keys.tolist(), self.kind.sort_keys(sort_keys).tolist(), _locations(offsets, None), strict=True)
 
 
-def _repeats(values: np.ndarray) -> bool:
-    """Whether a value occurs twice. Java writes V1 offsets rising, which one pass tells; else by sorting (not
-    ``np.unique``: numpy 2's hashing takes 200 ms on 100k offsets, most of a cold lookup)."""
-    if (values[1:] > values[:-1]).all():
-        return False
-    ordered = np.sort(values)
-    return bool((ordered[1:] == ordered[:-1]).any())
-
-
 def _packed_location(entry: int, sort_key) -> tuple[int, int] | None:
     """The (offset, -1) location in a packed V1 entry (``key << 32 | offset``) if it holds ``sort_key``."""
     if entry >> 32 != sort_key:
@@ -260,9 +251,14 @@ def _bounds(stored: np.ndarray | list[int]) -> tuple[int, int]:
 
 
 def _repeats(stored: np.ndarray | list[int]) -> bool:
-    """Whether an offset occurs twice."""
-    distinct = len(set(stored)) if isinstance(stored, list) else len(np.unique(stored))
-    return distinct != len(stored)
+    """Whether an offset occurs twice. Java writes V1 offsets rising, which one pass tells; else by sorting (not
+    ``np.unique``: numpy 2's hashing takes 200 ms on 100k offsets, most of a cold lookup)."""
+    if isinstance(stored, list):
+        return len(set(stored)) != len(stored)
+    if (stored[1:] > stored[:-1]).all():
+        return False
+    ordered = np.sort(stored)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def as_list(column: np.ndarray | list) -> list:

@@ -459,5 +459,7 @@ def test_an_in_list_naming_a_bitmap_past_java_ints_fails_at_its_offset(monkeypat
 def test_repeated_v1_offsets_are_found_rising_or_not(offsets, rising):
     from fileindex.indexes.bitmap.reader import _repeats
 
-    values = np.array(sorted(offsets) if rising else offsets, dtype=np.int64)
-    assert _repeats(values) == (len(set(offsets)) != len(offsets))
+    ordered = sorted(offsets) if rising else offsets
+    repeated = len(set(offsets)) != len(offsets)
+    assert _repeats(np.array(ordered, dtype=np.int64)) == repeated
+    assert _repeats(list(ordered)) == repeated  # a small dictionary's offsets are read as a list
