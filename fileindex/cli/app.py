@@ -21,10 +21,30 @@ COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", 
             "kit", "spark", "demo", "samples")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse taking whole option names only (``--wher`` is not ``--where``: the unknown-option path answers it
+    with the one meant), and answering a misspelt choice (a subcommand, a ``--mode``) with the one meant too.
+    Subparsers are made of the same class."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
+
+    def _check_value(self, action: argparse.Action, value) -> None:
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as err:
+            from fileindex.tokens import closest_name
+
+            meant = isinstance(value, str) and closest_name(value, [str(c) for c in action.choices or ()])
+            if not meant:
+                raise
+            raise argparse.ArgumentError(action, f"{err.message} (did you mean {meant}?)") from None
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command``, only that subcommand's module is imported and its arguments
     declared (the others are names alone: what parsing a command line naming ``command`` needs)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fileindex",
         description="Inspect, check and evaluate Apache Paimon file-index files.",
         epilog=EXIT_CODES,
