@@ -108,7 +108,10 @@ def _refuse_unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, u
 
 def _run(argv: list[str] | None) -> int:
     warnings.formatwarning = _one_line_warning
-    parser = build_parser(_named_command(sys.argv[1:] if argv is None else argv))
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_named_command(words))
+    if words and words[0].startswith("--") and words[0] not in parser._option_string_actions:
+        _refuse_unknown(parser, argparse.Namespace(), words[:1])  # (argparse: "COMMAND is required", not --vers)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         _refuse_unknown(parser, args, unknown)

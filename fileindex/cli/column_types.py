@@ -81,11 +81,12 @@ def refuse_data_file(path: str) -> None:
     else:
         kind = data_file_format(path) if Path(path).is_file() else None
     if kind is not None:
-        raise UsageError(f"{path} is a {kind.capitalize()} data file, not a file index; {_index_hint(path)}")
+        raise UsageError(f"{path} is a {kind.capitalize()} data file, not a file index; {index_hint(path)}")
 
 
-def _index_hint(data_file: str) -> str:
-    """Where the data file's index is, or how to build one."""
+def index_hint(data_file: str) -> str:
+    """Where the data file's index is (its sidecar, or the manifest of the table it lies in), or how to build
+    one."""
     in_table = _index_in_table(data_file)
     if in_table:
         return in_table

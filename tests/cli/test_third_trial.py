@@ -8,6 +8,7 @@ import sys
 import pytest
 from conftest import ROOT
 
+from fileindex import PaimonTable
 from fileindex.cli import main
 
 TABLES = ROOT / "tests" / "tables" / "parquet"
@@ -50,6 +51,7 @@ def test_a_choice_like_none_gets_no_guess(capsys):
     (["table", TABLE, "--ind"], "--indexes"),
     (["spark", "scan", TABLE, "--where", "f0 = 'Bob'", "--comp"], "--compare"),
     (["kit", "adapter", "scan", TABLE, "--where", "{}", "--storage", "k=v"], "--storage-option"),
+    (["--vers"], "--version"),  # (argparse said only that COMMAND is required)
 ])
 def test_an_option_prefix_is_not_taken_for_the_option(capsys, argv, meant):
     """argparse would run ``--wher`` as ``--where``: a command line of a data format takes whole names only."""
@@ -88,14 +90,13 @@ def test_set_refuses_file_index_options_rewrite_would_refuse_before_writing_anyt
 
 
 def test_a_data_file_whose_index_is_embedded_points_at_table_explain_in_a_real_process(capsys):
-    """``inspect DATA_FILE`` suggested ``build`` for a file whose index the table's manifest holds."""
+    """``inspect DATA_FILE`` (and ``verify DATA_FILE``) suggested ``build`` for a file whose index the table's
+    manifest holds."""
     import json
-
-    from fileindex import PaimonTable
 
     (entry, _), = PaimonTable(TABLE).live()
     data = TABLE / PaimonTable(TABLE).relative(entry)
-    for command in (["inspect"], ["query", "--where", "f0 = 'Bob'", "--schema", "f0 STRING"]):
+    for command in (["inspect"], ["query", "--where", "f0 = 'Bob'", "--schema", "f0 STRING"], ["verify"]):
         done = subprocess.run([sys.executable, "-m", "fileindex", *command, data.name], capture_output=True,
                               text=True, cwd=data.parent, env={**os.environ, "PYTHONPATH": str(ROOT)})
         hint = f"its index is embedded in the table's manifest: fileindex table .. --explain bucket-0/{data.name}"
@@ -103,3 +104,31 @@ def test_a_data_file_whose_index_is_embedded_points_at_table_explain_in_a_real_p
     # the command it names explains that index
     code, out, _ = run(capsys, "table", TABLE, "--explain", f"bucket-0/{data.name}", "--json")
     assert code == 0 and sum(f["length"] for f in json.loads(out)) == len(entry.embedded_index)
+
+
+@pytest.mark.parametrize("table, snapshot, has", [(TABLE, 99, "it has snapshot 1"),
+                                                  (PK_TABLE, 0, "it has snapshots 1 to 4")])
+def test_a_snapshot_the_table_lacks_is_answered_with_those_it_has(capsys, table, snapshot, has):
+    code, out, err = run(capsys, "read", table, "--snapshot", snapshot)
+    assert code == 2 and out == "" and err.strip().endswith(f"no snapshot {snapshot} ({has})")
+
+
+@pytest.mark.parametrize("where, hint", [
+    ('f0 = "Bob"', "unexpected character '\"' (a string goes in single quotes: 'Bob')"),
+    ("f0 = Bob", "expected a literal, found 'Bob' (a string goes in single quotes: 'Bob')"),
+    ("f0 = f1", "expected a literal, found 'f1' (f1 is a column: a predicate compares a column with a literal)"),
+])
+def test_a_literal_written_as_sql_would_not_take_it_says_how_to_write_it(capsys, where, hint):
+    code, out, err = run(capsys, "table", TABLE, "--where", where)
+    assert code == 2 and out == "" and err.startswith(f"fileindex table: {hint} at position 5")
+
+
+@pytest.mark.parametrize("argv", [["table", TABLE, "--set", "file-index.bitmp.columns=f0"],
+                                  ["build", "DATA", "-o", "OUT", "--option", "file-index.blom-filter.columns=f0"]])
+def test_a_misspelt_index_type_is_answered_with_the_one_meant(capsys, tmp_path, argv):
+    (entry, _), = PaimonTable(TABLE).live()
+    data, out = TABLE / PaimonTable(TABLE).relative(entry), tmp_path / "out.index"
+    argv = [data if a == "DATA" else out if a == "OUT" else a for a in argv]
+    code, _, err = run(capsys, *argv)
+    meant = "bitmap" if "bitmp" in str(argv) else "bloom-filter"
+    assert code == 2 and err.strip().endswith(f"; did you mean {meant}?") and not out.exists()
