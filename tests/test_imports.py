@@ -65,6 +65,12 @@ ENTRY_POINTS = {
         [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS, "fileindex.indexes.*.writer",
          "pyarrow.compute", "numpy.ma", "pandas*"],
     ),
+    "the primary-key merge, imported": (  # (numpy on its first merge: a command line imports pyarrow without it)
+        "from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy(); "
+        "import fileindex.scan.primary_keys, fileindex.merge.reader",
+        ["fileindex.merge.reader", "fileindex.merge.columns", "fileindex.merge.aggregators", "pyarrow._compute"],
+        ["numpy*", "pandas*", *SPARK_AND_ENGINES],
+    ),
     "fileindex table --where": (
         f"main(['table', '{TABLE}', '--where', \"f0 = 'Alice'\"])",
         ["fileindex.indexes.bitmap.reader", "fastavro"],

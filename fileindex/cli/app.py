@@ -21,10 +21,30 @@ COMMANDS = ("inspect", "explain", "check", "query", "build", "verify", "table", 
             "kit", "spark", "demo", "samples")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse taking whole option names only (``--wher`` is not ``--where``: the unknown-option path answers it
+    with the one meant), and answering a misspelt choice (a subcommand, a ``--mode``) with the one meant too.
+    Subparsers are made of the same class."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
+
+    def _check_value(self, action: argparse.Action, value) -> None:
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as err:
+            from fileindex.tokens import closest_name
+
+            meant = isinstance(value, str) and closest_name(value, [str(c) for c in action.choices or ()])
+            if not meant:
+                raise
+            raise argparse.ArgumentError(action, f"{err.message} (did you mean {meant}?)") from None
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command``, only that subcommand's module is imported and its arguments
     declared (the others are names alone: what parsing a command line naming ``command`` needs)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fileindex",
         description="Inspect, check and evaluate Apache Paimon file-index files.",
         epilog=EXIT_CODES,
@@ -88,7 +108,10 @@ def _refuse_unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, u
 
 def _run(argv: list[str] | None) -> int:
     warnings.formatwarning = _one_line_warning
-    parser = build_parser(_named_command(sys.argv[1:] if argv is None else argv))
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_named_command(words))
+    if words and words[0].startswith("--") and words[0] not in parser._option_string_actions:
+        _refuse_unknown(parser, argparse.Namespace(), words[:1])  # (argparse: "COMMAND is required", not --vers)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         _refuse_unknown(parser, args, unknown)

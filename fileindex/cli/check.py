@@ -71,7 +71,9 @@ def check_file(path: str, schema: dict[str, DataType] | None = None, *, canonica
         container = FileIndexContainer.open(path)
         decoded = check_container(container, schema)
     except OSError as err:
-        return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE, "error": f"cannot read: {err.strerror or err}"}
+        folder = column_types.named_folder(path, err)  # (a store's folder or table: as a local one is refused)
+        return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE,
+                "error": f"cannot read: {err.strerror or err}" if folder is err else str(folder)}
     except UsageError as err:  # column types that do not fit the bodies
         return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE, "error": str(err)}
     except DecodeError as err:

@@ -8,11 +8,12 @@ latest schema). ``--schema`` overrides the columns it names. The command says wh
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from fileindex.errors import UsageError
+from fileindex.errors import FileIndexError, UsageError
 from fileindex.types import DataType, parse_schema
 
 if TYPE_CHECKING:
@@ -65,31 +66,124 @@ def _read(data: str | None, table: str | None,
 
 
 def refuse_data_file(path: str) -> None:
-    """A data file given where an index is expected: say so, and name its sidecar; a folder (a table's):
-    name the command that reads a table's indexes."""
-    from fileindex.arrow.data_files import data_file_format
+    """A data file given where an index is expected: say so, and where its index is (its sidecar, or the table's
+    manifest it is embedded in); a folder (a table's): name the command that reads a table's indexes."""
+    from fileindex.arrow.data_files import FORMATS, data_file_format
+    from fileindex.io.reach import names_a_store
 
-    if path != "-" and Path(path).is_dir():
-        refuse_folder(path)
-    kind = data_file_format(path) if path != "-" and Path(path).is_file() else None
-    if kind is None:
+    if path == "-":
         return
-    sidecar = f"{path}{SIDECAR_SUFFIX}"
-    hint = (f"did you mean {sidecar}?" if Path(sidecar).is_file() else
-            f"build its index with: fileindex build {path} --option file-index.bloom-filter.columns=...")
-    raise UsageError(f"{path} is a {kind.capitalize()} data file, not a file index; {hint}")
+    on_store = names_a_store(path)
+    if not on_store and Path(path).is_dir():
+        refuse_folder(path)
+    if on_store:  # (told by the name alone: no request before the index is read)
+        kind = FORMATS.get(PurePosixPath(path).suffix.lower())
+    else:
+        kind = data_file_format(path) if Path(path).is_file() else None
+    if kind is not None:
+        raise UsageError(f"{path} is a {kind.capitalize()} data file, not a file index; {index_hint(path)}")
+
+
+def index_hint(data_file: str) -> str:
+    """Where the data file's index is (its sidecar, or the manifest of the table it lies in), or how to build
+    one."""
+    in_table = _index_in_table(data_file)
+    if in_table:
+        return in_table
+    sidecar = f"{data_file}{SIDECAR_SUFFIX}"
+    if _is_file(sidecar):
+        return f"did you mean {sidecar}?"
+    return f"build its index with: fileindex build {data_file} --option file-index.bloom-filter.columns=..."
+
+
+def _index_in_table(data_file: str) -> str | None:
+    """Where the index of a live data file of the table holding it lives, as a hint (None: not such a file, or no
+    index the table names)."""
+    from fileindex.scan.table import PaimonTable
+
+    root = _table_holding(data_file)
+    if root is None:
+        return None
+    try:
+        table = PaimonTable(root)
+        entry = table.find(data_file)
+        if entry is None:
+            return None
+        _, found, _ = table.index_location(entry)
+    except (OSError, FileIndexError):
+        return None
+    if isinstance(found, bytes):
+        return (f"its index is embedded in the table's manifest: fileindex table {root} --explain "
+                f"{table.relative(entry)} shows it")
+    return f"did you mean {os.path.join(os.path.dirname(data_file), found.name)}?" if found is not None else None
+
+
+def _table_holding(data_file: str) -> str | None:
+    """The root of the table a data file lies in: locally the folder holding snapshot/ and schema/; on a store
+    (where looking costs requests) the folder above its ``bucket-N`` and partition (``k=v``) folders."""
+    from fileindex.io.reach import names_a_store
+    from fileindex.table.store import is_table_root
+
+    if not names_a_store(data_file):  # (relative, as the path given is: ".." from inside bucket-0)
+        found = next((f for f in Path(os.path.abspath(data_file)).parents if is_table_root(f)), None)
+        return None if found is None else str(found) if os.path.isabs(data_file) else os.path.relpath(found)
+    parts = data_file.split("/")
+    above = len(parts) - 2
+    if above < 3 or not parts[above].startswith("bucket-"):
+        return None
+    above -= 1
+    while above > 2 and "=" in parts[above]:
+        above -= 1
+    return "/".join(parts[: above + 1])
+
+
+def _is_file(path: str) -> bool:
+    from fileindex.io.reach import file_io_at, names_a_store
+
+    if not names_a_store(path):
+        return Path(path).is_file()
+    try:
+        found = file_io_at(path).info(path)
+    except (OSError, FileIndexError):
+        return False
+    return found is not None and found.kind == "file"
 
 
 def refuse_folder(path: str) -> None:
     from fileindex.table.store import is_table_root
 
     if is_table_root(path):
-        raise UsageError(f"{path} is a Paimon table's folder, not a file index: list its indexes with fileindex "
-                         f"table {path} --indexes (and explain one with --explain FILE)")
+        raise _table_folder(path)
     if any(is_table_root(child) for child in Path(path).iterdir() if child.is_dir()):
         raise UsageError(f"{path} is a folder of tables, not a file index: give one table to fileindex table "
                          "... --indexes")
-    raise UsageError(f"{path} is a folder, not a file index (a table's folder goes to fileindex table)")
+    raise _folder(path)
+
+
+def _table_folder(path: str) -> UsageError:
+    return UsageError(f"{path} is a Paimon table's folder, not a file index: list its indexes with fileindex "
+                      f"table {path} --indexes (and explain one with --explain FILE)")
+
+
+def _folder(path: str) -> UsageError:
+    return UsageError(f"{path} is a folder, not a file index (a table's folder goes to fileindex table)")
+
+
+def named_folder(path: str, err: Exception) -> Exception:
+    """For a store's URI that names no object (``err``, as opening it failed): a folder there, or a table's, said
+    as :func:`refuse_folder` says it of a local one (one listing, after the failure); else ``err``."""
+    from fileindex.io.reach import file_io_at, names_a_store
+
+    if not isinstance(err, FileNotFoundError) or not names_a_store(path):
+        return err
+    folder = path.rstrip("/")
+    try:
+        names = {child.name for child in file_io_at(folder).list(folder)}
+    except (OSError, FileIndexError):
+        return err
+    if not names:
+        return err
+    return _table_folder(folder) if {"snapshot", "schema"} <= names else _folder(folder)
 
 
 def refuse_non_data_file(path: str) -> None:

@@ -59,7 +59,7 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
             else:
                 print(render(explanation, colour=sys.stdout.isatty()))
     except HANDLED as err:
-        return report_failure(command, err, path)
+        return report_failure(command, column_types.named_folder(path, err) if data is None else err, path)
     if explanation.untyped:
         bodies = ", ".join(f"{index} of {column}" for column, index in explanation.untyped)
         columns = ", ".join(dict.fromkeys(

@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         column_types.refuse_data_file(args.file)
         container = FileIndexContainer.open(args.file)
     except HANDLED as err:
-        return report_failure(NAME, err, args.file)
+        return report_failure(NAME, column_types.named_folder(args.file, err), args.file)
     description = describe(container)
     problem = None
     try:

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                 what = "a body built for another type" if isinstance(err, UsageError) else "a malformed body"
                 print(f"fileindex query: {args.file}: answered REMAIN for {what}: {err}", file=sys.stderr)
     except HANDLED as err:
-        return report_failure(NAME, err, args.file)
+        return report_failure(NAME, column_types.named_folder(args.file, err), args.file)
     return 0
 
 

@@ -50,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "branch/branch-NAME/); main (default) is the table root")
     parser.add_argument("--force", action="store_true",
                         help="with --set: set an index type the table's Java writers cannot write (every append of "
-                             "theirs then fails) all the same")
+                             "theirs then fails), or file-index options on a table fileindex rewrite refuses (a "
+                             "primary-key table: only Java's writers then follow them), all the same")
     parser.add_argument("--orphans", action="store_true",
                         help="list index files, manifests, manifest lists and temporary files that no snapshot or "
                              "tag names (e.g. sidecars a rewrite superseded), relative to the table root; data files "
@@ -114,6 +115,8 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
             print(f"{len(orphans)} orphan file(s): {LOOKS_FOR}", file=sys.stderr)
             return 0
         changes = parse_key_values(args.set, "--set", "file-index.bloom-filter.columns=id")
+        if not args.force:
+            refuse_unrewritable(args.table, args.branch, changes)
         broken = appends_broken_by(args.table, args.branch, changes)
         if broken and not args.force:
             raise UsageError(f"{broken[0]}; nothing written (--force sets it all the same)")
@@ -137,6 +140,23 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
         print(f"{args.table}: wrote {written}; run fileindex rewrite {args.table} to "
               "rebuild the indexes of the existing files")
     return 0
+
+
+def refuse_unrewritable(root: str, branch: str | None, changes: dict[str, str]) -> None:
+    """``--set`` of file-index options on a table ``fileindex rewrite`` refuses whatever its options (a primary-key
+    table, one with deletion vectors, ...): refused before anything is written, in rewrite's words."""
+    from fileindex.table.metadata import load_schema
+    from fileindex.table.rewrite_plan import check_scope
+    from fileindex.table.store import TableStore
+
+    if not any(key.startswith("file-index.") for key in changes):
+        return
+    store = TableStore.at(root, branch)
+    try:
+        check_scope(root, load_schema(store, store.latest_schema_id()))
+    except UsageError as err:
+        raise UsageError(f"{err}: nothing written (--force writes the file-index options all the same, for the files "
+                         "Java writes from now on)") from None
 
 
 def why_rewrite_refuses(root: str, branch: str | None) -> str | None:

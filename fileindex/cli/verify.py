@@ -67,7 +67,7 @@ def local_task(data: str, index: str, *, named_index: bool):
         column_types.refuse_non_data_file(data)
     for path, what in ((data, "data file"), (index, "index")):
         if not os.path.isfile(path):
-            hint = f"; build it with: fileindex build {data}" if what == "index" and not named_index else ""
+            hint = f"; {column_types.index_hint(data)}" if what == "index" and not named_index else ""
             raise UsageError(f"{path}: no such {what}{hint}")
     return DataFileTask(os.path.abspath(data), data, os.path.getsize(data), index_file=os.path.abspath(index))
 
@@ -83,7 +83,7 @@ def remote_task(data: str, index: str, *, named_index: bool):
         found = file_io_at(path).info(path) if names_a_store(path) else (
             os.path.getsize(path) if os.path.isfile(path) else None)
         if found is None:
-            hint = f"; build it with: fileindex build {data}" if what == "index" and not named_index else ""
+            hint = f"; {column_types.index_hint(data)}" if what == "index" and not named_index else ""
             raise UsageError(f"{path}: no such {what}{hint}")
         if what == "data file":
             size = found if isinstance(found, int) else found.size

@@ -106,8 +106,9 @@ def _pick(function: str, keys: _Keys, valid: np.ndarray, ignore_retract: bool) -
     return chosen
 
 
-# (accumulator, or None: nothing yet; values; whether they retract) -> the new accumulator
-Step = Callable[[np.ndarray | None, np.ndarray, bool], np.ndarray]
+if TYPE_CHECKING:  # (an alias naming np.ndarray at import would import numpy)
+    # (accumulator, or None: nothing yet; values; whether they retract) -> the new accumulator
+    Step = Callable[[np.ndarray | None, np.ndarray, bool], np.ndarray]
 
 
 def _fold(step: Step, keys: _Keys, values: np.ndarray, valid: np.ndarray,

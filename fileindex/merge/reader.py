@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 else:
     compute = LazyModule("fileindex.arrow.compute")
 
-_RETRACTIONS = np.array([UPDATE_BEFORE, DELETE], dtype=np.int8)
+_RETRACTIONS = (UPDATE_BEFORE, DELETE)  # (not an array here: importing the module imports no numpy)
 
 
 def merge_bucket(spec: MergeSpec, files: Sequence[KeyValueFile], columns: Sequence[str]) -> Iterator[pa.RecordBatch]:

@@ -68,7 +68,9 @@ class _Parser(TokenStream):
         while position < len(text):
             match = _TOKEN.match(text, position)
             if match is None:
-                raise self.error(f"unexpected character {text[position]!r}", position)
+                quoted = text[position + 1:].partition('"')[0] if text[position] == '"' else None
+                hint = "" if quoted is None else f" (a string goes in single quotes: '{quoted}')"
+                raise self.error(f"unexpected character {text[position]!r}{hint}", position)
             kind = match.lastgroup
             assert kind is not None, "every alternative of _TOKEN is a named group"
             if kind != "space":
@@ -227,7 +229,15 @@ class _Parser(TokenStream):
                     return lit.parse_timestamp_text(body)
                 except UsageError as err:
                     raise self.error(str(err), token[2]) from None
-        raise self.error(f"expected a literal, found {text!r}", position)
+        raise self.error(f"expected a literal, found {text!r}{self._literal_hint(kind, text)}", position)
+
+    def _literal_hint(self, kind: str, text: str) -> str:
+        """A bare word where a literal goes: a column (compared with a literal only), or a string unquoted."""
+        if kind != "word":
+            return ""
+        if text in self.schema:
+            return f" ({text} is a column: a predicate compares a column with a literal)"
+        return f" (a string goes in single quotes: '{text}')"
 
     def string_value(self, token: Token) -> str:
         body, position = token[1][1:-1], token[2] + 1

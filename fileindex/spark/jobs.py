@@ -69,7 +69,7 @@ BUILD_SCHEMA = ("file string, output string, status string, rows long, bytes lon
 VERIFY_SCHEMA = ("file string, index string, rows long, status string, note string, checks long, "
                  "violations long, false_positives long, detail string")
 VERDICT_SCHEMA = ("task int, file string, rows long, index string, result string, rows_to_read long, "
-                  "candidates binary, note string")
+                  "candidates binary, note string, kept_before_deletes long")
 
 
 # ------------------------------------------------------------------------------------ distribution

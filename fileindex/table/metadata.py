@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from fileindex.errors import ConfinementError, UsageError
+from fileindex.errors import ConfinementError, FileIndexError, UsageError
 from fileindex.io import NotRegularError
 from fileindex.memo import BoundedMemo, collection_paused
 from fileindex.table.avro_blocks import budget_for, uncompressed_container
@@ -193,11 +193,23 @@ def load_snapshot(store: TableStore, snapshot_id: int | None = None) -> Snapshot
             return read_snapshot(store, path)
         except TableError as err:
             if str(err).endswith("the file is missing"):
-                raise UsageError(f"{store.meta}: no snapshot {snapshot_id}") from None
+                raise no_snapshot(store, snapshot_id) from None
             raise
     if not store.is_file(path):
-        raise UsageError(f"{store.meta}: no snapshot {snapshot_id}")
+        raise no_snapshot(store, snapshot_id)
     return read_snapshot(store, path)
+
+
+def no_snapshot(store: TableStore, snapshot_id: int) -> UsageError:
+    """A snapshot id the branch does not have, and the ones it has (one listing: the command fails anyway)."""
+    try:
+        ids = store.snapshot_ids()
+    except (OSError, FileIndexError):
+        ids = []
+    held = "" if not ids else f" (it has snapshot {ids[0]})" if len(ids) == 1 else \
+        f" (it has snapshots {ids[0]} to {ids[-1]})" if ids[-1] - ids[0] == len(ids) - 1 else \
+        f" (it has snapshots {', '.join(map(str, ids))})"
+    return UsageError(f"{store.meta}: no snapshot {snapshot_id}{held}")
 
 
 def read_snapshot(store: TableStore, path: Path) -> Snapshot:

@@ -42,13 +42,15 @@ class FileVerdict:
 
         result = Rows(BitMap.deserialize(row["candidates"])) if row["result"] == "ROWS" else \
             SKIP if row["result"] == SKIP.kind else REMAIN
-        return cls(row["file"], row["rows"], row["index"], result, row["note"] or "")
+        return cls(row["file"], row["rows"], row["index"], result, row["note"] or "",
+                   kept_before_deletes=row.get("kept_before_deletes"))
 
     def as_row(self) -> dict:
-        """The flat row of a Spark job: ``file, rows, index, result, candidates, note``."""
+        """The flat row of a Spark job: ``file, rows, index, result, candidates, note, kept_before_deletes``."""
         result = self.result
         return {"file": self.file, "rows": self.row_count, "index": self.index, "result": result.kind,
-                "candidates": result.bitmap.serialize() if isinstance(result, Rows) else None, "note": self.note}
+                "candidates": result.bitmap.serialize() if isinstance(result, Rows) else None, "note": self.note,
+                "kept_before_deletes": self.kept_before_deletes}
 
 
 def summarize(verdicts: list[FileVerdict]) -> dict:

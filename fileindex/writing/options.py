@@ -62,6 +62,16 @@ class FileIndexOptions:
         return [by_key[(column, t)] for column, types in self.layout for t in types]
 
 
+def unknown_index_type(key: str, index_type: str) -> str:
+    """Why ``key`` names no index type, and the one likely meant."""
+    from fileindex.indexes.registry import INDEX_TYPES
+    from fileindex.tokens import closest_name
+
+    meant = closest_name(index_type, list(INDEX_TYPES))
+    return (f"{key}: unknown index type {index_type!r} (known: {', '.join(INDEX_TYPES)})"
+            + (f"; did you mean {meant}?" if meant else ""))
+
+
 def _declarations(options: Mapping[str, str]):
     """(key, index type, column) for each column named by a ``file-index.<type>.columns`` option."""
     from fileindex.indexes.registry import INDEX_TYPES
@@ -70,7 +80,7 @@ def _declarations(options: Mapping[str, str]):
         if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX):
             index_type = key[len(PREFIX):-len(COLUMNS_SUFFIX)]
             if index_type not in INDEX_TYPES:
-                raise UsageError(f"{key}: unknown index type {index_type!r} (known: {', '.join(INDEX_TYPES)})")
+                raise UsageError(unknown_index_type(key, index_type))
             for item in str(value).split(","):
                 column = item.strip()
                 if not column:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from test_tables_on_stores import SIDECARS, run_cli, storage_flags, upload
+from test_tables_on_stores import BITMAP, SIDECARS, run_cli, storage_flags, upload
+
+from fileindex import PaimonTable
 
 DATA = next(SIDECARS.glob("bucket-0/*.parquet"))
 BLOOM = ["--option", "file-index.bloom-filter.columns=f1", "--option", "file-index.bloom-filter.f1.items=10"]
@@ -268,3 +270,22 @@ def test_spark_verify_and_build_refused_credentials_are_one_line_before_spark_st
     assert code == 2 and err.count("\n") == 1 and "access denied" in err, err
     assert wrong not in out + err and AZURITE_KEY not in out + err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_table_folder_or_data_file_on_a_store_given_for_an_index_gets_the_local_hints(s3_store, capsys):
+    """``inspect s3://.../table`` said only "no such object"; a data file only that its magic is wrong."""
+    flags = storage_flags(s3_store)
+    sidecars, embedded = upload(s3_store, SIDECARS), upload(s3_store, BITMAP)
+    (entry, _), = PaimonTable(BITMAP).live()
+    cases = [(["inspect", embedded], f"a Paimon table's folder, not a file index: list its indexes with fileindex "
+                                     f"table {embedded} --indexes"),
+             (["check", f"{embedded}/"], "a Paimon table's folder"),
+             (["query", embedded, "--where", "f0 = 'Bob'", "--schema", "f0 STRING"], "a Paimon table's folder"),
+             (["inspect", f"{embedded}/bucket-0"], "is a folder, not a file index"),
+             (["inspect", f"{embedded}/{PaimonTable(BITMAP).relative(entry)}"],
+              f"its index is embedded in the table's manifest: fileindex table {embedded} --explain bucket-0/"),
+             (["explain", f"{sidecars}/bucket-0/{DATA.name}"], f"did you mean {sidecars}/bucket-0/{DATA.name}.index?"),
+             (["inspect", s3_store.uri("nothing")], "no such object")]
+    for argv, says in cases:
+        code, out, err = run_cli(capsys, *argv, *flags)
+        assert code == 2 and says in out + err and (out + err).count("\n") == 1, (argv, out, err)  # (check: on stdout)

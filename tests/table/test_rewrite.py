@@ -399,7 +399,9 @@ def test_orphans_are_listed_relative_to_the_root_saying_what_is_and_is_not_looke
 
 def test_setting_options_of_a_table_rewrite_refuses_says_so_instead_of_suggesting_it(tmp_path, capsys):
     root = copy(tmp_path, "pk_with_bitmap_dv")
-    assert main(["table", str(root), "--set", "file-index.bloom-filter.columns=f1"]) == 0
+    assert main(["table", str(root), "--set", "file-index.bloom-filter.columns=f1"]) == 2  # (refused, unforced)
+    assert "primary-key" in capsys.readouterr().err and not (root / "schema" / "schema-1").exists()
+    assert main(["table", str(root), "--set", "file-index.bloom-filter.columns=f1", "--force"]) == 0
     out = capsys.readouterr().out
     assert "wrote schema/schema-" in out and "fileindex rewrite cannot rebuild" in out and "primary-key" in out
     assert "run fileindex rewrite" not in out

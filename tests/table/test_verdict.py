@@ -22,7 +22,10 @@ def test_the_json_and_the_row_of_each_answer():
                               "cardinality": 4, "ranges": [[1, 3], [7, 7]]}
     row = rows.as_row()
     assert BitMap.deserialize(row.pop("candidates")) == BitMap([1, 2, 3, 7])
-    assert row == {"file": "bucket-0/a.parquet", "rows": 10, "index": "embedded", "result": "ROWS", "note": ""}
+    assert row == {"file": "bucket-0/a.parquet", "rows": 10, "index": "embedded", "result": "ROWS", "note": "",
+                   "kept_before_deletes": None}
+    deleted = FileVerdict("c", 8, "sidecar", SKIP, kept_before_deletes=1)  # (what a deletion vector skipped)
+    assert FileVerdict.from_row(deleted.as_row()) == deleted and FileVerdict.from_row(rows.as_row()) == rows
     missing = FileVerdict("b", 5, "none", REMAIN, "data file is missing")
     assert missing.as_dict() == {"file": "b", "row_count": 5, "index": "none", "result": "REMAIN",
                                  "note": "data file is missing"}
