@@ -51,7 +51,6 @@ _VALIDATIONS = {  # the spec's header checks (generated code reports them by spe
 _INT = struct.Struct(">i")
 _EMPTY = FrozenBitMap()
 _COOKIES = (roaring.NO_RUN_COOKIE, roaring.RUN_COOKIE)
-_SEARCHED_UP_TO = 1 << 16  # payload bytes: a longer payload is decoded rather than searched
 _INTEGER_KEY_BITS = {**NUMERIC_BITS, "DATE": 32, "TIME": 32}  # types whose key is the int literal itself
 
 
@@ -281,7 +280,6 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self._base = base_offset
         self._meta_read = False
         self._header_end: int | None = None
-        self._searched: bytes | None = None  # the payload after the header, for ``_surely_absent``
         self._bitmaps: dict = {}
         self._null_bitmap: FrozenBitMap | None = None
         self._blocks: dict = {}
@@ -338,18 +336,6 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         # (offset, length) of a key's bitmap by its sort key, or None when absent
         self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
         self._meta_read = True
-
-    def _surely_absent(self, key) -> bool:
-        """Whether a string key is known absent without decoding the dictionary: V1's dictionary and
-        V2's index blocks store each key as its i32 length then its UTF-8 bytes, contiguously, so a
-        present key's encoding occurs in the bytes after the header, and a key whose encoding occurs
-        nowhere there is absent. Only for payloads small enough that searching costs less than decoding."""
-        if self.kind.name != "string" or self._size > _SEARCHED_UP_TO or self._meta_read:
-            return False
-        if self._searched is None:
-            end = self._header_end if self._header_end is not None else self._read_header()
-            self._searched = bytes(self._view[end:])
-        return self._searched.find(_INT.pack(len(key)) + key) < 0
 
     def _debug_spec(self):
         return functools.partial(_DEBUG, self.kind.code)
@@ -567,9 +553,6 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         key = self._key(literal)
         found = self._bitmaps.get(key)
         if found is None:
-            if self._surely_absent(key):
-                found = self._bitmaps[key] = _EMPTY
-                return found
             if not self._meta_read:
                 self._read_meta()
             location = self._locate(self._sort_key(key))
@@ -594,9 +577,6 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         cached as empty. The keys not read yet are located in one vectorized search."""
         cache = self._bitmaps
         missing = list(dict.fromkeys(key for key in keys if key is not None and key not in cache))
-        if missing and not self._meta_read:
-            cache.update((key, _EMPTY) for key in missing if self._surely_absent(key))
-            missing = [key for key in missing if key not in cache]
         if not missing:
             return []
         if not self._meta_read:
