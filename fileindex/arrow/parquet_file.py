@@ -54,7 +54,5 @@ class ParquetFile:
 
     def iter_batches(self, batch_size: int = 65536, columns: list[str] | None = None,
                      use_threads: bool = True) -> Iterator[pa.RecordBatch]:
-        if batch_size <= 0:
-            raise ValueError("batch_size must be greater than zero")
         return self.reader.iter_batches(batch_size, row_groups=range(self.reader.num_row_groups),
                                         column_indices=self._indices(columns), use_threads=use_threads)
