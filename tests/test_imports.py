@@ -28,9 +28,9 @@ TABLES = ["fileindex.scan.table", "fileindex.table.metadata", "fileindex.table.s
 OTHER_COMMANDS = ["fileindex.cli.check", "fileindex.cli.build", "fileindex.cli.kit", "fileindex.cli.spark*"]
 NO_INDEX_BODIES = ["fileindex.indexes.bitmap*", *OTHER_TYPES, "fileindex.generated.fast.bitmap*"]
 # what a local table's read never needs: pyarrow.parquet imports pyarrow.fs with the object stores' filesystems and
-# ssl (fileindex.arrow.parquet_file opens Parquet files without it)
+# ssl; argparse imports shutil to size a help text (fileindex.cli.app sizes it without)
 NOT_READING_LOCALLY = ["pyarrow.parquet*", "pyarrow.fs", "pyarrow._fs", "pyarrow._s3fs", "pyarrow._azurefs",
-                       "pyarrow._gcsfs", "ssl"]
+                       "pyarrow._gcsfs", "ssl", "shutil"]
 
 ENTRY_POINTS = {
     "import fileindex": (
