@@ -27,6 +27,10 @@ NOT_READING = ["pyarrow.compute", "pyarrow.dataset", "pyarrow.acero", "pandas*"]
 TABLES = ["fileindex.scan.table", "fileindex.table.metadata", "fileindex.table.store"]  # (the CLI names table.errors)
 OTHER_COMMANDS = ["fileindex.cli.check", "fileindex.cli.build", "fileindex.cli.kit", "fileindex.cli.spark*"]
 NO_INDEX_BODIES = ["fileindex.indexes.bitmap*", *OTHER_TYPES, "fileindex.generated.fast.bitmap*"]
+# what a local table's read never needs: pyarrow.parquet imports pyarrow.fs with the object stores' filesystems and
+# ssl; argparse imports shutil to size a help text (fileindex.cli.app sizes it without)
+NOT_READING_LOCALLY = ["pyarrow.parquet*", "pyarrow.fs", "pyarrow._fs", "pyarrow._s3fs", "pyarrow._azurefs",
+                       "pyarrow._gcsfs", "ssl", "shutil"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -51,19 +55,21 @@ ENTRY_POINTS = {
     "fileindex read --where --json": (  # (the rows filtered by Arrow's kernels, called without pyarrow.compute)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', \"f0 = 'Alice'\", '--json']; main()",  # (as a process runs it)
         ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro", "pyarrow._compute"],
-        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS, "fileindex.indexes.*.writer",
-         "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute", "numpy.ma"],
+        [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS,
+         "fileindex.indexes.*.writer", "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute",
+         "numpy.ma"],
     ),
     "fileindex read --where, filtered by Arrow": (  # (no numpy: pyarrow imported without it, see cli/unimported)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 >= 20', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
-        [*SPARK_AND_ENGINES, "numpy*", "pandas*", "pyarrow.compute", *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS],
+        [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, "numpy*", "pandas*", "pyarrow.compute", *DEEP_CHECKS, *OTHER_TYPES,
+         *OTHER_COMMANDS],
     ),
     "fileindex read --where, no index": (  # (f1, f3 unindexed: their columns probed, matched by numpy, filtered)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 = 10 AND f3 > 12.0', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
-        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS, "fileindex.indexes.*.writer",
-         "pyarrow.compute", "numpy.ma", "pandas*"],
+        [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS,
+         "fileindex.indexes.*.writer", "pyarrow.compute", "numpy.ma", "pandas*"],
     ),
     "the primary-key merge, imported": (  # (numpy on its first merge: a command line imports pyarrow without it)
         "from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy(); "
@@ -74,8 +80,8 @@ ENTRY_POINTS = {
     "fileindex table --where": (
         f"main(['table', '{TABLE}', '--where', \"f0 = 'Alice'\"])",
         ["fileindex.indexes.bitmap.reader", "fastavro"],
-        [*SPARK_AND_ENGINES, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *NOT_READING, "fileindex.indexes.*.writer",
-         "fileindex.reference*", "fileindex.scan.table_scan"],
+        [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *NOT_READING,
+         "fileindex.indexes.*.writer", "fileindex.reference*", "fileindex.scan.table_scan"],
     ),
     "fileindex query": (
         f"main(['query', '{BITMAP_V2}', '--schema', 'c STRING', '--where', \"c = 'a'\"])",

@@ -107,7 +107,7 @@ class DataFileReader:
         self._source: Any = opened.local_path or opened.native()  # what pyarrow and the page reader open
         identity = opened.identity
         self.format = file_format or FORMATS.get(Path(self.path).suffix.lower()) or _sniffed(opened)
-        self._opened: Any = None  # pyarrow's ParquetFile or ORCFile
+        self._opened: Any = None  # a ParquetFile (fileindex.arrow.parquet_file) or pyarrow's ORCFile
         footer = FOOTERS.get(identity)
         if footer is None:
             footer = self._guard(self._read_footer, f"not a readable {self.format} file: ")
@@ -133,9 +133,9 @@ class DataFileReader:
 
     def _open(self, metadata, read_dictionary: list[str] | None = None):
         if self.format == "parquet":
-            import pyarrow.parquet as pq
+            from fileindex.arrow.parquet_file import ParquetFile
 
-            return pq.ParquetFile(self._source, metadata=metadata, read_dictionary=read_dictionary, pre_buffer=False)
+            return ParquetFile(self._source, metadata=metadata, read_dictionary=read_dictionary, pre_buffer=False)
         import pyarrow.orc as orc
 
         return orc.ORCFile(self._source)

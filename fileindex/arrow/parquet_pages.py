@@ -50,12 +50,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from thrift.protocol.TCompactProtocol import TCompactProtocolAccelerated
 from thrift.Thrift import TException
 from thrift.transport.TTransport import TMemoryBuffer
 
 from fileindex.arrow import compute
+from fileindex.arrow.parquet_file import ParquetFile
 from fileindex.generated.parquet_thrift.ttypes import (
     ColumnChunk,
     ColumnIndex,
@@ -530,7 +530,7 @@ def _copied_rows(fd: int, footer: PagedFooter, columns: list[_Chosen]) -> dict[s
     tail = encode(_copy_footer(footer, group, chunks, len(out), rows))
     out += tail + len(tail).to_bytes(4, "little") + b"PAR1"
     try:
-        read = pq.ParquetFile(pa.BufferReader(pa.py_buffer(out)), read_dictionary=dictionaries or None).read(
+        read = ParquetFile(pa.BufferReader(pa.py_buffer(out)), read_dictionary=dictionaries or None).read(
             use_threads=False)
     except (pa.ArrowException, OSError, ValueError) as err:
         raise Unreadable(f"pyarrow cannot read the copied pages: {err}") from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 import warnings
 
@@ -39,6 +40,25 @@ class Parser(argparse.ArgumentParser):
             if not meant:
                 raise
             raise argparse.ArgumentError(action, f"{err.message} (did you mean {meant}?)") from None
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # sized as argparse sizes it, without importing shutil for it (argparse makes one per argument declared)
+        return self.formatter_class(prog=self.prog, width=_terminal_columns() - 2)  # type: ignore[call-arg]
+
+
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` (``COLUMNS``, else the terminal's, else 80), without shutil (and
+    the compression modules it imports) at every command's start."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -102,9 +102,10 @@ def read_rows_and_schema(store: TableStore, path: Path, kind: str = "manifest") 
             rows = orc_rows(data)
         elif magic == b"PAR1":
             import pyarrow as pa
-            import pyarrow.parquet
 
-            parquet = pyarrow.parquet.ParquetFile(pa.BufferReader(data))
+            from fileindex.arrow.parquet_file import ParquetFile
+
+            parquet = ParquetFile(pa.BufferReader(data))
             expanded = sum(parquet.metadata.row_group(i).total_byte_size for i in range(parquet.num_row_groups))
             if expanded > budget_for(len(data)) or parquet.metadata.num_rows > len(data):
                 raise TableError(f"{name}: {parquet.metadata.num_rows} rows of {expanded} bytes in a {len(data)}-byte "
