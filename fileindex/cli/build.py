@@ -143,7 +143,7 @@ def check_output(output: str, data: str, *, force: bool) -> None:
     index, an index file that a table's snapshot names, a file that is no container (without --force)."""
     from fileindex.arrow.data_files import data_file_format
     from fileindex.container.head import MAGIC
-    from fileindex.table.sidecars import naming_snapshot
+    from fileindex.table.sidecars import enclosing_table, naming_snapshot
     from fileindex.writing.outputs import real
 
     target = Path(output)
@@ -158,6 +158,10 @@ def check_output(output: str, data: str, *, force: bool) -> None:
     if output.endswith(".index") and indexed.is_file() and data_file_format(indexed) and real(indexed) != real(data):
         raise UsageError(f"-o {output} is the index of data file {indexed}: {data}'s index there would answer for "
                          f"{indexed}'s rows; name another file")
+    table = enclosing_table(target)
+    if table is not None and not output.endswith(".index"):  # Paimon reads the table's other files as its own
+        raise UsageError(f"-o {output} lies in table {table} and is not an .index file: a table's data and metadata "
+                         "are never written by build (even with --force); name a file ending in .index")
     if not target.exists():
         return
     named = naming_snapshot(target)

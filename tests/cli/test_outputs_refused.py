@@ -137,6 +137,15 @@ def test_build_never_writes_over_another_data_file_or_an_index_a_snapshot_names(
             "snapshot/snapshot-3 of its table names", "never replaced")
 
 
+@pytest.mark.parametrize("target", ["snapshot/snapshot-1", "snapshot/snapshot-99", "schema/schema-0",
+                                    "bucket-0/data-bfa36b28-40e7-4026-893b-d23116973174-0.parquet.bak"])
+def test_build_never_writes_a_table_file_that_is_no_index_even_with_force(table, capsys, target):
+    """A table's snapshots, schemas and data are Paimon's (a new snapshot-99 would be read as one): a new-user
+    trial replaced snapshot-1 with an index by --force, and every later command on the table failed."""
+    refused(capsys, ["build", table / OLDER_FILE, "-o", table / target, "--option", "file-index.bitmap.columns=f0",
+                     "--force"], table, "lies in table", "not an .index file")
+
+
 def test_a_read_output_on_an_object_store_is_refused_naming_the_uri(table, capsys):
     err = refused(capsys, ["read", table, "--output", "s3://lake/out.parquet"], table, "s3://lake/out.parquet",
                   "local file")
