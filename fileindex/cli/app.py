@@ -40,6 +40,32 @@ class Parser(argparse.ArgumentParser):
                 raise
             raise argparse.ArgumentError(action, f"{err.message} (did you mean {meant}?)") from None
 
+    def _parse_known_args(self, arg_strings, *rest, **kwargs):
+        self._given = list(arg_strings)  # (for error: what this parser was given)
+        return super()._parse_known_args(arg_strings, *rest, **kwargs)
+
+    def error(self, message: str):
+        """A required option given by a prefix (``--wh`` for ``--where``): refused as the unknown option it is,
+        with the one meant, rather than as the required option missing."""
+        unknown = [word for word in getattr(self, "_given", ()) if word.startswith("--")
+                   and word.partition("=")[0] not in self._option_string_actions]
+        if message.startswith("the following arguments are required") and unknown:
+            message = unknown_options(self, unknown)
+        super().error(message)
+
+
+def unknown_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
+    """argparse's message for ``unknown`` arguments, with the option of ``parser`` likely meant by the first
+    unknown option: the one it is a prefix of, else the one spelt closest."""
+    from fileindex.tokens import closest_name
+
+    message = f"unrecognized arguments: {' '.join(unknown)}"
+    option = next((word[2:].partition("=")[0] for word in unknown if word.startswith("--")), None)
+    names = [o[2:] for o in parser._option_string_actions if o.startswith("--")]
+    extending = [name for name in names if option and name.startswith(option)]
+    meant = extending[0] if len(extending) == 1 else option and closest_name(option, names)
+    return f"{message} (did you mean --{meant}?)" if meant else message
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command``, only that subcommand's module is imported and its arguments
@@ -94,16 +120,11 @@ def _named_command(argv: list[str]) -> str | None:
 def _refuse_unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]) -> None:
     """Exit 2 with the (sub)command's own usage (not the top-level one argparse would print: ``fileindex spark
     scan``'s for its option) and, for an option it lacks, the one likely meant."""
-    from fileindex.tokens import closest_name
-
     sub = parser
     while chosen := next((a.choices[getattr(args, a.dest)] for a in sub._actions
                           if isinstance(a, argparse._SubParsersAction) and getattr(args, a.dest, None)), None):
         sub = chosen
-    message = f"unrecognized arguments: {' '.join(unknown)}"
-    option = next((word[2:].partition("=")[0] for word in unknown if word.startswith("--")), None)
-    meant = option and closest_name(option, [o[2:] for o in sub._option_string_actions if o.startswith("--")])
-    sub.error(f"{message} (did you mean --{meant}?)" if meant else message)
+    sub.error(unknown_options(sub, unknown))
 
 
 def _run(argv: list[str] | None) -> int:
