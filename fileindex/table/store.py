@@ -79,7 +79,26 @@ def not_a_table(root: Path, missing: str) -> UsageError:
     if tables:
         return UsageError(f"{root} is not a table but holds tables (a database folder?): give one of "
                           f"{', '.join(str(t) for t in tables[:5])}")
-    return UsageError(f"{root}: {missing}: not a Paimon table root (the folder holding schema/ and snapshot/)")
+    return _folder_near_tables(root) or UsageError(f"{root}: {missing}: not a Paimon table root (the folder holding "
+                                                   "schema/ and snapshot/)")
+
+
+def _folder_near_tables(root: Path) -> UsageError | None:
+    """For a folder inside a table (its ``bucket-0/``, ``snapshot/``): the table's root; for a folder of database
+    folders (a warehouse): some of the tables in them."""
+    inside = next((folder for folder in Path(os.path.abspath(root)).parents if is_table_root(folder)), None)
+    if inside is not None:
+        shown = inside if root.is_absolute() else Path(os.path.relpath(inside))
+        return UsageError(f"{root} is a folder inside a table: give the table's root, {shown}")
+    try:
+        tables = sorted(table for database in root.iterdir() if database.is_dir() for table in database.iterdir()
+                        if is_table_root(table))
+    except OSError:  # (a folder it may not list: no hint)
+        return None
+    if tables:
+        return UsageError(f"{root} is not a table but holds folders of tables (a warehouse?): give a table, e.g. "
+                          f"{', '.join(str(t) for t in tables[:3])}")
+    return None
 
 
 

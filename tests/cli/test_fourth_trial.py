@@ -115,3 +115,24 @@ def test_an_unknown_column_of_a_primary_key_table_is_answered_with_the_one_meant
         PaimonTable(PK_TABLE).scan(columns=["id", "nme"]).to_arrow()
     code, out, err = run(capsys, "read", PK_TABLE, "--select", "nme")
     assert code == 2 and out == "" and err.strip().endswith("did you mean name?")
+
+
+@pytest.mark.parametrize("command", ["read", "table"])
+@pytest.mark.parametrize("inside", ["bucket-0", "snapshot"])
+def test_a_folder_inside_a_table_names_the_table_root(capsys, monkeypatch, command, inside):
+    monkeypatch.chdir(TABLE.parent.parent)  # (the path given is relative: the root named is too)
+    given = f"{TABLE.parent.name}/{TABLE.name}/{inside}"
+    code, out, err = run(capsys, command, given, *(["--indexes"] if command == "table" else []))
+    assert code == 2 and out == ""
+    assert err == f"fileindex {command}: {given} is a folder inside a table: give the table's root, " \
+                  f"{TABLE.parent.name}/{TABLE.name}\n"
+
+
+def test_a_warehouse_folder_names_tables_in_its_databases(capsys, tmp_path):
+    for name in ("b", "a"):
+        shutil.copytree(TABLE, tmp_path / f"{name}.db" / name)
+    (tmp_path / "notes").mkdir()
+    code, out, err = run(capsys, "read", tmp_path)
+    assert code == 2 and out == ""
+    assert err == (f"fileindex read: {tmp_path} is not a table but holds folders of tables (a warehouse?): give a "
+                   f"table, e.g. {tmp_path / 'a.db' / 'a'}, {tmp_path / 'b.db' / 'b'}\n")
