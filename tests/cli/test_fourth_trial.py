@@ -136,3 +136,20 @@ def test_a_warehouse_folder_names_tables_in_its_databases(capsys, tmp_path):
     assert code == 2 and out == ""
     assert err == (f"fileindex read: {tmp_path} is not a table but holds folders of tables (a warehouse?): give a "
                    f"table, e.g. {tmp_path / 'a.db' / 'a'}, {tmp_path / 'b.db' / 'b'}\n")
+
+
+def test_a_file_inside_a_table_names_the_table_root(capsys):
+    code, out, err = run(capsys, "table", TABLE / "snapshot" / "snapshot-1", "--indexes")
+    assert code == 2 and out == ""
+    assert err == f"fileindex table: {TABLE / 'snapshot' / 'snapshot-1'} is a file inside a table: give the " \
+                  f"table's root, {TABLE}\n"
+
+
+@pytest.mark.parametrize("given, meant", [("file:{table}", "file://{table}"), ("s3:/bucket/t", "s3://bucket/t")])
+def test_a_uri_with_one_slash_is_answered_with_the_uri_meant(capsys, given, meant):
+    """Hadoop prints local paths as file:/tmp/t, which named a relative folder ``file:``."""
+    given, meant = given.format(table=TABLE), meant.format(table=TABLE)
+    code, out, err = run(capsys, "read", given, "--count")
+    assert code == 2 and out == "" and err.strip().endswith(f"(a URI takes two slashes: {meant})")
+    if meant.startswith("file:"):  # (the URI meant reads the table)
+        assert run(capsys, "read", meant, "--count")[:2] == (0, "8\n")
