@@ -51,7 +51,16 @@ class Parser(argparse.ArgumentParser):
                    and word.partition("=")[0] not in self._option_string_actions]
         if message.startswith("the following arguments are required") and unknown:
             message = unknown_options(self, unknown)
+        elif message.startswith("the following arguments are required"):
+            message += _subcommands_missing(self, message)
         super().error(message)
+
+
+def _subcommands_missing(parser: argparse.ArgumentParser, message: str) -> str:
+    """The subcommands a parser whose subcommand is missing takes (its usage shows only a metavar)."""
+    missing = next((action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                    and action.required), None)
+    return f" (one of: {', '.join(missing.choices)})" if missing is not None and str(missing.metavar) in message else ""
 
 
 def unknown_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str:

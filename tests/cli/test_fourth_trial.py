@@ -153,3 +153,24 @@ def test_a_uri_with_one_slash_is_answered_with_the_uri_meant(capsys, given, mean
     assert code == 2 and out == "" and err.strip().endswith(f"(a URI takes two slashes: {meant})")
     if meant.startswith("file:"):  # (the URI meant reads the table)
         assert run(capsys, "read", meant, "--count")[:2] == (0, "8\n")
+
+
+@pytest.mark.parametrize("argv, choices", [
+    (["kit"], "KIT_COMMAND (one of: export, run, adapter)"),
+    (["spark"], "JOB (one of: build, verify, scan, rewrite)"),
+    ([], "COMMAND (one of: inspect, explain, check, query, build, verify, table, read, rewrite, conformance, kit, "
+         "spark, demo, samples)"),
+])
+def test_a_missing_subcommand_is_answered_with_the_ones_there_are(capsys, argv, choices):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(f"error: the following arguments are required: {choices}")
+
+
+def test_a_comparison_with_null_in_read_says_how_to_ask_for_null_rows(capsys):
+    code, out, err = run(capsys, "read", TABLE, "--where", "f0 = NULL OR f0 = 'Bob'", "--count")
+    assert code == 0 and out == "2\n"
+    assert err == ("fileindex read: f0 = NULL OR f0 = 'Bob': a comparison with NULL is never true, so no row matches "
+                   "it; for the null rows of f0, write f0 IS NULL (IS NOT NULL for the others)\n")
+    assert run(capsys, "read", TABLE, "--where", "f0 IS NULL", "--count")[2] == ""
