@@ -141,6 +141,8 @@ class TableStore:
         ``abfs://``... reached with Paimon's option keys in ``options``, the environment, or a ready
         ``filesystem``), of ``branch`` (None: main); a UsageError naming the table's branches for one it does
         not have, and one line for a scheme nobody reads."""
+        if isinstance(location, str) and not location:  # (Path("") is the current folder: an unset $TABLE)
+            raise UsageError("the table's path is empty: give a Paimon table's root folder")
         if options is None and filesystem is None:
             options, filesystem = current_reach()
         root, io = _root_and_io(location, options, filesystem)

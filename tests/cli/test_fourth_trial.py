@@ -174,3 +174,14 @@ def test_a_comparison_with_null_in_read_says_how_to_ask_for_null_rows(capsys):
     assert err == ("fileindex read: f0 = NULL OR f0 = 'Bob': a comparison with NULL is never true, so no row matches "
                    "it; for the null rows of f0, write f0 IS NULL (IS NOT NULL for the others)\n")
     assert run(capsys, "read", TABLE, "--where", "f0 IS NULL", "--count")[2] == ""
+
+
+@pytest.mark.parametrize("argv", [["read", ""], ["table", "", "--indexes"], ["rewrite", ""]])
+def test_an_empty_table_path_is_refused_not_read_as_the_current_folder(capsys, monkeypatch, argv):
+    """``fileindex read "$TABLE"`` with TABLE unset read the table the shell stood in."""
+    monkeypatch.chdir(TABLE)
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.endswith(": the table's path is empty: give a Paimon table's root folder\n")
+    with pytest.raises(UsageError, match="the table's path is empty"):
+        PaimonTable("")
+    assert PaimonTable(".").scan().count() == 8
