@@ -6,6 +6,7 @@ import sys
 
 import pytest
 from conftest import ROOT
+from test_third_trial import run
 
 from fileindex import PaimonTable
 from fileindex.cli import main
@@ -15,12 +16,6 @@ from fileindex.errors import BadMagicError, TruncatedError, UsageError
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
 PK_TABLE = ROOT / "tests" / "tables" / "primary-keys" / "deduplicate"
 MAGIC_HEX = "00 05 4e 4e d0 1a 35 ae"
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_a_table_without_indexes_says_how_to_declare_and_build_one(capsys, tmp_path):
