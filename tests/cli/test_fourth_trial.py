@@ -180,3 +180,11 @@ def test_an_empty_table_path_is_refused_not_read_as_the_current_folder(capsys, m
     with pytest.raises(UsageError, match="the table's path is empty"):
         PaimonTable("")
     assert PaimonTable(".").scan().count() == 8
+
+
+def test_kit_adapter_where_in_paimon_text_is_answered_with_the_json_form(capsys):
+    code, out, err = run(capsys, "kit", "adapter", "scan", TABLE, "--where", "f0 = 'Bob'")
+    assert code == 2 and out == "" and "--where is not JSON" in err and "(docs/kit.md)" in err
+    example = err[err.index("e.g. ") + 5:err.rindex(" (docs/kit.md)")]
+    code, out, _ = run(capsys, "kit", "adapter", "scan", TABLE, "--where", example)  # (the example given runs)
+    assert code == 0 and '"result": "ROWS"' in out
