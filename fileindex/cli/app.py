@@ -45,6 +45,21 @@ class Parser(argparse.ArgumentParser):
         # sized as argparse sizes it, without importing shutil for it (argparse makes one per argument declared)
         return self.formatter_class(prog=self.prog, width=_terminal_columns() - 2)  # type: ignore[call-arg]
 
+    def _parse_known_args(self, arg_strings, *rest, **kwargs):
+        self._given = list(arg_strings)  # (for error: what this parser was given)
+        return super()._parse_known_args(arg_strings, *rest, **kwargs)
+
+    def error(self, message: str):
+        """A required option given by a prefix (``--wh`` for ``--where``): refused as the unknown option it is,
+        with the one meant, rather than as the required option missing."""
+        unknown = [word for word in getattr(self, "_given", ()) if word.startswith("--")
+                   and word.partition("=")[0] not in self._option_string_actions]
+        if message.startswith("the following arguments are required") and unknown:
+            message = unknown_options(self, unknown)
+        elif message.startswith("the following arguments are required"):
+            message += _subcommands_missing(self, message)
+        super().error(message)
+
 
 def _terminal_columns() -> int:
     """``shutil.get_terminal_size().columns`` (``COLUMNS``, else the terminal's, else 80), without shutil (and
@@ -59,6 +74,26 @@ def _terminal_columns() -> int:
         return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
     except (AttributeError, ValueError, OSError):
         return 80
+
+
+def _subcommands_missing(parser: argparse.ArgumentParser, message: str) -> str:
+    """The subcommands a parser whose subcommand is missing takes (its usage shows only a metavar)."""
+    missing = next((action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                    and action.required), None)
+    return f" (one of: {', '.join(missing.choices)})" if missing is not None and str(missing.metavar) in message else ""
+
+
+def unknown_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
+    """argparse's message for ``unknown`` arguments, with the option of ``parser`` likely meant by the first
+    unknown option: the one it is a prefix of, else the one spelt closest."""
+    from fileindex.tokens import closest_name
+
+    message = f"unrecognized arguments: {' '.join(unknown)}"
+    option = next((word[2:].partition("=")[0] for word in unknown if word.startswith("--")), None)
+    names = [o[2:] for o in parser._option_string_actions if o.startswith("--")]
+    extending = [name for name in names if option and name.startswith(option)]
+    meant = extending[0] if len(extending) == 1 else option and closest_name(option, names)
+    return f"{message} (did you mean --{meant}?)" if meant else message
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -114,16 +149,11 @@ def _named_command(argv: list[str]) -> str | None:
 def _refuse_unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]) -> None:
     """Exit 2 with the (sub)command's own usage (not the top-level one argparse would print: ``fileindex spark
     scan``'s for its option) and, for an option it lacks, the one likely meant."""
-    from fileindex.tokens import closest_name
-
     sub = parser
     while chosen := next((a.choices[getattr(args, a.dest)] for a in sub._actions
                           if isinstance(a, argparse._SubParsersAction) and getattr(args, a.dest, None)), None):
         sub = chosen
-    message = f"unrecognized arguments: {' '.join(unknown)}"
-    option = next((word[2:].partition("=")[0] for word in unknown if word.startswith("--")), None)
-    meant = option and closest_name(option, [o[2:] for o in sub._option_string_actions if o.startswith("--")])
-    sub.error(f"{message} (did you mean --{meant}?)" if meant else message)
+    sub.error(unknown_options(sub, unknown))
 
 
 def _run(argv: list[str] | None) -> int:

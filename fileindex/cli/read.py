@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--select {args.select!r}: a column name is empty; give names separated by commas")
         limit = args.limit if args.limit is not None or args.output or args.explain or args.json else SHOWN_ROWS + 1
         scan = table.scan(args.where, columns, args.limit if args.count else limit, order_by=args.order_by)
+        warn_null_comparisons(args.where, scan.predicate)
         if args.explain:
             explained = scan.explain(count=args.count)
             print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
@@ -83,6 +84,15 @@ def run(args: argparse.Namespace) -> int:
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     return 0
+
+
+def warn_null_comparisons(where: str | None, predicate) -> None:
+    """``c = NULL`` matches no row (as in SQL): one line saying how to ask for the null rows."""
+    from fileindex.predicate.tree import null_comparisons
+
+    for column in null_comparisons(predicate) if predicate is not None else ():
+        print(f"fileindex {NAME}: {where}: a comparison with NULL is never true, so no row matches it; for the null "
+              f"rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
 
 
 def refuse_ignored_options(args: argparse.Namespace) -> None:

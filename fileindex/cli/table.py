@@ -94,7 +94,31 @@ def run(args: argparse.Namespace) -> int:
         if len(args.where) > 1 and not args.json:
             print(f"where {text}:")
         print_plan(verdicts, text, as_json=args.json)
+    hint = no_index_hint(table, args.table, plans)
+    if hint:
+        print(f"fileindex {NAME}: {hint}", file=sys.stderr)
     return 0
+
+
+def no_index_hint(table, root: str, plans: list[list]) -> str | None:
+    """Why no live data file has an index, and how to give them one, when none has (None otherwise): the table
+    declares none (``--set`` declares one, ``rewrite`` builds it), or declares some its files predate."""
+    from fileindex.table.rewrite_plan import check_scope
+    from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
+
+    if any(verdict.index != "none" for verdicts in plans for verdict in verdicts) or not any(plans):
+        return None
+    declared = sorted(key for key in table.schema.options if key.startswith(PREFIX) and key.endswith(COLUMNS_SUFFIX))
+    try:
+        check_scope(root, table.schema)
+    except UsageError as err:
+        return (f"{root} has no file index{'' if declared else ' (its schema declares none)'}, so every file "
+                f"remains; fileindex rewrite cannot add one ({str(err).removeprefix(f'{root}: ')})")
+    if declared:
+        return (f"no live data file has an index (the schema declares {', '.join(declared)}, added after the files "
+                f"were written?): fileindex rewrite {root} builds them")
+    return (f"{root} declares no file index, so every file remains: declare one with fileindex table {root} --set "
+            f"file-index.bloom-filter.columns=COLUMN (or bitmap, bsi), then build it with fileindex rewrite {root}")
 
 
 def alter_or_orphans(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ every entry's body must keep within the file.
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, cast
 
 from fileindex import errors, kernels
 from fileindex.java import utf as java_utf
@@ -131,8 +131,11 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
     from fileindex.decoding import kaitai as kaitai_bridge  # (and Kaitai's runtime) where the kernel does not read
     from fileindex.generated.fast import file_index_format as fast
 
-    parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, _DEBUG_READER, data, root=ROOT,
-                                      validations=_VALIDATIONS)
+    try:
+        parsed = kaitai_bridge.parse_fast(fast.FileIndexFormat, _DEBUG_READER, data, root=ROOT,
+                                          validations=_VALIDATIONS)
+    except errors.DecodeError as err:
+        raise not_a_file_index(err, data) from None
     if parsed.version == VERSION_2:
         return _parse_footer(parsed, data)
     table = parsed.head
@@ -144,6 +147,30 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
         redundant_length=table.len_redundant,
         redundant_bytes=len(table.redundant),
     )
+
+
+_DATA_FILE_MAGICS = {b"PAR1": "a Parquet data file", b"ORC": "an ORC data file"}
+
+
+def not_a_file_index(err: errors.DecodeError, data: Buffer | BinaryIO) -> errors.DecodeError:
+    """For input that does not start as a container does (neither the magic nor, if shorter, a part of it): an
+    error saying so in words, with the bytes found beside the magic expected; any other error as it is."""
+    if err.offset != 0 or err.field != f"{ROOT}/magic":
+        return err
+    if hasattr(data, "read"):
+        stream = cast("BinaryIO", data)
+        stream.seek(0)
+        first = stream.read(len(MAGIC))
+    else:
+        first = bytes(memoryview(data).cast("B")[: len(MAGIC)])
+    if first and MAGIC.startswith(first):
+        return err  # a container cut short
+    if not first:
+        return errors.TruncatedError("an empty file, not a Paimon file-index file", offset=0, field=err.field)
+    kind = next((f": {kind}'s magic, not its index's" for magic, kind in _DATA_FILE_MAGICS.items()
+                 if first.startswith(magic)), "")
+    return errors.BadMagicError(f"not a Paimon file-index file: it starts with {first.hex(' ')} ({repr(first)[1:]}), "
+                                f"not the file-index magic {MAGIC.hex(' ')}{kind}", offset=0, field=err.field)
 
 
 _FIXED = struct.Struct(">8sii")  # magic, version, and version 1's head length

@@ -107,7 +107,9 @@ def _json(text: str, option: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as err:
-        raise UsageError(f"{option} is not JSON: {err}") from None
+        form = (': give the predicate in its structured JSON form, e.g. {"function": "Equal", "column": "f0", '
+                '"type": "STRING", "literals": ["Bob"]} (docs/kit.md)' if option == "--where" else "")
+        raise UsageError(f"{option} is not JSON ({err}){form}") from None
 
 
 class StopRun(Exception):

@@ -68,12 +68,13 @@ def json_value(value):
 def explain(data, *, schema: dict[str, DataType] | None = None, column: str | None = None,
             index_type: str | None = None) -> Explanation:
     """Explain a container held in ``data``; bodies of ``column`` / ``index_type`` only, when given."""
-    from fileindex.container.head import _VALIDATIONS, check_v2_size
+    from fileindex.container.head import _VALIDATIONS, check_v2_size, not_a_file_index
     from fileindex.generated.file_index_format import FileIndexFormat
 
     view = memoryview(data).cast("B")
     result = Explanation(view)
     root, error = kaitai_bridge.parse_partial(FileIndexFormat, view, root=CONTAINER, validations=_VALIDATIONS)
+    error = error and not_a_file_index(error, view)
     if error is None and root.version == 2:  # the trailer and footer: read from the end of the file
         try:
             check_v2_size(len(view))

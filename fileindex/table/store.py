@@ -71,15 +71,45 @@ def not_a_table(root: Path, missing: str) -> UsageError:
         return UsageError(f"{root} is not a Paimon table's root ({missing})")
     root = Path(root)
     if not root.exists():
-        return UsageError(f"{root} does not exist: give a Paimon table's root folder")
+        return UsageError(f"{root} does not exist: give a Paimon table's root folder{_uri_hint(str(root))}")
     if not root.is_dir():
-        return UsageError(f"{root} is a file: give a Paimon table's root folder (the one holding schema/ and "
-                          "snapshot/)")
+        return _folder_near_tables(root) or UsageError(f"{root} is a file: give a Paimon table's root folder (the "
+                                                       "one holding schema/ and snapshot/)")
     tables = sorted(p for p in root.iterdir() if is_table_root(p))
     if tables:
         return UsageError(f"{root} is not a table but holds tables (a database folder?): give one of "
                           f"{', '.join(str(t) for t in tables[:5])}")
-    return UsageError(f"{root}: {missing}: not a Paimon table root (the folder holding schema/ and snapshot/)")
+    return _folder_near_tables(root) or UsageError(f"{root}: {missing}: not a Paimon table root (the folder holding "
+                                                   "schema/ and snapshot/)")
+
+
+def _uri_hint(given: str) -> str:
+    """For a URI written with one slash (``file:/tmp/t``, as Hadoop prints paths; ``s3:/bucket``): the URI meant."""
+    scheme, colon, rest = given.partition(":")
+    if not colon or not scheme.isalnum() or len(scheme) < 2 or not rest.startswith("/") or rest.startswith("//"):
+        return ""
+    return f" (a URI takes two slashes: {scheme}://{rest if scheme.lower() == 'file' else rest[1:]})"
+
+
+def _folder_near_tables(root: Path) -> UsageError | None:
+    """For a folder or file inside a table (its ``bucket-0/``, ``snapshot/``): the table's root; for a folder of
+    database folders (a warehouse): some of the tables in them."""
+    inside = next((folder for folder in Path(os.path.abspath(root)).parents if is_table_root(folder)), None)
+    if inside is not None:
+        shown = inside if root.is_absolute() else Path(os.path.relpath(inside))
+        kind = "a folder" if root.is_dir() else "a file"
+        return UsageError(f"{root} is {kind} inside a table: give the table's root, {shown}")
+    if not root.is_dir():
+        return None
+    try:
+        tables = sorted(table for database in root.iterdir() if database.is_dir() for table in database.iterdir()
+                        if is_table_root(table))
+    except OSError:  # (a folder it may not list: no hint)
+        return None
+    if tables:
+        return UsageError(f"{root} is not a table but holds folders of tables (a warehouse?): give a table, e.g. "
+                          f"{', '.join(str(t) for t in tables[:3])}")
+    return None
 
 
 
@@ -111,6 +141,8 @@ class TableStore:
         ``abfs://``... reached with Paimon's option keys in ``options``, the environment, or a ready
         ``filesystem``), of ``branch`` (None: main); a UsageError naming the table's branches for one it does
         not have, and one line for a scheme nobody reads."""
+        if isinstance(location, str) and not location:  # (Path("") is the current folder: an unset $TABLE)
+            raise UsageError("the table's path is empty: give a Paimon table's root folder")
         if options is None and filesystem is None:
             options, filesystem = current_reach()
         root, io = _root_and_io(location, options, filesystem)

@@ -361,7 +361,7 @@ def test_mistakes_a_user_makes_get_what_to_do(tmp_path, capsys):
     cases = [
         (["table", root, "--reset", "file-index.bitmap.column"], "did you mean file-index.bitmap.columns?"),
         (["rewrite", tmp_path / "nope"], "does not exist: give a Paimon table's root folder"),
-        (["rewrite", root / "schema" / "schema-0"], "is a file: give a Paimon table's root folder"),
+        (["rewrite", root / "schema" / "schema-0"], f"is a file inside a table: give the table's root, {root}"),
         (["rewrite", root, "--partition", "dt=2020"], "the table is not partitioned; leave --partition out"),
     ]
     for argv, message in cases:
