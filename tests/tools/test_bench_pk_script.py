@@ -27,7 +27,7 @@ def test_bench_pk_prints_every_query_with_agreeing_counts(tmp_path):
     rows = {tuple(line.split()[:-4]): int(line.split()[-4].replace(",", "")) for line in done.stdout.splitlines()[2:]}
     assert rows[("every", "row", "fileindex")] == rows[("every", "row", "pypaimon-rust")] == 3000
     assert rows[("indexed", "value", "fileindex")] == rows[("one", "key", "fileindex")] == 1
-    table = PaimonTable((tmp_path / "ROOT").read_text())
+    table = PaimonTable(tmp_path / (tmp_path / "ROOT").read_text())  # (ROOT names the table relative to --data)
     entries = [entry for entry, _ in table.live()]
     assert {entry.level for entry in entries} == {0, 5} and all(e.index_files or e.embedded_index for e in entries)
     assert all(f.merge is not None for f in table.scan().plan() if f.to_read)

@@ -59,7 +59,7 @@ def test_bench_read_interleaved_and_cold_sections_print_every_contender(tmp_path
                            "--repeat", "1", "--data", str(tmp_path), "--sections", "interleaved,cold"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    interleaved, cold = done.stdout.split("\ncold:")
+    interleaved, cold = done.stdout.split("\ncold:", 1)  # (the cold section says which install it measured first)
     rows = {line[:26].strip(): line[26:].split() for line in interleaved.splitlines()}
     for query in QUERIES:  # ours, DuckDB over the Parquet files, the peer: wall/CPU each, then two ratios
         figures = rows[query]
