@@ -122,10 +122,10 @@ def _table_holding(data_file: str) -> str | None:
     """The root of the table a data file lies in: locally the folder holding snapshot/ and schema/; on a store
     (where looking costs requests) the folder above its ``bucket-N`` and partition (``k=v``) folders."""
     from fileindex.io.reach import names_a_store
-    from fileindex.table.store import is_table_root
+    from fileindex.table.store import table_holding
 
     if not names_a_store(data_file):  # (relative, as the path given is: ".." from inside bucket-0)
-        found = next((f for f in Path(os.path.abspath(data_file)).parents if is_table_root(f)), None)
+        found = table_holding(data_file)
         return None if found is None else str(found) if os.path.isabs(data_file) else os.path.relpath(found)
     parts = data_file.split("/")
     above = len(parts) - 2

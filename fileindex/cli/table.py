@@ -169,32 +169,36 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
 def refuse_unrewritable(root: str, branch: str | None, changes: dict[str, str]) -> None:
     """``--set`` of file-index options on a table ``fileindex rewrite`` refuses whatever its options (a primary-key
     table, one with deletion vectors, ...): refused before anything is written, in rewrite's words."""
+    if not any(key.startswith("file-index.") for key in changes):
+        return
+    refusal = _scope_refusal(root, branch)
+    if refusal:
+        raise UsageError(f"{refusal}: nothing written (--force writes the file-index options all the same, for the "
+                         "files Java writes from now on)")
+
+
+def _scope_refusal(root: str, branch: str | None) -> str | None:
+    """Why ``fileindex rewrite`` refuses the table whatever its options (a primary-key table, ...), in its words."""
     from fileindex.table.metadata import load_schema
     from fileindex.table.rewrite_plan import check_scope
     from fileindex.table.store import TableStore
 
-    if not any(key.startswith("file-index.") for key in changes):
-        return
     store = TableStore.at(root, branch)
     try:
         check_scope(root, load_schema(store, store.latest_schema_id()))
     except UsageError as err:
-        raise UsageError(f"{err}: nothing written (--force writes the file-index options all the same, for the files "
-                         "Java writes from now on)") from None
+        return str(err)
+    return None
 
 
 def why_rewrite_refuses(root: str, branch: str | None) -> str | None:
     """What the next ``fileindex rewrite`` refuses, in its words, and (on stderr) what the table's Java
     writers cannot honour."""
-    from fileindex.table.metadata import load_schema
-    from fileindex.table.rewrite_plan import alter_warnings, check_scope
-    from fileindex.table.store import TableStore
+    from fileindex.table.rewrite_plan import alter_warnings
 
-    store = TableStore.at(root, branch)
-    try:
-        check_scope(root, load_schema(store, store.latest_schema_id()))
-    except UsageError as err:
-        return str(err).removeprefix(f"{root}: ")
+    scope = _scope_refusal(root, branch)
+    if scope:
+        return scope.removeprefix(f"{root}: ")
     refusal, notes = alter_warnings(root, branch)
     for note in notes:
         print(f"fileindex {NAME}: warning: {note}", file=sys.stderr)

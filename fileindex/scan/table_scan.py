@@ -236,7 +236,8 @@ class TableScan:
 def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int) -> Iterator[pa.Table]:
     """``read`` of each item, in order, on the process's ``workers`` reader threads (``parallel.reader_pool``),
     twice as many reads queued (a thread that finishes goes on while the consumer waits for an earlier file); a
-    consumer that stops early cancels the reads not started.
+    consumer that stops early cancels the reads not started and waits for those started (the threads are kept:
+    no file is opened after the stream is closed).
 
     The consumer waits on the threads only for work it cannot do itself: while the next file is not read yet,
     it reads a queued file no thread has started (the next one first; on a busy machine the threads may be
@@ -259,8 +260,11 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
                 pending.append((pool.submit(read, following), following))
             yield table
     finally:
-        for future, _ in pending:
-            future.cancel()
+        started = [future for future, _ in pending if not future.cancel()]
+        if started:
+            from concurrent.futures import wait
+
+            wait(started)
 
 
 def _read_one_here(read: Callable[[FileRead], pa.Table], pending: deque[tuple[Future, FileRead]]) -> bool:

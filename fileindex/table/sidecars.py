@@ -6,17 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from fileindex.table.metadata import live_files, load_schema, read_snapshot
-from fileindex.table.store import TableStore, is_table_root
+from fileindex.table.store import TableStore, table_holding
 from fileindex.writing.outputs import real
 
 
 def enclosing_table(path: str | Path) -> Path | None:
     """The root of the Paimon table that ``path`` lies in (its real path), or None."""
-    folder = real(path).parent
-    for candidate in (folder, *folder.parents):
-        if is_table_root(candidate):
-            return candidate
-    return None
+    return table_holding(real(path).parent)
 
 
 def named_index_files(root: str | Path) -> dict[Path, str]:

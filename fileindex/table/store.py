@@ -94,7 +94,7 @@ def _uri_hint(given: str) -> str:
 def _folder_near_tables(root: Path) -> UsageError | None:
     """For a folder or file inside a table (its ``bucket-0/``, ``snapshot/``): the table's root; for a folder of
     database folders (a warehouse): some of the tables in them."""
-    inside = next((folder for folder in Path(os.path.abspath(root)).parents if is_table_root(folder)), None)
+    inside = table_holding(root)
     if inside is not None:
         shown = inside if root.is_absolute() else Path(os.path.relpath(inside))
         kind = "a folder" if root.is_dir() else "a file"

@@ -79,3 +79,24 @@ def test_reader_threads_are_kept_between_scans_and_a_forked_child_makes_its_own(
     os.close(reading)
     os.waitpid(child, 0)
     assert answer == b"new"
+
+
+def test_a_closed_stream_leaves_no_read_running():
+    """The threads are kept: a read started before the consumer stopped ends before ``close`` returns (a DuckDB
+    LIMIT once saw a file opened after its query ended)."""
+    consumer, started, release, ended = threading.current_thread(), threading.Event(), threading.Event(), []
+    first_on_a_thread = threading.Lock()
+
+    def read(item):
+        if item and threading.current_thread() is not consumer and first_on_a_thread.acquire(blocking=False):
+            started.set()  # (the stream's consumer is at its first yield now: a thread takes a later file)
+            release.wait(timeout=60)
+            ended.append(item)
+        return item
+
+    stream = table_scan._in_order(read, list(range(8)), 2)
+    assert next(stream) == 0
+    assert started.wait(timeout=60)
+    threading.Timer(0.2, release.set).start()
+    stream.close()
+    assert len(ended) == 1

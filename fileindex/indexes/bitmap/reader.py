@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 import struct
 from collections.abc import Iterator, Sequence
 
@@ -95,7 +96,7 @@ class _ListedDictionary:
     __slots__ = ("sort_keys", "locations", "kind")
 
     def __init__(self, sort_keys: list, offsets: list[int], lengths: list[int] | None, kind: KeyKind):
-        ordered = sorted(zip(sort_keys, _locations(offsets, lengths), strict=True), key=_first)
+        ordered = sorted(zip(sort_keys, _locations(offsets, lengths), strict=True), key=operator.itemgetter(0))
         self.sort_keys = [sort_key for sort_key, _ in ordered]
         self.locations = [location for _, location in ordered]
         self.kind = kind
@@ -110,10 +111,6 @@ class _ListedDictionary:
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         keys = [self.kind.sort_key(sort_key) for sort_key in self.sort_keys]  # (the float transform is its own inverse)
         return zip(self.sort_keys, keys, self.locations, strict=True)
-
-
-def _first(pair: tuple):
-    return pair[0]
 
 
 class _PackedDictionary:
