@@ -12,8 +12,9 @@ rows (never before the merge). One read per bucket keeps the merge inside one ta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+import functools
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import pyarrow as pa
 
@@ -36,7 +37,7 @@ from fileindex.merge.pruning import (
 )
 from fileindex.merge.spec import DEDUPLICATE, MergeSpec, merge_spec
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import Leaf, Predicate, and_
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, visit
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches
@@ -46,7 +47,7 @@ from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
-    from fileindex.arrow import compute
+    from fileindex.arrow import compute, parquet_pages
     from fileindex.scan.table import PaimonTable
 else:
     compute = LazyModule("fileindex.arrow.compute")
@@ -385,34 +386,96 @@ def _keys_matching(reader: DataFileReader, in_file_keys: dict[str, str], over_ke
     else:
         starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
         for group in groups:
-            rows = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
-            if rows is None:
+            pages = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
+            if pages is None:
                 found_in(reader.read_groups([group], names)[0], starts[group] + np.arange(reader.group_rows[group]))
-            elif len(rows):
-                positions = starts[group] + rows
-                found_in(reader.read_rows(positions, names), positions)
+            elif pages.numbers:
+                positions = starts[group] + np.concatenate([np.arange(pages.firsts[page], pages.firsts[page + 1])
+                                                            for page in pages.numbers])
+                # (one key column: its pages' values decoded whole where they are plain numbers, as most keys)
+                values = reader.page_values(names[0], group, pages.numbers) if len(names) == 1 else None
+                found_in(reader.read_rows(positions, names) if values is None else pa.table({names[0]: values}),
+                         positions)
     if not found:
         return np.zeros(0, dtype=np.int64), pa.schema([reader.arrow_schema.field(name) for name in names]).empty_table()
     return np.concatenate(found).astype(np.int64), None if tables is None else pa.concat_tables(tables)
 
 
+class _KeptPages(NamedTuple):
+    """The pages of a row group a key filter reads (ascending), and where each page's rows start."""
+
+    numbers: list[int]
+    firsts: tuple[int, ...]
+
+
 def _pages_keys_may_match(reader: DataFileReader, group: int, in_file_keys: dict[str, str], over_keys: Predicate,
-                          types: dict) -> np.ndarray | None:
-    """The rows of a row group (positions within it) on the pages of an integer key column whose bounds may
-    satisfy ``over_keys``, as its column index claims them (as the row groups' statistics are claims); None
-    where no key column has such an index, or the pages that may hold half the group's rows or more (the
-    group is read whole: taking most of its rows costs more than reading them all)."""
+                          types: dict) -> _KeptPages | None:
+    """The pages of a row group holding an integer key column whose bounds may satisfy ``over_keys``, as its
+    column index claims them (as the row groups' statistics are claims); None where no key column has such an
+    index, or the pages that may hold half the group's rows or more (the group is read whole: taking most of
+    its rows costs more than reading them all)."""
     for key, old in in_file_keys.items():
         if types[key].root not in INTEGERS or (pages := reader.page_bounds(old, group)) is None:
             continue
-        counts = np.diff(pages.firsts)
-        kept = [page for page, (low, high, nulls) in enumerate(pages.bounds)
-                if _GroupKeys({key: (low, high, nulls, types[key])}, int(counts[page])).may_match(over_keys)]
-        if 2 * int(counts[kept].sum()) >= int(pages.firsts[-1]):
+        kept = np.flatnonzero(visit(over_keys, _PageKeys(key, pages)))
+        firsts = np.asarray(pages.firsts, dtype=np.int64)
+        if 2 * int((firsts[kept + 1] - firsts[kept]).sum()) >= int(firsts[-1]):
             return None
-        return np.concatenate([np.arange(pages.firsts[page], pages.firsts[page + 1]) for page in kept]) \
-            if kept else np.zeros(0, dtype=np.int64)
+        return _KeptPages(kept.tolist(), pages.firsts)
     return None
+
+
+class _PageKeys(PredicateVisitor["np.ndarray"]):
+    """Which pages of a row group may hold a key a predicate holds on, as a mask over the pages, by the bounds
+    the column index of one integer key column claims for them: a comparison of that column with integers is
+    tested against every page's bounds at once, as the row groups' statistics test it (``Statistics``); any
+    other leaf, and a page without bounds, may match."""
+
+    def __init__(self, column: str, pages: parquet_pages.PageBounds):
+        self.column = column
+        arrays = pages.memo.get(_PageKeys)  # (made once per file's footer)
+        if arrays is None:
+            arrays = pages.memo[_PageKeys] = (
+                np.array([low is not None and high is not None for low, high, _ in pages.bounds], dtype=bool),
+                np.array([low if low is not None else 0 for low, _, _ in pages.bounds], dtype=np.int64),
+                np.array([high if high is not None else 0 for _, high, _ in pages.bounds], dtype=np.int64))
+        self.known: np.ndarray = arrays[0]
+        self.lows: np.ndarray = arrays[1]
+        self.highs: np.ndarray = arrays[2]
+
+    def leaf(self, leaf: Leaf) -> np.ndarray:
+        literals = leaf.literals
+        if leaf.column != self.column or not literals \
+                or not all(type(value) is int and INT64_MIN <= value <= INT64_MAX for value in literals):
+            return np.ones(len(self.known), dtype=bool)
+        lows, highs, first, function = self.lows, self.highs, literals[0], leaf.function
+        if function is Operator.EQ:
+            found = (lows <= first) & (first <= highs)
+        elif function is Operator.IN:  # (a page may hold a literal: one lies between its bounds)
+            ordered = np.sort(np.array(literals, dtype=np.int64))
+            found = np.searchsorted(ordered, lows, "left") < np.searchsorted(ordered, highs, "right")
+        elif function is Operator.LT:
+            found = lows < first
+        elif function is Operator.LTE:
+            found = lows <= first
+        elif function is Operator.GT:
+            found = highs > first
+        elif function is Operator.GTE:
+            found = highs >= first
+        elif function is Operator.BETWEEN and len(literals) == 2:
+            found = (lows <= literals[1]) & (highs >= first)
+        else:
+            return np.ones(len(self.known), dtype=bool)
+        return found | ~self.known
+
+    def and_(self, children: Iterator[np.ndarray]) -> np.ndarray:
+        return functools.reduce(np.logical_and, children, np.ones(len(self.known), dtype=bool))
+
+    def or_(self, children: Iterator[np.ndarray]) -> np.ndarray:
+        return functools.reduce(np.logical_or, children, np.zeros(len(self.known), dtype=bool))
+
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
