@@ -42,6 +42,7 @@ from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches
 from fileindex.table.statistics import Statistics
+from fileindex.table.verdict import FileVerdict
 from fileindex.types import INTEGERS
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.lazy import LazyModule, numpy as np
@@ -65,10 +66,11 @@ def plan_buckets(table: PaimonTable, predicate: Predicate | None, alive: list[Da
     bucket; every file ``prune_bucket`` drops goes to ``files`` as skipped by its rule's stage, and the
     stages' counts to ``stages``."""
     spec = merge_spec(table.schema)  # (an engine or option not implemented here: refused in one line)
+    verdicts: dict[tuple, FileVerdict] = {}  # the sidecars' verdicts the pruning asked (for the candidate keys)
     tests = {} if predicate is None else {
         "key_test": key_statistics_test(spec, predicate),
         "value_test": value_statistics_test(table.schema, table.data_schema, predicate),
-        "index_test": _index_test(table, predicate)}
+        "index_test": _index_test(table, predicate, verdicts)}
     buckets: dict[tuple[bytes, int], list[DataFileTask]] = {}
     for task in alive:
         entry = task.table_entry()
@@ -84,34 +86,45 @@ def plan_buckets(table: PaimonTable, predicate: Predicate | None, alive: list[Da
                 files.append(skipped(task, stage, f"{decision.rule}: {decision.reason}"))
                 dropped.setdefault(stage, []).append(task)
         if kept:
-            reads += _bucket_reads(spec, kept)
+            candidates = _candidate_records(table, spec, predicate, [task for task, _ in kept], verdicts)
+            reads += _bucket_reads(spec, kept, candidates)
     _count_stages(spec, predicate, alive, dropped, stages)
     return reads
 
 
-def _index_test(table: PaimonTable, predicate: Predicate) -> Callable[[ManifestEntry], bool]:
+def _index_test(table: PaimonTable, predicate: Predicate,
+                verdicts: dict[tuple, FileVerdict]) -> Callable[[ManifestEntry], bool]:
     """A file's index against ``predicate``: its embedded index as Java's scan asks it, and (beyond Java, which
-    opens no sidecar when planning) its sidecar: sound alike, as either only says which of the file's records
-    may match, and the whole-bucket rule drops a bucket only when none of its files may."""
+    opens no sidecar when planning) its sidecar, whose verdict goes to ``verdicts``: sound alike, as either only
+    says which of the file's records may match, and the whole-bucket rule drops a bucket only when none of its
+    files may."""
     embedded = embedded_index_test(table.schema, table.data_schema, predicate)
 
     def may_match(entry: ManifestEntry) -> bool:
         if entry.embedded_index is not None or not entry.index_files:
             return embedded(entry)
-        return table.verdict(entry, predicate).result is not SKIP
+        verdict = verdicts[_file_key(entry)] = table.verdict(entry, predicate)
+        return verdict.result is not SKIP
 
     return may_match
 
 
-def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]]) -> list[FileRead]:
-    """The read of one bucket (its first kept file's, carrying them all) and a ``merged`` entry per other file."""
+def _file_key(entry: ManifestEntry) -> tuple:
+    return entry.partition, entry.bucket, entry.file_name
+
+
+def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]],
+                  candidates: tuple[tuple[Rows | None, ...] | None, str]) -> list[FileRead]:
+    """The read of one bucket (its first kept file's, carrying them all, and its candidate records: see
+    :func:`_candidate_records`) and a ``merged`` entry per other file."""
     group = tuple(task for task, _ in kept)
     records = sum(task.table_entry().row_count for task in group)
     first, decision = kept[0]
     merged = f"its bucket's {len(group)} files merged by key" if len(group) > 1 else "its records merged by key"
+    rows, how = candidates
     reads = [FileRead(first.name, first.table_entry().row_count, index_of(first), "all", records,
-                      f"{decision.rule}: {decision.reason}; {merged}", None, first, None, group,
-                      external=first.is_external, merge=spec)]
+                      f"{decision.rule}: {decision.reason}; {merged}{how}", None, first, None, group,
+                      external=first.is_external, merge=spec, candidates=rows)]
     reads += [FileRead(task.name, task.table_entry().row_count, index_of(task), "merged", 0,
                        f"{decision.rule}: {decision.reason}; merged into {first.name}", None, task,
                        external=task.is_external, merge=spec)
@@ -139,12 +152,21 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
     assert spec is not None and item.group  # (a bucket's read carries its merge and files)
     wanted = read_columns(spec, schema.names)
     over_keys = key_predicate(spec, predicate) if predicate is not None else None
-    if predicate is not None and (candidates := _candidate_keys(item, spec, predicate)) is not None:
+    opened: dict[str, DataFileReader] = {}  # (each file opened once: for its candidate keys, then its records)
+
+    def open_once(task: DataFileTask) -> DataFileReader:
+        found = opened.get(task.path)
+        if found is None:
+            found = opened[task.path] = task.open()
+        return found
+
+    if predicate is not None and (candidates := _candidate_keys(item, spec, open_once)) is not None:
         if candidates is NOTHING:
             return
         over_keys = candidates if over_keys is None else and_(over_keys, candidates)
     files = [key_value_file(task.table_entry(), spec, task.name,
-                            partial(_file_batches, task, spec, wanted, over_keys, types)) for task in item.group]
+                            partial(_file_batches, task, spec, wanted, over_keys, types, open_once))
+             for task in item.group]
     from fileindex.merge.reader import merge_bucket  # (numpy's merge: imported by the first bucket read)
 
     for batch in merge_bucket(spec, files, schema.names):
@@ -163,43 +185,65 @@ NOTHING = Leaf(Operator.IN, "", ())  # no key can be in the answer
 CANDIDATE_KEYS = 1024
 
 
-def _candidate_keys(item: FileRead, spec: MergeSpec, predicate: Predicate) -> Predicate | None:
-    """For a deduplicate table with one key field, ``key IN (...)``: the keys of the records each file's index
-    says may match ``predicate``, so that the bucket's read merges only their records (NOTHING where no record
-    may); None where a file's index cannot say which records (or too many may), or the table does not read its
-    indexes (``file-index.read.enabled=false``): the bucket is merged whole.
+def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate | None, group: list[DataFileTask],
+                       verdicts: dict[tuple, FileVerdict]) -> tuple[tuple[Rows | None, ...] | None, str]:
+    """The records of a kept bucket's files whose keys its read merges, per file (the rows its index says may
+    match ``predicate``; None: none may), and how ``explain`` says it; None where the bucket is merged whole
+    (with why, where a predicate was given): the table is not deduplicate with a one-field integer or string
+    key, or does not read its indexes (``file-index.read.enabled=false``), or a file's index cannot say which
+    records may match, or more than CANDIDATE_KEYS may. The sidecars' verdicts the pruning asked are reused.
 
     Sound: a deduplicate row is one record of its key (the last, or the last that is not a retraction), and it
     is in the answer only if that record matches, so its key is among the keys of the records that may match;
     every file's records of those keys are read (a newer record that does not match wins and is filtered out),
     so those keys' rows are merged exactly as the whole bucket's would be, and the exact filter runs after."""
-    if spec.engine != DEDUPLICATE or len(spec.keys) != 1 or not spec.file_index_read:
-        return None
-    key = spec.keys[0]
-    kind = spec.types()[key]
+    if predicate is None:
+        return None, ""
+    if spec.engine != DEDUPLICATE:
+        return None, f", whole ({spec.engine}: a row is built from several records)"
+    if len(spec.keys) != 1 or not spec.file_index_read:
+        return None, ", whole (a key of several fields)" if spec.file_index_read else \
+            ", whole (file-index.read.enabled=false)"
+    kind = spec.types()[spec.keys[0]]
     if kind.root not in INTEGERS and not kind.is_string:
-        return None  # (keys compared as Python values: integers and strings)
-    found: list[pa.Array] = []
+        return None, f", whole (keys of type {kind.root} are not read by candidates)"
+    found: list[Rows | None] = []
     count = 0
-    for task in item.group:
-        table, entry = task.table, task.table_entry()
-        assert table is not None
-        result = table.verdict(entry, predicate).result
+    for task in group:
+        entry = task.table_entry()
+        verdict = verdicts.get(_file_key(entry))
+        result = (verdict if verdict is not None else table.verdict(entry, predicate)).result
         if result is SKIP:
+            found.append(None)
             continue
         if not isinstance(result, Rows):
-            return None
+            return None, f", whole ({task.name}: its index cannot say which records may match)"
         count += result.cardinality
         if count > CANDIDATE_KEYS:
-            return None
-        reader = task.open()
+            return None, f", whole (more than {CANDIDATE_KEYS:,} records may match)"
+        found.append(result)
+    return tuple(found), f", only the keys of the {count:,} record{'s' if count != 1 else ''} its indexes select"
+
+
+def _candidate_keys(item: FileRead, spec: MergeSpec,
+                    open_once: Callable[[DataFileTask], DataFileReader]) -> Predicate | None:
+    """``key IN (...)``: the keys of the bucket's candidate records (``FileRead.candidates``, from
+    :func:`_candidate_records`), so that the bucket's read merges only their records (NOTHING where there are
+    none); None where the bucket is merged whole."""
+    if item.candidates is None:
+        return None
+    found: list[pa.Array] = []
+    for task, rows in zip(item.group, item.candidates, strict=True):
+        if rows is None:
+            continue
+        reader = open_once(task)
         stored = _stored_keys(task, spec, reader)[0]
         if stored is None:
             return None
-        rows = np.fromiter(result.bitmap, dtype=np.int64, count=result.cardinality)
-        found.append(reader.read_rows(rows, [stored]).column(0).combine_chunks())
+        positions = np.fromiter(rows.bitmap, dtype=np.int64, count=rows.cardinality)
+        found.append(reader.read_rows(positions, [stored]).column(0).combine_chunks())
     keys = sorted(set(pa.concat_arrays(found).to_pylist())) if found else []
-    return Leaf(Operator.IN, key, tuple(keys)) if keys else NOTHING
+    return Leaf(Operator.IN, spec.keys[0], tuple(keys)) if keys else NOTHING
 
 
 QUEUED = 4  # merged tables a bucket read ahead may hold before its reader waits for the consumer
@@ -270,7 +314,7 @@ def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | 
 
 
 def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_keys: Predicate | None,
-                  types: dict) -> Iterator[pa.RecordBatch]:
+                  types: dict, open_once: Callable[[DataFileTask], DataFileReader]) -> Iterator[pa.RecordBatch]:
     """The file's batches of the key-value columns the merge reads, in the table's current names and types:
     fields matched by id (an older schema may name them otherwise; a field added later reads as nulls). With
     ``over_keys`` (the predicate's conjuncts over the key alone), only the records whose key it holds on: every
@@ -280,7 +324,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
     assert table is not None
     by_id = table.data_schema(task.table_entry()).by_id()
     fields = table.schema.by_name()
-    reader = task.open()
+    reader = open_once(task)
     present = set(reader.arrow_schema.names)
 
     def in_file(name: str) -> str | None:
