@@ -130,6 +130,11 @@ class PageTable:
     firsts: tuple[int, ...]
     dictionary: tuple[int, int] | None
 
+    @functools.cached_property
+    def bytes(self) -> int:
+        """The data pages' bytes, headers included."""
+        return sum(self.sizes)
+
 
 @dataclass(frozen=True)
 class PagedFooter:
@@ -408,10 +413,16 @@ def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.
     view = compute.int64_view(rows)
     if not len(view) or view[0] < 0 or view[-1] >= firsts[-1]:
         raise Unreadable(f"rows outside row group {group}")
-    # the ascending rows on each page, cut where the pages start (Python ints: a chunk has tens of pages)
-    cuts = [bisect.bisect_left(view, first) for first in firsts]
-    wanted = [page for page in range(len(offsets)) if cuts[page + 1] > cuts[page]]
-    if sum(sizes[page] for page in wanted) > WHOLE_SHARE * sum(sizes):
+    # the pages holding the ascending rows (Python ints: a chunk has tens of pages): fewer rows than pages (a
+    # point lookup's) are each looked up among the pages, more cut where the pages start
+    if len(view) < len(offsets):
+        wanted = sorted({bisect.bisect_right(firsts, row) - 1 for row in view})
+        cuts = {page: bisect.bisect_left(view, firsts[page]) for page in {*wanted, *(page + 1 for page in wanted)}}
+    else:
+        every = [bisect.bisect_left(view, first) for first in firsts]
+        wanted = [page for page in range(len(offsets)) if every[page + 1] > every[page]]
+        cuts = dict(enumerate(every))
+    if sum(sizes[page] for page in wanted) > WHOLE_SHARE * table.bytes:
         return None
     # each wanted page's rows, as positions in the pages taken one after another
     positions, base, spans = [], 0, []
