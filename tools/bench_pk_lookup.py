@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from bench_pk import PEER_VENV, catalog_path, table_root  # noqa: E402
+from bench_pk import PEER_VENV, catalog_path, table_root
 
 CHILD = """
 import json, statistics, sys, time
