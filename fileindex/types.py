@@ -7,6 +7,7 @@ Type names are case-insensitive; defaults follow Paimon (``TIMESTAMP`` = precisi
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -138,6 +139,7 @@ class _Tokens(TokenStream):
         return int(value)
 
 
+@functools.lru_cache(maxsize=4096)  # (a type is immutable: every schema read parses the same few strings)
 def parse_type(text: str) -> DataType:
     """Parse one Paimon type string; raises UsageError naming the position of the problem."""
     tokens = _Tokens(text)

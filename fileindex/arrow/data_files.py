@@ -17,7 +17,7 @@ import bisect
 import itertools
 import os
 from collections.abc import Hashable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,6 +70,8 @@ class Footer:
     metadata: object = None  # Parquet's FileMetaData, handed back to pyarrow to read rows without re-parsing
     size: int = 0  # the footer's bytes, to bound the memo
     paged: parquet_pages.PagedFooter | bool | None = None  # for page reads (False: not possible); None: not yet
+    # a column's row-group bounds, once asked (a point lookup asks them at every read of the file)
+    bounds: dict[str, list[tuple | None] | None] = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def types(self) -> dict[str, DataType]:
@@ -171,6 +173,12 @@ class DataFileReader:
     def group_bounds(self, column: str) -> list[tuple | None] | None:
         """Per row group, the (min, max, null count) a Parquet footer records for a top-level column, None for a
         group that records none; None for a file that keeps no such statistics (ORC)."""
+        known = self._footer.bounds
+        if column not in known:
+            known[column] = self._group_bounds(column)
+        return known[column]
+
+    def _group_bounds(self, column: str) -> list[tuple | None] | None:
         metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
         if self.format != "parquet" or metadata is None or column not in self.arrow_schema.names:
             return None
@@ -196,6 +204,21 @@ class DataFileReader:
             return parquet_pages.integer_page_bounds(self._source, footer, group, footer.leaves[column])
         except (parquet_pages.Unreadable, OSError):
             return None
+
+    def page_values(self, column: str, group: int, pages: list[int]) -> pa.ChunkedArray | None:
+        """Every value of the data pages ``pages`` (ascending, as ``page_bounds`` numbers them) of a Parquet row
+        group's column, in the file's type, where they are PLAIN fixed-width numbers read page by page; None
+        where they are not so (or do not check out: read the rows otherwise)."""
+        from fileindex.arrow import parquet_pages
+
+        footer = self._paged_footer() if self.format == "parquet" else None
+        if footer is None or column not in footer.leaves:
+            return None
+        try:
+            found = parquet_pages.page_values(self._source, footer, group, column, pages)
+        except (parquet_pages.Unreadable, pa.ArrowException, OSError, ValueError):
+            return None
+        return found if found is not None and found.type == self.arrow_schema.field(column).type else None
 
     def read_groups(self, groups: list[int], columns: list[str]) -> list[pa.Table]:
         """Whole row groups (ORC stripes) of ``columns``, a table each."""

@@ -130,6 +130,11 @@ class PageTable:
     firsts: tuple[int, ...]
     dictionary: tuple[int, int] | None
 
+    @functools.cached_property
+    def bytes(self) -> int:
+        """The data pages' bytes, headers included."""
+        return sum(self.sizes)
+
 
 @dataclass(frozen=True)
 class PagedFooter:
@@ -234,6 +239,7 @@ class PageBounds:
 
     firsts: tuple[int, ...]
     bounds: list[tuple[int | None, int | None, int | None]]
+    memo: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)  # (what a caller derives)
 
 
 def integer_page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
@@ -407,10 +413,16 @@ def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.
     view = compute.int64_view(rows)
     if not len(view) or view[0] < 0 or view[-1] >= firsts[-1]:
         raise Unreadable(f"rows outside row group {group}")
-    # the ascending rows on each page, cut where the pages start (Python ints: a chunk has tens of pages)
-    cuts = [bisect.bisect_left(view, first) for first in firsts]
-    wanted = [page for page in range(len(offsets)) if cuts[page + 1] > cuts[page]]
-    if sum(sizes[page] for page in wanted) > WHOLE_SHARE * sum(sizes):
+    # the pages holding the ascending rows (Python ints: a chunk has tens of pages): fewer rows than pages (a
+    # point lookup's) are each looked up among the pages, more cut where the pages start
+    if len(view) < len(offsets):
+        wanted = sorted({bisect.bisect_right(firsts, row) - 1 for row in view})
+        cuts = {page: bisect.bisect_left(view, firsts[page]) for page in {*wanted, *(page + 1 for page in wanted)}}
+    else:
+        every = [bisect.bisect_left(view, first) for first in firsts]
+        wanted = [page for page in range(len(offsets)) if every[page + 1] > every[page]]
+        cuts = dict(enumerate(every))
+    if sum(sizes[page] for page in wanted) > WHOLE_SHARE * table.bytes:
         return None
     # each wanted page's rows, as positions in the pages taken one after another
     positions, base, spans = [], 0, []
@@ -428,14 +440,39 @@ def _plain_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> pa.Array | Non
     (data pages v1 or v2 whose headers the page table was checked against), decoded here: each page's values
     are its bytes (decompressed to exactly the size its rows take), read as Arrow's buffer. None where the
     column or a page is not so (the pages are copied for pyarrow instead)."""
-    kind = _plain_type(footer.meta.schema[1 + chosen.leaf])
-    codec = _codec(_chunk(footer, chosen.group, chosen.leaf)[2].codec)
-    encoded = footer.dictionary_encoded(fd, chosen.group, chosen.leaf)  # (every header checked against the index)
-    if kind is None or codec is False or any(encoded[page] for page in chosen.pages):
+    pages = _plain_pages(fd, footer, chosen.group, chosen.leaf, chosen.pages)
+    if pages is None:
         return None
-    table, width = chosen.table, kind.bit_width // 8
+    return compute.call("take", pages, chosen.positions).combine_chunks()
+
+
+def page_values(path: str, footer: PagedFooter, group: int, name: str, pages: list[int]) -> pa.ChunkedArray | None:
+    """Every value of the data pages ``pages`` (ascending) of a row group's column, one page after another,
+    where the column is a required INT32, INT64, FLOAT or DOUBLE whose pages are PLAIN (decoded here, as
+    :func:`read_rows` decodes them); None where it is not so (read its rows otherwise). Raises Unreadable
+    where the pages do not check out."""
+    if not 0 <= group < len(footer.row_groups) or name not in footer.leaves:
+        raise Unreadable(f"no row group {group} or no column {name}")
+    leaf = footer.leaves[name]
+    with open(path, "rb") as file:
+        table = footer.pages(file.fileno(), group, leaf)
+        if not pages or pages[0] < 0 or pages[-1] >= len(table.offsets):
+            raise Unreadable(f"no pages {pages} in row group {group}")
+        return _plain_pages(file.fileno(), footer, group, leaf, pages)
+
+
+def _plain_pages(fd: int, footer: PagedFooter, group: int, leaf: int, chosen: list[int]) -> pa.ChunkedArray | None:
+    """The values of a required INT32, INT64, FLOAT or DOUBLE column's PLAIN pages ``chosen`` (data pages v1 or
+    v2 whose headers the page table was checked against): each page's values are its bytes (decompressed to
+    exactly the size its rows take), read as Arrow's buffer. None where the column or a page is not so."""
+    kind = _plain_type(footer.meta.schema[1 + leaf])
+    codec = _codec(_chunk(footer, group, leaf)[2].codec)
+    encoded = footer.dictionary_encoded(fd, group, leaf)  # (every header checked against the index)
+    if kind is None or codec is False or any(encoded[page] for page in chosen):
+        return None
+    table, width = footer.pages(fd, group, leaf), kind.bit_width // 8
     pages = []
-    for page in chosen.pages:
+    for page in chosen:
         raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
         header, taken = decode(PageHeader, raw, len(raw))
         count = table.firsts[page + 1] - table.firsts[page]
@@ -443,7 +480,7 @@ def _plain_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> pa.Array | Non
         if values is None:
             return None
         pages.append(pa.Array.from_buffers(kind, count, [None, values]))
-    return compute.call("take", pa.chunked_array(pages, kind), chosen.positions).combine_chunks()
+    return pa.chunked_array(pages, kind)
 
 
 PLAIN, REQUIRED = 0, 0  # parquet.thrift's Encoding PLAIN, FieldRepetitionType REQUIRED

@@ -37,6 +37,9 @@ class FileRead:
     group: tuple[DataFileTask, ...] = field(default=(), repr=False, compare=False)  # data evolution, newest first
     external: bool = False  # the file lies under an external path, outside the table
     merge: MergeSpec | None = field(default=None, repr=False, compare=False)  # a primary-key bucket: group merged
+    # a primary-key bucket read by candidate keys: per file of its group, the records whose keys are merged (None:
+    # none of its records); None: the bucket merged whole
+    candidates: tuple[Rows | None, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
     def reason(self) -> str:

@@ -41,7 +41,7 @@ from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
 from fileindex.scan.verdicts import missing_note
 from fileindex.table.buckets import reachable_buckets
 from fileindex.table.evolution import FilePredicate, remap_predicate
-from fileindex.table.metadata import ValueStats, load_schema
+from fileindex.table.metadata import ValueStats
 from fileindex.table.statistics import Statistics, file_statistics
 from fileindex.table.verdict import FileVerdict
 
@@ -197,8 +197,7 @@ class ScanPlanner:
         buckets = reachable_buckets(self.predicate, self.table.schema)
         if buckets is None:
             return None
-        store = self.table.store
-        counts = {load_schema(store, number).options.get("bucket") for number in store.schema_ids()}
+        counts = {self.table.schema_by_id(number).options.get("bucket") for number in self.table.store.schema_ids()}
         return buckets if len(counts) == 1 else None
 
     def _statistics_may_match(self, task: DataFileTask) -> bool:

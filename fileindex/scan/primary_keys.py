@@ -12,8 +12,9 @@ rows (never before the merge). One read per bucket keeps the merge inside one ta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+import functools
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import pyarrow as pa
 
@@ -36,17 +37,18 @@ from fileindex.merge.pruning import (
 )
 from fileindex.merge.spec import DEDUPLICATE, MergeSpec, merge_spec
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import Leaf, Predicate, and_
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, visit
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches
 from fileindex.table.statistics import Statistics
+from fileindex.table.verdict import FileVerdict
 from fileindex.types import INTEGERS
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
-    from fileindex.arrow import compute
+    from fileindex.arrow import compute, parquet_pages
     from fileindex.scan.table import PaimonTable
 else:
     compute = LazyModule("fileindex.arrow.compute")
@@ -64,10 +66,11 @@ def plan_buckets(table: PaimonTable, predicate: Predicate | None, alive: list[Da
     bucket; every file ``prune_bucket`` drops goes to ``files`` as skipped by its rule's stage, and the
     stages' counts to ``stages``."""
     spec = merge_spec(table.schema)  # (an engine or option not implemented here: refused in one line)
+    verdicts: dict[tuple, FileVerdict] = {}  # the sidecars' verdicts the pruning asked (for the candidate keys)
     tests = {} if predicate is None else {
         "key_test": key_statistics_test(spec, predicate),
         "value_test": value_statistics_test(table.schema, table.data_schema, predicate),
-        "index_test": _index_test(table, predicate)}
+        "index_test": _index_test(table, predicate, verdicts)}
     buckets: dict[tuple[bytes, int], list[DataFileTask]] = {}
     for task in alive:
         entry = task.table_entry()
@@ -83,34 +86,45 @@ def plan_buckets(table: PaimonTable, predicate: Predicate | None, alive: list[Da
                 files.append(skipped(task, stage, f"{decision.rule}: {decision.reason}"))
                 dropped.setdefault(stage, []).append(task)
         if kept:
-            reads += _bucket_reads(spec, kept)
+            candidates = _candidate_records(table, spec, predicate, [task for task, _ in kept], verdicts)
+            reads += _bucket_reads(spec, kept, candidates)
     _count_stages(spec, predicate, alive, dropped, stages)
     return reads
 
 
-def _index_test(table: PaimonTable, predicate: Predicate) -> Callable[[ManifestEntry], bool]:
+def _index_test(table: PaimonTable, predicate: Predicate,
+                verdicts: dict[tuple, FileVerdict]) -> Callable[[ManifestEntry], bool]:
     """A file's index against ``predicate``: its embedded index as Java's scan asks it, and (beyond Java, which
-    opens no sidecar when planning) its sidecar: sound alike, as either only says which of the file's records
-    may match, and the whole-bucket rule drops a bucket only when none of its files may."""
+    opens no sidecar when planning) its sidecar, whose verdict goes to ``verdicts``: sound alike, as either only
+    says which of the file's records may match, and the whole-bucket rule drops a bucket only when none of its
+    files may."""
     embedded = embedded_index_test(table.schema, table.data_schema, predicate)
 
     def may_match(entry: ManifestEntry) -> bool:
         if entry.embedded_index is not None or not entry.index_files:
             return embedded(entry)
-        return table.verdict(entry, predicate).result is not SKIP
+        verdict = verdicts[_file_key(entry)] = table.verdict(entry, predicate)
+        return verdict.result is not SKIP
 
     return may_match
 
 
-def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]]) -> list[FileRead]:
-    """The read of one bucket (its first kept file's, carrying them all) and a ``merged`` entry per other file."""
+def _file_key(entry: ManifestEntry) -> tuple:
+    return entry.partition, entry.bucket, entry.file_name
+
+
+def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]],
+                  candidates: tuple[tuple[Rows | None, ...] | None, str]) -> list[FileRead]:
+    """The read of one bucket (its first kept file's, carrying them all, and its candidate records: see
+    :func:`_candidate_records`) and a ``merged`` entry per other file."""
     group = tuple(task for task, _ in kept)
     records = sum(task.table_entry().row_count for task in group)
     first, decision = kept[0]
     merged = f"its bucket's {len(group)} files merged by key" if len(group) > 1 else "its records merged by key"
+    rows, how = candidates
     reads = [FileRead(first.name, first.table_entry().row_count, index_of(first), "all", records,
-                      f"{decision.rule}: {decision.reason}; {merged}", None, first, None, group,
-                      external=first.is_external, merge=spec)]
+                      f"{decision.rule}: {decision.reason}; {merged}{how}", None, first, None, group,
+                      external=first.is_external, merge=spec, candidates=rows)]
     reads += [FileRead(task.name, task.table_entry().row_count, index_of(task), "merged", 0,
                        f"{decision.rule}: {decision.reason}; merged into {first.name}", None, task,
                        external=task.is_external, merge=spec)
@@ -138,12 +152,21 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
     assert spec is not None and item.group  # (a bucket's read carries its merge and files)
     wanted = read_columns(spec, schema.names)
     over_keys = key_predicate(spec, predicate) if predicate is not None else None
-    if predicate is not None and (candidates := _candidate_keys(item, spec, predicate)) is not None:
+    opened: dict[str, DataFileReader] = {}  # (each file opened once: for its candidate keys, then its records)
+
+    def open_once(task: DataFileTask) -> DataFileReader:
+        found = opened.get(task.path)
+        if found is None:
+            found = opened[task.path] = task.open()
+        return found
+
+    if predicate is not None and (candidates := _candidate_keys(item, spec, open_once)) is not None:
         if candidates is NOTHING:
             return
         over_keys = candidates if over_keys is None else and_(over_keys, candidates)
     files = [key_value_file(task.table_entry(), spec, task.name,
-                            partial(_file_batches, task, spec, wanted, over_keys, types)) for task in item.group]
+                            partial(_file_batches, task, spec, wanted, over_keys, types, open_once))
+             for task in item.group]
     from fileindex.merge.reader import merge_bucket  # (numpy's merge: imported by the first bucket read)
 
     for batch in merge_bucket(spec, files, schema.names):
@@ -162,43 +185,65 @@ NOTHING = Leaf(Operator.IN, "", ())  # no key can be in the answer
 CANDIDATE_KEYS = 1024
 
 
-def _candidate_keys(item: FileRead, spec: MergeSpec, predicate: Predicate) -> Predicate | None:
-    """For a deduplicate table with one key field, ``key IN (...)``: the keys of the records each file's index
-    says may match ``predicate``, so that the bucket's read merges only their records (NOTHING where no record
-    may); None where a file's index cannot say which records (or too many may), or the table does not read its
-    indexes (``file-index.read.enabled=false``): the bucket is merged whole.
+def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate | None, group: list[DataFileTask],
+                       verdicts: dict[tuple, FileVerdict]) -> tuple[tuple[Rows | None, ...] | None, str]:
+    """The records of a kept bucket's files whose keys its read merges, per file (the rows its index says may
+    match ``predicate``; None: none may), and how ``explain`` says it; None where the bucket is merged whole
+    (with why, where a predicate was given): the table is not deduplicate with a one-field integer or string
+    key, or does not read its indexes (``file-index.read.enabled=false``), or a file's index cannot say which
+    records may match, or more than CANDIDATE_KEYS may. The sidecars' verdicts the pruning asked are reused.
 
     Sound: a deduplicate row is one record of its key (the last, or the last that is not a retraction), and it
     is in the answer only if that record matches, so its key is among the keys of the records that may match;
     every file's records of those keys are read (a newer record that does not match wins and is filtered out),
     so those keys' rows are merged exactly as the whole bucket's would be, and the exact filter runs after."""
-    if spec.engine != DEDUPLICATE or len(spec.keys) != 1 or not spec.file_index_read:
-        return None
-    key = spec.keys[0]
-    kind = spec.types()[key]
+    if predicate is None:
+        return None, ""
+    if spec.engine != DEDUPLICATE:
+        return None, f", whole ({spec.engine}: a row is built from several records)"
+    if len(spec.keys) != 1 or not spec.file_index_read:
+        return None, ", whole (a key of several fields)" if spec.file_index_read else \
+            ", whole (file-index.read.enabled=false)"
+    kind = spec.types()[spec.keys[0]]
     if kind.root not in INTEGERS and not kind.is_string:
-        return None  # (keys compared as Python values: integers and strings)
-    found: list[pa.Array] = []
+        return None, f", whole (keys of type {kind.root} are not read by candidates)"
+    found: list[Rows | None] = []
     count = 0
-    for task in item.group:
-        table, entry = task.table, task.table_entry()
-        assert table is not None
-        result = table.verdict(entry, predicate).result
+    for task in group:
+        entry = task.table_entry()
+        verdict = verdicts.get(_file_key(entry))
+        result = (verdict if verdict is not None else table.verdict(entry, predicate)).result
         if result is SKIP:
+            found.append(None)
             continue
         if not isinstance(result, Rows):
-            return None
+            return None, f", whole ({task.name}: its index cannot say which records may match)"
         count += result.cardinality
         if count > CANDIDATE_KEYS:
-            return None
-        reader = task.open()
+            return None, f", whole (more than {CANDIDATE_KEYS:,} records may match)"
+        found.append(result)
+    return tuple(found), f", only the keys of the {count:,} record{'s' if count != 1 else ''} its indexes select"
+
+
+def _candidate_keys(item: FileRead, spec: MergeSpec,
+                    open_once: Callable[[DataFileTask], DataFileReader]) -> Predicate | None:
+    """``key IN (...)``: the keys of the bucket's candidate records (``FileRead.candidates``, from
+    :func:`_candidate_records`), so that the bucket's read merges only their records (NOTHING where there are
+    none); None where the bucket is merged whole."""
+    if item.candidates is None:
+        return None
+    found: list[pa.Array] = []
+    for task, rows in zip(item.group, item.candidates, strict=True):
+        if rows is None:
+            continue
+        reader = open_once(task)
         stored = _stored_keys(task, spec, reader)[0]
         if stored is None:
             return None
-        rows = np.fromiter(result.bitmap, dtype=np.int64, count=result.cardinality)
-        found.append(reader.read_rows(rows, [stored]).column(0).combine_chunks())
+        positions = np.fromiter(rows.bitmap, dtype=np.int64, count=rows.cardinality)
+        found.append(reader.read_rows(positions, [stored]).column(0).combine_chunks())
     keys = sorted(set(pa.concat_arrays(found).to_pylist())) if found else []
-    return Leaf(Operator.IN, key, tuple(keys)) if keys else NOTHING
+    return Leaf(Operator.IN, spec.keys[0], tuple(keys)) if keys else NOTHING
 
 
 QUEUED = 4  # merged tables a bucket read ahead may hold before its reader waits for the consumer
@@ -269,7 +314,7 @@ def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | 
 
 
 def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_keys: Predicate | None,
-                  types: dict) -> Iterator[pa.RecordBatch]:
+                  types: dict, open_once: Callable[[DataFileTask], DataFileReader]) -> Iterator[pa.RecordBatch]:
     """The file's batches of the key-value columns the merge reads, in the table's current names and types:
     fields matched by id (an older schema may name them otherwise; a field added later reads as nulls). With
     ``over_keys`` (the predicate's conjuncts over the key alone), only the records whose key it holds on: every
@@ -279,7 +324,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
     assert table is not None
     by_id = table.data_schema(task.table_entry()).by_id()
     fields = table.schema.by_name()
-    reader = task.open()
+    reader = open_once(task)
     present = set(reader.arrow_schema.names)
 
     def in_file(name: str) -> str | None:
@@ -385,34 +430,96 @@ def _keys_matching(reader: DataFileReader, in_file_keys: dict[str, str], over_ke
     else:
         starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
         for group in groups:
-            rows = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
-            if rows is None:
+            pages = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
+            if pages is None:
                 found_in(reader.read_groups([group], names)[0], starts[group] + np.arange(reader.group_rows[group]))
-            elif len(rows):
-                positions = starts[group] + rows
-                found_in(reader.read_rows(positions, names), positions)
+            elif pages.numbers:
+                positions = starts[group] + np.concatenate([np.arange(pages.firsts[page], pages.firsts[page + 1])
+                                                            for page in pages.numbers])
+                # (one key column: its pages' values decoded whole where they are plain numbers, as most keys)
+                values = reader.page_values(names[0], group, pages.numbers) if len(names) == 1 else None
+                found_in(reader.read_rows(positions, names) if values is None else pa.table({names[0]: values}),
+                         positions)
     if not found:
         return np.zeros(0, dtype=np.int64), pa.schema([reader.arrow_schema.field(name) for name in names]).empty_table()
     return np.concatenate(found).astype(np.int64), None if tables is None else pa.concat_tables(tables)
 
 
+class _KeptPages(NamedTuple):
+    """The pages of a row group a key filter reads (ascending), and where each page's rows start."""
+
+    numbers: list[int]
+    firsts: tuple[int, ...]
+
+
 def _pages_keys_may_match(reader: DataFileReader, group: int, in_file_keys: dict[str, str], over_keys: Predicate,
-                          types: dict) -> np.ndarray | None:
-    """The rows of a row group (positions within it) on the pages of an integer key column whose bounds may
-    satisfy ``over_keys``, as its column index claims them (as the row groups' statistics are claims); None
-    where no key column has such an index, or the pages that may hold half the group's rows or more (the
-    group is read whole: taking most of its rows costs more than reading them all)."""
+                          types: dict) -> _KeptPages | None:
+    """The pages of a row group holding an integer key column whose bounds may satisfy ``over_keys``, as its
+    column index claims them (as the row groups' statistics are claims); None where no key column has such an
+    index, or the pages that may hold half the group's rows or more (the group is read whole: taking most of
+    its rows costs more than reading them all)."""
     for key, old in in_file_keys.items():
         if types[key].root not in INTEGERS or (pages := reader.page_bounds(old, group)) is None:
             continue
-        counts = np.diff(pages.firsts)
-        kept = [page for page, (low, high, nulls) in enumerate(pages.bounds)
-                if _GroupKeys({key: (low, high, nulls, types[key])}, int(counts[page])).may_match(over_keys)]
-        if 2 * int(counts[kept].sum()) >= int(pages.firsts[-1]):
+        kept = np.flatnonzero(visit(over_keys, _PageKeys(key, pages)))
+        firsts = np.asarray(pages.firsts, dtype=np.int64)
+        if 2 * int((firsts[kept + 1] - firsts[kept]).sum()) >= int(firsts[-1]):
             return None
-        return np.concatenate([np.arange(pages.firsts[page], pages.firsts[page + 1]) for page in kept]) \
-            if kept else np.zeros(0, dtype=np.int64)
+        return _KeptPages(kept.tolist(), pages.firsts)
     return None
+
+
+class _PageKeys(PredicateVisitor["np.ndarray"]):
+    """Which pages of a row group may hold a key a predicate holds on, as a mask over the pages, by the bounds
+    the column index of one integer key column claims for them: a comparison of that column with integers is
+    tested against every page's bounds at once, as the row groups' statistics test it (``Statistics``); any
+    other leaf, and a page without bounds, may match."""
+
+    def __init__(self, column: str, pages: parquet_pages.PageBounds):
+        self.column = column
+        arrays = pages.memo.get(_PageKeys)  # (made once per file's footer)
+        if arrays is None:
+            arrays = pages.memo[_PageKeys] = (
+                np.array([low is not None and high is not None for low, high, _ in pages.bounds], dtype=bool),
+                np.array([low if low is not None else 0 for low, _, _ in pages.bounds], dtype=np.int64),
+                np.array([high if high is not None else 0 for _, high, _ in pages.bounds], dtype=np.int64))
+        self.known: np.ndarray = arrays[0]
+        self.lows: np.ndarray = arrays[1]
+        self.highs: np.ndarray = arrays[2]
+
+    def leaf(self, leaf: Leaf) -> np.ndarray:
+        literals = leaf.literals
+        if leaf.column != self.column or not literals \
+                or not all(type(value) is int and INT64_MIN <= value <= INT64_MAX for value in literals):
+            return np.ones(len(self.known), dtype=bool)
+        lows, highs, first, function = self.lows, self.highs, literals[0], leaf.function
+        if function is Operator.EQ:
+            found = (lows <= first) & (first <= highs)
+        elif function is Operator.IN:  # (a page may hold a literal: one lies between its bounds)
+            ordered = np.sort(np.array(literals, dtype=np.int64))
+            found = np.searchsorted(ordered, lows, "left") < np.searchsorted(ordered, highs, "right")
+        elif function is Operator.LT:
+            found = lows < first
+        elif function is Operator.LTE:
+            found = lows <= first
+        elif function is Operator.GT:
+            found = highs > first
+        elif function is Operator.GTE:
+            found = highs >= first
+        elif function is Operator.BETWEEN and len(literals) == 2:
+            found = (lows <= literals[1]) & (highs >= first)
+        else:
+            return np.ones(len(self.known), dtype=bool)
+        return found | ~self.known
+
+    def and_(self, children: Iterator[np.ndarray]) -> np.ndarray:
+        return functools.reduce(np.logical_and, children, np.ones(len(self.known), dtype=bool))
+
+    def or_(self, children: Iterator[np.ndarray]) -> np.ndarray:
+        return functools.reduce(np.logical_or, children, np.zeros(len(self.known), dtype=bool))
+
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,

@@ -94,6 +94,10 @@ class PaimonTable:
         """The schema the data file was written with (its columns)."""
         return self._schemas.of(entry)
 
+    def schema_by_id(self, schema_id: int) -> Schema:
+        """A schema of the table's branch, read once per table."""
+        return self._schemas.by_id(schema_id)
+
     def _evaluator(self, entry: ManifestEntry, extended: bool) -> FileIndexEvaluator:
         """The evaluator of the file's schema (as ``data_schema`` makes it), one per plan."""
         key = ("evaluator", entry.schema_id, entry.write_cols, extended)

@@ -100,7 +100,8 @@ class Inputs:
 
 def table_inputs(table: PaimonTable, index_dir: str | None = None, keep_manifest=None) -> Inputs:
     """A task per live data file of the table's snapshot (of the manifests ``keep_manifest`` keeps)."""
-    real_root = str(table.root.resolve())  # once: resolving every file's path took a tenth of planning
+    # once per store: resolving every file's path took a tenth of planning
+    real_root = str(table.root.resolve()) if table.store.remote else table.store.real_root
     tasks = []
     for entry, vector in table.live(keep_manifest):
         relative = table.relative(entry)

@@ -314,13 +314,17 @@ class Schemas:
         self._by_id = {schema.id: schema for schema in known}
         self._of_file: dict[tuple, Schema] = {}
 
+    def by_id(self, schema_id: int) -> Schema:
+        schema = self._by_id.get(schema_id)
+        if schema is None:
+            schema = self._by_id[schema_id] = load_schema(self.store, schema_id)
+        return schema
+
     def of(self, entry: ManifestEntry) -> Schema:
         key = (entry.schema_id, entry.write_cols)
         schema = self._of_file.get(key)
         if schema is None:
-            schema = self._by_id.get(entry.schema_id)
-            if schema is None:
-                schema = self._by_id[entry.schema_id] = load_schema(self.store, entry.schema_id)
+            schema = self.by_id(entry.schema_id)
             if entry.write_cols is not None:
                 wanted = set(entry.write_cols)
                 schema = replace(schema, fields=tuple(f for f in schema.fields if f.name in wanted))

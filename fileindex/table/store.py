@@ -18,6 +18,7 @@ Data files are named per bucket: a partition's folder is decoded once per store,
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from collections.abc import Mapping
@@ -426,10 +427,41 @@ class TableStore:
         """``inside(self.root, path, what)``, the root resolved once per store."""
         if self.remote:
             return inside(self.root, path, what)
+        if self._plainly_inside(os.fspath(path)):
+            return Path(path)
+        return inside(self.root, path, what, real_root=self.real_root)
+
+    @property
+    def real_root(self) -> str:
+        """The local root with its links resolved, once per store."""
         real_root = self._memo.get("real root")
         if real_root is None:
             real_root = self._memo["real root"] = os.path.realpath(self.root)
-        return inside(self.root, path, what, real_root=real_root)
+        return real_root
+
+    def _plainly_inside(self, path: str) -> bool:
+        """Whether ``path`` is named under the root through no link: each part below the root is a plain name
+        that is no symlink (an ``lstat`` per part, a folder's once per store); False where it cannot be told so
+        (the caller resolves it then). A part swapped for a link after this check is refused when the file is
+        opened (``io.local`` checks where the opened file really is)."""
+        root = self._root_text()
+        if not path.startswith(root.rstrip(os.sep) + os.sep):
+            return False
+        checked = self._memo.setdefault("plain folders", set())
+        at = root.rstrip(os.sep)
+        for part in path[len(at) + 1:].split(os.sep):
+            if part in ("", ".", ".."):
+                return False
+            at = f"{at}{os.sep}{part}"
+            if at in checked:
+                continue
+            try:
+                if stat.S_ISLNK(os.lstat(at).st_mode):
+                    return False
+            except OSError:
+                return False  # (missing: the caller's resolution says where it would lead)
+            checked.add(at)
+        return True
 
     # -- metadata files ---------------------------------------------------------------------------------
 

@@ -257,3 +257,31 @@ def test_a_filesystem_object_reads_and_commits_only_with_the_single_writer_promi
         alter_table(uri, set={"file-index.bloom-filter.columns": "f1"})
     with reaching({SINGLE_WRITER: "true"}, filesystem):
         assert alter_table(uri, set={"file-index.bloom-filter.columns": "f1"}).schema_id == 1
+
+
+def test_a_primary_key_bucket_read_by_candidate_keys_opens_each_data_file_once(s3_store, monkeypatch):
+    """A deduplicate bucket read by its candidate keys (each file given a bitmap index on ``score``, as
+    ``test_java_pk_tables`` gives them): the keys of the records the indexes select and the merge of their
+    records read from one opening of each data file (an opening is a GET of its last bytes), and the rows are
+    the local copy's."""
+    from dataclasses import replace
+
+    from fileindex.writing.data_file import build_data_file_index
+
+    local_root = TABLES / "primary-keys" / "deduplicate"
+    local = PaimonTable(local_root)
+    built = {entry.file_name: build_data_file_index(local.store.data_file(entry, local.schema), {
+        "file-index.bitmap.columns": "score"}).held for entry, _ in local.live()}
+    live = PaimonTable.live
+    monkeypatch.setattr(PaimonTable, "live", lambda self, keep_manifest=None: [
+        (replace(entry, embedded_index=built[entry.file_name]), vector) for entry, vector in live(self, keep_manifest)])
+    uri = upload(s3_store, local_root)
+    where = "score = 20"
+    scan = PaimonTable(uri, options=s3_store.options()).scan(where)
+    reads = [f for f in scan.explain().files if f.read in ("all", "merged")]
+    assert any("only the keys of the" in f.reason for f in reads) and len(reads) > 1
+    s3_store.proxy.clear()
+    assert scan.to_arrow().equals(PaimonTable(local_root).scan(where).to_arrow())
+    openings = [r.key.rsplit("/", 1)[-1] for r in s3_store.proxy.requests
+                if r.method == "GET" and r.key and r.key.endswith(".parquet") and (r.range or "").startswith("bytes=-")]
+    assert sorted(openings) == sorted(f.file.rsplit("/", 1)[-1] for f in reads)

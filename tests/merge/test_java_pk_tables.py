@@ -207,7 +207,9 @@ def test_explain_names_the_rule_of_each_file_and_bucket():
     assert {f["skipped_by"] for f in by_bucket} == {None, "key_statistics"}
     assert all(f["reason"].split(":")[0] in ("may match", "whole bucket", "key statistics") for f in by_bucket)
     read = [f for f in by_bucket if f["read"] == "all"]
-    assert len(read) == 1 and read[0]["reason"].endswith("its records merged by key")
+    # (why the bucket is merged whole, not by candidate keys: this file has no index to say which records match)
+    assert len(read) == 1 and read[0]["reason"].endswith(
+        f"its records merged by key, whole ({read[0]['file']}: its index cannot say which records may match)")
 
 
 def test_the_deletion_vector_table_keeps_its_reading():
@@ -266,12 +268,19 @@ def test_a_deduplicate_bucket_merges_only_the_keys_its_indexes_may_match(name, i
         if java["where"] is not None:
             assert our_rows(name, snapshot, java["where"]) == java["rows"], java["where"]
     assert any(found is not None for found in chosen)
+    # explain says which buckets were read by candidate keys (as many as the reads that had them)
+    by_keys = [f for java in java_reads(name, snapshot) if java["where"] is not None
+               for f in PaimonTable(DATABASE / name, snapshot).scan(java["where"]).explain().files
+               if f.read == "all" and "merged by key, only the keys of the " in f.reason]
+    assert len(by_keys) == sum(found is not None for found in chosen)
     chosen.clear()
     unread = PaimonTable(DATABASE / name, snapshot)  # (the table's indexes not read: every bucket merged whole)
     unread.schema = replace(unread.schema, options={**unread.schema.options, "file-index.read.enabled": "false"})
     for java in java_reads(name, snapshot):
         if java["where"] is not None:
             assert canonical_rows(unread.scan(java["where"]).to_arrow(), unread) == java["rows"], java["where"]
+            assert all("whole (file-index.read.enabled=false)" in f.reason
+                       for f in unread.scan(java["where"]).explain().files if f.read == "all")
     assert chosen and not any(found is not None for found in chosen)
 
 

@@ -3,13 +3,20 @@ hold a matching key (never dropping one that does), and buckets read ahead on th
 stop when the consumer stops."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pyarrow.parquet as pq
 
 from fileindex import PaimonTable
 from fileindex.arrow.data_files import DataFileReader
+from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import parse_predicate
+from fileindex.predicate.tree import Leaf, and_, or_, visit
 from fileindex.scan.primary_keys import _groups_keys_may_match, _rows_keys_match, read_buckets
 from fileindex.types import parse_type
 
@@ -43,22 +50,35 @@ def test_buckets_read_ahead_come_out_in_order_and_stop_with_the_consumer():
     stream.close()  # the readers ahead stop (daemon threads, polling the stop flag)
 
 
-def sorted_keys_file(path, page_index: bool = True) -> DataFileReader:
-    """A key-value file's key column sorted, 20,000 keys in one row group of about 40 pages."""
+def sorted_keys_file(path, page_index: bool = True, required: bool = True) -> DataFileReader:
+    """A key-value file's key column sorted, 20,000 keys in one row group of about 40 pages (``required``: NOT
+    NULL, as Java writes a key, whose PLAIN pages are decoded page by page; else read by rows)."""
     keys = pa.array(range(0, 40_000, 2), pa.int64())
-    pq.write_table(pa.table({"_KEY_id": keys, "v": pa.array(range(20_000), pa.int32())}), path,
+    schema = pa.schema([pa.field("_KEY_id", pa.int64(), nullable=not required), pa.field("v", pa.int32())])
+    pq.write_table(pa.table({"_KEY_id": keys, "v": pa.array(range(20_000), pa.int32())}, schema=schema), path,
                    row_group_size=1_000_000, data_page_size=4096, write_page_index=page_index, use_dictionary=False)
     return DataFileReader(path)
 
 
-def counting_reads(monkeypatch) -> list[int]:
-    """How many rows each ``read_rows`` of the keys asks for, and -1 for each row group read whole."""
+def counting_reads(monkeypatch, paged: list[int] | None = None) -> list[int]:
+    """How many rows each ``read_rows`` or ``page_values`` of the keys asks for (or gets), and -1 for each row
+    group read whole; ``paged``: the rows each ``page_values`` decoded."""
     counts: list[int] = []
-    read_rows, read_groups = DataFileReader.read_rows, DataFileReader.read_groups
+    read_rows, read_groups, page_values = DataFileReader.read_rows, DataFileReader.read_groups, \
+        DataFileReader.page_values
+
+    def counted_pages(self, column, group, pages):
+        found = page_values(self, column, group, pages)
+        counts.append(len(found) if found is not None else 0)
+        if found is not None and paged is not None:
+            paged.append(len(found))
+        return found
+
     monkeypatch.setattr(DataFileReader, "read_rows",
                         lambda self, rows, columns: counts.append(len(rows)) or read_rows(self, rows, columns))
     monkeypatch.setattr(DataFileReader, "read_groups",
                         lambda self, groups, columns: counts.append(-1) or read_groups(self, groups, columns))
+    monkeypatch.setattr(DataFileReader, "page_values", counted_pages)
     return counts
 
 
@@ -66,22 +86,27 @@ KEY_CASES = [("id = 4322", [2161]), ("id = 4321", []), ("id >= 39990 OR id < 6",
              ("id IN (2, 39998)", [1, 19999]), ("id = -5", []), ("id BETWEEN 100 AND 104", [50, 51, 52])]
 
 
-def test_pages_are_read_where_their_keys_may_match(tmp_path, monkeypatch):
+@pytest.mark.parametrize("required", [True, False])
+def test_pages_are_read_where_their_keys_may_match(tmp_path, monkeypatch, required):
     """A group's key column has a column index (as Java's and pypaimon-rust's writers keep): only the pages
-    whose bounds may hold a matching key are read, and the positions are those of a whole read."""
-    reader = sorted_keys_file(tmp_path / "kv.parquet")
+    whose bounds may hold a matching key are read (a required key's decoded page by page, a nullable one's
+    rows read), and the positions are those of a whole read."""
+    reader = sorted_keys_file(tmp_path / "kv.parquet", required=required)
     types = {"id": parse_type("BIGINT NOT NULL")}
     bounds = reader.page_bounds("_KEY_id", 0)
     assert bounds is not None and len(bounds.bounds) > 10
     keys = reader.read(["_KEY_id"]).column(0).to_numpy()
     for page, (low, high, _) in enumerate(bounds.bounds):  # (the claims are the pages' own keys)
         assert (low, high) == (keys[bounds.firsts[page]], keys[bounds.firsts[page + 1] - 1])
-    counts = counting_reads(monkeypatch)
+    paged: list[int] = []
+    counts = counting_reads(monkeypatch, paged)
     for where, truth in KEY_CASES:
         counts.clear()
+        paged.clear()
         rows = _rows_keys_match(reader, {"id": "_KEY_id"}, parse_predicate(where, types), types)
         assert rows.tolist() == truth, where
         assert -1 not in counts and sum(counts) <= 3 * max(np.diff(bounds.firsts)), (where, counts)
+        assert bool(paged) == (required and where != "id = -5"), (where, paged)  # (no page may hold -5)
 
 
 def test_keys_without_a_usable_column_index_are_read_by_row_group(tmp_path, monkeypatch):
@@ -106,3 +131,32 @@ def test_keys_without_a_usable_column_index_are_read_by_row_group(tmp_path, monk
             counts.clear()
             assert _rows_keys_match(reader, {"id": "_KEY_id"}, parse_predicate(where, types), types).tolist() == truth
             assert counts == [-1] or not truth and counts in ([], [-1]), (where, counts)
+
+
+LEAVES = st.builds(lambda function, literals: Leaf(function, "id", tuple(literals[:function.arity])
+                                                   if function.arity is not None else tuple(literals)),
+                   st.sampled_from(list(Operator)), st.lists(st.integers(-60, 60), min_size=2, max_size=4))
+PREDICATES = st.recursive(LEAVES, lambda inner: st.builds(lambda kind, children: kind(*children),
+                                                          st.sampled_from([and_, or_]),
+                                                          st.lists(inner, min_size=1, max_size=3)), max_leaves=6)
+PAGE_BOUNDS = st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 20), st.integers(1, 9)), min_size=1, max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(PAGE_BOUNDS, PREDICATES, st.integers(0, 2))
+def test_pages_a_key_filter_keeps_are_those_their_bounds_may_hold(pages, predicate, nulls):
+    """The pages whose column-index bounds a key filter tests at once (as a mask) are every page the row
+    groups' statistics (``Statistics``) would keep, tested page by page; fewer only where those would read
+    more (never a page whose bounds may hold a key the filter holds on)."""
+    from fileindex.arrow.parquet_pages import PageBounds
+    from fileindex.scan.primary_keys import _GroupKeys, _PageKeys
+
+    kind = parse_type("BIGINT NOT NULL")
+    firsts = [0, *itertools.accumulate(rows for _, _, rows in pages)]
+    bounds = [(low, low + width, 0) if page != nulls else (None, None, rows)
+              for page, (low, width, rows) in enumerate(pages)]
+    mask = visit(predicate, _PageKeys("id", PageBounds(tuple(firsts), bounds)))
+    for page, (low, high, count) in enumerate(bounds):
+        statistics = _GroupKeys({"id": (low, high, count, kind)}, firsts[page + 1] - firsts[page])
+        if statistics.may_match(predicate):
+            assert mask[page], (page, bounds[page], predicate)

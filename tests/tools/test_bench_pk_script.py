@@ -36,3 +36,10 @@ def test_bench_pk_prints_every_query_with_agreeing_counts(tmp_path):
     merged = table.scan().to_arrow()
     assert merged.num_rows == len(set(merged["id"].to_pylist())) == 3000
     assert set(merged["v"].to_pylist()) == {0, 1, 2}  # the updates won over the first commit
+    # tools/bench_pk_lookup.py on the same table: this checkout and pypaimon-rust find the one row of the key
+    lookup = subprocess.run([sys.executable, str(ROOT / "tools" / "bench_pk_lookup.py"), "--rows", "3000",
+                             "--rounds", "1", "--lookups", "2", "--data", str(tmp_path)],
+                            capture_output=True, text=True, timeout=600)
+    assert lookup.returncode == 0, lookup.stderr[-3000:]
+    (round_line,) = [line for line in lookup.stdout.splitlines() if line.startswith("round 1")]
+    assert "this " in round_line and "pypaimon-rust " in round_line and round_line.count("(1 row)") == 2, round_line
