@@ -364,6 +364,36 @@ done:
 
 /* ----------------------------------------------------------------------- bitmap V1 dictionaries */
 
+/* a packed dictionary's entries and samples (packed_locate's first arguments), checked: their counts */
+static int check_packed(Py_buffer *entries, Py_buffer *samples, Py_ssize_t step, Py_ssize_t *n, Py_ssize_t *m)
+{
+    if (element_count(entries, 8, "entries", n) < 0 || element_count(samples, 8, "samples", m) < 0)
+        return -1;
+    if (step < 1 || *m != (*n + step - 1) / step) {
+        PyErr_Format(PyExc_ValueError, "%zd samples are not every %zd-th of %zd entries", *m, step, *n);
+        return -1;
+    }
+    return 0;
+}
+
+/* the index of the entry of keys[i] (-1 where none holds it, as for a key no 4-byte key equals); -2 on an error */
+static int64_t packed_entry(PyObject *keys, Py_ssize_t i, Py_buffer *entries, Py_ssize_t n, Py_buffer *samples,
+                            Py_ssize_t m, Py_ssize_t step)
+{
+    int overflow;
+    long long key = PyLong_AsLongLongAndOverflow(PySequence_Fast_GET_ITEM(keys, i), &overflow);
+    if (key == -1 && PyErr_Occurred())
+        return -2;
+    return overflow || key < INT32_MIN || key > INT32_MAX
+        ? -1 : fi_packed_find(entries->buf, n, samples->buf, m, step, (int32_t)key);
+}
+
+/* the signed offset an entry holds: its low half */
+static int32_t packed_offset(Py_buffer *entries, int64_t at)
+{
+    return (int32_t)(uint32_t)((const int64_t *)entries->buf)[at];
+}
+
 static PyObject *py_packed_locate(PyObject *self, PyObject *args)
 {
     Py_buffer entries, samples;
@@ -371,28 +401,16 @@ static PyObject *py_packed_locate(PyObject *self, PyObject *args)
     Py_ssize_t n, m, step;
     if (!PyArg_ParseTuple(args, "y*y*nO", &entries, &samples, &step, &keys_arg))
         return NULL;
-    if (element_count(&entries, 8, "entries", &n) < 0 || element_count(&samples, 8, "samples", &m) < 0)
+    if (check_packed(&entries, &samples, step, &n, &m) < 0)
         goto done;
-    if (step < 1 || m != (n + step - 1) / step) {
-        PyErr_Format(PyExc_ValueError, "%zd samples are not every %zd-th of %zd entries", m, step, n);
-        goto done;
-    }
     if (!(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
         goto done;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
     if (!(result = PyList_New(count)))
         goto done;
     for (Py_ssize_t i = 0; i < count; i++) {
-        int overflow;
-        long long key = PyLong_AsLongLongAndOverflow(PySequence_Fast_GET_ITEM(keys, i), &overflow);
-        if (key == -1 && PyErr_Occurred()) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        int64_t at = overflow || key < INT32_MIN || key > INT32_MAX  /* no 4-byte key */
-            ? -1 : fi_packed_find(entries.buf, n, samples.buf, m, step, (int32_t)key);
-        PyObject *offset = at < 0 ? Py_NewRef(Py_None)
-                                  : PyLong_FromLong((int32_t)(uint32_t)((const int64_t *)entries.buf)[at]);
+        int64_t at = packed_entry(keys, i, &entries, n, &samples, m, step);
+        PyObject *offset = at == -2 ? NULL : at < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(packed_offset(&entries, at));
         if (!offset) {
             Py_CLEAR(result);
             goto done;
@@ -403,6 +421,61 @@ done:
     Py_XDECREF(keys);
     PyBuffer_Release(&entries);
     PyBuffer_Release(&samples);
+    return result;
+}
+
+/* The rows of the bitmap a V1 entry's offset names (at body + offset of data, running to data's end; a negative
+ * offset is the inline row -1 - offset) as native uint32 bytes; the offset itself (a Python int) where it does not
+ * decode here: past the data, more than `limit` rows, or not a bitmap fi_roaring_rows takes. */
+static PyObject *entry_rows(Py_buffer *data, Py_ssize_t body, int32_t offset, Py_ssize_t limit)
+{
+    if (offset < 0) {
+        uint32_t row = (uint32_t)(-1 - (int64_t)offset);
+        return PyBytes_FromStringAndSize((const char *)&row, 4);
+    }
+    int64_t start = (int64_t)body + offset;
+    int64_t rows = start > data->len ? -1 : fi_roaring_cardinality(data->buf, data->len, start);
+    if (rows < 0 || rows > limit)
+        return PyLong_FromLong(offset);
+    PyObject *listed = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    if (listed && fi_roaring_rows(data->buf, data->len, start, (uint32_t *)PyBytes_AS_STRING(listed), rows) != rows)
+        Py_SETREF(listed, PyLong_FromLong(offset));
+    return listed;
+}
+
+static PyObject *py_packed_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer entries, samples, data;
+    PyObject *keys_arg, *keys = NULL, *result = NULL;
+    Py_ssize_t n, m, step, body, limit;
+    if (!PyArg_ParseTuple(args, "y*y*nOy*nn", &entries, &samples, &step, &keys_arg, &data, &body, &limit))
+        return NULL;
+    if (check_packed(&entries, &samples, step, &n, &m) < 0)
+        goto done;
+    if (body < 0 || body > data.len) {
+        PyErr_Format(PyExc_ValueError, "the bitmaps at %zd do not start inside the %zd bytes", body, data.len);
+        goto done;
+    }
+    if (!(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
+        goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
+    if (!(result = PyList_New(count)))
+        goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int64_t at = packed_entry(keys, i, &entries, n, &samples, m, step);
+        PyObject *rows = at == -2 ? NULL : at < 0 ? Py_NewRef(Py_None)
+                                                  : entry_rows(&data, body, packed_offset(&entries, at), limit);
+        if (!rows) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, i, rows);
+    }
+done:
+    Py_XDECREF(keys);
+    PyBuffer_Release(&entries);
+    PyBuffer_Release(&samples);
+    PyBuffer_Release(&data);
     return result;
 }
 
@@ -429,6 +502,11 @@ static PyMethodDef methods[] = {
     {"packed_locate", py_packed_locate, METH_VARARGS,
      "packed_locate(entries, samples, step, keys) -> for each 4-byte key, the signed offset of its entry among "
      "the sorted int64 entries key << 32 | offset (samples: entries[::step]), or None"},
+    {"packed_rows", py_packed_rows, METH_VARARGS,
+     "packed_rows(entries, samples, step, keys, data, body, limit) -> for each 4-byte key of packed_locate, None "
+     "where no entry holds it, else the rows (native uint32 bytes) of the bitmap its offset names in data (at body + "
+     "offset; a negative offset: the row -1 - offset), or the offset where that bitmap does not decode as "
+     "roaring_rows decodes or holds more than limit rows"},
     {"roaring_rows", py_roaring_rows, METH_VARARGS,
      "roaring_rows(data, spans, limit) -> the uint32 rows of the bitmaps at data[start:end] of each (start, end) "
      "span, concatenated, or None where one does not decode (see fi_roaring_rows) or they hold more than limit rows"},

@@ -9,8 +9,10 @@ An :class:`Answer` is a result that also says whether it is exact (not a superse
 from __future__ import annotations
 
 import itertools
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
 
@@ -60,19 +62,41 @@ SKIP: FileIndexResult = _WholeFile("SKIP", False)
 
 
 class Rows(FileIndexResult):
-    """Candidate rows (Java's ``BitmapIndexResult``), as an immutable Roaring bitmap."""
+    """Candidate rows (Java's ``BitmapIndexResult``), as an immutable Roaring bitmap.
 
-    __slots__ = ("bitmap",)
+    A kernel that decoded a few rows hands them over as a list (:meth:`listed`): the bitmap is made from it when
+    first asked for (a warm lookup answers in a few microseconds, and a bitmap object costs two of them), and
+    ``remain`` and ``cardinality`` do not ask for it."""
+
+    __slots__ = ("_bitmap", "_listed")
     kind = "ROWS"
+    _bitmap: FrozenBitMap | None  # None until asked for, where the rows came listed
+    _listed: bytes | None
 
     def __init__(self, rows: Iterable[int] | BitMap | FrozenBitMap = ()):
+        self._listed = None
         if type(rows) is FrozenBitMap:  # most results: no copy, and no further checks
-            self.bitmap = rows
+            self._bitmap = rows
         else:
-            self.bitmap = roaring.frozen(rows) if isinstance(rows, (BitMap, FrozenBitMap)) else FrozenBitMap(rows)
+            self._bitmap = roaring.frozen(rows) if isinstance(rows, (BitMap, FrozenBitMap)) else FrozenBitMap(rows)
+
+    @classmethod
+    def listed(cls, rows: bytes) -> Rows:
+        """The rows of a native uint32 list, ascending and distinct (as the kernels decode them)."""
+        made = cls.__new__(cls)
+        made._bitmap, made._listed = None, rows
+        return made
+
+    @property
+    def bitmap(self) -> FrozenBitMap:
+        bitmap = self._bitmap
+        if bitmap is None:
+            bitmap = self._bitmap = FrozenBitMap(array("I", cast(bytes, self._listed)), optimize=False)  # (kept)
+        return bitmap
 
     def remain(self) -> bool:
-        return bool(self.bitmap)
+        listed = self._listed
+        return bool(listed) if listed is not None else bool(self.bitmap)
 
     def and_(self, other: FileIndexResult) -> FileIndexResult:
         if isinstance(other, Rows):
@@ -86,7 +110,8 @@ class Rows(FileIndexResult):
 
     @property
     def cardinality(self) -> int:
-        return len(self.bitmap)
+        listed = self._listed
+        return len(listed) // 4 if listed is not None else len(self.bitmap)
 
     def ranges(self) -> list[tuple[int, int]]:
         """Maximal inclusive ranges [first, last], ascending (never a list of every row)."""
