@@ -394,36 +394,6 @@ static int32_t packed_offset(Py_buffer *entries, int64_t at)
     return (int32_t)(uint32_t)((const int64_t *)entries->buf)[at];
 }
 
-static PyObject *py_packed_locate(PyObject *self, PyObject *args)
-{
-    Py_buffer entries, samples;
-    PyObject *keys_arg, *keys = NULL, *result = NULL;
-    Py_ssize_t n, m, step;
-    if (!PyArg_ParseTuple(args, "y*y*nO", &entries, &samples, &step, &keys_arg))
-        return NULL;
-    if (check_packed(&entries, &samples, step, &n, &m) < 0)
-        goto done;
-    if (!(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
-        goto done;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
-    if (!(result = PyList_New(count)))
-        goto done;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        int64_t at = packed_entry(keys, i, &entries, n, &samples, m, step);
-        PyObject *offset = at == -2 ? NULL : at < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(packed_offset(&entries, at));
-        if (!offset) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyList_SET_ITEM(result, i, offset);
-    }
-done:
-    Py_XDECREF(keys);
-    PyBuffer_Release(&entries);
-    PyBuffer_Release(&samples);
-    return result;
-}
-
 /* The rows of the bitmap a V1 entry's offset names (at body + offset of data, running to data's end; a negative
  * offset is the inline row -1 - offset) as native uint32 bytes; the offset itself (a Python int) where it does not
  * decode here: past the data, more than `limit` rows, or not a bitmap fi_roaring_rows takes. */
@@ -443,36 +413,59 @@ static PyObject *entry_rows(Py_buffer *data, Py_ssize_t body, int32_t offset, Py
     return listed;
 }
 
-static PyObject *py_packed_rows(PyObject *self, PyObject *args)
+/* For each key, None where no entry holds it, else its entry's offset, or with `data` the rows of entry_rows */
+static PyObject *packed_answers(Py_buffer *entries, Py_buffer *samples, Py_ssize_t step, PyObject *keys_arg,
+                                Py_buffer *data, Py_ssize_t body, Py_ssize_t limit)
 {
-    Py_buffer entries, samples, data;
-    PyObject *keys_arg, *keys = NULL, *result = NULL;
-    Py_ssize_t n, m, step, body, limit;
-    if (!PyArg_ParseTuple(args, "y*y*nOy*nn", &entries, &samples, &step, &keys_arg, &data, &body, &limit))
+    Py_ssize_t n, m;
+    PyObject *keys, *result;
+    if (check_packed(entries, samples, step, &n, &m) < 0 ||
+        !(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
         return NULL;
-    if (check_packed(&entries, &samples, step, &n, &m) < 0)
-        goto done;
-    if (body < 0 || body > data.len) {
-        PyErr_Format(PyExc_ValueError, "the bitmaps at %zd do not start inside the %zd bytes", body, data.len);
-        goto done;
-    }
-    if (!(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
-        goto done;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
     if (!(result = PyList_New(count)))
         goto done;
     for (Py_ssize_t i = 0; i < count; i++) {
-        int64_t at = packed_entry(keys, i, &entries, n, &samples, m, step);
-        PyObject *rows = at == -2 ? NULL : at < 0 ? Py_NewRef(Py_None)
-                                                  : entry_rows(&data, body, packed_offset(&entries, at), limit);
-        if (!rows) {
+        int64_t at = packed_entry(keys, i, entries, n, samples, m, step);
+        PyObject *answer = at == -2 ? NULL
+            : at < 0 ? Py_NewRef(Py_None)
+            : data ? entry_rows(data, body, packed_offset(entries, at), limit)
+            : PyLong_FromLong(packed_offset(entries, at));
+        if (!answer) {
             Py_CLEAR(result);
             goto done;
         }
-        PyList_SET_ITEM(result, i, rows);
+        PyList_SET_ITEM(result, i, answer);
     }
 done:
-    Py_XDECREF(keys);
+    Py_DECREF(keys);
+    return result;
+}
+
+static PyObject *py_packed_locate(PyObject *self, PyObject *args)
+{
+    Py_buffer entries, samples;
+    PyObject *keys;
+    Py_ssize_t step;
+    if (!PyArg_ParseTuple(args, "y*y*nO", &entries, &samples, &step, &keys))
+        return NULL;
+    PyObject *result = packed_answers(&entries, &samples, step, keys, NULL, 0, 0);
+    PyBuffer_Release(&entries);
+    PyBuffer_Release(&samples);
+    return result;
+}
+
+static PyObject *py_packed_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer entries, samples, data;
+    PyObject *keys, *result = NULL;
+    Py_ssize_t step, body, limit;
+    if (!PyArg_ParseTuple(args, "y*y*nOy*nn", &entries, &samples, &step, &keys, &data, &body, &limit))
+        return NULL;
+    if (body < 0 || body > data.len)
+        PyErr_Format(PyExc_ValueError, "the bitmaps at %zd do not start inside the %zd bytes", body, data.len);
+    else
+        result = packed_answers(&entries, &samples, step, keys, &data, body, limit);
     PyBuffer_Release(&entries);
     PyBuffer_Release(&samples);
     PyBuffer_Release(&data);
