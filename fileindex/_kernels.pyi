@@ -63,6 +63,9 @@ def packed_rows(entries: BufferLike, samples: BufferLike, step: int, keys: Seque
     decodes or holds more than ``limit`` rows (the caller decodes it the slow way, which raises the placed
     error)."""
 
+def rows_union(parts: Sequence[bytes]) -> bytes:
+    """The rows of all the parts (each bytes of native uint32 rows, in any order), ascending, each once."""
+
 def roaring_rows(data: BufferLike, spans: Sequence[tuple[int, int]], limit: int) -> bytes | None:
     """The rows (native uint32) of the portable Roaring bitmaps at ``data[start:end]`` of each span, each
     bitmap's ascending, concatenated; None where one is not a bitmap CRoaring's checks accept with every row

@@ -401,6 +401,13 @@ def test_packed_rows_are_the_located_bitmaps_rows(framed, inline, limit, rng):
             assert array("I", answer).tolist() == list(FrozenBitMap.deserialize(data[body + offset:]))
 
 
+@compiled_only
+@given(st.lists(st.lists(st.integers(0, 2**32 - 1), max_size=30), max_size=6))
+def test_rows_union_is_the_sorted_set_of_the_parts(parts):
+    union = kernels.compiled.rows_union([array("I", part).tobytes() for part in parts])
+    assert array("I", union).tolist() == sorted(set().union(*map(set, parts)))
+
+
 # --------------------------------------------------------------------------- misuse
 
 @compiled_only
@@ -422,6 +429,7 @@ def test_packed_rows_are_the_located_bitmaps_rows(framed, inline, limit, rng):
     (lambda k: k.BloomProbe(bytearray(2), 24, 1, 0, 0, False, REMAIN, SKIP, len), "does not hold num_bits=24"),
     (lambda k: k.packed_rows(np.zeros(3, np.int64), np.zeros(1, np.int64), 2, [], b"", 0, 1), "every 2-th of 3"),
     (lambda k: k.packed_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), 64, [], b"ab", 3, 1), "at 3 do not start"),
+    (lambda k: k.rows_union([b"1234", b"123"]), "whole uint32 rows"),
 ])
 def test_kernels_check_their_arguments(call, message):
     with pytest.raises(ValueError, match=message):

@@ -362,6 +362,36 @@ done:
     return result;
 }
 
+static PyObject *py_rows_union(PyObject *self, PyObject *parts_arg)
+{
+    PyObject *parts = PySequence_Fast(parts_arg, "parts: a sequence of bytes"), *result = NULL;
+    if (!parts)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(parts), total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *part = PySequence_Fast_GET_ITEM(parts, i);
+        if (!PyBytes_Check(part) || PyBytes_GET_SIZE(part) % 4) {
+            PyErr_SetString(PyExc_ValueError, "each part is bytes of whole uint32 rows");
+            goto done;
+        }
+        total += PyBytes_GET_SIZE(part);
+    }
+    if (!(result = PyBytes_FromStringAndSize(NULL, total)))
+        goto done;
+    char *out = PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0, at = 0; i < count; i++) {
+        PyObject *part = PySequence_Fast_GET_ITEM(parts, i);
+        memcpy(out + at, PyBytes_AS_STRING(part), PyBytes_GET_SIZE(part));
+        at += PyBytes_GET_SIZE(part);
+    }
+    int64_t kept = fi_rows_sorted_distinct((uint32_t *)out, total / 4);
+    if (4 * kept < total)
+        _PyBytes_Resize(&result, 4 * kept);  /* (sets result to NULL where it fails) */
+done:
+    Py_DECREF(parts);
+    return result;
+}
+
 /* ----------------------------------------------------------------------- bitmap V1 dictionaries */
 
 /* a packed dictionary's entries and samples (packed_locate's first arguments), checked: their counts */
@@ -500,6 +530,8 @@ static PyMethodDef methods[] = {
      "where no entry holds it, else the rows (native uint32 bytes) of the bitmap its offset names in data (at body + "
      "offset; a negative offset: the row -1 - offset), or the offset where that bitmap does not decode as "
      "roaring_rows decodes or holds more than limit rows"},
+    {"rows_union", py_rows_union, METH_O,
+     "rows_union(parts) -> the rows of all the parts (bytes of native uint32 rows), ascending, each once"},
     {"roaring_rows", py_roaring_rows, METH_VARARGS,
      "roaring_rows(data, spans, limit) -> the uint32 rows of the bitmaps at data[start:end] of each (start, end) "
      "span, concatenated, or None where one does not decode (see fi_roaring_rows) or they hold more than limit rows"},

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import itertools
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
 
+from fileindex import kernels
 from fileindex.indexes import roaring
 
 
@@ -61,6 +62,9 @@ REMAIN: FileIndexResult = _WholeFile("REMAIN", True)
 SKIP: FileIndexResult = _WholeFile("SKIP", False)
 
 
+UNION_LISTED = 1 << 16  # past this many rows, a union of row lists is merged as bitmaps
+
+
 class Rows(FileIndexResult):
     """Candidate rows (Java's ``BitmapIndexResult``), as an immutable Roaring bitmap.
 
@@ -86,6 +90,16 @@ class Rows(FileIndexResult):
         made = cls.__new__(cls)
         made._bitmap, made._listed = None, rows
         return made
+
+    @classmethod
+    def union(cls, parts: Sequence[Rows]) -> Rows:
+        """The rows of all the parts: merged in one sort by the kernels where each part is listed and they hold up to
+        ``UNION_LISTED`` rows, else as bitmaps."""
+        listed = [part._listed for part in parts]
+        if kernels.compiled is not None and parts and None not in listed and \
+                sum(map(len, cast(list[bytes], listed))) <= 4 * UNION_LISTED:
+            return cls.listed(kernels.compiled.rows_union(cast(list[bytes], listed)))
+        return cls(roaring.union([part.bitmap for part in parts]))
 
     @property
     def bitmap(self) -> FrozenBitMap:

@@ -284,6 +284,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self._size = len(self._view)
         self._base = base_offset
         self._meta_read = False
+        self._packed = False
         self._header_end: int | None = None
         self._rows: dict[object, Rows] = {}  # the rows of each key looked up
         self._null_bitmap: FrozenBitMap | None = None
@@ -638,22 +639,28 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 self._null_bitmap = self._bitmap_at(self.null_offset, length, None)
         return self._null_bitmap
 
-    def _in(self, literals: Sequence) -> FrozenBitMap:
-        """The union of the literals' rows. The bitmaps not cached yet are decoded straight into the union (one
+    def _in(self, literals: Sequence) -> Rows:
+        """The union of the literals' rows. A packed V1 dictionary's are read as equalities are (row lists, cached)
+        and merged into one list; elsewhere the bitmaps not cached yet are decoded straight into the union (one
         kernel call, no bitmap object each), and stay uncached: an IN list's values are rarely asked alone."""
         if len(literals) == 1:
-            return self._rows_of(literals[0]).bitmap
+            return self._rows_of(literals[0])
         keys = [None if literal is None else self._key(literal) for literal in literals]
-        present = self._located(self._uncached(keys))
+        missing = self._uncached(keys)
         cache = self._rows
+        if self._packed:
+            if missing:
+                self._read_listed(missing)
+            return Rows.union([Rows(self._nulls()) if key is None else cache[key] for key in keys])
+        present = self._located(missing)
         known = [self._nulls() if key is None else cache[key].bitmap for key in keys if key is None or key in cache]
         if not present:
-            return roaring.union(known)
+            return Rows(roaring.union(known))
         present_keys, present_locations = zip(*present, strict=True)
         inline: list = [None] * len(present)
         spans, _ = self._spans(present_locations, present_keys, inline)
         known += [bitmap for bitmap in inline if bitmap is not None]
-        return roaring.union_at(self._view, spans, known, base=self._base, field=_BODY)
+        return Rows(roaring.union_at(self._view, spans, known, base=self._base, field=_BODY))
 
     def _complement(self, rows: FrozenBitMap) -> FrozenBitMap:
         if not self._meta_read:
@@ -679,10 +686,10 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         return self.visit_not_in([literal])
 
     def visit_in(self, literals: Sequence) -> FileIndexResult:
-        return REMAIN if self._values_remain else Rows(self._in(literals))
+        return REMAIN if self._values_remain else self._in(literals)
 
     def visit_not_in(self, literals: Sequence) -> FileIndexResult:
-        return REMAIN if self._values_remain else Rows(self._complement(self._in(literals)))
+        return REMAIN if self._values_remain else Rows(self._complement(self._in(literals).bitmap))
 
     def visit_is_null(self) -> FileIndexResult:
         return Rows(self._nulls())

@@ -445,7 +445,8 @@ def lookups(payload, data_type, literals):
             return type(error), error.offset, error.field
 
     return [asked(lambda r: [r.visit_equal(v) for v in literals]), asked(lambda r: r.visit_equal_many(literals)),
-            asked(lambda r: (r.prefetch(literals), [r.visit_equal(v) for v in literals])[1])]
+            asked(lambda r: (r.prefetch(literals), [r.visit_equal(v) for v in literals])[1]),
+            asked(lambda r: [r.visit_in(literals[:5]), r.visit_in(literals), r.visit_not_in(literals[3:9])])]
 
 
 @st.composite
@@ -482,15 +483,20 @@ def packed_columns(draw):
 @given(packed_columns())
 def test_a_packed_v1_dictionary_answers_and_fails_alike_on_either_path(column):
     """With the kernels, a packed V1 dictionary's lookups locate and decode in one kernel call, its bitmaps of few
-    rows kept as row lists; they answer each literal with the rows of the reference path (no kernels) and of a
-    brute-force model, and a corrupt bitmap fails with the same error at the same offset, one by one or batched."""
+    rows kept as row lists (an IN list's merged in one sort); they answer each literal and IN list with the rows of
+    the reference path (no kernels) and of a brute-force model, and a corrupt bitmap fails with the same error at the
+    same offset, one by one, batched or in an IN list."""
     data_type, values, payload, literals, corruption = column
     fast, reference = either_path(lambda: lookups(payload, data_type, literals))
     assert fast == reference
     if corruption is None:
-        expected = [sorted(truth(values, data_type, functools.partial(operator.eq, key_of(v, data_type))))
-                    if v is not None else [r for r, value in enumerate(values) if value is None] for v in literals]
-        assert fast == [expected] * 3
+        nulls = {r for r, value in enumerate(values) if value is None}
+        expected = [truth(values, data_type, functools.partial(operator.eq, key_of(v, data_type)))
+                    if v is not None else nulls for v in literals]
+        assert fast[:3] == [[sorted(rows) for rows in expected]] * 3
+        in_lists = [set().union(*expected[:5]), set().union(*expected),
+                    set(range(len(values))) - set().union(*expected[3:9])]
+        assert fast[3] == [sorted(rows) for rows in in_lists]
 
 
 @pytest.mark.parametrize("case", [c for c in cases_for("bitmap", ok=True) if c.options.get("version") == "1"],
