@@ -27,4 +27,16 @@ void fi_bloom_test_hashes(const uint8_t *bits, uint32_t num_bits, int k, const u
 
 int fi_bloom_test_hash(const uint8_t *bits, uint32_t num_bits, int k, uint64_t hash);
 
+/* One filter's sizing for testing one hash at a time, the remainder's constant computed once (a 64-bit division) */
+typedef struct {
+    uint64_t magic;
+    uint32_t num_bits;
+    int k;
+} fi_bloom_sizing;
+
+fi_bloom_sizing fi_bloom_sizing_of(uint32_t num_bits, int k);
+
+/* fi_bloom_test_hash with the filter's sizing */
+int fi_bloom_test_sized(const uint8_t *bits, const fi_bloom_sizing *sizing, uint64_t hash);
+
 #endif

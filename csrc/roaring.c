@@ -1,5 +1,7 @@
 #include "roaring.h"
 
+#include <stdlib.h>
+
 #include "load.h"
 
 #define SERIAL_COOKIE_NO_RUNCONTAINER 12346
@@ -156,4 +158,22 @@ int64_t fi_roaring_signed_size(const uint8_t *p, int64_t end, int64_t start)
         if (fi_load16(h.descriptions + 4 * i) >= 0x8000)
             return -1;
     return fi_roaring_size(p, end, start);
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t fi_rows_sorted_distinct(uint32_t *rows, int64_t n)
+{
+    if (n < 2)
+        return n;
+    qsort(rows, (size_t)n, sizeof *rows, compare_rows);
+    int64_t kept = 1;
+    for (int64_t i = 1; i < n; i++)
+        if (rows[i] != rows[kept - 1])
+            rows[kept++] = rows[i];
+    return kept;
 }

@@ -22,4 +22,7 @@ int64_t fi_roaring_cardinality(const uint8_t *p, int64_t end, int64_t start);
  * else -1, and the caller decodes it the slow way (which raises the placed error). */
 int64_t fi_roaring_rows(const uint8_t *p, int64_t end, int64_t start, uint32_t *out, int64_t room);
 
+/* Sorts the n rows ascending and drops repeats, in place; returns how many are left. */
+int64_t fi_rows_sorted_distinct(uint32_t *rows, int64_t n);
+
 #endif

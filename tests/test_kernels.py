@@ -364,6 +364,50 @@ def test_packed_dictionary_lookups_alike(keys, probes, rng):
     assert both_paths(lambda: [dictionary.locate(key) for key in wanted]) == (fast, fast)
 
 
+@compiled_only
+@settings(max_examples=100, deadline=None)
+@given(st.lists(framed_bitmaps(), min_size=1, max_size=4), st.lists(st.integers(0, 2**31 - 1), max_size=3),
+       st.sampled_from([0, 1, 50, 4096, 1 << 20]), st.randoms(use_true_random=False))
+def test_packed_rows_are_the_located_bitmaps_rows(framed, inline, limit, rng):
+    """packed_rows is packed_locate and roaring_rows in one call: None where no entry holds the key; else the rows
+    of the bitmap at the entry's offset (a negative offset: its one inline row), or the offset where roaring_rows
+    would not decode that bitmap (cut, changed, a row past 2^31 - 1, more rows than the limit), as pyroaring reads
+    it where it is decoded."""
+    body, data, offsets = 3, bytearray(b"xyz"), []
+    for chunk, start in framed:
+        offsets.append(len(data) - body + start)
+        data += chunk
+    offsets += [-1 - row for row in inline] + [len(data) - body + rng.randrange(1, 5)]  # the last past the data
+    keys = rng.sample(range(-1000, 1000), len(offsets))
+    entries = [(key & 0xFFFFFFFF) << 32 | offset & 0xFFFFFFFF for key, offset in zip(keys, offsets, strict=True)]
+    records = np.array(entries, dtype=np.uint64)
+    dictionary = _PackedDictionary(records.view(np.int64), key_kind(parse_type("INT")))
+    probes = keys + [1000, -1001, 2**40]
+    answers = kernels.compiled.packed_rows(dictionary.packed, dictionary.samples, dictionary.STEP, probes, data,
+                                           body, limit)
+    for answer, location in zip(answers, dictionary.locate_many(probes), strict=True):
+        if location is None:
+            assert answer is None
+            continue
+        offset = location[0]
+        if offset < 0:
+            assert array("I", answer).tolist() == [-1 - offset]
+            continue
+        decoded = kernels.compiled.roaring_rows(data, [(body + offset, len(data))], limit)
+        if decoded is None:
+            assert answer == offset
+        else:
+            assert answer == decoded
+            assert array("I", answer).tolist() == list(FrozenBitMap.deserialize(data[body + offset:]))
+
+
+@compiled_only
+@given(st.lists(st.lists(st.integers(0, 2**32 - 1), max_size=30), max_size=6))
+def test_rows_union_is_the_sorted_set_of_the_parts(parts):
+    union = kernels.compiled.rows_union([array("I", part).tobytes() for part in parts])
+    assert array("I", union).tolist() == sorted(set().union(*map(set, parts)))
+
+
 # --------------------------------------------------------------------------- misuse
 
 @compiled_only
@@ -383,6 +427,9 @@ def test_packed_dictionary_lookups_alike(keys, probes, rng):
     (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint16), 2, 0, 8), "value width 2"),
     (lambda k: k.bit_slices(b"12345", np.zeros(1, np.uint64), 8, 0, 8), "not a whole number of 4-byte elements"),
     (lambda k: k.BloomProbe(bytearray(2), 24, 1, 0, 0, False, REMAIN, SKIP, len), "does not hold num_bits=24"),
+    (lambda k: k.packed_rows(np.zeros(3, np.int64), np.zeros(1, np.int64), 2, [], b"", 0, 1), "every 2-th of 3"),
+    (lambda k: k.packed_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), 64, [], b"ab", 3, 1), "at 3 do not start"),
+    (lambda k: k.rows_union([b"1234", b"123"]), "whole uint32 rows"),
 ])
 def test_kernels_check_their_arguments(call, message):
     with pytest.raises(ValueError, match=message):

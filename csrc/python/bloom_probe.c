@@ -13,8 +13,7 @@ typedef struct {
     PyObject_HEAD
     Py_buffer bits;
     int open;
-    uint32_t num_bits;
-    int k;
+    fi_bloom_sizing sizing;
     long long low, high;  /* the int literals hashed here; low > high: none */
     int strings;          /* whether a str literal is hashed (as UTF-8) */
     PyObject *present;    /* what visit() returns for a literal that may be present, and for one that is not */
@@ -49,8 +48,7 @@ static int probe_init(BloomProbe *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->open = 1;
-    self->num_bits = (uint32_t)num_bits;
-    self->k = k;
+    self->sizing = fi_bloom_sizing_of((uint32_t)num_bits, k);
     self->low = low;
     self->high = high;
     self->strings = strings;
@@ -123,7 +121,7 @@ static int probe_find(BloomProbe *self, PyObject *value)
     int hashed = literal_hash(self, value, &hash);
     if (hashed <= 0)
         return hashed < 0 ? -1 : 2;
-    return fi_bloom_test_hash(self->bits.buf, self->num_bits, self->k, hash);
+    return fi_bloom_test_sized(self->bits.buf, &self->sizing, hash);
 }
 
 static PyObject *probe_test(BloomProbe *self, PyObject *value)

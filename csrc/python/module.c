@@ -362,47 +362,143 @@ done:
     return result;
 }
 
+static PyObject *py_rows_union(PyObject *self, PyObject *parts_arg)
+{
+    PyObject *parts = PySequence_Fast(parts_arg, "parts: a sequence of bytes"), *result = NULL;
+    if (!parts)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(parts), total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *part = PySequence_Fast_GET_ITEM(parts, i);
+        if (!PyBytes_Check(part) || PyBytes_GET_SIZE(part) % 4) {
+            PyErr_SetString(PyExc_ValueError, "each part is bytes of whole uint32 rows");
+            goto done;
+        }
+        total += PyBytes_GET_SIZE(part);
+    }
+    if (!(result = PyBytes_FromStringAndSize(NULL, total)))
+        goto done;
+    char *out = PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0, at = 0; i < count; i++) {
+        PyObject *part = PySequence_Fast_GET_ITEM(parts, i);
+        memcpy(out + at, PyBytes_AS_STRING(part), PyBytes_GET_SIZE(part));
+        at += PyBytes_GET_SIZE(part);
+    }
+    int64_t kept = fi_rows_sorted_distinct((uint32_t *)out, total / 4);
+    if (4 * kept < total)
+        _PyBytes_Resize(&result, 4 * kept);  /* (sets result to NULL where it fails) */
+done:
+    Py_DECREF(parts);
+    return result;
+}
+
 /* ----------------------------------------------------------------------- bitmap V1 dictionaries */
 
-static PyObject *py_packed_locate(PyObject *self, PyObject *args)
+/* a packed dictionary's entries and samples (packed_locate's first arguments), checked: their counts */
+static int check_packed(Py_buffer *entries, Py_buffer *samples, Py_ssize_t step, Py_ssize_t *n, Py_ssize_t *m)
 {
-    Py_buffer entries, samples;
-    PyObject *keys_arg, *keys = NULL, *result = NULL;
-    Py_ssize_t n, m, step;
-    if (!PyArg_ParseTuple(args, "y*y*nO", &entries, &samples, &step, &keys_arg))
-        return NULL;
-    if (element_count(&entries, 8, "entries", &n) < 0 || element_count(&samples, 8, "samples", &m) < 0)
-        goto done;
-    if (step < 1 || m != (n + step - 1) / step) {
-        PyErr_Format(PyExc_ValueError, "%zd samples are not every %zd-th of %zd entries", m, step, n);
-        goto done;
+    if (element_count(entries, 8, "entries", n) < 0 || element_count(samples, 8, "samples", m) < 0)
+        return -1;
+    if (step < 1 || *m != (*n + step - 1) / step) {
+        PyErr_Format(PyExc_ValueError, "%zd samples are not every %zd-th of %zd entries", *m, step, *n);
+        return -1;
     }
-    if (!(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
-        goto done;
+    return 0;
+}
+
+/* the index of the entry of keys[i] (-1 where none holds it, as for a key no 4-byte key equals); -2 on an error */
+static int64_t packed_entry(PyObject *keys, Py_ssize_t i, Py_buffer *entries, Py_ssize_t n, Py_buffer *samples,
+                            Py_ssize_t m, Py_ssize_t step)
+{
+    int overflow;
+    long long key = PyLong_AsLongLongAndOverflow(PySequence_Fast_GET_ITEM(keys, i), &overflow);
+    if (key == -1 && PyErr_Occurred())
+        return -2;
+    return overflow || key < INT32_MIN || key > INT32_MAX
+        ? -1 : fi_packed_find(entries->buf, n, samples->buf, m, step, (int32_t)key);
+}
+
+/* the signed offset an entry holds: its low half */
+static int32_t packed_offset(Py_buffer *entries, int64_t at)
+{
+    return (int32_t)(uint32_t)((const int64_t *)entries->buf)[at];
+}
+
+/* The rows of the bitmap a V1 entry's offset names (at body + offset of data, running to data's end; a negative
+ * offset is the inline row -1 - offset) as native uint32 bytes; the offset itself (a Python int) where it does not
+ * decode here: past the data, more than `limit` rows, or not a bitmap fi_roaring_rows takes. */
+static PyObject *entry_rows(Py_buffer *data, Py_ssize_t body, int32_t offset, Py_ssize_t limit)
+{
+    if (offset < 0) {
+        uint32_t row = (uint32_t)(-1 - (int64_t)offset);
+        return PyBytes_FromStringAndSize((const char *)&row, 4);
+    }
+    int64_t start = (int64_t)body + offset;
+    int64_t rows = start > data->len ? -1 : fi_roaring_cardinality(data->buf, data->len, start);
+    if (rows < 0 || rows > limit)
+        return PyLong_FromLong(offset);
+    PyObject *listed = PyBytes_FromStringAndSize(NULL, 4 * rows);
+    if (listed && fi_roaring_rows(data->buf, data->len, start, (uint32_t *)PyBytes_AS_STRING(listed), rows) != rows)
+        Py_SETREF(listed, PyLong_FromLong(offset));
+    return listed;
+}
+
+/* For each key, None where no entry holds it, else its entry's offset, or with `data` the rows of entry_rows */
+static PyObject *packed_answers(Py_buffer *entries, Py_buffer *samples, Py_ssize_t step, PyObject *keys_arg,
+                                Py_buffer *data, Py_ssize_t body, Py_ssize_t limit)
+{
+    Py_ssize_t n, m;
+    PyObject *keys, *result;
+    if (check_packed(entries, samples, step, &n, &m) < 0 ||
+        !(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
+        return NULL;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
     if (!(result = PyList_New(count)))
         goto done;
     for (Py_ssize_t i = 0; i < count; i++) {
-        int overflow;
-        long long key = PyLong_AsLongLongAndOverflow(PySequence_Fast_GET_ITEM(keys, i), &overflow);
-        if (key == -1 && PyErr_Occurred()) {
+        int64_t at = packed_entry(keys, i, entries, n, samples, m, step);
+        PyObject *answer = at == -2 ? NULL
+            : at < 0 ? Py_NewRef(Py_None)
+            : data ? entry_rows(data, body, packed_offset(entries, at), limit)
+            : PyLong_FromLong(packed_offset(entries, at));
+        if (!answer) {
             Py_CLEAR(result);
             goto done;
         }
-        int64_t at = overflow || key < INT32_MIN || key > INT32_MAX  /* no 4-byte key */
-            ? -1 : fi_packed_find(entries.buf, n, samples.buf, m, step, (int32_t)key);
-        PyObject *offset = at < 0 ? Py_NewRef(Py_None)
-                                  : PyLong_FromLong((int32_t)(uint32_t)((const int64_t *)entries.buf)[at]);
-        if (!offset) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyList_SET_ITEM(result, i, offset);
+        PyList_SET_ITEM(result, i, answer);
     }
 done:
-    Py_XDECREF(keys);
+    Py_DECREF(keys);
+    return result;
+}
+
+static PyObject *py_packed_locate(PyObject *self, PyObject *args)
+{
+    Py_buffer entries, samples;
+    PyObject *keys;
+    Py_ssize_t step;
+    if (!PyArg_ParseTuple(args, "y*y*nO", &entries, &samples, &step, &keys))
+        return NULL;
+    PyObject *result = packed_answers(&entries, &samples, step, keys, NULL, 0, 0);
     PyBuffer_Release(&entries);
     PyBuffer_Release(&samples);
+    return result;
+}
+
+static PyObject *py_packed_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer entries, samples, data;
+    PyObject *keys, *result = NULL;
+    Py_ssize_t step, body, limit;
+    if (!PyArg_ParseTuple(args, "y*y*nOy*nn", &entries, &samples, &step, &keys, &data, &body, &limit))
+        return NULL;
+    if (body < 0 || body > data.len)
+        PyErr_Format(PyExc_ValueError, "the bitmaps at %zd do not start inside the %zd bytes", body, data.len);
+    else
+        result = packed_answers(&entries, &samples, step, keys, &data, body, limit);
+    PyBuffer_Release(&entries);
+    PyBuffer_Release(&samples);
+    PyBuffer_Release(&data);
     return result;
 }
 
@@ -429,6 +525,13 @@ static PyMethodDef methods[] = {
     {"packed_locate", py_packed_locate, METH_VARARGS,
      "packed_locate(entries, samples, step, keys) -> for each 4-byte key, the signed offset of its entry among "
      "the sorted int64 entries key << 32 | offset (samples: entries[::step]), or None"},
+    {"packed_rows", py_packed_rows, METH_VARARGS,
+     "packed_rows(entries, samples, step, keys, data, body, limit) -> for each 4-byte key of packed_locate, None "
+     "where no entry holds it, else the rows (native uint32 bytes) of the bitmap its offset names in data (at body + "
+     "offset; a negative offset: the row -1 - offset), or the offset where that bitmap does not decode as "
+     "roaring_rows decodes or holds more than limit rows"},
+    {"rows_union", py_rows_union, METH_O,
+     "rows_union(parts) -> the rows of all the parts (bytes of native uint32 rows), ascending, each once"},
     {"roaring_rows", py_roaring_rows, METH_VARARGS,
      "roaring_rows(data, spans, limit) -> the uint32 rows of the bitmaps at data[start:end] of each (start, end) "
      "span, concatenated, or None where one does not decode (see fi_roaring_rows) or they hold more than limit rows"},

@@ -9,11 +9,14 @@ An :class:`Answer` is a result that also says whether it is exact (not a superse
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
 
+from fileindex import kernels
 from fileindex.indexes import roaring
 
 
@@ -59,20 +62,55 @@ REMAIN: FileIndexResult = _WholeFile("REMAIN", True)
 SKIP: FileIndexResult = _WholeFile("SKIP", False)
 
 
-class Rows(FileIndexResult):
-    """Candidate rows (Java's ``BitmapIndexResult``), as an immutable Roaring bitmap."""
+UNION_LISTED = 1 << 16  # past this many rows, a union of row lists is merged as bitmaps
 
-    __slots__ = ("bitmap",)
+
+class Rows(FileIndexResult):
+    """Candidate rows (Java's ``BitmapIndexResult``), as an immutable Roaring bitmap.
+
+    A kernel that decoded a few rows hands them over as a list (:meth:`listed`): the bitmap is made from it when
+    first asked for (a warm lookup answers in a few microseconds, and a bitmap object costs two of them), and
+    ``remain`` and ``cardinality`` do not ask for it."""
+
+    __slots__ = ("_bitmap", "_listed")
     kind = "ROWS"
+    _bitmap: FrozenBitMap | None  # None until asked for, where the rows came listed
+    _listed: bytes | None
 
     def __init__(self, rows: Iterable[int] | BitMap | FrozenBitMap = ()):
+        self._listed = None
         if type(rows) is FrozenBitMap:  # most results: no copy, and no further checks
-            self.bitmap = rows
+            self._bitmap = rows
         else:
-            self.bitmap = roaring.frozen(rows) if isinstance(rows, (BitMap, FrozenBitMap)) else FrozenBitMap(rows)
+            self._bitmap = roaring.frozen(rows) if isinstance(rows, (BitMap, FrozenBitMap)) else FrozenBitMap(rows)
+
+    @classmethod
+    def listed(cls, rows: bytes) -> Rows:
+        """The rows of a native uint32 list, ascending and distinct (as the kernels decode them)."""
+        made = cls.__new__(cls)
+        made._bitmap, made._listed = None, rows
+        return made
+
+    @classmethod
+    def union(cls, parts: Sequence[Rows]) -> Rows:
+        """The rows of all the parts: merged in one sort by the kernels where each part is listed and they hold up to
+        ``UNION_LISTED`` rows, else as bitmaps."""
+        listed = [part._listed for part in parts]
+        if kernels.compiled is not None and parts and None not in listed and \
+                sum(map(len, cast(list[bytes], listed))) <= 4 * UNION_LISTED:
+            return cls.listed(kernels.compiled.rows_union(cast(list[bytes], listed)))
+        return cls(roaring.union([part.bitmap for part in parts]))
+
+    @property
+    def bitmap(self) -> FrozenBitMap:
+        bitmap = self._bitmap
+        if bitmap is None:
+            bitmap = self._bitmap = FrozenBitMap(array("I", cast(bytes, self._listed)), optimize=False)  # (kept)
+        return bitmap
 
     def remain(self) -> bool:
-        return bool(self.bitmap)
+        listed = self._listed
+        return bool(listed) if listed is not None else bool(self.bitmap)
 
     def and_(self, other: FileIndexResult) -> FileIndexResult:
         if isinstance(other, Rows):
@@ -86,7 +124,8 @@ class Rows(FileIndexResult):
 
     @property
     def cardinality(self) -> int:
-        return len(self.bitmap)
+        listed = self._listed
+        return len(listed) // 4 if listed is not None else len(self.bitmap)
 
     def ranges(self) -> list[tuple[int, int]]:
         """Maximal inclusive ranges [first, last], ascending (never a list of every row)."""

@@ -122,8 +122,10 @@ static void bloom_large(void)
     fi_bloom_add_hashes(bits, num_bits, 7, (const uint8_t *)hashes, n);  /* the first half present */
     fi_bloom_test_hashes(bits, num_bits, 7, (const uint8_t *)hashes, 2 * n, found);
     size_t absent_found = 0;
+    fi_bloom_sizing sizing = fi_bloom_sizing_of(num_bits, 7);
     for (size_t i = 0; i < 2 * n; i++) {
         CHECK(found[i] == fi_bloom_test_hash(bits, num_bits, 7, hashes[i]));
+        CHECK(found[i] == fi_bloom_test_sized(bits, &sizing, hashes[i]));
         if (i < n)
             CHECK(found[i] == 1);
         else
@@ -133,6 +135,8 @@ static void bloom_large(void)
     uint8_t none[1] = {0};  /* k <= 0 sets nothing and finds everything, as Java's loop */
     fi_bloom_add_hashes(none, 8, 0, (const uint8_t *)hashes, 1);
     CHECK(none[0] == 0 && fi_bloom_test_hash(none, 8, -1, hashes[0]));
+    fi_bloom_sizing no_functions = fi_bloom_sizing_of(8, 0);
+    CHECK(fi_bloom_test_sized(none, &no_functions, hashes[0]));
     free(bits);
     free(found);
     free(hashes);

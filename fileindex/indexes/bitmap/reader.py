@@ -51,6 +51,8 @@ _VALIDATIONS = {  # the spec's header checks (generated code reports them by spe
 }
 _INT = struct.Struct(">i")
 _EMPTY = FrozenBitMap()
+_NO_ROWS = Rows(_EMPTY)
+_LISTED_ROWS = 4096  # up to this many rows (an array container's), a bitmap the kernel decodes stays a row list
 _COOKIES = (roaring.NO_RUN_COOKIE, roaring.RUN_COOKIE)
 _INTEGER_KEY_BITS = {**NUMERIC_BITS, "DATE": 32, "TIME": 32}  # types whose key is the int literal itself
 
@@ -149,6 +151,12 @@ class _PackedDictionary:
             return [None] * len(sort_keys)
         found = packed.take(packed.searchsorted(np.array(sort_keys, dtype=np.int64) << 32), mode="clip")
         return [_packed_location(entry, sort_key) for entry, sort_key in zip(found.tolist(), sort_keys, strict=True)]
+
+    def listed_rows(self, sort_keys: list, data: memoryview, body: int) -> list[bytes | int | None]:
+        """For each key, None where it is absent, else its bitmap's rows (bytes; see ``Rows.listed``) or its
+        offset where the kernel leaves the bitmap to pyroaring (located, framed and decoded in one kernel call)."""
+        assert kernels.compiled is not None
+        return kernels.compiled.packed_rows(self.packed, self.samples, self.STEP, sort_keys, data, body, _LISTED_ROWS)
 
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         sort_keys = self.packed >> 32
@@ -276,8 +284,9 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self._size = len(self._view)
         self._base = base_offset
         self._meta_read = False
+        self._packed = False
         self._header_end: int | None = None
-        self._bitmaps: dict = {}
+        self._rows: dict[object, Rows] = {}  # the rows of each key looked up
         self._null_bitmap: FrozenBitMap | None = None
         self._blocks: dict = {}
         self._values_remain = data_type.is_nano_timestamp
@@ -332,6 +341,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             self._check_directory()
         # (offset, length) of a key's bitmap by its sort key, or None when absent
         self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
+        self._packed = self.version == 1 and kernels.compiled is not None and \
+            isinstance(self._v1_dictionary, _PackedDictionary)  # lookups decode rows in one kernel call
         self._meta_read = True
 
     def _debug_spec(self):
@@ -543,45 +554,78 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             placed.append(j)
         return spans, placed
 
-    def _rows_of(self, literal) -> FrozenBitMap:
+    def _rows_of(self, literal) -> Rows:
         """The rows holding ``literal`` (null: the null rows), read once and cached."""
         if literal is None:
-            return self._nulls()
+            return Rows(self._nulls())
         key = self._key(literal)
-        found = self._bitmaps.get(key)
+        found = self._rows.get(key)
         if found is None:
-            if not self._meta_read:
-                self._read_meta()
-            location = self._locate(self._sort_key(key))
-            found = self._bitmaps[key] = _EMPTY if location is None else self._bitmap_at(*location, key)
+            self._read_uncached([key])
+            found = self._rows[key]
         return found
 
-    def _rows_of_many(self, literals: Sequence) -> list[FrozenBitMap]:
+    def _rows_of_many(self, literals: Sequence) -> list[Rows]:
         """``_rows_of`` of each literal; the keys not read yet are located in one vectorized search."""
-        return self.rows_of_keys([None if literal is None else self._key(literal) for literal in literals])
+        keys = [None if literal is None else self._key(literal) for literal in literals]
+        self._read_uncached(keys)
+        cache = self._rows
+        return [Rows(self._nulls()) if key is None else cache[key] for key in keys]
 
     def rows_of_keys(self, keys: Sequence) -> list[FrozenBitMap]:
         """The rows of each key (as ``key_of`` makes it; None: the null rows), looked up as queries are."""
-        cache = self._bitmaps
-        present = self._locate_uncached(keys)
-        if present:  # cached only once all are decoded: a malformed one must fail again, not read as empty
-            present_keys, present_locations = zip(*present, strict=True)
-            cache.update(zip(present_keys, self._bitmaps_at(present_locations, present_keys), strict=True))
-        return [self._nulls() if key is None else cache[key] for key in keys]
+        self._read_uncached(keys)
+        cache = self._rows
+        return [self._nulls() if key is None else cache[key].bitmap for key in keys]
 
-    def _locate_uncached(self, keys: Sequence) -> list[tuple[object, tuple[int, int]]]:
-        """(key, location) of each key not cached yet that the index holds; the keys it does not hold are
-        cached as empty. The keys not read yet are located in one vectorized search."""
-        cache = self._bitmaps
+    def _read_uncached(self, keys: Sequence) -> None:
+        """Caches the rows of each key (None: the null rows, not cached here) not cached yet. A packed V1 dictionary
+        of 4-byte keys is searched and its bitmaps decoded in one kernel call (a bitmap of few rows then stays a
+        row list); elsewhere the keys are located in one vectorized search and their bitmaps deserialized."""
+        missing = self._uncached(keys)
+        if missing and self._packed:
+            self._read_listed(missing)
+        elif missing:
+            present = self._located(missing)
+            if present:  # cached only once all are decoded: a malformed one must fail again, not read as empty
+                self._read_located(present)
+
+    def _read_listed(self, keys: list) -> None:
+        """``_read_uncached`` of these uncached keys of a packed V1 dictionary."""
+        cache, left = self._rows, []
+        found = self._v1_dictionary.listed_rows([self._sort_key(key) for key in keys], self._view, self._body_start)
+        for key, rows in zip(keys, found, strict=True):
+            if rows is None:
+                cache[key] = _NO_ROWS
+            elif isinstance(rows, bytes):
+                cache[key] = Rows.listed(rows)
+            else:  # the offset of a bitmap the kernel does not decode: pyroaring does (or raises the placed error)
+                left.append((key, (rows, -1)))
+        if left:
+            self._read_located(left)
+
+    def _read_located(self, located: list[tuple[object, tuple[int, int]]]) -> None:
+        """Caches the rows of each (key, location) pair, once all are decoded."""
+        keys, locations = zip(*located, strict=True)
+        self._rows.update(zip(keys, map(Rows, self._bitmaps_at(locations, keys)), strict=True))
+
+    def _uncached(self, keys: Sequence) -> list:
+        """The keys not cached yet, each once (None, the null rows, left out); the metadata is read if there are."""
+        cache = self._rows
         missing = list(dict.fromkeys(key for key in keys if key is not None and key not in cache))
+        if missing and not self._meta_read:
+            self._read_meta()
+        return missing
+
+    def _located(self, missing: list) -> list[tuple[object, tuple[int, int]]]:
+        """(key, location) of each of these uncached keys that the index holds; the keys it does not hold are
+        cached as empty. The keys are located in one vectorized search."""
         if not missing:
             return []
-        if not self._meta_read:
-            self._read_meta()
         sort_keys = [self._sort_key(key) for key in missing]
         locations = self._locate_many(sort_keys) if len(missing) > 1 else [self._locate(sort_keys[0])]
         located = list(zip(missing, locations, strict=True))
-        cache.update((key, _EMPTY) for key, location in located if location is None)
+        self._rows.update((key, _NO_ROWS) for key, location in located if location is None)
         return [(key, location) for key, location in located if location is not None]
 
     def _nulls(self) -> FrozenBitMap:
@@ -595,22 +639,28 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 self._null_bitmap = self._bitmap_at(self.null_offset, length, None)
         return self._null_bitmap
 
-    def _in(self, literals: Sequence) -> FrozenBitMap:
-        """The union of the literals' rows. The bitmaps not cached yet are decoded straight into the union (one
+    def _in(self, literals: Sequence) -> Rows:
+        """The union of the literals' rows. A packed V1 dictionary's are read as equalities are (row lists, cached)
+        and merged into one list; elsewhere the bitmaps not cached yet are decoded straight into the union (one
         kernel call, no bitmap object each), and stay uncached: an IN list's values are rarely asked alone."""
         if len(literals) == 1:
             return self._rows_of(literals[0])
         keys = [None if literal is None else self._key(literal) for literal in literals]
-        present = self._locate_uncached(keys)
-        cache = self._bitmaps
-        known = [self._nulls() if key is None else cache[key] for key in keys if key is None or key in cache]
+        missing = self._uncached(keys)
+        cache = self._rows
+        if self._packed:
+            if missing:
+                self._read_listed(missing)
+            return Rows.union([Rows(self._nulls()) if key is None else cache[key] for key in keys])
+        present = self._located(missing)
+        known = [self._nulls() if key is None else cache[key].bitmap for key in keys if key is None or key in cache]
         if not present:
-            return roaring.union(known)
+            return Rows(roaring.union(known))
         present_keys, present_locations = zip(*present, strict=True)
         inline: list = [None] * len(present)
         spans, _ = self._spans(present_locations, present_keys, inline)
         known += [bitmap for bitmap in inline if bitmap is not None]
-        return roaring.union_at(self._view, spans, known, base=self._base, field=_BODY)
+        return Rows(roaring.union_at(self._view, spans, known, base=self._base, field=_BODY))
 
     def _complement(self, rows: FrozenBitMap) -> FrozenBitMap:
         if not self._meta_read:
@@ -620,12 +670,12 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     # -- visitor ----------------------------------------------------------------------------
 
     def visit_equal(self, literal) -> FileIndexResult:
-        return REMAIN if self._values_remain else Rows(self._rows_of(literal))
+        return REMAIN if self._values_remain else self._rows_of(literal)
 
     def visit_equal_many(self, literals: Sequence) -> list[FileIndexResult]:
         if self._values_remain:
             return [REMAIN] * len(literals)
-        return [Rows(rows) for rows in self._rows_of_many(literals)]
+        return list(self._rows_of_many(literals))
 
     def prefetch(self, literals: Sequence) -> None:
         """Locate the keys of all ``literals`` in one vectorized search and cache their bitmaps."""
@@ -636,10 +686,10 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         return self.visit_not_in([literal])
 
     def visit_in(self, literals: Sequence) -> FileIndexResult:
-        return REMAIN if self._values_remain else Rows(self._in(literals))
+        return REMAIN if self._values_remain else self._in(literals)
 
     def visit_not_in(self, literals: Sequence) -> FileIndexResult:
-        return REMAIN if self._values_remain else Rows(self._complement(self._in(literals)))
+        return REMAIN if self._values_remain else Rows(self._complement(self._in(literals).bitmap))
 
     def visit_is_null(self) -> FileIndexResult:
         return Rows(self._nulls())

@@ -2,6 +2,7 @@
 import functools
 import math
 import operator
+import pickle
 import random
 
 import numpy as np
@@ -182,7 +183,7 @@ def test_reader_is_lazy_and_reads_one_block():
     # block 0, read on opening to check the key width, and the block holding 1234
     assert len(set(reader._blocks) - {0}) == 1 and len(reader._directory_offsets) > 100
     reader.visit_equal(1234)
-    assert len(set(reader._blocks) - {0}) == 1 and len(reader._bitmaps) == 1
+    assert len(set(reader._blocks) - {0}) == 1 and len(reader._rows) == 1
     single = build([7, 8, 7], data_type, {})
     lone = BitmapReader(single, data_type)
     assert set(lone.visit_equal(8).bitmap) == {1}  # -1 - row: never touches the body
@@ -419,3 +420,102 @@ def test_repeated_v1_offsets_are_found_rising_or_not(offsets, rising):
     repeated = len(set(offsets)) != len(offsets)
     assert _repeats(np.array(ordered, dtype=np.int64)) == repeated
     assert _repeats(list(ordered)) == repeated  # a small dictionary's offsets are read as a list
+
+
+def either_path(fn):
+    """fn() with the kernels (where built), then on the reference path (no kernels)."""
+    from fileindex import kernels
+
+    fast = fn()
+    saved, kernels.compiled = kernels.compiled, None
+    try:
+        return fast, fn()
+    finally:
+        kernels.compiled = saved
+
+
+def lookups(payload, data_type, literals):
+    """What a new reader answers (row lists; REMAIN) for the literals one by one, in one batch and prefetched, or
+    where it fails, the error's type, offset and field."""
+    def asked(ask):
+        reader = BitmapReader(payload, data_type, base_offset=100)
+        try:
+            return [sorted(r.bitmap) if isinstance(r, Rows) else r for r in ask(reader)]
+        except DecodeError as error:
+            return type(error), error.offset, error.field
+
+    return [asked(lambda r: [r.visit_equal(v) for v in literals]), asked(lambda r: r.visit_equal_many(literals)),
+            asked(lambda r: (r.prefetch(literals), [r.visit_equal(v) for v in literals])[1]),
+            asked(lambda r: [r.visit_in(literals[:5]), r.visit_in(literals), r.visit_not_in(literals[3:9])])]
+
+
+@st.composite
+def packed_columns(draw):
+    """A column of 65-150 distinct INT, DATE or FLOAT values (a V1 dictionary of more than 64 4-byte keys, which
+    the reader packs), each in 1-40 of its rows (one row: an inline entry), with nulls; its V1 index, and
+    sometimes one stored bitmap corrupted: a container count of 2^31 - 1, a container key past Java's ints, or a
+    byte changed."""
+    type_name = draw(st.sampled_from(["INT", "DATE", "FLOAT"]))
+    data_type = parse_type(type_name)
+    count, rng = draw(st.integers(65, 150)), draw(st.randoms(use_true_random=False))
+    pool = rng.sample(range(-2**20, 2**20), count)
+    pool = [float32(v / 7) for v in pool] if type_name == "FLOAT" else pool
+    values = [v for v in pool for _ in range(rng.choice([1, 1, 2, 3, 40]))] + [None] * rng.randrange(3)
+    rng.shuffle(values)
+    payload = bytearray(build(values, data_type, {"version": "1"}))
+    corruption = draw(st.sampled_from([None, "count", "key", "byte"]))
+    stored = [v for v in pool if values.count(v) > 1]
+    if corruption:
+        probe = BitmapReader(bytes(payload), data_type)
+        probe._read_meta()
+        start = probe._body_start + probe._locate(probe._sort_key(probe._key(rng.choice(stored))))[0]
+        if corruption == "count":
+            payload[start + 4:start + 8] = b"\xff\xff\xff\x7f"
+        elif corruption == "key":
+            payload[start + 8:start + 10] = (0x8000).to_bytes(2, "little")
+        else:
+            payload[rng.randrange(start, len(payload))] ^= 1 << rng.randrange(8)
+    literals = rng.sample(pool, 20) + [pool[0], float32(0.5) if type_name == "FLOAT" else 2**21, None]
+    return data_type, values, bytes(payload), literals, corruption
+
+
+@settings(max_examples=60, deadline=None)
+@given(packed_columns())
+def test_a_packed_v1_dictionary_answers_and_fails_alike_on_either_path(column):
+    """With the kernels, a packed V1 dictionary's lookups locate and decode in one kernel call, its bitmaps of few
+    rows kept as row lists (an IN list's merged in one sort); they answer each literal and IN list with the rows of
+    the reference path (no kernels) and of a brute-force model, and a corrupt bitmap fails with the same error at the
+    same offset, one by one, batched or in an IN list."""
+    data_type, values, payload, literals, corruption = column
+    fast, reference = either_path(lambda: lookups(payload, data_type, literals))
+    assert fast == reference
+    if corruption is None:
+        nulls = {r for r, value in enumerate(values) if value is None}
+        expected = [truth(values, data_type, functools.partial(operator.eq, key_of(v, data_type)))
+                    if v is not None else nulls for v in literals]
+        assert fast[:3] == [[sorted(rows) for rows in expected]] * 3
+        in_lists = [set().union(*expected[:5]), set().union(*expected),
+                    set(range(len(values))) - set().union(*expected[3:9])]
+        assert fast[3] == [sorted(rows) for rows in in_lists]
+
+
+@pytest.mark.parametrize("case", [c for c in cases_for("bitmap", ok=True) if c.options.get("version") == "1"],
+                         ids=lambda c: c.name)
+def test_java_v1_vectors_answer_alike_on_either_path(case):
+    literals = [args[0] for method, args, _, _ in case.queries() if method == "visit_equal"]
+    literals += [v for v in case.values() if v is not None][:300]
+    fast, reference = either_path(lambda: lookups(case.payload(), case.data_type, literals))
+    assert fast == reference and not isinstance(fast[0], tuple)
+
+
+def test_listed_rows_make_the_bitmap_only_when_asked():
+    data_type = parse_type("INT")
+    payload = build([v % 100 for v in range(1000)], data_type, {"version": "1"})
+    result = BitmapReader(payload, data_type).visit_equal(7)
+    expected = set(range(7, 1000, 100))
+    from fileindex import kernels
+
+    if kernels.compiled is not None:  # decoded by the kernel into a row list: counted without a bitmap
+        assert result._bitmap is None and result.cardinality == 10 and result.remain() and result._bitmap is None
+    assert set(result.bitmap) == expected and result == Rows(expected) and result.cardinality == 10
+    assert pickle.loads(pickle.dumps(result)) == result
