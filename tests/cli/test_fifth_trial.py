@@ -1,0 +1,43 @@
+"""Rough edges left by the fourth trial: a predicate on a column the index does not hold, an empty IN list,
+``--snapshot latest``, a schema that does not parse, hints naming the type the data has, the explain funnel."""
+import subprocess
+import sys
+
+from conftest import ROOT
+from test_third_trial import run
+
+ENGINE = ROOT / "tests" / "vectors" / "java" / "multi__engine_layout.index"
+OTHER_DATA = ROOT / "tests" / "tables" / "append_with_bitmap_multi_stripes.db" / "append_with_bitmap_multi_stripes" / \
+    "bucket-0" / "data-multi-row-groups.parquet"  # columns f0 (STRING), f1, f2 (INT), f3 (DOUBLE)
+
+
+def test_query_refuses_a_column_the_index_does_not_hold():
+    done = subprocess.run([sys.executable, "-m", "fileindex", "query", str(ENGINE), "--schema", "zz INT",
+                           "--where", "zz = 1"], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "fileindex query: zz = 1: the index holds no column zz; it holds attrs[size], price, name, id, attrs[color], "
+        "列名😀, ts; a column it does not index answers REMAIN: to ask about one, give the data's types (--data "
+        "DATA_FILE or --table ROOT)"]
+
+
+def test_query_names_the_indexed_column_meant_in_any_leaf(capsys):
+    code, out, err = run(capsys, "query", ENGINE, "--schema", "id INT, prize DOUBLE", "--where", "id = 1",
+                         "--where", "id = 1 OR prize > 2.5")
+    assert code == 2 and out == ""  # nothing answered: the second predicate is refused before any is
+    assert err.startswith("fileindex query: id = 1 OR prize > 2.5: the index holds no column prize (did you mean "
+                          "price?); it holds ") and len(err.splitlines()) == 1
+
+
+def test_query_answers_a_column_of_the_data_the_index_does_not_hold(capsys):
+    """A column the data file has is a real column: a predicate on it is answered (REMAIN: no index), as Java
+    answers it."""
+    code, out, err = run(capsys, "query", ENGINE, "--data", OTHER_DATA, "--schema", "id INT",
+                         "--where", "id = 100000 AND f1 = 3")
+    assert code == 0 and out == "id = 100000 AND f1 = 3  =>  SKIP\n", err
+
+
+def test_an_empty_in_list_is_a_usage_error(capsys):
+    code, out, err = run(capsys, "query", ENGINE, "--schema", "id INT", "--where", "id IN ()")
+    assert code == 2 and out == "" and err.startswith("fileindex query: an IN list takes one value or more: write "
+                                                      "id IN (v1, v2, ...), or id = v for one at position 7:")
