@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from fileindex.cli import HANDLED, add_external_paths_argument, pad, report_failure
+from fileindex.cli import HANDLED, add_external_paths_argument, add_snapshot_argument, pad, report_failure
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the number of rows instead, from the metadata and the file indexes where they "
                              "say it exactly, else reading only the predicate's columns (with --explain: how each "
                              "file is counted)")
-    parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
+    add_snapshot_argument(parser)
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
     parser.add_argument("--output", metavar="FILE",

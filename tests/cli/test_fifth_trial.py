@@ -41,3 +41,24 @@ def test_an_empty_in_list_is_a_usage_error(capsys):
     code, out, err = run(capsys, "query", ENGINE, "--schema", "id INT", "--where", "id IN ()")
     assert code == 2 and out == "" and err.startswith("fileindex query: an IN list takes one value or more: write "
                                                       "id IN (v1, v2, ...), or id = v for one at position 7:")
+
+
+TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
+
+
+def test_snapshot_latest_is_the_newest_snapshot(capsys):
+    newest = run(capsys, "read", TABLE, "--json")
+    assert newest[0] == 0 and newest[1]
+    for word in ("latest", "LATEST"):
+        assert run(capsys, "read", TABLE, "--snapshot", word, "--json") == newest
+    assert run(capsys, "table", TABLE, "--snapshot", "latest", "--where", "f0 = 'a'")[0] == 0
+
+
+def test_snapshot_that_is_no_id_says_what_it_takes():
+    for command, value in [("read", "newest"), ("table", "-1")]:
+        done = subprocess.run([sys.executable, "-m", "fileindex", command, str(TABLE), "--snapshot", value,
+                               "--where", "f0 = 'a'"], capture_output=True, text=True)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.splitlines()[-1] == (
+            f"fileindex {command}: error: argument --snapshot: '{value}' is not a snapshot id: give a snapshot's "
+            "number (N of the table's snapshot/snapshot-N), or latest")
