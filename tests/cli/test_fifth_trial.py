@@ -62,3 +62,12 @@ def test_snapshot_that_is_no_id_says_what_it_takes():
         assert done.stderr.splitlines()[-1] == (
             f"fileindex {command}: error: argument --snapshot: '{value}' is not a snapshot id: give a snapshot's "
             "number (N of the table's snapshot/snapshot-N), or latest")
+
+
+def test_a_schema_that_does_not_parse_says_what_a_schema_looks_like():
+    done = subprocess.run([sys.executable, "-m", "fileindex", "query", str(ENGINE), "--schema", "id INTT",
+                           "--where", "id = 1"], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "fileindex query: column id: unknown type 'INTT'; did you mean INT? at position 3 of the schema 'id INTT': "
+        "a schema is \"name TYPE, ...\", e.g. \"id INT, name STRING, attrs MAP<STRING, INT>\""]
