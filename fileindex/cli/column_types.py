@@ -57,6 +57,23 @@ def resolve_read(command: str, args: argparse.Namespace,
     return schema, read
 
 
+def told_data_type(err: Exception, read: dict[str, DataType]) -> Exception:
+    """A schema that does not fit a body of a column whose type the data file or table gives (``read``): the hint
+    names that type, not the first of those the body fits (a bsi of small values fits SMALLINT as well as INT)."""
+    from fileindex.errors import SchemaMisfitError
+    from fileindex.indexes.type_fit import misfit_message
+    from fileindex.types import column_type
+
+    if not isinstance(err, SchemaMisfitError) or not err.index_type:
+        return err
+    data_type = column_type(read, err.column)
+    if data_type is None or data_type == err.given:
+        return err
+    return SchemaMisfitError(misfit_message(err.column, err.given, err.index_type, err.fits, err.cause, data_type),
+                             column=err.column, given=err.given, fits=err.fits, index_type=err.index_type,
+                             cause=err.cause)
+
+
 def _read(data: str | None, table: str | None,
           index_path: str) -> tuple[str | None, str | None, dict[str, DataType]]:
     """(where the types come from, as shown; the data file they were read from, if one; the types)."""

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.predicate.evaluation import FileIndexEvaluator
     from fileindex.predicate.parser import parse_predicate
 
+    read: dict = {}
     try:
         column_types.refuse_data_file(args.file)
         schema, read = column_types.resolve_read(NAME, args, args.file)
@@ -64,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
                 what = "a body built for another type" if isinstance(err, UsageError) else "a malformed body"
                 print(f"fileindex query: {args.file}: answered REMAIN for {what}: {err}", file=sys.stderr)
     except HANDLED as err:
-        return report_failure(NAME, column_types.named_folder(args.file, err), args.file)
+        told = column_types.told_data_type(column_types.named_folder(args.file, err), read)
+        return report_failure(NAME, told, args.file)
     return 0
 
 
