@@ -1,5 +1,6 @@
 """Rough edges left by the fourth trial: a predicate on a column the index does not hold, an empty IN list,
 ``--snapshot latest``, a schema that does not parse, hints naming the type the data has, the explain funnel."""
+import json
 import subprocess
 import sys
 
@@ -71,3 +72,43 @@ def test_a_schema_that_does_not_parse_says_what_a_schema_looks_like():
     assert done.stderr.splitlines() == [
         "fileindex query: column id: unknown type 'INTT'; did you mean INT? at position 3 of the schema 'id INTT': "
         "a schema is \"name TYPE, ...\", e.g. \"id INT, name STRING, attrs MAP<STRING, INT>\""]
+
+
+DV_TABLE = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
+
+
+def stage_names(capsys, *argv) -> list[str]:
+    code, out, err = run(capsys, "read", *argv, "--explain", "--json")
+    assert code == 0, err
+    return [stage["stage"] for stage in json.loads(out)["stages"]]
+
+
+def test_the_funnel_has_a_deletion_vectors_stage_only_where_there_are_deletion_vectors(capsys):
+    assert stage_names(capsys, TABLE, "--where", "f0 = 'Bob'") == ["statistics", "file_index"]
+    assert stage_names(capsys, DV_TABLE, "--where", "f0 = 'Bob'") == ["level", "statistics", "file_index",
+                                                                      "deletion_vectors"]
+
+
+def test_the_funnel_says_level_0_files_are_not_read(capsys):
+    """Snapshot 1 of the table holds one uncompacted file: the read answers no row (as Java's batch scan), and
+    the funnel says why; snapshot 3 adds a level-0 file beside a compacted one."""
+    code, out, err = run(capsys, "read", DV_TABLE, "--snapshot", "1", "--explain")
+    lines = out.splitlines()
+    assert code == 0 and lines[1].split() == ["level", "files", "1", "->", "0", "rows", "8", "->", "0"]
+    assert lines[-1].endswith("skipped by level  (level 0: a batch scan of a primary-key table with deletion "
+                              "vectors reads only compacted files (above level 0), as Java's does: their rows are "
+                              "read once compacted)")
+    code, out, _ = run(capsys, "read", DV_TABLE, "--snapshot", "3", "--explain", "--json")
+    files = json.loads(out)["files"]
+    assert code == 0 and [f["skipped_by"] for f in files] == [None, "level"]
+
+
+def test_the_funnel_says_where_a_limit_applies(capsys):
+    code, out, _ = run(capsys, "read", TABLE, "--where", "f0 = 'Bob'", "--explain", "--limit", "0")
+    assert code == 0 and "  limit 0: applied after these stages (no file is read)" in out.splitlines()
+    code, out, _ = run(capsys, "read", TABLE, "--explain", "--limit", "1", "--json")
+    assert code == 0 and json.loads(out)["limit"] == 1
+    code, out, _ = run(capsys, "read", TABLE, "--explain", "--limit", "2", "--count")
+    assert code == 0 and "  limit 2: applied after these stages (the read stops at 2 rows)" in out.splitlines()
+    code, out, _ = run(capsys, "read", TABLE, "--explain")
+    assert code == 0 and "limit" not in out
