@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                       "a URI (s3://, gs://, abfs://, ...)")
     parser.add_argument("--where", metavar="EXPR", help="a predicate over the table's columns (default: every row)")
     parser.add_argument("--select", metavar="COLUMNS", help="the columns to read, comma-separated (default: all)")
-    parser.add_argument("--limit", type=int, metavar="N",
+    parser.add_argument("--limit", type=row_limit, metavar="N",
                         help=f"at most N rows (default: all; printed: the first {SHOWN_ROWS} unless --limit)")
     parser.add_argument("--order-by", metavar="ORDER",
                         help="the rows in this order: a column, then ASC or DESC and NULLS FIRST or LAST if wanted "
@@ -51,6 +51,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action="store_true",
                         help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
                              "(on a terminal a line is redrawn in place, without --progress too)")
+
+
+def row_limit(text: str) -> int:
+    """``--limit``'s value: a whole number of rows, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of rows: give 0 or more")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -112,3 +112,28 @@ def test_the_funnel_says_where_a_limit_applies(capsys):
     assert code == 0 and "  limit 2: applied after these stages (the read stops at 2 rows)" in out.splitlines()
     code, out, _ = run(capsys, "read", TABLE, "--explain")
     assert code == 0 and "limit" not in out
+
+
+def test_a_limit_that_is_no_number_of_rows_says_what_it_takes():
+    for value in ("-1", "ten"):
+        done = subprocess.run([sys.executable, "-m", "fileindex", "read", str(TABLE), "--limit", value],
+                              capture_output=True, text=True)
+        assert done.returncode == 2 and done.stderr.splitlines()[-1] == (
+            f"fileindex read: error: argument --limit: '{value}' is not a number of rows: give 0 or more")
+
+
+def test_an_order_by_with_a_misspelt_direction_names_the_one_meant(capsys):
+    for order, said in [("f1 DESCC", "cannot order by 'f1 DESCC': after column f1, 'DESCC' is not ASC or DESC and "
+                                     "NULLS FIRST or LAST (did you mean f1 DESC?)"),
+                        ("f1 asc nulls lst", "after column f1, 'asc nulls lst' is not ASC or DESC and NULLS FIRST or "
+                                             "LAST (did you mean f1 ASC NULLS LAST?)"),
+                        ("f9 DESC", "cannot order by unknown column 'f9' (the schema has: f0, f1, f2, f3)")]:
+        code, out, err = run(capsys, "read", TABLE, "--order-by", order, "--limit", "1")
+        assert code == 2 and out == "" and said in err and len(err.splitlines()) == 1, err
+
+
+def test_verify_of_a_table_names_the_command_that_verifies_one(capsys):
+    code, out, err = run(capsys, "verify", TABLE)
+    assert code == 2 and out == "" and err == (
+        f"fileindex verify: {TABLE} is a Paimon table's folder, not a data file: give one of its Parquet or ORC files, "
+        f"or verify them all with fileindex spark verify {TABLE}\n")
