@@ -12,9 +12,13 @@ OTHER_DATA = ROOT / "tests" / "tables" / "append_with_bitmap_multi_stripes.db" /
     "bucket-0" / "data-multi-row-groups.parquet"  # columns f0 (STRING), f1, f2 (INT), f3 (DOUBLE)
 
 
+def fileindex(*argv) -> subprocess.CompletedProcess:
+    """The command line run as a user runs it: a process of its own, its exit code and stderr."""
+    return subprocess.run([sys.executable, "-m", "fileindex", *map(str, argv)], capture_output=True, text=True)
+
+
 def test_query_refuses_a_column_the_index_does_not_hold():
-    done = subprocess.run([sys.executable, "-m", "fileindex", "query", str(ENGINE), "--schema", "zz INT",
-                           "--where", "zz = 1"], capture_output=True, text=True)
+    done = fileindex("query", ENGINE, "--schema", "zz INT", "--where", "zz = 1")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
         "fileindex query: zz = 1: the index holds no column zz; it holds attrs[size], price, name, id, attrs[color], "
@@ -57,8 +61,7 @@ def test_snapshot_latest_is_the_newest_snapshot(capsys):
 
 def test_snapshot_that_is_no_id_says_what_it_takes():
     for command, value in [("read", "newest"), ("table", "-1")]:
-        done = subprocess.run([sys.executable, "-m", "fileindex", command, str(TABLE), "--snapshot", value,
-                               "--where", "f0 = 'a'"], capture_output=True, text=True)
+        done = fileindex(command, TABLE, "--snapshot", value, "--where", "f0 = 'a'")
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.splitlines()[-1] == (
             f"fileindex {command}: error: argument --snapshot: '{value}' is not a snapshot id: give a snapshot's "
@@ -66,8 +69,7 @@ def test_snapshot_that_is_no_id_says_what_it_takes():
 
 
 def test_a_schema_that_does_not_parse_says_what_a_schema_looks_like():
-    done = subprocess.run([sys.executable, "-m", "fileindex", "query", str(ENGINE), "--schema", "id INTT",
-                           "--where", "id = 1"], capture_output=True, text=True)
+    done = fileindex("query", ENGINE, "--schema", "id INTT", "--where", "id = 1")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
         "fileindex query: column id: unknown type 'INTT'; did you mean INT? at position 3 of the schema 'id INTT': "
@@ -116,8 +118,7 @@ def test_the_funnel_says_where_a_limit_applies(capsys):
 
 def test_a_limit_that_is_no_number_of_rows_says_what_it_takes():
     for value in ("-1", "ten"):
-        done = subprocess.run([sys.executable, "-m", "fileindex", "read", str(TABLE), "--limit", value],
-                              capture_output=True, text=True)
+        done = fileindex("read", TABLE, "--limit", value)
         assert done.returncode == 2 and done.stderr.splitlines()[-1] == (
             f"fileindex read: error: argument --limit: '{value}' is not a number of rows: give 0 or more")
 
