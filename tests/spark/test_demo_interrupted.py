@@ -15,8 +15,14 @@ from fileindex.spark.session import java_options
 EXIT_LOG = "-Xlog:gc+heap+exit=info:stderr"
 
 
-@pytest.mark.parametrize("delay", [0.0, 1.0, 3.0])
-def test_ctrl_c_while_the_demo_generates_its_data_is_one_line_and_leaves_no_folder(tmp_path, delay):
+def files_written(folder, count: int, demo: subprocess.Popen) -> None:
+    """Wait until the demo's workers have written ``count`` Parquet files (or the demo has ended)."""
+    while len(list(folder.glob("fileindex-demo-*/**/*.parquet"))) < count and demo.poll() is None:
+        time.sleep(0.05)  # (a look at the scratch folder every 50 ms)
+
+
+@pytest.mark.parametrize("written", [0, 1, 4])
+def test_ctrl_c_while_the_demo_generates_its_data_is_one_line_and_leaves_no_folder(tmp_path, written):
     demo = subprocess.Popen([sys.executable, "-m", "fileindex", "demo", "--files", "8", "--rows", "300000",
                              "--conf", f"spark.driver.extraJavaOptions={java_options()} {EXIT_LOG}"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -27,7 +33,7 @@ def test_ctrl_c_while_the_demo_generates_its_data_is_one_line_and_leaves_no_fold
     while not said[-1].startswith("generating") and said[-1]:
         said.append(demo.stdout.readline())
     assert said[-1].startswith("generating 8 Parquet files"), said
-    time.sleep(delay)  # (the workers are writing the files now: Ctrl-C at a few moments of it)
+    files_written(tmp_path, written, demo)  # (Ctrl-C at a few moments of the workers' writing)
     os.killpg(demo.pid, signal.SIGINT)  # as a terminal sends it: to the process group
     out, err = demo.communicate(timeout=300)
     assert not any(" at org.apache" in line or "Exception" in line or "[gc,heap,exit]" in line
