@@ -140,18 +140,20 @@ class SchemaMisfitError(UsageError):
     """A valid body read with a column type it was not built for: the schema given does not fit it.
     ``fits``: the types its bytes decode under, where they tell."""
 
-    def __init__(self, message: str, *, column: str, given, fits=()):
+    def __init__(self, message: str, *, column: str, given, fits=(), index_type: str = "", cause: str = ""):
         self.column = column
         self.given = given
         self.fits = list(fits)
+        self.index_type = index_type  # (the index whose body did not decode, and why: for a hint told anew)
+        self.cause = cause
         super().__init__(message)
 
     def __reduce__(self):
-        return _rebuild_misfit, (str(self), self.column, self.given, self.fits)
+        return _rebuild_misfit, (str(self), self.column, self.given, self.fits, self.index_type, self.cause)
 
 
-def _rebuild_misfit(message: str, column: str, given, fits) -> SchemaMisfitError:
-    return SchemaMisfitError(message, column=column, given=given, fits=fits)
+def _rebuild_misfit(message: str, column: str, given, fits, index_type: str = "", cause: str = "") -> SchemaMisfitError:
+    return SchemaMisfitError(message, column=column, given=given, fits=fits, index_type=index_type, cause=cause)
 
 
 def _rebuild_decode_error(kind: type[DecodeError], message: str, offset: int, field: str) -> DecodeError:

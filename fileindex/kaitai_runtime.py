@@ -20,8 +20,15 @@ __all__ = ["KaitaiStruct", "KaitaiStream", "BytesIO", "open_stream"]
 
 
 def open_stream(data):
-    """A stream for a generated reader over ``data``: bytes-like, or a readable, seekable binary file."""
+    """A stream for a generated reader over ``data``: bytes-like, or a readable, seekable binary file, read from
+    its start wherever it stands (each reader of it, the debug reader placing an error too, reads the same bytes,
+    at the file's offsets)."""
     if hasattr(data, "read"):
+        if not (hasattr(data, "seekable") and data.seekable()):
+            from fileindex.errors import UsageError
+
+            raise UsageError("a stream that cannot seek: give its bytes (read it whole) or a seekable file")
+        data.seek(0)
         return kaitaistruct.KaitaiStream(data)
     if kernels.compiled:
         return _compiled_stream()(data)

@@ -280,9 +280,20 @@ def _arg(tokens: _Tokens, args: list[int], i: int, default: int, what: str, low:
     return args[i]
 
 
+SCHEMA_FORM = 'a schema is "name TYPE, ...", e.g. "id INT, name STRING, attrs MAP<STRING, INT>"'
+
+
+class _SchemaTokens(_Tokens):
+    end_of_input = "unexpected end of the schema"
+
+    def describe_error(self, message: str, position: int) -> str:
+        return f"{message} at position {position} of the schema {self.text!r}: {SCHEMA_FORM}"
+
+
 def parse_schema(text: str) -> dict[str, DataType]:
-    """``"c INT, s STRING, `my col` MAP<STRING, INT>"`` → column name → type, in order."""
-    tokens = _Tokens(text)
+    """``"c INT, s STRING, `my col` MAP<STRING, INT>"`` → column name → type, in order. A UsageError says which
+    part does not parse, and what a schema looks like."""
+    tokens = _SchemaTokens(text)
     schema: dict[str, DataType] = {}
     while tokens.peek() is not None:
         kind, name, _ = tokens.next()
@@ -290,13 +301,26 @@ def parse_schema(text: str) -> dict[str, DataType]:
             raise tokens.error(f"expected a column name, found {name!r}", back=1)
         if name in schema:
             raise tokens.error(f"column {name!r} appears twice", back=1)
-        schema[name] = _parse(tokens)
-        if tokens.peek() is not None:
-            tokens.expect_symbol(",")
-            if tokens.peek() is None:
-                raise UsageError(f"the schema {text!r} ends in a comma: remove it, or name the next column after it")
+        following = tokens.peek()
+        if following is None or following[:2] == ("symbol", ","):
+            typed = kind == "word" and name.upper() in {*_TYPE_NAMES, "INTEGER"}
+            if typed:
+                raise tokens.error(f"{name} is a type: name its column first", back=1)
+            raise tokens.error(f"column {quote_identifier(name)} has no type")
+        try:
+            schema[name] = _parse(tokens)
+        except UsageError as err:
+            raise UsageError(f"column {quote_identifier(name)}: {err}") from None
+        following = tokens.peek()
+        if following is None:
+            break
+        if following[:2] != ("symbol", ","):
+            raise tokens.error(f"expected ',' after column {quote_identifier(name)}'s type, found {following[1]!r}")
+        tokens.next()
+        if tokens.peek() is None:
+            raise UsageError(f"the schema {text!r} ends in a comma: remove it, or name the next column after it")
     if not schema:
-        raise UsageError(f"the schema {text!r} names no column: write e.g. \"id INT, name STRING\"")
+        raise UsageError(f"the schema {text!r} names no column: {SCHEMA_FORM}")
     return schema
 
 

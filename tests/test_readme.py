@@ -15,6 +15,8 @@ import pytest
 from conftest import ROOT
 from packaging.requirements import Requirement
 
+from fileindex.indexes.advice import LARGER_THAN_DATA
+
 README = (ROOT / "README.md").read_text()
 GUIDES = sorted((ROOT / "docs" / "guide").glob("*.md"))
 CI_COMMANDS = ("setup.sh", "pytest", "ruff")  # the README's own two commands and CI's: run by CI itself
@@ -77,6 +79,7 @@ def run_commands(folder, lines: list[str]) -> None:
                                 timeout=900)
         assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-2000:])
         assert result.stdout.strip() or "fileindex" not in command, command  # a command of ours says what it did
+        assert LARGER_THAN_DATA not in result.stderr, (command, result.stderr[-2000:])  # an example sized right
 
 
 def run_python(folder, code: str) -> str:

@@ -104,3 +104,21 @@ def test_precision_and_scale_are_given_by_every_parsed_type_and_missing_ones_say
         assert DataType("DECIMAL", precision=10).required_scale
     with pytest.raises(UsageError, match=r"TIMESTAMP\(p\)"):
         assert DataType("TIMESTAMP").is_nano_timestamp
+
+
+@pytest.mark.parametrize("text, said", [
+    ("garbage", "column garbage has no type at position 7 of the schema 'garbage'"),
+    ("c INT, d", "column d has no type at position 8 of the schema 'c INT, d'"),
+    ("id, name", "column id has no type at position 2 of the schema 'id, name'"),
+    ("INT", "INT is a type: name its column first at position 0 of the schema 'INT'"),
+    ("c INT d STRING", "expected ',' after column c's type, found 'd' at position 6 of the schema 'c INT d STRING'"),
+    ("c INT, d STRNG", "column d: unknown type 'STRNG'; did you mean STRING? at position 9 of the schema "
+                       "'c INT, d STRNG'"),
+    ("`my col` LONG", "column `my col`: unknown type 'LONG'; did you mean BIGINT? at position 9 of the schema "
+                      "'`my col` LONG'"),
+    ("m MAP<STRING", "column m: expected ',' at position 12 of the schema 'm MAP<STRING'")])
+def test_a_schema_error_says_which_part_does_not_parse_and_what_a_schema_looks_like(text, said):
+    with pytest.raises(UsageError) as raised:
+        parse_schema(text)
+    assert str(raised.value) == f"{said}: a schema is \"name TYPE, ...\", e.g. \"id INT, name STRING, attrs " \
+                                "MAP<STRING, INT>\""

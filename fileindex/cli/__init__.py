@@ -41,6 +41,26 @@ def parse_key_values(pairs: list[str], flag: str, example: str) -> dict[str, str
     return parsed
 
 
+def add_snapshot_argument(parser, help: str = "a snapshot id, or latest (the default)") -> None:
+    parser.add_argument("--snapshot", type=snapshot_id, help=help)
+
+
+def snapshot_id(text: str) -> int | None:
+    """``--snapshot``'s value: a snapshot id, or ``latest`` (None: the newest, as when it is not given)."""
+    import argparse
+
+    if text.strip().lower() == "latest":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a snapshot id: give a snapshot's number (N of the "
+                                         "table's snapshot/snapshot-N), or latest")
+    return value
+
+
 def __getattr__(name: str):
     """``main`` and ``build_parser`` (in ``fileindex.cli.app``), loaded on first use: the console
     script and ``spark-submit`` jobs call ``fileindex.cli.main``."""

@@ -63,8 +63,10 @@ def check_container(container: FileIndexContainer, schema: dict[str, DataType] |
     return check_container_bodies(container, schema)
 
 
-def check_file(path: str, schema: dict[str, DataType] | None = None, *, canonical: bool = False) -> dict:
-    """The outcome for one file as ``check --json`` prints it (``canonical``: notes make it NON-CANONICAL)."""
+def check_file(path: str, schema: dict[str, DataType] | None = None, *, canonical: bool = False,
+               data_types: dict[str, DataType] | None = None) -> dict:
+    """The outcome for one file as ``check --json`` prints it (``canonical``: notes make it NON-CANONICAL;
+    ``data_types``: those of the data file or table, which a hint for a schema that does not fit names)."""
     outcome: dict = {"file": path}
     try:
         column_types.refuse_data_file(path)
@@ -75,7 +77,8 @@ def check_file(path: str, schema: dict[str, DataType] | None = None, *, canonica
         return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE,
                 "error": f"cannot read: {err.strerror or err}" if folder is err else str(folder)}
     except UsageError as err:  # column types that do not fit the bodies
-        return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE, "error": str(err)}
+        return {**outcome, "status": "ERROR", "exit_code": EXIT_USAGE,
+                "error": str(column_types.told_data_type(err, data_types or {}))}
     except DecodeError as err:
         code = EXIT_UNSUPPORTED if isinstance(err, UnsupportedError) else EXIT_MALFORMED
         return {**outcome, "status": STATUS[code], "exit_code": code, "error": str(err), "offset": err.offset,
@@ -117,11 +120,11 @@ def run(args: argparse.Namespace) -> int:
     codes = []
     for path in args.files:
         try:
-            schema = column_types.resolve(NAME, args, path)
+            schema, read = column_types.resolve_read(NAME, args, path)
         except (FileIndexError, OSError) as err:
             outcome = {"file": path, "status": "ERROR", "exit_code": EXIT_USAGE, "error": f"column types: {err}"}
         else:
-            outcome = check_file(path, schema, canonical=args.canonical)
+            outcome = check_file(path, schema, canonical=args.canonical, data_types=read)
         print(json.dumps(outcome, ensure_ascii=False) if args.json else render(outcome))
         codes.append(outcome["exit_code"])
     for code in (EXIT_USAGE, EXIT_MALFORMED, EXIT_UNSUPPORTED, EXIT_NON_CANONICAL):

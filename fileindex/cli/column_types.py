@@ -32,12 +32,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def resolve(command: str, args: argparse.Namespace, index_path: str) -> dict[str, DataType] | None:
     """The column types for ``index_path`` (None when no source gives any); tells stderr where from."""
+    return resolve_read(command, args, index_path)[0]
+
+
+def resolve_read(command: str, args: argparse.Namespace,
+                 index_path: str) -> tuple[dict[str, DataType] | None, dict[str, DataType]]:
+    """:func:`resolve`'s types, and those of them read from a data file or a table (none for ``--schema`` alone):
+    the columns the data has, beside those the index holds."""
     override = parse_schema(args.schema) if args.schema is not None else {}
     if args.data and args.table:
         raise UsageError("give --data or --table, not both")
     source, data_file, schema = _read(args.data, args.table, index_path)
     if source is None:
-        return override or None
+        return override or None, {}
+    read = dict(schema)
     if data_file is not None:
         indexed = list(schema) if index_path == "-" else indexed_columns(index_path)  # (stdin is read once, later)
         warn_imprecise_timestamps(command, data_file, indexed, override)
@@ -46,7 +54,24 @@ def resolve(command: str, args: argparse.Namespace, index_path: str) -> dict[str
     schema.update(override)
     overridden = f", {', '.join(override)} from --schema" if override else ""
     print(f"fileindex {command}: column types from {source}{overridden}", file=sys.stderr)
-    return schema
+    return schema, read
+
+
+def told_data_type(err: Exception, read: dict[str, DataType]) -> Exception:
+    """A schema that does not fit a body of a column whose type the data file or table gives (``read``): the hint
+    names that type, not the first of those the body fits (a bsi of small values fits SMALLINT as well as INT)."""
+    from fileindex.errors import SchemaMisfitError
+    from fileindex.indexes.type_fit import misfit_message
+    from fileindex.types import column_type
+
+    if not isinstance(err, SchemaMisfitError) or not err.index_type:
+        return err
+    data_type = column_type(read, err.column)
+    if data_type is None or data_type == err.given:
+        return err
+    return SchemaMisfitError(misfit_message(err.column, err.given, err.index_type, err.fits, err.cause, data_type),
+                             column=err.column, given=err.given, fits=err.fits, index_type=err.index_type,
+                             cause=err.cause)
 
 
 def _read(data: str | None, table: str | None,

@@ -28,16 +28,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        schema = column_types.resolve(NAME, args, args.file)
+        schema, read = column_types.resolve_read(NAME, args, args.file)
     except HANDLED as err:
         return report_failure(NAME, err, args.file)
-    return explain_file(args.file, schema, column=args.column, index_type=args.index, as_json=args.json)
+    return explain_file(args.file, schema, column=args.column, index_type=args.index, as_json=args.json,
+                        data_types=read)
 
 
 def explain_file(path: str, schema, *, column=None, index_type=None, as_json=False, command: str = NAME,
-                 data: bytes | None = None) -> int:
+                 data: bytes | None = None, data_types: dict | None = None) -> int:
     """Print the explanation of one file (or of ``data``, named ``path``: a container embedded in a
-    manifest); exit code 3 when it is malformed (also for ``table --explain``)."""
+    manifest); exit code 3 when it is malformed (also for ``table --explain``). ``data_types``: the types of the
+    data file or table, which a hint for a schema that does not fit names."""
     from contextlib import nullcontext
 
     from fileindex.container.file import raw_bytes
@@ -59,7 +61,8 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
             else:
                 print(render(explanation, colour=sys.stdout.isatty()))
     except HANDLED as err:
-        return report_failure(command, column_types.named_folder(path, err) if data is None else err, path)
+        named = column_types.named_folder(path, err) if data is None else err
+        return report_failure(command, column_types.told_data_type(named, data_types or {}), path)
     if explanation.untyped:
         bodies = ", ".join(f"{index} of {column}" for column, index in explanation.untyped)
         columns = ", ".join(dict.fromkeys(

@@ -28,6 +28,10 @@ class Interrupted(KeyboardInterrupt):
 
 class _Signals:
     received: int | None = None
+    stderr = None  # the command line's stderr, once ``silence`` has pointed sys.stderr elsewhere
+
+    def __init__(self, silence: bool):
+        self.silence = silence
 
     def handle(self, signum, frame) -> None:
         if self.received is None:
@@ -35,7 +39,17 @@ class _Signals:
             import logging  # (not imported by commands that never log)
 
             logging.disable(logging.CRITICAL)  # py4j logs every call the interrupt broke, with its traceback
+            if self.silence:
+                self.silence_stderr()
         raise Interrupted(signum)
+
+    def silence_stderr(self) -> None:
+        """From the interrupt on, what is written to ``sys.stderr`` goes nowhere: the cleanup's echo, the stack
+        traces of a JVM the interrupt ends (copied from its pipe line by line, ``fileindex.spark.jvm_stderr``),
+        threads that lost their JVM, finalizers, the interpreter's exit. The one line goes to ``self.stderr``."""
+        if self.stderr is None:
+            self.stderr = sys.stderr
+            sys.stderr = open(os.devnull, "w")  # (open until the process ends)
 
 
 def run_interruptible(command: Callable[[], int], *, end_started: bool = False) -> int:
@@ -44,7 +58,7 @@ def run_interruptible(command: Callable[[], int], *, end_started: bool = False) 
     too, and nothing more is printed on stderr."""
     if threading.current_thread() is not threading.main_thread():
         return command()
-    signals = _Signals()
+    signals = _Signals(silence=end_started)
     previous = {number: signal.signal(number, signals.handle) for number in (signal.SIGINT, signal.SIGTERM)}
     existing = descendants() if end_started else set()
     with deferring(end_started) as removals:
@@ -64,18 +78,14 @@ def run_interruptible(command: Callable[[], int], *, end_started: bool = False) 
         # interrupted (also when the command turned the interrupt into an error of its own, and returned)
         for number in previous:  # a second Ctrl-C while the cleanup above ran: its echo is not news either
             signal.signal(number, signal.SIG_IGN)
-        print("fileindex: interrupted", file=sys.stderr, flush=True)
         if end_started:
-            _silence_stderr()
+            signals.silence_stderr()  # (already, unless a library's own handler raised the KeyboardInterrupt)
+        print("fileindex: interrupted", file=signals.stderr or sys.stderr, flush=True)
+        if end_started:
             end_processes(descendants() - existing)
         for remove in removals:  # folders those processes wrote into, now that nothing refills them
             remove()
         return 128 + signals.received
-
-
-def _silence_stderr() -> None:
-    """What the interpreter prints while it exits (threads that lost their JVM, finalizers) goes nowhere."""
-    sys.stderr = open(os.devnull, "w")  # (open until the process ends)
 
 
 def _parents() -> dict[int, int]:

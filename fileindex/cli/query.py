@@ -44,14 +44,16 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.predicate.evaluation import FileIndexEvaluator
     from fileindex.predicate.parser import parse_predicate
 
+    read: dict = {}
     try:
         column_types.refuse_data_file(args.file)
-        schema = column_types.resolve(NAME, args, args.file)
+        schema, read = column_types.resolve_read(NAME, args, args.file)
         if schema is None:
             raise UsageError("give the column types: --schema \"c INT, ...\", --data DATA_FILE or --table ROOT")
         predicates = [parse_predicate(text, schema) for text in args.where]
-        warn_null_comparisons(NAME, args.where, predicates)
         container = FileIndexContainer.open(args.file)
+        refuse_unheld_columns(args.where, predicates, container.columns, read)
+        warn_null_comparisons(NAME, args.where, predicates)
         warn_no_indexed_column(args.file, container.columns, schema)
         row_count = recorded_row_count(container)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
@@ -63,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
                 what = "a body built for another type" if isinstance(err, UsageError) else "a malformed body"
                 print(f"fileindex query: {args.file}: answered REMAIN for {what}: {err}", file=sys.stderr)
     except HANDLED as err:
-        return report_failure(NAME, column_types.named_folder(args.file, err), args.file)
+        told = column_types.told_data_type(column_types.named_folder(args.file, err), read)
+        return report_failure(NAME, told, args.file)
     return 0
 
 
@@ -79,6 +82,24 @@ def within_row_count(file: str, text: str, result, row_count: int | None):
           f"{row_count} rows its container records; answered within those rows (fileindex check --schema names "
           "the body)", file=sys.stderr)
     return Rows(clipped(result.bitmap, row_count))
+
+
+def refuse_unheld_columns(texts: list[str], predicates: list, indexed: list[str], read: dict) -> None:
+    """A predicate on a column the index does not hold, and no data file or table given names, is a mistake (a
+    misspelt name, another file's column) whose answer would be REMAIN: refused, naming the columns it holds."""
+    from fileindex.predicate.tree import columns
+    from fileindex.tokens import closest_name
+    from fileindex.types import column_type
+
+    for text, predicate in zip(texts, predicates, strict=True):
+        for column in columns(predicate):
+            if column in indexed or column_type(read, column) is not None:
+                continue
+            close = closest_name(column, indexed)
+            meant = f" (did you mean {close}?)" if close else ""
+            raise UsageError(f"{text}: the index holds no column {column}{meant}; it holds "
+                             f"{', '.join(indexed) or 'none'}; a column it does not index answers REMAIN: "
+                             "to ask about one, give the data's types (--data DATA_FILE or --table ROOT)")
 
 
 def warn_no_indexed_column(file: str, indexed: list[str], schema: dict) -> None:

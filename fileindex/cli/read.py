@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from fileindex.cli import HANDLED, add_external_paths_argument, pad, report_failure
+from fileindex.cli import HANDLED, add_external_paths_argument, add_snapshot_argument, pad, report_failure
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                       "a URI (s3://, gs://, abfs://, ...)")
     parser.add_argument("--where", metavar="EXPR", help="a predicate over the table's columns (default: every row)")
     parser.add_argument("--select", metavar="COLUMNS", help="the columns to read, comma-separated (default: all)")
-    parser.add_argument("--limit", type=int, metavar="N",
+    parser.add_argument("--limit", type=row_limit, metavar="N",
                         help=f"at most N rows (default: all; printed: the first {SHOWN_ROWS} unless --limit)")
     parser.add_argument("--order-by", metavar="ORDER",
                         help="the rows in this order: a column, then ASC or DESC and NULLS FIRST or LAST if wanted "
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the number of rows instead, from the metadata and the file indexes where they "
                              "say it exactly, else reading only the predicate's columns (with --explain: how each "
                              "file is counted)")
-    parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
+    add_snapshot_argument(parser)
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
     parser.add_argument("--output", metavar="FILE",
@@ -51,6 +51,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action="store_true",
                         help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
                              "(on a terminal a line is redrawn in place, without --progress too)")
+
+
+def row_limit(text: str) -> int:
+    """``--limit``'s value: a whole number of rows, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of rows: give 0 or more")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from fileindex.cli import HANDLED, add_external_paths_argument, report_failure
+from fileindex.cli import HANDLED, add_external_paths_argument, add_snapshot_argument, report_failure
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.cli.query import warn_null_comparisons
 from fileindex.errors import UsageError
@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="explain a live data file's index byte by byte (embedded in the manifest or a sidecar), "
                              "with the column types of the file's schema (see fileindex explain); FILE is the data "
                              "file or its .index sidecar: its name, the path --indexes prints, or a path")
-    parser.add_argument("--snapshot", type=int, help="a snapshot id (default: the latest)")
+    add_snapshot_argument(parser)
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
     parser.add_argument("--mode", choices=("java", "extended"), default="java",

@@ -117,8 +117,9 @@ class ContainerHead(NamedTuple):
 
 
 def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
-    """Decode the entry table of a container held in ``data`` (bytes-like or a seekable binary file):
-    version 1's HEAD, or version 2's trailer and footer (read from the end; nothing else is read).
+    """Decode the entry table of a container held in ``data`` (bytes-like or a seekable binary file, read from
+    its start wherever it stands): version 1's HEAD, or version 2's trailer and footer (read from the end;
+    nothing else is read). Error offsets are the file's.
 
     The reader compiled without position recording does the work; the debug reader runs only to
     place an error. Positions follow from the spec's field widths as the table is walked. With the

@@ -35,9 +35,26 @@ def misfit(index: IndexType, body, column: str, given: DataType,
     if not fits and not isinstance(err, errors.UnsupportedTypeError):
         return None
     cause = err.message if isinstance(err, errors.DecodeError) else str(err)
-    # what to write first; what failed, for whoever debugs a body, last
-    told = (f"; its bytes decode as {' or '.join(map(str, fits))}: write --schema "
-            f"\"{quote_identifier(column)} {fits[0]}\" (read as {given}: {cause})" if fits else f" ({cause})")
-    return errors.SchemaMisfitError(
-        f"the schema does not fit column {column!r}: it gives {given}, which its {index.name} index was not built "
-        f"for{told}", column=column, given=given, fits=fits)
+    return errors.SchemaMisfitError(misfit_message(column, given, index.name, fits, cause), column=column,
+                                    given=given, fits=fits, index_type=index.name, cause=cause)
+
+
+def misfit_message(column: str, given: DataType, index_type: str, fits: list[DataType], cause: str,
+                   data_type: DataType | None = None) -> str:
+    """What to write first (the data's type ``data_type`` where it is known and fits; the one type that fits; the
+    types that do, which the index does not tell apart: a bsi of small values fits every wider integer type), what
+    failed, for whoever debugs a body, last."""
+    name = quote_identifier(column.split("[")[0]) if column.endswith("]") else quote_identifier(column)
+    if data_type is not None and any(data_type.root == fit.root for fit in fits):
+        told = f"; the data's type is {data_type}: leave {name} out of --schema (read as {given}: {cause})"
+    elif len(fits) == 1:
+        told = f"; its bytes decode as {fits[0]}: write --schema \"{quote_identifier(column)} {fits[0]}\" " \
+               f"(read as {given}: {cause})"
+    elif fits:
+        told = (f"; its bytes decode as {' or '.join(map(str, fits))} (the index does not tell which): write "
+                f"--schema \"{quote_identifier(column)} TYPE\" with the data's type, or give --data DATA_FILE (read "
+                f"as {given}: {cause})")
+    else:
+        told = f" ({cause})"
+    return (f"the schema does not fit column {column!r}: it gives {given}, which its {index_type} index was not "
+            f"built for{told}")

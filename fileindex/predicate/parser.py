@@ -166,12 +166,12 @@ class _Parser(TokenStream):
         negated = self.accept_word("NOT")
         if self.accept_word("IN"):
             self.expect_symbol("(")
-            values = []
-            if not self.accept_symbol(")"):
+            if self.accept_symbol(")"):
+                raise self.empty_in_list(column, negated)
+            values = [self.converted(data_type, column)]
+            while self.accept_symbol(","):
                 values.append(self.converted(data_type, column))
-                while self.accept_symbol(","):
-                    values.append(self.converted(data_type, column))
-                self.expect_symbol(")")
+            self.expect_symbol(")")
             return not_in(column, values) if negated else in_(column, values)
         if self.accept_word("BETWEEN"):
             low = self.converted(data_type, column)
@@ -179,6 +179,15 @@ class _Parser(TokenStream):
             high = self.converted(data_type, column)
             return Leaf(Operator.NOT_BETWEEN if negated else Operator.BETWEEN, column, (low, high))
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
+
+    def empty_in_list(self, column: str, negated: bool) -> UsageError:
+        """``c IN ()``: SQL has no empty list; say what to write instead."""
+        name = column_sql(column, self.schema)
+        if negated:
+            return self.error(f"a NOT IN list takes one value or more: write {name} NOT IN (v1, v2, ...), or leave "
+                              "the condition out (an empty list excludes nothing)", back=1)
+        return self.error(f"an IN list takes one value or more: write {name} IN (v1, v2, ...), or {name} = v for one",
+                          back=1)
 
     def converted(self, data_type: DataType, column: str) -> Any:
         token = self.peek()

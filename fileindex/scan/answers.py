@@ -74,11 +74,29 @@ def parse_order(order_by: str | OrderBy, types: dict[str, DataType]) -> OrderBy:
     """``"ts"``, ``"ts DESC"``, ``"ts ASC NULLS LAST"``... as an :class:`OrderBy` of a column of ``types``."""
     order = order_by if isinstance(order_by, OrderBy) else _parsed(order_by)
     if order.column not in types:
-        raise UsageError(f"cannot order by unknown column {order.column!r}{closest_column(order.column, list(types))}")
+        raise UsageError(_unknown_order(order.column, types))
     if types[order.column].root in UNORDERED:
         raise UsageError(f"cannot order by {order.column!r}: its type {types[order.column]} has no order; give a "
                          "column of numbers, strings, dates or timestamps")
     return order
+
+
+_ORDER_WORDS = [f"{direction}{nulls}".strip() for direction in ("", "ASC ", "DESC ")
+                for nulls in ("", "NULLS FIRST", "NULLS LAST")][1:]
+
+
+def _unknown_order(column: str, types: dict[str, DataType]) -> str:
+    """A column the table lacks; where it is a column followed by words that are no direction (``f1 DESCC``), what
+    those words should be."""
+    from fileindex.tokens import closest_name
+
+    named = next((name for name in sorted(types, key=len, reverse=True) if column.startswith(f"{name} ")), None)
+    if named is None:
+        return f"cannot order by unknown column {column!r}{closest_column(column, list(types))}"
+    rest = " ".join(column[len(named):].split())
+    meant = closest_name(rest.upper(), _ORDER_WORDS)
+    return (f"cannot order by {column!r}: after column {named}, {rest!r} is not ASC or DESC and NULLS FIRST or LAST"
+            f"{f' (did you mean {named} {meant}?)' if meant else ''}")
 
 
 def _parsed(text: str) -> OrderBy:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from fileindex.merge.spec import MergeSpec
     from fileindex.scan.table import PaimonTable
 
-STAGES = ("partition", "bucket", "statistics", "file_index", "deletion_vectors")
+STAGES = ("level", "partition", "bucket", "statistics", "file_index", "deletion_vectors")
 NO_PREDICATE = "no predicate: every row"
 
 
@@ -95,6 +95,7 @@ class Explain:
     files: tuple[FileRead, ...]
     indexes: tuple[tuple[str, ...], ...] = ()  # per file: its indexes on the predicate's columns, column:type
     answers: tuple[dict, ...] = ()  # per file: how its part of the answer is found (``scan.answers.answered``)
+    limit: int | None = None  # the scan's row limit: applied after the stages, as the rows are read
 
     def _pruning(self, name: str) -> dict:
         stage = next((s for s in self.stages if s.name == name), None)
@@ -107,7 +108,8 @@ class Explain:
                 "files": [{**f.as_dict(), "indexes": list(indexes), **answer} for f, indexes, answer
                           in zip(self.files, self._per_file_indexes(), self._per_file_answers(), strict=True)],
                 "partition_pruning": self._pruning("partition"), "bucket_pruning": self._pruning("bucket"),
-                "file_skipping": self._pruning("file_index")}
+                "file_skipping": self._pruning("file_index"),
+                **({"limit": self.limit} if self.limit is not None else {})}
 
     def _per_file_indexes(self) -> tuple[tuple[str, ...], ...]:
         return self.indexes or tuple(() for _ in self.files)
@@ -121,6 +123,10 @@ class Explain:
             lines.append(f"  {stage.name:<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
                          f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}"
                          + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
+        if self.limit is not None:
+            stops = "no file is read" if self.limit == 0 else \
+                f"the read stops at {self.limit:,} row{'' if self.limit == 1 else 's'}"
+            lines.append(f"  limit {self.limit:,}: applied after these stages ({stops})")
         for item, indexes, answer in zip(self.files, self._per_file_indexes(), self._per_file_answers(),
                                          strict=True):
             what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 
 Evaluate = Callable[[list[DataFileTask], Predicate], list["FileVerdict | None"]]
+LEVEL_ZERO_UNREAD = ("level 0: a batch scan of a primary-key table with deletion vectors reads only compacted files "
+                     "(above level 0), as Java's does: their rows are read once compacted")
 
 
 class ScanPlanner:
@@ -77,11 +79,12 @@ class ScanPlanner:
         keep_manifest = None if over_keys is None else \
             partial(_manifest_may_match, self.table, over_keys, skipped_manifests)
         tasks = _live_tasks(self.table, keep_manifest)
-        if self.table.schema.primary_keys and self.table.deletion_vectors_enabled and not self.every_verdict:
-            tasks = [task for task in tasks if task.table_entry().level > 0]  # (compacted: no merge needed)
         files: list[FileRead] = []
         stages: list[Stage] = []
         alive = tasks
+        if self.table.schema.primary_keys and self.table.deletion_vectors_enabled and not self.every_verdict:
+            alive = _whole_file_stage("level", alive, lambda task: task.table_entry().level > 0,  # (no merge needed)
+                                      LEVEL_ZERO_UNREAD, files, stages)
         if over_keys is not None:
             alive = _whole_file_stage("partition", alive, _partition_test(self.table, over_keys),
                                       "the partition's values fail the predicate", files, stages)
@@ -113,7 +116,9 @@ class ScanPlanner:
         index_rows = sum(_kept_by_index(task, verdict) for task, verdict in judged)
         stages.append(Stage("file_index", len(alive), len(judged), rows_in, index_rows))
         kept_reads = []
+        deletes = self.table.deletion_vectors_enabled  # (else no deletion_vectors stage, unless a file has one)
         for task, verdict in judged:
+            deletes = deletes or bool(task.deleted_rows())
             if verdict is None:  # its index is the reading task's to evaluate: read whole at worst
                 count = task.table_entry().row_count - len(task.deleted_rows() or ())
                 kept_reads.append(FileRead(task.name, count, index_of(task), "all", count,
@@ -128,8 +133,9 @@ class ScanPlanner:
             kept_reads.append(FileRead(task.name, verdict.row_count, verdict.index, read, count,
                                        keep_reason(task, verdict, self.predicate), None, task, verdict,
                                        external=task.is_external))
-        stages.append(Stage("deletion_vectors", len(judged), len(kept_reads), index_rows,
-                            sum(f.rows for f in kept_reads)))
+        if deletes:
+            stages.append(Stage("deletion_vectors", len(judged), len(kept_reads), index_rows,
+                                sum(f.rows for f in kept_reads)))
         return _in_table_order(tasks, files + kept_reads), tuple(stages)
 
     def verdicts_of_each(self, predicates: Sequence[Predicate]) -> list[list[FileVerdict]]:

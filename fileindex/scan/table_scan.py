@@ -107,12 +107,14 @@ class TableScan:
         """The pruning funnel; ``count``: as ``count()`` plans it, with how each file's part of the count is found
         (by metadata, by index, or by reading which columns)."""
         if not count:  # (what ``fileindex spark scan --explain`` prints too)
-            return explain(self.table, self.where, self.predicate, self.plan(), self._stages)
+            return replace(explain(self.table, self.where, self.predicate, self.plan(), self._stages),
+                           limit=self.limit)
         from fileindex.scan.answers import answered, count_columns
 
         files = self.plan(exact=True)
         answers = tuple(answered(item, self.table, count_columns(self)) for item in files)
-        return replace(explain(self.table, self.where, self.predicate, files, self._stages), answers=answers)
+        return replace(explain(self.table, self.where, self.predicate, files, self._stages), answers=answers,
+                       limit=self.limit)
 
     @resource_errors
     def count(self) -> int:

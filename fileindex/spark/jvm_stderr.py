@@ -33,15 +33,19 @@ def incubator_warning_dropped() -> Iterator[None]:
 
 
 def _copy(jvm_stderr: IO[bytes]) -> None:
-    out = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
+    """Each line to ``sys.stderr`` as it is when the line comes: after Ctrl-C the command line points it nowhere
+    (``fileindex.cli.interrupts``), and the stack traces of the JVM it then ends go with it. The pipe is read to
+    its end all the same (a JVM writing into a full pipe would block)."""
+    writable = True
     for line in iter(jvm_stderr.readline, b""):
-        if line.startswith(INCUBATOR_WARNING):
+        if not writable or line.startswith(INCUBATOR_WARNING):
             continue
+        out = sys.stderr
         try:
-            if out is not None:
-                out.write(line)
-                out.flush()
+            if hasattr(out, "buffer"):
+                out.buffer.write(line)
             else:
-                sys.stderr.write(line.decode(errors="replace"))
+                out.write(line.decode(errors="replace"))
+            out.flush()
         except (OSError, ValueError):  # our stderr closed (a pipe's reader gone, or interpreter exit)
-            return
+            writable = False

@@ -156,7 +156,7 @@ def test_a_file_whose_indexed_rows_are_all_deleted_is_skipped_by_the_deletion_ve
     vector ruled it out (the explanation blamed the index, in a third new-user trial)."""
     assert main(["read", str(DV_TABLE), "--where", "f0 = 'Lucy'", "--explain"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    stages = {line.split()[0]: line.split() for line in lines[1:4]}
+    stages = {line.split()[0]: line.split() for line in lines[1:5]}
     assert stages["file_index"][1:] == ["files", "1", "->", "1", "rows", "8", "->", "1"]
     assert stages["deletion_vectors"][1:] == ["files", "1", "->", "0", "rows", "1", "->", "0"]
     assert "skipped by deletion_vectors" in lines[-1]

@@ -190,7 +190,7 @@ def test_the_cli_reads_prints_writes_and_refuses(tmp_path, capsys):
     assert main(["read", root, "--where", "f1 = 20", "--explain", "--json"]) == 0
     explained = json.loads(capsys.readouterr().out)
     assert explained["file_skipping"] == {"before": 1, "after": 1}
-    assert [s["stage"] for s in explained["stages"]] == ["statistics", "file_index", "deletion_vectors"]
+    assert [s["stage"] for s in explained["stages"]] == ["statistics", "file_index"]  # (no deletion vectors)
     for suffix in (".parquet", ".csv", ".jsonl"):
         output = tmp_path / f"rows{suffix}"
         assert main(["read", root, "--where", "f1 = 20", "--output", str(output)]) == 0

@@ -48,7 +48,7 @@ def leaves(draw):
     if function in ("between", "not_between"):
         return Leaf(function, column, (draw(value), draw(value)))
     if function in ("in", "not_in"):
-        values = draw(st.one_of(st.just([]), st.lists(value, min_size=21, max_size=25)))
+        values = draw(st.lists(value, min_size=21, max_size=25))  # (an empty list has no text: IN () is refused)
         return Leaf(function, column, tuple(values))
     return Leaf(function, column, (draw(value),))
 
@@ -95,7 +95,16 @@ def test_in_lists_follow_predicate_builder():
     assert parse_predicate(f"i IN ({', '.join(map(str, many))})", SCHEMA) == Leaf("in", "i", tuple(many))
     assert parse_predicate("i NOT IN (1, 2)", SCHEMA) == not_in("i", [1, 2]) == And(
         (Leaf("neq", "i", (1,)), Leaf("neq", "i", (2,))))
-    assert parse_predicate("i IN ()", SCHEMA) == Leaf("in", "i", ())
+
+
+@pytest.mark.parametrize("text, said", [
+    ("i IN ()", "an IN list takes one value or more: write i IN (v1, v2, ...), or i = v for one at position 6:"),
+    ("s NOT IN ( )", "a NOT IN list takes one value or more: write s NOT IN (v1, v2, ...), or leave the condition "
+                     "out (an empty list excludes nothing) at position 11:")])
+def test_an_empty_in_list_is_refused_saying_what_to_write(text, said):
+    with pytest.raises(UsageError) as raised:
+        parse_predicate(text, SCHEMA)
+    assert str(raised.value).splitlines()[0] == said
 
 
 def test_columns_and_literal_forms():

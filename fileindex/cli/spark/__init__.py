@@ -6,7 +6,7 @@ import importlib
 import sys
 from contextlib import nullcontext
 
-from fileindex.cli import EXIT_MALFORMED, EXIT_USAGE, HANDLED, parse_key_values, report_failure
+from fileindex.cli import EXIT_MALFORMED, EXIT_USAGE, HANDLED, add_snapshot_argument, parse_key_values, report_failure
 
 NAME = "spark"
 HELP = "build, verify and index-pruned scans over many data files, as Spark jobs (local mode by default)"
@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def add_inputs_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="a Paimon table root, or Parquet/ORC data files, folders and globs")
-    parser.add_argument("--snapshot", type=int, help="a table's snapshot id (default: the latest)")
+    add_snapshot_argument(parser, "a table's snapshot id, or latest (the default)")
 
 
 def add_session_arguments(parser: argparse.ArgumentParser) -> None:
