@@ -159,6 +159,9 @@ def _refuse_unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, u
 def _run(argv: list[str] | None) -> int:
     warnings.formatwarning = _one_line_warning
     words = sys.argv[1:] if argv is None else argv
+    if words == ["--version"]:  # (as argparse's version action prints it, without the subcommands' parsers)
+        print(f"fileindex {__version__}")
+        return 0
     parser = build_parser(_named_command(words))
     if words and words[0].startswith("--") and words[0] not in parser._option_string_actions:
         _refuse_unknown(parser, argparse.Namespace(), words[:1])  # (argparse: "COMMAND is required", not --vers)
