@@ -122,12 +122,18 @@ ENTRY_POINTS = {
 }
 
 RUN = """
-import json, sys
+import atexit, json, sys
 listing = sys.argv[1]
+
+
+def listed():  # (at exit: a command line's own read ends without returning, its exit handlers run)
+    with open(listing, "w") as out:
+        json.dump(sorted(sys.modules), out)
+
+
+atexit.register(listed)
 from fileindex.cli import main
 {code}
-with open(listing, "w") as out:
-    json.dump(sorted(sys.modules), out)
 """
 
 
