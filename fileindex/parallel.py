@@ -3,17 +3,15 @@
 No pool is kept between calls (nothing per-process survives, so callers pickle cleanly), but for the scan's
 reader threads (``reader_pool``): started once per process and kept, so that a scan on a busy machine waits
 neither for new threads to start nor for them to end (each such wait is a wake-up queued behind the other
-work on the cores).
+work on the cores). They are a :class:`ReaderPool` of this module, not ``concurrent.futures``: that package
+imports ``logging``, ``traceback`` and ``string``, a tenth of the imports of a cold ``fileindex read`` (#54).
 """
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -27,7 +25,101 @@ def threads() -> int:
     return max(1, min(4, _cores()))
 
 
-_READER_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}  # (process id, threads) -> the pool
+class Read:
+    """One read handed to a :class:`ReaderPool`: the subset of ``concurrent.futures.Future`` the scan uses. A
+    read runs once, on whichever thread claims it first (a pool thread, or the consumer through ``cancel``)."""
+
+    __slots__ = ("_call", "_claimed", "_ended", "_value", "_error")
+
+    def __init__(self, call: Callable[[], Any] | None = None):
+        self._call = call
+        self._claimed = threading.Lock()  # held by the thread that runs (or cancels) it
+        self._ended = threading.Event()
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+    def run(self) -> None:
+        """Run it here, unless another thread has claimed it."""
+        if not self._claimed.acquire(blocking=False):
+            return
+        try:
+            self._value = self._call()  # type: ignore[misc]
+        except BaseException as err:  # (raised where the consumer asks for the result)
+            self._error = err
+            if not isinstance(err, Exception):
+                raise  # (Ctrl-C stops a consumer reading here at once)
+        finally:
+            self._call = None
+            self._ended.set()
+
+    def cancel(self) -> bool:
+        """Whether it was cancelled (True only for a read no thread has started)."""
+        if not self._claimed.acquire(blocking=False):
+            return False
+        self._call = None
+        self._error = CancelledRead()
+        self._ended.set()
+        return True
+
+    def done(self) -> bool:
+        return self._ended.is_set()
+
+    def result(self, timeout: float | None = None) -> Any:
+        if not self._ended.wait(timeout):
+            raise TimeoutError("the read did not end in time")
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class CancelledRead(Exception):
+    """What a cancelled :class:`Read` answers."""
+
+
+class ReaderPool:
+    """``workers`` daemon threads taking reads off one queue; stopped (their reads ended) at interpreter exit,
+    as ``concurrent.futures`` stops its own, before the interpreter finalizes."""
+
+    def __init__(self, workers: int):
+        from queue import SimpleQueue  # (pyarrow imports it anyway)
+
+        self._queue: SimpleQueue[Read | None] = SimpleQueue()
+        self._threads = [threading.Thread(target=self._work, name=f"fileindex-read_{n}", daemon=True)
+                         for n in range(workers)]
+        for thread in self._threads:
+            thread.start()
+        _at_exit(self.shutdown)
+
+    def submit(self, function: Callable[..., R], *args: Any) -> Read:
+        read = Read(lambda: function(*args))
+        self._queue.put(read)
+        return read
+
+    def shutdown(self) -> None:
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join()
+
+    def _work(self) -> None:
+        while (read := self._queue.get()) is not None:
+            read.run()
+
+
+def _at_exit(stop: Callable[[], None]) -> None:
+    """``stop`` called when the main thread ends, before non-daemon threads are joined and the interpreter
+    finalizes (where ``concurrent.futures`` registers its own); ``atexit`` where that hook is missing."""
+    register = getattr(threading, "_register_atexit", None)
+    if register is None:
+        import atexit
+
+        atexit.register(stop)
+    else:
+        register(stop)
+
+
+_READER_POOLS: dict[tuple[int, int], ReaderPool] = {}  # (process id, threads) -> the pool
 _READER_POOLS_LOCK = threading.Lock()
 
 
@@ -41,18 +133,16 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_lock_in_child)
 
 
-def reader_pool(workers: int) -> ThreadPoolExecutor:
+def reader_pool(workers: int) -> ReaderPool:
     """This process's pool of ``workers`` reader threads, kept between calls (a forked child makes its own: its
-    parent's threads are not in it). Its threads start on the first reads and then wait for the next ones."""
+    parent's threads are not in it)."""
     key = (os.getpid(), workers)
     with _READER_POOLS_LOCK:
         pool = _READER_POOLS.get(key)
         if pool is None:
-            from concurrent.futures import ThreadPoolExecutor  # (and logging) not imported before a read needs it
-
             for stale in [k for k in _READER_POOLS if k[0] != key[0]]:
                 del _READER_POOLS[stale]  # (a parent's, in a forked child: never shut down, its threads are gone)
-            pool = _READER_POOLS[key] = ThreadPoolExecutor(workers, thread_name_prefix="fileindex-read")
+            pool = _READER_POOLS[key] = ReaderPool(workers)
         return pool
 
 

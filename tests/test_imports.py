@@ -15,6 +15,7 @@ import fileindex
 
 TABLE = "tests/tables/parquet/append_with_bitmap.db/append_with_bitmap"  # bitmap on f0, no other index
 BITMAP_V2 = "fileindex/samples/str_mixed__bitmap_v2.index"  # one bitmap body
+PARQUET_FILE = f"{TABLE}/bucket-0/data-5816f838-a213-4d34-89c3-2cab0fa8c0cb-0.parquet"
 
 # never imported by an entry point that does not run them
 SPARK_AND_ENGINES = ["pyspark*", "py4j*", "polars*", "duckdb*", "construct*", "fileindex.spark*", "fileindex.specs*"]
@@ -50,7 +51,7 @@ ENTRY_POINTS = {
         "from fileindex.cli.app import build_parser; build_parser().format_help()",
         ["fileindex.cli.read", "fileindex.cli.check"],
         [*SPARK_AND_ENGINES, "pyarrow*", "numpy*", "pyroaring*", "kaitaistruct*", "fileindex.indexes*",
-         "fileindex.pipeline*", "fileindex.reference*", "subprocess", "logging"],
+         "fileindex.pipeline*", "fileindex.reference*", "subprocess", "logging", "uuid"],
     ),
     "fileindex read --where --json": (  # (the rows filtered by Arrow's kernels, called without pyarrow.compute)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', \"f0 = 'Alice'\", '--json']; main()",  # (as a process runs it)
@@ -76,6 +77,23 @@ ENTRY_POINTS = {
         "import fileindex.scan.primary_keys, fileindex.merge.reader",
         ["fileindex.merge.reader", "fileindex.merge.columns", "fileindex.merge.aggregators", "pyarrow._compute"],
         ["numpy*", "pandas*", *SPARK_AND_ENGINES],
+    ),
+    "fileindex --version": (  # (printed before any subcommand's parser is built: none of their modules)
+        "sys.argv[1:] = ['--version']; main()",
+        ["fileindex.cli.app"],
+        ["fileindex.cli.read", "fileindex.cli.table", "fileindex.cli.build", "fileindex.scan*", *TABLES,
+         "pyarrow*", "numpy*"],
+    ),
+    "a scan's reader threads": (  # (fileindex.parallel's own pool: concurrent.futures imports logging, traceback)
+        "from fileindex.scan.table_scan import _in_order\n"
+        "assert list(_in_order(lambda item: item * 2, list(range(6)), 2)) == [0, 2, 4, 6, 8, 10]",
+        ["fileindex.parallel"],
+        ["concurrent.futures*", "logging", "traceback"],
+    ),
+    "a Parquet footer by the C decoder": (  # (TCompactProtocol's module imports uuid, and that platform)
+        f"from fileindex.arrow.parquet_pages import PagedFooter; PagedFooter.read('{PARQUET_FILE}')",
+        ["thrift.protocol.fastbinary", "fileindex.generated.parquet_thrift.ttypes"],
+        ["thrift.protocol.TCompactProtocol"],  # (uuid and platform come with pyarrow anyway)
     ),
     "fileindex table --where": (
         f"main(['table', '{TABLE}', '--where', \"f0 = 'Alice'\"])",
@@ -104,12 +122,18 @@ ENTRY_POINTS = {
 }
 
 RUN = """
-import json, sys
+import atexit, json, sys
 listing = sys.argv[1]
+
+
+def listed():  # (at exit: a command line's own read ends without returning, its exit handlers run)
+    with open(listing, "w") as out:
+        json.dump(sorted(sys.modules), out)
+
+
+atexit.register(listed)
 from fileindex.cli import main
 {code}
-with open(listing, "w") as out:
-    json.dump(sorted(sys.modules), out)
 """
 
 

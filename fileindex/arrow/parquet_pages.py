@@ -47,10 +47,10 @@ import itertools
 import os
 import struct
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
-from thrift.protocol.TCompactProtocol import TCompactProtocolAccelerated
 from thrift.Thrift import TException
 from thrift.transport.TTransport import TMemoryBuffer
 
@@ -103,10 +103,9 @@ def decode(kind: type[Decoded], data: bytes, limit: int) -> tuple[Decoded, int]:
     ``limit`` is refused from its declared length."""
     buffer = TMemoryBuffer(data)
     limit = min(limit, INT32_MAX)  # (the protocol's limits are i32)
-    protocol = TCompactProtocolAccelerated(buffer, string_length_limit=limit, container_length_limit=limit)
     found = kind()
     try:
-        found.read(protocol)  # type: ignore[attr-defined]
+        found.read(_compact_input(buffer, limit))  # type: ignore[attr-defined]
     except (TException, EOFError, RecursionError, struct.error, ValueError, KeyError, TypeError, IndexError,
             OverflowError) as err:  # (what the C and pure-Python protocols raise on damaged input)
         raise Unreadable(f"undecodable {kind.__name__}: {err or type(err).__name__}") from None
@@ -114,9 +113,46 @@ def decode(kind: type[Decoded], data: bytes, limit: int) -> tuple[Decoded, int]:
 
 
 def encode(value: Any) -> bytes:
+    fast = _fastbinary()
+    if fast is not None:
+        return fast.encode_compact(value, [type(value), value.thrift_spec])
+    from thrift.protocol.TCompactProtocol import TCompactProtocolAccelerated
+
     buffer = TMemoryBuffer()
     value.write(TCompactProtocolAccelerated(buffer))
     return buffer.getvalue()
+
+
+class _CompactInput:
+    """All that a generated struct's ``read`` and Thrift's C compact decoder take from a protocol: its transport,
+    its limits and the decoder. (Not ``TCompactProtocolAccelerated``: its module imports ``uuid``, and that
+    ``platform``, for a cold read that decodes no UUID.)"""
+
+    __slots__ = ("trans", "string_length_limit", "container_length_limit", "_fast_decode")
+
+    def __init__(self, buffer: TMemoryBuffer, limit: int, decoder: Callable):
+        self.trans, self.string_length_limit, self.container_length_limit = buffer, limit, limit
+        self._fast_decode = decoder
+
+
+def _compact_input(buffer: TMemoryBuffer, limit: int) -> Any:
+    """The protocol ``decode`` reads with: the C decoder's inputs, or the pure-Python protocol without it."""
+    fast = _fastbinary()
+    if fast is not None:
+        return _CompactInput(buffer, limit, fast.decode_compact)
+    from thrift.protocol.TCompactProtocol import TCompactProtocolAccelerated
+
+    return TCompactProtocolAccelerated(buffer, string_length_limit=limit, container_length_limit=limit)
+
+
+@functools.cache
+def _fastbinary() -> Any:
+    """Thrift's C extension (None where the thrift wheel was built without it)."""
+    try:
+        from thrift.protocol import fastbinary
+    except ImportError:
+        return None
+    return fastbinary
 
 
 @dataclass(frozen=True)

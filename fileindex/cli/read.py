@@ -8,7 +8,6 @@ import json
 import os
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +176,7 @@ def write_rows(scan, output: str, progress: Progress) -> int:
     import pyarrow.parquet
 
     target = Path(output)
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    temporary = target.with_name(f".{target.name}.{os.urandom(16).hex()}.tmp")
     suffix = output.lower()
     try:
         with open(temporary, "wb") as out:

@@ -6,7 +6,6 @@ file, never a partial file under the final name; a retried writer replaces it wh
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +21,7 @@ def write_atomically(path: str | Path, data: bytes, *, overwrite: bool = True,
     target = Path(path)
     if not overwrite and target.exists():
         return False
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    temporary = target.with_name(f".{target.name}.{os.urandom(16).hex()}.tmp")
     try:
         with open(temporary, "wb") as out:
             out.write(data)
@@ -52,7 +51,7 @@ def replacing(path: str | Path) -> Iterator[Path]:
     """A temporary name beside ``path`` for a writer that needs a path (Parquet); renamed to ``path``
     when the block completes, removed when it fails."""
     target = Path(path)
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    temporary = target.with_name(f".{target.name}.{os.urandom(16).hex()}.tmp")
     try:
         yield temporary
         with open(temporary, "rb+") as written:

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from fileindex.errors import UsageError, resource_errors
 from fileindex.indexes.result import Rows
-from fileindex.parallel import reader_pool, threads
+from fileindex.parallel import Read, reader_pool, threads
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.task import Inputs
 from fileindex.scan.planner import ScanPlanner, evaluate_tasks
@@ -41,8 +41,6 @@ from fileindex.predicate.parser import to_sql
 from fileindex.predicate.tree import Predicate, and_
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from fileindex.scan.answers import OrderBy
 
     from fileindex.scan.table import PaimonTable
@@ -248,7 +246,7 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
         yield from map(read, items)
         return
     pool = reader_pool(workers)
-    pending: deque[tuple[Future, FileRead]] = deque()
+    pending: deque[tuple[Read, FileRead]] = deque()
     remaining = iter(items)
     try:
         for item in itertools.islice(remaining, 2 * workers):
@@ -262,26 +260,21 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
                 pending.append((pool.submit(read, following), following))
             yield table
     finally:
-        started = [future for future, _ in pending if not future.cancel()]
-        if started:
-            from concurrent.futures import wait
+        for started in [future for future, _ in pending if not future.cancel()]:
+            try:
+                started.result()  # (waited for; its outcome is no longer wanted)
+            except Exception:
+                pass
 
-            wait(started)
 
-
-def _read_one_here(read: Callable[[FileRead], pa.Table], pending: deque[tuple[Future, FileRead]]) -> bool:
+def _read_one_here(read: Callable[[FileRead], pa.Table], pending: deque[tuple[Read, FileRead]]) -> bool:
     """Read the first queued item no thread has started in this thread (its future then holds the outcome, an
     error raised where the consumer reaches it); False when every queued read has started."""
-    from concurrent.futures import Future
-
     for position, (future, item) in enumerate(pending):
         if future.cancel():  # (only a read not started can be cancelled)
-            done: Future = Future()
-            try:
-                done.set_result(read(item))
-            except Exception as err:  # (raised where the consumer reaches it, as the pool's would be)
-                done.set_exception(err)
-            pending[position] = (done, item)
+            here = Read(partial(read, item))
+            here.run()
+            pending[position] = (here, item)
             return True
     return False
 

@@ -118,7 +118,8 @@ class _ArrowMask(PredicateVisitor[Mask]):
 
     def leaf(self, leaf: Leaf) -> Mask:
         data_type = column_type(self.types, leaf.column)
-        if data_type is None or not (data_type.root in _ARROW_ORDERED or data_type.is_timestamp) or \
+        floating = data_type is not None and data_type.root in ("FLOAT", "DOUBLE")
+        if data_type is None or not (data_type.root in _ARROW_ORDERED or data_type.is_timestamp or floating) or \
                 split_column(leaf.column, self.table.column_names)[1] is not None:
             raise _NotArrowExact
         column, function, literals = self.table.column(leaf.column), leaf.function, leaf.literals
@@ -126,8 +127,11 @@ class _ArrowMask(PredicateVisitor[Mask]):
             return compute.call("is_null", column)
         if function is Operator.IS_NOT_NULL:
             return compute.call("is_valid", column)
+        if floating:  # (compared by their keys in Float.compare's order: -0.0 < 0.0, NaN equal to NaN and last)
+            column = _compare_keys(column, data_type)
         arrow_type = column.type
-        present = [_exact_scalar(literal, arrow_type, data_type) for literal in literals if literal is not None]
+        present = [_key_scalar(literal, arrow_type, data_type) if floating else
+                   _exact_scalar(literal, arrow_type, data_type) for literal in literals if literal is not None]
         if function in (Operator.IN, Operator.NOT_IN):
             if function is Operator.NOT_IN and len(present) < len(literals):
                 return False  # x NOT IN (..., NULL) is never true
@@ -214,6 +218,34 @@ def _combined(children: Iterator[Mask], kleene, neutral: bool) -> Mask:
         if child is not neutral:
             combined = child if combined is neutral else kleene(combined, child)
     return combined
+
+
+# a FLOAT or DOUBLE column's values as the signed integers of the same width their bits are
+_FLOAT_BITS = {"FLOAT": (pa.float32(), pa.int32(), FLOAT), "DOUBLE": (pa.float64(), pa.int64(), DOUBLE)}
+
+
+def _compare_keys(column: pa.ChunkedArray, data_type: DataType) -> pa.ChunkedArray:
+    """A FLOAT or DOUBLE column as ``FloatingBits.compare_order`` of its canonical bits (what ``matches`` orders
+    it by), computed by Arrow's kernels on the bits (nulls stay null): signed integers that order as
+    ``Float.compare`` / ``Double.compare`` order the values."""
+    floating, integer, bits = _FLOAT_BITS[data_type.root]
+    if column.type != floating:
+        raise _NotArrowExact  # (a dictionary or another width: matches answers)
+    raw = pa.chunked_array([chunk.view(integer) for chunk in column.chunks], type=integer)
+    flipped = compute.call("bit_wise_xor", raw, pa.scalar(bits.magnitude, type=integer))  # negative: magnitude flipped
+    ordered = compute.call("if_else", compute.call("less", raw, pa.scalar(0, type=integer)), flipped, raw)
+    nan = pa.scalar(bits.compare_order(bits.canonical_nan), type=integer)  # every NaN as Java's canonical one
+    return compute.call("if_else", compute.call("is_nan", column), nan, ordered)
+
+
+def _key_scalar(literal, arrow_type: pa.DataType, data_type: DataType) -> pa.Scalar:
+    """A FLOAT or DOUBLE literal as ``_compare_keys`` keys the column's values (rounded to the column's width as
+    ``matches`` rounds it)."""
+    try:
+        key, _ = _literal_ordinal(literal, data_type, arrow_type)
+        return pa.scalar(key, type=arrow_type)
+    except (pa.ArrowException, OverflowError, TypeError, ValueError, UsageError):  # (matches says what is wrong)
+        raise _NotArrowExact from None
 
 
 def _exact_scalar(literal, arrow_type: pa.DataType, data_type: DataType) -> pa.Scalar:

@@ -206,6 +206,26 @@ def test_undecodable_structures_are_a_typed_error():
                 parquet_pages.decode(kind, garbage, len(garbage))
 
 
+
+def test_the_c_decoder_without_the_protocol_module_decodes_as_the_pure_python_protocol(tmp_path, monkeypatch):
+    """``decode`` hands Thrift's C decoder its inputs without ``TCompactProtocolAccelerated`` (whose module imports
+    uuid): a footer and its re-encoding equal the pure-Python protocol's, and garbage is the same
+    typed error both ways."""
+    write(tmp_path / "f.parquet", sample_table(3_000, 2), data_page_size=1024, compression="zstd")
+    data = (tmp_path / "f.parquet").read_bytes()
+    raw = data[-8 - int.from_bytes(data[-8:-4], "little"):-8]
+    fast, taken = parquet_pages.decode(FileMetaData, raw, len(raw))
+    assert isinstance(parquet_pages._compact_input(None, 1), parquet_pages._CompactInput)
+    fast_bytes = parquet_pages.encode(fast)
+    monkeypatch.setattr(parquet_pages, "_fastbinary", lambda: None)
+    slow, slow_taken = parquet_pages.decode(FileMetaData, raw, len(raw))
+    assert (fast, taken) == (slow, slow_taken) and taken == len(raw)
+    assert fast_bytes == parquet_pages.encode(slow) and raw.startswith(fast_bytes[:200])
+    for garbage in (b"\x19\xfc", b"\xff" * 64):
+        with pytest.raises(parquet_pages.Unreadable):
+            parquet_pages.decode(FileMetaData, garbage, len(garbage))
+
+
 # --- offset indexes that lie: the rows are a whole read's, whatever the index says
 
 def small_pages(tmp_path, rows: int = 30, **options) -> tuple[str, pa.Table]:
