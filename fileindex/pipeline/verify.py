@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -179,7 +180,7 @@ def _misfit(report: FileReport, err: SchemaMisfitError) -> None:
 
 def _check_generated(report: FileReport, container: FileIndexContainer, reader: DataFileReader, types: Schema,
                      witnesses: int, seed: int) -> None:
-    rng = random.Random(f"{seed}:{report.file}")
+    rng = random.Random(f"{seed}:{Path(report.file).name}")  # (a file's probes, wherever its folder is)
     columns: dict[str, tuple[ColumnTruth, list[Leaf]]] = {}  # container column → truth and probes
     for entry, data_type, table in _indexed_columns(report, container, reader, types):
         if entry.column not in columns:

@@ -108,3 +108,14 @@ def test_a_count_of_one_row_is_singular():
     assert (rows_match(1), rows_match(0), rows_match(3)) == ("1 row matches", "0 rows match", "3 rows match")
     sources = [ROOT / "fileindex" / path for path in ("cli/spark/scan.py", "spark/compare.py")]
     assert not any("rows match" in source.read_text() for source in sources)  # their counts go through it
+
+
+def test_a_file_gets_the_same_checks_in_any_folder(tmp_path):
+    """The probes are seeded by the file's name: the demo's figures are the same on every run (its folder is a new
+    temporary one each time)."""
+    (path,) = write_dataset(tmp_path / "a", files=1)
+    moved = tmp_path / "elsewhere" / "b"
+    shutil.copytree(path.parent, moved)
+    reports = [verify_file(only_task(p)).as_row() for p in (path, moved / path.name)]
+    assert [{k: v for k, v in r.items() if k != "file"} for r in reports] == \
+        [{k: v for k, v in reports[0].items() if k != "file"}] * 2
