@@ -2,6 +2,7 @@
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,20 @@ def test_a_jvm_out_of_heap_exits_instead_of_hanging_the_command():
     """A driver out of memory kept the command hanging (its event loop dead); the JVMs exit on it instead."""
     assert "-XX:+ExitOnOutOfMemoryError" in java_options().split()
     assert "-Dlog4j2.configurationFile=" in java_options()
+
+
+def test_the_warning_of_a_killed_sibling_task_is_not_printed(spark, capsys):
+    """When a task fails, Spark kills the others, each with "Incomplete task interrupted" at WARN, which the job's
+    one-line error follows (a CI run saw it as a second line of ``spark scan``'s error): the log4j config drops it,
+    and other warnings still reach stderr."""
+    logger = spark._jvm.org.apache.logging.log4j.LogManager.getLogger(
+        "org.apache.spark.sql.execution.python.MapInBatchEvaluatorFactory")
+    logger.warn("Incomplete task interrupted: Attempting to kill Python Worker")
+    logger.warn("a warning that is news")
+    err = ""
+    for _ in range(600):  # (a guard only: the JVM's stderr reaches ours through a copying thread)
+        err += capsys.readouterr().err
+        if "a warning that is news" in err:
+            break
+        time.sleep(0.1)
+    assert "a warning that is news" in err and "Incomplete task interrupted" not in err
