@@ -47,17 +47,22 @@ def add_snapshot_argument(parser, help: str = "a snapshot id, or latest (the def
 
 def snapshot_id(text: str) -> int | None:
     """``--snapshot``'s value: a snapshot id, or ``latest`` (None: the newest, as when it is not given)."""
-    import argparse
-
     if text.strip().lower() == "latest":
         return None
+    return whole_number(text, "is not a snapshot id: give a snapshot's number (N of the table's "
+                              "snapshot/snapshot-N), or latest")
+
+
+def whole_number(text: str, otherwise: str) -> int:
+    """An option's value that is a whole number, 0 or more; else argparse's error, ``text`` and ``otherwise``."""
+    import argparse
+
     try:
         value = int(text)
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a snapshot id: give a snapshot's number (N of the "
-                                         "table's snapshot/snapshot-N), or latest")
+        raise argparse.ArgumentTypeError(f"{text!r} {otherwise}")
     return value
 
 

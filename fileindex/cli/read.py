@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fileindex.cli import HANDLED, add_external_paths_argument, add_snapshot_argument, pad, report_failure
+from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, pad, report_failure,
+                           whole_number)
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
@@ -54,13 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def row_limit(text: str) -> int:
     """``--limit``'s value: a whole number of rows, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of rows: give 0 or more")
-    return value
+    return whole_number(text, "is not a number of rows: give 0 or more")
 
 
 def run(args: argparse.Namespace) -> int:

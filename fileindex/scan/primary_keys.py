@@ -12,8 +12,7 @@ rows (never before the merge). One read per bucket keeps the merge inside one ta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-import functools
-from functools import partial
+from functools import partial, reduce
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 import pyarrow as pa
@@ -44,6 +43,7 @@ from fileindex.scan.truth import filtered, matches
 from fileindex.table.statistics import Statistics
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import INTEGERS
+from fileindex.java_numbers import LONG_MAX, LONG_MIN
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.lazy import LazyModule, numpy as np
 
@@ -490,7 +490,7 @@ class _PageKeys(PredicateVisitor["np.ndarray"]):
     def leaf(self, leaf: Leaf) -> np.ndarray:
         literals = leaf.literals
         if leaf.column != self.column or not literals \
-                or not all(type(value) is int and INT64_MIN <= value <= INT64_MAX for value in literals):
+                or not all(type(value) is int and LONG_MIN <= value <= LONG_MAX for value in literals):
             return np.ones(len(self.known), dtype=bool)
         lows, highs, first, function = self.lows, self.highs, literals[0], leaf.function
         if function is Operator.EQ:
@@ -513,13 +513,11 @@ class _PageKeys(PredicateVisitor["np.ndarray"]):
         return found | ~self.known
 
     def and_(self, children: Iterator[np.ndarray]) -> np.ndarray:
-        return functools.reduce(np.logical_and, children, np.ones(len(self.known), dtype=bool))
+        return reduce(np.logical_and, children, np.ones(len(self.known), dtype=bool))
 
     def or_(self, children: Iterator[np.ndarray]) -> np.ndarray:
-        return functools.reduce(np.logical_or, children, np.zeros(len(self.known), dtype=bool))
+        return reduce(np.logical_or, children, np.zeros(len(self.known), dtype=bool))
 
-
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,
