@@ -5,7 +5,7 @@ added to) are writable. int64 rows are little-endian. Sizes and preconditions ar
 mismatch raises ValueError, a read-only output or a value of the wrong kind TypeError.
 """
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fileindex.kernels import BufferLike
 
@@ -121,3 +121,5 @@ class BloomProbe:
                  absent: object, fallback: Callable[[object], object]) -> None: ...
     def test(self, literal: object, /) -> bool | None: ...
     def visit(self, literal: object, /) -> object: ...
+    @staticmethod
+    def visit_method(owner: type[BloomProbe], /) -> Callable[[Any, object], object]: ...

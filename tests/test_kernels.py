@@ -207,6 +207,28 @@ def test_the_probe_answers_every_literal_as_the_python_path(type_name, literals)
 
 
 @compiled_only
+def test_the_reader_is_its_probe_on_the_compiled_path_only():
+    """With the kernels, visit_equal is the probe's C method found on the reader's type (the interpreter then
+    calls it straight from a loop: no bound method, no lookup in the instance); without, the Python method."""
+    import gc
+    import weakref
+
+    data_type = parse_type("BIGINT")
+    payload = bloom_filter.build([1, 2, 3], data_type, {"items": "10"})
+    fast, reference = both_paths(lambda: bloom_filter.BloomFilterReader(payload, data_type))
+    assert isinstance(fast, bloom_filter.BloomFilterReader) and isinstance(fast, kernels.compiled.BloomProbe)
+    method = vars(type(fast))["visit_equal"]  # visit() as the subclass's own method: called without a type check
+    assert method.__objclass__ is type(fast) and method.__name__ == "visit" and "visit_equal" not in vars(fast)
+    assert type(reference) is bloom_filter.BloomFilterReader
+    assert type(bloom_filter.BloomFilterReader(payload, data_type)) is type(fast)  # one class per process
+    assert [fast.visit_equal(v) for v in (1, 4, None)] == [reference.visit_equal(v) for v in (1, 4, None)]
+    gone = weakref.ref(fast)
+    del fast
+    gc.collect()
+    assert gone() is None  # (the probe holds no reference back to its reader)
+
+
+@compiled_only
 def test_values_written_one_at_a_time_equal_the_whole_column():
     values = [7, -1, None, 2**40, 7, 0]
 
@@ -446,6 +468,8 @@ def test_read_only_output_and_a_literal_of_no_kind_are_refused():
     with pytest.raises(TypeError, match="initialised once"):
         probe.__init__(bytearray(1), 8, 1, 0, 0, False, REMAIN, SKIP, len)
     assert probe.visit(1.5) == 1.5 and probe.test(1.5) is None and probe.test("s") is None  # none it hashes
+    with pytest.raises(TypeError, match="subclass of BloomProbe"):
+        kernels.compiled.BloomProbe.visit_method(int)
     unset = kernels.compiled.BloomProbe.__new__(kernels.compiled.BloomProbe)
     with pytest.raises(ValueError, match="not initialised"):
         unset.visit(0)

@@ -10,9 +10,10 @@ collector run on others). ``ratio`` = python / java (below 1.0: faster than Java
 
 Java runs in the same run (``--java same-run``, the default when a JDK is present: the pinned Java
 Paimon 0.9.0 jar, tools/bench_java.py) for the container, bloom-filter and bitmap V1 rows; the
-other rows use the recorded figures scaled by the machine factor those rows show. The ``java``
-column says which (``same-run`` or ``recorded-scaled``); ``--java recorded`` uses the recorded
-figures unscaled.
+other rows use the recorded figures scaled by the machine factor those rows show: by wall for the
+wall ratio, by Java's CPU for the CPU ratio (on a loaded machine the two factors part: wall stretches
+with the load, CPU far less). The ``java`` column says which (``same-run`` or ``recorded-scaled``);
+``--java recorded`` uses the recorded figures unscaled.
 """
 from __future__ import annotations
 
@@ -417,14 +418,15 @@ def main() -> int:
     if not rows:
         print(f"no row matches {args.only!r}", file=sys.stderr)
         return 2
-    same_run, factor = {}, 1.0
+    same_run, factor, cpu_factor = {}, 1.0, None
     if args.java == "same-run":
         import bench_java
 
         same_run = bench_java.run(args.repeat, args.only or "")
         factor = bench_java.machine_factor(same_run, recorded)
+        cpu_factor = bench_java.machine_factor(same_run, recorded, cpu=True)
         print(f"Java 0.9.0 timed in this run: {len(same_run)} rows; this machine runs Java {factor:.2f}x the "
-              "recorded times (other rows: recorded x that factor)", file=sys.stderr)
+              f"recorded times, {cpu_factor:.2f}x in CPU (other rows: recorded x those factors)", file=sys.stderr)
     if not args.json:
         print(f"{'row':<44} {'python/op':>11} {'cpu/op':>9} {'java/op':>11} {'cpu/op':>9} {'java':>15} {'ratio':>6} "
               f"{'cpu':>6}  checked")
@@ -434,7 +436,7 @@ def main() -> int:
         timed = same_run.get(row.java_name)
         source = "same-run" if timed else "recorded-scaled" if same_run else "recorded"
         java_seconds = timed.seconds if timed else recorded[row.java_name] * factor
-        java_cpu = timed.cpu_seconds if timed else None
+        java_cpu = timed.cpu_seconds if timed else None if cpu_factor is None else recorded[row.java_name] * cpu_factor
         python = outcome.seconds_per_op
         ratio = python.wall / java_seconds if outcome.checked else None
         cpu_ratio = python.cpu / java_cpu if outcome.checked and java_cpu else None

@@ -92,7 +92,10 @@ def run(repeat: int, only: str = "") -> dict[str, JavaRow]:
     return figures
 
 
-def machine_factor(same_run: dict[str, JavaRow], recorded: dict[str, float]) -> float:
-    """How much slower (> 1) this machine runs Java than the recording machine did (median ratio)."""
-    ratios = [same_run[name].seconds / recorded[name] for name in same_run if name in recorded]
+def machine_factor(same_run: dict[str, JavaRow], recorded: dict[str, float], *, cpu: bool = False) -> float:
+    """How much slower (> 1) this machine runs Java than the recording machine did (median ratio): by wall, or
+    by the timing thread's CPU (``cpu``: a loaded machine stretches wall far more than CPU; the recording
+    machine was quiet, its wall about its CPU)."""
+    ratios = [(row.cpu_seconds if cpu else row.seconds) / recorded[name] for name, row in same_run.items()
+              if name in recorded]
     return statistics.median(ratios) if ratios else 1.0

@@ -3,7 +3,9 @@
  * buffer: the per-value lookup was mostly argument parsing when each call passed the bit set again.
  * It hashes the literals the column's type hashes plainly (an exact int within the column's integer
  * range: Wang's mix; a str of a string column without lone surrogates: XXH64 of its UTF-8); visit() hands
- * any other literal to the reader's Python path (`fallback`), test() returns None for it. */
+ * any other literal to the reader's Python path (`fallback`), test() returns None for it. The bloom-filter reader
+ * subclasses it where the kernels are built: its visit_equal is then visit() itself, found on the type (a
+ * method the interpreter calls straight, without a bound method or a lookup in the instance). */
 #include "layer.h"
 
 #include "bloom.h"
@@ -142,12 +144,29 @@ static PyObject *probe_visit(BloomProbe *self, PyObject *value)
     return Py_NewRef(found ? self->present : self->absent);
 }
 
+#define VISIT_DOC "visit(literal) -> present or absent (the objects given on creation), or fallback(literal) where " \
+                  "it is not hashed here"
+
+static PyMethodDef visit_def = {"visit", (PyCFunction)probe_visit, METH_O, VISIT_DOC};
+
+/* visit() as a method of a subclass: the interpreter calls a C method straight from a loop only where the
+ * instance's type is exactly the method's own (CPython 3.11's PRECALL_NO_KW_METHOD_DESCRIPTOR_O; a subclass's
+ * instance takes the generic call, which checks the type again on each call) */
+static PyObject *probe_visit_method(PyObject *unused, PyObject *owner)
+{
+    if (!PyType_Check(owner) || !PyType_IsSubtype((PyTypeObject *)owner, &fi_BloomProbeType)) {
+        PyErr_SetString(PyExc_TypeError, "visit_method takes a subclass of BloomProbe");
+        return NULL;
+    }
+    return PyDescr_NewMethod((PyTypeObject *)owner, &visit_def);
+}
+
 static PyMethodDef probe_methods[] = {
     {"test", (PyCFunction)probe_test, METH_O,
      "test(literal) -> whether it may be present, or None where the literal is not hashed here"},
-    {"visit", (PyCFunction)probe_visit, METH_O,
-     "visit(literal) -> present or absent (the objects given on creation), or fallback(literal) where it is not "
-     "hashed here"},
+    {"visit", (PyCFunction)probe_visit, METH_O, VISIT_DOC},
+    {"visit_method", (PyCFunction)probe_visit_method, METH_O | METH_STATIC,
+     "visit_method(subclass) -> visit() as a method of that subclass (called without a type check per call)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -157,7 +176,7 @@ PyTypeObject fi_BloomProbeType = {
     .tp_doc = "BloomProbe(bits, num_bits, k, low, high, strings, present, absent, fallback): one filter's "
               "per-literal probe",
     .tp_basicsize = sizeof(BloomProbe),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
     .tp_traverse = (traverseproc)probe_traverse,
     .tp_clear = (inquiry)probe_clear,
     .tp_new = PyType_GenericNew,

@@ -16,8 +16,9 @@ def test_java_is_timed_in_the_same_run():
     figures = bench_java.run(repeat=1, only="container")
     seconds, _, cpu_seconds = figures["FileIndexFormat head read, 12-column container (x100k)"]
     assert seconds > 0 and cpu_seconds > 0  # (figures, not bounds: benchmarks are read, not asserted)
-    factor = bench_java.machine_factor(figures, {"FileIndexFormat head read, 12-column container (x100k)": 8.6e-6})
-    assert factor == seconds / 8.6e-6
+    recorded = {"FileIndexFormat head read, 12-column container (x100k)": 8.6e-6}
+    assert bench_java.machine_factor(figures, recorded) == seconds / 8.6e-6
+    assert bench_java.machine_factor(figures, recorded, cpu=True) == cpu_seconds / 8.6e-6  # (the CPU ratios' scale)
 
 
 BITMAP_CHECKS = {"build": "sha256", "eq cold (new reader, meta read + 1 eq)": "eq_card",
