@@ -165,7 +165,8 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
             return
         over_keys = candidates if over_keys is None else and_(over_keys, candidates)
     files = [key_value_file(task.table_entry(), spec, task.name,
-                            partial(_file_batches, task, spec, wanted, over_keys, types, open_once))
+                            _batches_of(task, partial(_file_batches, task, spec, wanted, over_keys, types, open_once),
+                                        ahead=over_keys is None))
              for task in item.group]
     from fileindex.merge.reader import merge_bucket  # (numpy's merge: imported by the first bucket read)
 
@@ -177,6 +178,17 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
             table = filtered(table, predicate, types)
         if table.num_rows:
             yield table
+
+
+def _batches_of(task: DataFileTask, batches: Callable[[], Iterator[pa.RecordBatch]],
+                ahead: bool) -> Callable[[], Iterator[pa.RecordBatch]]:
+    """A file's batches for the merge: where it is read whole (``ahead``) in several batches, decoded on a thread
+    of its own a batch ahead of the merge (a bucket's files side by side)."""
+    if not ahead or task.table_entry().row_count <= BATCH_ROWS:
+        return batches
+    from fileindex.scan.read_ahead import read_ahead
+
+    return partial(read_ahead, batches, 1)  # (a byte: one batch made while the merge holds the one before)
 
 
 NOTHING = Leaf(Operator.IN, "", ())  # no key can be in the answer
@@ -246,65 +258,41 @@ def _candidate_keys(item: FileRead, spec: MergeSpec,
     return Leaf(Operator.IN, spec.keys[0], tuple(keys)) if keys else NOTHING
 
 
-QUEUED = 4  # merged tables a bucket read ahead may hold before its reader waits for the consumer
+READ_AHEAD = 64 << 20  # bytes of merged rows a bucket read ahead may hold before its reader waits for the consumer
 
 
 def read_buckets(reads: list[FileRead], schema: pa.Schema, predicate: Predicate | None, types: dict,
                  workers: int) -> Iterator[pa.Table]:
     """:func:`read_bucket` of each read, in order, ``workers`` buckets at a time on threads (pyarrow decodes
-    and numpy sorts without the GIL): a bucket read ahead holds at most QUEUED tables, so memory stays a few
-    batches per bucket in flight; a consumer that stops early stops the readers."""
+    and numpy sorts without the GIL): a bucket read ahead holds at most READ_AHEAD bytes of merged rows, so
+    memory stays bounded whatever the buckets' size; a consumer that stops early stops the readers, and waits
+    for them (no file is opened once the stream is closed)."""
     if workers <= 1 or len(reads) < 2:
         for item in reads:
             yield from read_bucket(item, schema, predicate, types)
         return
-    import queue
-    import threading
+    from collections import deque
 
-    stop = threading.Event()
-    done = object()
+    from fileindex.scan.read_ahead import ReadAhead
 
-    def put(out: queue.Queue, value: object) -> bool:
-        """Whether ``value`` was queued before the consumer stopped."""
-        while not stop.is_set():
-            try:
-                out.put(value, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce(item: FileRead, out: queue.Queue) -> None:
-        try:
-            for table in read_bucket(item, schema, predicate, types):
-                if not put(out, table):
-                    return
-            put(out, done)
-        except BaseException as err:  # (handed to the consumer, raised there)
-            put(out, err)
-
-    pending: list[queue.Queue] = []
-    started = iter(reads)
+    running: deque[ReadAhead[pa.Table]] = deque()
+    remaining = iter(reads)
 
     def start_next() -> None:
-        item = next(started, None)
+        item = next(remaining, None)
         if item is not None:
-            out: queue.Queue = queue.Queue(QUEUED)
-            threading.Thread(target=produce, args=(item, out), daemon=True).start()
-            pending.append(out)
+            running.append(ReadAhead(partial(read_bucket, item, schema, predicate, types), READ_AHEAD))
 
     try:
         for _ in range(workers):
             start_next()
-        while pending:
-            out = pending.pop(0)
-            while (got := out.get()) is not done:
-                if isinstance(got, BaseException):
-                    raise got
-                yield got
+        while running:
+            yield from running[0]
+            running.popleft()
             start_next()
     finally:
-        stop.set()
+        for ahead in running:
+            ahead.close()
 
 
 def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict) -> pa.Table:
@@ -332,10 +320,12 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         return None if old is None else old.name
 
     wanted: list[tuple[str, str | None, pa.DataType]] = []  # (current name, name in the file, type)
-    for key, stored in zip(spec.keys, _stored_keys(task, spec, reader), strict=True):
+    stored_keys = dict(zip(spec.keys, _stored_keys(task, spec, reader), strict=True))
+    for key, stored in stored_keys.items():
         wanted.append((key_column(key), stored, arrow_type(fields[key].type)))
     wanted += [(SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.int64()), (VALUE_KIND, VALUE_KIND, pa.int8())]
-    wanted += [(name, in_file(name), arrow_type(fields[name].type)) for name in values]
+    # a key field's value column holds its record's key: read once, from the key's column
+    wanted += [(name, stored_keys.get(name) or in_file(name), arrow_type(fields[name].type)) for name in values]
     wanted = [(name, old if old in present else None, kind) for name, old, kind in wanted]
     read = list(dict.fromkeys(old for _, old, _ in wanted if old is not None))
     names = [name for name, _, _ in wanted]
@@ -346,11 +336,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         in_file_keys = {key: cast(str, old) for key, (_, old, _) in zip(spec.keys, wanted, strict=False)}
         rows, keys = _keys_matching(reader, in_file_keys, over_keys, types)
         if keys is not None:  # (the records are few: a SELECTIVE-th of the file's at most)
-            # (the key fields' own value columns hold the key: taken from the keys read, not read again)
-            from_keys: dict[str, str] = {old: old for old in in_file_keys.values()}
-            from_keys.update((value, in_file_keys[key]) for key in spec.keys
-                             if (value := in_file(key)) is not None and value in present)
-            batches = _selected(reader, rows, keys, read, from_keys)
+            batches = _selected(reader, rows, keys, read)
             over_keys = None  # (the records read are those the key filter kept: not filtered again)
     for batch in batches:
         columns = []
@@ -384,16 +370,15 @@ def _stored_keys(task: DataFileTask, spec: MergeSpec, reader: DataFileReader) ->
     return stored
 
 
-def _selected(reader: DataFileReader, rows: np.ndarray, keys: pa.Table, read: list[str],
-              from_keys: dict[str, str]) -> Iterator[pa.RecordBatch]:
-    """The records at ``rows`` (ascending) of the file's columns ``read``, a batch at a time; a column of
-    ``from_keys`` (its name in the file: the key column of ``keys`` holding its values) is taken from ``keys``
-    (the key filter's read of ``rows``), the others read (their row groups, or pages)."""
-    rest = [name for name in read if name not in from_keys]
+def _selected(reader: DataFileReader, rows: np.ndarray, keys: pa.Table, read: list[str]) -> Iterator[pa.RecordBatch]:
+    """The records at ``rows`` (ascending) of the file's columns ``read``, a batch at a time: the key columns
+    taken from ``keys`` (the key filter's read of ``rows``, named as in the file), the others read (their row
+    groups, or pages)."""
+    rest = [name for name in read if name not in keys.column_names]
     for start in range(0, len(rows), BATCH_ROWS):
         count = min(BATCH_ROWS, len(rows) - start)
         others = reader.read_rows(rows[start:start + count], rest)
-        yield from pa.table([keys.column(from_keys[name]).slice(start, count) if name in from_keys
+        yield from pa.table([keys.column(name).slice(start, count) if name in keys.column_names
                              else others.column(name) for name in read], names=read).to_batches()
 
 
