@@ -42,7 +42,7 @@ from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches
 from fileindex.table.statistics import Statistics
 from fileindex.table.verdict import FileVerdict
-from fileindex.types import INTEGERS
+from fileindex.types import INTEGERS, DataType
 from fileindex.java_numbers import LONG_MAX, LONG_MIN
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.lazy import LazyModule, numpy as np
@@ -201,9 +201,10 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
                        verdicts: dict[tuple, FileVerdict]) -> tuple[tuple[Rows | None, ...] | None, str]:
     """The records of a kept bucket's files whose keys its read merges, per file (the rows its index says may
     match ``predicate``; None: none may), and how ``explain`` says it; None where the bucket is merged whole
-    (with why, where a predicate was given): the table is not deduplicate with a one-field integer or string
-    key, or does not read its indexes (``file-index.read.enabled=false``), or a file's index cannot say which
-    records may match, or more than CANDIDATE_KEYS may. The sidecars' verdicts the pruning asked are reused.
+    (with why, where a predicate was given): the table is not deduplicate, or a key field's type is not one
+    :func:`_candidate_type` takes, or it does not read its indexes (``file-index.read.enabled=false``), or a
+    file's index cannot say which records may match, or more than CANDIDATE_KEYS may. The sidecars' verdicts
+    the pruning asked are reused.
 
     Sound: a deduplicate row is one record of its key (the last, or the last that is not a retraction), and it
     is in the answer only if that record matches, so its key is among the keys of the records that may match;
@@ -213,12 +214,12 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
         return None, ""
     if spec.engine != DEDUPLICATE:
         return None, f", whole ({spec.engine}: a row is built from several records)"
-    if len(spec.keys) != 1 or not spec.file_index_read:
-        return None, ", whole (a key of several fields)" if spec.file_index_read else \
-            ", whole (file-index.read.enabled=false)"
-    kind = spec.types()[spec.keys[0]]
-    if kind.root not in INTEGERS and not kind.is_string:
-        return None, f", whole (keys of type {kind.root} are not read by candidates)"
+    if not spec.file_index_read:
+        return None, ", whole (file-index.read.enabled=false)"
+    types = spec.types()
+    for key in spec.keys:
+        if not _candidate_type(types[key]):
+            return None, f", whole (keys of type {types[key].root} are not read by candidates)"
     found: list[Rows | None] = []
     count = 0
     for task in group:
@@ -237,25 +238,57 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
     return tuple(found), f", only the keys of the {count:,} record{'s' if count != 1 else ''} its indexes select"
 
 
+def _candidate_type(kind: DataType) -> bool:
+    """Whether a key field of this type is read by candidates: its values compare exactly as literals of an IN
+    (integers, strings, binary, dates, decimals, timestamps to the nanosecond; not floats, whose -0.0 and NaN
+    an IN would have to match as the merge's key equality does)."""
+    return kind.root in INTEGERS or kind.is_string or kind.is_binary or kind.is_timestamp \
+        or kind.root in ("DATE", "DECIMAL")
+
+
 def _candidate_keys(item: FileRead, spec: MergeSpec,
                     open_once: Callable[[DataFileTask], DataFileReader]) -> Predicate | None:
-    """``key IN (...)``: the keys of the bucket's candidate records (``FileRead.candidates``, from
-    :func:`_candidate_records`), so that the bucket's read merges only their records (NOTHING where there are
-    none); None where the bucket is merged whole."""
+    """``k1 IN (...) AND k2 IN (...) ...``: each key field's values among the bucket's candidate records
+    (``FileRead.candidates``, from :func:`_candidate_records`), so that the bucket's read merges only the
+    records of those keys (NOTHING where there are none); None where the bucket is merged whole. With several
+    key fields it holds the candidates' keys and maybe others (each field's values combined): exact all the
+    same, as it is a filter on the key alone (every record of a key passes it, or none does), and the rows of
+    the other keys are merged whole and dropped by the exact filter."""
     if item.candidates is None:
         return None
-    found: list[pa.Array] = []
+    types = spec.types()
+    found: list[pa.Table] = []  # per file, the key columns of its candidate records
     for task, rows in zip(item.group, item.candidates, strict=True):
         if rows is None:
             continue
         reader = open_once(task)
-        stored = _stored_keys(task, spec, reader)[0]
-        if stored is None:
+        stored = _stored_keys(task, spec, reader)
+        if any(name is None for name in stored):
             return None
         positions = np.fromiter(rows.bitmap, dtype=np.int64, count=rows.cardinality)
-        found.append(reader.read_rows(positions, [stored]).column(0).combine_chunks())
-    keys = sorted(set(pa.concat_arrays(found).to_pylist())) if found else []
-    return Leaf(Operator.IN, spec.keys[0], tuple(keys)) if keys else NOTHING
+        found.append(reader.read_rows(positions, cast(list, stored)))
+    if not found or not sum(table.num_rows for table in found):
+        return NOTHING
+    fields = []
+    for number, key in enumerate(spec.keys):
+        values: dict = {}
+        for table in found:
+            column = table.column(number).combine_chunks()
+            if column.null_count:
+                return None  # (a null key: the whole bucket's merge names the file and row)
+            values.update(dict.fromkeys(_key_literals(column, types[key])))
+        fields.append(Leaf(Operator.IN, key, tuple(values)))
+    return and_(*fields)
+
+
+def _key_literals(column: pa.Array, kind: DataType) -> list:
+    """A key column's values as the literals of an IN on the key field (as :func:`truth.matches` compares them:
+    dates as days, timestamps as ``Timestamp``)."""
+    if kind.root in INTEGERS or kind.is_string:
+        return column.to_pylist()
+    from fileindex.scan.truth import python_values
+
+    return python_values(column, kind)
 
 
 READ_AHEAD = 64 << 20  # bytes of merged rows a bucket read ahead may hold before its reader waits for the consumer

@@ -3,6 +3,8 @@ hold a matching key (never dropping one that does), and buckets read ahead on th
 stop when the consumer stops."""
 from __future__ import annotations
 
+import datetime
+import decimal
 import itertools
 import threading
 
@@ -19,7 +21,14 @@ from fileindex.arrow.data_files import DataFileReader
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Leaf, and_, or_, visit
-from fileindex.scan.primary_keys import _groups_keys_may_match, _rows_keys_match, read_buckets
+from fileindex.scan.primary_keys import (
+    _candidate_type,
+    _groups_keys_may_match,
+    _key_literals,
+    _rows_keys_match,
+    read_buckets,
+)
+from fileindex.scan.truth import matches
 from fileindex.types import parse_type
 
 from conftest import ROOT
@@ -164,3 +173,29 @@ def test_pages_a_key_filter_keeps_are_those_their_bounds_may_hold(pages, predica
         statistics = _GroupKeys({"id": (low, high, count, kind)}, firsts[page + 1] - firsts[page])
         if statistics.may_match(predicate):
             assert mask[page], (page, bounds[page], predicate)
+
+
+@pytest.mark.parametrize("type_text, values", [
+    ("DATE", pa.array([datetime.date(2024, 1, 1), datetime.date(1969, 12, 31)], pa.date32())),
+    ("DECIMAL(10, 2)", pa.array([decimal.Decimal("1.50"), decimal.Decimal("-3.07")], pa.decimal128(10, 2))),
+    ("TIMESTAMP(9)", pa.array([1_700_000_000_123_456_789, 1_700_000_000_123_456_790, -1], pa.timestamp("ns"))),
+    ("TIMESTAMP(3)", pa.array([1_700_000_000_123, -1], pa.timestamp("ms"))),
+    ("TIMESTAMP(6) WITH LOCAL TIME ZONE", pa.array([1_700_000_000_123_456, 0], pa.timestamp("us", tz="UTC"))),
+    ("BYTES", pa.array([b"a", b"\x00b", b"a\x00"], pa.binary())),
+    ("INT", pa.array([7, -7], pa.int32())),
+])
+def test_candidate_key_literals_select_their_own_records_alone(type_text, values):
+    """A candidate record's key value as the literal of the key filter's IN (dates as days, timestamps to the
+    nanosecond) matches that record and no other: a literal that lost precision would drop a key's records from
+    the merge (or keep another's)."""
+    kind = parse_type(type_text)
+    assert _candidate_type(kind)
+    literals = _key_literals(values, kind)
+    table, types = pa.table({"k": values}), {"k": kind}
+    for number, literal in enumerate(literals):
+        assert list(matches(table, Leaf(Operator.IN, "k", (literal,)), types)) == \
+            [row == number for row in range(len(values))], literal
+
+
+def test_floating_keys_are_merged_whole():
+    assert not _candidate_type(parse_type("DOUBLE")) and not _candidate_type(parse_type("FLOAT"))
