@@ -165,8 +165,7 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
             return
         over_keys = candidates if over_keys is None else and_(over_keys, candidates)
     files = [key_value_file(task.table_entry(), spec, task.name,
-                            _batches_of(task, partial(_file_batches, task, spec, wanted, over_keys, types, open_once),
-                                        ahead=over_keys is None))
+                            partial(_file_batches, task, spec, wanted, over_keys, types, open_once))
              for task in item.group]
     from fileindex.merge.reader import merge_bucket  # (numpy's merge: imported by the first bucket read)
 
@@ -178,17 +177,6 @@ def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
             table = filtered(table, predicate, types)
         if table.num_rows:
             yield table
-
-
-def _batches_of(task: DataFileTask, batches: Callable[[], Iterator[pa.RecordBatch]],
-                ahead: bool) -> Callable[[], Iterator[pa.RecordBatch]]:
-    """A file's batches for the merge: where it is read whole (``ahead``) in several batches, decoded on a thread
-    of its own a batch ahead of the merge (a bucket's files side by side)."""
-    if not ahead or task.table_entry().row_count <= BATCH_ROWS:
-        return batches
-    from fileindex.scan.read_ahead import read_ahead
-
-    return partial(read_ahead, batches, 1)  # (a byte: one batch made while the merge holds the one before)
 
 
 NOTHING = Leaf(Operator.IN, "", ())  # no key can be in the answer

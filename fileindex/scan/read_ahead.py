@@ -1,7 +1,6 @@
 """A stream made on a thread of its own ahead of its consumer, held up to a budget of bytes: the producer runs
 until the items not yet taken hold ``limit`` bytes, then waits. Buckets of a primary-key table are read ahead
-this way (a bucket read ahead costs at most its budget, however large it is), and a bucket's files are decoded
-side by side, each a batch ahead of the merge."""
+this way: a bucket read ahead costs at most its budget, however large it is."""
 from __future__ import annotations
 
 import threading
@@ -87,13 +86,3 @@ class ReadAhead(Generic[T]):
             self._changed.notify_all()
         if self._thread is not threading.current_thread():
             self._thread.join()
-
-
-def read_ahead(produce: Callable[[], Iterator[T]], limit: int) -> Iterator[T]:
-    """``produce()``'s items made ahead on a thread (:class:`ReadAhead`) from the first one asked for; closing
-    the iterator stops the thread and waits for it."""
-    ahead = ReadAhead(produce, limit)
-    try:
-        yield from ahead
-    finally:
-        ahead.close()

@@ -5,7 +5,7 @@ import threading
 import pyarrow as pa
 import pytest
 
-from fileindex.scan.read_ahead import ReadAhead, read_ahead
+from fileindex.scan.read_ahead import ReadAhead
 
 
 def table(n: int) -> pa.Table:
@@ -32,7 +32,7 @@ def test_a_producers_error_is_raised_where_the_consumer_reaches_it():
         yield table(0)
         raise ValueError("bad file")
 
-    stream = read_ahead(produce, 1 << 20)
+    stream = iter(ReadAhead(produce, 1 << 20))
     assert next(stream).num_rows == 100
     with pytest.raises(ValueError, match="bad file"):
         next(stream)
@@ -50,8 +50,8 @@ def test_close_stops_the_producer_and_waits_for_it():
         finally:
             closed.set()
 
-    stream = read_ahead(produce, 1)
-    assert next(stream).column("n")[0].as_py() == 0
-    stream.close()
+    ahead = ReadAhead(produce, 1)
+    assert next(iter(ahead)).column("n")[0].as_py() == 0
+    ahead.close()
     assert closed.is_set()  # (the producer's stream was closed before close returned)
     assert not [t for t in threading.enumerate() if t.name == "fileindex-read-ahead"]
