@@ -17,37 +17,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fileindex.errors import UsageError
-from fileindex.scan.truth import UNIT_NANOS, ColumnTruth
+from fileindex.scan.truth import UNIT_NANOS, ColumnTruth, python_values, timestamp_at
 from fileindex.predicate.literals import convert
 from fileindex.predicate.tree import Leaf
 from fileindex.types import NUMERIC_BITS, DataType
-from fileindex.values import DECIMAL_CONTEXT, Timestamp, decimal_unscaled_long, float32
+from fileindex.values import DECIMAL_CONTEXT, Timestamp, decimal_unscaled_long
 
 MAX_SAMPLE = 3
-
-
-def python_values(array: pa.Array, data_type: DataType) -> list:
-    """Non-null Arrow values as predicate literals of ``data_type`` (dates in days, times in millis)."""
-    kind = array.type
-    if pa.types.is_dictionary(kind):
-        return python_values(array.cast(kind.value_type), data_type)
-    if pa.types.is_timestamp(kind):
-        unit = UNIT_NANOS[kind.unit]
-        return [_timestamp(int(t) * unit) for t in array.cast(pa.int64()).to_pylist()]
-    if pa.types.is_date32(kind):
-        return array.cast(pa.int32()).to_pylist()
-    if pa.types.is_time(kind):
-        ticks = array.cast(pa.int64() if kind.bit_width == 64 else pa.int32()).to_pylist()
-        per_milli = {"s": None, "ms": 1, "us": 1000, "ns": 1_000_000}[kind.unit]
-        return [t * 1000 if per_milli is None else t // per_milli for t in ticks]
-    if data_type.root == "FLOAT":
-        return [float32(v) for v in array.to_pylist()]
-    return array.to_pylist()
-
-
-def _timestamp(nanos: int) -> Timestamp:
-    millis, rest = divmod(nanos, 1_000_000)
-    return Timestamp(millis, rest)
 
 
 def neighbours(value, data_type: DataType, arrow_type: pa.DataType) -> list:
@@ -74,7 +50,7 @@ def neighbours(value, data_type: DataType, arrow_type: pa.DataType) -> list:
     if data_type.is_timestamp and pa.types.is_timestamp(arrow_type):
         unit = UNIT_NANOS[arrow_type.unit]
         nanos = value.millis * 1_000_000 + value.nanos_of_milli
-        return [_timestamp(nanos - unit), _timestamp(nanos + unit)]
+        return [timestamp_at(nanos - unit), timestamp_at(nanos + unit)]
     return []
 
 

@@ -42,7 +42,7 @@ from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches
 from fileindex.table.statistics import Statistics
 from fileindex.table.verdict import FileVerdict
-from fileindex.types import INTEGERS
+from fileindex.types import INTEGERS, DataType
 from fileindex.java_numbers import LONG_MAX, LONG_MIN
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.lazy import LazyModule, numpy as np
@@ -189,9 +189,10 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
                        verdicts: dict[tuple, FileVerdict]) -> tuple[tuple[Rows | None, ...] | None, str]:
     """The records of a kept bucket's files whose keys its read merges, per file (the rows its index says may
     match ``predicate``; None: none may), and how ``explain`` says it; None where the bucket is merged whole
-    (with why, where a predicate was given): the table is not deduplicate with a one-field integer or string
-    key, or does not read its indexes (``file-index.read.enabled=false``), or a file's index cannot say which
-    records may match, or more than CANDIDATE_KEYS may. The sidecars' verdicts the pruning asked are reused.
+    (with why, where a predicate was given): the table is not deduplicate, or a key field's type is not one
+    :func:`_candidate_type` takes, or it does not read its indexes (``file-index.read.enabled=false``), or a
+    file's index cannot say which records may match, or more than CANDIDATE_KEYS may. The sidecars' verdicts
+    the pruning asked are reused.
 
     Sound: a deduplicate row is one record of its key (the last, or the last that is not a retraction), and it
     is in the answer only if that record matches, so its key is among the keys of the records that may match;
@@ -201,12 +202,12 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
         return None, ""
     if spec.engine != DEDUPLICATE:
         return None, f", whole ({spec.engine}: a row is built from several records)"
-    if len(spec.keys) != 1 or not spec.file_index_read:
-        return None, ", whole (a key of several fields)" if spec.file_index_read else \
-            ", whole (file-index.read.enabled=false)"
-    kind = spec.types()[spec.keys[0]]
-    if kind.root not in INTEGERS and not kind.is_string:
-        return None, f", whole (keys of type {kind.root} are not read by candidates)"
+    if not spec.file_index_read:
+        return None, ", whole (file-index.read.enabled=false)"
+    types = spec.types()
+    for key in spec.keys:
+        if not _candidate_type(types[key]):
+            return None, f", whole (keys of type {types[key].root} are not read by candidates)"
     found: list[Rows | None] = []
     count = 0
     for task in group:
@@ -225,86 +226,94 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
     return tuple(found), f", only the keys of the {count:,} record{'s' if count != 1 else ''} its indexes select"
 
 
+def _candidate_type(kind: DataType) -> bool:
+    """Whether a key field of this type is read by candidates: its values compare exactly as literals of an IN
+    (integers, strings, binary, dates, decimals, timestamps to the nanosecond; not floats, whose -0.0 and NaN
+    an IN would have to match as the merge's key equality does)."""
+    return kind.root in INTEGERS or kind.is_string or kind.is_binary or kind.is_timestamp \
+        or kind.root in ("DATE", "DECIMAL")
+
+
 def _candidate_keys(item: FileRead, spec: MergeSpec,
                     open_once: Callable[[DataFileTask], DataFileReader]) -> Predicate | None:
-    """``key IN (...)``: the keys of the bucket's candidate records (``FileRead.candidates``, from
-    :func:`_candidate_records`), so that the bucket's read merges only their records (NOTHING where there are
-    none); None where the bucket is merged whole."""
+    """``k1 IN (...) AND k2 IN (...) ...``: each key field's values among the bucket's candidate records
+    (``FileRead.candidates``, from :func:`_candidate_records`), so that the bucket's read merges only the
+    records of those keys (NOTHING where there are none); None where the bucket is merged whole. With several
+    key fields it holds the candidates' keys and maybe others (each field's values combined): exact all the
+    same, as it is a filter on the key alone (every record of a key passes it, or none does), and the rows of
+    the other keys are merged whole and dropped by the exact filter."""
     if item.candidates is None:
         return None
-    found: list[pa.Array] = []
+    types = spec.types()
+    found: list[pa.Table] = []  # per file, the key columns of its candidate records
     for task, rows in zip(item.group, item.candidates, strict=True):
         if rows is None:
             continue
         reader = open_once(task)
-        stored = _stored_keys(task, spec, reader)[0]
-        if stored is None:
+        stored = _stored_keys(task, spec, reader)
+        if any(name is None for name in stored):
             return None
         positions = np.fromiter(rows.bitmap, dtype=np.int64, count=rows.cardinality)
-        found.append(reader.read_rows(positions, [stored]).column(0).combine_chunks())
-    keys = sorted(set(pa.concat_arrays(found).to_pylist())) if found else []
-    return Leaf(Operator.IN, spec.keys[0], tuple(keys)) if keys else NOTHING
+        found.append(reader.read_rows(positions, cast(list, stored)))
+    if not found or not sum(table.num_rows for table in found):
+        return NOTHING
+    fields = []
+    for number, key in enumerate(spec.keys):
+        values: dict = {}
+        for table in found:
+            column = table.column(number).combine_chunks()
+            if column.null_count:
+                return None  # (a null key: the whole bucket's merge names the file and row)
+            values.update(dict.fromkeys(_key_literals(column, types[key])))
+        fields.append(Leaf(Operator.IN, key, tuple(values)))
+    return and_(*fields)
 
 
-QUEUED = 4  # merged tables a bucket read ahead may hold before its reader waits for the consumer
+def _key_literals(column: pa.Array, kind: DataType) -> list:
+    """A key column's values as the literals of an IN on the key field (as :func:`truth.matches` compares them:
+    dates as days, timestamps as ``Timestamp``)."""
+    if kind.root in INTEGERS or kind.is_string:
+        return column.to_pylist()
+    from fileindex.scan.truth import python_values
+
+    return python_values(column, kind)
+
+
+READ_AHEAD = 64 << 20  # bytes of merged rows a bucket read ahead may hold before its reader waits for the consumer
 
 
 def read_buckets(reads: list[FileRead], schema: pa.Schema, predicate: Predicate | None, types: dict,
                  workers: int) -> Iterator[pa.Table]:
     """:func:`read_bucket` of each read, in order, ``workers`` buckets at a time on threads (pyarrow decodes
-    and numpy sorts without the GIL): a bucket read ahead holds at most QUEUED tables, so memory stays a few
-    batches per bucket in flight; a consumer that stops early stops the readers."""
+    and numpy sorts without the GIL): a bucket read ahead holds at most READ_AHEAD bytes of merged rows, so
+    memory stays bounded whatever the buckets' size; a consumer that stops early stops the readers, and waits
+    for them (no file is opened once the stream is closed)."""
     if workers <= 1 or len(reads) < 2:
         for item in reads:
             yield from read_bucket(item, schema, predicate, types)
         return
-    import queue
-    import threading
+    from collections import deque
 
-    stop = threading.Event()
-    done = object()
+    from fileindex.scan.read_ahead import ReadAhead
 
-    def put(out: queue.Queue, value: object) -> bool:
-        """Whether ``value`` was queued before the consumer stopped."""
-        while not stop.is_set():
-            try:
-                out.put(value, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce(item: FileRead, out: queue.Queue) -> None:
-        try:
-            for table in read_bucket(item, schema, predicate, types):
-                if not put(out, table):
-                    return
-            put(out, done)
-        except BaseException as err:  # (handed to the consumer, raised there)
-            put(out, err)
-
-    pending: list[queue.Queue] = []
-    started = iter(reads)
+    running: deque[ReadAhead[pa.Table]] = deque()
+    remaining = iter(reads)
 
     def start_next() -> None:
-        item = next(started, None)
+        item = next(remaining, None)
         if item is not None:
-            out: queue.Queue = queue.Queue(QUEUED)
-            threading.Thread(target=produce, args=(item, out), daemon=True).start()
-            pending.append(out)
+            running.append(ReadAhead(partial(read_bucket, item, schema, predicate, types), READ_AHEAD))
 
     try:
         for _ in range(workers):
             start_next()
-        while pending:
-            out = pending.pop(0)
-            while (got := out.get()) is not done:
-                if isinstance(got, BaseException):
-                    raise got
-                yield got
+        while running:
+            yield from running[0]
+            running.popleft()
             start_next()
     finally:
-        stop.set()
+        for ahead in running:
+            ahead.close()
 
 
 def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict) -> pa.Table:
@@ -332,10 +341,12 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         return None if old is None else old.name
 
     wanted: list[tuple[str, str | None, pa.DataType]] = []  # (current name, name in the file, type)
-    for key, stored in zip(spec.keys, _stored_keys(task, spec, reader), strict=True):
+    stored_keys = dict(zip(spec.keys, _stored_keys(task, spec, reader), strict=True))
+    for key, stored in stored_keys.items():
         wanted.append((key_column(key), stored, arrow_type(fields[key].type)))
     wanted += [(SEQUENCE_NUMBER, SEQUENCE_NUMBER, pa.int64()), (VALUE_KIND, VALUE_KIND, pa.int8())]
-    wanted += [(name, in_file(name), arrow_type(fields[name].type)) for name in values]
+    # a key field's value column holds its record's key: read once, from the key's column
+    wanted += [(name, stored_keys.get(name) or in_file(name), arrow_type(fields[name].type)) for name in values]
     wanted = [(name, old if old in present else None, kind) for name, old, kind in wanted]
     read = list(dict.fromkeys(old for _, old, _ in wanted if old is not None))
     names = [name for name, _, _ in wanted]
@@ -346,11 +357,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         in_file_keys = {key: cast(str, old) for key, (_, old, _) in zip(spec.keys, wanted, strict=False)}
         rows, keys = _keys_matching(reader, in_file_keys, over_keys, types)
         if keys is not None:  # (the records are few: a SELECTIVE-th of the file's at most)
-            # (the key fields' own value columns hold the key: taken from the keys read, not read again)
-            from_keys: dict[str, str] = {old: old for old in in_file_keys.values()}
-            from_keys.update((value, in_file_keys[key]) for key in spec.keys
-                             if (value := in_file(key)) is not None and value in present)
-            batches = _selected(reader, rows, keys, read, from_keys)
+            batches = _selected(reader, rows, keys, read)
             over_keys = None  # (the records read are those the key filter kept: not filtered again)
     for batch in batches:
         columns = []
@@ -384,16 +391,15 @@ def _stored_keys(task: DataFileTask, spec: MergeSpec, reader: DataFileReader) ->
     return stored
 
 
-def _selected(reader: DataFileReader, rows: np.ndarray, keys: pa.Table, read: list[str],
-              from_keys: dict[str, str]) -> Iterator[pa.RecordBatch]:
-    """The records at ``rows`` (ascending) of the file's columns ``read``, a batch at a time; a column of
-    ``from_keys`` (its name in the file: the key column of ``keys`` holding its values) is taken from ``keys``
-    (the key filter's read of ``rows``), the others read (their row groups, or pages)."""
-    rest = [name for name in read if name not in from_keys]
+def _selected(reader: DataFileReader, rows: np.ndarray, keys: pa.Table, read: list[str]) -> Iterator[pa.RecordBatch]:
+    """The records at ``rows`` (ascending) of the file's columns ``read``, a batch at a time: the key columns
+    taken from ``keys`` (the key filter's read of ``rows``, named as in the file), the others read (their row
+    groups, or pages)."""
+    rest = [name for name in read if name not in keys.column_names]
     for start in range(0, len(rows), BATCH_ROWS):
         count = min(BATCH_ROWS, len(rows) - start)
         others = reader.read_rows(rows[start:start + count], rest)
-        yield from pa.table([keys.column(from_keys[name]).slice(start, count) if name in from_keys
+        yield from pa.table([keys.column(name).slice(start, count) if name in keys.column_names
                              else others.column(name) for name in read], names=read).to_batches()
 
 

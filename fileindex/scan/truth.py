@@ -25,7 +25,7 @@ from fileindex.lazy import LazyModule, numpy as np
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, columns, visit
 from fileindex.types import NUMERIC_BITS, DataType, column_type
-from fileindex.values import DECIMAL_CONTEXT, Timestamp
+from fileindex.values import DECIMAL_CONTEXT, Timestamp, float32
 
 if TYPE_CHECKING:
     from fileindex.arrow import compute
@@ -33,6 +33,31 @@ else:
     compute = LazyModule("fileindex.arrow.compute")  # imported when first used: importing this module stays light
 
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+
+
+def python_values(array: pa.Array, data_type: DataType) -> list:
+    """Non-null Arrow values as predicate literals of ``data_type`` (dates in days, times in millis)."""
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        return python_values(array.cast(kind.value_type), data_type)
+    if pa.types.is_timestamp(kind):
+        unit = UNIT_NANOS[kind.unit]
+        return [timestamp_at(int(t) * unit) for t in array.cast(pa.int64()).to_pylist()]
+    if pa.types.is_date32(kind):
+        return array.cast(pa.int32()).to_pylist()
+    if pa.types.is_time(kind):
+        ticks = array.cast(pa.int64() if kind.bit_width == 64 else pa.int32()).to_pylist()
+        per_milli = {"s": None, "ms": 1, "us": 1000, "ns": 1_000_000}[kind.unit]
+        return [t * 1000 if per_milli is None else t // per_milli for t in ticks]
+    if data_type.root == "FLOAT":
+        return [float32(v) for v in array.to_pylist()]
+    return array.to_pylist()
+
+
+def timestamp_at(nanos: int) -> Timestamp:
+    """Epoch nanoseconds as a TIMESTAMP literal."""
+    millis, rest = divmod(nanos, 1_000_000)
+    return Timestamp(millis, rest)
 
 
 def split_column(column: str, names: Collection[str] = ()) -> tuple[str, str | None]:

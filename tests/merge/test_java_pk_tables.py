@@ -249,7 +249,7 @@ def with_bitmaps(monkeypatch, columns: str) -> None:
 
 
 @pytest.mark.parametrize("name, indexed", [("deduplicate", "score,name"), ("deduplicate_sequence", "v,ver"),
-                                           ("levels_deduplicate", "v,s")])
+                                           ("levels_deduplicate", "v,s"), ("deduplicate_levels", "v,s")])
 def test_a_deduplicate_bucket_merges_only_the_keys_its_indexes_may_match(name, indexed, monkeypatch):
     """Where every file of a kept bucket has an index answering the predicate, a deduplicate read merges only the
     records of the keys some file's index may match, read from every file of the bucket (their newer records

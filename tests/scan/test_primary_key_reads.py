@@ -3,9 +3,13 @@ hold a matching key (never dropping one that does), and buckets read ahead on th
 stop when the consumer stops."""
 from __future__ import annotations
 
+import datetime
+import decimal
 import itertools
+import threading
 
 import numpy as np
+
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -17,7 +21,14 @@ from fileindex.arrow.data_files import DataFileReader
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Leaf, and_, or_, visit
-from fileindex.scan.primary_keys import _groups_keys_may_match, _rows_keys_match, read_buckets
+from fileindex.scan.primary_keys import (
+    _candidate_type,
+    _groups_keys_may_match,
+    _key_literals,
+    _rows_keys_match,
+    read_buckets,
+)
+from fileindex.scan.truth import matches
 from fileindex.types import parse_type
 
 from conftest import ROOT
@@ -47,7 +58,9 @@ def test_buckets_read_ahead_come_out_in_order_and_stop_with_the_consumer():
     assert [t.to_pylist() for t in read_buckets(reads, scan.read_schema, None, scan.types, 3)] == one
     stream = read_buckets(reads, scan.read_schema, None, scan.types, 3)
     assert next(stream).to_pylist() == one[0]
-    stream.close()  # the readers ahead stop (daemon threads, polling the stop flag)
+    before = set(threading.enumerate())
+    stream.close()  # the readers ahead stop, and are waited for: no file is opened once it returns
+    assert not [t for t in before if t.is_alive() and t.name == "fileindex-read-ahead"]
 
 
 def sorted_keys_file(path, page_index: bool = True, required: bool = True) -> DataFileReader:
@@ -160,3 +173,29 @@ def test_pages_a_key_filter_keeps_are_those_their_bounds_may_hold(pages, predica
         statistics = _GroupKeys({"id": (low, high, count, kind)}, firsts[page + 1] - firsts[page])
         if statistics.may_match(predicate):
             assert mask[page], (page, bounds[page], predicate)
+
+
+@pytest.mark.parametrize("type_text, values", [
+    ("DATE", pa.array([datetime.date(2024, 1, 1), datetime.date(1969, 12, 31)], pa.date32())),
+    ("DECIMAL(10, 2)", pa.array([decimal.Decimal("1.50"), decimal.Decimal("-3.07")], pa.decimal128(10, 2))),
+    ("TIMESTAMP(9)", pa.array([1_700_000_000_123_456_789, 1_700_000_000_123_456_790, -1], pa.timestamp("ns"))),
+    ("TIMESTAMP(3)", pa.array([1_700_000_000_123, -1], pa.timestamp("ms"))),
+    ("TIMESTAMP(6) WITH LOCAL TIME ZONE", pa.array([1_700_000_000_123_456, 0], pa.timestamp("us", tz="UTC"))),
+    ("BYTES", pa.array([b"a", b"\x00b", b"a\x00"], pa.binary())),
+    ("INT", pa.array([7, -7], pa.int32())),
+])
+def test_candidate_key_literals_select_their_own_records_alone(type_text, values):
+    """A candidate record's key value as the literal of the key filter's IN (dates as days, timestamps to the
+    nanosecond) matches that record and no other: a literal that lost precision would drop a key's records from
+    the merge (or keep another's)."""
+    kind = parse_type(type_text)
+    assert _candidate_type(kind)
+    literals = _key_literals(values, kind)
+    table, types = pa.table({"k": values}), {"k": kind}
+    for number, literal in enumerate(literals):
+        assert list(matches(table, Leaf(Operator.IN, "k", (literal,)), types)) == \
+            [row == number for row in range(len(values))], literal
+
+
+def test_floating_keys_are_merged_whole():
+    assert not _candidate_type(parse_type("DOUBLE")) and not _candidate_type(parse_type("FLOAT"))

@@ -1,0 +1,57 @@
+"""A stream made ahead on a thread (``scan.read_ahead``): order, errors, the byte budget, and close waiting for
+its producer."""
+import threading
+
+import pyarrow as pa
+import pytest
+
+from fileindex.scan.read_ahead import ReadAhead
+
+
+def table(n: int) -> pa.Table:
+    return pa.table({"n": pa.array([n] * 100, pa.int64())})
+
+
+def test_items_come_out_in_order_and_the_producer_waits_within_its_budget():
+    made: list[int] = []
+
+    def produce():
+        for n in range(20):
+            made.append(n)
+            yield table(n)
+
+    taken = []
+    for item in ReadAhead(produce, limit=1):  # (a byte: one item held at a time)
+        assert len(made) <= len(taken) + 3  # (this one, one held, one made and waiting)
+        taken.append(item.column("n")[0].as_py())
+    assert taken == list(range(20))
+
+
+def test_a_producers_error_is_raised_where_the_consumer_reaches_it():
+    def produce():
+        yield table(0)
+        raise ValueError("bad file")
+
+    stream = iter(ReadAhead(produce, 1 << 20))
+    assert next(stream).num_rows == 100
+    with pytest.raises(ValueError, match="bad file"):
+        next(stream)
+
+
+def test_close_stops_the_producer_and_waits_for_it():
+    closed = threading.Event()
+
+    def produce():
+        try:
+            n = 0
+            while True:
+                yield table(n)
+                n += 1
+        finally:
+            closed.set()
+
+    ahead = ReadAhead(produce, 1)
+    assert next(iter(ahead)).column("n")[0].as_py() == 0
+    ahead.close()
+    assert closed.is_set()  # (the producer's stream was closed before close returned)
+    assert not [t for t in threading.enumerate() if t.name == "fileindex-read-ahead"]
