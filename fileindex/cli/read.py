@@ -170,6 +170,8 @@ def write_rows(scan, output: str, progress: Progress) -> int:
     import pyarrow.csv
     import pyarrow.parquet
 
+    from fileindex.arrow.compute import python_rows
+
     target = Path(output)
     temporary = target.with_name(f".{target.name}.{os.urandom(16).hex()}.tmp")
     suffix = output.lower()
@@ -181,13 +183,14 @@ def write_rows(scan, output: str, progress: Progress) -> int:
                 writer = pyarrow.csv.CSVWriter(out, scan.schema)
             else:
                 writer = None
+                precisions = temporal_precisions(scan)
             try:
                 for batch in scan.to_batches():
                     if writer is not None:
                         writer.write_batch(batch)
                     else:
                         out.write("".join(json.dumps(row, ensure_ascii=False, default=str) + "\n"
-                                          for row in batch.to_pylist()).encode())
+                                          for row in python_rows(batch, precisions)).encode())
                     progress.add(batch.num_rows)
             finally:  # (closed here, while the file is open: never by a finalizer after an interrupt)
                 if writer is not None:
@@ -207,12 +210,13 @@ def print_rows(scan, progress: Progress, *, as_json: bool, limited: bool) -> Non
     from fileindex.arrow.compute import python_rows
 
     rows: list[dict] = []
+    precisions = temporal_precisions(scan)
     for batch in scan.to_batches():
         if as_json:
-            for row in python_rows(batch):
+            for row in python_rows(batch, precisions):
                 print(json.dumps(row, ensure_ascii=False, default=str))
         else:
-            rows += python_rows(batch)
+            rows += python_rows(batch, precisions)
         progress.add(batch.num_rows)
     progress.done()
     if as_json:
@@ -228,6 +232,12 @@ def print_rows(scan, progress: Progress, *, as_json: bool, limited: bool) -> Non
     count = f"more than {SHOWN_ROWS} rows (the first {SHOWN_ROWS} shown; --limit N or --output FILE for more)" \
         if more else f"{len(rows):,} row{'s' if len(rows) != 1 else ''}"
     print(count, file=sys.stderr)
+
+
+def temporal_precisions(scan) -> dict[str, int]:
+    """The Paimon precision of each TIME and TIMESTAMP column: the digits shown after the second."""
+    return {name: data_type.precision for name, data_type in scan.types.items()
+            if data_type.precision is not None and (data_type.is_timestamp or data_type.root == "TIME")}
 
 
 def _cell(value) -> str:
