@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true",
                         help="print the pruning funnel (stages, and per data file what is read and why) instead")
     parser.add_argument("--json", action="store_true",
-                        help="JSON lines: one object per row (with --explain: the funnel)")
+                        help='JSON lines: one object per row (with --explain: the funnel; with --count: '
+                             '{"count": N})')
     parser.add_argument("--progress", action="store_true",
                         help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
                              "(on a terminal a line is redrawn in place, without --progress too)")
@@ -77,13 +78,14 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
             return 0
         if args.count:
-            print(scan.count())
-            return 0
-        if args.output:
+            count = scan.count()
+            print(json.dumps({"count": count}) if args.json else count)
+        elif args.output:
             rows = write_rows(scan, args.output, Progress(args.progress))
             print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
-            return 0
-        print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
+        else:
+            print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
+        note_unread_level_0(scan)
     except BrokenPipeError:
         raise  # (output piped into a command that stopped reading: the command line ends quietly)
     except HANDLED as err:
@@ -98,6 +100,19 @@ def warn_null_comparisons(where: str | None, predicate) -> None:
     for column in null_comparisons(predicate) if predicate is not None else ():
         print(f"fileindex {NAME}: {where}: a comparison with NULL is never true, so no row matches it; for the null "
               f"rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
+
+
+def note_unread_level_0(scan) -> None:
+    """Level-0 files a batch scan does not read (a primary-key table with deletion vectors, as Java's): one line on
+    stderr, so that rows written but not yet compacted (a count of 0 on a new table) do not go unexplained."""
+    if not (scan.table.schema.primary_keys and scan.table.deletion_vectors_enabled):
+        return  # (no level stage: the funnel is not asked for)
+    for stage in scan.explain().stages:
+        files, rows = stage.files_before - stage.files_after, stage.rows_before - stage.rows_after
+        if stage.name == "level" and files:
+            print(f"fileindex {NAME}: {files:,} level-0 file{'s' if files != 1 else ''} ({rows:,} "
+                  f"row{'s' if rows != 1 else ''}) not read: a batch scan of a primary-key table with deletion "
+                  "vectors reads only compacted files, as Java's does (--explain lists them)", file=sys.stderr)
 
 
 def refuse_ignored_options(args: argparse.Namespace) -> None:
@@ -119,14 +134,17 @@ def refuse_ignored_options(args: argparse.Namespace) -> None:
 
 def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
     """Refuse an output inside the table (or holding it), a folder, or an existing file unless ``overwrite``."""
-    from fileindex.writing.outputs import check_apart
+    from fileindex.writing.outputs import collision
 
     if "://" in output:
         raise UsageError(f"--output {output}: name a local file (.parquet, .csv or .jsonl); rows are not written "
                          "to object stores")
     if not output.lower().endswith(FORMATS):
         raise UsageError(f"--output {output}: name a .parquet, .csv or .jsonl file")
-    check_apart(output, [table], what="--output")
+    collided = collision(output, [table])
+    if collided is not None:
+        raise UsageError(f"--output {output} {collided[0]} the table {table}: name a file outside the table (a read "
+                         "never writes into a table's folder, which only Paimon's writers change)")
     target = Path(output)
     if target.is_symlink() or target.is_dir():
         raise UsageError(f"--output {output} is a {'symlink' if target.is_symlink() else 'folder'}: name a file")

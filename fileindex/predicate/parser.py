@@ -156,8 +156,8 @@ class _Parser(TokenStream):
         if token and token[0] == "op":
             self.next()
             following = self.peek()
-            if token[1] == "=" and following and following[:2] == ("op", "="):
-                raise self.error("write = for equality, not ==", token[2])
+            if following and following[0] == "op":
+                raise self.two_operators(column, token, following)
             return Leaf(Operator.from_sql_symbol(token[1]), column, (self.converted(data_type, column),))
         if self.accept_word("IS"):
             negated = self.accept_word("NOT")
@@ -179,6 +179,17 @@ class _Parser(TokenStream):
             high = self.converted(data_type, column)
             return Leaf(Operator.NOT_BETWEEN if negated else Operator.BETWEEN, column, (low, high))
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
+
+    def two_operators(self, column: str, first: Token, second: Token) -> UsageError:
+        """``c == 1``, ``c = = 1``, ``c > = 1``: an operator where the literal goes; say which one was meant."""
+        name = column_sql(column, self.schema)
+        joined = first[1] + second[1]
+        if second[2] == first[2] + len(first[1]) and joined == "==":
+            return self.error("write = for equality, not ==", first[2])
+        if joined in ("<>", "!=", "<=", ">="):
+            return self.error(f"write {joined} without a space", first[2])
+        twice = f"{first[1]} twice" if first[1] == second[1] else f"two operators ({first[1]} then {second[1]})"
+        return self.error(f"{twice}: write one between the column and the value ({name} {first[1]} VALUE)", second[2])
 
     def empty_in_list(self, column: str, negated: bool) -> UsageError:
         """``c IN ()``: SQL has no empty list; say what to write instead."""
@@ -282,10 +293,10 @@ def closest_column(name: str, names: list[str]) -> str:
     """A hint for an unknown column ``name``: the same name in another case, or the known names and the closest."""
     by_case = [c for c in names if c.lower() == name.lower()]
     if by_case:
-        return f"; did you mean {quote_identifier(by_case[0])}? (column names are case-sensitive)"
+        return f" (did you mean {quote_identifier(by_case[0])}? column names are case-sensitive)"
     close = closest_name(name, names)
     known = ", ".join(quote_identifier(c) for c in names)
-    return f" (the schema has: {known}){'; did you mean ' + quote_identifier(close) + '?' if close else ''}"
+    return f" ({'did you mean ' + quote_identifier(close) + '? ' if close else ''}the schema has: {known})"
 
 
 def _join_surrogates(text: str) -> str:

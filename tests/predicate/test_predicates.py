@@ -135,7 +135,7 @@ def test_timestamp_text_round_trips(millis, nanos):
 @pytest.mark.parametrize("text, message", [
     ("", "empty"),
     ("nope = 1", "unknown column 'nope'"),
-    ("I = 1", "unknown column 'I'; did you mean i? (column names are case-sensitive)"),
+    ("I = 1", "unknown column 'I' (did you mean i? column names are case-sensitive)"),
     ("atrs['k'] = 'v'", "did you mean attrs?"),
     ("i == 1", "write = for equality, not =="),
     ("i = 2147483648", "out of range (INT holds -2147483648 to 2147483647)"),
