@@ -26,11 +26,13 @@ FORMATS = (".parquet", ".csv", ".jsonl")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/): a path or "
                                       "a URI (s3://, gs://, abfs://, ...)")
-    parser.add_argument("--where", metavar="EXPR", help="a predicate over the table's columns (default: every row)")
-    parser.add_argument("--select", metavar="COLUMNS", help="the columns to read, comma-separated (default: all)")
-    parser.add_argument("--limit", type=row_limit, metavar="N",
+    parser.add_argument("--where", metavar="EXPR", action=GivenOnce,
+                        help="a predicate over the table's columns (default: every row)")
+    parser.add_argument("--select", metavar="COLUMNS", action=GivenOnce,
+                        help="the columns to read, comma-separated (default: all)")
+    parser.add_argument("--limit", type=row_limit, metavar="N", action=GivenOnce,
                         help=f"at most N rows (default: all; printed: the first {SHOWN_ROWS} unless --limit)")
-    parser.add_argument("--order-by", metavar="ORDER",
+    parser.add_argument("--order-by", metavar="ORDER", action=GivenOnce,
                         help="the rows in this order: a column, then ASC or DESC and NULLS FIRST or LAST if wanted "
                              "(default: nulls smallest, as Spark); with --limit N the top N rows, from the "
                              "range-bitmap or bsi index where it answers")
@@ -41,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_snapshot_argument(parser)
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
-    parser.add_argument("--output", metavar="FILE",
+    parser.add_argument("--output", metavar="FILE", action=GivenOnce,
                         help="write the rows to FILE instead: .parquet, .csv or .jsonl (a new file, written whole)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output file")
     parser.add_argument("--explain", action="store_true",
@@ -52,6 +54,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action="store_true",
                         help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
                              "(on a terminal a line is redrawn in place, without --progress too)")
+
+
+class GivenOnce(argparse.Action):
+    """An option given twice: refused (argparse keeps the last, so the first would be dropped unsaid)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            hint = {"where": ", the conditions joined by AND: --where \"A AND B\"",
+                    "select": ", the columns separated by commas: --select a,b"}.get(self.dest, "")
+            raise argparse.ArgumentError(self, f"given twice: give it once{hint}")
+        setattr(namespace, self.dest, values)
 
 
 def row_limit(text: str) -> int:

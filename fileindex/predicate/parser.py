@@ -70,6 +70,8 @@ class _Parser(TokenStream):
             if match is None:
                 quoted = text[position + 1:].partition('"')[0] if text[position] == '"' else None
                 hint = "" if quoted is None else f" (a string goes in single quotes: '{quoted}')"
+                if text[position] in "&|":
+                    hint = f" (write {'AND' if text[position] == '&' else 'OR'})"
                 raise self.error(f"unexpected character {text[position]!r}{hint}", position)
             kind = match.lastgroup
             assert kind is not None, "every alternative of _TOKEN is a named group"

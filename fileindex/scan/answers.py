@@ -91,6 +91,9 @@ def _unknown_order(column: str, types: dict[str, DataType]) -> str:
     from fileindex.tokens import closest_name
 
     named = next((name for name in sorted(types, key=len, reverse=True) if column.startswith(f"{name} ")), None)
+    first = column.split(",")[0].strip()
+    if named is None and "," in column and first in types:
+        return f"cannot order by {column!r}: rows are ordered by one column; give one, as {first!r}"
     if named is None:
         return f"cannot order by unknown column {column!r}{closest_column(column, list(types))}"
     rest = " ".join(column[len(named):].split())

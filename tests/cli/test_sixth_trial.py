@@ -8,6 +8,7 @@ from conftest import ROOT
 from test_third_trial import run
 
 from fileindex.arrow.compute import python_rows
+from fileindex.cli import main
 from fileindex.arrow.types import arrow_type
 from fileindex.types import parse_type
 
@@ -176,3 +177,30 @@ def test_the_lenient_note_of_a_misfit_ends_with_what_to_write(capsys):
                    "STRING: write --schema \"c STRING\"\n")
     code, _, err = run(capsys, "query", sample, "--schema", "c INT", "--where", "c = 1")
     assert code == 2 and "(read as INT: " in err
+
+
+@pytest.mark.parametrize("argv, told", [
+    (["--where", "f0 = 'Alice'", "--where", "f1 = 20"],
+     "argument --where: given twice: give it once, the conditions joined by AND: --where \"A AND B\""),
+    (["--select", "f0", "--select", "f1"],
+     "argument --select: given twice: give it once, the columns separated by commas: --select a,b"),
+    (["--limit", "1", "--limit", "2"], "argument --limit: given twice: give it once"),
+])
+def test_an_option_given_twice_is_refused(capsys, argv, told):
+    """argparse kept the last: ``--where A --where B`` read B alone, and said nothing."""
+    with pytest.raises(SystemExit) as exited:  # (argparse's own exit)
+        main(["read", str(TABLE), *argv])
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2 and out == "" and err.splitlines()[-1] == "fileindex read: error: " + told
+
+
+def test_order_by_two_columns_says_one_column(capsys):
+    told = first_line_of_refusal(capsys, "read", TABLE, "--order-by", "f0, f1")
+    assert told == "fileindex read: cannot order by 'f0, f1': rows are ordered by one column; give one, as 'f0'"
+
+
+@pytest.mark.parametrize("where, told", [("f0 = 'Alice' && f1 = 20", "unexpected character '&' (write AND)"),
+                                         ("f0 = 'Alice' || f1 = 20", "unexpected character '|' (write OR)")])
+def test_c_style_and_or_say_the_word(capsys, where, told):
+    assert first_line_of_refusal(capsys, "read", TABLE, "--where", where) == \
+        f"fileindex read: {told} at position 13:"
