@@ -180,6 +180,10 @@ class _Parser(TokenStream):
             self.expect_word("AND")
             high = self.converted(data_type, column)
             return Leaf(Operator.NOT_BETWEEN if negated else Operator.BETWEEN, column, (low, high))
+        token = self.peek()
+        if token and token[0] == "word" and token[1].upper() in ("LIKE", "ILIKE", "RLIKE", "REGEXP", "GLOB"):
+            raise self.error(f"{token[1].upper()} is not in the predicate syntax: "
+                             "compare with =, <>, <, <=, >, >=, IN or BETWEEN")
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
 
     def two_operators(self, column: str, first: Token, second: Token) -> UsageError:

@@ -204,3 +204,9 @@ def test_order_by_two_columns_says_one_column(capsys):
 def test_c_style_and_or_say_the_word(capsys, where, told):
     assert first_line_of_refusal(capsys, "read", TABLE, "--where", where) == \
         f"fileindex read: {told} at position 13:"
+
+
+def test_like_says_it_is_not_in_the_syntax(capsys):
+    assert first_line_of_refusal(capsys, "read", TABLE, "--where", "f0 like 'A%'") == (
+        "fileindex read: LIKE is not in the predicate syntax: compare with =, <>, <, <=, >, >=, IN or BETWEEN at "
+        "position 3:")
