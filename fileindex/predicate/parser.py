@@ -91,7 +91,10 @@ class _Parser(TokenStream):
         result = self.disjunction()
         token = self.peek()
         if token is not None:
-            raise self.error(f"unexpected {token[1]!r}")
+            meant = closest_name(token[1].upper(), ["AND", "OR"]) if token[0] == "word" else None
+            hint = f" (did you mean {meant}?)" if meant else ": join conditions with AND or OR" \
+                if token[0] != "symbol" else ""
+            raise self.error(f"unexpected {token[1]!r}{hint}")
         return result
 
     def disjunction(self) -> Predicate:

@@ -210,3 +210,12 @@ def test_like_says_it_is_not_in_the_syntax(capsys):
     assert first_line_of_refusal(capsys, "read", TABLE, "--where", "f0 like 'A%'") == (
         "fileindex read: LIKE is not in the predicate syntax: compare with =, <>, <, <=, >, >=, IN or BETWEEN at "
         "position 3:")
+
+
+@pytest.mark.parametrize("where, told", [("f1 = 1 AN f2 = 2", "unexpected 'AN' (did you mean AND?)"),
+                                         ("f1 = 1 f2 = 2", "unexpected 'f2': join conditions with AND or OR"),
+                                         ("f1 = 1)", "unexpected ')'")])
+def test_what_follows_a_condition_says_how_conditions_join(capsys, where, told):
+    position = where.index(told.split("'")[1], 6)
+    assert first_line_of_refusal(capsys, "read", TABLE, "--where", where) == \
+        f"fileindex read: {told} at position {position}:"
