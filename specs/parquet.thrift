@@ -9,7 +9,7 @@
 // Enumerations are plain i32 (the values the module compares are named in it). No default values: a field
 // absent on the wire stays None, so nothing is written back that the file did not hold.
 //
-// Compiled by tools/regenerate.py (Apache Thrift's compiler, --gen py:slots) into generated/python/parquet_thrift.
+// Compiled by tools/regenerate.py (Apache Thrift's compiler, --gen py:slots) into fileindex/generated/parquet_thrift.
 
 namespace py parquet_thrift
 

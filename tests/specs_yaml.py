@@ -35,4 +35,4 @@ def validated_fields(name: str) -> dict[str, dict]:
 
 
 def generated_source(name: str) -> str:
-    return (ROOT / "generated" / "python" / f"{name}.py").read_text()
+    return (ROOT / "fileindex" / "generated" / f"{name}.py").read_text()

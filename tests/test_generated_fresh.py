@@ -21,7 +21,7 @@ def test_generated_hashes_match_specs_and_outputs():
 
 @pytest.fixture
 def repo_copy(tmp_path):
-    for folder in ("specs", "generated", "tools", "docs"):
+    for folder in ("specs", "generated", "tools", "docs", "fileindex/generated"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
     return tmp_path
 
@@ -40,11 +40,12 @@ def test_editing_a_spec_without_regenerating_is_detected(repo_copy, name, before
 
 
 def test_hand_edited_output_is_detected(repo_copy):
-    generated = repo_copy / "generated" / "python" / "file_index_format.py"
+    generated = repo_copy / "fileindex" / "generated" / "file_index_format.py"
     generated.write_text(generated.read_text() + "\n# tweak\n")
     result = run(repo_copy / "tools" / "regenerate.py", "--verify", cwd=repo_copy)
     assert result.returncode == 1
-    assert "generated/python/file_index_format.py differs" in result.stderr
+    assert result.stderr.splitlines() == ["fileindex/generated/file_index_format.py differs from what the generator "
+                                          "wrote: regenerate, never edit it"]
 
 
 def toolchain_present() -> bool:

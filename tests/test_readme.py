@@ -178,7 +178,12 @@ def test_a_guides_examples_run(checkout, page):
     run_commands(checkout, [line for block in fenced(text, "bash") for line in commands(block)])
     code = "".join(fenced(text, "python"))
     if code:
-        run_python(checkout, code)
+        assert re.search(GUIDE_PRINTED.get(page, ""), run_python(checkout, code))
+
+
+# what a guide's examples print, where a comment says what they show
+GUIDE_PRINTED = {"reading.md": r"PYTHON\[paimon append_with_bitmap\] SCAN [\s\S]*\nINFO: snapshot 1 where f1 = 20: "
+                               r".*file_index 1->1 files, 8->3 rows"}
 
 
 def test_every_example_names_only_what_the_repository_has_or_makes():

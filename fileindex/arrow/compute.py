@@ -12,6 +12,7 @@ imports ``numpy.ma`` to look for a masked array.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TypeAlias
 
 import pyarrow as pa
@@ -123,11 +124,30 @@ def fill_null(values: Column, fill: bool) -> Column:
     return call("coalesce", values, pa.scalar(fill, type=pa.bool_()))
 
 
-def python_rows(batch: pa.RecordBatch | pa.Table) -> list[dict]:
-    """``batch.to_pylist()``, with nanosecond timestamps as their text (``2025-04-25 00:46:42.000123001``):
-    Python's datetime holds microseconds, and pyarrow needs pandas for more (the command line does not import it)."""
-    nanos = [i for i, field in enumerate(batch.schema) if pa.types.is_timestamp(field.type) and field.type.unit == "ns"]
-    for i in nanos:
-        text = call("cast", batch.column(i), options=_compute.CastOptions.safe(pa.string()))
-        batch = batch.set_column(i, batch.schema.field(i).with_type(pa.string()), text)
+def python_rows(batch: pa.RecordBatch | pa.Table, precisions: Mapping[str, int] | None = None) -> list[dict]:
+    """``batch.to_pylist()``, with each timestamp and time column as its text (:func:`temporal_text`), its
+    ``precisions[name]`` digits after the second: Python's datetime holds microseconds, and pyarrow needs pandas
+    for more (the command line does not import it)."""
+    for i, field in enumerate(batch.schema):
+        if pa.types.is_timestamp(field.type) or pa.types.is_time(field.type):
+            text = temporal_text(batch.column(i), (precisions or {}).get(field.name))
+            batch = batch.set_column(i, field.with_type(pa.string()), text)
     return batch.to_pylist()
+
+
+def temporal_text(values: Column, precision: int | None = None) -> Column:
+    """Timestamps or times as Paimon's cast to a string writes them (``2025-04-25 01:00:02.001`` for a
+    TIMESTAMP(3)): ``precision`` digits after the second (none for 0; trailing zeros beyond it dropped, as
+    Paimon's ``DateTimeUtils.formatTimestamp``), else as many as the Arrow unit holds. A timestamp with a time zone
+    (Paimon's WITH LOCAL TIME ZONE) is shown in UTC, ending in ``+00:00``."""
+    text = call("cast", values, options=_compute.CastOptions.safe(pa.string()))
+    if precision is not None and precision < _UNIT_DIGITS[values.type.unit]:
+        pattern, replacement = (r"\.0+(Z?)$", r"\1") if precision == 0 else (rf"\.(\d{{{precision}}}\d*?)0+(Z?)$",
+                                                                          r".\1\2")
+        text = call("replace_substring_regex", text, options=_compute.ReplaceSubstringOptions(pattern, replacement))
+    if pa.types.is_timestamp(values.type) and values.type.tz:
+        text = call("replace_substring_regex", text, options=_compute.ReplaceSubstringOptions("Z$", "+00:00"))
+    return text
+
+
+_UNIT_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}

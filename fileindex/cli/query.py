@@ -62,12 +62,22 @@ def run(args: argparse.Namespace) -> int:
             answer = result_json(result)
             print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
             for err in malformed:  # only in --lenient mode: each broken body answered REMAIN
-                what = "a body built for another type" if isinstance(err, UsageError) else "a malformed body"
-                print(f"fileindex query: {args.file}: answered REMAIN for {what}: {err}", file=sys.stderr)
+                print(f"fileindex query: {args.file}: answered REMAIN for {lenient_note(err)}", file=sys.stderr)
     except HANDLED as err:
         told = column_types.told_data_type(column_types.named_folder(args.file, err), read)
         return report_failure(NAME, told, args.file)
     return 0
+
+
+def lenient_note(err: Exception) -> str:
+    """What a body answered REMAIN under ``--lenient`` is: for one built for another type, what to write (not what
+    failed decoding it, which ``check --schema`` tells)."""
+    from fileindex.errors import SchemaMisfitError
+    from fileindex.indexes.type_fit import misfit_message
+
+    if isinstance(err, SchemaMisfitError) and err.index_type:
+        return f"a body built for another type: {misfit_message(err.column, err.given, err.index_type, err.fits, '')}"
+    return f"{'a body built for another type' if isinstance(err, UsageError) else 'a malformed body'}: {err}"
 
 
 def within_row_count(file: str, text: str, result, row_count: int | None):
@@ -95,8 +105,11 @@ def refuse_unheld_columns(texts: list[str], predicates: list, indexed: list[str]
         for column in columns(predicate):
             if column in indexed or column_type(read, column) is not None:
                 continue
-            close = closest_name(column, indexed)
+            close = closest_name(column, indexed + list(read))
             meant = f" (did you mean {close}?)" if close else ""
+            if read:  # (the data's types were read: the column is in neither)
+                raise UsageError(f"{text}: neither the index nor the data has a column {column}{meant}; the index "
+                                 f"holds {', '.join(indexed) or 'none'}, the data has {', '.join(read)}")
             raise UsageError(f"{text}: the index holds no column {column}{meant}; it holds "
                              f"{', '.join(indexed) or 'none'}; a column it does not index answers REMAIN: "
                              "to ask about one, give the data's types (--data DATA_FILE or --table ROOT)")

@@ -26,11 +26,13 @@ FORMATS = (".parquet", ".csv", ".jsonl")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="the table root (the folder holding snapshot/, schema/, manifest/): a path or "
                                       "a URI (s3://, gs://, abfs://, ...)")
-    parser.add_argument("--where", metavar="EXPR", help="a predicate over the table's columns (default: every row)")
-    parser.add_argument("--select", metavar="COLUMNS", help="the columns to read, comma-separated (default: all)")
-    parser.add_argument("--limit", type=row_limit, metavar="N",
+    parser.add_argument("--where", metavar="EXPR", action=GivenOnce,
+                        help="a predicate over the table's columns (default: every row)")
+    parser.add_argument("--select", metavar="COLUMNS", action=GivenOnce,
+                        help="the columns to read, comma-separated (default: all)")
+    parser.add_argument("--limit", type=row_limit, metavar="N", action=GivenOnce,
                         help=f"at most N rows (default: all; printed: the first {SHOWN_ROWS} unless --limit)")
-    parser.add_argument("--order-by", metavar="ORDER",
+    parser.add_argument("--order-by", metavar="ORDER", action=GivenOnce,
                         help="the rows in this order: a column, then ASC or DESC and NULLS FIRST or LAST if wanted "
                              "(default: nulls smallest, as Spark); with --limit N the top N rows, from the "
                              "range-bitmap or bsi index where it answers")
@@ -41,16 +43,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_snapshot_argument(parser)
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
-    parser.add_argument("--output", metavar="FILE",
+    parser.add_argument("--output", metavar="FILE", action=GivenOnce,
                         help="write the rows to FILE instead: .parquet, .csv or .jsonl (a new file, written whole)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output file")
     parser.add_argument("--explain", action="store_true",
                         help="print the pruning funnel (stages, and per data file what is read and why) instead")
     parser.add_argument("--json", action="store_true",
-                        help="JSON lines: one object per row (with --explain: the funnel)")
+                        help='JSON lines: one object per row (with --explain: the funnel; with --count: '
+                             '{"count": N})')
     parser.add_argument("--progress", action="store_true",
                         help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
                              "(on a terminal a line is redrawn in place, without --progress too)")
+
+
+class GivenOnce(argparse.Action):
+    """An option given twice: refused (argparse keeps the last, so the first would be dropped unsaid)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            hint = {"where": ", the conditions joined by AND: --where \"A AND B\"",
+                    "select": ", the columns separated by commas: --select a,b"}.get(self.dest, "")
+            raise argparse.ArgumentError(self, f"given twice: give it once{hint}")
+        setattr(namespace, self.dest, values)
 
 
 def row_limit(text: str) -> int:
@@ -77,13 +91,14 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
             return 0
         if args.count:
-            print(scan.count())
-            return 0
-        if args.output:
+            count = scan.count()
+            print(json.dumps({"count": count}) if args.json else count)
+        elif args.output:
             rows = write_rows(scan, args.output, Progress(args.progress))
             print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
-            return 0
-        print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
+        else:
+            print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
+        note_unread_level_0(scan)
     except BrokenPipeError:
         raise  # (output piped into a command that stopped reading: the command line ends quietly)
     except HANDLED as err:
@@ -98,6 +113,19 @@ def warn_null_comparisons(where: str | None, predicate) -> None:
     for column in null_comparisons(predicate) if predicate is not None else ():
         print(f"fileindex {NAME}: {where}: a comparison with NULL is never true, so no row matches it; for the null "
               f"rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
+
+
+def note_unread_level_0(scan) -> None:
+    """Level-0 files a batch scan does not read (a primary-key table with deletion vectors, as Java's): one line on
+    stderr, so that rows written but not yet compacted (a count of 0 on a new table) do not go unexplained."""
+    if not (scan.table.schema.primary_keys and scan.table.deletion_vectors_enabled):
+        return  # (no level stage: the funnel is not asked for)
+    for stage in scan.explain().stages:
+        files, rows = stage.files_before - stage.files_after, stage.rows_before - stage.rows_after
+        if stage.name == "level" and files:
+            print(f"fileindex {NAME}: {files:,} level-0 file{'s' if files != 1 else ''} ({rows:,} "
+                  f"row{'s' if rows != 1 else ''}) not read: a batch scan of a primary-key table with deletion "
+                  "vectors reads only compacted files, as Java's does (--explain lists them)", file=sys.stderr)
 
 
 def refuse_ignored_options(args: argparse.Namespace) -> None:
@@ -119,14 +147,17 @@ def refuse_ignored_options(args: argparse.Namespace) -> None:
 
 def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
     """Refuse an output inside the table (or holding it), a folder, or an existing file unless ``overwrite``."""
-    from fileindex.writing.outputs import check_apart
+    from fileindex.writing.outputs import collision
 
     if "://" in output:
         raise UsageError(f"--output {output}: name a local file (.parquet, .csv or .jsonl); rows are not written "
                          "to object stores")
     if not output.lower().endswith(FORMATS):
         raise UsageError(f"--output {output}: name a .parquet, .csv or .jsonl file")
-    check_apart(output, [table], what="--output")
+    collided = collision(output, [table])
+    if collided is not None:
+        raise UsageError(f"--output {output} {collided[0]} the table {table}: name a file outside the table (a read "
+                         "never writes into a table's folder, which only Paimon's writers change)")
     target = Path(output)
     if target.is_symlink() or target.is_dir():
         raise UsageError(f"--output {output} is a {'symlink' if target.is_symlink() else 'folder'}: name a file")
@@ -170,6 +201,8 @@ def write_rows(scan, output: str, progress: Progress) -> int:
     import pyarrow.csv
     import pyarrow.parquet
 
+    from fileindex.arrow.compute import python_rows
+
     target = Path(output)
     temporary = target.with_name(f".{target.name}.{os.urandom(16).hex()}.tmp")
     suffix = output.lower()
@@ -181,13 +214,14 @@ def write_rows(scan, output: str, progress: Progress) -> int:
                 writer = pyarrow.csv.CSVWriter(out, scan.schema)
             else:
                 writer = None
+                precisions = temporal_precisions(scan)
             try:
                 for batch in scan.to_batches():
                     if writer is not None:
                         writer.write_batch(batch)
                     else:
                         out.write("".join(json.dumps(row, ensure_ascii=False, default=str) + "\n"
-                                          for row in batch.to_pylist()).encode())
+                                          for row in python_rows(batch, precisions)).encode())
                     progress.add(batch.num_rows)
             finally:  # (closed here, while the file is open: never by a finalizer after an interrupt)
                 if writer is not None:
@@ -207,12 +241,13 @@ def print_rows(scan, progress: Progress, *, as_json: bool, limited: bool) -> Non
     from fileindex.arrow.compute import python_rows
 
     rows: list[dict] = []
+    precisions = temporal_precisions(scan)
     for batch in scan.to_batches():
         if as_json:
-            for row in python_rows(batch):
+            for row in python_rows(batch, precisions):
                 print(json.dumps(row, ensure_ascii=False, default=str))
         else:
-            rows += python_rows(batch)
+            rows += python_rows(batch, precisions)
         progress.add(batch.num_rows)
     progress.done()
     if as_json:
@@ -228,6 +263,12 @@ def print_rows(scan, progress: Progress, *, as_json: bool, limited: bool) -> Non
     count = f"more than {SHOWN_ROWS} rows (the first {SHOWN_ROWS} shown; --limit N or --output FILE for more)" \
         if more else f"{len(rows):,} row{'s' if len(rows) != 1 else ''}"
     print(count, file=sys.stderr)
+
+
+def temporal_precisions(scan) -> dict[str, int]:
+    """The Paimon precision of each TIME and TIMESTAMP column: the digits shown after the second."""
+    return {name: data_type.precision for name, data_type in scan.types.items()
+            if data_type.precision is not None and (data_type.is_timestamp or data_type.root == "TIME")}
 
 
 def _cell(value) -> str:

@@ -43,18 +43,18 @@ def misfit_message(column: str, given: DataType, index_type: str, fits: list[Dat
                    data_type: DataType | None = None) -> str:
     """What to write first (the data's type ``data_type`` where it is known and fits; the one type that fits; the
     types that do, which the index does not tell apart: a bsi of small values fits every wider integer type), what
-    failed, for whoever debugs a body, last."""
+    failed (``cause``), for whoever debugs a body, last; a note leaves ``cause`` out."""
     name = quote_identifier(column.split("[")[0]) if column.endswith("]") else quote_identifier(column)
+    failed = f" (read as {given}: {cause})" if cause else ""
     if data_type is not None and any(data_type.root == fit.root for fit in fits):
-        told = f"; the data's type is {data_type}: leave {name} out of --schema (read as {given}: {cause})"
+        told = f"; the data's type is {data_type}: leave {name} out of --schema{failed}"
     elif len(fits) == 1:
-        told = f"; its bytes decode as {fits[0]}: write --schema \"{quote_identifier(column)} {fits[0]}\" " \
-               f"(read as {given}: {cause})"
+        told = f"; its bytes decode as {fits[0]}: write --schema \"{quote_identifier(column)} {fits[0]}\"{failed}"
     elif fits:
         told = (f"; its bytes decode as {' or '.join(map(str, fits))} (the index does not tell which): write "
-                f"--schema \"{quote_identifier(column)} TYPE\" with the data's type, or give --data DATA_FILE (read "
-                f"as {given}: {cause})")
+                f"--schema \"{quote_identifier(column)} TYPE\" with the data's type, or give --data DATA_FILE"
+                f"{failed}")
     else:
-        told = f" ({cause})"
+        told = f" ({cause})" if cause else ""
     return (f"the schema does not fit column {column!r}: it gives {given}, which its {index_type} index was not "
             f"built for{told}")

@@ -67,14 +67,14 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
         number = _exact_integer(value)
         bits = NUMERIC_BITS[root]
         if number is None:
-            raise _fail(column, value, data_type)
+            raise _fail(column, value, data_type, _number_hint(value, whole=True))
         low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
         if not low <= number <= high:
             raise _fail(column, value, data_type, f"out of range ({root} holds {low} to {high})")
         return number
     if root in ("FLOAT", "DOUBLE"):
         if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
-            raise _fail(column, value, data_type)
+            raise _fail(column, value, data_type, _number_hint(value, whole=False))
         real = float(value)
         if math.isinf(real) and not (isinstance(value, float) and math.isinf(value)):
             raise _fail(column, value, data_type, "out of range")
@@ -86,7 +86,7 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
             raise _fail(column, value, data_type, "out of range") from None
     if root == "DECIMAL":
         if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
-            raise _fail(column, value, data_type)
+            raise _fail(column, value, data_type, _number_hint(value, whole=False))
         precision, scale = data_type.precision, data_type.scale
         assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
         exact = decimal.Decimal(value)
@@ -138,6 +138,19 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
             return Timestamp.from_datetime(value)
         raise _fail(column, value, data_type, "write TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.fffffffff]'")
     raise _fail(column, value, data_type, "this type cannot be compared with a literal")
+
+
+def _number_hint(value: Any, *, whole: bool) -> str:
+    """What to write for a numeric column: a number, without quotes where the string holds one."""
+    wanted = "a whole number" if whole else "a number"
+    if isinstance(value, str):
+        try:
+            quoted = decimal.Decimal(value.strip()).is_finite()
+        except decimal.InvalidOperation:
+            quoted = False
+        if quoted:
+            return f"write {value.strip()} without quotes"
+    return f"write {wanted}"
 
 
 def _exact_integer(value: Any) -> int | None:

@@ -70,6 +70,8 @@ class _Parser(TokenStream):
             if match is None:
                 quoted = text[position + 1:].partition('"')[0] if text[position] == '"' else None
                 hint = "" if quoted is None else f" (a string goes in single quotes: '{quoted}')"
+                if text[position] in "&|":
+                    hint = f" (write {'AND' if text[position] == '&' else 'OR'})"
                 raise self.error(f"unexpected character {text[position]!r}{hint}", position)
             kind = match.lastgroup
             assert kind is not None, "every alternative of _TOKEN is a named group"
@@ -89,7 +91,10 @@ class _Parser(TokenStream):
         result = self.disjunction()
         token = self.peek()
         if token is not None:
-            raise self.error(f"unexpected {token[1]!r}")
+            meant = closest_name(token[1].upper(), ["AND", "OR"]) if token[0] == "word" else None
+            hint = f" (did you mean {meant}?)" if meant else ": join conditions with AND or OR" \
+                if token[0] != "symbol" else ""
+            raise self.error(f"unexpected {token[1]!r}{hint}")
         return result
 
     def disjunction(self) -> Predicate:
@@ -156,8 +161,8 @@ class _Parser(TokenStream):
         if token and token[0] == "op":
             self.next()
             following = self.peek()
-            if token[1] == "=" and following and following[:2] == ("op", "="):
-                raise self.error("write = for equality, not ==", token[2])
+            if following and following[0] == "op":
+                raise self.two_operators(column, token, following)
             return Leaf(Operator.from_sql_symbol(token[1]), column, (self.converted(data_type, column),))
         if self.accept_word("IS"):
             negated = self.accept_word("NOT")
@@ -178,7 +183,22 @@ class _Parser(TokenStream):
             self.expect_word("AND")
             high = self.converted(data_type, column)
             return Leaf(Operator.NOT_BETWEEN if negated else Operator.BETWEEN, column, (low, high))
+        token = self.peek()
+        if token and token[0] == "word" and token[1].upper() in ("LIKE", "ILIKE", "RLIKE", "REGEXP", "GLOB"):
+            raise self.error(f"{token[1].upper()} is not in the predicate syntax: "
+                             "compare with =, <>, <, <=, >, >=, IN or BETWEEN")
         raise self.error("expected a comparison (=, <>, <, <=, >, >=), IS [NOT] NULL, [NOT] IN or [NOT] BETWEEN")
+
+    def two_operators(self, column: str, first: Token, second: Token) -> UsageError:
+        """``c == 1``, ``c = = 1``, ``c > = 1``: an operator where the literal goes; say which one was meant."""
+        name = column_sql(column, self.schema)
+        joined = first[1] + second[1]
+        if second[2] == first[2] + len(first[1]) and joined == "==":
+            return self.error("write = for equality, not ==", first[2])
+        if joined in ("<>", "!=", "<=", ">="):
+            return self.error(f"write {joined} without a space", first[2])
+        twice = f"{first[1]} twice" if first[1] == second[1] else f"two operators ({first[1]} then {second[1]})"
+        return self.error(f"{twice}: write one between the column and the value ({name} {first[1]} VALUE)", second[2])
 
     def empty_in_list(self, column: str, negated: bool) -> UsageError:
         """``c IN ()``: SQL has no empty list; say what to write instead."""
@@ -282,10 +302,10 @@ def closest_column(name: str, names: list[str]) -> str:
     """A hint for an unknown column ``name``: the same name in another case, or the known names and the closest."""
     by_case = [c for c in names if c.lower() == name.lower()]
     if by_case:
-        return f"; did you mean {quote_identifier(by_case[0])}? (column names are case-sensitive)"
+        return f" (did you mean {quote_identifier(by_case[0])}? column names are case-sensitive)"
     close = closest_name(name, names)
     known = ", ".join(quote_identifier(c) for c in names)
-    return f" (the schema has: {known}){'; did you mean ' + quote_identifier(close) + '?' if close else ''}"
+    return f" ({'did you mean ' + quote_identifier(close) + '? ' if close else ''}the schema has: {known})"
 
 
 def _join_surrogates(text: str) -> str:

@@ -91,12 +91,23 @@ def _unknown_order(column: str, types: dict[str, DataType]) -> str:
     from fileindex.tokens import closest_name
 
     named = next((name for name in sorted(types, key=len, reverse=True) if column.startswith(f"{name} ")), None)
+    first = column.split(",")[0].strip()
+    if named is None and "," in column and first in types:
+        return f"cannot order by {column!r}: rows are ordered by one column; give one, as {first!r}"
     if named is None:
         return f"cannot order by unknown column {column!r}{closest_column(column, list(types))}"
     rest = " ".join(column[len(named):].split())
-    meant = closest_name(rest.upper(), _ORDER_WORDS)
+    meant = closest_name(rest.upper(), _ORDER_WORDS) or _abbreviated(rest.upper())
     return (f"cannot order by {column!r}: after column {named}, {rest!r} is not ASC or DESC and NULLS FIRST or LAST"
             f"{f' (did you mean {named} {meant}?)' if meant else ''}")
+
+
+def _abbreviated(words: str) -> str | None:
+    """The shortest of ASC, DESC, ... whose letters ``words`` has in order (DSC: DESC), if one."""
+    def abbreviates(word: str) -> bool:
+        letters = iter(word)
+        return all(letter in letters for letter in words)
+    return min((word for word in _ORDER_WORDS if abbreviates(word)), key=len, default=None)
 
 
 def _parsed(text: str) -> OrderBy:

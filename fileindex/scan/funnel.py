@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from fileindex.scan.table import PaimonTable
 
 STAGES = ("level", "partition", "bucket", "statistics", "file_index", "deletion_vectors")
-NO_PREDICATE = "no predicate: every row"
+NO_PREDICATE = "no where: every row matches"
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ def test_an_unknown_column_of_a_primary_key_table_is_answered_with_the_one_meant
     with pytest.raises(UsageError, match="cannot select unknown column 'nme'.*did you mean name\\?"):
         PaimonTable(PK_TABLE).scan(columns=["id", "nme"]).to_arrow()
     code, out, err = run(capsys, "read", PK_TABLE, "--select", "nme")
-    assert code == 2 and out == "" and err.strip().endswith("did you mean name?")
+    assert code == 2 and out == "" and "(did you mean name? the schema has: " in err
 
 
 @pytest.mark.parametrize("command", ["read", "table"])

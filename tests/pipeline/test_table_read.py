@@ -200,7 +200,7 @@ def test_the_cli_reads_prints_writes_and_refuses(tmp_path, capsys):
         assert main(["read", root, "--output", str(output)]) == 2
         assert "--overwrite" in capsys.readouterr().err
     for argv, message in [
-        (["read", root, "--output", f"{root}/bucket-0/x.parquet"], "lies inside input"),
+        (["read", root, "--output", f"{root}/bucket-0/x.parquet"], "lies inside the table"),
         (["read", root, "--output", str(tmp_path / "x.txt")], "name a .parquet, .csv or .jsonl file"),
         (["read", root, "--where", "f9 = 1"], "unknown column 'f9'"),
         (["read", root, "--select", "f0,zz"], "cannot select unknown column 'zz'"),
