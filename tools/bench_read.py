@@ -6,6 +6,8 @@
     .venv/bin/python tools/bench_read.py --sections scale [--scale 10000000,50000000] [--loaded]: the selective
         queries at each table size (50 files of 200k rows, then of 1M rows, one row group a file, as the peer
         writes), interleaved with DuckDB and the peer, and how each contender's time grows with the table
+    .venv/bin/python tools/bench_read.py --sections interleaved --loaded --checkout main=../main --checkout this=.:
+        a commit against another, each checkout in a process of its own, interleaved with the peers round by round
     .venv/bin/python tools/bench_read.py --store s3 [--latency 0.020] [--repeat 3]: the table on an S3 server
         behind a counting proxy: requests, bytes and wall time per query (tools/bench_read_store.py)
 
