@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -76,9 +77,31 @@ class CancelledRead(Exception):
     """What a cancelled :class:`Read` answers."""
 
 
+_SIDE_BY_SIDE = threading.local()
+
+
+def reading_side_by_side() -> bool:
+    """Is this thread running one of several reads side by side (a :class:`ReaderPool` thread, or a consumer
+    running a queued read itself: :func:`side_by_side`)? Such a read decodes its file on this thread alone: the
+    reads are the parallelism already, and handing a file's columns to pyarrow's threads adds only wake-ups,
+    each a wait for a core on a busy machine (#54: half the voluntary context switches of a selective scan)."""
+    return getattr(_SIDE_BY_SIDE, "on", False)
+
+
+@contextmanager
+def side_by_side() -> Iterator[None]:
+    """``with side_by_side():`` this thread's reads count as one of several running side by side."""
+    was, _SIDE_BY_SIDE.on = reading_side_by_side(), True
+    try:
+        yield
+    finally:
+        _SIDE_BY_SIDE.on = was
+
+
 class ReaderPool:
     """``workers`` daemon threads taking reads off one queue; stopped (their reads ended) at interpreter exit,
-    as ``concurrent.futures`` stops its own, before the interpreter finalizes."""
+    as ``concurrent.futures`` stops its own, before the interpreter finalizes. Their reads run side by side
+    (:func:`reading_side_by_side`)."""
 
     def __init__(self, workers: int):
         from queue import SimpleQueue  # (pyarrow imports it anyway)
@@ -103,6 +126,7 @@ class ReaderPool:
                 thread.join()
 
     def _work(self) -> None:
+        _SIDE_BY_SIDE.on = True
         while (read := self._queue.get()) is not None:
             read.run()
 

@@ -6,6 +6,8 @@
     .venv/bin/python tools/bench_read.py --sections scale [--scale 10000000,50000000] [--loaded]: the selective
         queries at each table size (50 files of 200k rows, then of 1M rows, one row group a file, as the peer
         writes), interleaved with DuckDB and the peer, and how each contender's time grows with the table
+    .venv/bin/python tools/bench_read.py --sections interleaved --loaded --checkout main=../main --checkout this=.:
+        a commit against another, each checkout in a process of its own, interleaved with the peers round by round
     .venv/bin/python tools/bench_read.py --store s3 [--latency 0.020] [--repeat 3]: the table on an S3 server
         behind a counting proxy: requests, bytes and wall time per query (tools/bench_read_store.py)
 
@@ -249,14 +251,44 @@ class PeerServer:
         self.process.wait()
 
 
+CHECKOUT_SERVER = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1] + "/tools")
+from checkout import use_checkout
+use_checkout()
+from fileindex import PaimonTable
+for line in sys.stdin:
+    where = json.loads(line) or None
+    started, cpu = time.perf_counter(), time.process_time()
+    rows = PaimonTable(sys.argv[2]).scan(where).to_arrow().num_rows
+    print(json.dumps([time.perf_counter() - started, time.process_time() - cpu, rows]), flush=True)
+"""
+
+
+class CheckoutServer(PeerServer):
+    """Another checkout of this project (``--checkout NAME=PATH``: a commit to compare with) in a long-lived
+    process of its own, ``ours`` one query a call, as :class:`PeerServer` serves the peer."""
+
+    def __init__(self, checkout: str, root: Path):  # pylint: disable=super-init-not-called
+        self.process = subprocess.Popen([sys.executable, "-c", CHECKOUT_SERVER, str(Path(checkout).resolve()),
+                                         str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        cwd=checkout)
+
+
+CHECKOUTS: dict[str, str] = {}  # --checkout NAME=PATH: other checkouts run beside ours (interleaved, scale)
+
+
 def interleaved_runs(root: Path, files: list[str], cases: list[dict],
                      repeat: int) -> dict[tuple[str, str], tuple[float, float]]:
-    """Each query by ours, DuckDB over the Parquet files and the peer's SQL, one after the other, round after
-    round (a round untimed first): a change of load meets every contender alike. (query, contender) -> the
-    medians of wall / CPU seconds; row counts must agree."""
+    """Each query by ours, each ``--checkout``, DuckDB over the Parquet files and the peer's SQL, one after the
+    other, round after round (a round untimed first): a change of load meets every contender alike. (query,
+    contender) -> the medians of wall / CPU seconds; row counts must agree."""
     connection = duckdb.connect()
     peer = PeerServer(root.parent.parent)
+    others = {name: CheckoutServer(path, root) for name, path in CHECKOUTS.items()}
     runners = {"ours": lambda case: timed(lambda: ours(root, case["where"])),
+               **{name: lambda case, server=server: server.run(case["where"] or "")
+                  for name, server in others.items()},
                "DuckDB parquet": lambda case: timed(lambda: duckdb_parquet(connection, files, case["sql"])),
                "peer SQL": lambda case: peer.run(case["sql"])}
     figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
@@ -272,22 +304,30 @@ def interleaved_runs(root: Path, files: list[str], cases: list[dict],
                 assert len(counts) == 1, (case["name"], counts)
     finally:
         peer.close()
+        for server in others.values():
+            server.close()
     return {key: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
             for key, runs in figures.items()}
 
 
-CONTENDERS = ("ours", "DuckDB parquet", "peer SQL")
+PEERS = ("DuckDB parquet", "peer SQL")
+
+
+def contenders() -> tuple[str, ...]:
+    return ("ours", *CHECKOUTS, *PEERS)
 
 
 def interleaved(root: Path, files: list[str], cases: list[dict], repeat: int) -> None:
-    """``interleaved_runs`` of every query, printed."""
+    """``interleaved_runs`` of every query, printed (ours/best: against the peers, not the ``--checkout`` ones)."""
+    load = os.getloadavg()[0]
     figures = interleaved_runs(root, files, cases, repeat)
-    print(f"\ninterleaved: wall / CPU seconds, medians of {repeat} rounds (contenders one after the other each round)")
-    print(f"{'query':<26} " + " ".join(f"{name:>15}" for name in CONTENDERS) + f" {'ours/best wall':>14} "
+    print(f"\ninterleaved: wall / CPU seconds, medians of {repeat} rounds (contenders one after the other each "
+          f"round); load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+    print(f"{'query':<26} " + " ".join(f"{name:>15}" for name in contenders()) + f" {'ours/best wall':>14} "
           f"{'ours/best CPU':>13}")
     for case in cases:
-        medians_of = {name: figures[case["name"], name] for name in CONTENDERS}
-        (our_wall, our_cpu), others = medians_of["ours"], [v for k, v in medians_of.items() if k != "ours"]
+        medians_of = {name: figures[case["name"], name] for name in contenders()}
+        (our_wall, our_cpu), others = medians_of["ours"], [medians_of[name] for name in PEERS]
         print(f"{case['name']:<26} " + " ".join(f"{w:>7.4f}/{c:<7.4f}" for w, c in medians_of.values())
               + f" {our_wall / min(w for w, _ in others):>14.2f} {our_cpu / min(c for _, c in others):>13.2f}")
 
@@ -310,16 +350,16 @@ def scale(files: int, sizes: list[int], data: Path, repeat: int) -> None:
             figures[size, name, contender] = found
     print(f"\nscale: wall / CPU seconds, medians of {repeat} interleaved rounds, {files} files at each size; load "
           f"average {' '.join(f'{v:.1f}' for v in os.getloadavg())} at the end")
-    print(f"{'query':<20} {'rows':>11} " + " ".join(f"{name:>15}" for name in CONTENDERS)
+    print(f"{'query':<20} {'rows':>11} " + " ".join(f"{name:>15}" for name in contenders())
           + f" {'ours/best wall':>14} {'ours/best CPU':>13}")
     for name in SCALED:
         for size in sizes:
-            cells = [figures[size, name, contender] for contender in CONTENDERS]
-            best_wall, best_cpu = min(w for w, _ in cells[1:]), min(c for _, c in cells[1:])
+            cells = [figures[size, name, contender] for contender in contenders()]
+            best_wall, best_cpu = (min(figures[size, name, peer][k] for peer in PEERS) for k in (0, 1))
             print(f"{name:<20} {size:>11,} " + " ".join(f"{w:>7.4f}/{c:<7.4f}" for w, c in cells)
                   + f" {cells[0][0] / best_wall:>14.2f} {cells[0][1] / best_cpu:>13.2f}")
         if len(sizes) > 1:
-            growth = [figures[sizes[-1], name, c][0] / figures[sizes[0], name, c][0] for c in CONTENDERS]
+            growth = [figures[sizes[-1], name, c][0] / figures[sizes[0], name, c][0] for c in contenders()]
             print(f"{'':<20} {f'{sizes[-1] // sizes[0]}x rows':>11} " + " ".join(f"{g:>14.2f}x" for g in growth))
 
 
@@ -543,6 +583,9 @@ def main() -> None:
                              "(run outside this checkout: no editable install's import hook); default: this one")
     parser.add_argument("--loaded", action="store_true",
                         help="run with a CPU-bound neighbour process per core (a loaded machine)")
+    parser.add_argument("--checkout", action="append", default=[], metavar="NAME=PATH",
+                        help="interleaved, scale: also another checkout of this project (e.g. main's), in a process "
+                             "of its own, beside ours each round")
     parser.add_argument("--answers", action="store_true", help="only count() and top-10 (#55): --sections answers")
     parser.add_argument("--scale", default="10000000,50000000",
                         help="the scale section: comma-separated total rows, a table of --files files each (built "
@@ -553,6 +596,11 @@ def main() -> None:
     if unknown:
         parser.error(f"--sections: unknown {', '.join(unknown)} (of {', '.join(SECTIONS)})")
     args.data = args.data.resolve()  # (the peer's writer takes no relative warehouse)
+    for item in args.checkout:
+        name, _, path = item.partition("=")
+        if not path or not (Path(path) / "tools" / "checkout.py").is_file():
+            parser.error(f"--checkout {item}: give NAME=PATH, PATH a checkout of this project")
+        CHECKOUTS[name] = path
     if sections == ["scale"]:
         with neighbours(len(os.sched_getaffinity(0))) if args.loaded else contextlib.nullcontext():
             scale(args.files, [int(size) for size in args.scale.split(",")], args.data, args.repeat)

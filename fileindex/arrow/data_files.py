@@ -29,6 +29,7 @@ from fileindex.errors import FileIndexError
 from fileindex.io import LOCAL, InputFile
 from fileindex.io.reach import names_a_store, open_location
 from fileindex.memo import BoundedMemo
+from fileindex.parallel import reading_side_by_side
 from fileindex.lazy import LazyModule, numpy as np
 from fileindex.types import DataType
 
@@ -166,9 +167,7 @@ class DataFileReader:
         self._require(columns)
         if self.format != "parquet":
             return self._guard(lambda: self._file.read(columns=columns))
-        # pyarrow's threads decode columns side by side: for one column they only cost (14 ms against 10 ms
-        # for a million BIGINTs), and the reads of a scan run side by side already
-        return self._guard(lambda: self._file.read(columns=columns, use_threads=len(columns) > 1))
+        return self._guard(lambda: self._file.read(columns=columns, use_threads=_arrow_threads(columns)))
 
     def group_bounds(self, column: str) -> list[tuple | None] | None:
         """Per row group, the (min, max, null count) a Parquet footer records for a top-level column, None for a
@@ -231,7 +230,7 @@ class DataFileReader:
         self._require(columns)
         if self.format == "parquet":
             batches = self._guard(lambda: self._file.iter_batches(batch_size=batch_rows, columns=columns,
-                                                                  use_threads=len(columns) > 1))
+                                                                  use_threads=_arrow_threads(columns)))
         else:
             batches = (batch for stripe in range(self._file.nstripes)
                        for batch in self._file.read_stripe(stripe, columns=columns).to_batches(batch_rows))
@@ -288,7 +287,8 @@ class DataFileReader:
                 rest = [name for name, column in paged.items() if column is None]
                 if len(rest) == len(columns):
                     continue
-                whole = compute.take_rows(self._file.read_row_group(group, columns=rest), wanted[group]) \
+                whole = compute.take_rows(self._file.read_row_group(group, columns=rest,
+                                                                   use_threads=_arrow_threads(rest)), wanted[group]) \
                     if rest else None
                 # (the copied pages' types come from the Parquet schema alone, without Arrow's, hence the cast)
                 taken[group] = compute.cast_table(pa.Table.from_arrays(
@@ -321,7 +321,7 @@ class DataFileReader:
             return [pa.Table.from_batches([self._file.read_stripe(g, columns=columns)]) for g in groups]
         leaves = self._dictionary_leaves(groups, columns) if sparse else ()
         file = self._file if not leaves else self._open(self._footer.metadata, read_dictionary=list(leaves))
-        return [file.read_row_group(g, columns=columns) for g in groups]
+        return [file.read_row_group(g, columns=columns, use_threads=_arrow_threads(columns)) for g in groups]
 
     def _dictionary_leaves(self, groups: list[int], columns: list[str]) -> tuple[str, ...]:
         metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
@@ -342,6 +342,13 @@ class DataFileReader:
         missing = [c for c in columns if c not in self.arrow_schema.names]
         if missing:
             raise DataFileError(f"{self.path}: no column {', '.join(map(repr, missing))} in the file")
+
+
+def _arrow_threads(columns: list[str]) -> bool:
+    """Should pyarrow decode these columns on its threads? Not one column (14 ms against 10 ms for a million
+    BIGINTs), nor in a read running beside others (``parallel.reading_side_by_side``: those are the parallelism,
+    and each handoff to pyarrow's threads is a wake-up that waits for a core on a busy machine)."""
+    return len(columns) > 1 and not reading_side_by_side()
 
 
 def _open_named(path: str | Path) -> InputFile:

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from fileindex.errors import UsageError, resource_errors
 from fileindex.indexes.result import Rows
-from fileindex.parallel import Read, reader_pool, threads
+from fileindex.parallel import Read, reader_pool, side_by_side, threads
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.task import Inputs
 from fileindex.scan.planner import ScanPlanner, evaluate_tasks
@@ -273,7 +273,8 @@ def _read_one_here(read: Callable[[FileRead], pa.Table], pending: deque[tuple[Re
     for position, (future, item) in enumerate(pending):
         if future.cancel():  # (only a read not started can be cancelled)
             here = Read(partial(read, item))
-            here.run()
+            with side_by_side():
+                here.run()
             pending[position] = (here, item)
             return True
     return False

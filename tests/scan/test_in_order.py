@@ -100,3 +100,43 @@ def test_a_closed_stream_leaves_no_read_running():
     threading.Timer(0.2, release.set).start()
     stream.close()
     assert len(ended) == 1
+
+
+def test_reads_run_side_by_side_on_the_threads_and_in_the_consumer(monkeypatch):
+    """Each of several reads decodes its file on its own thread (``parallel.reading_side_by_side``), whether a
+    pool thread or the consumer runs it; a read alone may use pyarrow's threads."""
+    flags = []
+    read = lambda item: flags.append(parallel.reading_side_by_side()) or item  # noqa: E731
+    assert list(table_scan._in_order(read, list(range(6)), 2)) == list(range(6))
+    monkeypatch.setattr(table_scan, "reader_pool", Starved)  # (every read in the consumer)
+    assert list(table_scan._in_order(read, list(range(6)), 2)) == list(range(6))
+    assert flags == [True] * 12 and not parallel.reading_side_by_side()
+    assert list(table_scan._in_order(read, [0], 2)) == [0] and flags[-1] is False
+
+
+def test_a_read_side_by_side_keeps_its_columns_off_pyarrows_threads(tmp_path, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from fileindex.arrow import data_files
+    from fileindex.arrow.parquet_file import ParquetFile
+
+    path = tmp_path / "part.parquet"
+    pq.write_table(pa.table({"a": list(range(100)), "b": [str(n) for n in range(100)]}), path, row_group_size=40)
+    asked = []
+    for method in ("read", "read_row_group"):
+        original = getattr(ParquetFile, method)
+        monkeypatch.setattr(ParquetFile, method, lambda self, *args, original=original, **kwargs: asked.append(
+            kwargs.get("use_threads", True)) or original(self, *args, **kwargs))
+
+    def reads():
+        reader = data_files.DataFileReader(str(path))
+        whole, some = reader.read(["a", "b"]), reader.read_rows(pa.array([1, 50, 99]), ["a", "b"])
+        assert whole.num_rows == 100 and some.column("a").to_pylist() == [1, 50, 99]
+        return asked.copy()
+
+    alone = reads()
+    asked.clear()
+    with parallel.side_by_side():
+        beside = reads()
+    assert alone and all(alone) and beside and not any(beside)

@@ -56,14 +56,15 @@ def test_bench_read_prints_every_query_with_agreeing_counts(tmp_path):
 @pytest.mark.slow
 def test_bench_read_interleaved_and_cold_sections_print_every_contender(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "bench_read.py"), "--files", "2", "--rows", "2000",
-                           "--repeat", "1", "--data", str(tmp_path), "--sections", "interleaved,cold"],
+                           "--repeat", "1", "--data", str(tmp_path), "--sections", "interleaved,cold",
+                           "--checkout", f"again={ROOT}"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     interleaved, cold = done.stdout.split("\ncold:", 1)  # (the cold section says which install it measured first)
     rows = {line[:26].strip(): line[26:].split() for line in interleaved.splitlines()}
-    for query in QUERIES:  # ours, DuckDB over the Parquet files, the peer: wall/CPU each, then two ratios
+    for query in QUERIES:  # ours, the checkout again, DuckDB over the Parquet files, the peer; two ratios
         figures = rows[query]
-        assert len(figures) == 5 and all(float(f.split("/")[0]) > 0 for f in figures[:3]), figures
+        assert len(figures) == 6 and all(float(f.split("/")[0]) > 0 for f in figures[:4]), figures
     rows = {line[:26].strip(): line[26:].split() for line in cold.splitlines()}
     for query in ("one id", "rare category", "IN of 3 ids", "import"):
         assert all(float(f.split("/")[0]) > 0 for f in rows[query][:4]), rows[query]
