@@ -7,8 +7,7 @@ Decoding errors carry the absolute byte ``offset`` where the bad field starts an
 from __future__ import annotations
 
 import functools
-import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import ParamSpec, TypeVar, cast
 
 Params = ParamSpec("Params")
@@ -95,6 +94,9 @@ class ResourceError(FileIndexError):
     layer bounds what it reads by what the input means; this is the backstop."""
 
 
+CO_GENERATOR = 0x20  # inspect.CO_GENERATOR (a cold command line imports neither inspect nor dis)
+
+
 def resource_errors(function: Callable[Params, Returned]) -> Callable[Params, Returned]:
     """``function`` (a generator function too) raising ResourceError where a MemoryError or RecursionError
     would leave it."""
@@ -105,11 +107,11 @@ def resource_errors(function: Callable[Params, Returned]) -> Callable[Params, Re
         return ResourceError("ran out of memory: an input claims more than this process can hold; please report "
                              "it if the input is not hostile")
 
-    if inspect.isgeneratorfunction(function):
+    if getattr(getattr(function, "__code__", None), "co_flags", 0) & CO_GENERATOR:
         @functools.wraps(function)
         def generator(*args, **kwargs):
             try:
-                yield from function(*args, **kwargs)
+                yield from cast(Callable[..., Iterator], function)(*args, **kwargs)
             except (MemoryError, RecursionError) as err:
                 raise translated(err) from None
         return cast(Callable[Params, Returned], generator)

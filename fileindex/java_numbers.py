@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass, field
+from fileindex.frozen import field, frozen
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def math_round_array(values: np.ndarray) -> np.ndarray:
     return _saturate_array(rounded, 64)
 
 
-@dataclass(frozen=True)
+@frozen
 class FloatingBits:
     """Java's ``float`` (32 bits) or ``double`` (64 bits) as its IEEE bits in a signed integer."""
 

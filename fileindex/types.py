@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from fileindex.frozen import field, frozen, replace
 
 from fileindex.errors import UsageError
 from fileindex.tokens import Token, TokenStream, closest_name
@@ -24,7 +24,7 @@ BINARIES = ("BINARY", "VARBINARY")
 TIMESTAMPS = ("TIMESTAMP", "TIMESTAMP_LTZ")
 
 
-@dataclass(frozen=True)
+@frozen
 class DataType:
     root: str  # canonical Paimon name: INT, VARCHAR, TIMESTAMP_LTZ, DECIMAL, MAP, ...
     nullable: bool = True

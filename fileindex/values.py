@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import struct
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 
 from fileindex.errors import UsageError
 from fileindex.java_numbers import LONG_MAX, LONG_MIN
@@ -22,7 +22,7 @@ _EPOCH = dt.datetime(1970, 1, 1)
 _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
-@dataclass(frozen=True, order=True)
+@frozen(order=True)
 class Timestamp:
     """Paimon's ``Timestamp``: epoch milliseconds and nanoseconds within the millisecond [0, 999999]."""
 

@@ -17,7 +17,7 @@ import bisect
 import itertools
 import os
 from collections.abc import Hashable, Iterator
-from dataclasses import dataclass, field, replace
+from fileindex.frozen import field, frozen, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,7 +61,7 @@ def data_file_format(path: str | Path) -> str | None:
     return "parquet" if magic == b"PAR1" else "orc" if magic[:3] == b"ORC" else None
 
 
-@dataclass(frozen=True)
+@frozen
 class Footer:
     """What opening a data file learns before reading any row."""
 

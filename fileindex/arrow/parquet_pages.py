@@ -41,12 +41,10 @@ those encode back to its own bytes (a field this module does not declare would o
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import itertools
 import os
 import struct
-from dataclasses import dataclass
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -56,6 +54,7 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from fileindex.arrow import compute
 from fileindex.arrow.parquet_file import ParquetFile
+from fileindex.frozen import field, frozen
 from fileindex.generated.parquet_thrift.ttypes import (
     ColumnChunk,
     ColumnIndex,
@@ -155,7 +154,7 @@ def _fastbinary() -> Any:
     return fastbinary
 
 
-@dataclass(frozen=True)
+@frozen
 class PageTable:
     """A column chunk's data pages as its offset index gives them, checked against the chunk: where each
     starts, its size (header included), its first row (and the group's row count after the last); and where
@@ -172,7 +171,7 @@ class PageTable:
         return sum(self.sizes)
 
 
-@dataclass(frozen=True)
+@frozen
 class PagedFooter:
     """A Parquet footer decoded, with what page reads need of it."""
 
@@ -180,11 +179,11 @@ class PagedFooter:
     leaves: dict[str, int]  # a flat schema's column name -> its position among the leaves
     pages_end: int  # where the footer starts: every page and page index lies before it
     # (group, leaf) -> its page table; whether each page is dictionary-encoded, once their headers are checked
-    _pages: dict[tuple[int, int], PageTable] = dataclasses.field(default_factory=dict, compare=False, repr=False)
-    _encodings: dict[tuple[int, int], tuple[bool, ...]] = dataclasses.field(default_factory=dict, compare=False,
+    _pages: dict[tuple[int, int], PageTable] = field(default_factory=dict, compare=False, repr=False)
+    _encodings: dict[tuple[int, int], tuple[bool, ...]] = field(default_factory=dict, compare=False,
                                                                             repr=False)
     # (group, leaf) -> an integer column's page bounds, once decoded (a point lookup asks them at every read)
-    _bounds: dict[tuple[int, int], PageBounds] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    _bounds: dict[tuple[int, int], PageBounds] = field(default_factory=dict, compare=False, repr=False)
 
     def pages(self, fd: int, group: int, leaf: int) -> PageTable:
         found = self._pages.get((group, leaf))
@@ -267,7 +266,7 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
     return {name: found[name] for name in columns}
 
 
-@dataclass(frozen=True)
+@frozen
 class PageBounds:
     """An integer column chunk's data pages with the bounds its column index claims for each (as a row
     group's statistics are claims): where each page's rows start (and the group's row count after the last),
@@ -275,7 +274,7 @@ class PageBounds:
 
     firsts: tuple[int, ...]
     bounds: list[tuple[int | None, int | None, int | None]]
-    memo: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)  # (what a caller derives)
+    memo: dict = field(default_factory=dict, compare=False, repr=False)  # (what a caller derives)
 
 
 def integer_page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
@@ -424,7 +423,7 @@ def _page_header(fd: int, at: int, size: int) -> PageHeader:
     return header
 
 
-@dataclass(frozen=True)
+@frozen
 class _Chosen:
     """The pages of a column chunk that hold the wanted rows, and those rows' positions among the pages' rows
     (the pages taken one after another)."""

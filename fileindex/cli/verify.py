@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from dataclasses import replace
+from fileindex.frozen import replace
 
 from fileindex.cli import HANDLED, column_types, report_failure
 from fileindex.storage_args import add_storage_options_argument

@@ -7,19 +7,19 @@ raises :class:`InvalidLengthError`, both with the absolute offset (``base`` + po
 from __future__ import annotations
 
 import struct
-from dataclasses import KW_ONLY, dataclass
 
 from fileindex.errors import InvalidLengthError, InvalidOffsetError, TruncatedError
 from fileindex.lazy import numpy as np
 
 
-@dataclass
 class PayloadCursor:
-    view: memoryview
-    _: KW_ONLY
-    base: int  # where the payload starts in the file
-    root: str  # spec path the fields are named under
-    position: int = 0
+    """A position in a payload (``view``) that starts at ``base`` in the file, its fields named under ``root`` (a
+    spec path)."""
+
+    __slots__ = ("view", "base", "root", "position")
+
+    def __init__(self, view: memoryview, *, base: int, root: str, position: int = 0):
+        self.view, self.base, self.root, self.position = view, base, root, position
 
     def fail_truncated(self, field: str, needed: int) -> TruncatedError:
         return TruncatedError(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 from typing import TYPE_CHECKING, Any
 
 from fileindex.errors import UsageError
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from fileindex.indexes.reader import FileIndexReader
 
 
-@dataclass(frozen=True)
+@frozen
 class FilterSizing:
     """A probabilistic index (one that may answer REMAIN for a value it does not hold): how to judge the
     false-positive rate it was built for."""
@@ -21,7 +21,7 @@ class FilterSizing:
     configured_fpp: Callable[[Any, Mapping[str, str]], float | None]  # (payload, options) -> the fpp they size
 
 
-@dataclass(frozen=True)
+@frozen
 class KeyedSpec:
     """The ``kaitai_spec`` of a type whose body's key layout follows the column type (``key_kind(data_type).code``
     is the spec's parameter): none without a column type, or for one the index cannot have."""
@@ -39,7 +39,7 @@ class KeyedSpec:
         return (lambda io: self.spec(code, io)), self.root
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexType:
     name: str  # Paimon's identifier (``FileIndexerFactory``)
     options: tuple[str, ...]  # the per-column options it accepts

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 from typing import cast
 
 from pyroaring import BitMap, FrozenBitMap
@@ -153,7 +153,7 @@ def result_json(result: FileIndexResult) -> dict:
     return {"result": result.kind, **(result.to_json() if isinstance(result, Rows) else {})}
 
 
-@dataclass(frozen=True)
+@frozen
 class Answer:
     """A result, and whether its rows are exactly the rows that match (``exact``), not a superset of them.
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 
 import pyarrow as pa
 
@@ -34,7 +34,7 @@ class NotRegularError(ConfinementError):
     """A named pipe, a device, a socket or a folder where a regular file was expected."""
 
 
-@dataclass(frozen=True)
+@frozen
 class FileInfo:
     """A file's name in its folder, its size and what it is; ``identity`` changes whenever the file is
     replaced or written (local: device, inode, size, mtime and ctime; an object store: size and ETag), so

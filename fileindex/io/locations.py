@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import urllib.parse
 from collections.abc import Sequence
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 
 from fileindex.errors import ConfinementError, UsageError
 
@@ -31,7 +31,7 @@ OBJECT_STORES = ("s3", "gcs", "azure")
 SUPPORTED = "s3://, s3a://, oss://, gs://, abfs://, abfss://, az://, wasb://, wasbs://, hdfs://, file:// or a path"
 
 
-@dataclass(frozen=True)
+@frozen
 class Location:
     """A parsed location. ``store`` is ``s3``, ``gcs``, ``azure``, ``hdfs`` or ``local``; ``bucket`` the bucket
     or container (empty for local paths and HDFS); ``account`` the Azure account named in the host

@@ -12,7 +12,7 @@ tighter than Java). An evaluator holds only its schema and mode, so it pickles f
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 from collections.abc import Iterator
 from typing import TypeVar
 
@@ -35,7 +35,7 @@ R = TypeVar("R", FileIndexResult, Answer)
 Unreadable = DecodeError | SchemaMisfitError  # a malformed body, or one built for another column type
 
 
-@dataclass(frozen=True)
+@frozen
 class FileIndexEvaluator:
     """Evaluates predicates over containers. ``lenient``: a malformed body answers REMAIN, not an error."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 from typing import Generic, TypeVar
 
 from fileindex.errors import UsageError
@@ -26,7 +26,7 @@ from fileindex.predicate.operators import Operator
 IN_THRESHOLD = 20  # PredicateBuilder: <= 20 literals become OR of Equal, more an In leaf
 
 
-@dataclass(frozen=True, init=False)
+@frozen(init=False)
 class Leaf:
     function: Operator
     column: str
@@ -51,12 +51,12 @@ class Leaf:
         object.__setattr__(self, "literals", literals)
 
 
-@dataclass(frozen=True)
+@frozen
 class And:
     children: tuple
 
 
-@dataclass(frozen=True)
+@frozen
 class Or:
     children: tuple
 

@@ -4,7 +4,7 @@ readers, local and Spark, work on)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from fileindex.frozen import field, frozen
 from typing import TYPE_CHECKING
 
 from fileindex.errors import FileIndexError
@@ -21,7 +21,7 @@ STAGES = ("level", "partition", "bucket", "statistics", "file_index", "deletion_
 NO_PREDICATE = "no where: every row matches"
 
 
-@dataclass(frozen=True)
+@frozen
 class FileRead:
     """One live data file of a scan: what is read of it, and why."""
 
@@ -68,7 +68,7 @@ class FileRead:
                 **({"external": True} if self.external else {})}
 
 
-@dataclass(frozen=True)
+@frozen
 class Stage:
     name: str
     files_before: int
@@ -83,7 +83,7 @@ class Stage:
                 **({"manifests_skipped": self.manifests_skipped} if self.manifests_skipped else {})}
 
 
-@dataclass(frozen=True)
+@frozen
 class Explain:
     """The pruning funnel of a scan: one stage per step, one row per data file. ``as_dict`` also carries
     pypaimon's ``ExplainResult`` keys (``partition_pruning``, ``bucket_pruning``, ``file_skipping``)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 from typing import TYPE_CHECKING
 
 from fileindex.container.file import FileIndexContainer, _sidecar_memo_items
@@ -37,7 +37,7 @@ TASK_BYTES = 1024  # a live file's task, beside its manifest entry (kept by the 
 TASKS_BYTES = 64 << 20  # the live files of a table larger than this are listed again for each plan
 
 
-@dataclass(frozen=True)
+@frozen
 class OpenedFile:
     """A data file of the table with its index opened: what ``PaimonTable.verdicts`` asks of it before evaluating."""
 

@@ -13,7 +13,7 @@ data files (no table) go through the index stage alone (:func:`plan_files`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from fileindex.frozen import replace
 from functools import partial
 from typing import TYPE_CHECKING, cast
 

@@ -8,7 +8,7 @@ current schema, columns matched by field id; missing columns of older files as n
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from fileindex.frozen import replace
 from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from dataclasses import replace
+from fileindex.frozen import replace
 from functools import partial
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING

@@ -4,7 +4,7 @@ table's snapshot. Tasks pickle for Spark executors."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from fileindex.scan.table import PaimonTable
 
 
-@dataclass(frozen=True)
+@frozen
 class DataFileTask:
     """One data file and everything a task needs to find its index; pickles for Spark executors."""
 
@@ -92,7 +92,7 @@ class DataFileTask:
         return self.vector.rows
 
 
-@dataclass(frozen=True)
+@frozen
 class Inputs:
     tasks: list[DataFileTask]
     table: PaimonTable | None = None

@@ -2,7 +2,7 @@
 ``FileIndexEvaluator``), and the notes of a file whose index could not be used."""
 from __future__ import annotations
 
-from dataclasses import replace
+from fileindex.frozen import replace
 from typing import cast
 
 from pyroaring import FrozenBitMap

@@ -8,7 +8,7 @@ kind is read; the 64-bit kind is recognised and disables index use for that file
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 from pathlib import Path
 
 from pyroaring import FrozenBitMap
@@ -24,7 +24,7 @@ MAX_VECTOR_FILE_BYTES = 1 << 30  # a deletion-vector index file, read whole
 MAGIC_64_BYTES = bytes.fromhex("d1d33964")
 
 
-@dataclass(frozen=True)
+@frozen
 class DeletionVector:
     rows: FrozenBitMap | None  # None: a 64-bit vector, or one that cannot be read (``problem``)
     index_file: str

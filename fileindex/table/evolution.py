@@ -12,7 +12,7 @@ file's bounds to it where the cast keeps order (``table.statistics``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 from enum import Enum
 
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, conjuncts, or_, visit
@@ -119,7 +119,7 @@ class _NullAnswer(PredicateVisitor["bool | None"]):
         return None if None in values else False
 
 
-@dataclass(frozen=True)
+@frozen
 class FilePredicate:
     """A table predicate as a data file written under another schema can be asked it: ``predicate``, the
     usable conjuncts in the file's column names (None: none is usable, every row may match: REMAIN);

@@ -4,7 +4,7 @@ to the manifest's Avro row in one place (``decode_entry``, ``ManifestEntry.to_av
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from fileindex.frozen import field, frozen
 from enum import IntEnum
 from typing import Any
 
@@ -25,7 +25,7 @@ class EntryKind(IntEnum):
 ADD, DELETE = EntryKind.ADD, EntryKind.DELETE
 
 
-@dataclass(frozen=True)
+@frozen
 class ManifestEntry:
     """One row of a manifest (Paimon's ``ManifestEntry`` with its ``DataFileMeta``): ADD or DELETE of a data file.
 
@@ -91,7 +91,7 @@ class ManifestEntry:
                 "_FILE": {**self.row["_FILE"], **changed}}
 
 
-@dataclass(frozen=True)
+@frozen
 class ValueStats:
     """A data file's ``_VALUE_STATS``: BinaryRows of the columns' minimums and maximums, and null counts
     (None: unknown), for the columns ``value_stats_cols`` names."""
@@ -112,7 +112,7 @@ def value_stats(record: object) -> ValueStats | None:
     return ValueStats(bytes(low), bytes(high), tuple(counts))
 
 
-@dataclass(frozen=True)
+@frozen
 class ManifestField:
     """Where a manifest row holds one of ManifestEntry's fields, and the types it may have there."""
 

@@ -13,7 +13,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from fileindex.frozen import field, frozen, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -139,7 +139,7 @@ def read_json(store: TableStore, path: Path, kind: str) -> dict:
 
 # ------------------------------------------------------------------------------------- snapshot, schema
 
-@dataclass(frozen=True)
+@frozen
 class Snapshot:
     id: int
     schema_id: int
@@ -232,7 +232,7 @@ SNAPSHOT_LISTS = ("baseManifestList", "deltaManifestList")
 SNAPSHOT_OPTIONAL_NAMES = ("indexManifest", "changelogManifestList", "statistics")
 
 
-@dataclass(frozen=True)
+@frozen
 class Field:
     id: int
     name: str
@@ -240,7 +240,7 @@ class Field:
     default_value: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Schema:
     id: int
     fields: tuple[Field, ...]
@@ -397,7 +397,7 @@ def _memoized(store: TableStore, path: Path, what: str, decode: Callable[[], T])
     return cast(T, found)
 
 
-@dataclass(frozen=True)
+@frozen
 class ManifestMeta:
     """A manifest list's row: the manifest's name and the statistics of its entries' partitions."""
 

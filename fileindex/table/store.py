@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field, replace
+from fileindex.frozen import field, frozen, replace
 from pathlib import Path
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
@@ -115,7 +115,7 @@ def _folder_near_tables(root: Path) -> UsageError | None:
 
 
 
-@dataclass(frozen=True)
+@frozen
 class TableStore:
     """A table's layout: ``root`` is the table root, ``branch`` the branch whose metadata is read and written."""
 

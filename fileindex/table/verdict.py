@@ -6,12 +6,12 @@ Spark job returns per file (its ``candidates`` the serialized Roaring bitmap of 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows, result_json
 
 
-@dataclass(frozen=True)
+@frozen
 class FileVerdict:
     file: str  # relative to the table root, or the external path (a plain data file: its path)
     row_count: int  # rows in the file

@@ -9,7 +9,6 @@ strings), which decides HashMap order; ``sort_key`` gives the V2 comparator's or
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Generic, TYPE_CHECKING, TypeVar
 
@@ -17,6 +16,7 @@ import pyarrow as pa
 
 from fileindex.arrow.values import integer_key
 from fileindex.errors import UnsupportedTypeError, UsageError
+from fileindex.frozen import frozen
 from fileindex.java.hash import binary_string_hash_code, long_hash_code
 from fileindex.java_numbers import DOUBLE, FLOAT, FloatingBits, int32, int32_array
 from fileindex.lazy import LazyModule, numpy as np
@@ -32,7 +32,7 @@ else:
 Key = TypeVar("Key", int, bytes)  # a fixed-width key (bool is an int), or a string's UTF-8 bytes
 
 
-@dataclass(frozen=True)
+@frozen
 class KeyKind(Generic[Key]):
     name: str  # the key_kind enum of specs/bitmap.ksy
     code: int

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from fileindex.frozen import frozen
 
 from fileindex import errors
 from fileindex.indexes.bloom_filter import INDEX_TYPE, OPTIONS
@@ -22,7 +22,7 @@ DEFAULT_ITEMS = 1_000_000
 DEFAULT_FPP = 0.1
 
 
-@dataclass(frozen=True)
+@frozen
 class BloomParameters:
     num_bits: int
     num_hash_functions: int
