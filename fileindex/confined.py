@@ -9,7 +9,6 @@ file stays the ``OSError`` the caller reports.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
 from pathlib import Path, PurePosixPath
@@ -55,6 +54,8 @@ def read_regular(path: str | Path, *, what: str, limit: int = MAX_FILE_BYTES) ->
 
 def sha256_regular(path: str | Path, *, what: str, limit: int = MAX_FILE_BYTES) -> tuple[str, int]:
     """(SHA-256, size) of a regular file of at most ``limit`` bytes, read in chunks."""
+    import hashlib  # (here: its OpenSSL is 12 M instructions of a cold read, which hashes nothing)
+
     digest, size = hashlib.sha256(), 0
     with _open_regular(path, what=what, limit=limit) as stream:
         while chunk := stream.read(_CHUNK):

@@ -32,9 +32,9 @@ NO_INDEX_BODIES = ["fileindex.indexes.bitmap*", *OTHER_TYPES, "fileindex.generat
 # ssl; argparse imports shutil to size a help text (fileindex.cli.app sizes it without)
 NOT_READING_LOCALLY = ["pyarrow.parquet*", "pyarrow.fs", "pyarrow._fs", "pyarrow._s3fs", "pyarrow._azurefs",
                        "pyarrow._gcsfs", "ssl", "shutil"]
-# the records a read meets are fileindex.frozen's, not dataclasses' (which compile six methods a class, and import
-# inspect: about 0.2 G instructions of a cold read)
-RECORDS_ONLY = ["dataclasses"]
+# what a cold read no longer imports (#54): dataclasses (its records are fileindex.frozen's; dataclasses compiles six
+# methods a class and imports inspect); hashlib (OpenSSL) is imported by fastavro once a read decodes a manifest
+COLD_CUTS = ["dataclasses"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -48,7 +48,8 @@ ENTRY_POINTS = {
         [*SPARK_AND_ENGINES, *DEEP_CHECKS, *NO_INDEX_BODIES, *DEBUG_READERS, *NOT_READING, "kaitaistruct*",
          "thrift*", "fastavro*", "logging", "subprocess", "concurrent.futures*", "fileindex.kit*", "fileindex.cli*",
          "fileindex.reference*", "fileindex.arrow.parquet_pages", "fileindex.table.orc_helper",
-         "fileindex.container.writer", "fileindex.writing.outputs", "fileindex.indexes.type_fit", *RECORDS_ONLY],
+         "fileindex.container.writer", "fileindex.writing.outputs", "fileindex.indexes.type_fit", *COLD_CUTS,
+         "hashlib", "_hashlib"],
     ),
     "fileindex --help": (
         "from fileindex.cli.app import build_parser; build_parser().format_help()",
@@ -61,19 +62,19 @@ ENTRY_POINTS = {
         ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS,
          "fileindex.indexes.*.writer", "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute",
-         "numpy.ma", *RECORDS_ONLY],
+         "numpy.ma", *COLD_CUTS],
     ),
     "fileindex read --where, filtered by Arrow": (  # (no numpy: pyarrow imported without it, see cli/unimported)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 >= 20', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, "numpy*", "pandas*", "pyarrow.compute", *DEEP_CHECKS, *OTHER_TYPES,
-         *OTHER_COMMANDS, *RECORDS_ONLY],
+         *OTHER_COMMANDS, *COLD_CUTS],
     ),
     "fileindex read --where, no index": (  # (f1, f3 unindexed: their columns probed, matched by numpy, filtered)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 = 10 AND f3 > 12.0', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS,
-         "fileindex.indexes.*.writer", "pyarrow.compute", "numpy.ma", "pandas*", *RECORDS_ONLY],
+         "fileindex.indexes.*.writer", "pyarrow.compute", "numpy.ma", "pandas*", *COLD_CUTS],
     ),
     "the primary-key merge, imported": (  # (numpy on its first merge: a command line imports pyarrow without it)
         "from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy(); "
