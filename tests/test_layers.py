@@ -10,7 +10,8 @@ LAYERS = ["base", "io", "arrow", "java", "decoding", "container", "indexes", "pr
           "scan",
           "reference", "pipeline", "kit", "spark", "cli"]
 BASE = {"errors", "types", "values", "java_numbers", "tokens", "parallel", "memo", "kernels", "_kernels", "ending",
-        "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined", "extras", "lazy", "storage_args", "frozen"}
+        "kaitai_runtime", "generated", "specs", "__init__", "samples", "confined", "extras", "lazy", "storage_args",
+        "frozen"}
 
 
 def layer_of(module: str) -> str:
