@@ -39,7 +39,7 @@ from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, visit
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
-from fileindex.scan.truth import filtered, matches
+from fileindex.scan.truth import filtered, matches, python_values
 from fileindex.table.statistics import Statistics
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import INTEGERS, DataType
@@ -264,19 +264,9 @@ def _candidate_keys(item: FileRead, spec: MergeSpec,
             column = table.column(number).combine_chunks()
             if column.null_count:
                 return None  # (a null key: the whole bucket's merge names the file and row)
-            values.update(dict.fromkeys(_key_literals(column, types[key])))
+            values.update(dict.fromkeys(python_values(column, types[key])))  # (as truth.matches compares them)
         fields.append(Leaf(Operator.IN, key, tuple(values)))
     return and_(*fields)
-
-
-def _key_literals(column: pa.Array, kind: DataType) -> list:
-    """A key column's values as the literals of an IN on the key field (as :func:`truth.matches` compares them:
-    dates as days, timestamps as ``Timestamp``)."""
-    if kind.root in INTEGERS or kind.is_string:
-        return column.to_pylist()
-    from fileindex.scan.truth import python_values
-
-    return python_values(column, kind)
 
 
 READ_AHEAD = 64 << 20  # bytes of merged rows a bucket read ahead may hold before its reader waits for the consumer

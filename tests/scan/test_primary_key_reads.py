@@ -24,11 +24,10 @@ from fileindex.predicate.tree import Leaf, and_, or_, visit
 from fileindex.scan.primary_keys import (
     _candidate_type,
     _groups_keys_may_match,
-    _key_literals,
     _rows_keys_match,
     read_buckets,
 )
-from fileindex.scan.truth import matches
+from fileindex.scan.truth import matches, python_values
 from fileindex.types import parse_type
 
 from conftest import ROOT
@@ -190,7 +189,7 @@ def test_candidate_key_literals_select_their_own_records_alone(type_text, values
     the merge (or keep another's)."""
     kind = parse_type(type_text)
     assert _candidate_type(kind)
-    literals = _key_literals(values, kind)
+    literals = python_values(values, kind)
     table, types = pa.table({"k": values}), {"k": kind}
     for number, literal in enumerate(literals):
         assert list(matches(table, Leaf(Operator.IN, "k", (literal,)), types)) == \
