@@ -6,10 +6,13 @@ in each column chunk's offset index where every data page starts and which row i
 each column this module copies the pages holding a wanted row (after the chunk's dictionary page)
 into a small Parquet file, one row group with a footer of its own (the columns whose chosen pages cover
 the same rows share one copy: a pyarrow read each copy), and lets pyarrow decode that; the wanted rows
-are then taken from it. A required INT32, INT64, FLOAT or DOUBLE column's PLAIN pages (a sorted key's,
-a sequence number's) are decoded here instead: the page decompressed by Arrow's codec to exactly the
-bytes its rows' values take, those bytes the values. Where the rows lie on most of a chunk's pages, the
-row group is read whole instead.
+are then taken from it. The PLAIN pages of fixed-width numbers (``plain_pages``: integers, floats,
+timestamps and decimals stored as integers; required, or optional on a page without a null) are decoded
+here instead, page by page: the page decompressed by Arrow's codec, its values' bytes the values. A writer
+goes on in PLAIN once its dictionary is full (arrow-rs and parquet-mr after 1 MiB), so a 1M-row chunk of
+distinct BIGINTs or timestamps is a few dictionary-encoded pages and many PLAIN ones: only the
+dictionary-encoded pages a read touches are copied, with the dictionary page, and the dictionary page is
+read only for them. Where the rows lie on most of a chunk's pages, the row group is read whole instead.
 
 The exit: pyarrow cannot read chosen rows of a row group. Arrow C++ selects pages by row ranges
 (``RowRanges``) inside its reader, and apache/arrow#48635 asks for that in pyarrow; the day pyarrow
@@ -54,6 +57,8 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from fileindex.arrow import compute
 from fileindex.arrow.parquet_file import ParquetFile
+from fileindex.arrow.plain_pages import PlainType, Undecodable, codec_of, plain_type
+from fileindex.arrow.plain_pages import page_values as plain_values
 from fileindex.frozen import field, frozen
 from fileindex.generated.parquet_thrift.ttypes import (
     ColumnChunk,
@@ -89,6 +94,11 @@ HEADER_BYTES = 256  # read for a page header at first (more where it carries lon
 # too little decoding to pay for the copy (40 rows of a 1M-row group lie on about two thirds of its pages, and
 # reading those alone took 0.046 s against 0.054 s for the whole group)
 WHOLE_SHARE = 0.8
+
+# a column whose wanted rows lie on more pages than this has them all copied for pyarrow: decompression is most
+# of a page's cost either way, and pyarrow's one read of a copy beats this module's work a page beyond a few
+# (40 rows on 28 pages of each of a 1M-row file's four columns: 138 ms against 119; 1 to 3 rows: 0.80-0.86x)
+DECODED_PAGES = 8
 
 Decoded = TypeVar("Decoded")
 
@@ -243,9 +253,9 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
     infers from the Parquet schema alone; None for a column where they lie on most of the pages (read it
     whole). Raises Unreadable when the pages cannot be read this way.
 
-    A required fixed-width column's PLAIN pages are decoded here (decompressed by Arrow's codec, the values
-    its buffer); the other columns' pages are copied, the columns whose pages cover the same rows into one
-    copy, read by pyarrow at once (each read of a copy costs a footer's parse and a reader's setup)."""
+    The PLAIN pages of fixed-width numbers are decoded here (``_plain_rows``); the other pages are copied, the
+    columns whose copied pages cover the same rows into one copy, read by pyarrow at once (each read of a copy
+    costs a footer's parse and a reader's setup), and each column's rows put back in page order."""
     if not 0 <= group < len(footer.row_groups):
         raise Unreadable(f"no row group {group}")
     positions = compute.int64_array(rows)
@@ -253,16 +263,22 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
     with open(path, "rb") as file:
         fd = file.fileno()
         copies: dict[tuple[int, ...], list[_Chosen]] = {}
+        decoded: dict[str, tuple[_Chosen, list[pa.Array | None]]] = {}  # pages decoded here (None: copied)
         for name in columns:
             chosen = _chosen_pages(fd, footer, group, footer.leaves[name], positions)
             if chosen is None:
                 found[name] = None
-            elif (plain := _plain_rows(fd, footer, chosen)) is not None:
-                found[name] = plain
-            else:
-                copies.setdefault(chosen.spans, []).append(chosen)
+                continue
+            pages = _plain_rows(fd, footer, chosen)
+            decoded[name] = chosen, pages
+            copied = [i for i, values in enumerate(pages) if values is None]
+            if copied:
+                part = chosen if len(copied) == len(chosen.pages) else _part(chosen, copied)
+                copies.setdefault(part.spans, []).append(part)
         for together in copies.values():
             found.update(_copied_rows(fd, footer, together))
+        for name, (chosen, pages) in decoded.items():
+            found[name] = _merged(chosen, pages, found.get(name))
     return {name: found[name] for name in columns}
 
 
@@ -425,20 +441,56 @@ def _page_header(fd: int, at: int, size: int) -> PageHeader:
 
 @frozen
 class _Chosen:
-    """The pages of a column chunk that hold the wanted rows, and those rows' positions among the pages' rows
-    (the pages taken one after another)."""
+    """The pages of a column chunk that hold the wanted rows, and each page's wanted rows (from its first)."""
 
     name: str
     group: int
     leaf: int
     table: PageTable
     pages: list[int]
-    positions: pa.Int64Array
-    spans: tuple[int, ...]  # the first row of each page and the row after it: columns alike share a copy
+    on_pages: list[pa.Int64Array]
+
+    @functools.cached_property
+    def spans(self) -> tuple[int, ...]:
+        """The first row of each page and the row after it: columns alike share a copy."""
+        firsts = self.table.firsts
+        return tuple(row for page in self.pages for row in (firsts[page], firsts[page + 1]))
+
+    @functools.cached_property
+    def positions(self) -> pa.Int64Array:
+        """The wanted rows' positions among the pages' rows, the pages taken one after another."""
+        positions, base, firsts = [], 0, self.table.firsts
+        for page, rows in zip(self.pages, self.on_pages, strict=True):
+            positions.append(compute.shifted(rows, base))
+            base += firsts[page + 1] - firsts[page]
+        return pa.concat_arrays(positions)
 
     @property
     def rows(self) -> int:
         return sum(high - low for low, high in zip(self.spans[::2], self.spans[1::2], strict=True))
+
+
+def _part(chosen: _Chosen, which: list[int]) -> _Chosen:
+    """The chosen pages numbered ``which`` (ascending, among ``chosen.pages``) alone."""
+    return _Chosen(chosen.name, chosen.group, chosen.leaf, chosen.table, [chosen.pages[i] for i in which],
+                   [chosen.on_pages[i] for i in which])
+
+
+def _merged(chosen: _Chosen, pages: list[pa.Array | None], copied: pa.Array | None) -> pa.Array:
+    """A column's wanted rows, page after page: those decoded here (``pages``), the others (None) from
+    ``copied`` (the rows of those pages, one page after another)."""
+    if copied is None:
+        return pages[0] if len(pages) == 1 else pa.concat_arrays(pages)
+    if all(values is None for values in pages):
+        return copied
+    if any(values is not None and values.type != copied.type for values in pages):
+        raise Unreadable(f"column {chosen.name}: pages decoded here and by pyarrow in other types")
+    parts, at = [], 0
+    for values, rows in zip(pages, chosen.on_pages, strict=True):
+        if values is None:
+            values, at = copied.slice(at, len(rows)), at + len(rows)
+        parts.append(values)
+    return pa.concat_arrays(parts)
 
 
 def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.Int64Array) -> _Chosen | None:
@@ -459,122 +511,62 @@ def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.
         cuts = dict(enumerate(every))
     if sum(sizes[page] for page in wanted) > WHOLE_SHARE * table.bytes:
         return None
-    # each wanted page's rows, as positions in the pages taken one after another
-    positions, base, spans = [], 0, []
-    for page in wanted:
-        on_page = rows.slice(cuts[page], cuts[page + 1] - cuts[page])
-        positions.append(compute.shifted(on_page, base - firsts[page]))
-        base += firsts[page + 1] - firsts[page]
-        spans += [firsts[page], firsts[page + 1]]
-    name = footer.meta.schema[1 + leaf].name
-    return _Chosen(name, group, leaf, table, wanted, pa.concat_arrays(positions), tuple(spans))
+    on_pages = [compute.shifted(rows.slice(cuts[page], cuts[page + 1] - cuts[page]), -firsts[page])
+                for page in wanted]
+    return _Chosen(footer.meta.schema[1 + leaf].name, group, leaf, table, wanted, on_pages)
 
 
-def _plain_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> pa.Array | None:
-    """The wanted rows of a required INT32, INT64, FLOAT or DOUBLE column whose chosen pages are PLAIN-encoded
-    (data pages v1 or v2 whose headers the page table was checked against), decoded here: each page's values
-    are its bytes (decompressed to exactly the size its rows take), read as Arrow's buffer. None where the
-    column or a page is not so (the pages are copied for pyarrow instead)."""
-    pages = _plain_pages(fd, footer, chosen.group, chosen.leaf, chosen.pages)
-    if pages is None:
-        return None
-    return compute.call("take", pages, chosen.positions).combine_chunks()
+def _plain_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> list[pa.Array | None]:
+    """Each chosen page's wanted rows where the page is PLAIN fixed-width numbers (``plain_pages``: data pages
+    v1 or v2 whose headers the page table was checked against), decoded here; None for a page that is not
+    so (a dictionary-encoded one, one with nulls: copied for pyarrow instead), and for every page where they
+    are more than ``DECODED_PAGES``."""
+    plain = plain_type(footer.meta.schema[1 + chosen.leaf])
+    codec = codec_of(_chunk(footer, chosen.group, chosen.leaf)[2].codec)
+    if plain is None or codec is False or len(chosen.pages) > DECODED_PAGES:
+        return [None] * len(chosen.pages)
+    encoded = footer.dictionary_encoded(fd, chosen.group, chosen.leaf)  # (every header checked against the index)
+    found: list[pa.Array | None] = []
+    for page, rows in zip(chosen.pages, chosen.on_pages, strict=True):
+        values = None if encoded[page] else _page_values(fd, chosen.table, page, plain, codec)
+        found.append(None if values is None else plain.as_arrow(compute.call("take", values, rows)))
+    return found
 
 
 def page_values(path: str, footer: PagedFooter, group: int, name: str, pages: list[int]) -> pa.ChunkedArray | None:
     """Every value of the data pages ``pages`` (ascending) of a row group's column, one page after another,
-    where the column is a required INT32, INT64, FLOAT or DOUBLE whose pages are PLAIN (decoded here, as
-    :func:`read_rows` decodes them); None where it is not so (read its rows otherwise). Raises Unreadable
-    where the pages do not check out."""
+    where the column's pages are PLAIN fixed-width numbers (decoded here, as :func:`read_rows` decodes them);
+    None where they are not so (read its rows otherwise). Raises Unreadable where the pages do not check out."""
     if not 0 <= group < len(footer.row_groups) or name not in footer.leaves:
         raise Unreadable(f"no row group {group} or no column {name}")
     leaf = footer.leaves[name]
     with open(path, "rb") as file:
-        table = footer.pages(file.fileno(), group, leaf)
+        fd = file.fileno()
+        table = footer.pages(fd, group, leaf)
         if not pages or pages[0] < 0 or pages[-1] >= len(table.offsets):
             raise Unreadable(f"no pages {pages} in row group {group}")
-        return _plain_pages(file.fileno(), footer, group, leaf, pages)
-
-
-def _plain_pages(fd: int, footer: PagedFooter, group: int, leaf: int, chosen: list[int]) -> pa.ChunkedArray | None:
-    """The values of a required INT32, INT64, FLOAT or DOUBLE column's PLAIN pages ``chosen`` (data pages v1 or
-    v2 whose headers the page table was checked against): each page's values are its bytes (decompressed to
-    exactly the size its rows take), read as Arrow's buffer. None where the column or a page is not so."""
-    kind = _plain_type(footer.meta.schema[1 + leaf])
-    codec = _codec(_chunk(footer, group, leaf)[2].codec)
-    encoded = footer.dictionary_encoded(fd, group, leaf)  # (every header checked against the index)
-    if kind is None or codec is False or any(encoded[page] for page in chosen):
-        return None
-    table, width = footer.pages(fd, group, leaf), kind.bit_width // 8
-    pages = []
-    for page in chosen:
-        raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
-        header, taken = decode(PageHeader, raw, len(raw))
-        count = table.firsts[page + 1] - table.firsts[page]
-        values = _plain_values(header, raw[taken:], count * width, codec)
-        if values is None:
+        plain = plain_type(footer.meta.schema[1 + leaf])
+        codec = codec_of(_chunk(footer, group, leaf)[2].codec)
+        encoded = footer.dictionary_encoded(fd, group, leaf)
+        if plain is None or codec is False or any(encoded[page] for page in pages):
             return None
-        pages.append(pa.Array.from_buffers(kind, count, [None, values]))
-    return pa.chunked_array(pages, kind)
+        found = []
+        for page in pages:
+            values = _page_values(fd, table, page, plain, codec)
+            if values is None:
+                return None
+            found.append(plain.as_arrow(values))
+        return pa.chunked_array(found, plain.arrow)
 
 
-PLAIN, REQUIRED = 0, 0  # parquet.thrift's Encoding PLAIN, FieldRepetitionType REQUIRED
-PLAIN_TYPES = {1: pa.int32(), 2: pa.int64(), 4: pa.float32(), 5: pa.float64()}  # Type INT32, INT64, FLOAT, DOUBLE
-SIGNED_INTEGERS = {(1, 17): 32, (2, 18): 64}  # (Type, ConvertedType INT_32 / INT_64): its width
-
-
-def _plain_type(element: Any) -> pa.DataType | None:
-    """The Arrow type pyarrow reads a required column of ``element`` as, where it is a fixed-width number read
-    from its bytes as they are (no logical type but a signed integer of the physical width); None otherwise."""
-    kind = PLAIN_TYPES.get(element.type)
-    if kind is None or element.repetition_type != REQUIRED:
-        return None
-    logical, converted = element.logicalType, element.converted_type
-    if logical is None and converted is None:
-        return kind
-    width = SIGNED_INTEGERS.get((element.type, converted)) if converted is not None else None
-    integer = logical.INTEGER if logical is not None else None
-    if logical is not None and (integer is None or not integer.isSigned or integer.bitWidth != kind.bit_width
-                                or any(getattr(logical, name) is not None
-                                       for name in logical.__slots__ if name != "INTEGER")):
-        return None
-    return kind if converted is None or width == kind.bit_width else None
-
-
-CODECS = {0: None, 1: "snappy", 2: "gzip", 4: "brotli", 6: "zstd", 7: "lz4_raw"}  # parquet.thrift's CompressionCodec
-
-
-@functools.cache
-def _codec(number: int) -> pa.Codec | None | bool:
-    """Arrow's codec of a chunk's CompressionCodec; None: uncompressed; False: not one decoded here."""
-    name = CODECS.get(number, False)
-    if not name:
-        return name
-    return pa.Codec(name) if pa.Codec.is_available(name) else False
-
-
-def _plain_values(header: PageHeader, body: bytes, size: int, codec: pa.Codec | None) -> pa.Buffer | None:
-    """The ``size`` bytes of a required column's PLAIN data page (``body``: what follows its header); None for
-    another encoding, a page with levels, or one whose size is not its values'."""
-    v1, v2 = header.data_page_header, header.data_page_header_v2
-    if header.type == DATA_PAGE and v1 is not None and v1.encoding == PLAIN:
-        compressed = codec is not None
-    elif header.type == DATA_PAGE_V2 and v2 is not None and v2.encoding == PLAIN and not v2.num_nulls \
-            and not v2.definition_levels_byte_length and not v2.repetition_levels_byte_length:
-        compressed = codec is not None and v2.is_compressed is not False
-    else:
-        return None
-    if header.uncompressed_page_size != size or (not compressed and len(body) != size):
-        return None  # (not values alone: left to pyarrow)
-    if not compressed:
-        return pa.py_buffer(body)
+def _page_values(fd: int, table: PageTable, page: int, plain: PlainType, codec: pa.Codec | None) -> pa.Array | None:
+    """Every value of a checked data page, where it is PLAIN (``plain_pages.page_values``), in its storage type."""
+    raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
+    header, taken = decode(PageHeader, raw, len(raw))
     try:
-        values = codec.decompress(body, size)  # type: ignore[union-attr]
-    except (pa.ArrowException, ValueError) as err:
-        raise Unreadable(f"a page that does not decompress: {err}") from None
-    if values.size != size:
-        raise Unreadable(f"a page that decompresses to {values.size} bytes, not {size}")
-    return values
+        return plain_values(header, raw[taken:], table.firsts[page + 1] - table.firsts[page], plain, codec)
+    except Undecodable as err:
+        raise Unreadable(f"page {page} at {table.offsets[page]}: {err}") from None
 
 
 def _copied_rows(fd: int, footer: PagedFooter, columns: list[_Chosen]) -> dict[str, pa.Array]:

@@ -101,8 +101,8 @@ KEY_CASES = [("id = 4322", [2161]), ("id = 4321", []), ("id >= 39990 OR id < 6",
 @pytest.mark.parametrize("required", [True, False])
 def test_pages_are_read_where_their_keys_may_match(tmp_path, monkeypatch, required):
     """A group's key column has a column index (as Java's and pypaimon-rust's writers keep): only the pages
-    whose bounds may hold a matching key are read (a required key's decoded page by page, a nullable one's
-    rows read), and the positions are those of a whole read."""
+    whose bounds may hold a matching key are read (decoded page by page: a nullable key's too, its pages holding
+    no null), and the positions are those of a whole read."""
     reader = sorted_keys_file(tmp_path / "kv.parquet", required=required)
     types = {"id": parse_type("BIGINT NOT NULL")}
     bounds = reader.page_bounds("_KEY_id", 0)
@@ -118,7 +118,7 @@ def test_pages_are_read_where_their_keys_may_match(tmp_path, monkeypatch, requir
         rows = _rows_keys_match(reader, {"id": "_KEY_id"}, parse_predicate(where, types), types)
         assert rows.tolist() == truth, where
         assert -1 not in counts and sum(counts) <= 3 * max(np.diff(bounds.firsts)), (where, counts)
-        assert bool(paged) == (required and where != "id = -5"), (where, paged)  # (no page may hold -5)
+        assert bool(paged) == (where != "id = -5"), (where, paged)  # (no page may hold -5)
 
 
 def test_keys_without_a_usable_column_index_are_read_by_row_group(tmp_path, monkeypatch):
