@@ -28,6 +28,9 @@ STORAGE = {1: pa.int32(), 2: pa.int64(), 4: pa.float32(), 5: pa.float64()}  # Ty
 SIGNED_INTEGERS = {(1, 17): 32, (2, 18): 64}  # (Type, ConvertedType INT_32 / INT_64): its width
 TIMESTAMP_UNITS = {"MILLIS": "ms", "MICROS": "us", "NANOS": "ns"}  # (TimeUnit's fields)
 DECIMAL_STORAGE = {1: pa.decimal128(10, 0), 2: pa.decimal128(19, 0)}  # every INT32 / INT64 as a whole decimal
+# the definition levels of an optional page with no null, and their 4-byte length: one RLE run (a ULEB128 header of
+# at most 5 bytes and one byte of value)
+LEVELS_AT_MOST = 4 + 5 + 1
 CODECS = {0: None, 1: "snappy", 2: "gzip", 4: "brotli", 6: "zstd", 7: "lz4_raw"}  # parquet.thrift's CompressionCodec
 
 
@@ -112,6 +115,8 @@ def page_values(header: Any, body: bytes, rows: int, plain: PlainType, codec: pa
     size = rows * plain.width
     v1, v2 = header.data_page_header, header.data_page_header_v2
     if header.type == DATA_PAGE and v1 is not None and v1.encoding == PLAIN:
+        if not size <= (header.uncompressed_page_size or 0) <= size + (LEVELS_AT_MOST if plain.optional else 0):
+            return None  # (not values alone, or with levels of nulls: left to pyarrow; never a size a header claims)
         whole = _decompressed(body, header.uncompressed_page_size, codec)
         if whole is None:
             return None
@@ -128,6 +133,8 @@ def page_values(header: Any, body: bytes, rows: int, plain: PlainType, codec: pa
             and not v2.repetition_levels_byte_length:
         levels = v2.definition_levels_byte_length or 0
         if levels > len(body) or plain.optional != bool(levels) or levels and not _all_present(body[:levels], rows):
+            return None
+        if header.uncompressed_page_size != levels + size:
             return None
         values = _decompressed(body[levels:], header.uncompressed_page_size - levels,
                                codec if v2.is_compressed is not False else None)

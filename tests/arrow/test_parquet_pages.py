@@ -604,3 +604,18 @@ def test_optional_numbers_on_pages_with_nulls_are_copied(tmp_path, copies, versi
     rows = np.array([3, 4_000, 7_000, 7_007], dtype=np.int64)
     assert same(DataFileReader(path).read_rows(rows, ["n"]), expected(table, rows, ["n"]))
     assert copies == [["n"]]  # (one copy: the page of rows 7,000..7,499, which holds nulls)
+
+
+@pytest.mark.parametrize("optional", [False, True])
+def test_a_plain_page_claiming_more_bytes_than_its_values_is_left_to_pyarrow_undecompressed(optional):
+    """A header's uncompressed size is never decompressed to unless the page's values (and, optional, levels with no
+    null) fit it: a hostile header claiming 2 GiB allocates nothing."""
+    from fileindex.arrow.plain_pages import PlainType, page_values
+    from fileindex.generated.parquet_thrift.ttypes import DataPageHeader
+
+    plain = PlainType(pa.int64(), pa.int64(), optional)
+    body = pa.Codec("zstd").compress(b"\0" * 24, asbytes=True)
+    for claimed in (2**31 - 1, 23):
+        header = PageHeader(type=0, uncompressed_page_size=claimed, compressed_page_size=len(body),
+                            data_page_header=DataPageHeader(num_values=3, encoding=0, definition_level_encoding=3))
+        assert page_values(header, body, 3, plain, pa.Codec("zstd")) is None
