@@ -230,6 +230,81 @@ def aggregation_retract() -> PkTable:
                    [[["+I", 1, 5], ["+I", 2, 7]], [["-U", 1, 5]]], ["m = 7"])
 
 
+
+def decimal(text: str, precision: int, scale: int) -> dict:
+    """A DECIMAL value in the kit's JSON spelling."""
+    return {"decimal": text, "precision": precision, "scale": scale}
+
+
+def timestamp(micros: int) -> dict:
+    """A TIMESTAMP value (micros since the epoch, before it too) in the kit's JSON spelling."""
+    millis, rest = divmod(micros, 1000)
+    return {"millis": millis, "nanos_of_milli": rest * 1000}
+
+
+DAY = 19723  # 2024-01-01, in days since the epoch (DATE)
+
+
+def typed_keys() -> PkTable:
+    """A key of DATE, DECIMAL(10, 2) and TIMESTAMP(6) fields: values before the epoch and negative, keys that
+    differ in one field only (the same day and amount a microsecond apart), updates, deletes and re-inserts
+    across a full compaction."""
+    days, amounts = [-1, DAY, DAY + 1], ["-3.07", "0.00", "1.50", "12.50"]
+    micros = [-1, 1_704_067_200_000_000, 1_704_067_200_000_001]  # (1969-12-31 23:59:59.999999, then 2024-01-01)
+    keys = [(d, a, t) for d in days for a in amounts for t in micros][::2]  # (18 keys, every field varied)
+
+    def row(kind: str, number: int, v: int, s: str | None) -> list:
+        d, a, t = keys[number]
+        return [kind, d, decimal(a, 10, 2), timestamp(t), v, s]
+
+    first = [row("+I", n, n, f"s{n % 3}") for n in range(len(keys))]
+    second = [row("+U", n, 100 + n, "upd") for n in range(0, len(keys), 4)] + [row("-D", 3, 3, "s0")]
+    third = [row("-D", 5, 5, "s2"), row("+I", 3, 300, "back"), row("-U", 7, 7, "s1"), row("+U", 7, 107, None)]
+    fourth = [row("+U", 0, 999, "late"), row("-D", 9, 9, "s0"), row("+U", 10, 1000, "late")]
+    return PkTable("typed_keys", [("day", "DATE"), ("amount", "DECIMAL(10, 2)"), ("ts", "TIMESTAMP(6)"),
+                                  ("v", "INT"), ("s", "STRING")], ["day", "amount", "ts"],
+                   {"bucket": "2", "write-only": "true", "file.format": "parquet"},
+                   [first, second, third, COMPACT, fourth],
+                   ["day = DATE '2024-01-01'", "day < DATE '2024-01-01'", "amount = 1.50", "amount <= 0",
+                    "amount IN (-3.07, 12.50)", "ts = TIMESTAMP '2024-01-01 00:00:00.000001'",
+                    "ts < TIMESTAMP '1970-01-01 00:00:00'", "day = DATE '2024-01-02' AND amount = 1.50",
+                    "day = DATE '2024-01-01' AND amount = 0.00 AND ts = TIMESTAMP '2024-01-01 00:00:00'",
+                    "v >= 100", "s = 'late' OR amount > 10"])
+
+
+def single_key(name: str, kind: str, values: list, predicates: list[str]) -> PkTable:
+    """A key of one field of type ``kind`` holding ``values`` (ascending), updated, deleted and re-inserted
+    across a full compaction, in one bucket (so every file's keys overlap)."""
+    def row(row_kind: str, number: int, v: int) -> list:
+        return [row_kind, values[number], v]
+
+    count = len(values)
+    return PkTable(name, [("k", kind), ("v", "INT")], ["k"], {"bucket": "1", "write-only": "true",
+                                                             "file.format": "parquet"},
+                   [[row("+I", n, n) for n in range(count)], [row("+U", n, 100 + n) for n in range(0, count, 2)],
+                    [row("-D", 1, 1), row("+U", 2, 202)], COMPACT, [row("+I", 1, 301), row("-D", count - 1, 0)]],
+                   predicates)
+
+
+def decimal_key() -> PkTable:
+    """A DECIMAL(20, 4) key (wider than a long: Parquet's fixed-length bytes)."""
+    texts = ["-99999999999999.9999", "-1.0000", "0.0001", "12.5000", "9223372036854775.8070"]
+    return single_key("decimal_key", "DECIMAL(20, 4)", [decimal(t, 20, 4) for t in texts],
+                      ["k = 0.0001", "k > 0", "k IN (-1, 12.5)", "v >= 100"])
+
+
+def timestamp_key() -> PkTable:
+    """A TIMESTAMP(3) key (millis), before the epoch and after it."""
+    micros = [-86_400_000_000, -1000, 0, 1_704_067_200_123_000, 1_704_067_200_124_000]
+    return single_key("timestamp_key", "TIMESTAMP(3)", [timestamp(m) for m in micros],
+                      ["k = TIMESTAMP '2024-01-01 00:00:00.123'", "k < TIMESTAMP '1970-01-01 00:00:00'", "v >= 100"])
+
+
+def date_key() -> PkTable:
+    """A DATE key, before the epoch and after it."""
+    return single_key("date_key", "DATE", [-719162, -1, 0, DAY, DAY + 1],
+                      ["k = DATE '2024-01-02'", "k <= DATE '1970-01-01'", "v >= 100"])
+
 # Tables compacted as Java compacts by itself (universal compaction, a sorted-run trigger of 2, five levels) and
 # in full between commits, then given two commits without compaction: a bucket holds files on two levels above 0
 # and overlapping level-0 files, with keys repeated across them. The first commit is large (a long string per
@@ -322,7 +397,8 @@ def levels_first_row() -> PkTable:
 
 LEVELS_TABLES = [levels_deduplicate, levels_sequence, levels_partial_update, levels_aggregation, levels_first_row]
 TABLES = [deduplicate, deduplicate_levels, deduplicate_sequence, partial_update, partial_update_groups,
-          aggregation, first_row, partial_update_delete, partial_update_remove, aggregation_retract, *LEVELS_TABLES]
+          aggregation, first_row, partial_update_delete, partial_update_remove, aggregation_retract, *LEVELS_TABLES,
+          typed_keys, decimal_key, timestamp_key, date_key]
 
 # options Java 0.9.0 refuses when writing (the error is recorded)
 PROBES = {

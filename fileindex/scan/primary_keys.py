@@ -35,6 +35,7 @@ from fileindex.merge.pruning import (
     value_statistics_test,
 )
 from fileindex.merge.spec import DEDUPLICATE, MergeSpec, merge_spec
+from fileindex.parallel import side_by_side
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, visit
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
@@ -345,7 +346,8 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
         # the keys first: a selective key filter reads the other columns of its records only (their row groups,
         # or pages), a batch of them at a time
         in_file_keys = {key: cast(str, old) for key, (_, old, _) in zip(spec.keys, wanted, strict=False)}
-        rows, keys = _keys_matching(reader, in_file_keys, over_keys, types)
+        with side_by_side():  # (the key columns of the groups a key may be in, decoded here)
+            rows, keys = _keys_matching(reader, in_file_keys, over_keys, types)
         if keys is not None:  # (the records are few: a SELECTIVE-th of the file's at most)
             batches = _selected(reader, rows, keys, read)
             over_keys = None  # (the records read are those the key filter kept: not filtered again)
@@ -388,7 +390,8 @@ def _selected(reader: DataFileReader, rows: np.ndarray, keys: pa.Table, read: li
     rest = [name for name in read if name not in keys.column_names]
     for start in range(0, len(rows), BATCH_ROWS):
         count = min(BATCH_ROWS, len(rows) - start)
-        others = reader.read_rows(rows[start:start + count], rest)
+        with side_by_side():  # (a few records: decoded here, not handed to pyarrow's threads and waited for)
+            others = reader.read_rows(rows[start:start + count], rest)
         yield from pa.table([keys.column(name).slice(start, count) if name in keys.column_names
                              else others.column(name) for name in read], names=read).to_batches()
 

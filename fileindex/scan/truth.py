@@ -367,6 +367,8 @@ class ColumnTruth:
         if function.comparison is None or function.arrow_function is None:
             raise UsageError(f"{function.sql} is not a comparison of a value with one literal")
         if self.ordinal is None:
+            if pa.types.is_decimal(self.values.type):
+                return self.valid & function.comparison(self._decimal_order(literal), 0)
             scalar = pa.scalar(literal, type=self.values.type)
             result = compute.fill_null(compute.call(function.arrow_function, self.values, scalar), False)
             return compute.to_numpy(result)
@@ -377,12 +379,34 @@ class ColumnTruth:
             return self.valid & function.comparison(np.where(self.ordinal > key, 1, -1), 0)
         return self.valid & function.comparison(self.ordinal, key)
 
+    def _decimal_order(self, literal) -> np.ndarray:
+        """Per row of a DECIMAL wider than a long, -1, 0 or 1 as its value is below, equal to or above
+        ``literal`` (a null row: any), compared by Arrow as 38-digit decimals of the column's scale; a literal
+        finer than the scale is taken as its floor plus a remainder, as :func:`_literal_ordinal` gives it."""
+        scale = self.type.scale or 0
+        key, remainder = _literal_ordinal(literal, self.type, self.values.type)
+        if abs(key) >= 10 ** 38:  # (beyond every value of the column)
+            return np.full(len(self.valid), -1 if key > 0 else 1, dtype=np.int64)
+        wide = pa.decimal128(38, scale)
+        values, bound = self.values.cast(wide), pa.scalar(decimal.Decimal(key).scaleb(-scale), type=wide)
+        above = compute.to_numpy(compute.fill_null(compute.call("greater", values, bound), False))
+        if remainder:
+            return np.where(above, 1, -1)
+        equal = compute.to_numpy(compute.fill_null(compute.call("equal", values, bound), False))
+        return np.where(above, 1, np.where(equal, 0, -1))
+
+
+COMPACT_DECIMAL = 18  # the widest DECIMAL precision whose unscaled values fit a long (Paimon's compact decimals)
+
 
 def _ordinal(values: pa.Array, valid: np.ndarray, data_type: DataType) -> np.ndarray | None:
-    """int64 per row ordered as Paimon compares the type (0 for nulls), None for the byte-string types."""
+    """int64 per row ordered as Paimon compares the type (0 for nulls), None for the byte-string types and
+    DECIMALs wider than COMPACT_DECIMAL."""
     root = data_type.root
     if not (root in NUMERIC_BITS or root in ("FLOAT", "DOUBLE", "DATE", "TIME", "DECIMAL") or data_type.is_timestamp):
         return None
+    if root == "DECIMAL" and (data_type.precision or 0) > COMPACT_DECIMAL:
+        return None  # (unscaled values past a long: compared as decimals)
     present = values if values.null_count == 0 else values.drop_null()
     if root in ("FLOAT", "DOUBLE"):
         keys = (FLOAT if root == "FLOAT" else DOUBLE).compare_order(integer_keys(present, data_type))

@@ -54,6 +54,9 @@ def test_the_tables_cover_every_engine_and_the_layouts_the_merge_must_handle():
             levels.setdefault((name, snapshot, entry.partition, entry.bucket), []).append(entry.level)
     assert any(len(set(found)) >= 3 for found in levels.values())  # level 0 and two levels above it
     assert any(found.count(0) >= 2 and max(found) > 0 for found in levels.values())
+    key_types = {PaimonTable(DATABASE / name).schema.by_name()[key].type.root for name in TABLES
+                 for key in merge_spec(PaimonTable(DATABASE / name).schema).keys}
+    assert {"DATE", "DECIMAL", "TIMESTAMP"} <= key_types  # (their rows: the tests below)
     refused = {r.get("error", "")[:40] for name in TABLES for r in TABLES[name]["reads"] if "error" in r}
     assert len(refused) == 3  # Java's merge fails on three tables: ours must fail there too
 

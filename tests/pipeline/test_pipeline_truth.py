@@ -87,6 +87,24 @@ def test_timestamp_literals_finer_than_the_column(micros, millis, nanos, functio
     assert got.tolist() == expected
 
 
+
+WIDE = st.integers(-10**20 + 1, 10**20 - 1)  # unscaled DECIMAL(20, 4) values, past a long's range too
+
+
+@given(st.lists(WIDE | st.none(), max_size=20), st.integers(-10**25, 10**25), st.integers(2, 6),
+       st.sampled_from(FUNCTIONS[:10]), WIDE)
+def test_decimals_wider_than_a_long_compare_exactly(unscaled, literal, scale, function, other):
+    """A DECIMAL(20, 4) column (its values past a long's range too) against literals of any scale, finer than
+    the column's too: compared exactly (a row model over Python Decimals), not refused as a long overflow."""
+    import decimal
+
+    column = pa.array([None if u is None else decimal.Decimal(u).scaleb(-4) for u in unscaled], pa.decimal128(20, 4))
+    literals = (decimal.Decimal(literal).scaleb(-scale), decimal.Decimal(other).scaleb(-4))
+    leaf = Leaf(function, "c", literals if function in ("in", "not_in", "between", "not_between") else literals[:1])
+    got = ColumnTruth(column, parse_type("DECIMAL(20, 4)")).matches(leaf)
+    assert got.tolist() == [model(v, leaf) for v in column.to_pylist()], leaf
+
+
 def test_map_key_column_and_compound_predicates():
     table = pa.table({"m": pa.array([[("k", 1)], [("j", 2)], None, [("k", 3)]], type=pa.map_(pa.string(), pa.int32())),
                       "s": ["a", "b", "c", None]})
