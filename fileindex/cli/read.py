@@ -201,7 +201,7 @@ def write_rows(scan, output: str, progress: Progress) -> int:
     import pyarrow.csv
     import pyarrow.parquet
 
-    from fileindex.arrow.compute import python_rows
+    from fileindex.arrow.compute import python_rows, temporal_columns_text
 
     target = Path(output)
     temporary = target.with_name(f".{target.name}.{os.urandom(16).hex()}.tmp")
@@ -210,14 +210,16 @@ def write_rows(scan, output: str, progress: Progress) -> int:
         with open(temporary, "wb") as out:
             if suffix.endswith(".parquet"):
                 writer: Any = pyarrow.parquet.ParquetWriter(out, scan.schema)
-            elif suffix.endswith(".csv"):
-                writer = pyarrow.csv.CSVWriter(out, scan.schema)
+            elif suffix.endswith(".csv"):  # (timestamps and times as read prints them: Arrow's text differs)
+                writer = pyarrow.csv.CSVWriter(out, temporal_columns_text(scan.schema.empty_table()).schema)
             else:
                 writer = None
-                precisions = temporal_precisions(scan)
+            precisions = temporal_precisions(scan)
             try:
                 for batch in scan.to_batches():
-                    if writer is not None:
+                    if isinstance(writer, pyarrow.csv.CSVWriter):
+                        writer.write_batch(temporal_columns_text(batch, precisions))
+                    elif writer is not None:
                         writer.write_batch(batch)
                     else:
                         out.write("".join(json.dumps(row, ensure_ascii=False, default=str) + "\n"

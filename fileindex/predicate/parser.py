@@ -6,7 +6,8 @@
 
 Literals: integers, decimals (1.5), floats in E notation (1.5E-7), NaN, Infinity, -Infinity;
 strings in single quotes ('' for a quote; \\n \\t \\\\ \\' \\uXXXX \\UXXXXXXXX escapes); X'00ff' bytes;
-TRUE, FALSE, NULL; DATE '...'; TIMESTAMP '...' (a UTC instant for LOCAL TIME ZONE columns).
+TRUE, FALSE, NULL; DATE '...'; TIMESTAMP '...' (a UTC instant for LOCAL TIME ZONE columns, or with an offset,
+'... 03:04:05+00:00' as ``read`` prints them; a TIMESTAMP column takes no offset).
 Columns: identifiers or `backquoted names` (`` doubles a backquote), optionally ['key'] for the
 map-key index column ``name[key]``. Keywords are case-insensitive.
 """

@@ -1,0 +1,59 @@
+"""Rough edges a new user met (the fifth round): what ``read`` prints can be pasted back into ``--where`` and is
+what ``--output x.csv`` writes; ``--count --explain`` prints both; argparse's errors are one line with a hint;
+messages name what is missing."""
+import csv
+import json
+
+import pytest
+from conftest import ROOT
+
+from fileindex.cli import main
+
+STAMPS = ROOT / "tests" / "tables" / "orc" / "timestamp_index.db" / "timestamp_index"
+AGGREGATION = ROOT / "tests" / "tables" / "primary-keys" / "aggregation"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def printed_rows(capsys, *argv) -> list[dict]:
+    code, out, err = run(capsys, "read", *argv, "--json")
+    assert code == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("column", ["ts_tz_sec", "ts_tz_milli", "ts_tz_micro", "ts_tz_nano", "ts_sec", "ts_nano"])
+def test_a_printed_timestamp_pasted_into_where_finds_its_row(capsys, column):
+    rows = printed_rows(capsys, STAMPS, "--select", column)
+    for value in {row[column] for row in rows[:5]}:
+        for literal in (f"TIMESTAMP '{value}'", f"'{value}'"):
+            found = printed_rows(capsys, STAMPS, "--select", column, "--where", f"{column} = {literal}")
+            assert found == [row for row in rows if row[column] == value], literal
+
+
+def test_an_offset_is_an_instant_for_a_local_time_zone_column(capsys):
+    utc = printed_rows(capsys, STAMPS, "--where", "ts_tz_milli = TIMESTAMP '2025-04-24 17:00:02.001+00:00'")
+    assert utc and printed_rows(capsys, STAMPS, "--where",
+                                "ts_tz_milli = TIMESTAMP '2025-04-25 01:00:02.001+08:00'") == utc
+    assert printed_rows(capsys, STAMPS, "--where", "ts_tz_milli = TIMESTAMP '2025-04-24T17:00:02.001Z'") == utc
+    assert printed_rows(capsys, STAMPS, "--where", "ts_tz_milli = TIMESTAMP '2025-04-24 12:00:02.001-05:00'") == utc
+
+
+def test_an_offset_on_a_timestamp_without_time_zone_says_what_to_write(capsys):
+    code, _, err = run(capsys, "read", STAMPS, "--where", "ts_milli = TIMESTAMP '2025-04-25 01:00:02.001+00:00'")
+    assert code == 2
+    assert "has no time zone" in err and "TIMESTAMP '2025-04-25 01:00:02.001'" in err and "fraction" not in err
+    code, _, err = run(capsys, "read", STAMPS, "--where", "ts_tz_milli = TIMESTAMP '2025-04-24 17:00:02+19:00'")
+    assert code == 2 and "offset +19:00" in err
+
+
+def test_a_csv_output_holds_timestamps_as_read_prints_them(capsys, tmp_path):
+    output = tmp_path / "rows.csv"
+    code, _, err = run(capsys, "read", STAMPS, "--limit", 5, "--output", output)
+    assert code == 0, err
+    with open(output, newline="") as f:
+        written = list(csv.DictReader(f))
+    assert written == printed_rows(capsys, STAMPS, "--limit", 5)
