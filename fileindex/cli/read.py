@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", action="store_true",
                         help="print the number of rows instead, from the metadata and the file indexes where they "
                              "say it exactly, else reading only the predicate's columns (with --explain: how each "
-                             "file is counted)")
+                             "file is counted, then the count)")
     add_snapshot_argument(parser)
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the pruning funnel (stages, and per data file what is read and why) instead")
     parser.add_argument("--json", action="store_true",
                         help='JSON lines: one object per row (with --explain: the funnel; with --count: '
-                             '{"count": N})')
+                             '{"count": N}; with both: the funnel and "count")')
     parser.add_argument("--progress", action="store_true",
                         help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
                              "(on a terminal a line is redrawn in place, without --progress too)")
@@ -88,7 +88,13 @@ def run(args: argparse.Namespace) -> int:
         warn_null_comparisons(args.where, scan.predicate)
         if args.explain:
             explained = scan.explain(count=args.count)
-            print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
+            if args.json:
+                counted = {"count": scan.count()} if args.count else {}
+                print(json.dumps({**explained.as_dict(), **counted}, ensure_ascii=False))
+                return 0
+            print(explained, flush=True)
+            if args.count:
+                print(f"count: {scan.count()}")
             return 0
         if args.count:
             count = scan.count()

@@ -57,3 +57,15 @@ def test_a_csv_output_holds_timestamps_as_read_prints_them(capsys, tmp_path):
     with open(output, newline="") as f:
         written = list(csv.DictReader(f))
     assert written == printed_rows(capsys, STAMPS, "--limit", 5)
+
+
+def test_count_with_explain_prints_the_funnel_then_the_count(capsys):
+    code, out, err = run(capsys, "read", AGGREGATION, "--where", "id > 2", "--count")
+    assert code == 0, err
+    count = int(out)
+    code, out, err = run(capsys, "read", AGGREGATION, "--where", "id > 2", "--count", "--explain")
+    assert code == 0, err
+    assert "answered by" in out and out.splitlines()[-1] == f"count: {count}"
+    code, out, err = run(capsys, "read", AGGREGATION, "--where", "id > 2", "--count", "--explain", "--json")
+    explained = json.loads(out)
+    assert code == 0 and explained["count"] == count and explained["files"][0]["answered_by"]
