@@ -69,3 +69,23 @@ def test_count_with_explain_prints_the_funnel_then_the_count(capsys):
     code, out, err = run(capsys, "read", AGGREGATION, "--where", "id > 2", "--count", "--explain", "--json")
     explained = json.loads(out)
     assert code == 0 and explained["count"] == count and explained["files"][0]["answered_by"]
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["read", AGGREGATION, "--where", "id = 1", "--where", "id = 2"], "see fileindex read --help"),
+    (["read", AGGREGATION, "--limit", "-1"], "see fileindex read --help"),
+    (["read", AGGREGATION, "--limit", "abc"], "see fileindex read --help"),
+    (["read", AGGREGATION, "--snapshot", "abc"], "see fileindex read --help"),
+    (["read", AGGREGATION, "--selct", "id"], "did you mean --select?"),
+    (["table", AGGREGATION, "--snapshot", "x"], "see fileindex table --help"),
+    (["spark", "scan", AGGREGATION, "--limit", "x"], "see fileindex spark scan --help"),
+    (["reed", AGGREGATION], "did you mean read?"),
+])
+def test_a_command_line_argparse_refuses_is_one_line_with_a_hint(capsys, argv, hint):
+    with pytest.raises(SystemExit) as exited:
+        main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    command = " ".join(argv[:2] if argv[0] == "spark" else argv[:1]) if argv[0] != "reed" else ""
+    assert err.startswith(f"fileindex{' ' + command if command else ''}: error: ")
+    assert len(err.splitlines()) == 1 and err.rstrip().endswith(f"({hint})")
