@@ -101,25 +101,40 @@ class _Parser(TokenStream):
     def disjunction(self) -> Predicate:
         parts = [self.conjunction()]
         while self.accept_word("OR"):
+            self.expect_condition("OR")
             parts.append(self.conjunction())
         return or_(*parts)
 
     def conjunction(self) -> Predicate:
         parts = [self.negation()]
         while self.accept_word("AND"):
+            self.expect_condition("AND")
             parts.append(self.negation())
         return and_(*parts)
 
     def negation(self) -> Predicate:
         if self.accept_word("NOT"):
+            self.expect_condition("NOT")
             with self.nested():
                 return negate(self.negation())
         if self.accept_symbol("("):
+            self.expect_condition("(")
             with self.nested():
                 inner = self.disjunction()
             self.expect_symbol(")")
             return inner
         return self.comparison()
+
+    def expect_condition(self, after: str) -> None:
+        """The predicate ends, or a parenthesis closes, right after ``after`` (AND, OR, NOT, an opening
+        parenthesis): say a condition is missing there, not merely that the input ended."""
+        token = self.peek()
+        if token is None or token[:2] == ("symbol", ")"):
+            if after == "(":
+                raise self.error("a condition is missing after '(': write one inside the parentheses (as column = "
+                                 "value)")
+            raise self.error(f"a condition is missing after {after}: write one (as column = value), or leave {after} "
+                             "out")
 
     @contextlib.contextmanager
     def nested(self) -> Iterator[None]:

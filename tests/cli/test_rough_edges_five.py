@@ -8,6 +8,9 @@ import pytest
 from conftest import ROOT
 
 from fileindex.cli import main
+from fileindex.errors import UsageError
+from fileindex.predicate.parser import parse_predicate
+from fileindex.types import parse_type
 
 STAMPS = ROOT / "tests" / "tables" / "orc" / "timestamp_index.db" / "timestamp_index"
 AGGREGATION = ROOT / "tests" / "tables" / "primary-keys" / "aggregation"
@@ -89,3 +92,28 @@ def test_a_command_line_argparse_refuses_is_one_line_with_a_hint(capsys, argv, h
     command = " ".join(argv[:2] if argv[0] == "spark" else argv[:1]) if argv[0] != "reed" else ""
     assert err.startswith(f"fileindex{' ' + command if command else ''}: error: ")
     assert len(err.splitlines()) == 1 and err.rstrip().endswith(f"({hint})")
+
+
+@pytest.mark.parametrize("where, after, position", [
+    ("id = 2 AND", "AND", 10), ("id = 2 or", "OR", 9), ("(id = 2 OR)", "OR", 10), ("NOT", "NOT", 3),
+    ("id = 2 AND NOT ", "NOT", 15), ("id = 2 AND (", "'('", 12), ("()", "'('", 1),
+])
+def test_a_condition_missing_after_and_or_not_is_named(where, after, position):
+    with pytest.raises(UsageError) as refused:
+        parse_predicate(where, {"id": parse_type("INT")})
+    assert str(refused.value).startswith(f"a condition is missing after {after}: write one")
+    assert f"at position {position}:" in str(refused.value)
+
+
+def test_to_pandas_without_pandas_names_pandas_and_its_install_command(monkeypatch):
+    import importlib.util
+
+    from fileindex import PaimonTable
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pandas" else found(name, *a))
+    with pytest.raises(UsageError) as refused:
+        PaimonTable(AGGREGATION).scan().to_pandas()
+    message = str(refused.value)
+    assert message.startswith("this needs pandas, which is not installed: pip install 'pandas")
+    assert "pyspark" not in message
