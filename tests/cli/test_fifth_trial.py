@@ -65,7 +65,7 @@ def test_snapshot_that_is_no_id_says_what_it_takes():
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.splitlines()[-1] == (
             f"fileindex {command}: error: argument --snapshot: '{value}' is not a snapshot id: give a snapshot's "
-            "number (N of the table's snapshot/snapshot-N), or latest")
+            f"number (N of the table's snapshot/snapshot-N), or latest (see fileindex {command} --help)")
 
 
 def test_a_schema_that_does_not_parse_says_what_a_schema_looks_like():

@@ -117,3 +117,21 @@ def test_to_pandas_without_pandas_names_pandas_and_its_install_command(monkeypat
     message = str(refused.value)
     assert message.startswith("this needs pandas, which is not installed: pip install 'pandas")
     assert "pyspark" not in message
+
+
+def test_the_demo_s_last_line_counts_from_the_command_s_start_and_says_what_spark_s_start_took(monkeypatch, capsys):
+    import argparse
+
+    import fileindex.cli.demo as demo
+    import fileindex.spark.demo as pipeline
+
+    clock = iter([100.0, 125.0, 170.0])  # the command starts; Spark is up; the demo ends
+    monkeypatch.setattr(demo.time, "perf_counter", lambda: next(clock, 170.0))
+    monkeypatch.setattr(demo, "session", lambda args: object())
+    figures = {"seconds": 44.0, "verify": {"violations": 0}, "scans": [{"identical": True}]}
+    monkeypatch.setattr(pipeline, "run_demo", lambda spark, spec, folder, say: dict(figures))
+    args = argparse.Namespace(files=3, rows=1000, workdir=None, overwrite=False, json=False, master=None)
+    assert demo._run(args) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("done in 70 s from the command's start (25 s starting Spark, 44 s the pipeline): "
+                           "0 violations")
