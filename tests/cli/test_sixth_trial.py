@@ -191,7 +191,8 @@ def test_an_option_given_twice_is_refused(capsys, argv, told):
     with pytest.raises(SystemExit) as exited:  # (argparse's own exit)
         main(["read", str(TABLE), *argv])
     out, err = capsys.readouterr()
-    assert exited.value.code == 2 and out == "" and err.splitlines()[-1] == "fileindex read: error: " + told
+    assert exited.value.code == 2 and out == "" and err.splitlines()[-1] == \
+        f"fileindex read: error: {told} (see fileindex read --help)"
 
 
 def test_order_by_two_columns_says_one_column(capsys):
