@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, pad, report_failure,
-                           whole_number)
+from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, note_unread_level_0, pad,
+                           report_failure, whole_number)
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
         else:
             print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
-        note_unread_level_0(scan)
+        note_unread_level_0(scan, NAME)
     except BrokenPipeError:
         raise  # (output piped into a command that stopped reading: the command line ends quietly)
     except HANDLED as err:
@@ -119,19 +119,6 @@ def warn_null_comparisons(where: str | None, predicate) -> None:
     for column in null_comparisons(predicate) if predicate is not None else ():
         print(f"fileindex {NAME}: {where}: a comparison with NULL is never true, so no row matches it; for the null "
               f"rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
-
-
-def note_unread_level_0(scan) -> None:
-    """Level-0 files a batch scan does not read (a primary-key table with deletion vectors, as Java's): one line on
-    stderr, so that rows written but not yet compacted (a count of 0 on a new table) do not go unexplained."""
-    if not (scan.table.schema.primary_keys and scan.table.deletion_vectors_enabled):
-        return  # (no level stage: the funnel is not asked for)
-    for stage in scan.explain().stages:
-        files, rows = stage.files_before - stage.files_after, stage.rows_before - stage.rows_after
-        if stage.name == "level" and files:
-            print(f"fileindex {NAME}: {files:,} level-0 file{'s' if files != 1 else ''} ({rows:,} "
-                  f"row{'s' if rows != 1 else ''}) not read: a batch scan of a primary-key table with deletion "
-                  "vectors reads only compacted files, as Java's does (--explain lists them)", file=sys.stderr)
 
 
 def refuse_ignored_options(args: argparse.Namespace) -> None:

@@ -135,3 +135,12 @@ def test_the_demo_s_last_line_counts_from_the_command_s_start_and_says_what_spar
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("done in 70 s from the command's start (25 s starting Spark, 44 s the pipeline): "
                            "0 violations")
+
+
+def test_spark_scan_count_notes_level_0_files_not_read_as_read_count_does(capsys):
+    """Every file is answered by the metadata (the level-0 file is not read): no Spark session starts."""
+    table = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
+    code, out, err = run(capsys, "read", table, "--snapshot", 1, "--where", "f1 > 0", "--count")
+    assert (code, out) == (0, "0\n") and err.startswith("fileindex read: 1 level-0 file (8 rows) not read")
+    assert run(capsys, "spark", "scan", table, "--snapshot", 1, "--where", "f1 > 0", "--count") == \
+        (0, "0\n", err.replace("fileindex read:", "fileindex spark scan:"))
