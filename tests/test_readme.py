@@ -59,7 +59,8 @@ def marked(name: str, code: str):
 @pytest.fixture
 def checkout(tmp_path):
     """A folder with the repository's package, samples and tables, and a .venv/bin running this checkout's
-    package (the README's first command makes the real one)."""
+    package (the README's first command makes the real one); the examples run there leave it, and the
+    repository's files behind its links, as they found them (what they make, they remove)."""
     for name in ("fileindex", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
     bin_dir = tmp_path / ".venv" / "bin"
@@ -67,7 +68,22 @@ def checkout(tmp_path):
     for name, command in (("python", f'"{sys.executable}"'), ("fileindex", f'"{sys.executable}" -m fileindex')):
         (bin_dir / name).write_text(f'#!/bin/sh\nexec {command} "$@"\n')
         (bin_dir / name).chmod(0o755)
-    return tmp_path
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")), repository_status()
+    yield tmp_path
+    after = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")), repository_status()
+    assert after == before, "the examples left files behind (or changed the repository's): remove what they make"
+
+
+EXAMPLE_DATA = ("fileindex/samples/", "tests/tables/", "tests/vectors/")  # what the examples read of the repository
+
+
+def repository_status() -> list[str]:
+    """``git status`` of what the checkout folder links to: files not tracked (ignored ones, as caches, aside), and
+    changes to the data the examples read (not the code and tests, which whoever runs the tests may be editing)."""
+    done = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", "fileindex", "tests"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return [line for line in done.stdout.splitlines()
+            if line.startswith("??") or line[3:].startswith(EXAMPLE_DATA)] if done.returncode == 0 else []
 
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -13,7 +13,7 @@ imports ``numpy.ma`` to look for a masked array.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 import pyarrow as pa
 import pyarrow._compute as _compute
@@ -21,6 +21,7 @@ from fileindex.lazy import numpy as np
 
 
 Column: TypeAlias = "pa.Array | pa.ChunkedArray"
+RecordsT = TypeVar("RecordsT", pa.RecordBatch, pa.Table)
 
 
 def call(name: str, *args, options: _compute.FunctionOptions | None = None):
@@ -125,14 +126,20 @@ def fill_null(values: Column, fill: bool) -> Column:
 
 
 def python_rows(batch: pa.RecordBatch | pa.Table, precisions: Mapping[str, int] | None = None) -> list[dict]:
-    """``batch.to_pylist()``, with each timestamp and time column as its text (:func:`temporal_text`), its
-    ``precisions[name]`` digits after the second: Python's datetime holds microseconds, and pyarrow needs pandas
-    for more (the command line does not import it)."""
+    """``batch.to_pylist()``, with each timestamp and time column as its text (:func:`temporal_columns_text`):
+    Python's datetime holds microseconds, and pyarrow needs pandas for more (the command line does not import
+    it)."""
+    return temporal_columns_text(batch, precisions).to_pylist()
+
+
+def temporal_columns_text(batch: RecordsT, precisions: Mapping[str, int] | None = None) -> RecordsT:
+    """``batch`` with each timestamp and time column as its text (:func:`temporal_text`), ``precisions[name]``
+    digits after the second: what ``fileindex read`` prints, and writes to a CSV file."""
     for i, field in enumerate(batch.schema):
         if pa.types.is_timestamp(field.type) or pa.types.is_time(field.type):
             text = temporal_text(batch.column(i), (precisions or {}).get(field.name))
             batch = batch.set_column(i, field.with_type(pa.string()), text)
-    return batch.to_pylist()
+    return batch
 
 
 def temporal_text(values: Column, precision: int | None = None) -> Column:

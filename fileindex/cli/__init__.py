@@ -93,3 +93,16 @@ def add_external_paths_argument(parser) -> None:
                              "without ROOT: inside the folders the table's data-file.external-paths names; "
                              "repeat for more (default: such files are refused)")
 
+
+def note_unread_level_0(scan, command: str) -> None:
+    """Level-0 files a batch scan does not read (a primary-key table with deletion vectors, as Java's): one line on
+    stderr, so that rows written but not yet compacted (a count of 0 on a new table) do not go unexplained
+    (``read``, ``spark scan --count``)."""
+    if not (scan.table.schema.primary_keys and scan.table.deletion_vectors_enabled):
+        return  # (no level stage: the funnel is not asked for)
+    for stage in scan.explain().stages:
+        files, rows = stage.files_before - stage.files_after, stage.rows_before - stage.rows_after
+        if stage.name == "level" and files:
+            print(f"fileindex {command}: {files:,} level-0 file{'s' if files != 1 else ''} ({rows:,} "
+                  f"row{'s' if rows != 1 else ''}) not read: a batch scan of a primary-key table with deletion "
+                  "vectors reads only compacted files, as Java's does (--explain lists them)", file=sys.stderr)

@@ -50,15 +50,18 @@ class Parser(argparse.ArgumentParser):
         return super()._parse_known_args(arg_strings, *rest, **kwargs)
 
     def error(self, message: str):
-        """A required option given by a prefix (``--wh`` for ``--where``): refused as the unknown option it is,
-        with the one meant, rather than as the required option missing."""
+        """One line and exit 2: ``fileindex read: error: ...``, then the option or choice likely meant, else where
+        the usage is (argparse prints the whole usage block first). A required option given by a prefix (``--wh``
+        for ``--where``) is refused as the unknown option it is, with the one meant, rather than as the required
+        option missing."""
         unknown = [word for word in getattr(self, "_given", ()) if word.startswith("--")
                    and word.partition("=")[0] not in self._option_string_actions]
         if message.startswith("the following arguments are required") and unknown:
             message = unknown_options(self, unknown)
         elif message.startswith("the following arguments are required"):
             message += _subcommands_missing(self, message)
-        super().error(message)
+        hint = "" if message.endswith("?)") else f" (see {self.prog} --help)"
+        self.exit(2, f"{self.prog}: error: {message}{hint}\n")
 
 
 def _terminal_columns() -> int:

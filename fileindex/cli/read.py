@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, pad, report_failure,
-                           whole_number)
+from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, note_unread_level_0, pad,
+                           report_failure, whole_number)
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", action="store_true",
                         help="print the number of rows instead, from the metadata and the file indexes where they "
                              "say it exactly, else reading only the predicate's columns (with --explain: how each "
-                             "file is counted)")
+                             "file is counted, then the count)")
     add_snapshot_argument(parser)
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the pruning funnel (stages, and per data file what is read and why) instead")
     parser.add_argument("--json", action="store_true",
                         help='JSON lines: one object per row (with --explain: the funnel; with --count: '
-                             '{"count": N})')
+                             '{"count": N}; with both: the funnel and "count")')
     parser.add_argument("--progress", action="store_true",
                         help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
                              "(on a terminal a line is redrawn in place, without --progress too)")
@@ -88,7 +88,13 @@ def run(args: argparse.Namespace) -> int:
         warn_null_comparisons(args.where, scan.predicate)
         if args.explain:
             explained = scan.explain(count=args.count)
-            print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
+            if args.json:
+                counted = {"count": scan.count()} if args.count else {}
+                print(json.dumps({**explained.as_dict(), **counted}, ensure_ascii=False))
+                return 0
+            print(explained, flush=True)
+            if args.count:
+                print(f"count: {scan.count()}")
             return 0
         if args.count:
             count = scan.count()
@@ -98,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
         else:
             print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
-        note_unread_level_0(scan)
+        note_unread_level_0(scan, NAME)
     except BrokenPipeError:
         raise  # (output piped into a command that stopped reading: the command line ends quietly)
     except HANDLED as err:
@@ -113,19 +119,6 @@ def warn_null_comparisons(where: str | None, predicate) -> None:
     for column in null_comparisons(predicate) if predicate is not None else ():
         print(f"fileindex {NAME}: {where}: a comparison with NULL is never true, so no row matches it; for the null "
               f"rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
-
-
-def note_unread_level_0(scan) -> None:
-    """Level-0 files a batch scan does not read (a primary-key table with deletion vectors, as Java's): one line on
-    stderr, so that rows written but not yet compacted (a count of 0 on a new table) do not go unexplained."""
-    if not (scan.table.schema.primary_keys and scan.table.deletion_vectors_enabled):
-        return  # (no level stage: the funnel is not asked for)
-    for stage in scan.explain().stages:
-        files, rows = stage.files_before - stage.files_after, stage.rows_before - stage.rows_after
-        if stage.name == "level" and files:
-            print(f"fileindex {NAME}: {files:,} level-0 file{'s' if files != 1 else ''} ({rows:,} "
-                  f"row{'s' if rows != 1 else ''}) not read: a batch scan of a primary-key table with deletion "
-                  "vectors reads only compacted files, as Java's does (--explain lists them)", file=sys.stderr)
 
 
 def refuse_ignored_options(args: argparse.Namespace) -> None:
@@ -201,7 +194,7 @@ def write_rows(scan, output: str, progress: Progress) -> int:
     import pyarrow.csv
     import pyarrow.parquet
 
-    from fileindex.arrow.compute import python_rows
+    from fileindex.arrow.compute import python_rows, temporal_columns_text
 
     target = Path(output)
     temporary = target.with_name(f".{target.name}.{os.urandom(16).hex()}.tmp")
@@ -210,14 +203,16 @@ def write_rows(scan, output: str, progress: Progress) -> int:
         with open(temporary, "wb") as out:
             if suffix.endswith(".parquet"):
                 writer: Any = pyarrow.parquet.ParquetWriter(out, scan.schema)
-            elif suffix.endswith(".csv"):
-                writer = pyarrow.csv.CSVWriter(out, scan.schema)
+            elif suffix.endswith(".csv"):  # (timestamps and times as read prints them: Arrow's text differs)
+                writer = pyarrow.csv.CSVWriter(out, temporal_columns_text(scan.schema.empty_table()).schema)
             else:
                 writer = None
-                precisions = temporal_precisions(scan)
+            precisions = temporal_precisions(scan)
             try:
                 for batch in scan.to_batches():
-                    if writer is not None:
+                    if isinstance(writer, pyarrow.csv.CSVWriter):
+                        writer.write_batch(temporal_columns_text(batch, precisions))
+                    elif writer is not None:
                         writer.write_batch(batch)
                     else:
                         out.write("".join(json.dumps(row, ensure_ascii=False, default=str) + "\n"

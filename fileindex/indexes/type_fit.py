@@ -42,18 +42,16 @@ def misfit(index: IndexType, body, column: str, given: DataType,
 def misfit_message(column: str, given: DataType, index_type: str, fits: list[DataType], cause: str,
                    data_type: DataType | None = None) -> str:
     """What to write first (the data's type ``data_type`` where it is known and fits; the one type that fits; the
-    types that do, which the index does not tell apart: a bsi of small values fits every wider integer type), what
-    failed (``cause``), for whoever debugs a body, last; a note leaves ``cause`` out."""
+    types that do, which the index does not tell apart: a bsi of small values fits every wider integer type); what
+    the decoder found (``cause``) only where no type fits (the error keeps it, ``SchemaMisfitError.cause``)."""
     name = quote_identifier(column.split("[")[0]) if column.endswith("]") else quote_identifier(column)
-    failed = f" (read as {given}: {cause})" if cause else ""
     if data_type is not None and any(data_type.root == fit.root for fit in fits):
-        told = f"; the data's type is {data_type}: leave {name} out of --schema{failed}"
+        told = f"; the data's type is {data_type}: leave {name} out of --schema"
     elif len(fits) == 1:
-        told = f"; its bytes decode as {fits[0]}: write --schema \"{quote_identifier(column)} {fits[0]}\"{failed}"
+        told = f"; its bytes decode as {fits[0]}: write --schema \"{quote_identifier(column)} {fits[0]}\""
     elif fits:
         told = (f"; its bytes decode as {' or '.join(map(str, fits))} (the index does not tell which): write "
-                f"--schema \"{quote_identifier(column)} TYPE\" with the data's type, or give --data DATA_FILE"
-                f"{failed}")
+                f"--schema \"{quote_identifier(column)} TYPE\" with the data's type, or give --data DATA_FILE")
     else:
         told = f" ({cause})" if cause else ""
     return (f"the schema does not fit column {column!r}: it gives {given}, which its {index_type} index was not "

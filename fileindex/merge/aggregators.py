@@ -44,6 +44,14 @@ def check_function(function: str, data_type: DataType, field: str) -> None:
                          f"(it takes {', '.join(roots)})")
 
 
+def may_refuse_retraction(aggregate_function: str, data_type: DataType) -> bool:
+    """Whether a retraction can make ``aggregate_function`` over ``data_type`` fail (Java's merge fails there too):
+    a function without ``retract``, or an integer product's (a division by zero)."""
+    if aggregate_function in ("primary-key", "last_value", "last_non_null_value", "sum"):
+        return False
+    return aggregate_function != "product" or data_type.root in WIDTHS
+
+
 def wrap(value: int, root: str) -> int:
     """Java's two's-complement overflow of an integer of type ``root``."""
     bits = WIDTHS[root]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fileindex.errors import UsageError
-from fileindex.merge.aggregators import check_function
+from fileindex.merge.aggregators import check_function, may_refuse_retraction
 from fileindex.table.metadata import Schema
 from fileindex.types import DataType
 
@@ -94,6 +94,21 @@ class MergeSpec:
         """Whether a key's row is combined from several records' values (partial-update, aggregation), so no
         record's values say what the merged row holds."""
         return self.engine in (PARTIAL_UPDATE, AGGREGATION)
+
+
+def deciding_columns(spec: MergeSpec) -> tuple[str, ...]:
+    """The value fields whose values can decide whether the merge of a key fails or gives no row: a read of other
+    columns returns the same rows, or fails, only if it reads these too. Deduplicate, first-row and plain
+    partial-update decide by the row kinds alone; aggregation's fields whose aggregate may refuse a retraction
+    decide by running; partial-update's sequence groups, by every field (which groups a read holds decides how a
+    retraction is taken)."""
+    if spec.engine == PARTIAL_UPDATE and spec.groups:
+        return tuple(name for name, _ in spec.fields)
+    if spec.engine not in (AGGREGATION, PARTIAL_UPDATE):
+        return ()
+    types = spec.types()
+    return tuple(name for name, aggregate in spec.aggregates
+                 if not aggregate.ignore_retract and may_refuse_retraction(aggregate.function, types[name]))
 
 
 def merge_spec(schema: Schema) -> MergeSpec:

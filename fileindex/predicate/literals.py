@@ -4,9 +4,11 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
+import re
 from typing import Any
 
 from fileindex.errors import UsageError
+from fileindex.frozen import frozen
 from fileindex.java.text import java_special_float_text
 from fileindex.types import NUMERIC_BITS, DataType
 from fileindex.values import DECIMAL_CONTEXT, Timestamp, float32
@@ -14,9 +16,32 @@ from fileindex.values import DECIMAL_CONTEXT, Timestamp, float32
 _EPOCH_DATE = dt.date(1970, 1, 1)
 
 
-def parse_timestamp_text(text: str) -> Timestamp:
-    """'YYYY-MM-DD HH:MM:SS[.fffffffff]' (or with T) → Timestamp, years 0001-9999."""
-    body = text.strip().replace("T", " ")
+@frozen
+class ZonedTimestamp:
+    """A timestamp literal written with a UTC offset (``+00:00``, ``-05:30``, ``Z``): the instant ``utc``, a value
+    of a TIMESTAMP WITH LOCAL TIME ZONE column; ``text`` as written, for a TIMESTAMP column's message."""
+
+    utc: Timestamp
+    text: str
+
+
+_OFFSET = re.compile(r"(?:Z|([+-])(\d{2}):?(\d{2}))$", re.IGNORECASE)
+
+
+def parse_timestamp_text(text: str) -> Timestamp | ZonedTimestamp:
+    """'YYYY-MM-DD HH:MM:SS[.fffffffff]' (or with T) → Timestamp, years 0001-9999; followed by an offset
+    (``+HH:MM``, ``Z``, as ``read`` prints a LOCAL TIME ZONE value) → the instant, a ZonedTimestamp."""
+    body = text.strip()
+    offset = _OFFSET.search(body) if len(body) > 10 else None  # (a date alone: its - is no offset)
+    if offset is not None:
+        local = parse_timestamp_text(body[:offset.start()])
+        assert isinstance(local, Timestamp)
+        sign, hours, minutes = offset.groups()
+        if hours is not None and (int(hours) > 18 or int(minutes) > 59):
+            raise UsageError(f"{text!r}: the offset {offset.group()} is not one: write +HH:MM (up to +18:00) or Z")
+        shift = 0 if hours is None else (int(hours) * 60 + int(minutes)) * 60_000 * (-1 if sign == "-" else 1)
+        return ZonedTimestamp(Timestamp(local.millis - shift, local.nanos_of_milli), text.strip())
+    body = body.replace("T", " ")
     date_part, _, time_part = body.partition(" ")
     try:
         day = dt.date.fromisoformat(date_part)
@@ -130,10 +155,17 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
             raise _fail(column, value, data_type)
         return number
     if data_type.is_timestamp:
+        if isinstance(value, str):
+            value = parse_timestamp_text(value)
+        if isinstance(value, ZonedTimestamp):
+            if root == "TIMESTAMP_LTZ":
+                return value.utc
+            local = value.text[:_OFFSET.search(value.text).start()]  # type: ignore[union-attr]
+            raise _fail(column, value, data_type, f"a TIMESTAMP column has no time zone; write its wall-clock time "
+                        f"without the offset, TIMESTAMP '{local.strip()}' (an offset goes with a TIMESTAMP WITH "
+                        "LOCAL TIME ZONE column)")
         if isinstance(value, Timestamp):
             return value
-        if isinstance(value, str):
-            return parse_timestamp_text(value)
         if isinstance(value, dt.datetime):
             return Timestamp.from_datetime(value)
         raise _fail(column, value, data_type, "write TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.fffffffff]'")
@@ -175,6 +207,8 @@ def sql_literal(value: Any) -> str:
         return str(value)
     if isinstance(value, Timestamp):
         return f"TIMESTAMP '{timestamp_text(value)}'"
+    if isinstance(value, ZonedTimestamp):
+        return f"TIMESTAMP '{value.text}'"
     if isinstance(value, dt.date):
         return f"DATE '{value.isoformat()}'"
     if isinstance(value, (bytes, bytearray)):

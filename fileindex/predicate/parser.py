@@ -6,7 +6,8 @@
 
 Literals: integers, decimals (1.5), floats in E notation (1.5E-7), NaN, Infinity, -Infinity;
 strings in single quotes ('' for a quote; \\n \\t \\\\ \\' \\uXXXX \\UXXXXXXXX escapes); X'00ff' bytes;
-TRUE, FALSE, NULL; DATE '...'; TIMESTAMP '...' (a UTC instant for LOCAL TIME ZONE columns).
+TRUE, FALSE, NULL; DATE '...'; TIMESTAMP '...' (a UTC instant for LOCAL TIME ZONE columns, or with an offset,
+'... 03:04:05+00:00' as ``read`` prints them; a TIMESTAMP column takes no offset).
 Columns: identifiers or `backquoted names` (`` doubles a backquote), optionally ['key'] for the
 map-key index column ``name[key]``. Keywords are case-insensitive.
 """
@@ -100,25 +101,40 @@ class _Parser(TokenStream):
     def disjunction(self) -> Predicate:
         parts = [self.conjunction()]
         while self.accept_word("OR"):
+            self.expect_condition("OR")
             parts.append(self.conjunction())
         return or_(*parts)
 
     def conjunction(self) -> Predicate:
         parts = [self.negation()]
         while self.accept_word("AND"):
+            self.expect_condition("AND")
             parts.append(self.negation())
         return and_(*parts)
 
     def negation(self) -> Predicate:
         if self.accept_word("NOT"):
+            self.expect_condition("NOT")
             with self.nested():
                 return negate(self.negation())
         if self.accept_symbol("("):
+            self.expect_condition("(")
             with self.nested():
                 inner = self.disjunction()
             self.expect_symbol(")")
             return inner
         return self.comparison()
+
+    def expect_condition(self, after: str) -> None:
+        """The predicate ends, or a parenthesis closes, right after ``after`` (AND, OR, NOT, an opening
+        parenthesis): say a condition is missing there, not merely that the input ended."""
+        token = self.peek()
+        if token is None or token[:2] == ("symbol", ")"):
+            if after == "(":
+                raise self.error("a condition is missing after '(': write one inside the parentheses (as column = "
+                                 "value)")
+            raise self.error(f"a condition is missing after {after}: write one (as column = value), or leave {after} "
+                             "out")
 
     @contextlib.contextmanager
     def nested(self) -> Iterator[None]:

@@ -4,7 +4,9 @@ A count adds, per planned file: 0 where a stage rules it out; its rows read (the
 minus the deletion vector) where those are exactly the matching rows (``FileRead.exact``: no predicate, or an
 exact index answer to a lossless predicate); else the rows of its matching ones, reading only the predicate's
 columns. A table whose rows a merge decides (a primary-key table without deletion vectors) or whose columns
-a group of files holds (data evolution) is counted by reading, never from one file's index.
+a group of files holds (data evolution) is counted by reading, never from one file's index: as the rows are read
+(the limit too), with the columns whose values decide whether a key's merge fails, so that a count fails
+exactly where the read fails.
 
 Top-N ranks by one column: per file the range-bitmap's or bsi's top positions within its exact rows
 (``FileIndexEvaluator.top_n``), else the file's matching values (the order and predicate columns read); then
@@ -131,24 +133,30 @@ def count_rows(scan: TableScan) -> int:
     """The number of rows ``scan`` returns (its limit applied)."""
     if scan.limit == 0:
         return 0
-    if merged(scan.table):
+    if merged(scan.table):  # (read as the rows are, limit included: a read that stops early counts as it stops)
+        narrow = scan.narrowed(scan.predicate, count_columns(scan), scan.limit)
+        return sum(batch.num_rows for batch in narrow.to_batches())
+    files = scan.plan(exact=True)
+    to_read = [item for item in files if item.to_read and not item.exact]
+    total = sum(item.rows for item in files if item.to_read and item.exact)
+    if to_read:
         narrow = scan.narrowed(scan.predicate, count_columns(scan), None)
-        total = sum(batch.num_rows for batch in narrow.to_batches())
-    else:
-        files = scan.plan(exact=True)
-        to_read = [item for item in files if item.to_read and not item.exact]
-        total = sum(item.rows for item in files if item.to_read and item.exact)
-        if to_read:
-            narrow = scan.narrowed(scan.predicate, count_columns(scan), None)
-            total += sum(for_each(lambda item: narrow._read_file(item).num_rows, to_read))
+        total += sum(for_each(lambda item: narrow._read_file(item).num_rows, to_read))
     return total if scan.limit is None else min(total, scan.limit)
 
 
 def count_columns(scan: TableScan) -> list[str]:
-    """What a count reads of a file it cannot answer without reading: the predicate's columns (or one column)."""
-    names = scan.schema.names if scan.predicate is None else \
+    """What a count reads of a file it cannot answer without reading: the predicate's columns (or one column);
+    of a primary-key table that merges, also the columns read whose values decide whether a key's merge fails or
+    gives no row (``merge.spec.deciding_columns``), so that the count fails, and counts, as the read does."""
+    names = [] if scan.predicate is None else \
         source_columns(scan.predicate, [f.name for f in scan.table.schema.fields])
-    return list(names[:1]) if scan.predicate is None or not names else names
+    if scan.table.schema.primary_keys and merged(scan.table):
+        from fileindex.merge.spec import deciding_columns, merge_spec
+
+        read = scan.read_schema.names
+        names = [*names, *(n for n in deciding_columns(merge_spec(scan.table.schema)) if n in read and n not in names)]
+    return names if names or scan.predicate is not None else list(scan.schema.names[:1])
 
 
 def answered(item: FileRead, table: PaimonTable, read_columns: list[str]) -> dict:

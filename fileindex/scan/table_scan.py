@@ -136,7 +136,7 @@ class TableScan:
         return self.to_batches().read_all()
 
     def to_pandas(self, **kwargs):
-        _require("pandas", "spark")
+        _require("pandas", "spark", alone=True)
         return self.to_arrow().to_pandas(**kwargs)
 
     def to_duckdb(self, connection=None, name: str | None = None):
@@ -286,13 +286,15 @@ def _order(order_by: str | OrderBy, types: dict) -> OrderBy:
     return parse_order(order_by, types)
 
 
-def _require(module: str, extra: str) -> None:
-    """A one-line UsageError, naming what to install (the package's ``extra``), where an optional engine is missing."""
+def _require(module: str, extra: str, *, alone: bool = False) -> None:
+    """A one-line UsageError, naming what to install (the package's ``extra``; ``alone``: only the extra's
+    requirement of ``module``, as pandas of ``spark``), where an optional engine is missing."""
     import importlib.util
 
     from fileindex.extras import install_hint
 
     if importlib.util.find_spec(module) is None:
-        raise UsageError(f"this needs {module}, which is not installed: {install_hint(extra)}")
+        raise UsageError(f"this needs {module}, which is not installed: "
+                         f"{install_hint(extra, module if alone else None)}")
 
 

@@ -23,9 +23,10 @@ from fileindex.spark.jobs import _read_job, _table_of
 
 
 def spark_count(session: Callable[[], Any], inputs, where: str, *, snapshot: int | None = None,
-                external_roots: tuple[str, ...] = ()) -> dict:
+                external_roots: tuple[str, ...] = (), planned: Callable[[Any], None] | None = None) -> dict:
     """{"count", "files", "answered_by": {how: files}, "spark_job": whether one ran, "seconds"}; ``session()``
-    gives the Spark session, asked for only where a file must be read."""
+    gives the Spark session, asked for only where a file must be read; ``planned(scan)`` is told the scan once
+    it is planned (the command line's note of level-0 files not read)."""
     started = time.perf_counter()
     table = _table_of(inputs, snapshot, external_roots)
     if table is None:
@@ -34,6 +35,8 @@ def spark_count(session: Callable[[], Any], inputs, where: str, *, snapshot: int
     predicate = table.parse(where)
     scan = table.scan(widen_signed_zeros(predicate, types))
     files = scan.plan(exact=True)
+    if planned is not None:
+        planned(scan)
     columns = count_columns(scan)
     ways = [answered(item, table, columns)["answered_by"] for item in files]
     reads = [item for item, how in zip(files, ways, strict=True) if how == READ and item.to_read]

@@ -65,7 +65,7 @@ def test_snapshot_that_is_no_id_says_what_it_takes():
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.splitlines()[-1] == (
             f"fileindex {command}: error: argument --snapshot: '{value}' is not a snapshot id: give a snapshot's "
-            "number (N of the table's snapshot/snapshot-N), or latest")
+            f"number (N of the table's snapshot/snapshot-N), or latest (see fileindex {command} --help)")
 
 
 def test_a_schema_that_does_not_parse_says_what_a_schema_looks_like():
@@ -120,7 +120,8 @@ def test_a_limit_that_is_no_number_of_rows_says_what_it_takes():
     for value in ("-1", "ten"):
         done = fileindex("read", TABLE, "--limit", value)
         assert done.returncode == 2 and done.stderr.splitlines()[-1] == (
-            f"fileindex read: error: argument --limit: '{value}' is not a number of rows: give 0 or more")
+            f"fileindex read: error: argument --limit: '{value}' is not a number of rows: give 0 or more "
+            "(see fileindex read --help)")
 
 
 def test_an_order_by_with_a_misspelt_direction_names_the_one_meant(capsys):

@@ -160,7 +160,9 @@ def test_a_missing_subcommand_is_answered_with_the_ones_there_are(capsys, argv, 
     with pytest.raises(SystemExit) as exited:
         main(argv)
     assert exited.value.code == 2
-    assert capsys.readouterr().err.strip().endswith(f"error: the following arguments are required: {choices}")
+    command = " ".join(["fileindex", *argv])
+    assert capsys.readouterr().err.strip().endswith(f"error: the following arguments are required: {choices} "
+                                                    f"(see {command} --help)")
 
 
 def test_a_comparison_with_null_in_read_says_how_to_ask_for_null_rows(capsys):

@@ -168,7 +168,8 @@ def test_query_of_a_column_neither_the_index_nor_the_data_has_does_not_suggest_d
 
 def test_the_lenient_note_of_a_misfit_ends_with_what_to_write(capsys):
     """The note of a body answered REMAIN under --lenient ended with the decoder's failure ("index block 0 names
-    bytes that do not start a Roaring bitmap"); the error without --lenient still says it, for who debugs."""
+    bytes that do not start a Roaring bitmap"); the error without --lenient ends with what to write too (the
+    decoder's failure is the error's cause)."""
     sample = ROOT / "fileindex" / "samples" / "str_mixed__bitmap_v2.index"
     code, out, err = run(capsys, "query", sample, "--schema", "c INT", "--where", "c = 1", "--lenient")
     assert code == 0 and out == "c = 1  =>  REMAIN\n"
@@ -176,7 +177,7 @@ def test_the_lenient_note_of_a_misfit_ends_with_what_to_write(capsys):
                    "not fit column 'c': it gives INT, which its bitmap index was not built for; its bytes decode as "
                    "STRING: write --schema \"c STRING\"\n")
     code, _, err = run(capsys, "query", sample, "--schema", "c INT", "--where", "c = 1")
-    assert code == 2 and "(read as INT: " in err
+    assert code == 2 and err.endswith("write --schema \"c STRING\"\n") and "(read as INT: " not in err
 
 
 @pytest.mark.parametrize("argv, told", [
@@ -191,7 +192,8 @@ def test_an_option_given_twice_is_refused(capsys, argv, told):
     with pytest.raises(SystemExit) as exited:  # (argparse's own exit)
         main(["read", str(TABLE), *argv])
     out, err = capsys.readouterr()
-    assert exited.value.code == 2 and out == "" and err.splitlines()[-1] == "fileindex read: error: " + told
+    assert exited.value.code == 2 and out == "" and err.splitlines()[-1] == \
+        f"fileindex read: error: {told} (see fileindex read --help)"
 
 
 def test_order_by_two_columns_says_one_column(capsys):

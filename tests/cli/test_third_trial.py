@@ -42,7 +42,7 @@ def test_a_misspelt_choice_is_answered_with_the_one_meant(capsys, argv, meant):
 
 
 def test_a_choice_like_none_gets_no_guess(capsys):
-    assert refused(capsys, "zzzz").strip().endswith("'samples')")
+    assert refused(capsys, "zzzz").strip().endswith("'samples') (see fileindex --help)")
 
 
 @pytest.mark.parametrize("argv, meant", [

@@ -90,6 +90,30 @@ def test_predicates_read_the_rows_java_reads_and_prune_no_file_java_reads(name):
     assert compared
 
 
+@pytest.mark.parametrize("name", list(TABLES))
+def test_a_count_is_the_number_of_rows_java_reads_and_fails_where_java_s_merge_fails(name):
+    for java in TABLES[name]["reads"]:
+        table = PaimonTable(DATABASE / name, java["snapshot"])
+        if "error" in java:
+            with pytest.raises(FileIndexError):
+                table.scan(java["where"]).count()
+        else:
+            assert table.scan(java["where"]).count() == len(java["rows"]), (java["snapshot"], java["where"])
+
+
+@pytest.mark.parametrize(("name", "snapshot"), SNAPSHOTS)
+def test_a_limited_count_counts_what_the_limited_read_returns_or_fails_as_it_fails(name, snapshot):
+    for limit in (1, 5):
+        scan = PaimonTable(DATABASE / name, snapshot).scan(limit=limit)
+        try:
+            rows = scan.to_arrow().num_rows
+        except FileIndexError:
+            with pytest.raises(FileIndexError):
+                scan.count()
+            continue
+        assert scan.count() == rows, limit
+
+
 LEVELLED = [name for name in TABLES if name.startswith("levels_")]
 
 

@@ -9,7 +9,7 @@ import pytest
 from fileindex.errors import UsageError
 from fileindex.merge.aggregators import make_aggregator
 from fileindex.merge.errors import MergeError
-from fileindex.merge.spec import merge_spec
+from fileindex.merge.spec import deciding_columns, merge_spec
 from fileindex.table.metadata import Field, Schema
 from fileindex.types import parse_type
 
@@ -56,6 +56,19 @@ def test_what_is_not_implemented_is_refused_in_one_line(options, fields, message
     with pytest.raises(UsageError, match=message) as refused:
         merge_spec(schema(options, fields or "k INT NOT NULL, v INT, s STRING, f DOUBLE"))
     assert "\n" not in str(refused.value)
+
+
+def test_the_columns_deciding_a_merge_are_those_whose_values_can_make_it_fail():
+    fields = "k INT NOT NULL, v INT, s STRING, f DOUBLE, n BIGINT"
+    aggregates = {"merge-engine": "aggregation", "fields.v.aggregate-function": "min", "fields.s.aggregate-function":
+                  "last_value", "fields.f.aggregate-function": "product", "fields.n.aggregate-function": "product"}
+    assert deciding_columns(merge_spec(schema(aggregates, fields))) == ("v", "n")  # (a long product divides by 0)
+    ignoring = {**aggregates, "fields.v.ignore-retract": "true"}
+    assert deciding_columns(merge_spec(schema(ignoring, fields))) == ("n",)
+    grouped = {"merge-engine": "partial-update", "fields.s.sequence-group": "v"}
+    assert deciding_columns(merge_spec(schema(grouped, fields))) == ("k", "v", "s", "f", "n")
+    for plain in ({}, {"merge-engine": "first-row"}, {"merge-engine": "partial-update"}):
+        assert deciding_columns(merge_spec(schema(plain, fields))) == ()
 
 
 def test_integers_wrap_and_floats_round_as_in_java():
