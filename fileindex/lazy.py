@@ -8,7 +8,9 @@ as an :class:`~fileindex.indexes.index_type.IndexType` keeps its reader, checks 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 
@@ -66,6 +68,38 @@ class LazyModule:
 
     def __repr__(self) -> str:
         return f"LazyModule({self.__dict__['_module_name']})"
+
+
+class DeferredModule(ModuleType):
+    """Stands for a module that another imports at its top but uses only inside functions, if ever (pyarrow's
+    ``_compute`` imports ``inspect``, about 34 M instructions of a cold read, for its user-defined functions): the
+    module is imported by the first attribute looked up, and that attribute and the next ones are the real
+    module's. See :func:`import_deferring`."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # (an importer's look at __path__, __file__...: not a use)
+            raise AttributeError(name)
+        if sys.modules.get(self.__name__) is self:  # (looked up while the importer is still being imported)
+            del sys.modules[self.__name__]
+        value = getattr(importlib.import_module(self.__name__), name)
+        setattr(self, name, value)
+        return value
+
+
+def import_deferring(module: str, *deferred: str) -> ModuleType:
+    """``importlib.import_module(module)``, each of ``deferred`` (modules that ``module`` imports at its top and uses
+    only in functions) bound there to a :class:`DeferredModule`; a module imported already is bound as it is. The
+    stand-ins are in ``sys.modules`` only while ``module`` is imported: an ``import`` anywhere else, later, imports
+    the real module."""
+    standing_in = [name for name in deferred if name not in sys.modules and module not in sys.modules]
+    for name in standing_in:
+        sys.modules[name] = DeferredModule(name)
+    try:
+        return importlib.import_module(module)
+    finally:
+        for name in standing_in:
+            if isinstance(sys.modules.get(name), DeferredModule):
+                del sys.modules[name]
 
 
 if TYPE_CHECKING:

@@ -119,3 +119,17 @@ def test_a_records_order_is_its_fields_tuple(left, right):
 def test_the_packages_records_are_dataclasses_to_dataclasses():
     assert dataclasses.is_dataclass(ManifestEntry) and not isinstance(ManifestEntry.__dataclass_fields__, property)
     assert [f.name for f in dataclasses.fields(ManifestEntry)][:2] == list(ManifestEntry.__match_args__[:2])
+
+
+def test_a_records_init_is_compiled_by_its_first_instance():
+    """Defining a record compiles nothing (a module defines records a run may never make): its first instance
+    compiles ``__init__`` and puts it in the class; it and the next instances are made alike."""
+    cls = made("records", "defaults")
+    standing_in = cls.__dict__["__init__"]
+    assert standing_in.__qualname__ == "Defaults.__init__"
+    assert seen(cls(1, "y")) == seen(made("dataclasses", "defaults")(1, "y"))
+    compiled = cls.__dict__["__init__"]
+    assert compiled is not standing_in and compiled.__qualname__ == "Defaults.__init__"
+    assert seen(cls(2)) == seen(made("dataclasses", "defaults")(2)) and cls.__dict__["__init__"] is compiled
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'a'"):
+        made("records", "defaults")()

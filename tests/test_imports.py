@@ -35,6 +35,11 @@ NOT_READING_LOCALLY = ["pyarrow.parquet*", "pyarrow.fs", "pyarrow._fs", "pyarrow
 # what a cold read no longer imports (#54): dataclasses (its records are fileindex.frozen's; dataclasses compiles six
 # methods a class and imports inspect); hashlib (OpenSSL) is imported by fastavro once a read decodes a manifest
 COLD_CUTS = ["dataclasses"]
+# what a command line's read imports no more (#54, cold4), each imported by a module that uses it in a function only
+# (fileindex.lazy.import_deferring): inspect (with ast, dis, tokenize: 34 M instructions; pyarrow._compute's, for
+# user-defined functions, and the Kaitai debug tree's, for failures), socket (with selectors: 32 M; pyarrow.util's,
+# for a test helper), ipaddress (6 M; urllib.parse's, for bracketed hosts). A read computing with numpy imports inspect
+READ_CUTS = ["inspect", "ast", "dis", "tokenize", "socket", "selectors", "ipaddress"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -62,13 +67,13 @@ ENTRY_POINTS = {
         ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS,
          "fileindex.indexes.*.writer", "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute",
-         "numpy.ma", *COLD_CUTS],
+         "numpy.ma", *COLD_CUTS, *READ_CUTS],
     ),
     "fileindex read --where, filtered by Arrow": (  # (no numpy: pyarrow imported without it, see cli/unimported)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 >= 20', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, "numpy*", "pandas*", "pyarrow.compute", *DEEP_CHECKS, *OTHER_TYPES,
-         *OTHER_COMMANDS, *COLD_CUTS],
+         *OTHER_COMMANDS, *COLD_CUTS, *READ_CUTS],
     ),
     "fileindex read --where, no index": (  # (f1, f3 unindexed: their columns probed, matched by numpy, filtered)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 = 10 AND f3 > 12.0', '--json']; main()",
@@ -172,3 +177,17 @@ def test_an_index_type_is_imported_by_its_first_lookup(tmp_path):
     assert not [m for m in modules if m.split(".")[:3] in (["fileindex", "indexes", "bitmap"],
                                                             ["fileindex", "indexes", "bloom_filter"],
                                                             ["fileindex", "indexes", "range_bitmap"])]
+
+
+def test_a_deferred_module_is_imported_by_its_first_use(tmp_path):
+    """pyarrow._compute holds inspect as a stand-in, out of sys.modules once it is imported: its first use there
+    imports the real module, and an import elsewhere, later, gets the real one."""
+    code = ("from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy()\n"
+            "import sys, pyarrow._compute as kernels\n"
+            "from fileindex.lazy import DeferredModule\n"
+            "assert 'inspect' not in sys.modules and isinstance(kernels.inspect, DeferredModule)\n"
+            "assert kernels.inspect.getfullargspec(lambda a, b=1: a).args == ['a', 'b']\n"
+            "import inspect\n"
+            "assert kernels.inspect.signature is inspect.signature and not isinstance(inspect, DeferredModule)")
+    modules = imported_by(code, tmp_path)
+    assert "inspect" in modules

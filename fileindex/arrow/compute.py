@@ -13,11 +13,15 @@ imports ``numpy.ma`` to look for a masked array.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeAlias, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import pyarrow as pa
-import pyarrow._compute as _compute
-from fileindex.lazy import numpy as np
+from fileindex.lazy import import_deferring, numpy as np
+
+if TYPE_CHECKING:
+    import pyarrow._compute as _compute
+else:  # (inspect, which it imports for its user-defined functions only: about 34 M instructions of a cold read)
+    _compute = import_deferring("pyarrow._compute", "inspect")
 
 
 Column: TypeAlias = "pa.Array | pa.ChunkedArray"

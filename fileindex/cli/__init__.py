@@ -3,9 +3,15 @@ from __future__ import annotations
 
 import sys
 
-from fileindex.cli.exits import EXIT_CONFLICT, EXIT_MALFORMED, EXIT_UNSUPPORTED, EXIT_USAGE
-from fileindex.errors import FileIndexError, SchemaMisfitError, StoreError, UnsupportedError, UsageError
-from fileindex.table.errors import CommitConflict
+from fileindex.lazy import import_deferring
+
+# (before anything imports pathlib: urllib.parse, which it imports, imports ipaddress for bracketed URL hosts only,
+# 6 M instructions of every command)
+import_deferring("pathlib", "ipaddress")
+
+from fileindex.cli.exits import EXIT_CONFLICT, EXIT_MALFORMED, EXIT_UNSUPPORTED, EXIT_USAGE  # noqa: E402
+from fileindex.errors import FileIndexError, SchemaMisfitError, StoreError, UnsupportedError, UsageError  # noqa: E402
+from fileindex.table.errors import CommitConflict  # noqa: E402
 
 
 def report_failure(command: str, err: Exception, subject: str = "") -> int:

@@ -56,9 +56,13 @@ def import_pyarrow_without_numpy() -> None:
     were not installed; nothing where pyarrow or numpy is imported already."""
     if "pyarrow" in sys.modules or "numpy" in sys.modules or not runs_without_numpy():
         return
+    from fileindex.lazy import import_deferring
+
     with _unavailable("numpy"):
-        import pyarrow
-        import pyarrow._compute  # noqa: F401
+        # (pyarrow.util imports socket for a test helper, find_free_port: 32 M instructions of a cold read, with its
+        # enums and selectors)
+        import_deferring("pyarrow", "socket")
+        import fileindex.arrow.compute  # noqa: F401  (pyarrow._compute, imported as the package imports it)
 
 
 NUMPY_OPTIONAL_SINCE = 18  # pyarrow's first major version that imports without numpy (17 and before need it)

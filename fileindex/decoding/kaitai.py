@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import kaitaistruct
 from kaitaistruct import KaitaiStream, KaitaiStruct
 
 from fileindex import errors
-from fileindex.decoding import debug_tree
 from fileindex.kaitai_runtime import open_stream
+from fileindex.lazy import LazyModule
+
+if TYPE_CHECKING:
+    from fileindex.decoding import debug_tree
+else:  # (only where a read failed, or is explained: it imports inspect, 34 M instructions of a cold read)
+    debug_tree = LazyModule("fileindex.decoding.debug_tree")
 
 T = TypeVar("T", bound=KaitaiStruct)
 StructError = kaitaistruct.KaitaiStructError  # what a generated reader raises, for readers that place it themselves
