@@ -157,7 +157,7 @@ def test_timestamp_text_round_trips(millis, nanos):
     ("s = 'open", "unexpected character"),
     ("s = 'a\\q'", "unknown escape"),
     ("s = '\\u12'", "4 hex digits"),
-    ("i = 1 AND", "unexpected end"),
+    ("i = 1 AND", "a condition is missing after AND"),
     ("(i = 1", "expected ')'"),
     ("i = 1 i = 2", "unexpected 'i'"),
     ("i ~ 1", "unexpected character '~'"),
