@@ -57,7 +57,7 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from fileindex.arrow import compute
 from fileindex.arrow.parquet_file import ParquetFile
-from fileindex.arrow.plain_pages import PlainType, Undecodable, codec_of, plain_type
+from fileindex.arrow.plain_pages import DATA_PAGE, DATA_PAGE_V2, PlainType, Undecodable, codec_of, plain_type
 from fileindex.arrow.plain_pages import page_values as plain_values
 from fileindex.frozen import field, frozen
 from fileindex.generated.parquet_thrift.ttypes import (
@@ -73,7 +73,7 @@ from fileindex.generated.parquet_thrift.ttypes import (
 if TYPE_CHECKING:
     import numpy as np
 
-DATA_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 2, 3  # parquet.thrift's PageType
+DICTIONARY_PAGE = 2  # parquet.thrift's PageType (DATA_PAGE and DATA_PAGE_V2: plain_pages')
 REPEATED = 2  # FieldRepetitionType
 DICTIONARY_ENCODINGS = {2, 8}  # PLAIN_DICTIONARY, RLE_DICTIONARY
 BYTE_ARRAY = 6  # Type
@@ -521,8 +521,7 @@ def _plain_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> list[pa.Array 
     v1 or v2 whose headers the page table was checked against), decoded here; None for a page that is not
     so (a dictionary-encoded one, one with nulls: copied for pyarrow instead), and for every page where they
     are more than ``DECODED_PAGES``."""
-    plain = plain_type(footer.meta.schema[1 + chosen.leaf])
-    codec = codec_of(_chunk(footer, chosen.group, chosen.leaf)[2].codec)
+    plain, codec = _plain_column(footer, chosen.group, chosen.leaf)
     if plain is None or codec is False or len(chosen.pages) > DECODED_PAGES:
         return [None] * len(chosen.pages)
     encoded = footer.dictionary_encoded(fd, chosen.group, chosen.leaf)  # (every header checked against the index)
@@ -545,8 +544,7 @@ def page_values(path: str, footer: PagedFooter, group: int, name: str, pages: li
         table = footer.pages(fd, group, leaf)
         if not pages or pages[0] < 0 or pages[-1] >= len(table.offsets):
             raise Unreadable(f"no pages {pages} in row group {group}")
-        plain = plain_type(footer.meta.schema[1 + leaf])
-        codec = codec_of(_chunk(footer, group, leaf)[2].codec)
+        plain, codec = _plain_column(footer, group, leaf)
         encoded = footer.dictionary_encoded(fd, group, leaf)
         if plain is None or codec is False or any(encoded[page] for page in pages):
             return None
@@ -557,6 +555,12 @@ def page_values(path: str, footer: PagedFooter, group: int, name: str, pages: li
                 return None
             found.append(plain.as_arrow(values))
         return pa.chunked_array(found, plain.arrow)
+
+
+def _plain_column(footer: PagedFooter, group: int, leaf: int) -> tuple[PlainType | None, pa.Codec | None | bool]:
+    """How a column chunk's PLAIN pages are decoded here (``plain_pages.plain_type``; None: they are not), and
+    Arrow's codec of the chunk (``plain_pages.codec_of``; False: not one decoded here)."""
+    return plain_type(footer.meta.schema[1 + leaf]), codec_of(_chunk(footer, group, leaf)[2].codec)
 
 
 def _page_values(fd: int, table: PageTable, page: int, plain: PlainType, codec: pa.Codec | None) -> pa.Array | None:

@@ -97,13 +97,11 @@ class MergeSpec:
 
 
 def deciding_columns(spec: MergeSpec) -> tuple[str, ...]:
-    """The value fields whose values can decide whether the merge of a key fails or gives no row: a read of other
-    columns returns the same rows, or fails, only if it reads these too. Deduplicate, first-row and plain
-    partial-update decide by the row kinds alone; aggregation's fields whose aggregate may refuse a retraction
-    decide by running; partial-update's sequence groups, by every field (which groups a read holds decides how a
-    retraction is taken)."""
-    if spec.engine == PARTIAL_UPDATE and spec.groups:
-        return tuple(name for name, _ in spec.fields)
+    """The value fields whose values can decide whether the merge of a key fails: a read of other columns returns
+    the same rows, or fails, only if it reads these too. Deduplicate, first-row and partial-update decide by the
+    row kinds alone (partial-update's sequence groups take a retraction by the table's groups, whatever is read);
+    the fields whose aggregate may refuse a retraction (aggregation's, or a partial-update group's) decide by
+    running."""
     if spec.engine not in (AGGREGATION, PARTIAL_UPDATE):
         return ()
     types = spec.types()

@@ -147,8 +147,8 @@ def count_rows(scan: TableScan) -> int:
 
 def count_columns(scan: TableScan) -> list[str]:
     """What a count reads of a file it cannot answer without reading: the predicate's columns (or one column);
-    of a primary-key table that merges, also the columns read whose values decide whether a key's merge fails or
-    gives no row (``merge.spec.deciding_columns``), so that the count fails, and counts, as the read does."""
+    of a primary-key table that merges, also the columns read whose values decide whether a key's merge fails
+    (``merge.spec.deciding_columns``), so that the count fails where the read fails."""
     names = [] if scan.predicate is None else \
         source_columns(scan.predicate, [f.name for f in scan.table.schema.fields])
     if scan.table.schema.primary_keys and merged(scan.table):

@@ -65,8 +65,9 @@ def test_the_columns_deciding_a_merge_are_those_whose_values_can_make_it_fail():
     assert deciding_columns(merge_spec(schema(aggregates, fields))) == ("v", "n")  # (a long product divides by 0)
     ignoring = {**aggregates, "fields.v.ignore-retract": "true"}
     assert deciding_columns(merge_spec(schema(ignoring, fields))) == ("n",)
-    grouped = {"merge-engine": "partial-update", "fields.s.sequence-group": "v"}
-    assert deciding_columns(merge_spec(schema(grouped, fields))) == ("k", "v", "s", "f", "n")
+    grouped = {"merge-engine": "partial-update", "fields.s.sequence-group": "v,f", "fields.v.aggregate-function": "min",
+               "fields.f.aggregate-function": "sum"}
+    assert deciding_columns(merge_spec(schema(grouped, fields))) == ("v",)  # (groups: taken by the table's)
     for plain in ({}, {"merge-engine": "first-row"}, {"merge-engine": "partial-update"}):
         assert deciding_columns(merge_spec(schema(plain, fields))) == ()
 
