@@ -62,6 +62,31 @@ def test_buckets_read_ahead_come_out_in_order_and_stop_with_the_consumer():
     assert not [t for t in before if t.is_alive() and t.name == "fileindex-read-ahead"]
 
 
+def test_the_consumer_merges_the_bucket_it_is_at(monkeypatch):
+    """No consumer blocked on a reader thread for work it could do itself: the first bucket is merged by the
+    consumer, and a bucket read ahead is taken over when the consumer reaches it."""
+    import fileindex.scan.primary_keys as primary_keys
+
+    table = PaimonTable(ROOT / "tests" / "tables" / "primary-keys" / "deduplicate")
+    scan = table.scan()
+    reads = [f for f in scan.plan() if f.to_read]
+    assert len(reads) > 2
+    one = [t.to_pylist() for t in read_buckets(reads, scan.read_schema, None, scan.types, 1)]
+    made: list[tuple[int, str]] = []  # per table merged: its bucket and thread
+    read_bucket = primary_keys.read_bucket
+
+    def recording(item, *args):
+        for found in read_bucket(item, *args):
+            made.append((reads.index(item), threading.current_thread().name))
+            yield found
+
+    monkeypatch.setattr(primary_keys, "read_bucket", recording)
+    assert [t.to_pylist() for t in read_buckets(reads, scan.read_schema, None, scan.types, 2)] == one
+    consumer = threading.current_thread().name
+    assert {name for bucket, name in made if bucket == 0} == {consumer}
+    assert {name for _, name in made} <= {consumer, "fileindex-read-ahead"}
+
+
 def sorted_keys_file(path, page_index: bool = True, required: bool = True) -> DataFileReader:
     """A key-value file's key column sorted, 20,000 keys in one row group of about 40 pages (``required``: NOT
     NULL, as Java writes a key, whose PLAIN pages are decoded page by page; else read by rows)."""

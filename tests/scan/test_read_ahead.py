@@ -55,3 +55,47 @@ def test_close_stops_the_producer_and_waits_for_it():
     ahead.close()
     assert closed.is_set()  # (the producer's stream was closed before close returned)
     assert not [t for t in threading.enumerate() if t.name == "fileindex-read-ahead"]
+
+
+def test_a_stream_taken_over_goes_on_in_the_consumers_thread_in_order():
+    made_by: list[str] = []
+
+    def produce():
+        for n in range(6):
+            made_by.append(threading.current_thread().name)
+            yield table(n)
+
+    ahead = ReadAhead(produce, limit=1)  # (the producer waits at its second item until the consumer takes over)
+    taken = [item.column("n")[0].as_py() for item in ahead.take_over()]
+    assert taken == list(range(6))
+    # the producer made one item or two (the one it was making when taken over, handed on), the consumer the rest
+    by_producer = made_by.count("fileindex-read-ahead")
+    assert 1 <= by_producer <= 2 and made_by[by_producer:] == [threading.current_thread().name] * (6 - by_producer)
+    assert not [t for t in threading.enumerate() if t.name == "fileindex-read-ahead"]
+
+
+def test_a_stream_taken_over_raises_its_error_and_closes_when_the_consumer_stops():
+    closed = threading.Event()
+
+    def failing():
+        yield table(0)
+        raise ValueError("bad file")
+
+    stream = ReadAhead(failing, 1 << 20).take_over()
+    assert next(stream).num_rows == 100
+    with pytest.raises(ValueError, match="bad file"):
+        next(stream)
+
+    def endless():
+        try:
+            n = 0
+            while True:
+                yield table(n)
+                n += 1
+        finally:
+            closed.set()
+
+    stream = ReadAhead(endless, 1).take_over()
+    assert [next(stream).column("n")[0].as_py() for _ in range(5)] == list(range(5))
+    stream.close()
+    assert closed.is_set()
