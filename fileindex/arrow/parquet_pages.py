@@ -57,8 +57,7 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from fileindex.arrow import compute
 from fileindex.arrow.parquet_file import ParquetFile
-from fileindex.arrow.dictionary_pages import dictionary_entries
-from fileindex.arrow.dictionary_pages import page_rows as dictionary_rows
+from fileindex.arrow.dictionary_pages import dictionary_entries, entries_at, page_indices
 from fileindex.arrow.plain_pages import DATA_PAGE, DATA_PAGE_V2, PlainType, Undecodable, codec_of, plain_type
 from fileindex.arrow.plain_pages import page_values as plain_values
 from fileindex.frozen import field, frozen
@@ -522,25 +521,29 @@ def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.
 def _decoded_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> list[pa.Array | None]:
     """Each chosen page's wanted rows where the page holds fixed-width numbers decoded here (data pages v1 or v2
     whose headers the page table was checked against): PLAIN (``plain_pages``) or dictionary-encoded
-    (``dictionary_pages``: the dictionary page read once for them); None for a page that is not so (one with
-    nulls, a dictionary not of PLAIN numbers: copied for pyarrow instead), and for every page where they are more
-    than ``DECODED_PAGES``."""
+    (``dictionary_pages``: the pages' indices first, then the dictionary page, read once for them and decoded
+    only up to the highest index); None for a page that is not so (one with nulls, a dictionary not of PLAIN
+    numbers: copied for pyarrow instead), and for every page where they are more than ``DECODED_PAGES``."""
     plain, codec = _plain_column(footer, chosen.group, chosen.leaf)
     if plain is None or codec is False or len(chosen.pages) > DECODED_PAGES:
         return [None] * len(chosen.pages)
     encoded = footer.dictionary_encoded(fd, chosen.group, chosen.leaf)  # (every header checked against the index)
-    entries = _dictionary_entries(fd, chosen.table, plain, codec) \
-        if any(encoded[page] for page in chosen.pages) else None
     found: list[pa.Array | None] = []
+    indices: dict[int, np.ndarray] = {}  # (the number of a dictionary-encoded page among found -> its indices)
     for page, rows in zip(chosen.pages, chosen.on_pages, strict=True):
-        if not encoded[page]:
+        if encoded[page]:
+            taken = _dictionary_indices(fd, chosen.table, page, plain, codec, rows)
+            if taken is not None:
+                indices[len(found)] = taken
+            found.append(None)
+        else:
             values = _page_values(fd, chosen.table, page, plain, codec)
             found.append(None if values is None else plain.as_arrow(compute.call("take", values, rows)))
-        elif entries is not None:
-            values = _dictionary_page_rows(fd, chosen.table, page, plain, codec, rows, entries)
-            found.append(None if values is None else plain.as_arrow(values))
-        else:
-            found.append(None)
+    needed = max((int(taken.max()) + 1 for taken in indices.values() if len(taken)), default=0)
+    entries = _dictionary_entries(fd, chosen.table, plain, codec, needed) if indices else None
+    if entries is not None:
+        for at, taken in indices.items():
+            found[at] = plain.as_arrow(entries_at(entries, taken, plain))
     return found
 
 
@@ -585,28 +588,30 @@ def _page_values(fd: int, table: PageTable, page: int, plain: PlainType, codec: 
         raise Unreadable(f"page {page} at {table.offsets[page]}: {err}") from None
 
 
-def _dictionary_entries(fd: int, table: PageTable, plain: PlainType, codec: pa.Codec | None) -> np.ndarray | None:
-    """The entries of the chunk's dictionary page, where it is PLAIN fixed-width numbers (``dictionary_pages``);
-    None where the chunk has none or it is not so."""
+def _dictionary_entries(fd: int, table: PageTable, plain: PlainType, codec: pa.Codec | None,
+                        needed: int) -> np.ndarray | None:
+    """The first ``needed`` entries of the chunk's dictionary page, where it is PLAIN fixed-width numbers
+    (``dictionary_pages``); None where the chunk has none or it is not so."""
     if table.dictionary is None:
         return None
     at, size = table.dictionary
     raw = _read_exactly(fd, at, size)
     header, taken = decode(PageHeader, raw, len(raw))
     try:
-        return dictionary_entries(header, raw[taken:], plain, codec, most=table.firsts[-1])
+        return dictionary_entries(header, raw[taken:], plain, codec, most=table.firsts[-1], needed=needed)
     except Undecodable as err:
         raise Unreadable(f"the dictionary page at {at}: {err}") from None
 
 
-def _dictionary_page_rows(fd: int, table: PageTable, page: int, plain: PlainType, codec: pa.Codec | None,
-                          rows: pa.Int64Array, entries: np.ndarray) -> pa.Array | None:
-    """The wanted ``rows`` of a checked dictionary-encoded data page (``dictionary_pages.page_rows``)."""
+def _dictionary_indices(fd: int, table: PageTable, page: int, plain: PlainType, codec: pa.Codec | None,
+                        rows: pa.Int64Array) -> np.ndarray | None:
+    """The dictionary indices of the wanted ``rows`` of a checked dictionary-encoded data page
+    (``dictionary_pages.page_indices``)."""
     raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
     header, taken = decode(PageHeader, raw, len(raw))
     try:
-        return dictionary_rows(header, raw[taken:], table.firsts[page + 1] - table.firsts[page], plain, codec,
-                               compute.int64_view(rows), entries)
+        return page_indices(header, raw[taken:], table.firsts[page + 1] - table.firsts[page], plain.optional, codec,
+                            compute.int64_view(rows))
     except Undecodable as err:
         raise Unreadable(f"page {page} at {table.offsets[page]}: {err}") from None
 

@@ -134,11 +134,11 @@ def directory(tmp_path_factory) -> str:
 def copies(monkeypatch):
     """The columns of each copy of pages made for pyarrow, and (under "decoded") the pages decoded here."""
     seen: dict[str, list] = {"copied": [], "decoded": []}
-    copied, decoded = parquet_pages._copied_rows, parquet_pages._dictionary_page_rows
+    copied, decoded = parquet_pages._copied_rows, parquet_pages._dictionary_indices
     monkeypatch.setattr(parquet_pages, "_copied_rows",
                         lambda fd, footer, columns: seen["copied"].append([c.name for c in columns])
                         or copied(fd, footer, columns))
-    monkeypatch.setattr(parquet_pages, "_dictionary_page_rows",
+    monkeypatch.setattr(parquet_pages, "_dictionary_indices",
                         lambda fd, table, page, *args: seen["decoded"].append(page) or decoded(fd, table, page, *args))
     return seen
 
@@ -190,19 +190,43 @@ def page(indices: bytes, rows: int, version: int = 0, uncompressed: int | None =
                       data_page_header=DataPageHeader(num_values=rows, encoding=8))
 
 
+def rows_of(header: PageHeader, body: bytes, rows: np.ndarray, entries: np.ndarray = ENTRIES) -> list:
+    """A page's values at ``rows`` as parquet_pages takes them: its indices, then the dictionary's entries."""
+    indices = dictionary_pages.page_indices(header, body, 8, False, None, rows)
+    dictionary = PageHeader(type=2, uncompressed_page_size=entries.nbytes, compressed_page_size=entries.nbytes,
+                            dictionary_page_header=DictionaryPageHeader(num_values=len(entries), encoding=0))
+    found = dictionary_pages.dictionary_entries(dictionary, entries.tobytes(), PLAIN, None, 8,
+                                                int(indices.max()) + 1)
+    return dictionary_pages.entries_at(found, indices, PLAIN).to_pylist()
+
+
 @pytest.mark.parametrize("version", [0, 1])
 def test_hostile_indices_are_a_typed_error(path_kind, version):
     good = bytes([2]) + encode_runs([("packed", [0, 1, 2, 3, 3, 2, 1, 0])], 2)
     rows = np.array([1, 6], np.int64)
-    assert dictionary_pages.page_rows(page(good, 8, version), good, 8, PLAIN, None, rows, ENTRIES).to_pylist() \
-        == [10, 10]
+    assert rows_of(page(good, 8, version), good, rows) == [10, 10]
     for hostile, says in [(bytes([33]) + good[1:], "33 bits"),  # a bit width past 32
                           (good[:-1], "run at byte 1"),  # a bit-packed run cut short
                           (bytes([2]) + encode_runs([("rle", [3, 2])], 2), "run at byte 3"),  # runs end first
                           (bytes([2, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]), "run at byte 1"),  # a header of 6 bytes
                           (bytes([3]) + encode_runs([("rle", [7, 8])], 3), "index of 7")]:  # past the dictionary
         with pytest.raises(Undecodable, match=says):
-            dictionary_pages.page_rows(page(hostile, 8, version), hostile, 8, PLAIN, None, rows, ENTRIES)
+            rows_of(page(hostile, 8, version), hostile, rows)
+
+
+def test_a_zstd_dictionary_is_decompressed_as_far_as_the_entries_needed_and_checked():
+    entries = np.arange(10_000, dtype=np.int64) * 3
+    body = pa.Codec("zstd").compress(entries.tobytes(), asbytes=True)
+    header = PageHeader(type=2, uncompressed_page_size=entries.nbytes, compressed_page_size=len(body),
+                        dictionary_page_header=DictionaryPageHeader(num_values=len(entries), encoding=0))
+    for needed in (1, 17, 4_999, 5_001, 10_000):  # (streamed below half of the page, decompressed whole above)
+        found = dictionary_pages.dictionary_entries(header, body, PLAIN, pa.Codec("zstd"), 10_000, needed)
+        assert found.tolist() == entries[:needed].tolist()
+    for damaged, says in ((body[:40], "fewer than|decompress"), (b"\0" * 40 + body[40:], "decompress")):
+        with pytest.raises(Undecodable, match=says):
+            dictionary_pages.dictionary_entries(header, damaged, PLAIN, pa.Codec("zstd"), 10_000, 17)
+    with pytest.raises(Undecodable, match="index of 10000"):
+        dictionary_pages.dictionary_entries(header, body, PLAIN, pa.Codec("zstd"), 10_000, 10_001)
 
 
 @pytest.mark.parametrize("version", [0, 1])
@@ -214,7 +238,7 @@ def test_a_page_claiming_more_bytes_than_its_indices_can_take_is_left_to_pyarrow
     monkeypatch.setattr(plain_pages, "decompressed", lambda *args: pytest.fail("decompressed a page too large"))
     for claimed in (2**31 - 1, 1 + 5 * 8 + 1):  # (8 indices take at most 41 bytes)
         header = page(body, 8, version, uncompressed=claimed)
-        assert dictionary_pages.page_rows(header, body, 8, PLAIN, pa.Codec("zstd"), np.array([0]), ENTRIES) is None
+        assert dictionary_pages.page_indices(header, body, 8, False, pa.Codec("zstd"), np.array([0])) is None
 
 
 def test_a_dictionary_page_claiming_more_entries_than_the_chunk_has_rows_is_left_to_pyarrow():
@@ -223,7 +247,7 @@ def test_a_dictionary_page_claiming_more_entries_than_the_chunk_has_rows_is_left
         header = PageHeader(type=2, uncompressed_page_size=size, compressed_page_size=len(body),
                             dictionary_page_header=DictionaryPageHeader(num_values=count, encoding=0))
         found = dictionary_pages.dictionary_entries(header, body, PLAIN, pa.Codec("zstd") if size > 32 else None,
-                                                    most)
+                                                    most, 4)
         assert (found.tolist() == [0, 1, 2, 3]) if (count, size) == (4, 32) else found is None
 
 
