@@ -10,9 +10,10 @@ are then taken from it. The PLAIN pages of fixed-width numbers (``plain_pages``:
 timestamps and decimals stored as integers; required, or optional on a page without a null) are decoded
 here instead, page by page: the page decompressed by Arrow's codec, its values' bytes the values. A writer
 goes on in PLAIN once its dictionary is full (arrow-rs and parquet-mr after 1 MiB), so a 1M-row chunk of
-distinct BIGINTs or timestamps is a few dictionary-encoded pages and many PLAIN ones: only the
-dictionary-encoded pages a read touches are copied, with the dictionary page, and the dictionary page is
-read only for them. Where the rows lie on most of a chunk's pages, the row group is read whole instead.
+distinct BIGINTs or timestamps is a few dictionary-encoded pages and many PLAIN ones. Dictionary-encoded
+pages of such numbers are decoded here as well (``dictionary_pages``: the indices up to the last wanted row, then
+those entries of the dictionary page, which is read only for them); those of other types are copied, with the
+dictionary page. Where the rows lie on most of a chunk's pages, the row group is read whole instead.
 
 The exit: pyarrow cannot read chosen rows of a row group. Arrow C++ selects pages by row ranges
 (``RowRanges``) inside its reader, and apache/arrow#48635 asks for that in pyarrow; the day pyarrow
