@@ -71,6 +71,12 @@ def roaring_rows(data: BufferLike, spans: Sequence[tuple[int, int]], limit: int)
     bitmap's ascending, concatenated; None where one is not a bitmap CRoaring's checks accept with every row
     below 2^31, or they hold more than ``limit`` rows."""
 
+def hybrid_take(data: BufferLike, width: int, positions: BufferLike, out: BufferLike) -> int:
+    """The values (uint32, into ``out``) at the ascending int64 ``positions`` of Parquet's RLE / bit-packed hybrid
+    runs in ``data`` (what follows a dictionary-encoded page's bit-width byte; ``width`` 0 to 32), read up to the run
+    holding the last position: returns the bytes read, or ``-1 - at`` where the run at byte ``at`` does not fit in
+    ``data`` (``at == len(data)``: the runs end before a position)."""
+
 def column_table(data: BufferLike, start: int, end: int, after: int, position_bytes: int, names: dict[bytes, str],
                  decode: Callable[[bytes, int, str, int, int], str], entry_type: type[tuple], record_type: type[tuple],
                  table: str) -> tuple[tuple, int] | None:

@@ -11,6 +11,7 @@
 #include "bit_slices.h"
 #include "bloom.h"
 #include "hashing.h"
+#include "hybrid.h"
 #include "packed_keys.h"
 #include "roaring.h"
 
@@ -502,6 +503,43 @@ static PyObject *py_packed_rows(PyObject *self, PyObject *args)
     return result;
 }
 
+/* ----------------------------------------------------------------------- Parquet's hybrid runs */
+
+static PyObject *py_hybrid_take(PyObject *self, PyObject *args)
+{
+    Py_buffer data, positions, out;
+    int width;
+    Py_ssize_t n, m;
+    if (!PyArg_ParseTuple(args, "y*iy*w*", &data, &width, &positions, &out))
+        return NULL;
+    PyObject *result = NULL;
+    if (width < 0 || width > FI_HYBRID_MAX_WIDTH) {
+        PyErr_Format(PyExc_ValueError, "bit width %d: the hybrid's values are 0 to %d bits", width,
+                     FI_HYBRID_MAX_WIDTH);
+        goto done;
+    }
+    if (element_count(&positions, 8, "positions", &n) < 0 || element_count(&out, 4, "out", &m) < 0 ||
+        same_count(m, n, "values", "positions") < 0)
+        goto done;
+    const int64_t *at = positions.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (at[i] < 0 || (i && at[i] < at[i - 1])) {
+            PyErr_Format(PyExc_ValueError, "positions[%zd] = %lld: positions are ascending and not negative", i,
+                         (long long)at[i]);
+            goto done;
+        }
+    int64_t read;
+    Py_BEGIN_ALLOW_THREADS
+    read = fi_hybrid_take(data.buf, (size_t)data.len, width, at, (size_t)n, out.buf);
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong(read);
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&positions);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 /* ----------------------------------------------------------------------- the module */
 
 static PyMethodDef methods[] = {
@@ -535,6 +573,10 @@ static PyMethodDef methods[] = {
     {"roaring_rows", py_roaring_rows, METH_VARARGS,
      "roaring_rows(data, spans, limit) -> the uint32 rows of the bitmaps at data[start:end] of each (start, end) "
      "span, concatenated, or None where one does not decode (see fi_roaring_rows) or they hold more than limit rows"},
+    {"hybrid_take", py_hybrid_take, METH_VARARGS,
+     "hybrid_take(data, width, positions, out) -> the bytes read: the values (uint32) at the ascending int64 "
+     "positions of Parquet's RLE / bit-packed hybrid runs in data (bit width 0 to 32) into out, or -1 - at where "
+     "the run at byte at does not fit in data (at == len(data): the runs end before a position)"},
     {"column_table", fi_py_column_table, METH_VARARGS,
      "column_table(data, start, end, after, position_bytes, names, decode, entry_type, record_type, table) -> "
      "(records, end of the columns), or None where the container's column table does not read"},
@@ -544,7 +586,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "fileindex._kernels",
     "Compiled loops for FastHash, XXH64, BloomFilter64, bit slices, the Roaring framing, the container's "
-    "column table, the generated readers' stream and a bloom filter's per-literal probe (see fileindex.kernels).", -1, methods,
+    "column table, Parquet's hybrid runs, the generated readers' stream and a bloom filter's per-literal probe (see fileindex.kernels).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__kernels(void)

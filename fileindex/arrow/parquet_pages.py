@@ -10,9 +10,10 @@ are then taken from it. The PLAIN pages of fixed-width numbers (``plain_pages``:
 timestamps and decimals stored as integers; required, or optional on a page without a null) are decoded
 here instead, page by page: the page decompressed by Arrow's codec, its values' bytes the values. A writer
 goes on in PLAIN once its dictionary is full (arrow-rs and parquet-mr after 1 MiB), so a 1M-row chunk of
-distinct BIGINTs or timestamps is a few dictionary-encoded pages and many PLAIN ones: only the
-dictionary-encoded pages a read touches are copied, with the dictionary page, and the dictionary page is
-read only for them. Where the rows lie on most of a chunk's pages, the row group is read whole instead.
+distinct BIGINTs or timestamps is a few dictionary-encoded pages and many PLAIN ones. Dictionary-encoded
+pages of such numbers are decoded here as well (``dictionary_pages``: the indices up to the last wanted row, then
+those entries of the dictionary page, which is read only for them); those of other types are copied, with the
+dictionary page. Where the rows lie on most of a chunk's pages, the row group is read whole instead.
 
 The exit: pyarrow cannot read chosen rows of a row group. Arrow C++ selects pages by row ranges
 (``RowRanges``) inside its reader, and apache/arrow#48635 asks for that in pyarrow; the day pyarrow
@@ -57,6 +58,7 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from fileindex.arrow import compute
 from fileindex.arrow.parquet_file import ParquetFile
+from fileindex.arrow.dictionary_pages import dictionary_entries, entries_at, page_indices
 from fileindex.arrow.plain_pages import DATA_PAGE, DATA_PAGE_V2, PlainType, Undecodable, codec_of, plain_type
 from fileindex.arrow.plain_pages import page_values as plain_values
 from fileindex.frozen import field, frozen
@@ -253,9 +255,10 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
     infers from the Parquet schema alone; None for a column where they lie on most of the pages (read it
     whole). Raises Unreadable when the pages cannot be read this way.
 
-    The PLAIN pages of fixed-width numbers are decoded here (``_plain_rows``); the other pages are copied, the
-    columns whose copied pages cover the same rows into one copy, read by pyarrow at once (each read of a copy
-    costs a footer's parse and a reader's setup), and each column's rows put back in page order."""
+    The pages of fixed-width numbers, PLAIN or dictionary-encoded, are decoded here (``_decoded_rows``); the
+    others are copied, the columns whose copied pages cover the same rows into one copy, read by pyarrow at once
+    (each read of a copy costs a footer's parse and a reader's setup), and each column's rows put back in page
+    order."""
     if not 0 <= group < len(footer.row_groups):
         raise Unreadable(f"no row group {group}")
     positions = compute.int64_array(rows)
@@ -269,7 +272,7 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
             if chosen is None:
                 found[name] = None
                 continue
-            pages = _plain_rows(fd, footer, chosen)
+            pages = _decoded_rows(fd, footer, chosen)
             decoded[name] = chosen, pages
             copied = [i for i, values in enumerate(pages) if values is None]
             if copied:
@@ -516,19 +519,32 @@ def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.
     return _Chosen(footer.meta.schema[1 + leaf].name, group, leaf, table, wanted, on_pages)
 
 
-def _plain_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> list[pa.Array | None]:
-    """Each chosen page's wanted rows where the page is PLAIN fixed-width numbers (``plain_pages``: data pages
-    v1 or v2 whose headers the page table was checked against), decoded here; None for a page that is not
-    so (a dictionary-encoded one, one with nulls: copied for pyarrow instead), and for every page where they
-    are more than ``DECODED_PAGES``."""
+def _decoded_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> list[pa.Array | None]:
+    """Each chosen page's wanted rows where the page holds fixed-width numbers decoded here (data pages v1 or v2
+    whose headers the page table was checked against): PLAIN (``plain_pages``) or dictionary-encoded
+    (``dictionary_pages``: the pages' indices first, then the dictionary page, read once for them and decoded
+    only up to the highest index); None for a page that is not so (one with nulls, a dictionary not of PLAIN
+    numbers: copied for pyarrow instead), and for every page where they are more than ``DECODED_PAGES``."""
     plain, codec = _plain_column(footer, chosen.group, chosen.leaf)
     if plain is None or codec is False or len(chosen.pages) > DECODED_PAGES:
         return [None] * len(chosen.pages)
     encoded = footer.dictionary_encoded(fd, chosen.group, chosen.leaf)  # (every header checked against the index)
     found: list[pa.Array | None] = []
+    indices: dict[int, np.ndarray] = {}  # (the number of a dictionary-encoded page among found -> its indices)
     for page, rows in zip(chosen.pages, chosen.on_pages, strict=True):
-        values = None if encoded[page] else _page_values(fd, chosen.table, page, plain, codec)
-        found.append(None if values is None else plain.as_arrow(compute.call("take", values, rows)))
+        if encoded[page]:
+            taken = _dictionary_indices(fd, chosen.table, page, plain, codec, rows)
+            if taken is not None:
+                indices[len(found)] = taken
+            found.append(None)
+        else:
+            values = _page_values(fd, chosen.table, page, plain, codec)
+            found.append(None if values is None else plain.as_arrow(compute.call("take", values, rows)))
+    needed = max((int(taken.max()) + 1 for taken in indices.values() if len(taken)), default=0)
+    entries = _dictionary_entries(fd, chosen.table, plain, codec, needed) if indices else None
+    if entries is not None:
+        for at, taken in indices.items():
+            found[at] = plain.as_arrow(entries_at(entries, taken, plain))
     return found
 
 
@@ -569,6 +585,34 @@ def _page_values(fd: int, table: PageTable, page: int, plain: PlainType, codec: 
     header, taken = decode(PageHeader, raw, len(raw))
     try:
         return plain_values(header, raw[taken:], table.firsts[page + 1] - table.firsts[page], plain, codec)
+    except Undecodable as err:
+        raise Unreadable(f"page {page} at {table.offsets[page]}: {err}") from None
+
+
+def _dictionary_entries(fd: int, table: PageTable, plain: PlainType, codec: pa.Codec | None,
+                        needed: int) -> np.ndarray | None:
+    """The first ``needed`` entries of the chunk's dictionary page, where it is PLAIN fixed-width numbers
+    (``dictionary_pages``); None where the chunk has none or it is not so."""
+    if table.dictionary is None:
+        return None
+    at, size = table.dictionary
+    raw = _read_exactly(fd, at, size)
+    header, taken = decode(PageHeader, raw, len(raw))
+    try:
+        return dictionary_entries(header, raw[taken:], plain, codec, most=table.firsts[-1], needed=needed)
+    except Undecodable as err:
+        raise Unreadable(f"the dictionary page at {at}: {err}") from None
+
+
+def _dictionary_indices(fd: int, table: PageTable, page: int, plain: PlainType, codec: pa.Codec | None,
+                        rows: pa.Int64Array) -> np.ndarray | None:
+    """The dictionary indices of the wanted ``rows`` of a checked dictionary-encoded data page
+    (``dictionary_pages.page_indices``)."""
+    raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
+    header, taken = decode(PageHeader, raw, len(raw))
+    try:
+        return page_indices(header, raw[taken:], table.firsts[page + 1] - table.firsts[page], plain.optional, codec,
+                            compute.int64_view(rows))
     except Undecodable as err:
         raise Unreadable(f"page {page} at {table.offsets[page]}: {err}") from None
 

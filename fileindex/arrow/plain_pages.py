@@ -113,15 +113,25 @@ def page_values(header: Any, body: bytes, rows: int, plain: PlainType, codec: pa
     what follows the header); None for another encoding, a page with nulls or levels written otherwise, or
     one whose size is not its values'. Raises Undecodable for a page that does not decompress as it says."""
     size = rows * plain.width
+    values = encoded_values(header, body, rows, plain.optional, codec, (PLAIN,), size, size)
+    return None if values is None else pa.Array.from_buffers(plain.storage, rows, [None, values])
+
+
+def encoded_values(header: Any, body: bytes, rows: int, optional: bool, codec: pa.Codec | None,
+                   encodings: tuple[int, ...], low: int, high: int) -> pa.Buffer | None:
+    """The encoded values of a data page (v1 or v2) of ``rows`` rows in one of ``encodings``, decompressed, where
+    they take ``low`` to ``high`` bytes: checked against the header before anything is decompressed, and after.
+    None for another encoding, a page with nulls or levels written otherwise, or values of another size (left to
+    pyarrow; never a size a header claims). Raises Undecodable for a page that does not decompress as it says."""
     v1, v2 = header.data_page_header, header.data_page_header_v2
-    if header.type == DATA_PAGE and v1 is not None and v1.encoding == PLAIN:
-        if not size <= (header.uncompressed_page_size or 0) <= size + (LEVELS_AT_MOST if plain.optional else 0):
-            return None  # (not values alone, or with levels of nulls: left to pyarrow; never a size a header claims)
-        whole = _decompressed(body, header.uncompressed_page_size, codec)
+    if header.type == DATA_PAGE and v1 is not None and v1.encoding in encodings:
+        if not low <= (header.uncompressed_page_size or 0) <= high + (LEVELS_AT_MOST if optional else 0):
+            return None  # (not values alone, or with levels of nulls)
+        whole = decompressed(body, header.uncompressed_page_size, codec)
         if whole is None:
             return None
         start = 0
-        if plain.optional:  # the definition levels, behind their length, then the values
+        if optional:  # the definition levels, behind their length, then the values
             if v1.definition_level_encoding != RLE or whole.size < 4:
                 return None
             length = int.from_bytes(whole[:4].to_pybytes(), "little")
@@ -129,25 +139,23 @@ def page_values(header: Any, body: bytes, rows: int, plain: PlainType, codec: pa
                 return None
             start = 4 + length
         values = whole[start:]
-    elif header.type == DATA_PAGE_V2 and v2 is not None and v2.encoding == PLAIN and not v2.num_nulls \
+    elif header.type == DATA_PAGE_V2 and v2 is not None and v2.encoding in encodings and not v2.num_nulls \
             and not v2.repetition_levels_byte_length:
         levels = v2.definition_levels_byte_length or 0
-        if levels > len(body) or plain.optional != bool(levels) or levels and not _all_present(body[:levels], rows):
+        if levels > len(body) or optional != bool(levels) or levels and not _all_present(body[:levels], rows):
             return None
-        if header.uncompressed_page_size != levels + size:
+        if header.uncompressed_page_size is None or not low <= header.uncompressed_page_size - levels <= high:
             return None
-        values = _decompressed(body[levels:], header.uncompressed_page_size - levels,
+        values = decompressed(body[levels:], header.uncompressed_page_size - levels,
                                codec if v2.is_compressed is not False else None)
         if values is None:
             return None
     else:
         return None
-    if values.size != size:
-        return None  # (not values alone: left to pyarrow)
-    return pa.Array.from_buffers(plain.storage, rows, [None, values])
+    return values if low <= values.size <= high else None
 
 
-def _decompressed(body: bytes, size: int | None, codec: pa.Codec | None) -> pa.Buffer | None:
+def decompressed(body: bytes, size: int | None, codec: pa.Codec | None) -> pa.Buffer | None:
     if size is None or size < 0:
         return None
     if codec is None:

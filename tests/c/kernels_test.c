@@ -4,7 +4,8 @@
  *   kernels_test NUM_BITS K ROARING_FILE
  *
  * Checks what C alone can (the loops agree with each other and with straightforward loops, a
- * hand-made Roaring bitmap frames, a hand-made column table reads and none of its cuts does, the cursor keeps KaitaiStream's rules) and prints what the
+ * hand-made Roaring bitmap frames, a hand-made column table reads and none of its cuts does, hand-made hybrid runs give their values and every cut of them
+ * reads no byte past it (the sanitizer), the cursor keeps KaitaiStream's rules) and prints what the
  * Python test compares with the reference implementations: "xxh64 HEX HASH", "wang KEY HASH",
  * "bloom HEX" (the bits of keys 0..999 in a set of NUM_BITS bits with K functions), "roaring SIZE".
  */
@@ -18,6 +19,7 @@
 #include "byte_stream.h"
 #include "column_table.h"
 #include "hashing.h"
+#include "hybrid.h"
 #include "load.h"
 #include "roaring.h"
 
@@ -212,6 +214,34 @@ static void column_table(void)
     CHECK(fi_column_table_end(empty, 0, 4, 16, &entries) == 4 && entries == 0);
 }
 
+/* runs of 3-bit values: an RLE run of 9 fives, a bit-packed group of 0..7, an RLE run of 2 sixes (19 values) */
+static void hybrid(void)
+{
+    const uint8_t runs[] = {9 << 1, 5, (1 << 1) | 1, 0x88, 0xC6, 0xFA, 2 << 1, 6};
+    const int64_t positions[] = {0, 8, 9, 12, 18};
+    const uint32_t expected[] = {5, 5, 0, 3, 6};
+    uint32_t out[5] = {0};
+    CHECK(fi_hybrid_take(runs, sizeof runs, 3, positions, 5, out) == (int64_t)sizeof runs);
+    CHECK(memcmp(out, expected, sizeof out) == 0);
+    CHECK(fi_hybrid_take(runs, sizeof runs, 3, positions, 4, out) == 6);  /* read up to the run of the last */
+    const int64_t past[] = {19};
+    CHECK(fi_hybrid_take(runs, sizeof runs, 3, past, 1, out) == -1 - (int64_t)sizeof runs);
+    for (size_t cut = 0; cut < sizeof runs; cut++) {  /* each cut in a heap block of its size: no read past it */
+        uint8_t *copy = malloc(cut ? cut : 1);
+        memcpy(copy, runs, cut);
+        int64_t read = fi_hybrid_take(copy, cut, 3, positions, 5, out);
+        CHECK(read < 0 && -1 - read <= (int64_t)cut);
+        free(copy);
+    }
+    const uint8_t long_header[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+    CHECK(fi_hybrid_take(long_header, sizeof long_header, 3, positions, 1, out) == -1);
+    const uint8_t wide[] = {(1 << 1) | 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0,
+                            3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0};  /* 32-bit values */
+    const int64_t all[] = {0, 7};
+    CHECK(fi_hybrid_take(wide, sizeof wide, 32, all, 2, out) == (int64_t)sizeof wide && out[0] == 0xffffffffu
+          && out[1] == 6);
+}
+
 static void cursor(void)
 {
     const uint8_t bytes[] = {0x80, 0x01, 0x02, 0xff};
@@ -242,6 +272,7 @@ int main(int argc, char **argv)
     bit_slices();
     roaring_file(argv[3]);
     column_table();
+    hybrid();
     cursor();
     if (failures)
         fprintf(stderr, "%d checks failed\n", failures);
