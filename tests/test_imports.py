@@ -14,6 +14,7 @@ from conftest import ROOT
 import fileindex
 
 TABLE = "tests/tables/parquet/append_with_bitmap.db/append_with_bitmap"  # bitmap on f0, no other index
+TABLE_BSI = "tests/tables/parquet/append_with_bsi.db/append_with_bsi"  # bsi on f1, f4
 BITMAP_V2 = "fileindex/samples/str_mixed__bitmap_v2.index"  # one bitmap body
 PARQUET_FILE = f"{TABLE}/bucket-0/data-5816f838-a213-4d34-89c3-2cab0fa8c0cb-0.parquet"
 
@@ -85,6 +86,11 @@ ENTRY_POINTS = {
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS,
          "fileindex.indexes.*.writer", "pyarrow.compute", "numpy.ma", "pandas*", *COLD_CUTS],
+    ),
+    "fileindex read --order-by --limit": (  # (a top-N computes with numpy: not its masked arrays, np.unique's)
+        f"sys.argv[1:] = ['read', '{TABLE_BSI}', '--order-by', 'f1 DESC', '--limit', '2', '--json']; main()",
+        ["fileindex.scan.answers", "numpy"],
+        [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, "numpy.ma", "pandas*", *AVRO_CUTS],
     ),
     "the primary-key merge, imported": (  # (numpy on its first merge: a command line imports pyarrow without it)
         "from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy(); "
