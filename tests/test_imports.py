@@ -14,6 +14,7 @@ from conftest import ROOT
 import fileindex
 
 TABLE = "tests/tables/parquet/append_with_bitmap.db/append_with_bitmap"  # bitmap on f0, no other index
+TABLE_BSI = "tests/tables/parquet/append_with_bsi.db/append_with_bsi"  # bsi on f1, f4
 BITMAP_V2 = "fileindex/samples/str_mixed__bitmap_v2.index"  # one bitmap body
 PARQUET_FILE = f"{TABLE}/bucket-0/data-5816f838-a213-4d34-89c3-2cab0fa8c0cb-0.parquet"
 
@@ -40,6 +41,11 @@ COLD_CUTS = ["dataclasses"]
 # user-defined functions, and the Kaitai debug tree's, for failures), socket (with selectors: 32 M; pyarrow.util's,
 # for a test helper), ipaddress (6 M; urllib.parse's, for bracketed hosts). A read computing with numpy imports inspect
 READ_CUTS = ["inspect", "ast", "dis", "tokenize", "socket", "selectors", "ipaddress"]
+# what a read decoding manifests imports of fastavro no more (#54, cold5): its package's __init__ (the writer, the JSON
+# reader and writer, validation: about 20 M instructions) and the bzip2 and xz codecs its reader imports at its top
+# (fileindex.table.metadata.avro_reader; fastavro gets blocks decompressed already)
+AVRO_CUTS = ["fastavro.read", "fastavro.write", "fastavro._write*", "fastavro.json_*", "fastavro.validation",
+             "fastavro._read_py", "bz2", "lzma"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -64,22 +70,27 @@ ENTRY_POINTS = {
     ),
     "fileindex read --where --json": (  # (the rows filtered by Arrow's kernels, called without pyarrow.compute)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', \"f0 = 'Alice'\", '--json']; main()",  # (as a process runs it)
-        ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro", "pyarrow._compute"],
+        ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro._read", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS,
          "fileindex.indexes.*.writer", "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute",
-         "numpy.ma", *COLD_CUTS, *READ_CUTS],
+         "numpy.ma", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS],
     ),
     "fileindex read --where, filtered by Arrow": (  # (no numpy: pyarrow imported without it, see cli/unimported)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 >= 20', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, "numpy*", "pandas*", "pyarrow.compute", *DEEP_CHECKS, *OTHER_TYPES,
-         *OTHER_COMMANDS, *COLD_CUTS, *READ_CUTS],
+         *OTHER_COMMANDS, *COLD_CUTS, *READ_CUTS, *AVRO_CUTS],
     ),
     "fileindex read --where, no index": (  # (f1, f3 unindexed: their columns probed, matched by numpy, filtered)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 = 10 AND f3 > 12.0', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *OTHER_COMMANDS,
          "fileindex.indexes.*.writer", "pyarrow.compute", "numpy.ma", "pandas*", *COLD_CUTS],
+    ),
+    "fileindex read --order-by --limit": (  # (a top-N computes with numpy: not its masked arrays, np.unique's)
+        f"sys.argv[1:] = ['read', '{TABLE_BSI}', '--order-by', 'f1 DESC', '--limit', '2', '--json']; main()",
+        ["fileindex.scan.answers", "numpy"],
+        [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, "numpy.ma", "pandas*", *AVRO_CUTS],
     ),
     "the primary-key merge, imported": (  # (numpy on its first merge: a command line imports pyarrow without it)
         "from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy(); "
@@ -106,9 +117,9 @@ ENTRY_POINTS = {
     ),
     "fileindex table --where": (
         f"main(['table', '{TABLE}', '--where', \"f0 = 'Alice'\"])",
-        ["fileindex.indexes.bitmap.reader", "fastavro"],
+        ["fileindex.indexes.bitmap.reader", "fastavro._read"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *NOT_READING,
-         "fileindex.indexes.*.writer", "fileindex.reference*", "fileindex.scan.table_scan"],
+         "fileindex.indexes.*.writer", "fileindex.reference*", "fileindex.scan.table_scan", *AVRO_CUTS],
     ),
     "fileindex query": (
         f"main(['query', '{BITMAP_V2}', '--schema', 'c STRING', '--where', \"c = 'a'\"])",
@@ -191,3 +202,29 @@ def test_a_deferred_module_is_imported_by_its_first_use(tmp_path):
             "assert kernels.inspect.signature is inspect.signature and not isinstance(inspect, DeferredModule)")
     modules = imported_by(code, tmp_path)
     assert "inspect" in modules
+
+
+def test_a_package_is_initialized_by_its_first_use(tmp_path):
+    """fastavro's reader module is imported without its package's __init__ (its writer, JSON and validation); the
+    package's first use runs it in the same module object, so `import fastavro` anywhere after gets the whole API
+    and the reader module imported before; a bzip2 container (bz2 a stand-in in the reader) still decodes."""
+    code = ("import io, sys\n"
+            "from fileindex.table.metadata import avro_reader\n"
+            "reader = avro_reader()\n"
+            "assert 'fastavro.write' not in sys.modules and 'bz2' not in sys.modules\n"
+            "import fastavro\n"
+            "assert fastavro._read.reader is reader and fastavro.read.reader is reader\n"
+            "fields = [{'name': 'a', 'type': 'int'}]\n"
+            "schema = fastavro.parse_schema({'type': 'record', 'name': 'r', 'fields': fields})\n"
+            "out = io.BytesIO()\n"
+            "fastavro.writer(out, schema, [{'a': 1}, {'a': 2}], codec='bzip2')\n"
+            "assert [row['a'] for row in reader(io.BytesIO(out.getvalue()))] == [1, 2]")
+    modules = imported_by(code, tmp_path)
+    assert {"fastavro", "fastavro.write", "fastavro._read", "bz2"} <= set(modules)
+
+
+def test_a_package_imported_before_is_used_as_it_is(tmp_path):
+    code = ("import sys, fastavro\n"
+            "from fileindex.table.metadata import avro_reader\n"
+            "assert avro_reader() is fastavro.reader and sys.modules['fastavro'] is fastavro")
+    imported_by(code, tmp_path)

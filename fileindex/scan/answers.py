@@ -200,7 +200,7 @@ def top_rows(scan: TableScan, order: OrderBy) -> pa.Table:
     if not len(best.owners):
         return scan.schema.empty_table()
     parts, starts, where = [], {}, 0
-    for owner in np.unique(best.owners):
+    for owner in sorted(set(best.owners.tolist())):  # (np.unique imports numpy.ma, 0.1 s of a cold top-N)
         kept = np.sort(best.positions[best.owners == owner])
         task = items[owner].task
         assert task is not None

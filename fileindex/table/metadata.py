@@ -14,12 +14,13 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from fileindex.frozen import field, frozen, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from fileindex.errors import ConfinementError, FileIndexError, UsageError
 from fileindex.io import NotRegularError
+from fileindex.lazy import import_submodule
 from fileindex.memo import BoundedMemo, collection_paused
 from fileindex.table.avro_blocks import budget_for, uncompressed_container
 from fileindex.table.errors import TableError
@@ -80,6 +81,17 @@ def read_rows(store: TableStore, path: Path, kind: str = "manifest") -> list[dic
     return read_rows_and_schema(store, path, kind)[0]
 
 
+@cache
+def avro_reader() -> Callable[..., Any]:
+    """fastavro's ``reader``: from its C module (what ``fastavro.read`` takes where it is built), imported without the
+    package's ``__init__`` and its writer (``fileindex.lazy.import_submodule``). Its ``bz2`` and ``lzma`` are imported
+    on first use, never here: ``uncompressed_container`` hands fastavro blocks decompressed already."""
+    try:
+        return import_submodule("fastavro._read", "bz2", "lzma").reader
+    except ImportError:  # (a fastavro without its C extension)
+        return import_submodule("fastavro.read").reader
+
+
 MAX_MANIFEST_BYTES = 1 << 30  # a manifest-family file, read whole: Paimon's target is 8 MiB
 
 
@@ -91,9 +103,7 @@ def read_rows_and_schema(store: TableStore, path: Path, kind: str = "manifest") 
         data = store.read_bytes(path, name, MAX_MANIFEST_BYTES)
         magic = data[:4]
         if magic == b"Obj\x01":
-            import fastavro
-
-            reader = fastavro.reader(io.BytesIO(uncompressed_container(data, name)))
+            reader = avro_reader()(io.BytesIO(uncompressed_container(data, name)))
             schema = reader.writer_schema
             rows: list[Any] = list(reader)
         elif magic[:3] == b"ORC":
