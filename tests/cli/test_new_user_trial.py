@@ -160,6 +160,6 @@ def test_a_file_whose_indexed_rows_are_all_deleted_is_skipped_by_the_deletion_ve
     stages = {line.split()[0]: line.split() for line in lines[1:5]}
     assert stages["file_index"][1:] == ["files", "1", "->", "1", "rows", "8", "->", "1"]
     assert stages["deletion_vectors"][1:] == ["files", "1", "->", "0", "rows", "1", "->", "0"]
-    assert "skipped by deletion_vectors" in lines[-1]
+    assert "skipped by deletion vectors" in lines[-1]
     assert main(["read", str(DV_TABLE), "--where", "f0 = 'Lucy'", "--snapshot", "2"]) == 0
     assert "Lucy" in capsys.readouterr().out

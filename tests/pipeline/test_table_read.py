@@ -365,7 +365,7 @@ def test_what_a_new_user_met(tmp_path, capsys):
     live = {e.file_name for e, _ in PaimonTable(copy).live()}
     next(p for p in (copy / "bucket-0").glob("*.parquet") if p.name in live).unlink()
     (item,) = PaimonTable(copy).scan().explain().files
-    assert item.reason == "REMAIN: data file is missing"
+    assert item.reason == "kept: data file is missing"
     evolved = TABLES / "parquet" / "data_evolution_with_index.db" / "data_evolution_with_index"
     (stage,) = PaimonTable(evolved).scan().explain().stages
     assert (stage.rows_before, stage.rows_after) == (6, 6)
