@@ -131,16 +131,7 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
     if root == "DECIMAL":
         if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
             raise _fail(column, value, data_type, _number_hint(value, whole=False))
-        precision, scale = data_type.precision, data_type.scale
-        assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
-        exact = decimal.Decimal(value)
-        quantum = decimal.Decimal(1).scaleb(-scale)
-        if not exact.is_finite() or exact.adjusted() + 1 + scale >= DECIMAL_CONTEXT.prec:
-            raise _fail(column, value, data_type, "it needs more digits than the type has")
-        scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)  # rounded when inexact: refused below
-        if scaled != exact or len(scaled.as_tuple().digits) > precision and scaled != 0:
-            raise _fail(column, value, data_type, "it needs more digits than the type has")
-        return scaled
+        return _decimal(value, data_type, column)
     if data_type.is_string:
         if not isinstance(value, str):
             raise _fail(column, value, data_type, "write a string in single quotes")
@@ -189,6 +180,25 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
             return Timestamp.from_datetime(value)
         raise _fail(column, value, data_type, "write TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.fffffffff]'")
     raise _fail(column, value, data_type, "this type cannot be compared with a literal")
+
+
+def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> decimal.Decimal:
+    """A DECIMAL(p, s) literal: at scale s where it has s places or fewer; a finer one as it is, compared by
+    value as SQL compares it (``d = 1.005`` on DECIMAL(10, 2) matches no row, ``d > 1.005`` matches 1.01 and up:
+    ``fileindex.predicate.precision``). Refused: beyond the type's range, or past exact arithmetic's digits."""
+    precision, scale = data_type.precision, data_type.scale
+    assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
+    exact = decimal.Decimal(value)
+    if not exact.is_finite() or exact.adjusted() + 1 + scale >= DECIMAL_CONTEXT.prec or \
+            len(exact.as_tuple().digits) >= DECIMAL_CONTEXT.prec:
+        raise _fail(column, value, data_type, "it needs more digits than the type has")
+    quantum = decimal.Decimal(1).scaleb(-scale)
+    limit = decimal.Decimal(10) ** (precision - scale)  # every value of the type lies strictly inside ±limit
+    if abs(exact) >= limit:
+        largest = DECIMAL_CONTEXT.subtract(limit, quantum)
+        raise _fail(column, value, data_type, f"out of range ({data_type} holds -{largest} to {largest})")
+    scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)
+    return scaled if scaled == exact else exact
 
 
 def _number_hint(value: Any, *, whole: bool) -> str:
