@@ -147,3 +147,22 @@ def test_a_table_read_and_count_compare_a_finer_key_literal_by_value(operator, t
     scan = PaimonTable(DECIMAL_KEY).scan(where)
     assert scan.to_arrow().to_pylist() == expected
     assert PaimonTable(DECIMAL_KEY).scan(where).count() == len(expected)
+
+
+@pytest.mark.parametrize("operator", ["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"])
+def test_a_polars_filter_with_a_finer_literal_is_pushed_exactly(operator):
+    """Polars compares a DECIMAL column with a finer literal by value too: its filter is pushed, exactly."""
+    import polars as pl
+
+    from fileindex.scan.polars_filters import polars_pushdown
+    from fileindex.scan.pushdown import NO_ROWS
+
+    types = {"d": parse_type("DECIMAL(10, 2)")}
+    values = [D("1.00"), D("1.01"), None, D("1.02")]
+    table = pa.table({"d": pa.array(values, type=pa.decimal128(10, 2))})
+    expression = getattr(pl.col("d"), operator)(D("1.005"))
+    kept = pl.from_arrow(table).select(expression.alias("r")).to_series().to_list()
+    pushed = polars_pushdown(expression, types)
+    assert pushed.exact
+    rows = [False] * len(values) if pushed.true is NO_ROWS else list(matches(table, pushed.true, types))
+    assert rows == [hit is True for hit in kept]
