@@ -15,6 +15,7 @@ TABLES = ROOT / "tests" / "tables"
 RETRACT = TABLES / "primary-keys" / "aggregation_retract"
 BSI_BITMAP = TABLES / "parquet" / "append_with_bsi_bitmap_bloomfilter.db" / "append_with_bsi_bitmap_bloomfilter"
 PK_DV = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
+EVOLUTION = TABLES / "parquet" / "data_evolution_with_index.db" / "data_evolution_with_index"
 SCHEMA = {"f1": parse_type("INT"), "s": parse_type("STRING"), "ts": parse_type("TIMESTAMP(3) WITH LOCAL TIME ZONE"),
           "d": parse_type("DATE")}
 
@@ -132,5 +133,7 @@ def test_the_funnel_says_in_words_how_each_file_is_counted(capsys):
     assert "counted from its index (no row read)" in out
     code, out, err = run(capsys, "read", BSI_BITMAP, "--count", "--explain")
     assert "counted from the table's metadata (no row read)" in out
+    code, out, err = run(capsys, "read", EVOLUTION, "--where", "f0 = 'Bob'", "--explain")
+    assert "(no index of its group of files rules it out)" in out and "group of files kept" not in out
     code, out, err = run(capsys, "read", BSI_BITMAP, "--where", "f3 = 11.1", "--count", "--explain", "--json")
     assert json.loads(out)["files"][0]["answered_by"] == "read"  # (the JSON keeps its keys)
