@@ -194,7 +194,7 @@ def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> 
         raise _fail(column, value, data_type, "it needs more digits than the type has")
     quantum = decimal.Decimal(1).scaleb(-scale)
     limit = decimal.Decimal(10) ** (precision - scale)  # every value of the type lies strictly inside ±limit
-    if abs(exact) >= limit:
+    if exact.copy_abs() >= limit:  # (abs() would round to the default context's 28 digits)
         largest = DECIMAL_CONTEXT.subtract(limit, quantum)
         raise _fail(column, value, data_type, f"out of range ({data_type} holds -{largest} to {largest})")
     scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)

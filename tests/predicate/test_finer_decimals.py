@@ -166,3 +166,11 @@ def test_a_polars_filter_with_a_finer_literal_is_pushed_exactly(operator):
     assert pushed.exact
     rows = [False] * len(values) if pushed.true is NO_ROWS else list(matches(table, pushed.true, types))
     assert rows == [hit is True for hit in kept]
+
+
+def test_a_literal_of_38_digits_is_in_range_where_the_type_holds_it():
+    wide = {"d": parse_type("DECIMAL(38, 2)")}
+    assert parse_predicate("d = -999999999999999999999999999999999999.99", wide).literals[0] == D(
+        "-999999999999999999999999999999999999.99")
+    assert parse_predicate("d > 999999999999999999999999999999999999.995", wide).literals[0] == D(
+        "999999999999999999999999999999999999.995")
