@@ -171,7 +171,7 @@ def test_the_readme_conformance_kit_example_runs(checkout):
     run_commands(checkout, bash_blocks()["Run the conformance kit"])
 
 
-PRINTED = {"From Python": r"ROWS|Rows", "Read a table into pandas, DuckDB or Polars": r"Lucy[\s\S]*file_index",
+PRINTED = {"From Python": r"ROWS|Rows", "Read a table into pandas, DuckDB or Polars": r"Lucy[\s\S]*file index",
            "Index-pruned scans on Spark": r"Alice"}
 
 

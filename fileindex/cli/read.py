@@ -88,13 +88,13 @@ def run(args: argparse.Namespace) -> int:
         warn_null_comparisons(args.where, scan.predicate)
         if args.explain:
             explained = scan.explain(count=args.count)
+            counted = {"count": scan.count()} if args.count else {}  # (first: a merge that fails prints no funnel)
             if args.json:
-                counted = {"count": scan.count()} if args.count else {}
                 print(json.dumps({**explained.as_dict(), **counted}, ensure_ascii=False))
                 return 0
             print(explained, flush=True)
             if args.count:
-                print(f"count: {scan.count()}")
+                print(f"count: {counted['count']}")
             return 0
         if args.count:
             count = scan.count()

@@ -103,7 +103,7 @@ def _whole_bucket(spec: MergeSpec, files: list[ManifestEntry], values: _ValueFil
                   keyed: bool) -> list[tuple[int, FileDecision]]:
     """``postFilterManifestEntries`` over the files the per-file rules left."""
     if not values.present:
-        why = "no predicate on the key rules it out" if keyed else "the predicate says nothing of keys or values"
+        why = "no predicate on the key rules it out" if keyed else "no condition on keys or values to prune by"
         return [(i, FileDecision(f, True, MAY_MATCH if keyed else NO_PREDICATE, why)) for i, f in enumerate(files)]
     if not_overlapping(files):
         found = []
@@ -115,8 +115,8 @@ def _whole_bucket(spec: MergeSpec, files: list[ManifestEntry], values: _ValueFil
                                                                              "files do not overlap)")))
         return found
     if spec.merges_values and not spec.deletion_vectors:
-        return [(i, FileDecision(f, True, MERGED_VALUES, f"a {spec.engine} row is merged from several records' "
-                                                         "values: no file is dropped by values"))
+        return [(i, FileDecision(f, True, MERGED_VALUES, f"the {spec.engine} engine merges a row from several "
+                                                         "records' values: no file is dropped by values"))
                 for i, f in enumerate(files)]
     matching = next((f for f in files if values.failing(f) is None), None)
     if matching is None:

@@ -26,6 +26,8 @@ class ZonedTimestamp:
 
 
 _OFFSET = re.compile(r"(?:Z|([+-])(\d{2}):?(\d{2}))$", re.IGNORECASE)
+# what follows a clock where an offset goes, but is none (+00, +5:30, UTC, Europe/Paris): an offset misspelt
+_NOT_AN_OFFSET = re.compile(r"(?<=\d)\s*(?:[+-][\d:]*|[A-Za-z][\w/+:-]*)$")
 
 
 def parse_timestamp_text(text: str) -> Timestamp | ZonedTimestamp:
@@ -37,12 +39,17 @@ def parse_timestamp_text(text: str) -> Timestamp | ZonedTimestamp:
         local = parse_timestamp_text(body[:offset.start()])
         assert isinstance(local, Timestamp)
         sign, hours, minutes = offset.groups()
-        if hours is not None and (int(hours) > 18 or int(minutes) > 59):
-            raise UsageError(f"{text!r}: the offset {offset.group()} is not one: write +HH:MM (up to +18:00) or Z")
+        if hours is not None and (int(hours) * 60 + int(minutes) > 18 * 60 or int(minutes) > 59):
+            raise UsageError(f"{text!r}: the offset {offset.group()} is out of range: an offset runs from -18:00 to "
+                             "+18:00 (minutes 00 to 59), or write Z for UTC")
         shift = 0 if hours is None else (int(hours) * 60 + int(minutes)) * 60_000 * (-1 if sign == "-" else 1)
         return ZonedTimestamp(Timestamp(local.millis - shift, local.nanos_of_milli), text.strip())
-    body = body.replace("T", " ")
+    if body[10:11] in ("T", "t"):
+        body = f"{body[:10]} {body[11:]}"
     date_part, _, time_part = body.partition(" ")
+    zone = _NOT_AN_OFFSET.search(time_part)
+    if zone is not None:
+        raise _misspelt_offset(text, f"{date_part} {time_part[:zone.start()]}", zone.group().strip())
     try:
         day = dt.date.fromisoformat(date_part)
         seconds_part, _, fraction = (time_part or "00:00:00").partition(".")
@@ -55,6 +62,18 @@ def parse_timestamp_text(text: str) -> Timestamp | ZonedTimestamp:
     days = (day - _EPOCH_DATE).days
     millis = ((days * 86400 + clock.hour * 3600 + clock.minute * 60 + clock.second) * 1000) + nanos // 1_000_000
     return Timestamp(millis, nanos % 1_000_000)
+
+
+def _misspelt_offset(text: str, local: str, written: str) -> UsageError:
+    """``written`` where an offset goes, but none: hours alone (+00, -5:30) or a zone's name (UTC); say to write
+    +HH:MM or Z."""
+    numeric = re.fullmatch(r"([+-])(\d{1,2}):?(\d{2})?", written)
+    if numeric:
+        meant = f"{numeric[1]}{int(numeric[2]):02d}:{numeric[3] or '00'}"
+        return UsageError(f"{text!r}: the offset {written} is written short: write +HH:MM (two digits each) or Z, as "
+                          f"'{local}{meant}'")
+    return UsageError(f"{text!r}: {written} is not an offset (a zone's name is not read): write +HH:MM or Z, as "
+                      f"'{local}+00:00' or '{local}Z' for UTC")
 
 
 def timestamp_text(ts: Timestamp) -> str:
@@ -112,16 +131,7 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
     if root == "DECIMAL":
         if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
             raise _fail(column, value, data_type, _number_hint(value, whole=False))
-        precision, scale = data_type.precision, data_type.scale
-        assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
-        exact = decimal.Decimal(value)
-        quantum = decimal.Decimal(1).scaleb(-scale)
-        if not exact.is_finite() or exact.adjusted() + 1 + scale >= DECIMAL_CONTEXT.prec:
-            raise _fail(column, value, data_type, "it needs more digits than the type has")
-        scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)  # rounded when inexact: refused below
-        if scaled != exact or len(scaled.as_tuple().digits) > precision and scaled != 0:
-            raise _fail(column, value, data_type, "it needs more digits than the type has")
-        return scaled
+        return _decimal(value, data_type, column)
     if data_type.is_string:
         if not isinstance(value, str):
             raise _fail(column, value, data_type, "write a string in single quotes")
@@ -170,6 +180,25 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
             return Timestamp.from_datetime(value)
         raise _fail(column, value, data_type, "write TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.fffffffff]'")
     raise _fail(column, value, data_type, "this type cannot be compared with a literal")
+
+
+def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> decimal.Decimal:
+    """A DECIMAL(p, s) literal: at scale s where it has s places or fewer; a finer one as it is, compared by
+    value as SQL compares it (``d = 1.005`` on DECIMAL(10, 2) matches no row, ``d > 1.005`` matches 1.01 and up:
+    ``fileindex.predicate.precision``). Refused: beyond the type's range, or past exact arithmetic's digits."""
+    precision, scale = data_type.precision, data_type.scale
+    assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
+    exact = decimal.Decimal(value)
+    if not exact.is_finite() or exact.adjusted() + 1 + scale >= DECIMAL_CONTEXT.prec or \
+            len(exact.as_tuple().digits) >= DECIMAL_CONTEXT.prec:
+        raise _fail(column, value, data_type, "it needs more digits than the type has")
+    quantum = decimal.Decimal(1).scaleb(-scale)
+    limit = decimal.Decimal(10) ** (precision - scale)  # every value of the type lies strictly inside ±limit
+    if exact.copy_abs() >= limit:  # (abs() would round to the default context's 28 digits)
+        largest = DECIMAL_CONTEXT.subtract(limit, quantum)
+        raise _fail(column, value, data_type, f"out of range ({data_type} holds -{largest} to {largest})")
+    scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)
+    return scaled if scaled == exact else exact
 
 
 def _number_hint(value: Any, *, whole: bool) -> str:

@@ -131,10 +131,19 @@ class _Parser(TokenStream):
         token = self.peek()
         if token is None or token[:2] == ("symbol", ")"):
             if after == "(":
-                raise self.error("a condition is missing after '(': write one inside the parentheses (as column = "
-                                 "value)")
-            raise self.error(f"a condition is missing after {after}: write one (as column = value), or leave {after} "
-                             "out")
+                raise self.error("a condition is missing after '(': write one (as column = value) inside the "
+                                 "parentheses that open", back=1)
+            raise self.error(f"a condition is missing after {after}: write one there (as column = value), or delete "
+                             f"the {after}", back=1)
+
+    def expect_value(self, after: str, example: str) -> None:
+        """The predicate ends, or a parenthesis closes, or AND or OR follows, right after ``after`` (an operator,
+        IN's opening parenthesis or a comma of its list, BETWEEN or its AND), where a value goes: say the value is
+        missing there (``example``: the condition written whole), with the caret on ``after``."""
+        token = self.peek()
+        if token is None or token[:2] in (("symbol", ")"), ("symbol", ",")) or \
+                (token[0] == "word" and token[1].upper() in ("AND", "OR")):
+            raise self.error(f"a value is missing after {after}: write one, as {example}, after the {after}", back=1)
 
     @contextlib.contextmanager
     def nested(self) -> Iterator[None]:
@@ -179,24 +188,44 @@ class _Parser(TokenStream):
             following = self.peek()
             if following and following[0] == "op":
                 raise self.two_operators(column, token, following)
+            name, value = column_sql(column, self.schema), _sample_value(data_type)
+            self.expect_value(token[1], f"{name} {token[1]} {value}")
             return Leaf(Operator.from_sql_symbol(token[1]), column, (self.converted(data_type, column),))
+        name, value = column_sql(column, self.schema), _sample_value(data_type)
         if self.accept_word("IS"):
             negated = self.accept_word("NOT")
+            if self.peek() is None:
+                raise self.error(f"NULL is missing: write {name} IS NULL or {name} IS NOT NULL, with NULL after the "
+                                 f"{'NOT' if negated else 'IS'}", back=1)
             self.expect_word("NULL")
             return Leaf(Operator.IS_NOT_NULL if negated else Operator.IS_NULL, column)
         negated = self.accept_word("NOT")
+        keyword = "NOT IN" if negated else "IN"
         if self.accept_word("IN"):
+            if self.peek() is None:
+                raise self.error(f"a list is missing after {keyword}: write one, as {name} {keyword} ({value}, ...), "
+                                 "after the IN", back=1)
             self.expect_symbol("(")
             if self.accept_symbol(")"):
                 raise self.empty_in_list(column, negated)
+            self.expect_value("'('", f"{name} {keyword} ({value}, ...)")
             values = [self.converted(data_type, column)]
             while self.accept_symbol(","):
+                self.expect_value("','", f"{name} {keyword} ({value}, ...)")
                 values.append(self.converted(data_type, column))
+            if self.peek() is None:
+                raise self.error(f"the {keyword} list is not closed: write ')' after its last value", back=1)
             self.expect_symbol(")")
             return not_in(column, values) if negated else in_(column, values)
         if self.accept_word("BETWEEN"):
+            keyword = "NOT BETWEEN" if negated else "BETWEEN"
+            self.expect_value("BETWEEN", f"{name} {keyword} LOW AND HIGH")
             low = self.converted(data_type, column)
+            if self.peek() is None:
+                raise self.error(f"AND and a high value are missing: write {name} {keyword} LOW AND HIGH, with AND "
+                                 "after the low value", back=1)
             self.expect_word("AND")
+            self.expect_value("AND", f"{name} {keyword} LOW AND HIGH")
             high = self.converted(data_type, column)
             return Leaf(Operator.NOT_BETWEEN if negated else Operator.BETWEEN, column, (low, high))
         token = self.peek()
@@ -236,6 +265,8 @@ class _Parser(TokenStream):
 
     def literal(self) -> Any:
         negative = self.accept_symbol("-")
+        if negative and self.peek() is None:
+            raise self.error("a number is missing after '-': write one after the '-'", back=1)
         kind, text, position = self.next()
         if kind == "number":
             signed = "-" + text if negative else text  # keeps -0.0 negative
@@ -312,6 +343,20 @@ class _Parser(TokenStream):
             else:
                 raise self.error(f"unknown escape \\{escape} (use \\n \\t \\\\ \\' \\uXXXX \\UXXXXXXXX)", position + i)
         return _join_surrogates("".join(out))
+
+
+_SAMPLES = {"DATE": "DATE '2024-01-31'", "BOOLEAN": "TRUE", "TIME": "'12:00:00'"}
+
+
+def _sample_value(data_type: DataType) -> str:
+    """A literal of ``data_type`` as an example in a message saying a value is missing."""
+    if data_type.is_timestamp:
+        return "TIMESTAMP '2024-01-31 12:00:00'"
+    if data_type.is_string:
+        return "'text'"
+    if data_type.is_binary:
+        return "X'00ff'"
+    return _SAMPLES.get(data_type.root, "5")
 
 
 def closest_column(name: str, names: list[str]) -> str:

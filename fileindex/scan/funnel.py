@@ -119,8 +119,10 @@ class Explain:
 
     def __str__(self) -> str:
         lines = [f"scan of {self.table} at snapshot {self.snapshot}" + (f" where {self.where}" if self.where else "")]
+        if self.stages:
+            lines.append("  pruning stages, each with the files and rows before -> after it:")
         for stage in self.stages:
-            lines.append(f"  {stage.name:<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
+            lines.append(f"  {_words(stage.name):<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
                          f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}"
                          + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
         if self.limit is not None:
@@ -130,7 +132,7 @@ class Explain:
         for item, indexes, answer in zip(self.files, self._per_file_indexes(), self._per_file_answers(),
                                          strict=True):
             what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
-                    "none": f"skipped by {item.skipped_by}",
+                    "none": f"skipped by {_words(item.skipped_by or '')}",
                     "merged": "merged with its bucket" if item.merge else "columns read with its group"}[item.read]
             index = f"{item.index} {', '.join(indexes)}" if indexes else item.index
             external = "  (external path)" if item.external else ""
@@ -138,11 +140,24 @@ class Explain:
         return "\n".join(lines)
 
 
+def _words(name: str) -> str:
+    """A stage's name as words (``file_index``: file index; ``level``: level 0, the files it drops)."""
+    return "level 0" if name == "level" else name.replace("_", " ")
+
+
+_COUNTED = {"index": "counted from its index (no row read)",
+            "metadata": "counted from the table's metadata (no row read)"}
+
+
 def _answered(answer: dict) -> str:
+    """How a count finds the file's part (``scan.answers.answered``), in words."""
     if not answer:
         return ""
+    if answer["answered_by"] in _COUNTED:
+        return f"  {_COUNTED[answer['answered_by']]}"
     columns = answer.get("read_columns")
-    return f"  answered by {answer['answered_by']}" + (f": {', '.join(columns)}" if columns else "")
+    return f"  counted by reading {'column' if len(columns or ()) == 1 else 'columns'} {', '.join(columns)}" \
+        if columns else "  counted by reading its rows"
 
 
 def explain(table: PaimonTable, where: str | None, predicate: Predicate | None, files: list[FileRead],
@@ -196,12 +211,12 @@ def skip_reason(task: DataFileTask, verdict: FileVerdict, predicate: Predicate |
 
 def keep_reason(task: DataFileTask, verdict: FileVerdict, predicate: Predicate | None) -> str:
     if verdict.note:
-        return f"REMAIN: {verdict.note}"
+        return f"kept: {verdict.note}"
     if predicate is None:
         return NO_PREDICATE
     if verdict.index == "none":
-        return "REMAIN: no index"
+        return "kept: no index"
     if isinstance(verdict.result, Rows):
         count = verdict.result.cardinality
         return f"the index selects {count:,} row{'s' if count != 1 else ''}"
-    return "REMAIN: the index cannot rule the file out"
+    return "kept: its index cannot rule the file out"

@@ -366,7 +366,8 @@ class PaimonTable:
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
                                       within_all(result, entry.row_count), note)
                 else:
-                    note = note or ("group of files kept" if group_kept else "a newer file's index skips the group")
+                    note = note or ("no index of its group of files rules it out" if group_kept
+                                    else "a newer file's index skips the group")
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
                                       REMAIN if group_kept else SKIP, note)
 

@@ -2,7 +2,8 @@
 
 Every per-file job counts, in two accumulators of its Spark application, the files its tasks finished
 and their rows; Spark sends a task's counts to the driver when the task ends, so the figures move a
-task (a group of files) at a time. ``reporting`` shows them while a command runs: a live line on a
+task (a group of files) at a time. ``reporting`` shows them while a command runs (``finish`` ends them before
+the command prints its results): a live line on a
 terminal (ended when every planned file is done, so that what the command prints next starts a
 line), or on a pipe a line when a job starts, when files finish (at most one a second), every few seconds while
 none does, and when every planned file is done.
@@ -97,13 +98,9 @@ def reporting(label: str, stream=None):
             except Exception:  # the counters of a stopped session: nothing more to show
                 return
 
-    watcher = threading.Thread(target=watch, name="fileindex-progress", daemon=True)
-    watcher.start()
-    failed = True
-    try:
-        yield
-        failed = False
-    finally:
+    def end(failed: bool) -> None:
+        if stop.is_set():
+            return
         stop.set()
         watcher.join()
         try:
@@ -113,4 +110,26 @@ def reporting(label: str, stream=None):
             pass
         if terminal and state["width"]:
             stream.write("\n")
-            stream.flush()
+            state["width"] = 0
+        stream.flush()
+
+    watcher = threading.Thread(target=watch, name="fileindex-progress", daemon=True)
+    watcher.start()
+    _endings.append(end)
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        _endings.remove(end)
+        end(failed)
+
+
+_endings: list = []  # per ``reporting`` block open, innermost last: how to end its progress
+
+
+def finish() -> None:
+    """End the innermost ``reporting`` block's progress now: its last line shown (a terminal's ended), so that
+    what the command prints next (its summary) comes after it, not before. Nothing outside such a block."""
+    if _endings:
+        _endings[-1](False)

@@ -96,8 +96,8 @@ def test_the_funnel_says_level_0_files_are_not_read(capsys):
     the funnel says why; snapshot 3 adds a level-0 file beside a compacted one."""
     code, out, err = run(capsys, "read", DV_TABLE, "--snapshot", "1", "--explain")
     lines = out.splitlines()
-    assert code == 0 and lines[1].split() == ["level", "files", "1", "->", "0", "rows", "8", "->", "0"]
-    assert lines[-1].endswith("skipped by level  (level 0: a batch scan of a primary-key table with deletion "
+    assert code == 0 and lines[2].split() == ["level", "0", "files", "1", "->", "0", "rows", "8", "->", "0"]
+    assert lines[-1].endswith("skipped by level 0  (level 0: a batch scan of a primary-key table with deletion "
                               "vectors reads only compacted files (above level 0), as Java's does: their rows are "
                               "read once compacted)")
     code, out, _ = run(capsys, "read", DV_TABLE, "--snapshot", "3", "--explain", "--json")

@@ -68,7 +68,7 @@ def test_count_with_explain_prints_the_funnel_then_the_count(capsys):
     count = int(out)
     code, out, err = run(capsys, "read", AGGREGATION, "--where", "id > 2", "--count", "--explain")
     assert code == 0, err
-    assert "answered by" in out and out.splitlines()[-1] == f"count: {count}"
+    assert "counted " in out and out.splitlines()[-1] == f"count: {count}"
     code, out, err = run(capsys, "read", AGGREGATION, "--where", "id > 2", "--count", "--explain", "--json")
     explained = json.loads(out)
     assert code == 0 and explained["count"] == count and explained["files"][0]["answered_by"]
@@ -94,9 +94,9 @@ def test_a_command_line_argparse_refuses_is_one_line_with_a_hint(capsys, argv, h
     assert len(err.splitlines()) == 1 and err.rstrip().endswith(f"({hint})")
 
 
-@pytest.mark.parametrize("where, after, position", [
-    ("id = 2 AND", "AND", 10), ("id = 2 or", "OR", 9), ("(id = 2 OR)", "OR", 10), ("NOT", "NOT", 3),
-    ("id = 2 AND NOT ", "NOT", 15), ("id = 2 AND (", "'('", 12), ("()", "'('", 1),
+@pytest.mark.parametrize("where, after, position", [  # (the position of the word the condition is missing after)
+    ("id = 2 AND", "AND", 7), ("id = 2 or", "OR", 7), ("(id = 2 OR)", "OR", 8), ("NOT", "NOT", 0),
+    ("id = 2 AND NOT ", "NOT", 11), ("id = 2 AND (", "'('", 11), ("()", "'('", 0),
 ])
 def test_a_condition_missing_after_and_or_not_is_named(where, after, position):
     with pytest.raises(UsageError) as refused:

@@ -147,8 +147,8 @@ def test_timestamp_text_round_trips(millis, nanos):
     ("f = -3.4028236e38", "does not fit column f of type FLOAT: out of range"),
     ("x = 1e309", "does not fit column x of type DOUBLE: out of range"),
     ("x = -2e400", "does not fit column x of type DOUBLE: out of range"),
-    ("n = 1.2345", "needs more digits"),
-    ("n = 12345678.9", "needs more digits"),
+    ("n = 10000000.0005", "out of range (DECIMAL(10, 3) holds -9999999.999 to 9999999.999)"),  # (1.2345: by value)
+    ("n = 12345678.9", "does not fit column n of type DECIMAL(10, 3): out of range"),
     ("ok = 1", "TRUE or FALSE"),
     ("s = 5", "string in single quotes"),
     ("d = DATE '2024-13-01'", "not a date"),

@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.pipeline.build import check_build_outputs
     from fileindex.pipeline.inputs import given_paths, resolve_inputs
     from fileindex.spark import build_indexes
+    from fileindex.spark.progress import finish
 
     options = parse_key_values(args.option, "--option", "file-index.bitmap.columns=name")
     refuse_sidecars_on_a_store(args.inputs, args.output_dir)
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     rows = [row.asDict() for row in build_indexes(session(args), inputs, options, output_dir=args.output_dir,
                                                   overwrite=args.overwrite, snapshot=args.snapshot).collect()]
     rows.sort(key=lambda r: r["file"])
+    finish()  # the jobs' last progress line before the results, not after them
     counts = {status: sum(r["status"] == status for r in rows) for status in ("written", "kept", "failed")}
     for row in rows:
         if args.json:

@@ -45,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.spark.compare import check_scan, check_scan_output, compared_scan, timed_scan
+    from fileindex.spark.progress import finish
 
     roots = tuple(args.external_roots)
     if args.explain:
@@ -63,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         report = timed_scan(spark, args.inputs, args.where, **options)
     report.pop("_frame", None)
+    finish()  # the jobs' last progress line before the results
     if args.json:
         print(json.dumps(report))
     else:

@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.pipeline.report import exit_code, render_html, render_text, summarize
     from fileindex.pipeline.inputs import given_paths
     from fileindex.spark import verify_indexes
+    from fileindex.spark.progress import finish
     from fileindex.spark.jobs import exhaustive_by_default
     from fileindex.writing.outputs import check_output, replacing_folder
 
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     frame = verify_indexes(spark, resolved, where=args.where, witnesses=args.witnesses,
                            exhaustive=exhaustive)
     summary = summarize(sorted((row.asDict() for row in frame.collect()), key=lambda r: r["file"]))
+    finish()  # the jobs' last progress line before the results, not after them
     if args.report:
         with replacing_folder(args.report, overwrite=args.overwrite) as folder:
             (folder / "report.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
