@@ -1,6 +1,7 @@
 """A stream made ahead on a thread (``scan.read_ahead``): order, errors, the byte budget, and close waiting for
 its producer."""
 import threading
+from functools import partial
 
 import pyarrow as pa
 import pytest
@@ -10,6 +11,17 @@ from fileindex.scan.read_ahead import ReadAhead
 
 def table(n: int) -> pa.Table:
     return pa.table({"n": pa.array([n] * 100, pa.int64())})
+
+
+def endless(closed: threading.Event):
+    """Tables 0, 1, 2, ... without end; ``closed`` set when the stream is closed."""
+    try:
+        n = 0
+        while True:
+            yield table(n)
+            n += 1
+    finally:
+        closed.set()
 
 
 def test_items_come_out_in_order_and_the_producer_waits_within_its_budget():
@@ -40,17 +52,7 @@ def test_a_producers_error_is_raised_where_the_consumer_reaches_it():
 
 def test_close_stops_the_producer_and_waits_for_it():
     closed = threading.Event()
-
-    def produce():
-        try:
-            n = 0
-            while True:
-                yield table(n)
-                n += 1
-        finally:
-            closed.set()
-
-    ahead = ReadAhead(produce, 1)
+    ahead = ReadAhead(partial(endless, closed), 1)
     assert next(iter(ahead)).column("n")[0].as_py() == 0
     ahead.close()
     assert closed.is_set()  # (the producer's stream was closed before close returned)
@@ -86,16 +88,7 @@ def test_a_stream_taken_over_raises_its_error_and_closes_when_the_consumer_stops
     with pytest.raises(ValueError, match="bad file"):
         next(stream)
 
-    def endless():
-        try:
-            n = 0
-            while True:
-                yield table(n)
-                n += 1
-        finally:
-            closed.set()
-
-    stream = ReadAhead(endless, 1).take_over()
+    stream = ReadAhead(partial(endless, closed), 1).take_over()
     assert [next(stream).column("n")[0].as_py() for _ in range(5)] == list(range(5))
     stream.close()
     assert closed.is_set()
