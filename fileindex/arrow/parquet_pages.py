@@ -58,7 +58,6 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from fileindex.arrow import compute
 from fileindex.arrow.parquet_file import ParquetFile
-from fileindex.arrow.dictionary_pages import dictionary_entries, entries_at, page_indices
 from fileindex.arrow.plain_pages import DATA_PAGE, DATA_PAGE_V2, PlainType, Undecodable, codec_of, plain_type
 from fileindex.arrow.plain_pages import page_values as plain_values
 from fileindex.frozen import field, frozen
@@ -543,6 +542,8 @@ def _decoded_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> list[pa.Arra
     needed = max((int(taken.max()) + 1 for taken in indices.values() if len(taken)), default=0)
     entries = _dictionary_entries(fd, chosen.table, plain, codec, needed) if indices else None
     if entries is not None:
+        from fileindex.arrow.dictionary_pages import entries_at  # (numpy: only where such a page is decoded)
+
         for at, taken in indices.items():
             found[at] = plain.as_arrow(entries_at(entries, taken, plain))
     return found
@@ -595,6 +596,8 @@ def _dictionary_entries(fd: int, table: PageTable, plain: PlainType, codec: pa.C
     (``dictionary_pages``); None where the chunk has none or it is not so."""
     if table.dictionary is None:
         return None
+    from fileindex.arrow.dictionary_pages import dictionary_entries
+
     at, size = table.dictionary
     raw = _read_exactly(fd, at, size)
     header, taken = decode(PageHeader, raw, len(raw))
@@ -608,6 +611,8 @@ def _dictionary_indices(fd: int, table: PageTable, page: int, plain: PlainType, 
                         rows: pa.Int64Array) -> np.ndarray | None:
     """The dictionary indices of the wanted ``rows`` of a checked dictionary-encoded data page
     (``dictionary_pages.page_indices``)."""
+    from fileindex.arrow.dictionary_pages import page_indices  # (numpy: only where such a page is decoded)
+
     raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
     header, taken = decode(PageHeader, raw, len(raw))
     try:
