@@ -30,12 +30,15 @@ _OFFSET = re.compile(r"(?:Z|([+-])(\d{2}):?(\d{2}))$", re.IGNORECASE)
 _NOT_AN_OFFSET = re.compile(r"(?<=\d)\s*(?:[+-][\d:]*|[A-Za-z][\w/+:-]*)$")
 
 
-def parse_timestamp_text(text: str) -> Timestamp | ZonedTimestamp:
+def parse_timestamp_text(text: str, zoned: bool = True) -> Timestamp | ZonedTimestamp:
     """'YYYY-MM-DD HH:MM:SS[.fffffffff]' (or with T) → Timestamp, years 0001-9999; followed by an offset
-    (``+HH:MM``, ``Z``, as ``read`` prints a LOCAL TIME ZONE value) → the instant, a ZonedTimestamp."""
+    (``+HH:MM``, ``Z``, as ``read`` prints a LOCAL TIME ZONE value) → the instant, a ZonedTimestamp. ``zoned``
+    False (for a TIMESTAMP column): any offset, well written or not, is refused saying to leave it out."""
     body = text.strip()
     offset = _OFFSET.search(body) if len(body) > 10 else None  # (a date alone: its - is no offset)
     if offset is not None:
+        if not zoned:
+            raise UsageError(f"{text!r}: {without_offset(body[:offset.start()])}")
         local = parse_timestamp_text(body[:offset.start()])
         assert isinstance(local, Timestamp)
         sign, hours, minutes = offset.groups()
@@ -49,7 +52,10 @@ def parse_timestamp_text(text: str) -> Timestamp | ZonedTimestamp:
     date_part, _, time_part = body.partition(" ")
     zone = _NOT_AN_OFFSET.search(time_part)
     if zone is not None:
-        raise _misspelt_offset(text, f"{date_part} {time_part[:zone.start()]}", zone.group().strip())
+        before = f"{date_part} {time_part[:zone.start()]}"
+        if not zoned:
+            raise UsageError(f"{text!r}: {without_offset(before)}")
+        raise _misspelt_offset(text, before, zone.group().strip())
     try:
         day = dt.date.fromisoformat(date_part)
         seconds_part, _, fraction = (time_part or "00:00:00").partition(".")
@@ -62,6 +68,12 @@ def parse_timestamp_text(text: str) -> Timestamp | ZonedTimestamp:
     days = (day - _EPOCH_DATE).days
     millis = ((days * 86400 + clock.hour * 3600 + clock.minute * 60 + clock.second) * 1000) + nanos // 1_000_000
     return Timestamp(millis, nanos % 1_000_000)
+
+
+def without_offset(local: str) -> str:
+    """What to write instead of a timestamp with an offset, for a TIMESTAMP column (``local``: the text before it)."""
+    return (f"a TIMESTAMP column has no time zone; write its wall-clock time without the offset, TIMESTAMP "
+            f"'{local.strip()}' (an offset goes with a TIMESTAMP WITH LOCAL TIME ZONE column)")
 
 
 def _misspelt_offset(text: str, local: str, written: str) -> UsageError:
@@ -166,14 +178,12 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
         return number
     if data_type.is_timestamp:
         if isinstance(value, str):
-            value = parse_timestamp_text(value)
+            value = parse_timestamp_text(value, zoned=root == "TIMESTAMP_LTZ")
         if isinstance(value, ZonedTimestamp):
             if root == "TIMESTAMP_LTZ":
                 return value.utc
             local = value.text[:_OFFSET.search(value.text).start()]  # type: ignore[union-attr]
-            raise _fail(column, value, data_type, f"a TIMESTAMP column has no time zone; write its wall-clock time "
-                        f"without the offset, TIMESTAMP '{local.strip()}' (an offset goes with a TIMESTAMP WITH "
-                        "LOCAL TIME ZONE column)")
+            raise _fail(column, value, data_type, without_offset(local))
         if isinstance(value, Timestamp):
             return value
         if isinstance(value, dt.datetime):

@@ -136,7 +136,7 @@ class Explain:
                     "merged": "merged with its bucket" if item.merge else "columns read with its group"}[item.read]
             index = f"{item.index} {', '.join(indexes)}" if indexes else item.index
             external = "  (external path)" if item.external else ""
-            lines.append(f"  {item.file}{external}  index={index}  {what}  ({item.reason}){_answered(answer)}")
+            lines.append(f"  {item.file}{external}  index={index}  {what}  ({item.reason}){_answered(item, answer)}")
         return "\n".join(lines)
 
 
@@ -145,19 +145,22 @@ def _words(name: str) -> str:
     return "level 0" if name == "level" else name.replace("_", " ")
 
 
-_COUNTED = {"index": "counted from its index (no row read)",
-            "metadata": "counted from the table's metadata (no row read)"}
+_COUNTED_FROM = {"index": "from its index", "metadata": "from the table's metadata"}
 
 
-def _answered(answer: dict) -> str:
-    """How a count finds the file's part (``scan.answers.answered``), in words."""
+def _answered(item: FileRead, answer: dict) -> str:
+    """How a count finds the file's part (``scan.answers.answered``), in words that say what a count reads
+    (a count's funnel also shows what a read would take of the file: the words must not seem to contradict it)."""
     if not answer:
         return ""
-    if answer["answered_by"] in _COUNTED:
-        return f"  {_COUNTED[answer['answered_by']]}"
+    how = answer["answered_by"]
+    if how in _COUNTED_FROM:
+        if item.read == "none":
+            return f"  the count: 0 rows, known {_COUNTED_FROM[how]}"
+        return f"  the count: its {item.rows:,} rows, known {_COUNTED_FROM[how]} (no row read)"
     columns = answer.get("read_columns")
-    return f"  counted by reading {'column' if len(columns or ()) == 1 else 'columns'} {', '.join(columns)}" \
-        if columns else "  counted by reading its rows"
+    return f"  the count: by reading {'column' if len(columns or ()) == 1 else 'columns'} {', '.join(columns)}" \
+        if columns else "  the count: by reading its rows"
 
 
 def explain(table: PaimonTable, where: str | None, predicate: Predicate | None, files: list[FileRead],

@@ -2,6 +2,7 @@
 after an operator is named; the hint after AND reads as a sentence; ``--count --explain`` of a failing merge prints
 only the error; the funnel says in words how each file is counted."""
 import json
+import re
 
 import pytest
 from conftest import ROOT
@@ -49,6 +50,17 @@ def test_an_offset_out_of_range_says_the_range(offset):
     said = refusal(f"ts = '2024-01-01 00:00:02{offset}'")
     assert f"the offset {offset} is out of range: an offset runs from -18:00 to +18:00" in said
     assert "is not one" not in said
+
+
+@pytest.mark.parametrize("offset", ["+5:30", " UTC", "+25:00", "+05:30", "Z"])
+def test_any_offset_on_a_timestamp_column_says_to_leave_it_out(offset):
+    """A TIMESTAMP column has no time zone: a misspelt offset is not corrected to one it refuses next."""
+    with pytest.raises(UsageError) as refused:
+        parse_predicate(f"t = '2024-01-01 00:00:02{offset}'", {"t": parse_type("TIMESTAMP(3)")})
+    said = str(refused.value).splitlines()[0]
+    assert "a TIMESTAMP column has no time zone; write its wall-clock time without the offset, TIMESTAMP " \
+           "'2024-01-01 00:00:02'" in said, said
+    assert "write +HH:MM" not in said and "out of range" not in said
 
 
 def test_the_extreme_offsets_are_read():
@@ -124,15 +136,21 @@ def test_count_with_explain_of_a_failing_merge_prints_only_the_error(capsys, ext
 def test_the_funnel_says_in_words_how_each_file_is_counted(capsys):
     code, out, err = run(capsys, "read", BSI_BITMAP, "--where", "f3 = 11.1", "--count", "--explain")
     assert code == 0, err
-    assert "counted by reading column f3" in out and "answered by" not in out
+    assert "the count: by reading column f3" in out and "answered by" not in out
     assert "(kept: its index cannot rule the file out)" in out and "REMAIN" not in out
     code, out, err = run(capsys, "read", PK_DV, "--where", "f0 = 'Bob'", "--count", "--explain")
     assert code == 0, err
     assert out.splitlines()[1] == "  pruning stages, each with the files and rows before -> after it:"
     assert "\n  file index " in out and "\n  deletion vectors " in out and "\n  level 0 " in out
-    assert "counted from its index (no row read)" in out
+    kept = [line for line in out.splitlines() if "index=" in line and "skipped by" not in line]
+    assert kept and all(re.search(r"read (\d+) of \d+ rows .*the count: its \1 rows?, known from its index "
+                                  r"\(no row read\)$", line) for line in kept), out
+    code, out, err = run(capsys, "read", TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap", "--where",
+                         "f0 = 'Zed'", "--count", "--explain")
+    ruled_out = [line for line in out.splitlines() if "skipped by file index" in line]
+    assert ruled_out and all(line.endswith("the count: 0 rows, known from its index") for line in ruled_out), out
     code, out, err = run(capsys, "read", BSI_BITMAP, "--count", "--explain")
-    assert "counted from the table's metadata (no row read)" in out
+    assert "the count: its 8 rows, known from the table's metadata (no row read)" in out
     code, out, err = run(capsys, "read", EVOLUTION, "--where", "f0 = 'Bob'", "--explain")
     assert "(no index of its group of files rules it out)" in out and "group of files kept" not in out
     code, out, err = run(capsys, "read", BSI_BITMAP, "--where", "f3 = 11.1", "--count", "--explain", "--json")
