@@ -263,12 +263,22 @@ class _Parser(TokenStream):
         except UsageError as err:
             raise self.error(str(err), position) from None
 
+    def refuse_a_number_run_on(self, text: str, position: int) -> None:
+        """A number token followed at once by another number or a word (``1.2.3``, ``1e``): one number written
+        wrong, not two conditions."""
+        following = self.peek()
+        if following is not None and following[0] in ("number", "word") and following[2] == position + len(text):
+            written = re.match(r"[\w.+-]+", self.text[position:]).group()  # type: ignore[union-attr]
+            raise self.error(f"{written!r} is not a number: write digits with at most one '.' and an exponent "
+                             "with digits (as 1.5 or 1.5e3)", position)
+
     def literal(self) -> Any:
         negative = self.accept_symbol("-")
         if negative and self.peek() is None:
             raise self.error("a number is missing after '-': write one after the '-'", back=1)
         kind, text, position = self.next()
         if kind == "number":
+            self.refuse_a_number_run_on(text, position)
             signed = "-" + text if negative else text  # keeps -0.0 negative
             if "." in text or "e" in text.lower():
                 return decimal.Decimal(signed)  # exact, so the column's type decides rounding and range

@@ -68,7 +68,7 @@ def test_count_with_explain_prints_the_funnel_then_the_count(capsys):
     count = int(out)
     code, out, err = run(capsys, "read", AGGREGATION, "--where", "id > 2", "--count", "--explain")
     assert code == 0, err
-    assert "counted " in out and out.splitlines()[-1] == f"count: {count}"
+    assert "the count: " in out and out.splitlines()[-1] == f"count: {count}"
     code, out, err = run(capsys, "read", AGGREGATION, "--where", "id > 2", "--count", "--explain", "--json")
     explained = json.loads(out)
     assert code == 0 and explained["count"] == count and explained["files"][0]["answered_by"]

@@ -63,6 +63,13 @@ def test_any_offset_on_a_timestamp_column_says_to_leave_it_out(offset):
     assert "write +HH:MM" not in said and "out of range" not in said
 
 
+@pytest.mark.parametrize("number", ["1.2.3", "1e", "1e5x", "12.5.0"])
+def test_a_number_written_wrong_is_named_as_one(number):
+    said = refusal(f"f1 = {number} AND f1 = 2")
+    assert said.startswith(f"{number!r} is not a number: write digits with at most one '.'"), said
+    assert "join conditions" not in said
+
+
 def test_the_extreme_offsets_are_read():
     east = parse_predicate("ts = '2024-01-01 18:00:00+18:00'", SCHEMA).literals[0]
     west = parse_predicate("ts = '2023-12-31 06:00:00-18:00'", SCHEMA).literals[0]
