@@ -20,10 +20,17 @@ import numpy as np
 import pyarrow as pa
 
 from fileindex.arrow import hybrid
-from fileindex.arrow.plain_pages import PLAIN, PlainType, Undecodable, decompressed, encoded_values
+from fileindex.arrow.plain_pages import (
+    DICTIONARY_ENCODINGS,
+    DICTIONARY_PAGE,
+    PLAIN,
+    PLAIN_DICTIONARY,
+    PlainType,
+    Undecodable,
+    decompressed,
+    encoded_values,
+)
 
-PLAIN_DICTIONARY, RLE_DICTIONARY = 2, 8  # parquet.thrift's Encoding
-DICTIONARY_PAGE = 2  # PageType
 # the most bytes a page's indices can take a row: an RLE run of one 4-byte value behind a one-byte header (a
 # bit-packed group of 8 values takes a header byte and at most 32 bytes); and the page's bit-width byte
 RUN_BYTES_PER_ROW, WIDTH_BYTE = 5, 1
@@ -37,8 +44,7 @@ def page_indices(header: Any, body: bytes, rows: int, optional: bool, codec: pa.
     or levels written otherwise, or one larger than its indices can be. Raises Undecodable for indices that do
     not read."""
     high = WIDTH_BYTE + RUN_BYTES_PER_ROW * rows
-    indices = encoded_values(header, body, rows, optional, codec, (PLAIN_DICTIONARY, RLE_DICTIONARY), WIDTH_BYTE,
-                             high)
+    indices = encoded_values(header, body, rows, optional, codec, DICTIONARY_ENCODINGS, WIDTH_BYTE, high)
     if indices is None:
         return None
     runs = memoryview(indices)

@@ -58,7 +58,16 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from fileindex.arrow import compute
 from fileindex.arrow.parquet_file import ParquetFile
-from fileindex.arrow.plain_pages import DATA_PAGE, DATA_PAGE_V2, PlainType, Undecodable, codec_of, plain_type
+from fileindex.arrow.plain_pages import (
+    DATA_PAGE,
+    DATA_PAGE_V2,
+    DICTIONARY_ENCODINGS,
+    DICTIONARY_PAGE,
+    PlainType,
+    Undecodable,
+    codec_of,
+    plain_type,
+)
 from fileindex.arrow.plain_pages import page_values as plain_values
 from fileindex.frozen import field, frozen
 from fileindex.generated.parquet_thrift.ttypes import (
@@ -74,9 +83,7 @@ from fileindex.generated.parquet_thrift.ttypes import (
 if TYPE_CHECKING:
     import numpy as np
 
-DICTIONARY_PAGE = 2  # parquet.thrift's PageType (DATA_PAGE and DATA_PAGE_V2: plain_pages')
-REPEATED = 2  # FieldRepetitionType
-DICTIONARY_ENCODINGS = {2, 8}  # PLAIN_DICTIONARY, RLE_DICTIONARY
+REPEATED = 2  # parquet.thrift's FieldRepetitionType (PageType and Encoding: plain_pages')
 BYTE_ARRAY = 6  # Type
 FIRST_PAGE_AT = 4  # after the magic
 INT32_MAX = (1 << 31) - 1

@@ -21,8 +21,9 @@ import pyarrow as pa
 
 from fileindex.frozen import frozen
 
-DATA_PAGE, DATA_PAGE_V2 = 0, 3  # parquet.thrift's PageType
-PLAIN, RLE = 0, 3  # Encoding
+DATA_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 2, 3  # parquet.thrift's PageType
+PLAIN, PLAIN_DICTIONARY, RLE, RLE_DICTIONARY = 0, 2, 3, 8  # Encoding
+DICTIONARY_ENCODINGS = (PLAIN_DICTIONARY, RLE_DICTIONARY)
 REQUIRED, OPTIONAL = 0, 1  # FieldRepetitionType
 STORAGE = {1: pa.int32(), 2: pa.int64(), 4: pa.float32(), 5: pa.float64()}  # Type INT32, INT64, FLOAT, DOUBLE
 SIGNED_INTEGERS = {(1, 17): 32, (2, 18): 64}  # (Type, ConvertedType INT_32 / INT_64): its width

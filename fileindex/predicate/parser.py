@@ -182,16 +182,15 @@ class _Parser(TokenStream):
 
     def comparison(self) -> Predicate:
         column, data_type, position = self.column()
+        name, value = column_sql(column, self.schema), _sample_value(data_type)  # (for the messages below)
         token = self.peek()
         if token and token[0] == "op":
             self.next()
             following = self.peek()
             if following and following[0] == "op":
                 raise self.two_operators(column, token, following)
-            name, value = column_sql(column, self.schema), _sample_value(data_type)
             self.expect_value(token[1], f"{name} {token[1]} {value}")
             return Leaf(Operator.from_sql_symbol(token[1]), column, (self.converted(data_type, column),))
-        name, value = column_sql(column, self.schema), _sample_value(data_type)
         if self.accept_word("IS"):
             negated = self.accept_word("NOT")
             if self.peek() is None:
