@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the rows to FILE instead: .parquet, .csv or .jsonl (a new file, written whole)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output file")
     parser.add_argument("--explain", action="store_true",
-                        help="print the pruning funnel (stages, and per data file what is read and why) instead")
+                        help="print the pruning funnel (stages, and per data file what is read and why) instead; on a "
+                             "primary-key table the merge runs first, so a merge that fails fails as the read does")
     parser.add_argument("--json", action="store_true",
                         help='JSON lines: one object per row (with --explain: the funnel; with --count: '
                              '{"count": N}; with both: the funnel and "count")')
@@ -88,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
         warn_null_comparisons(args.where, scan.predicate)
         if args.explain:
             explained = scan.explain(count=args.count)
-            counted = {"count": scan.count()} if args.count else {}  # (first: a merge that fails prints no funnel)
+            # (before the funnel is printed: a merge that fails prints none, and fails as the read does)
+            count = scan.count() if args.count or table.schema.primary_keys else None
+            counted = {"count": count} if args.count else {}
             if args.json:
                 print(json.dumps({**explained.as_dict(), **counted}, ensure_ascii=False))
                 return 0

@@ -25,6 +25,14 @@ class ZonedTimestamp:
     text: str
 
 
+class LiteralError(UsageError):
+    """A literal refused: ``part``, the piece of its text at fault (an offset), for a caret to point at."""
+
+    def __init__(self, message: str, *, part: str | None = None):
+        super().__init__(message)
+        self.part = part
+
+
 _OFFSET = re.compile(r"(?:Z|([+-])(\d{2}):?(\d{2}))$", re.IGNORECASE)
 # what follows a clock where an offset goes, but is none (+00, +5:30, UTC, Europe/Paris): an offset misspelt
 _NOT_AN_OFFSET = re.compile(r"(?<=\d)\s*(?:[+-][\d:]*|[A-Za-z][\w/+:-]*)$")
@@ -38,13 +46,13 @@ def parse_timestamp_text(text: str, zoned: bool = True) -> Timestamp | ZonedTime
     offset = _OFFSET.search(body) if len(body) > 10 else None  # (a date alone: its - is no offset)
     if offset is not None:
         if not zoned:
-            raise UsageError(f"{text!r}: {without_offset(body[:offset.start()])}")
+            raise LiteralError(f"{text!r}: {without_offset(body[:offset.start()])}", part=offset.group())
         local = parse_timestamp_text(body[:offset.start()])
         assert isinstance(local, Timestamp)
         sign, hours, minutes = offset.groups()
         if hours is not None and (int(hours) * 60 + int(minutes) > 18 * 60 or int(minutes) > 59):
-            raise UsageError(f"{text!r}: the offset {offset.group()} is out of range: an offset runs from -18:00 to "
-                             "+18:00 (minutes 00 to 59), or write Z for UTC")
+            raise LiteralError(f"{text!r}: the offset {offset.group()} is out of range: an offset runs from -18:00 to "
+                               "+18:00 (minutes 00 to 59), or write Z for UTC", part=offset.group())
         shift = 0 if hours is None else (int(hours) * 60 + int(minutes)) * 60_000 * (-1 if sign == "-" else 1)
         return ZonedTimestamp(Timestamp(local.millis - shift, local.nanos_of_milli), text.strip())
     if body[10:11] in ("T", "t"):
@@ -54,7 +62,7 @@ def parse_timestamp_text(text: str, zoned: bool = True) -> Timestamp | ZonedTime
     if zone is not None:
         before = f"{date_part} {time_part[:zone.start()]}"
         if not zoned:
-            raise UsageError(f"{text!r}: {without_offset(before)}")
+            raise LiteralError(f"{text!r}: {without_offset(before)}", part=zone.group().strip())
         raise _misspelt_offset(text, before, zone.group().strip())
     try:
         day = dt.date.fromisoformat(date_part)
@@ -76,16 +84,16 @@ def without_offset(local: str) -> str:
             f"'{local.strip()}' (an offset goes with a TIMESTAMP WITH LOCAL TIME ZONE column)")
 
 
-def _misspelt_offset(text: str, local: str, written: str) -> UsageError:
+def _misspelt_offset(text: str, local: str, written: str) -> LiteralError:
     """``written`` where an offset goes, but none: hours alone (+00, -5:30) or a zone's name (UTC); say to write
     +HH:MM or Z."""
     numeric = re.fullmatch(r"([+-])(\d{1,2}):?(\d{2})?", written)
     if numeric:
         meant = f"{numeric[1]}{int(numeric[2]):02d}:{numeric[3] or '00'}"
-        return UsageError(f"{text!r}: the offset {written} is written short: write +HH:MM (two digits each) or Z, as "
-                          f"'{local}{meant}'")
-    return UsageError(f"{text!r}: {written} is not an offset (a zone's name is not read): write +HH:MM or Z, as "
-                      f"'{local}+00:00' or '{local}Z' for UTC")
+        return LiteralError(f"{text!r}: the offset {written} is written short: write +HH:MM (two digits each) or Z, "
+                            f"as '{local}{meant}'", part=written)
+    return LiteralError(f"{text!r}: {written} is not an offset (a zone's name is not read): write +HH:MM or Z, as "
+                        f"'{local}+00:00' or '{local}Z' for UTC", part=written)
 
 
 def timestamp_text(ts: Timestamp) -> str:
@@ -109,13 +117,29 @@ def date_days(value: Any) -> int:
     return value
 
 
-def _fail(column: str, value: Any, data_type: DataType, why: str = "") -> UsageError:
-    shown = sql_literal(value) if not isinstance(value, (list, tuple)) else repr(value)
-    return UsageError(f"literal {shown} does not fit column {column} of type {data_type}{': ' + why if why else ''}")
+class _Misfit(Exception):
+    """A literal that does not fit its column: the parts of the message :func:`convert` raises."""
+
+    def __init__(self, column: str, value: Any, data_type: DataType, why: str = "", part: str | None = None):
+        super().__init__(column, value, data_type, why, part)
+        self.column, self.value, self.data_type, self.why, self.part = column, value, data_type, why, part
+
+    def error(self, written: str | None) -> LiteralError:
+        shown = written or (sql_literal(self.value) if not isinstance(self.value, (list, tuple)) else repr(self.value))
+        return LiteralError(f"literal {shown} does not fit column {self.column} of type {self.data_type}"
+                            f"{': ' + self.why if self.why else ''}", part=self.part)
 
 
-def convert(value: Any, data_type: DataType, column: str) -> Any:
-    """The literal as a value of ``data_type`` (None stays None), or a UsageError naming column and value."""
+def convert(value: Any, data_type: DataType, column: str, written: str | None = None) -> Any:
+    """The literal as a value of ``data_type`` (None stays None), or a UsageError naming column and value (the
+    literal as ``written``, where the caller has its text)."""
+    try:
+        return _converted(value, data_type, column)
+    except _Misfit as misfit:
+        raise misfit.error(written) from None
+
+
+def _converted(value: Any, data_type: DataType, column: str) -> Any:
     if value is None:
         return None
     root = data_type.root
@@ -123,58 +147,58 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
         number = _exact_integer(value)
         bits = NUMERIC_BITS[root]
         if number is None:
-            raise _fail(column, value, data_type, _number_hint(value, whole=True))
+            raise _Misfit(column, value, data_type, _number_hint(value, whole=True))
         low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
         if not low <= number <= high:
-            raise _fail(column, value, data_type, f"out of range ({root} holds {low} to {high})")
+            raise _Misfit(column, value, data_type, f"out of range (it holds {low} to {high})")
         return number
     if root in ("FLOAT", "DOUBLE"):
         if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
-            raise _fail(column, value, data_type, _number_hint(value, whole=False))
+            raise _Misfit(column, value, data_type, _number_hint(value, whole=False))
         real = float(value)
         if math.isinf(real) and not (isinstance(value, float) and math.isinf(value)):
-            raise _fail(column, value, data_type, "out of range")
+            raise _Misfit(column, value, data_type, "out of range")
         if root == "DOUBLE":
             return real
         try:
             return float32(real)
         except OverflowError:  # Java's (float) gives Infinity: a literal that means it says so
-            raise _fail(column, value, data_type, "out of range") from None
+            raise _Misfit(column, value, data_type, "out of range") from None
     if root == "DECIMAL":
         if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
-            raise _fail(column, value, data_type, _number_hint(value, whole=False))
+            raise _Misfit(column, value, data_type, _number_hint(value, whole=False))
         return _decimal(value, data_type, column)
     if data_type.is_string:
         if not isinstance(value, str):
-            raise _fail(column, value, data_type, "write a string in single quotes")
+            raise _Misfit(column, value, data_type, "write a string in single quotes")
         return value
     if data_type.is_binary:
         if isinstance(value, (bytes, bytearray)):
             return bytes(value)
         if isinstance(value, str):
             return value.encode("utf-8", "surrogatepass")
-        raise _fail(column, value, data_type)
+        raise _Misfit(column, value, data_type)
     if root == "BOOLEAN":
         if not isinstance(value, bool):
-            raise _fail(column, value, data_type, "write TRUE or FALSE")
+            raise _Misfit(column, value, data_type, "write TRUE or FALSE")
         return value
     if root == "DATE":
         if isinstance(value, (dt.date, str)) and not isinstance(value, dt.datetime):
             return date_days(value)
         number = _exact_integer(value)
         if number is None:
-            raise _fail(column, value, data_type, "write DATE 'YYYY-MM-DD'")
+            raise _Misfit(column, value, data_type, "write DATE 'YYYY-MM-DD'")
         return number
     if root == "TIME":
         if isinstance(value, str):
             try:
                 clock = dt.time.fromisoformat(value.strip())
             except ValueError:
-                raise _fail(column, value, data_type, "write 'HH:MM:SS[.fff]'") from None
+                raise _Misfit(column, value, data_type, "write 'HH:MM:SS[.fff]'") from None
             return ((clock.hour * 60 + clock.minute) * 60 + clock.second) * 1000 + clock.microsecond // 1000
         number = _exact_integer(value)
         if number is None or not 0 <= number < 86_400_000:
-            raise _fail(column, value, data_type)
+            raise _Misfit(column, value, data_type)
         return number
     if data_type.is_timestamp:
         if isinstance(value, str):
@@ -182,14 +206,15 @@ def convert(value: Any, data_type: DataType, column: str) -> Any:
         if isinstance(value, ZonedTimestamp):
             if root == "TIMESTAMP_LTZ":
                 return value.utc
-            local = value.text[:_OFFSET.search(value.text).start()]  # type: ignore[union-attr]
-            raise _fail(column, value, data_type, without_offset(local))
+            offset = _OFFSET.search(value.text)
+            assert offset is not None  # (a ZonedTimestamp is one written with an offset)
+            raise _Misfit(column, value, data_type, without_offset(value.text[:offset.start()]), offset.group())
         if isinstance(value, Timestamp):
             return value
         if isinstance(value, dt.datetime):
             return Timestamp.from_datetime(value)
-        raise _fail(column, value, data_type, "write TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.fffffffff]'")
-    raise _fail(column, value, data_type, "this type cannot be compared with a literal")
+        raise _Misfit(column, value, data_type, "write TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.fffffffff]'")
+    raise _Misfit(column, value, data_type, "this type cannot be compared with a literal")
 
 
 def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> decimal.Decimal:
@@ -201,12 +226,12 @@ def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> 
     exact = decimal.Decimal(value)
     if not exact.is_finite() or exact.adjusted() + 1 + scale >= DECIMAL_CONTEXT.prec or \
             len(exact.as_tuple().digits) >= DECIMAL_CONTEXT.prec:
-        raise _fail(column, value, data_type, "it needs more digits than the type has")
+        raise _Misfit(column, value, data_type, "it needs more digits than the type has")
     quantum = decimal.Decimal(1).scaleb(-scale)
     limit = decimal.Decimal(10) ** (precision - scale)  # every value of the type lies strictly inside ±limit
     if exact.copy_abs() >= limit:  # (abs() would round to the default context's 28 digits)
         largest = DECIMAL_CONTEXT.subtract(limit, quantum)
-        raise _fail(column, value, data_type, f"out of range ({data_type} holds -{largest} to {largest})")
+        raise _Misfit(column, value, data_type, f"out of range (it holds -{largest} to {largest})")
     scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)
     return scaled if scaled == exact else exact
 

@@ -50,6 +50,8 @@ _TOKEN = re.compile(r"""
 RESERVED = {"AND", "OR", "NOT", "IS", "NULL", "IN", "BETWEEN", "TRUE", "FALSE"}  # never a bare column name
 KEYWORDS = RESERVED | {"DATE", "TIMESTAMP", "NAN", "INFINITY", "X"}  # printed column names avoid these too
 
+_ONE_CELL = str.maketrans("\t\n\r", "   ")
+
 # Parentheses and NOTs a predicate may nest. The parser and every visitor of the tree recurse once or more per
 # level, so a deeper input would end in a RecursionError somewhere downstream; no real predicate comes near.
 MAX_NESTING = 100
@@ -82,13 +84,25 @@ class _Parser(TokenStream):
         return tokens
 
     def describe_error(self, message: str, position: int) -> str:
-        return f"{message} at position {position}:\n  {self.text}\n  {' ' * position}^"
+        """The message (what is wrong, then what to write), the predicate, and a caret under the token at fault
+        saying its position once. (Line breaks and tabs echo as spaces: the caret stays under its character.)"""
+        echoed = self.text.translate(_ONE_CELL)
+        return f"{message}\n  {echoed}\n  {' ' * position}^ position {position}"
+
+    def literal_error(self, err: UsageError, start: int) -> UsageError:
+        """``err`` about the literal that starts at ``start`` and ends at the last token read: the caret on the
+        part of it at fault (a timestamp's offset), else on its start."""
+        end = self.tokens[self.index - 1][2] + len(self.tokens[self.index - 1][1]) if self.index else start
+        part = getattr(err, "part", None)
+        found = self.text.rfind(part, start, end) if part else -1
+        return self.error(str(err), found if found >= 0 else start)
 
     # -- grammar ---------------------------------------------------------------------------------
 
     def parse(self) -> Predicate:
         if not self.tokens:
-            raise self.error("the predicate is empty", 0)
+            raise UsageError(f"the predicate is empty: write a condition, as {self.example_condition()}, or leave "
+                             "--where out to read every row")
         result = self.disjunction()
         token = self.peek()
         if token is not None:
@@ -118,10 +132,12 @@ class _Parser(TokenStream):
             with self.nested():
                 return negate(self.negation())
         if self.accept_symbol("("):
+            opened = self.tokens[self.index - 1][2]
             self.expect_condition("(")
             with self.nested():
                 inner = self.disjunction()
-            self.expect_symbol(")")
+            if not self.accept_symbol(")"):
+                raise self.unclosed(opened)
             return inner
         return self.comparison()
 
@@ -144,6 +160,24 @@ class _Parser(TokenStream):
         if token is None or token[:2] in (("symbol", ")"), ("symbol", ",")) or \
                 (token[0] == "word" and token[1].upper() in ("AND", "OR")):
             raise self.error(f"a value is missing after {after}: write one, as {example}, after the {after}", back=1)
+
+    def unclosed(self, opened: int) -> UsageError:
+        """A '(' at ``opened`` whose conditions end without ')': the caret on that '(' (its position said there)."""
+        token = self.peek()
+        if token is None:
+            closed = self.text[opened:].rstrip() + ")"
+            example = f", as {closed}" if len(closed) <= 60 else ""
+            return self.error(f"this '(' is never closed: write ')' where the conditions it groups end{example}",
+                              opened)
+        return self.error(f"this '(' is not closed before {token[1]!r}: write ')' where the conditions it groups end, "
+                          "or join another condition with AND or OR", opened)
+
+    def example_condition(self) -> str:
+        """A condition on the schema's first column a literal compares with, as an example of one."""
+        for column, data_type in self.schema.items():
+            if data_type.root not in ("MAP", "ARRAY", "ROW", "MULTISET", "VARIANT"):
+                return f"{column_sql(str(column), self.schema)} = {_sample_value(data_type)}"
+        return "c = 5"
 
     @contextlib.contextmanager
     def nested(self) -> Iterator[None]:
@@ -257,10 +291,11 @@ class _Parser(TokenStream):
         token = self.peek()
         position = token[2] if token else len(self.text)
         value = self.literal()
+        last = self.tokens[self.index - 1]
         try:
-            return lit.convert(value, data_type, column)
+            return lit.convert(value, data_type, column, written=self.text[position:last[2] + len(last[1])])
         except UsageError as err:
-            raise self.error(str(err), position) from None
+            raise self.literal_error(err, position) from None
 
     def refuse_a_number_run_on(self, text: str, position: int) -> None:
         """A number token followed at once by another number or a word (``1.2.3``, ``1e``): one number written
@@ -313,7 +348,7 @@ class _Parser(TokenStream):
                 try:
                     return lit.parse_timestamp_text(body)
                 except UsageError as err:
-                    raise self.error(str(err), token[2]) from None
+                    raise self.literal_error(err, token[2]) from None
         raise self.error(f"expected a literal, found {text!r}{self._literal_hint(kind, text)}", position)
 
     def _literal_hint(self, kind: str, text: str) -> str:

@@ -25,6 +25,7 @@ from fileindex.merge.pruning import (
     FILE_INDEX,
     KEY_STATISTICS,
     LEVEL,
+    NO_PREDICATE,
     VALUE_STATISTICS,
     WHOLE_BUCKET,
     FileDecision,
@@ -38,6 +39,7 @@ from fileindex.merge.spec import DEDUPLICATE, MergeSpec, merge_spec
 from fileindex.parallel import side_by_side
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, visit
+from fileindex.scan.funnel import NO_PREDICATE as NO_WHERE
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches, python_values
@@ -124,19 +126,27 @@ def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]]
     merged = f"its bucket's {len(group)} files merged by key" if len(group) > 1 else "its records merged by key"
     rows, how = candidates
     reads = [FileRead(first.name, first.table_entry().row_count, index_of(first), "all", records,
-                      f"{decision.rule}: {decision.reason}; {merged}{how}", None, first, None, group,
+                      f"{_kept_reason(decision)}; {merged}{how}", None, first, None, group,
                       external=first.is_external, merge=spec, candidates=rows)]
+    # the reason is said once per bucket, on its first file: a file kept for another reason says its own
     reads += [FileRead(task.name, task.table_entry().row_count, index_of(task), "merged", 0,
-                       f"{decision.rule}: {decision.reason}; merged into {first.name}", None, task,
-                       external=task.is_external, merge=spec)
-              for task, decision in kept[1:]]
+                       (f"{_kept_reason(other)}; " if _kept_reason(other) != _kept_reason(decision) else "")
+                       + f"merged into {first.name}", None, task, external=task.is_external, merge=spec)
+              for task, other in kept[1:]]
     return reads
+
+
+def _kept_reason(decision: FileDecision) -> str:
+    """Why a file was kept; without a predicate, in the words of an append table's funnel."""
+    return NO_WHERE if decision.rule == NO_PREDICATE else f"{decision.rule}: {decision.reason}"
 
 
 def _count_stages(spec: MergeSpec, predicate: Predicate | None, alive: list[DataFileTask],
                   dropped: dict[str, list[DataFileTask]], stages: list[Stage]) -> None:
+    # without a predicate, the file index stage alone (as an append table's funnel shows it): a stage header alike
     shown = [stage for rule, stage in RULE_STAGES
-             if (rule == LEVEL and spec.skips_level_zero) or (rule != LEVEL and predicate is not None)]
+             if (rule == LEVEL and spec.skips_level_zero) or (rule != LEVEL and predicate is not None)
+             or (rule == FILE_INDEX and predicate is None)]
     files, rows = len(alive), sum(task.table_entry().row_count for task in alive)
     for stage in shown:
         gone = dropped.get(stage, [])

@@ -79,12 +79,11 @@ def first_line_of_refusal(capsys, *argv) -> str:
 
 
 @pytest.mark.parametrize("where, told", [
-    ("f1 = = 20", "fileindex read: = twice: write one between the column and the value (f1 = VALUE) at position 5:"),
-    ("f1 == 20", "fileindex read: write = for equality, not == at position 3:"),
-    ("f1 > = 20", "fileindex read: write >= without a space at position 3:"),
-    ("f1 < > 20", "fileindex read: write <> without a space at position 3:"),
-    ("f1 = < 20", "fileindex read: two operators (= then <): write one between the column and the value (f1 = VALUE) "
-                  "at position 5:"),
+    ("f1 = = 20", "fileindex read: = twice: write one between the column and the value (f1 = VALUE)"),
+    ("f1 == 20", "fileindex read: write = for equality, not =="),
+    ("f1 > = 20", "fileindex read: write >= without a space"),
+    ("f1 < > 20", "fileindex read: write <> without a space"),
+    ("f1 = < 20", "fileindex read: two operators (= then <): write one between the column and the value (f1 = VALUE)"),
 ])
 def test_two_operators_in_a_row_say_what_is_wrong(capsys, where, told):
     """``f1 = = 20`` was told "write = for equality, not ==", which it had not written."""
@@ -92,9 +91,9 @@ def test_two_operators_in_a_row_say_what_is_wrong(capsys, where, told):
 
 
 @pytest.mark.parametrize("where, told", [
-    ("fo = 20", "unknown column 'fo' (did you mean f0? the schema has: f0, f1, f2, f3) at position 0:"),
-    ("F0 = 'a'", "unknown column 'F0' (did you mean f0? column names are case-sensitive) at position 0:"),
-    ("fx = 20", "unknown column 'fx' (the schema has: f0, f1, f2, f3) at position 0:"),
+    ("fo = 20", "unknown column 'fo' (did you mean f0? the schema has: f0, f1, f2, f3)"),
+    ("F0 = 'a'", "unknown column 'F0' (did you mean f0? column names are case-sensitive)"),
+    ("fx = 20", "unknown column 'fx' (the schema has: f0, f1, f2, f3)"),
 ])
 def test_an_unknown_column_s_hint_ends_before_its_position(capsys, where, told):
     """"did you mean f0? at position 0:" read as a question about the position."""
@@ -109,7 +108,7 @@ def test_an_unknown_column_s_hint_ends_before_its_position(capsys, where, told):
 ])
 def test_a_literal_that_is_no_number_on_a_numeric_column_says_write_a_number(capsys, where, told):
     assert first_line_of_refusal(capsys, "read", TABLE, "--where", where) == \
-        f"fileindex read: {told} at position 5:"
+        f"fileindex read: {told}"
 
 
 @pytest.mark.parametrize("order, meant", [("f1 DSC", "f1 DESC"), ("f1 DES", "f1 DESC"),
@@ -205,13 +204,12 @@ def test_order_by_two_columns_says_one_column(capsys):
                                          ("f0 = 'Alice' || f1 = 20", "unexpected character '|' (write OR)")])
 def test_c_style_and_or_say_the_word(capsys, where, told):
     assert first_line_of_refusal(capsys, "read", TABLE, "--where", where) == \
-        f"fileindex read: {told} at position 13:"
+        f"fileindex read: {told}"
 
 
 def test_like_says_it_is_not_in_the_syntax(capsys):
     assert first_line_of_refusal(capsys, "read", TABLE, "--where", "f0 like 'A%'") == (
-        "fileindex read: LIKE is not in the predicate syntax: compare with =, <>, <, <=, >, >=, IN or BETWEEN at "
-        "position 3:")
+        "fileindex read: LIKE is not in the predicate syntax: compare with =, <>, <, <=, >, >=, IN or BETWEEN")
 
 
 @pytest.mark.parametrize("where, told", [("f1 = 1 AN f2 = 2", "unexpected 'AN' (did you mean AND?)"),
@@ -219,5 +217,6 @@ def test_like_says_it_is_not_in_the_syntax(capsys):
                                          ("f1 = 1)", "unexpected ')'")])
 def test_what_follows_a_condition_says_how_conditions_join(capsys, where, told):
     position = where.index(told.split("'")[1], 6)
-    assert first_line_of_refusal(capsys, "read", TABLE, "--where", where) == \
-        f"fileindex read: {told} at position {position}:"
+    code, out, err = run(capsys, "read", TABLE, "--where", where)
+    assert code == 2 and err.splitlines() == [f"fileindex read: {told}", f"  {where}", f"  {' ' * position}^ position "
+                                                                                      f"{position}"]

@@ -98,9 +98,9 @@ def test_in_lists_follow_predicate_builder():
 
 
 @pytest.mark.parametrize("text, said", [
-    ("i IN ()", "an IN list takes one value or more: write i IN (v1, v2, ...), or i = v for one at position 6:"),
+    ("i IN ()", "an IN list takes one value or more: write i IN (v1, v2, ...), or i = v for one"),
     ("s NOT IN ( )", "a NOT IN list takes one value or more: write s NOT IN (v1, v2, ...), or leave the condition "
-                     "out (an empty list excludes nothing) at position 11:")])
+                     "out (an empty list excludes nothing)")])
 def test_an_empty_in_list_is_refused_saying_what_to_write(text, said):
     with pytest.raises(UsageError) as raised:
         parse_predicate(text, SCHEMA)
@@ -138,8 +138,8 @@ def test_timestamp_text_round_trips(millis, nanos):
     ("I = 1", "unknown column 'I' (did you mean i? column names are case-sensitive)"),
     ("atrs['k'] = 'v'", "did you mean attrs?"),
     ("i == 1", "write = for equality, not =="),
-    ("i = 2147483648", "out of range (INT holds -2147483648 to 2147483647)"),
-    ("b = -9223372036854775809", "out of range (BIGINT holds -9223372036854775808 to 9223372036854775807)"),
+    ("i = 2147483648", "out of range (it holds -2147483648 to 2147483647)"),
+    ("b = -9223372036854775809", "out of range (it holds -9223372036854775808 to 9223372036854775807)"),
     ("i = 'x'", "does not fit column i of type INT"),
     ("i = 2147483648", "does not fit column i"),
     ("i = 1.5", "does not fit column i"),
@@ -147,7 +147,7 @@ def test_timestamp_text_round_trips(millis, nanos):
     ("f = -3.4028236e38", "does not fit column f of type FLOAT: out of range"),
     ("x = 1e309", "does not fit column x of type DOUBLE: out of range"),
     ("x = -2e400", "does not fit column x of type DOUBLE: out of range"),
-    ("n = 10000000.0005", "out of range (DECIMAL(10, 3) holds -9999999.999 to 9999999.999)"),  # (1.2345: by value)
+    ("n = 10000000.0005", "out of range (it holds -9999999.999 to 9999999.999)"),  # (1.2345: by value)
     ("n = 12345678.9", "does not fit column n of type DECIMAL(10, 3): out of range"),
     ("ok = 1", "TRUE or FALSE"),
     ("s = 5", "string in single quotes"),
@@ -158,7 +158,7 @@ def test_timestamp_text_round_trips(millis, nanos):
     ("s = 'a\\q'", "unknown escape"),
     ("s = '\\u12'", "4 hex digits"),
     ("i = 1 AND", "a condition is missing after AND"),
-    ("(i = 1", "expected ')'"),
+    ("(i = 1", "this '(' is never closed"),
     ("i = 1 i = 2", "unexpected 'i'"),
     ("i ~ 1", "unexpected character '~'"),
     ("i LIKE 1", "LIKE is not in the predicate syntax"),
