@@ -229,7 +229,8 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
             found.append(None)
             continue
         if not isinstance(result, Rows):
-            return None, f", whole ({task.name}: its index cannot say which records may match)"
+            whose = "its" if task is group[0] else f"{task.name}'s"  # (the funnel's line is the first file's)
+            return None, f", whole ({whose} index cannot say which records may match)"
         count += result.cardinality
         if count > CANDIDATE_KEYS:
             return None, f", whole (more than {CANDIDATE_KEYS:,} records may match)"
