@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fileindex.arrow.parquet_pages import decode, encode
-from fileindex.generated.parquet_thrift.ttypes import FileMetaData, OffsetIndex, PageLocation
+from fileindex.generated.parquet_thrift.ttypes import ColumnIndex, FileMetaData, OffsetIndex, PageLocation
 
 Edit = Callable[[int, int, list[PageLocation]], list[PageLocation] | None]
 
@@ -61,5 +61,17 @@ def raw_offset_index(path: Path, group: int, leaf: int, index: bytes) -> None:
     meta, footer_at = footer_of(data)
     chunk = meta.row_groups[group].columns[leaf]
     chunk.offset_index_offset, chunk.offset_index_length = footer_at, len(index)
+    footer = encode(meta)
+    path.write_bytes(data[:footer_at] + index + footer + len(footer).to_bytes(4, "little") + b"PAR1")
+
+
+def with_column_index(path: Path, group: int, leaf: int, edit: Callable[[ColumnIndex], ColumnIndex]) -> None:
+    """``path`` rewritten with one chunk's column index replaced by ``edit(index)`` (appended after the pages)."""
+    data = path.read_bytes()
+    meta, footer_at = footer_of(data)
+    chunk = meta.row_groups[group].columns[leaf]
+    raw = data[chunk.column_index_offset:chunk.column_index_offset + chunk.column_index_length]
+    index = encode(edit(decode(ColumnIndex, raw, len(raw))[0]))
+    chunk.column_index_offset, chunk.column_index_length = footer_at, len(index)
     footer = encode(meta)
     path.write_bytes(data[:footer_at] + index + footer + len(footer).to_bytes(4, "little") + b"PAR1")

@@ -192,15 +192,16 @@ class DataFileReader:
         return found
 
     def page_bounds(self, column: str, group: int) -> parquet_pages.PageBounds | None:
-        """An integer column's pages in a Parquet row group with the bounds its column index claims; None where
-        the file keeps no such index (or it does not check out: the group is then read whole)."""
+        """A column's pages in a Parquet row group with the bounds its column index claims
+        (``parquet_pages.page_bounds``); None where the file keeps no such index (or it does not check out: the
+        group is then read as if it had none)."""
         from fileindex.arrow import parquet_pages
 
         footer = self._paged_footer() if self.format == "parquet" else None
         if footer is None or column not in footer.leaves:
             return None
         try:
-            return parquet_pages.integer_page_bounds(self._source, footer, group, footer.leaves[column])
+            return parquet_pages.page_bounds(self._source, footer, group, footer.leaves[column])
         except (parquet_pages.Unreadable, OSError):
             return None
 

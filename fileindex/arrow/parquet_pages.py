@@ -32,9 +32,10 @@ checked the same way, and the copy must decode to the rows it should hold. Anyth
 offset index, a nested or repeated column, a chunk or page that does not check out, a tree of an unknown
 shape) raises Unreadable: the caller reads the row group whole.
 
-An integer column's column index (each page's min and max, as the writer claims them) tells a key filter
-which pages may hold a key (``integer_page_bounds``): a claim like a row group's statistics, used as Java
-uses those; one that does not decode, or does not bound each page of the offset index, is Unreadable.
+A column's column index (each page's min and max, as the writer claims them) tells a filter which pages may
+hold a matching row (``page_bounds``: signed integers, floating point and byte arrays): a claim like a row
+group's statistics, used as Java uses those; one that does not decode, or does not bound each page of the
+offset index, is Unreadable.
 
 The footer, offset and column indexes and page headers are decoded into the classes generated from
 specs/parquet.thrift (``fileindex.generated.parquet_thrift``) by Thrift's C-accelerated compact protocol,
@@ -95,7 +96,9 @@ LOCATION_BYTES, INDEX_FRAMING = 40, 32
 # two definition levels a page, varints of at most 10 bytes each)
 BOUND_BYTES = 64
 HISTOGRAM_ENTRIES = 3  # (the longest list of a page's entries: its levels' histograms, as many a page)
-INTEGER_WIDTHS = {1: 4, 2: 8}  # parquet.thrift's Type INT32, INT64: the bytes of a plain-encoded value
+# parquet.thrift's Type INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY: what their column index bounds are, of how many bytes
+BOUND_KINDS = {1: ("integer", 4), 2: ("integer", 8), 4: ("floating", 4), 5: ("floating", 8), 6: ("bytes", 0)}
+UNSIGNED_CONVERTED = range(11, 15)  # ConvertedType UINT_8 .. UINT_64 (their bounds order unsigned)
 HEADER_BYTES = 256  # read for a page header at first (more where it carries long statistics)
 
 # a column whose wanted pages hold more than this share of its bytes is read whole: the pages left out save
@@ -293,59 +296,100 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
 
 @frozen
 class PageBounds:
-    """An integer column chunk's data pages with the bounds its column index claims for each (as a row
-    group's statistics are claims): where each page's rows start (and the group's row count after the last),
-    each page's min and max (None for a page of nulls only) and null count (None: not recorded)."""
+    """A column chunk's data pages with the bounds its column index claims for each (as a row group's
+    statistics are claims): where each page's rows start (and the group's row count after the last), each
+    page's min and max (None for a page of nulls only) and null count (None: not recorded). ``kind`` says what
+    the bounds are: ``integer`` (int: a signed INT32 or INT64), ``floating`` (float: FLOAT or DOUBLE, a bound
+    NaN or a zero of either sign as the writer left it) or ``bytes`` (a BYTE_ARRAY's, in unsigned byte order:
+    the writer may have cut a minimum to a prefix and rounded a maximum up, still bounds)."""
 
     firsts: tuple[int, ...]
-    bounds: list[tuple[int | None, int | None, int | None]]
+    bounds: list[tuple[Any, Any, int | None]]
+    kind: str = "integer"
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # (what a caller derives)
 
 
-def integer_page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
-    """The pages of an INT32 or INT64 column chunk and their bounds, from its offset and column indexes;
-    Unreadable where the chunk has no column index or it does not describe the offset index's pages. Decoded
-    once per footer."""
+def page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
+    """The pages of a signed INT32 or INT64, FLOAT, DOUBLE or BYTE_ARRAY column chunk ordered as its type orders
+    and their bounds, from its offset and column indexes; Unreadable (naming the file and the column index's
+    offset) where the chunk has no column index, it does not describe the offset index's pages or a bound is
+    not one. Decoded once per footer."""
     found = footer._bounds.get((group, leaf))
     if found is None:
-        found = footer._bounds[group, leaf] = _integer_page_bounds(path, footer, group, leaf)
+        found = footer._bounds[group, leaf] = _page_bounds(path, footer, group, leaf)
     return found
 
 
-def _integer_page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
+def _page_bounds(path: str, footer: PagedFooter, group: int, leaf: int) -> PageBounds:
     if not 0 <= group < len(footer.row_groups):
         raise Unreadable(f"no row group {group}")
     with open(path, "rb") as file:
         fd = file.fileno()
         table = footer.pages(fd, group, leaf)
         _, chunk, meta = _chunk(footer, group, leaf)
-        width = INTEGER_WIDTHS.get(meta.type)
-        if width is None:
-            raise Unreadable("not an INT32 or INT64 column")
+        kind, width = _bounds_kind(footer, leaf, meta.type)
         at, length, pages = chunk.column_index_offset, chunk.column_index_length, len(table.offsets)
         if at is None or not length:
             raise Unreadable("no column index")
         if not (FIRST_PAGE_AT <= at and 0 < length <= footer.pages_end - at) \
-                or length > INDEX_FRAMING + BOUND_BYTES * pages:
-            raise Unreadable(f"a column index of {length} bytes at {at} for {pages} pages")
-        index, _ = decode(ColumnIndex, _read_exactly(fd, at, length), limit=max(HISTOGRAM_ENTRIES * pages, width))
+                or (width and length > INDEX_FRAMING + BOUND_BYTES * pages):
+            raise Unreadable(f"{path}: a column index of {length} bytes at {at} for {pages} pages")
+        raw = _read_exactly(fd, at, length)
+    try:
+        index, _ = decode(ColumnIndex, raw, limit=max(HISTOGRAM_ENTRIES * pages, width) if width else length)
+    except Unreadable as err:
+        raise Unreadable(f"{path}: the column index at {at}: {err}") from None
+    where = f"{path}: the column index at {at}"
+    return PageBounds(table.firsts, _checked_bounds(index, table.firsts, kind, width, where), kind)
+
+
+def _bounds_kind(footer: PagedFooter, leaf: int, physical: int) -> tuple[str, int]:
+    """What a column chunk's bounds are (``PageBounds.kind``) and their width in bytes (0: any); Unreadable for a
+    column whose bounds are not so (another physical type, unsigned integers, an order not its type's)."""
+    found = BOUND_KINDS.get(physical)
+    element = footer.meta.schema[1 + leaf]
+    logical = element.logicalType
+    unsigned = element.converted_type in UNSIGNED_CONVERTED or (
+        logical is not None and logical.INTEGER is not None and logical.INTEGER.isSigned is False)
+    orders = footer.meta.column_orders
+    order = orders[leaf] if orders is not None and leaf < len(orders) else None
+    if found is None or unsigned or (orders is not None and (order is None or order.TYPE_ORDER is None)):
+        raise Unreadable("no column index bounds of signed integers, floating point or bytes in their type's order")
+    return found
+
+
+def _checked_bounds(index: ColumnIndex, firsts: tuple[int, ...], kind: str, width: int,
+                    where: str) -> list[tuple[Any, Any, int | None]]:
+    """Each page's (min, max, null count) of a decoded column index, checked against the pages it must describe
+    (a bound each, null counts within the pages' rows, a minimum not above its maximum)."""
+    pages = len(firsts) - 1
     nulls, lows, highs, counts = index.null_pages, index.min_values, index.max_values, index.null_counts
     if nulls is None or lows is None or highs is None or not len(nulls) == len(lows) == len(highs) == pages \
             or (counts is not None and len(counts) != pages):
-        raise Unreadable("a column index without a bound for each page")
-    bounds: list[tuple[int | None, int | None, int | None]] = []
+        raise Unreadable(f"{where}: not a bound for each of the offset index's {pages} pages")
+    bounds: list[tuple[Any, Any, int | None]] = []
     for page in range(pages):
-        count = counts[page] if counts is not None else None
+        count, rows = counts[page] if counts is not None else None, firsts[page + 1] - firsts[page]
+        if count is not None and not 0 <= count <= rows or nulls[page] and count not in (None, rows):
+            raise Unreadable(f"{where}: page {page} of {rows} rows said to hold {count} nulls")
         if nulls[page]:
             bounds.append((None, None, count))
             continue
-        if len(lows[page]) != width or len(highs[page]) != width:
-            raise Unreadable(f"page {page}'s bounds are not {width}-byte integers")
-        low, high = (int.from_bytes(value, "little", signed=True) for value in (lows[page], highs[page]))
-        if low > high:
-            raise Unreadable(f"page {page}'s minimum is above its maximum")
+        low, high = (_bound(value, kind, width, page, where) for value in (lows[page], highs[page]))
+        if low > high:  # (False where a bound is NaN)
+            raise Unreadable(f"{where}: page {page}'s minimum is above its maximum")
         bounds.append((low, high, count))
-    return PageBounds(table.firsts, bounds)
+    return bounds
+
+
+def _bound(value: bytes, kind: str, width: int, page: int, where: str) -> Any:
+    if kind == "bytes":
+        return value
+    if len(value) != width:
+        raise Unreadable(f"{where}: page {page}'s bounds are not {width}-byte values")
+    if kind == "integer":
+        return int.from_bytes(value, "little", signed=True)
+    return struct.unpack("<f" if width == 4 else "<d", value)[0]
 
 
 def _read_exactly(fd: int, at: int, length: int) -> bytes:

@@ -43,7 +43,7 @@ from fileindex.scan.funnel import NO_PREDICATE as NO_WHERE
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches, python_values
-from fileindex.table.statistics import Statistics
+from fileindex.table.statistics import KnownBounds
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import INTEGERS, DataType
 from fileindex.java_numbers import LONG_MAX, LONG_MIN
@@ -466,7 +466,8 @@ def _pages_keys_may_match(reader: DataFileReader, group: int, in_file_keys: dict
     index, or the pages that may hold half the group's rows or more (the group is read whole: taking most of
     its rows costs more than reading them all)."""
     for key, old in in_file_keys.items():
-        if types[key].root not in INTEGERS or (pages := reader.page_bounds(old, group)) is None:
+        if types[key].root not in INTEGERS or (pages := reader.page_bounds(old, group)) is None \
+                or pages.kind != "integer":
             continue
         kept = np.flatnonzero(visit(over_keys, _PageKeys(key, pages)))
         firsts = np.asarray(pages.firsts, dtype=np.int64)
@@ -538,14 +539,6 @@ def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str],
     kept = []
     for group in range(len(reader.group_rows)):
         columns = {key: (*stats, types[key]) for key, found in known.items() if (stats := found[group]) is not None}
-        if _GroupKeys(columns, reader.group_rows[group]).may_match(over_keys):
+        if KnownBounds(columns, reader.group_rows[group]).may_match(over_keys):
             kept.append(group)
     return kept
-
-
-class _GroupKeys(Statistics):
-    """A row group's key bounds (min, max, null count, type), as the manifest's statistics answer a predicate."""
-
-    def __init__(self, columns: dict[str, tuple], row_count: int):
-        super().__init__(None, (), {}, row_count)
-        self.columns = {name: bounds for name, bounds in columns.items()}

@@ -163,12 +163,7 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, sche
     """The rows of the file (positions ascending, None: all), shaped as ``schema``; ``reader``: the file opened
     already (by ``task.open``)."""
     reader = reader or task.open()
-    if task.table is None:
-        names = {name: name for name in schema.names if name in reader.arrow_schema.names}
-    else:  # by field id: a renamed column keeps its id; one added later is absent from older files
-        by_id = task.table.data_schema(task.table_entry()).by_id()
-        names = {f.name: by_id[f.id].name for f in task.table.schema.fields
-                 if f.name in schema.names and f.id in by_id and by_id[f.id].name in reader.arrow_schema.names}
+    names = {name: stored for name, (stored, _) in file_columns(task, reader, schema.names).items()}
     table = reader.read_rows(rows, list(dict.fromkeys(names.values())))
     # a read of no column (all of them added after the file was written) counts no rows in ORC
     count = table.num_rows if names else reader.row_count if rows is None else len(rows)
@@ -180,6 +175,18 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, sche
         else:
             columns.append(pa.nulls(count, type=field.type))
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def file_columns(task: DataFileTask, reader: DataFileReader,
+                 names: list[str]) -> dict[str, tuple[str, DataType | None]]:
+    """Of the columns ``names`` (a table's, or a plain file's), those the file holds: each one's name in the file
+    and the type of its values there (None: a plain file's, not known here)."""
+    if task.table is None:
+        return {name: (name, None) for name in names if name in reader.arrow_schema.names}
+    # by field id: a renamed column keeps its id; one added later is absent from older files
+    by_id = task.table.data_schema(task.table_entry()).by_id()
+    return {f.name: (by_id[f.id].name, by_id[f.id].type) for f in task.table.schema.fields
+            if f.name in names and f.id in by_id and by_id[f.id].name in reader.arrow_schema.names}
 
 
 def read_verdict(task: DataFileTask, verdict: FileVerdict, schema: pa.Schema, predicate: Predicate | None,
@@ -235,6 +242,9 @@ def read_matching(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema
         return read_candidates(task, rows, schema)
     wanted = [name for name in source_columns(predicate, schema.names) if name in schema.names]
     reader = task.open()
+    rows = _on_admitted_pages(task, reader, rows, wanted, predicate, types)
+    if rows is not None and not len(rows):
+        return schema.empty_table()
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]), reader)
     mask = kept_mask(probe, predicate, types)
     kept = compute.filter_rows(probe, mask)
@@ -251,6 +261,20 @@ def read_matching(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema
         others = read_candidates(task, survivors, rest, reader)
     return pa.Table.from_arrays([(kept if field.name in wanted else others).column(field.name) for field in schema],
                                 schema=schema)
+
+
+def _on_admitted_pages(task: DataFileTask, reader: DataFileReader, rows: pa.Int64Array | None, wanted: list[str],
+                       predicate: Predicate, types: dict) -> pa.Int64Array | None:
+    """``rows`` narrowed to the pages whose column indexes admit ``predicate`` (``page_pruning``), where that
+    leaves few of them; else ``rows``. A column the file holds under another type than the predicate's is not
+    narrowed by."""
+    from fileindex.scan.page_pruning import admitted_rows
+
+    columns = {name: (stored, found or typed) for name, (stored, found) in file_columns(task, reader, wanted).items()
+               if (typed := column_type(types, name)) is not None
+               and (found is None or found.not_null() == typed.not_null())}
+    narrowed = admitted_rows(reader, columns, predicate, None if rows is None else compute.int64_array(rows))
+    return rows if narrowed is None else narrowed
 
 
 def names_nanos(predicate: Predicate, types: dict) -> bool:

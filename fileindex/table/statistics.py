@@ -93,7 +93,7 @@ class Statistics(PredicateVisitor[bool]):
             bounds = None
         if bounds is None:  # (nor is it known that the cast made no value null: an overflowing decimal)
             return None, None, None if retyped and nulls != self.row_count else nulls, target
-        return (*_widened(*bounds, target), nulls, target)
+        return (*ordered_bounds(*bounds, target), nulls, target)
 
     def _compared(self, data_type: DataType) -> bool:
         return data_type.root in INTEGERS or data_type.root in FLOATING or data_type.root == "DECIMAL" \
@@ -131,6 +131,15 @@ class Statistics(PredicateVisitor[bool]):
         return _range_may_match(function, literals, low, high)
 
 
+class KnownBounds(Statistics):
+    """Bounds known already as (low key, high key, null count, type) a column (:meth:`Statistics.column`; a
+    column left out is unknown): a row group's or a page's, answering a predicate as a file's statistics do."""
+
+    def __init__(self, columns: dict[str, tuple], row_count: int):
+        super().__init__(None, (), {}, row_count)
+        self.columns = dict(columns)
+
+
 def file_statistics(entry: ManifestEntry, schema: Schema,
                     literal_types: Mapping[str, DataType] | None = None) -> Statistics:
     """A data file's ``_VALUE_STATS``, over ``value_stats_cols`` (or every column of its schema); ``literal_types``:
@@ -152,7 +161,7 @@ def ordered_key(value: Any, data_type: DataType) -> Any:
     """``value`` of ``data_type`` as a key that orders as Paimon compares the type's values, or None where
     it is not such a value (a literal of another kind is never compared): an int for integers, dates,
     times and floating point (its ``Float.compare`` order), a Decimal, a (milliseconds, nanoseconds)
-    tuple for timestamps, the string itself."""
+    tuple for timestamps, the string or bytes themselves."""
     root = data_type.root
     if root in FLOATING:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -176,10 +185,12 @@ def ordered_key(value: Any, data_type: DataType) -> Any:
             except (AttributeError, TypeError):
                 return None
         return value.millis, value.nanos_of_milli
+    if data_type.is_binary:
+        return value if type(value) is bytes else None
     return value if type(value) is str else None
 
 
-def _widened(low: Any, high: Any, data_type: DataType) -> tuple[Any, Any]:
+def ordered_bounds(low: Any, high: Any, data_type: DataType) -> tuple[Any, Any]:
     """The bounds as keys; floating point: unknown (None, None) where a bound is NaN, a zero bound stretched
     to both zeros (a writer comparing as IEEE does may have kept either)."""
     if data_type.root not in FLOATING:

@@ -186,7 +186,8 @@ def test_pages_a_key_filter_keeps_are_those_their_bounds_may_hold(pages, predica
     groups' statistics (``Statistics``) would keep, tested page by page; fewer only where those would read
     more (never a page whose bounds may hold a key the filter holds on)."""
     from fileindex.arrow.parquet_pages import PageBounds
-    from fileindex.scan.primary_keys import _GroupKeys, _PageKeys
+    from fileindex.scan.primary_keys import _PageKeys
+    from fileindex.table.statistics import KnownBounds
 
     kind = parse_type("BIGINT NOT NULL")
     firsts = [0, *itertools.accumulate(rows for _, _, rows in pages)]
@@ -194,7 +195,7 @@ def test_pages_a_key_filter_keeps_are_those_their_bounds_may_hold(pages, predica
               for page, (low, width, rows) in enumerate(pages)]
     mask = visit(predicate, _PageKeys("id", PageBounds(tuple(firsts), bounds)))
     for page, (low, high, count) in enumerate(bounds):
-        statistics = _GroupKeys({"id": (low, high, count, kind)}, firsts[page + 1] - firsts[page])
+        statistics = KnownBounds({"id": (low, high, count, kind)}, firsts[page + 1] - firsts[page])
         if statistics.may_match(predicate):
             assert mask[page], (page, bounds[page], predicate)
 
