@@ -47,8 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the rows to FILE instead: .parquet, .csv or .jsonl (a new file, written whole)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output file")
     parser.add_argument("--explain", action="store_true",
-                        help="print the pruning funnel (stages, and per data file what is read and why) instead; on a "
-                             "primary-key table the merge runs first, so a merge that fails fails as the read does")
+                        help="print the pruning funnel (stages, and per data file what is read and why) instead: a "
+                             "plan, reading no row (with --count: the count read too, so a merge that fails fails)")
     parser.add_argument("--json", action="store_true",
                         help='JSON lines: one object per row (with --explain: the funnel; with --count: '
                              '{"count": N}; with both: the funnel and "count")')
@@ -89,9 +89,9 @@ def run(args: argparse.Namespace) -> int:
         warn_null_comparisons(args.where, scan.predicate)
         if args.explain:
             explained = scan.explain(count=args.count)
-            # (before the funnel is printed: a merge that fails prints none, and fails as the read does)
-            count = scan.count() if args.count or table.schema.primary_keys else None
-            counted = {"count": count} if args.count else {}
+            counted = {"count": scan.count()} if args.count else {}  # (first: a merge that fails prints no funnel)
+            if not args.count:
+                note_merge_unchecked(table.schema)
             if args.json:
                 print(json.dumps({**explained.as_dict(), **counted}, ensure_ascii=False))
                 return 0
@@ -113,6 +113,20 @@ def run(args: argparse.Namespace) -> int:
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     return 0
+
+
+def note_merge_unchecked(schema) -> None:
+    """``--explain`` plans without merging: where the table's merge may refuse a retraction (an aggregate that
+    cannot take one back), one line on stderr saying the plan cannot tell whether the read fails, and what can."""
+    if not schema.primary_keys:
+        return
+    from fileindex.merge.spec import deciding_columns, merge_spec
+
+    fields = deciding_columns(merge_spec(schema))
+    if fields:
+        print(f"fileindex {NAME}: --explain reads no row, so it cannot say whether the merge fails (the aggregate "
+              f"of {', '.join(fields)} may refuse a retraction): --count --explain merges, and fails as the read "
+              "would", file=sys.stderr)
 
 
 def warn_null_comparisons(where: str | None, predicate) -> None:

@@ -1,7 +1,7 @@
 """Rough edges a new user met (the seventh round): a predicate's error says what is wrong and what to write on one
 line, the predicate echoed, and the caret under the token at fault with its position (under the offset of a
 timestamp); a '(' never closed is named; an empty --where says what to write; a literal out of range is echoed as
-written; ``--explain`` of a failing merge fails as the read does; a primary-key funnel says a reason once per
+written; ``--explain`` of a failing merge says it did not merge; a primary-key funnel says a reason once per
 bucket and has a stage header as an append table's does."""
 import json
 
@@ -104,13 +104,19 @@ def test_a_decimal_out_of_range_names_column_and_type_once_and_echoes_the_litera
 
 
 @pytest.mark.parametrize("extra", [[], ["--json"]])
-def test_explain_alone_of_a_failing_merge_fails_as_the_read_does(capsys, extra):
+def test_explain_alone_reads_no_row_and_says_the_merge_is_unchecked(capsys, extra):
+    """``--explain`` is a plan (a large table's is not read for it): where the merge may refuse a retraction, it says
+    it cannot tell whether the read fails, and what can; ``--count --explain`` merges and fails as the read does."""
     table = PRIMARY_KEYS / "aggregation_retract"
     code, out, err = run(capsys, "read", table, "--snapshot", 2)
     assert code == 3 and out == "" and "does not support retraction" in err
-    assert run(capsys, "read", table, "--snapshot", 2, "--explain", *extra) == (code, "", err)
-    code, out, _ = run(capsys, "read", table, "--snapshot", 1, "--explain", *extra)
-    assert code == 0 and out
+    assert run(capsys, "read", table, "--snapshot", 2, "--count", "--explain", *extra) == (code, "", err)
+    for snapshot in (1, 2):
+        code, out, note = run(capsys, "read", table, "--snapshot", snapshot, "--explain", *extra)
+        assert code == 0 and out
+        assert "cannot say whether the merge fails" in note and "--count --explain merges" in note
+    code, out, note = run(capsys, "read", PRIMARY_KEYS / "deduplicate", "--explain", *extra)
+    assert code == 0 and out and note == ""
 
 
 def test_a_primary_key_funnel_says_a_reason_once_per_bucket_and_has_a_stage_header(capsys):
