@@ -1,5 +1,6 @@
 """Bitmap index: brute-force model checks, both encoders, both parsers, laziness, options, edges."""
 import functools
+import itertools
 import math
 import operator
 import pickle
@@ -326,20 +327,49 @@ def scanned_blocks(draw):
 
 @given(scanned_blocks())
 def test_a_scanned_block_answers_as_the_dict_on_first_and_later_lookups(block):
-    """Equal-length string keys are scanned with numpy on a block's first lookup and hashed after;
-    both find the last of repeated keys, as the dict of a malformed block does."""
+    """Equal-length string keys are searched in their packed bytes on a block's first lookups (one key or several,
+    an occurrence straddling two keys not taken) and hashed after; both find the last of repeated keys, as the dict
+    of a malformed block does."""
     from fileindex.indexes.bitmap.reader import _HashedDictionary, _ScannedDictionary
 
     keys, probes = block
     offsets, lengths = np.arange(len(keys), dtype=np.int64), np.arange(len(keys), dtype=np.int64) + 100
     hashed = _HashedDictionary(keys, offsets, lengths)
     packed = np.array(keys, dtype=f"S{len(keys[0])}")
-    for probe in keys + probes:
-        scanned = _ScannedDictionary(packed, offsets, lengths)
-        expected = (max(i for i, k in enumerate(keys) if k == probe),) if probe in keys else None
-        assert hashed.locate(probe) == (None if expected is None else (expected[0], expected[0] + 100))
-        assert scanned.locate(probe) == hashed.locate(probe)  # the scan
-        assert scanned.locate(probe) == hashed.locate(probe)  # the dict
+    width = len(keys[0])
+    straddling = [(a + b)[shift:shift + width] for a, b in itertools.pairwise(keys) for shift in range(1, width)]
+    probes = keys + probes + straddling
+    expected = [hashed.locate(probe) for probe in probes]
+    for probe, location in zip(probes, expected, strict=True):
+        found = [max(i for i, k in enumerate(keys) if k == probe)] if probe in keys else []
+        assert location == (None if not found else (found[0], found[0] + 100))
+    one_by_one = _ScannedDictionary(packed, offsets, lengths)
+    rounds = _ScannedDictionary._SEARCHES // len(probes) + 2
+    assert [one_by_one.locate(probe) for probe in probes * rounds] == expected * rounds  # searched, then hashed
+    assert one_by_one.hashed is not None
+    for size in (1, 3, _ScannedDictionary._SEARCHES + 1):
+        in_lists = _ScannedDictionary(packed, offsets, lengths)
+        answers = [in_lists.locate_many(probes[j:j + size]) for j in range(0, len(probes), size)]
+        assert [location for answer in answers for location in answer] == expected
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_in_list_of_a_few_equal_length_strings_is_searched_without_hashing_the_dictionary(version):
+    """IN 10 over 1000 equal-length string keys finds its rows by searching the keys' bytes: no dict of the
+    dictionary (or V2 block) is built for it, and the rows are those of each key's equality."""
+    from fileindex.indexes.bitmap.reader import _ScannedDictionary
+
+    keys = [f"key-{j:06d}" for j in range(1000)]
+    column = [keys[(7 * row) % 1000] for row in range(20_000)]
+    payload = build(column, parse_type("STRING"), {"version": str(version), "index-block-size": "1mb"})
+    wanted = keys[100:110] + ["key-absent", "key-0001000"]
+    reader = BitmapReader(payload, parse_type("STRING"))
+    rows = reader.visit_in(wanted).bitmap
+    dictionaries = reader._dictionaries()
+    assert all(isinstance(d, _ScannedDictionary) and d.hashed is None for d in dictionaries)
+    alone = BitmapReader(payload, parse_type("STRING"))
+    assert set(rows) == set().union(*(alone.visit_equal(key).bitmap for key in wanted))
+    assert len(rows) == 10 * 20
 
 
 def test_v2_block_counts_are_read_and_placed_by_the_generated_reader():
