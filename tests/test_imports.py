@@ -46,6 +46,10 @@ READ_CUTS = ["inspect", "ast", "dis", "tokenize", "socket", "selectors", "ipaddr
 # (fileindex.table.metadata.avro_reader; fastavro gets blocks decompressed already)
 AVRO_CUTS = ["fastavro.read", "fastavro.write", "fastavro._write*", "fastavro.json_*", "fastavro.validation",
              "fastavro._read_py", "bz2", "lzma"]
+# what a program's `from fileindex import PaimonTable` imports no more (#54, cold6), each imported at the top of a
+# module that uses it in functions a read never calls (fileindex.DEFERRED_BY_THE_API): socket (pyarrow.util's),
+# ctypes (numpy's core, for an array's .ctypes), ipaddress (urllib.parse's)
+API_CUTS = ["socket", "selectors", "ctypes", "_ctypes", "ipaddress"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -60,7 +64,7 @@ ENTRY_POINTS = {
          "thrift*", "fastavro*", "logging", "subprocess", "concurrent.futures*", "fileindex.kit*", "fileindex.cli*",
          "fileindex.reference*", "fileindex.arrow.parquet_pages", "fileindex.table.orc_helper",
          "fileindex.container.writer", "fileindex.writing.outputs", "fileindex.indexes.type_fit", *COLD_CUTS,
-         "hashlib", "_hashlib"],
+         "hashlib", "_hashlib", *API_CUTS],
     ),
     "fileindex --help": (
         "from fileindex.cli.app import build_parser; build_parser().format_help()",
@@ -228,3 +232,21 @@ def test_a_package_imported_before_is_used_as_it_is(tmp_path):
             "from fileindex.table.metadata import avro_reader\n"
             "assert avro_reader() is fastavro.reader and sys.modules['fastavro'] is fastavro")
     imported_by(code, tmp_path)
+
+
+def test_a_program_gets_what_the_api_deferred_by_its_first_use(tmp_path):
+    """numpy's core and pyarrow's util hold ctypes and socket as stand-ins after `from fileindex import PaimonTable`:
+    an array's .ctypes, a later `import ctypes` or `import socket` and a bracketed URL host work as without them."""
+    code = ("import sys\n"
+            "from fileindex import PaimonTable\n"
+            "assert not {'ctypes', 'socket', 'ipaddress'} & set(sys.modules)\n"
+            "import numpy as np\n"
+            "values = np.arange(3.0)\n"
+            "assert values.ctypes.data == values.__array_interface__['data'][0]\n"
+            "import ctypes, socket, urllib.parse\n"
+            "assert values.ctypes.data_as(ctypes.POINTER(ctypes.c_double))[2] == 2.0\n"
+            "assert socket.AF_INET and urllib.parse.urlsplit('http://[::1]:80/x').hostname == '::1'\n"
+            "from fileindex.lazy import DeferredModule\n"
+            "assert not isinstance(sys.modules['ctypes'], DeferredModule)")
+    modules = imported_by(code, tmp_path)
+    assert {"ctypes", "socket", "ipaddress"} <= set(modules)
