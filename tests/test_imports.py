@@ -3,6 +3,7 @@ leaves in ``sys.modules`` are held to its list, what it must have imported (so t
 work was done) and what it must not have (index types it did not meet, checkers and exhaustive verifiers,
 engines, Spark, pyarrow.compute where no row is filtered). ``tools/bench_import.py`` times the same cold
 starts beside ``import pyarrow.parquet``."""
+import decimal
 import fnmatch
 import json
 import subprocess
@@ -250,3 +251,44 @@ def test_a_program_gets_what_the_api_deferred_by_its_first_use(tmp_path):
             "assert not isinstance(sys.modules['ctypes'], DeferredModule)")
     modules = imported_by(code, tmp_path)
     assert {"ctypes", "socket", "ipaddress"} <= set(modules)
+
+
+DICTIONARY_READ = """
+import decimal, sys
+{before}
+import pyarrow as pa
+from fileindex.arrow.data_files import DataFileReader
+got = DataFileReader({path!r}).read_rows({rows}, ["id", "amount"])
+assert got.column("id").to_pylist() == [5, 201] and got.column("amount").to_pylist() == [decimal.Decimal("0.05"),
+                                                                                         decimal.Decimal("2.01")]
+"""
+
+
+@pytest.mark.parametrize("numpy_imported", [False, True])
+def test_dictionary_encoded_pages_are_read_without_numpy_or_what_a_read_does_not_use(tmp_path, numpy_imported):
+    """A few rows of dictionary-encoded numbers (a 300-entry dictionary; a DECIMAL stored as an integer) read from
+    their pages: in a command line's process (pyarrow without numpy) by pyarrow from the pages copied for it,
+    without importing numpy (0.3 G instructions, more than the whole read); where numpy is imported already, decoded
+    here (dictionary_pages), without numpy's masked arrays (pa.array of a numpy array) or pyarrow.compute
+    (Array.cast)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    values = [n % 300 for n in range(12_000)]
+    table = pa.table({"id": pa.array(values, pa.int64()),
+                      "amount": pa.array([decimal.Decimal(n).scaleb(-2) for n in values], pa.decimal128(12, 2))})
+    path = tmp_path / "d.parquet"
+    pq.write_table(table, path, write_page_index=True, data_page_size=1, write_batch_size=500,
+                   store_decimal_as_integer=True)
+    # (the rows as a numpy array where numpy is imported: pa.array of a list would import pandas where installed)
+    # (pandas hidden: where installed, pyarrow imports it, and it numpy.ma, on a first pa.scalar or pa.array)
+    before, rows = ("from fileindex.cli.unimported import _Unavailable; sys.meta_path.insert(0, _Unavailable('pandas'))"
+                    "\nimport numpy", "numpy.array([5, 11_001])") if numpy_imported else (
+        "from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy()",
+        "pa.array([5, 11_001], pa.int64())")
+    modules = imported_by(DICTIONARY_READ.format(before=before, rows=rows, path=str(path)), tmp_path)
+    if numpy_imported:
+        assert "fileindex.arrow.dictionary_pages" in modules
+        assert not {"numpy.ma", "numpy.ma.core", "pyarrow.compute"} & set(modules)
+    else:
+        assert not fnmatch.filter(modules, "numpy*") and "fileindex.arrow.dictionary_pages" not in modules
