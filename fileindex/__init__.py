@@ -32,9 +32,16 @@ _API = {
 __all__ = sorted(_API)
 
 
+# modules that the API's modules import through pyarrow (its util: socket, for a test helper), numpy (its core:
+# ctypes, for an array's .ctypes) and pathlib (urllib.parse: ipaddress, for bracketed URL hosts) at their top and
+# use only in functions a read never calls: stand-ins there (fileindex.lazy.import_deferring), 0.024 G instructions
+# of a program's cold read (#54); the real modules are imported by their first use, and by any later import
+DEFERRED_BY_THE_API = ("socket", "ctypes", "ipaddress")
+
+
 def __getattr__(name: str):
     if name in _API:
-        import importlib
+        from fileindex.lazy import import_deferring
 
-        return getattr(importlib.import_module(_API[name]), name)
+        return getattr(import_deferring(_API[name], *DEFERRED_BY_THE_API), name)
     raise AttributeError(f"module 'fileindex' has no attribute {name!r}")

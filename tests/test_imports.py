@@ -3,6 +3,7 @@ leaves in ``sys.modules`` are held to its list, what it must have imported (so t
 work was done) and what it must not have (index types it did not meet, checkers and exhaustive verifiers,
 engines, Spark, pyarrow.compute where no row is filtered). ``tools/bench_import.py`` times the same cold
 starts beside ``import pyarrow.parquet``."""
+import decimal
 import fnmatch
 import json
 import subprocess
@@ -46,6 +47,10 @@ READ_CUTS = ["inspect", "ast", "dis", "tokenize", "socket", "selectors", "ipaddr
 # (fileindex.table.metadata.avro_reader; fastavro gets blocks decompressed already)
 AVRO_CUTS = ["fastavro.read", "fastavro.write", "fastavro._write*", "fastavro.json_*", "fastavro.validation",
              "fastavro._read_py", "bz2", "lzma"]
+# what a program's `from fileindex import PaimonTable` imports no more (#54, cold6), each imported at the top of a
+# module that uses it in functions a read never calls (fileindex.DEFERRED_BY_THE_API): socket (pyarrow.util's),
+# ctypes (numpy's core, for an array's .ctypes), ipaddress (urllib.parse's)
+API_CUTS = ["socket", "selectors", "ctypes", "_ctypes", "ipaddress"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -60,7 +65,7 @@ ENTRY_POINTS = {
          "thrift*", "fastavro*", "logging", "subprocess", "concurrent.futures*", "fileindex.kit*", "fileindex.cli*",
          "fileindex.reference*", "fileindex.arrow.parquet_pages", "fileindex.table.orc_helper",
          "fileindex.container.writer", "fileindex.writing.outputs", "fileindex.indexes.type_fit", *COLD_CUTS,
-         "hashlib", "_hashlib"],
+         "hashlib", "_hashlib", *API_CUTS],
     ),
     "fileindex --help": (
         "from fileindex.cli.app import build_parser; build_parser().format_help()",
@@ -228,3 +233,62 @@ def test_a_package_imported_before_is_used_as_it_is(tmp_path):
             "from fileindex.table.metadata import avro_reader\n"
             "assert avro_reader() is fastavro.reader and sys.modules['fastavro'] is fastavro")
     imported_by(code, tmp_path)
+
+
+def test_a_program_gets_what_the_api_deferred_by_its_first_use(tmp_path):
+    """numpy's core and pyarrow's util hold ctypes and socket as stand-ins after `from fileindex import PaimonTable`:
+    an array's .ctypes, a later `import ctypes` or `import socket` and a bracketed URL host work as without them."""
+    code = ("import sys\n"
+            "from fileindex import PaimonTable\n"
+            "assert not {'ctypes', 'socket', 'ipaddress'} & set(sys.modules)\n"
+            "import numpy as np\n"
+            "values = np.arange(3.0)\n"
+            "assert values.ctypes.data == values.__array_interface__['data'][0]\n"
+            "import ctypes, socket, urllib.parse\n"
+            "assert values.ctypes.data_as(ctypes.POINTER(ctypes.c_double))[2] == 2.0\n"
+            "assert socket.AF_INET and urllib.parse.urlsplit('http://[::1]:80/x').hostname == '::1'\n"
+            "from fileindex.lazy import DeferredModule\n"
+            "assert not isinstance(sys.modules['ctypes'], DeferredModule)")
+    modules = imported_by(code, tmp_path)
+    assert {"ctypes", "socket", "ipaddress"} <= set(modules)
+
+
+DICTIONARY_READ = """
+import decimal, sys
+{before}
+import pyarrow as pa
+from fileindex.arrow.data_files import DataFileReader
+got = DataFileReader({path!r}).read_rows({rows}, ["id", "amount"])
+assert got.column("id").to_pylist() == [5, 201] and got.column("amount").to_pylist() == [decimal.Decimal("0.05"),
+                                                                                         decimal.Decimal("2.01")]
+"""
+
+
+@pytest.mark.parametrize("numpy_imported", [False, True])
+def test_dictionary_encoded_pages_are_read_without_numpy_or_what_a_read_does_not_use(tmp_path, numpy_imported):
+    """A few rows of dictionary-encoded numbers (a 300-entry dictionary; a DECIMAL stored as an integer) read from
+    their pages: in a command line's process (pyarrow without numpy) by pyarrow from the pages copied for it,
+    without importing numpy (0.3 G instructions, more than the whole read); where numpy is imported already, decoded
+    here (dictionary_pages), without numpy's masked arrays (pa.array of a numpy array) or pyarrow.compute
+    (Array.cast)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    values = [n % 300 for n in range(12_000)]
+    table = pa.table({"id": pa.array(values, pa.int64()),
+                      "amount": pa.array([decimal.Decimal(n).scaleb(-2) for n in values], pa.decimal128(12, 2))})
+    path = tmp_path / "d.parquet"
+    pq.write_table(table, path, write_page_index=True, data_page_size=1, write_batch_size=500,
+                   store_decimal_as_integer=True)
+    # (the rows as a numpy array where numpy is imported: pa.array of a list would import pandas where installed)
+    # (pandas hidden: where installed, pyarrow imports it, and it numpy.ma, on a first pa.scalar or pa.array)
+    before, rows = ("from fileindex.cli.unimported import _Unavailable; sys.meta_path.insert(0, _Unavailable('pandas'))"
+                    "\nimport numpy", "numpy.array([5, 11_001])") if numpy_imported else (
+        "from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy()",
+        "pa.array([5, 11_001], pa.int64())")
+    modules = imported_by(DICTIONARY_READ.format(before=before, rows=rows, path=str(path)), tmp_path)
+    if numpy_imported:
+        assert "fileindex.arrow.dictionary_pages" in modules
+        assert not {"numpy.ma", "numpy.ma.core", "pyarrow.compute"} & set(modules)
+    else:
+        assert not fnmatch.filter(modules, "numpy*") and "fileindex.arrow.dictionary_pages" not in modules

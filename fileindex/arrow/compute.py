@@ -112,10 +112,14 @@ def filter_rows(table: pa.Table, mask: np.ndarray | pa.Array | pa.ChunkedArray) 
     return call("filter", table, mask if isinstance(mask, (pa.Array, pa.ChunkedArray)) else bool_array(mask))
 
 
+def cast(values: Column, arrow_type: pa.DataType) -> Column:
+    """``values.cast(arrow_type)``, safely (``Array.cast`` imports ``pyarrow.compute``)."""
+    return call("cast", values, options=_compute.CastOptions.safe(arrow_type))
+
+
 def cast_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """``table.cast(schema)``: each column cast safely to its field's type (the names are the schema's)."""
-    columns = [column if column.type == field.type else
-               call("cast", column, options=_compute.CastOptions.safe(field.type))
+    columns = [column if column.type == field.type else cast(column, field.type)
                for column, field in zip(table.columns, schema, strict=True)]
     return pa.Table.from_arrays(columns, schema=schema)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from fileindex.arrow import hybrid
+from fileindex.arrow import compute, hybrid
 from fileindex.arrow.plain_pages import (
     DICTIONARY_ENCODINGS,
     DICTIONARY_PAGE,
@@ -98,4 +98,4 @@ def _zstd_prefix(body: bytes, size: int) -> bytes:
 
 def entries_at(entries: np.ndarray, indices: np.ndarray, plain: PlainType) -> pa.Array:
     """The dictionary's ``entries`` at ``indices`` (each below their count), in the storage type."""
-    return pa.array(entries[indices], plain.storage)
+    return compute.from_numpy(entries[indices], plain.storage)  # (pa.array of a numpy array imports numpy.ma)

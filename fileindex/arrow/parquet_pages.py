@@ -50,6 +50,7 @@ import functools
 import itertools
 import os
 import struct
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -583,7 +584,9 @@ def _decoded_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> list[pa.Arra
     indices: dict[int, np.ndarray] = {}  # (the number of a dictionary-encoded page among found -> its indices)
     for page, rows in zip(chosen.pages, chosen.on_pages, strict=True):
         if encoded[page]:
-            taken = _dictionary_indices(fd, chosen.table, page, plain, codec, rows)
+            # (decoded here where numpy is imported already: for a new process's first such page, importing it cost
+            # more than pyarrow's decoding the page copied for it, a third of a cold one-id read's instructions, #54)
+            taken = _dictionary_indices(fd, chosen.table, page, plain, codec, rows) if "numpy" in sys.modules else None
             if taken is not None:
                 indices[len(found)] = taken
             found.append(None)

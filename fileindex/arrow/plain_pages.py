@@ -19,6 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from fileindex.arrow import compute
 from fileindex.frozen import frozen
 
 DATA_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 2, 3  # parquet.thrift's PageType
@@ -53,7 +54,7 @@ class PlainType:
         if self.arrow == self.storage:
             return values
         if pa.types.is_decimal(self.arrow):
-            return values.cast(DECIMAL_STORAGE[1 if self.storage == pa.int32() else 2]).view(self.arrow)
+            return compute.cast(values, DECIMAL_STORAGE[1 if self.storage == pa.int32() else 2]).view(self.arrow)
         return values.view(self.arrow)
 
 
