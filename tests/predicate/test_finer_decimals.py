@@ -11,6 +11,7 @@ from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from index_answers import kept_rows
+from sql_comparisons import condition, sql_answer
 
 from fileindex import PaimonTable
 from fileindex.container.file import FileIndexContainer
@@ -30,27 +31,6 @@ TYPES = ["DECIMAL(10, 2)", "DECIMAL(20, 4)", "DECIMAL(5, 0)"]
 INDEXES = ["bsi", "range-bitmap"]  # (the indexes Paimon builds on a DECIMAL)
 OPERATORS = ["=", "<>", "<", "<=", ">", ">=", "IN", "NOT IN", "BETWEEN", "NOT BETWEEN"]
 DECIMAL_KEY = ROOT / "tests" / "tables" / "primary-keys" / "decimal_key"
-
-
-def reference(value, operator: str, literals: list) -> bool:
-    """SQL's answer for one row, by Python's exact decimal comparison (a null row matches nothing)."""
-    if value is None:
-        return False
-    compared = {"=": value.__eq__, "<>": value.__ne__, "<": value.__lt__, "<=": value.__le__, ">": value.__gt__,
-                ">=": value.__ge__}
-    if operator in compared:
-        return compared[operator](literals[0])
-    if operator.endswith("IN"):
-        return (value in literals) is (operator == "IN")
-    return (literals[0] <= value <= literals[1]) is (operator == "BETWEEN")
-
-
-def condition(operator: str, texts: list[str]) -> str:
-    if operator in ("IN", "NOT IN"):
-        return f"c {operator} ({', '.join(texts)})"
-    if operator.endswith("BETWEEN"):
-        return f"c {operator} {texts[0]} AND {texts[1]}"
-    return f"c {operator} {texts[0]}"
 
 
 @st.composite
@@ -78,7 +58,7 @@ def test_every_route_compares_a_finer_decimal_literal_by_value(case):
     schema = {"c": data_type}
     predicate = parse_predicate(condition(operator, texts), schema)
     literals = [D(text) for text in texts]
-    expected = {row for row, value in enumerate(values) if reference(value, operator, literals)}
+    expected = {row for row, value in enumerate(values) if sql_answer(value, operator, literals)}
     table = pa.table({"c": pa.array(values, type=pa.decimal128(data_type.precision, data_type.scale))})
 
     assert {row for row, hit in enumerate(matches(table, predicate, schema)) if hit} == expected
@@ -142,7 +122,7 @@ def test_a_table_read_and_count_compare_a_finer_key_literal_by_value(operator, t
     where = condition(operator, texts[:1] if operator in ("=", "<>", "<", "<=", ">", ">=") else texts).replace(
         "c ", "k ", 1)
     literals = [D(text) for text in texts]
-    expected = [row for row in everything if reference(row["k"], operator, literals[:1] if operator in (
+    expected = [row for row in everything if sql_answer(row["k"], operator, literals[:1] if operator in (
         "=", "<>", "<", "<=", ">", ">=") else literals)]
     scan = PaimonTable(DECIMAL_KEY).scan(where)
     assert scan.to_arrow().to_pylist() == expected

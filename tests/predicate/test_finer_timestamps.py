@@ -7,6 +7,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from index_answers import kept_rows
+from sql_comparisons import condition, sql_answer
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.java.binary_row import serialize
@@ -33,19 +34,6 @@ def text(nanos: int, digits: int) -> str:
     return f"TIMESTAMP '2024-01-01 00:{seconds // 60:02d}:{seconds % 60:02d}{shown}'"
 
 
-def reference(value: int | None, operator: str, literals: list[int]) -> bool:
-    """SQL's answer for one row, comparing whole nanoseconds (a null row matches nothing)."""
-    if value is None:
-        return False
-    compared = {"=": value.__eq__, "<>": value.__ne__, "<": value.__lt__, "<=": value.__le__, ">": value.__gt__,
-                ">=": value.__ge__}
-    if operator in compared:
-        return compared[operator](literals[0])
-    if operator.endswith("IN"):
-        return (value in literals) is (operator == "IN")
-    return literals[0] <= value <= literals[1]
-
-
 @st.composite
 def cases(draw):
     """(type, values in nanoseconds after BASE, operator, literals in nanoseconds, their digits): values a few
@@ -62,14 +50,6 @@ def cases(draw):
     return type_name, values, operator, literals, digits
 
 
-def condition(operator: str, texts: list[str]) -> str:
-    if operator.endswith("IN"):
-        return f"c {operator} ({', '.join(texts)})"
-    if operator == "BETWEEN":
-        return f"c BETWEEN {texts[0]} AND {texts[1]}"
-    return f"c {operator} {texts[0]}"
-
-
 def stamp(nanos: int) -> Timestamp:
     total = BASE + nanos
     return Timestamp(total // 1_000_000, total % 1_000_000)
@@ -82,7 +62,7 @@ def test_every_route_compares_a_finer_timestamp_literal_by_value(case):
     data_type = parse_type(type_name)
     schema = {"c": data_type}
     predicate = parse_predicate(condition(operator, [text(n, digits) for n in literals]), schema)
-    expected = {row for row, value in enumerate(values) if reference(value, operator, literals)}
+    expected = {row for row, value in enumerate(values) if sql_answer(value, operator, literals)}
     unit = {6: "us", 3: "ms", 0: "s"}[TYPES[type_name]]
     divisor = {"us": 1000, "ms": 10**6, "s": 10**9}[unit]
     table = pa.table({"c": pa.array([None if v is None else (BASE + v) // divisor for v in values],
