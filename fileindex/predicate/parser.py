@@ -17,6 +17,7 @@ import contextlib
 import datetime as dt
 import decimal
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,6 +53,24 @@ KEYWORDS = RESERVED | {"DATE", "TIMESTAMP", "NAN", "INFINITY", "X"}  # printed c
 
 _ONE_CELL = str.maketrans("\t\n\r", "   ")
 
+
+# the days since 1970-01-01 of DATE '0001-01-01' and DATE '9999-12-31' (SQL's range of a DATE)
+DATE_DAYS = (dt.date.min.toordinal() - dt.date(1970, 1, 1).toordinal(),
+             dt.date(9999, 12, 31).toordinal() - dt.date(1970, 1, 1).toordinal())
+
+
+def _date_example(number: int) -> str:
+    """``DATE '2024-01-31'`` for 20240131 (a date written as digits), else that one."""
+    try:
+        return f"DATE '{dt.datetime.strptime(str(number), '%Y%m%d').date().isoformat()}'"
+    except ValueError:
+        return "DATE '2024-01-31'"
+
+
+def _cells(text: str) -> int:
+    """The columns ``text`` takes on a terminal: a wide character (CJK, emoji) two, a combining mark none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
 # Parentheses and NOTs a predicate may nest. The parser and every visitor of the tree recurse once or more per
 # level, so a deeper input would end in a RecursionError somewhere downstream; no real predicate comes near.
 MAX_NESTING = 100
@@ -75,6 +94,11 @@ class _Parser(TokenStream):
                 hint = "" if quoted is None else f" (a string goes in single quotes: '{quoted}')"
                 if text[position] in "&|":
                     hint = f" (write {'AND' if text[position] == '&' else 'OR'})"
+                elif text[position] == "'":
+                    hint = " (this string is never closed: end it with another ', and write '' for a ' inside it)"
+                elif text[position].isalpha():
+                    name = re.match(r"\w+", text[position:]).group()  # type: ignore[union-attr]
+                    hint = f" (a name with characters other than A-Z, 0-9 and _ goes in backquotes: `{name}`)"
                 raise self.error(f"unexpected character {text[position]!r}{hint}", position)
             kind = match.lastgroup
             assert kind is not None, "every alternative of _TOKEN is a named group"
@@ -87,7 +111,7 @@ class _Parser(TokenStream):
         """The message (what is wrong, then what to write), the predicate, and a caret under the token at fault
         saying its position once. (Line breaks and tabs echo as spaces: the caret stays under its character.)"""
         echoed = self.text.translate(_ONE_CELL)
-        return f"{message}\n  {echoed}\n  {' ' * position}^ position {position}"
+        return f"{message}\n  {echoed}\n  {' ' * _cells(echoed[:position])}^ position {position}"
 
     def literal_error(self, err: UsageError, start: int) -> UsageError:
         """``err`` about the literal that starts at ``start`` and ends at the last token read: the caret on the
@@ -292,6 +316,10 @@ class _Parser(TokenStream):
         position = token[2] if token else len(self.text)
         value = self.literal()
         last = self.tokens[self.index - 1]
+        if data_type.root == "DATE" and type(value) is int and not DATE_DAYS[0] <= value <= DATE_DAYS[1]:
+            raise self.error(f"{value} is not a DATE: write DATE 'YYYY-MM-DD', as {_date_example(value)} (a whole "
+                             f"number is taken as days since 1970-01-01, as Paimon stores a DATE: {DATE_DAYS[0]} to "
+                             f"{DATE_DAYS[1]})", position)
         try:
             return lit.convert(value, data_type, column, written=self.text[position:last[2] + len(last[1])])
         except UsageError as err:
