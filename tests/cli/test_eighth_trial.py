@@ -1,0 +1,56 @@
+"""Rough edges the seventh trial left: a misspelt literal keyword (``DAT '2024-01-01'``) was told to quote it as a
+string, a stray ``)`` and an operator written the other way round (``=<``) got no fix, ..."""
+import pytest
+from conftest import ROOT
+from test_third_trial import run
+
+from fileindex.errors import UsageError
+from fileindex.predicate.parser import parse_predicate
+from fileindex.types import parse_type
+
+DATE_KEY = ROOT / "tests" / "tables" / "primary-keys" / "date_key"
+SCHEMA = {"d": parse_type("DATE"), "t": parse_type("TIMESTAMP(6)"), "f1": parse_type("INT"),
+          "s": parse_type("STRING")}
+
+
+def test_a_misspelt_date_keyword_says_the_literal_meant(capsys):
+    code, out, err = run(capsys, "read", DATE_KEY, "--where", "k = DAT '2024-01-01'", "--count")
+    assert (code, out) == (2, "")
+    assert "did you mean DATE '2024-01-01'?" in err and "single quotes" not in err
+
+
+@pytest.mark.parametrize(("where", "hint"), [
+    ("d = dte '2024-01-01'", "(did you mean DATE '2024-01-01'?)"),
+    ("t = TIMESTAM '2024-01-01 00:00:00'", "(did you mean TIMESTAMP '2024-01-01 00:00:00'?)"),
+    ("t = DATETIME '2024-01-01 00:00:00'", "(did you mean TIMESTAMP '2024-01-01 00:00:00'?)"),
+    ("t = TIMESTAMP_LTZ '2024-01-01 00:00:00'", "(did you mean TIMESTAMP '2024-01-01 00:00:00'?)"),
+    ("f1 = DECIMAL '1.5'", "write a DECIMAL value alone, 1.5)"),
+    ("f1 = NUL", "(did you mean NULL? or, for a string, 'NUL' in single quotes)"),
+    ("s = tru", "(did you mean TRUE? or, for a string, 'tru' in single quotes)"),
+])
+def test_a_misspelt_literal_keyword_says_the_one_meant(where, hint):
+    with pytest.raises(UsageError) as raised:
+        parse_predicate(where, SCHEMA)
+    assert hint in str(raised.value)
+    assert str(raised.value).endswith(f"^ position {where.index('=') + 2}")
+
+
+def caret_position(message: str) -> int:
+    return int(message.rsplit("position ", 1)[1])
+
+
+@pytest.mark.parametrize(("where", "hint", "at"), [
+    ("f1 = 1)", "this ')' closes no '(': delete it, or write '(' where the conditions it groups begin", ")"),
+    ("(f1 = 1) AND s = 'x')", "this ')' closes no '('", "')"),
+    ("f1 =< 3", "write <=, not =< (f1 <= VALUE)", "="),
+    ("f1 => 3", "write >=, not => (f1 >= VALUE)", "="),
+    ("f1 >< 3", "write <>, not >< (f1 <> VALUE)", ">"),
+])
+def test_a_stray_parenthesis_or_an_operator_turned_round_says_what_to_write(where, hint, at):
+    with pytest.raises(UsageError) as raised:
+        parse_predicate(where, SCHEMA)
+    message = str(raised.value)
+    assert message.startswith(hint)
+    expected = where.rindex(at) + (1 if at == "')" else 0)
+    assert caret_position(message) == expected
+    assert message.splitlines()[2].index("^") == message.splitlines()[1].index(where) + expected
