@@ -54,3 +54,19 @@ def test_a_stray_parenthesis_or_an_operator_turned_round_says_what_to_write(wher
     expected = where.rindex(at) + (1 if at == "')" else 0)
     assert caret_position(message) == expected
     assert message.splitlines()[2].index("^") == message.splitlines()[1].index(where) + expected
+
+
+@pytest.mark.parametrize(("where", "rounded"), [("d = 99999999.995", "100000000.00"),
+                                                ("d < -99999999.995", "-100000000.00"),
+                                                ("d BETWEEN 0 AND 99999999.999", "100000000.00")])
+def test_a_finer_decimal_paimon_would_round_beyond_the_type_is_refused_as_out_of_range(where, rounded):
+    """``99999999.995`` on DECIMAL(10, 2) was taken (compared by value) while ``100000000`` was refused: Paimon casts
+    a literal to its column's type half up to its places (``Decimal.fromBigDecimal``), and neither fits after it."""
+    schema = {"d": parse_type("DECIMAL(10, 2)")}
+    with pytest.raises(UsageError) as raised:
+        parse_predicate(where, schema)
+    assert str(raised.value).splitlines()[0].endswith(
+        f"out of range once rounded as Paimon casts it to the column's type (half up to 2 places: {rounded}; it "
+        "holds -99999999.99 to 99999999.99)")
+    within = where.replace("995", "994").replace("999.999", "999.994")
+    assert parse_predicate(within, schema) is not None
