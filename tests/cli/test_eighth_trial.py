@@ -70,3 +70,18 @@ def test_a_finer_decimal_paimon_would_round_beyond_the_type_is_refused_as_out_of
         "holds -99999999.99 to 99999999.99)")
     within = where.replace("995", "994").replace("999.999", "999.994")
     assert parse_predicate(within, schema) is not None
+
+
+def documented_read_exits() -> dict[str, str]:
+    """The exit-code table of docs/guide/reading.md: {code: when}."""
+    text = (ROOT / "docs" / "guide" / "reading.md").read_text()
+    rows = [line.split("|")[1:3] for line in text.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    return {code.strip(): when.strip() for code, when in rows}
+
+
+def test_the_exit_code_of_a_failing_merge_is_documented(capsys):
+    code, out, err = run(capsys, "read", ROOT / "tests" / "tables" / "primary-keys" / "aggregation_retract")
+    assert (code, out) == (3, "") and "does not support retraction" in err
+    assert "a merge that fails" in documented_read_exits()["3"]
+    code, _, _ = run(capsys, "read", DATE_KEY, "--where", "k = DAT '2024-01-01'")
+    assert code == 2 and "predicate that does not parse" in documented_read_exits()["2"]
