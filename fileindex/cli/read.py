@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             explained = scan.explain(count=args.count)
             counted = {"count": scan.count()} if args.count else {}  # (first: a merge that fails prints no funnel)
             if not args.count:
-                note_merge_unchecked(table.schema)
+                note_merge_unchecked(table.schema, explained)
             if args.json:
                 print(json.dumps({**explained.as_dict(), **counted}, ensure_ascii=False))
                 return 0
@@ -115,18 +115,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def note_merge_unchecked(schema) -> None:
+def note_merge_unchecked(schema, explained) -> None:
     """``--explain`` plans without merging: where the table's merge may refuse a retraction (an aggregate that
-    cannot take one back), one line on stderr saying the plan cannot tell whether the read fails, and what can."""
+    cannot take one back) and a bucket it keeps has files whose retractions the manifest does not count as none,
+    one line on stderr saying the plan cannot tell whether the read fails, and what can."""
     if not schema.primary_keys:
         return
     from fileindex.merge.spec import deciding_columns, merge_spec
 
     fields = deciding_columns(merge_spec(schema))
-    if fields:
-        print(f"fileindex {NAME}: --explain reads no row, so it cannot say whether the merge fails (the aggregate "
-              f"of {', '.join(fields)} may refuse a retraction): --count --explain merges, and fails as the read "
-              "would", file=sys.stderr)
+    merged = [task for item in explained.files if item.merge is not None and item.to_read for task in item.group]
+    counts = [task.table_entry().delete_row_count for task in merged]
+    if not fields or not any(count != 0 for count in counts):  # (no bucket read, or none with a retraction)
+        return
+    known = sum(count or 0 for count in counts)
+    held = f"the files read hold {known:,} retraction{'s' if known != 1 else ''}" if None not in counts else \
+        "the files read may hold retractions (their manifest does not count them)"
+    print(f"fileindex {NAME}: --explain reads no row, so it cannot say whether the merge fails (the aggregate "
+          f"of {', '.join(fields)} may refuse a retraction, and {held}): --count --explain merges, and fails as "
+          "the read would", file=sys.stderr)
 
 
 def warn_null_comparisons(where: str | None, predicate) -> None:

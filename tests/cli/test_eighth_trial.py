@@ -85,3 +85,38 @@ def test_the_exit_code_of_a_failing_merge_is_documented(capsys):
     assert "a merge that fails" in documented_read_exits()["3"]
     code, _, _ = run(capsys, "read", DATE_KEY, "--where", "k = DAT '2024-01-01'")
     assert code == 2 and "predicate that does not parse" in documented_read_exits()["2"]
+
+
+AGGREGATION_RETRACT = ROOT / "tests" / "tables" / "primary-keys" / "aggregation_retract"
+UNCHECKED = "cannot say whether the merge fails"
+
+
+@pytest.mark.parametrize(("snapshot", "where", "noted"), [
+    (2, None, True),  # a bucket read, its files holding a retraction the aggregate of m refuses
+    (1, None, False),  # the snapshot's manifest counts no retraction in its files
+    (2, "id = 99999", False),  # the key statistics drop every file: no merge
+])
+def test_explain_notes_an_unchecked_merge_only_where_one_could_fail(capsys, snapshot, where, noted):
+    extra = ["--where", where] if where else []
+    code, out, note = run(capsys, "read", AGGREGATION_RETRACT, "--snapshot", snapshot, "--explain", *extra)
+    assert code == 0 and out
+    assert (UNCHECKED in note) is noted
+    if noted:
+        assert "and the files read hold 1 retraction" in note
+    assert run(capsys, "read", AGGREGATION_RETRACT, "--snapshot", snapshot, *extra, "--count")[0] == (
+        3 if noted else 0)
+
+
+def test_a_bucket_s_reason_says_each_fact_once(capsys):
+    code, out, _ = run(capsys, "read", ROOT / "tests" / "tables" / "primary-keys" / "aggregation", "--where", "s > 2",
+                       "--explain")
+    reasons = [line[line.index("  (") + 3:-1] for line in out.splitlines() if "read all rows" in line]
+    assert code == 0 and reasons and set(reasons) == {
+        "merged values: the aggregation engine merges a row from several records' values, so no file is dropped "
+        "by values; its bucket's 2 files merged by key, every key"}
+    code, out, _ = run(capsys, "read", ROOT / "tests" / "tables" / "primary-keys" / "deduplicate", "--where",
+                       "score > 2", "--explain")
+    reasons = [line for line in out.splitlines() if "read all rows" in line]
+    assert code == 0 and reasons
+    assert all(line.endswith("merged by key, every key (the file has no index to select records by))")
+               and ": the bucket is read whole" not in line and "index cannot say" not in line for line in reasons)
