@@ -102,11 +102,15 @@ def run(args: argparse.Namespace) -> int:
         if args.count:
             count = scan.count()
             print(json.dumps({"count": count}) if args.json else count)
-        elif args.output:
-            rows = write_rows(scan, args.output, Progress(args.progress))
-            print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
         else:
-            print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
+            progress = Progress(args.progress)
+            if args.order_by is None:  # (a top-N plans with its exact verdicts, in its own read)
+                progress.plan(scan)
+            if args.output:
+                rows = write_rows(scan, args.output, progress)
+                print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
+            else:
+                print_rows(scan, progress, as_json=args.json, limited=args.limit is not None)
         note_unread_level_0(scan, NAME)
     except BrokenPipeError:
         raise  # (output piped into a command that stopped reading: the command line ends quietly)
@@ -185,27 +189,45 @@ def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
 
 
 class Progress:
-    """Rows read so far on stderr, once a read has taken a second: a line redrawn in place on a terminal;
-    elsewhere (a log, a pipe) nothing, or with ``--progress`` whole lines, at most one a second."""
+    """A read's progress on stderr: the plan (how many data files are read of how many), then the rows read so
+    far, at most one line a second. With ``--progress`` (``off_terminal``) every line as it happens, as whole lines
+    off a terminal; without, on a terminal only, once the read has taken a second, a line redrawn in place."""
 
     def __init__(self, off_terminal: bool = False, stream=None):
         self.stream = stream or sys.stderr
         self.terminal = self.stream.isatty()
+        self.eager = off_terminal
         self.shown_at_all = self.terminal or off_terminal
-        self.started = self.shown = time.perf_counter()
+        self.started = time.perf_counter()
+        self.shown: float | None = None  # when a rows line was last shown
         self.rows = 0
         self.printed = False
+
+    def plan(self, scan) -> None:
+        """Plan ``scan`` (what its read would do first), saying so before and what the plan reads after."""
+        self.say(f"planning the read of snapshot {scan.table.snapshot.id}")
+        files = scan.plan()
+        reads = [item for item in files if item.to_read]
+        read = sum(len(item.group) or 1 for item in reads)
+        rows = sum(item.rows for item in reads)
+        self.say(f"{read:,} of {len(files):,} data files to read ({rows:,} rows before the exact filter), planned "
+                 f"in {time.perf_counter() - self.started:.1f} s")
 
     def add(self, rows: int) -> None:
         self.rows += rows
         if not self.shown_at_all:
             return
         now = time.perf_counter()
-        if now - self.started > 1 and now - self.shown > 1:
-            text = f"fileindex {NAME}: {self.rows:,} rows read"
-            self.stream.write(f"\r{text}" if self.terminal else f"{text}\n")
+        if (self.shown is None or now - self.shown > 1) and (self.eager or now - self.started > 1):
+            self.say(f"{self.rows:,} rows read")
+            self.shown = now
+
+    def say(self, text: str) -> None:
+        if self.eager or (self.terminal and time.perf_counter() - self.started > 1):
+            text = f"fileindex {NAME}: {text}"
+            self.stream.write(f"\r{text}\033[K" if self.terminal else f"{text}\n")
             self.stream.flush()
-            self.shown, self.printed = now, True
+            self.printed = True
 
     def done(self) -> None:
         if self.printed and self.terminal:  # what comes next starts a line of its own

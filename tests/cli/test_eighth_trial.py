@@ -120,3 +120,25 @@ def test_a_bucket_s_reason_says_each_fact_once(capsys):
     assert code == 0 and reasons
     assert all(line.endswith("merged by key, every key (the file has no index to select records by))")
                and ": the bucket is read whole" not in line and "index cannot say" not in line for line in reasons)
+
+
+def test_progress_shows_the_plan_before_the_first_batch_is_read(capsys, monkeypatch):
+    """``read --json --progress`` on files of one row group each said nothing until the first batch was printed:
+    the planning and what it reads are said as they happen, before any row is read."""
+    from fileindex.scan.table_scan import TableScan
+
+    original, seen = TableScan._batches, []
+
+    def batches(scan):
+        seen.append(capsys.readouterr())  # (what was printed when the first file began to be read)
+        yield from original(scan)
+
+    monkeypatch.setattr(TableScan, "_batches", batches)
+    table = ROOT / "tests" / "tables" / "primary-keys" / "deduplicate"
+    code, out, err = run(capsys, "read", table, "--json", "--progress")
+    assert code == 0 and out and seen
+    (before,) = seen
+    assert before.out == "" and before.err.splitlines()[0] == "fileindex read: planning the read of snapshot 6"
+    assert before.err.splitlines()[1].startswith(
+        "fileindex read: 8 of 8 data files to read (30 rows before the exact filter), planned in ")
+    assert err.endswith(" rows read\n")
