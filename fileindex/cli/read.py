@@ -53,8 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='JSON lines: one object per row (with --explain: the funnel; with --count: '
                              '{"count": N}; with both: the funnel and "count")')
     parser.add_argument("--progress", action="store_true",
-                        help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
-                             "(on a terminal a line is redrawn in place, without --progress too)")
+                        help="show on stderr, as they happen, the plan (the data files to read) and the rows read "
+                             "so far: as whole lines when it is not a terminal, else a line redrawn in place "
+                             "(without --progress: on a terminal only, once a read takes a second)")
 
 
 class GivenOnce(argparse.Action):
