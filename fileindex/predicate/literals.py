@@ -220,8 +220,8 @@ def _converted(value: Any, data_type: DataType, column: str) -> Any:
 def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> decimal.Decimal:
     """A DECIMAL(p, s) literal: at scale s where it has s places or fewer; a finer one as it is, compared by
     value as SQL compares it (``d = 1.005`` on DECIMAL(10, 2) matches no row, ``d > 1.005`` matches 1.01 and up:
-    ``fileindex.predicate.precision``). Refused: beyond the type's range once rounded to s places (as Paimon casts it), or
-    past exact arithmetic's digits."""
+    ``fileindex.predicate.precision``). Refused: beyond the type's range once rounded to s places (as Paimon casts
+    it), or past exact arithmetic's digits."""
     precision, scale = data_type.precision, data_type.scale
     assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
     exact = decimal.Decimal(value)

@@ -235,8 +235,8 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
             first = task is group[0]  # (the funnel's line is the first file's)
             if index_of(task) == "none":
                 return None, f", every key ({'the file' if first else task.name} has no index to select records by)"
-            return None, f", every key ({'its' if first else task.name + chr(39) + 's'} index cannot say which records " \
-                         "may match)"
+            whose = "its" if first else f"{task.name}'s"
+            return None, f", every key ({whose} index cannot say which records may match)"
         count += result.cardinality
         if count > CANDIDATE_KEYS:
             return None, f", every key (more than {CANDIDATE_KEYS:,} records may match)"
