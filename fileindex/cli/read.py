@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"count": count}) if args.json else count)
         else:
             progress = Progress(args.progress)
-            if args.order_by is None:  # (a top-N plans with its exact verdicts, in its own read)
+            if args.order_by is None and args.limit != 0:  # (a top-N plans with its exact verdicts; 0 rows, none)
                 progress.plan(scan)
             if args.output:
                 rows = write_rows(scan, args.output, progress)
