@@ -220,7 +220,8 @@ def _converted(value: Any, data_type: DataType, column: str) -> Any:
 def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> decimal.Decimal:
     """A DECIMAL(p, s) literal: at scale s where it has s places or fewer; a finer one as it is, compared by
     value as SQL compares it (``d = 1.005`` on DECIMAL(10, 2) matches no row, ``d > 1.005`` matches 1.01 and up:
-    ``fileindex.predicate.precision``). Refused: beyond the type's range, or past exact arithmetic's digits."""
+    ``fileindex.predicate.precision``). Refused: beyond the type's range once rounded to s places (as Paimon casts
+    it), or past exact arithmetic's digits."""
     precision, scale = data_type.precision, data_type.scale
     assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
     exact = decimal.Decimal(value)
@@ -229,11 +230,15 @@ def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> 
         raise _Misfit(column, value, data_type, "it needs more digits than the type has")
     quantum = decimal.Decimal(1).scaleb(-scale)
     limit = decimal.Decimal(10) ** (precision - scale)  # every value of the type lies strictly inside ±limit
-    if exact.copy_abs() >= limit:  # (abs() would round to the default context's 28 digits)
+    # Paimon casts a literal to its column's type (Decimal.fromBigDecimal): rounded half up to s places, and none
+    # where that has more than p digits. So 99999999.995 on DECIMAL(10, 2) is out of range as 100000000 is.
+    cast = exact.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=DECIMAL_CONTEXT)
+    if cast.copy_abs() >= limit:  # (abs() would round to the default context's 28 digits)
         largest = DECIMAL_CONTEXT.subtract(limit, quantum)
-        raise _Misfit(column, value, data_type, f"out of range (it holds -{largest} to {largest})")
-    scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)
-    return scaled if scaled == exact else exact
+        rounded = "" if exact.copy_abs() >= limit else \
+            f" once rounded as Paimon casts it to the column's type (half up to {scale} places: {cast}; "
+        raise _Misfit(column, value, data_type, f"out of range{rounded or ' ('}it holds -{largest} to {largest})")
+    return cast if cast == exact else exact
 
 
 def _number_hint(value: Any, *, whole: bool) -> str:

@@ -183,7 +183,7 @@ def top_rows(scan: TableScan, order: OrderBy) -> pa.Table:
     if merged(scan.table) or limit is None:
         wanted = list(dict.fromkeys([*scan.columns, order.column]))
         rows = scan.narrowed(scan.predicate, wanted, None).to_arrow()
-        return rows.take(ranked(rows.column(order.column), order)[:limit]).select(scan.columns)
+        return compute.take_rows(rows, ranked(rows.column(order.column), order)[:limit]).select(scan.columns)
     items = [item for item in scan.plan(exact=True) if item.to_read]
     best = _Best(order, limit)
     read = [n for n, item in enumerate(items) if not item.exact]  # (read first, on threads: they set a bound)

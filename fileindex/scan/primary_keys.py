@@ -25,6 +25,7 @@ from fileindex.merge.pruning import (
     FILE_INDEX,
     KEY_STATISTICS,
     LEVEL,
+    MERGED_VALUES,
     NO_PREDICATE,
     VALUE_STATISTICS,
     WHOLE_BUCKET,
@@ -125,6 +126,8 @@ def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]]
     first, decision = kept[0]
     merged = f"its bucket's {len(group)} files merged by key" if len(group) > 1 else "its records merged by key"
     rows, how = candidates
+    if decision.rule == MERGED_VALUES and rows is None:  # (the engine's reason to merge whole: said once)
+        how = ", every key"
     reads = [FileRead(first.name, first.table_entry().row_count, index_of(first), "all", records,
                       f"{_kept_reason(decision)}; {merged}{how}", None, first, None, group,
                       external=first.is_external, merge=spec, candidates=rows)]
@@ -212,13 +215,13 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
     if predicate is None:
         return None, ""
     if spec.engine != DEDUPLICATE:
-        return None, f", whole ({spec.engine}: a row is built from several records)"
+        return None, f", every key (the {spec.engine} engine builds a row from several records)"
     if not spec.file_index_read:
-        return None, ", whole (file-index.read.enabled=false)"
+        return None, ", every key (file-index.read.enabled=false)"
     types = spec.types()
     for key in spec.keys:
         if not _candidate_type(types[key]):
-            return None, f", whole (keys of type {types[key].root} are not read by candidates)"
+            return None, f", every key (keys of type {types[key].root} are not read by candidates)"
     found: list[Rows | None] = []
     count = 0
     for task in group:
@@ -229,11 +232,14 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
             found.append(None)
             continue
         if not isinstance(result, Rows):
-            whose = "its" if task is group[0] else f"{task.name}'s"  # (the funnel's line is the first file's)
-            return None, f", whole ({whose} index cannot say which records may match)"
+            first = task is group[0]  # (the funnel's line is the first file's)
+            if index_of(task) == "none":
+                return None, f", every key ({'the file' if first else task.name} has no index to select records by)"
+            whose = "its" if first else f"{task.name}'s"
+            return None, f", every key ({whose} index cannot say which records may match)"
         count += result.cardinality
         if count > CANDIDATE_KEYS:
-            return None, f", whole (more than {CANDIDATE_KEYS:,} records may match)"
+            return None, f", every key (more than {CANDIDATE_KEYS:,} records may match)"
         found.append(result)
     return tuple(found), f", only the keys of the {count:,} record{'s' if count != 1 else ''} its indexes select"
 
