@@ -117,6 +117,31 @@ def date_days(value: Any) -> int:
     return value
 
 
+# the days since 1970-01-01 of DATE '0001-01-01' and DATE '9999-12-31' (SQL's range of a DATE)
+DATE_DAYS = (dt.date.min.toordinal() - _EPOCH_DATE.toordinal(),
+             dt.date(9999, 12, 31).toordinal() - _EPOCH_DATE.toordinal())
+
+
+class DateDaysError(LiteralError):
+    """A whole number against a DATE beyond a DATE's days (taken as days since 1970-01-01, as Paimon stores a
+    DATE): a date written as digits (20240101) most likely, which would match no row. ``days``: the number."""
+
+    def __init__(self, days: int, column: str):
+        spelt = spelt_date(days)
+        super().__init__(f"literal {days} does not fit column {column} of type DATE: a whole number is days since "
+                         f"1970-01-01 ({DATE_DAYS[0]} to {DATE_DAYS[1]}); give the date itself, as "
+                         f"datetime.date({spelt.year}, {spelt.month}, {spelt.day}) or '{spelt.isoformat()}'")
+        self.days = days
+
+
+def spelt_date(number: int) -> dt.date:
+    """The date ``number``'s digits spell as YYYYMMDD (20240131: 2024-01-31), else an example: 2024-01-31."""
+    try:
+        return dt.datetime.strptime(str(number), "%Y%m%d").date()
+    except ValueError:
+        return dt.date(2024, 1, 31)
+
+
 class _Misfit(Exception):
     """A literal that does not fit its column: the parts of the message :func:`convert` raises."""
 
@@ -188,6 +213,8 @@ def _converted(value: Any, data_type: DataType, column: str) -> Any:
         number = _exact_integer(value)
         if number is None:
             raise _Misfit(column, value, data_type, "write DATE 'YYYY-MM-DD'")
+        if not DATE_DAYS[0] <= number <= DATE_DAYS[1]:
+            raise DateDaysError(number, column)
         return number
     if root == "TIME":
         if isinstance(value, str):

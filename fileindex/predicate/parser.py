@@ -55,19 +55,6 @@ BARE_KEYWORDS = ["NULL", "TRUE", "FALSE", "NAN", "INFINITY"]  # literals written
 _ONE_CELL = str.maketrans("\t\n\r", "   ")
 
 
-# the days since 1970-01-01 of DATE '0001-01-01' and DATE '9999-12-31' (SQL's range of a DATE)
-DATE_DAYS = (dt.date.min.toordinal() - dt.date(1970, 1, 1).toordinal(),
-             dt.date(9999, 12, 31).toordinal() - dt.date(1970, 1, 1).toordinal())
-
-
-def _date_example(number: int) -> str:
-    """``DATE '2024-01-31'`` for 20240131 (a date written as digits), else that one."""
-    try:
-        return f"DATE '{dt.datetime.strptime(str(number), '%Y%m%d').date().isoformat()}'"
-    except ValueError:
-        return "DATE '2024-01-31'"
-
-
 def _cells(text: str) -> int:
     """The columns ``text`` takes on a terminal: a wide character (CJK, emoji) two, a combining mark none."""
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
@@ -322,12 +309,13 @@ class _Parser(TokenStream):
         position = token[2] if token else len(self.text)
         value = self.literal()
         last = self.tokens[self.index - 1]
-        if data_type.root == "DATE" and type(value) is int and not DATE_DAYS[0] <= value <= DATE_DAYS[1]:
-            raise self.error(f"{value} is not a DATE: write DATE 'YYYY-MM-DD', as {_date_example(value)} (a whole "
-                             f"number is taken as days since 1970-01-01, as Paimon stores a DATE: {DATE_DAYS[0]} to "
-                             f"{DATE_DAYS[1]})", position)
         try:
             return lit.convert(value, data_type, column, written=self.text[position:last[2] + len(last[1])])
+        except lit.DateDaysError as err:
+            low, high = lit.DATE_DAYS
+            raise self.error(f"{err.days} is not a DATE: write DATE 'YYYY-MM-DD', as DATE "
+                             f"'{lit.spelt_date(err.days).isoformat()}' (a whole number is taken as days since "
+                             f"1970-01-01, as Paimon stores a DATE: {low} to {high})", position) from None
         except UsageError as err:
             raise self.literal_error(err, position) from None
 

@@ -42,7 +42,7 @@ def admitted_rows(reader: DataFileReader, columns: dict[str, tuple[str, DataType
     spans: list[tuple[int, int]] = []  # admitted rows of the file, [start, end)
     start = 0
     for group, group_rows in enumerate(reader.group_rows):
-        spans.extend((start + low, start + high) for low, high in _group_spans(reader, group, columns, predicate))
+        spans.extend((start + low, start + high) for low, high in group_spans(reader, group, columns, predicate))
         start += group_rows
     covered = sum(high - low for low, high in spans)
     # (numpy, imported by the first narrowing, only where a page is ruled out: see fileindex.cli.unimported)
@@ -68,10 +68,11 @@ def _within(spans: list[tuple[int, int]], rows: pa.Int64Array | None, total: int
     return pa.array(found, type=pa.int64())
 
 
-def _group_spans(reader: DataFileReader, group: int, columns: dict[str, tuple[str, DataType]],
+def group_spans(reader: DataFileReader, group: int, columns: dict[str, tuple[str, DataType]],
                  predicate: Predicate) -> list[tuple[int, int]]:
-    """The row spans of a row group (from its first row) that may hold a match: the runs of rows under the same
-    page of each column with usable bounds, those whose pages' bounds may satisfy ``predicate``."""
+    """The row spans of a row group (from its first row, ascending) that may hold a match: the runs of rows under
+    the same page of each column with usable bounds, those whose pages' bounds may satisfy ``predicate`` (the
+    whole group where no column has usable bounds). ``columns`` as :func:`admitted_rows` takes them."""
     rows = reader.group_rows[group]  # type: ignore[index]
     keyed = {name: pages for name, (stored, data_type) in columns.items()
              if (pages := _page_keys(reader, stored, group, data_type)) is not None}
