@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from fileindex.arrow import compute, scalars
 from fileindex.lazy import numpy as np
 from fileindex.predicate.tree import Predicate
 from fileindex.table.statistics import FLOATING, INTEGERS, KnownBounds, ordered_bounds
@@ -53,7 +54,7 @@ def admitted_rows(reader: DataFileReader, columns: dict[str, tuple[str, DataType
 
 def _within(spans: list[tuple[int, int]], rows: pa.Int64Array | None, total: int) -> pa.Int64Array | None:
     if not spans:
-        return pa.array([], type=pa.int64())
+        return scalars.array([], pa.int64())
     starts = np.array([low for low, _ in spans], dtype=np.int64)
     ends = np.array([high for _, high in spans], dtype=np.int64)
     if rows is None:
@@ -65,7 +66,7 @@ def _within(spans: list[tuple[int, int]], rows: pa.Int64Array | None, total: int
         found = view[(at >= 0) & (view < ends[np.maximum(at, 0)])]
         if len(found) >= ADMITTED_SHARE * total:
             return None
-    return pa.array(found, type=pa.int64())
+    return compute.int64_array(found)
 
 
 def group_spans(reader: DataFileReader, group: int, columns: dict[str, tuple[str, DataType]],

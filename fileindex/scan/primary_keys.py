@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 
+from fileindex.arrow import scalars
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.arrow.types import arrow_type
 from fileindex.indexes.result import SKIP, Rows
@@ -325,7 +326,7 @@ def read_buckets(reads: list[FileRead], schema: pa.Schema, predicate: Predicate 
 def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict) -> pa.Table:
     """:func:`read_bucket` as one table (a Spark task's rows)."""
     tables = list(read_bucket(item, schema, predicate, types))
-    return pa.concat_tables(tables) if tables else schema.empty_table()
+    return pa.concat_tables(tables) if tables else scalars.empty_table(schema)
 
 
 def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_keys: Predicate | None,

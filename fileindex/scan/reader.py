@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, cast
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
+from fileindex.arrow import scalars
 from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
@@ -108,7 +109,7 @@ def selected_rows(verdict: FileVerdict, deleted: FrozenBitMap | None) -> pa.Int6
     """:func:`selection` as an Arrow array, read from the bitmap's buffer: a read of an index's rows imports no
     numpy (``fileindex.cli.unimported``)."""
     if verdict.result is SKIP:
-        return pa.array([], type=pa.int64())
+        return scalars.array([], pa.int64())
     if isinstance(verdict.result, Rows):
         rows = roaring.mutable(verdict.result.bitmap)
     elif deleted:
@@ -226,7 +227,7 @@ def read_file(item: FileRead, schema: pa.Schema, predicate: Predicate | None, ty
     if verdict is None:
         verdict = evaluate_file(task, cast(Predicate, predicate))
         if verdict.result is SKIP:
-            return schema.empty_table()
+            return scalars.empty_table(schema)
     return read_verdict(task, verdict, schema, predicate, types, exact=exact, probe=probe)
 
 
@@ -249,12 +250,12 @@ def read_matching(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema
     held = file_columns(task, reader, schema.names)  # (mapped by field id once for the file)
     rows = _on_admitted_pages(reader, rows, {name: held[name] for name in wanted if name in held}, predicate, types)
     if rows is not None and not len(rows):
-        return schema.empty_table()
+        return scalars.empty_table(schema)
     probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]), reader, held)
     mask = kept_mask(probe, predicate, types)
     kept = compute.filter_rows(probe, mask)
     if not kept.num_rows:  # (most files a bloom filter keeps: no other column is read)
-        return schema.empty_table()
+        return scalars.empty_table(schema)
     rest = pa.schema([field for field in schema if field.name not in wanted])
     if not len(rest):
         others = kept
