@@ -112,7 +112,10 @@ class RefusingEndpoint:
             except OSError:
                 return
             self.tries += 1
-            connection.close()
+            self.answer(connection)
+
+    def answer(self, connection) -> None:
+        connection.close()
 
     def close(self) -> None:
         self._socket.close()
@@ -128,30 +131,20 @@ class SilentEndpoint(RefusingEndpoint):
         self._held: list = []
         super().__init__()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self._socket.accept()
-            except OSError:
-                return
-            self._held.append(connection)
-            self.connected.set()
+    def answer(self, connection) -> None:
+        self._held.append(connection)
+        self.connected.set()
 
 
 class NotAStore(RefusingEndpoint):
     """An HTTP server that answers every request 404 with a web page: an endpoint that is not the store's."""
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self._socket.accept()
-            except OSError:
-                return
+    def answer(self, connection) -> None:
+        with connection:
             connection.recv(65536)
             page = b"<!DOCTYPE HTML><html>not here</html>"
             connection.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: "
                                + str(len(page)).encode() + b"\r\nConnection: close\r\n\r\n" + page)
-            connection.close()
 
 
 def test_ctrl_c_ends_a_read_waiting_on_a_store_that_never_answers(s3_store):
