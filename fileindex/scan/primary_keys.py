@@ -217,7 +217,7 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
     if predicate is None:
         return None, ""
     if spec.engine != DEDUPLICATE:
-        return None, f", every key (the {spec.engine} engine builds a row from several records)"
+        return None, f", every key (records are selected by their index for {DEDUPLICATE} tables only)"
     if not spec.file_index_read:
         return None, ", every key (file-index.read.enabled=false)"
     types = spec.types()

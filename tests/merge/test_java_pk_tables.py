@@ -241,6 +241,16 @@ def test_explain_names_the_rule_of_each_file_and_bucket():
         "its records merged by key, every key (the file has no index to select records by)")
 
 
+def test_a_first_row_buckets_reason_says_why_its_keys_are_all_merged_without_claiming_a_combined_row():
+    """A first-row row is one record (the first of its key); what keeps its bucket from a read by candidate keys is
+    that those are taken for deduplicate tables only."""
+    snapshot = max(TABLES["first_row"]["snapshots"])
+    files = PaimonTable(DATABASE / "first_row", snapshot).scan("id > 0").explain().as_dict()["files"]
+    read = [f["reason"] for f in files if f["read"] == "all"]
+    assert read and all(r.endswith("every key (records are selected by their index for deduplicate tables only)")
+                        for r in read), read
+
+
 def test_the_deletion_vector_table_keeps_its_reading():
     """``pk_with_bitmap_dv`` (deletion vectors) is read as before: level 0 skipped, each file above read raw
     with its deletion vector (not by this merge, which refuses the table); with its vectors switched off the
