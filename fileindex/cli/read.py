@@ -220,7 +220,7 @@ class Progress:
             return
         now = time.perf_counter()
         if (self.shown is None or now - self.shown > 1) and (self.eager or now - self.started > 1):
-            self.say(f"{self.rows:,} rows read")
+            self.say(f"{self.rows:,} row{'' if self.rows == 1 else 's'} read")
             self.shown = now
 
     def say(self, text: str) -> None:

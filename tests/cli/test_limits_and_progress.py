@@ -66,3 +66,10 @@ def test_on_a_terminal_progress_is_one_line_redrawn_and_ended(slow_clock):
     progress.done()
     assert stream.getvalue() == ("\rfileindex read: 8 rows read\033[K\rfileindex read: 16 rows read\033[K"
                                  "\rfileindex read: 24 rows read\033[K\n")
+
+
+def test_one_row_read_is_said_in_the_singular(slow_clock):
+    stream = io.StringIO()
+    progress = read_command.Progress(off_terminal=True, stream=stream)
+    progress.add(1)
+    assert stream.getvalue() == "fileindex read: 1 row read\n"
