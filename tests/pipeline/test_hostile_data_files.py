@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hostile import fileindex, refused
-from parquet_forgery import with_offset_indexes
+from parquet_forgery import with_footer, with_offset_indexes
 from table_edits import copy_table, data_manifests, edit_rows
 
 from fileindex.arrow import data_files
@@ -84,6 +84,36 @@ def test_a_data_file_longer_than_its_manifest_says_is_a_data_file_error(table):
     rows = pq.read_table(table / DATA)
     with_data_file(table, pa.concat_tables([rows, rows]))
     refused(fileindex("read", table), DATA, "holds 16 rows", "manifest says 8")
+
+
+def _footer_at(path: Path) -> int:
+    data = path.read_bytes()
+    return len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+
+
+def test_a_footer_whose_row_count_is_not_its_row_groups_is_a_data_file_error(table):
+    """The footer says 9 rows, its one row group holds 8: a count would say 9, a read 8 (two answers)."""
+    def more(meta):
+        meta.num_rows = 9
+
+    with_footer(table / DATA, more)
+    refused(fileindex("read", table, "--where", "f1 = 10"), DATA, "says it holds 9 rows",
+            f"its footer at byte {_footer_at(table / DATA)}", "its row groups hold 8")
+
+
+def test_a_row_group_whose_row_count_is_not_its_columns_is_a_data_file_error(table):
+    """The file and its row group say 7 rows, the group's columns hold 8 values: a whole read takes the pages'
+    8, a row selection the group's 7 (Tony's rows 3 and 6 found by one, not the other)."""
+    def fewer(meta):
+        meta.num_rows = meta.row_groups[0].num_rows = 7
+
+    with_footer(table / DATA, fewer)
+    for where in ("f0 = 'Tony'", "f1 = 10"):
+        refused(fileindex("read", table, "--where", where), DATA, "row group 0 says it holds 7 rows",
+                "its column f0 holds 8 values", "corrupt Parquet footer")
+    data_files.FOOTERS.clear()
+    with pytest.raises(DataFileError, match="row group 0 says it holds 7 rows"):
+        PaimonTable(table).scan().to_arrow()
 
 
 def test_a_predicate_text_nested_too_deep_is_a_usage_error(table):
