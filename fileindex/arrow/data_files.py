@@ -180,6 +180,17 @@ class DataFileReader:
         except (pa.ArrowException, OSError, ValueError) as err:
             raise DataFileError(f"{self.path}: {what}{err}") from None
 
+    def cast(self, values, name: str, arrow_type: pa.DataType):
+        """The file's column ``name`` as ``arrow_type`` (its type in the table's schema), where its values are of
+        another type: values that do not fit (strings in a column a schema says is INT) are a data-file error."""
+        if values.type == arrow_type:
+            return values
+        try:
+            return compute.cast(values, arrow_type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+            raise DataFileError(f"{self.path}: its column {name} holds {values.type} values that cannot be read as "
+                                f"{arrow_type} (the table's schema's type): {err}") from None
+
     def column(self, name: str) -> pa.ChunkedArray:
         return self.read([name]).column(0)
 

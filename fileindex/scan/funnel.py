@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from fileindex.merge.spec import MergeSpec
     from fileindex.scan.table import PaimonTable
 
-STAGES = ("level", "partition", "bucket", "statistics", "file_index", "deletion_vectors")
+STAGES = ("row_count", "level", "partition", "bucket", "statistics", "file_index", "deletion_vectors")
 NO_PREDICATE = "no where: every row matches"
 
 

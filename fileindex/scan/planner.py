@@ -83,6 +83,9 @@ class ScanPlanner:
         files: list[FileRead] = []
         stages: list[Stage] = []
         alive = tasks
+        if not self.every_verdict and any(task.table_entry().row_count == 0 for task in alive):
+            alive = _whole_file_stage("row_count", alive, lambda task: task.table_entry().row_count > 0,
+                                      "the table's manifest records no rows in it", files, stages)
         if self.table.schema.primary_keys and self.table.deletion_vectors_enabled and not self.every_verdict:
             alive = _whole_file_stage("level", alive, lambda task: task.table_entry().level > 0,  # (no merge needed)
                                       LEVEL_ZERO_UNREAD, files, stages)

@@ -374,7 +374,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
                 columns.append(pa.nulls(batch.num_rows, type=kind))
             else:
                 column = batch.column(old)
-                columns.append(column if column.type == kind else column.cast(kind))
+                columns.append(reader.cast(column, old, kind))
         batch = pa.RecordBatch.from_arrays(columns, names=names)
         if over_keys is not None:
             keys = pa.table({key: batch.column(key_column(key)) for key in spec.keys})

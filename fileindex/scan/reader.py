@@ -152,7 +152,8 @@ def selected_schema(schema: pa.Schema, columns: list[str], predicate: Predicate)
         raise UsageError("select at least one column")
     for name in columns:
         if name not in schema.names:
-            raise UsageError(f"cannot select unknown column {name!r}{closest_column(name, schema.names)}")
+            raise UsageError(f"cannot select unknown column {name!r}"
+                             f"{closest_column(name, schema.names, as_written=True)}")
     if len(set(columns)) < len(columns):
         raise UsageError(f"a column is selected twice: {', '.join(columns)}")
     wanted = list(dict.fromkeys([*columns, *source_columns(predicate, schema.names)]))
@@ -176,7 +177,7 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, sche
     for field in schema:
         if field.name in names:
             column = table.column(names[field.name])
-            columns.append(column if column.type == field.type else column.cast(field.type))
+            columns.append(reader.cast(column, names[field.name], field.type))
         else:
             columns.append(pa.nulls(count, type=field.type))
     return pa.Table.from_arrays(columns, schema=schema)
