@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 STAGES = ("level", "partition", "bucket", "statistics", "file_index", "deletion_vectors")
 NO_PREDICATE = "no where: every row matches"
+NO_INDEX = "no data file has an index"  # (the file index stage, where none of its files has one)
 
 
 @frozen
@@ -76,11 +77,21 @@ class Stage:
     rows_before: int
     rows_after: int
     manifests_skipped: int = 0  # (partition) manifests not read: their files are counted in no stage
+    no_index: bool = False  # (file_index) no file it was given has an index: nothing was consulted
 
     def as_dict(self) -> dict:
         return {"stage": self.name, "files_before": self.files_before, "files_after": self.files_after,
                 "rows_before": self.rows_before, "rows_after": self.rows_after,
-                **({"manifests_skipped": self.manifests_skipped} if self.manifests_skipped else {})}
+                **({"manifests_skipped": self.manifests_skipped} if self.manifests_skipped else {}),
+                **({"no_index": True} if self.no_index else {})}
+
+    def line(self) -> str:
+        """The stage's line of the funnel."""
+        if self.no_index:  # (counts "N -> N" would read as an index consulted)
+            return f"  {_words(self.name):<17} {NO_INDEX}"
+        return (f"  {_words(self.name):<17} files {self.files_before:>6,} -> {self.files_after:<6,} "
+                f"rows {self.rows_before:>12,} -> {self.rows_after:,}"
+                + (f"  ({self.manifests_skipped:,} manifests not read)" if self.manifests_skipped else ""))
 
 
 @frozen
@@ -121,10 +132,7 @@ class Explain:
         lines = [f"scan of {self.table} at snapshot {self.snapshot}" + (f" where {self.where}" if self.where else "")]
         if self.stages:
             lines.append("  pruning stages, each with the files and rows before -> after it:")
-        for stage in self.stages:
-            lines.append(f"  {_words(stage.name):<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
-                         f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}"
-                         + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
+        lines += [stage.line() for stage in self.stages]
         if self.limit is not None:
             stops = "no file is read" if self.limit == 0 else \
                 f"the read stops at {self.limit:,} row{'' if self.limit == 1 else 's'}"
@@ -178,6 +186,11 @@ def stage_of(name: str, before: list, after: list, rows_before: int, rows_after:
 def index_of(task: DataFileTask) -> str:
     entry = task.table_entry()
     return "embedded" if entry.embedded_index is not None else "sidecar" if entry.index_files else "none"
+
+
+def without_index(tasks: list[DataFileTask]) -> bool:
+    """Whether files were given and none of them has an index (embedded or sidecar)."""
+    return bool(tasks) and all(index_of(task) == "none" for task in tasks)
 
 
 def skipped(task: DataFileTask, stage: str, reason: str | Callable[[], str],
