@@ -134,8 +134,9 @@ def _least(a: int | None, b: int | None) -> int | None:
 
 def funnel_line(explain: Explain) -> str:
     """The funnel on one line (Polars' ``explain_detail``)."""
+    counted = "records" if explain.records else "rows"
     stages = [f"{s.name}: {NO_INDEX}" if s.no_index else
-              f"{s.name} {s.files_before:,}->{s.files_after:,} files, {s.rows_before:,}->{s.rows_after:,} rows"
+              f"{s.name} {s.files_before:,}->{s.files_after:,} files, {s.rows_before:,}->{s.rows_after:,} {counted}"
               for s in explain.stages]
     where = f" where {explain.where}" if explain.where else ""
     return f"snapshot {explain.snapshot}{where}: " + ("; ".join(stages) or "no data files")

@@ -19,7 +19,7 @@ from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, Rows
-from fileindex.scan.funnel import FileRead
+from fileindex.scan.funnel import FileRead, merged_by_key
 from fileindex.scan.task import DataFileTask, Inputs, open_error
 from fileindex.scan.truth import filtered, kept_mask, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
@@ -52,12 +52,6 @@ def scannable(inputs: Inputs) -> list[DataFileTask]:
     if table.schema.primary_keys:
         return [task for task in inputs.tasks if task.table_entry().level > 0]
     return inputs.tasks
-
-
-def merged_by_key(table: PaimonTable) -> bool:
-    """Whether the table's rows are merged by key from its buckets' files (a primary-key table without deletion
-    vectors: ``scan.primary_keys``)."""
-    return bool(table.schema.primary_keys) and not table.deletion_vectors_enabled
 
 
 def refuse_unscannable(table: PaimonTable) -> None:

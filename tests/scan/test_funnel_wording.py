@@ -30,3 +30,25 @@ def test_a_table_whose_files_have_indexes_counts_its_file_index_stage():
     explained = PaimonTable(INDEXED).scan("f1 = 20").explain()
     assert "  file index        files      1 -> 1      rows            8 -> 3" in str(explained).splitlines()
     assert "no_index" not in _stage(explained.as_dict(), "file_index")
+
+
+def test_a_primary_key_tables_funnel_counts_records_before_the_merge_not_rows():
+    scan = PaimonTable(UNINDEXED).scan()
+    explained = scan.explain()
+    lines = str(explained).splitlines()
+    assert lines[1].startswith("  pruning stages, each with the files and records before -> after it (records as "
+                               "written, before the merge by key")
+    first = [line for line in lines if "index=none  read" in line]
+    records = sum(f["row_count"] for f in explained.as_dict()["files"])
+    assert records > scan.count()  # (updated keys: more records than rows)
+    assert len(first) == 1 and f"read its bucket's {records} records" in first[0]
+    assert explained.as_dict()["counts"] == "records"
+    filtered = str(PaimonTable(UNINDEXED).scan("v = 1").explain()).splitlines()
+    assert f"  key statistics    files      2 -> 2      records {records:>9} -> {records}" in filtered
+    assert f"{records}->{records} records" in funnel_line(PaimonTable(UNINDEXED).scan("v = 1").explain())
+
+
+def test_an_append_tables_funnel_counts_rows():
+    explained = PaimonTable(INDEXED).scan("f1 = 20").explain()
+    assert str(explained).splitlines()[1] == "  pruning stages, each with the files and rows before -> after it:"
+    assert "counts" not in explained.as_dict() and "8->3 rows" in funnel_line(explained)
