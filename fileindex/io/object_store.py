@@ -254,13 +254,15 @@ class ObjectStoreFileIO(UriPaths):
         return _info(location.key.rsplit("/", 1)[-1], location, meta)
 
     def list(self, folder: str) -> list[ObjectInfo]:
-        """The objects and common prefixes directly under ``folder`` (one LIST a thousand entries)."""
+        """The objects and common prefixes directly under ``folder`` (one LIST a thousand entries). A folder's own
+        marker (an empty object ``folder/``, which Hadoop's S3A, pyarrow and the consoles create) is no file of
+        it: the client lists it under the folder's name, without its slash."""
         location = self.confined(folder, (), "folder")
         prefix = location.key + "/" if location.key else None
         found = self._call(location, lambda: _obstore().list_with_delimiter(self._store, prefix))
         folders = [ObjectInfo(p.rstrip("/").rsplit("/", 1)[-1], "folder") for p in found["common_prefixes"]]
         files = [_info(meta["path"].rsplit("/", 1)[-1], self.root.child(meta["path"]), meta)
-                 for meta in found["objects"]]
+                 for meta in found["objects"] if meta["path"] != location.key]  # (not a folder's marker: see below)
         return folders + files
 
     # -- writes --------------------------------------------------------------------------------------

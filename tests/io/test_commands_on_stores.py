@@ -84,6 +84,24 @@ def test_table_orphans_and_explain_answer_as_on_the_local_copy(s3_store, capsys,
         "bucket-0/.x.tmp", "bucket-0/stale.parquet.index", "manifest/manifest-left-behind"]
 
 
+def test_folder_markers_are_no_orphans(s3_store, capsys):
+    """Hadoop's S3A, pyarrow and the consoles make a folder as an empty object ``folder/``, which a listing
+    returns under the folder's own name: ``manifest/``'s marker is not a manifest nobody names."""
+    from pyarrow import fs
+
+    from store_fixtures import S3_ACCESS_KEY, S3_SECRET
+
+    uri = upload(s3_store, SIDECARS)
+    s3 = fs.S3FileSystem(endpoint_override=s3_store.server.endpoint, access_key=S3_ACCESS_KEY,
+                         secret_key=S3_SECRET, region="us-east-1")
+    table = uri.removeprefix("s3://")
+    for folder in ("", "/manifest", "/bucket-0", "/schema", "/snapshot"):
+        s3.create_dir(table + folder)  # (the folder's marker: an empty object named with a trailing slash)
+    code, out, err = run_cli(capsys, "table", uri, "--orphans", *storage_flags(s3_store))
+    assert (code, out) == (0, "") and err.startswith("0 orphan file(s)"), out + err
+    assert PaimonTable(uri, options=s3_store.options()).scan().count() == PaimonTable(SIDECARS).scan().count()
+
+
 @pytest.mark.parametrize("missing", ["data", "index"])
 def test_verify_names_a_missing_object(s3_store, capsys, missing):
     uri = upload(s3_store, SIDECARS)
