@@ -360,7 +360,7 @@ class ObjectStoreFileIO(UriPaths):
             return f"{container} {self.root.bucket} does not exist at {endpoint}"
         if "169.254.169.254" in text or "metadata" in text.lower():  # (the credential chain's last resort)
             return ("no credentials: none in the options or the environment, and no instance metadata service "
-                    "answered; give them as options (s3.access-key, ...) or in the environment")
+                    f"answered; give them as options ({_CREDENTIAL_OPTIONS[self.root.store]}) or in the environment")
         if kind in ("PermissionDeniedError", "UnauthenticatedError") or any(
                 status in text for status in ("403 Forbidden", "401 Unauthorized")):
             return (f"access denied at {endpoint}: the store refused the credentials given (options, the "
@@ -373,6 +373,11 @@ class ObjectStoreFileIO(UriPaths):
             return (f"the server at {endpoint} answered {answered.group(1)} to a request for {container} "
                     f"{self.root.bucket}: check {option} (is it the store's endpoint?)")
         return scrub(text.split("\n", 1)[0], self.options.secrets())
+
+
+# what a store's credentials are, as options (the environment's names are in the guide, docs/guide/object-stores.md)
+_CREDENTIAL_OPTIONS = {"s3": "s3.access-key and s3.secret-key", "azure": "azure.account-key or azure.sas-token",
+                       "gcs": "gcs.credential-path or gcs.token; gcs.allow-anonymous for an emulator"}
 
 
 def _interruptibly(request: Callable[[], Any]) -> Any:

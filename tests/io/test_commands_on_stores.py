@@ -232,6 +232,25 @@ def test_a_missing_bucket_an_endpoint_out_of_reach_and_refused_credentials_are_o
     assert not [s for s in object_store.secrets() if s in out + err]
 
 
+CREDENTIALS = {"s3": ("s3.access-key", "s3.secret-key"), "azure": ("fs.azure.account.key.",),
+               "gcs": ("gcs.allow-anonymous",)}
+
+
+def test_no_credentials_names_the_options_of_the_store_at_hand(object_store, capsys, monkeypatch):
+    for variable in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+                     "AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_SAS_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS"):
+        monkeypatch.delenv(variable, raising=False)
+    uri = upload(object_store, SIDECARS)
+    options = {key: value for key, value in object_store.options().items()
+               if not key.startswith(CREDENTIALS[object_store.kind])}
+    flags = [flag for key, value in options.items() for flag in ("--storage-option", f"{key}={value}")]
+    code, out, err = run_cli(capsys, "read", uri, *flags)
+    assert code == 2 and err.count("\n") == 1 and "no credentials" in err, err
+    named = {"s3": "s3.access-key", "azure": "azure.account-key", "gcs": "gcs.credential-path"}
+    assert named[object_store.kind] in err and not [other for kind, other in named.items()
+                                                     if kind != object_store.kind and other in err], err
+
+
 def test_a_query_fetches_the_index_bodies_of_its_columns_only(object_store):
     """Per sidecar still in play: one GET of its first bytes (the HEAD), then ranged GETs inside the bodies of the
     predicate's column, never a body of another column."""
