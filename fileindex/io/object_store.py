@@ -452,7 +452,7 @@ def obstore_store(location: Location, options: StoreOptions) -> Any:
             config["virtual_hosted_style_request"] = True  # OSS answers only virtual-hosted requests
         return S3Store(location.bucket, config=config, client_options=client, retry_config=retry)
     if location.store == "azure":
-        _put(config, account_name=options.account, account_key=_reveal(options.account_key),
+        _put(config, account_name=_azure_account(location, options), account_key=_reveal(options.account_key),
              sas_key=_reveal(options.sas_token), client_id=options.client_id,
              client_secret=_reveal(options.client_secret), tenant_id=options.tenant_id,
              authority_host=options.authority_host, endpoint=options.endpoint)
@@ -464,6 +464,13 @@ def obstore_store(location: Location, options: StoreOptions) -> Any:
         provider = _StaticToken(token)
     return GCSStore(location.bucket, config=config, client_options=client, credential_provider=provider,
                     retry_config=retry)
+
+
+def _azure_account(location: Location, options: StoreOptions) -> str:
+    if not options.account:
+        raise UsageError(f"{location}: no Azure account: name it in the URI (abfs://CONTAINER@ACCOUNT.dfs.core."
+                         "windows.net/...), as azure.account-name, or in AZURE_STORAGE_ACCOUNT_NAME")
+    return options.account
 
 
 class _StaticToken:
@@ -509,10 +516,7 @@ def arrow_filesystem(location: Location, options: StoreOptions | None = None) ->
              endpoint_override=endpoint.netloc if endpoint else None, scheme=endpoint.scheme if endpoint else None,
              project_id=options.project)
         return fs.GcsFileSystem(**arguments)
-    if not options.account:
-        raise UsageError(f"{location}: no Azure account: name it in the URI (abfs://CONTAINER@ACCOUNT.dfs.core."
-                         "windows.net/...), as azure.account-name, or in AZURE_STORAGE_ACCOUNT_NAME")
-    arguments = {"account_name": options.account}
+    arguments = {"account_name": _azure_account(location, options)}
     _put(arguments, account_key=_reveal(options.account_key), sas_token=_reveal(options.sas_token),
          client_id=options.client_id, client_secret=_reveal(options.client_secret), tenant_id=options.tenant_id,
          blob_storage_authority=endpoint.netloc if endpoint else None,

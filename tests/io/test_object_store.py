@@ -293,3 +293,10 @@ def _refused_by_moto(store, options):
     """moto checks no signatures by default; its IAM check is not on, so refuse through a closed port instead."""
     closed = {**options, "s3.endpoint": "http://127.0.0.1:9"}
     ObjectStoreFileIO.at(store.root, closed, environ={}).read_bytes(store.uri("x"), limit=100)
+
+
+def test_an_azure_container_without_an_account_says_where_to_name_it():
+    """``az://CONTAINER/path`` takes its account from the options or the environment: with none, the one line
+    says so (the client library's own words were "Generic MicrosoftAzure error: Account must be specified")."""
+    with pytest.raises(UsageError, match=r"no Azure account: .*azure\.account-name.*AZURE_STORAGE_ACCOUNT_NAME"):
+        ObjectStoreFileIO.at("az://container/w/t", {"azure.endpoint": "http://127.0.0.1:1/acct"}, environ={})
