@@ -202,6 +202,7 @@ class Progress:
         self.started = time.perf_counter()
         self.shown: float | None = None  # when a rows line was last shown
         self.rows = 0
+        self.rows_said: int | None = None  # the count the last rows line gave
         self.printed = False
 
     def plan(self, scan) -> None:
@@ -220,8 +221,12 @@ class Progress:
             return
         now = time.perf_counter()
         if (self.shown is None or now - self.shown > 1) and (self.eager or now - self.started > 1):
-            self.say(f"{self.rows:,} row{'' if self.rows == 1 else 's'} read")
+            self._say_rows()
             self.shown = now
+
+    def _say_rows(self) -> None:
+        self.say(f"{self.rows:,} row{'' if self.rows == 1 else 's'} read")
+        self.rows_said = self.rows
 
     def say(self, text: str) -> None:
         if self.eager or (self.terminal and time.perf_counter() - self.started > 1):
@@ -231,6 +236,8 @@ class Progress:
             self.printed = True
 
     def done(self) -> None:
+        if self.printed and self.rows_said != self.rows:  # (the lines are at most one a second: the last says all)
+            self._say_rows()
         if self.printed and self.terminal:  # what comes next starts a line of its own
             self.stream.write("\n")
             self.stream.flush()

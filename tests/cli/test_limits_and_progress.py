@@ -73,3 +73,16 @@ def test_one_row_read_is_said_in_the_singular(slow_clock):
     progress = read_command.Progress(off_terminal=True, stream=stream)
     progress.add(1)
     assert stream.getvalue() == "fileindex read: 1 row read\n"
+
+
+def test_the_last_progress_line_counts_every_row_read(monkeypatch):
+    """Rows lines come at most one a second, so the last one shown may be of an early batch: when the read
+    ends, a line with the whole count follows (it said "1 row read" above three rows printed)."""
+    monkeypatch.setattr(read_command.time, "perf_counter", lambda: 0.0)  # (no second passes: one line a batch)
+    stream = io.StringIO()
+    progress = read_command.Progress(off_terminal=True, stream=stream)
+    for rows in (1, 2):
+        progress.add(rows)
+    progress.done()
+    assert stream.getvalue().splitlines()[-1] == "fileindex read: 3 rows read"
+    assert stream.getvalue().count("rows read") == 1
