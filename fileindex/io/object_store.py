@@ -365,6 +365,9 @@ class ObjectStoreFileIO(UriPaths):
                 status in text for status in ("403 Forbidden", "401 Unauthorized")):
             return (f"access denied at {endpoint}: the store refused the credentials given (options, the "
                     "environment or the credential chain) for this object")
+        if endpoint.startswith("https://") and "InvalidContentType" in text:  # (its answer to TLS was not TLS)
+            return (f"the server at {endpoint} does not speak TLS (https): if it is plain http, write "
+                    f"{option}=http://{endpoint.removeprefix('https://')} (an endpoint without a scheme is https)")
         if "error sending request" in text or "timed out" in text.lower() or "dns error" in text:
             return (f"cannot reach the store at {endpoint} (no answer; tried {1 + MAX_RETRIES} times at most): "
                     f"check {option} and the network")

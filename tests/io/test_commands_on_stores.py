@@ -232,6 +232,17 @@ def test_a_missing_bucket_an_endpoint_out_of_reach_and_refused_credentials_are_o
     assert not [s for s in object_store.secrets() if s in out + err]
 
 
+def test_an_http_server_given_as_an_endpoint_without_a_scheme_is_told_to_write_http(object_store, capsys):
+    """An endpoint without a scheme is https (as Hadoop's S3A, unless connection.ssl.enabled=false); a plain-http
+    server's answer to the TLS handshake is not "no answer": the line says to write http://."""
+    uri = upload(object_store, SIDECARS)
+    plain = object_store.proxy.url.removeprefix("http://")
+    flags = [flag.replace(object_store.proxy.url, plain) for flag in storage_flags(object_store)]
+    code, out, err = run_cli(capsys, "read", uri, *flags)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"the server at https://{plain}" in err and "does not speak TLS" in err and f"=http://{plain}" in err, err
+
+
 CREDENTIALS = {"s3": ("s3.access-key", "s3.secret-key"), "azure": ("fs.azure.account.key.",),
                "gcs": ("gcs.allow-anonymous",)}
 
