@@ -210,7 +210,7 @@ class Progress:
         self.say(f"planning the read of snapshot {scan.table.snapshot.id}")
         files = scan.plan()
         reads = [item for item in files if item.to_read]
-        read = sum(len(item.group) or 1 for item in reads)
+        read = sum(item.data_files_read for item in reads)
         rows = sum(item.rows for item in reads)
         self.say(f"{read:,} of {len(files):,} data files to read ({rows:,} rows before the exact filter), planned "
                  f"in {time.perf_counter() - self.started:.1f} s")

@@ -64,6 +64,12 @@ class FileRead:
     def to_read(self) -> bool:
         return self.read in ("all", "rows")
 
+    @property
+    def data_files_read(self) -> int:
+        """How many data files reading this one opens: its group's (a primary-key bucket merged, a data-evolution
+        row range), whose other files are listed as ``merged`` into it, else itself; 0 where it is not read."""
+        return (len(self.group) or 1) if self.to_read else 0
+
     def as_dict(self) -> dict:
         return {"file": self.file, "row_count": self.row_count, "index": self.index, "read": self.read,
                 "rows": self.rows, "reason": self.reason, "skipped_by": self.skipped_by,

@@ -194,8 +194,9 @@ def planning_report(files: list[FileRead], stages: tuple[Stage, ...], tasks: int
     rows_total = sum(f.row_count for f in files)
     rows_read = sum(f.rows for f in read)
     judged = [f for f in files if f.verdict is not None]
-    return {"files_total": len(files), "rows_total": rows_total, "files_skipped": len(files) - len(read),
-            "rows_skipped": rows_total - rows_read, "files_read": len(read), "rows_read": rows_read,
+    files_read = sum(f.data_files_read for f in read)
+    return {"files_total": len(files), "rows_total": rows_total, "files_skipped": len(files) - files_read,
+            "rows_skipped": rows_total - rows_read, "files_read": files_read, "rows_read": rows_read,
             "files_sidecar_in_tasks": len(deferred), "rows_sidecar_in_tasks": sum(f.rows for f in deferred),
             "files_sidecar_in_planning": sum(has_sidecar(cast(DataFileTask, f.task)) for f in judged),
             "files_without_index": sum(f.index == "none" for f in files),

@@ -261,7 +261,8 @@ class ScanStats:
     @classmethod
     def of(cls, files: list[FileRead], index_seconds: float) -> ScanStats:
         read = [f for f in files if f.to_read]
-        return cls(len(files), len(read), sum(f.row_count for f in files), sum(f.rows for f in read),
+        return cls(len(files), sum(f.data_files_read for f in read), sum(f.row_count for f in files),
+                   sum(f.rows for f in read),
                    sum(f.index == "none" for f in files),
                    sum(bool(f.verdict is not None and f.verdict.note) for f in files), index_seconds)
 

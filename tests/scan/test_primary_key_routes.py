@@ -49,3 +49,17 @@ def test_a_limit_counts_merged_rows():
     assert table.scan(limit=2).to_arrow().num_rows == 2
     filtered = table.scan().to_polars().filter(pl.col("score") >= 0).head(every.num_rows + 5).collect()
     assert filtered.height == pl.from_arrow(every).filter(pl.col("score") >= 0).height
+
+
+@pytest.mark.parametrize(("where", "read", "skipped"), [("score >= 900 OR name = 'late'", 8, 0), ("id = 2", 5, 3)])
+def test_a_merged_bucket_counts_every_file_it_opens_as_read(where, read, skipped):
+    """A bucket's files are merged into its first file's read (the others are listed as ``merged``): the Spark
+    scan's figures said "read 4 of 8 files ... pruned 4 of 8 files" where all 8 files were read."""
+    from fileindex.spark.datasource import planning_report
+    from fileindex.spark.jobs import ScanStats
+
+    files = PaimonTable(DATABASE / "deduplicate").scan(where).plan()
+    assert len(files) == 8 and sum(item.data_files_read for item in files) == read
+    assert ScanStats.of(files, 0.0).files_read == read
+    report = planning_report(files, (), tasks=1)
+    assert (report["files_read"], report["files_skipped"]) == (read, skipped)
