@@ -216,7 +216,12 @@ def index_of(task: DataFileTask) -> str:
 
 def without_index(tasks: list[DataFileTask]) -> bool:
     """Whether files were given and none of them has an index (embedded or sidecar)."""
-    return bool(tasks) and all(index_of(task) == "none" for task in tasks)
+    return none_indexed([index_of(task) for task in tasks])
+
+
+def none_indexed(indexes: list[str]) -> bool:
+    """Whether there are files and every one's index (as :class:`FileRead` names it) is ``"none"``."""
+    return bool(indexes) and all(index == "none" for index in indexes)
 
 
 def skipped(task: DataFileTask, stage: str, reason: str | Callable[[], str],

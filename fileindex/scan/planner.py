@@ -30,6 +30,7 @@ from fileindex.scan.funnel import (
     Stage,
     index_of,
     keep_reason,
+    none_indexed,
     skip_reason,
     skipped,
     stage_of,
@@ -348,7 +349,7 @@ def plan_files(tasks: list[DataFileTask], predicate: Predicate, *, extended: boo
                                   else "all", count, keep_reason(task, verdict, predicate), None, task, verdict))
     kept = [f for f in reads if f.read != "none"]
     stage = Stage("file_index", len(reads), len(kept), sum(f.row_count for f in reads), sum(f.rows for f in kept),
-                  no_index=bool(reads) and all(f.index == "none" for f in reads))
+                  no_index=none_indexed([f.index for f in reads]))
     return reads, (stage,)
 
 

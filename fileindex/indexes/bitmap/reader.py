@@ -564,9 +564,9 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 by_block.setdefault(block, []).append(j)
         return by_block
 
-    def _listed_rows(self, sort_keys: list) -> list[bytes | int | None]:
+    def _listed_rows(self, sort_keys: list) -> Sequence[bytes | int | tuple[int, int] | None]:
         """``_PackedDictionary.listed_rows`` of these sort keys in the V1 dictionary or the V2 blocks that may hold
-        them (a block of a few keys, not packed, answers a present key's offset: it is decoded the slow way)."""
+        them (a block of a few keys, not packed, answers a present key's location: it is decoded the slow way)."""
         if self.version == 1:
             return self._v1_dictionary.listed_rows(sort_keys, self._view, self._body_start)
         found: list = [None] * len(sort_keys)
@@ -576,7 +576,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             if isinstance(dictionary, _PackedDictionary):
                 answers = dictionary.listed_rows(wanted, self._view, self._body_start)
             else:
-                answers = [None if location is None else location[0] for location in dictionary.locate_many(wanted)]
+                answers = dictionary.locate_many(wanted)
             for j, answer in zip(positions, answers, strict=True):
                 found[j] = answer
         return found
@@ -658,6 +658,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 cache[key] = _NO_ROWS
             elif isinstance(rows, bytes):
                 cache[key] = Rows.listed(rows)
+            elif isinstance(rows, tuple):  # the location in a V2 block too small to be packed
+                left.append((key, rows))
             else:  # the offset of a bitmap the kernel does not decode: pyroaring does (or raises the placed error)
                 location = (rows, -1) if self.version == 1 else self._locate(sort_key)  # (V2: with its length)
                 assert location is not None  # an offset was found

@@ -552,3 +552,15 @@ def test_listed_rows_make_the_bitmap_only_when_asked(version):
         assert result._bitmap is None and result.cardinality == 10 and result.remain() and result._bitmap is None
     assert set(result.bitmap) == expected and result == Rows(expected) and result.cardinality == 10
     assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_keys_of_a_small_v2_block_beside_packed_ones_are_located_once(monkeypatch):
+    """V2 blocks of 1 kB over 4-byte keys: packed blocks and a small one after them. A lookup through the
+    packed path takes each key's location from the block search itself, never a second search."""
+    data_type = parse_type("INT")
+    values = [v % 300 for v in range(3000)]  # (blocks of 85 keys: the last holds 45)
+    payload = build(values, data_type, {"version": "2", "index-block-size": "1kb"})
+    monkeypatch.setattr(BitmapReader, "_locate_in_blocks", lambda *_: pytest.fail("a key located a second time"))
+    reader = BitmapReader(payload, data_type)
+    for value in (0, 100, 260, 299):
+        assert set(reader.visit_equal(value).bitmap) == set(range(value, 3000, 300))
