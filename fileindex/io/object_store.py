@@ -52,6 +52,8 @@ from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store
 TAIL = 64 * 1024  # bytes of an object's end fetched when it is opened (a Parquet footer, as pyarrow reads it)
 GAP = 64 * 1024  # ranges closer than this are fetched as one (a request costs more than these bytes)
 MAX_CONCURRENT = 8  # ranges of one file fetched at once
+# prefetched ranges merged up to this length (pyarrow's pre-buffering default): longer ones go as GETs side by side
+RANGE_LIMIT = 32 << 20
 _NO_SUFFIX_RANGE = ("azure",)
 # how long a request may take, and be tried again, before the store is said to be out of reach: a few tries in
 # seconds, not the client library's ten tries in up to three minutes (connection errors, timeouts and 5xx answers
@@ -76,11 +78,13 @@ class ObjectInfo:
     identity: tuple = ()
 
 
-def coalesce(ranges: Sequence[tuple[int, int]], gap: int = GAP) -> list[tuple[int, int]]:
-    """``(offset, length)`` ranges merged where they overlap or lie less than ``gap`` bytes apart, sorted."""
+def coalesce(ranges: Sequence[tuple[int, int]], gap: int = GAP, limit: int | None = None) -> list[tuple[int, int]]:
+    """``(offset, length)`` ranges merged where they overlap or lie less than ``gap`` bytes apart, sorted; with
+    ``limit``, two that do not overlap are not merged where the merged range would be longer than that."""
     merged: list[list[int]] = []
     for offset, length in sorted(ranges):
-        if merged and offset <= merged[-1][1] + gap:
+        if merged and offset <= merged[-1][1] + gap and (
+                limit is None or offset < merged[-1][1] or max(merged[-1][1], offset + length) - merged[-1][0] <= limit):
             merged[-1][1] = max(merged[-1][1], offset + length)
         else:
             merged.append([offset, offset + length])
@@ -131,7 +135,7 @@ class ObjectInputFile:
         tail_start = self._tail_start() if self._tail is not None else self.size
         wanted = [(offset, min(offset + length, tail_start) - offset) for offset, length in ranges
                   if offset < min(offset + length, tail_start)]
-        fetches = coalesce(wanted, gap)
+        fetches = coalesce(wanted, gap, RANGE_LIMIT)
         self._blocks = tuple(zip((start for start, _ in fetches), self._fetched(fetches), strict=True))
         return len(fetches)
 
