@@ -83,11 +83,12 @@ def coalesce(ranges: Sequence[tuple[int, int]], gap: int = GAP, limit: int | Non
     ``limit``, two that do not overlap are not merged where the merged range would be longer than that."""
     merged: list[list[int]] = []
     for offset, length in sorted(ranges):
+        stop = offset + length
         if merged and offset <= merged[-1][1] + gap and (
-                limit is None or offset < merged[-1][1] or max(merged[-1][1], offset + length) - merged[-1][0] <= limit):
-            merged[-1][1] = max(merged[-1][1], offset + length)
+                limit is None or offset < merged[-1][1] or max(merged[-1][1], stop) - merged[-1][0] <= limit):
+            merged[-1][1] = max(merged[-1][1], stop)
         else:
-            merged.append([offset, offset + length])
+            merged.append([offset, stop])
     return [(start, end - start) for start, end in merged]
 
 
