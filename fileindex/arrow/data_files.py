@@ -16,7 +16,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from fileindex.frozen import field, frozen, replace
 from functools import cached_property
 from pathlib import Path
@@ -198,7 +199,24 @@ class DataFileReader:
         self._require(columns)
         if self.format != "parquet":
             return self._guard(lambda: self._file.read(columns=columns))
-        return self._guard(lambda: self._file.read(columns=columns, use_threads=_arrow_threads(columns)))
+        with self._prefetching(range(len(self.group_rows or ())), columns):
+            return self._guard(lambda: self._file.read(columns=columns, use_threads=_arrow_threads(columns)))
+
+    @contextmanager
+    def _prefetching(self, groups: Iterable[int], columns: list[str]) -> Iterator[None]:
+        """On a store, the column chunks of ``columns`` in ``groups`` fetched together ahead of pyarrow's reads
+        (which ask for them a chunk at a time, a GET each, one after another), held while the block runs: a
+        group's chunks lie side by side, so most reads of a group are one GET (``ObjectInputFile.prefetch``)."""
+        prefetch = getattr(self._input, "prefetch", None)
+        metadata: Any = self._footer.metadata
+        if prefetch is None or metadata is None:
+            yield
+            return
+        prefetch(chunk_ranges(metadata, groups, columns))
+        try:
+            yield
+        finally:
+            self._input.release()  # type: ignore[attr-defined]
 
     def group_bounds(self, column: str) -> list[tuple | None] | None:
         """Per row group, the (min, max, null count) a Parquet footer records for a top-level column, None for a
@@ -353,7 +371,8 @@ class DataFileReader:
             return [pa.Table.from_batches([self._file.read_stripe(g, columns=columns)]) for g in groups]
         leaves = self._dictionary_leaves(groups, columns) if sparse else ()
         file = self._file if not leaves else self._open(self._footer.metadata, read_dictionary=list(leaves))
-        return [file.read_row_group(g, columns=columns, use_threads=_arrow_threads(columns)) for g in groups]
+        with self._prefetching(groups, columns):
+            return [file.read_row_group(g, columns=columns, use_threads=_arrow_threads(columns)) for g in groups]
 
     def _dictionary_leaves(self, groups: list[int], columns: list[str]) -> tuple[str, ...]:
         metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
@@ -381,6 +400,26 @@ def _arrow_threads(columns: list[str]) -> bool:
     BIGINTs), nor in a read running beside others (``parallel.reading_side_by_side``: those are the parallelism,
     and each handoff to pyarrow's threads is a wake-up that waits for a core on a busy machine)."""
     return len(columns) > 1 and not reading_side_by_side()
+
+
+def chunk_ranges(metadata: Any, groups: Iterable[int], columns: list[str]) -> list[tuple[int, int]]:
+    """The ``(offset, length)`` of the column chunks of ``columns`` (their leaves) in the row groups ``groups``
+    of a Parquet footer (pyarrow's FileMetaData), as pyarrow reads a chunk: from its dictionary page, if any,
+    to its last data page."""
+    schema = metadata.schema
+    leaves = [i for i in range(metadata.num_columns)
+              if any(schema.column(i).path == name or schema.column(i).path.startswith(name + ".")
+                     for name in columns)]
+    found = []
+    for group in groups:
+        row_group = metadata.row_group(group)
+        for leaf in leaves:
+            chunk = row_group.column(leaf)
+            start = chunk.data_page_offset
+            if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
+                start = chunk.dictionary_page_offset
+            found.append((start, chunk.total_compressed_size))
+    return found
 
 
 def _open_named(path: str | Path) -> InputFile:

@@ -7,8 +7,11 @@ Every request costs tens of milliseconds and a charge, so each operation sends a
 * :meth:`ObjectStoreFileIO.open_input` (data files, for pyarrow): one GET of the object's last 64 KiB (a
   suffix range), whose answer also gives the size and ETag, so a Parquet footer costs nothing more;
   Azure has no suffix range, so there it is a HEAD, and the tail is fetched by the first read into it;
+* :meth:`ObjectStoreFileIO.open_whole` (a data file most of which will be read): one GET of the whole object;
 * :meth:`ObjectInputFile.read_range`: one ranged GET; :meth:`ObjectInputFile.read_ranges`: the ranges
   merged where the gap between them is small, one GET per merged range, sent together;
+  :meth:`ObjectInputFile.prefetch` (a row group's column chunks, before pyarrow reads them one at a time): the
+  same, held in memory for the reads that follow;
 * :meth:`ObjectStoreFileIO.info`: one HEAD; nothing is ever LISTed unless :meth:`ObjectStoreFileIO.list` is
   asked;
 * :meth:`ObjectStoreFileIO.create`: a conditional PUT, the commit point: ``If-None-Match: *`` on S3 and Azure
@@ -49,6 +52,8 @@ from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store
 TAIL = 64 * 1024  # bytes of an object's end fetched when it is opened (a Parquet footer, as pyarrow reads it)
 GAP = 64 * 1024  # ranges closer than this are fetched as one (a request costs more than these bytes)
 MAX_CONCURRENT = 8  # ranges of one file fetched at once
+# prefetched ranges merged up to this length (pyarrow's pre-buffering default): longer ones go as GETs side by side
+RANGE_LIMIT = 32 << 20
 _NO_SUFFIX_RANGE = ("azure",)
 # how long a request may take, and be tried again, before the store is said to be out of reach: a few tries in
 # seconds, not the client library's ten tries in up to three minutes (connection errors, timeouts and 5xx answers
@@ -73,14 +78,17 @@ class ObjectInfo:
     identity: tuple = ()
 
 
-def coalesce(ranges: Sequence[tuple[int, int]], gap: int = GAP) -> list[tuple[int, int]]:
-    """``(offset, length)`` ranges merged where they overlap or lie less than ``gap`` bytes apart, sorted."""
+def coalesce(ranges: Sequence[tuple[int, int]], gap: int = GAP, limit: int | None = None) -> list[tuple[int, int]]:
+    """``(offset, length)`` ranges merged where they overlap or lie less than ``gap`` bytes apart, sorted; with
+    ``limit``, two that do not overlap are not merged where the merged range would be longer than that."""
     merged: list[list[int]] = []
     for offset, length in sorted(ranges):
-        if merged and offset <= merged[-1][1] + gap:
-            merged[-1][1] = max(merged[-1][1], offset + length)
+        stop = offset + length
+        if merged and offset <= merged[-1][1] + gap and (
+                limit is None or offset < merged[-1][1] or max(merged[-1][1], stop) - merged[-1][0] <= limit):
+            merged[-1][1] = max(merged[-1][1], stop)
         else:
-            merged.append([offset, offset + length])
+            merged.append([offset, stop])
     return [(start, end - start) for start, end in merged]
 
 
@@ -99,28 +107,71 @@ class ObjectInputFile:
         self._etag, self._version = etag, version
         self._tail = tail  # the object's last min(TAIL, size) bytes; None: not fetched yet
         self._head = b""  # the object's first bytes, when it was opened by them (open_head)
+        self._blocks: tuple[tuple[int, bytes], ...] = ()  # (offset, bytes) fetched ahead by prefetch
 
     def read_range(self, offset: int, length: int) -> bytes:
         """``length`` bytes from ``offset`` (fewer at the end of the object); the object's last 64 KiB are
-        fetched once, by the first read that reaches into them, and served from memory after that."""
+        fetched once, by the first read that reaches into them, and served from memory after that, as are the
+        ranges :meth:`prefetch` holds."""
         end = min(offset + length, self.size)
         if offset >= end:
             return b""
         if end <= len(self._head):
             return self._head[offset:end]
-        tail_start = max(0, self.size - TAIL)
+        tail_start = self._tail_start()
         if offset >= tail_start:
             if self._tail is None:
                 self._tail = self._io._get_range(self._location, tail_start, self.size, self._etag, self._version)
             return self._tail[offset - tail_start:end - tail_start]
+        held = self._prefetched(offset, end, tail_start)
+        if held is not None:
+            return held
         return self._io._get_range(self._location, offset, end, self._etag, self._version)
+
+    def prefetch(self, ranges: Sequence[tuple[int, int]], gap: int = GAP) -> int:
+        """Fetch the ``(offset, length)`` ranges ahead of the reads that will ask for them (a row group's column
+        chunks, before pyarrow reads them one by one): merged as :meth:`read_ranges` merges them, without the
+        bytes of the object's end already held, sent together, and held in place of what an earlier prefetch
+        held until :meth:`release`. The number of GETs sent."""
+        tail_start = self._tail_start() if self._tail is not None else self.size
+        wanted = [(offset, min(offset + length, tail_start) - offset) for offset, length in ranges
+                  if offset < min(offset + length, tail_start)]
+        fetches = coalesce(wanted, gap, RANGE_LIMIT)
+        self._blocks = tuple(zip((start for start, _ in fetches), self._fetched(fetches), strict=True))
+        return len(fetches)
+
+    def _tail_start(self) -> int:
+        """Where the object's end held in memory starts (the last 64 KiB, or more where it was opened so)."""
+        return self.size - len(self._tail) if self._tail is not None else max(0, self.size - TAIL)
+
+    def release(self) -> None:
+        """Drop the ranges :meth:`prefetch` holds."""
+        self._blocks = ()
+
+    def _prefetched(self, offset: int, end: int, tail_start: int) -> bytes | None:
+        """The bytes ``[offset, end)`` out of a prefetched range (the object's held end completing one that
+        reaches it); None where no prefetched range holds them."""
+        for start, data in self._blocks:
+            stop = start + len(data)
+            if start <= offset < stop:
+                if end <= stop:
+                    return data[offset - start:end - start]
+                if stop >= tail_start and self._tail is not None:
+                    return data[offset - start:] + self._tail[stop - tail_start:end - tail_start]
+        return None
+
+    def _fetched(self, fetches: list[tuple[int, int]]) -> list[bytes]:
+        """The bytes of each ``(offset, length)`` range, one GET each, sent together."""
+        if len(fetches) <= 1:
+            return [self.read_range(*r) for r in fetches]
+        with ThreadPoolExecutor(min(MAX_CONCURRENT, len(fetches))) as pool:
+            return list(pool.map(lambda r: self.read_range(*r), fetches))
 
     def read_ranges(self, ranges: Sequence[tuple[int, int]], gap: int = GAP) -> list[bytes]:
         """The bytes of each ``(offset, length)`` range, in the order given: ranges less than ``gap`` bytes apart
         are fetched as one GET, and the GETs are sent together."""
         fetches = coalesce(ranges, gap)
-        with ThreadPoolExecutor(min(MAX_CONCURRENT, max(1, len(fetches)))) as pool:
-            fetched = list(pool.map(lambda r: self.read_range(*r), fetches))
+        fetched = self._fetched(fetches)
         answers = []
         for offset, length in ranges:
             index = next(i for i, (start, size) in enumerate(fetches) if start <= offset <= start + size)
@@ -133,7 +184,7 @@ class ObjectInputFile:
         return pa.PythonFile(_RangeStream(self), mode="r")
 
     def close(self) -> None:
-        self._tail = None
+        self._tail, self._blocks = None, ()
 
     def __enter__(self) -> ObjectInputFile:
         return self
@@ -205,14 +256,16 @@ class ObjectStoreFileIO(UriPaths):
 
     # -- reads ---------------------------------------------------------------------------------------
 
-    def open_input(self, path: str, *, within: Sequence[str] = (), what: str = "file") -> ObjectInputFile:
-        """``path`` opened for reading (see the module); a ConfinementError unless it lies inside one of the
-        folders ``within`` names; a missing object is a FileNotFoundError naming it."""
+    def open_input(self, path: str, *, within: Sequence[str] = (), what: str = "file",
+                   suffix: int = TAIL) -> ObjectInputFile:
+        """``path`` opened for reading (see the module) by a GET of its last ``suffix`` bytes; a ConfinementError
+        unless it lies inside one of the folders ``within`` names; a missing object is a FileNotFoundError naming
+        it."""
         location = self.confined(path, within, what)
         if self.root.store not in _NO_SUFFIX_RANGE:
             try:
                 result = self._call(location, lambda: _obstore().get(self._store, location.key,
-                                                                     options={"range": {"suffix": TAIL}}))
+                                                                     options={"range": {"suffix": suffix}}))
                 tail = self._call(location, lambda: bytes(result.bytes()))
                 meta = result.meta
                 return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"), tail)
@@ -220,6 +273,11 @@ class ObjectStoreFileIO(UriPaths):
                 pass
         meta = self._call(location, lambda: _obstore().head(self._store, location.key))
         return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"))
+
+    def open_whole(self, path: str, size: int, *, within: Sequence[str] = (), what: str = "file") -> ObjectInputFile:
+        """``path`` opened by one GET of its last ``size`` bytes (its size as the caller knows it: then the whole
+        object, and every read is served from memory): how a data file most of which will be read is opened."""
+        return self.open_input(path, within=within, what=what, suffix=max(size, TAIL))
 
     def open_head(self, path: str, *, within: Sequence[str] = (), what: str = "file",
                   length: int = TAIL) -> ObjectInputFile:

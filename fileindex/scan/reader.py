@@ -203,12 +203,30 @@ def read_verdict(task: DataFileTask, verdict: FileVerdict, schema: pa.Schema, pr
     every column is read at once and filtered.
     """
     rows = selected_rows(verdict, task.deleted_rows())
-    if not isinstance(verdict.result, Rows) and probe:
+    if not isinstance(verdict.result, Rows) and probe and predicate is not None:
         return read_matching(task, rows, schema, predicate, types)
-    table = read_candidates(task, rows, schema)
+    table = read_candidates(task, rows, schema, task.open(whole=fetched_whole(task, rows, schema)))
     if not exact or predicate is None or names_nanos(predicate, types):
         return table
     return filtered(table, predicate, types)
+
+
+# on an object store, a file of at most WHOLE_FILE_BYTES is fetched whole as it is opened (one GET, not a footer's
+# then its chunks') where every column is read and at least one row in WHOLE_FILE_SHARE: rows that many spread
+# over a file lie on each of its pages, and a store reads the row groups holding them whole anyway
+WHOLE_FILE_BYTES = 64 << 20
+WHOLE_FILE_SHARE = 64
+
+
+def fetched_whole(task: DataFileTask, rows: pa.Array | None, schema: pa.Schema) -> bool:
+    """Should the read of ``rows`` (None: all) of ``schema``'s columns fetch the file whole (see above)?"""
+    table = task.table
+    if table is None or not table.store.remote:
+        return False
+    entry = task.table_entry()
+    selected = entry.row_count if rows is None else len(rows)
+    return (0 < (entry.file_size or 0) <= WHOLE_FILE_BYTES and selected * WHOLE_FILE_SHARE >= entry.row_count
+            and set(schema.names) >= {field.name for field in table.schema.fields})
 
 
 def read_file(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict, *,

@@ -12,7 +12,6 @@ without the GIL); memory is bounded by the files in flight.
 """
 from __future__ import annotations
 
-import itertools
 from collections import deque
 from fileindex.frozen import replace
 from functools import partial
@@ -201,13 +200,21 @@ class TableScan:
             return
         reads = [f for f in self.plan() if f.read in ("all", "rows")]
         merged = bool(reads) and reads[0].merge is not None
-        for table in self._merged(reads) if merged else _in_order(self._read_file, reads, threads()):
+        for table in self._merged(reads) if merged else self._in_order(reads):
             if left is not None:
                 table = table.slice(0, min(left, table.num_rows))  # (a limit past Arrow's 64 bits: all rows)
                 left -= table.num_rows
             yield from table.select(self.columns).to_batches()
             if left == 0:
                 return
+
+    def _in_order(self, reads: list[FileRead]) -> Iterator[pa.Table]:
+        """The reads' tables in order; on a store, more files in flight than the cores (a read waits on round
+        trips most of its time), as many as ``STORE_READERS`` and ``STORE_BYTES_IN_FLIGHT`` allow."""
+        if not self.table.store.remote:
+            return _in_order(self._read_file, reads, threads())
+        return _in_order(self._read_file, reads, max(threads(), STORE_READERS),
+                         weight=_file_bytes, budget=STORE_BYTES_IN_FLIGHT)
 
     def _merged(self, reads: list[FileRead]) -> Iterator[pa.Table]:
         """A primary-key table's rows, bucket after bucket, streamed out of each bucket's merge (a few buckets
@@ -233,9 +240,23 @@ class TableScan:
 
 # ------------------------------------------------------------------------------------- helpers
 
-def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int) -> Iterator[pa.Table]:
+# reader threads for a table on an object store, and the bytes the files queued may hold (their sizes, as the
+# manifest says): a read there waits on round trips (its footer, then its chunks) more than it decodes, so it
+# overlaps with the next files' requests; the bytes bound what they hold at once (a table waits for its turn)
+STORE_READERS = 8
+STORE_BYTES_IN_FLIGHT = 128 << 20
+
+def _file_bytes(item: FileRead) -> int:
+    """A file read's bytes as its manifest entry says (0 where it does not say)."""
+    entry = item.task.entry if item.task is not None else None
+    return (entry.file_size or 0) if entry is not None else 0
+
+
+def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int, *,
+              weight: Callable[[FileRead], int] | None = None, budget: int = 0) -> Iterator[pa.Table]:
     """``read`` of each item, in order, on the process's ``workers`` reader threads (``parallel.reader_pool``),
-    twice as many reads queued (a thread that finishes goes on while the consumer waits for an earlier file); a
+    twice as many reads queued (a thread that finishes goes on while the consumer waits for an earlier file), and
+    with ``weight``, no more than ``budget`` of it queued (one read at least); a
     consumer that stops early cancels the reads not started and waits for those started (the threads are kept:
     no file is opened after the stream is closed).
 
@@ -247,17 +268,26 @@ def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], worke
         return
     pool = reader_pool(workers)
     pending: deque[tuple[Read, FileRead]] = deque()
-    remaining = iter(items)
-    try:
-        for item in itertools.islice(remaining, 2 * workers):
+    weigh = weight or (lambda item: 0)
+    queued, following = 0, 0  # (the weight of the reads pending; the next item to submit)
+
+    def submit() -> None:
+        nonlocal queued, following
+        while following < len(items) and len(pending) < 2 * workers and (
+                not pending or queued + weigh(items[following]) <= budget or weight is None):
+            item = items[following]
             pending.append((pool.submit(read, item), item))
+            queued, following = queued + weigh(item), following + 1
+
+    try:
+        submit()
         while pending:
             while not pending[0][0].done() and _read_one_here(read, pending):
                 pass
-            table = pending.popleft()[0].result()
-            following = next(remaining, None)
-            if following is not None:
-                pending.append((pool.submit(read, following), following))
+            future, item = pending.popleft()
+            table = future.result()
+            queued -= weigh(item)
+            submit()
             yield table
     finally:
         for started in [future for future, _ in pending if not future.cancel()]:

@@ -46,13 +46,15 @@ class DataFileTask:
             raise UsageError(f"{self.name} is not a file of a Paimon table")
         return self.entry
 
-    def open(self) -> DataFileReader:
+    def open(self, *, whole: bool = False) -> DataFileReader:
         """The data file opened once: a table's through its store (a regular file inside the table, or an
-        allowed external root), a plain file as given (a regular file)."""
+        allowed external root; ``whole``: on an object store, fetched whole as it is opened), a plain file as
+        given (a regular file)."""
         if self.table is None:
             return DataFileReader(self.path)
         entry = self.table_entry()
-        return DataFileReader(self.table.store.open_data(entry, self.table.schema), expected_rows=entry.row_count)
+        return DataFileReader(self.table.store.open_data(entry, self.table.schema, whole=whole),
+                              expected_rows=entry.row_count)
 
     def sidecar_path(self) -> Path:
         """Where a built index of a plain data file goes (and is looked for)."""

@@ -423,8 +423,11 @@ def _manifests(store: TableStore, snapshot: Snapshot,
     """(path, the manifest list naming it, as shown) of every manifest of the snapshot that ``keep`` keeps,
     in order."""
     manifests = []
-    for listing in (snapshot.base_manifest_list, snapshot.delta_manifest_list):
-        path = store.manifest_file(listing)
+    listings = [store.manifest_file(name) for name in (snapshot.base_manifest_list, snapshot.delta_manifest_list)]
+    if store.remote:  # (the base and delta lists fetched together: one round trip, not two)
+        store.prefetch([path for path in listings if MANIFESTS.get(((str(path),), "manifest list")) is None],
+                       MAX_MANIFEST_BYTES)
+    for path in listings:
         metas = _memoized(store, path, "manifest list", partial(manifest_list_entries, store, path,
                                                          f"manifest list named by {snapshot.file}"))
         shown = store.shown(path)  # (one listing's: not worked out again per manifest)

@@ -343,10 +343,18 @@ class TableStore:
             raise UsageError(f"{entry.external_path}: {refusal}")
         return self.allowed_roots(schema)
 
-    def open_data(self, entry: ManifestEntry, schema: Schema) -> InputFile:
+    def open_data(self, entry: ManifestEntry, schema: Schema, *, whole: bool = False) -> InputFile:
         """The data file opened once for reading: a regular file inside the table (or an allowed external
-        root), refused in one line otherwise; a missing one is the OSError the caller reports."""
-        return self.open(self.data_file(entry, schema), "data file", self._within(entry, schema))
+        root), refused in one line otherwise; a missing one is the OSError the caller reports. ``whole``: on an
+        object store, fetched whole by the GET that opens it (the size the manifest gives)."""
+        path, within = self.data_file(entry, schema), self._within(entry, schema)
+        open_whole = getattr(self.io_of(path), "open_whole", None) if whole and entry.file_size else None
+        if open_whole is None:
+            return self.open(path, "data file", within)
+        try:
+            return open_whole(path, entry.file_size, within=within or (self._root_text(),), what="data file")
+        except OutsideError as err:
+            raise _outside("data file", path, err, within) from None
 
     def open_beside(self, entry: ManifestEntry, schema: Schema, name: str) -> InputFile:
         """A sidecar of the data file opened as ``open_data`` opens the data file (on an object store by its

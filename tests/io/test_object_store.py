@@ -30,6 +30,11 @@ def test_coalesce_merges_close_ranges_and_keeps_far_ones_apart():
     assert coalesce([(0, 100), (20, 10)], gap=0) == [(0, 100)]
 
 
+def test_coalesce_keeps_apart_what_would_merge_past_the_limit():
+    assert coalesce([(0, 100), (100, 100), (200, 100)], gap=0, limit=250) == [(0, 200), (200, 100)]
+    assert coalesce([(0, 400), (100, 10)], gap=0, limit=250) == [(0, 400)]  # (overlapping: one range)
+
+
 def test_read_bytes_is_one_whole_get(object_store):
     data = bytes(range(256)) * 40
     uri = object_store.put("snapshot/snapshot-1", data)

@@ -285,3 +285,22 @@ def test_a_primary_key_bucket_read_by_candidate_keys_opens_each_data_file_once(s
     openings = [r.key.rsplit("/", 1)[-1] for r in s3_store.proxy.requests
                 if r.method == "GET" and r.key and r.key.endswith(".parquet") and (r.range or "").startswith("bytes=-")]
     assert sorted(openings) == sorted(f.file.rsplit("/", 1)[-1] for f in reads)
+
+
+def test_a_data_file_read_whole_is_fetched_whole_by_the_get_that_opens_it(s3_store, monkeypatch):
+    """Every column of every row: each data file is one GET of its whole object (its size from the manifest), not a
+    footer's GET then its chunks'. (The footer's GET asks for the object's last TAIL bytes; a smaller TAIL here
+    tells the two apart on the small files of this table.)"""
+    from fileindex.io import object_store
+
+    monkeypatch.setattr(object_store, "TAIL", 64)
+    uri = upload(s3_store, BITMAP)
+    table = PaimonTable(uri, options=s3_store.options())
+    table.scan("f0 = 'Nobody'").to_arrow()  # (the metadata fetched and kept)
+    s3_store.proxy.clear()
+    assert table.scan().to_arrow().num_rows == PaimonTable(BITMAP).scan().to_arrow().num_rows
+    data = [r for r in s3_store.proxy.requests if r.key and r.key.endswith(".parquet")]
+    sizes = {entry.file_name: entry.file_size for entry, _ in table.live()}
+    assert data and len(data) == len({r.key for r in data})  # (one GET a file)
+    assert all(r.range == f"bytes=-{sizes[r.key.rsplit('/', 1)[-1]]}" and r.sent == sizes[r.key.rsplit('/', 1)[-1]]
+               for r in data)

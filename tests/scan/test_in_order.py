@@ -140,3 +140,23 @@ def test_a_read_side_by_side_keeps_its_columns_off_pyarrows_threads(tmp_path, mo
     with parallel.side_by_side():
         beside = reads()
     assert alone and all(alone) and beside and not any(beside)
+
+
+def test_reads_queued_hold_at_most_the_budget_of_their_weight(monkeypatch):
+    """A table on a store queues reads by the bytes of their files: at most ``budget`` queued, one at least."""
+    submitted = []
+
+    class Recording(concurrent.futures.ThreadPoolExecutor):
+        def submit(self, fn, *args):
+            submitted.append(args[0])
+            return super().submit(fn, *args)
+
+    monkeypatch.setattr(table_scan, "reader_pool", lambda workers: Recording(workers))
+    consumed = []
+    for result in table_scan._in_order(lambda item: item, list(range(10)), 4, weight=lambda item: 10, budget=25):
+        consumed.append(result)
+        assert len(submitted) - len(consumed) <= 2  # (two reads of 10 within 25; eight without the budget)
+    assert consumed == list(range(10))
+    submitted.clear()
+    assert list(table_scan._in_order(lambda item: item, [0, 1], 4, weight=lambda item: 100, budget=25)) == [0, 1]
+    assert submitted == [0, 1]  # (one read over the budget still goes: one at least)

@@ -1,0 +1,94 @@
+"""A Parquet data file on S3 (moto behind the counting proxy) read through ``DataFileReader``: a row group's column
+chunks are fetched together ahead of pyarrow's reads (``ObjectInputFile.prefetch``), so a dense read sends no
+more requests and no more bytes than pyarrow's own read of the whole file; a selective read fetches the chunks it
+reads and nothing between them; an object replaced after it was opened is still an error."""
+from __future__ import annotations
+
+import io
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from fileindex.arrow.data_files import DataFileReader, chunk_ranges
+from fileindex.io.object_store import TAIL, ObjectChangedError
+
+ROWS = 60_000
+COLUMNS = ["a", "b", "c", "d"]
+
+
+def parquet_bytes() -> bytes:
+    """Four columns of random numbers (no codec: each chunk over 64 KiB), one row group."""
+    draw = random.Random(7)
+    table = pa.table({name: pa.array([draw.getrandbits(62) for _ in range(ROWS)], pa.int64()) for name in COLUMNS})
+    out = io.BytesIO()
+    pq.write_table(table, out, compression="none", row_group_size=ROWS)
+    return out.getvalue()
+
+
+def data_gets(store, key: str) -> list:
+    return [r for r in store.proxy.requests if r.method == "GET" and r.key and r.key.endswith(key)]
+
+
+def whole_file_read(store, uri: str) -> tuple[int, int]:
+    """pyarrow's own read of the whole file over S3 through the same proxy: (GETs, bytes)."""
+    from pyarrow import fs
+
+    options = store.options()
+    s3 = fs.S3FileSystem(access_key=options["s3.access-key"], secret_key=options["s3.secret-key"],
+                         region="us-east-1", endpoint_override=store.proxy.url.removeprefix("http://"),
+                         scheme="http")
+    store.proxy.clear()
+    assert pq.read_table(uri.removeprefix("s3://"), filesystem=s3).num_rows == ROWS
+    gets = data_gets(store, "data.parquet")
+    return len(gets), sum(r.sent for r in gets)
+
+
+def test_a_dense_read_sends_no_more_requests_or_bytes_than_a_whole_file_read(s3_store):
+    data = parquet_bytes()
+    uri = s3_store.put("bucket-0/data.parquet", data)
+    requests, sent = whole_file_read(s3_store, uri)
+    s3_store.proxy.clear()
+    reader = DataFileReader(s3_store.file_io().open_input(uri))
+    rows = pa.array(range(0, ROWS, 3), pa.int64())  # (a third of the rows: every page, every column)
+    table = reader.read_rows(rows, COLUMNS)
+    assert table.num_rows == len(rows)
+    assert table.column("d")[5].as_py() == pq.read_table(io.BytesIO(data))["d"][15].as_py()
+    ours = data_gets(s3_store, "data.parquet")
+    # the footer's GET (the object's last 64 KiB), then one GET for the row group's four chunks
+    assert len(ours) == 2 and len(ours) <= requests
+    assert sum(r.sent for r in ours) <= min(sent, len(data))
+
+
+def test_a_selective_read_fetches_its_chunks_and_nothing_between_them(s3_store):
+    data = parquet_bytes()
+    uri = s3_store.put("bucket-0/data.parquet", data)
+    s3_store.proxy.clear()
+    reader = DataFileReader(s3_store.file_io().open_input(uri))
+    table = reader.read_rows(pa.array([10, 20_000], pa.int64()), ["a", "c"])
+    assert table.num_rows == 2
+    metadata = pq.ParquetFile(io.BytesIO(data)).metadata
+    chunks = sum(length for _, length in chunk_ranges(metadata, [0], ["a", "c"]))
+    fetched = data_gets(s3_store, "data.parquet")
+    # the chunks of b and d (each over 64 KiB) are not fetched: a and c are two GETs beside the footer's
+    assert len(fetched) == 3 and sum(r.sent for r in fetched) == min(TAIL, len(data)) + chunks
+
+
+def test_an_object_replaced_between_its_footer_and_its_chunks_is_an_error(s3_store):
+    data = parquet_bytes()
+    uri = s3_store.put("bucket-0/data.parquet", data)
+    reader = DataFileReader(s3_store.file_io().open_input(uri))
+    s3_store.put("bucket-0/data.parquet", data[:-8] + b"\0\0\0\0PAR1")
+    with pytest.raises(ObjectChangedError, match="data.parquet changed since it was opened"):
+        reader.read_rows(pa.array(range(0, ROWS, 2), pa.int64()), COLUMNS)
+
+
+def test_a_file_opened_whole_is_one_get_and_every_read_is_served_from_it(s3_store):
+    data = parquet_bytes()
+    uri = s3_store.put("bucket-0/data.parquet", data)
+    s3_store.proxy.clear()
+    reader = DataFileReader(s3_store.file_io().open_whole(uri, len(data)))
+    assert reader.read_rows(pa.array(range(0, ROWS, 3), pa.int64()), COLUMNS).num_rows == ROWS // 3
+    fetched = data_gets(s3_store, "data.parquet")
+    assert [r.range for r in fetched] == [f"bytes=-{len(data)}"] and fetched[0].sent == len(data)
