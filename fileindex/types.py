@@ -176,9 +176,15 @@ _TYPE_NAMES = [*_SIMPLE, "STRING", "BYTES", "CHAR", "VARCHAR", "BINARY", "VARBIN
                "TIMESTAMP_LTZ", "ARRAY", "MULTISET", "MAP", "ROW"]
 
 
+def type_name_meant(name: str) -> str | None:
+    """The Paimon type name ``name`` (upper case) likely means: itself, another system's name for it, or the one
+    it misspells."""
+    return _OTHER_NAMES.get(name) or closest_name(name, _TYPE_NAMES)
+
+
 def _type_meant(name: str) -> str:
     """``; did you mean T?`` for a type name Paimon does not have: another system's name for it, or a misspelling."""
-    close = _OTHER_NAMES.get(name) or closest_name(name, _TYPE_NAMES)
+    close = type_name_meant(name)
     return f"; did you mean {close}?" if close else ""
 
 

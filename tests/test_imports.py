@@ -51,6 +51,10 @@ AVRO_CUTS = ["fastavro.read", "fastavro.write", "fastavro._write*", "fastavro.js
 # module that uses it in functions a read never calls (fileindex.DEFERRED_BY_THE_API): socket (pyarrow.util's),
 # ctypes (numpy's core, for an array's .ctypes), ipaddress (urllib.parse's)
 API_CUTS = ["socket", "selectors", "ctypes", "_ctypes", "ipaddress"]
+# what a command line's read imports no more (#54, cold7): pickle (pyarrow.lib's, for a buffer's PickleBuffer and
+# extension types' serialization; a stand-in there), OpenSSL's hashes (_hashlib: fastavro's schema module imports
+# hashlib, which falls back on the interpreter's own digests while the command runs)
+CLI_CUTS = ["pickle", "_pickle", "_compat_pickle", "_hashlib"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -78,13 +82,13 @@ ENTRY_POINTS = {
         ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro._read", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS,
          "fileindex.indexes.*.writer", "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute",
-         "numpy.ma", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS],
+         "numpy.ma", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS, *CLI_CUTS],
     ),
     "fileindex read --where, filtered by Arrow": (  # (no numpy: pyarrow imported without it, see cli/unimported)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 >= 20', '--json']; main()",
         ["fileindex.scan.truth", "fileindex.arrow.compute", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, "numpy*", "pandas*", "pyarrow.compute", *DEEP_CHECKS, *OTHER_TYPES,
-         *OTHER_COMMANDS, *COLD_CUTS, *READ_CUTS, *AVRO_CUTS],
+         *OTHER_COMMANDS, *COLD_CUTS, *READ_CUTS, *AVRO_CUTS, *CLI_CUTS],
     ),
     "fileindex read --where, no index": (  # (f1, f3 unindexed: their columns probed, matched by numpy, filtered)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 = 10 AND f3 > 12.0', '--json']; main()",
@@ -292,3 +296,44 @@ def test_dictionary_encoded_pages_are_read_without_numpy_or_what_a_read_does_not
         assert not {"numpy.ma", "numpy.ma.core", "pyarrow.compute"} & set(modules)
     else:
         assert not fnmatch.filter(modules, "numpy*") and "fileindex.arrow.dictionary_pages" not in modules
+
+
+PANDAS_LOOKED_FOR = """
+import sys
+from fileindex import PaimonTable
+
+
+class Recording:  # (records where pandas is looked for; imports nothing itself)
+    asked = []
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "pandas":
+            self.asked.append(name)
+
+
+sys.meta_path.insert(0, Recording())
+table = PaimonTable({table!r})
+for where in {wheres!r}:
+    table.scan(where).to_arrow()
+assert Recording.asked == [], Recording.asked[:3]
+"""
+
+
+def test_a_programs_read_does_not_have_pyarrow_look_for_pandas(tmp_path):
+    """pyarrow's pa.scalar and pa.array (and Schema.empty_table, which calls it) ask its pandas shim whether a value
+    is a pandas array wherever numpy is imported, and the shim imports pandas, where it is installed, to find out
+    (0.4 s of CPU, #54, cold7): a program's read builds its literals and empty tables from their bytes
+    (fileindex.arrow.scalars). Held by where pandas is looked for, installed or not."""
+    wheres = ["f0 = 'Alice'", "f0 = 'Nobody'", "f1 IN (10, 20)", "f3 > 12.0 AND f2 = 1", "f0 IS NULL", None]
+    imported_by(PANDAS_LOOKED_FOR.format(table=TABLE, wheres=wheres), tmp_path)
+
+
+def test_a_command_lines_read_defers_pickle_to_its_first_use(tmp_path):
+    """pyarrow.lib holds pickle as a stand-in in a command line's process: a buffer's pickling imports it there."""
+    code = ("from fileindex.cli.unimported import import_pyarrow_without_numpy; import_pyarrow_without_numpy()\n"
+            "import sys, pyarrow as pa\n"
+            "assert 'pickle' not in sys.modules\n"
+            "import pickle\n"
+            "assert pickle.loads(pickle.dumps(pa.py_buffer(b'abc'), protocol=5)).to_pybytes() == b'abc'\n"
+            "assert pa.lib.pickle.PickleBuffer is pickle.PickleBuffer")
+    imported_by(code, tmp_path)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import pyarrow as pa
+from fileindex.arrow import scalars
 from fileindex.lazy import import_deferring, numpy as np
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def int64_view(values: pa.Int64Array) -> memoryview:
 
 def shifted(values: pa.Int64Array, by: int) -> pa.Int64Array:
     """``values + by``."""
-    return values if by == 0 else call("add", values, pa.scalar(by, type=pa.int64()))
+    return values if by == 0 else call("add", values, scalars.scalar(by, pa.int64()))
 
 
 def take_rows(table: pa.Table, positions: np.ndarray) -> pa.Table:
@@ -131,7 +132,7 @@ def is_in(values: Column, value_set: pa.Array) -> Column:
 
 def fill_null(values: Column, fill: bool) -> Column:
     # (typed: inferring a Python value's Arrow type imports dateutil, to look for its relativedelta)
-    return call("coalesce", values, pa.scalar(fill, type=pa.bool_()))
+    return call("coalesce", values, scalars.scalar(fill, pa.bool_()))
 
 
 def python_rows(batch: pa.RecordBatch | pa.Table, precisions: Mapping[str, int] | None = None) -> list[dict]:

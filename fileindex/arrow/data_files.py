@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from fileindex.arrow import scalars
 from fileindex.arrow.types import schema_of
 from fileindex.errors import FileIndexError
 from fileindex.io import LOCAL, InputFile
@@ -375,7 +376,7 @@ class DataFileReader:
         return compute.cast_table(table, pa.schema([self.arrow_schema.field(name) for name in table.column_names]))
 
     def _empty(self, columns: list[str]) -> pa.Table:
-        return pa.schema([self.arrow_schema.field(c) for c in columns]).empty_table()
+        return scalars.empty_table(pa.schema([self.arrow_schema.field(c) for c in columns]))
 
     def _require(self, columns: list[str]) -> None:
         missing = [c for c in columns if c not in self.arrow_schema.names]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from fileindex.arrow import scalars
 from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ def map_values(column: pa.Array | pa.ChunkedArray, key) -> pa.ChunkedArray:
     """Per row, the value of the first entry whose key equals ``key``; null when the map is null
     or has no such key (as ``map_lookup(column, key, "first")``)."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    scalar = pa.scalar(key, type=column.type.key_type)
+    scalar = scalars.scalar(key, column.type.key_type)
     return pa.chunked_array([_chunk_values(chunk, scalar) for chunk in chunks], type=column.type.item_type)
 
 

@@ -53,8 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='JSON lines: one object per row (with --explain: the funnel; with --count: '
                              '{"count": N}; with both: the funnel and "count")')
     parser.add_argument("--progress", action="store_true",
-                        help="show the rows read so far on stderr also when it is not a terminal, as whole lines "
-                             "(on a terminal a line is redrawn in place, without --progress too)")
+                        help="show on stderr, as they happen, the plan (the data files to read) and the rows read "
+                             "so far: as whole lines when it is not a terminal, else a line redrawn in place "
+                             "(without --progress: on a terminal only, once a read takes a second)")
 
 
 class GivenOnce(argparse.Action):
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             explained = scan.explain(count=args.count)
             counted = {"count": scan.count()} if args.count else {}  # (first: a merge that fails prints no funnel)
             if not args.count:
-                note_merge_unchecked(table.schema)
+                note_merge_unchecked(table.schema, explained)
             if args.json:
                 print(json.dumps({**explained.as_dict(), **counted}, ensure_ascii=False))
                 return 0
@@ -102,11 +103,15 @@ def run(args: argparse.Namespace) -> int:
         if args.count:
             count = scan.count()
             print(json.dumps({"count": count}) if args.json else count)
-        elif args.output:
-            rows = write_rows(scan, args.output, Progress(args.progress))
-            print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
         else:
-            print_rows(scan, Progress(args.progress), as_json=args.json, limited=args.limit is not None)
+            progress = Progress(args.progress)
+            if args.order_by is None and args.limit != 0:  # (a top-N plans with its exact verdicts; 0 rows, none)
+                progress.plan(scan)
+            if args.output:
+                rows = write_rows(scan, args.output, progress)
+                print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
+            else:
+                print_rows(scan, progress, as_json=args.json, limited=args.limit is not None)
         note_unread_level_0(scan, NAME)
     except BrokenPipeError:
         raise  # (output piped into a command that stopped reading: the command line ends quietly)
@@ -115,18 +120,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def note_merge_unchecked(schema) -> None:
+def note_merge_unchecked(schema, explained) -> None:
     """``--explain`` plans without merging: where the table's merge may refuse a retraction (an aggregate that
-    cannot take one back), one line on stderr saying the plan cannot tell whether the read fails, and what can."""
+    cannot take one back) and a bucket it keeps has files whose retractions the manifest does not count as none,
+    one line on stderr saying the plan cannot tell whether the read fails, and what can."""
     if not schema.primary_keys:
         return
     from fileindex.merge.spec import deciding_columns, merge_spec
 
     fields = deciding_columns(merge_spec(schema))
-    if fields:
-        print(f"fileindex {NAME}: --explain reads no row, so it cannot say whether the merge fails (the aggregate "
-              f"of {', '.join(fields)} may refuse a retraction): --count --explain merges, and fails as the read "
-              "would", file=sys.stderr)
+    merged = [task for item in explained.files if item.merge is not None and item.to_read for task in item.group]
+    counts = [task.table_entry().delete_row_count for task in merged]
+    if not fields or not any(count != 0 for count in counts):  # (no bucket read, or none with a retraction)
+        return
+    known = sum(count or 0 for count in counts)
+    held = f"the files read hold {known:,} retraction{'s' if known != 1 else ''}" if None not in counts else \
+        "the files read may hold retractions (their manifest does not count them)"
+    print(f"fileindex {NAME}: --explain reads no row, so it cannot say whether the merge fails (the aggregate "
+          f"of {', '.join(fields)} may refuse a retraction, and {held}): --count --explain merges, and fails as "
+          "the read would", file=sys.stderr)
 
 
 def warn_null_comparisons(where: str | None, predicate) -> None:
@@ -178,27 +190,45 @@ def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
 
 
 class Progress:
-    """Rows read so far on stderr, once a read has taken a second: a line redrawn in place on a terminal;
-    elsewhere (a log, a pipe) nothing, or with ``--progress`` whole lines, at most one a second."""
+    """A read's progress on stderr: the plan (how many data files are read of how many), then the rows read so
+    far, at most one line a second. With ``--progress`` (``off_terminal``) every line as it happens, as whole lines
+    off a terminal; without, on a terminal only, once the read has taken a second, a line redrawn in place."""
 
     def __init__(self, off_terminal: bool = False, stream=None):
         self.stream = stream or sys.stderr
         self.terminal = self.stream.isatty()
+        self.eager = off_terminal
         self.shown_at_all = self.terminal or off_terminal
-        self.started = self.shown = time.perf_counter()
+        self.started = time.perf_counter()
+        self.shown: float | None = None  # when a rows line was last shown
         self.rows = 0
         self.printed = False
+
+    def plan(self, scan) -> None:
+        """Plan ``scan`` (what its read would do first), saying so before and what the plan reads after."""
+        self.say(f"planning the read of snapshot {scan.table.snapshot.id}")
+        files = scan.plan()
+        reads = [item for item in files if item.to_read]
+        read = sum(len(item.group) or 1 for item in reads)
+        rows = sum(item.rows for item in reads)
+        self.say(f"{read:,} of {len(files):,} data files to read ({rows:,} rows before the exact filter), planned "
+                 f"in {time.perf_counter() - self.started:.1f} s")
 
     def add(self, rows: int) -> None:
         self.rows += rows
         if not self.shown_at_all:
             return
         now = time.perf_counter()
-        if now - self.started > 1 and now - self.shown > 1:
-            text = f"fileindex {NAME}: {self.rows:,} rows read"
-            self.stream.write(f"\r{text}" if self.terminal else f"{text}\n")
+        if (self.shown is None or now - self.shown > 1) and (self.eager or now - self.started > 1):
+            self.say(f"{self.rows:,} row{'' if self.rows == 1 else 's'} read")
+            self.shown = now
+
+    def say(self, text: str) -> None:
+        if self.eager or (self.terminal and time.perf_counter() - self.started > 1):
+            text = f"fileindex {NAME}: {text}"
+            self.stream.write(f"\r{text}\033[K" if self.terminal else f"{text}\n")
             self.stream.flush()
-            self.shown, self.printed = now, True
+            self.printed = True
 
     def done(self) -> None:
         if self.printed and self.terminal:  # what comes next starts a line of its own

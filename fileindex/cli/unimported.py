@@ -60,8 +60,9 @@ def import_pyarrow_without_numpy() -> None:
 
     with _unavailable("numpy"):
         # (pyarrow.util imports socket for a test helper, find_free_port: 32 M instructions of a cold read, with its
-        # enums and selectors)
-        import_deferring("pyarrow", "socket")
+        # enums and selectors; pyarrow.lib imports pickle, with _compat_pickle's tables, for a buffer's PickleBuffer
+        # and extension types' serialization: numpy imports it where it is imported)
+        import_deferring("pyarrow", "socket", "pickle")
         import fileindex.arrow.compute  # noqa: F401  (pyarrow._compute, imported as the package imports it)
 
 
@@ -87,13 +88,22 @@ def runs_without_numpy() -> bool:
 
 @contextmanager
 def unimported(command: str) -> Iterator[None]:
-    """While ``command`` (one of ``COMMANDS``) runs: pandas unavailable, pyarrow imported without numpy."""
+    """While ``command`` (one of ``COMMANDS``) runs: pandas and OpenSSL's hashes unavailable, pyarrow imported without
+    numpy."""
     if command not in COMMANDS:
         yield
         return
     import_pyarrow_without_numpy()
-    if "pandas" in sys.modules:
+    hidden = [name for name in HIDDEN_WHILE_RUNNING if name not in sys.modules]
+    if not hidden:
         yield
         return
-    with _unavailable("pandas"):
+    with _unavailable(*hidden):
         yield
+
+
+# what a command's process would import and never use: pandas (see above); OpenSSL's hashes (_hashlib: 7 M
+# instructions of a cold read, #54), which fastavro's schema module imports hashlib for, to fingerprint schemas, and
+# the commands hash nothing: hashlib falls back on the interpreter's own md5, sha1, sha2, sha3 and blake2 (the same
+# digests)
+HIDDEN_WHILE_RUNNING = ("pandas", "_hashlib")

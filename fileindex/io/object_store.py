@@ -27,6 +27,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -53,6 +55,7 @@ _NO_SUFFIX_RANGE = ("azure",)
 # are retried, each after a backoff of 100 ms doubling up to 2 s)
 CONNECT_TIMEOUT, REQUEST_TIMEOUT = "5s", "60s"
 MAX_RETRIES, RETRY_TIMEOUT_SECONDS = 3, 15
+_STATUS = re.compile(r"non-2xx status code: (\d{3}(?: [A-Za-z]+)*)")  # what the client says of an HTTP error
 
 
 class ObjectChangedError(StoreError):
@@ -332,7 +335,7 @@ class ObjectStoreFileIO(UriPaths):
         """``request()``, with a client library's error re-raised without secrets: FileNotFoundError for a
         missing object, ``_Exists`` for a lost conditional create, StoreError for anything else."""
         try:
-            return request()
+            return _interruptibly(request)
         except (FileIndexError, _Exists, _Changed):
             raise
         except FileNotFoundError as err:
@@ -361,9 +364,38 @@ class ObjectStoreFileIO(UriPaths):
             return (f"access denied at {endpoint}: the store refused the credentials given (options, the "
                     "environment or the credential chain) for this object")
         if "error sending request" in text or "timed out" in text.lower() or "dns error" in text:
-            return (f"cannot reach the store at {endpoint} (no answer after {MAX_RETRIES} retries in at most "
-                    f"{RETRY_TIMEOUT_SECONDS} s): check {option} and the network")
+            return (f"cannot reach the store at {endpoint} (no answer; tried {1 + MAX_RETRIES} times at most): "
+                    f"check {option} and the network")
+        answered = _STATUS.search(text)
+        if answered:  # (a missing object is FileNotFoundError already: this is a server that is not the store)
+            return (f"the server at {endpoint} answered {answered.group(1)} to a request for {container} "
+                    f"{self.root.bucket}: check {option} (is it the store's endpoint?)")
         return scrub(text.split("\n", 1)[0], self.options.secrets())
+
+
+def _interruptibly(request: Callable[[], Any]) -> Any:
+    """``request()``; called on the main thread, it runs on a daemon thread of its own while the main thread waits,
+    so that Ctrl-C ends a wait for a store that does not answer: the client library's blocking call holds the
+    signal until its request times out (a minute), and a daemon thread does not keep the process alive."""
+    if threading.current_thread() is not threading.main_thread():
+        return request()
+    outcome: list[tuple[bool, Any]] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome.append((True, request()))
+        except BaseException as err:  # (re-raised on the main thread, which _call's handlers expect)
+            outcome.append((False, err))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="fileindex-store-request", daemon=True).start()
+    done.wait()
+    answered, value = outcome[0]
+    if answered:
+        return value
+    raise value
 
 
 class _Exists(Exception):

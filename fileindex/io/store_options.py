@@ -177,11 +177,19 @@ def _refuse_misspelt(kind: str, key: str, name: str) -> None:
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (as given, and URL-encoded as it appears in a query) replaced by ``***``."""
+    """``text`` with every secret (as given, and URL-encoded as it appears in a query) replaced by ``***``: anywhere
+    in the text, or, for a secret shorter than :data:`SHORT_SECRET` characters, only where it stands alone (not
+    inside a longer run of letters and digits), lest every ``S`` of a message go for a one-letter secret."""
     for secret in sorted(set(secrets), key=len, reverse=True):
         for form in {secret, urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}:
-            text = text.replace(form, "***")
+            if len(form) >= SHORT_SECRET:
+                text = text.replace(form, "***")
+            elif form:
+                text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])", "***", text)
     return text
+
+
+SHORT_SECRET = 8
 
 
 def _name_under(kind: str, key: str) -> str | None:

@@ -116,14 +116,14 @@ def _whole_bucket(spec: MergeSpec, files: list[ManifestEntry], values: _ValueFil
         return found
     if spec.merges_values and not spec.deletion_vectors:
         return [(i, FileDecision(f, True, MERGED_VALUES, f"the {spec.engine} engine merges a row from several "
-                                                         "records' values: no file is dropped by values"))
+                                                         "records' values, so no file is dropped by values"))
                 for i, f in enumerate(files)]
     matching = next((f for f in files if values.failing(f) is None), None)
     if matching is None:
         return [(i, FileDecision(f, False, WHOLE_BUCKET, "no file of the bucket may match: it is dropped whole"))
                 for i, f in enumerate(files)]
     return [(i, FileDecision(f, True, WHOLE_BUCKET, f"the bucket's files overlap and {matching.file_name} may "
-                                                    "match: the bucket is read whole"))
+                                                    "match, so none of them is dropped"))
             for i, f in enumerate(files)]
 
 

@@ -117,6 +117,31 @@ def date_days(value: Any) -> int:
     return value
 
 
+# the days since 1970-01-01 of DATE '0001-01-01' and DATE '9999-12-31' (SQL's range of a DATE)
+DATE_DAYS = (dt.date.min.toordinal() - _EPOCH_DATE.toordinal(),
+             dt.date(9999, 12, 31).toordinal() - _EPOCH_DATE.toordinal())
+
+
+class DateDaysError(LiteralError):
+    """A whole number against a DATE beyond a DATE's days (taken as days since 1970-01-01, as Paimon stores a
+    DATE): a date written as digits (20240101) most likely, which would match no row. ``days``: the number."""
+
+    def __init__(self, days: int, column: str):
+        spelt = spelt_date(days)
+        super().__init__(f"literal {days} does not fit column {column} of type DATE: a whole number is days since "
+                         f"1970-01-01 ({DATE_DAYS[0]} to {DATE_DAYS[1]}); give the date itself, as "
+                         f"datetime.date({spelt.year}, {spelt.month}, {spelt.day}) or '{spelt.isoformat()}'")
+        self.days = days
+
+
+def spelt_date(number: int) -> dt.date:
+    """The date ``number``'s digits spell as YYYYMMDD (20240131: 2024-01-31), else an example: 2024-01-31."""
+    try:
+        return dt.datetime.strptime(str(number), "%Y%m%d").date()
+    except ValueError:
+        return dt.date(2024, 1, 31)
+
+
 class _Misfit(Exception):
     """A literal that does not fit its column: the parts of the message :func:`convert` raises."""
 
@@ -188,6 +213,8 @@ def _converted(value: Any, data_type: DataType, column: str) -> Any:
         number = _exact_integer(value)
         if number is None:
             raise _Misfit(column, value, data_type, "write DATE 'YYYY-MM-DD'")
+        if not DATE_DAYS[0] <= number <= DATE_DAYS[1]:
+            raise DateDaysError(number, column)
         return number
     if root == "TIME":
         if isinstance(value, str):
@@ -220,7 +247,8 @@ def _converted(value: Any, data_type: DataType, column: str) -> Any:
 def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> decimal.Decimal:
     """A DECIMAL(p, s) literal: at scale s where it has s places or fewer; a finer one as it is, compared by
     value as SQL compares it (``d = 1.005`` on DECIMAL(10, 2) matches no row, ``d > 1.005`` matches 1.01 and up:
-    ``fileindex.predicate.precision``). Refused: beyond the type's range, or past exact arithmetic's digits."""
+    ``fileindex.predicate.precision``). Refused: beyond the type's range once rounded to s places (as Paimon casts
+    it), or past exact arithmetic's digits."""
     precision, scale = data_type.precision, data_type.scale
     assert precision is not None and scale is not None  # parse_type gives every DECIMAL both
     exact = decimal.Decimal(value)
@@ -229,11 +257,15 @@ def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> 
         raise _Misfit(column, value, data_type, "it needs more digits than the type has")
     quantum = decimal.Decimal(1).scaleb(-scale)
     limit = decimal.Decimal(10) ** (precision - scale)  # every value of the type lies strictly inside ±limit
-    if exact.copy_abs() >= limit:  # (abs() would round to the default context's 28 digits)
+    # Paimon casts a literal to its column's type (Decimal.fromBigDecimal): rounded half up to s places, and none
+    # where that has more than p digits. So 99999999.995 on DECIMAL(10, 2) is out of range as 100000000 is.
+    cast = exact.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=DECIMAL_CONTEXT)
+    if cast.copy_abs() >= limit:  # (abs() would round to the default context's 28 digits)
         largest = DECIMAL_CONTEXT.subtract(limit, quantum)
-        raise _Misfit(column, value, data_type, f"out of range (it holds -{largest} to {largest})")
-    scaled = exact.quantize(quantum, context=DECIMAL_CONTEXT)
-    return scaled if scaled == exact else exact
+        rounded = "" if exact.copy_abs() >= limit else \
+            f" once rounded as Paimon casts it to the column's type (half up to {scale} places: {cast}; "
+        raise _Misfit(column, value, data_type, f"out of range{rounded or ' ('}it holds -{largest} to {largest})")
+    return cast if cast == exact else exact
 
 
 def _number_hint(value: Any, *, whole: bool) -> str:

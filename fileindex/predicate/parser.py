@@ -36,7 +36,7 @@ from fileindex.predicate.tree import (
     visit,
 )
 from fileindex.tokens import Token, TokenStream, closest_name
-from fileindex.types import DataType, column_type, quote_identifier
+from fileindex.types import DataType, column_type, quote_identifier, type_name_meant
 
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
@@ -50,21 +50,9 @@ _TOKEN = re.compile(r"""
 
 RESERVED = {"AND", "OR", "NOT", "IS", "NULL", "IN", "BETWEEN", "TRUE", "FALSE"}  # never a bare column name
 KEYWORDS = RESERVED | {"DATE", "TIMESTAMP", "NAN", "INFINITY", "X"}  # printed column names avoid these too
+BARE_KEYWORDS = ["NULL", "TRUE", "FALSE", "NAN", "INFINITY"]  # literals written as a word alone
 
 _ONE_CELL = str.maketrans("\t\n\r", "   ")
-
-
-# the days since 1970-01-01 of DATE '0001-01-01' and DATE '9999-12-31' (SQL's range of a DATE)
-DATE_DAYS = (dt.date.min.toordinal() - dt.date(1970, 1, 1).toordinal(),
-             dt.date(9999, 12, 31).toordinal() - dt.date(1970, 1, 1).toordinal())
-
-
-def _date_example(number: int) -> str:
-    """``DATE '2024-01-31'`` for 20240131 (a date written as digits), else that one."""
-    try:
-        return f"DATE '{dt.datetime.strptime(str(number), '%Y%m%d').date().isoformat()}'"
-    except ValueError:
-        return "DATE '2024-01-31'"
 
 
 def _cells(text: str) -> int:
@@ -130,6 +118,9 @@ class _Parser(TokenStream):
         result = self.disjunction()
         token = self.peek()
         if token is not None:
+            if token[:2] == ("symbol", ")"):
+                raise self.error("this ')' closes no '(': delete it, or write '(' where the conditions it groups "
+                                 "begin")
             meant = closest_name(token[1].upper(), ["AND", "OR"]) if token[0] == "word" else None
             hint = f" (did you mean {meant}?)" if meant else ": join conditions with AND or OR" \
                 if token[0] != "symbol" else ""
@@ -299,6 +290,8 @@ class _Parser(TokenStream):
             return self.error("write = for equality, not ==", first[2])
         if joined in ("<>", "!=", "<=", ">="):
             return self.error(f"write {joined} without a space", first[2])
+        if joined[::-1] in ("<>", "<=", ">=") and second[2] == first[2] + len(first[1]):
+            return self.error(f"write {joined[::-1]}, not {joined} ({name} {joined[::-1]} VALUE)", first[2])
         twice = f"{first[1]} twice" if first[1] == second[1] else f"two operators ({first[1]} then {second[1]})"
         return self.error(f"{twice}: write one between the column and the value ({name} {first[1]} VALUE)", second[2])
 
@@ -316,12 +309,13 @@ class _Parser(TokenStream):
         position = token[2] if token else len(self.text)
         value = self.literal()
         last = self.tokens[self.index - 1]
-        if data_type.root == "DATE" and type(value) is int and not DATE_DAYS[0] <= value <= DATE_DAYS[1]:
-            raise self.error(f"{value} is not a DATE: write DATE 'YYYY-MM-DD', as {_date_example(value)} (a whole "
-                             f"number is taken as days since 1970-01-01, as Paimon stores a DATE: {DATE_DAYS[0]} to "
-                             f"{DATE_DAYS[1]})", position)
         try:
             return lit.convert(value, data_type, column, written=self.text[position:last[2] + len(last[1])])
+        except lit.DateDaysError as err:
+            low, high = lit.DATE_DAYS
+            raise self.error(f"{err.days} is not a DATE: write DATE 'YYYY-MM-DD', as DATE "
+                             f"'{lit.spelt_date(err.days).isoformat()}' (a whole number is taken as days since "
+                             f"1970-01-01, as Paimon stores a DATE: {low} to {high})", position) from None
         except UsageError as err:
             raise self.literal_error(err, position) from None
 
@@ -380,9 +374,21 @@ class _Parser(TokenStream):
         raise self.error(f"expected a literal, found {text!r}{self._literal_hint(kind, text)}", position)
 
     def _literal_hint(self, kind: str, text: str) -> str:
-        """A bare word where a literal goes: a column (compared with a literal only), or a string unquoted."""
+        """A word where a literal goes: a literal's keyword misspelt (``DAT '2024-01-01'``, ``NUL``), a column
+        (compared with a literal only), or a string unquoted."""
         if kind != "word":
             return ""
+        following = self.peek()
+        if following is not None and following[0] == "string":  # a type's name before a quoted value
+            meant = type_name_meant(text.upper())
+            if meant is not None and meant.startswith(("DATE", "TIMESTAMP")):
+                return f" (did you mean {meant.partition('_')[0]} {following[1]}?)"
+            if meant is not None:
+                number = _TOKEN.fullmatch(following[1][1:-1].lstrip("+-"))
+                alone = following[1][1:-1] if number and number.lastgroup == "number" else following[1]
+                return f" (only DATE and TIMESTAMP go before a quoted value: write a {meant} value alone, {alone})"
+        elif (meant := closest_name(text.upper(), BARE_KEYWORDS)) is not None and text not in self.schema:
+            return f" (did you mean {meant}? or, for a string, '{text}' in single quotes)"
         if text in self.schema:
             return f" ({text} is a column: a predicate compares a column with a literal)"
         return f" (a string goes in single quotes: '{text}')"

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 from pyroaring import FrozenBitMap
 
+from fileindex.arrow import scalars
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes.result import SKIP
 from fileindex.parallel import for_each, threads
@@ -179,11 +180,11 @@ def top_rows(scan: TableScan, order: OrderBy) -> pa.Table:
     """The scan's first ``scan.limit`` rows (all: None) in ``order``, as a table of its columns."""
     limit = scan.limit
     if limit == 0:
-        return scan.schema.empty_table()
+        return scalars.empty_table(scan.schema)
     if merged(scan.table) or limit is None:
         wanted = list(dict.fromkeys([*scan.columns, order.column]))
         rows = scan.narrowed(scan.predicate, wanted, None).to_arrow()
-        return rows.take(ranked(rows.column(order.column), order)[:limit]).select(scan.columns)
+        return compute.take_rows(rows, ranked(rows.column(order.column), order)[:limit]).select(scan.columns)
     items = [item for item in scan.plan(exact=True) if item.to_read]
     best = _Best(order, limit)
     read = [n for n, item in enumerate(items) if not item.exact]  # (read first, on threads: they set a bound)
@@ -198,7 +199,7 @@ def top_rows(scan: TableScan, order: OrderBy) -> pa.Table:
         for n, (positions, values) in zip(chunk, found, strict=True):
             best.add(n, positions, values)
     if not len(best.owners):
-        return scan.schema.empty_table()
+        return scalars.empty_table(scan.schema)
     parts, starts, where = [], {}, 0
     for owner in sorted(set(best.owners.tolist())):  # (np.unique imports numpy.ma, 0.1 s of a cold top-N)
         kept = np.sort(best.positions[best.owners == owner])
@@ -210,7 +211,7 @@ def top_rows(scan: TableScan, order: OrderBy) -> pa.Table:
     rows = pa.concat_tables(parts)
     take = [starts[int(o)][0] + int(np.searchsorted(starts[int(o)][1], p))
             for o, p in zip(best.owners, best.positions, strict=True)]
-    return compute.call("take", rows, pa.array(take, type=pa.int64()))
+    return compute.call("take", rows, scalars.array(take, pa.int64()))
 
 
 class _Best:
@@ -246,7 +247,7 @@ class _Best:
         if data_type.root in ("FLOAT", "DOUBLE"):
             return None
         try:
-            value = arrow_values(pa.array([last.as_py()], type=last.type))[0]
+            value = arrow_values(scalars.array([last.as_py()], last.type))[0]
             literal = paimon_literal(value, data_type, column) if value is not None else None
         except Exception:  # (a type the engines' literals do not carry: no bound, every file asked as planned)
             return None
@@ -276,7 +277,7 @@ def _file_candidates(scan: TableScan, item: FileRead, order: OrderBy, limit: int
         if narrowed.exact:
             verdict = narrowed
             if verdict.result is SKIP:
-                return np.zeros(0, dtype=np.int64), pa.array([], type=order_field[0].type)
+                return np.zeros(0, dtype=np.int64), scalars.array([], order_field[0].type)
     rows = selection(verdict, task.deleted_rows())
     if item.exact:
         positions = index_top(scan.table, item, order, limit, rows)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from fileindex.arrow import compute, scalars
 from fileindex.lazy import numpy as np
 from fileindex.predicate.tree import Predicate
 from fileindex.table.statistics import FLOATING, INTEGERS, KnownBounds, ordered_bounds
@@ -42,7 +43,7 @@ def admitted_rows(reader: DataFileReader, columns: dict[str, tuple[str, DataType
     spans: list[tuple[int, int]] = []  # admitted rows of the file, [start, end)
     start = 0
     for group, group_rows in enumerate(reader.group_rows):
-        spans.extend((start + low, start + high) for low, high in _group_spans(reader, group, columns, predicate))
+        spans.extend((start + low, start + high) for low, high in group_spans(reader, group, columns, predicate))
         start += group_rows
     covered = sum(high - low for low, high in spans)
     # (numpy, imported by the first narrowing, only where a page is ruled out: see fileindex.cli.unimported)
@@ -53,7 +54,7 @@ def admitted_rows(reader: DataFileReader, columns: dict[str, tuple[str, DataType
 
 def _within(spans: list[tuple[int, int]], rows: pa.Int64Array | None, total: int) -> pa.Int64Array | None:
     if not spans:
-        return pa.array([], type=pa.int64())
+        return scalars.array([], pa.int64())
     starts = np.array([low for low, _ in spans], dtype=np.int64)
     ends = np.array([high for _, high in spans], dtype=np.int64)
     if rows is None:
@@ -65,13 +66,14 @@ def _within(spans: list[tuple[int, int]], rows: pa.Int64Array | None, total: int
         found = view[(at >= 0) & (view < ends[np.maximum(at, 0)])]
         if len(found) >= ADMITTED_SHARE * total:
             return None
-    return pa.array(found, type=pa.int64())
+    return compute.int64_array(found)
 
 
-def _group_spans(reader: DataFileReader, group: int, columns: dict[str, tuple[str, DataType]],
+def group_spans(reader: DataFileReader, group: int, columns: dict[str, tuple[str, DataType]],
                  predicate: Predicate) -> list[tuple[int, int]]:
-    """The row spans of a row group (from its first row) that may hold a match: the runs of rows under the same
-    page of each column with usable bounds, those whose pages' bounds may satisfy ``predicate``."""
+    """The row spans of a row group (from its first row, ascending) that may hold a match: the runs of rows under
+    the same page of each column with usable bounds, those whose pages' bounds may satisfy ``predicate`` (the
+    whole group where no column has usable bounds). ``columns`` as :func:`admitted_rows` takes them."""
     rows = reader.group_rows[group]  # type: ignore[index]
     keyed = {name: pages for name, (stored, data_type) in columns.items()
              if (pages := _page_keys(reader, stored, group, data_type)) is not None}

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 
+from fileindex.arrow import scalars
 from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes.result import REMAIN, SKIP, Rows
@@ -283,7 +284,7 @@ def _partition_test(table: PaimonTable, test: Predicate) -> Callable[[DataFileTa
         if partition not in answers:
             try:
                 values = partition_fields(partition, [f.type for f in key_fields])
-                row = pa.table([pa.array([v], type=t) for v, t in zip(values, schema.types, strict=True)],
+                row = pa.table([scalars.array([v], t) for v, t in zip(values, schema.types, strict=True)],
                                schema=schema)
                 answers[partition] = bool(matches(row, test, types)[0])
             except (FileIndexError, pa.ArrowException, TypeError, ValueError, OverflowError):

@@ -11,12 +11,14 @@ rows (never before the merge). One read per bucket keeps the merge inside one ta
 """
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator
-from functools import partial, reduce
-from typing import TYPE_CHECKING, NamedTuple, cast
+from functools import partial
+from typing import TYPE_CHECKING, cast
 
 import pyarrow as pa
 
+from fileindex.arrow import scalars
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.arrow.types import arrow_type
 from fileindex.indexes.result import SKIP, Rows
@@ -25,6 +27,7 @@ from fileindex.merge.pruning import (
     FILE_INDEX,
     KEY_STATISTICS,
     LEVEL,
+    MERGED_VALUES,
     NO_PREDICATE,
     VALUE_STATISTICS,
     WHOLE_BUCKET,
@@ -38,20 +41,20 @@ from fileindex.merge.pruning import (
 from fileindex.merge.spec import DEDUPLICATE, MergeSpec, merge_spec
 from fileindex.parallel import side_by_side
 from fileindex.predicate.operators import Operator
-from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, and_, visit
+from fileindex.predicate.tree import Leaf, Predicate, and_
 from fileindex.scan.funnel import NO_PREDICATE as NO_WHERE
 from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
+from fileindex.scan.page_pruning import group_spans
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches, python_values
 from fileindex.table.statistics import KnownBounds
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import INTEGERS, DataType
-from fileindex.java_numbers import LONG_MAX, LONG_MIN
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.lazy import LazyModule, numpy as np
 
 if TYPE_CHECKING:
-    from fileindex.arrow import compute, parquet_pages
+    from fileindex.arrow import compute
     from fileindex.scan.table import PaimonTable
 else:
     compute = LazyModule("fileindex.arrow.compute")
@@ -125,6 +128,8 @@ def _bucket_reads(spec: MergeSpec, kept: list[tuple[DataFileTask, FileDecision]]
     first, decision = kept[0]
     merged = f"its bucket's {len(group)} files merged by key" if len(group) > 1 else "its records merged by key"
     rows, how = candidates
+    if decision.rule == MERGED_VALUES and rows is None:  # (the engine's reason to merge whole: said once)
+        how = ", every key"
     reads = [FileRead(first.name, first.table_entry().row_count, index_of(first), "all", records,
                       f"{_kept_reason(decision)}; {merged}{how}", None, first, None, group,
                       external=first.is_external, merge=spec, candidates=rows)]
@@ -212,13 +217,13 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
     if predicate is None:
         return None, ""
     if spec.engine != DEDUPLICATE:
-        return None, f", whole ({spec.engine}: a row is built from several records)"
+        return None, f", every key (records are selected by their index for {DEDUPLICATE} tables only)"
     if not spec.file_index_read:
-        return None, ", whole (file-index.read.enabled=false)"
+        return None, ", every key (file-index.read.enabled=false)"
     types = spec.types()
     for key in spec.keys:
         if not _candidate_type(types[key]):
-            return None, f", whole (keys of type {types[key].root} are not read by candidates)"
+            return None, f", every key (keys of type {types[key].root} are not read by candidates)"
     found: list[Rows | None] = []
     count = 0
     for task in group:
@@ -229,11 +234,14 @@ def _candidate_records(table: PaimonTable, spec: MergeSpec, predicate: Predicate
             found.append(None)
             continue
         if not isinstance(result, Rows):
-            whose = "its" if task is group[0] else f"{task.name}'s"  # (the funnel's line is the first file's)
-            return None, f", whole ({whose} index cannot say which records may match)"
+            first = task is group[0]  # (the funnel's line is the first file's)
+            if index_of(task) == "none":
+                return None, f", every key ({'the file' if first else task.name} has no index to select records by)"
+            whose = "its" if first else f"{task.name}'s"
+            return None, f", every key ({whose} index cannot say which records may match)"
         count += result.cardinality
         if count > CANDIDATE_KEYS:
-            return None, f", whole (more than {CANDIDATE_KEYS:,} records may match)"
+            return None, f", every key (more than {CANDIDATE_KEYS:,} records may match)"
         found.append(result)
     return tuple(found), f", only the keys of the {count:,} record{'s' if count != 1 else ''} its indexes select"
 
@@ -318,7 +326,7 @@ def read_buckets(reads: list[FileRead], schema: pa.Schema, predicate: Predicate 
 def read_bucket_whole(item: FileRead, schema: pa.Schema, predicate: Predicate | None, types: dict) -> pa.Table:
     """:func:`read_bucket` as one table (a Spark task's rows)."""
     tables = list(read_bucket(item, schema, predicate, types))
-    return pa.concat_tables(tables) if tables else schema.empty_table()
+    return pa.concat_tables(tables) if tables else scalars.empty_table(schema)
 
 
 def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_keys: Predicate | None,
@@ -416,7 +424,7 @@ def _keys_matching(reader: DataFileReader, in_file_keys: dict[str, str], over_ke
     (named as in the file) where they are few (fewer than a SELECTIVE-th of the file's records; else None: the
     file is read whole, and the keys are not held); the keys are read from the row groups whose key statistics
     may hold one (a file sorted by key keeps each group's keys narrow), and within a group from the pages whose
-    bounds (its column index) may (:func:`_pages_keys_may_match`)."""
+    bounds (its column index) may (:func:`_key_spans`)."""
     names = list(dict.fromkeys(in_file_keys.values()))
     found: list[np.ndarray] = []
     tables: list[pa.Table] | None = []
@@ -432,19 +440,20 @@ def _keys_matching(reader: DataFileReader, in_file_keys: dict[str, str], over_ke
             tables = None
 
     groups = _groups_keys_may_match(reader, in_file_keys, over_keys, types)
-    if groups is None or reader.group_rows is None:
+    if reader.group_rows is None:
         found_in(reader.read(names), np.arange(reader.row_count, dtype=np.int64))
     else:
         starts = np.concatenate(([0], np.cumsum(reader.group_rows, dtype=np.int64)))
-        for group in groups:
-            pages = _pages_keys_may_match(reader, group, in_file_keys, over_keys, types)
-            if pages is None:
+        # (groups without usable key statistics, a string key's: each may still narrow to its pages)
+        for group in range(len(reader.group_rows)) if groups is None else groups:
+            spans = _key_spans(reader, group, in_file_keys, over_keys, types)
+            if spans is None:
                 found_in(reader.read_groups([group], names)[0], starts[group] + np.arange(reader.group_rows[group]))
-            elif pages.numbers:
-                positions = starts[group] + np.concatenate([np.arange(pages.firsts[page], pages.firsts[page + 1])
-                                                            for page in pages.numbers])
+            elif spans:
+                positions = starts[group] + np.concatenate([np.arange(low, high) for low, high in spans])
                 # (one key column: its pages' values decoded whole where they are plain numbers, as most keys)
-                values = reader.page_values(names[0], group, pages.numbers) if len(names) == 1 else None
+                pages = _pages_spanned(reader, names[0], group, spans) if len(names) == 1 else None
+                values = reader.page_values(names[0], group, pages) if pages is not None else None
                 found_in(reader.read_rows(positions, names) if values is None else pa.table({names[0]: values}),
                          positions)
     if not found:
@@ -452,80 +461,33 @@ def _keys_matching(reader: DataFileReader, in_file_keys: dict[str, str], over_ke
     return np.concatenate(found).astype(np.int64), None if tables is None else pa.concat_tables(tables)
 
 
-class _KeptPages(NamedTuple):
-    """The pages of a row group a key filter reads (ascending), and where each page's rows start."""
+def _key_spans(reader: DataFileReader, group: int, in_file_keys: dict[str, str], over_keys: Predicate,
+               types: dict) -> list[tuple[int, int]] | None:
+    """The row spans of a row group (from its first row) on the pages whose key columns' bounds, as their column
+    indexes claim them, may satisfy ``over_keys`` (``page_pruning.group_spans``, the test a value filter's pages
+    get); None where they hold half the group's rows or more (the group is read whole: taking most of its rows
+    costs more than reading them all), or no key column has such an index."""
+    columns = {key: (old, types[key]) for key, old in in_file_keys.items()}
+    spans = group_spans(reader, group, columns, over_keys)
+    if 2 * sum(high - low for low, high in spans) >= reader.group_rows[group]:  # type: ignore[index]
+        return None
+    return spans
 
-    numbers: list[int]
-    firsts: tuple[int, ...]
 
-
-def _pages_keys_may_match(reader: DataFileReader, group: int, in_file_keys: dict[str, str], over_keys: Predicate,
-                          types: dict) -> _KeptPages | None:
-    """The pages of a row group holding an integer key column whose bounds may satisfy ``over_keys``, as its
-    column index claims them (as the row groups' statistics are claims); None where no key column has such an
-    index, or the pages that may hold half the group's rows or more (the group is read whole: taking most of
-    its rows costs more than reading them all)."""
-    for key, old in in_file_keys.items():
-        if types[key].root not in INTEGERS or (pages := reader.page_bounds(old, group)) is None \
-                or pages.kind != "integer":
-            continue
-        kept = np.flatnonzero(visit(over_keys, _PageKeys(key, pages)))
-        firsts = np.asarray(pages.firsts, dtype=np.int64)
-        if 2 * int((firsts[kept + 1] - firsts[kept]).sum()) >= int(firsts[-1]):
+def _pages_spanned(reader: DataFileReader, column: str, group: int, spans: list[tuple[int, int]]) -> list[int] | None:
+    """The column's pages in the group whose rows are exactly ``spans`` (ascending); None where they are not
+    whole pages of it."""
+    pages = reader.page_bounds(column, group)
+    if pages is None:
+        return None
+    numbers: list[int] = []
+    firsts = pages.firsts
+    for low, high in spans:
+        first, last = bisect.bisect_left(firsts, low), bisect.bisect_left(firsts, high)
+        if last >= len(firsts) or firsts[first] != low or firsts[last] != high:
             return None
-        return _KeptPages(kept.tolist(), pages.firsts)
-    return None
-
-
-class _PageKeys(PredicateVisitor["np.ndarray"]):
-    """Which pages of a row group may hold a key a predicate holds on, as a mask over the pages, by the bounds
-    the column index of one integer key column claims for them: a comparison of that column with integers is
-    tested against every page's bounds at once, as the row groups' statistics test it (``Statistics``); any
-    other leaf, and a page without bounds, may match."""
-
-    def __init__(self, column: str, pages: parquet_pages.PageBounds):
-        self.column = column
-        arrays = pages.memo.get(_PageKeys)  # (made once per file's footer)
-        if arrays is None:
-            arrays = pages.memo[_PageKeys] = (
-                np.array([low is not None and high is not None for low, high, _ in pages.bounds], dtype=bool),
-                np.array([low if low is not None else 0 for low, _, _ in pages.bounds], dtype=np.int64),
-                np.array([high if high is not None else 0 for _, high, _ in pages.bounds], dtype=np.int64))
-        self.known: np.ndarray = arrays[0]
-        self.lows: np.ndarray = arrays[1]
-        self.highs: np.ndarray = arrays[2]
-
-    def leaf(self, leaf: Leaf) -> np.ndarray:
-        literals = leaf.literals
-        if leaf.column != self.column or not literals \
-                or not all(type(value) is int and LONG_MIN <= value <= LONG_MAX for value in literals):
-            return np.ones(len(self.known), dtype=bool)
-        lows, highs, first, function = self.lows, self.highs, literals[0], leaf.function
-        if function is Operator.EQ:
-            found = (lows <= first) & (first <= highs)
-        elif function is Operator.IN:  # (a page may hold a literal: one lies between its bounds)
-            ordered = np.sort(np.array(literals, dtype=np.int64))
-            found = np.searchsorted(ordered, lows, "left") < np.searchsorted(ordered, highs, "right")
-        elif function is Operator.LT:
-            found = lows < first
-        elif function is Operator.LTE:
-            found = lows <= first
-        elif function is Operator.GT:
-            found = highs > first
-        elif function is Operator.GTE:
-            found = highs >= first
-        elif function is Operator.BETWEEN and len(literals) == 2:
-            found = (lows <= literals[1]) & (highs >= first)
-        else:
-            return np.ones(len(self.known), dtype=bool)
-        return found | ~self.known
-
-    def and_(self, children: Iterator[np.ndarray]) -> np.ndarray:
-        return reduce(np.logical_and, children, np.ones(len(self.known), dtype=bool))
-
-    def or_(self, children: Iterator[np.ndarray]) -> np.ndarray:
-        return reduce(np.logical_or, children, np.zeros(len(self.known), dtype=bool))
-
+        numbers.extend(range(first, last))
+    return numbers
 
 
 def _groups_keys_may_match(reader: DataFileReader, in_file_keys: dict[str, str], over_keys: Predicate,

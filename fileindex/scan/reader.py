@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, cast
 import pyarrow as pa
 from pyroaring import BitMap, FrozenBitMap
 
+from fileindex.arrow import scalars
 from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
@@ -108,7 +109,7 @@ def selected_rows(verdict: FileVerdict, deleted: FrozenBitMap | None) -> pa.Int6
     """:func:`selection` as an Arrow array, read from the bitmap's buffer: a read of an index's rows imports no
     numpy (``fileindex.cli.unimported``)."""
     if verdict.result is SKIP:
-        return pa.array([], type=pa.int64())
+        return scalars.array([], pa.int64())
     if isinstance(verdict.result, Rows):
         rows = roaring.mutable(verdict.result.bitmap)
     elif deleted:
@@ -159,11 +160,15 @@ def selected_schema(schema: pa.Schema, columns: list[str], predicate: Predicate)
 
 
 def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema: pa.Schema,
-                    reader: DataFileReader | None = None) -> pa.Table:
+                    reader: DataFileReader | None = None,
+                    held: dict[str, tuple[str, DataType | None]] | None = None) -> pa.Table:
     """The rows of the file (positions ascending, None: all), shaped as ``schema``; ``reader``: the file opened
-    already (by ``task.open``)."""
+    already (by ``task.open``); ``held``: :func:`file_columns` of the file for ``schema``'s columns (or more),
+    where the caller has it."""
     reader = reader or task.open()
-    names = {name: stored for name, (stored, _) in file_columns(task, reader, schema.names).items()}
+    if held is None:
+        held = file_columns(task, reader, schema.names)
+    names = {name: stored for name, (stored, _) in held.items() if name in schema.names}
     table = reader.read_rows(rows, list(dict.fromkeys(names.values())))
     # a read of no column (all of them added after the file was written) counts no rows in ORC
     count = table.num_rows if names else reader.row_count if rows is None else len(rows)
@@ -222,7 +227,7 @@ def read_file(item: FileRead, schema: pa.Schema, predicate: Predicate | None, ty
     if verdict is None:
         verdict = evaluate_file(task, cast(Predicate, predicate))
         if verdict.result is SKIP:
-            return schema.empty_table()
+            return scalars.empty_table(schema)
     return read_verdict(task, verdict, schema, predicate, types, exact=exact, probe=probe)
 
 
@@ -242,35 +247,37 @@ def read_matching(task: DataFileTask, rows: np.ndarray | pa.Array | None, schema
         return read_candidates(task, rows, schema)
     wanted = [name for name in source_columns(predicate, schema.names) if name in schema.names]
     reader = task.open()
-    rows = _on_admitted_pages(task, reader, rows, wanted, predicate, types)
+    held = file_columns(task, reader, schema.names)  # (mapped by field id once for the file)
+    rows = _on_admitted_pages(reader, rows, {name: held[name] for name in wanted if name in held}, predicate, types)
     if rows is not None and not len(rows):
-        return schema.empty_table()
-    probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]), reader)
+        return scalars.empty_table(schema)
+    probe = read_candidates(task, rows, pa.schema([schema.field(name) for name in wanted]), reader, held)
     mask = kept_mask(probe, predicate, types)
     kept = compute.filter_rows(probe, mask)
     if not kept.num_rows:  # (most files a bloom filter keeps: no other column is read)
-        return schema.empty_table()
+        return scalars.empty_table(schema)
     rest = pa.schema([field for field in schema if field.name not in wanted])
     if not len(rest):
         others = kept
     elif kept.num_rows * DENSE_SURVIVORS > len(mask):  # most rows match: a plain read and a filter beat a take
-        others = compute.filter_rows(read_candidates(task, rows, rest, reader), mask)
+        others = compute.filter_rows(read_candidates(task, rows, rest, reader, held), mask)
     else:
         survivors = compute.call("indices_nonzero", mask) if rows is None else \
             compute.call("filter", compute.int64_array(rows), mask)
-        others = read_candidates(task, survivors, rest, reader)
+        others = read_candidates(task, survivors, rest, reader, held)
     return pa.Table.from_arrays([(kept if field.name in wanted else others).column(field.name) for field in schema],
                                 schema=schema)
 
 
-def _on_admitted_pages(task: DataFileTask, reader: DataFileReader, rows: pa.Int64Array | None, wanted: list[str],
-                       predicate: Predicate, types: dict) -> pa.Int64Array | None:
+def _on_admitted_pages(reader: DataFileReader, rows: pa.Int64Array | None,
+                       wanted: dict[str, tuple[str, DataType | None]], predicate: Predicate,
+                       types: dict) -> pa.Int64Array | None:
     """``rows`` narrowed to the pages whose column indexes admit ``predicate`` (``page_pruning``), where that
-    leaves few of them; else ``rows``. A column the file holds under another type than the predicate's is not
-    narrowed by."""
+    leaves few of them; else ``rows``. ``wanted``: the predicate's columns the file holds (:func:`file_columns`).
+    A column the file holds under another type than the predicate's is not narrowed by."""
     from fileindex.scan.page_pruning import admitted_rows
 
-    columns = {name: (stored, found or typed) for name, (stored, found) in file_columns(task, reader, wanted).items()
+    columns = {name: (stored, found or typed) for name, (stored, found) in wanted.items()
                if (typed := column_type(types, name)) is not None
                and (found is None or found.not_null() == typed.not_null())}
     narrowed = admitted_rows(reader, columns, predicate, None if rows is None else compute.int64_array(rows))

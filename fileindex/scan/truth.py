@@ -17,6 +17,7 @@ from functools import partial
 
 import pyarrow as pa
 
+from fileindex.arrow import scalars
 from fileindex.arrow.maps import map_values
 from fileindex.arrow.values import integer_key, integer_keys
 from fileindex.errors import UsageError
@@ -160,7 +161,7 @@ class _ArrowMask(PredicateVisitor[Mask]):
         if function in (Operator.IN, Operator.NOT_IN):
             if function is Operator.NOT_IN and len(present) < len(literals):
                 return False  # x NOT IN (..., NULL) is never true
-            hit = compute.is_in(column, pa.array([scalar.as_py() for scalar in present], type=arrow_type))
+            hit = compute.is_in(column, scalars.array([scalar.as_py() for scalar in present], arrow_type))
             return hit if function is Operator.IN else _valid_and_not(column, hit)
         if len(present) < len(literals):
             return False
@@ -257,9 +258,9 @@ def _compare_keys(column: pa.ChunkedArray, data_type: DataType) -> pa.ChunkedArr
     if column.type != floating:
         raise _NotArrowExact  # (a dictionary or another width: matches answers)
     raw = pa.chunked_array([chunk.view(integer) for chunk in column.chunks], type=integer)
-    flipped = compute.call("bit_wise_xor", raw, pa.scalar(bits.magnitude, type=integer))  # negative: magnitude flipped
-    ordered = compute.call("if_else", compute.call("less", raw, pa.scalar(0, type=integer)), flipped, raw)
-    nan = pa.scalar(bits.compare_order(bits.canonical_nan), type=integer)  # every NaN as Java's canonical one
+    flipped = compute.call("bit_wise_xor", raw, scalars.scalar(bits.magnitude, integer))  # negative: magnitude flipped
+    ordered = compute.call("if_else", compute.call("less", raw, scalars.scalar(0, integer)), flipped, raw)
+    nan = scalars.scalar(bits.compare_order(bits.canonical_nan), integer)  # every NaN as Java's canonical one
     return compute.call("if_else", compute.call("is_nan", column), nan, ordered)
 
 
@@ -268,7 +269,7 @@ def _key_scalar(literal, arrow_type: pa.DataType, data_type: DataType) -> pa.Sca
     ``matches`` rounds it)."""
     try:
         key, _ = _literal_ordinal(literal, data_type, arrow_type)
-        return pa.scalar(key, type=arrow_type)
+        return scalars.scalar(key, arrow_type)
     except (pa.ArrowException, OverflowError, TypeError, ValueError, UsageError):  # (matches says what is wrong)
         raise _NotArrowExact from None
 
@@ -281,7 +282,7 @@ def _exact_scalar(literal, arrow_type: pa.DataType, data_type: DataType) -> pa.S
     if data_type.is_timestamp:
         return _exact_ticks(literal, arrow_type, data_type)
     try:
-        scalar = pa.scalar(literal, type=arrow_type)
+        scalar = scalars.scalar(literal, arrow_type)
     except (pa.ArrowException, OverflowError, TypeError, ValueError):
         raise _NotArrowExact from None
     if scalar.as_py() != literal:
@@ -299,7 +300,7 @@ def _exact_ticks(literal, arrow_type: pa.DataType, data_type: DataType) -> pa.Sc
         ticks, remainder = _literal_ordinal(literal, data_type, arrow_type)
         if remainder:
             raise _NotArrowExact
-        return pa.scalar(ticks, type=arrow_type)
+        return scalars.scalar(ticks, arrow_type)
     except (pa.ArrowException, OverflowError, TypeError, ValueError, AttributeError):  # (not a timestamp: matches)
         raise _NotArrowExact from None
 
@@ -369,7 +370,7 @@ class ColumnTruth:
         if self.ordinal is None:
             if pa.types.is_decimal(self.values.type):
                 return self.valid & function.comparison(self._decimal_order(literal), 0)
-            scalar = pa.scalar(literal, type=self.values.type)
+            scalar = scalars.scalar(literal, self.values.type)
             result = compute.fill_null(compute.call(function.arrow_function, self.values, scalar), False)
             return compute.to_numpy(result)
         key, remainder = _literal_ordinal(literal, self.type, self.values.type)
@@ -388,7 +389,7 @@ class ColumnTruth:
         if abs(key) >= 10 ** 38:  # (beyond every value of the column)
             return np.full(len(self.valid), -1 if key > 0 else 1, dtype=np.int64)
         wide = pa.decimal128(38, scale)
-        values, bound = self.values.cast(wide), pa.scalar(decimal.Decimal(key).scaleb(-scale), type=wide)
+        values, bound = self.values.cast(wide), scalars.scalar(decimal.Decimal(key).scaleb(-scale), wide)
         above = compute.to_numpy(compute.fill_null(compute.call("greater", values, bound), False))
         if remainder:
             return np.where(above, 1, -1)

@@ -41,10 +41,10 @@ def register(spark) -> None:
 
 
 def read_table(spark, table: str, where: str | None = None, *, snapshot: int | None = None,
-               report: str | None = None):
+               report: str | None = None, options: Mapping[str, str] | None = None):
     from fileindex.spark.datasource import read_table as read
 
-    return read(spark, table, where, snapshot=snapshot, report=report)
+    return read(spark, table, where, snapshot=snapshot, report=report, options=options)
 
 
 read_table.__doc__ = "See :func:`fileindex.spark.datasource.read_table`."

@@ -39,7 +39,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import cast
 
@@ -260,17 +260,18 @@ def relation_schema(table: PaimonTable):
 
 
 def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *, snapshot: int | None = None,
-               report: str | os.PathLike[str] | None = None, options: dict[str, str] | None = None):
+               report: str | os.PathLike[str] | None = None, options: Mapping[str, str] | None = None):
     """A DataFrame of the table's live rows that satisfy ``where`` as Spark SQL evaluates it, pruned by the
     file indexes: the relation prunes with the predicate, Spark filters its rows exactly. ``report``: a
-    file planning writes its JSON report to (see the module's doc)."""
+    file planning writes its JSON report to (see the module's doc). ``options``: the storage options of a
+    table on an object store (``s3.endpoint``, ...), passed to the data source as its options."""
     check_workers(spark)
     # what Spark would report as a Python traceback inside its own exception is refused here in one line
     if report is not None and not isinstance(report, (str, os.PathLike)):
         raise UsageError(f"report={report!r}: give the path of a file to write the report to")
     root, report_path = os.fspath(table), None if report is None else os.fspath(report)
-    if options is None:  # (the command line's --storage-option pairs)
-        options = dict(current_reach()[0] or {}) or None
+    # (without options: the command line's --storage-option pairs)
+    options = dict(current_reach()[0] or {}) or None if options is None else dict(options)
     metadata = _table(root, snapshot, options)
     refuse_unscannable(metadata)
     types = metadata.schema.types()

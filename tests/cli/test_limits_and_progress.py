@@ -43,7 +43,11 @@ def test_off_a_terminal_progress_is_shown_only_when_asked_and_as_whole_lines(slo
     assert capsys.readouterr().err == ""
     assert main(["read", str(TABLE), "--json", "--progress"]) == 0
     lines = capsys.readouterr().err.splitlines(keepends=True)
-    assert lines and all(line.startswith("fileindex read: ") and line.endswith(" rows read\n") for line in lines)
+    assert lines[:2] == ["fileindex read: planning the read of snapshot 1\n",
+                         f"fileindex read: 1 of 1 data files to read (8 rows before the exact filter), planned in "
+                         f"{lines[1].rsplit(' in ', 1)[1]}"]
+    assert lines[2:] and all(line.startswith("fileindex read: ") and line.endswith(" rows read\n")
+                             for line in lines[2:])
     assert "\r" not in "".join(lines)
     assert main(["read", str(TABLE), "--explain", "--progress"]) == 2
     assert "--explain reads no rows" in capsys.readouterr().err
@@ -60,5 +64,12 @@ def test_on_a_terminal_progress_is_one_line_redrawn_and_ended(slow_clock):
     for rows in (8, 8, 8):
         progress.add(rows)
     progress.done()
-    assert stream.getvalue() == ("\rfileindex read: 8 rows read\rfileindex read: 16 rows read"
-                                 "\rfileindex read: 24 rows read\n")
+    assert stream.getvalue() == ("\rfileindex read: 8 rows read\033[K\rfileindex read: 16 rows read\033[K"
+                                 "\rfileindex read: 24 rows read\033[K\n")
+
+
+def test_one_row_read_is_said_in_the_singular(slow_clock):
+    stream = io.StringIO()
+    progress = read_command.Progress(off_terminal=True, stream=stream)
+    progress.add(1)
+    assert stream.getvalue() == "fileindex read: 1 row read\n"

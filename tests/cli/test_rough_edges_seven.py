@@ -111,10 +111,9 @@ def test_explain_alone_reads_no_row_and_says_the_merge_is_unchecked(capsys, extr
     code, out, err = run(capsys, "read", table, "--snapshot", 2)
     assert code == 3 and out == "" and "does not support retraction" in err
     assert run(capsys, "read", table, "--snapshot", 2, "--count", "--explain", *extra) == (code, "", err)
-    for snapshot in (1, 2):
-        code, out, note = run(capsys, "read", table, "--snapshot", snapshot, "--explain", *extra)
-        assert code == 0 and out
-        assert "cannot say whether the merge fails" in note and "--count --explain merges" in note
+    code, out, note = run(capsys, "read", table, "--snapshot", 2, "--explain", *extra)
+    assert code == 0 and out
+    assert "cannot say whether the merge fails" in note and "--count --explain merges" in note
     code, out, note = run(capsys, "read", PRIMARY_KEYS / "deduplicate", "--explain", *extra)
     assert code == 0 and out and note == ""
 

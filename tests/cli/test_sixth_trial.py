@@ -214,7 +214,8 @@ def test_like_says_it_is_not_in_the_syntax(capsys):
 
 @pytest.mark.parametrize("where, told", [("f1 = 1 AN f2 = 2", "unexpected 'AN' (did you mean AND?)"),
                                          ("f1 = 1 f2 = 2", "unexpected 'f2': join conditions with AND or OR"),
-                                         ("f1 = 1)", "unexpected ')'")])
+                                         ("f1 = 1)", "this ')' closes no '(': delete it, or write '(' "
+                                                     "where the conditions it groups begin")])
 def test_what_follows_a_condition_says_how_conditions_join(capsys, where, told):
     position = where.index(told.split("'")[1], 6)
     code, out, err = run(capsys, "read", TABLE, "--where", where)

@@ -78,6 +78,9 @@ EVERY_COMMAND = {
     "primary keys, deletion vectors": ["read", table("parquet", "pk_with_bitmap_dv"), "--where", "f1 > 0", "--json"],
     "primary keys, ORC": ["read", table("orc", "pk_with_bitmap_dv"), "--json"],
     "top-N": ["read", table("parquet", "append_with_bsi"), "--order-by", "f1 DESC", "--limit", "2", "--json"],
+    "ordered, all rows": ["read", table("parquet", "append_with_bsi"), "--order-by", "f1 DESC", "--json"],
+    "ordered, primary keys": ["read", str(TABLES / "primary-keys" / "deduplicate"), "--order-by",
+                              "score DESC", "--limit", "3", "--json"],
     "select and limit": ["read", BLOOM, "--select", "f0,f3", "--where", "f3 > 12.0", "--limit", "2"],
     "explain": ["read", table("parquet", "append_with_bsi_bitmap_bloomfilter"), "--where", "f1 = 200", "--explain"],
     "count, ORC": ["read", table("orc", "append_with_bitmap"), "--where", "f0 = 'Alice'", "--count"],
@@ -88,7 +91,7 @@ EVERY_COMMAND = {
 
 
 # ranked by numpy (top-N); a DOUBLE is compared as Paimon compares (-0.0, NaN) by Arrow's kernels, on its bits
-COMPUTES_WITH_NUMPY = {"top-N"}
+COMPUTES_WITH_NUMPY = {"top-N", "ordered, all rows", "ordered, primary keys"}
 
 
 def test_the_cases_cover_every_command():

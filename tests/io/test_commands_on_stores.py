@@ -112,10 +112,76 @@ class RefusingEndpoint:
             except OSError:
                 return
             self.tries += 1
-            connection.close()
+            self.answer(connection)
+
+    def answer(self, connection) -> None:
+        connection.close()
 
     def close(self) -> None:
         self._socket.close()
+
+
+class SilentEndpoint(RefusingEndpoint):
+    """A port that takes each connection and never answers: a request waits for its timeout (a minute)."""
+
+    def __init__(self):
+        import threading
+
+        self.connected = threading.Event()
+        self._held: list = []
+        super().__init__()
+
+    def answer(self, connection) -> None:
+        self._held.append(connection)
+        self.connected.set()
+
+
+class NotAStore(RefusingEndpoint):
+    """An HTTP server that answers every request 404 with a web page: an endpoint that is not the store's."""
+
+    def answer(self, connection) -> None:
+        with connection:
+            connection.recv(65536)
+            page = b"<!DOCTYPE HTML><html>not here</html>"
+            connection.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: "
+                               + str(len(page)).encode() + b"\r\nConnection: close\r\n\r\n" + page)
+
+
+def test_ctrl_c_ends_a_read_waiting_on_a_store_that_never_answers(s3_store):
+    """The client library's call blocks the signal until its request times out (a minute); the read is ended at
+    once, in one line."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    endpoint = SilentEndpoint()
+    flags = [f for key, value in s3_store.options(endpoint.url).items() for f in ("--storage-option", f"{key}={value}")]
+    command = subprocess.Popen([sys.executable, "-m", "fileindex", "read", s3_store.uri("warehouse/t"), *flags],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert endpoint.connected.wait(60), "the read never reached the endpoint"
+        os.killpg(command.pid, signal.SIGINT)
+        out, err = command.communicate(timeout=20)  # (a read held by its request ends only after its timeout)
+    finally:
+        if command.poll() is None:
+            command.kill()
+            command.wait()
+        endpoint.close()
+    assert command.returncode == 130 and err == "fileindex: interrupted\n" and out == "", err
+
+
+def test_an_endpoint_that_is_not_the_store_is_named_in_one_line(s3_store, capsys):
+    endpoint = NotAStore()
+    try:
+        flags = [f for key, value in s3_store.options(endpoint.url).items()
+                 for f in ("--storage-option", f"{key}={value}")]
+        code, out, err = run_cli(capsys, "read", s3_store.uri("warehouse/t"), *flags)
+    finally:
+        endpoint.close()
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"the server at {endpoint.url} answered 404 Not Found" in err and "check s3.endpoint" in err, err
+    assert "DOCTYPE" not in err
 
 
 def test_a_missing_bucket_an_endpoint_out_of_reach_and_refused_credentials_are_one_line(object_store, capsys):

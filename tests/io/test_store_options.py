@@ -68,6 +68,12 @@ def test_secrets_are_masked_but_travel_to_a_spark_task():
     assert scrub("GET http://h/b?sig=a%2Bb&x=verysecret", ["verysecret", "a+b"]) == "GET http://h/b?sig=***&x=***"
 
 
+def test_a_short_secret_is_masked_where_it_stands_alone_not_inside_every_word():
+    said = "Generic S3 error: Server returned 403 for key S at https://h/b?k=S&s=S"
+    assert scrub(said, ["S"]) == "Generic S3 error: Server returned 403 for key *** at https://h/b?k=***&s=***"
+    assert scrub("xverysecrety", ["verysecret"]) == "x***y"  # (a long one goes wherever it is)
+
+
 @pytest.mark.parametrize("options, message", [
     ({"s3.path-style-access": "maybe"}, "s3.path-style-access: 'maybe' is not true or false"),
     ({"s3.endpoint": "ftp://h"}, "give http"),

@@ -236,9 +236,19 @@ def test_explain_names_the_rule_of_each_file_and_bucket():
     assert {f["skipped_by"] for f in by_bucket} == {None, "key_statistics"}
     assert all(f["reason"].split(":")[0] in ("may match", "whole bucket", "key statistics") for f in by_bucket)
     read = [f for f in by_bucket if f["read"] == "all"]
-    # (why the bucket is merged whole, not by candidate keys: this file has no index to say which records match)
+    # (why the bucket is merged whole, not by candidate keys: this file has no index)
     assert len(read) == 1 and read[0]["reason"].endswith(
-        "its records merged by key, whole (its index cannot say which records may match)")
+        "its records merged by key, every key (the file has no index to select records by)")
+
+
+def test_a_first_row_buckets_reason_says_why_its_keys_are_all_merged_without_claiming_a_combined_row():
+    """A first-row row is one record (the first of its key); what keeps its bucket from a read by candidate keys is
+    that those are taken for deduplicate tables only."""
+    snapshot = max(TABLES["first_row"]["snapshots"])
+    files = PaimonTable(DATABASE / "first_row", snapshot).scan("id > 0").explain().as_dict()["files"]
+    read = [f["reason"] for f in files if f["read"] == "all"]
+    assert read and all(r.endswith("every key (records are selected by their index for deduplicate tables only)")
+                        for r in read), read
 
 
 def test_the_deletion_vector_table_keeps_its_reading():
@@ -308,7 +318,7 @@ def test_a_deduplicate_bucket_merges_only_the_keys_its_indexes_may_match(name, i
     for java in java_reads(name, snapshot):
         if java["where"] is not None:
             assert canonical_rows(unread.scan(java["where"]).to_arrow(), unread) == java["rows"], java["where"]
-            assert all("whole (file-index.read.enabled=false)" in f.reason
+            assert all("every key (file-index.read.enabled=false)" in f.reason
                        for f in unread.scan(java["where"]).explain().files if f.read == "all")
     assert chosen and not any(found is not None for found in chosen)
 

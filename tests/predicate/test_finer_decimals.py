@@ -152,5 +152,7 @@ def test_a_literal_of_38_digits_is_in_range_where_the_type_holds_it():
     wide = {"d": parse_type("DECIMAL(38, 2)")}
     assert parse_predicate("d = -999999999999999999999999999999999999.99", wide).literals[0] == D(
         "-999999999999999999999999999999999999.99")
-    assert parse_predicate("d > 999999999999999999999999999999999999.995", wide).literals[0] == D(
-        "999999999999999999999999999999999999.995")
+    assert parse_predicate("d > 999999999999999999999999999999999999.994", wide).literals[0] == D(
+        "999999999999999999999999999999999999.994")
+    with pytest.raises(UsageError, match="half up to 2 places: 1000000000000000000000000000000000000.00;"):
+        parse_predicate("d > 999999999999999999999999999999999999.995", wide)  # (as Paimon casts it: no value)

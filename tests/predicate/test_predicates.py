@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fileindex.errors import UsageError
-from fileindex.predicate.literals import parse_timestamp_text, timestamp_text
+from fileindex.predicate.literals import DATE_DAYS, parse_timestamp_text, timestamp_text
 from fileindex.predicate.parser import parse_predicate, to_sql
 from fileindex.predicate.tree import And, Leaf, Or, in_, negate, not_in
 from fileindex.types import parse_schema
@@ -174,3 +174,25 @@ def test_every_error_says_what_and_where(text, message):
         parse_predicate(text, SCHEMA)
     assert message in str(info.value)
     assert "position" in str(info.value) or "empty" in str(info.value)
+
+
+@pytest.mark.parametrize("days, spelt", [(20240101, "datetime.date(2024, 1, 1) or '2024-01-01'"),
+                                         (DATE_DAYS[1] + 1, "datetime.date(2024, 1, 31)"),
+                                         (DATE_DAYS[0] - 1, "datetime.date(2024, 1, 31)")])
+def test_a_whole_number_beyond_a_dates_days_is_refused_however_the_literal_comes(days, spelt):
+    """A DATE's literal as a whole number is days since 1970-01-01; beyond a DATE's days (20240101, a date written
+    as digits) it would match no row: refused by the literal conversion, so a predicate built in code (an engine's
+    pushdown, a JSON predicate, Java's recorded text) is refused as the parser refuses it, saying what to give."""
+    from fileindex.predicate.literals import DateDaysError, convert
+    from fileindex.reference.predicate_json import predicate_from_json
+
+    refusal = r"literal -?\d+ does not fit column d of type DATE: a whole number is days since 1970-01-01 " \
+              r"\(-719162 to 2932896\); give the date itself"
+    with pytest.raises(DateDaysError, match=refusal) as err:
+        convert(days, SCHEMA["d"], "d")
+    assert err.value.days == days and spelt in str(err.value)
+    with pytest.raises(UsageError, match="does not fit column d of type DATE"):
+        predicate_from_json({"function": "Equal", "column": "d", "type": "DATE", "literals": [days]}, SCHEMA)
+    with pytest.raises(UsageError, match=f"{days} is not a DATE: write DATE 'YYYY-MM-DD'"):
+        parse_predicate(f"d = {days}", SCHEMA)
+    assert [convert(edge, SCHEMA["d"], "d") for edge in DATE_DAYS] == list(DATE_DAYS)  # (within: those days)

@@ -5,22 +5,19 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import itertools
 import threading
 
 import numpy as np
 
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 import pyarrow.parquet as pq
 
 from fileindex import PaimonTable
 from fileindex.arrow.data_files import DataFileReader
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.parser import parse_predicate
-from fileindex.predicate.tree import Leaf, and_, or_, visit
+from fileindex.predicate.tree import Leaf, or_
 from fileindex.scan.primary_keys import (
     _candidate_type,
     _groups_keys_may_match,
@@ -170,34 +167,45 @@ def test_keys_without_a_usable_column_index_are_read_by_row_group(tmp_path, monk
             assert counts == [-1] or not truth and counts in ([], [-1]), (where, counts)
 
 
-LEAVES = st.builds(lambda function, literals: Leaf(function, "id", tuple(literals[:function.arity])
-                                                   if function.arity is not None else tuple(literals)),
-                   st.sampled_from(list(Operator)), st.lists(st.integers(-60, 60), min_size=2, max_size=4))
-PREDICATES = st.recursive(LEAVES, lambda inner: st.builds(lambda kind, children: kind(*children),
-                                                          st.sampled_from([and_, or_]),
-                                                          st.lists(inner, min_size=1, max_size=3)), max_leaves=6)
-PAGE_BOUNDS = st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 20), st.integers(1, 9)), min_size=1, max_size=8)
+def string_key(number: int) -> str:
+    """A long key with a two-byte character inside, where a column index's truncated minimum is cut."""
+    return f"{'x' * 70}{number // 100:02d}\u00e9{number % 100:02d}"
 
 
-@settings(max_examples=150, deadline=None)
-@given(PAGE_BOUNDS, PREDICATES, st.integers(0, 2))
-def test_pages_a_key_filter_keeps_are_those_their_bounds_may_hold(pages, predicate, nulls):
-    """The pages whose column-index bounds a key filter tests at once (as a mask) are every page the row
-    groups' statistics (``Statistics``) would keep, tested page by page; fewer only where those would read
-    more (never a page whose bounds may hold a key the filter holds on)."""
-    from fileindex.arrow.parquet_pages import PageBounds
-    from fileindex.scan.primary_keys import _PageKeys
-    from fileindex.table.statistics import KnownBounds
+def truncated_bounds(index):
+    """String bounds cut as parquet-mr cuts them: a minimum to 73 bytes (inside its 'é'), a maximum to 75 bytes
+    with its last byte rounded up."""
+    index.min_values = [value[:73] for value in index.min_values]
+    index.max_values = [value[:74] + bytes([value[74] + 1]) for value in index.max_values]
+    return index
 
-    kind = parse_type("BIGINT NOT NULL")
-    firsts = [0, *itertools.accumulate(rows for _, _, rows in pages)]
-    bounds = [(low, low + width, 0) if page != nulls else (None, None, rows)
-              for page, (low, width, rows) in enumerate(pages)]
-    mask = visit(predicate, _PageKeys("id", PageBounds(tuple(firsts), bounds)))
-    for page, (low, high, count) in enumerate(bounds):
-        statistics = KnownBounds({"id": (low, high, count, kind)}, firsts[page + 1] - firsts[page])
-        if statistics.may_match(predicate):
-            assert mask[page], (page, bounds[page], predicate)
+
+def test_a_string_keys_pages_are_read_where_their_truncated_bounds_may_match(tmp_path, monkeypatch):
+    """A string key's column index, its bounds truncated (a minimum cut inside a character): only the pages whose
+    bounds may hold a matching key are read (in row groups whose string statistics go untested), and the positions are
+    those of a whole read."""
+    from parquet_forgery import with_column_index
+
+    path = tmp_path / "kv.parquet"
+    keys = pa.array([string_key(number) for number in range(4000)], pa.string())
+    schema = pa.schema([pa.field("_KEY_id", pa.string(), nullable=False)])
+    pq.write_table(pa.table({"_KEY_id": keys}, schema=schema), path, row_group_size=1_000_000,
+                   max_rows_per_page=20, write_page_index=True, use_dictionary=False)
+    with_column_index(path, 0, 0, truncated_bounds)
+    reader = DataFileReader(path)
+    types = {"id": parse_type("STRING NOT NULL")}
+    bounds = reader.page_bounds("_KEY_id", 0)
+    assert bounds is not None and len(bounds.bounds) == 200 and len(bounds.bounds[0][0]) == 73
+    whole = pa.table({"id": keys})
+    counts = counting_reads(monkeypatch)
+    for predicate in [Leaf(Operator.EQ, "id", (string_key(1234),)), Leaf(Operator.EQ, "id", ("x" * 70 + "12",)),
+                      Leaf(Operator.IN, "id", (string_key(7), string_key(3999))),
+                      or_(Leaf(Operator.GTE, "id", (string_key(3990),)), Leaf(Operator.LT, "id", (string_key(3),))),
+                      Leaf(Operator.BETWEEN, "id", (string_key(500), string_key(504)))]:
+        counts.clear()
+        rows = _rows_keys_match(reader, {"id": "_KEY_id"}, predicate, types)
+        assert rows.tolist() == np.flatnonzero(matches(whole, predicate, types)).tolist(), predicate
+        assert counts and -1 not in counts and sum(counts) <= 300, (predicate, counts)  # (not the file whole)
 
 
 @pytest.mark.parametrize("type_text, values", [

@@ -79,3 +79,10 @@ def test_spark_build_of_an_s3_table_into_a_local_folder_equals_the_local_build(s
     assert any(r.key and r.key.endswith(".parquet") for r in s3_store.proxy.requests)
     assert not [r for r in s3_store.proxy.requests if r.method not in ("GET", "HEAD")]  # nothing written there
     assert not [s for s in s3_store.secrets() if s in out + err]
+
+
+def test_read_table_takes_the_storage_options_of_an_s3_table(spark, s3_store):
+    from fileindex.spark import read_table
+
+    frame = read_table(spark, uploaded(s3_store), "f0 = 'Bob'", options=s3_store.options())
+    assert sorted(row.f0 for row in frame.collect()) == ["Bob", "Bob"]
