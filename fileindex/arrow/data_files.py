@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from fileindex.arrow import scalars
 from fileindex.arrow.types import schema_of
-from fileindex.errors import FileIndexError
+from fileindex.errors import DecodeError, FileIndexError
 from fileindex.io import LOCAL, InputFile
 from fileindex.io.reach import names_a_store, open_location
 from fileindex.memo import BoundedMemo
@@ -357,18 +357,30 @@ class DataFileReader:
                      if all(g < len(chunks) and i < len(chunks[g]) and chunks[g][i] for g in groups))
 
     def _dictionary_chunks(self) -> DictionaryChunks:
-        """Per row group and leaf, whether the footer says the chunk is dictionary-encoded only, decoded once per
-        file identity (the footer's bytes read again: pyarrow keeps no ``encoding_stats``)."""
+        """Per row group and leaf, whether the footer says the chunk is dictionary-encoded only, once per file
+        identity."""
         if self._footer.dictionary_chunks is None:
-            from fileindex.arrow.page_encodings import dictionary_chunks
-
-            length = self._footer.metadata.serialized_size  # type: ignore[union-attr]
-            tail = self._input.read_range(self._input.size - 8 - length, length + 8)
-            found = dictionary_chunks(tail[:length]) \
-                if tail[-4:] == b"PAR1" and int.from_bytes(tail[-8:-4], "little") == length else ()
-            self._footer = replace(self._footer, dictionary_chunks=found)
+            self._footer = replace(self._footer, dictionary_chunks=self._decode_dictionary_chunks())
             FOOTERS.put(self._identity, self._footer)
         return self._footer.dictionary_chunks  # type: ignore[return-value]
+
+    def _decode_dictionary_chunks(self) -> DictionaryChunks:
+        """From the footer a page read decoded, else from the footer's bytes read again (pyarrow keeps no
+        ``encoding_stats``); bytes that do not decode are a DataFileError at their byte in the file."""
+        from fileindex.arrow import page_encodings
+
+        if self._footer.paged:  # (a PagedFooter: parquet_pages, imported by the page read that decoded it)
+            return page_encodings.decoded_dictionary_chunks(self._footer.paged.meta)  # type: ignore[union-attr]
+        length = self._footer.metadata.serialized_size  # type: ignore[union-attr]
+        start = self._input.size - 8 - length
+        tail = self._input.read_range(start, length + 8)
+        if tail[-4:] != b"PAR1" or int.from_bytes(tail[-8:-4], "little") != length:
+            return ()  # (not the footer pyarrow parsed: no chunk is taken for dictionary-only)
+        try:
+            return page_encodings.dictionary_chunks(tail[:length])
+        except DecodeError as err:
+            raise DataFileError(f"{self.path}: the Parquet footer at byte {start + err.offset}: {err.message}") \
+                from None
 
     def _in_file_types(self, table: Any) -> Any:
         """``table`` (or a record batch) with every column in the file's Arrow type (dictionaries read for speed

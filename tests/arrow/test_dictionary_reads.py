@@ -6,11 +6,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from fileindex.arrow import page_encodings
-from fileindex.arrow.data_files import DataFileReader
+from fileindex.arrow.data_files import DataFileError, DataFileReader
 from fileindex.arrow.parquet_file import ParquetFile
 from fileindex.arrow.plain_pages import DATA_PAGE, DATA_PAGE_V2, DICTIONARY_PAGE, PLAIN, PLAIN_DICTIONARY, RLE, \
     RLE_DICTIONARY
-from fileindex.generated.parquet_thrift.ttypes import ColumnMetaData, PageEncodingStats
 
 ROWS = 3000
 WORDS = ["red", "green", None, "blue", "é", ""]
@@ -111,18 +110,20 @@ def test_a_large_string_column_stays_large(tmp_path):
     assert reader.read(["s"]).equals(table)
 
 
-def test_a_footer_that_does_not_decode_reads_no_dictionary(tmp_path):
-    assert page_encodings.dictionary_chunks(b"\xff" * 40) == ()
+def test_a_footer_the_reader_cannot_decode_is_a_data_file_error_at_its_byte(tmp_path):
     path = _write(tmp_path / "d.parquet", _table())
-    reader = DataFileReader(path)
-    reader._footer = reader._footer.__class__(**{**reader._footer.__dict__, "dictionary_chunks": ()})
-    assert reader._dictionary_leaves(range(3), ["cat"]) == ()
-    assert reader.read(["cat"]).equals(_table().select(["cat"]))
+    reader = DataFileReader(path)  # (pyarrow parsed the footer on opening)
+    data = path.read_bytes()
+    start = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    with open(path, "r+b") as changed:  # the footer's first field header made an unknown wire type (14)
+        changed.seek(start)
+        changed.write(bytes([data[start] & 0xF0 | 14]))
+    with pytest.raises(DataFileError, match=rf"{path}: the Parquet footer at byte {start}: unknown wire type 14"):
+        reader.read(["cat"])
 
 
-def _meta(encodings, stats=None) -> ColumnMetaData:
-    return ColumnMetaData(encodings=encodings, encoding_stats=None if stats is None else [
-        PageEncodingStats(page_type=kind, encoding=encoding, count=count) for kind, encoding, count in stats])
+def _meta(encodings, stats=None) -> page_encodings.ChunkEncodings:
+    return page_encodings.ChunkEncodings(tuple(encodings), None if stats is None else tuple(stats))
 
 
 @pytest.mark.parametrize("meta, expected", [
