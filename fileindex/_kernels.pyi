@@ -56,12 +56,13 @@ def packed_locate(entries: BufferLike, samples: BufferLike, step: int, keys: Seq
     ``entries[::step]``: searched first, it keeps a lookup to a few pages of a large dictionary."""
 
 def packed_rows(entries: BufferLike, samples: BufferLike, step: int, keys: Sequence[int], data: BufferLike, body: int,
-                limit: int) -> list[bytes | int | None]:
+                limit: int, lengths: BufferLike = ...) -> list[bytes | int | None]:
     """``packed_locate`` and the bitmap each found entry names, in one call: for each key None where no entry
-    holds it, else the rows (native uint32, ascending) of the bitmap at ``data[body + offset:]`` (a negative
+    holds it, else the rows (native uint32, ascending) of the bitmap at ``data[body + offset:]`` (with
+    ``lengths``, a V2 block's native int32 per entry: ``data[body + offset:body + offset + length]``; a negative
     offset: the one row ``-1 - offset``), or the offset itself where that bitmap is not one ``roaring_rows``
-    decodes or holds more than ``limit`` rows (the caller decodes it the slow way, which raises the placed
-    error)."""
+    decodes, does not fit, or holds more than ``limit`` rows (the caller decodes it the slow way, which raises
+    the placed error)."""
 
 def rows_union(parts: Sequence[bytes]) -> bytes:
     """The rows of all the parts (each bytes of native uint32 rows, in any order), ascending, each once."""

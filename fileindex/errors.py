@@ -14,6 +14,15 @@ Params = ParamSpec("Params")
 Returned = TypeVar("Returned")
 
 
+def printable(text: str, keep: str = "") -> str:
+    """``text`` with its control characters (ESC, carriage return, newline...; those in ``keep`` kept) written as
+    Python escapes: what a table holds, in its names or values, cannot recolour the terminal, move its cursor or
+    split a one-line message."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+
+
 class FileIndexError(Exception):
     """Root of every error this project raises on purpose."""
 

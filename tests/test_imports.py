@@ -337,3 +337,21 @@ def test_a_command_lines_read_defers_pickle_to_its_first_use(tmp_path):
             "assert pickle.loads(pickle.dumps(pa.py_buffer(b'abc'), protocol=5)).to_pybytes() == b'abc'\n"
             "assert pa.lib.pickle.PickleBuffer is pickle.PickleBuffer")
     imported_by(code, tmp_path)
+
+
+def test_a_command_line_builds_the_parser_of_its_command_alone(tmp_path):
+    """A command line naming its command builds the top-level parser and that command's only (#54, cold9): each other
+    subcommand's parser was made for nothing, and each looked up its help titles' translations (gettext: four failed
+    ``stat`` calls a title where none is installed, 180 of a cold read's)."""
+    built = tmp_path / "parsers.json"
+    code = ("import argparse\n"
+            "parsers = []\n"
+            "making = argparse.ArgumentParser.__init__\n"
+            "def made(self, *args, **kwargs):\n"
+            "    making(self, *args, **kwargs)\n"
+            "    parsers.append(self.prog)\n"
+            "argparse.ArgumentParser.__init__ = made\n"
+            f"atexit.register(lambda: open({str(built)!r}, 'w').write(json.dumps(parsers)))\n"
+            f"sys.argv[1:] = ['read', '{TABLE}', '--where', \"f0 = 'Alice'\", '--json']; main()")
+    imported_by(code, tmp_path)
+    assert json.loads(built.read_text()) == ["fileindex", "fileindex read"]

@@ -421,6 +421,17 @@ def test_packed_rows_are_the_located_bitmaps_rows(framed, inline, limit, rng):
         else:
             assert answer == decoded
             assert array("I", answer).tolist() == list(FrozenBitMap.deserialize(data[body + offset:]))
+    lengths = np.array([rng.choice([len(data), 4, 20]) for _ in offsets], dtype=np.int32)  # a V2 block's
+    records = np.array(entries, dtype=np.uint64).view(np.int64)
+    bounded = _PackedDictionary(records, key_kind(parse_type("INT")), lengths)
+    answers = kernels.compiled.packed_rows(bounded.packed, bounded.samples, bounded.STEP, probes, data, body, limit,
+                                           bounded.lengths)
+    for answer, location in zip(answers, bounded.locate_many(probes), strict=True):
+        if location is not None and location[0] >= 0:  # decoded only where the bitmap lies within its length
+            end = body + location[0] + location[1]
+            decoded = None if end > len(data) else kernels.compiled.roaring_rows(data[:end], [(end - location[1], end)],
+                                                                                 limit)
+            assert answer == (location[0] if decoded is None else decoded)
 
 
 @compiled_only
@@ -451,6 +462,8 @@ def test_rows_union_is_the_sorted_set_of_the_parts(parts):
     (lambda k: k.BloomProbe(bytearray(2), 24, 1, 0, 0, False, REMAIN, SKIP, len), "does not hold num_bits=24"),
     (lambda k: k.packed_rows(np.zeros(3, np.int64), np.zeros(1, np.int64), 2, [], b"", 0, 1), "every 2-th of 3"),
     (lambda k: k.packed_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), 64, [], b"ab", 3, 1), "at 3 do not start"),
+    (lambda k: k.packed_rows(np.zeros(2, np.int64), np.zeros(1, np.int64), 64, [], b"ab", 0, 1, np.zeros(1, np.int32)),
+     "1 lengths for 2 entries"),
     (lambda k: k.rows_union([b"1234", b"123"]), "whole uint32 rows"),
 ])
 def test_kernels_check_their_arguments(call, message):

@@ -3,6 +3,7 @@
     .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
         [--sections classic,engines,interleaved,cold,answers,scale] [--loaded] [--answers]
         [--cold-python VENV/bin/python]: cold with the package as `pip install .` installs it (not editable)
+        [--cold-baseline VENV/bin/python]: cold, another such install's read beside it (main's)
     .venv/bin/python tools/bench_read.py --sections scale [--scale 10000000,50000000] [--loaded]: the selective
         queries at each table size (50 files of 200k rows, then of 1M rows, one row group a file, as the peer
         writes), interleaved with DuckDB and the peer, and how each contender's time grows with the table
@@ -383,7 +384,8 @@ def installed(python: str, cwd: Path) -> str:
     return subprocess.run([python, "-c", INSTALL], check=True, capture_output=True, text=True, cwd=cwd).stdout.strip()
 
 
-def cold(root: Path, files: list[str], cases: list[dict], repeat: int, ours: Path | None = None) -> None:
+def cold(root: Path, files: list[str], cases: list[dict], repeat: int, ours: Path | None = None,
+         baseline: Path | None = None) -> None:
     """A new process per query (import + plan + read), contenders interleaved round by round: ``fileindex read
     ROOT --where ... --json``; ``PaimonTable(ROOT).scan(where).to_arrow()``; pypaimon-rust's import + SQL;
     DuckDB's import + read_parquet. Then the imports alone. Medians of wall / CPU seconds (the child's).
@@ -392,10 +394,14 @@ def cold(root: Path, files: list[str], cases: list[dict], repeat: int, ours: Pat
     modules compiled from source in every process, and pyarrow's not (their bytecode came with the wheel).
     ``ours``: the interpreter of a virtual environment where the package is installed as a user installs it
     (``pip install .``), run outside this checkout; by default this interpreter, on this checkout (an editable
-    install's import hook costs each process 30-45 ms of start-up a plain install does not pay)."""
+    install's import hook costs each process 30-45 ms of start-up a plain install does not pay). ``baseline``: the
+    interpreter of another such environment (say, main's), whose ``fileindex read`` runs in the same rounds."""
     python = str(ours.absolute()) if ours else sys.executable  # (not resolved: a venv's python is a symlink)
     where = Path(tempfile.mkdtemp(prefix="bench-read-cwd-")) if ours else ROOT  # (-m would find this checkout)
     print(f"\ncold: fileindex from the {installed(python, where)}")
+    other = str(baseline.absolute()) if baseline else None
+    if other:
+        print(f"cold: baseline read from the {installed(other, where)}")
     duck_python, peer = sys.executable, [str(peer_python()), str(ROOT / "tools" / "bench_read_peer.py"), "cold",
                                          str(root.parent.parent)]
     api = ("import sys; from fileindex import PaimonTable;"
@@ -406,10 +412,13 @@ def cold(root: Path, files: list[str], cases: list[dict], repeat: int, ours: Pat
     for case in (c for c in cases if c["name"] in SELECTIVE):
         rows[case["name"]] = {"fileindex read": [python, "-m", "fileindex", "read", str(root), "--where", case["where"],
                                                  "--json"],
+                              **({"baseline read": [other, "-m", "fileindex", "read", str(root), "--where",
+                                                    case["where"], "--json"]} if other else {}),
                               "PaimonTable": [python, "-c", api, str(root), case["where"]],
                               "peer SQL": [*peer, case["sql"]],
                               "DuckDB parquet": [duck_python, "-c", duck, case["sql"], *files]}
     rows["import"] = {"fileindex read": [python, "-m", "fileindex", "--version"],
+                      **({"baseline read": [other, "-m", "fileindex", "--version"]} if other else {}),
                       "PaimonTable": [python, "-c", "from fileindex import PaimonTable"],
                       "peer SQL": [str(peer_python()), "-c", "import pypaimon_rust.datafusion"],
                       "DuckDB parquet": [duck_python, "-c", "import duckdb"],
@@ -421,7 +430,7 @@ def cold(root: Path, files: list[str], cases: list[dict], repeat: int, ours: Pat
     for round_number in range(repeat + 1):
         for name, commands in rows.items():
             for contender, command in commands.items():
-                measured = process_seconds(command, env, where if command[0] == python else ROOT)
+                measured = process_seconds(command, env, where if command[0] in (python, other) else ROOT)
                 if round_number:
                     figures.setdefault((name, contender), []).append(measured)
     bytecode.cleanup()
@@ -429,7 +438,8 @@ def cold(root: Path, files: list[str], cases: list[dict], repeat: int, ours: Pat
         import shutil
 
         shutil.rmtree(where, ignore_errors=True)
-    contenders = ["fileindex read", "PaimonTable", "peer SQL", "DuckDB parquet", "pyarrow.parquet"]
+    contenders = ["fileindex read", *(["baseline read"] if other else []), "PaimonTable", "peer SQL", "DuckDB parquet",
+                  "pyarrow.parquet"]
     print(f"\ncold: a new process per query, wall / CPU seconds, medians of {repeat} rounds (import row: "
           "`fileindex --version`, `from fileindex import PaimonTable`, the peer's and DuckDB's and pyarrow.parquet's "
           "imports)")
@@ -581,6 +591,9 @@ def main() -> None:
     parser.add_argument("--cold-python", type=Path,
                         help="cold: the python of a virtual environment where `pip install .` installed the package "
                              "(run outside this checkout: no editable install's import hook); default: this one")
+    parser.add_argument("--cold-baseline", type=Path,
+                        help="cold: the python of another such environment (say, main's), whose `fileindex read` runs "
+                             "in the same rounds as a column of its own")
     parser.add_argument("--loaded", action="store_true",
                         help="run with a CPU-bound neighbour process per core (a loaded machine)")
     parser.add_argument("--checkout", action="append", default=[], metavar="NAME=PATH",
@@ -632,7 +645,7 @@ def main() -> None:
         if "interleaved" in sections:
             interleaved(root, files, cases, args.repeat)
         if "cold" in sections:
-            cold(root, files, cases, args.repeat, args.cold_python)
+            cold(root, files, cases, args.repeat, args.cold_python, args.cold_baseline)
         if "answers" in sections:
             answers(root, files, spec, args.repeat)
         if "scale" in sections:

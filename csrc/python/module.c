@@ -425,33 +425,38 @@ static int32_t packed_offset(Py_buffer *entries, int64_t at)
     return (int32_t)(uint32_t)((const int64_t *)entries->buf)[at];
 }
 
-/* The rows of the bitmap a V1 entry's offset names (at body + offset of data, running to data's end; a negative
- * offset is the inline row -1 - offset) as native uint32 bytes; the offset itself (a Python int) where it does not
- * decode here: past the data, more than `limit` rows, or not a bitmap fi_roaring_rows takes. */
-static PyObject *entry_rows(Py_buffer *data, Py_ssize_t body, int32_t offset, Py_ssize_t limit)
+/* The rows of the bitmap an entry's offset names (at body + offset of data, running to data's end, or with a V2
+ * entry's `length` (-1: none) to start + length; a negative offset is the inline row -1 - offset) as native uint32
+ * bytes; the offset itself (a Python int) where it does not decode here: past the data or its length, more than
+ * `limit` rows, or not a bitmap fi_roaring_rows takes. */
+static PyObject *entry_rows(Py_buffer *data, Py_ssize_t body, int32_t offset, int64_t length, Py_ssize_t limit)
 {
     if (offset < 0) {
         uint32_t row = (uint32_t)(-1 - (int64_t)offset);
         return PyBytes_FromStringAndSize((const char *)&row, 4);
     }
-    int64_t start = (int64_t)body + offset;
-    int64_t rows = start > data->len ? -1 : fi_roaring_cardinality(data->buf, data->len, start);
+    int64_t start = (int64_t)body + offset, end = length < 0 ? data->len : start + length;
+    int64_t rows = start > end || end > data->len ? -1 : fi_roaring_cardinality(data->buf, end, start);
     if (rows < 0 || rows > limit)
         return PyLong_FromLong(offset);
     PyObject *listed = PyBytes_FromStringAndSize(NULL, 4 * rows);
-    if (listed && fi_roaring_rows(data->buf, data->len, start, (uint32_t *)PyBytes_AS_STRING(listed), rows) != rows)
+    if (listed && fi_roaring_rows(data->buf, end, start, (uint32_t *)PyBytes_AS_STRING(listed), rows) != rows)
         Py_SETREF(listed, PyLong_FromLong(offset));
     return listed;
 }
 
-/* For each key, None where no entry holds it, else its entry's offset, or with `data` the rows of entry_rows */
+/* For each key, None where no entry holds it, else its entry's offset, or with `data` the rows of entry_rows (with
+ * `lengths`, one native int32 an entry, a V2 block's: each bitmap's length) */
 static PyObject *packed_answers(Py_buffer *entries, Py_buffer *samples, Py_ssize_t step, PyObject *keys_arg,
-                                Py_buffer *data, Py_ssize_t body, Py_ssize_t limit)
+                                Py_buffer *data, Py_ssize_t body, Py_ssize_t limit, Py_buffer *lengths)
 {
-    Py_ssize_t n, m;
+    Py_ssize_t n, m, counted;
     PyObject *keys, *result;
-    if (check_packed(entries, samples, step, &n, &m) < 0 ||
-        !(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
+    if (check_packed(entries, samples, step, &n, &m) < 0)
+        return NULL;
+    if (lengths && (element_count(lengths, 4, "lengths", &counted) < 0 || same_count(counted, n, "lengths", "entries") < 0))
+        return NULL;
+    if (!(keys = PySequence_Fast(keys_arg, "keys: a sequence of ints")))
         return NULL;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(keys);
     if (!(result = PyList_New(count)))
@@ -460,7 +465,8 @@ static PyObject *packed_answers(Py_buffer *entries, Py_buffer *samples, Py_ssize
         int64_t at = packed_entry(keys, i, entries, n, samples, m, step);
         PyObject *answer = at == -2 ? NULL
             : at < 0 ? Py_NewRef(Py_None)
-            : data ? entry_rows(data, body, packed_offset(entries, at), limit)
+            : data ? entry_rows(data, body, packed_offset(entries, at), lengths ? ((const int32_t *)lengths->buf)[at] : -1,
+                                limit)
             : PyLong_FromLong(packed_offset(entries, at));
         if (!answer) {
             Py_CLEAR(result);
@@ -480,7 +486,7 @@ static PyObject *py_packed_locate(PyObject *self, PyObject *args)
     Py_ssize_t step;
     if (!PyArg_ParseTuple(args, "y*y*nO", &entries, &samples, &step, &keys))
         return NULL;
-    PyObject *result = packed_answers(&entries, &samples, step, keys, NULL, 0, 0);
+    PyObject *result = packed_answers(&entries, &samples, step, keys, NULL, 0, 0, NULL);
     PyBuffer_Release(&entries);
     PyBuffer_Release(&samples);
     return result;
@@ -488,18 +494,20 @@ static PyObject *py_packed_locate(PyObject *self, PyObject *args)
 
 static PyObject *py_packed_rows(PyObject *self, PyObject *args)
 {
-    Py_buffer entries, samples, data;
+    Py_buffer entries, samples, data, lengths = {0};
     PyObject *keys, *result = NULL;
     Py_ssize_t step, body, limit;
-    if (!PyArg_ParseTuple(args, "y*y*nOy*nn", &entries, &samples, &step, &keys, &data, &body, &limit))
+    if (!PyArg_ParseTuple(args, "y*y*nOy*nn|y*", &entries, &samples, &step, &keys, &data, &body, &limit, &lengths))
         return NULL;
     if (body < 0 || body > data.len)
         PyErr_Format(PyExc_ValueError, "the bitmaps at %zd do not start inside the %zd bytes", body, data.len);
     else
-        result = packed_answers(&entries, &samples, step, keys, &data, body, limit);
+        result = packed_answers(&entries, &samples, step, keys, &data, body, limit, lengths.obj ? &lengths : NULL);
     PyBuffer_Release(&entries);
     PyBuffer_Release(&samples);
     PyBuffer_Release(&data);
+    if (lengths.obj)
+        PyBuffer_Release(&lengths);
     return result;
 }
 
@@ -564,10 +572,11 @@ static PyMethodDef methods[] = {
      "packed_locate(entries, samples, step, keys) -> for each 4-byte key, the signed offset of its entry among "
      "the sorted int64 entries key << 32 | offset (samples: entries[::step]), or None"},
     {"packed_rows", py_packed_rows, METH_VARARGS,
-     "packed_rows(entries, samples, step, keys, data, body, limit) -> for each 4-byte key of packed_locate, None "
-     "where no entry holds it, else the rows (native uint32 bytes) of the bitmap its offset names in data (at body + "
-     "offset; a negative offset: the row -1 - offset), or the offset where that bitmap does not decode as "
-     "roaring_rows decodes or holds more than limit rows"},
+     "packed_rows(entries, samples, step, keys, data, body, limit, lengths) -> for each 4-byte key of packed_locate, "
+     "None where no entry holds it, else the rows (native uint32 bytes) of the bitmap its offset names in data (at "
+     "body + offset, with lengths (optional; int32 an entry, a V2 block's) within its length; a negative offset: the row "
+     "-1 - offset), or the offset where that bitmap does not decode as roaring_rows decodes, does not fit or holds "
+     "more than limit rows"},
     {"rows_union", py_rows_union, METH_O,
      "rows_union(parts) -> the rows of all the parts (bytes of native uint32 rows), ascending, each once"},
     {"roaring_rows", py_roaring_rows, METH_VARARGS,

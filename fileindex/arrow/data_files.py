@@ -134,9 +134,28 @@ class DataFileReader:
         if self.format == "orc":
             return Footer(opened.schema, opened.nrows, None)
         metadata = opened.metadata
-        return Footer(opened.schema_arrow, metadata.num_rows,
-                      tuple(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)),
-                      metadata, metadata.serialized_size)
+        group_rows = tuple(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups))
+        self._check_row_counts(metadata, group_rows)
+        return Footer(opened.schema_arrow, metadata.num_rows, group_rows, metadata, metadata.serialized_size)
+
+    def _check_row_counts(self, metadata, group_rows: tuple[int, ...]) -> None:
+        """Refuses a footer whose row counts disagree: the file's with its row groups', a group's with the values
+        of its first flat column (one value, or null, per row). Readers trust different counts (a whole read the
+        pages', a count the footer's, a row selection the group's), so a footer that lies in one of them would
+        give answers that contradict each other. (One column per group: its chunks' other counts are pyarrow's
+        to check as it reads them.)"""
+        at = f"(its footer at byte {self._input.size - 8 - metadata.serialized_size})"
+        if sum(group_rows) != metadata.num_rows:
+            raise DataFileError(f"{self.path}: says it holds {metadata.num_rows} rows {at} where its row groups "
+                                f"hold {sum(group_rows)}: a corrupt Parquet footer")
+        flat = next((i for i in range(metadata.num_columns)
+                     if metadata.schema.column(i).max_repetition_level == 0), None)
+        for group, rows in enumerate(group_rows if flat is not None else ()):
+            chunk = metadata.row_group(group).column(flat)
+            if chunk.num_values != rows:
+                raise DataFileError(f"{self.path}: row group {group} says it holds {rows} rows {at} where its "
+                                    f"column {chunk.path_in_schema} holds {chunk.num_values} values: a corrupt "
+                                    "Parquet footer")
 
     def _open(self, metadata, read_dictionary: list[str] | None = None):
         if self.format == "parquet":
@@ -163,6 +182,17 @@ class DataFileReader:
             return action()
         except (pa.ArrowException, OSError, ValueError) as err:
             raise DataFileError(f"{self.path}: {what}{err}") from None
+
+    def cast(self, values, name: str, arrow_type: pa.DataType):
+        """The file's column ``name`` as ``arrow_type`` (its type in the table's schema), where its values are of
+        another type: values that do not fit (strings in a column a schema says is INT) are a data-file error."""
+        if values.type == arrow_type:
+            return values
+        try:
+            return compute.cast(values, arrow_type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+            raise DataFileError(f"{self.path}: its column {name} holds {values.type} values that cannot be read as "
+                                f"{arrow_type} (the table's schema's type): {err}") from None
 
     def column(self, name: str) -> pa.ChunkedArray:
         return self.read([name]).column(0)

@@ -10,7 +10,8 @@ from fileindex.lazy import import_deferring
 import_deferring("pathlib", "ipaddress")
 
 from fileindex.cli.exits import EXIT_CONFLICT, EXIT_MALFORMED, EXIT_UNSUPPORTED, EXIT_USAGE  # noqa: E402
-from fileindex.errors import FileIndexError, SchemaMisfitError, StoreError, UnsupportedError, UsageError  # noqa: E402
+from fileindex.errors import (FileIndexError, SchemaMisfitError, StoreError, UnsupportedError,  # noqa: E402
+                              UsageError, printable)
 from fileindex.table.errors import CommitConflict  # noqa: E402
 
 
@@ -22,7 +23,8 @@ def report_failure(command: str, err: Exception, subject: str = "") -> int:
         print(f"fileindex {command}: cannot read {err.filename or subject}: {err.strerror or err}", file=sys.stderr)
         return EXIT_USAGE
     about_the_file = not isinstance(err, UsageError) or isinstance(err, SchemaMisfitError)
-    print(f"fileindex {command}: {where if about_the_file else ''}{err}", file=sys.stderr)
+    # (a newline kept: a predicate's error shows the text with a caret under the fault on a line of its own)
+    print(printable(f"fileindex {command}: {where if about_the_file else ''}{err}", keep="\n"), file=sys.stderr)
     if isinstance(err, (UsageError, StoreError)):  # (a store's object that cannot be read: as a local file's)
         return EXIT_USAGE
     if isinstance(err, CommitConflict):

@@ -100,8 +100,9 @@ def unknown_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; with ``command``, only that subcommand's module is imported and its arguments
-    declared (the others are names alone: what parsing a command line naming ``command`` needs)."""
+    """The whole command line; with ``command``, that subcommand's parser alone (what parsing a command line naming
+    ``command`` needs): each other subcommand's would be a parser made for nothing, its help action and argument
+    groups looking up their titles' translations, four failed ``stat`` calls each where none is installed (#54)."""
     parser = Parser(
         prog="fileindex",
         description="Inspect, check and evaluate Apache Paimon file-index files.",
@@ -111,7 +112,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         if command is not None and name != command:
-            subparsers.add_parser(name)
             continue
         module = importlib.import_module(f"fileindex.cli.{name}")
         sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, note_unread_level_0, pad,
-                           report_failure, whole_number)
+                           printable, report_failure, whole_number)
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
@@ -241,7 +241,7 @@ def write_rows(scan, output: str, progress: Progress) -> int:
     import pyarrow.csv
     import pyarrow.parquet
 
-    from fileindex.arrow.compute import python_rows, temporal_columns_text
+    from fileindex.arrow.compute import python_rows
 
     target = Path(output)
     temporary = target.with_name(f".{target.name}.{os.urandom(16).hex()}.tmp")
@@ -250,15 +250,15 @@ def write_rows(scan, output: str, progress: Progress) -> int:
         with open(temporary, "wb") as out:
             if suffix.endswith(".parquet"):
                 writer: Any = pyarrow.parquet.ParquetWriter(out, scan.schema)
-            elif suffix.endswith(".csv"):  # (timestamps and times as read prints them: Arrow's text differs)
-                writer = pyarrow.csv.CSVWriter(out, temporal_columns_text(scan.schema.empty_table()).schema)
+            elif suffix.endswith(".csv"):  # (timestamps, times and bytes as read prints them: Arrow's text differs)
+                writer = pyarrow.csv.CSVWriter(out, _csv_text(scan.schema.empty_table()).schema)
             else:
                 writer = None
             precisions = temporal_precisions(scan)
             try:
                 for batch in scan.to_batches():
                     if isinstance(writer, pyarrow.csv.CSVWriter):
-                        writer.write_batch(temporal_columns_text(batch, precisions))
+                        writer.write_batch(_csv_text(batch, precisions))
                     elif writer is not None:
                         writer.write_batch(batch)
                     else:
@@ -277,6 +277,24 @@ def write_rows(scan, output: str, progress: Progress) -> int:
         progress.done()
         temporary.unlink(missing_ok=True)
     return progress.rows
+
+
+def _csv_text(batch, precisions: dict[str, int] | None = None):
+    """``batch`` as a CSV file holds it: temporal columns as read prints them, and BYTES as Python's literal of
+    them (``b'a\\x00b'``, as read and ``--json`` print them): Arrow's CSV writer writes their raw bytes, which can
+    be invalid UTF-8 (refused) or hold NUL and line breaks."""
+    import pyarrow as pa
+
+    from fileindex.arrow.compute import temporal_columns_text
+
+    batch = temporal_columns_text(batch, precisions)
+    for i, field in enumerate(batch.schema):
+        if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type) or \
+                pa.types.is_fixed_size_binary(field.type):
+            text = pa.array([None if value is None else repr(value) for value in batch.column(i).to_pylist()],
+                            pa.string())
+            batch = batch.set_column(i, field.with_type(pa.string()), text)
+    return batch
 
 
 def print_rows(scan, progress: Progress, *, as_json: bool, limited: bool) -> None:
@@ -298,8 +316,9 @@ def print_rows(scan, progress: Progress, *, as_json: bool, limited: bool) -> Non
     shown = rows[:SHOWN_ROWS] if more else rows
     names = scan.schema.names
     cells = [[_cell(row[name]) for name in names] for row in shown]
-    widths = [max([len(name)] + [len(line[i]) for line in cells]) for i, name in enumerate(names)]
-    print("  ".join(pad(name, width) for name, width in zip(names, widths, strict=True)).rstrip())
+    headers = [printable(name) for name in names]
+    widths = [max([len(name)] + [len(line[i]) for line in cells]) for i, name in enumerate(headers)]
+    print("  ".join(pad(name, width) for name, width in zip(headers, widths, strict=True)).rstrip())
     for line in cells:
         print("  ".join(pad(cell, width) for cell, width in zip(line, widths, strict=True)).rstrip())
     count = f"more than {SHOWN_ROWS} rows (the first {SHOWN_ROWS} shown; --limit N or --output FILE for more)" \
@@ -314,5 +333,5 @@ def temporal_precisions(scan) -> dict[str, int]:
 
 
 def _cell(value) -> str:
-    text = "NULL" if value is None else str(value)
+    text = "NULL" if value is None else printable(str(value))
     return text if len(text) <= 40 else text[:39] + "…"

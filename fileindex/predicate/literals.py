@@ -262,9 +262,12 @@ def _decimal(value: int | decimal.Decimal, data_type: DataType, column: str) -> 
     cast = exact.quantize(quantum, rounding=decimal.ROUND_HALF_UP, context=DECIMAL_CONTEXT)
     if cast.copy_abs() >= limit:  # (abs() would round to the default context's 28 digits)
         largest = DECIMAL_CONTEXT.subtract(limit, quantum)
-        rounded = "" if exact.copy_abs() >= limit else \
-            f" once rounded as Paimon casts it to the column's type (half up to {scale} places: {cast}; "
-        raise _Misfit(column, value, data_type, f"out of range{rounded or ' ('}it holds -{largest} to {largest})")
+        if exact.copy_abs() >= limit:
+            why = f"out of range (it holds -{largest} to {largest})"
+        else:  # (inside the range as written, out of it once rounded)
+            why = (f"out of range once rounded as Paimon casts it to the column's type (half up to {scale} places: "
+                   f"{cast}; it holds -{largest} to {largest})")
+        raise _Misfit(column, value, data_type, why)
     return cast if cast == exact else exact
 
 

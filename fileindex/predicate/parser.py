@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from fileindex.errors import UsageError
+from fileindex.errors import UsageError, printable
 from fileindex.predicate import literals as lit
 from fileindex.predicate.operators import ANY, Operator
 from fileindex.predicate.tree import (
@@ -85,7 +85,8 @@ class _Parser(TokenStream):
                 elif text[position] == "'":
                     hint = " (this string is never closed: end it with another ', and write '' for a ' inside it)"
                 elif text[position].isalpha():
-                    name = re.match(r"\w+", text[position:]).group()  # type: ignore[union-attr]
+                    begins = re.search(r"\w*$", text[:position]).start()  # type: ignore[union-attr]
+                    name = re.match(r"\w+", text[begins:]).group()  # type: ignore[union-attr]
                     hint = f" (a name with characters other than A-Z, 0-9 and _ goes in backquotes: `{name}`)"
                 raise self.error(f"unexpected character {text[position]!r}{hint}", position)
             kind = match.lastgroup
@@ -99,7 +100,7 @@ class _Parser(TokenStream):
         """The message (what is wrong, then what to write), the predicate, and a caret under the token at fault
         saying its position once. (Line breaks and tabs echo as spaces: the caret stays under its character.)"""
         echoed = self.text.translate(_ONE_CELL)
-        return f"{message}\n  {echoed}\n  {' ' * _cells(echoed[:position])}^ position {position}"
+        return f"{printable(message)}\n  {echoed}\n  {' ' * _cells(echoed[:position])}^ position {position}"
 
     def literal_error(self, err: UsageError, start: int) -> UsageError:
         """``err`` about the literal that starts at ``start`` and ends at the last token read: the caret on the
@@ -437,14 +438,21 @@ def _sample_value(data_type: DataType) -> str:
     return _SAMPLES.get(data_type.root, "5")
 
 
-def closest_column(name: str, names: list[str]) -> str:
-    """A hint for an unknown column ``name``: the same name in another case, or the known names and the closest."""
+def closest_column(name: str, names: list[str], *, as_written: bool = False) -> str:
+    """A hint for an unknown column ``name``: the same name in another case, or the known names and the closest.
+    ``as_written``: names are given as they are (``--select``, ``--order-by``), not as a predicate quotes them."""
+    def show(column: str) -> str:  # (a plain name bare; as written, any other in Python's quotes)
+        quoted = quote_identifier(column)
+        return repr(column) if as_written and quoted != column else quoted
+
+    if as_written and len(name) > 2 and name[0] == name[-1] == "`" and name[1:-1].replace("``", "`") in names:
+        return f" (write the name as it is, without backquotes: {name[1:-1].replace('``', '`')!r})"
     by_case = [c for c in names if c.lower() == name.lower()]
     if by_case:
-        return f" (did you mean {quote_identifier(by_case[0])}? column names are case-sensitive)"
+        return f" (did you mean {show(by_case[0])}? column names are case-sensitive)"
     close = closest_name(name, names)
-    known = ", ".join(quote_identifier(c) for c in names)
-    return f" ({'did you mean ' + quote_identifier(close) + '? ' if close else ''}the schema has: {known})"
+    known = ", ".join(show(c) for c in names)
+    return f" ({'did you mean ' + show(close) + '? ' if close else ''}the schema has: {known})"
 
 
 def _join_surrogates(text: str) -> str:

@@ -98,7 +98,7 @@ def _unknown_order(column: str, types: dict[str, DataType]) -> str:
     if named is None and "," in column and first in types:
         return f"cannot order by {column!r}: rows are ordered by one column; give one, as {first!r}"
     if named is None:
-        return f"cannot order by unknown column {column!r}{closest_column(column, list(types))}"
+        return f"cannot order by unknown column {column!r}{closest_column(column, list(types), as_written=True)}"
     rest = " ".join(column[len(named):].split())
     meant = closest_name(rest.upper(), _ORDER_WORDS) or _abbreviated(rest.upper())
     return (f"cannot order by {column!r}: after column {named}, {rest!r} is not ASC or DESC and NULLS FIRST or LAST"

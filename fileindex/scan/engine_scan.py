@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from fileindex.indexes import roaring
 from fileindex.indexes.result import SKIP, Rows
-from fileindex.scan.funnel import Explain, FileRead
+from fileindex.scan.funnel import NO_INDEX, Explain, FileRead
 from fileindex.scan.pushdown import ALL_ROWS, NO_ROWS, Bound, Selection
 from fileindex.scan.reader import evaluate_file, merged_by_key, read_candidates, selection
 from fileindex.scan.truth import filtered, matches, source_columns
@@ -134,7 +134,9 @@ def _least(a: int | None, b: int | None) -> int | None:
 
 def funnel_line(explain: Explain) -> str:
     """The funnel on one line (Polars' ``explain_detail``)."""
-    stages = [f"{s.name} {s.files_before:,}->{s.files_after:,} files, {s.rows_before:,}->{s.rows_after:,} rows"
+    counted = "records" if explain.records else "rows"
+    stages = [f"{s.name}: {NO_INDEX}" if s.no_index else
+              f"{s.name} {s.files_before:,}->{s.files_after:,} files, {s.rows_before:,}->{s.rows_after:,} {counted}"
               for s in explain.stages]
     where = f" where {explain.where}" if explain.where else ""
     return f"snapshot {explain.snapshot}{where}: " + ("; ".join(stages) or "no data files")

@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from fileindex.merge.spec import MergeSpec
     from fileindex.scan.table import PaimonTable
 
-STAGES = ("level", "partition", "bucket", "statistics", "file_index", "deletion_vectors")
+STAGES = ("row_count", "level", "partition", "bucket", "statistics", "file_index", "deletion_vectors")
 NO_PREDICATE = "no where: every row matches"
+NO_INDEX = "no data file has an index"  # (the file index stage, where none of its files has one)
+MERGED_RECORDS = "records as written, before the merge by key: several per updated key, deletes among them"
 
 
 @frozen
@@ -76,11 +78,21 @@ class Stage:
     rows_before: int
     rows_after: int
     manifests_skipped: int = 0  # (partition) manifests not read: their files are counted in no stage
+    no_index: bool = False  # (file_index) no file it was given has an index: nothing was consulted
 
     def as_dict(self) -> dict:
         return {"stage": self.name, "files_before": self.files_before, "files_after": self.files_after,
                 "rows_before": self.rows_before, "rows_after": self.rows_after,
-                **({"manifests_skipped": self.manifests_skipped} if self.manifests_skipped else {})}
+                **({"manifests_skipped": self.manifests_skipped} if self.manifests_skipped else {}),
+                **({"no_index": True} if self.no_index else {})}
+
+    def line(self, counted: str = "rows") -> str:
+        """The stage's line of the funnel, its row counts said as ``counted`` (a merged table's: records)."""
+        if self.no_index:  # (counts "N -> N" would read as an index consulted)
+            return f"  {_words(self.name):<17} {NO_INDEX}"
+        return (f"  {_words(self.name):<17} files {self.files_before:>6,} -> {self.files_after:<6,} "
+                f"{counted:<7} {self.rows_before:>9,} -> {self.rows_after:,}"
+                + (f"  ({self.manifests_skipped:,} manifests not read)" if self.manifests_skipped else ""))
 
 
 @frozen
@@ -96,6 +108,7 @@ class Explain:
     indexes: tuple[tuple[str, ...], ...] = ()  # per file: its indexes on the predicate's columns, column:type
     answers: tuple[dict, ...] = ()  # per file: how its part of the answer is found (``scan.answers.answered``)
     limit: int | None = None  # the scan's row limit: applied after the stages, as the rows are read
+    records: bool = False  # the counts are records before a merge by key (a primary-key table), not rows
 
     def _pruning(self, name: str) -> dict:
         stage = next((s for s in self.stages if s.name == name), None)
@@ -109,7 +122,8 @@ class Explain:
                           in zip(self.files, self._per_file_indexes(), self._per_file_answers(), strict=True)],
                 "partition_pruning": self._pruning("partition"), "bucket_pruning": self._pruning("bucket"),
                 "file_skipping": self._pruning("file_index"),
-                **({"limit": self.limit} if self.limit is not None else {})}
+                **({"limit": self.limit} if self.limit is not None else {}),
+                **({"counts": "records"} if self.records else {})}
 
     def _per_file_indexes(self) -> tuple[tuple[str, ...], ...]:
         return self.indexes or tuple(() for _ in self.files)
@@ -119,25 +133,32 @@ class Explain:
 
     def __str__(self) -> str:
         lines = [f"scan of {self.table} at snapshot {self.snapshot}" + (f" where {self.where}" if self.where else "")]
+        counted = "records" if self.records else "rows"
         if self.stages:
-            lines.append("  pruning stages, each with the files and rows before -> after it:")
-        for stage in self.stages:
-            lines.append(f"  {_words(stage.name):<17} files {stage.files_before:>6,} -> {stage.files_after:<6,} "
-                         f"rows {stage.rows_before:>12,} -> {stage.rows_after:,}"
-                         + (f"  ({stage.manifests_skipped:,} manifests not read)" if stage.manifests_skipped else ""))
+            lines.append(f"  pruning stages, each with the files and {counted} before -> after it"
+                         + (f" ({MERGED_RECORDS}):" if self.records else ":"))
+        lines += [stage.line(counted) for stage in self.stages]
         if self.limit is not None:
             stops = "no file is read" if self.limit == 0 else \
                 f"the read stops at {self.limit:,} row{'' if self.limit == 1 else 's'}"
             lines.append(f"  limit {self.limit:,}: applied after these stages ({stops})")
         for item, indexes, answer in zip(self.files, self._per_file_indexes(), self._per_file_answers(),
                                          strict=True):
-            what = {"all": "read all rows", "rows": f"read {item.rows:,} of {item.row_count:,} rows",
+            what = {"all": _bucket_read(item) if item.merge else "read all rows",
+                    "rows": f"read {item.rows:,} of {item.row_count:,} rows",
                     "none": f"skipped by {_words(item.skipped_by or '')}",
                     "merged": "merged with its bucket" if item.merge else "columns read with its group"}[item.read]
             index = f"{item.index} {', '.join(indexes)}" if indexes else item.index
             external = "  (external path)" if item.external else ""
             lines.append(f"  {item.file}{external}  index={index}  {what}  ({item.reason}){_answered(item, answer)}")
         return "\n".join(lines)
+
+
+def _bucket_read(item: FileRead) -> str:
+    """What a primary-key bucket's read takes: its files' records (as written, before the merge)."""
+    if item.candidates is None:
+        return f"read its bucket's {item.rows:,} records"
+    return f"read its bucket's files ({item.rows:,} records) for the candidate keys"
 
 
 def _words(name: str) -> str:
@@ -163,12 +184,19 @@ def _answered(item: FileRead, answer: dict) -> str:
         if columns else "  the count: by reading its rows"
 
 
+def merged_by_key(table: PaimonTable) -> bool:
+    """Whether the table's rows are merged by key from its buckets' files (a primary-key table without deletion
+    vectors: ``scan.primary_keys``)."""
+    return bool(table.schema.primary_keys) and not table.deletion_vectors_enabled
+
+
 def explain(table: PaimonTable, where: str | None, predicate: Predicate | None, files: list[FileRead],
             stages: tuple[Stage, ...]) -> Explain:
     """The funnel of a plan: its stages, its files and each file's indexes on the predicate's columns."""
     indexes = tuple(indexes_of(f.task, predicate) if f.task is not None and predicate is not None else ()
                     for f in files)
-    return Explain(str(table.root), table.snapshot.id, where, stages, tuple(files), indexes)
+    return Explain(str(table.root), table.snapshot.id, where, stages, tuple(files), indexes,
+                   records=merged_by_key(table))
 
 
 def stage_of(name: str, before: list, after: list, rows_before: int, rows_after: int) -> Stage:
@@ -178,6 +206,11 @@ def stage_of(name: str, before: list, after: list, rows_before: int, rows_after:
 def index_of(task: DataFileTask) -> str:
     entry = task.table_entry()
     return "embedded" if entry.embedded_index is not None else "sidecar" if entry.index_files else "none"
+
+
+def without_index(tasks: list[DataFileTask]) -> bool:
+    """Whether files were given and none of them has an index (embedded or sidecar)."""
+    return bool(tasks) and all(index_of(task) == "none" for task in tasks)
 
 
 def skipped(task: DataFileTask, stage: str, reason: str | Callable[[], str],

@@ -33,6 +33,7 @@ from fileindex.scan.funnel import (
     skip_reason,
     skipped,
     stage_of,
+    without_index,
 )
 from fileindex.scan.task import DataFileTask, table_inputs
 from fileindex.memo import computed_in_batches
@@ -83,6 +84,9 @@ class ScanPlanner:
         files: list[FileRead] = []
         stages: list[Stage] = []
         alive = tasks
+        if not self.every_verdict and any(task.table_entry().row_count == 0 for task in alive):
+            alive = _whole_file_stage("row_count", alive, lambda task: task.table_entry().row_count > 0,
+                                      "the table's manifest records no rows in it", files, stages)
         if self.table.schema.primary_keys and self.table.deletion_vectors_enabled and not self.every_verdict:
             alive = _whole_file_stage("level", alive, lambda task: task.table_entry().level > 0,  # (no merge needed)
                                       LEVEL_ZERO_UNREAD, files, stages)
@@ -115,7 +119,7 @@ class ScanPlanner:
             else:
                 judged.append((task, verdict))
         index_rows = sum(_kept_by_index(task, verdict) for task, verdict in judged)
-        stages.append(Stage("file_index", len(alive), len(judged), rows_in, index_rows))
+        stages.append(Stage("file_index", len(alive), len(judged), rows_in, index_rows, no_index=without_index(alive)))
         kept_reads = []
         deletes = self.table.deletion_vectors_enabled  # (else no deletion_vectors stage, unless a file has one)
         for task, verdict in judged:
@@ -196,7 +200,7 @@ class ScanPlanner:
         if self.every_verdict:  # each file's own verdict (the group's first file too), as the rule judged it
             planned = [replace(f, verdict=verdicts.get(f.file, f.verdict)) for f in planned]
         total = sum(members[0].table_entry().row_count for members in groups.values())  # a group's rows, once
-        return planned, (Stage("file_index", len(tasks), kept_files, total, kept_rows),)
+        return planned, (Stage("file_index", len(tasks), kept_files, total, kept_rows, no_index=without_index(tasks)),)
 
     def _reachable_buckets(self) -> frozenset[int] | None:
         """The buckets the predicate can reach (None: any); every schema of the table must have had the same
@@ -343,7 +347,8 @@ def plan_files(tasks: list[DataFileTask], predicate: Predicate, *, extended: boo
             reads.append(FileRead(task.name, verdict.row_count, verdict.index, "rows" if count < verdict.row_count
                                   else "all", count, keep_reason(task, verdict, predicate), None, task, verdict))
     kept = [f for f in reads if f.read != "none"]
-    stage = Stage("file_index", len(reads), len(kept), sum(f.row_count for f in reads), sum(f.rows for f in kept))
+    stage = Stage("file_index", len(reads), len(kept), sum(f.row_count for f in reads), sum(f.rows for f in kept),
+                  no_index=bool(reads) and all(f.index == "none" for f in reads))
     return reads, (stage,)
 
 

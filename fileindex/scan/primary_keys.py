@@ -43,7 +43,7 @@ from fileindex.parallel import side_by_side
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Predicate, and_
 from fileindex.scan.funnel import NO_PREDICATE as NO_WHERE
-from fileindex.scan.funnel import FileRead, Stage, index_of, skipped
+from fileindex.scan.funnel import FileRead, Stage, index_of, skipped, without_index
 from fileindex.scan.page_pruning import group_spans
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches, python_values
@@ -152,12 +152,15 @@ def _count_stages(spec: MergeSpec, predicate: Predicate | None, alive: list[Data
     shown = [stage for rule, stage in RULE_STAGES
              if (rule == LEVEL and spec.skips_level_zero) or (rule != LEVEL and predicate is not None)
              or (rule == FILE_INDEX and predicate is None)]
-    files, rows = len(alive), sum(task.table_entry().row_count for task in alive)
+    remaining, rows = alive, sum(task.table_entry().row_count for task in alive)
     for stage in shown:
         gone = dropped.get(stage, [])
-        after, rows_after = files - len(gone), rows - sum(task.table_entry().row_count for task in gone)
-        stages.append(Stage(stage, files, after, rows, rows_after))
-        files, rows = after, rows_after
+        gone_ids = {id(task) for task in gone}
+        left = [task for task in remaining if id(task) not in gone_ids]
+        rows_after = rows - sum(task.table_entry().row_count for task in gone)
+        stages.append(Stage(stage, len(remaining), len(left), rows, rows_after,
+                            no_index=stage == "file_index" and without_index(remaining)))
+        remaining, rows = left, rows_after
 
 
 def read_bucket(item: FileRead, schema: pa.Schema, predicate: Predicate | None,
@@ -374,7 +377,7 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
                 columns.append(pa.nulls(batch.num_rows, type=kind))
             else:
                 column = batch.column(old)
-                columns.append(column if column.type == kind else column.cast(kind))
+                columns.append(reader.cast(column, old, kind))
         batch = pa.RecordBatch.from_arrays(columns, names=names)
         if over_keys is not None:
             keys = pa.table({key: batch.column(key_column(key)) for key in spec.keys})

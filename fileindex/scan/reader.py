@@ -19,7 +19,7 @@ from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, Rows
-from fileindex.scan.funnel import FileRead
+from fileindex.scan.funnel import FileRead, merged_by_key
 from fileindex.scan.task import DataFileTask, Inputs, open_error
 from fileindex.scan.truth import filtered, kept_mask, source_columns
 from fileindex.predicate.evaluation import FileIndexEvaluator
@@ -52,12 +52,6 @@ def scannable(inputs: Inputs) -> list[DataFileTask]:
     if table.schema.primary_keys:
         return [task for task in inputs.tasks if task.table_entry().level > 0]
     return inputs.tasks
-
-
-def merged_by_key(table: PaimonTable) -> bool:
-    """Whether the table's rows are merged by key from its buckets' files (a primary-key table without deletion
-    vectors: ``scan.primary_keys``)."""
-    return bool(table.schema.primary_keys) and not table.deletion_vectors_enabled
 
 
 def refuse_unscannable(table: PaimonTable) -> None:
@@ -152,7 +146,8 @@ def selected_schema(schema: pa.Schema, columns: list[str], predicate: Predicate)
         raise UsageError("select at least one column")
     for name in columns:
         if name not in schema.names:
-            raise UsageError(f"cannot select unknown column {name!r}{closest_column(name, schema.names)}")
+            raise UsageError(f"cannot select unknown column {name!r}"
+                             f"{closest_column(name, schema.names, as_written=True)}")
     if len(set(columns)) < len(columns):
         raise UsageError(f"a column is selected twice: {', '.join(columns)}")
     wanted = list(dict.fromkeys([*columns, *source_columns(predicate, schema.names)]))
@@ -168,7 +163,8 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, sche
     reader = reader or task.open()
     if held is None:
         held = file_columns(task, reader, schema.names)
-    names = {name: stored for name, (stored, _) in held.items() if name in schema.names}
+    wanted = set(schema.names)  # (a pyarrow schema's names is a new list at each use)
+    names = {name: stored for name, (stored, _) in held.items() if name in wanted}
     table = reader.read_rows(rows, list(dict.fromkeys(names.values())))
     # a read of no column (all of them added after the file was written) counts no rows in ORC
     count = table.num_rows if names else reader.row_count if rows is None else len(rows)
@@ -176,7 +172,7 @@ def read_candidates(task: DataFileTask, rows: np.ndarray | pa.Array | None, sche
     for field in schema:
         if field.name in names:
             column = table.column(names[field.name])
-            columns.append(column if column.type == field.type else column.cast(field.type))
+            columns.append(reader.cast(column, names[field.name], field.type))
         else:
             columns.append(pa.nulls(count, type=field.type))
     return pa.Table.from_arrays(columns, schema=schema)
@@ -186,12 +182,14 @@ def file_columns(task: DataFileTask, reader: DataFileReader,
                  names: list[str]) -> dict[str, tuple[str, DataType | None]]:
     """Of the columns ``names`` (a table's, or a plain file's), those the file holds: each one's name in the file
     and the type of its values there (None: a plain file's, not known here)."""
+    stored = set(reader.arrow_schema.names)
     if task.table is None:
-        return {name: (name, None) for name in names if name in reader.arrow_schema.names}
+        return {name: (name, None) for name in names if name in stored}
     # by field id: a renamed column keeps its id; one added later is absent from older files
     by_id = task.table.data_schema(task.table_entry()).by_id()
+    asked = set(names)
     return {f.name: (by_id[f.id].name, by_id[f.id].type) for f in task.table.schema.fields
-            if f.name in names and f.id in by_id and by_id[f.id].name in reader.arrow_schema.names}
+            if f.name in asked and f.id in by_id and by_id[f.id].name in stored}
 
 
 def read_verdict(task: DataFileTask, verdict: FileVerdict, schema: pa.Schema, predicate: Predicate | None,

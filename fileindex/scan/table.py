@@ -33,6 +33,7 @@ from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate, and_, columns, conjuncts
+from fileindex.predicate.typed import typed_predicate
 from fileindex.table.deletion_vectors import DeletionVector, deletion_vectors
 from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import (
@@ -109,6 +110,11 @@ class PaimonTable:
     def parse(self, text: str) -> Predicate:
         return parse_predicate(text, self.schema.types())
 
+    def predicate_of(self, where: str | Predicate) -> Predicate:
+        """``where``'s text parsed, or its tree (built in code) with each literal converted to its column's type as
+        the text's are: the same predicate either way, or the same refusal."""
+        return self.parse(where) if isinstance(where, str) else typed_predicate(where, self.schema.types())
+
     def scan(self, where: str | Predicate | None = None, columns: Sequence[str] | None = None,
              limit: int | None = None, order_by: str | None = None) -> TableScan:
         """The rows that satisfy ``where`` (all: None), with ``columns`` (all: None), at most ``limit``, in
@@ -136,14 +142,14 @@ class PaimonTable:
     def plan(self, predicate: Predicate | str, *, extended: bool = False) -> Iterator[FileVerdict]:
         """Every live data file's verdict from its index (whatever the partition or statistics would prune):
         the planner's file reads, each with the index stage's verdict (``every_verdict``)."""
-        parsed = self.parse(predicate) if isinstance(predicate, str) else predicate
+        parsed = self.predicate_of(predicate)
         yield from ScanPlanner(self, None, every_verdict=True, extended=extended).verdicts_of_each([parsed])[0]
 
     def plan_many(self, predicates: Sequence[Predicate | str], *,
                   extended: bool = False) -> list[list[FileVerdict]]:
         """``plan`` of each predicate, reading the table's metadata once and each index once: the
         predicates are evaluated together on each container (``FileIndexEvaluator.evaluate_many``)."""
-        parsed = [self.parse(p) if isinstance(p, str) else p for p in predicates]
+        parsed = [self.predicate_of(p) for p in predicates]
         return ScanPlanner(self, None, every_verdict=True, extended=extended).verdicts_of_each(parsed)
 
     # -- one file ---------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ class TableScan:
         self.table = table
         self.types = table.schema.types()
         self.where = where if isinstance(where, str) or where is None else str(where)
-        self.predicate = table.parse(where) if isinstance(where, str) else where
+        self.predicate = None if where is None else table.predicate_of(where)
         self.limit = limit
         full = output_schema(Inputs([], table))
         self.columns = list(columns) if columns is not None else list(full.names)

@@ -146,6 +146,9 @@ def start_session(master: str | None = None, conf: Mapping[str, str] | None = No
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.enabled": str(ui).lower(),
         "spark.ui.showConsoleProgress": "false",
+        # a Python worker's exception reaches the driver as its last line, not its traceback: the data source's
+        # one-line refusal stays a few lines in Spark's AnalysisException, not 14-28 (Spark 4's own setting)
+        "spark.sql.execution.pyspark.udf.hideTraceback.enabled": "true",
     }
     settings["spark.driver.extraJavaOptions"] = settings["spark.executor.extraJavaOptions"] = java_options()
     if master.startswith("local"):

@@ -284,7 +284,7 @@ def json_type(value: Any) -> DataType:  # (untrusted JSON)
         return DataType("ROW", nullable=nullable, children=tuple(json_type(f["type"]) for f in fields),
                         field_names=tuple(f["name"] for f in fields))
     else:
-        raise TableError(f"unknown complex type {name!r} in a schema file")
+        raise TableError(f"unknown complex type {name!r}")
     return DataType(root, nullable=nullable, children=children)
 
 
@@ -301,13 +301,16 @@ def load_schema(store: TableStore, schema_id: int) -> Schema:
         with reading(store, path, "schema"):
             try:
                 data_type = json_type(field_of(item, "type", (str, dict), at))
-            except (UsageError, KeyError, TypeError, AttributeError) as err:
+            except (UsageError, TableError, KeyError, TypeError, AttributeError) as err:
                 raise TableError(f"{at}: type: {err}") from None
         fields.append(Field(field_of(item, "id", int, at), field_of(item, "name", str, at), data_type,
                             field_of(item, "defaultValue", str, at, optional=True)))
     ids = [f.id for f in fields]
     if len(set(ids)) != len(ids):
         raise TableError(f"{where}: field ids repeat ({sorted(i for i in set(ids) if ids.count(i) > 1)})")
+    names = [f.name for f in fields]
+    if len(set(names)) != len(names):
+        raise TableError(f"{where}: field names repeat ({sorted(n for n in set(names) if names.count(n) > 1)})")
     keys = [field_of(data, name, list, where, optional=True) or [] for name in ("partitionKeys", "primaryKeys")]
     options = field_of(data, "options", dict, where, optional=True) or {}
     if not all(isinstance(k, str) for k in keys[0] + keys[1]) or not all(isinstance(v, str) for v in options.values()):

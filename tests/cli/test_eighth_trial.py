@@ -105,13 +105,13 @@ def test_explain_notes_an_unchecked_merge_only_where_one_could_fail(capsys, snap
 def test_a_bucket_s_reason_says_each_fact_once(capsys):
     code, out, _ = run(capsys, "read", ROOT / "tests" / "tables" / "primary-keys" / "aggregation", "--where", "s > 2",
                        "--explain")
-    reasons = [line[line.index("  (") + 3:-1] for line in out.splitlines() if "read all rows" in line]
+    reasons = [line[line.index("  (") + 3:-1] for line in out.splitlines() if "read its bucket's" in line]
     assert code == 0 and reasons and set(reasons) == {
         "merged values: the aggregation engine merges a row from several records' values, so no file is dropped "
         "by values; its bucket's 2 files merged by key, every key"}
     code, out, _ = run(capsys, "read", ROOT / "tests" / "tables" / "primary-keys" / "deduplicate", "--where",
                        "score > 2", "--explain")
-    reasons = [line for line in out.splitlines() if "read all rows" in line]
+    reasons = [line for line in out.splitlines() if "read its bucket's" in line]
     assert code == 0 and reasons
     assert all(line.endswith("merged by key, every key (the file has no index to select records by))")
                and ": the bucket is read whole" not in line and "index cannot say" not in line for line in reasons)

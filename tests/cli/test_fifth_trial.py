@@ -139,3 +139,13 @@ def test_verify_of_a_table_names_the_command_that_verifies_one(capsys):
     assert code == 2 and out == "" and err == (
         f"fileindex verify: {TABLE} is a Paimon table's folder, not a data file: give one of its Parquet or ORC files, "
         f"or verify them all with fileindex spark verify {TABLE}\n")
+
+
+def test_a_name_selected_or_ordered_by_in_backquotes_is_told_to_be_written_as_it_is(capsys):
+    """--select and --order-by take names as they are: a backquoted one was answered "did you mean `f1`?"."""
+    for option, value, said in [("--select", "`f1`", "cannot select unknown column '`f1`' (write the name as it "
+                                                      "is, without backquotes: 'f1')"),
+                                ("--order-by", "`f1` DESC", "cannot order by unknown column '`f1`' (write the name "
+                                                            "as it is, without backquotes: 'f1')")]:
+        code, out, err = run(capsys, "read", TABLE, option, value, "--limit", "1")
+        assert code == 2 and out == "" and said in err and len(err.splitlines()) == 1, err

@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.csv
 import pyarrow.parquet as pq
 import pytest
 from hostile import fileindex, refused
-from parquet_forgery import with_offset_indexes
+from parquet_forgery import with_footer, with_offset_indexes
 from table_edits import copy_table, data_manifests, edit_rows
 
 from fileindex.arrow import data_files
@@ -86,6 +87,36 @@ def test_a_data_file_longer_than_its_manifest_says_is_a_data_file_error(table):
     refused(fileindex("read", table), DATA, "holds 16 rows", "manifest says 8")
 
 
+def _footer_at(path: Path) -> int:
+    data = path.read_bytes()
+    return len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+
+
+def test_a_footer_whose_row_count_is_not_its_row_groups_is_a_data_file_error(table):
+    """The footer says 9 rows, its one row group holds 8: a count would say 9, a read 8 (two answers)."""
+    def more(meta):
+        meta.num_rows = 9
+
+    with_footer(table / DATA, more)
+    refused(fileindex("read", table, "--where", "f1 = 10"), DATA, "says it holds 9 rows",
+            f"its footer at byte {_footer_at(table / DATA)}", "its row groups hold 8")
+
+
+def test_a_row_group_whose_row_count_is_not_its_columns_is_a_data_file_error(table):
+    """The file and its row group say 7 rows, the group's columns hold 8 values: a whole read takes the pages'
+    8, a row selection the group's 7 (Tony's rows 3 and 6 found by one, not the other)."""
+    def fewer(meta):
+        meta.num_rows = meta.row_groups[0].num_rows = 7
+
+    with_footer(table / DATA, fewer)
+    for where in ("f0 = 'Tony'", "f1 = 10"):
+        refused(fileindex("read", table, "--where", where), DATA, "row group 0 says it holds 7 rows",
+                "its column f0 holds 8 values", "corrupt Parquet footer")
+    data_files.FOOTERS.clear()
+    with pytest.raises(DataFileError, match="row group 0 says it holds 7 rows"):
+        PaimonTable(table).scan().to_arrow()
+
+
 def test_a_predicate_text_nested_too_deep_is_a_usage_error(table):
     """Predicate text 5,000 deep: refused by the parser in one line, from the Python API and the command line."""
     deep = "(" * 5000 + "f1 = 10" + ")" * 5000
@@ -115,3 +146,73 @@ def test_running_out_of_memory_leaves_the_python_api_as_a_typed_error(table, mon
         monkeypatch.setattr(PaimonTable, "verdict", exhausted)
     with pytest.raises(ResourceError, match="ran out of memory"):
         getattr(PaimonTable(table).scan("f0 = 'Lucy'"), call)()
+
+
+def test_a_file_its_manifest_says_holds_no_rows_is_explained_as_such(table):
+    """A manifest entry of 0 rows (Java writes none) drops the file, as Java's statistics test drops it; the funnel
+    said "every row it keeps is deleted" (deletion vectors, on a table that has none) or "statistics"."""
+    def empty(rows):
+        for row in rows:
+            row["_FILE"]["_ROW_COUNT"] = 0
+
+    for manifest in data_manifests(table):
+        edit_rows(manifest, empty)
+    for where in (None, "f1 = 10"):
+        explained = PaimonTable(table).scan(where).explain().as_dict()
+        assert explained["stages"][0] == {"stage": "row_count", "files_before": 1, "files_after": 0,
+                                          "rows_before": 0, "rows_after": 0}
+        assert [(f["skipped_by"], f["reason"]) for f in explained["files"]] == \
+            [("row_count", "the table's manifest records no rows in it")]
+    assert fileindex("read", table, "--explain").stdout.count("skipped by row count") == 1
+
+
+def test_a_column_whose_values_do_not_fit_its_schemas_type_is_a_data_file_error(table):
+    """The schema says f0 (strings in the file) is INT: an ArrowInvalid traceback (exit 1) before."""
+    path = table / "schema" / "schema-0"
+    schema = json.loads(path.read_text())
+    schema["fields"][0]["type"] = "INT"
+    path.write_text(json.dumps(schema))
+    refused(fileindex("read", table, "--where", "f1 = 10"), DATA, "its column f0 holds string values",
+            "cannot be read as int32")
+    with pytest.raises(DataFileError, match="its column f0 holds string values"):
+        PaimonTable(table).scan("f1 = 10").to_arrow()
+
+
+def test_control_characters_in_a_tables_values_and_names_are_printed_escaped(table):
+    """A value or column name holding ESC sequences, a carriage return or a newline recoloured the terminal, moved
+    its cursor or split an error line (printed raw, before)."""
+    rows = pq.read_table(table / DATA)
+    values = ["\x1b[31mRED\x1b[0m", "\r\x1b[2Kover", "line1\nline2"] + rows.column("f0").to_pylist()[3:]
+    with_data_file(table, rows.set_column(0, rows.schema.field("f0"), pa.array(values)))
+    printed = fileindex("read", table)
+    assert printed.returncode == 0, printed.stderr
+    for escaped in ("\\x1b[31mRED\\x1b[0m", "\\r\\x1b[2Kover", "line1\\nline2"):
+        assert escaped in printed.stdout
+    assert "\x1b" not in printed.stdout and "\r" not in printed.stdout
+    assert len(printed.stdout.splitlines()) == 1 + len(values)
+    path = table / "schema" / "schema-0"
+    schema = json.loads(path.read_text())
+    schema["fields"][1]["name"] = "\x1b[31mred\nline"
+    path.write_text(json.dumps(schema))
+    done = fileindex("read", table, "--where", "x = 1")
+    assert done.returncode == 2 and "\x1b" not in done.stderr, done.stderr
+    assert done.stderr.splitlines()[0].endswith("(the schema has: f0, `\\x1b[31mred\\nline`, f2, f3)")
+
+
+def test_bytes_that_are_not_utf8_are_written_to_csv_as_read_prints_them(table, tmp_path):
+    """Arrow's CSV writer refused them (an ArrowInvalid traceback, exit 1), or wrote NULs raw where they were valid."""
+    rows = pq.read_table(table / DATA)
+    values = [b"a\x00b", b"\xff\xfe", None] + [b"plain"] * (rows.num_rows - 3)
+    with_data_file(table, rows.set_column(3, pa.field("f3", pa.binary()), pa.array(values, pa.binary())))
+    path = table / "schema" / "schema-0"
+    schema = json.loads(path.read_text())
+    schema["fields"][3]["type"] = "BYTES"
+    path.write_text(json.dumps(schema))
+    out = tmp_path / "rows.csv"
+    done = fileindex("read", table, "--output", out)
+    assert done.returncode == 0, done.stderr
+    written = pa.csv.read_csv(out, convert_options=pa.csv.ConvertOptions(
+        column_types={"f3": pa.string()}, strings_can_be_null=True))
+    printed = [row["f3"] for row in rows_printed(table, "f1 >= 0")]
+    assert written.column("f3").to_pylist() == printed == ["b'a\\x00b'", "b'\\xff\\xfe'", None] + \
+        ["b'plain'"] * (rows.num_rows - 3)

@@ -178,3 +178,17 @@ def test_spark_scan_says_whether_the_index_was_used_and_compares_warm(spark, cap
 def test_speedup_text_says_slower_when_the_pruned_scan_is_slower():
     assert speedup_text(4.04) == "4.0x faster"
     assert speedup_text(0.5) == "2.0x slower"
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("where", "nope = 1", "fileindex.errors.UsageError: unknown column 'nope'"),
+    ("snapshot", "99", "fileindex.errors.UsageError: .*: no snapshot 99 \\(it has snapshot"),
+])
+def test_the_data_sources_refusal_reaches_the_user_as_its_message_without_a_traceback(spark, option, value, message):
+    """The sessions spark_session() starts hide a Python worker's traceback (Spark's hideTraceback setting): the
+    data source's own refusal is the few lines of Spark's AnalysisException around its message."""
+    from pyspark.errors import AnalysisException
+
+    with pytest.raises(AnalysisException, match=message) as raised:
+        spark.read.format(FORMAT).option(option, value).load(str(EMBEDDED)).collect()
+    assert "Traceback" not in str(raised.value) and len(str(raised.value).splitlines()) <= 4

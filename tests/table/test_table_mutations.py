@@ -166,6 +166,17 @@ def test_wrong_shapes_inside_valid_files_are_named(tmp_path):
     schema.write_text(json.dumps(document))
     with pytest.raises(TableError, match=r"schema/schema-0 \(schema\): field ids repeat"):
         PaimonTable(root)
+    document["fields"][1]["id"] = 99
+    document["fields"][1]["name"] = document["fields"][2]["name"]  # (was "a column is selected twice")
+    schema.write_text(json.dumps(document))
+    with pytest.raises(TableError, match=r"schema/schema-0 \(schema\): field names repeat \(\['f2'\]\)"):
+        PaimonTable(root)
+    document["fields"][1]["name"] = "f1"
+    document["fields"][3]["type"] = {"type": "VECTOR"}  # (was named neither the file nor the field)
+    schema.write_text(json.dumps(document))
+    with pytest.raises(TableError, match=r"schema/schema-0 \(schema\) fields\[3\]: type: unknown complex type "
+                                         r"'VECTOR'$"):
+        PaimonTable(root)
 
 
 MANIFESTS = sorted(p for root in ROOTS for p in (root / "manifest").glob("*"))

@@ -116,59 +116,77 @@ class _ListedDictionary:
 
 
 class _PackedDictionary:
-    """A V1 dictionary of 4-byte keys (INT, DATE, TIME, FLOAT), sorted in place as Java wrote it.
+    """A V1 dictionary, or a V2 index block, of 4-byte keys (INT, DATE, TIME, FLOAT), sorted as Java wrote it.
 
-    Each 8-byte entry (big-endian key, offset) read as one big-endian int64 is ``key << 32 |
-    unsigned offset``: sorting those orders by key, and nothing else is allocated. A 100k-entry
-    dictionary stays under a megabyte, which keeps the CPU caches warm for the lookups that follow.
+    Each V1 8-byte entry (big-endian key, offset) read as one big-endian int64 is ``key << 32 | unsigned
+    offset``: sorting those orders by key, and nothing else is allocated. A 100k-entry dictionary stays under a
+    megabyte, which keeps the CPU caches warm for the lookups that follow. A V2 entry's key and offset are packed
+    the same way, its bitmap's length kept beside (``lengths``, in the entries' order).
     """
 
-    __slots__ = ("packed", "kind", "samples")
+    __slots__ = ("packed", "kind", "samples", "lengths")
     STEP = 64  # entries a sample stands for: one 512-byte block searched after the samples
 
-    def __init__(self, records: np.ndarray, kind: KeyKind):
+    def __init__(self, records: np.ndarray, kind: KeyKind, lengths: np.ndarray | None = None):
         packed = records.astype(np.int64)
         if kind.floating:  # Float.compare order: FLOAT.compare_order on the top half
             packed ^= (packed >> 63) & (kind.floating.magnitude << 32)
-        packed.sort()
-        self.packed, self.kind = packed, kind
+        if lengths is None:
+            packed.sort()
+        else:
+            lengths = lengths.astype(np.int32)
+            if len(packed) > 1 and not (packed[1:] >= packed[:-1]).all():  # Java writes a block sorted
+                order = np.argsort(packed, kind="stable")
+                packed, lengths = packed[order], lengths[order]
+        self.packed, self.kind, self.lengths = packed, kind, lengths
         self.samples = packed[::self.STEP].copy()  # for the compiled kernel's two-step search
 
+    @classmethod
+    def of_block(cls, records: np.ndarray, kind: KeyKind) -> _PackedDictionary:
+        """A V2 index block's (key, offset, length) records (big-endian int32 each)."""
+        keyed = (records["key"].astype(np.int64) << 32) | records["i0"].astype(np.int64) & 0xFFFFFFFF
+        return cls(keyed, kind, records["i1"])
+
     def locate(self, sort_key) -> tuple[int, int] | None:
-        if kernels.compiled:
+        if kernels.compiled and self.lengths is None:
             return self.locate_many([sort_key])[0]
         i = int(self.packed.searchsorted(sort_key << 32))
-        return _packed_location(self.packed.item(i), sort_key) if i < len(self.packed) else None
+        return self._location(i, sort_key) if i < len(self.packed) else None
 
     def locate_many(self, sort_keys: list) -> list[tuple[int, int] | None]:
         """``locate`` of each key: one binary search each in the compiled kernel (a warm lookup is a few
         microseconds, and a numpy call's fixed cost would be most of it), else one vectorized search."""
         packed = self.packed
-        if kernels.compiled:
+        if kernels.compiled and self.lengths is None:
             return [None if offset is None else (offset, -1)
                     for offset in kernels.compiled.packed_locate(packed, self.samples, self.STEP, sort_keys)]
         if not len(packed):
             return [None] * len(sort_keys)
-        found = packed.take(packed.searchsorted(np.array(sort_keys, dtype=np.int64) << 32), mode="clip")
-        return [_packed_location(entry, sort_key) for entry, sort_key in zip(found.tolist(), sort_keys, strict=True)]
+        at = np.minimum(packed.searchsorted(np.array(sort_keys, dtype=np.int64) << 32), len(packed) - 1).tolist()
+        return [self._location(i, sort_key) for i, sort_key in zip(at, sort_keys, strict=True)]
+
+    def _location(self, i: int, sort_key) -> tuple[int, int] | None:
+        """The (offset, length) location in entry ``i`` if it holds ``sort_key`` (V1: length -1)."""
+        entry = self.packed.item(i)
+        if entry >> 32 != sort_key:
+            return None
+        return int32(entry), -1 if self.lengths is None else self.lengths.item(i)  # the offset: the low half
 
     def listed_rows(self, sort_keys: list, data: memoryview, body: int) -> list[bytes | int | None]:
         """For each key, None where it is absent, else its bitmap's rows (bytes; see ``Rows.listed``) or its
         offset where the kernel leaves the bitmap to pyroaring (located, framed and decoded in one kernel call)."""
         assert kernels.compiled is not None
-        return kernels.compiled.packed_rows(self.packed, self.samples, self.STEP, sort_keys, data, body, _LISTED_ROWS)
+        if self.lengths is None:
+            return kernels.compiled.packed_rows(self.packed, self.samples, self.STEP, sort_keys, data, body,
+                                                _LISTED_ROWS)
+        return kernels.compiled.packed_rows(self.packed, self.samples, self.STEP, sort_keys, data, body,
+                                            _LISTED_ROWS, self.lengths)
 
     def entries(self) -> Iterator[tuple[object, object, tuple[int, int]]]:
         sort_keys = self.packed >> 32
         offsets = (self.packed & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
-        return zip(sort_keys.tolist(), self.kind.sort_keys(sort_keys).tolist(), _locations(offsets, None), strict=True)
-
-
-def _packed_location(entry: int, sort_key) -> tuple[int, int] | None:
-    """The (offset, -1) location in a packed V1 entry (``key << 32 | offset``) if it holds ``sort_key``."""
-    if entry >> 32 != sort_key:
-        return None
-    return int32(entry), -1  # the offset: the low half, a signed int
+        return zip(sort_keys.tolist(), self.kind.sort_keys(sort_keys).tolist(), _locations(offsets, self.lengths),
+                   strict=True)
 
 
 class _HashedDictionary:
@@ -351,8 +369,10 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             self._check_directory()
         # (offset, length) of a key's bitmap by its sort key, or None when absent
         self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
-        self._packed = self.version == 1 and kernels.compiled is not None and \
-            isinstance(self._v1_dictionary, _PackedDictionary)  # lookups decode rows in one kernel call
+        # lookups decode rows in one kernel call: a V1 dictionary, or V2 blocks, of more than a few 4-byte keys
+        self._packed = kernels.compiled is not None and (
+            isinstance(self._v1_dictionary, _PackedDictionary) if self.version == 1
+            else self.kind.width == 4 and self.num_values > _SMALL_DICTIONARY)
         self._meta_read = True
 
     def _debug_spec(self):
@@ -395,8 +415,9 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         at = offsets[offsets + 4 <= len(region)]
         if len(at) != len(offsets):
             return False
-        cookies = region[at].astype(np.uint32) | (region[at + 1].astype(np.uint32) << 8)
-        return bool(np.isin(cookies, _COOKIES).all())
+        cookies = region[at].astype(np.uint16) | (region[at + 1].astype(np.uint16) << 8)
+        # the two cookies differ in the low bit only (np.isin costs a V2 block read 4x more)
+        return bool(((cookies | 1) == roaring.RUN_COOKIE).all())
 
     def _read_keys(self, cursor: PayloadCursor, count: int, field: str, ints: int, *, scanned: bool = False):
         """``count`` records of (key, ``ints`` × i32): the keys and the int columns. String keys come
@@ -440,6 +461,12 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             block_header = self._read_part(fast.Bitmap.IndexBlockHeader, (self._blocks_start, self._body_start),
                                            start - self._blocks_start, f"{field}/header")
             cursor = self._cursor(start + 4)
+            if self.kind.width == 4 and block_header.num_entries > _SMALL_DICTIONARY:
+                records = cursor.records(np.dtype([("key", ">i4"), ("i0", ">i4"), ("i1", ">i4")]),
+                                         block_header.num_entries, f"{field}/entries")
+                self._check_block(index, records["key"][:1].astype(np.int64), records["i0"], cursor.position, start)
+                block = self._blocks[index] = _PackedDictionary.of_block(records, self.kind)
+                return block
             keys, (offsets, lengths) = self._read_keys(cursor, block_header.num_entries, f"{field}/entries", 2,
                                                        scanned=True)
             self._check_block(index, keys, offsets, cursor.position, start)
@@ -516,21 +543,43 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         """``_locate`` of each key; V2 groups the keys by index block and searches each block once."""
         if self.version == 1:
             return self._v1_dictionary.locate_many(sort_keys)
+        located: list = [None] * len(sort_keys)
+        for block, positions in self._by_block(sort_keys).items():
+            found = self._block(block).locate_many([sort_keys[j] for j in positions])
+            for j, location in zip(positions, found, strict=True):
+                located[j] = location
+        return located
+
+    def _by_block(self, sort_keys: list) -> dict[int, list[int]]:
+        """V2: the positions among ``sort_keys`` of the keys each index block may hold (keys before the first
+        block's left out)."""
         firsts = self._directory_keys
         if not isinstance(firsts, list):
             blocks = (firsts.searchsorted(np.array(sort_keys, dtype=firsts.dtype), side="right") - 1).tolist()
         else:
             blocks = [bisect.bisect_right(firsts, sort_key) - 1 for sort_key in sort_keys]
-        located: list = [None] * len(sort_keys)
         by_block: dict[int, list[int]] = {}
         for j, block in enumerate(blocks):
             if block >= 0:
                 by_block.setdefault(block, []).append(j)
-        for block, positions in by_block.items():
-            found = self._block(block).locate_many([sort_keys[j] for j in positions])
-            for j, location in zip(positions, found, strict=True):
-                located[j] = location
-        return located
+        return by_block
+
+    def _listed_rows(self, sort_keys: list) -> list[bytes | int | None]:
+        """``_PackedDictionary.listed_rows`` of these sort keys in the V1 dictionary or the V2 blocks that may hold
+        them (a block of a few keys, not packed, answers a present key's offset: it is decoded the slow way)."""
+        if self.version == 1:
+            return self._v1_dictionary.listed_rows(sort_keys, self._view, self._body_start)
+        found: list = [None] * len(sort_keys)
+        for block, positions in self._by_block(sort_keys).items():
+            dictionary = self._block(block)
+            wanted = [sort_keys[j] for j in positions]
+            if isinstance(dictionary, _PackedDictionary):
+                answers = dictionary.listed_rows(wanted, self._view, self._body_start)
+            else:
+                answers = [None if location is None else location[0] for location in dictionary.locate_many(wanted)]
+            for j, answer in zip(positions, answers, strict=True):
+                found[j] = answer
+        return found
 
     def _bitmap_at(self, offset: int, length: int, key) -> FrozenBitMap:
         return self._bitmaps_at([(offset, length)], [key])[0]
@@ -601,16 +650,18 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 self._read_located(present)
 
     def _read_listed(self, keys: list) -> None:
-        """``_read_uncached`` of these uncached keys of a packed V1 dictionary."""
+        """``_read_uncached`` of these uncached keys of a packed V1 dictionary or V2 blocks of 4-byte keys."""
         cache, left = self._rows, []
-        found = self._v1_dictionary.listed_rows([self._sort_key(key) for key in keys], self._view, self._body_start)
-        for key, rows in zip(keys, found, strict=True):
+        sort_keys = [self._sort_key(key) for key in keys]
+        for key, sort_key, rows in zip(keys, sort_keys, self._listed_rows(sort_keys), strict=True):
             if rows is None:
                 cache[key] = _NO_ROWS
             elif isinstance(rows, bytes):
                 cache[key] = Rows.listed(rows)
             else:  # the offset of a bitmap the kernel does not decode: pyroaring does (or raises the placed error)
-                left.append((key, (rows, -1)))
+                location = (rows, -1) if self.version == 1 else self._locate(sort_key)  # (V2: with its length)
+                assert location is not None  # an offset was found
+                left.append((key, location))
         if left:
             self._read_located(left)
 

@@ -481,10 +481,10 @@ def lookups(payload, data_type, literals):
 
 @st.composite
 def packed_columns(draw):
-    """A column of 65-150 distinct INT, DATE or FLOAT values (a V1 dictionary of more than 64 4-byte keys, which
-    the reader packs), each in 1-40 of its rows (one row: an inline entry), with nulls; its V1 index, and
-    sometimes one stored bitmap corrupted: a container count of 2^31 - 1, a container key past Java's ints, or a
-    byte changed."""
+    """A column of 65-150 distinct INT, DATE or FLOAT values (a V1 dictionary, or V2 index blocks, of more than 64
+    4-byte keys, which the reader packs; V2 blocks of 1 kB: a packed block and a small one after it), each in 1-40
+    of its rows (one row: an inline entry), with nulls; its index, and sometimes one stored bitmap corrupted: a
+    container count of 2^31 - 1, a container key past Java's ints, or a byte changed."""
     type_name = draw(st.sampled_from(["INT", "DATE", "FLOAT"]))
     data_type = parse_type(type_name)
     count, rng = draw(st.integers(65, 150)), draw(st.randoms(use_true_random=False))
@@ -492,7 +492,8 @@ def packed_columns(draw):
     pool = [float32(v / 7) for v in pool] if type_name == "FLOAT" else pool
     values = [v for v in pool for _ in range(rng.choice([1, 1, 2, 3, 40]))] + [None] * rng.randrange(3)
     rng.shuffle(values)
-    payload = bytearray(build(values, data_type, {"version": "1"}))
+    options = draw(st.sampled_from([{"version": "1"}, {"version": "2"}, {"version": "2", "index-block-size": "1kb"}]))
+    payload = bytearray(build(values, data_type, options))
     corruption = draw(st.sampled_from([None, "count", "key", "byte"]))
     stored = [v for v in pool if values.count(v) > 1]
     if corruption:
@@ -511,8 +512,9 @@ def packed_columns(draw):
 
 @settings(max_examples=60, deadline=None)
 @given(packed_columns())
-def test_a_packed_v1_dictionary_answers_and_fails_alike_on_either_path(column):
-    """With the kernels, a packed V1 dictionary's lookups locate and decode in one kernel call, its bitmaps of few
+def test_packed_4_byte_keys_answer_and_fail_alike_on_either_path(column):
+    """With the kernels, a packed V1 dictionary's (or V2 block's) lookups locate and decode in one kernel call, its
+    bitmaps of few
     rows kept as row lists (an IN list's merged in one sort); they answer each literal and IN list with the rows of
     the reference path (no kernels) and of a brute-force model, and a corrupt bitmap fails with the same error at the
     same offset, one by one, batched or in an IN list."""
@@ -538,9 +540,10 @@ def test_java_v1_vectors_answer_alike_on_either_path(case):
     assert fast == reference and not isinstance(fast[0], tuple)
 
 
-def test_listed_rows_make_the_bitmap_only_when_asked():
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_listed_rows_make_the_bitmap_only_when_asked(version):
     data_type = parse_type("INT")
-    payload = build([v % 100 for v in range(1000)], data_type, {"version": "1"})
+    payload = build([v % 100 for v in range(1000)], data_type, {"version": version})
     result = BitmapReader(payload, data_type).visit_equal(7)
     expected = set(range(7, 1000, 100))
     from fileindex import kernels
