@@ -116,6 +116,12 @@ union ColumnOrder {
 
 // ---- where a column chunk's pages are
 
+struct PageEncodingStats {
+  1: required i32 page_type
+  2: required i32 encoding
+  3: required i32 count
+}
+
 struct ColumnMetaData {
   1: required i32 type
   2: required list<i32> encodings
@@ -127,6 +133,7 @@ struct ColumnMetaData {
   9: required i64 data_page_offset
   10: optional i64 index_page_offset
   11: optional i64 dictionary_page_offset
+  13: optional list<PageEncodingStats> encoding_stats
 }
 
 struct EncryptionWithFooterKey {}

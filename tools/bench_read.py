@@ -31,7 +31,7 @@ over ``scan().to_duckdb(connection, name="orders")`` (registered each run in one
 WHERE``, fetched as Arrow); pypaimon-rust's SQL.
 ``files``: the data files each of the three opens (counted at the reader); rows must agree.
 ``--memory`` also measures the peak resident memory of a full scan streamed through ``to_batches()``
-in a fresh process.
+in a fresh process, of this checkout and of each ``--checkout`` (medians of 3, alternating).
 """
 from __future__ import annotations
 
@@ -200,16 +200,29 @@ def plain(files: list[str], expression) -> int:
     return ds.dataset(files, format="parquet").to_table(filter=expression).num_rows
 
 
-def peak_memory(root: Path) -> int:
-    """Peak resident KiB of a process streaming a full scan through to_batches(): its VmHWM (ru_maxrss would
-    carry this process's peak over the fork and exec)."""
+def peak_memory(root: Path, checkout: Path = ROOT) -> int:
+    """Peak resident KiB of a process streaming a full scan through to_batches() with ``checkout``'s package: its
+    VmHWM (ru_maxrss would carry this process's peak over the fork and exec)."""
     program = ("import re, sys; sys.path.insert(0, sys.argv[2]);"
                "from fileindex import PaimonTable;"
                "n = sum(b.num_rows for b in PaimonTable(sys.argv[1]).scan().to_batches());"
                "print(n, re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))")
-    out = subprocess.run([sys.executable, "-c", program, str(root), str(ROOT)], check=True, capture_output=True,
-                         text=True).stdout.split()
+    out = subprocess.run([sys.executable, "-c", program, str(root), str(checkout.resolve())], check=True,
+                         capture_output=True, text=True, cwd=checkout).stdout.split()
     return int(out[1])
+
+
+def peak_memories(root: Path, rounds: int = 3) -> None:
+    """:func:`peak_memory` of this checkout and each ``--checkout``, fresh processes alternating, medians."""
+    checkouts = {"ours": ROOT, **{name: Path(path) for name, path in CHECKOUTS.items()}}
+    peaks: dict[str, list[int]] = {name: [] for name in checkouts}
+    for _ in range(rounds):
+        for name, path in checkouts.items():
+            peaks[name].append(peak_memory(root, path))
+    load = os.getloadavg()[0]
+    for name, found in peaks.items():
+        print(f"full scan through to_batches(), {name}: peak {statistics.median(found) / 1024:,.0f} MiB resident "
+              f"(of {', '.join(f'{kib / 1024:.0f}' for kib in sorted(found))}; load {load:.1f})")
 
 
 # -- interleaved rounds, cold processes, a loaded machine (#54) -----------------------------------------------
@@ -651,7 +664,7 @@ def main() -> None:
         if "scale" in sections:
             scale(args.files, [int(size) for size in args.scale.split(",")], args.data, args.repeat)
         if args.memory:
-            print(f"full scan through to_batches(): peak {peak_memory(root) / 1024:,.0f} MiB resident")
+            peak_memories(root)
 
 
 def classic(root: Path, files: list[str], cases: list[dict], peer: list[dict], repeat: int) -> None:

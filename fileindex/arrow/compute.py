@@ -118,11 +118,12 @@ def cast(values: Column, arrow_type: pa.DataType) -> Column:
     return call("cast", values, options=_compute.CastOptions.safe(arrow_type))
 
 
-def cast_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``table.cast(schema)``: each column cast safely to its field's type (the names are the schema's)."""
+def cast_table(table: RecordsT, schema: pa.Schema) -> RecordsT:
+    """``table.cast(schema)`` (a table or a record batch): each column cast safely to its field's type (the names
+    are the schema's)."""
     columns = [column if column.type == field.type else cast(column, field.type)
                for column, field in zip(table.columns, schema, strict=True)]
-    return pa.Table.from_arrays(columns, schema=schema)
+    return type(table).from_arrays(columns, schema=schema)
 
 
 def is_in(values: Column, value_set: pa.Array) -> Column:

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from fileindex.arrow import scalars
 from fileindex.arrow.types import schema_of
-from fileindex.errors import FileIndexError
+from fileindex.errors import DecodeError, FileIndexError
 from fileindex.io import LOCAL, InputFile
 from fileindex.io.reach import names_a_store, open_location
 from fileindex.memo import BoundedMemo
@@ -38,6 +38,7 @@ from fileindex.types import DataType
 if TYPE_CHECKING:
     from fileindex.arrow import compute
     from fileindex.arrow import parquet_pages  # (with Thrift) imported by the first page read
+    from fileindex.arrow.page_encodings import DictionaryChunks
 else:
     compute = LazyModule("fileindex.arrow.compute")
 
@@ -73,6 +74,7 @@ class Footer:
     metadata: object = None  # Parquet's FileMetaData, handed back to pyarrow to read rows without re-parsing
     size: int = 0  # the footer's bytes, to bound the memo
     paged: parquet_pages.PagedFooter | bool | None = None  # for page reads (False: not possible); None: not yet
+    dictionary_chunks: DictionaryChunks | None = None  # (page_encodings) None: not yet
     # a column's row-group bounds, once asked (a point lookup asks them at every read of the file)
     bounds: dict[str, list[tuple | None] | None] = field(default_factory=dict, compare=False, repr=False)
 
@@ -113,6 +115,7 @@ class DataFileReader:
         identity = opened.identity
         self.format = file_format or FORMATS.get(Path(self.path).suffix.lower()) or _sniffed(opened)
         self._opened: Any = None  # a ParquetFile (fileindex.arrow.parquet_file) or pyarrow's ORCFile
+        self._dictionary_files: dict[tuple[str, ...], Any] = {}  # ParquetFiles reading these leaves as dictionaries
         footer = FOOTERS.get(identity)
         if footer is None:
             footer = self._guard(self._read_footer, f"not a readable {self.format} file: ")
@@ -200,7 +203,12 @@ class DataFileReader:
         if self.format != "parquet":
             return self._guard(lambda: self._file.read(columns=columns))
         with self._prefetching(range(len(self.group_rows or ())), columns):
-            return self._guard(lambda: self._file.read(columns=columns, use_threads=_arrow_threads(columns)))
+            return self._guard(lambda: self._read_all(columns))
+
+    def _read_all(self, columns: list[str]) -> pa.Table:
+        file, leaves = self._reading(range(len(self._footer.group_rows or ())), columns)
+        table = file.read(columns=columns, use_threads=_arrow_threads(columns))
+        return self._in_file_types(table) if leaves else table
 
     @contextmanager
     def _prefetching(self, groups: Iterable[int], columns: list[str]) -> Iterator[None]:
@@ -278,9 +286,11 @@ class DataFileReader:
         """Every row of ``columns``, a batch of at most ``batch_rows`` at a time (a streaming read: memory is a
         batch, or an ORC stripe)."""
         self._require(columns)
+        leaves: tuple[str, ...] = ()
         if self.format == "parquet":
-            batches = self._guard(lambda: self._file.iter_batches(batch_size=batch_rows, columns=columns,
-                                                                  use_threads=_arrow_threads(columns)))
+            file, leaves = self._guard(lambda: self._reading(range(len(self._footer.group_rows or ())), columns))
+            batches = self._guard(lambda: file.iter_batches(batch_size=batch_rows, columns=columns,
+                                                            use_threads=_arrow_threads(columns)))
         else:
             batches = (batch for stripe in range(self._file.nstripes)
                        for batch in self._file.read_stripe(stripe, columns=columns).to_batches(batch_rows))
@@ -288,7 +298,7 @@ class DataFileReader:
             batch = self._guard(lambda: next(batches, None))
             if batch is None:
                 return
-            yield batch
+            yield self._guard(lambda b=batch: self._in_file_types(b)) if leaves else batch
 
     def read_rows(self, rows: np.ndarray | pa.Array | None, columns: list[str]) -> pa.Table:
         """The given rows (ascending positions; None: all) of ``columns``, reading only their groups."""
@@ -315,7 +325,7 @@ class DataFileReader:
         sparse = len(positions) * SPARSE_SHARE <= sum(self.group_rows[group] for group in wanted)
         taken = self._read_pages(wanted, columns) if sparse and self.format == "parquet" else {}
         rest = [group for group in wanted if group not in taken]
-        tables = self._guard(lambda: self._read_groups(rest, columns, sparse=sparse)) if rest else []
+        tables = self._guard(lambda: self._read_groups(rest, columns)) if rest else []
         # a take per group: one across groups read as dictionaries first unifies them, 100 times slower
         for group, table in zip(rest, tables, strict=True):
             taken[group] = self._guard(lambda t=table, p=wanted[group]: self._in_file_types(compute.take_rows(t, p)))
@@ -337,9 +347,9 @@ class DataFileReader:
                 rest = [name for name, column in paged.items() if column is None]
                 if len(rest) == len(columns):
                     continue
-                whole = compute.take_rows(self._file.read_row_group(group, columns=rest,
-                                                                   use_threads=_arrow_threads(rest)), wanted[group]) \
-                    if rest else None
+                file = self._reading([group], rest)[0] if rest else None
+                whole = compute.take_rows(file.read_row_group(group, columns=rest, use_threads=_arrow_threads(rest)),
+                                          wanted[group]) if file is not None else None
                 # (the copied pages' types come from the Parquet schema alone, without Arrow's, hence the cast)
                 taken[group] = compute.cast_table(pa.Table.from_arrays(
                     [whole.column(name) if column is None else column for name, column in paged.items()],  # type: ignore[union-attr]
@@ -364,26 +374,66 @@ class DataFileReader:
         found = self._footer.paged
         return found if isinstance(found, parquet_pages.PagedFooter) else None
 
-    def _read_groups(self, groups: list[int], columns: list[str], *, sparse: bool = False) -> list[pa.Table]:
-        """Each group's ``columns``; with ``sparse``, Parquet's dictionary-encoded strings are read as
-        dictionaries (decoding 10k strings to take a few costs more than the rest of a group's columns)."""
+    def _read_groups(self, groups: list[int], columns: list[str]) -> list[pa.Table]:
+        """Each group's ``columns`` (Parquet's dictionary-only strings as dictionaries: ``_reading``)."""
         if self.format != "parquet":
             return [pa.Table.from_batches([self._file.read_stripe(g, columns=columns)]) for g in groups]
-        leaves = self._dictionary_leaves(groups, columns) if sparse else ()
-        file = self._file if not leaves else self._open(self._footer.metadata, read_dictionary=list(leaves))
+        file = self._reading(groups, columns)[0]
         with self._prefetching(groups, columns):
             return [file.read_row_group(g, columns=columns, use_threads=_arrow_threads(columns)) for g in groups]
 
-    def _dictionary_leaves(self, groups: list[int], columns: list[str]) -> tuple[str, ...]:
+    def _reading(self, groups: range | list[int], columns: list[str]) -> tuple[Any, tuple[str, ...]]:
+        """The ParquetFile to read ``columns`` of ``groups`` by, and the leaves it reads as dictionaries: the
+        strings and bytes whose every data page there is dictionary-encoded (``page_encodings``), which the caller
+        casts to the file's types (``_in_file_types``). Decoding a column's dictionary once a row group costs a
+        third of building its strings page by page."""
+        leaves = self._dictionary_leaves(groups, columns)
+        if not leaves:
+            return self._file, leaves
+        file = self._dictionary_files.get(leaves)
+        if file is None:
+            file = self._dictionary_files[leaves] = self._open(self._footer.metadata, read_dictionary=list(leaves))
+        return file, leaves
+
+    def _dictionary_leaves(self, groups: range | list[int], columns: list[str]) -> tuple[str, ...]:
         metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
         schema = metadata.schema
         wanted = [i for i in range(metadata.num_columns) if _is_dictionary_candidate(schema.column(i), columns)]
-        row_groups = [metadata.row_group(g) for g in groups]
+        if not wanted or not groups:
+            return ()
+        chunks = self._dictionary_chunks()
         return tuple(schema.column(i).path for i in wanted
-                     if all(group.column(i).has_dictionary_page for group in row_groups))
+                     if all(g < len(chunks) and i < len(chunks[g]) and chunks[g][i] for g in groups))
 
-    def _in_file_types(self, table: pa.Table) -> pa.Table:
-        """``table`` with every column in the file's Arrow type (dictionaries read for speed decoded)."""
+    def _dictionary_chunks(self) -> DictionaryChunks:
+        """Per row group and leaf, whether the footer says the chunk is dictionary-encoded only, once per file
+        identity."""
+        if self._footer.dictionary_chunks is None:
+            self._footer = replace(self._footer, dictionary_chunks=self._decode_dictionary_chunks())
+            FOOTERS.put(self._identity, self._footer)
+        return self._footer.dictionary_chunks  # type: ignore[return-value]
+
+    def _decode_dictionary_chunks(self) -> DictionaryChunks:
+        """From the footer a page read decoded, else from the footer's bytes read again (pyarrow keeps no
+        ``encoding_stats``); bytes that do not decode are a DataFileError at their byte in the file."""
+        from fileindex.arrow import page_encodings
+
+        if self._footer.paged:  # (a PagedFooter: parquet_pages, imported by the page read that decoded it)
+            return page_encodings.decoded_dictionary_chunks(self._footer.paged.meta)  # type: ignore[union-attr]
+        length = self._footer.metadata.serialized_size  # type: ignore[union-attr]
+        start = self._input.size - 8 - length
+        tail = self._input.read_range(start, length + 8)
+        if tail[-4:] != b"PAR1" or int.from_bytes(tail[-8:-4], "little") != length:
+            return ()  # (not the footer pyarrow parsed: no chunk is taken for dictionary-only)
+        try:
+            return page_encodings.dictionary_chunks(tail[:length])
+        except DecodeError as err:
+            raise DataFileError(f"{self.path}: the Parquet footer at byte {start + err.offset}: {err.message}") \
+                from None
+
+    def _in_file_types(self, table: Any) -> Any:
+        """``table`` (or a record batch) with every column in the file's Arrow type (dictionaries read for speed
+        decoded)."""
         return compute.cast_table(table, pa.schema([self.arrow_schema.field(name) for name in table.column_names]))
 
     def _empty(self, columns: list[str]) -> pa.Table:

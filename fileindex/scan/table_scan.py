@@ -124,7 +124,8 @@ class TableScan:
     # -- reading --------------------------------------------------------------------------------------
 
     def to_batches(self) -> pa.RecordBatchReader:
-        """The rows, file after file, as a lazy stream (planning happens on the first batch)."""
+        """The rows, file after file, as a lazy stream (planning happens on the first batch): one file is read
+        ahead of the consumer (``read_window``)."""
         return pa.RecordBatchReader.from_batches(self.schema, self._batches())
 
     def __arrow_c_stream__(self, requested_schema=None):
@@ -132,7 +133,7 @@ class TableScan:
         return self.to_batches().__arrow_c_stream__(requested_schema)
 
     def to_arrow(self) -> pa.Table:
-        return self.to_batches().read_all()
+        return pa.RecordBatchReader.from_batches(self.schema, self._batches(streamed=False)).read_all()
 
     def to_pandas(self, **kwargs):
         _require("pandas", "spark", alone=True)
@@ -189,7 +190,9 @@ class TableScan:
         return table
 
     @resource_errors
-    def _batches(self) -> Iterator[pa.RecordBatch]:
+    def _batches(self, *, streamed: bool = True) -> Iterator[pa.RecordBatch]:
+        """The rows; ``streamed``: for a consumer taking them batch by batch (else all are kept: ``to_arrow``),
+        which sets how many files are read ahead of it (``read_window``)."""
         left = self.limit
         if left == 0:
             return
@@ -200,7 +203,7 @@ class TableScan:
             return
         reads = [f for f in self.plan() if f.read in ("all", "rows")]
         merged = bool(reads) and reads[0].merge is not None
-        for table in self._merged(reads) if merged else self._in_order(reads):
+        for table in self._merged(reads) if merged else self._in_order(reads, streamed):
             if left is not None:
                 table = table.slice(0, min(left, table.num_rows))  # (a limit past Arrow's 64 bits: all rows)
                 left -= table.num_rows
@@ -208,11 +211,12 @@ class TableScan:
             if left == 0:
                 return
 
-    def _in_order(self, reads: list[FileRead]) -> Iterator[pa.Table]:
-        """The reads' tables in order; on a store, more files in flight than the cores (a read waits on round
-        trips most of its time), as many as ``STORE_READERS`` and ``STORE_BYTES_IN_FLIGHT`` allow."""
+    def _in_order(self, reads: list[FileRead], streamed: bool) -> Iterator[pa.Table]:
+        """The reads' tables in order: on local files as ``read_window`` says; on a store, more files in flight
+        than the cores (a read waits on round trips most of its time), as many as ``STORE_READERS`` and
+        ``STORE_BYTES_IN_FLIGHT`` allow."""
         if not self.table.store.remote:
-            return _in_order(self._read_file, reads, threads())
+            return _in_order(self._read_file, reads, *read_window(streamed))
         return _in_order(self._read_file, reads, max(threads(), STORE_READERS),
                          weight=_file_bytes, budget=STORE_BYTES_IN_FLIGHT)
 
@@ -252,28 +256,42 @@ def _file_bytes(item: FileRead) -> int:
     return (entry.file_size or 0) if entry is not None else 0
 
 
-def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int, *,
-              weight: Callable[[FileRead], int] | None = None, budget: int = 0) -> Iterator[pa.Table]:
-    """``read`` of each item, in order, on the process's ``workers`` reader threads (``parallel.reader_pool``),
-    twice as many reads queued (a thread that finishes goes on while the consumer waits for an earlier file), and
-    with ``weight``, no more than ``budget`` of it queued (one read at least); a
-    consumer that stops early cancels the reads not started and waits for those started (the threads are kept:
-    no file is opened after the stream is closed).
+def read_window(streamed: bool) -> tuple[int, int]:
+    """(reader threads, reads queued ahead of the consumer) of a scan's file-by-file read (``_in_order``). A
+    whole read (``to_arrow``) keeps every thread busy, two reads queued a thread. A streamed one (``to_batches``,
+    the engines' streams, the command line) has one thread read one file ahead, what a consumer working on the
+    file before needs: each thread that reads grows its own heap in pyarrow's pool (mimalloc), freed memory it
+    keeps, so threads and files in flight set the peak (#54: 10M rows streamed peaked at 197 MiB with 2 threads
+    and 4 files queued, 145 MiB with one and one, at the same CPU)."""
+    workers = threads()
+    if workers <= 1:
+        return 0, 0  # (one core: every file read by the consumer)
+    return (1, 1) if streamed else (workers, 2 * workers)
+
+
+def _in_order(read: Callable[[FileRead], pa.Table], items: list[FileRead], workers: int, ahead: int | None = None,
+              *, weight: Callable[[FileRead], int] | None = None, budget: int = 0) -> Iterator[pa.Table]:
+    """``read`` of each item, in order, on the process's ``workers`` reader threads (``parallel.reader_pool``;
+    none: all read by the consumer), ``ahead`` reads queued (default twice ``workers``: a thread that finishes
+    goes on while the consumer waits for an earlier file) and with ``weight``, no more than ``budget`` of it
+    queued (one read at least); a consumer that stops early cancels the reads not started and waits for those
+    started (the threads are kept: no file is opened after the stream is closed).
 
     The consumer waits on the threads only for work it cannot do itself: while the next file is not read yet,
     it reads a queued file no thread has started (the next one first; on a busy machine the threads may be
     waiting for a core), and blocks only when every queued read has started."""
-    if workers <= 1 or len(items) < 2:
+    if workers < 1 or len(items) < 2:
         yield from map(read, items)
         return
     pool = reader_pool(workers)
     pending: deque[tuple[Read, FileRead]] = deque()
     weigh = weight or (lambda item: 0)
     queued, following = 0, 0  # (the weight of the reads pending; the next item to submit)
+    window = 2 * workers if ahead is None else max(1, ahead)
 
     def submit() -> None:
         nonlocal queued, following
-        while following < len(items) and len(pending) < 2 * workers and (
+        while following < len(items) and len(pending) < window and (
                 not pending or queued + weigh(items[following]) <= budget or weight is None):
             item = items[following]
             pending.append((pool.submit(read, item), item))

@@ -45,7 +45,7 @@ def test_parquet_reads_only_the_groups_holding_candidates(files, monkeypatch):
     asked = []
     original = reader._read_groups
     monkeypatch.setattr(reader, "_read_groups",
-                        lambda groups, columns, **options: asked.append(groups) or original(groups, columns, **options))
+                        lambda groups, columns: asked.append(groups) or original(groups, columns))
     reader.read_rows(np.array([5, 500], dtype=np.int64), ["x"])
     assert asked == [[0, 5]]  # 97 rows a group
 
@@ -81,7 +81,7 @@ def test_sparse_reads_of_strings_equal_a_take_in_the_files_types(strings_file, r
     assert got.to_pylist() == table.take(pa.array(wanted, type=pa.int64())).to_pylist()
 
 
-def test_a_sparse_read_decodes_only_dictionary_encoded_strings_as_dictionaries(strings_file, monkeypatch):
+def test_group_reads_decode_only_dictionary_encoded_strings_as_dictionaries(strings_file, monkeypatch):
     table, path = strings_file
     reader = DataFileReader(path)
     opened = []  # read_dictionary of every open that reads dictionaries
@@ -90,8 +90,11 @@ def test_a_sparse_read_decodes_only_dictionary_encoded_strings_as_dictionaries(s
                         (read_dictionary and opened.append(read_dictionary)) or original(metadata, read_dictionary))
     reader.read_rows(np.array([3, 250, 777], dtype=np.int64), ["s", "plain", "m", "b"])  # 3 rows of 300
     assert opened == [["s", "b", "m.key_value.key", "m.key_value.value"]]  # file order
-    reader.read_rows(np.arange(0, 100, 2, dtype=np.int64), ["s"])  # half the rows of the group: not sparse
-    assert len(opened) == 1
+    reader.read_rows(np.arange(0, 100, 2, dtype=np.int64), ["s"])  # half the rows of the group: read whole too
+    reader.read_rows(np.arange(0, 100, 2, dtype=np.int64), ["s", "plain", "m", "b"])  # (its reader kept)
+    assert opened == [["s", "b", "m.key_value.key", "m.key_value.value"], ["s"]]
+    reader.read_rows(np.arange(0, 100, 2, dtype=np.int64), ["plain"])  # no page of it is dictionary-encoded
+    assert len(opened) == 2
 
 
 def test_unreadable_data_files_are_typed_errors(tmp_path):

@@ -8,6 +8,7 @@ import os
 import threading
 
 import pytest
+from conftest import ROOT
 
 from fileindex import parallel
 from fileindex.scan import table_scan
@@ -160,3 +161,64 @@ def test_reads_queued_hold_at_most_the_budget_of_their_weight(monkeypatch):
     submitted.clear()
     assert list(table_scan._in_order(lambda item: item, [0, 1], 4, weight=lambda item: 100, budget=25)) == [0, 1]
     assert submitted == [0, 1]  # (one read over the budget still goes: one at least)
+
+
+TWO_FILES = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap_alter_table.db" / \
+    "append_with_bitmap_alter_table"
+
+
+class FirstFileWatched:
+    """``TableScan._read_file`` watched on a table of two files: whether the second file's read started while the
+    first was being read (the first waits ``first_waits`` seconds for it, or, None, asserts it starts), and the
+    threads other than the consumer that read."""
+
+    def __init__(self, monkeypatch, first_waits: float | None):
+        consumer, self.threads = threading.current_thread(), set()
+        self.second_started, self.second_during_first = threading.Event(), False
+        original = table_scan.TableScan._read_file
+
+        def read_file(scan, item):
+            if threading.current_thread() is not consumer:
+                self.threads.add(threading.current_thread())
+            if self.second_started.is_set() or item is not scan.plan()[0]:
+                self.second_started.set()
+            elif first_waits is None:
+                assert self.second_started.wait(timeout=60)  # (a guard only: a whole read starts it at once)
+                self.second_during_first = True
+            else:
+                self.second_during_first = self.second_started.wait(timeout=first_waits)
+            return original(scan, item)
+
+        monkeypatch.setattr(table_scan.TableScan, "_read_file", read_file)
+        monkeypatch.setattr(table_scan, "threads", lambda: 2)  # (two cores, wherever the tests run)
+
+
+def two_files_scan():
+    from fileindex import PaimonTable
+
+    scan = PaimonTable(str(TWO_FILES)).scan()
+    assert [item.read for item in scan.plan()] == ["all", "all"]
+    return scan
+
+
+def test_a_streamed_scan_reads_one_file_ahead_on_one_thread(monkeypatch):
+    """#54: each thread reading grows its own heap in pyarrow's pool, and each file in flight is held: a streamed
+    read starts a file only once the consumer has the one before, on one reader thread."""
+    whole = two_files_scan().to_arrow()
+    watched = FirstFileWatched(monkeypatch, first_waits=0.5)
+    streamed = two_files_scan().to_batches().read_all()
+    assert streamed.equals(whole) and watched.second_started.is_set()
+    assert not watched.second_during_first and len(watched.threads) <= 1
+
+
+def test_a_whole_read_keeps_every_reader_thread_busy(monkeypatch):
+    whole = two_files_scan().to_arrow()
+    watched = FirstFileWatched(monkeypatch, first_waits=None)  # (the first file ends only once the second began)
+    assert two_files_scan().to_arrow().equals(whole) and watched.second_during_first
+
+
+def test_the_read_window_of_a_stream_and_of_a_whole_read(monkeypatch):
+    monkeypatch.setattr(table_scan, "threads", lambda: 4)
+    assert table_scan.read_window(streamed=True) == (1, 1) and table_scan.read_window(streamed=False) == (4, 8)
+    monkeypatch.setattr(table_scan, "threads", lambda: 1)
+    assert table_scan.read_window(streamed=True) == table_scan.read_window(streamed=False) == (0, 0)

@@ -57,7 +57,7 @@ def test_bench_read_prints_every_query_with_agreeing_counts(tmp_path):
 def test_bench_read_interleaved_and_cold_sections_print_every_contender(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "bench_read.py"), "--files", "2", "--rows", "2000",
                            "--repeat", "1", "--data", str(tmp_path), "--sections", "interleaved,cold",
-                           "--checkout", f"again={ROOT}"],
+                           "--checkout", f"again={ROOT}", "--memory"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     interleaved, cold = done.stdout.split("\ncold:", 1)  # (the cold section says which install it measured first)
@@ -69,3 +69,5 @@ def test_bench_read_interleaved_and_cold_sections_print_every_contender(tmp_path
     for query in ("one id", "rare category", "IN of 3 ids", "import"):
         assert all(float(f.split("/")[0]) > 0 for f in rows[query][:4]), rows[query]
     assert float(rows["import"][4].split("/")[0]) > 0  # (pyarrow.parquet's import, the imports' baseline)
+    for name in ("ours", "again"):  # (--memory: each checkout's streamed full scan, in processes of their own)
+        assert f"full scan through to_batches(), {name}: peak " in cold

@@ -2080,6 +2080,104 @@ class ColumnOrder(object):
         return not (self == other)
 
 
+class PageEncodingStats(object):
+    """
+    Attributes:
+     - page_type
+     - encoding
+     - count
+
+    """
+
+    __slots__ = (
+        'page_type',
+        'encoding',
+        'count',
+    )
+
+
+    def __init__(self, page_type=None, encoding=None, count=None,):
+        self.page_type = page_type
+        self.encoding = encoding
+        self.count = count
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1:
+                if ftype == TType.I32:
+                    self.page_type = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 2:
+                if ftype == TType.I32:
+                    self.encoding = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 3:
+                if ftype == TType.I32:
+                    self.count = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('PageEncodingStats')
+        if self.page_type is not None:
+            oprot.writeFieldBegin('page_type', TType.I32, 1)
+            oprot.writeI32(self.page_type)
+            oprot.writeFieldEnd()
+        if self.encoding is not None:
+            oprot.writeFieldBegin('encoding', TType.I32, 2)
+            oprot.writeI32(self.encoding)
+            oprot.writeFieldEnd()
+        if self.count is not None:
+            oprot.writeFieldBegin('count', TType.I32, 3)
+            oprot.writeI32(self.count)
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        if self.page_type is None:
+            raise TProtocolException(message='Required field page_type is unset!')
+        if self.encoding is None:
+            raise TProtocolException(message='Required field encoding is unset!')
+        if self.count is None:
+            raise TProtocolException(message='Required field count is unset!')
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, getattr(self, key))
+             for key in self.__slots__]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        if not isinstance(other, self.__class__):
+            return False
+        for attr in self.__slots__:
+            my_val = getattr(self, attr)
+            other_val = getattr(other, attr)
+            if my_val != other_val:
+                return False
+        return True
+
+    def __ne__(self, other):
+        return not (self == other)
+
+
 class ColumnMetaData(object):
     """
     Attributes:
@@ -2093,6 +2191,7 @@ class ColumnMetaData(object):
      - data_page_offset
      - index_page_offset
      - dictionary_page_offset
+     - encoding_stats
 
     """
 
@@ -2107,10 +2206,11 @@ class ColumnMetaData(object):
         'data_page_offset',
         'index_page_offset',
         'dictionary_page_offset',
+        'encoding_stats',
     )
 
 
-    def __init__(self, type=None, encodings=None, path_in_schema=None, codec=None, num_values=None, total_uncompressed_size=None, total_compressed_size=None, data_page_offset=None, index_page_offset=None, dictionary_page_offset=None,):
+    def __init__(self, type=None, encodings=None, path_in_schema=None, codec=None, num_values=None, total_uncompressed_size=None, total_compressed_size=None, data_page_offset=None, index_page_offset=None, dictionary_page_offset=None, encoding_stats=None,):
         self.type = type
         self.encodings = encodings
         self.path_in_schema = path_in_schema
@@ -2121,6 +2221,7 @@ class ColumnMetaData(object):
         self.data_page_offset = data_page_offset
         self.index_page_offset = index_page_offset
         self.dictionary_page_offset = dictionary_page_offset
+        self.encoding_stats = encoding_stats
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -2191,6 +2292,17 @@ class ColumnMetaData(object):
                     self.dictionary_page_offset = iprot.readI64()
                 else:
                     iprot.skip(ftype)
+            elif fid == 13:
+                if ftype == TType.LIST:
+                    self.encoding_stats = []
+                    (_etype15, _size12) = iprot.readListBegin()
+                    for _i16 in range(_size12):
+                        _elem17 = PageEncodingStats()
+                        _elem17.read(iprot)
+                        self.encoding_stats.append(_elem17)
+                    iprot.readListEnd()
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -2208,15 +2320,15 @@ class ColumnMetaData(object):
         if self.encodings is not None:
             oprot.writeFieldBegin('encodings', TType.LIST, 2)
             oprot.writeListBegin(TType.I32, len(self.encodings))
-            for iter12 in self.encodings:
-                oprot.writeI32(iter12)
+            for iter18 in self.encodings:
+                oprot.writeI32(iter18)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.path_in_schema is not None:
             oprot.writeFieldBegin('path_in_schema', TType.LIST, 3)
             oprot.writeListBegin(TType.STRING, len(self.path_in_schema))
-            for iter13 in self.path_in_schema:
-                oprot.writeString(iter13.encode('utf-8') if sys.version_info[0] == 2 else iter13)
+            for iter19 in self.path_in_schema:
+                oprot.writeString(iter19.encode('utf-8') if sys.version_info[0] == 2 else iter19)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.codec is not None:
@@ -2246,6 +2358,13 @@ class ColumnMetaData(object):
         if self.dictionary_page_offset is not None:
             oprot.writeFieldBegin('dictionary_page_offset', TType.I64, 11)
             oprot.writeI64(self.dictionary_page_offset)
+            oprot.writeFieldEnd()
+        if self.encoding_stats is not None:
+            oprot.writeFieldBegin('encoding_stats', TType.LIST, 13)
+            oprot.writeListBegin(TType.STRUCT, len(self.encoding_stats))
+            for iter20 in self.encoding_stats:
+                iter20.write(oprot)
+            oprot.writeListEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -2368,10 +2487,10 @@ class EncryptionWithColumnKey(object):
             if fid == 1:
                 if ftype == TType.LIST:
                     self.path_in_schema = []
-                    (_etype17, _size14) = iprot.readListBegin()
-                    for _i18 in range(_size14):
-                        _elem19 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.path_in_schema.append(_elem19)
+                    (_etype24, _size21) = iprot.readListBegin()
+                    for _i25 in range(_size21):
+                        _elem26 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.path_in_schema.append(_elem26)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2393,8 +2512,8 @@ class EncryptionWithColumnKey(object):
         if self.path_in_schema is not None:
             oprot.writeFieldBegin('path_in_schema', TType.LIST, 1)
             oprot.writeListBegin(TType.STRING, len(self.path_in_schema))
-            for iter20 in self.path_in_schema:
-                oprot.writeString(iter20.encode('utf-8') if sys.version_info[0] == 2 else iter20)
+            for iter27 in self.path_in_schema:
+                oprot.writeString(iter27.encode('utf-8') if sys.version_info[0] == 2 else iter27)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.key_metadata is not None:
@@ -2717,11 +2836,11 @@ class RowGroup(object):
             if fid == 1:
                 if ftype == TType.LIST:
                     self.columns = []
-                    (_etype24, _size21) = iprot.readListBegin()
-                    for _i25 in range(_size21):
-                        _elem26 = ColumnChunk()
-                        _elem26.read(iprot)
-                        self.columns.append(_elem26)
+                    (_etype31, _size28) = iprot.readListBegin()
+                    for _i32 in range(_size28):
+                        _elem33 = ColumnChunk()
+                        _elem33.read(iprot)
+                        self.columns.append(_elem33)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2758,8 +2877,8 @@ class RowGroup(object):
         if self.columns is not None:
             oprot.writeFieldBegin('columns', TType.LIST, 1)
             oprot.writeListBegin(TType.STRUCT, len(self.columns))
-            for iter27 in self.columns:
-                iter27.write(oprot)
+            for iter34 in self.columns:
+                iter34.write(oprot)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.total_byte_size is not None:
@@ -2856,11 +2975,11 @@ class FileMetaData(object):
             elif fid == 2:
                 if ftype == TType.LIST:
                     self.schema = []
-                    (_etype31, _size28) = iprot.readListBegin()
-                    for _i32 in range(_size28):
-                        _elem33 = SchemaElement()
-                        _elem33.read(iprot)
-                        self.schema.append(_elem33)
+                    (_etype38, _size35) = iprot.readListBegin()
+                    for _i39 in range(_size35):
+                        _elem40 = SchemaElement()
+                        _elem40.read(iprot)
+                        self.schema.append(_elem40)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2872,11 +2991,11 @@ class FileMetaData(object):
             elif fid == 4:
                 if ftype == TType.LIST:
                     self.row_groups = []
-                    (_etype37, _size34) = iprot.readListBegin()
-                    for _i38 in range(_size34):
-                        _elem39 = RowGroup()
-                        _elem39.read(iprot)
-                        self.row_groups.append(_elem39)
+                    (_etype44, _size41) = iprot.readListBegin()
+                    for _i45 in range(_size41):
+                        _elem46 = RowGroup()
+                        _elem46.read(iprot)
+                        self.row_groups.append(_elem46)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2888,11 +3007,11 @@ class FileMetaData(object):
             elif fid == 7:
                 if ftype == TType.LIST:
                     self.column_orders = []
-                    (_etype43, _size40) = iprot.readListBegin()
-                    for _i44 in range(_size40):
-                        _elem45 = ColumnOrder()
-                        _elem45.read(iprot)
-                        self.column_orders.append(_elem45)
+                    (_etype50, _size47) = iprot.readListBegin()
+                    for _i51 in range(_size47):
+                        _elem52 = ColumnOrder()
+                        _elem52.read(iprot)
+                        self.column_orders.append(_elem52)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2913,8 +3032,8 @@ class FileMetaData(object):
         if self.schema is not None:
             oprot.writeFieldBegin('schema', TType.LIST, 2)
             oprot.writeListBegin(TType.STRUCT, len(self.schema))
-            for iter46 in self.schema:
-                iter46.write(oprot)
+            for iter53 in self.schema:
+                iter53.write(oprot)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.num_rows is not None:
@@ -2924,8 +3043,8 @@ class FileMetaData(object):
         if self.row_groups is not None:
             oprot.writeFieldBegin('row_groups', TType.LIST, 4)
             oprot.writeListBegin(TType.STRUCT, len(self.row_groups))
-            for iter47 in self.row_groups:
-                iter47.write(oprot)
+            for iter54 in self.row_groups:
+                iter54.write(oprot)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.created_by is not None:
@@ -2935,8 +3054,8 @@ class FileMetaData(object):
         if self.column_orders is not None:
             oprot.writeFieldBegin('column_orders', TType.LIST, 7)
             oprot.writeListBegin(TType.STRUCT, len(self.column_orders))
-            for iter48 in self.column_orders:
-                iter48.write(oprot)
+            for iter55 in self.column_orders:
+                iter55.write(oprot)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
@@ -3097,11 +3216,11 @@ class OffsetIndex(object):
             if fid == 1:
                 if ftype == TType.LIST:
                     self.page_locations = []
-                    (_etype52, _size49) = iprot.readListBegin()
-                    for _i53 in range(_size49):
-                        _elem54 = PageLocation()
-                        _elem54.read(iprot)
-                        self.page_locations.append(_elem54)
+                    (_etype59, _size56) = iprot.readListBegin()
+                    for _i60 in range(_size56):
+                        _elem61 = PageLocation()
+                        _elem61.read(iprot)
+                        self.page_locations.append(_elem61)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -3118,8 +3237,8 @@ class OffsetIndex(object):
         if self.page_locations is not None:
             oprot.writeFieldBegin('page_locations', TType.LIST, 1)
             oprot.writeListBegin(TType.STRUCT, len(self.page_locations))
-            for iter55 in self.page_locations:
-                iter55.write(oprot)
+            for iter62 in self.page_locations:
+                iter62.write(oprot)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
@@ -3188,30 +3307,30 @@ class ColumnIndex(object):
             if fid == 1:
                 if ftype == TType.LIST:
                     self.null_pages = []
-                    (_etype59, _size56) = iprot.readListBegin()
-                    for _i60 in range(_size56):
-                        _elem61 = iprot.readBool()
-                        self.null_pages.append(_elem61)
+                    (_etype66, _size63) = iprot.readListBegin()
+                    for _i67 in range(_size63):
+                        _elem68 = iprot.readBool()
+                        self.null_pages.append(_elem68)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
             elif fid == 2:
                 if ftype == TType.LIST:
                     self.min_values = []
-                    (_etype65, _size62) = iprot.readListBegin()
-                    for _i66 in range(_size62):
-                        _elem67 = iprot.readBinary()
-                        self.min_values.append(_elem67)
+                    (_etype72, _size69) = iprot.readListBegin()
+                    for _i73 in range(_size69):
+                        _elem74 = iprot.readBinary()
+                        self.min_values.append(_elem74)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
             elif fid == 3:
                 if ftype == TType.LIST:
                     self.max_values = []
-                    (_etype71, _size68) = iprot.readListBegin()
-                    for _i72 in range(_size68):
-                        _elem73 = iprot.readBinary()
-                        self.max_values.append(_elem73)
+                    (_etype78, _size75) = iprot.readListBegin()
+                    for _i79 in range(_size75):
+                        _elem80 = iprot.readBinary()
+                        self.max_values.append(_elem80)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -3223,10 +3342,10 @@ class ColumnIndex(object):
             elif fid == 5:
                 if ftype == TType.LIST:
                     self.null_counts = []
-                    (_etype77, _size74) = iprot.readListBegin()
-                    for _i78 in range(_size74):
-                        _elem79 = iprot.readI64()
-                        self.null_counts.append(_elem79)
+                    (_etype84, _size81) = iprot.readListBegin()
+                    for _i85 in range(_size81):
+                        _elem86 = iprot.readI64()
+                        self.null_counts.append(_elem86)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -3243,22 +3362,22 @@ class ColumnIndex(object):
         if self.null_pages is not None:
             oprot.writeFieldBegin('null_pages', TType.LIST, 1)
             oprot.writeListBegin(TType.BOOL, len(self.null_pages))
-            for iter80 in self.null_pages:
-                oprot.writeBool(iter80)
+            for iter87 in self.null_pages:
+                oprot.writeBool(iter87)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.min_values is not None:
             oprot.writeFieldBegin('min_values', TType.LIST, 2)
             oprot.writeListBegin(TType.STRING, len(self.min_values))
-            for iter81 in self.min_values:
-                oprot.writeBinary(iter81)
+            for iter88 in self.min_values:
+                oprot.writeBinary(iter88)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.max_values is not None:
             oprot.writeFieldBegin('max_values', TType.LIST, 3)
             oprot.writeListBegin(TType.STRING, len(self.max_values))
-            for iter82 in self.max_values:
-                oprot.writeBinary(iter82)
+            for iter89 in self.max_values:
+                oprot.writeBinary(iter89)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.boundary_order is not None:
@@ -3268,8 +3387,8 @@ class ColumnIndex(object):
         if self.null_counts is not None:
             oprot.writeFieldBegin('null_counts', TType.LIST, 5)
             oprot.writeListBegin(TType.I64, len(self.null_counts))
-            for iter83 in self.null_counts:
-                oprot.writeI64(iter83)
+            for iter90 in self.null_counts:
+                oprot.writeI64(iter90)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
@@ -3954,6 +4073,13 @@ ColumnOrder.thrift_spec = (
     (2, TType.STRUCT, 'IEEE_754_TOTAL_ORDER', [IEEE754TotalOrder, None], None, ),  # 2
     (3, TType.STRUCT, 'INT96_TIMESTAMP_ORDER', [Int96TimestampOrder, None], None, ),  # 3
 )
+all_structs.append(PageEncodingStats)
+PageEncodingStats.thrift_spec = (
+    None,  # 0
+    (1, TType.I32, 'page_type', None, None, ),  # 1
+    (2, TType.I32, 'encoding', None, None, ),  # 2
+    (3, TType.I32, 'count', None, None, ),  # 3
+)
 all_structs.append(ColumnMetaData)
 ColumnMetaData.thrift_spec = (
     None,  # 0
@@ -3968,6 +4094,8 @@ ColumnMetaData.thrift_spec = (
     (9, TType.I64, 'data_page_offset', None, None, ),  # 9
     (10, TType.I64, 'index_page_offset', None, None, ),  # 10
     (11, TType.I64, 'dictionary_page_offset', None, None, ),  # 11
+    None,  # 12
+    (13, TType.LIST, 'encoding_stats', (TType.STRUCT, [PageEncodingStats, None], False), None, ),  # 13
 )
 all_structs.append(EncryptionWithFooterKey)
 EncryptionWithFooterKey.thrift_spec = (
