@@ -132,21 +132,29 @@ def string_codes(values, data_type: DataType):
     """A string column dictionary-encoded: (valid mask, code of each valid row, distinct keys).
 
     Codes are int64 in order of first occurrence; the distinct keys are a binary Arrow array (the
-    UTF-8 bytes). Arrow input is encoded with its hash kernel, nulls and all, without copying the
-    strings; a Python list goes through a dict.
+    UTF-8 bytes). Arrow input is encoded with its hash kernel (:func:`arrow_string_codes`); a Python
+    list goes through a dict.
     """
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-        if pa.types.is_dictionary(array.type):
-            array = array.dictionary_decode()
-        valid = np.asarray(array.is_valid(), dtype=bool)
-        encoded = pc.dictionary_encode(array)
-        codes = encoded.indices.fill_null(0).to_numpy(zero_copy_only=False)[valid].astype(np.int64)
-        dictionary = encoded.dictionary
-        wide = pa.types.is_large_string(dictionary.type) or pa.types.is_large_binary(dictionary.type)
-        return valid, codes, dictionary.cast(pa.large_binary() if wide else pa.binary())
+        indices, dictionary = arrow_string_codes(values)
+        valid = np.asarray(indices.is_valid(), dtype=bool)
+        codes = indices.fill_null(0).to_numpy(zero_copy_only=False)[valid].astype(np.int64)
+        return valid, codes, dictionary
     valid = np.array([v is not None for v in values], dtype=bool)
     index: dict[bytes, int] = {}
     codes = np.array([index.setdefault(key_of(v, data_type), len(index)) for v in values if v is not None],
                      dtype=np.int64)
     return valid, codes, pa.array(list(index), type=pa.binary())
+
+
+def arrow_string_codes(values: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """An Arrow string column dictionary-encoded by Arrow's hash kernel, nulls and all, without copying
+    the strings: (the code of each row, null where the row is, in order of first occurrence; the
+    distinct keys as a binary array of their UTF-8 bytes)."""
+    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    encoded = pc.dictionary_encode(array)
+    dictionary = encoded.dictionary
+    wide = pa.types.is_large_string(dictionary.type) or pa.types.is_large_binary(dictionary.type)
+    return encoded.indices, dictionary.cast(pa.large_binary() if wide else pa.binary())

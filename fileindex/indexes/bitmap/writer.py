@@ -14,6 +14,7 @@ import struct
 from array import array
 from dataclasses import dataclass, field
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -22,12 +23,18 @@ from fileindex import errors
 from fileindex.arrow.values import split_nulls
 from fileindex.indexes import roaring
 from fileindex.indexes.bitmap import INDEX_TYPE, OPTIONS
-from fileindex.indexes.bitmap.keys import KeyKind, key_kind, string_codes
+from fileindex.indexes.bitmap.keys import KeyKind, arrow_string_codes, key_kind, string_codes
 from fileindex.indexes.options import check_known, get_int, parse_memory_size
 from fileindex.java.hash import binary_string_hash_codes
 from fileindex.java.hashmap import compute_if_absent_order, compute_if_absent_order_fast
 from fileindex.java.string_buffers import binary_buffers
+from fileindex.lazy import LazyModule
 from fileindex.types import DataType
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:
+    pc = LazyModule("pyarrow.compute")  # (as keys.py: loaded by the first Arrow string column)
 
 DEFAULT_VERSION = 2
 DEFAULT_BLOCK_SIZE = "16kb"
@@ -80,7 +87,7 @@ class _Groups:
     counts: np.ndarray  # rows per code
     starts: np.ndarray  # per code, where its rows start in ``rows``
     rows: np.ndarray  # uint32 row numbers grouped by code (in any order within a code: a bitmap sorts them)
-    valid_count: int
+    end: int  # one past the last valid row, counted as ``first`` counts (positions among the valid rows, or rows)
 
 
 def _group_fixed(valid: np.ndarray, keys: np.ndarray, kind: KeyKind) -> _Groups:
@@ -102,6 +109,25 @@ def _group_fixed(valid: np.ndarray, keys: np.ndarray, kind: KeyKind) -> _Groups:
     return _Groups(listed, kind.hash_codes(distinct), distinct, first, counts, starts, rows, len(keys))
 
 
+def _group_string_array(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, _Groups]:
+    """(valid mask, groups) of an Arrow string column: Arrow's stable sort of the codes (a counting sort
+    for a dictionary of few keys) gives the rows of each code, ascending, and the nulls' last (its default); ``first``
+    counts rows."""
+    indices, dictionary = arrow_string_codes(values)
+    nulls = indices.null_count
+    valid = np.asarray(indices.is_valid(), dtype=bool) if nulls else np.ones(len(indices), dtype=bool)
+    valid_count = len(indices) - nulls
+    rows = pc.sort_indices(indices).to_numpy()[:valid_count].astype(np.uint32)
+    counts = np.bincount((indices.fill_null(0) if nulls else indices).to_numpy(), minlength=1)
+    counts[0] -= nulls  # the nulls filled in as code 0 (a column of nulls only has no code: its count goes)
+    counts = counts[:len(dictionary)]
+    starts = (np.cumsum(counts) - counts).astype(np.int64)
+    first = rows[starts].astype(np.int64)
+    end = int(rows.max()) + 1 if valid_count else 0
+    hashes = binary_string_hash_codes(*binary_buffers(dictionary))
+    return valid, _Groups(dictionary.to_pylist(), hashes, None, first, counts, starts, rows, end)
+
+
 def _group_strings(valid: np.ndarray, codes: np.ndarray, dictionary: pa.Array) -> _Groups:
     count = len(dictionary)
     sortable = codes.astype(np.uint16) if count <= 65536 else codes  # 16-bit keys: radix sort
@@ -114,11 +140,12 @@ def _group_strings(valid: np.ndarray, codes: np.ndarray, dictionary: pa.Array) -
 
 
 def _java_body_order(kind: KeyKind, distinct: list, hashes: np.ndarray, first: np.ndarray,
-                     valid_count: int) -> np.ndarray:
+                     end: int) -> np.ndarray:
     """Codes in the order Java's ``id2bitmap`` HashMap iterates (computeIfAbsent per non-null row), from
-    each code's key, Java hashCode and first position among the ``valid_count`` valid rows."""
+    each code's key, Java hashCode and first valid row (any increasing numbering of the valid rows: their
+    positions among them, or row numbers), ``end`` one past the last valid row so numbered."""
     sequence = np.argsort(first, kind="stable")  # codes by first occurrence
-    trailing = valid_count > 0 and valid_count - 1 > int(first.max())
+    trailing = len(first) > 0 and end - 1 > int(first.max())
     fast = compute_if_absent_order_fast(hashes[sequence], trailing)
     if fast is not None:
         return sequence[fast]
@@ -138,7 +165,9 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
     """Lay out the payload Java's ``BitmapFileIndex.Writer`` would write for this column."""
     opts = BitmapOptions.parse(options)
     kind = key_kind(data_type)
-    if kind.name == "string":
+    if kind.name == "string" and isinstance(values, (pa.Array, pa.ChunkedArray)):
+        valid, groups = _group_string_array(values)
+    elif kind.name == "string":
         valid, codes, dictionary = string_codes(values, data_type)
         groups = _group_strings(valid, codes, dictionary)
     else:
@@ -146,7 +175,7 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
         groups = _group_fixed(valid, keys, kind)
     null_rows = np.flatnonzero(~valid)
     count = len(groups.distinct)
-    java_order = _java_body_order(kind, groups.distinct, groups.hashes, groups.first, groups.valid_count)
+    java_order = _java_body_order(kind, groups.distinct, groups.hashes, groups.first, groups.end)
 
     body = []
     position = 0

@@ -253,6 +253,28 @@ def test_large_columns_and_arrow_input():
     assert build(strings, parse_type("STRING")) == build(strings.to_pylist(), parse_type("STRING"))
 
 
+STRING_SHAPES = {
+    "string": lambda v: pa.array(v, pa.string()),
+    "large_string": lambda v: pa.array(v, pa.large_string()),
+    "dictionary": lambda v: pa.array(v, pa.string()).dictionary_encode(),
+    "chunked": lambda v: pa.chunked_array([pa.array(v[:len(v) // 2], pa.string()),
+                                           pa.array(v[len(v) // 2:], pa.string())]),
+    "sliced": lambda v: pa.array(["cut", None, *v, "off"], pa.string()).slice(2, len(v)),
+}
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["", "a", "b", "ab", "é", "a" * 40]), st.text(max_size=6)),
+                max_size=60),
+       st.sampled_from(sorted(STRING_SHAPES)), st.sampled_from(["1", "2"]))
+def test_an_arrow_string_column_of_any_shape_builds_as_its_python_values(values, shape, version):
+    """An Arrow column is grouped by Arrow's dictionary encoding and sort (rows by code, nulls last); a list by a
+    dict: the payloads agree, nulls, first-occurrence order and a last row that is no new key included."""
+    options = {"version": version, "index-block-size": "64b"}
+    expected = build(values, parse_type("STRING"), options)
+    assert build(STRING_SHAPES[shape](values), parse_type("STRING"), options) == expected
+
+
 def test_raw_java_bitmap_bodies_from_a_real_table():
     expected = {
         "asdfghjkl123_2500": {3127, 18654, 23615, 43768, 62555, 63261, 66284, 74708, 99268},
