@@ -367,7 +367,7 @@ def test_a_command_lines_read_compiles_no_source(tmp_path):
             "compiling = builtins.compile\n"
             "def recorded(source, *args, **kwargs):\n"
             "    caller = sys._getframe(1).f_globals.get('__name__', '')\n"
-            "    if not caller.startswith('importlib'):  # (a module compiled from its source, its bytecode not cached)\n"
+            "    if not caller.startswith('importlib'):  # (a module compiled from source: no bytecode cached)\n"
             "        sources.append(f'{caller}: {str(source)[:80]}')\n"
             "    return compiling(source, *args, **kwargs)\n"
             "builtins.compile = recorded\n"
