@@ -3,8 +3,9 @@
 ``dataclasses`` writes and compiles six methods for each frozen class as a module defining it is imported: about
 3.8 M instructions a class, 0.13 G for the 36 classes a cold ``fileindex read`` meets, and importing ``dataclasses``
 imports ``inspect``. ``@frozen`` makes the same class (the same ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
-ordering where asked, assignment refused) compiling only ``__init__``, by the class's first instance; the comparisons
-use ``operator.attrgetter``.
+ordering where asked, assignment refused) compiling only ``__init__``, and that only once the class has made
+``COMPILED_AFTER`` instances (the instances before set their fields without it); the comparisons use
+``operator.attrgetter``.
 Its instances pickle, copy and compare as a frozen dataclass's do, and ``dataclasses.replace``, ``fields`` and
 ``asdict`` take them: their ``__dataclass_fields__`` is built, on first look, by ``dataclasses`` itself from a class
 of the same fields (``dataclasses`` imported then). Inside this package, ``replace`` here changes fields without it.
@@ -17,6 +18,7 @@ from typing import Any, TypeVar, dataclass_transform
 
 T = TypeVar("T")
 _MISSING: Any = object()
+_set = object.__setattr__
 
 
 class FrozenError(AttributeError):
@@ -83,7 +85,7 @@ def _build(cls: type[T], init: bool, order: bool) -> type[T]:
     made: dict[str, Any] = {"__record_fields__": listed, "__repr__": _repr(shown),
                             "__eq__": _comparison(key, tuple.__eq__)}
     if init and "__init__" not in own:
-        made["__init__"] = _compiled_on_first_call(cls, listed)
+        made["__init__"] = _compiled_when_used(cls, listed)
     if order:
         made.update({name: _comparison(key, compare) for name, compare in (
             ("__lt__", tuple.__lt__), ("__le__", tuple.__le__), ("__gt__", tuple.__gt__), ("__ge__", tuple.__ge__))})
@@ -101,18 +103,74 @@ def _build(cls: type[T], init: bool, order: bool) -> type[T]:
     return cls
 
 
-def _compiled_on_first_call(cls: type, listed: tuple[Field, ...]) -> Callable:
-    """What :func:`_init` makes, made by the class's first instance, which puts it in the class in its place: a
-    module defines records that a run may never make (a cold read defines 36 and makes 27), and compiling one's
-    ``__init__`` is about 0.65 M instructions."""
+# instances a class makes before its __init__ is compiled: a cold read makes 27 kinds of record, most of them 50 times
+# or fewer, and compiling an __init__ costs about 0.65 M instructions, a few thousand instances' worth of the slower
+# binding (#54)
+COMPILED_AFTER = 64
+
+
+def _compiled_when_used(cls: type, listed: tuple[Field, ...]) -> Callable:
+    """The class's ``__init__``: its first ``COMPILED_AFTER`` instances bound by :func:`_bind`, then what :func:`_init`
+    makes, put in the class in its place (by the first call :func:`_bind` cannot bind too, which raises the compiled
+    function's own ``TypeError``)."""
+    made = 0
+    parameters = {one.name: one for one in listed if one.init}
+    names, named = tuple(parameters), frozenset(parameters)
+    # (every field a parameter, none with a factory, no __post_init__: set as given, when given whole)
+    plain = len(names) == len(listed) and all(one.default_factory is _MISSING for one in listed) and \
+        not hasattr(cls, "__post_init__")
+
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        made = _init(cls, listed)
+        nonlocal made
+        made += 1
+        if made <= COMPILED_AFTER:
+            if plain and not kwargs and len(args) == len(names):
+                for name, value in zip(names, args, strict=True):
+                    _set(self, name, value)
+                return
+            if plain and not args and kwargs.keys() == named:
+                for name in names:
+                    _set(self, name, kwargs[name])
+                return
+            if _bind(cls, self, parameters, args, kwargs):
+                return
+        compiled = _init(cls, listed)
         if cls.__dict__.get("__init__") is __init__:
-            type.__setattr__(cls, "__init__", made)
-        made(self, *args, **kwargs)
+            type.__setattr__(cls, "__init__", compiled)
+        compiled(self, *args, **kwargs)
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     return __init__
+
+
+def _bind(cls: type, record: Any, parameters: dict[str, Field], args: tuple, kwargs: dict) -> bool:
+    """What the compiled ``__init__`` does with ``args`` and ``kwargs``, done without it; False, having set nothing,
+    where they do not bind (too many, unknown, given twice or missing)."""
+    if len(args) > len(parameters):
+        return False
+    given = dict(zip(parameters, args, strict=False))  # (fewer args than parameters: the rest by name or default)
+    for name, value in kwargs.items():
+        if name in given or name not in parameters:
+            return False
+        given[name] = value
+    if len(given) < len(parameters) and any(
+            name not in given and one.default is _MISSING and one.default_factory is _MISSING
+            for name, one in parameters.items()):
+        return False
+    for one in cls.__record_fields__:  # type: ignore[attr-defined]
+        name = one.name
+        if name in given and (one.default_factory is _MISSING or given[name] is not _MISSING):
+            value = given[name]
+        elif one.default_factory is not _MISSING:
+            value = one.default_factory()
+        elif one.init:
+            value = one.default
+        else:
+            continue  # (the class's default, or set by __post_init__)
+        _set(record, name, value)
+    if hasattr(cls, "__post_init__"):
+        record.__post_init__()
+    return True
 
 
 def _init(cls: type, listed: tuple[Field, ...]) -> Callable:

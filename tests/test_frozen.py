@@ -121,15 +121,43 @@ def test_the_packages_records_are_dataclasses_to_dataclasses():
     assert [f.name for f in dataclasses.fields(ManifestEntry)][:2] == list(ManifestEntry.__match_args__[:2])
 
 
-def test_a_records_init_is_compiled_by_its_first_instance():
-    """Defining a record compiles nothing (a module defines records a run may never make): its first instance
-    compiles ``__init__`` and puts it in the class; it and the next instances are made alike."""
-    cls = made("records", "defaults")
+def test_a_records_init_is_compiled_once_it_has_made_enough_instances():
+    """Defining a record compiles nothing (a module defines records a run may never make), nor do its first
+    ``COMPILED_AFTER`` instances (a cold read makes most kinds 50 times or fewer): the next one compiles ``__init__``
+    and puts it in the class; every instance is made alike."""
+    cls, theirs = made("records", "defaults"), made("dataclasses", "defaults")
     standing_in = cls.__dict__["__init__"]
     assert standing_in.__qualname__ == "Defaults.__init__"
-    assert seen(cls(1, "y")) == seen(made("dataclasses", "defaults")(1, "y"))
+    for number in range(records.COMPILED_AFTER):
+        assert seen(cls(number, "y")) == seen(theirs(number, "y")) and cls.__dict__["__init__"] is standing_in
+    assert seen(cls(1, b="z")) == seen(theirs(1, b="z"))
     compiled = cls.__dict__["__init__"]
     assert compiled is not standing_in and compiled.__qualname__ == "Defaults.__init__"
-    assert seen(cls(2)) == seen(made("dataclasses", "defaults")(2)) and cls.__dict__["__init__"] is compiled
-    with pytest.raises(TypeError, match="missing 1 required positional argument: 'a'"):
-        made("records", "defaults")()
+    assert seen(cls(2)) == seen(theirs(2)) and cls.__dict__["__init__"] is compiled
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("body", list(ARGUMENTS))
+def test_a_records_init_takes_and_refuses_what_a_dataclasss_does(body, compiled, monkeypatch):
+    """Bound without compiling (the first instances) or compiled: the same fields, factories called once an
+    instance, ``__post_init__`` run; a call that does not bind raises the ``TypeError`` a dataclass raises."""
+    monkeypatch.setattr(records, "COMPILED_AFTER", 0 if compiled else 10**6)
+    ours, theirs = made("records", body), made("dataclasses", body)
+    for arguments in ARGUMENTS[body]:
+        assert seen(ours(*arguments)) == seen(theirs(*arguments))
+        names = ours.__match_args__
+        by_name = dict(zip(names, arguments, strict=False))
+        assert seen(ours(**by_name)) == seen(theirs(**by_name))
+    if body == "roles":
+        assert ours(1).memo is not ours(1).memo  # (a factory called for each instance)
+    for args, kwargs in [((), {}), ((1, 2, 3, 4, 5, 6), {}), ((1,), {"unknown": 2}), ((1,), {"a": 1}),
+                         ((), {"later": 1})]:
+        assert outcome(ours, args, kwargs) == outcome(theirs, args, kwargs), (args, kwargs)
+
+
+def outcome(cls, args: tuple, kwargs: dict):
+    """What ``cls(*args, **kwargs)`` shows, or the message of the TypeError it raises."""
+    try:
+        return seen(cls(*args, **kwargs))
+    except TypeError as err:
+        return str(err)

@@ -355,3 +355,24 @@ def test_a_command_line_builds_the_parser_of_its_command_alone(tmp_path):
             f"sys.argv[1:] = ['read', '{TABLE}', '--where', \"f0 = 'Alice'\", '--json']; main()")
     imported_by(code, tmp_path)
     assert json.loads(built.read_text()) == ["fileindex", "fileindex read"]
+
+
+def test_a_command_lines_read_compiles_no_source(tmp_path):
+    """A cold read calls no ``compile()`` (#54, cold10): a process's first call builds Python's AST types (10 M
+    instructions), and typing calls it for each string annotation of a NamedTuple's fields (``from __future__ import
+    annotations`` in its module) and each string parameter of a generic (``PredicateVisitor["np.ndarray"]``)."""
+    compiled = tmp_path / "compiled.json"
+    code = ("import builtins\n"
+            "sources = []\n"
+            "compiling = builtins.compile\n"
+            "def recorded(source, *args, **kwargs):\n"
+            "    caller = sys._getframe(1).f_globals.get('__name__', '')\n"
+            "    if not caller.startswith('importlib'):  # (a module compiled from source: no bytecode cached)\n"
+            "        sources.append(f'{caller}: {str(source)[:80]}')\n"
+            "    return compiling(source, *args, **kwargs)\n"
+            "builtins.compile = recorded\n"
+            f"atexit.register(lambda: open({str(compiled)!r}, 'w').write(json.dumps(sources)))\n"
+            f"sys.argv[1:] = ['read', '{TABLE}', '--where', \"f0 = 'Alice' OR f1 IN (10, 20) OR f3 > 12.0\", "
+            "'--json']; main()")
+    imported_by(code, tmp_path)
+    assert json.loads(compiled.read_text()) == []

@@ -2,8 +2,8 @@
 version 1's HEAD or version 2's footer, decoded with the Kaitai-generated reader, and the bounds
 every entry's body must keep within the file.
 """
-from __future__ import annotations
-
+# (no ``from __future__ import annotations`` here: typing.NamedTuple compiles a string annotation of each field into a
+# ForwardRef, about 0.5 M instructions a field, 19 of them on every cold read's import, #54)
 import struct
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, cast
 
@@ -116,7 +116,7 @@ class ContainerHead(NamedTuple):
         return self.footer_start, self.footer_length
 
 
-def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
+def parse_head(data: "Buffer | BinaryIO") -> ContainerHead:
     """Decode the entry table of a container held in ``data`` (bytes-like or a seekable binary file, read from
     its start wherever it stands): version 1's HEAD, or version 2's trailer and footer (read from the end;
     nothing else is read). Error offsets are the file's.
@@ -153,7 +153,7 @@ def parse_head(data: Buffer | BinaryIO) -> ContainerHead:
 _DATA_FILE_MAGICS = {b"PAR1": "a Parquet data file", b"ORC": "an ORC data file"}
 
 
-def not_a_file_index(err: errors.DecodeError, data: Buffer | BinaryIO) -> errors.DecodeError:
+def not_a_file_index(err: errors.DecodeError, data: "Buffer | BinaryIO") -> errors.DecodeError:
     """For input that does not start as a container does (neither the magic nor, if shorter, a part of it): an
     error saying so in words, with the bytes found beside the magic expected; any other error as it is."""
     if err.offset != 0 or err.field != f"{ROOT}/magic":
@@ -179,7 +179,7 @@ _TRAILER = struct.Struct(">i8s")  # version 2: footer length, tail magic
 _TAIL_MAGIC = b"PAFIDX02"  # the spec's trailer/tail_magic, checked before the kernel walks a footer
 
 
-def _compiled_head(compiled: kernels.Kernels, data: Buffer) -> ContainerHead | None:
+def _compiled_head(compiled: kernels.Kernels, data: "Buffer") -> ContainerHead | None:
     """The head as :func:`parse_head` makes it, the column table walked by the compiled kernel; None
     wherever the generated reader could fail (it then runs, and places the error). The fixed fields are
     checked as the spec checks them: the magic, a known version, a head length of at least 16 within
@@ -238,7 +238,7 @@ def check_v2_size(size: int) -> None:
                                     offset=size, field=f"{ROOT}/trailer")
 
 
-def _parse_footer(parsed: Any, data: Buffer | BinaryIO) -> ContainerHead:
+def _parse_footer(parsed: Any, data: "Buffer | BinaryIO") -> ContainerHead:
     size = parsed._io.size()
     check_v2_size(size)
     from fileindex.decoding import kaitai as kaitai_bridge

@@ -131,7 +131,7 @@ class _NotArrowExact(Exception):
 # Paimon's types that Arrow orders alike: numbers by value, strings (unsigned UTF-8 bytes) and bytes bytewise
 _ARROW_ORDERED = frozenset(NUMERIC_BITS) | {"DECIMAL", "CHAR", "VARCHAR", "BINARY", "VARBINARY"}
 
-Mask: TypeAlias = "bool | pa.ChunkedArray"  # a boolean per row (null: unknown), or one answer for every row
+Mask: TypeAlias = bool | pa.ChunkedArray  # a boolean per row (null: unknown), or one answer for every row
 
 
 class _ArrowMask(PredicateVisitor[Mask]):
@@ -179,7 +179,14 @@ class _ArrowMask(PredicateVisitor[Mask]):
         return _combined(children, partial(compute.call, "or_kleene"), False)
 
 
-class _IntegerMask(PredicateVisitor["np.ndarray"]):
+if TYPE_CHECKING:
+    _NumpyVisitor: TypeAlias = PredicateVisitor[np.ndarray]
+else:  # (not PredicateVisitor["np.ndarray"]: typing compiles a string parameter, and a process's first compile() builds
+    # Python's AST types, 10 M instructions of a cold read, #54; nor np.ndarray, which would import numpy here)
+    _NumpyVisitor = PredicateVisitor
+
+
+class _IntegerMask(_NumpyVisitor):
     """The predicate's boolean per row by numpy, where every leaf compares an integer column without nulls with
     integers its type holds (no null, hence no unknown): the id probe of a file a bloom filter kept, a pass per
     literal, 3-4x faster than Arrow's kernels with the conversion of their bitmap to numpy."""
@@ -305,7 +312,7 @@ def _exact_ticks(literal, arrow_type: pa.DataType, data_type: DataType) -> pa.Sc
         raise _NotArrowExact from None
 
 
-class _Matches(PredicateVisitor["np.ndarray"]):
+class _Matches(_NumpyVisitor):
     def __init__(self, table: pa.Table, types: dict[str, DataType]):
         self.table, self.types = table, types
 

@@ -69,7 +69,7 @@ def _leaf(leaf: Leaf, table: Schema, data: Schema, retyped: dict[str, DataType] 
     return Leaf(leaf.function, data_field.name + (key or ""), literals)
 
 
-class _Remap(PredicateVisitor["Predicate | Gap"]):
+class _Remap(PredicateVisitor[Predicate | Gap]):  # (types, not a string: see scan.truth._NumpyVisitor)
     """A conjunct in the file's column names; a gap when one of its leaves has one (UNUSABLE before ABSENT)."""
 
     def __init__(self, table: Schema, data: Schema, retyped: dict[str, DataType] | None = None):
@@ -92,7 +92,7 @@ def _joined(children: list[Predicate | Gap], join: Callable[..., Predicate]) -> 
     return join(*children)
 
 
-class _NullAnswer(PredicateVisitor["bool | None"]):
+class _NullAnswer(PredicateVisitor[bool | None]):
     """A conjunct's value on every row of a file where each column the file lacks is null: True, False, or None
     where the rows decide (a leaf on a column the file has, or one it cannot be asked of), in Kleene's logic."""
 

@@ -4,13 +4,17 @@ import ast
 import pickle
 import shutil
 
+from pathlib import Path
+
 import pytest
 from conftest import ROOT
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fileindex.errors import UsageError
 from fileindex.table.errors import TableError
 from fileindex.io.locations import UriPath
-from fileindex.table.store import MAIN, TableStore, is_table_root, not_a_table
+from fileindex.table.store import MAIN, TableStore, _plainly_below, is_table_root, not_a_table
 
 PACKAGE = ROOT / "fileindex"
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
@@ -138,3 +142,26 @@ def test_a_table_on_a_store_that_is_not_one_is_named_by_its_whole_uri():
     for root in (UriPath("s3://lake/w/db.db/nosuch"), "s3://lake/w/db.db/nosuch"):
         message = str(not_a_table(root, "no snapshot/ folder with snapshots"))
         assert message.startswith("s3://lake/w/db.db/nosuch is not a Paimon table's root"), message
+
+
+@given(st.lists(st.sampled_from(["a", "b", "", ".", "..", "c.d"]), max_size=5),
+       st.lists(st.sampled_from(["a", "b", "", ".", "..", "c.d"]), max_size=4), st.booleans())
+def test_a_file_is_named_relative_to_its_folder_as_pathlib_names_it(below, folder_parts, trailing):
+    """A plan names each metadata file relative to the table from the strings where nothing needs normalizing, and
+    through pathlib otherwise: the same name either way."""
+    folder = "/" + "/".join(folder_parts) + ("/" if trailing else "")
+    path = folder.rstrip("/") + "/" + "/".join(below)
+    try:
+        expected = str(Path(path).relative_to(folder))
+    except ValueError:
+        expected = None
+    found = _plainly_below(path, folder)
+    assert found is None or found == expected
+
+
+def test_a_stores_names_of_its_files_are_relative_to_the_table():
+    store = TableStore(TABLE)
+    manifest = store.manifest_file("manifest-list-x")
+    assert store.shown(manifest) == "manifest/manifest-list-x"
+    assert store.shown(TABLE / "." / "manifest" / "m") == "manifest/m"
+    assert store.shown(Path("/elsewhere/m")) == "/elsewhere/m"
