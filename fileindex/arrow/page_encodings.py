@@ -15,8 +15,7 @@ fields of each chunk's ColumnMetaData and nothing else (every other field skippe
 decode into the classes generated from ``parquet.thrift`` (``parquet_pages``) would load that module, several
 MiB, into a streamed full scan that reads no page by itself.
 """
-from __future__ import annotations
-
+# (no ``from __future__ import annotations``: typing.NamedTuple would compile its fields' string annotations, #54)
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -81,7 +80,7 @@ def chunk_encodings(footer: bytes) -> list[list[ChunkEncodings | None]]:
     return wire.struct({4: (_LIST, lambda: wire.list_of(_STRUCT, "row_groups", row_group))}).get(4, [])
 
 
-def _column_metadata(wire: _Wire) -> ChunkEncodings:
+def _column_metadata(wire: "_Wire") -> ChunkEncodings:
     def stats() -> tuple[int, int, int]:  # a PageEncodingStats (a page type of -1 counts as no data page)
         found = wire.struct(dict.fromkeys((1, 2, 3), (_I32, wire.varint_signed)))
         return found.get(1, -1), found.get(2, -1), found.get(3, 0)
