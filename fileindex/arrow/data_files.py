@@ -398,7 +398,8 @@ class DataFileReader:
     def _dictionary_leaves(self, groups: range | list[int], columns: list[str]) -> tuple[str, ...]:
         metadata: Any = self._footer.metadata  # pyarrow.parquet.FileMetaData (a Parquet footer has one)
         schema = metadata.schema
-        wanted = [i for i in range(metadata.num_columns) if _is_dictionary_candidate(schema.column(i), columns)]
+        plain = {name for name in columns if _plain_strings(self.arrow_schema.field(name).type)}
+        wanted = [i for i in range(metadata.num_columns) if _is_dictionary_candidate(schema.column(i), plain)]
         if not wanted or not groups:
             return ()
         chunks = self._dictionary_chunks()
@@ -484,7 +485,14 @@ def _sniffed(opened: InputFile) -> str | None:
     return "parquet" if magic == b"PAR1" else "orc" if magic[:3] == b"ORC" else None
 
 
-def _is_dictionary_candidate(leaf, columns: list[str]) -> bool:
-    """A Parquet leaf column of one of ``columns`` that pyarrow can read as a dictionary of strings or bytes."""
-    return (leaf.physical_type == "BYTE_ARRAY" and leaf.logical_type.type in ("STRING", "NONE")
-            and any(leaf.path == name or leaf.path.startswith(name + ".") for name in columns))
+def _plain_strings(arrow_type: pa.DataType) -> bool:
+    """Whether a column of this Arrow type can be read as a dictionary and cast back: strings or bytes at the top
+    (pyarrow reads no nested column as a dictionary into one chunk, and Arrow casts no dictionary to a view type)."""
+    return any(test(arrow_type) for test in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary,
+                                             pa.types.is_large_binary))
+
+
+def _is_dictionary_candidate(leaf, columns: set[str]) -> bool:
+    """A Parquet leaf column, one of ``columns`` (top-level ones), that pyarrow can read as a dictionary of strings
+    or bytes."""
+    return leaf.physical_type == "BYTE_ARRAY" and leaf.logical_type.type in ("STRING", "NONE") and leaf.path in columns
