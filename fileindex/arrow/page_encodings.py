@@ -156,7 +156,8 @@ class _Wire:
             start = self.at
             length = self.varint()
             if length > len(self.data) - self.at:
-                raise self._refuse(f"a string of {length} bytes in {len(self.data) - self.at}", start)
+                raise self._refuse(f"the footer ends inside a string of {length} bytes ({len(self.data) - self.at} "
+                                   "left)", start)
             self.at += length
         elif kind == _STRUCT:
             self.struct({})

@@ -250,6 +250,7 @@ class TableScan:
 STORE_READERS = 8
 STORE_BYTES_IN_FLIGHT = 128 << 20
 
+
 def _file_bytes(item: FileRead) -> int:
     """A file read's bytes as its manifest entry says (0 where it does not say)."""
     entry = item.task.entry if item.task is not None else None

@@ -356,8 +356,7 @@ def live_files(store: TableStore, snapshot: Snapshot,
     live: dict[tuple, ManifestEntry] = {}
     manifests = _manifests(store, snapshot, keep_manifest)
     if store.remote:  # (each a request: fetched together, decoded in order)
-        store.prefetch([path for path, _ in manifests if MANIFESTS.get(((str(path),), "manifest")) is None],
-                       MAX_MANIFEST_BYTES)
+        store.prefetch(_not_memoized([path for path, _ in manifests], "manifest"), MAX_MANIFEST_BYTES)
     for manifest, listed_in in manifests:
         _merge(live, manifest_entries(store, manifest, listed_in))
     return list(live.values())
@@ -389,11 +388,21 @@ def _merge(live: dict[tuple, ManifestEntry], entries: Iterable[ManifestEntry]) -
 MANIFESTS: BoundedMemo[Any] = BoundedMemo(items=4096, budget=32 << 20)
 
 
+def _remote_key(path: Path, what: str) -> tuple:
+    """The ``MANIFESTS`` key of a metadata file on a remote store (its name: see ``_memoized``)."""
+    return (str(path),), what
+
+
+def _not_memoized(paths: list[Path], what: str) -> list[Path]:
+    """The metadata files on a remote store whose decoded ``what`` is not memoized yet."""
+    return [path for path in paths if MANIFESTS.get(_remote_key(path, what)) is None]
+
+
 def _memoized(store: TableStore, path: Path, what: str, decode: Callable[[], T]) -> T:
     """``decode()`` of the file at ``path`` (decoded as ``what``), memoized under the file's identity; a file
     that cannot be looked up or decoded is not memoized (reading it raises, each time)."""
     if store.remote:  # (a HEAD costs what the GET does: a manifest's name is its identity, Paimon never rewrites one)
-        key: tuple = ((str(path),), what)
+        key: tuple = _remote_key(path, what)
         found = MANIFESTS.get(key)
         if found is None:
             found = decode()
@@ -425,8 +434,7 @@ def _manifests(store: TableStore, snapshot: Snapshot,
     manifests = []
     listings = [store.manifest_file(name) for name in (snapshot.base_manifest_list, snapshot.delta_manifest_list)]
     if store.remote:  # (the base and delta lists fetched together: one round trip, not two)
-        store.prefetch([path for path in listings if MANIFESTS.get(((str(path),), "manifest list")) is None],
-                       MAX_MANIFEST_BYTES)
+        store.prefetch(_not_memoized(listings, "manifest list"), MAX_MANIFEST_BYTES)
     for path in listings:
         metas = _memoized(store, path, "manifest list", partial(manifest_list_entries, store, path,
                                                          f"manifest list named by {snapshot.file}"))

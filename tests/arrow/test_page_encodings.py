@@ -58,7 +58,7 @@ def test_the_walk_finds_what_the_full_decode_finds(options):
 
 
 @pytest.mark.parametrize("damage, offset, message", [
-    (lambda f: f[:len(f) // 2], None, "ends inside"),  # cut short: wherever it ends
+    (lambda f: f[:len(f) // 2], None, "ends inside"),  # cut short: at its end, or where a string it cuts starts
     (lambda f: bytes([f[0] & 0xF0 | 14]) + f[1:], 0, "unknown wire type 14"),
     (lambda f: b"\x19\xf9" + b"\xff" * 4 + b"\x0f", 1, "a list of"),  # row_groups: a list of ~2^28 elements
     (lambda f: b"\x16" + b"\xff" * 11, 1, "past 64 bits"),  # a 64-bit field's varint that does not end
@@ -72,4 +72,7 @@ def test_bytes_that_do_not_decode_are_a_decode_error_at_their_offset(damage, off
     footer = damage(_footer(_varied()))
     with pytest.raises(DecodeError, match=message) as raised:
         page_encodings.dictionary_chunks(footer)
-    assert raised.value.offset == (offset if offset is not None else len(footer))
+    if offset is None:  # (where the cut falls depends on the writer's footer: in a field, a struct or a string)
+        assert 0 < raised.value.offset <= len(footer)
+    else:
+        assert raised.value.offset == offset
