@@ -1,4 +1,5 @@
-"""Parquet files whose offset indexes lie, for the tests of page reads (``fileindex.arrow.parquet_pages``).
+"""Parquet files whose offset indexes lie, for the tests of page reads (``fileindex.arrow.parquet_pages``), and
+whose page headers lie (``with_page_header``).
 
 The footer is decoded with the classes page reads use, each column chunk's offset index replaced by the one
 an edit makes (appended after the pages), and the footer written back: what those classes do not declare
@@ -11,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fileindex.arrow.parquet_pages import decode, encode
-from fileindex.generated.parquet_thrift.ttypes import ColumnIndex, FileMetaData, OffsetIndex, PageLocation
+from fileindex.generated.parquet_thrift.ttypes import ColumnIndex, FileMetaData, OffsetIndex, PageHeader, PageLocation
 
 Edit = Callable[[int, int, list[PageLocation]], list[PageLocation] | None]
 
@@ -75,3 +76,25 @@ def with_column_index(path: Path, group: int, leaf: int, edit: Callable[[ColumnI
     chunk.column_index_offset, chunk.column_index_length = footer_at, len(index)
     footer = encode(meta)
     path.write_bytes(data[:footer_at] + index + footer + len(footer).to_bytes(4, "little") + b"PAR1")
+
+
+def with_page_header(path: Path, group: int, leaf: int, page: int, edit: Callable[[PageHeader], None]) -> None:
+    """``path`` rewritten with the header of one chunk's page ``page`` (0: its first, the dictionary page where it
+    has one) changed in place by ``edit``, which must leave the header's length as it was (a count of the same
+    number of varint bytes). The header's bytes are patched where its encoding changed, so what the classes here
+    do not declare (an empty statistics struct) stays."""
+    data = bytearray(path.read_bytes())
+    meta = footer_of(bytes(data))[0].row_groups[group].columns[leaf].meta_data
+    at = meta.dictionary_page_offset or meta.data_page_offset
+    for _ in range(page):
+        header, length = decode(PageHeader, bytes(data[at:at + 1024]), 1024)
+        at += length + header.compressed_page_size
+    header, length = decode(PageHeader, bytes(data[at:at + 1024]), 1024)
+    before = encode(header)
+    edit(header)
+    after = encode(header)
+    assert len(before) == len(after), "an edit that changes the header's length"
+    changed = [i for i, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+    assert data[at:at + changed[-1] + 1] == before[:changed[-1] + 1], "a header with other fields before the edit"
+    data[at:at + changed[-1] + 1] = after[:changed[-1] + 1]
+    path.write_bytes(bytes(data))

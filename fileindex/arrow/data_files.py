@@ -43,6 +43,7 @@ else:
     compute = LazyModule("fileindex.arrow.compute")
 
 FORMATS = {".parquet": "parquet", ".orc": "orc"}
+FORMAT_NAMES = {"parquet": "Parquet", "orc": "ORC"}
 # a candidate-row read is sparse when its groups hold at least this many rows per candidate (see _read_groups)
 SPARSE_SHARE = 8
 
@@ -201,9 +202,34 @@ class DataFileReader:
     def read(self, columns: list[str]) -> pa.Table:
         self._require(columns)
         if self.format != "parquet":
-            return self._guard(lambda: self._file.read(columns=columns))
+            return self._whole(self._guard(lambda: self._file.read(columns=columns)), self.row_count, columns)
         with self._prefetching(range(len(self.group_rows or ())), columns):
-            return self._guard(lambda: self._read_all(columns))
+            return self._whole(self._guard(lambda: self._read_all(columns)), self.row_count, columns)
+
+    def _whole(self, table: Any, rows: int, columns: list[str], group: int | None = None) -> Any:
+        """``table``, a read of every row of the file (or of row group ``group``), where it holds the ``rows`` its
+        footer says (``_check_rows``)."""
+        self._check_rows(table.num_rows, rows, columns, group)
+        return table
+
+    def _check_rows(self, read: int, rows: int, columns: list[str], group: int | None = None, *,
+                    at_most: bool = False) -> None:
+        """Refuses a read of ``read`` rows where the footer says ``rows`` (``at_most``: so far, more). pyarrow
+        trusts a page header's value count: a page saying it holds fewer values than it does reads as fewer rows
+        than the footer's, which a table would take for the file's rows (their positions shifted against every
+        index) without a word."""
+        if read == rows or (at_most and read < rows) or not columns:  # (ORC reads no row without a column)
+            return
+        metadata: Any = self._footer.metadata
+        chunks = chunk_ranges(metadata, [group], columns) if group is not None and metadata is not None else []
+        at = (f" (row group {group}, its first chunk at byte {chunks[0][0]})" if chunks
+              else f" (its footer at byte {self._footer_start()})" if metadata is not None else "")
+        raise DataFileError(f"{self.path}: the pages of {', '.join(columns)} hold {read} rows where the footer says "
+                            f"{rows}{at}: a corrupt {FORMAT_NAMES.get(self.format or '', 'data')} file")
+
+    def _footer_start(self) -> int:
+        """Where a Parquet file's footer starts."""
+        return self._input.size - 8 - self._footer.metadata.serialized_size  # type: ignore[union-attr]
 
     def _read_all(self, columns: list[str]) -> pa.Table:
         file, leaves = self._reading(range(len(self._footer.group_rows or ())), columns)
@@ -294,11 +320,15 @@ class DataFileReader:
         else:
             batches = (batch for stripe in range(self._file.nstripes)
                        for batch in self._file.read_stripe(stripe, columns=columns).to_batches(batch_rows))
+        read = 0
         while True:
             batch = self._guard(lambda: next(batches, None))
             if batch is None:
-                return
+                break
+            read += batch.num_rows
+            self._check_rows(read, self.row_count, columns, at_most=True)
             yield self._guard(lambda b=batch: self._in_file_types(b)) if leaves else batch
+        self._check_rows(read, self.row_count, columns)
 
     def read_rows(self, rows: np.ndarray | pa.Array | None, columns: list[str]) -> pa.Table:
         """The given rows (ascending positions; None: all) of ``columns``, reading only their groups."""
@@ -380,7 +410,8 @@ class DataFileReader:
             return [pa.Table.from_batches([self._file.read_stripe(g, columns=columns)]) for g in groups]
         file = self._reading(groups, columns)[0]
         with self._prefetching(groups, columns):
-            return [file.read_row_group(g, columns=columns, use_threads=_arrow_threads(columns)) for g in groups]
+            return [self._whole(file.read_row_group(g, columns=columns, use_threads=_arrow_threads(columns)),
+                                self._footer.group_rows[g], columns, g) for g in groups]  # type: ignore[index]
 
     def _reading(self, groups: range | list[int], columns: list[str]) -> tuple[Any, tuple[str, ...]]:
         """The ParquetFile to read ``columns`` of ``groups`` by, and the leaves it reads as dictionaries: the

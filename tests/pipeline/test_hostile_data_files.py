@@ -11,7 +11,7 @@ import pyarrow.csv
 import pyarrow.parquet as pq
 import pytest
 from hostile import fileindex, refused
-from parquet_forgery import with_footer, with_offset_indexes
+from parquet_forgery import with_footer, with_offset_indexes, with_page_header
 from table_edits import copy_table, data_manifests, edit_rows
 
 from fileindex.arrow import data_files
@@ -115,6 +115,26 @@ def test_a_row_group_whose_row_count_is_not_its_columns_is_a_data_file_error(tab
     data_files.FOOTERS.clear()
     with pytest.raises(DataFileError, match="row group 0 says it holds 7 rows"):
         PaimonTable(table).scan().to_arrow()
+
+
+def test_a_page_holding_fewer_values_than_it_says_is_a_data_file_error(table):
+    """f0's second page says it holds one value where it holds two: pyarrow reads the column as 7 rows where the
+    footer and the manifest say 8 (every row after it one place early), which a whole read, a streamed read and a
+    count took for the file's rows (7 names printed, a count of 7, before)."""
+    def fewer(header):
+        header.data_page_header.num_values -= 1
+
+    with_page_header(table / DATA, 0, 0, 1, fewer)  # (page 0 is f0's dictionary)
+    for arguments in (["--select", "f0"], ["--count", "--where", "f0 > 'A'"]):
+        refused(fileindex("read", table, *arguments), DATA, "the pages of f0 hold 7 rows where the footer says 8",
+                "corrupt Parquet file")
+    refused(fileindex("read", table, "--where", "f0 = 'Tony'"), DATA, "f1 expected length 7")  # (pyarrow's words)
+    data_files.FOOTERS.clear()
+    with pytest.raises(DataFileError, match=r"the pages of f0 hold 7 rows where the footer says 8 \(its footer at "):
+        pa.Table.from_batches(list(PaimonTable(table).scan(columns=["f0"]).to_batches()))
+    reader = data_files.DataFileReader(table / DATA)
+    with pytest.raises(DataFileError, match=r"hold 7 rows where the footer says 8 \(row group 0, its first chunk "):
+        reader.read_rows(pa.array([0, 7], pa.int64()), ["f0"])
 
 
 def test_a_predicate_text_nested_too_deep_is_a_usage_error(table):
