@@ -134,8 +134,9 @@ class ObjectInputFile:
         bytes of the object's end already held, sent together, and held in place of what an earlier prefetch
         held until :meth:`release`. The number of GETs sent."""
         tail_start = self._tail_start() if self._tail is not None else self.size
+        # (a range a footer puts before the object's start is not asked for: the reader refuses that chunk itself)
         wanted = [(offset, min(offset + length, tail_start) - offset) for offset, length in ranges
-                  if offset < min(offset + length, tail_start)]
+                  if 0 <= offset < min(offset + length, tail_start)]
         fetches = coalesce(wanted, gap, RANGE_LIMIT)
         self._blocks = tuple(zip((start for start, _ in fetches), self._fetched(fetches), strict=True))
         return len(fetches)

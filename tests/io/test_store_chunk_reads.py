@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import io
 import random
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from parquet_forgery import with_footer
 
-from fileindex.arrow.data_files import DataFileReader, chunk_ranges
+from fileindex.arrow.data_files import DataFileError, DataFileReader, chunk_ranges
 from fileindex.io.object_store import TAIL, ObjectChangedError
 
 ROWS = 60_000
@@ -92,3 +94,22 @@ def test_a_file_opened_whole_is_one_get_and_every_read_is_served_from_it(s3_stor
     assert reader.read_rows(pa.array(range(0, ROWS, 3), pa.int64()), COLUMNS).num_rows == ROWS // 3
     fetched = data_gets(s3_store, "data.parquet")
     assert [r.range for r in fetched] == [f"bytes=-{len(data)}"] and fetched[0].sent == len(data)
+
+
+def test_a_chunk_a_footer_puts_before_the_files_start_is_a_data_file_error(s3_store, tmp_path: Path):
+    """Every chunk's data page said to start at byte -5: the prefetch asked the store for that range, and the
+    store's refusal ('Unexpected input for byte range') was a StoreError, as if the store had failed; the reader
+    refuses the chunk as it does on a local disk."""
+    path = tmp_path / "data.parquet"
+    path.write_bytes(parquet_bytes())
+
+    def before_the_start(meta):
+        for chunk in meta.row_groups[0].columns:
+            chunk.meta_data.data_page_offset = -5
+            chunk.meta_data.dictionary_page_offset = None
+
+    with_footer(path, before_the_start)
+    uri = s3_store.put("bucket-0/data.parquet", path.read_bytes())
+    for reader in (DataFileReader(path), DataFileReader(s3_store.file_io().open_input(uri))):
+        with pytest.raises(DataFileError, match=f"{reader.path}: Invalid column metadata"):
+            reader.read(COLUMNS)
