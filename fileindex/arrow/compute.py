@@ -104,8 +104,31 @@ def shifted(values: pa.Int64Array, by: int) -> pa.Int64Array:
 
 
 def take_rows(table: pa.Table, positions: np.ndarray) -> pa.Table:
-    """The rows of ``table`` at ``positions``, in that order."""
-    return call("take", table, int64_array(positions))
+    """The rows of ``table`` at ``positions``, in that order. A column of views (``string_view``, ``binary_view``,
+    at any depth) is taken as large strings or bytes and cast back: pyarrow (26 too) has no take kernel for
+    views."""
+    viewless = pa.schema([field.with_type(_viewless(field.type)) for field in table.schema])
+    if viewless == table.schema:
+        return call("take", table, int64_array(positions))
+    return cast_table(call("take", cast_table(table, viewless), int64_array(positions)), table.schema)
+
+
+def _viewless(arrow_type: pa.DataType) -> pa.DataType:
+    """``arrow_type`` with every view type in it replaced by the large type of its values."""
+    if pa.types.is_string_view(arrow_type):
+        return pa.large_string()
+    if pa.types.is_binary_view(arrow_type):
+        return pa.large_binary()
+    if pa.types.is_map(arrow_type):
+        return pa.map_(_viewless(arrow_type.key_type), arrow_type.item_field.with_type(
+            _viewless(arrow_type.item_type)), arrow_type.keys_sorted)
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type):
+        field = arrow_type.value_field.with_type(_viewless(arrow_type.value_type))
+        return (pa.list_(field) if pa.types.is_list(arrow_type) else pa.large_list(field)
+                if pa.types.is_large_list(arrow_type) else pa.list_(field, arrow_type.list_size))
+    if pa.types.is_struct(arrow_type):
+        return pa.struct([field.with_type(_viewless(field.type)) for field in arrow_type])
+    return arrow_type
 
 
 def filter_rows(table: pa.Table, mask: np.ndarray | pa.Array | pa.ChunkedArray) -> pa.Table:
