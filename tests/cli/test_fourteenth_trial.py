@@ -1,0 +1,35 @@
+"""Rough edges the fourteenth trial found: ``spark build`` with a misspelt index type or option started Spark
+(minutes on a busy machine) and then failed every file with the same message, exit 1, where ``fileindex build``
+refuses it at once with exit 2."""
+import pytest
+from conftest import ROOT
+from test_third_trial import run
+
+import fileindex.cli.spark.build as spark_build_cli
+from fileindex.writing.options import check_schema_free
+
+TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    ("file-index.blom.columns=f0", "file-index.blom.columns: unknown index type 'blom'"),
+    ("file-index.blom.f0.items=5", "file-index.blom.f0.items: unknown index type 'blom'"),
+    ("file-index.bloom-filter.f0.itemz=5", "file-index.bloom-filter.f0.itemz: unknown bloom-filter option(s) itemz"),
+    ("file-index.bitmap.columns=f0,,f1", "has an empty column name"),
+    ("file-index.format.version=3", "file-index.format.version='3'"),
+])
+def test_spark_build_refuses_a_bad_option_before_starting_spark(capsys, monkeypatch, tmp_path, option, said):
+    def no_spark(args):
+        raise AssertionError("Spark was started for options no file can take")
+
+    monkeypatch.setattr(spark_build_cli, "session", no_spark)
+    code, out, err = run(capsys, "spark", "build", TABLE, "--option", option, "--output-dir", tmp_path / "idx")
+    assert (code, out) == (2, "")
+    assert said in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "idx").exists()
+
+
+def test_what_depends_on_a_file_or_the_table_is_left_to_the_build_of_each_file():
+    """A column only some files have, or a per-column option whose column the table's own options declare."""
+    check_schema_free({"file-index.bloom-filter.columns": "nope"})
+    check_schema_free({"file-index.bloom-filter.f0.items": "5", "file-index.in-manifest-threshold": "1 KB"})
