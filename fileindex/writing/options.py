@@ -175,6 +175,8 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType], *, wr
     newest) writes them: below 1.2 one index type per column (:func:`per_column_types`). ``defaults``: per
     index type, options every request of that type takes unless the table sets them (a rewrite's reader
     floor: bitmap version 1 below Paimon 1.1)."""
+    from fileindex.indexes.registry import INDEX_TYPES
+
     declared: dict[tuple[str, str], dict] = {}
     for key, index_type, column in _declarations(options):
         _check_column(column, schema, key)
@@ -190,6 +192,8 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType], *, wr
                 _warn_ignored(key, declared)
             continue
         index_type, column, option = parts
+        if index_type not in INDEX_TYPES:
+            raise UsageError(unknown_index_type(key, index_type))
         matches = [c for (c, t) in declared if t == index_type and (c == column or c.startswith(column + "["))]
         if not matches:
             raise UsageError(f"{key}: column {column!r} has no {index_type} index; declare it in "

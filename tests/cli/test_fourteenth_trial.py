@@ -33,3 +33,16 @@ def test_what_depends_on_a_file_or_the_table_is_left_to_the_build_of_each_file()
     """A column only some files have, or a per-column option whose column the table's own options declare."""
     check_schema_free({"file-index.bloom-filter.columns": "nope"})
     check_schema_free({"file-index.bloom-filter.f0.items": "5", "file-index.in-manifest-threshold": "1 KB"})
+
+
+def test_build_names_a_misspelt_index_type_in_a_column_option(capsys, tmp_path):
+    """``file-index.blom.id.items`` was told "column 'id' has no blom index; declare it in file-index.blom.columns"."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"id": range(10)}), tmp_path / "x.parquet")
+    code, out, err = run(capsys, "build", tmp_path / "x.parquet", "--option", "file-index.bloom-filter.columns=id",
+                         "--option", "file-index.blom.id.items=5")
+    assert (code, out) == (2, "")
+    assert "file-index.blom.id.items: unknown index type 'blom'" in err and "declare it" not in err
+    assert not (tmp_path / "x.parquet.index").exists()
