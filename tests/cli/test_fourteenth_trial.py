@@ -46,3 +46,16 @@ def test_build_names_a_misspelt_index_type_in_a_column_option(capsys, tmp_path):
     assert (code, out) == (2, "")
     assert "file-index.blom.id.items: unknown index type 'blom'" in err and "declare it" not in err
     assert not (tmp_path / "x.parquet.index").exists()
+
+
+def test_the_docs_name_the_kit_version_an_export_writes():
+    """docs/guide/conformance-kit.md told a conformance engineer to look in OUT/paimon-fileindex-kit-2.0.0/, a
+    folder ``kit export`` no longer writes (2.1.0)."""
+    import re
+
+    from fileindex.kit.corpus import VERSION
+
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    named = {(page.relative_to(ROOT).as_posix(), version) for page in pages
+             for version in re.findall(r"paimon-fileindex-kit-(\d+\.\d+\.\d+)", page.read_text(encoding="utf-8"))}
+    assert named and {version for _, version in named} == {VERSION}, sorted(named)
