@@ -59,3 +59,23 @@ def test_the_docs_name_the_kit_version_an_export_writes():
     named = {(page.relative_to(ROOT).as_posix(), version) for page in pages
              for version in re.findall(r"paimon-fileindex-kit-(\d+\.\d+\.\d+)", page.read_text(encoding="utf-8"))}
     assert named and {version for _, version in named} == {VERSION}, sorted(named)
+
+
+@pytest.mark.parametrize(("pattern", "meant"), [("int_nulls_bloom", "int_nulls__bloom"), ("bloom_filter", "bloom-filter"),
+                                                ("zzz", None), ("int_x*", None)])
+def test_kit_only_suggests_the_case_or_layout_a_misspelt_pattern_meant(pattern, meant):
+    """``--only int_nulls_bloom`` listed the layouts and said nothing of the case one underscore away."""
+    from fileindex.errors import UsageError
+    from fileindex.kit.plan import Only
+
+    only = Only([pattern])
+    for name, layouts in (("int_nulls__bloom", {"bloom-filter", "bloom-filter@v1"}),
+                          ("int_nulls__bitmap_v2", {"bitmap-v2", "bitmap-v2@v1"})):
+        only.takes(name, layouts)
+    with pytest.raises(UsageError) as raised:
+        only.check()
+    message = str(raised.value)
+    assert message.startswith(f"--only {pattern!r} picks no case of this corpus: ")
+    assert ("did you mean" in message) == (meant is not None)
+    if meant:
+        assert f"did you mean {meant}? give a layout" in message
