@@ -61,8 +61,8 @@ def test_the_docs_name_the_kit_version_an_export_writes():
     assert named and {version for _, version in named} == {VERSION}, sorted(named)
 
 
-@pytest.mark.parametrize(("pattern", "meant"), [("int_nulls_bloom", "int_nulls__bloom"), ("bloom_filter", "bloom-filter"),
-                                                ("zzz", None), ("int_x*", None)])
+@pytest.mark.parametrize(("pattern", "meant"), [("int_nulls_bloom", "int_nulls__bloom"),
+                                                ("bloom_filter", "bloom-filter"), ("zzz", None), ("int_x*", None)])
 def test_kit_only_suggests_the_case_or_layout_a_misspelt_pattern_meant(pattern, meant):
     """``--only int_nulls_bloom`` listed the layouts and said nothing of the case one underscore away."""
     from fileindex.errors import UsageError

@@ -126,7 +126,8 @@ def test_an_adapter_that_prints_debug_lines_on_stdout_gets_a_hint(small, capsys)
     hints = [line for line in capsys.readouterr().out.splitlines() if line.startswith("hint: ")]
     assert len(hints) == 1, hints
     assert hints[0].startswith("hint: hostile printed ") and "(the first: b'DEBUG: handling request 1\\n')" in hints[0]
-    assert hints[0].endswith("a batch adapter's stdout carries its answers alone; print logs and debug output to stderr")
+    assert hints[0].endswith("a batch adapter's stdout carries its answers alone; print logs and debug output to "
+                             "stderr")
 
 
 @pytest.mark.parametrize("flag", ["--html", "--json"])
