@@ -30,9 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_storage_options_argument(parser)
     parser.add_argument("files", nargs="+", metavar="FILE", help="file-index containers to validate")
     column_types.add_arguments(parser)
-    parser.epilog = ("Every bloom-filter body is checked in full; with column types (from --schema, --data, --table "
-                     "or the data file beside a sidecar) every index body of those columns is too: decoded, and "
-                     "every invariant its layout implies proved (keys sorted, bitmaps disjoint and covering the "
+    parser.epilog = ("Every bloom-filter and bsi body is checked in full; with column types (from --schema, --data, "
+                     "--table or the data file beside a sidecar) every index body of those columns is too: decoded, "
+                     "and every invariant its layout implies proved (keys sorted, bitmaps disjoint and covering the "
                      "rows, slices inside their existence bitmap, a plausible bloom fill). A violation names the "
                      "field and the byte offset, and says when Java itself would not notice it. A file Java reads "
                      "correctly but its writer would not have written (entries or bodies in another order, Roaring "
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def check_container(container: FileIndexContainer, schema: dict[str, DataType] | None = None):
     """Raise the first problem found: layout (bounds, overlap), unknown index types, then every
     invariant the layout implies whose breach Java would misread (the entry table; each body of a
-    column with a type, and the bodies that need none: bloom filters). Returns the
+    column with a type, and the bodies that need none: bloom filters, bsi). Returns the
     :class:`~fileindex.indexes.deep_check.Checked` counts and notes (how it differs from Java's writer's)."""
     from fileindex.indexes.registry import INDEX_TYPES
 
@@ -92,8 +92,8 @@ def check_file(path: str, schema: dict[str, DataType] | None = None, *, canonica
         untyped = [c for c in container.columns if column_type(schema, c) is None]
         if untyped:  # given types that name none of these columns decode nothing: say so
             outcome["untyped_columns"] = untyped
-    elif any(not entry.is_empty for entry in container.head.entries):
-        outcome["bodies_unchecked"] = True  # only the HEAD and the layout were checked
+    elif sum(not entry.is_empty for entry in container.head.entries) > decoded.bodies:
+        outcome["bodies_unchecked"] = True  # bodies that need their column's type: only the layout was checked
     return outcome
 
 
@@ -103,7 +103,8 @@ def render(outcome: dict) -> str:
         return f"{outcome['status']} {error if error.startswith(outcome['file']) else outcome['file'] + ': ' + error}"
     bodies = f", {outcome['bodies_decoded']} bodies decoded and checked"
     if outcome.get("bodies_unchecked"):
-        bodies += "; warning: the bodies were not checked: give the columns' types (--schema, --data or --table)"
+        bodies += (f"; warning: the {'other ' if outcome['bodies_decoded'] else ''}bodies were not checked: give the "
+                   "columns' types (--schema, --data or --table)")
     if outcome.get("untyped_columns"):
         bodies += (f"; warning: the given types lack column(s) {', '.join(outcome['untyped_columns'])}, "
                    "whose bodies were not decoded")

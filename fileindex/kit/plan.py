@@ -5,11 +5,13 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 import fnmatch
+import glob
 import time
 from collections.abc import Callable
 
 from fileindex.errors import UsageError
 from fileindex.kit.corpus import Case
+from fileindex.tokens import closest_name
 
 PROGRESS_FIRST, PROGRESS_EVERY = 1.0, 5.0  # seconds into a phase before its first progress line; between lines
 
@@ -54,9 +56,11 @@ class Only:
         self.patterns = list(patterns)
         self.used: set[str] = set()
         self.seen: set[str] = set()
+        self.names: set[str] = set()
 
     def takes(self, name: str, selectors: set[str]) -> bool:
         self.seen |= selectors
+        self.names.add(name)
         hits = {p for p in self.patterns if p in selectors or fnmatch.fnmatchcase(name, p)}
         self.used |= hits
         return bool(hits)
@@ -64,5 +68,7 @@ class Only:
     def check(self) -> None:
         for pattern in self.patterns:
             if pattern not in self.used:
-                raise UsageError(f"--only {pattern!r} picks no case of this corpus: give a layout "
-                                 f"({', '.join(sorted(self.seen))}) or a glob of case names (int_*)")
+                meant = None if glob.has_magic(pattern) else closest_name(pattern, sorted(self.seen | self.names))
+                raise UsageError(f"--only {pattern!r} picks no case of this corpus: "
+                                 + (f"did you mean {meant}? " if meant else "")
+                                 + f"give a layout ({', '.join(sorted(self.seen))}) or a glob of case names (int_*)")

@@ -159,6 +159,8 @@ class Adapter:
         self._protocol_errors = 0  # in a row
         self.answered_with_id = 0  # batch answers that echoed their request's id
         self.lines_without_id = 0  # batch lines that carried no id
+        self.lines_not_json: list[bytes] = []  # the first batch lines that were not JSON objects (a log line)
+        self.count_not_json = 0
         self.capabilities = self._one_call({"op": "capabilities"}, at_least=STARTUP)
         if any(key in self.capabilities for key in ("error", "crash", "protocol")):
             raise UsageError(f"{command!r} capabilities did not answer: " + str(
@@ -203,6 +205,8 @@ class Adapter:
                 return {"crash": self._exited()}
             answer = _answer(answer_line)
             if "crash" in answer:
+                self.count_not_json += 1
+                self.lines_not_json = (self.lines_not_json + [answer_line[:80]])[:1]
                 return self._protocol(answer["crash"])
             got = answer.pop("id", None)
             if got == self._asked:

@@ -163,6 +163,10 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
             results.hints.append(f"no answer of {adapter.name} carried its request's id: since kit 2.0.0 a batch "
                                  "adapter echoes each request's \"id\" in its answer (docs/kit.md; kit 1.0.0 had "
                                  "no ids)")
+        if adapter.count_not_json:
+            results.hints.append(f"{adapter.name} printed {adapter.count_not_json} line(s) on stdout that are not "
+                                 f"JSON answers (the first: {adapter.lines_not_json[0]!r}): a batch adapter's stdout "
+                                 "carries its answers alone; print logs and debug output to stderr")
     return results
 
 

@@ -40,6 +40,7 @@ from fileindex.spark.session import check_workers
 from fileindex.table.store import is_table_root, names_a_store
 from fileindex.types import DataType
 from fileindex.table.verdict import FileVerdict
+from fileindex.writing.options import check_schema_free
 
 if TYPE_CHECKING:
     from pyspark.sql.types import StructType
@@ -198,6 +199,7 @@ def _require_utc_jvm(spark, tasks: list[DataFileTask], schema: pa.Schema) -> Non
 def build_indexes(spark, inputs, options: Mapping[str, str], *, output_dir: str | None = None,
                   overwrite: bool = False, snapshot: int | None = None):
     """Build every data file's index container as a sidecar; a DataFrame with a summary row per file."""
+    check_schema_free(options)
     resolved = _resolve(inputs, snapshot, output_dir)
     check_build_outputs(given_paths(inputs), resolved, output_dir=output_dir, overwrite=overwrite)
     if output_dir:

@@ -88,6 +88,29 @@ def _declarations(options: Mapping[str, str]):
                 yield key, index_type, column
 
 
+def check_schema_free(options: Mapping[str, str]) -> None:
+    """Raise what is wrong with ``options`` whatever columns the data files have: an unknown index type,
+    an empty column name, an option its index type lacks, a bad format version or threshold. A job over
+    many files (``spark build``) checks these once before it starts, rather than failing every file."""
+    from fileindex.indexes.options import check_known
+    from fileindex.indexes.registry import INDEX_TYPES
+
+    list(_declarations(options))
+    for key in options:
+        parts = key[len(PREFIX):].split(".") if key.startswith(PREFIX) and not key.endswith(COLUMNS_SUFFIX) else []
+        if len(parts) != 3:
+            continue
+        index_type, _, option = parts
+        if index_type not in INDEX_TYPES:
+            raise UsageError(unknown_index_type(key, index_type))
+        try:
+            check_known({option: ""}, INDEX_TYPES[index_type].options, index_type)
+        except UsageError as err:
+            raise UsageError(f"{key}: {err}") from None
+    format_version(options)
+    parse_memory_size(options.get(THRESHOLD_KEY, DEFAULT_THRESHOLD), option=THRESHOLD_KEY)
+
+
 def source_columns(options: Mapping[str, str]) -> list[str]:
     """The data columns the declared indexes read (``m`` for a map-key index ``m[k]``), in order."""
     return list(dict.fromkeys(IndexRequest(column, index_type).map_column or column
@@ -152,6 +175,8 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType], *, wr
     newest) writes them: below 1.2 one index type per column (:func:`per_column_types`). ``defaults``: per
     index type, options every request of that type takes unless the table sets them (a rewrite's reader
     floor: bitmap version 1 below Paimon 1.1)."""
+    from fileindex.indexes.registry import INDEX_TYPES
+
     declared: dict[tuple[str, str], dict] = {}
     for key, index_type, column in _declarations(options):
         _check_column(column, schema, key)
@@ -167,6 +192,8 @@ def parse_options(options: Mapping[str, str], schema: dict[str, DataType], *, wr
                 _warn_ignored(key, declared)
             continue
         index_type, column, option = parts
+        if index_type not in INDEX_TYPES:
+            raise UsageError(unknown_index_type(key, index_type))
         matches = [c for (c, t) in declared if t == index_type and (c == column or c.startswith(column + "["))]
         if not matches:
             raise UsageError(f"{key}: column {column!r} has no {index_type} index; declare it in "

@@ -329,10 +329,25 @@ def test_a_has_null_byte_other_than_one_is_a_note(tmp_path, version):
 
 
 def test_without_column_types_check_says_the_bodies_went_unchecked(capsys):
-    path = str(JAVA_VECTORS / "int_nulls__bsi.index")
+    path = str(JAVA_VECTORS / "int_nulls__bitmap_v2.index")
     assert main(["check", path]) == 0
     assert "warning: the bodies were not checked: give the columns' types" in capsys.readouterr().out
     assert main(["check", "--schema", "c INT", path]) == 0
     assert "were not checked" not in capsys.readouterr().out
     outcome = check_file(path)
     assert outcome["bodies_unchecked"] and outcome["bodies_decoded"] == 0
+
+
+def test_without_column_types_a_bsi_body_is_checked_as_longs(tmp_path, capsys):
+    """A bsi body holds longs whatever its column's type: check said OK (bodies unchecked) for one whose existence
+    bitmap was no Roaring bitmap, which explain, without types too, showed malformed."""
+    data = bytearray((JAVA_VECTORS / "int_nulls__bsi.index").read_bytes())
+    assert main(["check", str(JAVA_VECTORS / "int_nulls__bsi.index")]) == 0
+    assert "1 bodies decoded and checked\n" in capsys.readouterr().out
+    cookie_at = body_at(data) + 23  # version, row count, then the positive half's flag, version, min and max
+    data[cookie_at] ^= 0x0A
+    broken = tmp_path / "broken.index"
+    broken.write_bytes(bytes(data))
+    outcome = check_file(str(broken))
+    assert (outcome["status"], outcome["offset"]) == ("MALFORMED", cookie_at), outcome
+    assert "not a Roaring bitmap" in outcome["error"]

@@ -9,6 +9,7 @@ MODE is one of:
   nested        batch; answers each request (with its id) holding JSON nested 100,000 deep
   flood-stdout  one-call; prints 3 GB of lines on stdout for each request
   flood-stderr  batch; reads a request, prints 20 MB on stderr, exits with status 9
+  debug-prints  batch; answers each request as this project's adapter does, after a debug line on stdout
 """
 import json
 import os
@@ -38,6 +39,15 @@ def main() -> int:
         for number, _ in enumerate(sys.stdin, start=1):
             depth = 100_000
             os.write(1, b'{"id": %d, "result": ' % number + b"[" * depth + b"]" * depth + b"}\n")
+        return 0
+    if mode == "debug-prints":
+        from fileindex.kit.adapter import handle
+
+        for number, line in enumerate(sys.stdin, start=1):
+            request = json.loads(line)
+            request.pop("id")
+            print(f"DEBUG: handling request {number}")
+            print(json.dumps({**handle(request), "id": number}), flush=True)
         return 0
     if mode == "flood-stdout":
         chunk = LINE * (1 << 14)

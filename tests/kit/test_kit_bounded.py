@@ -119,6 +119,17 @@ def test_an_adapter_without_request_ids_gets_a_hint(small, capsys):
                      "each request's \"id\" in its answer (docs/kit.md; kit 1.0.0 had no ids)"]
 
 
+def test_an_adapter_that_prints_debug_lines_on_stdout_gets_a_hint(small, capsys):
+    """Every check failed with 'protocol error: not a JSON answer: b'DEBUG ...'' and nothing said what to change."""
+    assert main(["kit", "run", str(small), "--impl", f"{HOSTILE} debug-prints", "--only", "bloom-filter",
+                 "--timeout", "60", "--budget", "300"]) == 1
+    hints = [line for line in capsys.readouterr().out.splitlines() if line.startswith("hint: ")]
+    assert len(hints) == 1, hints
+    assert hints[0].startswith("hint: hostile printed ") and "(the first: b'DEBUG: handling request 1\\n')" in hints[0]
+    assert hints[0].endswith("a batch adapter's stdout carries its answers alone; print logs and debug output to "
+                             "stderr")
+
+
 @pytest.mark.parametrize("flag", ["--html", "--json"])
 def test_no_report_is_written_into_a_table(small, tmp_path, flag):
     table = shutil.copytree(TABLE, tmp_path / "orders")

@@ -37,8 +37,10 @@ def run(args: argparse.Namespace) -> int:
     from fileindex.pipeline.inputs import given_paths, resolve_inputs
     from fileindex.spark import build_indexes
     from fileindex.spark.progress import finish
+    from fileindex.writing.options import check_schema_free
 
     options = parse_key_values(args.option, "--option", "file-index.bitmap.columns=name")
+    check_schema_free(options)  # before Spark starts, not once per file
     refuse_sidecars_on_a_store(args.inputs, args.output_dir)
     inputs = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.output_dir,
                             external_roots=tuple(args.external_roots))

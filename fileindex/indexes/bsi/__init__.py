@@ -24,6 +24,7 @@ def kaitai_spec(data_type):
 INDEX = IndexType(
     INDEX_TYPE, OPTIONS, LazyFunction(f"{_PACKAGE}.writer", "build"), LazyFunction(f"{_PACKAGE}.reader", "BsiReader"),
     LazyFunction(f"{_PACKAGE}.check", "check"),
+    check_needs_type=False,  # its values are longs whatever the type (check.UNTYPED)
     row_count_at=(1, "bsi/header/row_count"),
     exact=frozenset({"eq", "neq", "in", "not_in", "lt", "lte", "gt", "gte", "between", "is_null", "is_not_null"}),
     nano_timestamps_remain=True,  # apache/paimon #9866

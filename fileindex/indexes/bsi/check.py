@@ -20,13 +20,18 @@ from fileindex.indexes import roaring
 from fileindex.indexes.bsi.reader import ROOT, BsiReader, _Half
 from fileindex.container.invariants import Note
 from fileindex.indexes.invariants import BodyFacts, check_rows, check_serialized, violation
-from fileindex.types import DataType
+from fileindex.types import DataType, parse_type
 
 _HALF_FIXED = 18  # has_index, version, min, max
 
 
-def check(payload, data_type: DataType, *, base_offset: int = 0, distinct: int | None = None) -> BodyFacts:
-    reader = BsiReader(payload, data_type, base_offset=base_offset)
+# Every value a bsi holds is a long whatever its column's type: without the type, its layout and invariants are
+# checked as a BIGINT body's (all but whether the values fit the column's narrower type).
+UNTYPED = parse_type("BIGINT")
+
+
+def check(payload, data_type: DataType | None, *, base_offset: int = 0, distinct: int | None = None) -> BodyFacts:
+    reader = BsiReader(payload, data_type or UNTYPED, base_offset=base_offset)
     reader.validate()
     view, base = reader._view, base_offset
     at = 5  # after the version and the row count
