@@ -95,9 +95,10 @@ def _encode_bytes(value: bytes | memoryview) -> bytes:
     return _encode_long(len(value)) + value
 
 
-def uncompressed_container(data: bytes, where: str) -> bytes:
-    """``data`` (an Avro container) with every block decompressed and codec ``null``; a TableError when a
-    block would expand past the file's budget or claims more records than its bytes can hold."""
+def container_blocks(data: bytes, where: str) -> tuple[dict[bytes, bytes], list[tuple[int, bytes | memoryview]]]:
+    """``data`` (an Avro container) walked: its header's metadata and each block's record count and bytes,
+    decompressed; a TableError when a block would expand past the file's budget or claims more records than its
+    bytes can hold."""
     cursor = _Cursor(data, where)
     if cursor.take(4, "the magic") != MAGIC:
         raise TableError(f"{where}: not an Avro container")
@@ -112,7 +113,7 @@ def uncompressed_container(data: bytes, where: str) -> bytes:
     sync = cursor.take(SYNC_BYTES, "the sync marker")
     codec = metadata.get(b"avro.codec", b"null").decode("ascii", "replace")
     left = budget_for(len(data))
-    blocks: list[bytes | memoryview] = []
+    blocks: list[tuple[int, bytes | memoryview]] = []
     while cursor.position < len(data):
         start = cursor.position
         records = cursor.long()
@@ -127,10 +128,19 @@ def uncompressed_container(data: bytes, where: str) -> bytes:
         if cursor.take(SYNC_BYTES, "a sync marker") != sync:
             raise TableError(f"{where}: the block at byte {start} does not end with the file's sync marker")
         left -= len(block)
-        blocks += (_encode_long(records) + _encode_long(len(block)), block, sync)
-    if codec == "null":
+        blocks.append((records, block))
+    return metadata, blocks
+
+
+def uncompressed_container(data: bytes, where: str) -> bytes:
+    """``data`` (an Avro container) with every block decompressed and codec ``null``, as :func:`container_blocks`
+    checks it."""
+    metadata, blocks = container_blocks(data, where)
+    if metadata.get(b"avro.codec", b"null") == b"null":
         return data
+    sync = data[-SYNC_BYTES:]  # (every block ends with the file's marker: container_blocks checked it)
     metadata[b"avro.codec"] = b"null"
     header = MAGIC + _encode_long(len(metadata)) + b"".join(
-        _encode_bytes(k) + _encode_bytes(v) for k, v in metadata.items()) + _encode_long(0) + sync
-    return header + b"".join(blocks)
+        _encode_bytes(k) + _encode_bytes(v) for k, v in metadata.items()) + _encode_long(0)
+    return header + sync + b"".join(_encode_long(records) + _encode_long(len(block)) + block + sync
+                                    for records, block in blocks)

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from fileindex.frozen import field, frozen, replace
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -22,7 +22,7 @@ from fileindex.errors import ConfinementError, FileIndexError, UsageError
 from fileindex.io import NotRegularError
 from fileindex.lazy import import_submodule
 from fileindex.memo import BoundedMemo, collection_paused
-from fileindex.table.avro_blocks import budget_for, uncompressed_container
+from fileindex.table.avro_blocks import budget_for, container_blocks
 from fileindex.table.errors import TableError
 from fileindex.table.manifest_entry import (
     ADD,
@@ -92,6 +92,25 @@ def avro_reader() -> Callable[..., Any]:
         return import_submodule("fastavro.read").reader
 
 
+@cache
+def avro_decoding() -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """fastavro's ``schemaless_reader`` and ``parse_schema``, imported as :func:`avro_reader` imports its reader: a
+    container's blocks are decoded record by record with its writer schema parsed once a process
+    (:func:`writer_schema`), where fastavro's own reader would parse it again for each of a table's manifests."""
+    try:
+        return (import_submodule("fastavro._read", "bz2", "lzma").schemaless_reader,
+                import_submodule("fastavro._schema").parse_schema)
+    except ImportError:  # (a fastavro without its C extension)
+        return import_submodule("fastavro.read").schemaless_reader, import_submodule("fastavro.schema").parse_schema
+
+
+@lru_cache(maxsize=32)
+def writer_schema(text: bytes) -> Any:
+    """An Avro container's writer schema (its ``avro.schema`` JSON), parsed as fastavro's reader parses it; shared
+    by every caller, which only reads it."""
+    return avro_decoding()[1](json.loads(text), _write_hint=False, _force=True)
+
+
 MAX_MANIFEST_BYTES = 1 << 30  # a manifest-family file, read whole: Paimon's target is 8 MiB
 
 
@@ -103,9 +122,15 @@ def read_rows_and_schema(store: TableStore, path: Path, kind: str = "manifest") 
         data = store.read_bytes(path, name, MAX_MANIFEST_BYTES)
         magic = data[:4]
         if magic == b"Obj\x01":
-            reader = avro_reader()(io.BytesIO(uncompressed_container(data, name)))
-            schema = reader.writer_schema
-            rows: list[Any] = list(reader)
+            metadata, blocks = container_blocks(data, name)
+            if b"avro.schema" not in metadata:
+                raise TableError(f"{name}: an Avro container without its schema")
+            schema = writer_schema(metadata[b"avro.schema"])
+            record = avro_decoding()[0]
+            rows: list[Any] = []
+            for records, block in blocks:
+                stream = io.BytesIO(block)
+                rows += (record(stream, schema, None) for _ in range(records))
         elif magic[:3] == b"ORC":
             from fileindex.table.orc_helper import orc_rows  # (and subprocess) for ORC tables only
 

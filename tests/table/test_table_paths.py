@@ -398,3 +398,26 @@ def test_a_fifo_in_the_metadata_is_not_waited_on(tmp_path):
     os.mkfifo(schema)
     with pytest.raises(TableError, match=r"schema/schema-0 \(schema\): not a regular file"):
         PaimonTable(root)
+
+
+@pytest.mark.parametrize("codec", ["null", "zstandard"])
+def test_manifests_sharing_a_writer_schema_parse_it_once(tmp_path, codec):
+    from fileindex.table.metadata import writer_schema
+
+    rows = [{"_FILE_NAME": f"data-{i}.parquet"} for i in range(5)]
+    (tmp_path / "manifest").mkdir()
+    for number in range(3):
+        (tmp_path / "manifest" / f"manifest-{number}").write_bytes(_avro(rows[number:], codec))
+    writer_schema.cache_clear()
+    store = TableStore(tmp_path)
+    assert [read_rows(store, tmp_path / "manifest" / f"manifest-{n}") for n in range(3)] == [rows, rows[1:], rows[2:]]
+    assert writer_schema.cache_info().misses == 1
+
+
+def test_an_avro_container_without_its_schema_is_refused(tmp_path):
+    data = _avro([{"_FILE_NAME": "m"}]).replace(b"avro.schema", b"avro.schemX")
+    path = tmp_path / "manifest" / "manifest-1"
+    path.parent.mkdir()
+    path.write_bytes(data)
+    with pytest.raises(TableError, match=r"manifest/manifest-1 \(manifest\): an Avro container without its schema"):
+        read_rows(TableStore(tmp_path), path)
