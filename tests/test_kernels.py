@@ -207,6 +207,23 @@ def test_the_probe_answers_every_literal_as_the_python_path(type_name, literals)
 
 
 @compiled_only
+def test_the_probe_reads_ints_of_every_digit_count_as_the_python_path():
+    """The probe reads an int of up to three 30-bit digits (below 2^63) from CPython's layout and converts any other
+    the general way: every value at a digit boundary, either sign, that the filter holds is found, and each answers
+    as the reference path does."""
+    edges = [0, 1, 2**30 - 1, 2**30, 2**30 + 1, 2**60 - 1, 2**60, 2**60 + 1, 2**62, 7 * 2**60 + 5, 2**63 - 1]
+    values = sorted({sign * edge for edge in edges for sign in (1, -1)} | {-2**63})
+    data_type = parse_type("BIGINT")
+    payload = bloom_filter.build(values, data_type, {"items": "40", "fpp": "0.0001"})
+    reader = bloom_filter.BloomFilterReader(payload, data_type)
+    assert all(reader.visit_equal(v) is REMAIN for v in values)
+    for literal in {*values, *(v + 1 for v in values[:-1]), *(v - 1 for v in values[1:])}:
+        fast, reference = both_paths(lambda v: bloom_filter.BloomFilterReader(payload, data_type).visit_equal(v),
+                                     literal)
+        assert fast is reference, literal
+
+
+@compiled_only
 def test_the_reader_is_its_probe_on_the_compiled_path_only():
     """With the kernels, visit_equal is the probe's C method found on the reader's type (the interpreter then
     calls it straight from a loop: no bound method, no lookup in the instance); without, the Python method."""

@@ -72,23 +72,27 @@ class Rows(FileIndexResult):
     first asked for (a warm lookup answers in a few microseconds, and a bitmap object costs two of them), and
     ``remain`` and ``cardinality`` do not ask for it."""
 
-    __slots__ = ("_bitmap", "_listed")
+    __slots__ = ("_bitmap", "_listed", "_serialized")
     kind = "ROWS"
     _bitmap: FrozenBitMap | None  # None until asked for, where the rows came listed
     _listed: bytes | None
+    _serialized: bytes | None  # the portable bitmap the listed rows were decoded from, where it is kept
 
     def __init__(self, rows: Iterable[int] | BitMap | FrozenBitMap = ()):
-        self._listed = None
+        self._listed = self._serialized = None
         if type(rows) is FrozenBitMap:  # most results: no copy, and no further checks
             self._bitmap = rows
         else:
             self._bitmap = roaring.frozen(rows) if isinstance(rows, (BitMap, FrozenBitMap)) else FrozenBitMap(rows)
 
     @classmethod
-    def listed(cls, rows: bytes) -> Rows:
-        """The rows of a native uint32 list, ascending and distinct (as the kernels decode them)."""
+    def listed(cls, rows: bytes, serialized: bytes | None = None) -> Rows:
+        """The rows of a native uint32 list, ascending and distinct (as the kernels decode them). ``serialized``,
+        the portable bitmap they were decoded from (checked alike by the kernel: CRoaring's checks), makes the
+        bitmap when asked for: pyroaring builds one from a list of ten thousand rows in 100-200 µs, and
+        deserializes the same rows in under 10."""
         made = cls.__new__(cls)
-        made._bitmap, made._listed = None, rows
+        made._bitmap, made._listed, made._serialized = None, rows, serialized
         return made
 
     @classmethod
@@ -105,7 +109,9 @@ class Rows(FileIndexResult):
     def bitmap(self) -> FrozenBitMap:
         bitmap = self._bitmap
         if bitmap is None:
-            bitmap = self._bitmap = FrozenBitMap(array("I", cast(bytes, self._listed)), optimize=False)  # (kept)
+            serialized = self._serialized
+            bitmap = self._bitmap = FrozenBitMap(array("I", cast(bytes, self._listed)), optimize=False) \
+                if serialized is None else FrozenBitMap.deserialize(serialized)  # (kept)
         return bitmap
 
     def remain(self) -> bool:

@@ -190,6 +190,19 @@ def deserialize_many(data, spans, *, base: int, field: str) -> list[FrozenBitMap
 
 _DESERIALIZE = FrozenBitMap.deserialize
 
+
+def listed(data, start: int, end: int, limit: int) -> tuple[bytes, bytes] | None:
+    """The rows (native uint32, ascending) of the portable bitmap at ``data[start:end]``, decoded by the kernels
+    (checked as CRoaring's validation checks, every row a signed int: 10,000 rows in a few microseconds, where
+    pyroaring's deserialization validates for 30), and a copy of its bytes to deserialize should a bitmap be
+    asked for; None without the kernels, past ``limit`` rows, or where the kernel refuses the bytes (``deserialize``
+    then raises the placed error)."""
+    fast = kernels.compiled
+    rows = None if fast is None else fast.roaring_rows(data, ((start, end),), limit)
+    if rows is None:
+        return None
+    return rows, bytes(data[start:start + fast.roaring_size(data, start)])  # type: ignore[union-attr]
+
 ROWS_IN_ONE_LIST = 512  # past about 1000 rows, pyroaring's container unions beat building from one unsorted list
 
 

@@ -315,7 +315,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         self._packed = False
         self._header_end: int | None = None
         self._rows: dict[object, Rows] = {}  # the rows of each key looked up
-        self._null_bitmap: FrozenBitMap | None = None
+        self._null_rows: Rows | None = None  # IS NULL's answer, once read
         self._blocks: dict = {}
         self._values_remain = data_type.is_nano_timestamp
         bits = _INTEGER_KEY_BITS.get(data_type.root)
@@ -616,7 +616,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
     def _rows_of(self, literal) -> Rows:
         """The rows holding ``literal`` (null: the null rows), read once and cached."""
         if literal is None:
-            return Rows(self._nulls())
+            return self._nulls_read()
         key = self._key(literal)
         found = self._rows.get(key)
         if found is None:
@@ -629,7 +629,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         keys = [None if literal is None else self._key(literal) for literal in literals]
         self._read_uncached(keys)
         cache = self._rows
-        return [Rows(self._nulls()) if key is None else cache[key] for key in keys]
+        return [self._nulls_read() if key is None else cache[key] for key in keys]
 
     def rows_of_keys(self, keys: Sequence) -> list[FrozenBitMap]:
         """The rows of each key (as ``key_of`` makes it; None: the null rows), looked up as queries are."""
@@ -692,15 +692,33 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         return [(key, location) for key, location in located if location is not None]
 
     def _nulls(self) -> FrozenBitMap:
-        if self._null_bitmap is None:
+        return self._nulls_read().bitmap
+
+    def _nulls_read(self) -> Rows:
+        """The null rows, read once. With the kernels, a null bitmap of up to ``NULL_ROWS_LISTED`` rows is decoded
+        into a row list (``roaring.listed``): IS NULL's ``cardinality`` and ``remain`` make no bitmap, and one asked
+        for is deserialized then. Bytes the kernel refuses go to pyroaring, which raises the placed error."""
+        found = self._null_rows
+        if found is None:
             if not self._meta_read:
                 self._read_meta()
-            if self.null_offset is None:  # no null row
-                self._null_bitmap = _EMPTY
-            else:
-                length = -1 if self.null_length is None else self.null_length
-                self._null_bitmap = self._bitmap_at(self.null_offset, length, None)
-        return self._null_bitmap
+            found = self._null_rows = self._read_nulls()
+        return found
+
+    def _read_nulls(self) -> Rows:
+        if self.null_offset is None:  # no null row
+            return Rows(_EMPTY)
+        location = (self.null_offset, -1 if self.null_length is None else self.null_length)
+        inline: list = [None]
+        spans, _ = self._spans([location], [None], inline)
+        if inline[0] is not None:
+            return Rows(inline[0])
+        (start, end), = spans
+        listed = roaring.listed(self._view, start, end, NULL_ROWS_LISTED)
+        if listed is None:
+            return Rows(self._bitmap_at(*location, None))
+        rows, serialized = listed
+        return Rows.listed(rows, serialized)
 
     def _in(self, literals: Sequence) -> Rows:
         """The union of the literals' rows. A packed V1 dictionary's are read as equalities are (row lists, cached)
@@ -714,7 +732,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         if self._packed:
             if missing:
                 self._read_listed(missing)
-            return Rows.union([Rows(self._nulls()) if key is None else cache[key] for key in keys])
+            return Rows.union([self._nulls_read() if key is None else cache[key] for key in keys])
         present = self._located(missing)
         known = [self._nulls() if key is None else cache[key].bitmap for key in keys if key is None or key in cache]
         if not present:
@@ -755,7 +773,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         return REMAIN if self._values_remain else Rows(self._complement(self._in(literals).bitmap))
 
     def visit_is_null(self) -> FileIndexResult:
-        return Rows(self._nulls())
+        return self._nulls_read()
 
     def visit_is_not_null(self) -> FileIndexResult:
         return Rows(self._complement(self._nulls()))
@@ -810,6 +828,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
 
 _SMALL_DICTIONARY = 64
+NULL_ROWS_LISTED = 1 << 16  # a null bitmap of more rows is deserialized (its list would outweigh its containers)
 _TAILS = {1: struct.Struct(">i"), 2: struct.Struct(">2i")}
 
 

@@ -586,3 +586,54 @@ def test_keys_of_a_small_v2_block_beside_packed_ones_are_located_once(monkeypatc
     reader = BitmapReader(payload, data_type)
     for value in (0, 100, 260, 299):
         assert set(reader.visit_equal(value).bitmap) == set(range(value, 3000, 300))
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_is_null_answers_from_the_null_rows_listed_and_alike_on_either_path(version):
+    """With the kernels, IS NULL decodes the null bitmap into a row list: its count and remain make no bitmap, and a
+    bitmap asked for (IS NOT NULL's complement, an AND) holds the same rows as the reference path's."""
+    from fileindex import kernels
+
+    values = [None if i % 7 == 3 or 3000 <= i < 3100 else i % 50 for i in range(70_000)]
+    nulls = {row for row, value in enumerate(values) if value is None}
+    payload = build(pa.array(values, pa.int32()), parse_type("INT"), {"version": version})
+
+    def answered():
+        reader = BitmapReader(payload, parse_type("INT"))
+        is_null = reader.visit_is_null()
+        listed = is_null._bitmap is None
+        return listed, is_null.cardinality, set(is_null.bitmap), set(reader.visit_is_not_null().bitmap)
+
+    fast, reference = either_path(answered)
+    assert fast[1:] == reference[1:] == (len(nulls), nulls, set(range(len(values))) - nulls)
+    assert fast[0] is (kernels.compiled is not None) and reference[0] is False
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+@pytest.mark.parametrize("corruption", ["count", "key", "order"])
+def test_a_corrupt_null_bitmap_fails_at_its_offset_on_either_path(version, corruption):
+    """Null bitmap bytes that no Roaring reader takes (a container count past the bytes, a row past Java's signed
+    int, two rows out of order) fail IS NULL and IS NOT NULL with the placed error, never an answer or a crash."""
+    values = [None if i % 5 == 0 else i % 9 for i in range(400)]
+    payload = bytearray(build(pa.array(values, pa.int32()), parse_type("INT"), {"version": version}))
+    probe = BitmapReader(bytes(payload), parse_type("INT"))
+    probe._read_meta()
+    start = probe._body_start + probe.null_offset  # cookie 12346, container count, key, cardinality - 1, rows
+    if corruption == "count":
+        payload[start + 4:start + 8] = b"\xff\xff\xff\x7f"
+    elif corruption == "key":
+        payload[start + 8:start + 10] = (0x8000).to_bytes(2, "little")
+    else:
+        payload[start + 16:start + 20] = payload[start + 18:start + 20] + payload[start + 16:start + 18]
+    data = bytes(payload)
+
+    def failed():
+        found = []
+        for visit in ("visit_is_null", "visit_is_not_null"):
+            with pytest.raises(DecodeError) as raised:
+                getattr(BitmapReader(data, parse_type("INT"), base_offset=700), visit)()
+            found.append((type(raised.value), raised.value.offset))
+        return found
+
+    fast, reference = either_path(failed)
+    assert fast == reference and {offset for _, offset in fast} == {700 + start}
