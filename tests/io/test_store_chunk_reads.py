@@ -92,3 +92,31 @@ def test_a_file_opened_whole_is_one_get_and_every_read_is_served_from_it(s3_stor
     assert reader.read_rows(pa.array(range(0, ROWS, 3), pa.int64()), COLUMNS).num_rows == ROWS // 3
     fetched = data_gets(s3_store, "data.parquet")
     assert [r.range for r in fetched] == [f"bytes=-{len(data)}"] and fetched[0].sent == len(data)
+
+
+def test_on_azure_a_data_file_of_known_size_is_opened_by_a_plain_range_not_a_head(azure_store):
+    data = parquet_bytes()
+    uri = azure_store.put("bucket-0/data.parquet", data)
+    azure_store.proxy.clear()
+    opened = azure_store.file_io().open_sized(uri, len(data))
+    assert pq.ParquetFile(opened.native()).metadata.num_rows == ROWS  # (the footer: served from what was fetched)
+    sent = [r for r in azure_store.proxy.requests if r.key and r.key.endswith("data.parquet")]
+    assert [(r.method, r.range) for r in sent] == [("GET", f"bytes={len(data) - TAIL}-{len(data) - 1}")]
+
+
+def test_on_azure_a_file_opened_whole_is_one_get(azure_store):
+    data = parquet_bytes()
+    uri = azure_store.put("bucket-0/data.parquet", data)
+    azure_store.proxy.clear()
+    reader = DataFileReader(azure_store.file_io().open_whole(uri, len(data)))
+    assert reader.read_rows(pa.array(range(0, ROWS, 3), pa.int64()), COLUMNS).num_rows == ROWS // 3
+    sent = [r for r in azure_store.proxy.requests if r.key and r.key.endswith("data.parquet")]
+    assert [(r.method, r.range) for r in sent] == [("GET", f"bytes=0-{len(data) - 1}")] and sent[0].sent == len(data)
+
+
+def test_on_azure_an_object_of_another_size_than_its_manifest_says_is_read_as_it_is(azure_store):
+    data = parquet_bytes()
+    uri = azure_store.put("bucket-0/data.parquet", data)
+    for claimed in (len(data) - 100, len(data) + 100):
+        opened = azure_store.file_io().open_sized(uri, claimed)
+        assert opened.size == len(data) and pq.ParquetFile(opened.native()).metadata.num_rows == ROWS
