@@ -120,3 +120,22 @@ def test_on_azure_an_object_of_another_size_than_its_manifest_says_is_read_as_it
     for claimed in (len(data) - 100, len(data) + 100):
         opened = azure_store.file_io().open_sized(uri, claimed)
         assert opened.size == len(data) and pq.ParquetFile(opened.native()).metadata.num_rows == ROWS
+
+
+def test_a_streamed_read_fetches_each_row_group_in_one_get_and_holds_one_at_a_time(s3_store):
+    draw = random.Random(5)
+    table = pa.table({name: pa.array([draw.getrandbits(62) for _ in range(ROWS)], pa.int64()) for name in COLUMNS})
+    out = io.BytesIO()
+    pq.write_table(table, out, compression="none", row_group_size=ROWS // 3)
+    uri = s3_store.put("bucket-0/data.parquet", out.getvalue())
+    s3_store.proxy.clear()
+    opened = s3_store.file_io().open_input(uri)
+    held = []
+    batches = []
+    for batch in DataFileReader(opened).iter_batches(COLUMNS, batch_rows=7_000):
+        held.append(sum(len(data) for _, data in opened._blocks))
+        batches.append(batch)
+    assert pa.Table.from_batches(batches).equals(table)
+    # the footer's GET, then one a row group (its four chunks side by side), never one a chunk
+    assert len(data_gets(s3_store, "data.parquet")) == 1 + 3
+    assert max(held) <= len(out.getvalue()) // 3 + 1024  # (one group's chunks at a time)
