@@ -314,9 +314,13 @@ class DataFileReader:
         self._require(columns)
         leaves: tuple[str, ...] = ()
         if self.format == "parquet":
-            file, leaves = self._guard(lambda: self._reading(range(len(self._footer.group_rows or ())), columns))
-            batches = self._guard(lambda: file.iter_batches(batch_size=batch_rows, columns=columns,
-                                                            use_threads=_arrow_threads(columns)))
+            groups = range(len(self._footer.group_rows or ()))
+            file, leaves = self._guard(lambda: self._reading(groups, columns))
+            if getattr(self._input, "prefetch", None) is not None and self._footer.metadata is not None:
+                batches = self._group_by_group(file, groups, columns, batch_rows)
+            else:
+                batches = self._guard(lambda: file.iter_batches(batch_size=batch_rows, columns=columns,
+                                                                use_threads=_arrow_threads(columns)))
         else:
             batches = (batch for stripe in range(self._file.nstripes)
                        for batch in self._file.read_stripe(stripe, columns=columns).to_batches(batch_rows))
@@ -329,6 +333,16 @@ class DataFileReader:
             self._check_rows(read, self.row_count, columns, at_most=True)
             yield self._guard(lambda b=batch: self._in_file_types(b)) if leaves else batch
         self._check_rows(read, self.row_count, columns)
+
+    def _group_by_group(self, file: Any, groups: range, columns: list[str],
+                        batch_rows: int) -> Iterator[pa.RecordBatch]:
+        """The batches of each row group in turn, its column chunks fetched together before pyarrow reads them
+        (``_prefetching``) and dropped after: on a store, a GET a group instead of one a chunk, and no more than
+        one group's chunks held."""
+        for group in groups:
+            with self._prefetching([group], columns):
+                yield from file.iter_batches(batch_size=batch_rows, row_groups=[group], columns=columns,
+                                             use_threads=_arrow_threads(columns))
 
     def read_rows(self, rows: np.ndarray | pa.Array | None, columns: list[str]) -> pa.Table:
         """The given rows (ascending positions; None: all) of ``columns``, reading only their groups."""

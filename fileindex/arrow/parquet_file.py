@@ -6,7 +6,7 @@ the same in every pyarrow we declare) with that class's options, and selects col
 every leaf at or below it (``a`` selects ``a.b`` and ``a.c.d``)."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -52,7 +52,8 @@ class ParquetFile:
     def read_row_group(self, i: int, columns: list[str] | None = None, use_threads: bool = True) -> pa.Table:
         return self.reader.read_row_group(i, column_indices=self._indices(columns), use_threads=use_threads)
 
-    def iter_batches(self, batch_size: int = 65536, columns: list[str] | None = None,
-                     use_threads: bool = True) -> Iterator[pa.RecordBatch]:
-        return self.reader.iter_batches(batch_size, row_groups=range(self.reader.num_row_groups),
-                                        column_indices=self._indices(columns), use_threads=use_threads)
+    def iter_batches(self, batch_size: int = 65536, columns: list[str] | None = None, use_threads: bool = True,
+                     row_groups: Sequence[int] | None = None) -> Iterator[pa.RecordBatch]:
+        groups = range(self.reader.num_row_groups) if row_groups is None else row_groups
+        return self.reader.iter_batches(batch_size, row_groups=groups, column_indices=self._indices(columns),
+                                        use_threads=use_threads)

@@ -8,10 +8,12 @@ import mmap
 import os
 import stat
 import sys
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
 
+from fileindex import errors
 from fileindex.container.head import ContainerHead, IndexEntry, check_body_bounds, parse_head, validate_layout
 from fileindex.memo import BoundedMemo, file_identity
 
@@ -137,12 +139,88 @@ class RangedContainer(FileIndexContainer):
     def body(self, entry: IndexEntry) -> memoryview | None:
         if entry.is_empty:
             return None
-        check_body_bounds(entry, self.head, self._size)
+        self._check_bounds(entry)
         key = (entry.start, entry.length)
         found = self._bodies.get(key)
         if found is None:
             found = self._bodies[key] = memoryview(self._opened.read_range(entry.start, entry.length))
         return found
+
+    def partial_body(self, entry: IndexEntry) -> PartialBody | None:
+        """The body of ``entry`` fetched by parts as its reader asks for them, where it is larger than
+        ``PARTIAL_BODY_BYTES`` and not fetched whole already; None otherwise (read it by :meth:`body`)."""
+        if entry.is_empty or entry.length <= PARTIAL_BODY_BYTES or (entry.start, entry.length) in self._bodies:
+            return None
+        self._check_bounds(entry)
+        return PartialBody(self._opened, entry.start, entry.length)
+
+    def _check_bounds(self, entry: IndexEntry) -> None:
+        """``check_body_bounds`` against the object's size, its error naming the file (a store's object shorter
+        than its HEAD says)."""
+        try:
+            check_body_bounds(entry, self.head, self._size)
+        except errors.DecodeError as err:
+            raise type(err)(f"{self.source}: {err.message}", offset=err.offset, field=err.field) from None
+
+
+# a body larger than this (a bitmap index of many rows) is fetched by parts, what a query needs of it: one more
+# round trip (its dictionary first), most of its bytes never sent. A round trip to a store (20-50 ms) costs what
+# sending about 2 MB does (at 100 MB/s), so a smaller body is cheaper fetched whole than with a request more
+PARTIAL_BODY_BYTES = 2 << 20
+
+
+class PartialBody:
+    """An index body of a file on a store, ``buffer`` as long as the body and filled by :meth:`fetch` as a reader
+    asks for its parts (a reader never looks at a part it has not asked for). Thread-safe."""
+
+    def __init__(self, opened: RangedFile, start: int, length: int):
+        self._opened, self._start = opened, start
+        self.buffer = bytearray(length)
+        self._held: list[tuple[int, int]] = []  # [start, end) parts of the body fetched, sorted, disjoint
+        self._lock = threading.Lock()
+
+    def fetch(self, spans: Sequence[tuple[int, int]]) -> None:
+        """Make the body's ``[start, end)`` spans present: the parts not held yet, fetched together."""
+        with self._lock:
+            missing = [part for start, end in spans for part in _uncovered(self._held, max(start, 0),
+                                                                            min(end, len(self.buffer)))]
+            if not missing:
+                return
+            ranges = [(self._start + start, end - start) for start, end in missing]
+            together = getattr(self._opened, "read_ranges", None)  # (an object store's: merged, sent together)
+            fetched = together(ranges) if together is not None else [self._opened.read_range(*r) for r in ranges]
+            for (start, end), data in zip(missing, fetched, strict=True):
+                if len(data) != end - start:
+                    raise errors.InvalidLengthError(
+                        f"{self._opened.name}: {len(data)} bytes at {self._start + start}, where the HEAD gives "
+                        f"{end - start}: the file is shorter than its HEAD says", offset=self._start + start,
+                        field="body")
+                self.buffer[start:end] = data
+            self._held = _merged([*self._held, *missing])
+
+
+def _uncovered(held: list[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
+    """The parts of ``[start, end)`` outside the sorted disjoint ``held`` spans."""
+    parts = []
+    for low, high in held:
+        if high <= start or low >= end:
+            continue
+        if low > start:
+            parts.append((start, low))
+        start = max(start, high)
+    if start < end:
+        parts.append((start, end))
+    return parts
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(start, end) for start, end in merged]
 
 
 def ranged_container(opened: RangedFile) -> FileIndexContainer:

@@ -52,6 +52,8 @@ class IndexType:
     row_count_at: tuple[int, str] | None = None  # (offset in the body, spec field) of the recorded row count
     exact: frozenset[str] = frozenset()  # predicate functions answered with exactly the matching rows
     extended: bool = False  # its reader takes ``extended=True`` (answers beyond Java's: --mode extended)
+    # its reader takes ``fetch=``: a large body on a store is fetched by the parts a query needs (PartialBody)
+    reads_by_parts: bool = False
     exact_extended: frozenset[str] = frozenset()  # and those answered exactly only when ``extended``
     nano_timestamps_remain: bool = False  # value predicates on TIMESTAMP(p > 6) answer REMAIN (current Java)
     # data_type (None: unknown) -> (Kaitai reader factory of io, spec root) or None: shown as raw bytes

@@ -81,7 +81,12 @@ def open_entry(container: FileIndexContainer, entry: IndexEntry, data_type: Data
     index = INDEX_TYPES.get(entry.index_type)
     if index is None:
         return None
-    options = {"extended": True} if extended and index.extended else {}
+    options: dict = {"extended": True} if extended and index.extended else {}
+    partial = getattr(container, "partial_body", None) if index.reads_by_parts else None
+    body = partial(entry) if partial is not None else None
+    if body is not None:  # (a large body on a store: the reader fetches the parts it needs)
+        return open_body(index, body.buffer, data_type, base_offset=entry.start, column=entry.column,
+                         fetch=body.fetch, **options)
     return open_body(index, container.body(entry), data_type, base_offset=entry.start, column=entry.column,
                      **options)
 

@@ -8,6 +8,8 @@ Every request costs tens of milliseconds and a charge, so each operation sends a
   suffix range), whose answer also gives the size and ETag, so a Parquet footer costs nothing more;
   Azure has no suffix range, so there it is a HEAD, and the tail is fetched by the first read into it;
 * :meth:`ObjectStoreFileIO.open_whole` (a data file most of which will be read): one GET of the whole object;
+  :meth:`ObjectStoreFileIO.open_sized` (a data file, its size from its manifest entry): as ``open_input``, and on
+  Azure a plain range of the last 64 KiB instead of the HEAD (the whole object for ``open_whole``);
 * :meth:`ObjectInputFile.read_range`: one ranged GET; :meth:`ObjectInputFile.read_ranges`: the ranges
   merged where the gap between them is small, one GET per merged range, sent together;
   :meth:`ObjectInputFile.prefetch` (a row group's column chunks, before pyarrow reads them one at a time): the
@@ -278,7 +280,26 @@ class ObjectStoreFileIO(UriPaths):
     def open_whole(self, path: str, size: int, *, within: Sequence[str] = (), what: str = "file") -> ObjectInputFile:
         """``path`` opened by one GET of its last ``size`` bytes (its size as the caller knows it: then the whole
         object, and every read is served from memory): how a data file most of which will be read is opened."""
-        return self.open_input(path, within=within, what=what, suffix=max(size, TAIL))
+        return self.open_sized(path, size, within=within, what=what, suffix=max(size, TAIL))
+
+    def open_sized(self, path: str, size: int, *, within: Sequence[str] = (), what: str = "file",
+                   suffix: int = TAIL) -> ObjectInputFile:
+        """:meth:`open_input` of an object whose size the caller knows (a data file's, from its manifest entry):
+        where the store has no suffix range (Azure), its last ``suffix`` bytes by a plain range of that size, not a
+        HEAD first. An object of another size is opened as it is (its answer gives the size), its bytes unused."""
+        if self.root.store not in _NO_SUFFIX_RANGE or size <= 0:
+            return self.open_input(path, within=within, what=what, suffix=suffix)
+        location = self.confined(path, within, what)
+        start = max(0, size - suffix)
+        try:
+            result = self._call(location, lambda: _obstore().get(self._store, location.key,
+                                                                 options={"range": (start, size)}))
+            data = self._call(location, lambda: bytes(result.bytes()))
+        except StoreError:  # (shorter than that: the range is refused) opened by a HEAD
+            return self.open_input(path, within=within, what=what, suffix=suffix)
+        meta = result.meta
+        held = data if meta["size"] == size and len(data) == size - start else None
+        return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"), held)
 
     def open_head(self, path: str, *, within: Sequence[str] = (), what: str = "file",
                   length: int = TAIL) -> ObjectInputFile:

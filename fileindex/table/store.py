@@ -348,11 +348,12 @@ class TableStore:
         root), refused in one line otherwise; a missing one is the OSError the caller reports. ``whole``: on an
         object store, fetched whole by the GET that opens it (the size the manifest gives)."""
         path, within = self.data_file(entry, schema), self._within(entry, schema)
-        open_whole = getattr(self.io_of(path), "open_whole", None) if whole and entry.file_size else None
-        if open_whole is None:
+        # (on an object store: the size is the manifest's, no HEAD where the store has no suffix range)
+        opener = getattr(self.io_of(path), "open_whole" if whole else "open_sized", None) if entry.file_size else None
+        if opener is None:
             return self.open(path, "data file", within)
         try:
-            return open_whole(path, entry.file_size, within=within or (self._root_text(),), what="data file")
+            return opener(path, entry.file_size, within=within or (self._root_text(),), what="data file")
         except OutsideError as err:
             raise _outside("data file", path, err, within) from None
 

@@ -113,3 +113,50 @@ def test_a_chunk_a_footer_puts_before_the_files_start_is_a_data_file_error(s3_st
     for reader in (DataFileReader(path), DataFileReader(s3_store.file_io().open_input(uri))):
         with pytest.raises(DataFileError, match=f"{reader.path}: Invalid column metadata"):
             reader.read(COLUMNS)
+
+
+def test_on_azure_a_data_file_of_known_size_is_opened_by_a_plain_range_not_a_head(azure_store):
+    data = parquet_bytes()
+    uri = azure_store.put("bucket-0/data.parquet", data)
+    azure_store.proxy.clear()
+    opened = azure_store.file_io().open_sized(uri, len(data))
+    assert pq.ParquetFile(opened.native()).metadata.num_rows == ROWS  # (the footer: served from what was fetched)
+    sent = [r for r in azure_store.proxy.requests if r.key and r.key.endswith("data.parquet")]
+    assert [(r.method, r.range) for r in sent] == [("GET", f"bytes={len(data) - TAIL}-{len(data) - 1}")]
+
+
+def test_on_azure_a_file_opened_whole_is_one_get(azure_store):
+    data = parquet_bytes()
+    uri = azure_store.put("bucket-0/data.parquet", data)
+    azure_store.proxy.clear()
+    reader = DataFileReader(azure_store.file_io().open_whole(uri, len(data)))
+    assert reader.read_rows(pa.array(range(0, ROWS, 3), pa.int64()), COLUMNS).num_rows == ROWS // 3
+    sent = [r for r in azure_store.proxy.requests if r.key and r.key.endswith("data.parquet")]
+    assert [(r.method, r.range) for r in sent] == [("GET", f"bytes=0-{len(data) - 1}")] and sent[0].sent == len(data)
+
+
+def test_on_azure_an_object_of_another_size_than_its_manifest_says_is_read_as_it_is(azure_store):
+    data = parquet_bytes()
+    uri = azure_store.put("bucket-0/data.parquet", data)
+    for claimed in (len(data) - 100, len(data) + 100):
+        opened = azure_store.file_io().open_sized(uri, claimed)
+        assert opened.size == len(data) and pq.ParquetFile(opened.native()).metadata.num_rows == ROWS
+
+
+def test_a_streamed_read_fetches_each_row_group_in_one_get_and_holds_one_at_a_time(s3_store):
+    draw = random.Random(5)
+    table = pa.table({name: pa.array([draw.getrandbits(62) for _ in range(ROWS)], pa.int64()) for name in COLUMNS})
+    out = io.BytesIO()
+    pq.write_table(table, out, compression="none", row_group_size=ROWS // 3)
+    uri = s3_store.put("bucket-0/data.parquet", out.getvalue())
+    s3_store.proxy.clear()
+    opened = s3_store.file_io().open_input(uri)
+    held = []
+    batches = []
+    for batch in DataFileReader(opened).iter_batches(COLUMNS, batch_rows=7_000):
+        held.append(sum(len(data) for _, data in opened._blocks))
+        batches.append(batch)
+    assert pa.Table.from_batches(batches).equals(table)
+    # the footer's GET, then one a row group (its four chunks side by side), never one a chunk
+    assert len(data_gets(s3_store, "data.parquet")) == 1 + 3
+    assert max(held) <= len(out.getvalue()) // 3 + 1024  # (one group's chunks at a time)

@@ -26,6 +26,7 @@ INDEX = IndexType(
     row_count_at=(1, "bitmap/header/row_count"),
     exact=frozenset({"eq", "in", "is_null", "is_not_null"}),
     extended=True,
+    reads_by_parts=True,
     exact_extended=frozenset({"lt", "lte", "gt", "gte", "between"}),  # ranges from the sorted dictionary
     nano_timestamps_remain=True,  # apache/paimon #9654
     kaitai_spec=KeyedSpec(LazyFunction("fileindex.generated.bitmap", "Bitmap"), "bitmap",

@@ -19,7 +19,7 @@ import functools
 import itertools
 import operator
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pyroaring import BitMap, FrozenBitMap
 
@@ -303,13 +303,18 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     _root = ROOT
 
-    def __init__(self, payload, data_type: DataType, *, base_offset: int = 0, extended: bool = False):
+    def __init__(self, payload, data_type: DataType, *, base_offset: int = 0, extended: bool = False,
+                 fetch: Callable[[Sequence[tuple[int, int]]], None] | None = None):
+        """``fetch``: the payload is a buffer filled by parts (a large body on a store, ``PartialBody``), and
+        ``fetch([(start, end), ...])`` fills those spans; each is asked for before it is looked at."""
         self.kind = key_kind(data_type)
+        self._fetch = fetch
         self._sort_key = self.kind.sort_key
         self.data_type = data_type
         self.extended = extended
         self._view = memoryview(payload).cast("B")
         self._size = len(self._view)
+        self._held = 0 if fetch is not None else self._size  # the payload's first bytes present
         self._base = base_offset
         self._meta_read = False
         self._packed = False
@@ -347,7 +352,26 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         return self._header_end
 
     def _read_meta(self) -> None:
-        """The header; the records after it decoded in bulk from where it ends."""
+        """The header; the records after it decoded in bulk from where it ends (a payload filled by parts: from
+        its first bytes, more of them where those were too few; V1's whole, whose bitmaps its checks read)."""
+        if self._fetch is None:
+            return self._read_meta_present()
+        held = min(self._size, _FIRST_PART)
+        while True:
+            self._fetch([(0, held)])
+            self._held, self._header_end = held, None
+            try:
+                self._read_header()
+                if self.version == 1:  # (its checks look at every bitmap's first bytes: fetched whole)
+                    self._held = held = self._size
+                    self._fetch([(0, held)])
+                return self._read_meta_present()
+            except (errors.DecodeError, _TooFew):  # (decoded from bytes not fetched yet: fetch more)
+                if held == self._size:
+                    raise
+            held = min(self._size, 2 * held)
+
+    def _read_meta_present(self) -> None:
         cursor = self._cursor(self._header_end if self._header_end is not None else self._read_header())
         if self.version == 1:
             if self.kind.width == 4 and self.num_values > _SMALL_DICTIONARY:
@@ -366,11 +390,13 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                                             "index_blocks_header")
             self._blocks_start = cursor.position + 4
             self._body_start = self._blocks_start + blocks_header.len_index_blocks  # the spec checks it fits
+            if self._blocks_start > self._held:  # (filled by parts: the directory ran past the bytes fetched)
+                raise _TooFew()
             self._check_directory()
         # (offset, length) of a key's bitmap by its sort key, or None when absent
         self._locate = self._v1_dictionary.locate if self.version == 1 else self._locate_in_blocks
         # lookups decode rows in one kernel call: a V1 dictionary, or V2 blocks, of more than a few 4-byte keys
-        self._packed = kernels.compiled is not None and (
+        self._packed = kernels.compiled is not None and self._fetch is None and (
             isinstance(self._v1_dictionary, _PackedDictionary) if self.version == 1
             else self.kind.width == 4 and self.num_values > _SMALL_DICTIONARY)
         self._meta_read = True
@@ -457,6 +483,9 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                 raise errors.InvalidOffsetError(
                     f"index block {index} at payload offset {start} is outside the index blocks",
                     offset=self._directory_offset, field=f"{ROOT}/block_dir[{index}]/ofs_block")
+            if self._fetch is not None:
+                following = self._directory_offsets[index + 1:index + 2]
+                self._fetch([(start, self._blocks_start + following[0] if following else self._body_start)])
             field = f"index_blocks/blocks[{index}]"
             block_header = self._read_part(fast.Bitmap.IndexBlockHeader, (self._blocks_start, self._body_start),
                                            start - self._blocks_start, f"{field}/header")
@@ -498,7 +527,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             problem = f"index block {index} ends at {end}, past the index blocks' end {self._body_start}"
         elif not len(first) or listed[0] != self._directory_keys[index]:
             problem = f"index block {index} does not start with the key the block directory gives it"
-        elif len(stored) and (_bounds(stored)[0] >= self._size - self._body_start or not self._roaring_at(stored)):
+        elif len(stored) and (_bounds(stored)[0] >= self._size - self._body_start or (
+                self._fetch is None and not self._roaring_at(stored))):  # (fetched by parts: decoding checks them)
             problem = f"index block {index} names bytes that do not start a Roaring bitmap"
         if problem:
             raise errors.InvalidOffsetError(problem, offset=self._base + start,
@@ -513,6 +543,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
 
     def validate(self) -> None:
         """Decode everything: the header, every index block and every bitmap (``fileindex check``)."""
+        if self._fetch is not None:
+            self._fetch([(0, self._size)])  # (every part: one request, not one a bitmap)
         for dictionary in self._dictionaries():
             for _, key, (offset, length) in dictionary.entries():
                 self._bitmap_at(offset, length, key)
@@ -611,6 +643,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
                     offset=self._offset(start), field=_BODY)
             spans.append((start, end))
             placed.append(j)
+        if self._fetch is not None:
+            self._fetch(spans)
         return spans, placed
 
     def _rows_of(self, literal) -> Rows:
@@ -802,14 +836,19 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         hi = None if high is None else self.kind.sort_key(self._key(high))
         if not self._meta_read:
             self._read_meta()
-        union = BitMap()
+        located = []
         for dictionary in self._dictionaries_between(lo, hi):
-            for sort_key, key, (offset, length) in dictionary.entries():
+            for sort_key, key, location in dictionary.entries():
                 if lo is not None and (sort_key < lo or (sort_key == lo and not low_inclusive)):
                     continue
                 if hi is not None and (sort_key > hi or (sort_key == hi and not high_inclusive)):
                     continue
-                union |= self._bitmap_at(offset, length, key)
+                located.append((key, location))
+        union = BitMap()
+        if located:  # (decoded together: a payload filled by parts fetches them in one go)
+            keys, locations = zip(*located, strict=True)
+            for bitmap in self._bitmaps_at(locations, keys):
+                union |= bitmap
         return Rows(union)
 
     def _dictionaries_between(self, lo, hi):
@@ -827,8 +866,13 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             yield self._block(index)
 
 
+class _TooFew(Exception):
+    """Metadata of a payload filled by parts that runs past the bytes fetched so far."""
+
+
 _SMALL_DICTIONARY = 64
 NULL_ROWS_LISTED = 1 << 16  # a null bitmap of more rows is deserialized (its list would outweigh its containers)
+_FIRST_PART = 4096  # bytes of a payload filled by parts fetched first: its header, block directory and blocks
 _TAILS = {1: struct.Struct(">i"), 2: struct.Struct(">2i")}
 
 
