@@ -21,7 +21,8 @@ from fileindex.table.names import local_external_path
 from fileindex.table.store import METADATA_FOLDERS, TableStore
 
 
-def _named(store: TableStore) -> set[Path]:
+def named_files(store: TableStore) -> set[Path]:
+    """Every file a snapshot or tag of any branch names (see the module's docstring)."""
     root = store.root
     named: set[Path] = set()
     manifests: dict[str, str] = {}  # name -> the manifest list naming it
@@ -65,7 +66,7 @@ def orphan_files(root: str | Path) -> list[Path]:
     files of the table that nothing names, sorted."""
     store = TableStore.at(root)
     root = store.root
-    named = _named(store)
+    named = named_files(store)
     if store.remote:
         return sorted((p for p in _listed_candidates(store) if p not in named), key=str)
     folder = store.manifest_dir

@@ -33,6 +33,7 @@ from fileindex.table.manifest_entry import ADD, ManifestEntry
 from fileindex.table.manifest_entry import INDEX_FILE_SUFFIX as INDEX_SUFFIX
 from fileindex.table.manifest_writer import AvroShape, shape_of
 from fileindex.table.names import inside, on_store
+from fileindex.table.orphans import named_files
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
 from fileindex.io.atomic import write_atomically
@@ -110,6 +111,7 @@ class FileJob:
     writer: str | None = None  # the Paimon release whose writer to reproduce (None: the newest)
     defaults: dict = field(default_factory=dict)  # index type -> options the reader floor needs by default
     io: Any = None  # the table's file access on a remote store (None: the local disk); pickled with its options
+    named: frozenset = frozenset()  # names in the data file's folder a snapshot or tag names: never written
 
     def folder(self) -> Path:
         """The data file's folder (a UriPath on a remote store, with the Path operations used here)."""
@@ -196,7 +198,9 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
         else:
             sidecar = next_sidecar_name(previous, meta.file_name)
             while True:
-                if dry_run:
+                if sidecar in job.named:  # (a tag may name a file that is gone: its name stays its own)
+                    pass
+                elif dry_run:
                     if not _exists(job, folder / sidecar):
                         break
                 elif _write_sidecar(job, folder / sidecar, container, before_rename):
@@ -484,6 +488,9 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
     specs = parse_partitions(partitions, schema)
     plan = RewritePlan(store, snapshot.id, schema, floor, chosen, writer=chosen_writer,
                        notes=writer_notes(options, detected, chosen_writer))
+    named: dict[str, set[str]] = {}  # folder -> the names in it a snapshot or tag names
+    for named_path in named_files(store):
+        named.setdefault(str(named_path.parent), set()).add(named_path.name)
     for entry in live_entries(store, snapshot):
         if not _in_partitions(entry, schema, specs):
             continue
@@ -498,9 +505,9 @@ def plan_rewrite(root: str | Path, *, partitions: str | None = None, mode: str =
         elif on_store(entry.external_path):
             raise UsageError(f"{name}: a data file under an external path on an object store: rewrite does not write "
                              "index files there (it only reads them): not supported")
-        plan.jobs.append(FileJob(name, str(path), str(table_root), entry, entry.identifier, file_options,
-                                 data.types(), threshold, bool(entry.external_path), chosen_writer, defaults,
-                                 store.io if store.remote else None))
+        job = FileJob(name, str(path), str(table_root), entry, entry.identifier, file_options, data.types(), threshold,
+                      bool(entry.external_path), chosen_writer, defaults, store.io if store.remote else None)
+        plan.jobs.append(replace(job, named=frozenset(named.get(str(job.folder()), ()))))
     if plan.jobs and schema.partition_keys:  # partition types the manifests' statistics cannot hold: refuse now
         field_stats([plan.jobs[0].entry.partition], [schema.by_name()[k].type for k in schema.partition_keys])
     return plan

@@ -232,6 +232,26 @@ def test_a_sidecar_name_taken_by_a_stray_file_is_skipped(tmp_path):
     assert change.sidecar == entry.file_name + "-1.index" and stray.read_bytes() == b"not ours"
 
 
+def test_a_sidecar_name_a_tag_names_is_skipped_though_its_file_is_gone(tmp_path):
+    """A tag keeps the name of a sidecar the latest snapshot no longer names; with its file deleted, the next
+    rewrite's first name is free on disk, but writing it would give the tag another index."""
+    root = copy(tmp_path, "append_with_bitmap")
+    alter_table_options(root, set={"file-index.in-manifest-threshold": "1 B"})
+    (first,) = rewrite_file_index(root).changes
+    tagged = load_snapshot(TableStore(root))
+    (root / "tag").mkdir(exist_ok=True)
+    shutil.copy(root / "snapshot" / f"snapshot-{tagged.id}", root / "tag" / "tag-t1")
+    alter_table_options(root, set={"file-index.in-manifest-threshold": "1 MB"})
+    assert rewrite_file_index(root).changes[0].location == "embedded"
+    (root / "bucket-0" / first.sidecar).unlink()
+    alter_table_options(root, set={"file-index.in-manifest-threshold": "1 B"})
+    for dry_run in (True, False):
+        (change,) = rewrite_file_index(root, dry_run=dry_run).changes
+        assert change.sidecar != first.sidecar and change.sidecar == next_sidecar_name(first.sidecar, first.job.name
+                                                                                       .rpartition("/")[2])
+    assert not (root / "bucket-0" / first.sidecar).exists()
+
+
 @pytest.mark.parametrize("stage", [Stage.SIDECARS, Stage.MANIFESTS, Stage.SNAPSHOT])
 def test_a_failure_before_the_link_removes_exactly_what_the_run_wrote(tmp_path, stage):
     root = copy(tmp_path, "append_with_bitmap")
