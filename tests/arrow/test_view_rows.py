@@ -3,11 +3,25 @@ take kernel for views, so ``DataFileReader.read_rows`` failed ('array_take has n
 (string_view, int64)'); the rows are taken as large strings and cast back."""
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from fileindex.arrow import compute
 from fileindex.arrow.data_files import DataFileReader
 
 ROWS = 3000
+
+
+def _views_convert() -> bool:
+    try:
+        pa.array(["x"], pa.string_view()).cast(pa.large_string())
+        return True
+    except pa.ArrowNotImplementedError:
+        return False
+
+
+# pyarrow before 17 casts no view to another type and reads or writes none in Parquet: no file read through it has
+# view columns (the lowest-versions job's pyarrow 16)
+pytestmark = pytest.mark.skipif(not _views_convert(), reason=f"pyarrow {pa.__version__} converts no views")
 
 
 def view_table() -> pa.Table:

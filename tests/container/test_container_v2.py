@@ -269,16 +269,17 @@ print(entry.start, opened, peak)
 def test_a_sparse_container_past_4_gib_opens_without_reading_the_gap(tmp_path, capsys):
     bloom = bytes(INDEX_TYPES["bloom-filter"].build(list(range(100)), __import__("fileindex.types").types.parse_type(
         "INT"), {"items": "100", "fpp": "0.01"}))
+    small = bytes(INDEX_TYPES["bsi"].build([1, 2, 3], __import__("fileindex.types").types.parse_type("BIGINT"), {}))
     path = tmp_path / "sparse.index"
     far = (1 << 32) + 4096
     with open(path, "wb") as out:
-        out.write(bytes.fromhex("00054e4ed01a35ae00000002") + b"small")
+        out.write(bytes.fromhex("00054e4ed01a35ae00000002") + small)  # (a bsi body: checked without types)
         out.seek(far)
         out.write(bloom)
         from fileindex.specs import file_index_format as schema
 
         footer = schema.footer.build({"columns": [
-            {"name": b"s", "indexes": [{"index_type": b"bsi", "ofs_body": 12, "len_body": 5}]},
+            {"name": b"s", "indexes": [{"index_type": b"bsi", "ofs_body": 12, "len_body": len(small)}]},
             {"name": b"id", "indexes": [{"index_type": b"bloom-filter", "ofs_body": far,
                                                   "len_body": len(bloom)}]}], "trailing": b""})
         out.write(footer + schema.trailer.build({"len_footer": len(footer)}))
@@ -295,5 +296,6 @@ def test_a_sparse_container_past_4_gib_opens_without_reading_the_gap(tmp_path, c
     assert main(["check", str(path)]) == 0  # valid: readable, but Java writes no gap between payloads (a note)
     assert main(["check", "--canonical", str(path)]) == EXIT_NON_CANONICAL
     out = capsys.readouterr().out
-    assert f"where the bodies before it end at 17 (a gap of {far - 17} bytes)" in out
+    ends = 12 + len(small)
+    assert f"where the bodies before it end at {ends} (a gap of {far - ends} bytes)" in out
     assert f"{far}" in out and "id = 7  =>  REMAIN" in out and "id = 1000  =>  SKIP" in out
