@@ -86,14 +86,18 @@ def test_an_object_replaced_between_its_footer_and_its_chunks_is_an_error(s3_sto
         reader.read_rows(pa.array(range(0, ROWS, 2), pa.int64()), COLUMNS)
 
 
-def test_a_file_opened_whole_is_one_get_and_every_read_is_served_from_it(s3_store):
+@pytest.mark.parametrize(("store_fixture", "whole"), [("s3_store", "bytes=-{size}"),  # (S3: a suffix range)
+                                                    ("azure_store", "bytes=0-{last}")])  # (Azure has none)
+def test_a_file_opened_whole_is_one_get_and_every_read_is_served_from_it(request, store_fixture, whole):
+    store = request.getfixturevalue(store_fixture)
     data = parquet_bytes()
-    uri = s3_store.put("bucket-0/data.parquet", data)
-    s3_store.proxy.clear()
-    reader = DataFileReader(s3_store.file_io().open_whole(uri, len(data)))
+    uri = store.put("bucket-0/data.parquet", data)
+    store.proxy.clear()
+    reader = DataFileReader(store.file_io().open_whole(uri, len(data)))
     assert reader.read_rows(pa.array(range(0, ROWS, 3), pa.int64()), COLUMNS).num_rows == ROWS // 3
-    fetched = data_gets(s3_store, "data.parquet")
-    assert [r.range for r in fetched] == [f"bytes=-{len(data)}"] and fetched[0].sent == len(data)
+    sent = [r for r in store.proxy.requests if r.key and r.key.endswith("data.parquet")]
+    assert [(r.method, r.range) for r in sent] == [("GET", whole.format(size=len(data), last=len(data) - 1))]
+    assert sent[0].sent == len(data)
 
 
 def test_a_chunk_a_footer_puts_before_the_files_start_is_a_data_file_error(s3_store, tmp_path: Path):
@@ -123,16 +127,6 @@ def test_on_azure_a_data_file_of_known_size_is_opened_by_a_plain_range_not_a_hea
     assert pq.ParquetFile(opened.native()).metadata.num_rows == ROWS  # (the footer: served from what was fetched)
     sent = [r for r in azure_store.proxy.requests if r.key and r.key.endswith("data.parquet")]
     assert [(r.method, r.range) for r in sent] == [("GET", f"bytes={len(data) - TAIL}-{len(data) - 1}")]
-
-
-def test_on_azure_a_file_opened_whole_is_one_get(azure_store):
-    data = parquet_bytes()
-    uri = azure_store.put("bucket-0/data.parquet", data)
-    azure_store.proxy.clear()
-    reader = DataFileReader(azure_store.file_io().open_whole(uri, len(data)))
-    assert reader.read_rows(pa.array(range(0, ROWS, 3), pa.int64()), COLUMNS).num_rows == ROWS // 3
-    sent = [r for r in azure_store.proxy.requests if r.key and r.key.endswith("data.parquet")]
-    assert [(r.method, r.range) for r in sent] == [("GET", f"bytes=0-{len(data) - 1}")] and sent[0].sent == len(data)
 
 
 def test_on_azure_an_object_of_another_size_than_its_manifest_says_is_read_as_it_is(azure_store):
