@@ -149,7 +149,8 @@ public class PkTables {
     static long commit(FileStoreTable table, JsonNode rows, boolean index) throws Exception {
         List<DataType> types = table.rowType().getFieldTypes();
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
-        try (BatchTableWrite write = withDisk(builder.newWrite()); BatchTableCommit commit = builder.newCommit()) {
+        try (IOManager disk = spillFolder(); BatchTableWrite write = withDisk(builder.newWrite(), disk);
+             BatchTableCommit commit = builder.newCommit()) {
             for (JsonNode row : rows) {
                 Object[] fields = new Object[types.size()];
                 for (int i = 0; i < fields.length; i++) fields[i] = KitAdapter.value(types.get(i), row.get(i + 1));
@@ -168,7 +169,8 @@ public class PkTables {
         BinaryString[] categories = new BinaryString[8];
         for (int i = 0; i < categories.length; i++) categories[i] = BinaryString.fromString("c" + i);
         BatchWriteBuilder builder = table.newBatchWriteBuilder();
-        try (BatchTableWrite write = withDisk(builder.newWrite()); BatchTableCommit commit = builder.newCommit()) {
+        try (IOManager disk = spillFolder(); BatchTableWrite write = withDisk(builder.newWrite(), disk);
+             BatchTableCommit commit = builder.newCommit()) {
             for (long id = 0; id < keys; id++) {
                 if (every > 1 && draw.nextInt(every) != 0 && id != rare) continue;
                 BinaryString category = id == rare ? BinaryString.fromString("rare") : categories[(int) (id % 8)];
@@ -179,9 +181,14 @@ public class PkTables {
         return table.snapshotManager().latestSnapshotId();
     }
 
-    // first-row tables compact by lookup, which spills to a temporary folder
-    static BatchTableWrite withDisk(BatchTableWrite write) {
-        write.withIOManager(IOManager.create(System.getProperty("java.io.tmpdir")));
+    // first-row tables compact by lookup, which spills to a temporary folder (paimon-io-*), removed when the
+    // IOManager closes (after the write: try-with-resources closes in reverse order)
+    static IOManager spillFolder() {
+        return IOManager.create(System.getProperty("java.io.tmpdir"));
+    }
+
+    static BatchTableWrite withDisk(BatchTableWrite write, IOManager disk) {
+        write.withIOManager(disk);
         return write;
     }
 
@@ -191,7 +198,8 @@ public class PkTables {
         for (ManifestEntry entry : compacting.store().newScan().plan().files())
             buckets.add(Pair.of(entry.partition(), entry.bucket()));
         BatchWriteBuilder builder = compacting.newBatchWriteBuilder();
-        try (BatchTableWrite write = withDisk(builder.newWrite()); BatchTableCommit commit = builder.newCommit()) {
+        try (IOManager disk = spillFolder(); BatchTableWrite write = withDisk(builder.newWrite(), disk);
+             BatchTableCommit commit = builder.newCommit()) {
             for (Pair<BinaryRow, Integer> bucket : buckets) write.compact(bucket.getLeft(), bucket.getRight(), true);
             commit.commit(indexed(compacting, write.prepareCommit(), index));
         }
