@@ -252,9 +252,11 @@ STORE_BYTES_IN_FLIGHT = 128 << 20
 
 
 def _file_bytes(item: FileRead) -> int:
-    """A file read's bytes as its manifest entry says (0 where it does not say)."""
+    """A file read's bytes as its manifest entry says (where it does not say, a reader thread's share of the
+    budget: a read of unknown size is never free)."""
     entry = item.task.entry if item.task is not None else None
-    return (entry.file_size or 0) if entry is not None else 0
+    size = entry.file_size if entry is not None else None
+    return size if size else STORE_BYTES_IN_FLIGHT // STORE_READERS
 
 
 def read_window(streamed: bool) -> tuple[int, int]:

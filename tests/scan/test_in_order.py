@@ -163,6 +163,18 @@ def test_reads_queued_hold_at_most_the_budget_of_their_weight(monkeypatch):
     assert submitted == [0, 1]  # (one read over the budget still goes: one at least)
 
 
+def test_a_file_of_unknown_size_weighs_a_reader_threads_share_of_the_budget():
+    from types import SimpleNamespace
+
+    def read_of(size):
+        return SimpleNamespace(task=SimpleNamespace(entry=SimpleNamespace(file_size=size)))
+
+    share = table_scan.STORE_BYTES_IN_FLIGHT // table_scan.STORE_READERS
+    assert table_scan._file_bytes(read_of(5 << 20)) == 5 << 20
+    assert table_scan._file_bytes(read_of(None)) == share and share > 0
+    assert table_scan._file_bytes(SimpleNamespace(task=None)) == share
+
+
 TWO_FILES = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap_alter_table.db" / \
     "append_with_bitmap_alter_table"
 

@@ -111,18 +111,23 @@ def test_a_schema_with_another_type_is_read_field_by_field(tmp_path, change, mes
         live_files(TableStore(root), load_snapshot(TableStore(root)))
 
 
-def test_value_checks_stay_on_the_typed_path(tmp_path):
+@pytest.mark.parametrize("field, value", [("_ROW_COUNT", -1), ("_FILE_SIZE", 0), ("_FILE_SIZE", -(1 << 40))])
+def test_value_checks_stay_on_the_typed_path(tmp_path, field, value):
+    """A count or a size no file has is refused where the entry is read (a size weighs a store read's memory)."""
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
 
-    def negative_count(schema, rows):
-        rows[0]["_FILE"]["_ROW_COUNT"] = -1
-    _rewrite(root, negative_count)
+    def impossible(schema, rows):
+        rows[0]["_FILE"][field] = value
+    _rewrite(root, impossible)
     assert all(typed_manifest(read_rows_and_schema(TableStore(root), path)[1])
                    for path in manifests(root))
-    with pytest.raises(TableError, match=r"row 0 _FILE: _ROW_COUNT is -1"):
+    with pytest.raises(TableError, match=rf"row 0 _FILE: {field} is {value}\b"):
         live_files(TableStore(root), load_snapshot(TableStore(root)))
-    shutil.rmtree(root)
+
+
+def test_an_unknown_entry_kind_is_refused(tmp_path):
+    root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
 
     def bad_kind(schema, rows):
