@@ -26,6 +26,7 @@ from fileindex.scan.reader import merged_by_key, scannable
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import columns as predicate_columns
 from fileindex.spark.expressions import spark_column
+from fileindex.spark import progress
 from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan, read_schema
 from fileindex.table.store import is_table_root
 from fileindex.types import column_type
@@ -137,12 +138,14 @@ def compared_scan(spark, inputs, where: str, *, warm: bool = True, snapshot=None
     """The pruned scan (``timed_scan``) beside a plain scan (``compare_scans``), both timed warm:
     with ``warm``, each runs once untimed first. The report holds ``speedup`` and ``_frame``."""
     if warm:
+        progress.restart(" (warm-up, untimed)")
         unwritten = {k: v for k, v in scan_options.items() if k not in ("output", "overwrite")}
         warm_up = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **unwritten)
         warm_up.pop("_frame").unpersist()
         plain_scan(spark, resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
                                          index_dir=index_dir, external_roots=scan_options.get("external_roots", ())),
                    where, columns=scan_options.get("columns")).count()
+        progress.restart()
     report = timed_scan(spark, inputs, where, snapshot=snapshot, index_dir=index_dir, **scan_options)
     report.update(compare_scans(spark, inputs, where, report["_frame"], snapshot=snapshot, index_dir=index_dir,
                                 columns=scan_options.get("columns"), hold=report["held_by"],

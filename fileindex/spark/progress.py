@@ -55,10 +55,14 @@ def reporting(label: str, stream=None):
     """Show the progress of the per-file jobs run inside the block (on stderr by default)."""
     stream = stream or sys.stderr
     terminal = stream.isatty() if hasattr(stream, "isatty") else False
-    start_files, start_rows = _totals()
-    start_planned = _planned
     stop = threading.Event()
-    state: dict[str, Any] = {"shown": None, "last": None, "width": 0, "started": None}
+    state: dict[str, Any] = {"shown": None, "last": None, "width": 0, "started": None, "label": label}
+
+    def count_from_now() -> None:
+        state["base"] = (*_totals(), _planned)
+        state["shown"] = state["started"] = None
+
+    count_from_now()
 
     def show(text: str) -> None:
         if terminal:
@@ -70,13 +74,14 @@ def reporting(label: str, stream=None):
 
     def look(final: bool = False) -> None:
         files, rows = _totals()
+        start_files, start_rows, start_planned = state["base"]
         done, rows, plan = files - start_files, rows - start_rows, _planned - start_planned
         if plan == 0:
             return
         now = time.monotonic()
         if state["started"] is None:
             state["started"] = now
-        text = line(label, done, plan, rows, now - state["started"])
+        text = line(state["label"], done, plan, rows, now - state["started"])
         figures = (done, plan, rows)
         changed = figures != state["shown"]
         finished = done >= plan
@@ -115,21 +120,38 @@ def reporting(label: str, stream=None):
 
     watcher = threading.Thread(target=watch, name="fileindex-progress", daemon=True)
     watcher.start()
-    _endings.append(end)
+    def restart(aside: str) -> None:
+        if not stop.is_set():
+            look(final=True)
+            if terminal and state["width"]:
+                stream.write("\n")
+                state["width"] = 0
+            count_from_now()
+            state["label"] = label + aside
+
+    blocks.append((end, restart))
     failed = True
     try:
         yield
         failed = False
     finally:
-        _endings.remove(end)
+        blocks.remove((end, restart))
         end(failed)
 
 
-_endings: list = []  # per ``reporting`` block open, innermost last: how to end its progress
+blocks: list = []  # per ``reporting`` block open, innermost last: how to end its progress, how to restart it
 
 
 def finish() -> None:
     """End the innermost ``reporting`` block's progress now: its last line shown (a terminal's ended), so that
     what the command prints next (its summary) comes after it, not before. Nothing outside such a block."""
-    if _endings:
-        _endings[-1](False)
+    if blocks:
+        blocks[-1][0](False)
+
+
+def restart(aside: str = "") -> None:
+    """Count the innermost ``reporting`` block's files and rows from now (its line so far ended), its label
+    followed by ``aside``: a warm-up's untimed pass over the same files is shown as such, and not added to the
+    timed pass after it."""
+    if blocks:
+        blocks[-1][1](aside)

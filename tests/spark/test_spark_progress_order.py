@@ -57,3 +57,25 @@ def test_finish_ends_the_progress_once_and_outside_a_block_does_nothing(monkeypa
         stream.write("summary\n")
     assert re.fullmatch(r"fileindex spark build: 2/2 files, 800 rows, [\d,]+ rows/s, \d+ s\nsummary\n",
                         stream.getvalue())
+
+
+def test_a_warm_up_is_shown_as_such_and_not_counted_in_the_timed_pass(monkeypatch):
+    """``spark scan --compare`` runs each scan once untimed first: its files were added to the timed pass's
+    (``4/4 files`` for a table of two), under the same label (trial14)."""
+    class _Counter:
+        value = 0
+
+    files, rows = _Counter(), _Counter()
+    monkeypatch.setattr(progress, "_counters", {"app": (files, rows)})
+    monkeypatch.setattr(progress, "TICK", 60.0)
+    stream = io.StringIO()
+    with progress.reporting("spark scan", stream):
+        progress.restart(" (warm-up, untimed)")
+        progress.planned(2)
+        files.value, rows.value = 2, 800
+        progress.restart()
+        progress.planned(2)
+        files.value, rows.value = 4, 1600
+        progress.finish()
+    assert re.fullmatch(r"fileindex spark scan \(warm-up, untimed\): 2/2 files, 800 rows, [\d,]+ rows/s, \d+ s\n"
+                        r"fileindex spark scan: 2/2 files, 800 rows, [\d,]+ rows/s, \d+ s\n", stream.getvalue())
