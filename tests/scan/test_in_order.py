@@ -234,3 +234,26 @@ def test_the_read_window_of_a_stream_and_of_a_whole_read(monkeypatch):
     assert table_scan.read_window(streamed=True) == (1, 1) and table_scan.read_window(streamed=False) == (4, 8)
     monkeypatch.setattr(table_scan, "threads", lambda: 1)
     assert table_scan.read_window(streamed=True) == table_scan.read_window(streamed=False) == (0, 0)
+
+
+def test_a_stream_released_early_leaves_no_read_running(monkeypatch):
+    """docs/guide/reading.md: a stream stopped early ends its reads when the reader is released (``del``); the
+    file read ahead is waited for, never left running."""
+    started, ended = [], []
+    original = table_scan.TableScan._read_file
+
+    def read_file(scan, item):
+        started.append(item)
+        if len(started) > 1:  # (the file read ahead is still being read when the reader goes)
+            threading.Event().wait(0.3)
+        try:
+            return original(scan, item)
+        finally:
+            ended.append(item)
+
+    monkeypatch.setattr(table_scan.TableScan, "_read_file", read_file)
+    monkeypatch.setattr(table_scan, "threads", lambda: 2)
+    reader = two_files_scan().to_batches()
+    assert reader.read_next_batch().num_rows
+    del reader
+    assert len(ended) == len(started) >= 1
