@@ -32,6 +32,7 @@ STARTUP = 30.0  # seconds ``capabilities`` may take at least (a JVM starting), w
 LIMIT = 64 << 20  # bytes of one answer line, and of everything a one-call adapter prints for one request
 STDERR_KEPT = 64 << 10  # bytes of an adapter's stderr kept (its tail, shown when it crashes)
 RESTART_AFTER = 3  # protocol errors in a row after which a batch process is replaced by a new one
+GIVE_UP_AFTER = 3  # answers in a row not given within the timeout, after which an adapter is asked nothing more
 
 
 def to_argv(request: dict) -> list[str]:
@@ -144,7 +145,9 @@ class Adapter:
     Every exchange is bounded: a request is written, and an answer read, within the answer's time limit (an
     adapter that stops reading cannot block the runner), an answer line and a one-call adapter's output are
     at most ``LIMIT`` bytes, and of stderr only the last ``STDERR_KEPT`` bytes are kept. A batch process that
-    answers ``RESTART_AFTER`` requests in a row with lines that are no answer is replaced by a new one."""
+    answers ``RESTART_AFTER`` requests in a row with lines that are no answer is replaced by a new one; an
+    adapter that gives no answer within the timeout ``GIVE_UP_AFTER`` times in a row is asked nothing more (each
+    later request fails at once, ``gave_up`` says why): a hung adapter costs a few timeouts, not one a check."""
 
     def __init__(self, command: str, budget: Budget | None = None):
         self.command = command
@@ -161,6 +164,10 @@ class Adapter:
         self.lines_without_id = 0  # batch lines that carried no id
         self.lines_not_json: list[bytes] = []  # the first batch lines that were not JSON objects (a log line)
         self.count_not_json = 0
+        self._timeouts = 0  # answers in a row not given within the timeout
+        self._timed_out = False  # the last answer was not
+        self.gave_up: str | None = None  # why the adapter is asked nothing more
+        self.not_asked = 0  # requests not sent since
         self.capabilities = self._one_call({"op": "capabilities"}, at_least=STARTUP)
         if any(key in self.capabilities for key in ("error", "crash", "protocol")):
             raise UsageError(f"{command!r} capabilities did not answer: " + str(
@@ -179,8 +186,18 @@ class Adapter:
         """The adapter's answer; ``{"crash": why}`` when it gave none (a crash is never a conforming answer),
         ``{"protocol": why}`` when a line that is not this request's answer came instead, ``{"unsent": why}``
         when the corpus's request cannot be written as JSON. StopRun when the run's budget ends first."""
-        if not self.capabilities.get("batch"):
-            return self._one_call(request)
+        if self.gave_up is not None:
+            self.not_asked += 1
+            return {"crash": self.gave_up}
+        self._timed_out = False
+        answer = self._one_call(request) if not self.capabilities.get("batch") else self._batch(request)
+        self._timeouts = self._timeouts + 1 if self._timed_out else 0
+        if self._timeouts >= GIVE_UP_AFTER:
+            self.gave_up = (f"not asked: {self.name} gave no answer within the timeout to {GIVE_UP_AFTER} requests "
+                            "in a row before it")
+        return answer
+
+    def _batch(self, request: dict) -> dict:
         limit, by_budget = self.budget.limit()
         try:
             line = json.dumps({**request, "id": self._asked + 1}, ensure_ascii=False).encode() + b"\n"
@@ -232,6 +249,7 @@ class Adapter:
         self._stop()
         if by_budget:
             raise StopRun(self.budget.spent())
+        self._timed_out = True
         return {"crash": f"{what} in {limit:g} s (--timeout): the batch process was stopped"}
 
     def _start(self) -> None:
@@ -282,6 +300,7 @@ class Adapter:
         if why == "timeout":
             if by_budget:
                 raise StopRun(self.budget.spent()) from None
+            self._timed_out = True
             return {"crash": f"no answer in {limit:g} s" + ("" if at_least else " (--timeout)")}
         if why == "too much":
             return {"crash": f"printed over {LIMIT >> 20} MiB for one request: stopped"}

@@ -34,7 +34,7 @@ from fileindex.kit.corpus import (
 from fileindex.kit.integrity import verify_files
 from fileindex.kit.negative import ERROR
 from fileindex.kit.plan import Only, Phase, selectors
-from fileindex.kit.protocol import TIMEOUT, Adapter, Budget, StopRun
+from fileindex.kit.protocol import GIVE_UP_AFTER, TIMEOUT, Adapter, Budget, StopRun
 from fileindex.kit.rows import sort_rows
 from fileindex.writing.outputs import check_apart
 
@@ -159,6 +159,10 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
         raise
     for adapter in adapters:
         adapter.close()
+        if adapter.gave_up is not None:
+            results.hints.append(f"{adapter.name} gave no answer within the timeout ({timeout:g} s, --timeout) to "
+                                 f"{GIVE_UP_AFTER} requests in a row: its {adapter.not_asked} later requests were not "
+                                 "sent and fail; run it alone on one case (--only) to see where it hangs")
         if adapter.lines_without_id and not adapter.answered_with_id:
             results.hints.append(f"no answer of {adapter.name} carried its request's id: since kit 2.0.0 a batch "
                                  "adapter echoes each request's \"id\" in its answer (docs/kit.md; kit 1.0.0 had "
