@@ -4,6 +4,8 @@ new-user trial)."""
 import io
 import re
 
+import pytest
+
 from generated_data import OPTIONS, write_dataset
 
 from fileindex.cli import main
@@ -41,13 +43,23 @@ def test_build_and_verify_print_their_last_progress_line_before_their_summary(sp
     assert done[0] < len(lines) - 1, lines  # the summary's lines follow it
 
 
-def test_finish_ends_the_progress_once_and_outside_a_block_does_nothing(monkeypatch):
-    class _Counter:
-        value = 0
+class Counter:
+    """A Spark accumulator's stand-in: the counts a job's tasks added."""
 
-    files, rows = _Counter(), _Counter()
+    value = 0
+
+
+@pytest.fixture
+def counters(monkeypatch) -> tuple[Counter, Counter]:
+    """(files, rows) of one application, which the progress watcher never looks at on its own (a tick of a minute)."""
+    files, rows = Counter(), Counter()
     monkeypatch.setattr(progress, "_counters", {"app": (files, rows)})
     monkeypatch.setattr(progress, "TICK", 60.0)
+    return files, rows
+
+
+def test_finish_ends_the_progress_once_and_outside_a_block_does_nothing(counters):
+    files, rows = counters
     stream = io.StringIO()
     progress.finish()  # (no block open)
     with progress.reporting("spark build", stream):
@@ -59,15 +71,10 @@ def test_finish_ends_the_progress_once_and_outside_a_block_does_nothing(monkeypa
                         stream.getvalue())
 
 
-def test_a_warm_up_is_shown_as_such_and_not_counted_in_the_timed_pass(monkeypatch):
+def test_a_warm_up_is_shown_as_such_and_not_counted_in_the_timed_pass(counters):
     """``spark scan --compare`` runs each scan once untimed first: its files were added to the timed pass's
     (``4/4 files`` for a table of two), under the same label (trial14)."""
-    class _Counter:
-        value = 0
-
-    files, rows = _Counter(), _Counter()
-    monkeypatch.setattr(progress, "_counters", {"app": (files, rows)})
-    monkeypatch.setattr(progress, "TICK", 60.0)
+    files, rows = counters
     stream = io.StringIO()
     with progress.reporting("spark scan", stream):
         progress.restart(" (warm-up, untimed)")
