@@ -1,7 +1,7 @@
 """Benchmark of PaimonTable.scan(...).to_arrow() beside pypaimon-rust and a plain pyarrow.dataset read, in one run.
 
     .venv/bin/python tools/bench_read.py [--files 50] [--rows 200000] [--repeat 5] [--data DIR] [--memory]
-        [--sections classic,engines,interleaved,cold,answers,scale] [--loaded] [--answers]
+        [--sections classic,engines,interleaved,cold,answers,scale] [--loaded] [--answers] [--only SUBSTRING ...]
         [--cold-python VENV/bin/python]: cold with the package as `pip install .` installs it (not editable)
         [--cold-baseline VENV/bin/python]: cold, another such install's read beside it (main's)
     .venv/bin/python tools/bench_read.py --sections scale [--scale 10000000,50000000] [--loaded]: the selective
@@ -613,6 +613,9 @@ def main() -> None:
                         help="interleaved, scale: also another checkout of this project (e.g. main's), in a process "
                              "of its own, beside ours each round")
     parser.add_argument("--answers", action="store_true", help="only count() and top-10 (#55): --sections answers")
+    parser.add_argument("--only", action="append", default=[], metavar="SUBSTRING",
+                        help="every section but scale: only the queries whose name contains this (given again: or "
+                             "that one)")
     parser.add_argument("--scale", default="10000000,50000000",
                         help="the scale section: comma-separated total rows, a table of --files files each (built "
                              "from the recipe into --data once; 50M rows take about 2.5 GiB)")
@@ -632,17 +635,19 @@ def main() -> None:
             scale(args.files, [int(size) for size in args.scale.split(",")], args.data, args.repeat)
         return
     spec = DatasetSpec(files=args.files, rows_per_file=args.rows)
+    cases = [case for case in queries(spec) if not args.only or any(part in case["name"] for part in args.only)]
+    if not cases:
+        parser.error(f"--only: no query's name contains {' or '.join(map(repr, args.only))}")
     root = make_table(spec, args.data / f"{args.files}x{args.rows}")
     if args.store:
         from bench_read_store import store_benchmark
 
-        store_benchmark(root, queries(spec), peer_python(), args.repeat, args.latency)
+        store_benchmark(root, cases, peer_python(), args.repeat, args.latency)
         return
     table = PaimonTable(root)
     files = [str(table.data_path(entry)) for entry, _ in table.live()]
     if args.answers:
         sections = ["answers"]
-    cases = queries(spec)
     print(f"{spec.files} files x {spec.rows_per_file:,} rows" + (" (loaded: a CPU-bound neighbour per core)"
                                                                    if args.loaded else ""))
     with neighbours(len(os.sched_getaffinity(0))) if args.loaded else contextlib.nullcontext():

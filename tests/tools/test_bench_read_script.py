@@ -28,6 +28,13 @@ def test_bench_read_runs_from_a_plain_checkout():
     assert done.returncode == 0 and done.stdout.split() == ["3"], done.stderr[-3000:]
 
 
+def test_bench_read_only_refuses_a_name_no_query_has_before_building_the_table(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "bench_read.py"), "--data", str(tmp_path),
+                           "--only", "no such query"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "--only: no query's name contains 'no such query'" in done.stderr, done.stderr
+    assert not any(tmp_path.iterdir())  # (refused before the table was written)
+
+
 @pytest.mark.peer
 @pytest.mark.slow
 def test_bench_read_prints_every_query_with_agreeing_counts(tmp_path):
