@@ -64,6 +64,16 @@ int64_t fi_roaring_size(const uint8_t *p, int64_t end, int64_t start)
     return pos > end ? -1 : pos - start;
 }
 
+int64_t fi_roaring_first_uncookied(const uint8_t *p, int64_t end, int64_t start, const int64_t *offsets, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at = offsets[i];
+        if (at < 0 || at > end - start - 4 || (fi_load16(p + start + at) | 1) != SERIAL_COOKIE)
+            return i; /* the two cookies differ in the low bit only */
+    }
+    return -1;
+}
+
 int64_t fi_roaring_cardinality(const uint8_t *p, int64_t end, int64_t start)
 {
     struct fi_roaring_header h;
