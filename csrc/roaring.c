@@ -112,13 +112,14 @@ static int64_t container_rows(const uint8_t *p, int64_t end, int64_t *pos, int i
         if (end - *pos < 2 * card)
             return -1;
         /* two branch-free passes the compiler vectorizes (a null bitmap of 10,000 rows: 100k instructions in one
-         * pass that checked and stopped at each row, 30k in these): the rows, then whether they all rise */
+         * pass that checked and stopped at each row, 40k in these): the rows, then whether the values all rise,
+         * read as the 16-bit values they are (twice the values a vector holds than as rows: 32k) */
         const uint8_t *values = p + *pos;
         for (int64_t j = 0; j < card; j++)
             out[j] = high | fi_load16(values + 2 * j);
         uint32_t falls = 0;
         for (int64_t j = 1; j < card; j++)
-            falls |= out[j] <= out[j - 1];
+            falls |= fi_load16(values + 2 * j) <= fi_load16(values + 2 * (j - 1));
         if (falls)
             return -1;
         n = card;
