@@ -12,6 +12,10 @@ int64_t fi_roaring_size(const uint8_t *p, int64_t end, int64_t start);
 /* fi_roaring_size where every container's key is below 2^15 (so every row below 2^31, a Java int), else -1. */
 int64_t fi_roaring_signed_size(const uint8_t *p, int64_t end, int64_t start);
 
+/* The index of the first of the n offsets whose bytes at p[start + offset:end] do not start with a Roaring cookie
+ * (of either kind: a look at 2 bytes, not a parse), or -1 where all do. */
+int64_t fi_roaring_first_uncookied(const uint8_t *p, int64_t end, int64_t start, const int64_t *offsets, int64_t n);
+
 /* The rows the bitmap at `start` holds by its header (the sum of its containers' cardinalities), or -1 where
  * its header does not frame. */
 int64_t fi_roaring_cardinality(const uint8_t *p, int64_t end, int64_t start);

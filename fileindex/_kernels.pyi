@@ -44,6 +44,10 @@ def bit_slices(rows: BufferLike, values: BufferLike, width: int, first_bit: int,
 def roaring_size(data: BufferLike, start: int) -> int:
     """Bytes of the portable Roaring bitmap at ``start``, or -1 where it does not frame."""
 
+def roaring_cookies(data: BufferLike, start: int, offsets: BufferLike) -> bool:
+    """Whether ``data[start + offset:]`` starts with a Roaring cookie (of either kind: a look at 2 bytes, not a
+    parse) for each native int64 offset; False for a negative offset or one without 4 bytes after it."""
+
 def roaring_bitmaps(data: BufferLike, spans: Sequence[tuple[int, int]],
                     deserialize: Callable[[bytes], T]) -> list[T] | None:
     """``deserialize`` of the bytes of the portable Roaring bitmap at ``data[start:end]`` of each span (a

@@ -24,6 +24,7 @@ from vector_cases import cases_for
 
 from fileindex import kernels
 from fileindex.indexes import bloom_filter, bsi, range_bitmap, roaring
+from fileindex.indexes.bitmap import reader as bitmap_reader
 from fileindex.indexes.bitmap.keys import key_kind
 from fileindex.indexes.bitmap.reader import _PackedDictionary
 from fileindex.indexes.bloom_filter.writer import BloomFilterWriter
@@ -362,6 +363,23 @@ def test_roaring_rows_decodes_only_what_pyroaring_reads_alike(framed):
         assert list(decoded) == list(expected)
         assert not expected or expected.max() < 2**31
     assert rows is None or bitmaps is not None  # the strict decoder accepts no more than pyroaring
+
+
+@compiled_only
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=30), st.binary(min_size=1, max_size=3))
+def test_roaring_cookies_alike(offsets, noise):
+    """The bitmap reader's cookie look at the offsets a block names: the kernel's answer is numpy's, for offsets at
+    bitmaps, between them, and near or past the end."""
+    body = bytearray(noise)
+    for bitmap in (BitMap([1]), BitMap(range(5)), BitMap(range(0, 100, 7))):
+        bitmap.run_optimize()  # the two cookies: with and without run containers
+        body += bitmap.serialize() + noise
+    reader = bitmap_reader.BitmapReader(b"", parse_type("INT"))
+    reader._view, reader._body_start = memoryview(bytes(2) + body), 2
+    reader._size = len(reader._view)
+    fast, reference = both_paths(reader._roaring_at, np.array(offsets, dtype=np.int64))
+    assert fast == reference
 
 
 ROW_SPANS = st.lists(st.tuples(st.integers(0, 2**31 - 1), st.sampled_from([1, 2, 3, 100, 4097, 70000])),

@@ -276,6 +276,26 @@ static PyObject *py_roaring_size(PyObject *self, PyObject *args)
     return PyLong_FromLongLong(size);
 }
 
+static PyObject *py_roaring_cookies(PyObject *self, PyObject *args)
+{
+    Py_buffer data, offsets;
+    Py_ssize_t start, n;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*ny*", &data, &start, &offsets))
+        return NULL;
+    if (start < 0 || start > data.len) {
+        PyErr_Format(PyExc_ValueError, "start %zd is outside the %zd data bytes", start, data.len);
+        goto done;
+    }
+    if (element_count(&offsets, 8, "offsets", &n) < 0)
+        goto done;
+    result = PyBool_FromLong(fi_roaring_first_uncookied(data.buf, data.len, start, offsets.buf, n) < 0);
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    return result;
+}
+
 /* the (start, end) tuple at index i of a span list */
 static int span_at(PyObject *spans, Py_ssize_t i, Py_ssize_t *start, Py_ssize_t *end)
 {
@@ -565,6 +585,9 @@ static PyMethodDef methods[] = {
      "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
     {"roaring_size", py_roaring_size, METH_VARARGS,
      "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
+    {"roaring_cookies", py_roaring_cookies, METH_VARARGS,
+     "roaring_cookies(data, start, offsets) -> whether data[start + offset:] starts with a Roaring cookie (of either "
+     "kind) for each int64 offset"},
     {"roaring_bitmaps", py_roaring_bitmaps, METH_VARARGS,
      "roaring_bitmaps(data, spans, deserialize) -> [deserialize(the bytes of the bitmap at data[start:end])] of each "
      "(start, end) span, or None where one does not frame, holds a row past 2^31 - 1 or fails to deserialize"},

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import operator
 import struct
 from collections.abc import Callable, Iterator, Sequence
@@ -437,6 +436,8 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
             view, start, size = self._view, self._body_start, self._size
             return all(start + at + 4 <= size and (view[start + at] | view[start + at + 1] << 8) in _COOKIES
                        for at in offsets)
+        if kernels.compiled is not None:  # (the numpy below: a dozen calls, a quarter of a cold V2 lookup)
+            return kernels.compiled.roaring_cookies(self._view, self._body_start, offsets)
         region = np.frombuffer(self._view, dtype=np.uint8)[self._body_start:]
         at = offsets[offsets + 4 <= len(region)]
         if len(at) != len(offsets):
@@ -507,7 +508,7 @@ class BitmapReader(FileIndexReader, PayloadOffsets):
         block's first key the directory's (checked by reading that block: a wrong key width rarely passes)."""
         offsets = self._directory_offsets
         region = self._body_start - self._blocks_start
-        rising = all(b > a for a, b in itertools.pairwise(offsets))
+        rising = all(map(operator.lt, offsets, offsets[1:]))  # (a generator over the pairs: 4% of a cold V2 lookup)
         if offsets and (offsets[0] != 0 or not rising or offsets[-1] >= region):
             raise errors.InvalidOffsetError(
                 f"the block directory's offsets {offsets[:4]}... do not run from 0 up inside the {region} bytes of "
