@@ -576,6 +576,7 @@ def test_listed_rows_make_the_bitmap_only_when_asked(version):
     assert pickle.loads(pickle.dumps(result)) == result
 
 
+@pytest.mark.compiled  # (the packed path is the kernels'; the reference path searches its own way)
 def test_keys_of_a_small_v2_block_beside_packed_ones_are_located_once(monkeypatch):
     """V2 blocks of 1 kB over 4-byte keys: packed blocks and a small one after them. A lookup through the
     packed path takes each key's location from the block search itself, never a second search."""
