@@ -11,7 +11,6 @@ The reader is :class:`~fileindex.indexes.bitmap.reader.BitmapReader`.
 from __future__ import annotations
 
 import struct
-from array import array
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -154,13 +153,6 @@ def _java_body_order(kind: KeyKind, distinct: list, hashes: np.ndarray, first: n
     return np.array(order, dtype=np.int64)
 
 
-def _serialized_bitmaps(groups: _Groups, codes: list[int]) -> list[bytes]:
-    """The serialized bitmap of each code, in the given order."""
-    rows = array("I", groups.rows.tobytes())  # slicing an array.array is what pyroaring reads fastest
-    starts, counts = groups.starts.tolist(), groups.counts.tolist()
-    return [roaring.serialize_rows(rows[starts[code]:starts[code] + counts[code]]) for code in codes]
-
-
 def layout(values, data_type: DataType, options: Mapping[str, str] | None = None) -> BitmapLayout:
     """Lay out the payload Java's ``BitmapFileIndex.Writer`` would write for this column."""
     opts = BitmapOptions.parse(options)
@@ -190,13 +182,11 @@ def layout(values, data_type: DataType, options: Mapping[str, str] | None = None
     offsets = -1 - groups.rows[groups.starts].astype(np.int64)  # single-row values: -1 - row
     lengths = np.full(count, -1, dtype=np.int64)
     stored = java_order[groups.counts[java_order] > 1]
-    bitmaps = _serialized_bitmaps(groups, stored.tolist())
-    if len(stored):
-        sizes = np.fromiter(map(len, bitmaps), dtype=np.int64, count=len(bitmaps))
-        lengths[stored] = sizes
-        offsets[stored] = position + np.cumsum(sizes) - sizes
-        position += int(sizes.sum())
-        body += bitmaps
+    bitmaps, sizes = roaring.serialize_groups(groups.rows, groups.starts[stored], groups.counts[stored])
+    lengths[stored] = sizes
+    offsets[stored] = position + np.cumsum(sizes) - sizes
+    position += len(bitmaps)
+    body.append(bitmaps)
     if position > 0x7FFFFFFF:
         raise errors.EncodeError(f"bitmap body of {position} bytes exceeds Java's int offsets")
 
