@@ -70,6 +70,11 @@ def packed_rows(entries: BufferLike, samples: BufferLike, step: int, keys: Seque
     decodes, does not fit, or holds more than ``limit`` rows (the caller decodes it the slow way, which raises
     the placed error)."""
 
+def group_rows(codes: BufferLike, rows: BufferLike, counts: BufferLike) -> None:
+    """The rows of each int32 code (a negative code: a null row, in no group), code by code and ascending within
+    each, into ``rows`` (uint32, one a grouped row), and how many each code has into ``counts`` (int64, one a
+    code)."""
+
 def rows_union(parts: Sequence[bytes]) -> bytes:
     """The rows of all the parts (each bytes of native uint32 rows, in any order), ascending, each once."""
 

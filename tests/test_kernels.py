@@ -295,6 +295,18 @@ def test_bit_slices(pairs, num_bits):
         assert fast == reference and [list(BitMap.deserialize(s)) for s in fast] == expected
 
 
+@compiled_only
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "", "ccc", "d" * 20])), max_size=200))
+def test_rows_grouped_by_code_as_arrow_sorts_them(values):
+    from fileindex.indexes.bitmap.writer import _rows_by_code
+
+    encoded = pa.array(values, pa.string()).dictionary_encode()
+    valid = len(values) - encoded.null_count
+    fast, reference = both_paths(_rows_by_code, encoded.indices, len(encoded.dictionary), valid)
+    assert fast[0].tolist() == reference[0].tolist() and fast[1].tolist() == reference[1].tolist()
+
+
 def _dense_slices_column() -> tuple[np.ndarray, np.ndarray]:
     """Rows and values whose slices hold every kind of container: bitsets (bit 0: every other row of 2^18), runs (bit
     1: blocks of 4096 and a whole 2^16-row chunk) and arrays of about 4096 rows, on both sides of it (bit 2)."""
@@ -522,6 +534,10 @@ def test_rows_union_is_the_sorted_set_of_the_parts(parts):
                                    np.zeros(2, np.int64)), "1 counts for 2 starts"),
     (lambda k: k.roaring_serialize(np.zeros(3, np.uint32), np.zeros(1, np.int64), np.zeros(1, np.int64),
                                    np.zeros(2, np.int64)), "2 sizes for 1 starts"),
+    (lambda k: k.group_rows(np.array([0, 2], np.int32), np.zeros(2, np.uint32), np.zeros(2, np.int64)),
+     "a code is 2 or more"),
+    (lambda k: k.group_rows(np.array([0, -1], np.int32), np.zeros(2, np.uint32), np.zeros(1, np.int64)),
+     "rows has room for 2 rows; the codes give 1"),
     (lambda k: k.BloomProbe(bytearray(2), 24, 1, 0, 0, False, REMAIN, SKIP, len), "does not hold num_bits=24"),
     (lambda k: k.packed_rows(np.zeros(3, np.int64), np.zeros(1, np.int64), 2, [], b"", 0, 1), "every 2-th of 3"),
     (lambda k: k.packed_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), 64, [], b"ab", 3, 1), "at 3 do not start"),

@@ -10,6 +10,7 @@
 
 #include "bit_slices.h"
 #include "bloom.h"
+#include "grouping.h"
 #include "hashing.h"
 #include "hybrid.h"
 #include "packed_keys.h"
@@ -592,6 +593,46 @@ done:
     return result;
 }
 
+static PyObject *py_group_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer codes, rows, counts;
+    if (!PyArg_ParseTuple(args, "y*w*w*", &codes, &rows, &counts))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *next = NULL;
+    Py_ssize_t n, room, count;
+    if (element_count(&codes, 4, "codes", &n) < 0 || element_count(&rows, 4, "rows", &room) < 0 ||
+        element_count(&counts, 8, "counts", &count) < 0)
+        goto done;
+    int64_t *per_code = counts.buf;
+    memset(per_code, 0, (size_t)count * 8);
+    if (fi_code_counts(codes.buf, (size_t)n, per_code, count) < 0) {
+        PyErr_Format(PyExc_ValueError, "a code is %zd or more: counts holds %zd codes", count, count);
+        goto done;
+    }
+    Py_ssize_t grouped = 0;
+    for (Py_ssize_t c = 0; c < count; c++)
+        grouped += per_code[c];
+    if (room != grouped) {
+        PyErr_Format(PyExc_ValueError, "rows has room for %zd rows; the codes give %zd", room, grouped);
+        goto done;
+    }
+    if (!(next = PyMem_RawMalloc((size_t)count * 8 + 8))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    fi_group_rows(codes.buf, (size_t)n, per_code, count, next, rows.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_RawFree(next);
+    PyBuffer_Release(&codes);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&counts);
+    return result;
+}
+
 /* ----------------------------------------------------------------------- Parquet's hybrid runs */
 
 static PyObject *py_hybrid_take(PyObject *self, PyObject *args)
@@ -663,6 +704,9 @@ static PyMethodDef methods[] = {
      "roaring_serialize(rows, starts, counts, sizes) -> the portable Roaring bitmaps (as Java writes them after "
      "runOptimize) of the uint32 rows[starts[g]:starts[g] + counts[g]] of each group g (int64 starts and counts; "
      "rows in any order, repeats counted once), concatenated; their lengths go to sizes (int64)"},
+    {"group_rows", py_group_rows, METH_VARARGS,
+     "group_rows(codes, rows, counts): the rows (uint32) of each int32 code (negative: a null row, in none) into "
+     "rows, code by code and ascending within each, and how many each code has into counts (int64, one a code)"},
     {"rows_union", py_rows_union, METH_O,
      "rows_union(parts) -> the rows of all the parts (bytes of native uint32 rows), ascending, each once"},
     {"roaring_rows", py_roaring_rows, METH_VARARGS,
