@@ -288,13 +288,8 @@ def encode(lay: BitmapLayout) -> bytes:
 def _entries(lay: BitmapLayout, codes: np.ndarray, *, with_length: bool) -> bytes:
     kind = lay.kind
     if kind.dtype is None:
-        parts = []
-        for code in codes.tolist():
-            key = lay.keys[code]
-            parts.append(struct.pack(">i", len(key)) + key)
-            parts.append(struct.pack(">ii", lay.offsets[code], lay.lengths[code]) if with_length
-                         else struct.pack(">i", lay.offsets[code]))
-        return b"".join(parts)
+        return _string_entries([lay.keys[code] for code in codes.tolist()],
+                               [lay.offsets[codes], *([lay.lengths[codes]] if with_length else [])])
     assert lay.key_array is not None, "layout() keeps the keys of a fixed-width kind in key_array"
     fields = [("key", kind.dtype), ("offset", ">i4")] + ([("length", ">i4")] if with_length else [])
     records = np.empty(len(codes), dtype=fields)
@@ -303,6 +298,28 @@ def _entries(lay: BitmapLayout, codes: np.ndarray, *, with_length: bool) -> byte
     if with_length:
         records["length"] = lay.lengths[codes]
     return records.tobytes()
+
+
+def _string_entries(keys: list[bytes], fields: list[np.ndarray]) -> bytes:
+    """Entries of string keys, each its length, its bytes and then ``fields`` (int32 each), all big-endian:
+    laid out with numpy (a ``struct.pack`` an entry took a tenth of a 1M-row build of 1000 keys)."""
+    sizes = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    widths = 4 + sizes + 4 * len(fields)
+    starts = np.cumsum(widths) - widths
+    out = np.empty(int(widths.sum()), dtype=np.uint8)
+    key_starts = starts + 4
+    _put_int32(out, starts, sizes)
+    for number, values in enumerate(fields):
+        _put_int32(out, key_starts + sizes + 4 * number, values)
+    if len(keys):
+        into = np.repeat(key_starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
+        out[into] = np.frombuffer(b"".join(keys), dtype=np.uint8)
+    return out.tobytes()
+
+
+def _put_int32(out: np.ndarray, at: np.ndarray, values: np.ndarray) -> None:
+    """Each value as a big-endian int32 at its (unaligned) position of ``out``."""
+    out[at[:, None] + np.arange(4)] = np.asarray(values, dtype=">i4").view(np.uint8).reshape(-1, 4)
 
 
 def encode_with_construct(lay: BitmapLayout) -> bytes:
