@@ -2,6 +2,7 @@
 #ifndef FI_ROARING_H
 #define FI_ROARING_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* How many bytes the bitmap at `start` of the `end` bytes at p takes (as roaring.portable_size
@@ -28,5 +29,23 @@ int64_t fi_roaring_rows(const uint8_t *p, int64_t end, int64_t start, uint32_t *
 
 /* Sorts the n rows ascending and drops repeats, in place; returns how many are left. */
 int64_t fi_rows_sorted_distinct(uint32_t *rows, int64_t n);
+
+/* Writing: the portable format Java's RoaringBitmap writes after runOptimize() (pyroaring's serialize() after
+ * run_optimize(), the reference path, writes the same). A container is written as runs where that form is
+ * smaller than its array (2 bytes a row, up to 4096 rows) or its bitset (8192 bytes), as Java decides. */
+
+/* the most bytes fi_roaring_write writes for n rows */
+size_t fi_roaring_write_bound(size_t n);
+
+/* Writes the bitmap of the n rows (strictly ascending) to out (room for fi_roaring_write_bound(n) bytes), using
+ * `scratch` (FI_ROARING_SCRATCH bytes, aligned as malloc aligns); returns the bytes written. */
+#define FI_ROARING_SCRATCH (65536 * (16 + 4))
+size_t fi_roaring_write(const uint32_t *rows, size_t n, void *scratch, uint8_t *out);
+
+/* the most bytes fi_roaring_write_words writes for a bitset of num_words words */
+size_t fi_roaring_words_bound(size_t num_words);
+
+/* fi_roaring_write of the rows whose bits are set in the bitset `words` (row r: bit r % 64 of word r / 64) */
+size_t fi_roaring_write_words(const uint64_t *words, size_t num_words, void *scratch, uint8_t *out);
 
 #endif

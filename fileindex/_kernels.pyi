@@ -37,9 +37,15 @@ def bloom_test_hashes(bits: BufferLike, hashes: BufferLike, num_bits: int, k: in
 def bloom_test_hash(bits: BufferLike, num_bits: int, k: int, hash: int) -> bool:
     """Whether all k bits of one hash are set."""
 
-def bit_slices(rows: BufferLike, values: BufferLike, width: int, first_bit: int, num_bits: int) -> list[bytes]:
-    """Per bit b in [first_bit, first_bit + num_bits), the uint32 rows whose value (unsigned, ``width``
-    4 or 8 bytes, one per row) has bit b set."""
+def roaring_bit_slices(rows: BufferLike, values: BufferLike, width: int, first_bit: int,
+                       num_bits: int) -> list[bytes]:
+    """Per bit b in [first_bit, first_bit + num_bits), the portable Roaring bitmap (as Java writes it after
+    runOptimize) of the uint32 rows whose value (unsigned, ``width`` 4 or 8 bytes, one per row) has bit b set."""
+
+def roaring_serialize(rows: BufferLike, starts: BufferLike, counts: BufferLike, sizes: BufferLike) -> bytes:
+    """The portable Roaring bitmaps (as Java writes them after runOptimize) of the uint32
+    ``rows[starts[g]:starts[g] + counts[g]]`` of each group g (int64 starts and counts; rows in any order,
+    repeats counted once), concatenated; the length of each goes to ``sizes`` (int64)."""
 
 def roaring_size(data: BufferLike, start: int) -> int:
     """Bytes of the portable Roaring bitmap at ``start``, or -1 where it does not frame."""
@@ -67,6 +73,11 @@ def packed_rows(entries: BufferLike, samples: BufferLike, step: int, keys: Seque
     offset: the one row ``-1 - offset``), or the offset itself where that bitmap is not one ``roaring_rows``
     decodes, does not fit, or holds more than ``limit`` rows (the caller decodes it the slow way, which raises
     the placed error)."""
+
+def group_rows(codes: BufferLike, rows: BufferLike, counts: BufferLike) -> None:
+    """The rows of each int32 code (a negative code: a null row, in no group), code by code and ascending within
+    each, into ``rows`` (uint32, one a grouped row), and how many each code has into ``counts`` (int64, one a
+    code)."""
 
 def rows_union(parts: Sequence[bytes]) -> bytes:
     """The rows of all the parts (each bytes of native uint32 rows, in any order), ascending, each once."""

@@ -297,6 +297,55 @@ def test_bit_slices(pairs, num_bits):
 
 
 @compiled_only
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "", "ccc", "d" * 20])), max_size=200))
+def test_rows_grouped_by_code_as_arrow_sorts_them(values):
+    from fileindex.indexes.bitmap.writer import _rows_by_code
+
+    encoded = pa.array(values, pa.string()).dictionary_encode()
+    valid = len(values) - encoded.null_count
+    fast, reference = both_paths(_rows_by_code, encoded.indices, len(encoded.dictionary), valid)
+    assert fast[0].tolist() == reference[0].tolist() and fast[1].tolist() == reference[1].tolist()
+
+
+def _dense_slices_column() -> tuple[np.ndarray, np.ndarray]:
+    """Rows and values whose slices hold every kind of container: bitsets (bit 0: every other row of 2^18), runs (bit
+    1: blocks of 4096 and a whole 2^16-row chunk) and arrays of about 4096 rows, on both sides of it (bit 2)."""
+    rows = np.arange(1 << 18)
+    values = (rows & 1) | ((rows >> 12 & 1) * 2) | (((rows >= 1 << 16) & (rows < 1 << 17)) * 2)
+    picked = np.random.default_rng(4).choice(1 << 16, 4096 + 4097, replace=False) + (1 << 17)
+    values[picked[:4096]] |= 4  # container 2: 4096 rows, an array; container 3: 4097, a bitset
+    values[picked[4096:] + (1 << 16)] |= 4
+    values[(1 << 17) + 3 * np.arange(2500)] |= 8  # 2500 rows in as many runs: an array
+    return rows, values
+
+
+@compiled_only
+def test_bit_slices_of_every_container_kind():
+    rows, values = _dense_slices_column()
+    fast, reference = both_paths(roaring.serialized_bit_slices, rows, values, 4)
+    assert fast == reference
+    assert [len(BitMap.deserialize(s)) for s in fast] == [int((values >> b & 1).sum()) for b in range(4)]
+
+
+@compiled_only
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.integers(0, 2**32 - 1), st.integers(0, 70_000),
+                                   st.integers(0, 300).map(lambda r: 65_536 * 3 + r)), max_size=400), max_size=8),
+       st.sampled_from([0, 1, 2, 4095, 4096, 4097]), st.integers(1, 3))
+def test_serialized_groups_match_pyroaring(groups, run_count, run_length):
+    """Any rows (repeats, any order), and runs whose array, run and bitset sizes tie or nearly: Java's runOptimize
+    takes runs only where strictly smaller (cardinality 2r + 1 in r runs stays an array)."""
+    runs = (np.arange(run_count)[:, None] * (run_length + 1) + np.arange(run_length)[None, :]).ravel()
+    groups = [*groups, runs.tolist(), (runs[: 2 * run_count + 1] + (5 << 16)).tolist(), list(range(65_536))]
+    counts = np.array([len(g) for g in groups], dtype=np.int64)
+    rows = np.array([r for g in groups for r in g], dtype=np.uint32)
+    starts = np.cumsum(counts) - counts
+    fast, reference = both_paths(roaring.serialize_groups, rows, starts, counts)
+    assert fast[0] == reference[0] and fast[1].tolist() == reference[1].tolist()
+
+
+@compiled_only
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.one_of(LONGS.filter(lambda v: v != -2**63), st.none()), max_size=300))
 def test_bsi_and_range_bitmap_build_alike(values):
@@ -489,11 +538,24 @@ def test_rows_union_is_the_sorted_set_of_the_parts(parts):
     (lambda k: k.xxh64_offsets(b"abc", np.array([0, 1], np.int32), 2, np.zeros(1, np.int64)), "4 or 8 bytes"),
     (lambda k: k.xxh64_offsets(b"abc", np.array([], np.int32), 4, np.zeros(0, np.int64)), "at least one offset"),
     (lambda k: k.bloom_test_hashes(bytearray(1), np.zeros(2, np.int64), 8, 1, bytearray(1)), "1 answers for 2"),
-    (lambda k: k.bit_slices(np.zeros(2, np.uint32), np.zeros(3, np.uint64), 8, 0, 8), "3 values for 2 rows"),
-    (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 8, 60, 5), r"bits \[60, 65\)"),
-    (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 8, -1, 2), r"bits \[-1, 1\)"),
-    (lambda k: k.bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint16), 2, 0, 8), "value width 2"),
-    (lambda k: k.bit_slices(b"12345", np.zeros(1, np.uint64), 8, 0, 8), "not a whole number of 4-byte elements"),
+    (lambda k: k.roaring_bit_slices(np.zeros(2, np.uint32), np.zeros(3, np.uint64), 8, 0, 8), "3 values for 2 rows"),
+    (lambda k: k.roaring_bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 8, 60, 5), r"bits \[60, 65\)"),
+    (lambda k: k.roaring_bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint64), 8, -1, 2), r"bits \[-1, 1\)"),
+    (lambda k: k.roaring_bit_slices(np.zeros(1, np.uint32), np.zeros(1, np.uint16), 2, 0, 8), "value width 2"),
+    (lambda k: k.roaring_bit_slices(b"12345", np.zeros(1, np.uint64), 8, 0, 8),
+     "not a whole number of 4-byte elements"),
+    (lambda k: k.roaring_serialize(np.zeros(3, np.uint32), np.array([2], np.int64), np.array([2], np.int64),
+                                   np.zeros(1, np.int64)), r"group 0: rows \[2, 2 \+ 2\) are outside the 3 rows"),
+    (lambda k: k.roaring_serialize(np.zeros(3, np.uint32), np.array([0], np.int64), np.array([-1], np.int64),
+                                   np.zeros(1, np.int64)), "outside the 3 rows"),
+    (lambda k: k.roaring_serialize(np.zeros(3, np.uint32), np.zeros(2, np.int64), np.zeros(1, np.int64),
+                                   np.zeros(2, np.int64)), "1 counts for 2 starts"),
+    (lambda k: k.roaring_serialize(np.zeros(3, np.uint32), np.zeros(1, np.int64), np.zeros(1, np.int64),
+                                   np.zeros(2, np.int64)), "2 sizes for 1 starts"),
+    (lambda k: k.group_rows(np.array([0, 2], np.int32), np.zeros(2, np.uint32), np.zeros(2, np.int64)),
+     "a code is 2 or more"),
+    (lambda k: k.group_rows(np.array([0, -1], np.int32), np.zeros(2, np.uint32), np.zeros(1, np.int64)),
+     "rows has room for 2 rows; the codes give 1"),
     (lambda k: k.BloomProbe(bytearray(2), 24, 1, 0, 0, False, REMAIN, SKIP, len), "does not hold num_bits=24"),
     (lambda k: k.packed_rows(np.zeros(3, np.int64), np.zeros(1, np.int64), 2, [], b"", 0, 1), "every 2-th of 3"),
     (lambda k: k.packed_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), 64, [], b"ab", 3, 1), "at 3 do not start"),

@@ -10,6 +10,7 @@
 
 #include "bit_slices.h"
 #include "bloom.h"
+#include "grouping.h"
 #include "hashing.h"
 #include "hybrid.h"
 #include "packed_keys.h"
@@ -214,16 +215,16 @@ static PyObject *py_bloom_test_hash(PyObject *self, PyObject *args)
 
 /* ----------------------------------------------------------------------- bit slices */
 
-static PyObject *py_bit_slices(PyObject *self, PyObject *args)
+static PyObject *py_roaring_bit_slices(PyObject *self, PyObject *args)
 {
     Py_buffer rows, values;
     int width, first_bit, num_bits;
     if (!PyArg_ParseTuple(args, "y*y*iii", &rows, &values, &width, &first_bit, &num_bits))
         return NULL;
-    PyObject *result = NULL, *slices[FI_MAX_SLICES] = {NULL};
+    PyObject *result = NULL;
+    uint64_t *words = NULL;
+    void *scratch = NULL;
     Py_ssize_t n, m;
-    size_t counts[FI_MAX_SLICES] = {0};
-    uint8_t *out[FI_MAX_SLICES];
     if (width != 4 && width != 8) {
         PyErr_Format(PyExc_ValueError, "value width %d: values are 4 or 8 bytes", width);
         goto done;
@@ -238,26 +239,40 @@ static PyObject *py_bit_slices(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "bits [%d, %d): a value has bits 0 to 63", first_bit, first_bit + num_bits);
         goto done;
     }
-    Py_BEGIN_ALLOW_THREADS
-    fi_bit_slice_counts(values.buf, width, (size_t)n, first_bit, num_bits, counts);
-    Py_END_ALLOW_THREADS
-    for (int b = 0; b < num_bits; b++) {
-        if (!(slices[b] = PyBytes_FromStringAndSize(NULL, 4 * (Py_ssize_t)counts[b])))
-            goto done;
-        out[b] = (uint8_t *)PyBytes_AS_STRING(slices[b]);
+    uint32_t last = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        last = fi_load32((const uint8_t *)rows.buf + 4 * i) > last ? fi_load32((const uint8_t *)rows.buf + 4 * i) : last;
+    size_t num_words = n ? last / 64 + 1 : 0;
+    if (!(words = PyMem_RawCalloc((size_t)num_bits * num_words + 1, 8)) || !(scratch = PyMem_RawMalloc(FI_ROARING_SCRATCH))) {
+        PyErr_NoMemory();
+        goto done;
     }
-    Py_BEGIN_ALLOW_THREADS  /* the new bytes objects are not shared yet */
-    fi_bit_slice_rows(rows.buf, values.buf, width, (size_t)n, first_bit, num_bits, out);
+    Py_BEGIN_ALLOW_THREADS
+    fi_bit_slice_words(rows.buf, values.buf, width, (size_t)n, first_bit, num_bits, words, num_words);
     Py_END_ALLOW_THREADS
     if (!(result = PyList_New(num_bits)))
         goto done;
     for (int b = 0; b < num_bits; b++) {
-        PyList_SET_ITEM(result, b, slices[b]);
-        slices[b] = NULL;
+        PyObject *slice = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)fi_roaring_words_bound(num_words));
+        if (!slice) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        size_t written;
+        Py_BEGIN_ALLOW_THREADS  /* the new bytes object is not shared yet */
+        written = fi_roaring_write_words(words + (size_t)b * num_words, num_words, scratch,
+                                         (uint8_t *)PyBytes_AS_STRING(slice));
+        Py_END_ALLOW_THREADS
+        _PyBytes_Resize(&slice, (Py_ssize_t)written);
+        if (!slice) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, b, slice);
     }
 done:
-    for (int b = 0; b < FI_MAX_SLICES; b++)
-        Py_XDECREF(slices[b]);
+    PyMem_RawFree(words);
+    PyMem_RawFree(scratch);
     PyBuffer_Release(&rows);
     PyBuffer_Release(&values);
     return result;
@@ -531,6 +546,113 @@ static PyObject *py_packed_rows(PyObject *self, PyObject *args)
     return result;
 }
 
+/* the rows of each group, strictly ascending: copied and sorted (repeats dropped) where they are not */
+static const uint32_t *ascending_rows(const uint32_t *rows, size_t n, uint32_t *copy, size_t *kept)
+{
+    size_t i = 1;
+    while (i < n && rows[i] > rows[i - 1])
+        i++;
+    if (i >= n) {
+        *kept = n;
+        return rows;
+    }
+    memcpy(copy, rows, n * sizeof *rows);
+    *kept = (size_t)fi_rows_sorted_distinct(copy, (int64_t)n);
+    return copy;
+}
+
+static PyObject *py_roaring_serialize(PyObject *self, PyObject *args)
+{
+    Py_buffer rows, starts, counts, sizes;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &rows, &starts, &counts, &sizes))
+        return NULL;
+    PyObject *result = NULL;
+    void *scratch = NULL;
+    uint32_t *copy = NULL;
+    Py_ssize_t n, groups, m, s;
+    if (element_count(&rows, 4, "rows", &n) < 0 || element_count(&starts, 8, "starts", &groups) < 0 ||
+        element_count(&counts, 8, "counts", &m) < 0 || element_count(&sizes, 8, "sizes", &s) < 0 ||
+        same_count(m, groups, "counts", "starts") < 0 || same_count(s, groups, "sizes", "starts") < 0)
+        goto done;
+    const int64_t *first = starts.buf, *count = counts.buf;
+    size_t bound = 0, largest = 0;
+    for (Py_ssize_t g = 0; g < groups; g++) {
+        if (first[g] < 0 || count[g] < 0 || first[g] > n || count[g] > n - first[g]) {
+            PyErr_Format(PyExc_ValueError, "group %zd: rows [%lld, %lld + %lld) are outside the %zd rows", g,
+                         (long long)first[g], (long long)first[g], (long long)count[g], n);
+            goto done;
+        }
+        bound += fi_roaring_write_bound((size_t)count[g]);
+        largest = (size_t)count[g] > largest ? (size_t)count[g] : largest;
+    }
+    if (!(result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)bound)) || !(scratch = PyMem_RawMalloc(FI_ROARING_SCRATCH)) ||
+        !(copy = PyMem_RawMalloc(largest * sizeof *copy + 1))) {
+        Py_CLEAR(result);
+        PyErr_NoMemory();
+        goto done;
+    }
+    size_t written = 0;
+    Py_BEGIN_ALLOW_THREADS  /* the new bytes object is not shared yet */
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
+    int64_t *size = sizes.buf;
+    for (Py_ssize_t g = 0; g < groups; g++) {
+        size_t kept;
+        const uint32_t *group = ascending_rows((const uint32_t *)rows.buf + first[g], (size_t)count[g], copy, &kept);
+        size[g] = (int64_t)fi_roaring_write(group, kept, scratch, out + written);
+        written += (size_t)size[g];
+    }
+    Py_END_ALLOW_THREADS
+    _PyBytes_Resize(&result, (Py_ssize_t)written);  /* (NULL, with the error set, where it fails) */
+done:
+    PyMem_RawFree(scratch);
+    PyMem_RawFree(copy);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&counts);
+    PyBuffer_Release(&sizes);
+    return result;
+}
+
+static PyObject *py_group_rows(PyObject *self, PyObject *args)
+{
+    Py_buffer codes, rows, counts;
+    if (!PyArg_ParseTuple(args, "y*w*w*", &codes, &rows, &counts))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *next = NULL;
+    Py_ssize_t n, room, count;
+    if (element_count(&codes, 4, "codes", &n) < 0 || element_count(&rows, 4, "rows", &room) < 0 ||
+        element_count(&counts, 8, "counts", &count) < 0)
+        goto done;
+    int64_t *per_code = counts.buf;
+    memset(per_code, 0, (size_t)count * 8);
+    if (fi_code_counts(codes.buf, (size_t)n, per_code, count) < 0) {
+        PyErr_Format(PyExc_ValueError, "a code is %zd or more: counts holds %zd codes", count, count);
+        goto done;
+    }
+    Py_ssize_t grouped = 0;
+    for (Py_ssize_t c = 0; c < count; c++)
+        grouped += per_code[c];
+    if (room != grouped) {
+        PyErr_Format(PyExc_ValueError, "rows has room for %zd rows; the codes give %zd", room, grouped);
+        goto done;
+    }
+    if (!(next = PyMem_RawMalloc((size_t)count * 8 + 8))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    fi_group_rows(codes.buf, (size_t)n, per_code, count, next, rows.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_RawFree(next);
+    PyBuffer_Release(&codes);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&counts);
+    return result;
+}
+
 /* ----------------------------------------------------------------------- Parquet's hybrid runs */
 
 static PyObject *py_hybrid_take(PyObject *self, PyObject *args)
@@ -581,8 +703,9 @@ static PyMethodDef methods[] = {
      "bloom_add_strings(bits, data, offsets, width, num_bits, k)"},
     {"bloom_test_hashes", py_bloom_test_hashes, METH_VARARGS, "bloom_test_hashes(bits, hashes, num_bits, k, out)"},
     {"bloom_test_hash", py_bloom_test_hash, METH_VARARGS, "bloom_test_hash(bits, num_bits, k, hash) -> bool"},
-    {"bit_slices", py_bit_slices, METH_VARARGS,
-     "bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the uint32 rows whose value has it"},
+    {"roaring_bit_slices", py_roaring_bit_slices, METH_VARARGS,
+     "roaring_bit_slices(rows, values, width, first_bit, num_bits) -> [bytes]: per bit, the portable Roaring bitmap "
+     "(as Java writes it after runOptimize) of the uint32 rows whose value has it"},
     {"roaring_size", py_roaring_size, METH_VARARGS,
      "roaring_size(data, start) -> bytes of the portable Roaring bitmap at start, or -1 if it does not frame"},
     {"roaring_cookies", py_roaring_cookies, METH_VARARGS,
@@ -600,6 +723,13 @@ static PyMethodDef methods[] = {
      "body + offset, with lengths (optional; int32 an entry, a V2 block's) within its length; a negative offset: the row "
      "-1 - offset), or the offset where that bitmap does not decode as roaring_rows decodes, does not fit or holds "
      "more than limit rows"},
+    {"roaring_serialize", py_roaring_serialize, METH_VARARGS,
+     "roaring_serialize(rows, starts, counts, sizes) -> the portable Roaring bitmaps (as Java writes them after "
+     "runOptimize) of the uint32 rows[starts[g]:starts[g] + counts[g]] of each group g (int64 starts and counts; "
+     "rows in any order, repeats counted once), concatenated; their lengths go to sizes (int64)"},
+    {"group_rows", py_group_rows, METH_VARARGS,
+     "group_rows(codes, rows, counts): the rows (uint32) of each int32 code (negative: a null row, in none) into "
+     "rows, code by code and ascending within each, and how many each code has into counts (int64, one a code)"},
     {"rows_union", py_rows_union, METH_O,
      "rows_union(parts) -> the rows of all the parts (bytes of native uint32 rows), ascending, each once"},
     {"roaring_rows", py_roaring_rows, METH_VARARGS,

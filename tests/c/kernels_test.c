@@ -5,7 +5,8 @@
  *
  * Checks what C alone can (the loops agree with each other and with straightforward loops, a
  * hand-made Roaring bitmap frames, a hand-made column table reads and none of its cuts does, hand-made hybrid runs give their values and every cut of them
- * reads no byte past it (the sanitizer), the cursor keeps KaitaiStream's rules) and prints what the
+ * reads no byte past it (the sanitizer), the cursor keeps KaitaiStream's rules, the Roaring bitmap written
+ * back from its rows is the same bytes) and prints what the
  * Python test compares with the reference implementations: "xxh64 HEX HASH", "wang KEY HASH",
  * "bloom HEX" (the bits of keys 0..999 in a set of NUM_BITS bits with K functions), "roaring SIZE".
  */
@@ -146,7 +147,7 @@ static void bloom_large(void)
 
 static void bit_slices(void)
 {
-    enum { N = 500 };
+    enum { N = 500, WORDS = (3 * N + 1) / 64 + 1 };
     uint32_t rows[N];
     uint64_t values[N], state = 11;
     for (uint32_t i = 0; i < N; i++) {
@@ -156,22 +157,38 @@ static void bit_slices(void)
     CHECK(fi_bit_slices_valid(8, 0, 64) && fi_bit_slices_valid(4, 60, 4));
     CHECK(!fi_bit_slices_valid(2, 0, 8) && !fi_bit_slices_valid(8, 60, 5) && !fi_bit_slices_valid(8, -1, 2));
     const int first = 5, num = 40;
-    size_t counts[FI_MAX_SLICES] = {0};
-    fi_bit_slice_counts((const uint8_t *)values, 8, N, first, num, counts);
-    uint8_t *slices[FI_MAX_SLICES], *out[FI_MAX_SLICES];
+    uint64_t *words = calloc((size_t)num * WORDS, 8);
+    fi_bit_slice_words((const uint8_t *)rows, (const uint8_t *)values, 8, N, first, num, words, WORDS);
     for (int b = 0; b < num; b++)
-        out[b] = slices[b] = malloc(4 * counts[b] + 1);
-    fi_bit_slice_rows((const uint8_t *)rows, (const uint8_t *)values, 8, N, first, num, out);
-    for (int b = 0; b < num; b++) {
-        size_t at = 0;
-        for (uint32_t i = 0; i < N; i++)
-            if (values[i] >> (first + b) & 1) {
-                CHECK(at < counts[b] && fi_load32(slices[b] + 4 * at) == rows[i]);
-                at++;
-            }
-        CHECK(at == counts[b] && out[b] == slices[b] + 4 * counts[b]);
-        free(slices[b]);
-    }
+        for (uint32_t r = 0; r < 64 * WORDS; r++) {
+            int expected = r % 3 == 1 && r / 3 < N && (values[r / 3] >> (first + b) & 1);
+            CHECK((int)(words[(size_t)b * WORDS + r / 64] >> (r % 64) & 1) == expected);
+        }
+    free(words);
+}
+
+/* the bitmap's rows, written back from the rows and from a bitset of them: the same bytes (pyroaring wrote them) */
+static void roaring_rewritten(const uint8_t *data, int64_t size)
+{
+    int64_t n = fi_roaring_cardinality(data, size, 0);
+    uint32_t *rows = malloc(4 * (size_t)n + 4);
+    CHECK(fi_roaring_rows(data, size, 0, rows, n) == n && n > 0);
+    size_t num_words = rows[n - 1] / 64 + 1;
+    uint64_t *words = calloc(num_words, 8);
+    for (int64_t i = 0; i < n; i++)
+        words[rows[i] / 64] |= (uint64_t)1 << (rows[i] % 64);
+    void *scratch = malloc(FI_ROARING_SCRATCH);
+    uint8_t *out = malloc(fi_roaring_write_bound((size_t)n)), *from_words = malloc(fi_roaring_words_bound(num_words));
+    size_t written = fi_roaring_write(rows, (size_t)n, scratch, out);
+    CHECK(written == (size_t)size && memcmp(out, data, written) == 0);
+    written = fi_roaring_write_words(words, num_words, scratch, from_words);
+    CHECK(written == (size_t)size && memcmp(from_words, data, written) == 0);
+    CHECK(fi_roaring_write(rows, 0, scratch, out) == 8 && fi_roaring_write_words(words, 0, scratch, out) == 8);
+    free(rows);
+    free(words);
+    free(scratch);
+    free(out);
+    free(from_words);
 }
 
 static void roaring_file(const char *path)
@@ -193,6 +210,7 @@ static void roaring_file(const char *path)
     printf("roaring %" PRId64 "\n", framed);
     for (int64_t end = 0; end < framed; end++)  /* every cut of it does not frame */
         CHECK(fi_roaring_size(data, end, 0) == -1);
+    roaring_rewritten(data, framed);
 }
 
 static void column_table(void)
