@@ -172,11 +172,6 @@ def serialize_groups(rows: np.ndarray, starts: np.ndarray, counts: np.ndarray) -
     return b"".join(bitmaps), np.fromiter(map(len, bitmaps), dtype=np.int64, count=len(bitmaps))
 
 
-def serialize_array(rows: np.ndarray) -> bytes:
-    """``serialize`` of the bitmap of these rows (uint32, any order)."""
-    return serialize_groups(rows, np.zeros(1, dtype=np.int64), np.array([len(rows)], dtype=np.int64))[0]
-
-
 def serialized_size_of_single_row() -> int:
     return 18  # cookie, one container header, one offset, one 16-bit value (spec §4)
 

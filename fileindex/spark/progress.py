@@ -56,6 +56,7 @@ def reporting(label: str, stream=None):
     stream = stream or sys.stderr
     terminal = stream.isatty() if hasattr(stream, "isatty") else False
     stop = threading.Event()
+    looking = threading.Lock()  # (the watcher's looks and a restart's, one at a time)
     state: dict[str, Any] = {"shown": None, "last": None, "width": 0, "started": None, "label": label}
 
     def count_from_now() -> None:
@@ -99,7 +100,8 @@ def reporting(label: str, stream=None):
     def watch() -> None:
         while not stop.wait(TICK):
             try:
-                look()
+                with looking:
+                    look()
             except Exception:  # the counters of a stopped session: nothing more to show
                 return
 
@@ -120,8 +122,11 @@ def reporting(label: str, stream=None):
 
     watcher = threading.Thread(target=watch, name="fileindex-progress", daemon=True)
     watcher.start()
+
     def restart(aside: str) -> None:
-        if not stop.is_set():
+        if stop.is_set():
+            return
+        with looking:
             look(final=True)
             if terminal and state["width"]:
                 stream.write("\n")
