@@ -284,6 +284,31 @@ def test_a_filter_larger_than_the_cache_answers_alike():
 
 
 @compiled_only
+@pytest.mark.parametrize("num_bits", [8, 72, 9_585_064, 33_554_424])
+def test_the_bits_set_from_hashes_keys_and_strings_are_the_reference_positions(num_bits):
+    """Below 4 MB the kernels set bits in groups of 8 rows, their positions computed 4 to a vector where the
+    processor has AVX2: every k (past the 32 the groups take) and every count of rows around a group's edge sets
+    exactly the reference's bits, from hashes, keys and strings alike."""
+    from fileindex.indexes.bloom_filter.keys import bit_positions
+
+    keys = np.random.default_rng(num_bits).integers(-2**63, 2**63 - 1, 1000, dtype=np.int64)
+    strings = pa.array([str(key) for key in keys.tolist()])
+    for k in [0, 1, 2, 3, 7, 10, 31, 32, 33]:
+        for rows in [0, 1, 7, 8, 9, 15, 16, 17, 1000]:
+            bits = [np.zeros(num_bits // 8, dtype=np.uint8) for _ in range(3)]
+            kernels.compiled.bloom_add_hashes(bits[0], fast_hash.wang_mix_array(keys[:rows]), num_bits, k)
+            kernels.compiled.bloom_add_longs(bits[1], keys[:rows], num_bits, k)
+            cut = binary_buffers(strings.slice(0, rows))
+            kernels.compiled.bloom_add_strings(bits[2], *cut, cut[1].itemsize, num_bits, k)
+            expected = np.zeros(num_bits, dtype=bool)
+            expected[bit_positions(fast_hash.wang_mix_array(keys[:rows]), num_bits, k).ravel()] = True
+            assert bits[0].tobytes() == bits[1].tobytes() == np.packbits(expected, bitorder="little").tobytes()
+            expected[:] = False
+            expected[bit_positions(xxh64.xxh64_offsets(*cut), num_bits, k).ravel()] = True
+            assert bits[2].tobytes() == np.packbits(expected, bitorder="little").tobytes(), (k, rows)
+
+
+@compiled_only
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.one_of(st.integers(0, 40), st.integers(0, 2**63 - 1))), max_size=300),
        st.integers(0, 64))
