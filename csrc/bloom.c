@@ -170,7 +170,7 @@ AVX2 static inline void bloom_set_group(uint8_t *bits, const uint64_t *hashes, f
         set_bit(bits, *position);
 }
 
-/* Set the bits of n hashes in groups, HASH(i) the i-th: the body of a BLOOM_ADD_GROUPS function */
+/* Set the bits of n hashes in groups, HASH(i) the i-th: the body of an AVX2 function below */
 #define BLOOM_SET_GROUPS(bits, f, k, n, HASH)                                                    \
     do {                                                                                        \
         uint64_t group_[GROUP_ROWS];                                                            \
