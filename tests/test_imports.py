@@ -387,3 +387,27 @@ def test_a_command_lines_read_compiles_no_source(tmp_path):
             "'--json']; main()")
     imported_by(code, tmp_path)
     assert json.loads(compiled.read_text()) == []
+
+
+def test_a_read_compiles_the_patterns_of_what_it_parses_only(tmp_path):
+    """The regular expressions of timestamp literals and of Java's UTF-8 encoding are compiled by their first use
+    (#54, cold16: about 0.5 ms of a cold read), not as their modules are imported: a read of a string's equality
+    compiles neither; one of a timestamp compiles the offset's."""
+    from fileindex.java import utf
+    from fileindex.predicate import literals
+
+    compiled = tmp_path / "patterns.json"
+    lazy = [getattr(one, "pattern", one) for one in (literals._OFFSET, literals._NOT_AN_OFFSET, utf._ASTRAL)]
+    code = ("import re\n"
+            "patterns = []\n"
+            "compiling = re._compile\n"
+            "def recorded(pattern, flags):\n"
+            "    patterns.append(pattern if isinstance(pattern, str) else '')\n"
+            "    return compiling(pattern, flags)\n"
+            "re._compile = recorded\n"
+            f"atexit.register(lambda: open({str(compiled)!r}, 'w').write(json.dumps(patterns)))\n"
+            f"sys.argv[1:] = ['read', '{TABLE_BLOOM}', '--where', WHERE, '--json']; main()")
+    imported_by(code.replace("WHERE", "\"f0 = 'Alice'\""), tmp_path)
+    assert not set(lazy) & set(json.loads(compiled.read_text()))
+    imported_by(code.replace("WHERE", "\"f4 = TIMESTAMP '2024-01-01 00:00:00'\""), tmp_path)
+    assert lazy[0] in json.loads(compiled.read_text())
