@@ -16,6 +16,7 @@ import fileindex
 
 TABLE = "tests/tables/parquet/append_with_bitmap.db/append_with_bitmap"  # bitmap on f0, no other index
 TABLE_BSI = "tests/tables/parquet/append_with_bsi.db/append_with_bsi"  # bsi on f1, f4
+TABLE_BLOOM = "tests/tables/parquet/append_with_bloomfilter.db/append_with_bloomfilter"  # bloom filters on f0-f4
 BITMAP_V2 = "fileindex/samples/str_mixed__bitmap_v2.index"  # one bitmap body
 PARQUET_FILE = f"{TABLE}/bucket-0/data-5816f838-a213-4d34-89c3-2cab0fa8c0cb-0.parquet"
 
@@ -55,6 +56,9 @@ API_CUTS = ["socket", "selectors", "ctypes", "_ctypes", "ipaddress"]
 # extension types' serialization; a stand-in there), OpenSSL's hashes (_hashlib: fastavro's schema module imports
 # hashlib, which falls back on the interpreter's own digests while the command runs)
 CLI_CUTS = ["pickle", "_pickle", "_compat_pickle", "_hashlib"]
+# what a read imports no more (#54, cold16), each imported where it is used: the index options' parsers (with their
+# regular expressions: a build's), Java's hash of a bucket key (a fixed-bucket table's, where a predicate pins its key)
+READ_UNUSED = ["fileindex.indexes.options", "fileindex.java.hash", "fileindex.java.string_buffers"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -69,7 +73,7 @@ ENTRY_POINTS = {
          "thrift*", "fastavro*", "logging", "subprocess", "concurrent.futures*", "fileindex.kit*", "fileindex.cli*",
          "fileindex.reference*", "fileindex.arrow.parquet_pages", "fileindex.table.orc_helper",
          "fileindex.container.writer", "fileindex.writing.outputs", "fileindex.indexes.type_fit", *COLD_CUTS,
-         "hashlib", "_hashlib", *API_CUTS],
+         "hashlib", "_hashlib", *API_CUTS, *READ_UNUSED],
     ),
     "fileindex --help": (
         "from fileindex.cli.app import build_parser; build_parser().format_help()",
@@ -83,6 +87,13 @@ ENTRY_POINTS = {
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS,
          "fileindex.indexes.*.writer", "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute",
          "numpy.ma", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS, *CLI_CUTS],
+    ),
+    "fileindex read --where, a bloom filter's table": (  # (its reader probes bits: no option parsed, no key hashed)
+        f"sys.argv[1:] = ['read', '{TABLE_BLOOM}', '--where', \"f0 = 'Alice'\", '--json']; main()",
+        ["fileindex.indexes.bloom_filter.reader", "fileindex.indexes.bloom_filter.keys", "fastavro._read"],
+        [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *DEBUG_READERS, *OTHER_COMMANDS, *READ_UNUSED,
+         "fileindex.indexes.bitmap*", "fileindex.indexes.bsi*", "fileindex.indexes.range_bitmap*",
+         "fileindex.indexes.*.writer", "pyarrow.compute", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS, *CLI_CUTS],
     ),
     "fileindex read --where, filtered by Arrow": (  # (no numpy: pyarrow imported without it, see cli/unimported)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 >= 20', '--json']; main()",
@@ -376,3 +387,27 @@ def test_a_command_lines_read_compiles_no_source(tmp_path):
             "'--json']; main()")
     imported_by(code, tmp_path)
     assert json.loads(compiled.read_text()) == []
+
+
+def test_a_read_compiles_the_patterns_of_what_it_parses_only(tmp_path):
+    """The regular expressions of timestamp literals and of Java's UTF-8 encoding are compiled by their first use
+    (#54, cold16: about 0.5 ms of a cold read), not as their modules are imported: a read of a string's equality
+    compiles neither; one of a timestamp compiles the offset's."""
+    from fileindex.java import utf
+    from fileindex.predicate import literals
+
+    compiled = tmp_path / "patterns.json"
+    lazy = [getattr(one, "pattern", one) for one in (literals._OFFSET, literals._NOT_AN_OFFSET, utf._ASTRAL)]
+    code = ("import re\n"
+            "patterns = []\n"
+            "compiling = re._compile\n"
+            "def recorded(pattern, flags):\n"
+            "    patterns.append(pattern if isinstance(pattern, str) else '')\n"
+            "    return compiling(pattern, flags)\n"
+            "re._compile = recorded\n"
+            f"atexit.register(lambda: open({str(compiled)!r}, 'w').write(json.dumps(patterns)))\n"
+            f"sys.argv[1:] = ['read', '{TABLE_BLOOM}', '--where', WHERE, '--json']; main()")
+    imported_by(code.replace("WHERE", "\"f0 = 'Alice'\""), tmp_path)
+    assert not set(lazy) & set(json.loads(compiled.read_text()))
+    imported_by(code.replace("WHERE", "\"f4 = TIMESTAMP '2024-01-01 00:00:00'\""), tmp_path)
+    assert lazy[0] in json.loads(compiled.read_text())

@@ -13,7 +13,7 @@ import struct
 from fileindex.errors import EncodeError, InvalidEncodingError
 
 MAX_ENCODED_LENGTH = 0xFFFF
-_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+_ASTRAL = "[\U00010000-\U0010FFFF]"  # (compiled by the first encode, which re keeps: a read encodes none, #54)
 
 
 def _as_surrogates(match: re.Match[str]) -> str:
@@ -23,7 +23,7 @@ def _as_surrogates(match: re.Match[str]) -> str:
 
 def encode(text: str) -> bytes:
     """The modified UTF-8 bytes of ``text``, without the 2-byte length prefix."""
-    units = _ASTRAL.sub(_as_surrogates, text)
+    units = re.sub(_ASTRAL, _as_surrogates, text)
     return units.encode("utf-8", "surrogatepass").replace(b"\x00", b"\xc0\x80")
 
 

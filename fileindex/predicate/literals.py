@@ -33,9 +33,10 @@ class LiteralError(UsageError):
         self.part = part
 
 
-_OFFSET = re.compile(r"(?:Z|([+-])(\d{2}):?(\d{2}))$", re.IGNORECASE)
+# (patterns compiled by their first search, which re keeps: a predicate without a timestamp compiles neither, #54)
+_OFFSET = r"(?i:Z|([+-])(\d{2}):?(\d{2}))$"
 # what follows a clock where an offset goes, but is none (+00, +5:30, UTC, Europe/Paris): an offset misspelt
-_NOT_AN_OFFSET = re.compile(r"(?<=\d)\s*(?:[+-][\d:]*|[A-Za-z][\w/+:-]*)$")
+_NOT_AN_OFFSET = r"(?<=\d)\s*(?:[+-][\d:]*|[A-Za-z][\w/+:-]*)$"
 
 
 def parse_timestamp_text(text: str, zoned: bool = True) -> Timestamp | ZonedTimestamp:
@@ -43,7 +44,7 @@ def parse_timestamp_text(text: str, zoned: bool = True) -> Timestamp | ZonedTime
     (``+HH:MM``, ``Z``, as ``read`` prints a LOCAL TIME ZONE value) → the instant, a ZonedTimestamp. ``zoned``
     False (for a TIMESTAMP column): any offset, well written or not, is refused saying to leave it out."""
     body = text.strip()
-    offset = _OFFSET.search(body) if len(body) > 10 else None  # (a date alone: its - is no offset)
+    offset = re.search(_OFFSET, body) if len(body) > 10 else None  # (a date alone: its - is no offset)
     if offset is not None:
         if not zoned:
             raise LiteralError(f"{text!r}: {without_offset(body[:offset.start()])}", part=offset.group())
@@ -58,7 +59,7 @@ def parse_timestamp_text(text: str, zoned: bool = True) -> Timestamp | ZonedTime
     if body[10:11] in ("T", "t"):
         body = f"{body[:10]} {body[11:]}"
     date_part, _, time_part = body.partition(" ")
-    zone = _NOT_AN_OFFSET.search(time_part)
+    zone = re.search(_NOT_AN_OFFSET, time_part)
     if zone is not None:
         before = f"{date_part} {time_part[:zone.start()]}"
         if not zoned:
@@ -233,7 +234,7 @@ def _converted(value: Any, data_type: DataType, column: str) -> Any:
         if isinstance(value, ZonedTimestamp):
             if root == "TIMESTAMP_LTZ":
                 return value.utc
-            offset = _OFFSET.search(value.text)
+            offset = re.search(_OFFSET, value.text)
             assert offset is not None  # (a ZonedTimestamp is one written with an offset)
             raise _Misfit(column, value, data_type, without_offset(value.text[:offset.start()]), offset.group())
         if isinstance(value, Timestamp):

@@ -14,7 +14,6 @@ from typing import cast
 
 from fileindex.errors import UsageError
 from fileindex.java.binary_row import serialize
-from fileindex.java.hash import binary_string_hash_code
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Or, Predicate, conjuncts
 from fileindex.table.metadata import Schema
@@ -39,6 +38,8 @@ def bucket_key(schema: Schema) -> tuple[int, tuple[str, ...]] | None:
 
 def bucket_of(values: list, types: list[DataType], buckets: int) -> int:
     """The bucket a row with these bucket-key values goes to."""
+    from fileindex.java.hash import binary_string_hash_code  # (a key hashed: a fixed-bucket table's only, #54)
+
     row = serialize(values, types)[4:]  # (the serialized form starts with the arity, not part of the row)
     return abs(binary_string_hash_code(row)) % buckets
 

@@ -194,7 +194,11 @@ def decode_entry(row: dict, where: str, typed: bool = False, *, keep_row: bool =
 def typed_manifest(schema: object) -> bool:
     """Whether an Avro writer schema gives _KIND and every field of MANIFEST_FIELDS a type fastavro
     decodes to the Python type expected (a nullable union only where the field is optional): then
-    the rows it decodes need no per-field type check. Any other schema (or none) is read checked."""
+    the rows it decodes need no per-field type check. Any other schema (or none) is read checked.
+    A row of ``["null", record]`` (the schema pypaimon-rust writes) is typed as the record: a null row is
+    refused before its entry is read (``read_rows``)."""
+    if isinstance(schema, list) and len(schema) == 2 and schema[0] == "null":
+        schema = schema[1]
     entry = _record_fields(schema)
     if entry is None:
         return False

@@ -126,6 +126,34 @@ def test_value_checks_stay_on_the_typed_path(tmp_path, field, value):
         live_files(TableStore(root), load_snapshot(TableStore(root)))
 
 
+def test_manifests_of_nullable_records_are_typed_and_read_as_before(tmp_path):
+    """pypaimon-rust writes manifests under ``["null", record]``: their rows are typed as the record's (a null row is
+    refused before), and the record of the parsed writer schema bears fastavro's mark of a parsed schema, without
+    which ``schemaless_reader`` parses it again at every row (#54)."""
+    from fileindex.table.metadata import writer_schema
+
+    root = tmp_path / "t"
+    shutil.copytree(SOURCE, root)
+    before = live_files(TableStore(root), load_snapshot(TableStore(root)))
+    for path in manifests(root):
+        rows, schema = read_rows_and_schema(TableStore(root), path)
+        with open(path, "wb") as out:
+            fastavro.writer(out, fastavro.parse_schema(["null", _unmarked(schema)]), rows)
+    for path in manifests(root):
+        rows, schema = read_rows_and_schema(TableStore(root), path)
+        assert schema[0] == "null" and schema[1]["__fastavro_parsed"] and typed_manifest(schema)
+        assert rows and schema is writer_schema(fastavro.reader(io.BytesIO(path.read_bytes())).metadata["avro.schema"]
+                                                .encode())
+    assert live_files(TableStore(root), load_snapshot(TableStore(root))) == before
+
+
+def _unmarked(schema):
+    """A parsed schema without fastavro's marks (to write it into another)."""
+    if isinstance(schema, dict):
+        return {key: _unmarked(value) for key, value in schema.items() if not key.startswith("__")}
+    return [_unmarked(value) for value in schema] if isinstance(schema, list) else schema
+
+
 def test_an_unknown_entry_kind_is_refused(tmp_path):
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)

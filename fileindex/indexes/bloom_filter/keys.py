@@ -13,7 +13,6 @@ from fileindex.frozen import frozen
 
 from fileindex import errors
 from fileindex.indexes.bloom_filter import INDEX_TYPE, OPTIONS
-from fileindex.indexes.options import OptionWarning, check_known, get_double, get_int
 from fileindex.java_numbers import INT_MAX, double_to_int, int32, math_round
 from fileindex.lazy import numpy as np
 
@@ -55,6 +54,8 @@ def bloom_parameters(items: int, fpp: float) -> BloomParameters:
             "(it overflows or divides by zero): use 0 < fpp < 1 and fewer items"
         )
     if items < 0 or not 0 < fpp <= 1:
+        from fileindex.indexes.options import OptionWarning
+
         warnings.warn(f"bloom-filter items={items}, fpp={fpp}: Java sizes this filter as {num_bits} bits, which "
                       "rules little out; use items >= 0 and 0 < fpp < 1", OptionWarning, stacklevel=3)
     ratio = num_bits / items if items else math.inf
@@ -63,6 +64,9 @@ def bloom_parameters(items: int, fpp: float) -> BloomParameters:
 
 
 def parameters_from_options(options: Mapping[str, str]) -> BloomParameters:
+    # (the options' parsers, with their regular expressions, imported by a build: a read probes bits only, #54)
+    from fileindex.indexes.options import check_known, get_double, get_int
+
     check_known(options, OPTIONS, INDEX_TYPE)
     return bloom_parameters(get_int(options, "items", DEFAULT_ITEMS), get_double(options, "fpp", DEFAULT_FPP))
 
