@@ -215,9 +215,9 @@ class TableScan:
     def _in_order(self, reads: list[FileRead], streamed: bool) -> Iterator[pa.Table]:
         """The reads' tables in order: on local files as ``read_window`` says; on a store, more files in flight
         than the cores (a read waits on round trips most of its time), as many as ``STORE_READERS`` and
-        ``STORE_BYTES_IN_FLIGHT`` allow. A whole read (``to_arrow``) without a filter keeps every row it reads: their
-        buffers come from the pool for kept rows (``pools.kept``)."""
-        read = self._read_file if streamed or self.predicate is not None else self._read_kept
+        ``STORE_BYTES_IN_FLIGHT`` allow. A whole read (``to_arrow``) keeps its rows: their buffers come from the pool
+        for kept rows (``pools.kept``)."""
+        read = self._read_file if streamed else self._read_kept
         if not self.table.store.remote:
             return _in_order(read, reads, *read_window(streamed))
         return _in_order(read, reads, max(threads(), STORE_READERS), weight=_file_bytes, budget=STORE_BYTES_IN_FLIGHT)
