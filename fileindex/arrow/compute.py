@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import pyarrow as pa
-from fileindex.arrow import pools, scalars
+from fileindex.arrow import scalars
 from fileindex.lazy import import_deferring, numpy as np
 
 if TYPE_CHECKING:
@@ -30,9 +30,8 @@ RecordsT = TypeVar("RecordsT", pa.RecordBatch, pa.Table)
 
 
 def call(name: str, *args, options: _compute.FunctionOptions | None = None):
-    """Arrow's kernel ``name`` on ``args`` (arrays, chunked arrays, tables, scalars), its result in this thread's
-    pool (``pools``)."""
-    return _compute.call_function(name, list(args), options, pools.current())
+    """Arrow's kernel ``name`` on ``args`` (arrays, chunked arrays, tables, scalars)."""
+    return _compute.call_function(name, list(args), options)
 
 
 def to_numpy(values: Column) -> np.ndarray:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from fileindex.arrow import pools
 from fileindex.errors import UsageError, resource_errors
 from fileindex.indexes.result import Rows
 from fileindex.parallel import Read, reader_pool, side_by_side, threads
@@ -215,12 +214,11 @@ class TableScan:
     def _in_order(self, reads: list[FileRead], streamed: bool) -> Iterator[pa.Table]:
         """The reads' tables in order: on local files as ``read_window`` says; on a store, more files in flight
         than the cores (a read waits on round trips most of its time), as many as ``STORE_READERS`` and
-        ``STORE_BYTES_IN_FLIGHT`` allow. A whole read (``to_arrow``) keeps its rows: their buffers come from the pool
-        for kept rows (``pools.kept``)."""
-        read = self._read_file if streamed else self._read_kept
+        ``STORE_BYTES_IN_FLIGHT`` allow."""
         if not self.table.store.remote:
-            return _in_order(read, reads, *read_window(streamed))
-        return _in_order(read, reads, max(threads(), STORE_READERS), weight=_file_bytes, budget=STORE_BYTES_IN_FLIGHT)
+            return _in_order(self._read_file, reads, *read_window(streamed))
+        return _in_order(self._read_file, reads, max(threads(), STORE_READERS),
+                         weight=_file_bytes, budget=STORE_BYTES_IN_FLIGHT)
 
     def _merged(self, reads: list[FileRead]) -> Iterator[pa.Table]:
         """A primary-key table's rows, bucket after bucket, streamed out of each bucket's merge (a few buckets
@@ -228,10 +226,6 @@ class TableScan:
         from fileindex.scan.primary_keys import read_buckets
 
         yield from read_buckets(reads, self.read_schema, self.predicate, self.types, threads())
-
-    def _read_kept(self, item: FileRead) -> pa.Table:
-        with pools.kept():
-            return self._read_file(item)
 
     def _read_file(self, item: FileRead) -> pa.Table:
         task, verdict = item.task, item.verdict
