@@ -102,6 +102,21 @@ def add_external_paths_argument(parser) -> None:
                              "repeat for more (default: such files are refused)")
 
 
+def note_index_problems(scan, command: str) -> None:
+    """Files kept because their index could not be used (missing, corrupt, on storage not readable here): the
+    answer is right, each row of theirs checked, but a read slower than it should be says why, in one line on
+    stderr (``read``; ``table`` and ``--explain`` list every such file)."""
+    if scan.predicate is None:
+        return  # (no index asked)
+    troubled = [(item.file, item.verdict.note) for item in scan.plan()
+                if item.verdict is not None and item.verdict.has_problem]
+    if troubled:
+        (file, note), more = troubled[0], len(troubled) - 1
+        others = f" (and {more:,} other file{'s' if more != 1 else ''})" if more else ""
+        print(f"fileindex {command}: the index of {file}{others} could not be used ({note}): its rows are checked "
+              "without it (--explain lists them)", file=sys.stderr)
+
+
 def note_unread_level_0(scan, command: str) -> None:
     """Level-0 files a batch scan does not read (a primary-key table with deletion vectors, as Java's): one line on
     stderr, so that rows written but not yet compacted (a count of 0 on a new table) do not go unexplained

@@ -47,11 +47,11 @@ def run(args: argparse.Namespace) -> int:
     read: dict = {}
     try:
         column_types.refuse_data_file(args.file)
+        container = FileIndexContainer.open(args.file)  # (a file that is not there is the first thing to fix)
         schema, read = column_types.resolve_read(NAME, args, args.file)
         if schema is None:
             raise UsageError("give the column types: --schema \"c INT, ...\", --data DATA_FILE or --table ROOT")
         predicates = [parse_predicate(text, schema) for text in args.where]
-        container = FileIndexContainer.open(args.file)
         refuse_unheld_columns(args.where, predicates, container.columns, read)
         warn_null_comparisons(NAME, args.where, predicates)
         warn_no_indexed_column(args.file, container.columns, schema)

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, note_unread_level_0, pad,
-                           printable, report_failure, whole_number)
+from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, note_index_problems,
+                           note_unread_level_0, pad, printable, report_failure, whole_number)
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"wrote {rows:,} row{'s' if rows != 1 else ''} to {args.output}", file=sys.stderr)
             else:
                 print_rows(scan, progress, as_json=args.json, limited=args.limit is not None)
+        note_index_problems(scan, NAME)
         note_unread_level_0(scan, NAME)
     except BrokenPipeError:
         raise  # (output piped into a command that stopped reading: the command line ends quietly)

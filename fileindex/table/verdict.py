@@ -11,6 +11,10 @@ from fileindex.frozen import frozen
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows, result_json
 
 
+# how the notes of the problems met begin (``scan.verdicts``, ``scan.table``)
+PROBLEMS = ("corrupt", "index file", "more than", "data file", "index not used: corrupt")
+
+
 @frozen
 class FileVerdict:
     file: str  # relative to the table root, or the external path (a plain data file: its path)
@@ -21,6 +25,12 @@ class FileVerdict:
     exact: bool = False  # the result's rows are exactly the matching ones (asked for: ``PaimonTable.verdicts``)
     # a SKIP by the deletion vector alone: the rows the index kept, every one of them deleted (None otherwise)
     kept_before_deletes: int | None = None
+
+    @property
+    def has_problem(self) -> bool:
+        """Whether the note is a problem met (an index or data file missing, corrupt or unreadable here), not a
+        reason the index did not apply."""
+        return self.note.startswith(PROBLEMS)
 
     @property
     def kept_rows(self) -> int:
@@ -57,5 +67,4 @@ def summarize(verdicts: list[FileVerdict]) -> dict:
     kept = [v for v in verdicts if v.result is not SKIP]
     return {"files": len(verdicts), "files_kept": len(kept), "rows": sum(v.row_count for v in verdicts),
             "rows_kept": sum(v.kept_rows for v in verdicts),
-            "problems": sum(1 for v in verdicts if v.note.startswith(("corrupt", "index file", "more than",
-                                                                      "data file", "index not used: corrupt")))}
+            "problems": sum(1 for v in verdicts if v.has_problem)}

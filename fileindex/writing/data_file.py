@@ -131,8 +131,8 @@ def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str,
         if name in override:
             schema[name] = override[name]
         elif name not in names:
-            raise UsageError(f"{reader.path}: the options index column {name!r}, which the file does not have "
-                             f"(its columns: {', '.join(names)})")
+            raise UsageError(f"{reader.path}: the options ask for an index on column {name!r}, which the file "
+                             f"does not have (its columns: {', '.join(names)})")
         else:
             field = reader.arrow_schema.field(name)
             schema[name] = paimon_type(field.type, nullable=field.nullable, column=name)

@@ -351,3 +351,29 @@ def test_query_says_when_the_schema_names_no_indexed_column(capsys):
 def test_a_type_paimon_names_otherwise_is_answered_with_its_name(capsys, written, meant):
     code, out, err = run(capsys, "query", ENGINE, "--schema", f"price {written}", "--where", "price IS NULL")
     assert code == 2 and out == "" and f"did you mean {meant}?" in err and len(err.splitlines()) == 1
+
+
+def test_query_of_a_missing_file_says_so_before_asking_for_types(capsys, tmp_path):
+    code, out, err = run(capsys, "query", tmp_path / "nothere.index", "--where", "id = 5")
+    assert code == 2 and out == "" and "cannot read" in err and "nothere.index" in err and "--schema" not in err
+
+
+def test_build_naming_a_column_the_file_lacks_says_which_it_has(capsys, data_file):
+    code, _, err = run(capsys, "build", data_file, "--option", "file-index.bloom-filter.columns=b")
+    assert code == 2 and "ask for an index on column 'b', which the file does not have (its columns: a)" in err
+
+
+def test_read_says_when_a_file_s_index_could_not_be_used(capsys, tmp_path):
+    root = tmp_path / "t"
+    shutil.copytree(TABLES / "append_with_bitmap_no_embedding.db" / "append_with_bitmap_no_embedding", root)
+    code, out, err = run(capsys, "read", root, "--where", "f1 = 10", "--count")
+    assert code == 0 and out.strip() == "5" and "could not be used" not in err  # (its sidecar there)
+    sidecar, = root.rglob("*.index")
+    sidecar.unlink()
+    for flags in ((), ("--count",)):
+        code, out, err = run(capsys, "read", root, "--where", "f1 = 10", *flags)
+        said = [line for line in err.splitlines() if "could not be used" in line]
+        assert code == 0 and said == [f"fileindex read: the index of bucket-0/{sidecar.name[:-len('.index')]} could "
+                                      f"not be used (index file {sidecar.name} is missing): its rows are checked "
+                                      "without it (--explain lists them)"]
+        assert "5" in (out if flags else err)  # (the same answer: 5 rows)
