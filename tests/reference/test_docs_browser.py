@@ -45,10 +45,12 @@ def site(tmp_path_factory):
 
 
 def problems_of(browser, url, shots, name):
+    """The layout checks' problems on the page at ``url``; with ``shots``, a full-page screenshot there of a page
+    that has any (for whoever reads a failure)."""
     browser.open(url)
     wide = browser.evaluate("window.innerWidth") >= DESKTOP
     problems = browser.evaluate(f"({CHECKS})({LIMITS}, {json.dumps(wide)})")
-    if problems:
+    if problems and shots is not None:
         shot = shots / f"{name}.png"
         browser.screenshot(shot, full_page=True)
         problems.append(f"screenshot: {shot}")
@@ -100,7 +102,9 @@ def test_the_checks_catch_the_layout_the_docs_had(browser, tmp_path):
         <td><code>{'x' * 90}</code></td><td>value</td></tr></table></div></div></body></html>""")
     browser.resize(1280, 900)
     with LoopbackServer(bad.parent) as server:
-        problems = "\n".join(problems_of(browser, server.url + "bad.html", tmp_path, "bad"))
+        # (no screenshot: the problems are expected, and a full-page capture of a 4717 px diagram once hung past
+        # the DevTools timeout on a loaded machine)
+        problems = "\n".join(problems_of(browser, server.url + "bad.html", None, "bad"))
     for expected in ("page is", "diagrams/bitmap.svg shown at 0.1", "prose squeezed", "literal backticks",
                      "value column ends", "bytes wrap", "diagrams/bitmap.svg is 4717 px wide in a",
                      "a cell splits an identifier"):
