@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rows", type=int, default=100_000, help="rows per file (default 100000)")
     parser.add_argument("--workdir", help="where to write the dataset and its indexes (default: a temporary folder, "
                                           "removed afterwards); a new or empty folder, filled when the demo ends")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --workdir")
+    parser.add_argument("--overwrite", action="store_true", help="replace the --workdir an earlier demo wrote")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object at the end")
     add_session_arguments(parser)
 

@@ -112,7 +112,8 @@ def refuse_unheld_columns(texts: list[str], predicates: list, indexed: list[str]
                                  f"holds {', '.join(indexed) or 'none'}, the data has {', '.join(read)}")
             raise UsageError(f"{text}: the index holds no column {column}{meant}; it holds "
                              f"{', '.join(indexed) or 'none'}; a column it does not index answers REMAIN: "
-                             "to ask about one, give the data's types (--data DATA_FILE or --table ROOT)")
+                             "to ask about one, give the data it indexes (--data DATA_FILE or --table ROOT), "
+                             "which shows the column is real and not misspelt (--schema cannot)")
 
 
 def warn_no_indexed_column(file: str, indexed: list[str], schema: dict) -> None:

@@ -147,8 +147,8 @@ def warn_null_comparisons(where: str | None, predicate) -> None:
     from fileindex.predicate.tree import null_comparisons
 
     for column in null_comparisons(predicate) if predicate is not None else ():
-        print(f"fileindex {NAME}: {where}: a comparison with NULL is never true, so no row matches it; for the null "
-              f"rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
+        print(f"fileindex {NAME}: {where}: comparing {column} with NULL matches no row (never true in SQL); for the "
+              f"null rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
 
 
 def refuse_ignored_options(args: argparse.Namespace) -> None:

@@ -61,6 +61,9 @@ class IndexType:
     layout: Callable[[Any, Mapping | None], str] | None = None  # (payload or None, options) -> layout label
     # (reader, values, data_type, row_count) -> fileindex.indexes.exhaustive.Outcome: every row checked
     exhaustive: Callable[..., Any] | None = None
+    # (data_type, options) -> None: raises what its writer refuses before it reads a value (a type it does not
+    # support, an option value): an ALTER checks the options it sets so (fileindex.table.options_alter)
+    check_writable: Callable[..., Any] | None = None
     filter_sizing: FilterSizing | None = None  # set for a probabilistic index
     sizing: Callable[[Any], tuple[str, str]] | None = None  # payload -> (verdict, advice) (indexes.advice)
     when_too_large: str = ""  # what to use instead when it costs more than it can save (indexes.advice)

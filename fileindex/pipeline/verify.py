@@ -112,6 +112,12 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
         reader = task.open()
         types = task.types(reader)
         report.rows = reader.row_count
+        foreign = _foreign_columns(container, types)
+        if foreign:
+            report.status = WRONG_SCHEMA
+            report.notes.append(f"{WRONG_SCHEMA}: the index covers {', '.join(map(repr, foreign))}, not a column of "
+                                f"the data file (its columns: {', '.join(types)}): is it this file's index?")
+            return report
         if exhaustive:
             _check_every_row(report, container, reader, types, witnesses)
         elif predicates is None:
@@ -132,6 +138,13 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
     elif any(n.startswith(WRONG_SCHEMA) for n in report.notes):
         report.status = WRONG_SCHEMA
     return report
+
+
+def _foreign_columns(container: FileIndexContainer, types: Schema) -> list[str]:
+    """The container's columns where none of them is a column of the data file (an index built for another
+    file, which would check nothing here); else none."""
+    columns = container.columns
+    return columns if columns and all(column_type(types, column) is None for column in columns) else []
 
 
 def _indexed_columns(report: FileReport, container: FileIndexContainer, reader: DataFileReader, types: Schema,

@@ -79,8 +79,17 @@ def check_java() -> None:
                               "(e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME to one")
 
 
+# the master URLs Spark parses (SparkContext.createTaskScheduler); any other scheme is a cluster manager's (k8s://)
+LOCAL_MASTER = re.compile(r"local(\[(\d+|\*)(\s*,\s*\d+)?\])?|local-cluster\[\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\]")
+OTHER_MASTER = re.compile(r"yarn|[a-z][a-z0-9+.-]*://.+")
+
+
 def check_master(master: str) -> None:
-    """A ``spark://`` master (or any of a list, for standby masters) must accept a connection."""
+    """A master URL Spark can parse; a ``spark://`` master (or any of a list, for standby masters) must accept
+    a connection."""
+    if not (LOCAL_MASTER.fullmatch(master) or OTHER_MASTER.fullmatch(master)):
+        raise SparkSetupError(f"--master {master}: not a master URL Spark takes: write local[*], local[N], "
+                              "spark://HOST:PORT, yarn or k8s://HOST:PORT")
     if not master.startswith("spark://"):
         return
     problems = []

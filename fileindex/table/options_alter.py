@@ -19,7 +19,7 @@ from fileindex.errors import UsageError
 from fileindex.table.errors import CommitConflict
 from fileindex.table.metadata import load_schema, read_json
 from fileindex.table.store import TableStore
-from fileindex.types import DataType
+from fileindex.types import DataType, column_type
 from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
 
 # Options that change what the table's existing files mean (keys, layout, merging): never altered here.
@@ -63,6 +63,25 @@ def refuse_ignored_keys(options: Mapping[str, str], types: dict[str, DataType],
         if any(message.startswith(f"option {key} is ignored") for key in changes):
             raise UsageError(f"{message}; nothing written")
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+
+
+def refuse_unwritable(options: Mapping[str, str], types: dict[str, DataType], changes: Mapping[str, str]) -> None:
+    """Refuse an index the change declares or tunes that its writer refuses: a type it does not support (bsi on a
+    STRING column) or an option value (``fpp=abc``), which the next ``rewrite`` would fail on at its first file."""
+    from fileindex.errors import UnsupportedTypeError
+    from fileindex.indexes.registry import INDEX_TYPES
+    from fileindex.writing.options import parse_options
+
+    touched = {key[len(PREFIX):].split(".")[0] for key in changes if key.startswith(PREFIX)}
+    for request in parse_options(options, types).requests:
+        check = INDEX_TYPES[request.index_type].check_writable
+        if request.index_type not in touched or check is None:
+            continue
+        try:
+            check(column_type(types, request.column), request.options)
+        except (UsageError, UnsupportedTypeError) as err:
+            raise UsageError(f"{PREFIX}{request.index_type}{COLUMNS_SUFFIX} lists {request.column}: {err}; "
+                             "nothing written") from None
 
 
 @dataclass
@@ -169,6 +188,7 @@ def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # shado
         if new == options:
             return Altered(None)
         refuse_ignored_keys(new, schema.types(), changes)
+        refuse_unwritable(new, schema.types(), changes)
         data["id"] = latest + 1
         data["options"] = new
         if "timeMillis" in data:

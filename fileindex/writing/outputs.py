@@ -3,8 +3,10 @@ folder written whole or not at all.
 
 ``check_output`` refuses an output that is, contains or lies inside any input (paths compared after
 resolving symlinks, ``..`` and trailing slashes), and an existing non-empty output unless the user
-asked to overwrite it. ``replacing_folder`` gives the writer a hidden sibling folder and renames it to
-the output only when the writer completes, so a failed job leaves the old output (or none) intact.
+asked to overwrite it and an earlier run wrote it (its ``OUTPUT_MARK``: ``--overwrite`` of a folder of
+one's own, mistyped, would remove it). ``replacing_folder`` gives the writer a hidden sibling folder, marks
+it, and renames it to the output only when the writer completes, so a failed job leaves the old output
+(or none) intact.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from pathlib import Path
 
 from fileindex.ending import remove_folder
 from fileindex.errors import UsageError
+
+OUTPUT_MARK = ".fileindex-output"  # in every folder replacing_folder writes (hidden: Spark and Arrow skip it)
 
 
 def real(path: str | Path) -> Path:
@@ -95,9 +99,18 @@ def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite:
     if not overwrite:
         raise UsageError(f"{what} {output} exists and is not empty; pass --overwrite to replace it, or choose "
                          "another folder")
+    refuse_unmarked(target, f"{what} {output}")
     if Path.cwd().resolve().is_relative_to(target):
         raise UsageError(f"{what} {output} holds the current folder, which replacing it would remove: "
                          "choose another folder")
+
+
+def refuse_unmarked(target: Path, named: str) -> None:
+    """Refuse to replace a non-empty folder no earlier output of this package is (it lacks ``OUTPUT_MARK``)."""
+    if not is_empty(target) and not (target / OUTPUT_MARK).is_file():
+        kept = next(iter(sorted(p.name for p in target.iterdir())))
+        raise UsageError(f"{named} holds files an earlier run did not write (such as {kept}): --overwrite replaces "
+                         "only a folder fileindex wrote; choose another folder, or empty this one yourself")
 
 
 def is_empty(path: Path) -> bool:
@@ -117,8 +130,10 @@ def replacing_folder(output: str | Path, *, overwrite: bool) -> Iterator[Path]:
     temporary.mkdir()
     try:
         yield temporary
+        (temporary / OUTPUT_MARK).write_text("written by fileindex; --overwrite replaces this folder\n")
         if not overwrite and not is_empty(target):  # written meanwhile by someone else
             raise UsageError(f"{output} appeared while the job ran; pass --overwrite to replace it")
+        refuse_unmarked(target, str(output))
         _swap_in(temporary, target)
     finally:  # (on Ctrl-C, once the processes writing into it have ended)
         remove_folder(temporary)

@@ -22,8 +22,8 @@ def test_query_refuses_a_column_the_index_does_not_hold():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
         "fileindex query: zz = 1: the index holds no column zz; it holds attrs[size], price, name, id, attrs[color], "
-        "列名😀, ts; a column it does not index answers REMAIN: to ask about one, give the data's types (--data "
-        "DATA_FILE or --table ROOT)"]
+        "列名😀, ts; a column it does not index answers REMAIN: to ask about one, give the data it indexes (--data "
+        "DATA_FILE or --table ROOT), which shows the column is real and not misspelt (--schema cannot)"]
 
 
 def test_query_names_the_indexed_column_meant_in_any_leaf(capsys):

@@ -168,8 +168,10 @@ def test_a_missing_subcommand_is_answered_with_the_ones_there_are(capsys, argv, 
 def test_a_comparison_with_null_in_read_says_how_to_ask_for_null_rows(capsys):
     code, out, err = run(capsys, "read", TABLE, "--where", "f0 = NULL OR f0 = 'Bob'", "--count")
     assert code == 0 and out == "2\n"
-    assert err == ("fileindex read: f0 = NULL OR f0 = 'Bob': a comparison with NULL is never true, so no row matches "
-                   "it; for the null rows of f0, write f0 IS NULL (IS NOT NULL for the others)\n")
+    assert err == ("fileindex read: f0 = NULL OR f0 = 'Bob': comparing f0 with NULL matches no row (never true in "
+                   "SQL); for the null rows of f0, write f0 IS NULL (IS NOT NULL for the others)\n")
+    code, out, err = run(capsys, "read", TABLE, "--where", "f0 IN ('Bob', NULL)", "--count")
+    assert code == 0 and out == "2\n" and "comparing f0 with NULL matches no row" in err  # that part, not the IN
     assert run(capsys, "read", TABLE, "--where", "f0 IS NULL", "--count")[2] == ""
 
 

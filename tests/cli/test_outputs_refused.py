@@ -8,6 +8,7 @@ from conftest import ROOT
 from generated_data import write_dataset
 
 from fileindex.cli import main
+from fileindex.writing.outputs import OUTPUT_MARK
 
 PK_TABLE = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
 OLDER_FILE = "bucket-0/data-bfa36b28-40e7-4026-893b-d23116973174-1.parquet"  # named only by an older snapshot
@@ -98,6 +99,9 @@ def test_the_demo_workdir_must_be_new_or_empty_and_never_hold_the_current_folder
     (work / "mine" / "thesis.parquet").write_bytes(b"PAR1 precious PAR1")
     refused(capsys, ["demo", "--files", "3", "--rows", "1000", "--workdir", work], tmp_path,
             f"--workdir {work} exists and is not empty", "--overwrite")
+    refused(capsys, ["demo", "--files", "3", "--rows", "1000", "--workdir", work, "--overwrite"], tmp_path,
+            f"--workdir {work} holds files an earlier run did not write (such as mine)", "fileindex wrote")
+    (work / OUTPUT_MARK).write_text("")  # an earlier demo's
     monkeypatch.chdir(work / "mine")
     refused(capsys, ["demo", "--files", "3", "--rows", "1000", "--workdir", work, "--overwrite"], tmp_path,
             "holds the current folder")

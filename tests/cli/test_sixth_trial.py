@@ -162,7 +162,8 @@ def test_query_of_a_column_neither_the_index_nor_the_data_has_does_not_suggest_d
     assert err.splitlines()[-1] == ("fileindex query: zz = 1: neither the index nor the data has a column zz; the "
                                     "index holds f0, f1, f2, the data has f0, f1, f2, f3")
     code, _, err = run(capsys, "query", ENGINE, "--schema", "zz INT", "--where", "zz = 1")
-    assert code == 2 and err.rstrip().endswith("give the data's types (--data DATA_FILE or --table ROOT)")
+    assert code == 2 and err.rstrip().endswith("give the data it indexes (--data DATA_FILE or --table ROOT), which "
+                                               "shows the column is real and not misspelt (--schema cannot)")
 
 
 def test_the_lenient_note_of_a_misfit_ends_with_what_to_write(capsys):

@@ -21,6 +21,15 @@ def test_every_spec_has_a_generated_page_with_its_diagram_and_a_worked_example()
         assert "``" not in page  # an empty code span shows as two backticks
 
 
+def test_every_code_fence_opens_or_closes_on_a_line_of_its_own():
+    """A fence with text after it (```` ``` text ````) closes nothing, and the rest of the page renders as code."""
+    pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    broken = [f"{page.relative_to(ROOT)}:{number}" for page in pages
+              for number, line in enumerate(page.read_text().splitlines(), 1)
+              if re.match(r"\s*```", line) and not re.fullmatch(r"\s*```+[\w+-]*", line)]
+    assert broken == []
+
+
 def test_the_explain_examples_are_what_the_command_prints():
     examples = sorted((DOCS / "examples").glob("*.txt"))
     page = (DOCS / "explain.md").read_text()

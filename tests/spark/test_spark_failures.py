@@ -77,6 +77,14 @@ def test_an_unreachable_master_fails_before_spark_starts_naming_it():
     assert len(our_lines(result.stderr)) == 1 and "Connection refused" in result.stderr
 
 
+@pytest.mark.parametrize("master", ["local[2", "locl[2]", "spark"])
+def test_a_master_url_spark_cannot_parse_is_one_line_exit_2_before_spark_starts(master):
+    result = fileindex("demo", "--master", master, timeout=120, env={"JAVA_HOME": "/nonexistent"})
+    assert result.returncode == 2 and our_lines(result.stderr) == [
+        f"fileindex demo: --master {master}: not a master URL Spark takes: write local[*], local[N], "
+        "spark://HOST:PORT, yarn or k8s://HOST:PORT"], result.stderr
+
+
 # A small pruned read (up to READ_ON_DRIVER_FILES files) is read in the driver, a larger one by Spark tasks:
 # both name the file.
 @pytest.mark.parametrize("files, failure", [(3, "not a readable parquet file"),

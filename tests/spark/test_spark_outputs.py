@@ -10,6 +10,7 @@ from generated_data import write_dataset
 from fileindex.cli import main
 from fileindex.errors import UsageError
 from fileindex.spark import build_indexes
+from fileindex.writing.outputs import OUTPUT_MARK
 
 PK_TABLE = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
 
@@ -17,6 +18,7 @@ PK_TABLE = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_
 def earlier_output(folder):
     folder.mkdir()
     (folder / "earlier.txt").write_text("an earlier run's file")
+    (folder / OUTPUT_MARK).write_text("")  # as every run marks what it writes
     return folder
 
 
@@ -32,7 +34,7 @@ def test_scan_output_and_verify_report_replace_an_existing_folder_when_asked(spa
     assert not (out / "earlier.txt").exists() and spark.read.parquet(str(out)).count() == result_rows > 0
 
     assert main(["spark", "verify", str(data), "--report", str(report), "--overwrite"]) == 0
-    assert sorted(p.name for p in report.iterdir()) == ["report.html", "report.json"]
+    assert sorted(p.name for p in report.iterdir()) == [OUTPUT_MARK, "report.html", "report.json"]
     assert json.loads((report / "report.json").read_text())["files"] == 3
 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "out", "report"]  # no temporary left

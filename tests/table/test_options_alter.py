@@ -155,3 +155,20 @@ def test_a_branch_or_writer_the_code_cannot_handle_is_refused_in_one_line(root, 
     assert main([a.format(root=root) for a in argv]) == 2
     err = capsys.readouterr().err
     assert message.format(root=root) in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("key, value, refusal", [
+    ("file-index.bsi.columns", "f0", "file-index.bsi.columns lists f0: bsi does not support STRING"),
+    ("file-index.bloom-filter.f1.fpp", "abc", "file-index.bloom-filter.columns lists f1: option fpp='abc' must be a "
+                                              "number"),
+    ("file-index.bloom-filter.f0.size", "9", "file-index.bloom-filter.columns lists f0: unknown bloom-filter option"),
+    ("file-index.bitmap.f1.version", "7", "file-index.bitmap.columns lists f1: bitmap option version='7': use 1 or 2"),
+])
+def test_set_refuses_an_index_its_writer_refuses_before_writing_a_schema(root, capsys, key, value, refusal):
+    """What the next rewrite would fail on at its first file is refused by the ALTER, as an unknown column is."""
+    schemas = sorted(p.name for p in (root / "schema").iterdir())
+    assert main(["table", str(root), "--set", f"{key}={value}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"fileindex table: {refusal}") and err.rstrip().endswith("; nothing written")
+    assert sorted(p.name for p in (root / "schema").iterdir()) == schemas
+    assert alter_table_options(root, set={"file-index.bitmap.f1.version": "2"}) is not None  # one it takes

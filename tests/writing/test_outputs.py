@@ -5,7 +5,14 @@ import os
 import pytest
 
 from fileindex.errors import UsageError
-from fileindex.writing.outputs import check_apart, check_output, collision, input_paths, replacing_folder
+from fileindex.writing.outputs import (
+    OUTPUT_MARK,
+    check_apart,
+    check_output,
+    collision,
+    input_paths,
+    replacing_folder,
+)
 
 
 @pytest.fixture
@@ -48,7 +55,11 @@ def test_an_existing_non_empty_output_needs_overwrite_and_never_the_current_fold
     (out / "old").write_text("x")
     with pytest.raises(UsageError, match="--report .*out exists and is not empty; pass --overwrite"):
         check_output(out, [data], overwrite=False, what="--report")
-    check_output(out, [data], overwrite=True, what="--report")
+    with pytest.raises(UsageError, match=r"--report .*out holds files an earlier run did not write \(such as old\): "
+                                         "--overwrite replaces only a folder fileindex wrote"):
+        check_output(out, [data], overwrite=True, what="--report")  # a folder of the user's, mistyped
+    (out / OUTPUT_MARK).write_text("")
+    check_output(out, [data], overwrite=True, what="--report")  # an earlier run's
     (tmp_path / "file").write_text("x")
     for overwrite in (False, True):  # a file is never replaced by an output folder, --overwrite or not
         with pytest.raises(UsageError, match="--report .*file is a file, not a folder"):
@@ -64,16 +75,22 @@ def test_a_folder_appears_whole_and_replaces_the_old_one_only_when_complete(tmp_
     with replacing_folder(out, overwrite=False) as folder:
         (folder / "one").write_text("1")
         assert not out.exists() and folder.parent == tmp_path and folder.name.startswith(".out.")
-    assert sorted(os.listdir(out)) == ["one"]
+    assert sorted(os.listdir(out)) == [OUTPUT_MARK, "one"]
 
     with pytest.raises(RuntimeError):
         with replacing_folder(out, overwrite=True) as folder:
             (folder / "two").write_text("2")
             raise RuntimeError("the job failed")
-    assert sorted(os.listdir(out)) == ["one"] and sorted(os.listdir(tmp_path)) == ["out"]
+    assert sorted(os.listdir(out)) == [OUTPUT_MARK, "one"] and sorted(os.listdir(tmp_path)) == ["out"]
 
     with replacing_folder(out, overwrite=True) as folder:
         (folder / "two").write_text("2")
+    assert sorted(os.listdir(out)) == [OUTPUT_MARK, "two"] and sorted(os.listdir(tmp_path)) == ["out"]
+
+    (out / OUTPUT_MARK).unlink()  # a folder put there meanwhile by someone else is not replaced either
+    with pytest.raises(UsageError, match="holds files an earlier run did not write"):
+        with replacing_folder(out, overwrite=True) as folder:
+            (folder / "three").write_text("3")
     assert sorted(os.listdir(out)) == ["two"] and sorted(os.listdir(tmp_path)) == ["out"]
 
 
@@ -82,7 +99,7 @@ def test_a_symlinked_output_is_written_where_it_points_and_a_racing_writer_is_no
     (tmp_path / "link").symlink_to(real_out, target_is_directory=True)
     with replacing_folder(tmp_path / "link", overwrite=False) as folder:
         (folder / "x").write_text("x")
-    assert (tmp_path / "link").is_symlink() and os.listdir(real_out) == ["x"]
+    assert (tmp_path / "link").is_symlink() and sorted(os.listdir(real_out)) == [OUTPUT_MARK, "x"]
 
     out = tmp_path / "raced"
     with pytest.raises(UsageError, match="appeared while the job ran"):

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="check predicates generated from each file's values instead (the default above 256 MiB)")
     parser.add_argument("--report", metavar="DIR", help="write report.json and report.html here (a new folder, "
                                                         "outside every input)")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing non-empty --report folder")
+    parser.add_argument("--overwrite", action="store_true", help="replace the --report folder an earlier run wrote")
     parser.add_argument("--witnesses", type=int, default=5, metavar="N", help="rows shown per violation (default 5)")
     parser.add_argument("--index-dir", help="plain data files: look for <file name>.index here")
     add_external_paths_argument(parser)

@@ -175,10 +175,14 @@ def _java_body_order(kind: KeyKind, distinct: list, hashes: np.ndarray, first: n
     return np.array(order, dtype=np.int64)
 
 
+def check_writable(data_type: DataType, options: Mapping[str, str] | None = None) -> tuple[BitmapOptions, KeyKind]:
+    """The options and the key kind, once the type and options are ones Java's writer takes."""
+    return BitmapOptions.parse(options), key_kind(data_type)
+
+
 def layout(values, data_type: DataType, options: Mapping[str, str] | None = None) -> BitmapLayout:
     """Lay out the payload Java's ``BitmapFileIndex.Writer`` would write for this column."""
-    opts = BitmapOptions.parse(options)
-    kind = key_kind(data_type)
+    opts, kind = check_writable(data_type, options)
     if kind.name == "string" and isinstance(values, (pa.Array, pa.ChunkedArray)):
         valid, groups = _group_string_array(values)
     elif kind.name == "string":

@@ -35,6 +35,7 @@ INDEX = IndexType(
     check_needs_type=False,
     check_last=True,  # its check compares the fill with the distinct count the column's other bodies give
     kaitai_spec=kaitai_spec, exhaustive=LazyFunction(f"{_PACKAGE}.exhaustive", "check"),
+    check_writable=LazyFunction(f"{_PACKAGE}.writer", "check_writable"),
     filter_sizing=FilterSizing(_diagnose, LazyFunction(f"{_PACKAGE}.math", "configured_fpp")), sizing=sizing,
     when_too_large=WHEN_TOO_LARGE,
 )

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from fileindex import kernels
-from fileindex.indexes.bloom_filter.keys import iter_bit_positions, parameters_from_options
+from fileindex.indexes.bloom_filter.keys import BloomParameters, iter_bit_positions, parameters_from_options
 from fileindex.java.fast_hash import check_bloom_type, hash_value
 from fileindex.parallel import map_chunks
 from fileindex.types import DataType
@@ -22,9 +22,8 @@ class BloomFilterWriter:
     """
 
     def __init__(self, data_type: DataType, options: Mapping[str, str] | None = None):
-        check_bloom_type(data_type)
         self.data_type = data_type
-        self.parameters = parameters_from_options(options or {})
+        self.parameters = check_writable(data_type, options)
         self._packed = kernels.compiled is not None
         num_bits = self.parameters.num_bits
         self._bits = np.zeros(num_bits // 8, dtype=np.uint8) if self._packed else np.zeros(num_bits, dtype=bool)
@@ -91,6 +90,12 @@ class BloomFilterWriter:
     def serialize(self) -> bytes:
         k = self.parameters.num_hash_functions.to_bytes(4, "big", signed=True)
         return k + (self._bits.tobytes() if self._packed else np.packbits(self._bits, bitorder="little").tobytes())
+
+
+def check_writable(data_type: DataType, options: Mapping[str, str] | None = None) -> BloomParameters:
+    """The filter's sizing, once the type and options are ones Java's writer takes."""
+    check_bloom_type(data_type)
+    return parameters_from_options(options or {})
 
 
 def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:

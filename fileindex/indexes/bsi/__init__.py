@@ -29,6 +29,7 @@ INDEX = IndexType(
     exact=frozenset({"eq", "neq", "in", "not_in", "lt", "lte", "gt", "gte", "between", "is_null", "is_not_null"}),
     nano_timestamps_remain=True,  # apache/paimon #9866
     kaitai_spec=kaitai_spec, exhaustive=LazyFunction(f"{_PACKAGE}.exhaustive", "check"),
+    check_writable=LazyFunction(f"{_PACKAGE}.writer", "check_writable"),
     when_too_large=WHEN_TOO_LARGE,
 )
 

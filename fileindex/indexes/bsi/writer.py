@@ -30,9 +30,14 @@ def _serialize_half(rows: np.ndarray, magnitudes: np.ndarray) -> bytes:
     return head + roaring.serialize(roaring.bitmap_of(rows)) + slices.to_bytes(4, "big") + b"".join(parts)
 
 
-def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
+def check_writable(data_type: DataType, options: Mapping[str, str] | None = None) -> None:
+    """Raise unless the type and options are ones Java's writer takes (it takes no option)."""
     check_type(data_type)
     check_known(options or {}, OPTIONS, INDEX_TYPE)
+
+
+def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
+    check_writable(data_type, options)
     valid, keys = _keys(values, data_type)
     rows = np.flatnonzero(valid).astype(np.int64)
     if (keys == LONG_MIN).any():

@@ -23,6 +23,7 @@ INDEX = IndexType(
     kaitai_spec=KeyedSpec(LazyFunction("fileindex.generated.range_bitmap", "RangeBitmap"), "range_bitmap",
                           LazyFunction(f"{_PACKAGE}.keys", "key_kind")),
     exhaustive=LazyFunction(f"{_PACKAGE}.exhaustive", "check"),
+    check_writable=LazyFunction(f"{_PACKAGE}.writer", "check_writable"),
     when_too_large=WHEN_TOO_LARGE,
 )
 

@@ -138,9 +138,13 @@ def _bit_slices(column: _Column) -> bytes:
     return struct.pack(">i", len(header)) + header + ebm + b"".join(slices)
 
 
+def check_writable(data_type: DataType, options: Mapping[str, str] | None = None) -> tuple[KeyKind, int]:
+    """The key kind and chunk limit, once the type and options are ones Java's writer takes."""
+    return key_kind(data_type), chunk_size(data_type, options)
+
+
 def build(values, data_type: DataType, options: Mapping[str, str] | None = None) -> bytes:
-    kind = key_kind(data_type)
-    limit = chunk_size(data_type, options)
+    kind, limit = check_writable(data_type, options)
     column = _encode_column(values, data_type, kind)
     if limit < 0 and column.count:  # Java's chunk allocates ByteBuffer.allocate(limit) for its first key
         raise errors.UsageError(f"range-bitmap chunk-size of {limit} bytes (a Java int, wrapped): Java's writer "
