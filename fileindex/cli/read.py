@@ -177,11 +177,12 @@ def check_output_file(output: str, table: str, *, overwrite: bool) -> None:
                          "to object stores")
     if not output.lower().endswith(FORMATS):
         raise UsageError(f"--output {output}: name a .parquet, .csv or .jsonl file")
+    target = Path(output)
     collided = collision(output, [table])
     if collided is not None:
-        raise UsageError(f"--output {output} {collided[0]} the table {table}: name a file outside the table (a read "
-                         "never writes into a table's folder, which only Paimon's writers change)")
-    target = Path(output)
+        linked = " (a symlink to a file there)" if target.is_symlink() else ""
+        raise UsageError(f"--output {output}{linked} {collided[0]} the table {table}: name a file outside the table (a "
+                         "read never writes into a table's folder, which only Paimon's writers change)")
     if target.is_symlink() or target.is_dir():
         raise UsageError(f"--output {output} is a {'symlink' if target.is_symlink() else 'folder'}: name a file")
     if target.exists() and not overwrite:

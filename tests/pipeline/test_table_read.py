@@ -200,8 +200,10 @@ def test_the_cli_reads_prints_writes_and_refuses(tmp_path, capsys):
             assert pq.read_table(output).column("f0").to_pylist() == ["Lucy", "Tony", "Alice"]
         assert main(["read", root, "--output", str(output)]) == 2
         assert "--overwrite" in capsys.readouterr().err
+    (tmp_path / "link.parquet").symlink_to(f"{root}/bucket-0/x.parquet")
     for argv, message in [
         (["read", root, "--output", f"{root}/bucket-0/x.parquet"], "lies inside the table"),
+        (["read", root, "--output", str(tmp_path / "link.parquet")], "(a symlink to a file there) lies inside"),
         (["read", root, "--output", str(tmp_path / "x.txt")], "name a .parquet, .csv or .jsonl file"),
         (["read", root, "--where", "f9 = 1"], "unknown column 'f9'"),
         (["read", root, "--select", "f0,zz"], "cannot select unknown column 'zz'"),
