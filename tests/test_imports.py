@@ -60,8 +60,9 @@ CLI_CUTS = ["pickle", "_pickle", "_compat_pickle", "_hashlib"]
 # regular expressions: a build's), Java's hash of a bucket key (a fixed-bucket table's, where a predicate pins its key)
 READ_UNUSED = ["fileindex.indexes.options", "fileindex.java.hash", "fileindex.java.string_buffers"]
 # what a read imports no more (#54, cold17): platform (its regular expressions: 8 M instructions; pyarrow's, for
-# show_info, and uuid's, for the system's name, answered by its stand-in: fileindex.lazy.ANSWERED)
-COLD17_CUTS = ["platform"]
+# show_info, and uuid's, for the system's name, answered by its stand-in: fileindex.lazy.ANSWERED), backports.zstd's
+# package (its enums and file classes: 3 M; the manifests' blocks are decompressed by its C module alone)
+COLD17_CUTS = ["platform", "backports.zstd._zstdfile", "backports.zstd._streams"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -288,6 +289,22 @@ def test_a_stand_in_answers_what_an_import_asks_as_the_module_would(tmp_path):
             "assert pyarrow._platform.machine() == platform.machine() and pyarrow._platform.system is platform.system")
     modules = imported_by(code, tmp_path)
     assert "platform" in modules
+
+
+def test_zstd_decompresses_manifests_without_its_package_until_it_is_used(tmp_path):
+    """The manifests' zstd blocks are decompressed by backports.zstd's C module, its package's __init__ not run; the
+    package's first use runs it, and its decompressor is the one the manifests used."""
+    code = (f"import sys\n"
+            f"from fileindex import PaimonTable\n"
+            f"assert PaimonTable('{TABLE}').scan().to_arrow().num_rows > 0\n"
+            f"if sys.version_info < (3, 14):\n"
+            f"    assert 'backports.zstd._zstdfile' not in sys.modules\n"
+            f"    from backports import zstd\n"
+            f"    from fileindex.table import avro_blocks\n"
+            f"    assert zstd.ZstdDecompressor is avro_blocks.ZstdDecompressor and zstd.CompressionParameter\n"
+            f"    assert zstd.decompress(zstd.compress(b'abc' * 100)) == b'abc' * 100")
+    modules = imported_by(code, tmp_path)
+    assert sys.version_info >= (3, 14) or "backports.zstd._zstdfile" in modules
 
 
 DICTIONARY_READ = """
