@@ -61,8 +61,9 @@ CLI_CUTS = ["pickle", "_pickle", "_compat_pickle", "_hashlib"]
 READ_UNUSED = ["fileindex.indexes.options", "fileindex.java.hash", "fileindex.java.string_buffers"]
 # what a read imports no more (#54, cold17): platform (its regular expressions: 8 M instructions; pyarrow's, for
 # show_info, and uuid's, for the system's name, answered by its stand-in: fileindex.lazy.ANSWERED), backports.zstd's
-# package (its enums and file classes: 3 M; the manifests' blocks are decompressed by its C module alone)
-COLD17_CUTS = ["platform", "backports.zstd._zstdfile", "backports.zstd._streams"]
+# package (its enums and file classes: 3 M; the manifests' blocks are decompressed by its C module alone),
+# unicodedata (a shared library: the predicate parser's, for an error's caret)
+COLD17_CUTS = ["platform", "backports.zstd._zstdfile", "backports.zstd._streams", "unicodedata"]
 
 ENTRY_POINTS = {
     "import fileindex": (
