@@ -32,11 +32,12 @@ _API = {
 __all__ = sorted(_API)
 
 
-# modules that the API's modules import through pyarrow (its util: socket, for a test helper), numpy (its core:
-# ctypes, for an array's .ctypes) and pathlib (urllib.parse: ipaddress, for bracketed URL hosts) at their top and
-# use only in functions a read never calls: stand-ins there (fileindex.lazy.import_deferring), 0.024 G instructions
-# of a program's cold read (#54); the real modules are imported by their first use, and by any later import
-DEFERRED_BY_THE_API = ("socket", "ctypes", "ipaddress")
+# modules that the API's modules import through pyarrow (its util: socket, for a test helper; platform, for its
+# show_info and uuid's system name), numpy (its core: ctypes, for an array's .ctypes) and pathlib (urllib.parse:
+# ipaddress, for bracketed URL hosts) at their top and use only in functions a read never calls: stand-ins there
+# (fileindex.lazy.import_deferring), 0.032 G instructions of a program's cold read (#54); the real modules are
+# imported by their first use, and by any later import
+DEFERRED_BY_THE_API = ("socket", "ctypes", "ipaddress", "platform")
 
 
 def __getattr__(name: str):

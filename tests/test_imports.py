@@ -59,6 +59,11 @@ CLI_CUTS = ["pickle", "_pickle", "_compat_pickle", "_hashlib"]
 # what a read imports no more (#54, cold16), each imported where it is used: the index options' parsers (with their
 # regular expressions: a build's), Java's hash of a bucket key (a fixed-bucket table's, where a predicate pins its key)
 READ_UNUSED = ["fileindex.indexes.options", "fileindex.java.hash", "fileindex.java.string_buffers"]
+# what a read imports no more (#54, cold17): platform (its regular expressions: 8 M instructions; pyarrow's, for
+# show_info, and uuid's, for the system's name, answered by its stand-in: fileindex.lazy.ANSWERED), backports.zstd's
+# package (its enums and file classes: 3 M; the manifests' blocks are decompressed by its C module alone),
+# unicodedata (a shared library: the predicate parser's, for an error's caret)
+COLD17_CUTS = ["platform", "backports.zstd._zstdfile", "backports.zstd._streams", "unicodedata"]
 
 ENTRY_POINTS = {
     "import fileindex": (
@@ -73,7 +78,7 @@ ENTRY_POINTS = {
          "thrift*", "fastavro*", "logging", "subprocess", "concurrent.futures*", "fileindex.kit*", "fileindex.cli*",
          "fileindex.reference*", "fileindex.arrow.parquet_pages", "fileindex.table.orc_helper",
          "fileindex.container.writer", "fileindex.writing.outputs", "fileindex.indexes.type_fit", *COLD_CUTS,
-         "hashlib", "_hashlib", *API_CUTS, *READ_UNUSED],
+         "hashlib", "_hashlib", *API_CUTS, *READ_UNUSED, *COLD17_CUTS],
     ),
     "fileindex --help": (
         "from fileindex.cli.app import build_parser; build_parser().format_help()",
@@ -86,14 +91,15 @@ ENTRY_POINTS = {
         ["fileindex.indexes.bitmap.reader", "fileindex.scan.truth", "fastavro._read", "pyarrow._compute"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *OTHER_TYPES, *DEBUG_READERS, *OTHER_COMMANDS,
          "fileindex.indexes.*.writer", "fileindex.reference*", "pyarrow.dataset", "pyarrow.acero", "pyarrow.compute",
-         "numpy.ma", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS, *CLI_CUTS],
+         "numpy.ma", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS, *CLI_CUTS, *COLD17_CUTS],
     ),
     "fileindex read --where, a bloom filter's table": (  # (its reader probes bits: no option parsed, no key hashed)
         f"sys.argv[1:] = ['read', '{TABLE_BLOOM}', '--where', \"f0 = 'Alice'\", '--json']; main()",
         ["fileindex.indexes.bloom_filter.reader", "fileindex.indexes.bloom_filter.keys", "fastavro._read"],
         [*SPARK_AND_ENGINES, *NOT_READING_LOCALLY, *DEEP_CHECKS, *DEBUG_READERS, *OTHER_COMMANDS, *READ_UNUSED,
          "fileindex.indexes.bitmap*", "fileindex.indexes.bsi*", "fileindex.indexes.range_bitmap*",
-         "fileindex.indexes.*.writer", "pyarrow.compute", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS, *CLI_CUTS],
+         "fileindex.indexes.*.writer", "pyarrow.compute", *COLD_CUTS, *READ_CUTS, *AVRO_CUTS, *CLI_CUTS,
+         *COLD17_CUTS],
     ),
     "fileindex read --where, filtered by Arrow": (  # (no numpy: pyarrow imported without it, see cli/unimported)
         f"sys.argv[1:] = ['read', '{TABLE}', '--where', 'f1 >= 20', '--json']; main()",
@@ -266,6 +272,40 @@ def test_a_program_gets_what_the_api_deferred_by_its_first_use(tmp_path):
             "assert not isinstance(sys.modules['ctypes'], DeferredModule)")
     modules = imported_by(code, tmp_path)
     assert {"ctypes", "socket", "ipaddress"} <= set(modules)
+
+
+def test_a_stand_in_answers_what_an_import_asks_as_the_module_would(tmp_path):
+    """uuid, which pyarrow.lib imports, asks platform for the system's name at its import: the stand-in answers it
+    as platform.system() does, without importing platform; afterwards the stand-in gives the real module's
+    attributes (pyarrow's show_info asks platform for the machine too), and the answer is the real one."""
+    code = ("import sys\n"
+            "from fileindex import PaimonTable\n"
+            "import uuid, pyarrow\n"
+            "assert 'platform' not in sys.modules and 'uuid' in sys.modules\n"
+            "from fileindex.lazy import DeferredModule\n"
+            "assert isinstance(pyarrow._platform, DeferredModule) and 'system' not in vars(pyarrow._platform)\n"
+            "answered = uuid._platform_system\n"
+            "import os, platform\n"
+            "assert answered == platform.system() == os.uname().sysname and uuid._LINUX == (answered == 'Linux')\n"
+            "assert pyarrow._platform.machine() == platform.machine() and pyarrow._platform.system is platform.system")
+    modules = imported_by(code, tmp_path)
+    assert "platform" in modules
+
+
+def test_zstd_decompresses_manifests_without_its_package_until_it_is_used(tmp_path):
+    """The manifests' zstd blocks are decompressed by backports.zstd's C module, its package's __init__ not run; the
+    package's first use runs it, and its decompressor is the one the manifests used."""
+    code = (f"import sys\n"
+            f"from fileindex import PaimonTable\n"
+            f"assert PaimonTable('{TABLE}').scan().to_arrow().num_rows > 0\n"
+            f"if sys.version_info < (3, 14):\n"
+            f"    assert 'backports.zstd._zstdfile' not in sys.modules\n"
+            f"    from backports import zstd\n"
+            f"    from fileindex.table import avro_blocks\n"
+            f"    assert zstd.ZstdDecompressor is avro_blocks.ZstdDecompressor and zstd.CompressionParameter\n"
+            f"    assert zstd.decompress(zstd.compress(b'abc' * 100)) == b'abc' * 100")
+    modules = imported_by(code, tmp_path)
+    assert sys.version_info >= (3, 14) or "backports.zstd._zstdfile" in modules
 
 
 DICTIONARY_READ = """

@@ -61,8 +61,9 @@ def import_pyarrow_without_numpy() -> None:
     with _unavailable("numpy"):
         # (pyarrow.util imports socket for a test helper, find_free_port: 32 M instructions of a cold read, with its
         # enums and selectors; pyarrow.lib imports pickle, with _compat_pickle's tables, for a buffer's PickleBuffer
-        # and extension types' serialization: numpy imports it where it is imported)
-        import_deferring("pyarrow", "socket", "pickle")
+        # and extension types' serialization: numpy imports it where it is imported; pyarrow imports platform for
+        # show_info, and uuid, which pyarrow.lib imports, asks it for the system's name only: see lazy.ANSWERED)
+        import_deferring("pyarrow", "socket", "pickle", "platform")
         import fileindex.arrow.compute  # noqa: F401  (pyarrow._compute, imported as the package imports it)
 
 

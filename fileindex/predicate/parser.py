@@ -17,7 +17,6 @@ import contextlib
 import datetime as dt
 import decimal
 import re
-import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -57,6 +56,8 @@ _ONE_CELL = str.maketrans("\t\n\r", "   ")
 
 def _cells(text: str) -> int:
     """The columns ``text`` takes on a terminal: a wide character (CJK, emoji) two, a combining mark none."""
+    import unicodedata  # (an error's caret only: its module is a shared library a cold read need not load, #54)
+
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 # Parentheses and NOTs a predicate may nest. The parser and every visitor of the tree recurse once or more per

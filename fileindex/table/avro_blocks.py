@@ -11,12 +11,14 @@ from __future__ import annotations
 import sys
 import zlib
 
-if sys.version_info >= (3, 14):
-    from compression import zstd
-else:
-    from backports import zstd
-
+from fileindex.lazy import import_submodule
 from fileindex.table.errors import TableError
+
+if sys.version_info >= (3, 14):
+    from compression.zstd import ZstdDecompressor
+else:  # (its C module without the package's __init__, whose parameter enums and file classes a read never uses: 3 M
+    # instructions of a cold read, #54)
+    ZstdDecompressor = import_submodule("backports.zstd._zstd").ZstdDecompressor
 
 MAGIC = b"Obj\x01"
 SYNC_BYTES = 16
@@ -63,7 +65,7 @@ def _decompress(codec: str, data: bytes | memoryview, limit: int, where: str) ->
         frames: list[bytes] = []
         left: bytes | memoryview = data
         while left and sum(map(len, frames)) <= limit:
-            decompressor = zstd.ZstdDecompressor()
+            decompressor = ZstdDecompressor()
             frames.append(decompressor.decompress(left, max_length=limit + 1 - sum(map(len, frames))))
             if not decompressor.eof:
                 break

@@ -125,9 +125,22 @@ def writer_schema(text: bytes) -> Any:
 MAX_MANIFEST_BYTES = 1 << 30  # a manifest-family file, read whole: Paimon's target is 8 MiB
 
 
+@lru_cache(maxsize=32)
+def typed_writer_schema(text: bytes) -> bool:
+    """``typed_manifest`` of the writer schema ``text`` declares, once a schema (a table's manifests share one: it was
+    about 1% of a cold read's instructions, asked again of each manifest, #54)."""
+    return typed_manifest(writer_schema(text))
+
+
 def read_rows_and_schema(store: TableStore, path: Path, kind: str = "manifest") -> tuple[list[dict], Any]:
     """``read_rows`` and, for an Avro file, the writer schema fastavro decoded its rows by (else None)."""
-    schema = None
+    rows, schema, _ = _rows_and_schema(store, path, kind)
+    return rows, schema
+
+
+def _rows_and_schema(store: TableStore, path: Path, kind: str) -> tuple[list[dict], Any, bytes | None]:
+    """``read_rows_and_schema`` and, for an Avro file, its writer schema's text (else None)."""
+    schema = text = None
     name = f"{store.shown(path)} ({kind})"
     with reading(store, path, kind):
         data = store.read_bytes(path, name, MAX_MANIFEST_BYTES)
@@ -136,7 +149,8 @@ def read_rows_and_schema(store: TableStore, path: Path, kind: str = "manifest") 
             metadata, blocks = container_blocks(data, name)
             if b"avro.schema" not in metadata:
                 raise TableError(f"{name}: an Avro container without its schema")
-            schema = writer_schema(metadata[b"avro.schema"])
+            text = metadata[b"avro.schema"]
+            schema = writer_schema(text)
             record = avro_decoding()[0]
             rows: list[Any] = []
             for records, block in blocks:
@@ -161,7 +175,7 @@ def read_rows_and_schema(store: TableStore, path: Path, kind: str = "manifest") 
             raise TableError(f"{name}: not an Avro, ORC or Parquet file (magic {magic!r})")
     if not all(isinstance(row, dict) for row in rows):
         raise TableError(f"{name}: rows are not records")
-    return rows, schema
+    return rows, schema, text
 
 
 MAX_JSON_BYTES = 64 << 20  # a snapshot or schema file: Java's largest are a few hundred KiB
@@ -504,7 +518,7 @@ def _decoded_manifest(store: TableStore, path: Path, listed_in: str, *,
                       keep_rows: bool = False) -> list[ManifestEntry]:
     with collection_paused():  # its rows are many objects living until the entries are built
         name = store.shown(path)
-        rows, schema = read_rows_and_schema(store, path, f"manifest named by {listed_in}")
-        typed = typed_manifest(schema)
+        rows, _, text = _rows_and_schema(store, path, f"manifest named by {listed_in}")
+        typed = text is not None and typed_writer_schema(text)
         return [decode_entry(row, f"{name} (manifest) row {number}", typed, keep_row=keep_rows)
                 for number, row in enumerate(rows)]

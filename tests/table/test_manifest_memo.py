@@ -44,10 +44,10 @@ def empty_memos():
 
 @pytest.fixture
 def manifest_reads(monkeypatch):
-    """The manifest-family files decoded (every read the memo could not serve)."""
+    """The manifest-family files decoded (every read the memo could not serve: each goes through _rows_and_schema)."""
     reads = []
-    original = metadata.read_rows_and_schema
-    monkeypatch.setattr(metadata, "read_rows_and_schema",
+    original = metadata._rows_and_schema
+    monkeypatch.setattr(metadata, "_rows_and_schema",
                         lambda store, path, *args: reads.append(os.path.basename(path)) or original(store, path, *args))
     return reads
 
