@@ -113,7 +113,7 @@ class Statistics(PredicateVisitor[bool]):
         found = self.column(leaf.column)
         if found is None:
             return True
-        low, high, nulls, data_type = _plausible(*found, self.row_count)
+        low, high, nulls, data_type = _plausible(found, self.row_count)
         function = leaf.function
         if function is Operator.IS_NULL:
             return nulls is None or nulls > 0
@@ -246,10 +246,11 @@ def _timestamp(nanos: int) -> Timestamp:
     return Timestamp(millis, nanos_of_milli)
 
 
-def _plausible(low: Any, high: Any, nulls: int | None, data_type: DataType,
-               row_count: int | None) -> tuple[Any, Any, int | None, DataType]:
-    """A column's statistics with what no file can hold made unknown: a null count below 0 or above the row
-    count, a minimum above its maximum (a manifest or footer that lies would otherwise drop matching rows)."""
+def _plausible(column: tuple, row_count: int | None) -> tuple:
+    """A column's (low, high, null count, type) with what no file can hold made unknown: a null count below 0 or
+    above the row count, a minimum above its maximum (a manifest or footer that lies would otherwise drop matching
+    rows)."""
+    low, high, nulls, data_type = column
     if nulls is not None and (nulls < 0 or (row_count is not None and nulls > row_count)):
         nulls = None
     if low is not None and high is not None and low > high:
