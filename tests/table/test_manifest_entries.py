@@ -111,9 +111,11 @@ def test_a_schema_with_another_type_is_read_field_by_field(tmp_path, change, mes
         live_files(TableStore(root), load_snapshot(TableStore(root)))
 
 
-@pytest.mark.parametrize("field, value", [("_ROW_COUNT", -1), ("_FILE_SIZE", 0), ("_FILE_SIZE", -(1 << 40))])
+@pytest.mark.parametrize("field, value", [("_ROW_COUNT", -1), ("_FILE_SIZE", 0), ("_FILE_SIZE", -(1 << 40)),
+                                          ("_LEVEL", -1)])
 def test_value_checks_stay_on_the_typed_path(tmp_path, field, value):
-    """A count or a size no file has is refused where the entry is read (a size weighs a store read's memory)."""
+    """A count, size or level no file has is refused where the entry is read (a size weighs a store read's memory;
+    a primary-key table's file at level -1 was skipped as a level-0 file, its rows unread)."""
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
 
