@@ -296,11 +296,12 @@ class PaimonTable:
         elif len(pending) == 1:  # most plans: one predicate, nothing to share between predicates
             j, remapped_predicate = pending[0]
             try:
-                answers[j] = (evaluator.evaluate(container, remapped_predicate), note)
+                answers[j] = (evaluator.evaluate(container, remapped_predicate, row_count=entry.row_count), note)
             except (DecodeError, SchemaMisfitError) as err:
                 answers[j] = (REMAIN, index_problem(err))
         else:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
-            outcomes = evaluator.evaluate_each(container, [remapped_predicate for _, remapped_predicate in pending])
+            outcomes = evaluator.evaluate_each(container, [remapped_predicate for _, remapped_predicate in pending],
+                                               row_count=entry.row_count)
             for (j, _), outcome in zip(pending, outcomes, strict=True):
                 answers[j] = (outcome, note) if isinstance(outcome, FileIndexResult) else \
                     (REMAIN, index_problem(outcome))
