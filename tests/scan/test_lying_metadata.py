@@ -13,6 +13,10 @@ from fileindex import PaimonTable
 from fileindex.cli.app import main
 from fileindex.container.writer import write_entries
 from fileindex.indexes.bitmap import writer as bitmap_writer
+from fileindex.predicate.operators import Operator
+from fileindex.predicate.tree import Leaf
+from fileindex.scan.reader import evaluate_file
+from fileindex.scan.task import DataFileTask
 from fileindex.types import parse_type
 from fileindex.arrow.data_files import DataFileError
 from fileindex.indexes.result import REMAIN
@@ -90,3 +94,16 @@ def test_a_sidecar_built_over_other_rows_rules_out_none_of_the_files(tmp_path):
     assert [row["f0"] for row in PaimonTable(root).scan("f0 = 'Lucy' OR f0 = 'Tony'").to_arrow().to_pylist()] == \
         ["Tony", "Lucy", "Tony"]
     assert PaimonTable(root).scan("f0 = 'Tony'").count() == 2
+
+
+def test_a_plain_data_files_sidecar_built_over_other_rows_rules_out_none_of_them(tmp_path):
+    """The same for a data file outside a table, its sidecar beside it (``fileindex spark scan`` of files)."""
+    data = tmp_path / "data.parquet"
+    pq.write_table(pq.read_table(copy_table("parquet", "append_with_bitmap", tmp_path) / DATA), data)
+    head = tmp_path / "head.parquet"
+    pq.write_table(pq.read_table(data).slice(0, 4), head)
+    assert main(["build", str(head), "--option", "file-index.bitmap.columns=f0"]) == 0
+    shutil.copyfile(str(head) + ".index", str(data) + ".index")
+    task = DataFileTask(str(data), "data.parquet", data.stat().st_size)
+    verdict = evaluate_file(task, Leaf(Operator.EQ, "f0", ("Lucy",)))
+    assert verdict.result is REMAIN and "records 4 rows, the data file 8" in verdict.note
