@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from fileindex.frozen import field, frozen, replace
 from functools import cached_property
@@ -83,6 +83,10 @@ class Footer:
     def types(self) -> dict[str, DataType]:
         return schema_of(self.arrow_schema, skip_untyped=True)
 
+    @cached_property
+    def column_names(self) -> frozenset[str]:
+        return frozenset(self.arrow_schema.names)
+
 
 class FooterMemo(BoundedMemo[Footer]):
     """The footers of up to ``files`` data files (and ``footer_bytes`` of them), least recently used out."""
@@ -103,12 +107,13 @@ class DataFileReader:
     """An opened data file; row positions are 0-based in file order, as Paimon's indexes count them."""
 
     def __init__(self, path: str | Path | InputFile, file_format: str | None = None,
-                 expected_rows: int | None = None):
+                 expected_rows: int | None = None, expected_columns: Sequence[str] = ()):
         """``path``: a file opened through a table's store, or a path (opened here, once, as a regular file).
         Raises OSError for a file that is missing or cannot be opened, ConfinementError for one that is not
-        a regular file, DataFileError for one that is not a readable Parquet or ORC file, or (``expected_rows``:
-        what a table's manifest says) that holds another number of rows: the file is the truth about itself, and
-        row positions past its end or a file cut short must not be read as if they were the table's."""
+        a regular file, DataFileError for one that is not a readable Parquet or ORC file, or (``expected_rows``,
+        ``expected_columns``: what a table's manifest and schema say) that holds another number of rows or lacks
+        a column: the file is the truth about itself, and row positions past its end, a file cut short or a column
+        it lacks (read as nulls) must not be read as if they were the table's."""
         opened = path if isinstance(path, InputFile) else _open_named(path)
         self._input = opened  # (held open while the reader lives: reads reopen this very file, never the name)
         self.path = opened.name
@@ -128,6 +133,10 @@ class DataFileReader:
         if expected_rows is not None and self.row_count != expected_rows:
             raise DataFileError(f"{self.path}: holds {self.row_count} rows where the table's manifest says "
                                 f"{expected_rows}: not the data file the table wrote")
+        missing = [name for name in expected_columns if name not in footer.column_names]
+        if missing:
+            raise DataFileError(f"{self.path}: lacks column {', '.join(missing)} that its schema gives it: not the "
+                                "data file the table wrote")
 
     def _read_footer(self) -> Footer:
         if self.format not in ("parquet", "orc"):

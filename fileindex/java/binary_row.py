@@ -26,10 +26,16 @@ UNKNOWN = object()  # a field whose type ``fields(..., lenient=True)`` does not 
 
 
 def fields(data: bytes, types: list) -> list:
-    """The values of a serialized BinaryRow, by Paimon type (None for nulls)."""
+    """The values of a serialized BinaryRow, by Paimon type (None for nulls); a row too short for its fields'
+    slots, or a string outside it, is a ValueError."""
+    if len(data) < 4:
+        raise ValueError(f"a {len(data)}-byte row, without its 4-byte arity")
     arity = struct.unpack_from(">i", data, 0)[0]
     if arity != len(types):
         raise UsageError(f"partition row has {arity} fields, the schema {len(types)}")
+    slots_end = 4 + ((arity + 63 + 8) // 64) * 8 + 8 * arity
+    if len(data) < slots_end:
+        raise ValueError(f"a {len(data)}-byte row of {arity} fields, whose slots end at byte {slots_end}")
     return [field_at(data, i, data_type, arity) for i, data_type in enumerate(types)]
 
 
@@ -77,7 +83,7 @@ def _statistic_value(row: memoryview, slot: bytes, data_type):
     return Timestamp(int.from_bytes(row[at:at + 8], "little", signed=True), offset_and_nanos & 0xFFFFFFFF)
 
 
-def _tail(row: memoryview, slot: bytes, most: int) -> bytes:
+def _tail(row: bytes | memoryview, slot: bytes, most: int) -> bytes:
     offset_and_size = int.from_bytes(slot, "little")
     offset, size = offset_and_size >> 32, offset_and_size & 0xFFFFFFFF
     if size > most or offset + size > len(row):
@@ -96,9 +102,7 @@ def _value(row: bytes | memoryview, slot: bytes, data_type):
         if slot[7] & 0x80:
             data = slot[:slot[7] & 0x7F]
         else:
-            offset_and_size = int.from_bytes(slot, "little")
-            offset, size = offset_and_size >> 32, offset_and_size & 0xFFFFFFFF
-            data = bytes(row[offset:offset + size])
+            data = _tail(row, slot, len(row))
         return data.decode("utf-8", "replace") if data_type.is_string else bytes(data)
     raise UsageError(f"partition columns of type {data_type} are not supported yet (INT, BIGINT, STRING, "
                      "DATE, BOOLEAN, ... are)")

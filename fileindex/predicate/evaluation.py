@@ -20,9 +20,9 @@ from pyroaring import FrozenBitMap
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.head import IndexEntry
-from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError, UsageError
+from fileindex.errors import DecodeError, FileIndexError, InvalidLengthError, SchemaMisfitError, UsageError
 from fileindex.indexes.reader import FileIndexReader
-from fileindex.indexes.registry import INDEX_TYPES, body_failure, open_entry, recorded_row_count
+from fileindex.indexes.registry import INDEX_TYPES, body_failure, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, Answer, FileIndexResult, Rows
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.precision import at_column_precision
@@ -43,21 +43,20 @@ class FileIndexEvaluator:
     extended: bool = False
     lenient: bool = False
 
-    def evaluate(self, container: FileIndexContainer, predicate: Predicate) -> FileIndexResult:
-        return _Results(self, container).evaluate(predicate)
+    def evaluate(self, container: FileIndexContainer, predicate: Predicate, *,
+                 row_count: int | None = None) -> FileIndexResult:
+        """The rows of the file that may match. ``row_count``: the data file's rows, which every body read must
+        record where its type records one: a body recording another count (an index built over other rows) is
+        malformed for this file (raised; in lenient mode reported, answering REMAIN)."""
+        return _Results(self, container, row_count=row_count).evaluate(predicate)
 
     def evaluate_exact(self, container: FileIndexContainer, predicate: Predicate, *,
                        row_count: int | None = None) -> Answer:
         """``evaluate``'s result, and whether its rows are exactly the rows that match (module docstring of
         :mod:`fileindex.indexes.result`): never where a leaf is answered by no index, by a bloom filter, by an
         index that answers it with a superset (bitmap ``<>``: null rows too), or with a null literal; a malformed
-        body (lenient mode) is no answer. ``row_count``: the data file's rows; where a body records another
-        count (an index built over other rows) no row set is exact."""
-        answer = _Answers(self, container).evaluate(predicate)
-        if answer.exact and answer.remain() and row_count is not None and \
-                recorded_row_count(container) not in (None, row_count):
-            return Answer(answer.result, False)
-        return answer
+        body (lenient mode) is no answer. ``row_count`` as ``evaluate`` takes it."""
+        return _Answers(self, container, row_count=row_count).evaluate(predicate)
 
     def top_n(self, container: FileIndexContainer, column: str, limit: int, *, descending: bool,
               nulls_first: bool, selection: FrozenBitMap | None = None, with_ties: bool = False) -> Rows | None:
@@ -106,19 +105,20 @@ class FileIndexEvaluator:
             yield result, evaluation.malformed[reported:]
 
 
-    def evaluate_each(self, container: FileIndexContainer,
-                      predicates: list[Predicate]) -> Iterator[FileIndexResult | Unreadable]:
+    def evaluate_each(self, container: FileIndexContainer, predicates: list[Predicate], *,
+                      row_count: int | None = None) -> Iterator[FileIndexResult | Unreadable]:
         """``evaluate`` of each predicate on one container, in order, sharing its readers as ``evaluate_many``
         does. A predicate that meets a body it cannot read yields that error in place of its result, and the
         predicates after it are evaluated afresh (nothing the failed one half read is reused)."""
-        evaluation = _Results(self, container, _equality_literals(predicates))
+        evaluation = _Results(self, container, _equality_literals(predicates), row_count=row_count)
         for position, predicate in enumerate(predicates):
             answer: FileIndexResult | Unreadable
             try:
                 answer = evaluation.evaluate(predicate)
             except (DecodeError, SchemaMisfitError) as err:
                 answer = err
-                evaluation = _Results(self, container, _equality_literals(predicates[position + 1:]))
+                evaluation = _Results(self, container, _equality_literals(predicates[position + 1:]),
+                                      row_count=row_count)
             yield answer
 
 
@@ -131,9 +131,10 @@ class _Evaluation(PredicateVisitor[R]):
     unanswered: R  # a leaf no index answers
 
     def __init__(self, evaluator: FileIndexEvaluator, container: FileIndexContainer,
-                 prefetch: dict[str, list] | None = None):
+                 prefetch: dict[str, list] | None = None, *, row_count: int | None = None):
         self.evaluator = evaluator
         self.container = container
+        self.row_count = row_count  # the data file's rows, which each body read must record (None: unknown)
         self.prefetch = prefetch or {}  # column → literals its readers may locate in one batch when opened
         self.readers: dict[str, list[FileIndexReader]] = {}
         self.malformed: list[Unreadable] = []
@@ -220,7 +221,7 @@ class _Evaluation(PredicateVisitor[R]):
         """The reader's ``visitor`` of ``arguments``; None where its body is malformed (lenient mode: reported),
         else that error raised."""
         try:
-            return getattr(reader, visitor)(*arguments, **(keywords or {}))
+            answer = getattr(reader, visitor)(*arguments, **(keywords or {}))
         except DecodeError as err:
             data_type = column_type(self.evaluator.schema, column)
             failure = body_failure(self.container, entry, data_type, err)
@@ -228,6 +229,7 @@ class _Evaluation(PredicateVisitor[R]):
                 raise failure from None
             self.malformed.append(failure if isinstance(failure, SchemaMisfitError) else err)
             return None
+        return answer if self._of_the_file(entry, reader) else None
 
     def _readers(self, column: str) -> list[FileIndexReader]:
         readers = self.readers.get(column)
@@ -249,6 +251,22 @@ class _Evaluation(PredicateVisitor[R]):
                 except FileIndexError:
                     pass  # the same failure is met, and reported or raised, where a predicate reads it
         return readers
+
+    def _of_the_file(self, entry: IndexEntry, reader: FileIndexReader) -> bool:
+        """Whether the body ``reader`` answered from records the data file's row count (or none, or the count is
+        not known: a reader learns it from its header as it answers); else raised as malformed, or in lenient mode
+        reported (no answer): its rows are another file's (an index of a file's first 4 of 8 rows skipped the
+        file for row 4's value)."""
+        recorded = getattr(reader, "row_count", None)
+        if self.row_count is None or recorded is None or recorded == self.row_count:
+            return True
+        at, field = INDEX_TYPES[entry.index_type].row_count_at or (0, entry.index_type)
+        err = InvalidLengthError(f"the body on {entry.column} records {recorded} rows, the data file "
+                                 f"{self.row_count}: an index of other rows", offset=entry.start + at, field=field)
+        if not self.evaluator.lenient:
+            raise err
+        self.malformed.append(err)
+        return False
 
     def _open(self, entry: IndexEntry, data_type: DataType) -> FileIndexReader:
         try:

@@ -87,7 +87,8 @@ def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = 
     if container is None or reader.row_count > MAX_INDEXED_ROWS:
         return FileVerdict(task.name, reader.row_count, where, REMAIN, note)
     try:
-        result = FileIndexEvaluator(task.types(reader), extended=extended).evaluate(container, predicate)
+        result = FileIndexEvaluator(task.types(reader), extended=extended).evaluate(container, predicate,
+                                                                                    row_count=reader.row_count)
     except FileIndexError as err:
         return FileVerdict(task.name, reader.row_count, where, REMAIN, index_problem(err))
     return FileVerdict(task.name, reader.row_count, where, within_all(result, reader.row_count))

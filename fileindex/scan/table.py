@@ -48,7 +48,8 @@ from fileindex.table.metadata import (
 from fileindex.scan.opened import OpenedFile, OpenedFiles
 from fileindex.scan.planner import ScanPlanner
 from fileindex.scan.plans import Plans
-from fileindex.scan.verdicts import MAX_INDEXED_ROWS, index_problem, missing_note, within_all, within_live
+from fileindex.scan.verdicts import (MAX_INDEXED_ROWS, index_problem, missing_note, past_rows, past_rows_note,
+                                     within_all, within_live)
 from fileindex.table.names import external_scheme
 from fileindex.table.store import TableStore
 from fileindex.table.verdict import FileVerdict
@@ -292,18 +293,21 @@ class PaimonTable:
             for j, remapped_predicate in pending:
                 answers[j], exactness[j] = _exact_answer(evaluator, container, remapped_predicate, entry.row_count,
                                                          note, lossless[j])
-            return where, answers, exactness
-        if len(pending) == 1:  # most plans: one predicate, nothing to share between predicates
+        elif len(pending) == 1:  # most plans: one predicate, nothing to share between predicates
             j, remapped_predicate = pending[0]
             try:
-                answers[j] = (evaluator.evaluate(container, remapped_predicate), note)
+                answers[j] = (evaluator.evaluate(container, remapped_predicate, row_count=entry.row_count), note)
             except (DecodeError, SchemaMisfitError) as err:
                 answers[j] = (REMAIN, index_problem(err))
-            return where, answers, exactness
-        # a malformed body answers REMAIN for the predicate that met it; the rest go on
-        outcomes = evaluator.evaluate_each(container, [remapped_predicate for _, remapped_predicate in pending])
-        for (j, _), outcome in zip(pending, outcomes, strict=True):
-            answers[j] = (outcome, note) if isinstance(outcome, FileIndexResult) else (REMAIN, index_problem(outcome))
+        else:  # a malformed body answers REMAIN for the predicate that met it; the rest go on
+            outcomes = evaluator.evaluate_each(container, [remapped_predicate for _, remapped_predicate in pending],
+                                               row_count=entry.row_count)
+            for (j, _), outcome in zip(pending, outcomes, strict=True):
+                answers[j] = (outcome, note) if isinstance(outcome, FileIndexResult) else \
+                    (REMAIN, index_problem(outcome))
+        for j, _ in pending:
+            if past_rows(answers[j][0], entry.row_count):
+                answers[j], exactness[j] = (REMAIN, past_rows_note(answers[j][0], entry.row_count)), False
         return where, answers, exactness
 
     def verdict(self, entry: ManifestEntry, predicate: Predicate, vector: DeletionVector | None = None, *,

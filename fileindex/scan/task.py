@@ -53,8 +53,9 @@ class DataFileTask:
         if self.table is None:
             return DataFileReader(self.path)
         entry = self.table_entry()
+        columns = [f.name for f in self.table.data_schema(entry).fields]
         return DataFileReader(self.table.store.open_data(entry, self.table.schema, whole=whole),
-                              expected_rows=entry.row_count)
+                              expected_rows=entry.row_count, expected_columns=columns)
 
     def sidecar_path(self) -> Path:
         """Where a built index of a plain data file goes (and is looked for)."""

@@ -28,6 +28,18 @@ def index_problem(err: FileIndexError) -> str:
     return f"index built for another type: {err}" if isinstance(err, SchemaMisfitError) else f"corrupt index: {err}"
 
 
+def past_rows(result: FileIndexResult, row_count: int) -> bool:
+    """Does the index's result name a row at or past the row count a table's manifest gives the file? Then the
+    two disagree about the file and the index cannot rule out a row: cut to the manifest's rows, it dropped the
+    file's rows past them unread (the read checks the file's own row count against the manifest's)."""
+    return isinstance(result, Rows) and bool(result.bitmap) and result.bitmap.max() >= row_count
+
+
+def past_rows_note(result: FileIndexResult, row_count: int) -> str:
+    return (f"index not used: it names row {cast(Rows, result).bitmap.max()}, past the {row_count} rows the "
+            "manifest records")
+
+
 def within(result: FileIndexResult, selection: FrozenBitMap) -> FileIndexResult:
     """Java's FileIndexEvaluator: result ∩ kept rows; all kept rows → REMAIN, none → SKIP."""
     if result is SKIP or not selection:

@@ -155,8 +155,8 @@ _FILE_NAMES = tuple(f.name for f in MANIFEST_FIELDS if f.in_file)
 _NORMALS = tuple((i, f.normal) for i, f in enumerate(MANIFEST_FIELDS) if f.normal is not None)
 _LISTS = tuple(i for i, f in enumerate(MANIFEST_FIELDS) if f.python is list)
 _ROW_COUNT = _FILE_NAMES.index("_ROW_COUNT") + len(_ENTRY_NAMES)  # (the entry's own fields come first)
-_NAME, _EXTRA, _EXTERNAL, _SIZE = (_FILE_NAMES.index(name) + len(_ENTRY_NAMES)
-                                   for name in ("_FILE_NAME", "_EXTRA_FILES", "_EXTERNAL_PATH", "_FILE_SIZE"))
+_NAME, _EXTRA, _EXTERNAL, _SIZE, _LEVEL = (_FILE_NAMES.index(name) + len(_ENTRY_NAMES) for name in (
+    "_FILE_NAME", "_EXTRA_FILES", "_EXTERNAL_PATH", "_FILE_SIZE", "_LEVEL"))
 
 
 def decode_entry(row: dict, where: str, typed: bool = False, *, keep_row: bool = False) -> ManifestEntry:
@@ -179,6 +179,8 @@ def decode_entry(row: dict, where: str, typed: bool = False, *, keep_row: bool =
             raise TableError(f"{at}: _EXTRA_FILES, _WRITE_COLS and _VALUE_STATS_COLS hold file and column names")
     if values[_ROW_COUNT] < 0:
         raise TableError(f"{where} _FILE: _ROW_COUNT is {values[_ROW_COUNT]}")
+    if values[_LEVEL] < 0:  # (a primary-key table's scan reads by level: one below 0 was skipped as level 0)
+        raise TableError(f"{where} _FILE: _LEVEL is {values[_LEVEL]}")
     if values[_SIZE] is not None and values[_SIZE] <= 0:  # (a read's memory budget goes by it: no file is empty)
         raise TableError(f"{where} _FILE: _FILE_SIZE is {values[_SIZE]}")
     plain_name(values[_NAME], f"{where} _FILE", "_FILE_NAME")

@@ -409,7 +409,7 @@ def live_files(store: TableStore, snapshot: Snapshot,
         store.prefetch(_not_memoized([path for path, _ in manifests], "manifest"), MAX_MANIFEST_BYTES)
     for manifest, listed_in in manifests:
         _merge(live, manifest_entries(store, manifest, listed_in))
-    return list(live.values())
+    return _each_file_once(live, snapshot)
 
 
 def live_entries(store: TableStore, snapshot: Snapshot) -> list[ManifestEntry]:
@@ -418,7 +418,7 @@ def live_entries(store: TableStore, snapshot: Snapshot) -> list[ManifestEntry]:
     live: dict[tuple, ManifestEntry] = {}
     for manifest, listed_in in _manifests(store, snapshot):
         _merge(live, _decoded_manifest(store, manifest, listed_in, keep_rows=True))
-    return list(live.values())
+    return _each_file_once(live, snapshot)
 
 
 def _merge(live: dict[tuple, ManifestEntry], entries: Iterable[ManifestEntry]) -> None:
@@ -429,6 +429,19 @@ def _merge(live: dict[tuple, ManifestEntry], entries: Iterable[ManifestEntry]) -
             live[entry.identifier] = entry
         else:
             live.pop(entry.identifier, None)
+
+
+def _each_file_once(live: dict[tuple, ManifestEntry], snapshot: Snapshot) -> list[ManifestEntry]:
+    """The live entries, refusing a data file live under two of them (an ADD at another level, or with other
+    extra files or index, that no DELETE removed): its rows would be read twice."""
+    files: dict[tuple, ManifestEntry] = {}
+    for entry in live.values():
+        where = (entry.external_path,) if entry.external_path else (entry.partition, entry.bucket, entry.file_name)
+        other = files.setdefault(where, entry)
+        if other is not entry:
+            raise TableError(f"{snapshot.file}: data file {entry.file_name} (bucket {entry.bucket}) is live under two "
+                             f"manifest entries (levels {other.level} and {entry.level}): a table holds a file once")
+    return list(live.values())
 
 
 # Manifest lists and manifests are immutable in Paimon (each commit writes new names); a file rewritten

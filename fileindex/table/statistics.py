@@ -21,7 +21,8 @@ the cast of every value between them (whatever the cast rounds to); for any othe
 unknown.
 
 Left unknown (the file is kept): data files' strings (Paimon truncates them), map-key columns, NOT IN
-and NOT BETWEEN, null literals, unknown null counts, and statistics that do not decode.
+and NOT BETWEEN, null literals, unknown null counts, statistics that do not decode, and statistics no file
+can have (a minimum above its maximum, a null count below 0 or above the row count).
 """
 from __future__ import annotations
 
@@ -112,7 +113,7 @@ class Statistics(PredicateVisitor[bool]):
         found = self.column(leaf.column)
         if found is None:
             return True
-        low, high, nulls, data_type = found
+        low, high, nulls, data_type = _plausible(found, self.row_count)
         function = leaf.function
         if function is Operator.IS_NULL:
             return nulls is None or nulls > 0
@@ -243,6 +244,18 @@ def _nanos(value: Timestamp) -> int:
 def _timestamp(nanos: int) -> Timestamp:
     millis, nanos_of_milli = divmod(nanos, 1_000_000)
     return Timestamp(millis, nanos_of_milli)
+
+
+def _plausible(column: tuple, row_count: int | None) -> tuple:
+    """A column's (low, high, null count, type) with what no file can hold made unknown: a null count below 0 or
+    above the row count, a minimum above its maximum (a manifest or footer that lies would otherwise drop matching
+    rows)."""
+    low, high, nulls, data_type = column
+    if nulls is not None and (nulls < 0 or (row_count is not None and nulls > row_count)):
+        nulls = None
+    if low is not None and high is not None and low > high:
+        low = high = None
+    return low, high, nulls, data_type
 
 
 def _arity(row: bytes) -> int | None:

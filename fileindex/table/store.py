@@ -280,7 +280,13 @@ class TableStore:
             if schema.partition_keys:
                 from fileindex.java.binary_row import partition_path
 
-                partition = partition_path(entry.partition, schema)
+                try:
+                    partition = partition_path(entry.partition, schema)
+                except UsageError:  # (a partition type not read here: not the metadata's fault)
+                    raise
+                except ValueError as err:
+                    raise TableError(f"{entry.file_name}: its _PARTITION is not a row of the partition keys "
+                                     f"{', '.join(schema.partition_keys)}: {err} (malformed metadata)") from None
             path = self.bucket_dir(partition, entry.bucket)
             self._inside(path, "the bucket folder")
             folder = self._memo[key] = str(path.relative_to(self.root))

@@ -236,3 +236,15 @@ def test_bytes_that_are_not_utf8_are_written_to_csv_as_read_prints_them(table, t
     printed = [row["f3"] for row in rows_printed(table, "f1 >= 0")]
     assert written.column("f3").to_pylist() == printed == ["b'a\\x00b'", "b'\\xff\\xfe'", None] + \
         ["b'plain'"] * (rows.num_rows - 3)
+
+
+@pytest.mark.parametrize("edit", [lambda t: t.rename_columns(["g0", "f1", "f2", "f3"]), lambda t: t.drop_columns("f0")],
+                         ids=["renamed", "dropped"])
+def test_a_data_file_lacking_a_column_its_schema_gives_it_is_a_data_file_error(table, edit):
+    """The file holds no f0 (renamed g0, or dropped), which its schema 0 gives it: it was read as nulls, so a read
+    printed 8 nulls in f0 where the table's statistics and index (f0 = 'Alice': rows 0, 7) say it holds none."""
+    with_data_file(table, edit(pq.read_table(table / DATA)))
+    for args in (["--where", "f1 = 20"], ["--where", "f0 = 'Alice'"], []):
+        refused(fileindex("read", table, *args), DATA, "lacks column f0")
+    with pytest.raises(DataFileError, match="lacks column f0"):
+        PaimonTable(table).scan().to_arrow()

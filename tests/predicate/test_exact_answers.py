@@ -13,6 +13,7 @@ from index_answers import index_options, kept_rows, trees
 from pyroaring import BitMap
 
 from fileindex.container.file import FileIndexContainer
+from fileindex.errors import DecodeError
 from fileindex.indexes.result import REMAIN, SKIP, Answer, Rows, exact_count
 from fileindex.scan.truth import matches
 from fileindex.predicate.evaluation import FileIndexEvaluator
@@ -179,15 +180,23 @@ def test_a_literal_finer_than_the_column_is_answered_at_the_column_s_precision(c
                 assert answer.exact and kept == truth, (leaf, extended)
 
 
-def test_an_index_recording_other_rows_is_never_exact():
-    """A body whose row count is not the data file's was built over other rows: its row sets are not the file's."""
+def test_an_index_recording_other_rows_is_not_the_files():
+    """A body whose row count is not the data file's was built over other rows: neither its row sets nor its "no
+    row" are the file's (built over fewer rows, it skips a value of the rows it left out): malformed for the
+    file, naming the body's row count; in lenient mode no answer."""
     table = pa.table({"a": to_arrow(A, SCHEMA["a"])})
     built = build_table_index(table, {"a": SCHEMA["a"]}, parse_options(BSI, {"a": SCHEMA["a"]}))
     container = FileIndexContainer.from_bytes(built.data)
     evaluator = FileIndexEvaluator({"a": SCHEMA["a"]})
     assert evaluator.evaluate_exact(container, Leaf("eq", "a", (2,)), row_count=len(A)).exact
-    assert not evaluator.evaluate_exact(container, Leaf("eq", "a", (2,)), row_count=len(A) + 1).exact
-    assert evaluator.evaluate_exact(container, Leaf("eq", "a", (7,)), row_count=len(A) + 1).exact  # no row: sound
+    for literal in (2, 7):
+        with pytest.raises(DecodeError, match=f"records {len(A)} rows, the data file {len(A) + 1}"):
+            evaluator.evaluate_exact(container, Leaf("eq", "a", (literal,)), row_count=len(A) + 1)
+        with pytest.raises(DecodeError, match="row_count at offset"):
+            evaluator.evaluate(container, Leaf("eq", "a", (literal,)), row_count=len(A) + 1)
+        lenient = FileIndexEvaluator({"a": SCHEMA["a"]}, lenient=True)
+        assert lenient.evaluate_exact(container, Leaf("eq", "a", (literal,)), row_count=len(A) + 1) == \
+            Answer(REMAIN, False)
 
 
 def test_exact_count_of_rows_skip_and_the_whole_file():

@@ -111,9 +111,11 @@ def test_a_schema_with_another_type_is_read_field_by_field(tmp_path, change, mes
         live_files(TableStore(root), load_snapshot(TableStore(root)))
 
 
-@pytest.mark.parametrize("field, value", [("_ROW_COUNT", -1), ("_FILE_SIZE", 0), ("_FILE_SIZE", -(1 << 40))])
+@pytest.mark.parametrize("field, value", [("_ROW_COUNT", -1), ("_FILE_SIZE", 0), ("_FILE_SIZE", -(1 << 40)),
+                                          ("_LEVEL", -1)])
 def test_value_checks_stay_on_the_typed_path(tmp_path, field, value):
-    """A count or a size no file has is refused where the entry is read (a size weighs a store read's memory)."""
+    """A count, size or level no file has is refused where the entry is read (a size weighs a store read's memory;
+    a primary-key table's file at level -1 was skipped as a level-0 file, its rows unread)."""
     root = tmp_path / "t"
     shutil.copytree(SOURCE, root)
 
@@ -213,3 +215,29 @@ def test_a_changed_entry_keeps_every_field_it_does_not_change():
     expected["_KIND"] = DELETE
     expected["_FILE"].update(_EXTRA_FILES=[], _EMBEDDED_FILE_INDEX=b"idx")
     assert changed.to_avro() == expected and entry.to_avro() == row and changed != entry
+
+
+@pytest.mark.parametrize("change", [{"_LEVEL": 1}, {"_EMBEDDED_FILE_INDEX": None}], ids=["level", "embedded index"])
+def test_a_data_file_live_under_two_entries_is_refused(tmp_path, change):
+    """The manifest adds the table's one data file twice, the second entry at another level (or without its
+    index): both were live, so the file's 8 rows were read twice (a count of 16)."""
+    root = tmp_path / "t"
+    shutil.copytree(SOURCE, root)
+    store = TableStore(root)
+    snapshot = load_snapshot(store)
+    (entry,) = live_files(store, snapshot)
+    manifest = root / "manifest" / next(p.name for p in manifests(root) if _names(p) == [entry.file_name])
+    with open(manifest, "rb") as file:
+        reader = fastavro.reader(file)
+        schema, codec, rows = reader.writer_schema, reader.codec, list(reader)
+    again = copy.deepcopy(rows[0])
+    again["_FILE"].update(change)
+    with open(manifest, "wb") as file:
+        fastavro.writer(file, schema, rows + [again], codec=codec)
+    with pytest.raises(TableError, match=f"{entry.file_name}.* is live under two manifest entries"):
+        live_files(TableStore(root), snapshot)
+
+
+def _names(manifest: Path) -> list[str]:
+    with open(manifest, "rb") as file:
+        return [row["_FILE"]["_FILE_NAME"] for row in fastavro.reader(file)]

@@ -307,3 +307,18 @@ def test_integer_bounds_cast_to_floating_point_enclose_every_rounding(value):
         below, above = _float_bound(value, root, -math.inf), _float_bound(value, root, math.inf)
         assert below <= value <= above and float(dtype(below)) == below and float(dtype(above)) == above
         assert below == float(dtype(value)) or above == float(dtype(value))
+
+
+@pytest.mark.parametrize("low, high, nulls, leaf", [
+    (20, 10, 0, Leaf("eq", "c", (10,))),  # a minimum above its maximum
+    (20, 10, 0, Leaf("between", "c", (12, 15))),
+    (10, 20, 99, Leaf("is_not_null", "c", ())),  # more nulls than rows
+    (10, 20, -1, Leaf("is_null", "c", ())),  # a negative count
+], ids=["min above max, =", "min above max, between", "nulls above rows", "negative nulls"])
+def test_statistics_that_contradict_themselves_rule_out_nothing(low, high, nulls, leaf):
+    """Statistics no file can have (a manifest's that lie) are unknown: they dropped a file holding matching rows
+    (``f1 = 10`` on a file whose bounds were swapped answered no row; ``f1 IS NOT NULL``, 99 nulls of 8 rows,
+    none)."""
+    int_type = parse_type("INT")
+    stats = ValueStats(serialize([low], [int_type]), serialize([high], [int_type]), (nulls,))
+    assert Statistics(stats, ("c",), {"c": int_type}, 8).may_match(leaf)

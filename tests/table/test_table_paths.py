@@ -421,3 +421,24 @@ def test_an_avro_container_without_its_schema_is_refused(tmp_path):
     path.write_bytes(data)
     with pytest.raises(TableError, match=r"manifest/manifest-1 \(manifest\): an Avro container without its schema"):
         read_rows(TableStore(tmp_path), path)
+
+
+@pytest.mark.parametrize("partition", [b"\x00\x00\x01", b"\x00\x00\x00\x01" + bytes(10),
+                                       b"\x00\x00\x00\x01" + bytes(8) + (1 << 40 | 9).to_bytes(8, "little")],
+                         ids=["no arity", "short of its slots", "string outside the row"])
+def test_a_partition_row_that_is_not_one_is_malformed_metadata(tmp_path, capsys, partition):
+    """A manifest entry's _PARTITION too short for its fields (a struct.error traceback, exit 1), or whose
+    string lies outside it (read as the bytes there were: the folder of another partition), is refused naming
+    the data file (exit 3)."""
+    root = tmp_path / "deduplicate"
+    shutil.copytree(Path(__file__).parents[1] / "tables" / "primary-keys" / "deduplicate", root)
+
+    def edit(rows):
+        for row in rows:
+            row["_PARTITION"] = partition
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, edit)
+    assert main(["read", str(root), "--count"]) == 3
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "_PARTITION" in error and ".parquet" in error, error

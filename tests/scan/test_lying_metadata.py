@@ -1,0 +1,109 @@
+"""Table metadata and indexes that disagree about a data file's rows never drop its matching rows unsaid: a
+manifest's row count below the rows its file's index names or records, an index built over other rows."""
+from __future__ import annotations
+
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+from hostile import fileindex, refused
+from table_edits import copy_table, data_manifests, edit_rows
+
+from fileindex import PaimonTable
+from fileindex.cli.app import main
+from fileindex.container.writer import write_entries
+from fileindex.indexes.bitmap import writer as bitmap_writer
+from fileindex.predicate.operators import Operator
+from fileindex.predicate.tree import Leaf
+from fileindex.scan.reader import evaluate_file
+from fileindex.scan.task import DataFileTask
+from fileindex.types import parse_type
+from fileindex.arrow.data_files import DataFileError
+from fileindex.indexes.result import REMAIN
+
+DATA = "bucket-0/data-54b396b6-df2d-4c6a-a0ae-b6a5afb612d7-0.parquet"  # 8 rows: Tony at rows 3 and 6
+
+
+@pytest.fixture
+def table(tmp_path):
+    return copy_table("parquet", "append_with_bitmap", tmp_path)
+
+
+def with_row_count(root, count: int) -> None:
+    def edit(rows):
+        for row in rows:
+            row["_FILE"]["_ROW_COUNT"] = count
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, edit)
+
+
+@pytest.mark.parametrize("where", ["f0 = 'Tony'", "f0 <> 'Alice'"])
+def test_an_index_of_more_rows_than_the_manifest_says_does_not_skip_them(table, where):
+    """The manifest says 3 rows; the embedded bitmap (of 8) names Tony's rows 3 and 6: they were cut to the 3
+    rows, the file skipped, and the read answered no row (a count 0) where the file holds two, instead of reading
+    the file and finding it holds 8 rows."""
+    with_row_count(table, 3)
+    verdict = PaimonTable(table).verdict(PaimonTable(table).live()[0][0], _parsed(table, where))
+    assert verdict.result is REMAIN and not verdict.exact and "records 8 rows, the data file 3" in verdict.note
+    assert_read_refused(table, where)
+
+
+def test_rows_past_the_row_count_an_index_and_the_manifest_agree_on_are_not_cut_off(table):
+    """The manifest and the bitmap's header both say 3 rows, yet the bitmap names Tony's rows 3 and 6: cut to
+    the 3 rows, the file was skipped unread."""
+    with_row_count(table, 3)
+    values = pq.read_table(table / DATA).column("f0").to_pylist()
+    layout = bitmap_writer.layout(values, parse_type("STRING"), {})
+    layout.row_count = 3
+    index = write_entries([("f0", "bitmap", bitmap_writer.encode(layout))])
+    for manifest in data_manifests(table):
+        edit_rows(manifest, lambda rows: rows[0]["_FILE"].__setitem__("_EMBEDDED_FILE_INDEX", index))
+    verdict = PaimonTable(table).verdict(PaimonTable(table).live()[0][0], _parsed(table, "f0 = 'Tony'"))
+    assert verdict.result is REMAIN and not verdict.exact and "names row 6, past the 3 rows" in verdict.note
+    assert_read_refused(table, "f0 = 'Tony'")
+
+
+def assert_read_refused(root, where: str) -> None:
+    with pytest.raises(DataFileError, match="holds 8 rows where the table's manifest says 3"):
+        PaimonTable(root).scan(where).to_arrow()
+    with pytest.raises(DataFileError, match="holds 8 rows where the table's manifest says 3"):
+        PaimonTable(root).scan(where).count()
+    refused(fileindex("read", root, "--where", where, "--count"), DATA, "holds 8 rows")
+
+
+def _parsed(root, where):
+    from fileindex.predicate.parser import parse_predicate
+
+    return parse_predicate(where, PaimonTable(root).schema.types())
+
+
+def test_a_sidecar_built_over_other_rows_rules_out_none_of_the_files(tmp_path):
+    """The sidecar of the 8-row file replaced by one built over its first 4 rows (Alice, Bob, Emily, Tony): its
+    bitmap skipped the file for f0 = 'Lucy' (row 4) and kept only row 3 of Tony's 3 and 6, answering 0 and 1
+    rows; its bodies record 4 rows, not the manifest's 8, so it is not this file's index."""
+    root = copy_table("parquet", "append_with_bitmap_no_embedding", tmp_path)
+    (data,) = (root / "bucket-0").glob("*.parquet")
+    head = tmp_path / "head.parquet"
+    pq.write_table(pq.read_table(data).slice(0, 4), head)
+    assert main(["build", str(head), "--option", "file-index.bitmap.columns=f0,f1,f2"]) == 0
+    shutil.copyfile(str(head) + ".index", str(data) + ".index")
+    table = PaimonTable(root)
+    verdict = table.verdict(table.live()[0][0], _parsed(root, "f0 = 'Lucy'"))
+    assert verdict.result is REMAIN and "records 4 rows, the data file 8" in verdict.note
+    assert [row["f0"] for row in PaimonTable(root).scan("f0 = 'Lucy' OR f0 = 'Tony'").to_arrow().to_pylist()] == \
+        ["Tony", "Lucy", "Tony"]
+    assert PaimonTable(root).scan("f0 = 'Tony'").count() == 2
+
+
+def test_a_plain_data_files_sidecar_built_over_other_rows_rules_out_none_of_them(tmp_path):
+    """The same for a data file outside a table, its sidecar beside it (``fileindex spark scan`` of files)."""
+    data = tmp_path / "data.parquet"
+    pq.write_table(pq.read_table(copy_table("parquet", "append_with_bitmap", tmp_path) / DATA), data)
+    head = tmp_path / "head.parquet"
+    pq.write_table(pq.read_table(data).slice(0, 4), head)
+    assert main(["build", str(head), "--option", "file-index.bitmap.columns=f0"]) == 0
+    shutil.copyfile(str(head) + ".index", str(data) + ".index")
+    task = DataFileTask(str(data), "data.parquet", data.stat().st_size)
+    verdict = evaluate_file(task, Leaf(Operator.EQ, "f0", ("Lucy",)))
+    assert verdict.result is REMAIN and "records 4 rows, the data file 8" in verdict.note
