@@ -115,8 +115,9 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
         foreign = _foreign_columns(container, types)
         if foreign:
             report.status = WRONG_SCHEMA
-            report.notes.append(f"{WRONG_SCHEMA}: the index covers {', '.join(map(repr, foreign))}, not a column of "
-                                f"the data file (its columns: {', '.join(types)}): is it this file's index?")
+            report.notes.append(f"{WRONG_SCHEMA}: the index covers only columns the data file does not have "
+                                f"({', '.join(sorted(foreign))}; its columns: {', '.join(types)}): is it this file's "
+                                "index?")
             return report
         if exhaustive:
             _check_every_row(report, container, reader, types, witnesses)

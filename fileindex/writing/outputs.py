@@ -3,10 +3,10 @@ folder written whole or not at all.
 
 ``check_output`` refuses an output that is, contains or lies inside any input (paths compared after
 resolving symlinks, ``..`` and trailing slashes), and an existing non-empty output unless the user
-asked to overwrite it and an earlier run wrote it (its ``OUTPUT_MARK``: ``--overwrite`` of a folder of
-one's own, mistyped, would remove it). ``replacing_folder`` gives the writer a hidden sibling folder, marks
-it, and renames it to the output only when the writer completes, so a failed job leaves the old output
-(or none) intact.
+asked to overwrite it and an earlier run wrote all of it (its ``OUTPUT_MARK`` lists what the run wrote:
+``--overwrite`` of a folder of one's own, mistyped, or of an earlier output one added a file to, would remove
+what no run wrote). ``replacing_folder`` gives the writer a hidden sibling folder, marks it, and renames it
+to the output only when the writer completes, so a failed job leaves the old output (or none) intact.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from fileindex.ending import remove_folder
 from fileindex.errors import UsageError
 
 OUTPUT_MARK = ".fileindex-output"  # in every folder replacing_folder writes (hidden: Spark and Arrow skip it)
+_MARK_HEADER = "written by fileindex; --overwrite replaces this folder, which held these names when written:"
 
 
 def real(path: str | Path) -> Path:
@@ -106,11 +107,29 @@ def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite:
 
 
 def refuse_unmarked(target: Path, named: str) -> None:
-    """Refuse to replace a non-empty folder no earlier output of this package is (it lacks ``OUTPUT_MARK``)."""
-    if not is_empty(target) and not (target / OUTPUT_MARK).is_file():
-        kept = next(iter(sorted(p.name for p in target.iterdir())))
-        raise UsageError(f"{named} holds files an earlier run did not write (such as {kept}): --overwrite replaces "
-                         "only a folder fileindex wrote; choose another folder, or empty this one yourself")
+    """Refuse to replace a non-empty folder holding a name no earlier output of this package wrote there (one
+    its ``OUTPUT_MARK`` does not list; all of them without a mark)."""
+    if is_empty(target):
+        return
+    unwritten = sorted(name for name in os.listdir(target) if name != OUTPUT_MARK and name not in _written(target))
+    if unwritten:
+        raise UsageError(f"{named} holds files an earlier run did not write (such as {unwritten[0]}): --overwrite "
+                         "replaces only what fileindex wrote; choose another folder, or empty this one yourself")
+
+
+def _written(folder: Path) -> set[str]:
+    """The names an earlier run's ``OUTPUT_MARK`` lists (none without a readable mark)."""
+    try:
+        lines = (folder / OUTPUT_MARK).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return set()
+    return set(lines[1:]) if lines and lines[0] == _MARK_HEADER else set()
+
+
+def mark_written(folder: Path) -> None:
+    """Mark ``folder`` as an output this package wrote, listing what it holds (what ``--overwrite`` may replace)."""
+    names = sorted(name for name in os.listdir(folder) if name != OUTPUT_MARK)
+    (folder / OUTPUT_MARK).write_text("\n".join([_MARK_HEADER, *names]) + "\n", encoding="utf-8")
 
 
 def is_empty(path: Path) -> bool:
@@ -130,7 +149,7 @@ def replacing_folder(output: str | Path, *, overwrite: bool) -> Iterator[Path]:
     temporary.mkdir()
     try:
         yield temporary
-        (temporary / OUTPUT_MARK).write_text("written by fileindex; --overwrite replaces this folder\n")
+        mark_written(temporary)
         if not overwrite and not is_empty(target):  # written meanwhile by someone else
             raise UsageError(f"{output} appeared while the job ran; pass --overwrite to replace it")
         refuse_unmarked(target, str(output))

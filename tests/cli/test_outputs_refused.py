@@ -8,7 +8,7 @@ from conftest import ROOT
 from generated_data import write_dataset
 
 from fileindex.cli import main
-from fileindex.writing.outputs import OUTPUT_MARK
+from fileindex.writing.outputs import mark_written
 
 PK_TABLE = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
 OLDER_FILE = "bucket-0/data-bfa36b28-40e7-4026-893b-d23116973174-1.parquet"  # named only by an older snapshot
@@ -101,7 +101,7 @@ def test_the_demo_workdir_must_be_new_or_empty_and_never_hold_the_current_folder
             f"--workdir {work} exists and is not empty", "--overwrite")
     refused(capsys, ["demo", "--files", "3", "--rows", "1000", "--workdir", work, "--overwrite"], tmp_path,
             f"--workdir {work} holds files an earlier run did not write (such as mine)", "fileindex wrote")
-    (work / OUTPUT_MARK).write_text("")  # an earlier demo's
+    mark_written(work)  # as an earlier demo would have left it
     monkeypatch.chdir(work / "mine")
     refused(capsys, ["demo", "--files", "3", "--rows", "1000", "--workdir", work, "--overwrite"], tmp_path,
             "holds the current folder")

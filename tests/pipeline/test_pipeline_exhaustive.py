@@ -186,8 +186,8 @@ def test_the_cli_needs_the_index_and_says_how_to_build_it(tmp_path, capsys):
     foreign = write(tmp_path, "z", {"other": pa.array([1, 2])}, {"file-index.bsi.columns": "other"})
     assert main(["verify", str(path), f"{foreign}.index"]) == 2  # checking nothing is no pass: another file's?
     out = capsys.readouterr().out
-    assert "0 checks" in out and f"WRONG SCHEMA {path}: wrong schema: the index covers 'other', not a column of " \
-        "the data file (its columns: c): is it this file's index?" in out
+    assert "0 checks" in out and f"WRONG SCHEMA {path}: wrong schema: the index covers only columns the data file " \
+        "does not have (other; its columns: c): is it this file's index?" in out
     both = write(tmp_path, "w", {"c": pa.array([1, 2]), "other": pa.array([3, 4])},
                  {"file-index.bsi.columns": "c,other"})
     assert main(["verify", str(path), f"{both}.index"]) == 0  # c is checked; the column the file lacks is said

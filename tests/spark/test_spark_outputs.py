@@ -10,7 +10,7 @@ from generated_data import write_dataset
 from fileindex.cli import main
 from fileindex.errors import UsageError
 from fileindex.spark import build_indexes
-from fileindex.writing.outputs import OUTPUT_MARK
+from fileindex.writing.outputs import OUTPUT_MARK, mark_written
 
 PK_TABLE = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
 
@@ -18,7 +18,7 @@ PK_TABLE = ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_
 def earlier_output(folder):
     folder.mkdir()
     (folder / "earlier.txt").write_text("an earlier run's file")
-    (folder / OUTPUT_MARK).write_text("")  # as every run marks what it writes
+    mark_written(folder)  # as every run marks what it writes
     return folder
 
 

@@ -11,6 +11,7 @@ from fileindex.writing.outputs import (
     check_output,
     collision,
     input_paths,
+    mark_written,
     replacing_folder,
 )
 
@@ -56,10 +57,20 @@ def test_an_existing_non_empty_output_needs_overwrite_and_never_the_current_fold
     with pytest.raises(UsageError, match="--report .*out exists and is not empty; pass --overwrite"):
         check_output(out, [data], overwrite=False, what="--report")
     with pytest.raises(UsageError, match=r"--report .*out holds files an earlier run did not write \(such as old\): "
-                                         "--overwrite replaces only a folder fileindex wrote"):
+                                         "--overwrite replaces only what fileindex wrote"):
         check_output(out, [data], overwrite=True, what="--report")  # a folder of the user's, mistyped
-    (out / OUTPUT_MARK).write_text("")
+    mark_written(out)
     check_output(out, [data], overwrite=True, what="--report")  # an earlier run's
+    (out / "my-analysis.txt").write_text("added since")  # a file no run wrote, in an earlier run's folder
+    with pytest.raises(UsageError, match=r"holds files an earlier run did not write \(such as my-analysis.txt\)"):
+        check_output(out, [data], overwrite=True, what="--report")
+    (out / "my-analysis.txt").unlink()
+    forged = tmp_path / "forged"
+    forged.mkdir()
+    (forged / "keep.txt").write_text("mine")
+    (forged / OUTPUT_MARK).write_bytes((out / OUTPUT_MARK).read_bytes())  # another folder's mark, copied
+    with pytest.raises(UsageError, match=r"such as keep.txt"):
+        check_output(forged, [data], overwrite=True, what="--report")
     (tmp_path / "file").write_text("x")
     for overwrite in (False, True):  # a file is never replaced by an output folder, --overwrite or not
         with pytest.raises(UsageError, match="--report .*file is a file, not a folder"):
