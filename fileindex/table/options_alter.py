@@ -20,7 +20,7 @@ from fileindex.table.errors import CommitConflict
 from fileindex.table.metadata import load_schema, read_json
 from fileindex.table.store import TableStore
 from fileindex.types import DataType, column_type
-from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX
+from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX, FileIndexOptions
 
 # Options that change what the table's existing files mean (keys, layout, merging): never altered here.
 IMMUTABLE = ("path", "bucket", "bucket-key", "primary-key", "partition", "merge-engine", "sequence.field")
@@ -47,39 +47,38 @@ def refuse_unset(keys: Iterable[str], options: Mapping[str, str]) -> None:
 
 
 def refuse_ignored_keys(options: Mapping[str, str], types: dict[str, DataType],
-                        changes: Mapping[str, str]) -> None:
+                        changes: Mapping[str, str]) -> FileIndexOptions:
     """Parse the file-index options as a writer would: a UsageError naming the key for a wrong one, and for a
     key being set that Paimon would ignore (a typo such as ``file-index.bloom-filter.column``). Keys the table
-    already held are left alone."""
+    already held are left alone. The options parsed."""
     import warnings
 
     from fileindex.writing.options import IgnoredOptionWarning, parse_options
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", IgnoredOptionWarning)
-        parse_options(options, types)
+        parsed = parse_options(options, types)
     for warning in caught:
         message = str(warning.message)
         if any(message.startswith(f"option {key} is ignored") for key in changes):
             raise UsageError(f"{message}; nothing written")
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return parsed
 
 
-def refuse_unwritable(options: Mapping[str, str], types: dict[str, DataType], changes: Mapping[str, str]) -> None:
+def refuse_unwritable(parsed: FileIndexOptions, types: dict[str, DataType], changes: Mapping[str, str]) -> None:
     """Refuse an index the change declares or tunes that its writer refuses: a type it does not support (bsi on a
     STRING column) or an option value (``fpp=abc``), which the next ``rewrite`` would fail on at its first file."""
-    from fileindex.errors import UnsupportedTypeError
     from fileindex.indexes.registry import INDEX_TYPES
-    from fileindex.writing.options import parse_options
 
     touched = {key[len(PREFIX):].split(".")[0] for key in changes if key.startswith(PREFIX)}
-    for request in parse_options(options, types).requests:
+    for request in parsed.requests:
         check = INDEX_TYPES[request.index_type].check_writable
         if request.index_type not in touched or check is None:
             continue
         try:
             check(column_type(types, request.column), request.options)
-        except (UsageError, UnsupportedTypeError) as err:
+        except UsageError as err:  # (an UnsupportedTypeError too)
             raise UsageError(f"{PREFIX}{request.index_type}{COLUMNS_SUFFIX} lists {request.column}: {err}; "
                              "nothing written") from None
 
@@ -187,8 +186,8 @@ def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # shado
         new, cascaded = _apply(options, changes, removed, drops)
         if new == options:
             return Altered(None)
-        refuse_ignored_keys(new, schema.types(), changes)
-        refuse_unwritable(new, schema.types(), changes)
+        types = schema.types()
+        refuse_unwritable(refuse_ignored_keys(new, types, changes), types, changes)
         data["id"] = latest + 1
         data["options"] = new
         if "timeMillis" in data:
