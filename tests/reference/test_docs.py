@@ -30,6 +30,17 @@ def test_every_code_fence_opens_or_closes_on_a_line_of_its_own():
     assert broken == []
 
 
+def test_every_module_a_page_names_exists():
+    """A page that names a module by its path (`` `scan/truth.py` ``) names one that is there: under the repository,
+    the package, tools/ or tests/ (a module moved, its pages follow)."""
+    pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    named = {match for page in pages for match in re.findall(r"`([\w.-]+(?:/[\w.-]+)+\.py)`", page.read_text())}
+    missing = sorted(path for path in named
+                     if not any((base / path).is_file() for base in (ROOT, ROOT / "fileindex", ROOT / "tools",
+                                                                       ROOT / "tests")))
+    assert named and missing == []
+
+
 def test_the_explain_examples_are_what_the_command_prints():
     examples = sorted((DOCS / "examples").glob("*.txt"))
     page = (DOCS / "explain.md").read_text()
