@@ -135,6 +135,36 @@ def test_a_data_file_with_two_deletion_vectors_is_refused(fmt, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+def test_files_of_one_level_whose_key_ranges_overlap_are_refused(fmt, tmp_path):
+    """A twin of the level-5 file (another name, no deletion vector) on level 5 too: the files of a
+    deletion-vector table are read one by one, unmerged, so each key came out twice (14 rows for 6)."""
+    import shutil
+
+    from table_edits import copy_table, data_manifests, edit_rows
+
+    from fileindex.scan.reader import scannable
+    from fileindex.scan.task import table_inputs
+    from fileindex.table.errors import TableError
+
+    root = copy_table(fmt, "pk_with_bitmap_dv", tmp_path)
+    assert len(PaimonTable(root).scan().to_arrow()) == 6
+
+    def add_twin(rows: list[dict]) -> None:
+        for row in [r for r in rows if r["_KIND"] == 0 and r["_FILE"]["_LEVEL"] > 0]:
+            name = row["_FILE"]["_FILE_NAME"]
+            shutil.copy(root / "bucket-0" / name, root / "bucket-0" / f"twin-{name}")
+            rows.append(dict(row, _FILE=dict(row["_FILE"], _FILE_NAME=f"twin-{name}", _EXTRA_FILES=[])))
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, add_twin)
+    overlap = r"data files (twin-)?data-\S+ \(keys \(0,\) to \(7,\)\) and \S+ .* of bucket 0 overlap on level 5"
+    with pytest.raises(TableError, match=overlap):
+        PaimonTable(root).scan().to_arrow()
+    with pytest.raises(TableError, match=overlap):  # the file-by-file read (Spark's) too
+        scannable(table_inputs(PaimonTable(root)))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_data_evolution_follows_the_newest_writer(fmt):
     name = "data_evolution_with_index"
     rows = lambda where: [(v.row_count, v.result) for v in PaimonTable(table_root(fmt, name)).plan(where)]  # noqa: E731
