@@ -15,6 +15,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fileindex.errors import UsageError
 from fileindex.merge.layout import Key, KeyValueFile, decode_key
 from fileindex.merge.spec import FIRST_ROW, MergeSpec, key_fields
 from fileindex.table.errors import TableError
@@ -38,15 +39,21 @@ def scanned(spec: MergeSpec, files: Sequence[KeyValueFile]) -> list[KeyValueFile
     return [f for f in files if f.level > 0] if spec.skips_level_zero else list(files)
 
 
-def refuse_overlapping_levels(schema: Schema, entries: Sequence[ManifestEntry], where: str) -> None:
-    """A TableError where two files of a bucket's level above 0 record overlapping key ranges: a level above 0 is
-    one sorted run (Java's ``SortedRun.validate`` refuses such a level), and files read one by one without a merge
-    (a deletion-vector table's) would give a key of both, an old version beside the new. Files whose key range
-    does not decode are not compared."""
+def refuse_unmerged_misreads(schema: Schema, entries: Sequence[ManifestEntry], where: str) -> None:
+    """Refuse the files above level 0 of a deletion-vector table, read one by one without a merge, where that read
+    would be wrong: a file recording retraction rows (a UsageError: Java merges its bucket, this reader does not; read
+    raw, a -D came out as a row), or two files of a bucket's level whose recorded key ranges overlap (a TableError: a
+    level above 0 is one sorted run, as Java's ``SortedRun.validate`` checks; read raw, a key came out of both, an
+    old version beside the new). Files whose key range does not decode are not compared."""
     types = schema.types()
     key_types = [types[k] for k in key_fields(schema)]
     levels: dict[tuple, list[tuple[Key, Key, ManifestEntry]]] = {}
     for entry in entries:
+        if entry.level > 0 and entry.delete_row_count:
+            raise UsageError(f"{where}: data file {entry.file_name} (bucket {entry.bucket}, level {entry.level}) "
+                             f"records {entry.delete_row_count} retraction rows (-U, -D): a deletion-vector table's "
+                             "bucket holding one above level 0 is merged by key, which this reader does not do for "
+                             "deletion-vector tables (not read here)")
         low, high = decode_key(entry.min_key, key_types), decode_key(entry.max_key, key_types)
         if entry.level > 0 and low is not None and high is not None:
             levels.setdefault((entry.partition, entry.bucket, entry.level), []).append((low, high, entry))

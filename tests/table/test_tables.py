@@ -165,6 +165,33 @@ def test_files_of_one_level_whose_key_ranges_overlap_are_refused(fmt, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+def test_a_file_above_level_0_with_retractions_is_not_read_unmerged(fmt, tmp_path):
+    """Snapshot 3's level-0 file of two -D records moved to level 1: Java merges such a bucket (its keys 0 and 4
+    deleted); read file by file, the -D records came out as rows (10 rows, keys 0 and 4 twice)."""
+    from table_edits import copy_table, data_manifests, edit_rows
+
+    from fileindex.errors import UsageError
+    from fileindex.scan.reader import scannable
+    from fileindex.scan.task import table_inputs
+
+    root = copy_table(fmt, "pk_with_bitmap_dv", tmp_path)
+    assert len(PaimonTable(root, snapshot_id=3).scan().to_arrow()) == 8  # (its level-0 file is not read)
+
+    def to_level_1(rows: list[dict]) -> None:
+        for row in rows:
+            if row["_FILE"]["_DELETE_ROW_COUNT"]:
+                row["_FILE"]["_LEVEL"] = 1
+
+    for manifest in {*data_manifests(root), *(root / "manifest").glob("manifest-[!l]*")}:
+        edit_rows(manifest, to_level_1)
+    retractions = r"data file data-\S+ \(bucket 0, level 1\) records 2 retraction rows"
+    with pytest.raises(UsageError, match=retractions):
+        PaimonTable(root, snapshot_id=3).scan().to_arrow()
+    with pytest.raises(UsageError, match=retractions):
+        scannable(table_inputs(PaimonTable(root, snapshot_id=3)))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_data_evolution_follows_the_newest_writer(fmt):
     name = "data_evolution_with_index"
     rows = lambda where: [(v.row_count, v.result) for v in PaimonTable(table_root(fmt, name)).plan(where)]  # noqa: E731
