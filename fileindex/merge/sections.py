@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from fileindex.errors import UsageError
 from fileindex.merge.layout import Key, KeyValueFile, decode_key
-from fileindex.merge.spec import FIRST_ROW, MergeSpec, key_fields
+from fileindex.merge.spec import FIRST_ROW, ORDERED, MergeSpec, key_fields
 from fileindex.table.errors import TableError
 from fileindex.table.manifest_entry import ManifestEntry
 from fileindex.table.metadata import Schema
@@ -44,9 +44,11 @@ def refuse_unmerged_misreads(schema: Schema, entries: Sequence[ManifestEntry], w
     would be wrong: a file recording retraction rows (a UsageError: Java merges its bucket, this reader does not; read
     raw, a -D came out as a row), or two files of a bucket's level whose recorded key ranges overlap (a TableError: a
     level above 0 is one sorted run, as Java's ``SortedRun.validate`` checks; read raw, a key came out of both, an
-    old version beside the new). Files whose key range does not decode are not compared."""
+    old version beside the new). Files whose key range does not decode are not compared, nor floating keys (Java's
+    order of -0.0, 0.0 and NaN is not Python's)."""
     types = schema.types()
     key_types = [types[k] for k in key_fields(schema)]
+    ordered = all(t.root in ORDERED for t in key_types)
     levels: dict[tuple, list[tuple[Key, Key, ManifestEntry]]] = {}
     for entry in entries:
         if entry.level > 0 and entry.delete_row_count:
@@ -55,7 +57,7 @@ def refuse_unmerged_misreads(schema: Schema, entries: Sequence[ManifestEntry], w
                              "bucket holding one above level 0 is merged by key, which this reader does not do for "
                              "deletion-vector tables (not read here)")
         low, high = decode_key(entry.min_key, key_types), decode_key(entry.max_key, key_types)
-        if entry.level > 0 and low is not None and high is not None:
+        if entry.level > 0 and ordered and low is not None and high is not None:
             levels.setdefault((entry.partition, entry.bucket, entry.level), []).append((low, high, entry))
     for files in levels.values():
         files.sort(key=lambda item: item[0])

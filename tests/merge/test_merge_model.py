@@ -249,3 +249,25 @@ def test_a_level_of_files_of_unknown_key_ranges_is_merged():
              kv_file(1, 3, [(2, "+I", 5, 21, None, None), (4, "+I", 3, 4, None, None)], 2, False)]
     rows = pa.Table.from_batches(list(merge_bucket(spec, files, COLUMNS))).to_pylist()
     assert [(r["id"], r["a"]) for r in rows] == [(1, 1), (2, 21), (4, 4)]
+
+
+def test_a_levels_key_ranges_are_compared_only_in_an_order_java_shares():
+    """Two level-1 files of INT keys 1..5 and 5..9 overlap; of DOUBLE keys -0.0 and 0.0 they do not for Java
+    (Double.compare orders -0.0 first), though Python finds them equal: not compared."""
+    from fileindex.java.binary_row import serialize
+    from fileindex.merge.sections import refuse_unmerged_misreads
+    from fileindex.table.errors import TableError
+    from fileindex.table.manifest_entry import EntryKind, ManifestEntry
+    from fileindex.table.metadata import Field, Schema
+
+    def level(type_text: str, ranges: list[tuple]) -> tuple[Schema, list[ManifestEntry]]:
+        key_type = parse_type(type_text)
+        schema = Schema(0, (Field(0, "k", key_type),), (), ("k",))
+        return schema, [ManifestEntry(EntryKind.ADD, b"", 0, 1, f"f{n}", 2, 0, (), None, None, None, None, 0,
+                                      min_key=serialize([low], [key_type]), max_key=serialize([high], [key_type]))
+                        for n, (low, high) in enumerate(ranges)]
+
+    refuse_unmerged_misreads(*level("INT NOT NULL", [(1, 4), (5, 9)]), "t")
+    with pytest.raises(TableError, match=r"data files f0 \(keys \(1,\) to \(5,\)\) and f1 .* overlap on level 1"):
+        refuse_unmerged_misreads(*level("INT NOT NULL", [(1, 5), (5, 9)]), "t")
+    refuse_unmerged_misreads(*level("DOUBLE NOT NULL", [(-1.0, -0.0), (0.0, 2.0)]), "t")
