@@ -13,6 +13,7 @@ from typing import Any
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -173,7 +174,8 @@ def dataset_path(folder: Path, name: object) -> Path:
 
 
 def open_corpus(folder: str | Path) -> tuple[Path, dict]:
-    """A kit folder and its manifest (a UsageError naming what is missing otherwise)."""
+    """A kit folder, resolved (the paths of its cases are: a relative folder would not contain them), and its
+    manifest (a UsageError naming what is missing otherwise)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"{folder} does not exist: give a kit folder or tarball (fileindex kit export writes both)")
@@ -184,7 +186,7 @@ def open_corpus(folder: str | Path) -> tuple[Path, dict]:
     manifest = load_json(folder / "manifest.json")
     if not isinstance(manifest, dict) or "kit_version" not in manifest:
         raise UsageError(f"{folder / 'manifest.json'} is not a kit manifest (no kit_version)")
-    return folder, manifest
+    return Path(os.path.realpath(folder)), manifest
 
 
 def cases(folder: Path, kind: str) -> list[Case]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import json
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,27 +213,43 @@ def _run_phases(adapters: list[Adapter], folder: Path, groups: tuple, workdir: P
         for producer, files in written.items():
             phase = Phase(progress, f"{adapter.name}: reading what {producer} wrote", len(files))
             for case, path in phase.each(files):
-                if path is None and adapter.reads(1, case.layout):  # the write failed: counted, never dropped
-                    for check in ["head"] + ["read"] * len(case.sidecar["cases"]):
-                        results.outcomes.append(Outcome(adapter.name, producer, case.layout, check, NOT_WRITTEN,
-                                                        f"{case.name}: {producer} did not write it", case.name))
-                else:
-                    _guarded(results, adapter, producer, case, "read", _read_case, adapter, case, path or case.file,
-                             producer, results, exact_head=False)
+                _guarded(results, adapter, producer, case, "read", _read_written, adapter, case, path, producer,
+                         results)
 
 
 def _guarded(results: Results, adapter: Adapter, producer: str, case: Case, check: str,
-             run: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+             run: Callable[..., Any], *args: Any, failed: Any = None, **kwargs: Any) -> Any:
     """``run(*args, **kwargs)``: one case's checks. A case whose sidecar is not laid out as docs/kit.md says (a
-    field missing or of another type, JSON nested too deeply to walk) fails as one check, and the run goes on."""
+    field missing or of another type, JSON nested too deeply to walk) fails every check it makes that ``run``
+    had not counted yet (one, where the sidecar does not say how many), returns ``failed``, and the run goes on."""
+    counted = len(results.outcomes)
     try:
         return run(*args, **kwargs)
     except MALFORMED as err:
         sidecar = case.sidecar if isinstance(case.sidecar, dict) else {}
-        name, layout = str(sidecar.get("name", case.path.stem)), str(sidecar.get("layout", "?"))
-        results.add(adapter.name, producer, layout, check, f"{name}: the case is not laid out as docs/kit.md says "
-                                                           f"({_error_text(err)})", name)
-        return None
+        name = str(sidecar.get("name", case.path.stem))
+        done = Counter((o.layout, o.check) for o in results.outcomes[counted:])
+        for layout, each in (Counter(_planned(case, check)) - done).elements():
+            results.add(adapter.name, producer, layout, each, f"{name}: the case is not laid out as docs/kit.md says "
+                                                              f"({_error_text(err)})", name)
+        return failed
+
+
+def _planned(case: Case, check: str) -> list[tuple[str, str]]:
+    """The (layout, check) of every check ``check`` of ``case`` makes, whatever the answers; [(its layout, check)]
+    where the sidecar does not say."""
+    try:
+        if check == "read":
+            layout = _read_layout(case.sidecar)
+            return [(layout, "head")] + [(layout, "read")] * len(case.sidecar["cases"])
+        if check in ("scan", "rows"):
+            return [("table", check)] * len(_table_items(case, check))
+        if check == "reject":
+            return [("bad", _bad_check(case.sidecar))]
+        return [(case.layout, check)]
+    except MALFORMED:
+        sidecar = case.sidecar if isinstance(case.sidecar, dict) else {}
+        return [(str(sidecar.get("layout", "?")), check)]
 
 
 def _error_text(err: BaseException) -> str:
@@ -273,7 +290,7 @@ def _layouts(case: Case) -> list[str]:
 
 def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results: Results, *, exact_head: bool) -> None:
     sidecar = case.sidecar
-    layout = case.layout if sidecar["container_version"] == 1 else f"{case.layout}@v{sidecar['container_version']}"
+    layout = _read_layout(sidecar)
     where = f"{producer}:{case.name}"
     if all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case)):
         answer = adapter.ask({"op": "head", "file": str(path)})
@@ -293,6 +310,23 @@ def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results:
         answer = adapter.ask({"op": "read", "file": str(path), "schema": schema, "where": item["where"]})
         results.add(adapter.name, producer, layout, "read", _judge(answer, _read_problem, item, sidecar, where),
                     case.name)
+
+
+def _read_layout(sidecar: dict) -> str:
+    """The layout a read of the case is counted under: ``@v2`` marks container version 2."""
+    version = sidecar["container_version"]
+    return sidecar["layout"] if version == 1 else f"{sidecar['layout']}@v{version}"
+
+
+def _read_written(adapter: Adapter, case: Case, path: Path | None, producer: str, results: Results) -> None:
+    """The reads of what ``producer`` wrote for ``case``; where the write failed (``path`` None) they are counted
+    as not written, never dropped."""
+    if path is None and adapter.reads(1, case.layout):
+        for layout, check in _planned(case, "read"):
+            results.outcomes.append(Outcome(adapter.name, producer, layout, check, NOT_WRITTEN,
+                                            f"{case.name}: {producer} did not write it", case.name))
+    else:
+        _read_case(adapter, case, path or case.file, producer, results, exact_head=False)
 
 
 def _read_problem(answer: dict, item: dict, sidecar: dict, where: str) -> str | None:
@@ -319,9 +353,7 @@ def _scan_case(adapter: Adapter, case: Case, results: Results, source: TableSour
     """Tier 2: every predicate's verdict per live data file of the table, exactly the recorded files."""
     layout = "table"
     readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
-    for item in case.sidecar["cases"]:
-        if "files" not in item["expected"]:  # no recorded per-file facts (rows only)
-            continue
+    for item in _table_items(case, "scan"):
         if not readable:
             results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
             continue
@@ -338,9 +370,7 @@ def _rows_case(adapter: Adapter, case: Case, results: Results, source: TableSour
     """Tier 2: the rows a full read of the table returns under each predicate, compared in the kit's order.
     Asked of an adapter that reads the table's indexes too: a reader may prune with them (Java 0.9.0 does)."""
     readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
-    for item in case.sidecar["cases"]:
-        if "rows" not in item["expected"]:
-            continue
+    for item in _table_items(case, "rows"):
         if not adapter.capabilities.get("rows") or not readable:
             results.add(adapter.name, CORPUS, "table", "rows", False, case.name)
             continue
@@ -349,6 +379,12 @@ def _rows_case(adapter: Adapter, case: Case, results: Results, source: TableSour
         problem = _judge(answer, _rows_problem, item["expected"]["rows"])
         results.add(adapter.name, CORPUS, "table", "rows", problem and f"{case.name} {item.get('sql')}: {problem}",
                     case.name)
+
+
+def _table_items(case: Case, check: str) -> list[dict]:
+    """The predicates of a Tier 2 case a ``scan`` (those with recorded per-file verdicts) or a ``rows`` check asks."""
+    key = "files" if check == "scan" else "rows"
+    return [item for item in case.sidecar["cases"] if key in item["expected"]]
 
 
 def _refused_problem(answer: dict, refusal: dict) -> str | None:
@@ -466,7 +502,7 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict],
     out.mkdir(parents=True, exist_ok=True)
     for position, case in phase.each(enumerate(v1)):
         done = _guarded(results, adapter, adapter.name, case, "write", _write_case, adapter, folder, case,
-                        out / f"written-{position:05d}.index", results)
+                        out / f"written-{position:05d}.index", results, failed=(case, None))
         if done is not None:
             written.append(done)
     for position, refusal in phase.each(enumerate(refusals)):
@@ -526,7 +562,7 @@ def _bad_request(case: Case) -> dict:
 def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     s = case.sidecar
     answer = adapter.ask(_bad_request(case))
-    check = "reject" if s["rule"] == "MUST reject" else "fail-open"
+    check = _bad_check(s)
     problem: str | None | Literal[False]
     if "unsupported" in answer:
         problem = False
@@ -540,3 +576,7 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
         problem = None if fits else \
             f"{case.name} ({s['rule']}): answered {json.dumps(answer)[:160]}, accepted {s['accepted']}"
     results.add(adapter.name, CORPUS, "bad", check, problem, case.name)
+
+
+def _bad_check(sidecar: dict) -> str:
+    return "reject" if sidecar["rule"] == "MUST reject" else "fail-open"

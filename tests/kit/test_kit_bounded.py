@@ -6,6 +6,7 @@ case laid out wrongly fails its check; a batch adapter that echoes no ids gets a
 is written into a Paimon table. Each run is bounded by --timeout and --budget."""
 import json
 import shutil
+from collections import Counter
 import sys
 import threading
 import tracemalloc
@@ -17,7 +18,7 @@ from kit_fixtures import ADAPTER, WRONG, relist, small_corpus
 
 from fileindex.cli import main
 from fileindex.kit.protocol import Adapter, Budget
-from fileindex.kit.runner import FAIL, run
+from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, run
 
 HOSTILE = f"{sys.executable} {ROOT / 'tests' / 'kit' / 'hostile_adapter.py'}"
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
@@ -102,6 +103,25 @@ def test_a_case_laid_out_wrongly_fails_its_check_and_the_run_goes_on(small, tmp_
     assert "the answer or the case is not laid out as docs/kit.md says (KeyError: 'expected')" in \
         failed["int_nulls__bloom"]
     assert "the case is not laid out as docs/kit.md says (TypeError" in failed["int_nulls__bitmap_v2"]
+
+
+def test_a_case_laid_out_wrongly_fails_every_check_it_makes_and_none_vanishes(small, tmp_path):
+    """A corpus error before a case's last check failed the case as one check: its other checks (a case's reads,
+    the reads of what its write would have written) vanished, where the number of checks never depends on them."""
+    clean = run(small, [ADAPTER], tmp_path / "w0", timeout=60, budget=300)
+    bloom = small / "containers" / "v1" / "bloom-filter" / "int_nulls__bloom.json"
+    sidecar = json.loads(bloom.read_text())
+    del sidecar["cases"][0]["where"], sidecar["column"]  # its reads, and its write, cannot be asked
+    bloom.write_text(json.dumps(sidecar))
+    broken = run(relist(small), [ADAPTER], tmp_path / "w", timeout=60, budget=300)
+    rows = Counter((o.consumer, o.producer, o.layout, o.check) for o in broken.outcomes)
+    assert rows == Counter((o.consumer, o.producer, o.layout, o.check) for o in clean.outcomes)
+    failed = [o for o in broken.outcomes if o.status != PASS]
+    assert {(o.case, o.check, o.status) for o in failed} == {("int_nulls__bloom", "write", FAIL),
+                                                             ("int_nulls__bloom", "read", FAIL),
+                                                             ("int_nulls__bloom", "head", NOT_WRITTEN),
+                                                             ("int_nulls__bloom", "read", NOT_WRITTEN)}
+    assert len(failed) == 1 + len(sidecar["cases"]) + (1 + len(sidecar["cases"]))
 
 
 def test_a_sidecar_nested_too_deeply_is_one_line(small):
