@@ -33,6 +33,7 @@ LIMIT = 64 << 20  # bytes of one answer line, and of everything a one-call adapt
 STDERR_KEPT = 64 << 10  # bytes of an adapter's stderr kept (its tail, shown when it crashes)
 RESTART_AFTER = 3  # protocol errors in a row after which a batch process is replaced by a new one
 GIVE_UP_AFTER = 3  # answers in a row not given within the timeout, after which an adapter is asked nothing more
+EXIT_POLL = 0.1  # seconds between looks whether an adapter that has not closed its stdout has exited
 
 
 def to_argv(request: dict) -> list[str]:
@@ -214,8 +215,9 @@ class Adapter:
             return {"crash": self._exited()}
         if not written:
             return self._too_slow(limit, by_budget, "did not read its request")
+        process = self.process
         while True:
-            answer_line = self._lines.readline(deadline)
+            answer_line = self._lines.readline(deadline, lambda: process.poll() is not None)
             if answer_line is None:
                 return self._too_slow(limit, by_budget, "gave no answer")
             if answer_line == b"":
@@ -268,7 +270,7 @@ class Adapter:
         except subprocess.TimeoutExpired:
             status = None
         stderr = self._stderr
-        self._stop()
+        self._stop()  # (first: a process it started may hold its stderr open)
         tail = _tail(stderr.text())
         how = "closed its stdout" if status is None else f"exited with status {status}"
         return f"the batch process {how} without an answer" + (f"; stderr ends: {tail}" if tail else "")
@@ -288,7 +290,7 @@ class Adapter:
         stderr = _Tail(process.stderr)
         deadline = time.monotonic() + limit
         try:
-            last, why = _last_line(_Lines(process.stdout.fileno()), deadline)
+            last, why = _last_line(_Lines(process.stdout.fileno()), deadline, lambda: process.poll() is not None)
             if why is None:
                 process.wait(timeout=max(0.01, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -330,12 +332,12 @@ class Adapter:
         self._stop()
 
 
-def _last_line(lines: _Lines, deadline: float) -> tuple[bytes, str | None]:
-    """The last non-empty line a one-call adapter prints before it closes its stdout, and why reading stopped
-    early: ``timeout`` at the deadline, ``too much`` past ``LIMIT`` bytes (None: it closed its stdout)."""
+def _last_line(lines: _Lines, deadline: float, exited: Callable[[], bool]) -> tuple[bytes, str | None]:
+    """The last non-empty line a one-call adapter prints before it closes its stdout or exits, and why reading
+    stopped early: ``timeout`` at the deadline, ``too much`` past ``LIMIT`` bytes (None: it closed its stdout)."""
     last, total = b"", 0
     while True:
-        line = lines.readline(deadline)
+        line = lines.readline(deadline, exited)
         if line is None:
             return last, "timeout"
         if line == b"":
@@ -393,16 +395,24 @@ class _Lines:
     def __init__(self, fd: int):
         self.fd, self.buffer, self.skipping = fd, b"", False
 
-    def readline(self, deadline: float) -> bytes | None:
-        """The next line (b"" at end of file, what is left before it without a newline), None at the deadline."""
+    def readline(self, deadline: float, exited: Callable[[], bool] = lambda: False) -> bytes | None:
+        """The next line (b"" at end of file, what is left before it without a newline), None at the deadline.
+        Once ``exited()`` (the writer has exited), the end of what is in the pipe is the end of file: a process it
+        started may hold the pipe open for ever, and what the writer wrote is in the pipe before it exits."""
         while b"\n" not in self.buffer:
             if len(self.buffer) > LIMIT:
                 line, self.buffer, self.skipping = self.buffer, b"", True
                 return line[:200] + b"... (an answer line over 64 MiB)\n"
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            if left <= 0:
                 return None
-            chunk = os.read(self.fd, 1 << 16)
+            gone = exited()  # (asked before looking: what it wrote before it exited is there to see)
+            if not select.select([self.fd], [], [], 0 if gone else min(left, EXIT_POLL))[0]:
+                if not gone:
+                    continue
+                chunk = b""
+            else:
+                chunk = os.read(self.fd, 1 << 16)
             if not chunk:
                 line, self.buffer = self.buffer, b""
                 return line
@@ -417,12 +427,14 @@ class _Lines:
 
 
 def _kill(process: subprocess.Popen) -> None:
-    """The process and everything it started (its own session), then reaped."""
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            process.kill()
+    """The process and everything it started (its own session), then reaped: the processes it started are killed
+    whether it has exited or not (one left running holds the adapter's pipes, and outlives the run)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:  # none of them is left
+        pass
+    except OSError:
+        process.kill()
     process.wait()
     for stream in (process.stdin, process.stdout):  # (stderr: the thread that drains it closes it)
         if stream is not None:
