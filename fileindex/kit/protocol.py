@@ -36,6 +36,21 @@ GIVE_UP_AFTER = 3  # answers in a row not given within the timeout, after which 
 EXIT_POLL = 0.1  # seconds between looks whether an adapter that has not closed its stdout has exited
 
 
+# the fields each request holds (docs/kit.md); a write's "column", "options" and "container_version" have defaults
+FIELDS = {"capabilities": (), "head": ("file",), "read": ("file", "schema", "where"), "scan": ("table", "where"),
+          "rows": ("table", "where"), "write": ("dataset", "type", "index_type", "out")}
+
+
+def missing_fields(request: dict) -> str | None:
+    """Why a request of a known op lacks fields it holds (None when it holds them all)."""
+    fields = FIELDS.get(str(request.get("op")), ())
+    missing = [name for name in fields if name not in request]
+    if not missing:
+        return None
+    return (f"the {request['op']} request has no {', '.join(json.dumps(name) for name in missing)} (a "
+            f"{request['op']} request holds {', '.join(json.dumps(name) for name in fields)}: docs/kit.md)")
+
+
 def to_argv(request: dict) -> list[str]:
     """A request as the arguments of a one-call adapter command line (the inverse of :func:`from_argv`)."""
     op = request["op"]

@@ -31,6 +31,7 @@ from fileindex.kit.corpus import (
     head_entries,
     load_json,
     open_corpus,
+    shown,
 )
 from fileindex.kit.integrity import verify_files
 from fileindex.kit.negative import ERROR
@@ -393,7 +394,7 @@ def _refused_problem(answer: dict, refusal: dict) -> str | None:
     if _no_answer(answer):  # a crash is never a refusal
         return f"{refusal['name']}: {_failed(answer)}"
     return (f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
-            f"the adapter answered {json.dumps(answer)[:200]}")
+            f"the adapter answered {shown(answer, 200)}")
 
 
 def _rows_problem(answer: dict, expected: list) -> str | None:
@@ -402,7 +403,7 @@ def _rows_problem(answer: dict, expected: list) -> str | None:
         return failed
     rows = answer.get("rows")
     if not isinstance(rows, list):
-        return f"no rows in {json.dumps(answer)[:160]}"
+        return f"no rows in {shown(answer)}"
     rows = sort_rows(rows)
     if rows == expected:
         return None
@@ -420,7 +421,7 @@ def _files_problem(answer: dict, expected: dict, *, whole_files: bool = False) -
         return failed
     files = answer.get("files")
     if not isinstance(files, dict):
-        return f"no files in {json.dumps(answer)[:160]}"
+        return f"no files in {shown(answer)}"
     if set(files) != set(expected):
         return f"files {sorted(files)} where {sorted(expected)} were expected"
     for name, verdict in expected.items():
@@ -475,12 +476,12 @@ def _head_problem(answer: dict, expected: dict, exact: bool, where: str) -> str 
         return f"{where}: {problem}"
     head = answer.get("head")
     if not isinstance(head, dict):
-        return f"{where}: no head in {answer!r}"
+        return f"{where}: no head in {shown(answer)}"
     try:
         if canonical_head(head) != canonical_head(expected):
             return f"{where}: entries {canonical_head(head)} where {canonical_head(expected)} were expected"
     except (KeyError, TypeError, AttributeError) as err:
-        return f"{where}: a head not laid out as docs/kit.md says ({err!r})"
+        return f"{where}: a head not laid out as docs/kit.md says ({_error_text(err)})"
     if exact:  # the same producer's bytes: the recorded positions, where the adapter gives them
         recorded = {(c["column"], e["index_type"]): (e["start"], e["length"])
                     for c in expected["columns"] for e in c["indexes"]}
@@ -574,7 +575,7 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
         answers = [a for a in s["accepted"] if a != ERROR]
         fits = any(answer_problem(answer, a, empty_is_skip=True) is None for a in answers)
         problem = None if fits else \
-            f"{case.name} ({s['rule']}): answered {json.dumps(answer)[:160]}, accepted {s['accepted']}"
+            f"{case.name} ({s['rule']}): answered {shown(answer)}, accepted {s['accepted']}"
     results.add(adapter.name, CORPUS, "bad", check, problem, case.name)
 
 
