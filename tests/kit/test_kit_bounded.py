@@ -150,15 +150,20 @@ def test_a_case_laid_out_wrongly_fails_every_check_it_makes_and_none_vanishes(sm
     sidecar = json.loads(bloom.read_text())
     del sidecar["cases"][0]["where"], sidecar["column"]  # its reads, and its write, cannot be asked
     bloom.write_text(json.dumps(sidecar))
+    refusals = json.loads((small / "refusals.json").read_text())
+    del refusals["refusals"][0]["type"]  # a refusal without its type (was a KeyError ending the run)
+    (small / "refusals.json").write_text(json.dumps(refusals))
     broken = run(relist(small), [ADAPTER], tmp_path / "w", timeout=60, budget=300)
     rows = Counter((o.consumer, o.producer, o.layout, o.check) for o in broken.outcomes)
     assert rows == Counter((o.consumer, o.producer, o.layout, o.check) for o in clean.outcomes)
     failed = [o for o in broken.outcomes if o.status != PASS]
+    refusal = refusals["refusals"][0]["name"]
     assert {(o.case, o.check, o.status) for o in failed} == {("int_nulls__bloom", "write", FAIL),
                                                              ("int_nulls__bloom", "read", FAIL),
                                                              ("int_nulls__bloom", "head", NOT_WRITTEN),
-                                                             ("int_nulls__bloom", "read", NOT_WRITTEN)}
-    assert len(failed) == 1 + len(sidecar["cases"]) + (1 + len(sidecar["cases"]))
+                                                             ("int_nulls__bloom", "read", NOT_WRITTEN),
+                                                             (refusal, "refuse", FAIL)}
+    assert len(failed) == 1 + len(sidecar["cases"]) + (1 + len(sidecar["cases"])) + 1
 
 
 def test_a_sidecar_nested_too_deeply_is_one_line(small):
