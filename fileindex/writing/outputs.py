@@ -140,16 +140,18 @@ def is_empty(path: Path) -> bool:
 
 
 @contextmanager
-def replacing_folder(output: str | Path, *, overwrite: bool) -> Iterator[Path]:
+def replacing_folder(output: str | Path, *, overwrite: bool, mark: bool = True) -> Iterator[Path]:
     """A new hidden folder beside ``output`` to write into; it becomes ``output`` when the block
-    completes (an existing output is replaced only with ``overwrite``) and is removed when it fails."""
+    completes (an existing output is replaced only with ``overwrite``) and is removed when it fails.
+    ``mark``: with its ``OUTPUT_MARK`` (not in a folder that must hold what it lists alone, a kit corpus)."""
     target = real(output)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     temporary.mkdir()
     try:
         yield temporary
-        mark_written(temporary)
+        if mark:
+            mark_written(temporary)
         if not overwrite and not is_empty(target):  # written meanwhile by someone else
             raise UsageError(f"{output} appeared while the job ran; pass --overwrite to replace it")
         refuse_unmarked(target, str(output))

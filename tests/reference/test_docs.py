@@ -77,3 +77,18 @@ def test_the_errata_cite_files_and_records_that_exist():
     names = set(re.findall(r"`([\w]+__[\w]+)`", text)) - {f.removesuffix(".index") for f in files}
     assert files and all((JAVA_VECTORS / f).is_file() for f in files), files
     assert names <= records, names - records
+
+
+def test_no_page_skips_a_heading_level():
+    """trial18: the kit's guide went from its H1 straight to "### Conformance kit" (an H3 under no H2)."""
+    skips = []
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        level, fenced = 0, False
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            fenced ^= bool(re.match(r"\s*```", line))
+            heading = None if fenced else re.match(r"(#+) ", line)
+            if heading:
+                if len(heading[1]) > level + 1:
+                    skips.append(f"{page.relative_to(ROOT)}:{number}: {line}")
+                level = len(heading[1])
+    assert skips == []
