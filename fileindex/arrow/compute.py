@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import pyarrow as pa
-from fileindex.arrow import scalars
+from fileindex.arrow import pools, scalars
 from fileindex.lazy import import_deferring, numpy as np
 
 if TYPE_CHECKING:
@@ -30,8 +30,9 @@ RecordsT = TypeVar("RecordsT", pa.RecordBatch, pa.Table)
 
 
 def call(name: str, *args, options: _compute.FunctionOptions | None = None):
-    """Arrow's kernel ``name`` on ``args`` (arrays, chunked arrays, tables, scalars)."""
-    return _compute.call_function(name, list(args), options)
+    """Arrow's kernel ``name`` on ``args`` (arrays, chunked arrays, tables, scalars), its result in the reads' pool
+    (``pools``)."""
+    return _compute.call_function(name, list(args), options, pools.reads())
 
 
 def to_numpy(values: Column) -> np.ndarray:

@@ -12,6 +12,8 @@ from typing import Any
 import pyarrow as pa
 from pyarrow._parquet import ParquetReader
 
+from fileindex.arrow import pools
+
 # pyarrow.parquet.ParquetFile reads Parquet's JSON and UUID types as Arrow extension types from pyarrow 21 on
 # (apache/arrow#46772); its reader's own default is off, as ParquetFile's was before
 _EXTENSIONS = {"arrow_extensions_enabled": True} if int(pa.__version__.split(".")[0]) >= 21 else {}
@@ -23,7 +25,7 @@ class ParquetFile:
     def __init__(self, source: Any, *, metadata: Any = None, read_dictionary: list[str] | None = None,
                  pre_buffer: bool = True):
         """``source``: a local path (opened by pyarrow as a regular file), a pyarrow NativeFile or a file object."""
-        self.reader = ParquetReader()
+        self.reader = ParquetReader(pools.reads())
         self.reader.open(source, use_memory_map=False, buffer_size=0, pre_buffer=pre_buffer,
                          read_dictionary=read_dictionary, metadata=metadata, **_EXTENSIONS)
         self._leaves: dict[str, list[int]] = {}

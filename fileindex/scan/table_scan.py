@@ -263,9 +263,9 @@ def read_window(streamed: bool) -> tuple[int, int]:
     """(reader threads, reads queued ahead of the consumer) of a scan's file-by-file read (``_in_order``). A
     whole read (``to_arrow``) keeps every thread busy, two reads queued a thread. A streamed one (``to_batches``,
     the engines' streams, the command line) has one thread read one file ahead, what a consumer working on the
-    file before needs: each thread that reads grows its own heap in pyarrow's pool (mimalloc), freed memory it
-    keeps, so threads and files in flight set the peak (#54: 10M rows streamed peaked at 197 MiB with 2 threads
-    and 4 files queued, 145 MiB with one and one, at the same CPU)."""
+    file before needs: each thread that reads grows its own heap in the reads' pool (``arrow.pools``), freed
+    memory it keeps, so threads and files in flight set the peak (#54: 10M rows streamed peaked at 197 MiB with 2
+    threads and 4 files queued, 145 MiB with one and one, at the same CPU)."""
     workers = threads()
     if workers <= 1:
         return 0, 0  # (one core: every file read by the consumer)
