@@ -173,7 +173,7 @@ def refuse_unrewritable(root: str, branch: str | None, changes: dict[str, str]) 
         return
     refusal = _scope_refusal(root, branch)
     if refusal:
-        raise UsageError(f"{refusal}: nothing written (--force writes the file-index options all the same, for the "
+        raise UsageError(f"{refusal}; nothing written (--force writes the file-index options all the same, for the "
                          "files Java writes from now on)")
 
 
