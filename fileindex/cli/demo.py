@@ -8,7 +8,7 @@ import tempfile
 import time
 
 from fileindex.cli import report_failure
-from fileindex.cli.spark import add_session_arguments, guarded, session
+from fileindex.cli.spark import add_session_arguments, check_session_arguments, guarded, session
 from fileindex.errors import UsageError
 
 NAME = "demo"
@@ -49,6 +49,7 @@ def _run(args: argparse.Namespace) -> int:
         (lambda text: print(text, flush=True))
     from fileindex.writing.outputs import replacing_folder
 
+    check_session_arguments(args)
     progress(f"starting Spark ({args.master or 'local[*]'}) ...")  # (its JVM takes seconds to start, silently)
     spark = session(args)
     spark_start = time.perf_counter() - begun

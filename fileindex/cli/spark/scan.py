@@ -6,7 +6,7 @@ import json
 
 from fileindex.cli import add_external_paths_argument, note_unread_level_0
 from fileindex.storage_args import add_storage_options_argument
-from fileindex.cli.spark import add_inputs_argument, session
+from fileindex.cli.spark import add_inputs_argument, check_session_arguments, session
 from fileindex.errors import UsageError
 
 HELP = "an index-pruned scan: skip files, read only candidate rows, apply the predicate exactly"
@@ -80,6 +80,7 @@ def count(args: argparse.Namespace, roots: tuple[str, ...]) -> int:
                         ("--source datasource", args.source == "datasource"), ("--index-dir", args.index_dir)):
         if given:
             raise UsageError(f"--count prints a number and reads no rows out: leave {flag} out")
+    check_session_arguments(args)  # also where every file is answered without Spark
     report = spark_count(lambda: session(args), args.inputs, args.where, snapshot=args.snapshot, external_roots=roots,
                          planned=lambda scan: note_unread_level_0(scan, "spark scan"))
     print(json.dumps(report) if args.json else report["count"])
