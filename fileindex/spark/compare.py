@@ -24,6 +24,7 @@ from fileindex.scan.task import Inputs
 from fileindex.pipeline.report import rows_match
 from fileindex.scan.reader import merged_by_key, scannable
 from fileindex.predicate.parser import parse_predicate
+from fileindex.predicate.tree import Predicate
 from fileindex.predicate.tree import columns as predicate_columns
 from fileindex.spark.expressions import spark_column
 from fileindex.spark import progress
@@ -107,16 +108,18 @@ def check_scan_output(output: str, inputs, index_dir: str | None, *, overwrite: 
 
 
 def check_scan(inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
-               columns: list[str] | None = None, external_roots: tuple[str, ...] = ()) -> None:
+               columns: list[str] | None = None, external_roots: tuple[str, ...] = ()) -> Predicate:
     """Refuse, before a Spark session starts, what the scan would refuse once planning: inputs, a table a
-    file-by-file read cannot scan, the predicate, the selected columns."""
+    file-by-file read cannot scan, the predicate, the selected columns. The predicate parsed."""
     if source == "datasource":
         _one_table(inputs)
     resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
                               index_dir=index_dir, external_roots=external_roots)
     # (a primary-key table's rows are merged by bucket, not read file by file: every file is the table's)
     tasks = resolved.tasks if resolved.table is not None and merged_by_key(resolved.table) else scannable(resolved)
-    read_schema(resolved, tasks, columns, parse_predicate(where, predicate_types(resolved, tasks)))
+    predicate = parse_predicate(where, predicate_types(resolved, tasks))
+    read_schema(resolved, tasks, columns, predicate)
+    return predicate
 
 
 def _one_table(inputs) -> str:
