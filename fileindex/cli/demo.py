@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         if args.files < 3 or args.rows < 1000:
             raise UsageError("the demo needs at least 3 files of 1000 rows (--files, --rows)")
         if args.workdir:
-            check_output(args.workdir, [], overwrite=args.overwrite, what="--workdir")
+            check_output(args.workdir, [], overwrite=args.overwrite, what="--workdir", command=NAME)
     except UsageError as err:
         return report_failure(NAME, err)
     return guarded(NAME, lambda: _run(args), progress=False)  # the demo narrates its steps itself
@@ -54,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
     spark = session(args)
     spark_start = time.perf_counter() - begun
     if args.workdir:  # written beside it, renamed to it when the demo completes
-        with replacing_folder(args.workdir, overwrite=args.overwrite) as folder:
+        with replacing_folder(args.workdir, overwrite=args.overwrite, what="--workdir", command=NAME) as folder:
             figures = run_demo(spark, spec, str(folder), say=progress)
     else:
         scratch = tempfile.mkdtemp(prefix="fileindex-demo-")

@@ -33,6 +33,8 @@ from fileindex.table.store import is_table_root
 from fileindex.types import column_type
 from fileindex.writing.outputs import check_output, replacing_folder
 
+SCAN = "spark scan"  # the command whose --output a scan's result folder is (named in its OUTPUT_MARK)
+
 
 def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
                output: str | None = None, plan: str = "auto", overwrite: bool = False,
@@ -62,7 +64,7 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
         seconds = time.perf_counter() - started
     report = {**stats, "result_rows": result_rows, "pruned_seconds": seconds, "held_by": hold, "_frame": frame}
     if output:
-        with replacing_folder(output, overwrite=overwrite) as temporary:
+        with replacing_folder(output, overwrite=overwrite, what="--output", command=SCAN) as temporary:
             frame.write.mode("overwrite").parquet(str(temporary))  # the fresh temporary folder only
     return report
 
@@ -104,7 +106,7 @@ def check_scan_output(output: str, inputs, index_dir: str | None, *, overwrite: 
     """Refuse an ``--output`` that is, contains or lies inside an input or the index folder, or that
     exists with files in it unless ``overwrite``."""
     check_output(output, given_paths(inputs) + ([index_dir] if index_dir else []), overwrite=overwrite,
-                 what="--output")
+                 what="--output", command=SCAN)
 
 
 def check_scan(inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",

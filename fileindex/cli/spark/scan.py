@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "both are timed warm), and whether the results are identical")
     parser.add_argument("--output", metavar="DIR", help="write the result rows here as Parquet (a new folder, "
                                                         "outside every input)")
-    parser.add_argument("--overwrite", action="store_true", help="replace the --output folder an earlier run wrote")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the --output folder an earlier spark scan wrote")
     parser.add_argument("--index-dir", help="plain data files: look for <file name>.index here")
     parser.add_argument("--source", choices=("jobs", "datasource"), default="jobs",
                         help='jobs (default): the pipeline\'s scan (index verdicts, then a read job); '
