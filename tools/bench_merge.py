@@ -3,6 +3,7 @@
 the same Parquet files in the same run.
 
     python tools/bench_merge.py [--rows 1000000] [--repeat 3] [--engine deduplicate|partial-update|aggregation]
+                                [--top-level-only]
 
 The bucket, written here in the key-value layout (``_KEY_id``, ``_SEQUENCE_NUMBER``, ``_VALUE_KIND``, id, v,
 name): ROWS keys on the top level (5) in 8 files of disjoint ranges, updates of a tenth of the keys on level 3
@@ -11,6 +12,7 @@ runs overlapping everywhere. Printed, as the median of REPEAT runs: wall and CPU
 (every batch of every file) and of the merge, and the merge's records in and rows out per second. ENGINE
 (default deduplicate): partial-update merges with ``ignore-delete`` (vectorised), aggregation sums ``v``
 and keeps the last non-null ``name`` (a key with several records goes through the reference merge).
+``--top-level-only``: the 8 top-level files alone, a bucket read raw (no merge; each key checked to come once).
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ COLUMNS = ["id", "v", "name"]
 BATCH_ROWS = 65536
 
 
-def write_bucket(folder: Path, rows: int) -> list[tuple[Path, int, int, int, int]]:
+def write_bucket(folder: Path, rows: int, top_level_only: bool) -> list[tuple[Path, int, int, int, int]]:
     """(path, level, smallest key, largest key, retraction rows) of each file written."""
     rng = np.random.default_rng(42)
     sequence = iter(range(10**12))
@@ -55,6 +57,8 @@ def write_bucket(folder: Path, rows: int) -> list[tuple[Path, int, int, int, int
 
     for number, keys in enumerate(np.array_split(np.arange(rows, dtype=np.int64), 8)):
         write(f"top-{number}", 5, keys, np.zeros(len(keys), dtype=np.int8))
+    if top_level_only:
+        return files
     updates = np.sort(rng.choice(rows, rows // 10, replace=False)).astype(np.int64)
     for number, keys in enumerate(np.array_split(updates, 2)):
         write(f"mid-{number}", 3, keys, np.full(len(keys), 2))
@@ -82,13 +86,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--engine", choices=["deduplicate", "partial-update", "aggregation"], default="deduplicate")
+    parser.add_argument("--top-level-only", action="store_true", help="the top level's files alone: read raw")
     args = parser.parse_args(argv)
     aggregates = (("id", Aggregate("primary-key")), ("v", Aggregate("sum", True)),
                   ("name", Aggregate("last_non_null_value")))
     spec = MergeSpec(args.engine, ("id",), FIELDS, ignore_delete=args.engine == "partial-update",
                      aggregates=aggregates if args.engine == "aggregation" else ())
     with tempfile.TemporaryDirectory(prefix="bench-merge-") as scratch:
-        files = write_bucket(Path(scratch), args.rows)
+        files = write_bucket(Path(scratch), args.rows, args.top_level_only)
         records = sum(pq.ParquetFile(f[0]).metadata.num_rows for f in files)
 
         def plain() -> int:
@@ -99,7 +104,8 @@ def main(argv: list[str]) -> int:
 
         results = {name: [timed(work) for _ in range(args.repeat)] for name, work in (("plain read", plain),
                                                                                       ("merge", merged))}
-    print(f"{args.engine} bucket: {args.rows:,} keys, {records:,} records in {len(files)} files (levels 5, 3, 0)")
+    levels = "level 5: read raw" if args.top_level_only else "levels 5, 3, 0"
+    print(f"{args.engine} bucket: {args.rows:,} keys, {records:,} records in {len(files)} files ({levels})")
     for name, runs in results.items():
         wall = statistics.median(r[0] for r in runs)
         cpu = statistics.median(r[1] for r in runs)

@@ -18,6 +18,8 @@ from fileindex.table.errors import CommitConflict  # noqa: E402
 def report_failure(command: str, err: Exception, subject: str = "") -> int:
     """Print why a command failed and return its exit code: 2 usage or I/O, 3 malformed, 4 unsupported,
     5 a commit conflict."""
+    if isinstance(err, BrokenPipeError):
+        raise err  # (output piped into a command that stopped reading, e.g. head: the command line ends quietly)
     where = f"{subject}: " if subject and not str(err).startswith(subject) else ""
     if isinstance(err, OSError):
         print(f"fileindex {command}: cannot read {err.filename or subject}: {err.strerror or err}", file=sys.stderr)

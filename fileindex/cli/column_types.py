@@ -50,7 +50,7 @@ def resolve_read(command: str, args: argparse.Namespace,
         indexed = list(schema) if index_path == "-" else indexed_columns(index_path)  # (stdin is read once, later)
         warn_imprecise_timestamps(command, data_file, indexed, override)
     if index_path != "-":
-        warn_retyped_bloom_filters(command, index_path, schema, override)
+        warn_retyped_columns(command, index_path, schema, override)
     schema.update(override)
     overridden = f", {', '.join(override)} from --schema" if override else ""
     print(f"fileindex {command}: column types from {source}{overridden}", file=sys.stderr)
@@ -254,10 +254,11 @@ def warn_imprecise_timestamps(command: str, data: str | InputFile, columns: list
         print(imprecise_timestamps_warning(command, imprecise), file=sys.stderr)
 
 
-def warn_retyped_bloom_filters(command: str, index: str, read: dict[str, DataType],
-                               override: dict[str, DataType]) -> None:
-    """One line on stderr for a bloom-filter column ``--schema`` types otherwise than its data: a bloom filter keeps
-    only hashes, so its bytes cannot tell the wrong type (as every other index's can), and its answers are wrong."""
+def warn_retyped_columns(command: str, index: str, read: dict[str, DataType],
+                         override: dict[str, DataType]) -> None:
+    """One line on stderr for a column ``--schema`` types otherwise than its data where the index's bytes cannot tell
+    (every other misfit is an error): a bloom filter keeps only hashes, and every index keeps a timestamp as
+    milliseconds or microseconds and a decimal unscaled, with no precision or scale. Its answers are wrong."""
     retyped = [name for name, given in override.items() if name in read and read[name].root != given.root]
     blooms = set(indexed_columns(index, "bloom-filter")) if retyped else set()
     named = [f"{name} {override[name]} (the data: {read[name]})" for name in retyped if name in blooms]
@@ -265,6 +266,20 @@ def warn_retyped_bloom_filters(command: str, index: str, read: dict[str, DataTyp
         print(f"fileindex {command}: warning: --schema types bloom-filter column(s) otherwise than the data: "
               f"{', '.join(named)}; a bloom filter keeps only hashes, so under another type its answers are "
               "wrong (it may skip a file that holds the value): leave them out of --schema", file=sys.stderr)
+    rescaled = [f"{name} {given} (the data: {read[name]})" for name, given in override.items()
+                if name in read and read[name].root == given.root and _unit(read[name]) != _unit(given)]
+    if rescaled:
+        print(f"fileindex {command}: warning: --schema gives {', '.join(rescaled)}; an index keeps a timestamp as "
+              "milliseconds (precision 3 or less) or microseconds and a decimal unscaled, so under another precision "
+              "or scale its answers are wrong: leave them out of --schema", file=sys.stderr)
+
+
+def _unit(data_type: DataType) -> int | None:
+    """What an index's numbers count for a type whose bytes do not record it: a timestamp's milliseconds (3) or
+    microseconds (6), a decimal's scale; None for any other type."""
+    if data_type.is_timestamp:
+        return 3 if (data_type.precision or 0) <= 3 else 6
+    return data_type.scale if data_type.root == "DECIMAL" else None
 
 
 def indexed_columns(index: str, index_type: str | None = None) -> list[str]:

@@ -68,8 +68,12 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
         columns = ", ".join(dict.fromkeys(
             f"{quote_identifier(c.split('[')[0])} MAP<KEY, TYPE>" if c.endswith("]") else f"{quote_identifier(c)} TYPE"
             for c, _ in explanation.untyped))
+        indexed = {c for c, _ in explanation.indexes}
+        strays = [quote_identifier(name) for name in schema or {} if name not in indexed and name not in
+                  (data_types or {})]
+        stray = f"; --schema names {', '.join(strays)}, which the file does not index" if strays else ""
         print(f"fileindex {command}: {path}: shown as raw bytes for want of the column's type: {bodies}; "
-              f"--schema \"{columns}\" (or --data DATA_FILE, --table ROOT) would decode them", file=sys.stderr)
+              f"--schema \"{columns}\" (or --data DATA_FILE, --table ROOT) would decode them{stray}", file=sys.stderr)
     if explanation.error is not None:
         print(f"fileindex {command}: {path}: {explanation.error}", file=sys.stderr)
         return 3

@@ -29,11 +29,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from fileindex.kit.protocol import TIMEOUT, add_request_arguments
 
     commands = parser.add_subparsers(dest="kit_command", metavar="KIT_COMMAND", required=True)
-    export = commands.add_parser("export", help="write the versioned corpus folder and its reproducible .tar.gz")
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:  # (its --help opens with the text, as others do)
+        return commands.add_parser(name, help=text, description=text)
+
+    export = command("export", "write the versioned corpus folder and its reproducible .tar.gz")
     export.add_argument("out", help="the folder to write paimon-fileindex-kit-<version>/ and its .tar.gz into")
     export.add_argument("--vectors", help="a folder laid out like tests/vectors/java (default: this checkout's)")
     export.add_argument("--tables", help="a folder laid out like tests/tables/parquet (default: this checkout's)")
-    run = commands.add_parser("run", help="run implementations (adapters) through a corpus folder")
+    run = command("run", "run implementations (adapters) through a corpus folder")
     run.add_argument("folder", help="a corpus folder or its .tar.gz (fileindex kit export writes both)")
     run.add_argument("--impl", action="append", required=True, metavar="COMMAND",
                      help='an adapter command, e.g. "fileindex kit adapter"; repeat for producer × consumer')
@@ -56,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "requests name each table there, with the --storage-option pairs (an adapter that reads "
                           "tables on that store answers them); the corpus folder is still checked as it is")
     add_storage_options_argument(run)
-    adapter = commands.add_parser("adapter", help="this project's adapter (the contract of docs/kit.md)")
+    adapter = command("adapter", "this project's adapter: the kit's requests answered by this package (docs/kit.md)")
     add_request_arguments(adapter)
 
 

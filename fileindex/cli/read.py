@@ -114,8 +114,6 @@ def run(args: argparse.Namespace) -> int:
                 print_rows(scan, progress, as_json=args.json, limited=args.limit is not None)
         note_index_problems(scan, NAME)
         note_unread_level_0(scan, NAME)
-    except BrokenPipeError:
-        raise  # (output piped into a command that stopped reading: the command line ends quietly)
     except HANDLED as err:
         return report_failure(NAME, err, args.table)
     return 0

@@ -47,6 +47,10 @@ def misfit_message(column: str, given: DataType, index_type: str, fits: list[Dat
     name = quote_identifier(column.split("[")[0]) if column.endswith("]") else quote_identifier(column)
     if data_type is not None and any(data_type.root == fit.root for fit in fits):
         told = f"; the data's type is {data_type}: leave {name} out of --schema"
+    elif len(fits) == 1 and given.root == "DECIMAL" and fits[0].root == "BIGINT":
+        told = (f"; its bytes decode as BIGINT, which a DECIMAL of precision 18 or less is kept as (unscaled): "
+                f"write --schema \"{quote_identifier(column)} DECIMAL(18, {given.scale})\" with the data's precision "
+                "and scale")
     elif len(fits) == 1:
         told = f"; its bytes decode as {fits[0]}: write --schema \"{quote_identifier(column)} {fits[0]}\""
     elif fits:

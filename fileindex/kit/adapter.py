@@ -14,6 +14,7 @@ from fileindex.errors import FileIndexError
 from fileindex.indexes.registry import INDEX_TYPES
 from fileindex.indexes.result import Rows
 from fileindex.kit.corpus import head_entries
+from fileindex.kit.protocol import missing_fields
 from fileindex.predicate.evaluation import FileIndexEvaluator
 from fileindex.reference.predicate_json import predicate_from_json
 from fileindex.reference.vector_format import value_from_json
@@ -97,11 +98,14 @@ def handle(request: dict) -> dict:
 
 
 def dispatch(calls: dict, request: dict, failures: tuple[type[Exception], ...]) -> dict:
-    """The answer of the call ``request["op"]`` names; an exception of ``failures`` is an ``error`` answer
-    (an adapter answers every request)."""
+    """The answer of the call ``request["op"]`` names; a request without a field its op holds, and an exception
+    of ``failures``, is an ``error`` answer (an adapter answers every request)."""
     call = calls.get(str(request.get("op")))
     if call is None:
         return {"error": f"unknown op {request.get('op')!r} (one of {', '.join(calls)})"}
+    missing = missing_fields(request)
+    if missing:
+        return {"error": missing}
     try:
         return call(request)
     except failures as err:

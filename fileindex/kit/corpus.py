@@ -13,6 +13,7 @@ from typing import Any
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,16 +54,21 @@ def rows_of(ranges: Iterable[Sequence[int]]) -> list[int]:
     return [row for first, last in ranges for row in range(first, last + 1)]
 
 
+def shown(answer: Any, limit: int = 160) -> str:
+    """An adapter's answer in a failure's detail: as the JSON it sent, cut at ``limit`` characters."""
+    return json.dumps(answer, ensure_ascii=False)[:limit]
+
+
 def answer_problem(answer: dict, expected: dict, *, empty_is_skip: bool = False) -> str | None:
     """Why ``answer`` is not ``expected`` (None when it is). ``empty_is_skip``: an empty row set and
     SKIP both mean "not remain" (whole-file answers, where Java's visiting order decides which)."""
     got = answer.get("result")
     if got not in RESULTS:
-        return f"not an answer: {answer!r}"
+        return f"not an answer: {shown(answer)}"
     if got == "ROWS":
         ranges = answer.get("ranges")
         if not isinstance(ranges, list) or not all(isinstance(r, list) and len(r) == 2 for r in ranges):
-            return f"ROWS without a list of [first, last] ranges: {answer!r}"
+            return f"ROWS without a list of [first, last] ranges: {shown(answer)}"
     if empty_is_skip and _empty(answer) and _empty(expected):
         return None
     if got != expected["result"]:
@@ -173,7 +179,8 @@ def dataset_path(folder: Path, name: object) -> Path:
 
 
 def open_corpus(folder: str | Path) -> tuple[Path, dict]:
-    """A kit folder and its manifest (a UsageError naming what is missing otherwise)."""
+    """A kit folder, resolved (the paths of its cases are: a relative folder would not contain them), and its
+    manifest (a UsageError naming what is missing otherwise)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise UsageError(f"{folder} does not exist: give a kit folder or tarball (fileindex kit export writes both)")
@@ -184,7 +191,7 @@ def open_corpus(folder: str | Path) -> tuple[Path, dict]:
     manifest = load_json(folder / "manifest.json")
     if not isinstance(manifest, dict) or "kit_version" not in manifest:
         raise UsageError(f"{folder / 'manifest.json'} is not a kit manifest (no kit_version)")
-    return folder, manifest
+    return Path(os.path.realpath(folder)), manifest
 
 
 def cases(folder: Path, kind: str) -> list[Case]:

@@ -24,6 +24,7 @@ from fileindex.confined import read_inside
 from fileindex.container.file import FileIndexContainer
 from fileindex.container.writer import reframe
 from fileindex.errors import UsageError
+from fileindex.io.atomic import write_atomically
 from fileindex.kit import negative
 from fileindex.kit.corpus import (
     NAME,
@@ -48,7 +49,7 @@ from fileindex.reference.conformance import load_vectors
 from fileindex.reference.predicate_json import predicate_to_json
 from fileindex.reference.vector_format import current_java_answer, recorded_query
 from fileindex.types import parse_type
-from fileindex.writing.outputs import check_file_output, write_file_output
+from fileindex.writing.outputs import check_file_output, replacing_folder
 
 TIMESTAMP_FIX = "apache/paimon #9654, #9866"  # TIMESTAMP(7-9) value predicates on bitmap and bsi answer REMAIN
 
@@ -239,7 +240,9 @@ def _member(name: str, kind: bytes, mode: int, size: int) -> tarfile.TarInfo:
 
 def export(out: str | Path, vectors: str | Path | None = None,
            tables: str | Path | None = None) -> tuple[Path, Path, str]:
-    """Write ``OUT/<NAME>/`` and ``OUT/<NAME>.tar.gz`` (+ ``.sha256``); the folder, the tarball and its SHA-256."""
+    """Write ``OUT/<NAME>/`` and ``OUT/<NAME>.tar.gz`` (+ ``.sha256``); the folder, the tarball and its SHA-256.
+    The folder is written under a temporary name and renamed into place last: an export that fails or is
+    interrupted leaves none of them (an earlier tarball stays)."""
     out = Path(out)
     folder, archive = out / NAME, out / f"{NAME}.tar.gz"
     published = archive.with_name(archive.name + ".sha256")
@@ -250,12 +253,20 @@ def export(out: str | Path, vectors: str | Path | None = None,
     for target in (archive, published):
         check_file_output(target, sources, what="kit export")
     corpus = build_corpus(vectors, tables)
-    for path, data in corpus.files.items():
-        target = folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
     packed = tarball(corpus)
-    write_file_output(archive, packed)
     digest = sha256(packed)
-    write_file_output(published, f"{digest}  {archive.name}\n")
+    written: list[Path] = []
+    try:
+        with replacing_folder(folder, overwrite=False, what="OUT", command="kit export", mark=False) as writing:
+            for path, data in corpus.files.items():
+                target = writing / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            for target, content in ((archive, packed), (published, f"{digest}  {archive.name}\n".encode())):
+                write_atomically(target, content)
+                written.append(target)
+    except BaseException:
+        for target in written:
+            target.unlink(missing_ok=True)
+        raise
     return folder, archive, digest

@@ -33,6 +33,22 @@ LIMIT = 64 << 20  # bytes of one answer line, and of everything a one-call adapt
 STDERR_KEPT = 64 << 10  # bytes of an adapter's stderr kept (its tail, shown when it crashes)
 RESTART_AFTER = 3  # protocol errors in a row after which a batch process is replaced by a new one
 GIVE_UP_AFTER = 3  # answers in a row not given within the timeout, after which an adapter is asked nothing more
+EXIT_POLL = 0.1  # seconds between looks whether an adapter that has not closed its stdout has exited
+
+
+# the fields each request holds (docs/kit.md); a write's "column", "options" and "container_version" have defaults
+FIELDS = {"capabilities": (), "head": ("file",), "read": ("file", "schema", "where"), "scan": ("table", "where"),
+          "rows": ("table", "where"), "write": ("dataset", "type", "index_type", "out")}
+
+
+def missing_fields(request: dict) -> str | None:
+    """Why a request of a known op lacks fields it holds (None when it holds them all)."""
+    fields = FIELDS.get(str(request.get("op")), ())
+    missing = [name for name in fields if name not in request]
+    if not missing:
+        return None
+    return (f"the {request['op']} request has no {', '.join(json.dumps(name) for name in missing)} (a "
+            f"{request['op']} request holds {', '.join(json.dumps(name) for name in fields)}: docs/kit.md)")
 
 
 def to_argv(request: dict) -> list[str]:
@@ -60,23 +76,27 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     """The one-call command line of an adapter, as ``fileindex kit adapter`` takes it."""
     from fileindex.storage_args import add_storage_options_argument
     calls = parser.add_subparsers(dest="call", metavar="CALL", required=True)
-    calls.add_parser("capabilities", help="what this implementation reads and writes (JSON)")
-    calls.add_parser("batch", help="answer one JSON request per stdin line, one JSON answer per stdout line")
-    head = calls.add_parser("head", help="the decoded HEAD of FILE")
+
+    def call(name: str, text: str) -> argparse.ArgumentParser:  # (its --help opens with the text)
+        return calls.add_parser(name, help=text, description=text)
+
+    call("capabilities", "what this implementation reads and writes (JSON)")
+    call("batch", "answer one JSON request per stdin line, one JSON answer per stdout line")
+    head = call("head", "the decoded HEAD of FILE")
     head.add_argument("file")
-    read = calls.add_parser("read", help="evaluate a predicate (JSON) on FILE")
+    read = call("read", "evaluate a predicate (JSON) on FILE")
     read.add_argument("file")
     read.add_argument("--schema", required=True, help='column → Paimon type, JSON: {"c": "INT"}')
     read.add_argument("--where", required=True, help="the predicate in its structured JSON form")
-    scan = calls.add_parser("scan", help="the verdict of every live data file of TABLE for a predicate (JSON)")
+    scan = call("scan", "the verdict of every live data file of TABLE for a predicate (JSON)")
     scan.add_argument("table")
     scan.add_argument("--where", required=True, help="the predicate in its structured JSON form")
     add_storage_options_argument(scan)
-    rows = calls.add_parser("rows", help="the rows a full read of TABLE returns under a predicate (JSON)")
+    rows = call("rows", "the rows a full read of TABLE returns under a predicate (JSON)")
     rows.add_argument("table")
     rows.add_argument("--where", required=True, help="the predicate in its structured JSON form")
     add_storage_options_argument(rows)
-    write = calls.add_parser("write", help="write a one-column container from a dataset")
+    write = call("write", "write a one-column container from a dataset")
     for option in ("--dataset", "--type", "--index-type", "--out"):
         write.add_argument(option, required=True)
     write.add_argument("--column", default="c")
@@ -214,8 +234,9 @@ class Adapter:
             return {"crash": self._exited()}
         if not written:
             return self._too_slow(limit, by_budget, "did not read its request")
+        process = self.process
         while True:
-            answer_line = self._lines.readline(deadline)
+            answer_line = self._lines.readline(deadline, lambda: process.poll() is not None)
             if answer_line is None:
                 return self._too_slow(limit, by_budget, "gave no answer")
             if answer_line == b"":
@@ -268,7 +289,7 @@ class Adapter:
         except subprocess.TimeoutExpired:
             status = None
         stderr = self._stderr
-        self._stop()
+        self._stop()  # (first: a process it started may hold its stderr open)
         tail = _tail(stderr.text())
         how = "closed its stdout" if status is None else f"exited with status {status}"
         return f"the batch process {how} without an answer" + (f"; stderr ends: {tail}" if tail else "")
@@ -288,7 +309,7 @@ class Adapter:
         stderr = _Tail(process.stderr)
         deadline = time.monotonic() + limit
         try:
-            last, why = _last_line(_Lines(process.stdout.fileno()), deadline)
+            last, why = _last_line(_Lines(process.stdout.fileno()), deadline, lambda: process.poll() is not None)
             if why is None:
                 process.wait(timeout=max(0.01, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -330,12 +351,12 @@ class Adapter:
         self._stop()
 
 
-def _last_line(lines: _Lines, deadline: float) -> tuple[bytes, str | None]:
-    """The last non-empty line a one-call adapter prints before it closes its stdout, and why reading stopped
-    early: ``timeout`` at the deadline, ``too much`` past ``LIMIT`` bytes (None: it closed its stdout)."""
+def _last_line(lines: _Lines, deadline: float, exited: Callable[[], bool]) -> tuple[bytes, str | None]:
+    """The last non-empty line a one-call adapter prints before it closes its stdout or exits, and why reading
+    stopped early: ``timeout`` at the deadline, ``too much`` past ``LIMIT`` bytes (None: it closed its stdout)."""
     last, total = b"", 0
     while True:
-        line = lines.readline(deadline)
+        line = lines.readline(deadline, exited)
         if line is None:
             return last, "timeout"
         if line == b"":
@@ -393,16 +414,24 @@ class _Lines:
     def __init__(self, fd: int):
         self.fd, self.buffer, self.skipping = fd, b"", False
 
-    def readline(self, deadline: float) -> bytes | None:
-        """The next line (b"" at end of file, what is left before it without a newline), None at the deadline."""
+    def readline(self, deadline: float, exited: Callable[[], bool] = lambda: False) -> bytes | None:
+        """The next line (b"" at end of file, what is left before it without a newline), None at the deadline.
+        Once ``exited()`` (the writer has exited), the end of what is in the pipe is the end of file: a process it
+        started may hold the pipe open for ever, and what the writer wrote is in the pipe before it exits."""
         while b"\n" not in self.buffer:
             if len(self.buffer) > LIMIT:
                 line, self.buffer, self.skipping = self.buffer, b"", True
                 return line[:200] + b"... (an answer line over 64 MiB)\n"
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            if left <= 0:
                 return None
-            chunk = os.read(self.fd, 1 << 16)
+            gone = exited()  # (asked before looking: what it wrote before it exited is there to see)
+            if not select.select([self.fd], [], [], 0 if gone else min(left, EXIT_POLL))[0]:
+                if not gone:
+                    continue
+                chunk = b""
+            else:
+                chunk = os.read(self.fd, 1 << 16)
             if not chunk:
                 line, self.buffer = self.buffer, b""
                 return line
@@ -417,12 +446,14 @@ class _Lines:
 
 
 def _kill(process: subprocess.Popen) -> None:
-    """The process and everything it started (its own session), then reaped."""
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            process.kill()
+    """The process and everything it started (its own session), then reaped: the processes it started are killed
+    whether it has exited or not (one left running holds the adapter's pipes, and outlives the run)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:  # none of them is left
+        pass
+    except OSError:
+        process.kill()
     process.wait()
     for stream in (process.stdin, process.stdout):  # (stderr: the thread that drains it closes it)
         if stream is not None:

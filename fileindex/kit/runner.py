@@ -13,6 +13,7 @@ from typing import Any
 
 import json
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from fileindex.kit.corpus import (
     head_entries,
     load_json,
     open_corpus,
+    shown,
 )
 from fileindex.kit.integrity import verify_files
 from fileindex.kit.negative import ERROR
@@ -212,27 +214,43 @@ def _run_phases(adapters: list[Adapter], folder: Path, groups: tuple, workdir: P
         for producer, files in written.items():
             phase = Phase(progress, f"{adapter.name}: reading what {producer} wrote", len(files))
             for case, path in phase.each(files):
-                if path is None and adapter.reads(1, case.layout):  # the write failed: counted, never dropped
-                    for check in ["head"] + ["read"] * len(case.sidecar["cases"]):
-                        results.outcomes.append(Outcome(adapter.name, producer, case.layout, check, NOT_WRITTEN,
-                                                        f"{case.name}: {producer} did not write it", case.name))
-                else:
-                    _guarded(results, adapter, producer, case, "read", _read_case, adapter, case, path or case.file,
-                             producer, results, exact_head=False)
+                _guarded(results, adapter, producer, case, "read", _read_written, adapter, case, path, producer,
+                         results)
 
 
 def _guarded(results: Results, adapter: Adapter, producer: str, case: Case, check: str,
-             run: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+             run: Callable[..., Any], *args: Any, failed: Any = None, **kwargs: Any) -> Any:
     """``run(*args, **kwargs)``: one case's checks. A case whose sidecar is not laid out as docs/kit.md says (a
-    field missing or of another type, JSON nested too deeply to walk) fails as one check, and the run goes on."""
+    field missing or of another type, JSON nested too deeply to walk) fails every check it makes that ``run``
+    had not counted yet (one, where the sidecar does not say how many), returns ``failed``, and the run goes on."""
+    counted = len(results.outcomes)
     try:
         return run(*args, **kwargs)
     except MALFORMED as err:
         sidecar = case.sidecar if isinstance(case.sidecar, dict) else {}
-        name, layout = str(sidecar.get("name", case.path.stem)), str(sidecar.get("layout", "?"))
-        results.add(adapter.name, producer, layout, check, f"{name}: the case is not laid out as docs/kit.md says "
-                                                           f"({_error_text(err)})", name)
-        return None
+        name = str(sidecar.get("name", case.path.stem))
+        done = Counter((o.layout, o.check) for o in results.outcomes[counted:])
+        for layout, each in (Counter(_planned(case, check)) - done).elements():
+            results.add(adapter.name, producer, layout, each, f"{name}: the case is not laid out as docs/kit.md says "
+                                                              f"({_error_text(err)})", name)
+        return failed
+
+
+def _planned(case: Case, check: str) -> list[tuple[str, str]]:
+    """The (layout, check) of every check ``check`` of ``case`` makes, whatever the answers; [(its layout, check)]
+    where the sidecar does not say."""
+    try:
+        if check == "read":
+            layout = _read_layout(case.sidecar)
+            return [(layout, "head")] + [(layout, "read")] * len(case.sidecar["cases"])
+        if check in ("scan", "rows"):
+            return [("table", check)] * len(_table_items(case, check))
+        if check == "reject":
+            return [("bad", _bad_check(case.sidecar))]
+        return [(case.layout, check)]
+    except MALFORMED:
+        sidecar = case.sidecar if isinstance(case.sidecar, dict) else {}
+        return [(str(sidecar.get("layout", "?")), check)]
 
 
 def _error_text(err: BaseException) -> str:
@@ -273,7 +291,7 @@ def _layouts(case: Case) -> list[str]:
 
 def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results: Results, *, exact_head: bool) -> None:
     sidecar = case.sidecar
-    layout = case.layout if sidecar["container_version"] == 1 else f"{case.layout}@v{sidecar['container_version']}"
+    layout = _read_layout(sidecar)
     where = f"{producer}:{case.name}"
     if all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case)):
         answer = adapter.ask({"op": "head", "file": str(path)})
@@ -293,6 +311,23 @@ def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results:
         answer = adapter.ask({"op": "read", "file": str(path), "schema": schema, "where": item["where"]})
         results.add(adapter.name, producer, layout, "read", _judge(answer, _read_problem, item, sidecar, where),
                     case.name)
+
+
+def _read_layout(sidecar: dict) -> str:
+    """The layout a read of the case is counted under: ``@v2`` marks container version 2."""
+    version = sidecar["container_version"]
+    return sidecar["layout"] if version == 1 else f"{sidecar['layout']}@v{version}"
+
+
+def _read_written(adapter: Adapter, case: Case, path: Path | None, producer: str, results: Results) -> None:
+    """The reads of what ``producer`` wrote for ``case``; where the write failed (``path`` None) they are counted
+    as not written, never dropped."""
+    if path is None and adapter.reads(1, case.layout):
+        for layout, check in _planned(case, "read"):
+            results.outcomes.append(Outcome(adapter.name, producer, layout, check, NOT_WRITTEN,
+                                            f"{case.name}: {producer} did not write it", case.name))
+    else:
+        _read_case(adapter, case, path or case.file, producer, results, exact_head=False)
 
 
 def _read_problem(answer: dict, item: dict, sidecar: dict, where: str) -> str | None:
@@ -319,9 +354,7 @@ def _scan_case(adapter: Adapter, case: Case, results: Results, source: TableSour
     """Tier 2: every predicate's verdict per live data file of the table, exactly the recorded files."""
     layout = "table"
     readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
-    for item in case.sidecar["cases"]:
-        if "files" not in item["expected"]:  # no recorded per-file facts (rows only)
-            continue
+    for item in _table_items(case, "scan"):
         if not readable:
             results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
             continue
@@ -338,9 +371,7 @@ def _rows_case(adapter: Adapter, case: Case, results: Results, source: TableSour
     """Tier 2: the rows a full read of the table returns under each predicate, compared in the kit's order.
     Asked of an adapter that reads the table's indexes too: a reader may prune with them (Java 0.9.0 does)."""
     readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
-    for item in case.sidecar["cases"]:
-        if "rows" not in item["expected"]:
-            continue
+    for item in _table_items(case, "rows"):
         if not adapter.capabilities.get("rows") or not readable:
             results.add(adapter.name, CORPUS, "table", "rows", False, case.name)
             continue
@@ -351,13 +382,19 @@ def _rows_case(adapter: Adapter, case: Case, results: Results, source: TableSour
                     case.name)
 
 
+def _table_items(case: Case, check: str) -> list[dict]:
+    """The predicates of a Tier 2 case a ``scan`` (those with recorded per-file verdicts) or a ``rows`` check asks."""
+    key = "files" if check == "scan" else "rows"
+    return [item for item in case.sidecar["cases"] if key in item["expected"]]
+
+
 def _refused_problem(answer: dict, refusal: dict) -> str | None:
     if "error" in answer:
         return None
     if _no_answer(answer):  # a crash is never a refusal
         return f"{refusal['name']}: {_failed(answer)}"
     return (f"{refusal['name']}: Java refuses it ({refusal.get('java')}); "
-            f"the adapter answered {json.dumps(answer)[:200]}")
+            f"the adapter answered {shown(answer, 200)}")
 
 
 def _rows_problem(answer: dict, expected: list) -> str | None:
@@ -366,7 +403,7 @@ def _rows_problem(answer: dict, expected: list) -> str | None:
         return failed
     rows = answer.get("rows")
     if not isinstance(rows, list):
-        return f"no rows in {json.dumps(answer)[:160]}"
+        return f"no rows in {shown(answer)}"
     rows = sort_rows(rows)
     if rows == expected:
         return None
@@ -384,7 +421,7 @@ def _files_problem(answer: dict, expected: dict, *, whole_files: bool = False) -
         return failed
     files = answer.get("files")
     if not isinstance(files, dict):
-        return f"no files in {json.dumps(answer)[:160]}"
+        return f"no files in {shown(answer)}"
     if set(files) != set(expected):
         return f"files {sorted(files)} where {sorted(expected)} were expected"
     for name, verdict in expected.items():
@@ -439,12 +476,12 @@ def _head_problem(answer: dict, expected: dict, exact: bool, where: str) -> str 
         return f"{where}: {problem}"
     head = answer.get("head")
     if not isinstance(head, dict):
-        return f"{where}: no head in {answer!r}"
+        return f"{where}: no head in {shown(answer)}"
     try:
         if canonical_head(head) != canonical_head(expected):
             return f"{where}: entries {canonical_head(head)} where {canonical_head(expected)} were expected"
     except (KeyError, TypeError, AttributeError) as err:
-        return f"{where}: a head not laid out as docs/kit.md says ({err!r})"
+        return f"{where}: a head not laid out as docs/kit.md says ({_error_text(err)})"
     if exact:  # the same producer's bytes: the recorded positions, where the adapter gives them
         recorded = {(c["column"], e["index_type"]): (e["start"], e["length"])
                     for c in expected["columns"] for e in c["indexes"]}
@@ -466,20 +503,29 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict],
     out.mkdir(parents=True, exist_ok=True)
     for position, case in phase.each(enumerate(v1)):
         done = _guarded(results, adapter, adapter.name, case, "write", _write_case, adapter, folder, case,
-                        out / f"written-{position:05d}.index", results)
+                        out / f"written-{position:05d}.index", results, failed=(case, None))
         if done is not None:
             written.append(done)
     for position, refusal in phase.each(enumerate(refusals)):
-        if not adapter.writes(refusal["layout"]):
-            results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False, refusal["name"])
-            continue
-        target = out / f"refused-{position:05d}.index"
-        answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, refusal["dataset"])), "column": "c",
-                              "type": refusal["type"], "index_type": refusal["index_type"],
-                              "options": refusal["options"], "container_version": 1, "out": str(target)})
-        results.add(adapter.name, adapter.name, refusal["layout"], "refuse",
-                    _judge(answer, _refused_problem, refusal), refusal["name"])
+        try:
+            _refuse(adapter, folder, refusal, out / f"refused-{position:05d}.index", results)
+        except MALFORMED as err:  # (a refusal's one check: it fails, and the run goes on)
+            name = str(refusal.get("name"))
+            results.add(adapter.name, adapter.name, str(refusal.get("layout", "?")), "refuse",
+                        f"{name}: the refusal is not laid out as docs/kit.md says ({_error_text(err)})", name)
     return written
+
+
+def _refuse(adapter: Adapter, folder: Path, refusal: dict, target: Path, results: Results) -> None:
+    """A combination Java refuses to write: the adapter must refuse it too."""
+    if not adapter.writes(refusal["layout"]):
+        results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False, refusal["name"])
+        return
+    answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, refusal["dataset"])), "column": "c",
+                          "type": refusal["type"], "index_type": refusal["index_type"],
+                          "options": refusal["options"], "container_version": 1, "out": str(target)})
+    results.add(adapter.name, adapter.name, refusal["layout"], "refuse", _judge(answer, _refused_problem, refusal),
+                refusal["name"])
 
 
 def _write_case(adapter: Adapter, folder: Path, case: Case, target: Path,
@@ -526,7 +572,7 @@ def _bad_request(case: Case) -> dict:
 def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     s = case.sidecar
     answer = adapter.ask(_bad_request(case))
-    check = "reject" if s["rule"] == "MUST reject" else "fail-open"
+    check = _bad_check(s)
     problem: str | None | Literal[False]
     if "unsupported" in answer:
         problem = False
@@ -538,5 +584,9 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
         answers = [a for a in s["accepted"] if a != ERROR]
         fits = any(answer_problem(answer, a, empty_is_skip=True) is None for a in answers)
         problem = None if fits else \
-            f"{case.name} ({s['rule']}): answered {json.dumps(answer)[:160]}, accepted {s['accepted']}"
+            f"{case.name} ({s['rule']}): answered {shown(answer)}, accepted {s['accepted']}"
     results.add(adapter.name, CORPUS, "bad", check, problem, case.name)
+
+
+def _bad_check(sidecar: dict) -> str:
+    return "reject" if sidecar["rule"] == "MUST reject" else "fail-open"

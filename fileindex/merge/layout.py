@@ -22,6 +22,7 @@ from fileindex.errors import FileIndexError
 from fileindex.java.binary_row import UNKNOWN, field_at
 from fileindex.merge.spec import PARTIAL_UPDATE, MergeSpec
 from fileindex.table.manifest_entry import ManifestEntry
+from fileindex.types import DataType
 
 KEY_PREFIX = "_KEY_"
 SEQUENCE_NUMBER = "_SEQUENCE_NUMBER"
@@ -75,15 +76,14 @@ class KeyValueFile:
 def key_value_file(entry: ManifestEntry, spec: MergeSpec, name: str,
                    batches: Callable[[], Iterator[pa.RecordBatch]]) -> KeyValueFile:
     """The file of a manifest entry, its key range decoded from ``_MIN_KEY``/``_MAX_KEY``."""
-    return KeyValueFile(name, entry.level, entry.row_count, entry.delete_row_count, decode_key(entry.min_key, spec),
-                        decode_key(entry.max_key, spec), batches, entry.min_sequence_number,
-                        entry.max_sequence_number)
+    return KeyValueFile(name, entry.level, entry.row_count, entry.delete_row_count,
+                        decode_key(entry.min_key, spec.key_types), decode_key(entry.max_key, spec.key_types), batches,
+                        entry.min_sequence_number, entry.max_sequence_number)
 
 
-def decode_key(row: bytes, spec: MergeSpec) -> Key | None:
-    """A BinaryRow of the key fields as the merge compares keys; None where it does not decode (a type not
-    decoded here, or bytes that are not a row of them)."""
-    types = spec.key_types
+def decode_key(row: bytes, types: Sequence[DataType]) -> Key | None:
+    """A BinaryRow of the key fields (of ``types``) as the merge compares keys; None where it does not decode (a
+    type not decoded here, or bytes that are not a row of them)."""
     try:
         if struct.unpack_from(">i", row)[0] != len(types):
             return None

@@ -54,10 +54,10 @@ def merge_bucket(spec: MergeSpec, files: Sequence[KeyValueFile], columns: Sequen
         raise UsageError("a primary-key table with deletion vectors is read file by file with them, not merged")
     readable = scanned(spec, files)
     merge = _Merge(spec, list(columns))
-    if read_raw(spec, readable):
-        if all(f.min_key is not None for f in readable):
-            readable.sort(key=lambda f: f.min_key or ())
-        for file in readable:
+    if read_raw(spec, readable) and all(f.min_key is not None for f in readable):
+        # (in key order, so that each level is checked to hold a key once; files of unknown key ranges are
+        # merged instead, with the same rows)
+        for file in sorted(readable, key=lambda f: f.min_key or ()):
             yield from merge.raw(file)
         return
     for section in sections(readable):
@@ -93,20 +93,35 @@ class _Merge:
         self.vector_partial = spec.engine == PARTIAL_UPDATE and not spec.groups and not spec.aggregates \
             and not spec.remove_record_on_delete
         self.previous: Key | None = None  # the last key emitted: every later key must be larger
+        self.level_last: dict[int, Key] = {}  # read raw: each level's last key read (a level is a sorted run)
         self.where = ""  # the files being merged, for errors
 
     # -- reading -----------------------------------------------------------------------------------
 
     def raw(self, file: KeyValueFile) -> Iterator[pa.RecordBatch]:
-        """A file read without a merge: its rows that are not retractions."""
+        """A file read without a merge (files in key order): its rows that are not retractions. A level above 0
+        is one sorted run, so its keys must strictly increase from file to file: a key read twice there (files
+        whose key ranges overlap, or a file holding a key twice) would come out twice, an old version with the
+        new."""
         offset = 0
         for batch in file.batches():
             table = pa.Table.from_batches([batch])
             kinds = _system(table, VALUE_KIND, file, offset)
+            self._check_level_order(_key_columns(table, self.key_names, file, offset), file, offset)
             offset += table.num_rows
             keep = ~np.isin(kinds, _RETRACTIONS)
             out = self._out(table)
             yield from (out if keep.all() else compute.call("filter", out, compute.bool_array(keep))).to_batches()
+
+    def _check_level_order(self, keys: list[pa.Array], file: KeyValueFile, offset: int) -> None:
+        if not len(keys[0]):
+            return
+        _check_order(keys, file.name, offset, once=True)
+        last = self.level_last.get(file.level)
+        if last is not None and not _key_at(keys, 0) > last:
+            raise TableError(f"{file.name}: row {offset} holds key {_key_at(keys, 0)!r}, not above {last!r} read "
+                             f"before it on level {file.level}: files of a level above 0 hold disjoint key ranges")
+        self.level_last[file.level] = _key_at(keys, len(keys[0]) - 1)
 
     def section(self, section: Section) -> Iterator[pa.RecordBatch]:
         self.where = ", ".join(f.name for f in section.files)
@@ -343,13 +358,7 @@ class _RunReader:
         merge, file = self.merge, self.file
         assert file is not None
         table = pa.Table.from_batches([batch])
-        keys = []
-        for name in merge.key_names:
-            column = table.column(name).combine_chunks()
-            if column.null_count:
-                raise TableError(f"{file.name}: a null {name} at row {self.offset + _first_null(column)}: a key "
-                                 "field is never null")
-            keys.append(_comparable(column))
+        keys = _key_columns(table, merge.key_names, file, self.offset)
         for name in (VALUE_KIND, SEQUENCE_NUMBER):
             _system(table, name, file, self.offset)
         strict = _check_order(keys, f"{file.name}", self.offset)
@@ -422,8 +431,9 @@ def _less(a: pa.Array, b: pa.Array) -> np.ndarray:
     return compute.to_numpy(compute.fill_null(pc.less(a, b), False))
 
 
-def _check_order(keys: list[pa.Array], name: str, offset: int) -> bool:
-    """Whether the rows' keys strictly increase; a TableError where one is smaller than the one before."""
+def _check_order(keys: list[pa.Array], name: str, offset: int, *, once: bool = False) -> bool:
+    """Whether the rows' keys strictly increase; a TableError where one is smaller than the one before (``once``:
+    or equal to it)."""
     n = len(keys[0])
     if n < 2:
         return True
@@ -437,7 +447,23 @@ def _check_order(keys: list[pa.Array], name: str, offset: int) -> bool:
         row = int(np.flatnonzero(~(less | equal))[0]) + 1
         raise TableError(f"{name}: row {offset + row} has a smaller key than row {offset + row - 1}: a key-value "
                          "file is sorted by key")
+    if once and equal.any():
+        row = int(np.flatnonzero(equal)[0]) + 1
+        raise TableError(f"{name}: row {offset + row} repeats the key of row {offset + row - 1}: a key-value file "
+                         "holds a key once")
     return bool(less.all())
+
+
+def _key_columns(table: pa.Table, names: list[str], file: KeyValueFile, offset: int) -> list[pa.Array]:
+    """The key columns of a file's rows, as they compare; a TableError naming the row where one is null."""
+    keys = []
+    for name in names:
+        column = table.column(name).combine_chunks()
+        if column.null_count:
+            raise TableError(f"{file.name}: a null {name} at row {offset + _first_null(column)}: a key field is "
+                             "never null")
+        keys.append(_comparable(column))
+    return keys
 
 
 def _system(table: pa.Table, name: str, file: KeyValueFile, offset: int) -> np.ndarray:

@@ -11,11 +11,16 @@
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fileindex.merge.layout import Key, KeyValueFile
-from fileindex.merge.spec import FIRST_ROW, MergeSpec
+from fileindex.errors import UsageError
+from fileindex.merge.layout import Key, KeyValueFile, decode_key
+from fileindex.merge.spec import FIRST_ROW, ORDERED, MergeSpec, key_fields
+from fileindex.table.errors import TableError
+from fileindex.table.manifest_entry import ManifestEntry
+from fileindex.table.metadata import Schema
 
 Run = tuple[KeyValueFile, ...]  # files of disjoint key ranges, in key order
 
@@ -32,6 +37,36 @@ class Section:
 def scanned(spec: MergeSpec, files: Sequence[KeyValueFile]) -> list[KeyValueFile]:
     """The files of a bucket a batch scan reads."""
     return [f for f in files if f.level > 0] if spec.skips_level_zero else list(files)
+
+
+def refuse_unmerged_misreads(schema: Schema, entries: Sequence[ManifestEntry], where: str) -> None:
+    """Refuse the files above level 0 of a deletion-vector table, read one by one without a merge, where that read
+    would be wrong: a file recording retraction rows (a UsageError: Java merges its bucket, this reader does not; read
+    raw, a -D came out as a row), or two files of a bucket's level whose recorded key ranges overlap (a TableError: a
+    level above 0 is one sorted run, as Java's ``SortedRun.validate`` checks; read raw, a key came out of both, an
+    old version beside the new). Files whose key range does not decode are not compared, nor floating keys (Java's
+    order of -0.0, 0.0 and NaN is not Python's)."""
+    types = schema.types()
+    key_types = [types[k] for k in key_fields(schema)]
+    ordered = all(t.root in ORDERED for t in key_types)
+    levels: dict[tuple, list[tuple[Key, Key, ManifestEntry]]] = {}
+    for entry in entries:
+        if entry.level > 0 and entry.delete_row_count:
+            raise UsageError(f"{where}: data file {entry.file_name} (bucket {entry.bucket}, level {entry.level}) "
+                             f"records {entry.delete_row_count} retraction rows (-U, -D): a deletion-vector table's "
+                             "bucket holding one above level 0 is merged by key, which this reader does not do for "
+                             "deletion-vector tables (not read here)")
+        low, high = decode_key(entry.min_key, key_types), decode_key(entry.max_key, key_types)
+        if entry.level > 0 and ordered and low is not None and high is not None:
+            levels.setdefault((entry.partition, entry.bucket, entry.level), []).append((low, high, entry))
+    for files in levels.values():
+        files.sort(key=lambda item: item[0])
+        for (low, high, before), (next_low, next_high, after) in itertools.pairwise(files):
+            if not next_low > high:
+                raise TableError(f"{where}: data files {before.file_name} (keys {low!r} to {high!r}) and "
+                                 f"{after.file_name} (keys {next_low!r} to {next_high!r}) of bucket {after.bucket} "
+                                 f"overlap on level {after.level}: a level above 0 holds a key once (malformed "
+                                 "metadata)")
 
 
 def read_raw(spec: MergeSpec, files: Sequence[KeyValueFile]) -> bool:

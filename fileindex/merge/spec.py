@@ -109,6 +109,11 @@ def deciding_columns(spec: MergeSpec) -> tuple[str, ...]:
                  if not aggregate.ignore_retract and may_refuse_retraction(aggregate.function, types[name]))
 
 
+def key_fields(schema: Schema) -> tuple[str, ...]:
+    """The fields of a primary-key table's key-value files' keys: the primary key without the partition keys."""
+    return tuple(k for k in schema.primary_keys if k not in schema.partition_keys)
+
+
 def merge_spec(schema: Schema) -> MergeSpec:
     """The merge of a primary-key table of this schema; a UsageError naming what this reader does not implement."""
     options = schema.options
@@ -116,7 +121,7 @@ def merge_spec(schema: Schema) -> MergeSpec:
         raise UsageError("the table has no primary key: its rows are not merged")
     names = [f.name for f in schema.fields]
     types = schema.types()
-    keys = tuple(k for k in schema.primary_keys if k not in schema.partition_keys)
+    keys = key_fields(schema)
     if not keys or any(k not in types for k in schema.primary_keys):
         raise UsageError(f"primary key {', '.join(schema.primary_keys)}: it must name fields of the table, and "
                          "not only partition keys")

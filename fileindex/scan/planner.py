@@ -89,8 +89,11 @@ class ScanPlanner:
             alive = _whole_file_stage("row_count", alive, lambda task: task.table_entry().row_count > 0,
                                       "the table's manifest records no rows in it", files, stages)
         if self.table.schema.primary_keys and self.table.deletion_vectors_enabled and not self.every_verdict:
+            from fileindex.merge.sections import refuse_unmerged_misreads
+
             alive = _whole_file_stage("level", alive, lambda task: task.table_entry().level > 0,  # (no merge needed)
                                       LEVEL_ZERO_UNREAD, files, stages)
+            refuse_unmerged_misreads(self.table.schema, [task.table_entry() for task in alive], str(self.table.root))
         if over_keys is not None:
             alive = _whole_file_stage("partition", alive, _partition_test(self.table, over_keys),
                                       "the partition's values fail the predicate", files, stages)

@@ -50,7 +50,11 @@ def scannable(inputs: Inputs) -> list[DataFileTask]:
         raise UsageError(f"{table.root}: a primary-key table without deletion vectors cannot be read file by "
                          "file (its rows need merging by key); read it with fileindex read or PaimonTable.scan")
     if table.schema.primary_keys:
-        return [task for task in inputs.tasks if task.table_entry().level > 0]
+        from fileindex.merge.sections import refuse_unmerged_misreads
+
+        compacted = [task for task in inputs.tasks if task.table_entry().level > 0]
+        refuse_unmerged_misreads(table.schema, [task.table_entry() for task in compacted], str(table.root))
+        return compacted
     return inputs.tasks
 
 

@@ -60,6 +60,7 @@ from fileindex.scan.truth import filtered
 from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_zeros
 from fileindex.spark.jobs import bytes_to_read, conform, plan_groups, spark_schema
 from fileindex.spark.session import check_workers
+from fileindex.table.names import whole_number
 from fileindex.table.store import is_table_root, names_a_store
 from fileindex.table.verdict import FileVerdict
 from fileindex.writing.outputs import collision
@@ -95,7 +96,7 @@ class PaimonFileIndexSource(DataSource):
         if not path:
             raise UsageError(f'name the table: spark.read.format("{FORMAT}").load("/path/to/table")')
         snapshot = self.options.get("snapshot")
-        if snapshot is not None and not snapshot.isdigit():
+        if snapshot is not None and not whole_number(snapshot):
             raise UsageError(f"option snapshot={snapshot!r}: give a snapshot id (a whole number)")
         return path, int(snapshot) if snapshot is not None else None
 

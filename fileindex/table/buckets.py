@@ -17,6 +17,7 @@ from fileindex.java.binary_row import serialize
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.tree import Leaf, Or, Predicate, conjuncts
 from fileindex.table.metadata import Schema
+from fileindex.table.names import whole_number
 from fileindex.types import DataType
 
 MAX_KEYS = 1024  # combinations of key values worth hashing: past that, every bucket is reachable
@@ -26,7 +27,8 @@ def bucket_key(schema: Schema) -> tuple[int, tuple[str, ...]] | None:
     """(bucket count, bucket-key columns) of a fixed-bucket table with the default bucket function, else None."""
     options = schema.options
     count = options.get("bucket", "-1").strip()
-    if not count.isdigit() or int(count) <= 0 or options.get("bucket-function.type", "default").lower() != "default":
+    if not whole_number(count) or int(count) <= 0 \
+            or options.get("bucket-function.type", "default").lower() != "default":
         return None
     keys = [k.strip() for k in options.get("bucket-key", "").split(",") if k.strip()]
     if not keys:

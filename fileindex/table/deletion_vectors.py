@@ -53,7 +53,8 @@ def deletion_vectors(store: TableStore, snapshot: Snapshot, schema: Schema) -> d
     """(partition bytes, bucket, data file name) → its deletion vector.
 
     A deletion-vector index file that is missing or corrupt does not stop the table: each vector it
-    should hold comes back with a ``problem``, so that only the files it covers are affected.
+    should hold comes back with a ``problem``, so that only the files it covers are affected. A data file
+    named by two vectors is malformed metadata (taking either could bring deleted rows back).
     """
     if not snapshot.index_manifest:
         return {}
@@ -86,6 +87,10 @@ def deletion_vectors(store: TableStore, snapshot: Snapshot, schema: Schema) -> d
         partition = bytes(field_of(row, "_PARTITION", (bytes, bytearray), where))
         for entry in field_of(row, "_DELETIONS_VECTORS_RANGES", list, where, optional=True) or ():
             file_name = plain_name(field_of(entry, "f0", str, f"{where} ranges"), f"{where} ranges", "f0")
+            if (partition, bucket, file_name) in vectors:  # (which one holds its deleted rows? neither is read)
+                raise TableError(f"{where} ranges: data file {file_name} has a deletion vector in "
+                                 f"{vectors[(partition, bucket, file_name)].index_file} too: a data file has one "
+                                 "(malformed metadata)")
             rows, why = None, problem
             if not why:
                 try:

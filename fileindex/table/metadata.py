@@ -33,7 +33,7 @@ from fileindex.table.manifest_entry import (
     value_stats,
 )
 from fileindex.table.records import field_of
-from fileindex.table.names import plain_name
+from fileindex.table.names import plain_name, whole_number
 from fileindex.table.store import TableStore, not_a_table
 from fileindex.types import DataType, parse_type
 
@@ -226,12 +226,12 @@ def latest_snapshot_id(store: TableStore) -> int:
         except (OSError, ConfinementError) as err:
             text, problem = "", f"cannot be read ({getattr(err, 'strerror', None) or err})"
         # on a store the hint's snapshot is not looked up: load_snapshot reads it (a missing one is an error)
-        if text.isdigit() and (store.remote or store.is_file(store.snapshot_file(int(text)))) \
+        if whole_number(text) and (store.remote or store.is_file(store.snapshot_file(int(text)))) \
                 and not store.exists(store.snapshot_file(int(text) + 1)):
             return int(text)
-        problem = problem or (f"names snapshot {text}, which does not exist" if text.isdigit()
+        problem = problem or (f"names snapshot {text}, which does not exist" if whole_number(text)
                               and not store.is_file(store.snapshot_file(int(text)))
-                              else "is not the latest snapshot" if text.isdigit() else f"holds {text[:20]!r}")
+                              else "is not the latest snapshot" if whole_number(text) else f"holds {text[:20]!r}")
         if problem == "is missing":
             problem = ""  # (no hint is no problem: Paimon lists then too)
     ids = store.snapshot_ids()

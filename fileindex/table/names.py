@@ -43,6 +43,12 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def whole_number(text: str) -> bool:
+    """Whether ``text`` is a whole number as a table writes one: ASCII digits (``str.isdigit`` takes '²' too,
+    which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def plain_name(name: str, where: str, field: str) -> str:
     """``name`` if it is a plain file name, else an UnsafeNameError naming where it was read."""
     problem = name_problem(name)

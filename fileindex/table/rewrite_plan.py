@@ -32,7 +32,7 @@ from fileindex.table.metadata import (
 from fileindex.table.manifest_entry import ADD, ManifestEntry
 from fileindex.table.manifest_entry import INDEX_FILE_SUFFIX as INDEX_SUFFIX
 from fileindex.table.manifest_writer import AvroShape, shape_of
-from fileindex.table.names import inside, on_store
+from fileindex.table.names import inside, on_store, whole_number
 from fileindex.table.orphans import named_files
 from fileindex.table.store import BRANCH_PREFIX, MAIN, TableStore
 from fileindex.types import DataType
@@ -57,7 +57,7 @@ def next_sidecar_name(previous: str | None, data_file_name: str) -> str:
         return data_file_name + INDEX_SUFFIX
     dash, dot = previous.rfind("-"), previous.rfind(".")
     number = previous[dash + 1:dot] if 0 <= dash < dot else ""
-    if number.isdigit():
+    if whole_number(number):
         return f"{previous[:dash]}-{int(number) + 1}{previous[dot:]}"
     return f"{previous.removesuffix(INDEX_SUFFIX)}-1{INDEX_SUFFIX}"
 

@@ -35,6 +35,7 @@ from fileindex.table.names import (
     local_external_path,
     on_store,
     readable_external,
+    whole_number,
 )
 
 if TYPE_CHECKING:
@@ -236,7 +237,7 @@ class TableStore:
     def _numbered(self, folder: Path, prefix: str) -> list[int]:
         """The N of every ``prefix``N file in ``folder``, ascending."""
         names = (p.name[len(prefix):] for p in self._named(folder, prefix))
-        return sorted(int(n) for n in names if n.isdigit())
+        return sorted(int(n) for n in names if whole_number(n))
 
     def exists(self, path: Path) -> bool:
         return self.io.info(str(path)) is not None

@@ -155,17 +155,20 @@ def is_empty(path: Path) -> bool:
 
 
 @contextmanager
-def replacing_folder(output: str | Path, *, overwrite: bool, what: str, command: str) -> Iterator[Path]:
+def replacing_folder(output: str | Path, *, overwrite: bool, what: str, command: str,
+                     mark: bool = True) -> Iterator[Path]:
     """A new hidden folder beside ``output`` (option ``what`` of ``command``) to write into; it becomes
     ``output`` when the block completes (an existing output is replaced only with ``overwrite``, and only one
-    the same command wrote) and is removed when it fails."""
+    the same command wrote) and is removed when it fails. ``mark``: with its ``OUTPUT_MARK`` (not in a folder
+    that must hold what it lists alone, a kit corpus)."""
     target = real(output)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     temporary.mkdir()
     try:
         yield temporary
-        mark_written(temporary, f"{command} {what}")
+        if mark:
+            mark_written(temporary, f"{command} {what}")
         if not overwrite and not is_empty(target):  # written meanwhile by someone else
             raise UsageError(f"{output} appeared while the job ran; pass --overwrite to replace it")
         refuse_unmarked(target, f"{what} {output}", f"{command} {what}")

@@ -99,3 +99,35 @@ def test_a_hint_names_the_data_files_type_not_the_narrowest_that_fits(capsys, tm
     code, _, err = run(capsys, "query", alone, "--schema", "f1 TINYINT", "--where", "f1 = 1")
     assert code == 2 and "its bytes decode as SMALLINT or INT or BIGINT (the index does not tell which): write " \
                          "--schema \"f1 TYPE\" with the data's type, or give --data DATA_FILE\n" in err
+
+
+def test_a_decimal_too_wide_for_its_range_bitmap_is_told_the_compact_decimal(capsys):
+    code, _, err = run(capsys, "query", JAVA_VECTORS / "decimal_10_2__range_bitmap.index",
+                       "--schema", "c DECIMAL(20, 2)", "--where", "c = 1.5")
+    assert code == 2 and 'write --schema "c DECIMAL(18, 2)" with the data\'s precision and scale' in err, err
+
+
+@pytest.mark.parametrize("given, warned", [
+    ("t TIMESTAMP(6)", True), ("t TIMESTAMP(2)", False), ("d DECIMAL(10, 3)", True), ("d DECIMAL(12, 2)", False),
+])
+def test_a_precision_or_scale_the_bytes_cannot_tell_is_warned_against_the_data(capsys, tmp_path, given, warned):
+    """An index keeps a timestamp in milliseconds or microseconds and a decimal unscaled: under a --schema of
+    another precision or scale its answers are wrong, and only the data beside it can say so."""
+    import datetime as dt
+    from decimal import Decimal
+
+    data = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"t": pa.array([dt.datetime(2025, 4, 25, 1, 0, 2)], pa.timestamp("ms")),
+                             "d": pa.array([Decimal("1.50")], pa.decimal128(10, 2))}), data)
+    assert main(["build", str(data), "--option", "file-index.bitmap.columns=t",
+                 "--option", "file-index.bsi.columns=d"]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, "query", f"{data}.index", "--schema", given, "--where", "d IS NULL")
+    assert code == 0
+    assert ("under another precision or scale its answers are wrong" in err) is warned, err
+
+
+def test_explain_names_a_schema_column_the_file_does_not_index(capsys):
+    code, _, err = run(capsys, "explain", JAVA_VECTORS / "decimal_10_2__range_bitmap.index",
+                       "--schema", "x DECIMAL(10, 2)")
+    assert code == 0 and "--schema names x, which the file does not index" in err, err

@@ -10,6 +10,9 @@ MODE is one of:
   flood-stdout  one-call; prints 3 GB of lines on stdout for each request
   flood-stderr  batch; reads a request, prints 20 MB on stderr, exits with status 9
   debug-prints  batch; answers each request as this project's adapter does, after a debug line on stdout
+  leave-a-child one-call; answers as this project's adapter does and exits, leaving a process it started
+                (``sleep 1000 &``, its pid appended to the file $KIT_CHILD_PIDS) that holds its stdout and stderr
+  batch-leave-a-child  batch; the same, the process started with the batch loop, which exits at end of input
 """
 import json
 import os
@@ -25,8 +28,29 @@ def capabilities(batch: bool) -> None:
     print(json.dumps({**handle({"op": "capabilities"}), "implementation": "hostile", "batch": batch}))
 
 
+def leave_a_child() -> None:
+    """A process that outlives this one, holding its stdout and stderr (as ``sleep 1000 &`` in a shell script)."""
+    import subprocess
+
+    child = subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL)
+    with open(os.environ["KIT_CHILD_PIDS"], "a") as pids:
+        pids.write(f"{child.pid}\n")
+
+
 def main() -> int:
     mode, call = sys.argv[1], sys.argv[2]
+    if mode.endswith("leave-a-child"):
+        from fileindex.kit.adapter import handle
+        from fileindex.kit.protocol import serve
+
+        leave_a_child()
+        if call == "batch":
+            return serve(handle)
+        answer = handle({"op": call, "file": sys.argv[-1]})  # (capabilities, or a head: all a test asks)
+        if call == "capabilities":
+            answer = {**answer, "implementation": "hostile", "batch": mode.startswith("batch")}
+        print(json.dumps(answer))
+        return 0
     if call == "capabilities":
         capabilities(batch=mode != "flood-stdout")
         return 0

@@ -5,10 +5,15 @@ flood of output and a flood on stderr are each a failed check, never a traceback
 case laid out wrongly fails its check; a batch adapter that echoes no ids gets a one-line hint; and no report
 is written into a Paimon table. Each run is bounded by --timeout and --budget."""
 import json
+import os
 import shutil
+import signal
 import sys
 import threading
+import time
 import tracemalloc
+from collections import Counter
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -16,8 +21,8 @@ from hostile import fileindex, refused
 from kit_fixtures import ADAPTER, WRONG, relist, small_corpus
 
 from fileindex.cli import main
-from fileindex.kit.protocol import Adapter, Budget
-from fileindex.kit.runner import FAIL, run
+from fileindex.kit.protocol import GIVE_UP_AFTER, Adapter, Budget
+from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, run
 
 HOSTILE = f"{sys.executable} {ROOT / 'tests' / 'kit' / 'hostile_adapter.py'}"
 TABLE = ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
@@ -38,6 +43,39 @@ def test_a_request_the_adapter_does_not_read_is_given_up_at_the_timeout():
     adapter.close(kill=True)
     assert not asking.is_alive(), "the runner blocked writing a request the adapter never reads"
     assert answer["crash"] == "did not read its request in 1 s (--timeout): the batch process was stopped"
+
+
+def ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (gone, or a zombie its new parent has not reaped yet), given 10 s to."""
+    for _ in range(100):
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("mode", ["leave-a-child", "batch-leave-a-child"])
+def test_an_adapter_that_answered_and_exited_is_answered_and_what_it_started_ends_with_it(kit_folder, tmp_path,
+                                                                                          monkeypatch, mode):
+    """trial18: a one-call adapter whose ``sleep 1000 &`` held its stdout was "the adapter crashed: no answer in 2 s",
+    then asked nothing more; its children, and a batch adapter's, outlived the run (killed only with a live leader)."""
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("KIT_CHILD_PIDS", str(pids))
+    head = {"op": "head", "file": str(kit_folder / "containers" / "v1" / "bloom-filter" / "int_nulls__bloom.index")}
+    try:
+        adapter = Adapter(f"{HOSTILE} {mode}", Budget(None, timeout=2))
+        answers = [adapter.ask(head) for _ in range(GIVE_UP_AFTER + 1)]
+        adapter.close()
+        assert [sorted(answer) for answer in answers] == [["head"]] * len(answers), answers[-1]
+    finally:
+        children = [int(pid) for pid in pids.read_text().split()]
+        left = [pid for pid in children if not ended(pid)]
+        for pid in left:  # (not to leave them behind when the test fails)
+            os.kill(pid, signal.SIGKILL)
+    assert len(children) == 1 + (1 if mode.startswith("batch") else len(answers)) and left == []  # capabilities: 1
 
 
 @pytest.mark.slow
@@ -102,6 +140,30 @@ def test_a_case_laid_out_wrongly_fails_its_check_and_the_run_goes_on(small, tmp_
     assert "the answer or the case is not laid out as docs/kit.md says (KeyError: 'expected')" in \
         failed["int_nulls__bloom"]
     assert "the case is not laid out as docs/kit.md says (TypeError" in failed["int_nulls__bitmap_v2"]
+
+
+def test_a_case_laid_out_wrongly_fails_every_check_it_makes_and_none_vanishes(small, tmp_path):
+    """A corpus error before a case's last check failed the case as one check: its other checks (a case's reads,
+    the reads of what its write would have written) vanished, where the number of checks never depends on them."""
+    clean = run(small, [ADAPTER], tmp_path / "w0", timeout=60, budget=300)
+    bloom = small / "containers" / "v1" / "bloom-filter" / "int_nulls__bloom.json"
+    sidecar = json.loads(bloom.read_text())
+    del sidecar["cases"][0]["where"], sidecar["column"]  # its reads, and its write, cannot be asked
+    bloom.write_text(json.dumps(sidecar))
+    refusals = json.loads((small / "refusals.json").read_text())
+    del refusals["refusals"][0]["type"]  # a refusal without its type (was a KeyError ending the run)
+    (small / "refusals.json").write_text(json.dumps(refusals))
+    broken = run(relist(small), [ADAPTER], tmp_path / "w", timeout=60, budget=300)
+    rows = Counter((o.consumer, o.producer, o.layout, o.check) for o in broken.outcomes)
+    assert rows == Counter((o.consumer, o.producer, o.layout, o.check) for o in clean.outcomes)
+    failed = [o for o in broken.outcomes if o.status != PASS]
+    refusal = refusals["refusals"][0]["name"]
+    assert {(o.case, o.check, o.status) for o in failed} == {("int_nulls__bloom", "write", FAIL),
+                                                             ("int_nulls__bloom", "read", FAIL),
+                                                             ("int_nulls__bloom", "head", NOT_WRITTEN),
+                                                             ("int_nulls__bloom", "read", NOT_WRITTEN),
+                                                             (refusal, "refuse", FAIL)}
+    assert len(failed) == 1 + len(sidecar["cases"]) + (1 + len(sidecar["cases"])) + 1
 
 
 def test_a_sidecar_nested_too_deeply_is_one_line(small):

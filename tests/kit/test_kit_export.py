@@ -2,7 +2,11 @@
 import gzip
 import io
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import tarfile
 
 import jsonschema
@@ -172,3 +176,34 @@ def test_a_corpus_tarball_unpacks_to_the_folder(exported, tmp_path):
     assert sorted(p.relative_to(unpacked) for p in unpacked.rglob("*")) == \
         sorted(p.relative_to(folder) for p in folder.rglob("*"))
     assert gzip.decompress(archive.read_bytes())  # a plain gzip stream
+
+
+# kit export, paused (its readiness line on stderr) once it has written part of the corpus's files
+PAUSED_MID_EXPORT = """
+import pathlib, sys, time
+from fileindex.cli import main
+write_bytes = pathlib.Path.write_bytes
+written = []
+def paused(self, data):
+    written.append(self)
+    if len(written) == 50:
+        print("writing", file=sys.stderr, flush=True)
+        time.sleep(600)
+    return write_bytes(self, data)
+pathlib.Path.write_bytes = paused
+raise SystemExit(main(["kit", "export", sys.argv[1]]))
+"""
+
+
+def test_ctrl_c_during_an_export_leaves_nothing_under_its_names(tmp_path):
+    """trial18: a Ctrl-C left paimon-fileindex-kit-<version>/ with part of its files and no manifest.json, and the
+    next export refused it ("exists and is not empty")."""
+    out = tmp_path / "kx"
+    command = subprocess.Popen([sys.executable, "-c", PAUSED_MID_EXPORT, str(out)], stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    assert command.stderr is not None
+    line = command.stderr.readline()
+    assert line == "writing\n", line + command.communicate()[1]
+    os.killpg(command.pid, signal.SIGINT)  # as a Ctrl-C at the terminal: the whole process group
+    assert command.communicate(timeout=60)[1] == "fileindex: interrupted\n" and command.returncode == 130
+    assert list(out.iterdir()) == []

@@ -2,6 +2,7 @@
 every request each end within a small --timeout and --budget with the right counts; "unsupported" is
 the same for every check; --only, --fail-fast, a JSON report of every result, progress within a phase, and
 Ctrl-C / SIGTERM (one line, the temporary folder gone)."""
+import io
 import json
 import os
 import shutil
@@ -16,7 +17,8 @@ from kit_fixtures import ADAPTER, WRONG, relist, small_corpus
 from fileindex.cli import main
 from fileindex.errors import UsageError
 from fileindex.kit.corpus import cases
-from fileindex.kit.protocol import GIVE_UP_AFTER
+from fileindex.kit.adapter import handle
+from fileindex.kit.protocol import GIVE_UP_AFTER, serve
 from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, run
 
 
@@ -126,6 +128,25 @@ def test_a_run_ended_early_without_a_failure_does_not_say_fail():
     assert not results.ok and last == "NOT PASSED: the run ended early" and "FAIL" not in terminal(results)
     results.add("this", "corpus", "bloom-filter", "read", "wrong rows", "b")
     assert terminal(results).splitlines()[-1] == "FAIL: 1 check(s) failed (incomplete)"
+
+
+def test_a_failure_shows_the_adapters_answer_as_json(small, tmp_path):
+    """trial18: details printed Python's spelling of the answer ("no head in {'result': 'REMAIN'}")."""
+    results = run(small, [f"{WRONG} --remain"], tmp_path / "w", only=["int_nulls__bloom"])
+    details = {o.detail for o in results.outcomes if o.producer == "corpus" and o.check == "head"}
+    assert details == {'corpus:int_nulls__bloom: no head in {"result": "REMAIN"}'}
+
+
+def test_a_request_without_a_field_is_answered_with_an_error_naming_it():
+    """trial18: {"op": "read", "id": 3} was answered "KeyError: 'schema'"."""
+    answers = io.BytesIO()
+    serve(handle, io.BytesIO(b'{"op": "read", "id": 3}\n{"op": "write", "id": 4, "dataset": "d.json", "type": "INT", '
+                             b'"index_type": "bloom-filter"}\n'), answers)
+    assert [json.loads(line) for line in answers.getvalue().splitlines()] == [
+        {"id": 3, "error": 'the read request has no "file", "schema", "where" (a read request holds "file", "schema", '
+                           '"where": docs/kit.md)'},
+        {"id": 4, "error": 'the write request has no "out" (a write request holds "dataset", "type", "index_type", '
+                           '"out": docs/kit.md)'}]
 
 
 def test_unsupported_means_the_same_for_every_kind_of_check(small, kit_folder, tmp_path):

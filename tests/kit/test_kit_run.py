@@ -188,3 +188,13 @@ def test_a_corpus_tarball_runs_as_its_folder(exported, tmp_path):
         tar.add(small, arcname=small.name)
     assert run(packed, [ADAPTER], tmp_path / "w").ok
     assert main(["kit", "run", str(packed), "--impl", ADAPTER]) == 0
+
+
+def test_a_relative_corpus_folder_names_its_tables_under_tables_at(kit_folder, tmp_path, monkeypatch):
+    """trial18: with a relative folder every table case failed ("... is not in the subpath of ...") and most of its
+    checks vanished from the count; the table paths are absolute, so the folder is resolved where the run starts."""
+    case = "append_with_bitmap"
+    monkeypatch.chdir(kit_folder.parent)
+    results = run(kit_folder.name, [ADAPTER], tmp_path / "w", only=[case], tables_at=str(kit_folder / "tables"))
+    assert results.ok, [o.detail for o in results.outcomes if o.status == FAIL][:3]
+    assert len(results.outcomes) == len(run(kit_folder, [ADAPTER], tmp_path / "w2", only=[case]).outcomes)

@@ -9,12 +9,12 @@ first read's answer; --noise writes a line of binary garbage before every read's
 --hang never answers anything but ``capabilities``; --crash-on TEXT exits with status 7 (after a line on
 stderr) when a request's file names TEXT; --unsupported answers every request ``{"unsupported": …}``;
 --half-line writes half an answer line, then hangs; --no-ids answers in batch mode without echoing the
-request ids (an adapter of kit 1.0.0).
+request ids (an adapter of kit 1.0.0); --remain answers every request but ``capabilities`` {"result": "REMAIN"}.
 
     python tests/kit/wrong_adapter.py [--one-call] [--flip-answers] [--flip-bytes] [--only LAYOUT]
                                       [--garbage] [--die] [--drop-row] [--no-rows] [--stray] [--noise]
                                       [--hang] [--crash-on TEXT] [--unsupported]
-                                      [--half-line] [--no-ids] CALL ...
+                                      [--half-line] [--no-ids] [--remain] CALL ...
 """
 import argparse
 import json
@@ -42,6 +42,8 @@ def wrong(flags):
             os._exit(7)
         if flags.unsupported and request.get("op") != "capabilities":
             return {"unsupported": "this adapter supports nothing"}
+        if flags.remain and request.get("op") != "capabilities":
+            return {"result": "REMAIN"}
         if request.get("op") == "read" and (flags.noise or strays == ["before"]):
             os.write(1, b"\x89PNG garbage \xff\xfe\n" if flags.noise else b"debug: reading\n")
             strays.clear()
@@ -73,7 +75,7 @@ def wrong(flags):
 def main() -> int:
     parser = argparse.ArgumentParser()
     for flag in ("--one-call", "--flip-answers", "--flip-bytes", "--garbage", "--die", "--drop-row", "--no-rows",
-                 "--stray", "--noise", "--hang", "--unsupported", "--half-line", "--no-ids"):
+                 "--stray", "--noise", "--hang", "--unsupported", "--half-line", "--no-ids", "--remain"):
         parser.add_argument(flag, action="store_true")
     parser.add_argument("--crash-on", metavar="TEXT")
     parser.add_argument("--only", metavar="LAYOUT")

@@ -222,3 +222,52 @@ def test_files_whose_recorded_key_ranges_lie_are_refused():
     second = KeyValueFile(second.name, 0, 2, 0, (3,), (4,), second.batches)
     with pytest.raises(TableError, match="comes back"):
         list(merge_bucket(spec, [first, second], COLUMNS))
+
+
+@pytest.mark.parametrize(("second_rows", "message"), [
+    ([(2, "+I", 5, 21, None, None), (4, "+I", 3, 4, None, None)], "f1: row 0 holds key .2,., not above .2,."),
+    ([(3, "+I", 5, 3, None, None), (3, "+I", 6, 30, None, None)], "f1: row 1 repeats the key of row 0"),
+    ([(4, "+I", 5, 4, None, None), (3, "+I", 6, 3, None, None)], "f1: row 1 has a smaller key than row 0"),
+])
+def test_a_level_read_without_a_merge_holds_each_key_once(second_rows, message):
+    """Files on one level above 0, without retractions, are read raw (as Java reads them); a level is one sorted
+    run, so a key twice in it (files overlapping, or a file holding it twice) is refused rather than read out
+    twice, an old version beside the new."""
+    from fileindex.table.errors import TableError
+
+    spec = MergeSpec("deduplicate", ("id",), FIELDS)
+    first = kv_file(0, 3, [(1, "+I", 0, 1, None, None), (2, "+I", 1, 20, None, None)], 2, True)
+    second = kv_file(1, 3, second_rows, 2, True)
+    with pytest.raises(TableError, match=message):
+        list(merge_bucket(spec, [second, first], COLUMNS))
+
+
+def test_a_level_of_files_of_unknown_key_ranges_is_merged():
+    """Without the files' key ranges their keys cannot be checked across the level: merged, a key once."""
+    spec = MergeSpec("deduplicate", ("id",), FIELDS)
+    files = [kv_file(0, 3, [(1, "+I", 0, 1, None, None), (2, "+I", 1, 20, None, None)], 2, False),
+             kv_file(1, 3, [(2, "+I", 5, 21, None, None), (4, "+I", 3, 4, None, None)], 2, False)]
+    rows = pa.Table.from_batches(list(merge_bucket(spec, files, COLUMNS))).to_pylist()
+    assert [(r["id"], r["a"]) for r in rows] == [(1, 1), (2, 21), (4, 4)]
+
+
+def test_a_levels_key_ranges_are_compared_only_in_an_order_java_shares():
+    """Two level-1 files of INT keys 1..5 and 5..9 overlap; of DOUBLE keys -0.0 and 0.0 they do not for Java
+    (Double.compare orders -0.0 first), though Python finds them equal: not compared."""
+    from fileindex.java.binary_row import serialize
+    from fileindex.merge.sections import refuse_unmerged_misreads
+    from fileindex.table.errors import TableError
+    from fileindex.table.manifest_entry import EntryKind, ManifestEntry
+    from fileindex.table.metadata import Field, Schema
+
+    def level(type_text: str, ranges: list[tuple]) -> tuple[Schema, list[ManifestEntry]]:
+        key_type = parse_type(type_text)
+        schema = Schema(0, (Field(0, "k", key_type),), (), ("k",))
+        return schema, [ManifestEntry(EntryKind.ADD, b"", 0, 1, f"f{n}", 2, 0, (), None, None, None, None, 0,
+                                      min_key=serialize([low], [key_type]), max_key=serialize([high], [key_type]))
+                        for n, (low, high) in enumerate(ranges)]
+
+    refuse_unmerged_misreads(*level("INT NOT NULL", [(1, 4), (5, 9)]), "t")
+    with pytest.raises(TableError, match=r"data files f0 \(keys \(1,\) to \(5,\)\) and f1 .* overlap on level 1"):
+        refuse_unmerged_misreads(*level("INT NOT NULL", [(1, 5), (5, 9)]), "t")
+    refuse_unmerged_misreads(*level("DOUBLE NOT NULL", [(-1.0, -0.0), (0.0, 2.0)]), "t")

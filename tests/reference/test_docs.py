@@ -30,6 +30,17 @@ def test_every_code_fence_opens_or_closes_on_a_line_of_its_own():
     assert broken == []
 
 
+def test_every_module_a_page_names_exists():
+    """A page that names a module by its path (`` `scan/truth.py` ``) names one that is there: under the repository,
+    the package, tools/ or tests/ (a module moved, its pages follow)."""
+    pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    named = {match for page in pages for match in re.findall(r"`([\w.-]+(?:/[\w.-]+)+\.py)`", page.read_text())}
+    missing = sorted(path for path in named
+                     if not any((base / path).is_file() for base in (ROOT, ROOT / "fileindex", ROOT / "tools",
+                                                                       ROOT / "tests")))
+    assert named and missing == []
+
+
 def test_the_explain_examples_are_what_the_command_prints():
     examples = sorted((DOCS / "examples").glob("*.txt"))
     page = (DOCS / "explain.md").read_text()
@@ -66,3 +77,18 @@ def test_the_errata_cite_files_and_records_that_exist():
     names = set(re.findall(r"`([\w]+__[\w]+)`", text)) - {f.removesuffix(".index") for f in files}
     assert files and all((JAVA_VECTORS / f).is_file() for f in files), files
     assert names <= records, names - records
+
+
+def test_no_page_skips_a_heading_level():
+    """trial18: the kit's guide went from its H1 straight to "### Conformance kit" (an H3 under no H2)."""
+    skips = []
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        level, fenced = 0, False
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            fenced ^= bool(re.match(r"\s*```", line))
+            heading = None if fenced else re.match(r"(#+) ", line)
+            if heading:
+                if len(heading[1]) > level + 1:
+                    skips.append(f"{page.relative_to(ROOT)}:{number}: {line}")
+                level = len(heading[1])
+    assert skips == []

@@ -108,14 +108,14 @@ def test_every_metadata_mutation_is_answered_or_reported(source, tmp_path, capsy
     assert count > 8 * len(files) - 1
 
 
-@pytest.mark.parametrize("damage", ["missing", "points past the end", "garbage"])
+@pytest.mark.parametrize("damage", ["missing", "points past the end", "garbage", "a digit int() refuses"])
 def test_a_bad_latest_hint_falls_back_to_listing(tmp_path, capsys, damage):
     source = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
     root = tmp_path / "t"
     shutil.copytree(source, root)
     hint = root / "snapshot" / "LATEST"
     {"missing": hint.unlink, "points past the end": lambda: hint.write_text("9"),
-     "garbage": lambda: hint.write_text("{")}[damage]()
+     "garbage": lambda: hint.write_text("{"), "a digit int() refuses": lambda: hint.write_text("4\u00b2")}[damage]()
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         assert main(["table", str(root), "--where", "f1 = 20", "--json"]) == 0

@@ -117,6 +117,16 @@ def test_ids_hints_and_branches_of_a_real_table(tmp_path):
         TableStore.at(root, "../b")
 
 
+def test_numbered_files_are_those_of_ascii_digits(tmp_path):
+    """'snapshot-\u00b2' is no snapshot (``str.isdigit`` says it is digits; ``int`` refuses it)."""
+    root = shutil.copytree(TABLE, tmp_path / "t")
+    store = TableStore.at(root)
+    snapshots, schemas = store.snapshot_ids(), store.schema_ids()
+    for name in ("snapshot/snapshot-\u00b2", "snapshot/snapshot-\u0661", "schema/schema-\u00b2"):
+        (root / name).write_text("{}")
+    assert store.snapshot_ids() == snapshots and store.schema_ids() == schemas
+
+
 def test_the_latest_hint_and_the_create_if_absent_link(tmp_path):
     store = TableStore(tmp_path)
     store.snapshot_dir.mkdir()

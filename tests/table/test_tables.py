@@ -109,6 +109,89 @@ def test_deletion_vectors(fmt):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+def test_a_data_file_with_two_deletion_vectors_is_refused(fmt, tmp_path):
+    """A second vector for the data file, deleting none of its rows, listed after Java's: taking the last one (as
+    a map by data file does) brought rows 0 and 4 back; neither is right, so the table is malformed."""
+    import zlib
+
+    from pyroaring import BitMap
+    from table_edits import copy_table, edit_rows, snapshot_of
+
+    from fileindex.table.errors import TableError
+
+    root = copy_table(fmt, "pk_with_bitmap_dv", tmp_path)
+    framed = (1581511376).to_bytes(4, "big") + BitMap().serialize()
+    (root / "index" / "index-second-0").write_bytes(b"\x01" + len(framed).to_bytes(4, "big") + framed
+                                                    + zlib.crc32(framed).to_bytes(4, "big"))
+
+    def add_second(rows: list[dict]) -> None:
+        ranges = [dict(rows[0]["_DELETIONS_VECTORS_RANGES"][0], f1=1, f2=len(framed), _CARDINALITY=0)]
+        rows.append(dict(rows[0], _FILE_NAME="index-second-0", _FILE_SIZE=9 + len(framed),
+                         _DELETIONS_VECTORS_RANGES=ranges))
+
+    edit_rows(root / "manifest" / json.loads(snapshot_of(root).read_text())["indexManifest"], add_second)
+    with pytest.raises(TableError, match=r"row 1 ranges: data file data-\S+ has a deletion vector in index-\S+ too"):
+        PaimonTable(root).scan().to_arrow()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_files_of_one_level_whose_key_ranges_overlap_are_refused(fmt, tmp_path):
+    """A twin of the level-5 file (another name, no deletion vector) on level 5 too: the files of a
+    deletion-vector table are read one by one, unmerged, so each key came out twice (14 rows for 6)."""
+    import shutil
+
+    from table_edits import copy_table, data_manifests, edit_rows
+
+    from fileindex.scan.reader import scannable
+    from fileindex.scan.task import table_inputs
+    from fileindex.table.errors import TableError
+
+    root = copy_table(fmt, "pk_with_bitmap_dv", tmp_path)
+    assert len(PaimonTable(root).scan().to_arrow()) == 6
+
+    def add_twin(rows: list[dict]) -> None:
+        for row in [r for r in rows if r["_KIND"] == 0 and r["_FILE"]["_LEVEL"] > 0]:
+            name = row["_FILE"]["_FILE_NAME"]
+            shutil.copy(root / "bucket-0" / name, root / "bucket-0" / f"twin-{name}")
+            rows.append(dict(row, _FILE=dict(row["_FILE"], _FILE_NAME=f"twin-{name}", _EXTRA_FILES=[])))
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, add_twin)
+    overlap = r"data files (twin-)?data-\S+ \(keys \(0,\) to \(7,\)\) and \S+ .* of bucket 0 overlap on level 5"
+    with pytest.raises(TableError, match=overlap):
+        PaimonTable(root).scan().to_arrow()
+    with pytest.raises(TableError, match=overlap):  # the file-by-file read (Spark's) too
+        scannable(table_inputs(PaimonTable(root)))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_file_above_level_0_with_retractions_is_not_read_unmerged(fmt, tmp_path):
+    """Snapshot 3's level-0 file of two -D records moved to level 1: Java merges such a bucket (its keys 0 and 4
+    deleted); read file by file, the -D records came out as rows (10 rows, keys 0 and 4 twice)."""
+    from table_edits import copy_table, data_manifests, edit_rows
+
+    from fileindex.errors import UsageError
+    from fileindex.scan.reader import scannable
+    from fileindex.scan.task import table_inputs
+
+    root = copy_table(fmt, "pk_with_bitmap_dv", tmp_path)
+    assert len(PaimonTable(root, snapshot_id=3).scan().to_arrow()) == 8  # (its level-0 file is not read)
+
+    def to_level_1(rows: list[dict]) -> None:
+        for row in rows:
+            if row["_FILE"]["_DELETE_ROW_COUNT"]:
+                row["_FILE"]["_LEVEL"] = 1
+
+    for manifest in {*data_manifests(root), *(root / "manifest").glob("manifest-[!l]*")}:
+        edit_rows(manifest, to_level_1)
+    retractions = r"data file data-\S+ \(bucket 0, level 1\) records 2 retraction rows"
+    with pytest.raises(UsageError, match=retractions):
+        PaimonTable(root, snapshot_id=3).scan().to_arrow()
+    with pytest.raises(UsageError, match=retractions):
+        scannable(table_inputs(PaimonTable(root, snapshot_id=3)))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_data_evolution_follows_the_newest_writer(fmt):
     name = "data_evolution_with_index"
     rows = lambda where: [(v.row_count, v.result) for v in PaimonTable(table_root(fmt, name)).plan(where)]  # noqa: E731
