@@ -119,6 +119,16 @@ def note_index_problems(scan, command: str) -> None:
               "without it (--explain lists them)", file=sys.stderr)
 
 
+def note_null_comparisons(command: str, where: str | None, predicate) -> None:
+    """``c = NULL`` matches no row (as in SQL): one line saying how to ask for the null rows (``read``, ``spark
+    scan``)."""
+    from fileindex.predicate.tree import null_comparisons
+
+    for column in null_comparisons(predicate) if predicate is not None else ():
+        print(f"fileindex {command}: {where}: comparing {column} with NULL matches no row (never true in SQL); for "
+              f"the null rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
+
+
 def note_unread_level_0(scan, command: str) -> None:
     """Level-0 files a batch scan does not read (a primary-key table with deletion vectors, as Java's): one line on
     stderr, so that rows written but not yet compacted (a count of 0 on a new table) do not go unexplained

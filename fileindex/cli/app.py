@@ -135,6 +135,17 @@ def reaching_stores(args: argparse.Namespace) -> contextlib.AbstractContextManag
         return EXIT_USAGE
 
 
+def warn_unreached(args: argparse.Namespace) -> None:
+    """``--storage-option`` given to a command that reached no store (a table on local disk): one line on stderr
+    naming the keys (never the values), not silence."""
+    from fileindex.storage_args import storage_options
+
+    command = " ".join(filter(None, (args.command, getattr(args, "spark_command", None))))
+    keys = ", ".join(storage_options(args) or {})
+    print(f"fileindex {command}: warning: --storage-option {keys} ignored: nothing this command read or wrote is on "
+          "an object store (they reach s3://, gs://, abfs://, ... locations)", file=sys.stderr)
+
+
 def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"fileindex: warning: {message}\n"
 
@@ -224,8 +235,11 @@ def _run_command(args: argparse.Namespace) -> int:
     if isinstance(reach, int):
         return reach
     try:
-        with reach:
-            return args.run(args)
+        with reach as reached:
+            code = args.run(args)
+        if reached is not None and not reached.reached and code in (0, 1):  # (1: it ran, and found something)
+            warn_unreached(args)
+        return code
     except BrokenPipeError:  # output piped into a command that stopped reading, e.g. head
         sys.stderr.close()
         return 0

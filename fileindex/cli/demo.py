@@ -8,7 +8,7 @@ import tempfile
 import time
 
 from fileindex.cli import report_failure
-from fileindex.cli.spark import add_session_arguments, guarded, session
+from fileindex.cli.spark import add_session_arguments, check_session_arguments, guarded, session
 from fileindex.errors import UsageError
 
 NAME = "demo"
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         if args.files < 3 or args.rows < 1000:
             raise UsageError("the demo needs at least 3 files of 1000 rows (--files, --rows)")
         if args.workdir:
-            check_output(args.workdir, [], overwrite=args.overwrite, what="--workdir")
+            check_output(args.workdir, [], overwrite=args.overwrite, what="--workdir", command=NAME)
     except UsageError as err:
         return report_failure(NAME, err)
     return guarded(NAME, lambda: _run(args), progress=False)  # the demo narrates its steps itself
@@ -49,11 +49,12 @@ def _run(args: argparse.Namespace) -> int:
         (lambda text: print(text, flush=True))
     from fileindex.writing.outputs import replacing_folder
 
+    check_session_arguments(args)
     progress(f"starting Spark ({args.master or 'local[*]'}) ...")  # (its JVM takes seconds to start, silently)
     spark = session(args)
     spark_start = time.perf_counter() - begun
     if args.workdir:  # written beside it, renamed to it when the demo completes
-        with replacing_folder(args.workdir, overwrite=args.overwrite) as folder:
+        with replacing_folder(args.workdir, overwrite=args.overwrite, what="--workdir", command=NAME) as folder:
             figures = run_demo(spark, spec, str(folder), say=progress)
     else:
         scratch = tempfile.mkdtemp(prefix="fileindex-demo-")

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from fileindex.cli import HANDLED, report_failure
+from fileindex.errors import UsageError
 from fileindex.storage_args import add_storage_options_argument, storage_options
 
 NAME = "kit"
@@ -85,12 +86,18 @@ def _export(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from fileindex.kit import report
     from fileindex.kit.runner import run as run_kit
+    from fileindex.io.reach import note_store_reached
     from fileindex.writing.outputs import write_file_output
 
     def progress(text: str) -> None:
         print(f"kit run: {text}", file=sys.stderr)
 
     check_outputs(args.folder, {"--json": args.json if args.json != "-" else None, "--html": args.html})
+    if args.storage_options:
+        if not args.tables_at:
+            raise UsageError("--storage-option goes with --tables-at: it reaches the store the tables were copied "
+                             "to (the corpus folder is read as it is)")
+        note_store_reached()  # (handed on to the adapters, which open the store)
     with tempfile.TemporaryDirectory(prefix="fileindex-kit-") as scratch:
         results = run_kit(args.folder, args.impl, args.workdir or scratch, progress, only=args.only or (),
                           fail_fast=args.fail_fast, timeout=args.timeout, budget=args.budget,
@@ -109,7 +116,6 @@ def _run(args: argparse.Namespace) -> int:
 def check_outputs(corpus: str, outputs: dict[str, str | None]) -> None:
     """Before a long run: each report can be written, is no symlink, and would replace no file of the
     corpus (its folder or tarball, and the tarball's .sha256) nor lie in a Paimon table."""
-    from fileindex.errors import UsageError
     from fileindex.table.store import table_holding
     from fileindex.writing.outputs import check_file_output
 

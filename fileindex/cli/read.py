@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fileindex.cli import (HANDLED, add_external_paths_argument, add_snapshot_argument, note_index_problems,
-                           note_unread_level_0, pad, printable, report_failure, whole_number)
+                           note_null_comparisons, note_unread_level_0, pad, printable, report_failure, whole_number)
 from fileindex.storage_args import add_storage_options_argument
 from fileindex.errors import UsageError
 
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--select {args.select!r}: a column name is empty; give names separated by commas")
         limit = args.limit if args.limit is not None or args.output or args.explain or args.json else SHOWN_ROWS + 1
         scan = table.scan(args.where, columns, args.limit if args.count else limit, order_by=args.order_by)
-        warn_null_comparisons(args.where, scan.predicate)
+        note_null_comparisons(NAME, args.where, scan.predicate)
         if args.explain:
             explained = scan.explain(count=args.count)
             counted = {"count": scan.count()} if args.count else {}  # (first: a merge that fails prints no funnel)
@@ -138,15 +138,6 @@ def note_merge_unchecked(schema, explained) -> None:
     print(f"fileindex {NAME}: --explain reads no row, so it cannot say whether the merge fails (the aggregate "
           f"of {', '.join(fields)} may refuse a retraction, and {held}): --count --explain merges, and fails as "
           "the read would", file=sys.stderr)
-
-
-def warn_null_comparisons(where: str | None, predicate) -> None:
-    """``c = NULL`` matches no row (as in SQL): one line saying how to ask for the null rows."""
-    from fileindex.predicate.tree import null_comparisons
-
-    for column in null_comparisons(predicate) if predicate is not None else ():
-        print(f"fileindex {NAME}: {where}: comparing {column} with NULL matches no row (never true in SQL); for the "
-              f"null rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
 
 
 def refuse_ignored_options(args: argparse.Namespace) -> None:

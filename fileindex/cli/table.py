@@ -173,7 +173,7 @@ def refuse_unrewritable(root: str, branch: str | None, changes: dict[str, str]) 
         return
     refusal = _scope_refusal(root, branch)
     if refusal:
-        raise UsageError(f"{refusal}: nothing written (--force writes the file-index options all the same, for the "
+        raise UsageError(f"{refusal}; nothing written (--force writes the file-index options all the same, for the "
                          "files Java writes from now on)")
 
 
@@ -253,6 +253,7 @@ def explain_unregistered(table, args: argparse.Namespace) -> int:
 
 def print_indexes(table, *, as_json: bool) -> int:
     from fileindex.scan.table import index_listing
+    from fileindex.table.verdict import is_problem
 
     rows = list(index_listing(table))
     for row in rows:
@@ -267,8 +268,10 @@ def print_indexes(table, *, as_json: bool) -> int:
             print(f"{file}  {row['index']}" + (f"  ({row['note']})" if row.get("note") else ""))
     files = len({row["file"] for row in rows})
     indexed = len({row["file"] for row in rows if "column" in row})
+    problems = sum(is_problem(row.get("note", "")) for row in rows)  # (counted as --where counts them)
     if not as_json:
-        print(f"{files} live data file(s), {indexed} with an index, {sum('column' in r for r in rows)} index(es)")
+        print(f"{files} live data file(s), {indexed} with an index, {sum('column' in r for r in rows)} index(es)"
+              + (f"; {problems} index problem(s)" if problems else ""))
     return 0
 
 

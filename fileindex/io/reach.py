@@ -10,23 +10,45 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-_REACH: ContextVar[tuple[Mapping[str, str] | None, Any]] = ContextVar("fileindex_store_reach", default=(None, None))
+
+class Reach:
+    """What ``reaching`` gives the locations opened within it, and whether a store was reached (opened, or handed
+    on to a process that opens it): options given for a command that reaches none went unused."""
+
+    __slots__ = ("options", "filesystem", "reached", "outer")
+
+    def __init__(self, options: Mapping[str, str] | None, filesystem: Any, outer: Reach | None):
+        self.options, self.filesystem, self.reached, self.outer = options, filesystem, False, outer
+
+
+_REACH: ContextVar[Reach | None] = ContextVar("fileindex_store_reach", default=None)
 
 
 @contextmanager
-def reaching(options: Mapping[str, str] | None = None, filesystem: Any = None) -> Iterator[None]:
+def reaching(options: Mapping[str, str] | None = None, filesystem: Any = None) -> Iterator[Reach]:
     """Within it, a location without options of its own is reached with ``options`` (Paimon's option keys) or
-    ``filesystem`` (a ready pyarrow or fsspec filesystem)."""
-    token = _REACH.set((options, filesystem))
+    ``filesystem`` (a ready pyarrow or fsspec filesystem); it gives the :class:`Reach`, which says afterwards
+    whether a store was reached."""
+    reach = Reach(options, filesystem, _REACH.get())
+    token = _REACH.set(reach)
     try:
-        yield
+        yield reach
     finally:
         _REACH.reset(token)
 
 
 def current_reach() -> tuple[Mapping[str, str] | None, Any]:
     """(options, filesystem) of the innermost ``reaching`` (None, None outside any)."""
-    return _REACH.get()
+    reach = _REACH.get()
+    return (None, None) if reach is None else (reach.options, reach.filesystem)
+
+
+def note_store_reached() -> None:
+    """A store is reached inside every ``reaching`` around: opened here (``store_file_io``), or its options handed on
+    to a process that opens it."""
+    reach = _REACH.get()
+    while reach is not None:
+        reach.reached, reach = True, reach.outer
 
 
 def read_location(uri: str, limit: int, what: str = "file") -> bytes:
@@ -53,10 +75,19 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/")
 
 def file_io_at(uri: str) -> Any:
     """The file access for a store's URI, reached as :func:`current_reach` says."""
+    options, filesystem = current_reach()
+    return store_file_io(uri, options, filesystem)
+
+
+def store_file_io(uri: str, options: Mapping[str, str] | None, filesystem: Any = None) -> Any:
+    """``file_io_for``: every store's file access is made here, and told to every ``reaching`` around (the
+    command line's unused ``--storage-option`` pairs are said); None for a local path."""
     from fileindex.io.arrow_fs import file_io_for
 
-    options, filesystem = current_reach()
-    return file_io_for(uri, options, filesystem=filesystem)
+    found = file_io_for(uri, options, filesystem=filesystem)
+    if found is not None:
+        note_store_reached()
+    return found
 
 
 def open_location(uri: str, what: str = "file") -> Any:

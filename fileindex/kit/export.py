@@ -257,7 +257,7 @@ def export(out: str | Path, vectors: str | Path | None = None,
     digest = sha256(packed)
     written: list[Path] = []
     try:
-        with replacing_folder(folder, overwrite=False, mark=False) as writing:
+        with replacing_folder(folder, overwrite=False, what="OUT", command="kit export", mark=False) as writing:
             for path, data in corpus.files.items():
                 target = writing / path
                 target.parent.mkdir(parents=True, exist_ok=True)

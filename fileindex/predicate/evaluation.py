@@ -26,7 +26,7 @@ from fileindex.indexes.registry import INDEX_TYPES, body_failure, open_entry
 from fileindex.indexes.result import REMAIN, SKIP, Answer, FileIndexResult, Rows
 from fileindex.predicate.operators import Operator
 from fileindex.predicate.precision import at_column_precision
-from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, conjuncts, leaves
+from fileindex.predicate.tree import Leaf, Predicate, PredicateVisitor, conjuncts, leaves, without_null_alternatives
 from fileindex.predicate.tree import visit as visit_tree
 from fileindex.types import DataType, column_type
 from fileindex.values import held_exactly
@@ -140,6 +140,7 @@ class _Evaluation(PredicateVisitor[R]):
         self.malformed: list[Unreadable] = []
 
     def evaluate(self, predicate: Predicate) -> R:
+        predicate = without_null_alternatives(predicate)  # (c IN (3, NULL): the rows of 3 are the answer)
         parts = conjuncts(predicate)
         return visit_tree(predicate, self) if len(parts) < 2 else self.and_(self._conjunct_answers(parts))
 

@@ -175,6 +175,31 @@ def leaves(predicate: Predicate) -> Iterator[Leaf]:
     return visit(predicate, _Leaves())
 
 
+def without_null_alternatives(predicate: Predicate) -> Predicate:
+    """``predicate`` less its comparisons with NULL that are one alternative among others: an OR's child (``c =
+    NULL``, as ``in_`` writes a NULL of an IN list) or an IN leaf's literal. Such a comparison matches no row (in
+    SQL, and in Paimon's row filter), so the others are the answer: ``c IN (3, NULL)`` is answered as ``c = 3``,
+    where Java's bsi and range-bitmap readers throw on the NULL. A comparison with NULL alone is left to the
+    indexes (Java's answer, or REMAIN where it has none)."""
+    if not any(None in leaf.literals for leaf in leaves(predicate)):
+        return predicate
+    return visit(predicate, _NullAlternativesLeftOut())
+
+
+def _compares_with_null(predicate: Predicate) -> bool:
+    return isinstance(predicate, Leaf) and None in predicate.literals
+
+
+class _NullAlternativesLeftOut(LeafRewrite):
+    def leaf(self, leaf: Leaf) -> Predicate:
+        others = tuple(literal for literal in leaf.literals if literal is not None)
+        return Leaf(leaf.function, leaf.column, others) if leaf.function is Operator.IN and others else leaf
+
+    def or_(self, children: Iterator[Predicate]) -> Predicate:
+        given = list(children)
+        return or_(*([child for child in given if not _compares_with_null(child)] or given))
+
+
 def null_comparisons(predicate: Predicate) -> list[str]:
     """Columns compared with a NULL literal (``c = NULL``, ``c IN (NULL)``, ...): never true in SQL, though
     Java's bitmap answers ``= NULL`` with the null rows."""

@@ -147,7 +147,34 @@ UNREADABLE = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 def load_vectors(folder: Path) -> dict:
-    """``vectors.json``: an object with a ``vectors`` list (a UsageError otherwise; OSError if unreadable)."""
+    """``vectors.json``: an object with a ``vectors`` list (a UsageError otherwise; OSError if unreadable). A
+    folder without one whose subfolder holds a corpus (``tests/vectors`` for ``tests/vectors/java``) is a
+    UsageError naming that subfolder."""
+    try:
+        return _read_vectors(folder)
+    except FileNotFoundError:
+        corpora = _corpora_under(folder)
+        if not corpora:
+            raise
+        raise UsageError(f"{folder} holds no vectors.json; its subfolder {corpora[0]} holds a corpus "
+                         f"(vectors.json with a manifest): fileindex conformance {corpora[0]}") from None
+
+
+def _corpora_under(folder: Path) -> list[Path]:
+    """The subfolders of ``folder`` whose vectors.json declares a corpus manifest."""
+    if not folder.is_dir():
+        return []
+    corpora = []
+    for sub in sorted(path for path in folder.iterdir() if path.is_dir()):
+        try:
+            if "manifest" in _read_vectors(sub):
+                corpora.append(sub)
+        except (OSError, FileIndexError):  # not a corpus
+            continue
+    return corpora
+
+
+def _read_vectors(folder: Path) -> dict:
     try:
         document = json.loads(read_inside(folder, "vectors.json", what="vectors.json", limit=MAX_JSON_BYTES))
     except ValueError as err:

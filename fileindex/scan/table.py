@@ -424,8 +424,9 @@ def index_listing(table: PaimonTable) -> Iterator[dict]:
             row["external"] = True  # (the file and its sidecar lie under an external path, outside the table)
         try:
             where, container, note = table.container(entry)
-        except (FileIndexError, OSError) as err:
-            where, container, note = ("embedded" if entry.embedded_index is not None else "sidecar"), None, str(err)
+        except (FileIndexError, OSError) as err:  # (noted as answering a predicate notes it: _evaluate)
+            note = f"corrupt index: {err}" if isinstance(err, (DecodeError, OSError)) else str(err)
+            where, container = ("embedded" if entry.embedded_index is not None else "sidecar"), None
         row["index"] = where
         if container is None:
             yield {**row, "note": note} if note else row

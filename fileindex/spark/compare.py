@@ -24,6 +24,7 @@ from fileindex.scan.task import Inputs
 from fileindex.pipeline.report import rows_match
 from fileindex.scan.reader import merged_by_key, scannable
 from fileindex.predicate.parser import parse_predicate
+from fileindex.predicate.tree import Predicate
 from fileindex.predicate.tree import columns as predicate_columns
 from fileindex.spark.expressions import spark_column
 from fileindex.spark import progress
@@ -31,6 +32,8 @@ from fileindex.spark.jobs import plain_scan, predicate_types, pruned_scan, read_
 from fileindex.table.store import is_table_root
 from fileindex.types import column_type
 from fileindex.writing.outputs import check_output, replacing_folder
+
+SCAN = "spark scan"  # the command whose --output a scan's result folder is (named in its OUTPUT_MARK)
 
 
 def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
@@ -61,7 +64,7 @@ def timed_scan(spark, inputs, where: str, *, snapshot=None, index_dir=None, sour
         seconds = time.perf_counter() - started
     report = {**stats, "result_rows": result_rows, "pruned_seconds": seconds, "held_by": hold, "_frame": frame}
     if output:
-        with replacing_folder(output, overwrite=overwrite) as temporary:
+        with replacing_folder(output, overwrite=overwrite, what="--output", command=SCAN) as temporary:
             frame.write.mode("overwrite").parquet(str(temporary))  # the fresh temporary folder only
     return report
 
@@ -103,20 +106,22 @@ def check_scan_output(output: str, inputs, index_dir: str | None, *, overwrite: 
     """Refuse an ``--output`` that is, contains or lies inside an input or the index folder, or that
     exists with files in it unless ``overwrite``."""
     check_output(output, given_paths(inputs) + ([index_dir] if index_dir else []), overwrite=overwrite,
-                 what="--output")
+                 what="--output", command=SCAN)
 
 
 def check_scan(inputs, where: str, *, snapshot=None, index_dir=None, source: str = "jobs",
-               columns: list[str] | None = None, external_roots: tuple[str, ...] = ()) -> None:
+               columns: list[str] | None = None, external_roots: tuple[str, ...] = ()) -> Predicate:
     """Refuse, before a Spark session starts, what the scan would refuse once planning: inputs, a table a
-    file-by-file read cannot scan, the predicate, the selected columns."""
+    file-by-file read cannot scan, the predicate, the selected columns. The predicate parsed."""
     if source == "datasource":
         _one_table(inputs)
     resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
                               index_dir=index_dir, external_roots=external_roots)
     # (a primary-key table's rows are merged by bucket, not read file by file: every file is the table's)
     tasks = resolved.tasks if resolved.table is not None and merged_by_key(resolved.table) else scannable(resolved)
-    read_schema(resolved, tasks, columns, parse_predicate(where, predicate_types(resolved, tasks)))
+    predicate = parse_predicate(where, predicate_types(resolved, tasks))
+    read_schema(resolved, tasks, columns, predicate)
+    return predicate
 
 
 def _one_table(inputs) -> str:

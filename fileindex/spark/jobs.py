@@ -320,13 +320,16 @@ def pruned_scan(spark, inputs, where: str, *, snapshot: int | None = None, index
 
 
 def explain_scan(inputs, where: str, *, snapshot: int | None = None, extended: bool = False,
-                 external_roots: tuple[str, ...] = ()) -> Explain:
+                 external_roots: tuple[str, ...] = (), parsed: Callable[[Predicate], None] | None = None) -> Explain:
     """The funnel of ``pruned_scan`` of a table (its planning on the driver): the stages, files and rows
-    ``fileindex read --explain`` shows for the same predicate."""
+    ``fileindex read --explain`` shows for the same predicate; ``parsed`` is told the predicate as given (the
+    command line's note of a comparison with NULL)."""
     planned = _planned(None, inputs, where, snapshot=snapshot, index_dir=None, extended=extended, plan="driver",
                        columns=None, external_roots=external_roots)
     if planned.table is None:
         raise UsageError("--explain shows how a Paimon table's scan is planned: give a table root")
+    if parsed is not None:
+        parsed(planned.predicate)
     return explain(planned.table, where, planned.index_predicate, planned.files, planned.stages)
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,7 +62,7 @@ def refuse_ignored_keys(options: Mapping[str, str], types: dict[str, DataType],
     for warning in caught:
         message = str(warning.message)
         if any(message.startswith(f"option {key} is ignored") for key in changes):
-            raise UsageError(f"{message}; nothing written")
+            raise UsageError(message)
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     return parsed
 
@@ -79,8 +80,16 @@ def refuse_unwritable(parsed: FileIndexOptions, types: dict[str, DataType], chan
         try:
             check(column_type(types, request.column), request.options)
         except UsageError as err:  # (an UnsupportedTypeError too)
-            raise UsageError(f"{PREFIX}{request.index_type}{COLUMNS_SUFFIX} lists {request.column}: {err}; "
-                             "nothing written") from None
+            raise UsageError(f"{PREFIX}{request.index_type}{COLUMNS_SUFFIX} lists {request.column}: {err}") from None
+
+
+@contextmanager
+def nothing_written() -> Iterator[None]:
+    """A refusal of the change (a UsageError) says that no schema was written."""
+    try:
+        yield
+    except UsageError as err:
+        raise UsageError(f"{err}; nothing written") from None
 
 
 @dataclass
@@ -176,18 +185,20 @@ def alter_table(root: str | Path, set: Mapping[str, str] | None = None,  # shado
     table's main branch, or of ``branch`` (its schemas are under ``branch/branch-NAME/schema/``)."""
     store = TableStore.at(root, branch)
     changes, removed, drops = dict(set or {}), list(reset), list(drop)
-    check_keys(changes, removed)
+    with nothing_written():
+        check_keys(changes, removed)
     for _ in range(MAX_ATTEMPTS):
         latest = store.latest_schema_id()
         data = read_json(store, store.schema_file(latest), "schema")
         schema = load_schema(store, latest)
         options = dict(data.get("options") or {})
-        refuse_unset(removed, options)
-        new, cascaded = _apply(options, changes, removed, drops)
-        if new == options:
-            return Altered(None)
-        types = schema.types()
-        refuse_unwritable(refuse_ignored_keys(new, types, changes), types, changes)
+        with nothing_written():
+            refuse_unset(removed, options)
+            new, cascaded = _apply(options, changes, removed, drops)
+            if new == options:
+                return Altered(None)
+            types = schema.types()
+            refuse_unwritable(refuse_ignored_keys(new, types, changes), types, changes)
         data["id"] = latest + 1
         data["options"] = new
         if "timeMillis" in data:

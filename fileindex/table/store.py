@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 from fileindex.errors import UsageError
 from fileindex.io import LOCAL, FileIO, InputFile, OutsideError
 from fileindex.io.locations import UriPath, parse_location
-from fileindex.io.reach import current_reach, names_a_store
+from fileindex.io.reach import current_reach, names_a_store, store_file_io
 from fileindex.table.errors import TableError, UnsafeNameError
 from fileindex.table.names import (
     inside,
@@ -559,7 +559,7 @@ class TableStore:
 def _root_and_io(location: str | os.PathLike, options: Mapping[str, str] | None,
                  filesystem: Any) -> tuple[Path, FileIO]:
     """A table root and the file access that reaches it: the local one for a path or ``file://`` URI (whatever
-    the options), else the store's (:func:`fileindex.io.arrow_fs.file_io_for`)."""
+    the options), else the store's (:func:`fileindex.io.reach.store_file_io`)."""
     if isinstance(location, UriPath):
         location = str(location)
     text = os.fspath(location)
@@ -568,9 +568,7 @@ def _root_and_io(location: str | os.PathLike, options: Mapping[str, str] | None,
     parsed = parse_location(text)
     if parsed.store == "local" and filesystem is None:
         return Path(parsed.key), LOCAL
-    from fileindex.io.arrow_fs import file_io_for
-
-    io = file_io_for(text, options, filesystem=filesystem)
+    io = store_file_io(text, options, filesystem)
     assert io is not None  # (not a local path)
     return cast(Path, UriPath(parsed)), cast(FileIO, io)
 
@@ -583,13 +581,12 @@ def _store_contains(root: str, path: str) -> bool:
 def _bucket_io(bucket: Any, table_io: FileIO) -> FileIO:
     """The file access of another bucket than the table's: with the table's store options where the table is on
     the same kind of store, else as the caller's ``reaching`` says."""
-    from fileindex.io.arrow_fs import file_io_for
     from fileindex.io.object_store import ObjectStoreFileIO
 
     if isinstance(table_io, ObjectStoreFileIO) and table_io.root.store == bucket.store:
         return cast(FileIO, ObjectStoreFileIO(bucket, table_io.options))
     options, filesystem = current_reach()
-    found = file_io_for(bucket.uri, options, filesystem=filesystem)
+    found = store_file_io(bucket.uri, options, filesystem)
     assert found is not None  # (an object store's URI)
     return cast(FileIO, found)
 

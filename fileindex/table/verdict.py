@@ -15,6 +15,12 @@ from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows, result
 PROBLEMS = ("corrupt", "index file", "more than", "data file", "index not used: corrupt")
 
 
+def is_problem(note: str) -> bool:
+    """Whether a file's note is a problem met (an index or data file missing, corrupt or unreadable here), not a
+    reason its index did not apply (``FileVerdict.has_problem``, ``table --indexes``)."""
+    return note.startswith(PROBLEMS)
+
+
 @frozen
 class FileVerdict:
     file: str  # relative to the table root, or the external path (a plain data file: its path)
@@ -28,9 +34,7 @@ class FileVerdict:
 
     @property
     def has_problem(self) -> bool:
-        """Whether the note is a problem met (an index or data file missing, corrupt or unreadable here), not a
-        reason the index did not apply."""
-        return self.note.startswith(PROBLEMS)
+        return is_problem(self.note)
 
     @property
     def kept_rows(self) -> int:

@@ -3,10 +3,12 @@ folder written whole or not at all.
 
 ``check_output`` refuses an output that is, contains or lies inside any input (paths compared after
 resolving symlinks, ``..`` and trailing slashes), and an existing non-empty output unless the user
-asked to overwrite it and an earlier run wrote all of it (its ``OUTPUT_MARK`` lists what the run wrote:
-``--overwrite`` of a folder of one's own, mistyped, or of an earlier output one added a file to, would remove
-what no run wrote). ``replacing_folder`` gives the writer a hidden sibling folder, marks it, and renames it
-to the output only when the writer completes, so a failed job leaves the old output (or none) intact.
+asked to overwrite it and an earlier run of the same command wrote all of it (its ``OUTPUT_MARK`` names the
+command and lists what the run wrote: ``--overwrite`` of a folder of one's own, mistyped, of an earlier output
+one added a file to, or of another command's output (a ``spark verify --report`` over a ``demo --workdir``),
+would remove what this command never wrote). ``replacing_folder`` gives the writer a hidden sibling folder,
+marks it, and renames it to the output only when the writer completes, so a failed job leaves the old output
+(or none) intact.
 """
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ from fileindex.ending import remove_folder
 from fileindex.errors import UsageError
 
 OUTPUT_MARK = ".fileindex-output"  # in every folder replacing_folder writes (hidden: Spark and Arrow skip it)
-_MARK_HEADER = "written by fileindex; --overwrite replaces this folder, which held these names when written:"
+# the mark's first line, naming the command between them ("written by fileindex; ..." before it was named)
+_MARK_START = "written by fileindex"
+_MARK_END = "; --overwrite replaces this folder, which held these names when written:"
 
 
 def real(path: str | Path) -> Path:
@@ -86,10 +90,11 @@ def write_file_output(output: str | Path, content: str | bytes) -> None:
         out.write(content.encode("utf-8") if isinstance(content, str) else content)
 
 
-def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite: bool, what: str) -> None:
-    """Refuse, saying what to do instead, an output folder (named by option ``what``) that would
-    destroy data: one that is, contains or lies inside an input, or an existing non-empty one unless
-    ``overwrite`` (and then not one holding the current folder)."""
+def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite: bool, what: str,
+                 command: str) -> None:
+    """Refuse, saying what to do instead, an output folder (named by option ``what`` of ``command``) that
+    would destroy data: one that is, contains or lies inside an input, or an existing non-empty one unless
+    ``overwrite`` (and then not one holding the current folder, nor one another command wrote)."""
     check_apart(output, inputs, what=what)
     target = real(output)
     if os.path.lexists(target) and not target.is_dir():
@@ -100,36 +105,46 @@ def check_output(output: str | Path, inputs: Iterable[str | Path], *, overwrite:
     if not overwrite:
         raise UsageError(f"{what} {output} exists and is not empty; pass --overwrite to replace it, or choose "
                          "another folder")
-    refuse_unmarked(target, f"{what} {output}")
+    refuse_unmarked(target, f"{what} {output}", f"{command} {what}")
     if Path.cwd().resolve().is_relative_to(target):
         raise UsageError(f"{what} {output} holds the current folder, which replacing it would remove: "
                          "choose another folder")
 
 
-def refuse_unmarked(target: Path, named: str) -> None:
-    """Refuse to replace a non-empty folder holding a name no earlier output of this package wrote there (one
-    its ``OUTPUT_MARK`` does not list; all of them without a mark)."""
+def refuse_unmarked(target: Path, named: str, writer: str) -> None:
+    """Refuse to replace a non-empty folder another command wrote (``writer``: ``spark scan --output``), or
+    holding a name no earlier output of this package wrote there (one its ``OUTPUT_MARK`` does not list; all of
+    them without a mark)."""
     if is_empty(target):
         return
-    unwritten = sorted(name for name in os.listdir(target) if name != OUTPUT_MARK and name not in _written(target))
+    wrote, written = _read_mark(target)
+    if wrote is not None and wrote != writer:
+        raise UsageError(f"{named} is the output of fileindex {wrote}: --overwrite replaces only an earlier "
+                         f"output of fileindex {writer}; choose another folder")
+    unwritten = sorted(name for name in os.listdir(target) if name != OUTPUT_MARK and name not in written)
     if unwritten:
         raise UsageError(f"{named} holds files an earlier run did not write (such as {unwritten[0]}): --overwrite "
                          "replaces only what fileindex wrote; choose another folder, or empty this one yourself")
 
 
-def _written(folder: Path) -> set[str]:
-    """The names an earlier run's ``OUTPUT_MARK`` lists (none without a readable mark)."""
+def _read_mark(folder: Path) -> tuple[str | None, set[str]]:
+    """The command an earlier run's ``OUTPUT_MARK`` names (None for an older mark, which names none, or no
+    readable mark) and the names it lists (none without a readable mark)."""
     try:
         lines = (folder / OUTPUT_MARK).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
-        return set()
-    return set(lines[1:]) if lines and lines[0] == _MARK_HEADER else set()
+        return None, set()
+    if not lines or not (lines[0].startswith(_MARK_START) and lines[0].endswith(_MARK_END)):
+        return None, set()
+    return lines[0][len(_MARK_START):-len(_MARK_END)].strip() or None, set(lines[1:])
 
 
-def mark_written(folder: Path) -> None:
-    """Mark ``folder`` as an output this package wrote, listing what it holds (what ``--overwrite`` may replace)."""
+def mark_written(folder: Path, writer: str) -> None:
+    """Mark ``folder`` as an output ``writer`` (``spark scan --output``) wrote, listing what it holds (what
+    ``--overwrite`` by the same command may replace)."""
     names = sorted(name for name in os.listdir(folder) if name != OUTPUT_MARK)
-    (folder / OUTPUT_MARK).write_text("\n".join([_MARK_HEADER, *names]) + "\n", encoding="utf-8")
+    (folder / OUTPUT_MARK).write_text("\n".join([f"{_MARK_START} {writer}{_MARK_END}", *names]) + "\n",
+                                      encoding="utf-8")
 
 
 def is_empty(path: Path) -> bool:
@@ -140,10 +155,12 @@ def is_empty(path: Path) -> bool:
 
 
 @contextmanager
-def replacing_folder(output: str | Path, *, overwrite: bool, mark: bool = True) -> Iterator[Path]:
-    """A new hidden folder beside ``output`` to write into; it becomes ``output`` when the block
-    completes (an existing output is replaced only with ``overwrite``) and is removed when it fails.
-    ``mark``: with its ``OUTPUT_MARK`` (not in a folder that must hold what it lists alone, a kit corpus)."""
+def replacing_folder(output: str | Path, *, overwrite: bool, what: str, command: str,
+                     mark: bool = True) -> Iterator[Path]:
+    """A new hidden folder beside ``output`` (option ``what`` of ``command``) to write into; it becomes
+    ``output`` when the block completes (an existing output is replaced only with ``overwrite``, and only one
+    the same command wrote) and is removed when it fails. ``mark``: with its ``OUTPUT_MARK`` (not in a folder
+    that must hold what it lists alone, a kit corpus)."""
     target = real(output)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
@@ -151,10 +168,10 @@ def replacing_folder(output: str | Path, *, overwrite: bool, mark: bool = True) 
     try:
         yield temporary
         if mark:
-            mark_written(temporary)
+            mark_written(temporary, f"{command} {what}")
         if not overwrite and not is_empty(target):  # written meanwhile by someone else
             raise UsageError(f"{output} appeared while the job ran; pass --overwrite to replace it")
-        refuse_unmarked(target, str(output))
+        refuse_unmarked(target, f"{what} {output}", f"{command} {what}")
         _swap_in(temporary, target)
     finally:  # (on Ctrl-C, once the processes writing into it have ended)
         remove_folder(temporary)

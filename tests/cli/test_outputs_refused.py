@@ -93,6 +93,25 @@ def test_an_existing_non_empty_output_needs_overwrite(data, tmp_path, capsys, co
             "pass --overwrite")
 
 
+@pytest.mark.parametrize("argv, writer", [
+    (["spark", "verify", "DATA", "--report"], "spark verify --report"),
+    (["spark", "scan", "DATA", "--where", "category = 'a'", "--output"], "spark scan --output"),
+    (["demo", "--files", "3", "--rows", "1000", "--workdir"], "demo --workdir"),
+], ids=["verify --report", "scan --output", "demo --workdir"])
+def test_overwrite_refuses_another_command_s_output_naming_it(data, tmp_path, capsys, argv, writer):
+    """A verify --report --overwrite over a demo's workdir removed the demo's dataset (its mark listed them all)."""
+    args = [data if a == "DATA" else a for a in argv]
+    for other in ("spark verify --report", "spark scan --output", "demo --workdir"):
+        if other == writer:
+            continue  # (its own command's output is replaced: tests/spark/test_spark_outputs.py)
+        out = tmp_path / other.replace(" ", "_")
+        out.mkdir()
+        (out / "written").write_text("an earlier output")
+        mark_written(out, other)
+        refused(capsys, [*args, out, "--overwrite"], out, f"is the output of fileindex {other}: --overwrite replaces "
+                f"only an earlier output of fileindex {writer}; choose another folder")
+
+
 def test_the_demo_workdir_must_be_new_or_empty_and_never_hold_the_current_folder(tmp_path, capsys, monkeypatch):
     work = tmp_path / "work"
     (work / "mine").mkdir(parents=True)
@@ -101,7 +120,7 @@ def test_the_demo_workdir_must_be_new_or_empty_and_never_hold_the_current_folder
             f"--workdir {work} exists and is not empty", "--overwrite")
     refused(capsys, ["demo", "--files", "3", "--rows", "1000", "--workdir", work, "--overwrite"], tmp_path,
             f"--workdir {work} holds files an earlier run did not write (such as mine)", "fileindex wrote")
-    mark_written(work)  # as an earlier demo would have left it
+    mark_written(work, "demo --workdir")  # as an earlier demo would have left it
     monkeypatch.chdir(work / "mine")
     refused(capsys, ["demo", "--files", "3", "--rows", "1000", "--workdir", work, "--overwrite"], tmp_path,
             "holds the current folder")

@@ -130,7 +130,8 @@ def test_the_demo_s_last_line_counts_from_the_command_s_start_and_says_what_spar
     monkeypatch.setattr(demo, "session", lambda args: object())
     figures = {"seconds": 44.0, "verify": {"violations": 0}, "scans": [{"identical": True}]}
     monkeypatch.setattr(pipeline, "run_demo", lambda spark, spec, folder, say: dict(figures))
-    args = argparse.Namespace(files=3, rows=1000, workdir=None, overwrite=False, json=False, master=None)
+    args = argparse.Namespace(files=3, rows=1000, workdir=None, overwrite=False, json=False, master=None,
+                              conf=[])
     assert demo._run(args) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("done in 70 s from the command's start (25 s starting Spark, 44 s the pipeline): "

@@ -54,3 +54,14 @@ def test_file_io_for_picks_by_location(tmp_path):
     assert isinstance(file_io_for("s3://b/t", filesystem=pafs.LocalFileSystem()), ArrowFileIO)
     with pytest.raises(UsageError, match="not a filesystem"):
         file_io_for("s3://b/t", filesystem=object())
+
+
+def test_a_store_reached_is_told_to_every_reaching_around_and_a_local_path_to_none():
+    """What the command line's warning of unused --storage-option pairs is told (fileindex/cli/app.py)."""
+    from fileindex.io.reach import reaching, store_file_io
+
+    with reaching({"s3.endpoint": "http://127.0.0.1:9"}) as outer:
+        assert store_file_io("/tmp/a/table", None) is None and not outer.reached  # a local path: the local access
+        with reaching({"s3.region": "x"}) as inner:  # (as the kit's adapter reaches its request's store)
+            assert store_file_io("s3://bucket/table", {"s3.endpoint": "http://127.0.0.1:9"}) is not None
+        assert inner.reached and outer.reached

@@ -70,6 +70,7 @@ def test_commands_answer_as_on_the_local_copy(object_store, capsys, command):
     uri = upload(object_store, BITMAP)
     code, remote_out, remote_err = run_cli(capsys, command[0], uri, *command[1:], *storage_flags(object_store))
     assert code == 0, remote_err
+    assert "--storage-option" not in remote_err  # (used: no warning that it was ignored)
     code, local_out, _ = run_cli(capsys, command[0], str(BITMAP), *command[1:])
     assert code == 0
     assert remote_out.replace(uri, "ROOT") == local_out.replace(str(BITMAP), "ROOT") and remote_out.strip()

@@ -127,7 +127,7 @@ BOTH = {"file-index.bitmap.columns": "a", "file-index.bloom-filter.columns": "a"
     (BITMAP, negate(Leaf("eq", "a", (2,))), False, False),
     (BSI, negate(Leaf("eq", "a", (2,))), True, False),  # bsi's <> is the non-null rows not of 2
     (BITMAP, Leaf("eq", "a", (None,)), False, False),  # = NULL: the bitmap answers the null rows
-    (BITMAP, Leaf("in", "a", (2, None)), False, False),
+    (BITMAP, Leaf("in", "a", (2, None)), True, False),  # the NULL matches no row: left out, the rows of 2
     (BITMAP, Leaf("lt", "a", (3,)), False, False),  # REMAIN in Java's mode
     (BITMAP, Leaf("lt", "a", (3,)), True, True),  # the sorted dictionary's rows in extended mode
     (BLOOM, Leaf("eq", "a", (2,)), False, False),

@@ -58,6 +58,21 @@ def test_a_folder_in_another_layout(tmp_path, capsys):
     assert main(["conformance", str(tmp_path / "missing")]) == 2
 
 
+def test_the_folder_above_a_corpus_is_answered_with_the_subfolder_that_holds_it(tmp_path, capsys):
+    (tmp_path / "java").mkdir()
+    (tmp_path / "java" / "vectors.json").write_text(json.dumps({"vectors": [], "manifest": {}}))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "vectors.json").write_text(json.dumps({"vectors": []}))  # no manifest: no corpus
+    assert main(["conformance", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    corpus = tmp_path / "java"
+    assert err.strip() == (f"fileindex conformance: {tmp_path} holds no vectors.json; its subfolder {corpus} holds a "
+                           f"corpus (vectors.json with a manifest): fileindex conformance {corpus}")
+    (tmp_path / "java" / "vectors.json").unlink()
+    assert main(["conformance", str(tmp_path)]) == 2  # no corpus below: the file it lacks is named
+    assert f"cannot read {tmp_path / 'vectors.json'}" in capsys.readouterr().err
+
+
 def tampered_copy(tmp_path, change) -> tuple:
     folder = tmp_path / "vectors"
     shutil.copytree(JAVA_VECTORS, folder)

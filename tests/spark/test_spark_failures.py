@@ -19,6 +19,7 @@ from fileindex.spark.failures import first_cause
 from fileindex.spark.jobs import READ_ON_DRIVER_FILES
 
 TABLES = ROOT / "tests" / "tables"
+TABLE = TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"
 BLOCKER = """\
 import importlib.abc, sys
 
@@ -78,11 +79,22 @@ def test_an_unreachable_master_fails_before_spark_starts_naming_it():
 
 
 @pytest.mark.parametrize("master", ["local[2", "locl[2]", "spark"])
-def test_a_master_url_spark_cannot_parse_is_one_line_exit_2_before_spark_starts(master):
-    result = fileindex("demo", "--master", master, timeout=120, env={"JAVA_HOME": "/nonexistent"})
-    assert result.returncode == 2 and our_lines(result.stderr) == [
-        f"fileindex demo: --master {master}: not a master URL Spark takes: write local[*], local[N], "
+@pytest.mark.parametrize("command", [["demo"], ["spark", "scan", str(TABLE), "--where", "f1 = 10", "--count"]])
+def test_a_master_url_spark_cannot_parse_is_one_line_exit_2_before_spark_starts(master, command):
+    """demo refuses before it says it is starting Spark; scan --count, which may answer without Spark, all the
+    same."""
+    result = fileindex(*command, "--master", master, timeout=120, env={"JAVA_HOME": "/nonexistent"})
+    label = " ".join(command[:2]) if command[0] == "spark" else "demo"
+    assert result.returncode == 2 and result.stdout == "" and our_lines(result.stderr) == [
+        f"fileindex {label}: --master {master}: not a master URL Spark takes: write local[*], local[N], "
         "spark://HOST:PORT, yarn or k8s://HOST:PORT"], result.stderr
+
+
+def test_scan_count_checks_its_conf_and_master_where_every_file_is_answered_without_spark():
+    count = ["spark", "scan", str(TABLE), "--where", "f1 = 10", "--count"]
+    assert fileindex(*count).stdout.strip() == "5"  # answered from the index: no session needed
+    result = fileindex(*count, "--conf", "x")
+    assert result.returncode == 2 and result.stdout == "" and "--conf 'x': write KEY=VALUE" in result.stderr
 
 
 # A small pruned read (up to READ_ON_DRIVER_FILES files) is read in the driver, a larger one by Spark tasks:

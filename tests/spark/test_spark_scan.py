@@ -288,3 +288,14 @@ def test_a_driver_read_that_filters_every_row_out_is_an_empty_frame(spark, tmp_p
                              "m": pa.array([None], pa.map_(pa.string(), pa.int32()))}), tmp_path / "f.parquet")
     scan = pruned_scan(spark, str(tmp_path / "f.parquet"), where, read="driver")
     assert scan.frame.count() == 0 and scan.frame.columns == ["id", "m"]
+
+
+@pytest.mark.parametrize("mode", [[], ["--count"], ["--explain"]], ids=str)
+def test_spark_scan_notes_a_comparison_with_null_as_read_does(spark, capsys, mode):
+    table, where = str(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"), "f0 IN ('Bob', NULL)"
+    assert main(["read", table, "--where", where, "--count"]) == 0
+    noted = capsys.readouterr().err.replace("fileindex read:", "fileindex spark scan:")
+    assert noted.startswith("fileindex spark scan: f0 IN ('Bob', NULL): comparing f0 with NULL matches no row")
+    assert main(["spark", "scan", table, "--where", where, *mode]) == 0
+    err = capsys.readouterr().err
+    assert noted in err and err.count("with NULL matches no row") == 1

@@ -76,7 +76,7 @@ def test_narrowing_a_list_under_a_columns_option_points_at_drop_index(root):
     assert str(caught.value) == (
         "file-index.bloom-filter.f0.items is an option of the bloom-filter index on f0, which this change no "
         "longer declares: --drop-index bloom-filter:f0 drops the index with its options (or --reset "
-        "file-index.bloom-filter.f0.items as well)")
+        "file-index.bloom-filter.f0.items as well); nothing written")
 
 
 def test_the_cli_drops_and_says_what_went_with_the_index(root, capsys):
@@ -172,3 +172,19 @@ def test_set_refuses_an_index_its_writer_refuses_before_writing_a_schema(root, c
     assert err.startswith(f"fileindex table: {refusal}") and err.rstrip().endswith("; nothing written")
     assert sorted(p.name for p in (root / "schema").iterdir()) == schemas
     assert alter_table_options(root, set={"file-index.bitmap.f1.version": "2"}) is not None  # one it takes
+
+
+@pytest.mark.parametrize("argv", [
+    ["--set", "file-index.bloom-filter.columns=nope"],  # a column the schema lacks
+    ["--set", "file-index.bitmap.f9.version=1"],  # an option of an index the table does not declare
+    ["--set", "path=x"],
+    ["--reset", "foo"],
+    ["--drop-index", "bitmap:zz"],
+    ["--reset", "file-index.bloom-filter.columns", "--set", "file-index.bloom-filter.f0.items=5"],
+])
+def test_every_refusal_of_a_change_says_nothing_was_written(root, capsys, argv):
+    schemas = sorted(p.name for p in (root / "schema").iterdir())
+    assert main(["table", str(root), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith("; nothing written") and err.count("nothing written") == 1
+    assert sorted(p.name for p in (root / "schema").iterdir()) == schemas

@@ -210,6 +210,28 @@ def test_missing_sidecar_is_reported_and_kept(capsys):
     assert lines[-1]["summary"]["problems"] == 1
 
 
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+def test_indexes_counts_an_index_problem_as_where_does(capsys, tmp_path, damage):
+    import shutil
+
+    root = tmp_path / "t"
+    shutil.copytree(table_root("parquet", "append_with_bitmap_no_embedding"), root)
+    (sidecar,) = (root / "bucket-0").glob("*.index")
+    if damage == "missing":
+        sidecar.unlink()
+    else:
+        sidecar.write_bytes(b"garbage")
+    assert main(["table", str(root), "--where", "f0 = 'Bob'"]) == 0
+    where_out = capsys.readouterr().out
+    assert main(["table", str(root), "--indexes"]) == 0
+    listed, summary = capsys.readouterr().out.splitlines()
+    assert where_out.rstrip().endswith("; 1 index problem(s)") and summary.endswith("; 1 index problem(s)")
+    note = where_out.split("  (", 1)[1].split(")\n", 1)[0]
+    assert listed.endswith(f"sidecar  ({note})")  # the same note: missing, or corrupt index: ...
+    assert main(["table", str(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"), "--indexes"]) == 0
+    assert "problem" not in capsys.readouterr().out
+
+
 def test_external_path_resolution():
     table_dir = TABLES / "parquet" / "append_with_bitmap_no_embedding.db"
     table = PaimonTable(table_root("parquet", "append_with_bitmap_no_embedding"),

@@ -41,7 +41,21 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
 def session(args: argparse.Namespace):
     from fileindex.spark import spark_session
 
-    return spark_session(args.master, parse_key_values(args.conf, "--conf", "spark.executor.memory=2g"), ui=args.ui)
+    return spark_session(args.master, session_conf(args), ui=args.ui)
+
+
+def session_conf(args: argparse.Namespace) -> dict[str, str]:
+    return parse_key_values(args.conf, "--conf", "spark.executor.memory=2g")
+
+
+def check_session_arguments(args: argparse.Namespace) -> None:
+    """``--master`` and ``--conf`` checked as starting the session checks them (a SparkSetupError, a UsageError),
+    for a command that may answer without Spark, or says it is starting Spark before it starts it."""
+    from fileindex.spark.session import check_master
+
+    if args.master is not None:
+        check_master(args.master)
+    session_conf(args)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,11 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from fileindex.cli import add_external_paths_argument, note_unread_level_0
+from fileindex.cli import add_external_paths_argument, note_null_comparisons, note_unread_level_0
 from fileindex.storage_args import add_storage_options_argument
-from fileindex.cli.spark import add_inputs_argument, session
+from fileindex.cli.spark import add_inputs_argument, check_session_arguments, session
 from fileindex.errors import UsageError
 
+COMMAND = "spark scan"
 HELP = "an index-pruned scan: skip files, read only candidate rows, apply the predicate exactly"
 
 
@@ -23,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "both are timed warm), and whether the results are identical")
     parser.add_argument("--output", metavar="DIR", help="write the result rows here as Parquet (a new folder, "
                                                         "outside every input)")
-    parser.add_argument("--overwrite", action="store_true", help="replace the --output folder an earlier run wrote")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the --output folder an earlier spark scan wrote")
     parser.add_argument("--index-dir", help="plain data files: look for <file name>.index here")
     parser.add_argument("--source", choices=("jobs", "datasource"), default="jobs",
                         help='jobs (default): the pipeline\'s scan (index verdicts, then a read job); '
@@ -54,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
         return count(args, roots)
     if args.output:
         check_scan_output(args.output, args.inputs, args.index_dir, overwrite=args.overwrite)
-    check_scan(args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir, source=args.source,
-               columns=args.select, external_roots=roots)  # in seconds, not after Spark has started
+    predicate = check_scan(args.inputs, args.where, snapshot=args.snapshot, index_dir=args.index_dir,
+                           source=args.source, columns=args.select, external_roots=roots)  # before Spark starts
+    note_null_comparisons(COMMAND, args.where, predicate)
     spark = session(args)
     options = {"snapshot": args.snapshot, "index_dir": args.index_dir, "source": args.source, "output": args.output,
                "plan": args.plan, "overwrite": args.overwrite, "columns": args.select, "external_roots": roots}
@@ -80,8 +83,13 @@ def count(args: argparse.Namespace, roots: tuple[str, ...]) -> int:
                         ("--source datasource", args.source == "datasource"), ("--index-dir", args.index_dir)):
         if given:
             raise UsageError(f"--count prints a number and reads no rows out: leave {flag} out")
+    check_session_arguments(args)  # also where every file is answered without Spark
+    def planned(scan) -> None:
+        note_null_comparisons(COMMAND, args.where, scan.predicate)
+        note_unread_level_0(scan, COMMAND)
+
     report = spark_count(lambda: session(args), args.inputs, args.where, snapshot=args.snapshot, external_roots=roots,
-                         planned=lambda scan: note_unread_level_0(scan, "spark scan"))
+                         planned=planned)
     print(json.dumps(report) if args.json else report["count"])
     return 0
 
@@ -96,7 +104,8 @@ def explain(args: argparse.Namespace, roots: tuple[str, ...]) -> int:
             raise UsageError(f"--explain prints the plan and reads no rows: leave {flag} out"
                              + (" (fileindex read TABLE --where P --count --explain shows how each file is counted)"
                                 if flag == "--count" else ""))
-    explained = explain_scan(args.inputs, args.where, snapshot=args.snapshot, external_roots=roots)
+    explained = explain_scan(args.inputs, args.where, snapshot=args.snapshot, external_roots=roots,
+                             parsed=lambda predicate: note_null_comparisons(COMMAND, args.where, predicate))
     print(json.dumps(explained.as_dict(), ensure_ascii=False) if args.json else explained)
     return 0
 

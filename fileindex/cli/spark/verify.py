@@ -10,6 +10,7 @@ from fileindex.cli import add_external_paths_argument
 from fileindex.cli.spark import add_inputs_argument, session
 from fileindex.storage_args import add_storage_options_argument
 
+COMMAND = "spark verify"
 HELP = ("check every data file's index against the file's rows (every row, or generated or given predicates); "
         "exit 0 clean, 1 violations, 2 a schema that does not fit the index, 3 unreadable indexes")
 
@@ -26,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="check predicates generated from each file's values instead (the default above 256 MiB)")
     parser.add_argument("--report", metavar="DIR", help="write report.json and report.html here (a new folder, "
                                                         "outside every input)")
-    parser.add_argument("--overwrite", action="store_true", help="replace the --report folder an earlier run wrote")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the --report folder an earlier spark verify wrote")
     parser.add_argument("--witnesses", type=int, default=5, metavar="N", help="rows shown per violation (default 5)")
     parser.add_argument("--index-dir", help="plain data files: look for <file name>.index here")
     add_external_paths_argument(parser)
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.report:
         check_output(args.report, given_paths(args.inputs) + ([args.index_dir] if args.index_dir else []),
-                     overwrite=args.overwrite, what="--report")
+                     overwrite=args.overwrite, what="--report", command=COMMAND)
     resolved = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.index_dir,
                               external_roots=tuple(args.external_roots))  # in seconds, not
     spark = session(args)  # after Spark has started
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize(sorted((row.asDict() for row in frame.collect()), key=lambda r: r["file"]))
     finish()  # the jobs' last progress line before the results, not after them
     if args.report:
-        with replacing_folder(args.report, overwrite=args.overwrite) as folder:
+        with replacing_folder(args.report, overwrite=args.overwrite, what="--report", command=COMMAND) as folder:
             (folder / "report.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
             (folder / "report.html").write_text(render_html(summary))
     if args.json:
