@@ -128,6 +128,7 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
     from fileindex.table.orphans import LOOKS_FOR, orphan_files
     from fileindex.table.rewrite_plan import appends_broken_by
     from fileindex.table.store import TableStore
+    from fileindex.writing.options import READ_ENABLED_KEY
 
     try:
         if args.orphans:
@@ -157,7 +158,9 @@ def alter_or_orphans(args: argparse.Namespace) -> int:
     written = Path(str(store.schema_file(schema_id).relative_to(store.root))).as_posix()
     if altered.removed:
         print(f"{args.table}: removed with their index: {', '.join(altered.removed)}")
-    if rewrite_refusal:
+    if {*changes, *args.reset} == {READ_ENABLED_KEY} and not args.drop_index:
+        print(f"{args.table}: wrote {written}; reads (Java's and this project's) follow it, and no index is rebuilt")
+    elif rewrite_refusal:
         print(f"{args.table}: wrote {written}; files Java writes from now on follow it, but "
               f"fileindex rewrite cannot rebuild the existing files' indexes here ({rewrite_refusal})")
     else:

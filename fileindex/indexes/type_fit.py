@@ -45,9 +45,9 @@ def misfit_message(column: str, given: DataType, index_type: str, fits: list[Dat
     types that do, which the index does not tell apart: a bsi of small values fits every wider integer type); what
     the decoder found (``cause``) only where no type fits (the error keeps it, ``SchemaMisfitError.cause``)."""
     name = quote_identifier(column.split("[")[0]) if column.endswith("]") else quote_identifier(column)
-    if data_type is not None and any(data_type.root == fit.root for fit in fits):
+    if data_type is not None and any(_kept_as(data_type) == fit.root for fit in fits):
         told = f"; the data's type is {data_type}: leave {name} out of --schema"
-    elif len(fits) == 1 and given.root == "DECIMAL" and fits[0].root == "BIGINT":
+    elif given.root == "DECIMAL" and any(fit.root == "BIGINT" for fit in fits):
         told = (f"; its bytes decode as BIGINT, which a DECIMAL of precision 18 or less is kept as (unscaled): "
                 f"write --schema \"{quote_identifier(column)} DECIMAL(18, {given.scale})\" with the data's precision "
                 "and scale")
@@ -60,3 +60,9 @@ def misfit_message(column: str, given: DataType, index_type: str, fits: list[Dat
         told = f" ({cause})" if cause else ""
     return (f"the schema does not fit column {column!r}: it gives {given}, which its {index_type} index was not "
             f"built for{told}")
+
+
+def _kept_as(data_type: DataType) -> str:
+    """The root of the candidate type whose encoding an index keeps ``data_type``'s values in, where it is another
+    (a compact DECIMAL's unscaled BIGINT)."""
+    return "BIGINT" if data_type.root == "DECIMAL" and (data_type.precision or 0) <= 18 else data_type.root

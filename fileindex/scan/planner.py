@@ -59,6 +59,9 @@ LEVEL_ZERO_UNREAD = ("level 0: a batch scan of a primary-key table with deletion
                      "(above level 0), as Java's does: their rows are read once compacted")
 
 
+INDEX_NOT_READ = "the table says file-index.read.enabled=false: its index is not read"
+
+
 class ScanPlanner:
     """The plan of one read: every live data file with what is read of it, and the stages' counts."""
 
@@ -113,6 +116,8 @@ class ScanPlanner:
         rows_in = sum(t.table_entry().row_count for t in alive)
         if self.predicate is None:
             verdicts: list[FileVerdict | None] = [self._unfiltered(task) for task in alive]
+        elif not (self.table.reads_file_index or self.every_verdict):
+            verdicts = [self._unfiltered(task, INDEX_NOT_READ) for task in alive]
         else:
             verdicts = self.evaluate(alive, self.predicate)
         judged = []
@@ -160,10 +165,10 @@ class ScanPlanner:
         each = computed_in_batches(partial(_entry_verdicts, self.table, list(predicates), self.extended), live)
         return [list(verdicts) for verdicts in zip(*each, strict=True)] if live else [[] for _ in predicates]
 
-    def _unfiltered(self, task: DataFileTask) -> FileVerdict:
-        """A file's verdict without a predicate: every row, noting a data file that is not there."""
+    def _unfiltered(self, task: DataFileTask, note: str = "") -> FileVerdict:
+        """A file's verdict without its index: every row, noting a data file that is not there (else ``note``)."""
         entry = task.table_entry()
-        note = "" if self.table.data_file_exists(entry) else missing_note(entry)
+        note = note if self.table.data_file_exists(entry) else missing_note(entry)
         return FileVerdict(task.name, entry.row_count, index_of(task), REMAIN, note)
 
     def _plan_groups(self) -> tuple[list[FileRead], tuple[Stage, ...]]:
@@ -173,9 +178,10 @@ class ScanPlanner:
             raise UsageError(f"{self.table.root}: a data-evolution table with deletion vectors: not read here yet")
         tasks = table_inputs(self.table).tasks
         by_name = {task.name: task for task in tasks}
+        use_index = self.predicate is not None and (self.table.reads_file_index or self.every_verdict)
         verdicts = {v.file: v for v in self.table._plan_data_evolution([t.table_entry() for t in tasks],
                                                                        self.predicate or and_(), self.extended)} \
-            if self.predicate is not None else {}
+            if use_index else {}
         groups: dict[tuple, list[DataFileTask]] = {}
         for task in tasks:
             groups.setdefault((task.table_entry().first_row_id, task.table_entry().row_count), []).append(task)
@@ -192,7 +198,8 @@ class ScanPlanner:
                 continue
             verdict = FileVerdict(newest[0].name, rows, found.index if found else index_of(newest[0]), result)
             count = result.cardinality if isinstance(result, Rows) else rows
-            reason = (found.note or "") if found else NO_PREDICATE
+            unjudged = NO_PREDICATE if self.predicate is None else f"kept: {INDEX_NOT_READ}"
+            reason = (found.note or "") if found else unjudged
             planned.append(FileRead(newest[0].name, rows, verdict.index, "rows" if count < rows else "all", count,
                                     reason or keep_reason(newest[0], verdict, self.predicate), None, newest[0],
                                     verdict, tuple(newest), external=newest[0].is_external))

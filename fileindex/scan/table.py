@@ -132,6 +132,12 @@ class PaimonTable:
     def deletion_vectors_enabled(self) -> bool:
         return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
 
+    @property
+    def reads_file_index(self) -> bool:
+        """Whether a read uses the files' indexes: Paimon's ``file-index.read.enabled`` (a table that says false is
+        read by its statistics alone, as Java reads it; ``table --where`` still shows what the indexes say)."""
+        return self.schema.options.get("file-index.read.enabled", "true").strip().lower() != "false"
+
     def live(self, keep_manifest: Callable[[ValueStats | None], bool] | None = None,
              ) -> list[tuple[ManifestEntry, DeletionVector | None]]:
         """The snapshot's live data files, each with its deletion vector (None: no deleted rows);

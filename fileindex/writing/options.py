@@ -27,7 +27,8 @@ PREFIX = "file-index."
 COLUMNS_SUFFIX = ".columns"
 THRESHOLD_KEY = "file-index.in-manifest-threshold"
 DEFAULT_THRESHOLD = "500 B"
-GENERAL_KEYS = (THRESHOLD_KEY, "file-index.read.enabled", FORMAT_VERSION_OPTION)
+READ_ENABLED_KEY = "file-index.read.enabled"  # (whether reads use the indexes: nothing written depends on it)
+GENERAL_KEYS = (THRESHOLD_KEY, READ_ENABLED_KEY, FORMAT_VERSION_OPTION)
 
 
 class IgnoredOptionWarning(UserWarning):

@@ -131,3 +131,15 @@ def test_explain_names_a_schema_column_the_file_does_not_index(capsys):
     code, _, err = run(capsys, "explain", JAVA_VECTORS / "decimal_10_2__range_bitmap.index",
                        "--schema", "x DECIMAL(10, 2)")
     assert code == 0 and "--schema names x, which the file does not index" in err, err
+
+
+def test_a_decimal_too_wide_beside_its_data_is_told_the_data_s_decimal(capsys, tmp_path):
+    from decimal import Decimal
+
+    data = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"amount": pa.array([Decimal("1.50"), Decimal("9990.00")], pa.decimal128(12, 2))}), data)
+    assert main(["build", str(data), "--option", "file-index.range-bitmap.columns=amount"]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, "query", f"{data}.index", "--schema", "amount DECIMAL(20, 2)", "--where",
+                       "amount >= 9990.00")
+    assert code == 2 and "the data's type is DECIMAL(12, 2): leave amount out of --schema" in err, err
