@@ -9,6 +9,7 @@ manifest value can make well-formed metadata that says something else, which no 
 import json
 import random
 import shutil
+import re
 import warnings
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from fileindex.arrow.data_files import DataFileReader
 from fileindex.table.store import TableStore
 from fileindex.cli.app import _one_line_warning, main
 from fileindex.scan.truth import matches
-from fileindex.table.metadata import TableError, TableHintWarning, read_rows
+from fileindex.frozen import replace
+from fileindex.table.metadata import Schema, TableError, TableHintWarning, read_rows
 from fileindex import PaimonTable
 
 TABLES = ROOT / "tests" / "tables"
@@ -203,3 +205,20 @@ def test_the_metadata_boundary_lets_only_table_errors_out(tmp_path_factory, data
         assert "manifest/m (manifest)" in str(err)
     else:
         assert all(isinstance(row, dict) for row in rows)
+
+
+# Paimon 0.9.0's Options.get of a boolean ConfigOption (checked with its jar in jshell): case-insensitive true or
+# false, through Java's toUpperCase (which takes the long s for s); no blank, no 1/yes
+JAVA_BOOLEANS = {"true": True, "FALSE": False, "TrUe": True, "fal\u017fe": False}
+JAVA_REFUSES = [" true", "true ", "nope", "", "1", "yes", "0"]
+
+
+def test_a_boolean_option_is_read_as_java_reads_it():
+    schema = Schema(0, (), (), (), {}, "schema/schema-0")
+    assert schema.flag("partition.legacy-name", True) and not schema.flag("deletion-vectors.enabled", False)
+    for text, value in JAVA_BOOLEANS.items():
+        assert replace(schema, options={"partition.legacy-name": text}).flag("partition.legacy-name", True) is value
+    for text in JAVA_REFUSES:
+        with pytest.raises(TableError, match=re.escape(f"schema/schema-0 (schema): option partition.legacy-name="
+                                                       f"{text!r} is not a boolean")):
+            replace(schema, options={"partition.legacy-name": text}).flag("partition.legacy-name", True)
