@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
     parser.add_argument("--json", action="store_true",
-                        help="JSON lines: one object per data file and predicate, then a summary per predicate")
+                        help="JSON lines: one object per data file and predicate, then a summary per predicate "
+                             "(with --indexes: one per index, then a summary counting files, indexes and problems)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="change a table option as Java's ALTER TABLE SET does (writes schema/schema-N+1), e.g. "
                              "file-index.bloom-filter.columns=id; repeat for more; then fileindex rewrite ROOT")
@@ -269,12 +270,16 @@ def print_indexes(table, *, as_json: bool) -> int:
                   f"{row['column']}:{row['index_type']} {size}")
         else:
             print(f"{file}  {row['index']}" + (f"  ({row['note']})" if row.get("note") else ""))
-    files = len({row["file"] for row in rows})
-    indexed = len({row["file"] for row in rows if "column" in row})
-    problems = sum(is_problem(row.get("note", "")) for row in rows)  # (counted as --where counts them)
-    if not as_json:
-        print(f"{files} live data file(s), {indexed} with an index, {sum('column' in r for r in rows)} index(es)"
-              + (f"; {problems} index problem(s)" if problems else ""))
+    summary = {"files": len({row["file"] for row in rows}),
+               "files_indexed": len({row["file"] for row in rows if "column" in row}),
+               "indexes": sum("column" in row for row in rows),
+               "problems": sum(is_problem(row.get("note", "")) for row in rows)}  # (counted as --where counts them)
+    if as_json:
+        print(json.dumps({"summary": summary}))
+    else:
+        print(f"{summary['files']} live data file(s), {summary['files_indexed']} with an index, "
+              f"{summary['indexes']} index(es)" + (f"; {summary['problems']} index problem(s)"
+                                                   if summary["problems"] else ""))
     return 0
 
 
