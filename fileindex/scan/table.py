@@ -27,6 +27,7 @@ from fileindex.container.file import (
 )
 from fileindex.io import InputFile
 from fileindex.io.locations import UriPath
+from fileindex.io.reach import warn_options_ignored
 from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
@@ -73,6 +74,8 @@ class PaimonTable:
         such a file is refused in one line; see docs/untrusted-tables.md)."""
         self.store = TableStore.at(path, external_roots=tuple(str(r) for r in external_roots), options=options,
                                    filesystem=filesystem)
+        if options and not self.store.remote:
+            warn_options_ignored(options, self.store.root)
         self.root = self.store.root
         self.snapshot = load_snapshot(self.store, snapshot_id)
         self.pinned = snapshot_id is not None  # the snapshot was asked for (time travel), not the latest
