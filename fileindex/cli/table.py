@@ -233,8 +233,9 @@ def explain_table_file(args: argparse.Namespace) -> int:
     if isinstance(found, bytes):  # embedded in the manifest
         print(f"fileindex {NAME}: {label}: its index is embedded in the manifest ({len(found)} bytes)",
               file=sys.stderr)
-        return explain_file(f"{label} (embedded)", schema, as_json=args.json, command=NAME, data=found)
-    return explain_file(str(found), schema, as_json=args.json, command=NAME)
+        return explain_file(f"{label} (embedded)", schema, as_json=args.json, command=NAME, data=found,
+                            data_types=schema)
+    return explain_file(str(found), schema, as_json=args.json, command=NAME, data_types=schema)
 
 
 def explain_unregistered(table, args: argparse.Namespace) -> int:
@@ -252,7 +253,7 @@ def explain_unregistered(table, args: argparse.Namespace) -> int:
     schema = (table.data_schema(beside) if beside else table.schema).types()
     print(f"fileindex {NAME}: {args.explain}: not an index the table's manifests name; explained with the "
           + (f"schema of {table.relative(beside)}" if beside else "table's latest schema"), file=sys.stderr)
-    return explain_file(str(path), schema, as_json=args.json, command=NAME)
+    return explain_file(str(path), schema, as_json=args.json, command=NAME, data_types=schema)
 
 
 def print_indexes(table, *, as_json: bool) -> int:
