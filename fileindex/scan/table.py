@@ -28,7 +28,7 @@ from fileindex.container.file import (
 from fileindex.io import InputFile
 from fileindex.io.locations import UriPath
 from fileindex.io.reach import warn_options_ignored
-from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
+from fileindex.errors import DecodeError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.evaluation import FileIndexEvaluator
@@ -274,9 +274,9 @@ class PaimonTable:
         try:
             where, container, note = (opened.where, opened.container, opened.note) if opened is not None else \
                 self._index(entry)
-        except (DecodeError, OSError) as err:
-            where = "sidecar" if entry.embedded_index is None else "embedded"
-            return where, [(REMAIN, f"corrupt index: {err}")] * len(predicates), [False] * len(predicates)
+        except UNREADABLE_INDEX as err:
+            where, note = unreadable_index(entry, err)
+            return where, [(REMAIN, note)] * len(predicates), [False] * len(predicates)
         answers: list[tuple[FileIndexResult, str]] = [(REMAIN, note)] * len(predicates)
         exactness = [False] * len(predicates)
         if container is None:
@@ -356,7 +356,7 @@ class PaimonTable:
         evaluation meets the same failure and notes it)."""
         try:
             return self.opened.of(entry, self._open_file)
-        except (DecodeError, OSError):
+        except UNREADABLE_INDEX:
             return None
 
     # -- data-evolution groups ------------------------------------------------------------------------
@@ -423,6 +423,16 @@ def _base(column: str) -> str:
     return column[: column.index("[")] if column.endswith("]") and "[" in column else column
 
 
+# an index that cannot be opened: its file is kept (REMAIN) with a note, as Java keeps it; anything else (a sidecar
+# leading out of the table, a store refusing the request) stops the command, as it stops a read
+UNREADABLE_INDEX = (DecodeError, OSError)
+
+
+def unreadable_index(entry: ManifestEntry, err: Exception) -> tuple[str, str]:
+    """(where the index lives, the note) of a file whose index raised one of ``UNREADABLE_INDEX``."""
+    return ("sidecar" if entry.embedded_index is None else "embedded"), f"corrupt index: {err}"
+
+
 def index_listing(table: PaimonTable) -> Iterator[dict]:
     """One row per live data file, column and index type, like Paimon's ``$file_indexes`` system
     table: where the container lives, its version and size, each payload's size and emptiness.
@@ -433,9 +443,8 @@ def index_listing(table: PaimonTable) -> Iterator[dict]:
             row["external"] = True  # (the file and its sidecar lie under an external path, outside the table)
         try:
             where, container, note = table.container(entry)
-        except (FileIndexError, OSError) as err:  # (noted as answering a predicate notes it: _evaluate)
-            note = f"corrupt index: {err}" if isinstance(err, (DecodeError, OSError)) else str(err)
-            where, container = ("embedded" if entry.embedded_index is not None else "sidecar"), None
+        except UNREADABLE_INDEX as err:  # (noted as answering a predicate notes it; a file leading out is refused)
+            (where, note), container = unreadable_index(entry, err), None
         row["index"] = where
         if container is None:
             yield {**row, "note": note} if note else row
