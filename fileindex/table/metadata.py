@@ -229,9 +229,9 @@ def latest_snapshot_id(store: TableStore) -> int:
         if whole_number(text) and (store.remote or store.is_file(store.snapshot_file(int(text)))) \
                 and not store.exists(store.snapshot_file(int(text) + 1)):
             return int(text)
-        problem = problem or (f"names snapshot {text}, which does not exist" if whole_number(text)
+        problem = problem or (f"names snapshot {shown_value(text)}, which does not exist" if whole_number(text)
                               and not store.is_file(store.snapshot_file(int(text)))
-                              else "is not the latest snapshot" if whole_number(text) else f"holds {text[:20]!r}")
+                              else "is not the latest snapshot" if whole_number(text) else f"holds {shown_value(text)}")
         if problem == "is missing":
             problem = ""  # (no hint is no problem: Paimon lists then too)
     ids = store.snapshot_ids()

@@ -110,14 +110,17 @@ def test_every_metadata_mutation_is_answered_or_reported(source, tmp_path, capsy
     assert count > 8 * len(files) - 1
 
 
-@pytest.mark.parametrize("damage", ["missing", "points past the end", "garbage", "a digit int() refuses"])
+@pytest.mark.parametrize("damage", ["missing", "points past the end", "garbage", "a digit int() refuses",
+                                    "a 1,000-digit id", "1,000 bytes of text"])
 def test_a_bad_latest_hint_falls_back_to_listing(tmp_path, capsys, damage):
     source = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
     root = tmp_path / "t"
     shutil.copytree(source, root)
     hint = root / "snapshot" / "LATEST"
     {"missing": hint.unlink, "points past the end": lambda: hint.write_text("9"),
-     "garbage": lambda: hint.write_text("{"), "a digit int() refuses": lambda: hint.write_text("4\u00b2")}[damage]()
+     "garbage": lambda: hint.write_text("{"), "a digit int() refuses": lambda: hint.write_text("4\u00b2"),
+     "a 1,000-digit id": lambda: hint.write_text("9" * 1000),
+     "1,000 bytes of text": lambda: hint.write_text("x" * 1000)}[damage]()
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         assert main(["table", str(root), "--where", "f1 = 20", "--json"]) == 0
@@ -126,6 +129,7 @@ def test_a_bad_latest_hint_falls_back_to_listing(tmp_path, capsys, damage):
     assert PaimonTable(root).snapshot.id == 4
     hints = [str(w.message) for w in said if issubclass(w.category, TableHintWarning)]
     assert (hints == []) if damage == "missing" else ("LATEST" in hints[0] and "snapshot-4" in hints[0])
+    assert all(len(said) < 200 for said in hints)  # (a long id or text is cut, as every value a message shows)
     shown = _one_line_warning(hints[0] if hints else "", TableHintWarning, "", 0)
     assert shown.startswith("fileindex: warning: ") and shown.count("\n") == 1
 
