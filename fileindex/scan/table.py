@@ -126,17 +126,17 @@ class PaimonTable:
 
     @property
     def data_evolution(self) -> bool:
-        return self.schema.options.get("data-evolution.enabled", "false").lower() == "true"
+        return self.schema.flag("data-evolution.enabled")
 
     @property
     def deletion_vectors_enabled(self) -> bool:
-        return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
+        return self.schema.flag("deletion-vectors.enabled")
 
     @property
     def reads_file_index(self) -> bool:
         """Whether a read uses the files' indexes: Paimon's ``file-index.read.enabled`` (a table that says false is
         read by its statistics alone, as Java reads it; ``table --where`` still shows what the indexes say)."""
-        return self.schema.options.get("file-index.read.enabled", "true").strip().lower() != "false"
+        return self.schema.flag("file-index.read.enabled", True)
 
     def live(self, keep_manifest: Callable[[ValueStats | None], bool] | None = None,
              ) -> list[tuple[ManifestEntry, DeletionVector | None]]:

@@ -317,6 +317,17 @@ class Schema:
     def types(self) -> dict[str, DataType]:
         return {f.name: f.type for f in self.fields}
 
+    def flag(self, key: str, default: bool = False) -> bool:
+        """A boolean option: true or false in any case, as Java parses it. Any other value (" true" too) is malformed:
+        Java refuses to open the table; taken as the default, data-evolution.enabled=nope had a data-evolution
+        table's files read one by one."""
+        text = self.options.get(key)
+        if text is None:
+            return default
+        if text.lower() not in ("true", "false"):
+            raise TableError(f"schema/schema-{self.id} (schema): option {key}={text!r}: not a boolean (true or false)")
+        return text.lower() == "true"
+
 
 def json_type(value: Any) -> DataType:  # (untrusted JSON)
     """A Paimon schema field type: an SQL string, or an object for ARRAY / MAP / MULTISET / ROW."""
@@ -365,7 +376,13 @@ def load_schema(store: TableStore, schema_id: int) -> Schema:
     options = field_of(data, "options", dict, where, optional=True) or {}
     if not all(isinstance(k, str) for k in keys[0] + keys[1]) or not all(isinstance(v, str) for v in options.values()):
         raise TableError(f"{where}: partitionKeys, primaryKeys and options hold strings")
-    return Schema(field_of(data, "id", int, where), tuple(fields), tuple(keys[0]), tuple(keys[1]), options)
+    for name, named in zip(("partitionKeys", "primaryKeys"), keys, strict=True):
+        if unknown := [k for k in named if k not in names]:
+            raise TableError(f"{where}: {name} names no field {', '.join(map(repr, unknown))}")
+    if (declared := field_of(data, "id", int, where)) != schema_id:
+        # (a table's schema and an older file's are told apart by id: one naming another would read by wrong fields)
+        raise TableError(f"{where}: its id is {declared}, not {schema_id} as its file name says")
+    return Schema(schema_id, tuple(fields), tuple(keys[0]), tuple(keys[1]), options)
 
 
 class Schemas:

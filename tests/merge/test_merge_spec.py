@@ -10,6 +10,7 @@ from fileindex.errors import UsageError
 from fileindex.merge.aggregators import make_aggregator
 from fileindex.merge.errors import MergeError
 from fileindex.merge.spec import deciding_columns, merge_spec
+from fileindex.table.errors import TableError
 from fileindex.table.metadata import Field, Schema
 from fileindex.types import parse_type
 
@@ -50,12 +51,16 @@ def test_the_spec_reads_java_s_options():
     ({"merge-engine": "partial-update", "fields.v.aggregate-function": "sum"}, None, "no sequence group"),
     ({"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true",
       "ignore-delete": "true"}, None, "refuses the combination"),
-    ({"ignore-delete": "yes"}, None, "not a boolean"),
 ])
 def test_what_is_not_implemented_is_refused_in_one_line(options, fields, message):
     with pytest.raises(UsageError, match=message) as refused:
         merge_spec(schema(options, fields or "k INT NOT NULL, v INT, s STRING, f DOUBLE"))
     assert "\n" not in str(refused.value)
+
+
+def test_a_boolean_option_that_is_neither_true_nor_false_is_malformed():
+    with pytest.raises(TableError, match=r"schema/schema-0 \(schema\): option ignore-delete='yes': not a boolean"):
+        merge_spec(schema({"ignore-delete": "yes"}))
 
 
 def test_the_columns_deciding_a_merge_are_those_whose_values_can_make_it_fail():

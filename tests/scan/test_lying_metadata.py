@@ -7,7 +7,7 @@ import shutil
 import pyarrow.parquet as pq
 import pytest
 from hostile import fileindex, refused
-from table_edits import copy_table, data_manifests, edit_rows
+from table_edits import copy_table, data_manifests, edit_json, edit_rows
 
 from fileindex import PaimonTable
 from fileindex.cli.app import main
@@ -107,3 +107,16 @@ def test_a_plain_data_files_sidecar_built_over_other_rows_rules_out_none_of_them
     task = DataFileTask(str(data), "data.parquet", data.stat().st_size)
     verdict = evaluate_file(task, Leaf(Operator.EQ, "f0", ("Lucy",)))
     assert verdict.result is REMAIN and "records 4 rows, the data file 8" in verdict.note
+
+
+@pytest.mark.parametrize("key, value, table_name", [
+    ("data-evolution.enabled", "nope", "data_evolution_with_index"),  # (was read as false: 10 rows, not 6)
+    ("deletion-vectors.enabled", " true", "pk_with_bitmap_dv"),  # (was false here, true to the merge: "not merged")
+])
+def test_a_boolean_option_that_is_neither_true_nor_false_is_refused_alike(tmp_path, key, value, table_name):
+    root = copy_table("parquet", table_name, tmp_path)
+    latest = max((root / "schema").glob("schema-*"), key=lambda p: int(p.name.split("-")[1]))
+    edit_json(latest, lambda document: document["options"].update({key: "TRUE"}))
+    assert PaimonTable(root).scan().to_arrow().num_rows == 6  # (any case, as Java reads it)
+    edit_json(latest, lambda document: document["options"].update({key: value}))
+    refused(fileindex("read", root), f"{latest.name} (schema): option {key}={value!r}: not a boolean (true or false)")
