@@ -120,3 +120,32 @@ def test_a_boolean_option_that_is_neither_true_nor_false_is_refused_alike(tmp_pa
     assert PaimonTable(root).scan().to_arrow().num_rows == 6  # (any case, as Java reads it)
     edit_json(latest, lambda document: document["options"].update({key: value}))
     refused(fileindex("read", root), f"{latest.name} (schema): option {key}={value!r}: not a boolean (true or false)")
+
+
+def _set_first_row_id(root, old: int, new: int | None) -> None:
+    def edit(rows):
+        for row in rows:
+            if row["_FILE"]["_FIRST_ROW_ID"] == old:
+                row["_FILE"]["_FIRST_ROW_ID"] = new
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, edit)
+
+
+@pytest.mark.parametrize("first_row_id, message", [
+    (2, "data-1e5a5e75-a7d8-4272-b1e0-19f4c7ca7617-0.parquet (rows 0 to 3) and "
+        "data-4cbdaffc-cb2a-436f-b2f0-b04f2933760e-1.parquet (rows 2 to 3) hold overlapping row ids"),
+    (0, "(rows 0 to 1) and data-1e5a5e75-a7d8-4272-b1e0-19f4c7ca7617-0.parquet (rows 0 to 3) hold overlapping"),
+    (-1, "_FIRST_ROW_ID -1 with _ROW_COUNT 2"),
+    ((1 << 63) - 1, "_FIRST_ROW_ID 9223372036854775807 with _ROW_COUNT 2"),
+    (None, "_FIRST_ROW_ID None with _ROW_COUNT 2"),
+])
+def test_data_evolution_files_whose_row_ids_overlap_are_refused(tmp_path, first_row_id, message):
+    """The 2-row file of rows 4 and 5 moved onto rows another group holds (or off the row ids): grouped apart, each
+    of those rows was read twice, once with its columns from each group."""
+    root = copy_table("parquet", "data_evolution_with_index", tmp_path)
+    _set_first_row_id(root, 4, 100)  # (a gap between groups is no harm: the same rows)
+    assert PaimonTable(root).scan().to_arrow().num_rows == 6
+    _set_first_row_id(root, 100, first_row_id)
+    for command in (["read", root], ["table", root, "--where", "f2 = 202"]):
+        refused(fileindex(*command), message)
