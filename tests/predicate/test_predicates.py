@@ -203,7 +203,8 @@ def test_a_long_string_literal_is_parsed_in_memory_of_its_size():
     """A 20 MB literal (a pasted file): matched a character at a time, it took 4 GB of the regex engine's
     backtracking state, and its escapes were undone a character at a time (10 s)."""
     script = ("from fileindex.predicate.parser import parse_predicate; from fileindex.types import parse_schema; "
-              "leaf = parse_predicate(\"s = 'a''\" + 'x' * (20 << 20) + \"\\\\n\\\\u00e9'\", parse_schema('s STRING')); "
+              "text = \"s = 'a''\" + 'x' * (20 << 20) + \"\\\\n\\\\u00e9'\"; "
+              "leaf = parse_predicate(text, parse_schema('s STRING')); "
               "print(len(leaf.literals[0]), repr(leaf.literals[0][:3] + leaf.literals[0][-2:]))")
     done = python(script)
     assert done.stdout.split() == [str((20 << 20) + 4), repr("a'x\né")], done.stderr[-500:]
