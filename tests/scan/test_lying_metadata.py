@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hostile import fileindex, refused
@@ -149,3 +150,14 @@ def test_data_evolution_files_whose_row_ids_overlap_are_refused(tmp_path, first_
     _set_first_row_id(root, 100, first_row_id)
     for command in (["read", root], ["table", root, "--where", "f2 = 202"]):
         refused(fileindex(*command), message)
+
+
+def test_a_data_file_of_another_size_than_its_manifest_says_is_refused(table):
+    """The data file replaced (or rewritten between a plan and its read) by another of as many rows: its embedded
+    index, which describes the file the table wrote, kept rows 0 and 7, and the read found one Alice of two."""
+    path = table / DATA
+    rows = pq.read_table(path)
+    path.unlink()
+    pq.write_table(pa.concat_tables([rows.slice(1), rows.slice(0, 1)]), path, compression="zstd")
+    done = fileindex("read", table, "--where", "f0 = 'Alice'")
+    refused(done, f"{DATA}: holds {path.stat().st_size} bytes where the table's manifest says 1116: not the data file")
