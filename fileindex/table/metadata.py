@@ -407,6 +407,10 @@ class Schemas:
             schema = self.by_id(entry.schema_id)
             if entry.write_cols is not None:
                 wanted = set(entry.write_cols)
+                if unknown := sorted(wanted - set(schema.by_name())):
+                    # (Java's read refuses it; read, the file's other columns were nulls, its claim on them unseen)
+                    raise TableError(f"data file {entry.file_name} (bucket {entry.bucket}): _WRITE_COLS names no "
+                                     f"field {', '.join(map(repr, unknown))} of its schema ({entry.schema_id})")
                 schema = replace(schema, fields=tuple(f for f in schema.fields if f.name in wanted))
             self._of_file[key] = schema
         return schema

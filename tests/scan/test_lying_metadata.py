@@ -161,3 +161,18 @@ def test_a_data_file_of_another_size_than_its_manifest_says_is_refused(table):
     pq.write_table(pa.concat_tables([rows.slice(1), rows.slice(0, 1)]), path, compression="zstd")
     done = fileindex("read", table, "--where", "f0 = 'Alice'")
     refused(done, f"{DATA}: holds {path.stat().st_size} bytes where the table's manifest says 1116: not the data file")
+
+
+def test_a_data_evolution_file_writing_a_column_its_schema_lacks_is_refused(tmp_path):
+    """_WRITE_COLS naming 'zz' for f3: the file's f3 (2.1 to 5.1) was read as nulls, its claim on them unseen."""
+    root = copy_table("parquet", "data_evolution_with_index", tmp_path)
+
+    def edit(rows):
+        for row in rows:
+            if row["_FILE"]["_WRITE_COLS"] == ["f2", "f3"] and row["_FILE"]["_FIRST_ROW_ID"] == 0:
+                row["_FILE"]["_WRITE_COLS"] = ["f2", "zz"]
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, edit)
+    refused(fileindex("read", root), "data-4cbdaffc-cb2a-436f-b2f0-b04f2933760e-0.parquet (bucket 0): _WRITE_COLS "
+            "names no field 'zz' of its schema (0)")
