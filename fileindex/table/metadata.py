@@ -324,9 +324,20 @@ class Schema:
         text = self.options.get(key)
         if text is None:
             return default
-        if text.lower() not in ("true", "false"):
+        value = boolean_option(text)
+        if value is None:
             raise TableError(f"schema/schema-{self.id} (schema): option {key}={text!r}: not a boolean (true or false)")
-        return text.lower() == "true"
+        return value
+
+
+# the table-wide boolean options read here (Schema.flag), refused unless true or false where they are set
+BOOLEAN_OPTIONS = frozenset({"data-evolution.enabled", "deletion-vectors.enabled", "file-index.read.enabled",
+                             "partition.legacy-name", "index-file-in-data-file-dir", "ignore-delete"})
+
+
+def boolean_option(text: str) -> bool | None:
+    """A boolean option's value as Java parses it (true or false in any case, nothing around); None: neither."""
+    return {"true": True, "false": False}.get(text.lower())
 
 
 def json_type(value: Any) -> DataType:  # (untrusted JSON)
