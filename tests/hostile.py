@@ -31,6 +31,13 @@ def fileindex(*args, cwd=None, timeout: float = 120) -> Finished:
     return Finished(done.returncode, done.stdout, done.stderr)
 
 
+def python(script: str, timeout: float = 120) -> Finished:
+    """``python -c SCRIPT`` under the memory limit: input the command line cannot pass (an argument over 128 KiB)."""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, preexec_fn=_limit_memory,
+                          timeout=timeout)
+    return Finished(done.returncode, done.stdout, done.stderr)
+
+
 def refused(done: Finished, *fragments: str, code: int = 3) -> str:
     """The one error line of a refusal with exit ``code`` that holds every fragment."""
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr[-2000:]

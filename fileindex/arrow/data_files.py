@@ -107,13 +107,15 @@ class DataFileReader:
     """An opened data file; row positions are 0-based in file order, as Paimon's indexes count them."""
 
     def __init__(self, path: str | Path | InputFile, file_format: str | None = None,
-                 expected_rows: int | None = None, expected_columns: Sequence[str] = ()):
+                 expected_rows: int | None = None, expected_columns: Sequence[str] = (),
+                 expected_size: int | None = None):
         """``path``: a file opened through a table's store, or a path (opened here, once, as a regular file).
         Raises OSError for a file that is missing or cannot be opened, ConfinementError for one that is not
         a regular file, DataFileError for one that is not a readable Parquet or ORC file, or (``expected_rows``,
         ``expected_columns``: what a table's manifest and schema say) that holds another number of rows or lacks
-        a column: the file is the truth about itself, and row positions past its end, a file cut short or a column
-        it lacks (read as nulls) must not be read as if they were the table's."""
+        a column, or (``expected_size``) is of another size: the file is the truth about itself, and row positions past
+        its end, a file cut short, a column it lacks (read as nulls) or another file's rows pruned by the indexes and
+        statistics of the file the table wrote must not be read as if they were the table's."""
         opened = path if isinstance(path, InputFile) else _open_named(path)
         self._input = opened  # (held open while the reader lives: reads reopen this very file, never the name)
         self.path = opened.name
@@ -137,6 +139,9 @@ class DataFileReader:
         if missing:
             raise DataFileError(f"{self.path}: lacks column {', '.join(missing)} that its schema gives it: not the "
                                 "data file the table wrote")
+        if expected_size and opened.size != expected_size:
+            raise DataFileError(f"{self.path}: holds {opened.size} bytes where the table's manifest says "
+                                f"{expected_size}: not the data file the table wrote")
 
     def _read_footer(self) -> Footer:
         if self.format not in ("parquet", "orc"):

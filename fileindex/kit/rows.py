@@ -22,6 +22,7 @@ from pyroaring import BitMap
 from fileindex.io.reach import names_a_store
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.scan.task import DataFileTask, Inputs, table_inputs
+from fileindex.table.row_ids import row_id_groups
 from fileindex.pipeline.probes import python_values
 from fileindex.scan.reader import output_schema, read_candidates, scannable
 from fileindex.scan.truth import matches
@@ -78,12 +79,9 @@ def _data_evolution_rows(inputs: Inputs, schema: pa.Schema) -> pa.Table:
     file (highest sequence number) that wrote it, null where none did."""
     table = inputs.table
     assert table is not None
-    groups: dict[tuple, list[DataFileTask]] = {}
-    for task in inputs.tasks:
-        entry = task.table_entry()
-        groups.setdefault((entry.first_row_id, entry.row_count), []).append(task)
+    groups = row_id_groups(inputs.tasks, DataFileTask.table_entry)
     parts = []
-    for (_, row_count), members in sorted(groups.items(), key=lambda item: (item[0][0] is None, item[0])):
+    for (_, row_count), members in sorted(groups.items()):
         newest_first = sorted(members, key=lambda t: t.table_entry().max_sequence_number, reverse=True)
         columns: dict[str, pa.ChunkedArray] = {}
         for task in newest_first:

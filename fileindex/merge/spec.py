@@ -122,9 +122,8 @@ def merge_spec(schema: Schema) -> MergeSpec:
     names = [f.name for f in schema.fields]
     types = schema.types()
     keys = key_fields(schema)
-    if not keys or any(k not in types for k in schema.primary_keys):
-        raise UsageError(f"primary key {', '.join(schema.primary_keys)}: it must name fields of the table, and "
-                         "not only partition keys")
+    if not keys:  # (that the keys name fields, the schema's reading checks)
+        raise UsageError(f"primary key {', '.join(schema.primary_keys)}: it must not name only partition keys")
     engine = options.get("merge-engine", DEDUPLICATE).strip().lower()
     if engine not in ENGINES:
         raise UsageError(f"merge-engine={engine}: not a merge engine this reader implements ({', '.join(ENGINES)})")

@@ -37,11 +37,14 @@ from fileindex.predicate.tree import (
 from fileindex.tokens import Token, TokenStream, closest_name
 from fileindex.types import DataType, column_type, quote_identifier, type_name_meant
 
+# (a string's and a quoted name's runs are matched whole and kept (possessive): a character at a time, a 10 MB
+# literal took 2 GB of the regex engine's backtracking state, and runs that could give back backtracked
+# exponentially on a string never closed)
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
   | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
-  | (?P<string>'(?:[^'\\]|''|\\.)*')
-  | (?P<quoted>`(?:[^`]|``)*`)
+  | (?P<string>'(?:[^'\\]++|''|\\.)*+')
+  | (?P<quoted>`(?:[^`]++|``)*+`)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op><>|!=|<=|>=|=|<|>)
   | (?P<symbol>[(),\[\]-])
@@ -397,34 +400,30 @@ class _Parser(TokenStream):
 
     def string_value(self, token: Token) -> str:
         body, position = token[1][1:-1], token[2] + 1
-        out, i = [], 0
-        while i < len(body):
-            ch = body[i]
-            if ch == "'":  # '' inside quotes
-                out.append("'")
-                i += 2
-                continue
-            if ch != "\\":
-                out.append(ch)
-                i += 1
-                continue
-            escape = body[i + 1]
-            if escape in "ntr\\'\"0":
-                out.append({"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}[escape])
-                i += 2
-            elif escape in "uU":
-                width = 4 if escape == "u" else 8
-                digits = body[i + 2:i + 2 + width]
-                if len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits) or \
-                        int(digits, 16) > 0x10FFFF:
-                    raise self.error(f"\\{escape} takes {width} hex digits of a code point", position + i)
-                out.append(chr(int(digits, 16)))
-                i += 2 + width
-            else:
-                raise self.error(f"unknown escape \\{escape} (use \\n \\t \\\\ \\' \\uXXXX \\UXXXXXXXX)", position + i)
-        return _join_surrogates("".join(out))
+
+        def unescaped(match: re.Match) -> str:
+            if match.group() == "''":  # '' inside quotes
+                return "'"
+            for escape, width in (("u", 4), ("U", 8)):
+                digits = match.group(escape)
+                if digits is None:
+                    continue
+                if len(digits) == width and all(c in "0123456789abcdefABCDEF" for c in digits) and \
+                        int(digits, 16) <= 0x10FFFF:
+                    return chr(int(digits, 16))
+                raise self.error(f"\\{escape} takes {width} hex digits of a code point", position + match.start())
+            escape = match.group("other")
+            if escape in _ESCAPED:
+                return _ESCAPED[escape]
+            raise self.error(f"unknown escape \\{escape} (use \\n \\t \\\\ \\' \\uXXXX \\UXXXXXXXX)",
+                             position + match.start())
+
+        return _join_surrogates(_ESCAPE.sub(unescaped, body))
 
 
+# inside a string: a doubled quote, or an escape (\\u and \\U with the characters that should be their hex digits)
+_ESCAPE = re.compile(r"''|\\(?:u(?P<u>.{0,4})|U(?P<U>.{0,8})|(?P<other>.))", re.S)
+_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}
 _SAMPLES = {"DATE": "DATE '2024-01-31'", "BOOLEAN": "TRUE", "TIME": "'12:00:00'"}
 
 
@@ -456,9 +455,12 @@ def closest_column(name: str, names: list[str], *, as_written: bool = False) -> 
     return f" ({'did you mean ' + show(close) + '? ' if close else ''}the schema has: {known})"
 
 
+_HIGH_SURROGATE = re.compile("[\ud800-\udbff]")
+
+
 def _join_surrogates(text: str) -> str:
     """'\\ud83d\\ude00' written as two escapes is one character, as in Java."""
-    if not any("\ud800" <= ch <= "\udbff" for ch in text):
+    if not _HIGH_SURROGATE.search(text):
         return text
     return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
 

@@ -45,6 +45,7 @@ from fileindex.scan.verdicts import missing_note
 from fileindex.table.buckets import reachable_buckets
 from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import ValueStats
+from fileindex.table.row_ids import row_id_groups
 from fileindex.table.statistics import Statistics, file_statistics
 from fileindex.table.verdict import FileVerdict
 
@@ -182,9 +183,7 @@ class ScanPlanner:
         verdicts = {v.file: v for v in self.table._plan_data_evolution([t.table_entry() for t in tasks],
                                                                        self.predicate or and_(), self.extended)} \
             if use_index else {}
-        groups: dict[tuple, list[DataFileTask]] = {}
-        for task in tasks:
-            groups.setdefault((task.table_entry().first_row_id, task.table_entry().row_count), []).append(task)
+        groups = row_id_groups(tasks, DataFileTask.table_entry)
         planned: list[FileRead] = []
         kept_files = kept_rows = 0
         for members in groups.values():

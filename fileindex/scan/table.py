@@ -52,6 +52,7 @@ from fileindex.scan.plans import Plans
 from fileindex.scan.verdicts import (MAX_INDEXED_ROWS, index_problem, missing_note, past_rows, past_rows_note,
                                      within_all, within_live)
 from fileindex.table.names import external_scheme
+from fileindex.table.row_ids import row_id_groups
 from fileindex.table.store import TableStore
 from fileindex.table.verdict import FileVerdict
 
@@ -363,11 +364,8 @@ class PaimonTable:
 
     def _plan_data_evolution(self, entries: list[ManifestEntry], predicate: Predicate,
                              extended: bool) -> Iterator[FileVerdict]:
-        groups: dict[tuple, list[ManifestEntry]] = {}
-        for entry in entries:
-            groups.setdefault((entry.first_row_id, entry.row_count), []).append(entry)
         parts = conjuncts(predicate)
-        for members in groups.values():
+        for members in row_id_groups(entries, lambda entry: entry).values():
             newest_first = sorted(members, key=lambda e: e.max_sequence_number, reverse=True)
             claimed: set[int] = set()
             verdicts = []

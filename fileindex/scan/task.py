@@ -55,7 +55,7 @@ class DataFileTask:
         entry = self.table_entry()
         columns = [f.name for f in self.table.data_schema(entry).fields]
         return DataFileReader(self.table.store.open_data(entry, self.table.schema, whole=whole),
-                              expected_rows=entry.row_count, expected_columns=columns)
+                              expected_rows=entry.row_count, expected_columns=columns, expected_size=entry.file_size)
 
     def sidecar_path(self) -> Path:
         """Where a built index of a plain data file goes (and is looked for)."""

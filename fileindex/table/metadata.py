@@ -318,7 +318,7 @@ class Schema:
         text = self.options.get(key)
         if text is None:
             return default
-        value = BOOLEANS.get(text.upper())  # (Java's toUpperCase, which also takes 'ſ' for 's')
+        value = boolean_option(text)
         if value is None:
             where = f"{self.file} (schema)" if self.file else "the table's schema"
             raise TableError(f"{where}: option {key}={shown_value(text)} is not a boolean: Java reads true or false "
@@ -333,6 +333,16 @@ class Schema:
 
     def types(self) -> dict[str, DataType]:
         return {f.name: f.type for f in self.fields}
+
+
+# the table-wide boolean options read here (Schema.flag), refused unless true or false where they are set
+BOOLEAN_OPTIONS = frozenset({"data-evolution.enabled", "deletion-vectors.enabled", "file-index.read.enabled",
+                             "partition.legacy-name", "index-file-in-data-file-dir", "ignore-delete"})
+
+
+def boolean_option(text: str) -> bool | None:
+    """A boolean option's value as Java parses it (true or false in any case, nothing around); None: neither."""
+    return BOOLEANS.get(text.upper())  # (Java's toUpperCase, which also takes 'ſ' for 's')
 
 
 def json_type(value: Any) -> DataType:  # (untrusted JSON)
@@ -382,8 +392,13 @@ def load_schema(store: TableStore, schema_id: int) -> Schema:
     options = field_of(data, "options", dict, where, optional=True) or {}
     if not all(isinstance(k, str) for k in keys[0] + keys[1]) or not all(isinstance(v, str) for v in options.values()):
         raise TableError(f"{where}: partitionKeys, primaryKeys and options hold strings")
-    return Schema(field_of(data, "id", int, where), tuple(fields), tuple(keys[0]), tuple(keys[1]), options,
-                  store.shown(path))
+    for name, named in zip(("partitionKeys", "primaryKeys"), keys, strict=True):
+        if unknown := [k for k in named if k not in names]:
+            raise TableError(f"{where}: {name} names no field {', '.join(map(repr, unknown))}")
+    if (declared := field_of(data, "id", int, where)) != schema_id:
+        # (a table's schema and an older file's are told apart by id: one naming another would read by wrong fields)
+        raise TableError(f"{where}: its id is {declared}, not {schema_id} as its file name says")
+    return Schema(schema_id, tuple(fields), tuple(keys[0]), tuple(keys[1]), options, store.shown(path))
 
 
 class Schemas:
@@ -408,6 +423,10 @@ class Schemas:
             schema = self.by_id(entry.schema_id)
             if entry.write_cols is not None:
                 wanted = set(entry.write_cols)
+                if unknown := sorted(wanted - set(schema.by_name())):
+                    # (Java's read refuses it; read, the file's other columns were nulls, its claim on them unseen)
+                    raise TableError(f"data file {entry.file_name} (bucket {entry.bucket}): _WRITE_COLS names no "
+                                     f"field {', '.join(map(repr, unknown))} of its schema ({entry.schema_id})")
                 schema = replace(schema, fields=tuple(f for f in schema.fields if f.name in wanted))
             self._of_file[key] = schema
         return schema

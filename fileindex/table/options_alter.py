@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fileindex.errors import UsageError
 from fileindex.table.errors import CommitConflict
-from fileindex.table.metadata import load_schema, read_json
+from fileindex.table.metadata import BOOLEAN_OPTIONS, boolean_option, load_schema, read_json
 from fileindex.table.store import TableStore
 from fileindex.types import DataType, column_type
 from fileindex.writing.options import COLUMNS_SUFFIX, PREFIX, FileIndexOptions
@@ -34,6 +34,9 @@ def check_keys(set_: Mapping[str, str], reset: Iterable[str]) -> None:
             raise UsageError(f"option key {key!r} is not an option name: write KEY=VALUE for --set, KEY for --reset")
         if key in IMMUTABLE:
             raise UsageError(f"option {key} changes what the table's existing files mean: not altered here")
+    for key, value in set_.items():
+        if key in BOOLEAN_OPTIONS and boolean_option(value) is None:
+            raise UsageError(f"--set {key}={value}: not a boolean: write true or false")
 
 
 def refuse_unset(keys: Iterable[str], options: Mapping[str, str]) -> None:

@@ -28,14 +28,18 @@ def with_data_file(root: Path, table) -> Path:
     page indexes; its manifest entry's size follows."""
     path = root / DATA
     pq.write_table(table, path, data_page_size=1, write_batch_size=2, write_page_index=True)
+    resized(root)
+    return path
 
+
+def resized(root: Path) -> None:
+    """The table's manifest entry given its data file's size (as rewritten here)."""
     def resize(rows):
         for row in rows:
-            row["_FILE"]["_FILE_SIZE"] = path.stat().st_size
+            row["_FILE"]["_FILE_SIZE"] = (root / DATA).stat().st_size
 
     for manifest in data_manifests(root):
         edit_rows(manifest, resize)
-    return path
 
 
 @pytest.fixture
@@ -65,6 +69,7 @@ def test_a_lying_offset_index_does_not_change_the_rows_read_prints(table, leaves
         return pages
 
     with_offset_indexes(table / DATA, early)
+    resized(table)
     assert rows_printed(table, "f0 = 'Lucy'") == [{"f0": "Lucy", "f1": 20, "f2": 1, "f3": 15.1}]
     assert rows_printed(table, "f0 = 'Tony'") == [{"f0": "Tony", "f1": 10, "f2": 0, "f3": 14.1},
                                                   {"f0": "Tony", "f1": 20, "f2": 0, "f3": 17.1}]

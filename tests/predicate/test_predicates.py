@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import pytest
 from hypothesis import given
+from hostile import python
 from hypothesis import strategies as st
 
 from fileindex.errors import UsageError
@@ -196,3 +197,14 @@ def test_a_whole_number_beyond_a_dates_days_is_refused_however_the_literal_comes
     with pytest.raises(UsageError, match=f"{days} is not a DATE: write DATE 'YYYY-MM-DD'"):
         parse_predicate(f"d = {days}", SCHEMA)
     assert [convert(edge, SCHEMA["d"], "d") for edge in DATE_DAYS] == list(DATE_DAYS)  # (within: those days)
+
+
+def test_a_long_string_literal_is_parsed_in_memory_of_its_size():
+    """A 20 MB literal (a pasted file): matched a character at a time, it took 4 GB of the regex engine's
+    backtracking state, and its escapes were undone a character at a time (10 s)."""
+    script = ("from fileindex.predicate.parser import parse_predicate; from fileindex.types import parse_schema; "
+              "text = \"s = 'a''\" + 'x' * (20 << 20) + \"\\\\n\\\\u00e9'\"; "
+              "leaf = parse_predicate(text, parse_schema('s STRING')); "
+              "print(len(leaf.literals[0]), repr(leaf.literals[0][:3] + leaf.literals[0][-2:]))")
+    done = python(script)
+    assert done.stdout.split() == [str((20 << 20) + 4), repr("a'x\né")], done.stderr[-500:]

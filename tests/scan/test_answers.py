@@ -226,6 +226,7 @@ def copies(tmp_path_factory) -> PaimonTable:
             (root / "bucket-0" / f"{name}.index").write_bytes(build_data_file_index(root / "bucket-0" / name,
                                                                                     options).data)
             twin["_FILE"]["_FILE_NAME"], twin["_FILE"]["_EXTRA_FILES"] = name, [f"{name}.index"]
+            twin["_FILE"]["_FILE_SIZE"] = (root / "bucket-0" / name).stat().st_size
             rows.append(twin)
 
     for manifest in data_manifests(root):

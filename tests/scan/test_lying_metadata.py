@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import shutil
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hostile import fileindex, refused
-from table_edits import copy_table, data_manifests, edit_rows
+from table_edits import copy_table, data_manifests, edit_json, edit_rows
 
 from fileindex import PaimonTable
 from fileindex.cli.app import main
@@ -107,3 +108,71 @@ def test_a_plain_data_files_sidecar_built_over_other_rows_rules_out_none_of_them
     task = DataFileTask(str(data), "data.parquet", data.stat().st_size)
     verdict = evaluate_file(task, Leaf(Operator.EQ, "f0", ("Lucy",)))
     assert verdict.result is REMAIN and "records 4 rows, the data file 8" in verdict.note
+
+
+@pytest.mark.parametrize("key, value, table_name", [
+    ("data-evolution.enabled", "nope", "data_evolution_with_index"),  # (was read as false: 10 rows, not 6)
+    ("deletion-vectors.enabled", " true", "pk_with_bitmap_dv"),  # (was false here, true to the merge: "not merged")
+])
+def test_a_boolean_option_that_is_neither_true_nor_false_is_refused_alike(tmp_path, key, value, table_name):
+    root = copy_table("parquet", table_name, tmp_path)
+    latest = max((root / "schema").glob("schema-*"), key=lambda p: int(p.name.split("-")[1]))
+    edit_json(latest, lambda document: document["options"].update({key: "TRUE"}))
+    assert PaimonTable(root).scan().to_arrow().num_rows == 6  # (any case, as Java reads it)
+    edit_json(latest, lambda document: document["options"].update({key: value}))
+    refused(fileindex("read", root), f"schema/{latest.name} (schema): option {key}={value!r} is not a boolean")
+
+
+def _set_first_row_id(root, old: int, new: int | None) -> None:
+    def edit(rows):
+        for row in rows:
+            if row["_FILE"]["_FIRST_ROW_ID"] == old:
+                row["_FILE"]["_FIRST_ROW_ID"] = new
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, edit)
+
+
+@pytest.mark.parametrize("first_row_id, message", [
+    (2, "data-1e5a5e75-a7d8-4272-b1e0-19f4c7ca7617-0.parquet (rows 0 to 3) and "
+        "data-4cbdaffc-cb2a-436f-b2f0-b04f2933760e-1.parquet (rows 2 to 3) hold overlapping row ids"),
+    (0, "(rows 0 to 1) and data-1e5a5e75-a7d8-4272-b1e0-19f4c7ca7617-0.parquet (rows 0 to 3) hold overlapping"),
+    (-1, "_FIRST_ROW_ID -1 with _ROW_COUNT 2"),
+    ((1 << 63) - 1, "_FIRST_ROW_ID 9223372036854775807 with _ROW_COUNT 2"),
+    (None, "_FIRST_ROW_ID None with _ROW_COUNT 2"),
+])
+def test_data_evolution_files_whose_row_ids_overlap_are_refused(tmp_path, first_row_id, message):
+    """The 2-row file of rows 4 and 5 moved onto rows another group holds (or off the row ids): grouped apart, each
+    of those rows was read twice, once with its columns from each group."""
+    root = copy_table("parquet", "data_evolution_with_index", tmp_path)
+    _set_first_row_id(root, 4, 100)  # (a gap between groups is no harm: the same rows)
+    assert PaimonTable(root).scan().to_arrow().num_rows == 6
+    _set_first_row_id(root, 100, first_row_id)
+    for command in (["read", root], ["table", root, "--where", "f2 = 202"]):
+        refused(fileindex(*command), message)
+
+
+def test_a_data_file_of_another_size_than_its_manifest_says_is_refused(table):
+    """The data file replaced (or rewritten between a plan and its read) by another of as many rows: its embedded
+    index, which describes the file the table wrote, kept rows 0 and 7, and the read found one Alice of two."""
+    path = table / DATA
+    rows = pq.read_table(path)
+    path.unlink()
+    pq.write_table(pa.concat_tables([rows.slice(1), rows.slice(0, 1)]), path, compression="zstd")
+    done = fileindex("read", table, "--where", "f0 = 'Alice'")
+    refused(done, f"{DATA}: holds {path.stat().st_size} bytes where the table's manifest says 1116: not the data file")
+
+
+def test_a_data_evolution_file_writing_a_column_its_schema_lacks_is_refused(tmp_path):
+    """_WRITE_COLS naming 'zz' for f3: the file's f3 (2.1 to 5.1) was read as nulls, its claim on them unseen."""
+    root = copy_table("parquet", "data_evolution_with_index", tmp_path)
+
+    def edit(rows):
+        for row in rows:
+            if row["_FILE"]["_WRITE_COLS"] == ["f2", "f3"] and row["_FILE"]["_FIRST_ROW_ID"] == 0:
+                row["_FILE"]["_WRITE_COLS"] = ["f2", "zz"]
+
+    for manifest in data_manifests(root):
+        edit_rows(manifest, edit)
+    refused(fileindex("read", root), "data-4cbdaffc-cb2a-436f-b2f0-b04f2933760e-0.parquet (bucket 0): _WRITE_COLS "
+            "names no field 'zz' of its schema (0)")

@@ -188,3 +188,13 @@ def test_every_refusal_of_a_change_says_nothing_was_written(root, capsys, argv):
     err = capsys.readouterr().err
     assert err.rstrip().endswith("; nothing written") and err.count("nothing written") == 1
     assert sorted(p.name for p in (root / "schema").iterdir()) == schemas
+
+
+@pytest.mark.parametrize("key", ["file-index.read.enabled", "deletion-vectors.enabled"])
+def test_a_boolean_option_set_to_neither_true_nor_false_is_refused(root, key):
+    """(Written, the next read of the table refused its schema, and so would Java.)"""
+    before = TableStore(root).latest_schema_id()
+    with pytest.raises(UsageError, match=f"--set {key}=nope: not a boolean: write true or false"):
+        alter_table(root, set={key: "nope"})
+    assert TableStore(root).latest_schema_id() == before
+    assert alter_table(root, set={key: "FALSE"}).schema_id == before + 1

@@ -185,6 +185,25 @@ def test_wrong_shapes_inside_valid_files_are_named(tmp_path):
         PaimonTable(root)
 
 
+
+@pytest.mark.parametrize("schema_file, edit, message", [
+    ("schema-1", {"id": 0}, r"schema/schema-1 \(schema\): its id is 0, not 1 as its file name says"),
+    ("schema-0", {"id": 1}, r"schema/schema-0 \(schema\): its id is 1, not 0 as its file name says"),
+    ("schema-1", {"partitionKeys": ["nope"]}, r"schema/schema-1 \(schema\): partitionKeys names no field 'nope'"),
+    ("schema-1", {"primaryKeys": ["f4", "nope"]}, r"schema/schema-1 \(schema\): primaryKeys names no field 'nope'"),
+])
+def test_a_schema_naming_what_it_is_not_is_refused(tmp_path, schema_file, edit, message):
+    """A schema whose id is not its file's (the table's schema was taken for an older file's, whose fields it read
+    by name: a file lacking the renamed column, or rows read by the wrong fields), or whose keys name no field (a
+    KeyError planning the partition folders)."""
+    root = tmp_path / "t"
+    shutil.copytree(TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table", root)
+    path = root / "schema" / schema_file
+    path.write_text(json.dumps({**json.loads(path.read_text()), **edit}))
+    with pytest.raises(TableError, match=message):
+        PaimonTable(root).scan("f4 = 'Alice'").to_arrow()
+
+
 MANIFESTS = sorted(p for root in ROOTS for p in (root / "manifest").glob("*"))
 
 
