@@ -420,6 +420,7 @@ def remote_sidecar(opened: InputFile, asked: Collection[str] = ()) -> FileIndexC
     SIDECARS.put(opened.identity, container, held + _SIDECAR_WEIGHT)
     return container
 
+
 def _exact_answer(evaluator: FileIndexEvaluator, container: FileIndexContainer, predicate: Predicate, row_count: int,
                   note: str, lossless: bool) -> tuple[tuple[FileIndexResult, str], bool]:
     """((result, note), exact) of ``evaluate_exact``: exact only where the file's predicate is the table's
