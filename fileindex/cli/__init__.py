@@ -122,11 +122,16 @@ def note_index_problems(scan, command: str) -> None:
 def note_null_comparisons(command: str, where: str | None, predicate) -> None:
     """``c = NULL`` matches no row (as in SQL): one line saying how to ask for the null rows (``read``, ``spark
     scan``)."""
-    from fileindex.predicate.tree import null_comparisons
+    from fileindex.predicate.tree import null_comparisons, null_tested
 
-    for column in null_comparisons(predicate) if predicate is not None else ():
-        print(f"fileindex {command}: {where}: comparing {column} with NULL matches no row (never true in SQL); for "
-              f"the null rows of {column}, write {column} IS NULL (IS NOT NULL for the others)", file=sys.stderr)
+    if predicate is None:
+        return
+    tested = null_tested(predicate)
+    for column in null_comparisons(predicate):
+        hint = "" if column in tested else \
+            f"; for the null rows of {column}, write {column} IS NULL (IS NOT NULL for the others)"
+        print(f"fileindex {command}: {where}: comparing {column} with NULL matches no row (never true in SQL){hint}",
+              file=sys.stderr)
 
 
 def note_unread_level_0(scan, command: str) -> None:

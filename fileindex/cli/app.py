@@ -138,12 +138,13 @@ def reaching_stores(args: argparse.Namespace) -> contextlib.AbstractContextManag
 def warn_unreached(args: argparse.Namespace) -> None:
     """``--storage-option`` given to a command that reached no store (a table on local disk): one line on stderr
     naming the keys (never the values), not silence."""
+    from fileindex.io.reach import options_ignored
     from fileindex.storage_args import storage_options
 
     command = " ".join(filter(None, (args.command, getattr(args, "spark_command", None))))
-    keys = ", ".join(storage_options(args) or {})
-    print(f"fileindex {command}: warning: --storage-option {keys} ignored: nothing this command read or wrote is on "
-          "an object store (they reach s3://, gs://, abfs://, ... locations)", file=sys.stderr)
+    ignored = options_ignored("--storage-option", storage_options(args) or {},
+                              "nothing this command read or wrote is on an object store")
+    print(f"fileindex {command}: warning: {ignored}", file=sys.stderr)
 
 
 def _one_line_warning(message, category, filename, lineno, line=None) -> str:

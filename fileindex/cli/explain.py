@@ -63,21 +63,31 @@ def explain_file(path: str, schema, *, column=None, index_type=None, as_json=Fal
     except HANDLED as err:
         named = column_types.named_folder(path, err) if data is None else err
         return report_failure(command, column_types.told_data_type(named, data_types or {}), path)
+    strays = unindexed_schema_columns(schema, explanation.indexes, data_types or {})
+    stray = f"--schema names {', '.join(map(quote_identifier, strays))}, which the file does not index" \
+        if strays else ""
     if explanation.untyped:
         bodies = ", ".join(f"{index} of {column}" for column, index in explanation.untyped)
         columns = ", ".join(dict.fromkeys(
             f"{quote_identifier(c.split('[')[0])} MAP<KEY, TYPE>" if c.endswith("]") else f"{quote_identifier(c)} TYPE"
             for c, _ in explanation.untyped))
-        indexed = {c for c, _ in explanation.indexes}
-        strays = [quote_identifier(name) for name in schema or {} if name not in indexed and name not in
-                  (data_types or {})]
-        stray = f"; --schema names {', '.join(strays)}, which the file does not index" if strays else ""
         print(f"fileindex {command}: {path}: shown as raw bytes for want of the column's type: {bodies}; "
-              f"--schema \"{columns}\" (or --data DATA_FILE, --table ROOT) would decode them{stray}", file=sys.stderr)
+              f"--schema \"{columns}\" (or --data DATA_FILE, --table ROOT) would decode them"
+              f"{'; ' + stray if stray else ''}", file=sys.stderr)
+    elif stray:
+        indexed = ", ".join(dict.fromkeys(c for c, _ in explanation.indexes)) or "none"
+        print(f"fileindex {command}: {path}: {stray} (it indexes {indexed})", file=sys.stderr)
     if explanation.error is not None:
         print(f"fileindex {command}: {path}: {explanation.error}", file=sys.stderr)
         return 3
     return 0
+
+
+def unindexed_schema_columns(schema, indexes: list[tuple[str, str]], data_types: dict) -> list[str]:
+    """The columns ``schema`` names (those of ``--schema``: not the data's) that no body of the file indexes, a map's
+    keys (``m[k]``) indexing ``m``: a misspelt name, or another file's column."""
+    indexed = {c for c, _ in indexes} | {c.split("[")[0] for c, _ in indexes if c.endswith("]")}
+    return [name for name in schema or {} if name not in indexed and name not in data_types]
 
 
 def schema_misfit_of(view, schema):

@@ -131,10 +131,11 @@ def warn_no_indexed_column(file: str, indexed: list[str], schema: dict) -> None:
 
 def warn_null_comparisons(command: str, texts: list[str], predicates: list) -> None:
     """``c = NULL`` is answered as Java answers it (a bitmap gives the null rows), with a hint to write IS NULL."""
-    from fileindex.predicate.tree import null_comparisons
+    from fileindex.predicate.tree import null_comparisons, null_tested
 
     for text, predicate in zip(texts, predicates, strict=True):
+        tested = null_tested(predicate)
         for column in null_comparisons(predicate):
+            hint = "" if column in tested else f"; for those, write {column} IS NULL"
             print(f"fileindex {command}: {text}: a comparison with NULL is never true in SQL, but Paimon's indexes "
-                  f"answer it as Java does (a bitmap gives the null rows of {column}); for those, write "
-                  f"{column} IS NULL", file=sys.stderr)
+                  f"answer it as Java does (a bitmap gives the null rows of {column}){hint}", file=sys.stderr)

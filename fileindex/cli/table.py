@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("java", "extended"), default="java",
                         help="java (default): Paimon's answers; extended: also sound tighter answers")
     parser.add_argument("--json", action="store_true",
-                        help="JSON lines: one object per data file and predicate, then a summary per predicate")
+                        help="JSON lines: one object per data file and predicate, then a summary per predicate "
+                             "(with --indexes: one per index, then a summary counting files, indexes and problems)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="change a table option as Java's ALTER TABLE SET does (writes schema/schema-N+1), e.g. "
                              "file-index.bloom-filter.columns=id; repeat for more; then fileindex rewrite ROOT")
@@ -232,8 +233,9 @@ def explain_table_file(args: argparse.Namespace) -> int:
     if isinstance(found, bytes):  # embedded in the manifest
         print(f"fileindex {NAME}: {label}: its index is embedded in the manifest ({len(found)} bytes)",
               file=sys.stderr)
-        return explain_file(f"{label} (embedded)", schema, as_json=args.json, command=NAME, data=found)
-    return explain_file(str(found), schema, as_json=args.json, command=NAME)
+        return explain_file(f"{label} (embedded)", schema, as_json=args.json, command=NAME, data=found,
+                            data_types=schema)
+    return explain_file(str(found), schema, as_json=args.json, command=NAME, data_types=schema)
 
 
 def explain_unregistered(table, args: argparse.Namespace) -> int:
@@ -251,7 +253,7 @@ def explain_unregistered(table, args: argparse.Namespace) -> int:
     schema = (table.data_schema(beside) if beside else table.schema).types()
     print(f"fileindex {NAME}: {args.explain}: not an index the table's manifests name; explained with the "
           + (f"schema of {table.relative(beside)}" if beside else "table's latest schema"), file=sys.stderr)
-    return explain_file(str(path), schema, as_json=args.json, command=NAME)
+    return explain_file(str(path), schema, as_json=args.json, command=NAME, data_types=schema)
 
 
 def print_indexes(table, *, as_json: bool) -> int:
@@ -269,12 +271,16 @@ def print_indexes(table, *, as_json: bool) -> int:
                   f"{row['column']}:{row['index_type']} {size}")
         else:
             print(f"{file}  {row['index']}" + (f"  ({row['note']})" if row.get("note") else ""))
-    files = len({row["file"] for row in rows})
-    indexed = len({row["file"] for row in rows if "column" in row})
-    problems = sum(is_problem(row.get("note", "")) for row in rows)  # (counted as --where counts them)
-    if not as_json:
-        print(f"{files} live data file(s), {indexed} with an index, {sum('column' in r for r in rows)} index(es)"
-              + (f"; {problems} index problem(s)" if problems else ""))
+    summary = {"files": len({row["file"] for row in rows}),
+               "files_indexed": len({row["file"] for row in rows if "column" in row}),
+               "indexes": sum("column" in row for row in rows),
+               "problems": sum(is_problem(row.get("note", "")) for row in rows)}  # (counted as --where counts them)
+    if as_json:
+        print(json.dumps({"summary": summary}))
+    else:
+        print(f"{summary['files']} live data file(s), {summary['files_indexed']} with an index, "
+              f"{summary['indexes']} index(es)" + (f"; {summary['problems']} index problem(s)"
+                                                   if summary["problems"] else ""))
     return 0
 
 

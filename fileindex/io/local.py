@@ -138,8 +138,10 @@ def _open_nofollow(path: str, within: Sequence[str], what: str) -> int:
     except OSError as err:
         if err.errno != errno.ELOOP:
             raise  # missing or unreadable: the caller's OSError, naming the file
-    # the last part is a symlink: followed to where it leads, which the caller's confinement then checks
+    # the last part is a symlink: followed to where it leads, checked before it is opened (and once opened, as the
+    # caller's confinement checks every file, in case it was swapped meanwhile)
     target = os.path.realpath(path)
+    _refuse_outside(target, path, within, what)
     try:
         return os.open(target, _FLAGS)
     except OSError as err:
@@ -149,8 +151,13 @@ def _open_nofollow(path: str, within: Sequence[str], what: str) -> int:
 
 
 def _check_inside(descriptor: int, status: os.stat_result, path: str, within: Sequence[str], what: str) -> None:
-    real = _where_opened(descriptor, status, path)
-    if real is None or not any(_under(real, _real_root(root)) for root in within):
+    _refuse_outside(_where_opened(descriptor, status, path), path, within, what)
+
+
+def _refuse_outside(real: str | None, path: str, within: Sequence[str], what: str) -> None:
+    """An OutsideError unless ``real`` (the real path ``path`` leads to; None: it cannot be told) lies in ``within``
+    (nothing to check when it is empty)."""
+    if within and (real is None or not any(_under(real, _real_root(root)) for root in within)):
         shown = "a file that moved while opened" if real is None else real
         raise OutsideError(f"{what} {path} leads outside {' and '.join(within)} (to {shown}, through a symlink): "
                            "refused; nothing was read there", real)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -41,6 +42,25 @@ def current_reach() -> tuple[Mapping[str, str] | None, Any]:
     """(options, filesystem) of the innermost ``reaching`` (None, None outside any)."""
     reach = _REACH.get()
     return (None, None) if reach is None else (reach.options, reach.filesystem)
+
+
+class StoreOptionsIgnoredWarning(UserWarning):
+    """Store options given for a table on local disk (``PaimonTable(path, options=...)``): they reach nothing."""
+
+
+def options_ignored(given: str, keys: Iterable[str], why: str) -> str:
+    """The line that says store options went unused, naming their keys (never a value: often a secret)."""
+    return f"{given} {', '.join(keys)} ignored: {why} (they reach s3://, gs://, abfs://, ... locations)"
+
+
+def warn_options_ignored(options: Mapping[str, str], root: object) -> None:
+    """A StoreOptionsIgnoredWarning for ``options`` given to open the local table at ``root``, unless they are the
+    command line's ``--storage-option`` pairs (its ``reaching``), which it names once it has run."""
+    reach = _REACH.get()
+    if reach is not None and reach.options == options:
+        return
+    warnings.warn(StoreOptionsIgnoredWarning(options_ignored("options", options, f"{root} is on no object store")),
+                  stacklevel=3)
 
 
 def note_store_reached() -> None:

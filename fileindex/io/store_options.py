@@ -166,14 +166,19 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
 
 
 def _refuse_misspelt(kind: str, key: str, name: str) -> None:
-    """A UsageError for a key a typo away from one of its store's names (``s3.endpont``), naming the one meant;
-    any other name is left alone (a catalog's options carry Hadoop's, such as ``fs.s3a.connection.maximum``)."""
-    from fileindex.tokens import closest_name, one_edit_apart
+    """A UsageError for a key a typo away from one of its store's names (``s3.endpont``, ``s3.pathstyle-acess``) or
+    cut short of one (``s3.pathstyle`` for ``s3.path-style-access``), naming the one meant; any other name is left
+    alone (a catalog's options carry Hadoop's, such as ``fs.s3a.connection.maximum``)."""
+    from fileindex.tokens import one_edit_apart
 
-    meant = closest_name(name, list(_NAMES[kind]))
-    if meant is not None and (one_edit_apart(name, meant) or meant.replace("_", "") == name.replace("_", "")):
+    squashed = name.replace("_", "")  # (path.style, path-style and pathstyle are one spelling)
+    meant = [known for known in _NAMES[kind] if known.replace("_", "").startswith(squashed)
+             or one_edit_apart(squashed, known.replace("_", "")) or one_edit_apart(name, known)]
+    if meant:
         prefix = key[:len(key) - len(name)]
-        raise UsageError(f"option {key}: not a key of this store; did you mean {prefix}{meant.replace('_', '-')}?")
+        spelt = [prefix + known.replace("_", "-") for known in meant]
+        raise UsageError(f"option {key}: not a key of this store; did you mean "
+                         f"{spelt[0] if len(spelt) == 1 else 'one of ' + ', '.join(spelt)}?")
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

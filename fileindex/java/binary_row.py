@@ -117,7 +117,7 @@ def partition_path(data: bytes, schema) -> str:
     by_name = schema.by_name()
     types = [by_name[k].type for k in schema.partition_keys]
     values = fields(data, types)
-    legacy = schema.options.get("partition.legacy-name", "true").lower() == "true"
+    legacy = schema.flag("partition.legacy-name", True)
     default = schema.options.get("partition.default-name", DEFAULT_PARTITION_NAME)
     parts = []
     for key, value, data_type in zip(schema.partition_keys, values, types, strict=True):

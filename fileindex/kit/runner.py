@@ -219,21 +219,23 @@ def _run_phases(adapters: list[Adapter], folder: Path, groups: tuple, workdir: P
 
 
 def _guarded(results: Results, adapter: Adapter, producer: str, case: Case, check: str,
-             run: Callable[..., Any], *args: Any, failed: Any = None, **kwargs: Any) -> Any:
+             run: Callable[..., Any], *args: Any, on_malformed: Callable[[str], Any] | None = None,
+             **kwargs: Any) -> Any:
     """``run(*args, **kwargs)``: one case's checks. A case whose sidecar is not laid out as docs/kit.md says (a
     field missing or of another type, JSON nested too deeply to walk) fails every check it makes that ``run``
-    had not counted yet (one, where the sidecar does not say how many), returns ``failed``, and the run goes on."""
+    had not counted yet (one, where the sidecar does not say how many), returns ``on_malformed(why)`` (None
+    without it), and the run goes on."""
     counted = len(results.outcomes)
     try:
         return run(*args, **kwargs)
     except MALFORMED as err:
         sidecar = case.sidecar if isinstance(case.sidecar, dict) else {}
         name = str(sidecar.get("name", case.path.stem))
+        why = f"{name}: the case is not laid out as docs/kit.md says ({_error_text(err)})"
         done = Counter((o.layout, o.check) for o in results.outcomes[counted:])
         for layout, each in (Counter(_planned(case, check)) - done).elements():
-            results.add(adapter.name, producer, layout, each, f"{name}: the case is not laid out as docs/kit.md says "
-                                                              f"({_error_text(err)})", name)
-        return failed
+            results.add(adapter.name, producer, layout, each, why, name)
+        return None if on_malformed is None else on_malformed(why)
 
 
 def _planned(case: Case, check: str) -> list[tuple[str, str]]:
@@ -319,15 +321,16 @@ def _read_layout(sidecar: dict) -> str:
     return sidecar["layout"] if version == 1 else f"{sidecar['layout']}@v{version}"
 
 
-def _read_written(adapter: Adapter, case: Case, path: Path | None, producer: str, results: Results) -> None:
-    """The reads of what ``producer`` wrote for ``case``; where the write failed (``path`` None) they are counted
-    as not written, never dropped."""
-    if path is None and adapter.reads(1, case.layout):
+def _read_written(adapter: Adapter, case: Case, path: Path | str | None, producer: str, results: Results) -> None:
+    """The reads of what ``producer`` wrote for ``case``, never dropped: where the write failed (``path`` None)
+    they are counted as not written, charged to the producer; where the case could not be written (``path``: why,
+    the case is not laid out as docs/kit.md says) they fail as the case's write did, charged to the case."""
+    if not isinstance(path, Path) and adapter.reads(1, case.layout):
+        status, detail = (NOT_WRITTEN, f"{case.name}: {producer} did not write it") if path is None else (FAIL, path)
         for layout, check in _planned(case, "read"):
-            results.outcomes.append(Outcome(adapter.name, producer, layout, check, NOT_WRITTEN,
-                                            f"{case.name}: {producer} did not write it", case.name))
+            results.outcomes.append(Outcome(adapter.name, producer, layout, check, status, detail, case.name))
     else:
-        _read_case(adapter, case, path or case.file, producer, results, exact_head=False)
+        _read_case(adapter, case, path if isinstance(path, Path) else case.file, producer, results, exact_head=False)
 
 
 def _read_problem(answer: dict, item: dict, sidecar: dict, where: str) -> str | None:
@@ -495,17 +498,18 @@ def _head_problem(answer: dict, expected: dict, exact: bool, where: str) -> str 
 
 
 def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict], out: Path,
-           results: Results, phase: Phase) -> list[tuple[Case, Path | None]]:
+           results: Results, phase: Phase) -> list[tuple[Case, Path | str | None]]:
     """Every Tier 1 container the adapter writes, from the case's dataset and options; its payload must be
-    the recorded one, its HEAD must hold exactly that entry (the file, or None where it was not). The
+    the recorded one, its HEAD must hold exactly that entry (the file, None where it was not, or why the case
+    could not be asked: it is not laid out as docs/kit.md says). The
     refusals must be refused. The files written are named by their position, never by the corpus."""
     written = []
     out.mkdir(parents=True, exist_ok=True)
     for position, case in phase.each(enumerate(v1)):
         done = _guarded(results, adapter, adapter.name, case, "write", _write_case, adapter, folder, case,
-                        out / f"written-{position:05d}.index", results, failed=(case, None))
-        if done is not None:
-            written.append(done)
+                        out / f"written-{position:05d}.index", results, on_malformed=str)
+        if done is not None:  # (a str: why the case could not be written)
+            written.append((case, done) if isinstance(done, str) else done)
     for position, refusal in phase.each(enumerate(refusals)):
         try:
             _refuse(adapter, folder, refusal, out / f"refused-{position:05d}.index", results)

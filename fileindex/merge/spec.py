@@ -136,8 +136,8 @@ def merge_spec(schema: Schema) -> MergeSpec:
         raise UsageError("sequence.field on a first-row table: Java refuses it too")
     for name in sequence_fields:
         _require_ordered(types[name], f"sequence field {name}")
-    ignore_delete = _boolean(options, next((k for k in IGNORE_DELETE_KEYS if k in options), "ignore-delete"))
-    remove_record = _boolean(options, "partial-update.remove-record-on-delete") and engine == PARTIAL_UPDATE
+    ignore_delete = schema.flag(next((k for k in IGNORE_DELETE_KEYS if k in options), "ignore-delete"), False)
+    remove_record = schema.flag("partial-update.remove-record-on-delete", False) and engine == PARTIAL_UPDATE
     groups = _sequence_groups(options, names, types) if engine == PARTIAL_UPDATE else ()
     aggregates = _aggregates(schema, engine, bool(groups))
     if engine == PARTIAL_UPDATE:
@@ -148,8 +148,8 @@ def merge_spec(schema: Schema) -> MergeSpec:
             raise UsageError("partial-update.remove-record-on-delete with ignore-delete or sequence groups: Java "
                              "refuses the combination too")
     return MergeSpec(engine, keys, tuple((f.name, f.type) for f in schema.fields), sequence_fields, ignore_delete,
-                     remove_record, groups, aggregates, _boolean(options, "deletion-vectors.enabled"),
-                     _boolean(options, "file-index.read.enabled", True))
+                     remove_record, groups, aggregates, schema.flag("deletion-vectors.enabled", False),
+                     schema.flag("file-index.read.enabled", True))
 
 
 def _refuse_later_options(options: dict) -> None:
@@ -162,15 +162,6 @@ def _refuse_later_options(options: dict) -> None:
             raise UsageError(f"{key}: an option of later Paimon versions that changes the merge; not implemented here")
         if key.startswith(FIELDS) and key.endswith(".distinct") and options[key].strip().lower() == "true":
             raise UsageError(f"{key}=true: distinct aggregation (later Paimon versions) is not implemented here")
-
-
-def _boolean(options: dict, key: str, default: bool = False) -> bool:
-    text = options.get(key)
-    if text is None:
-        return default
-    if text.strip().lower() not in ("true", "false"):
-        raise UsageError(f"{key}={text}: not a boolean (true or false)")
-    return text.strip().lower() == "true"
 
 
 def _names(text: str, names: list[str], option: str) -> tuple[str, ...]:
@@ -227,7 +218,7 @@ def _aggregates(schema: Schema, engine: str, grouped: bool) -> tuple[tuple[str, 
         if field.name in options.get("sequence.field", "").split(",") and own is not None:
             raise UsageError(f"fields.{field.name}.aggregate-function on a sequence field: Java refuses it too")
         check_function(function.strip(), field.type, field.name)
-        ignore_retract = _boolean(options, f"{FIELDS}{field.name}.{IGNORE_RETRACT}")
+        ignore_retract = schema.flag(f"{FIELDS}{field.name}.{IGNORE_RETRACT}", False)
         delimiter = options.get(f"{FIELDS}{field.name}.list-agg-delimiter", ",")
         found.append((field.name, Aggregate(function.strip(), ignore_retract, delimiter)))
     return tuple(found)

@@ -205,3 +205,8 @@ def null_comparisons(predicate: Predicate) -> list[str]:
     Java's bitmap answers ``= NULL`` with the null rows."""
     return list(dict.fromkeys(leaf.column for leaf in leaves(predicate)
                               if leaf.function.arity != 0 and None in leaf.literals))
+
+
+def null_tested(predicate: Predicate) -> set[str]:
+    """Columns the predicate asks ``IS NULL`` of (a note on ``c = NULL`` need not suggest it there)."""
+    return {leaf.column for leaf in leaves(predicate) if leaf.function is Operator.IS_NULL}

@@ -28,7 +28,8 @@ from fileindex.container.file import (
 )
 from fileindex.io import InputFile
 from fileindex.io.locations import UriPath
-from fileindex.errors import DecodeError, FileIndexError, SchemaMisfitError
+from fileindex.io.reach import warn_options_ignored
+from fileindex.errors import DecodeError, SchemaMisfitError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult
 from fileindex.predicate.evaluation import FileIndexEvaluator
@@ -74,6 +75,8 @@ class PaimonTable:
         such a file is refused in one line; see docs/untrusted-tables.md)."""
         self.store = TableStore.at(path, external_roots=tuple(str(r) for r in external_roots), options=options,
                                    filesystem=filesystem)
+        if options and not self.store.remote:
+            warn_options_ignored(options, self.store.root)
         self.root = self.store.root
         self.snapshot = load_snapshot(self.store, snapshot_id)
         self.pinned = snapshot_id is not None  # the snapshot was asked for (time travel), not the latest
@@ -127,17 +130,17 @@ class PaimonTable:
 
     @property
     def data_evolution(self) -> bool:
-        return self.schema.options.get("data-evolution.enabled", "false").lower() == "true"
+        return self.schema.flag("data-evolution.enabled", False)
 
     @property
     def deletion_vectors_enabled(self) -> bool:
-        return self.schema.options.get("deletion-vectors.enabled", "false").lower() == "true"
+        return self.schema.flag("deletion-vectors.enabled", False)
 
     @property
     def reads_file_index(self) -> bool:
         """Whether a read uses the files' indexes: Paimon's ``file-index.read.enabled`` (a table that says false is
         read by its statistics alone, as Java reads it; ``table --where`` still shows what the indexes say)."""
-        return self.schema.options.get("file-index.read.enabled", "true").strip().lower() != "false"
+        return self.schema.flag("file-index.read.enabled", True)
 
     def live(self, keep_manifest: Callable[[ValueStats | None], bool] | None = None,
              ) -> list[tuple[ManifestEntry, DeletionVector | None]]:
@@ -284,9 +287,9 @@ class PaimonTable:
         try:
             where, container, note = (opened.where, opened.container, opened.note) if opened is not None else \
                 self._index(entry)
-        except (DecodeError, OSError) as err:
-            where = "sidecar" if entry.embedded_index is None else "embedded"
-            return where, [(REMAIN, f"corrupt index: {err}")] * len(predicates), [False] * len(predicates)
+        except UNREADABLE_INDEX as err:
+            where, note = unreadable_index(entry, err)
+            return where, [(REMAIN, note)] * len(predicates), [False] * len(predicates)
         answers: list[tuple[FileIndexResult, str]] = [(REMAIN, note)] * len(predicates)
         exactness = [False] * len(predicates)
         if container is None:
@@ -367,7 +370,7 @@ class PaimonTable:
         it)."""
         try:
             return self.opened.of(entry, lambda opening: self._open_file(opening, predicates))
-        except (DecodeError, OSError):
+        except UNREADABLE_INDEX:
             return None
 
     # -- data-evolution groups ------------------------------------------------------------------------
@@ -440,6 +443,16 @@ def _base(column: str) -> str:
     return column[: column.index("[")] if column.endswith("]") and "[" in column else column
 
 
+# an index that cannot be opened: its file is kept (REMAIN) with a note, as Java keeps it; anything else (a sidecar
+# leading out of the table, a store refusing the request) stops the command, as it stops a read
+UNREADABLE_INDEX = (DecodeError, OSError)
+
+
+def unreadable_index(entry: ManifestEntry, err: Exception) -> tuple[str, str]:
+    """(where the index lives, the note) of a file whose index raised one of ``UNREADABLE_INDEX``."""
+    return ("sidecar" if entry.embedded_index is None else "embedded"), f"corrupt index: {err}"
+
+
 def index_listing(table: PaimonTable) -> Iterator[dict]:
     """One row per live data file, column and index type, like Paimon's ``$file_indexes`` system
     table: where the container lives, its version and size, each payload's size and emptiness.
@@ -450,9 +463,8 @@ def index_listing(table: PaimonTable) -> Iterator[dict]:
             row["external"] = True  # (the file and its sidecar lie under an external path, outside the table)
         try:
             where, container, note = table.container(entry)
-        except (FileIndexError, OSError) as err:  # (noted as answering a predicate notes it: _evaluate)
-            note = f"corrupt index: {err}" if isinstance(err, (DecodeError, OSError)) else str(err)
-            where, container = ("embedded" if entry.embedded_index is not None else "sidecar"), None
+        except UNREADABLE_INDEX as err:  # (noted as answering a predicate notes it; a file leading out is refused)
+            (where, note), container = unreadable_index(entry, err), None
         row["index"] = where
         if container is None:
             yield {**row, "note": note} if note else row

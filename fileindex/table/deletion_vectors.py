@@ -59,7 +59,7 @@ def deletion_vectors(store: TableStore, snapshot: Snapshot, schema: Schema) -> d
     if not snapshot.index_manifest:
         return {}
     vectors: dict[tuple, DeletionVector] = {}
-    in_data_dir = schema.options.get("index-file-in-data-file-dir", "false").lower() == "true"
+    in_data_dir = schema.flag("index-file-in-data-file-dir", False)
     manifest = store.manifest_file(snapshot.index_manifest)
     for number, row in enumerate(read_rows(store, manifest, f"index manifest named by {snapshot.file}")):
         where = f"{store.shown(manifest)} (index manifest) row {number}"

@@ -33,7 +33,7 @@ from fileindex.table.manifest_entry import (
     value_stats,
 )
 from fileindex.table.records import field_of
-from fileindex.table.names import plain_name, whole_number
+from fileindex.table.names import plain_name, shown_value, whole_number
 from fileindex.table.store import TableStore, not_a_table
 from fileindex.types import DataType, parse_type
 
@@ -229,9 +229,9 @@ def latest_snapshot_id(store: TableStore) -> int:
         if whole_number(text) and (store.remote or store.is_file(store.snapshot_file(int(text)))) \
                 and not store.exists(store.snapshot_file(int(text) + 1)):
             return int(text)
-        problem = problem or (f"names snapshot {text}, which does not exist" if whole_number(text)
+        problem = problem or (f"names snapshot {shown_value(text)}, which does not exist" if whole_number(text)
                               and not store.is_file(store.snapshot_file(int(text)))
-                              else "is not the latest snapshot" if whole_number(text) else f"holds {text[:20]!r}")
+                              else "is not the latest snapshot" if whole_number(text) else f"holds {shown_value(text)}")
         if problem == "is missing":
             problem = ""  # (no hint is no problem: Paimon lists then too)
     ids = store.snapshot_ids()
@@ -300,6 +300,9 @@ class Field:
     default_value: str | None = None
 
 
+BOOLEANS = {"TRUE": True, "FALSE": False}  # a boolean option's values (Java's OptionsUtils.convertToBoolean)
+
+
 @frozen
 class Schema:
     id: int
@@ -307,6 +310,20 @@ class Schema:
     partition_keys: tuple[str, ...]
     primary_keys: tuple[str, ...]
     options: dict = field(default_factory=dict)
+    file: str = ""  # where it was read from, relative to the table root
+
+    def flag(self, key: str, default: bool) -> bool:
+        """A boolean option read as Java's ``Options`` reads one: true or false in any case and nothing else (no
+        blank around it), a TableError naming the option and the schema file otherwise, as Java refuses it."""
+        text = self.options.get(key)
+        if text is None:
+            return default
+        value = BOOLEANS.get(text.upper())  # (Java's toUpperCase, which also takes 'ſ' for 's')
+        if value is None:
+            where = f"{self.file} (schema)" if self.file else "the table's schema"
+            raise TableError(f"{where}: option {key}={shown_value(text)} is not a boolean: Java reads true or false "
+                             "(in any case) and refuses anything else")
+        return value
 
     def by_name(self) -> dict[str, Field]:
         return {f.name: f for f in self.fields}
@@ -365,7 +382,8 @@ def load_schema(store: TableStore, schema_id: int) -> Schema:
     options = field_of(data, "options", dict, where, optional=True) or {}
     if not all(isinstance(k, str) for k in keys[0] + keys[1]) or not all(isinstance(v, str) for v in options.values()):
         raise TableError(f"{where}: partitionKeys, primaryKeys and options hold strings")
-    return Schema(field_of(data, "id", int, where), tuple(fields), tuple(keys[0]), tuple(keys[1]), options)
+    return Schema(field_of(data, "id", int, where), tuple(fields), tuple(keys[0]), tuple(keys[1]), options,
+                  store.shown(path))
 
 
 class Schemas:

@@ -53,7 +53,7 @@ def plain_name(name: str, where: str, field: str) -> str:
     """``name`` if it is a plain file name, else an UnsafeNameError naming where it was read."""
     problem = name_problem(name)
     if problem is not None:
-        raise UnsafeNameError(f"{where}: {field} {_shown(name)} {problem}: a table names its files by plain "
+        raise UnsafeNameError(f"{where}: {field} {shown_value(name)} {problem}: a table names its files by plain "
                               "names (malformed metadata; nothing was read or written)")
     return name
 
@@ -73,7 +73,7 @@ def external_path(value: str, where: str, field: str) -> str:
         elif ".." in unquote(parts.path).split("/"):
             problem = "holds a '..' segment"
     if problem is not None:
-        raise UnsafeNameError(f"{where}: {field} {_shown(value)} {problem}: Paimon writes an external path as an "
+        raise UnsafeNameError(f"{where}: {field} {shown_value(value)} {problem}: Paimon writes an external path as an "
                               "absolute URI (malformed metadata; nothing was read or written)")
     return value
 
@@ -97,7 +97,7 @@ def local_external_path(value: str) -> Path:
     """The local path of an external ``file:`` URI; an UnsafeNameError for a scheme this reader cannot open."""
     parts = urlsplit(value)
     if parts.scheme.lower() not in READABLE_SCHEMES or parts.netloc not in ("", "localhost"):
-        raise UnsafeNameError(f"external path {_shown(value)}: {parts.scheme}:// storage is not readable here "
+        raise UnsafeNameError(f"external path {shown_value(value)}: {parts.scheme}:// storage is not readable here "
                               f"(this reader opens local paths and file: URIs)")
     return Path(unquote(parts.path))
 
@@ -118,5 +118,6 @@ def inside(root: str | Path | UriPath, path: str | Path | UriPath, what: str, *,
     return Path(path)
 
 
-def _shown(value: str) -> str:
+def shown_value(value: str) -> str:
+    """A value from a table (or its user) in a message: quoted, and cut to a line's length."""
     return repr(value if len(value) <= 80 else value[:77] + "...")

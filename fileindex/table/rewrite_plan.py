@@ -284,7 +284,7 @@ def check_scope(root: str | Path, schema: Schema) -> None:
                          "the way rewrite builds them; only append tables are rewritten")
     for key, what in (("data-evolution.enabled", "a data-evolution table"),
                       ("deletion-vectors.enabled", "a table with deletion vectors")):
-        if options.get(key, "false").lower() == "true":
+        if schema.flag(key, False):
             raise UsageError(f"{root}: {what} ({key}=true): not supported by rewrite")
     if options.get("manifest.format", "avro").lower() != "avro":
         raise UsageError(f"{root}: manifest.format={options['manifest.format']}: rewrite writes Avro manifests "

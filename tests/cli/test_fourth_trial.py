@@ -173,6 +173,10 @@ def test_a_comparison_with_null_in_read_says_how_to_ask_for_null_rows(capsys):
     code, out, err = run(capsys, "read", TABLE, "--where", "f0 IN ('Bob', NULL)", "--count")
     assert code == 0 and out == "2\n" and "comparing f0 with NULL matches no row" in err  # that part, not the IN
     assert run(capsys, "read", TABLE, "--where", "f0 IS NULL", "--count")[2] == ""
+    code, out, err = run(capsys, "read", TABLE, "--where", "f0 IN ('Bob', NULL) OR f0 IS NULL", "--count")
+    assert code == 0 and out == "2\n"  # (what is there is not suggested)
+    assert err == ("fileindex read: f0 IN ('Bob', NULL) OR f0 IS NULL: comparing f0 with NULL matches no row (never "
+                   "true in SQL)\n")
 
 
 @pytest.mark.parametrize("argv", [["read", ""], ["table", "", "--indexes"], ["rewrite", ""]])

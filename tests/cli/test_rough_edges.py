@@ -161,6 +161,8 @@ def test_no_candidate_row_has_no_dangling_colon_and_null_comparisons_get_a_hint(
     code, out, err = run(capsys, "query", f"{data_file}.index", "--where", "a = 3", "--where", "a = NULL")
     assert code == 0 and out.splitlines() == ["a = 3  =>  ROWS 0 (no candidate row)", "a = NULL  =>  ROWS 1: 2"]
     assert "a = NULL: a comparison with NULL is never true in SQL" in err and "write a IS NULL" in err
+    code, out, err = run(capsys, "query", f"{data_file}.index", "--where", "a = NULL OR a IS NULL")
+    assert code == 0 and "a comparison with NULL is never true in SQL" in err and "write a IS NULL" not in err
     _, _, err = run(capsys, "query", f"{data_file}.index", "--where", "a IS NULL")
     assert "never true" not in err
 

@@ -131,6 +131,10 @@ def test_explain_names_a_schema_column_the_file_does_not_index(capsys):
     code, _, err = run(capsys, "explain", JAVA_VECTORS / "decimal_10_2__range_bitmap.index",
                        "--schema", "x DECIMAL(10, 2)")
     assert code == 0 and "--schema names x, which the file does not index" in err, err
+    code, _, err = run(capsys, "explain", JAVA_VECTORS / "decimal_10_2__range_bitmap.index",
+                       "--schema", "c DECIMAL(10, 2), x INT")  # (every body decoded: named all the same)
+    assert code == 0 and err == (f"fileindex explain: {JAVA_VECTORS / 'decimal_10_2__range_bitmap.index'}: --schema "
+                                 "names x, which the file does not index (it indexes c)\n"), err
 
 
 def test_a_decimal_too_wide_beside_its_data_is_told_the_data_s_decimal(capsys, tmp_path):
@@ -143,3 +147,11 @@ def test_a_decimal_too_wide_beside_its_data_is_told_the_data_s_decimal(capsys, t
     code, _, err = run(capsys, "query", f"{data}.index", "--schema", "amount DECIMAL(20, 2)", "--where",
                        "amount >= 9990.00")
     assert code == 2 and "the data's type is DECIMAL(12, 2): leave amount out of --schema" in err, err
+
+
+def test_a_map_named_by_schema_is_indexed_by_its_keys_bodies():
+    from fileindex.cli.explain import unindexed_schema_columns
+
+    indexes = [("m[k]", "bloom-filter"), ("a", "bitmap")]
+    schema = {"m": None, "a": None, "x": None, "d": None}
+    assert unindexed_schema_columns(schema, indexes, {"d": None}) == ["x"]  # (d: the data's, not --schema's)

@@ -37,3 +37,21 @@ def test_a_failed_command_is_not_told_its_options_went_unused(capsys):
 def test_the_kit_refuses_storage_options_without_tables_at(capsys, tmp_path):
     code, _, err = run(capsys, "kit", "run", tmp_path, "--impl", "x", *FLAGS)
     assert code == 2 and "--storage-option goes with --tables-at" in err and "hunter2" not in err
+
+
+def test_the_library_warns_as_the_command_line_does(recwarn):
+    """``PaimonTable(local_path, options=...)`` ignored them without a word: a warning of a category a caller can
+    filter, naming the keys (not a value); the command line's own pairs are named once, by the command line."""
+    from fileindex import PaimonTable
+    from fileindex.io.reach import StoreOptionsIgnoredWarning, reaching
+
+    options = {"s3.endpoint": "http://127.0.0.1:9", "s3.secret-key": "hunter2"}
+    with pytest.warns(StoreOptionsIgnoredWarning, match="^options s3.endpoint, s3.secret-key ignored: .* is on no "
+                                                        "object store") as said:
+        PaimonTable(TABLE, options=options)
+    assert said[0].filename == __file__ and "hunter2" not in str(said[0].message)
+    recwarn.clear()
+    PaimonTable(TABLE)
+    with reaching(options):
+        PaimonTable(TABLE, options=dict(options))  # (read_table hands the command line's pairs on)
+    assert not [w for w in recwarn if issubclass(w.category, StoreOptionsIgnoredWarning)]

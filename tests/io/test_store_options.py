@@ -1,6 +1,8 @@
 """Endpoints and credentials as users give them: Paimon's option keys in every spelling Java Paimon and
 pypaimon-rust accept, the standard environment, and pyarrow's filesystems built from them (against the servers)."""
 import pickle
+import re
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -81,6 +83,36 @@ def test_a_short_secret_is_masked_where_it_stands_alone_not_inside_every_word():
 def test_unusable_values_are_one_line(options, message):
     with pytest.raises(UsageError, match=message):
         store_options(S3, options, {})
+
+
+@pytest.mark.parametrize("key, meant", [
+    ("s3.pathstyle", "did you mean s3.path-style-access?"),
+    ("fs.s3a.path.style", "did you mean fs.s3a.path-style-access?"),
+    ("s3.pathstyle-acess", "did you mean s3.path-style-access?"), ("s3a.reg", "did you mean s3a.region?"),
+    ("s3.end", "did you mean one of s3.endpoint, s3.endpoint-region?")])
+def test_a_key_cut_short_of_a_known_one_or_a_typo_from_it_is_refused(key, meant):
+    with pytest.raises(UsageError, match=re.escape(f"option {key}: not a key of this store; {meant}")):
+        store_options(S3, {key: "true"}, environ={})
+
+
+def test_the_keys_hadoop_documents_pass_through():
+    """Every fs.s3a. and fs.azure. key of Hadoop's core-default.xml (as pyspark ships it) is a store's key or left
+    alone: none is taken for a misspelling of one of ours."""
+    import zipfile
+
+    pyspark = pytest.importorskip("pyspark")
+    jars = sorted(Path(pyspark.__file__).parent.joinpath("jars").glob("hadoop-client-api-*.jar"))
+    if not jars:
+        pytest.skip("no hadoop-client-api jar beside pyspark")
+    defaults = zipfile.ZipFile(jars[0]).read("core-default.xml").decode()
+    keys = re.findall(r"<name>(fs\.(?:s3a|azure)\.[^<]+)</name>", defaults)
+    assert len(keys) > 50
+    for key in keys:
+        location = S3 if key.startswith("fs.s3a.") else parse_location("abfs://c@acct.dfs.core.windows.net/t")
+        try:
+            store_options(location, {key: "x"}, environ={})
+        except UsageError as err:
+            assert "not a key of this store" not in str(err), key  # (a value "x" may be refused: not the key)
 
 
 def test_pyarrow_reads_each_server_with_the_same_options(object_store):

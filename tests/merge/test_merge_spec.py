@@ -3,6 +3,7 @@ aggregators where Python's arithmetic differs from Java's."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -10,6 +11,7 @@ from fileindex.errors import UsageError
 from fileindex.merge.aggregators import make_aggregator
 from fileindex.merge.errors import MergeError
 from fileindex.merge.spec import deciding_columns, merge_spec
+from fileindex.table.errors import TableError
 from fileindex.table.metadata import Field, Schema
 from fileindex.types import parse_type
 
@@ -50,12 +52,20 @@ def test_the_spec_reads_java_s_options():
     ({"merge-engine": "partial-update", "fields.v.aggregate-function": "sum"}, None, "no sequence group"),
     ({"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true",
       "ignore-delete": "true"}, None, "refuses the combination"),
-    ({"ignore-delete": "yes"}, None, "not a boolean"),
 ])
 def test_what_is_not_implemented_is_refused_in_one_line(options, fields, message):
     with pytest.raises(UsageError, match=message) as refused:
         merge_spec(schema(options, fields or "k INT NOT NULL, v INT, s STRING, f DOUBLE"))
     assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("key", ["ignore-delete", "partial-update.ignore-delete", "fields.v.ignore-retract",
+                                 "partial-update.remove-record-on-delete", "deletion-vectors.enabled"])
+def test_a_boolean_java_refuses_is_a_table_error_naming_the_option(key):
+    engine = {"merge-engine": "aggregation"} if "retract" in key else {"merge-engine": "partial-update"}
+    with pytest.raises(TableError, match=rf"^the table's schema: option {re.escape(key)}='yes' is not a boolean"):
+        merge_spec(schema({**engine, key: "yes"}))
+    assert merge_spec(schema({**engine, key: "FALSE"})) == merge_spec(schema(engine))
 
 
 def test_the_columns_deciding_a_merge_are_those_whose_values_can_make_it_fail():

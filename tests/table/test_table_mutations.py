@@ -9,6 +9,7 @@ manifest value can make well-formed metadata that says something else, which no 
 import json
 import random
 import shutil
+import re
 import warnings
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from fileindex.arrow.data_files import DataFileReader
 from fileindex.table.store import TableStore
 from fileindex.cli.app import _one_line_warning, main
 from fileindex.scan.truth import matches
-from fileindex.table.metadata import TableError, TableHintWarning, read_rows
+from fileindex.frozen import replace
+from fileindex.table.metadata import Schema, TableError, TableHintWarning, read_rows
 from fileindex import PaimonTable
 
 TABLES = ROOT / "tests" / "tables"
@@ -108,14 +110,17 @@ def test_every_metadata_mutation_is_answered_or_reported(source, tmp_path, capsy
     assert count > 8 * len(files) - 1
 
 
-@pytest.mark.parametrize("damage", ["missing", "points past the end", "garbage", "a digit int() refuses"])
+@pytest.mark.parametrize("damage", ["missing", "points past the end", "garbage", "a digit int() refuses",
+                                    "a 1,000-digit id", "1,000 bytes of text"])
 def test_a_bad_latest_hint_falls_back_to_listing(tmp_path, capsys, damage):
     source = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
     root = tmp_path / "t"
     shutil.copytree(source, root)
     hint = root / "snapshot" / "LATEST"
     {"missing": hint.unlink, "points past the end": lambda: hint.write_text("9"),
-     "garbage": lambda: hint.write_text("{"), "a digit int() refuses": lambda: hint.write_text("4\u00b2")}[damage]()
+     "garbage": lambda: hint.write_text("{"), "a digit int() refuses": lambda: hint.write_text("4\u00b2"),
+     "a 1,000-digit id": lambda: hint.write_text("9" * 1000),
+     "1,000 bytes of text": lambda: hint.write_text("x" * 1000)}[damage]()
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         assert main(["table", str(root), "--where", "f1 = 20", "--json"]) == 0
@@ -124,6 +129,7 @@ def test_a_bad_latest_hint_falls_back_to_listing(tmp_path, capsys, damage):
     assert PaimonTable(root).snapshot.id == 4
     hints = [str(w.message) for w in said if issubclass(w.category, TableHintWarning)]
     assert (hints == []) if damage == "missing" else ("LATEST" in hints[0] and "snapshot-4" in hints[0])
+    assert all(len(said) < 200 for said in hints)  # (a long id or text is cut, as every value a message shows)
     shown = _one_line_warning(hints[0] if hints else "", TableHintWarning, "", 0)
     assert shown.startswith("fileindex: warning: ") and shown.count("\n") == 1
 
@@ -203,3 +209,20 @@ def test_the_metadata_boundary_lets_only_table_errors_out(tmp_path_factory, data
         assert "manifest/m (manifest)" in str(err)
     else:
         assert all(isinstance(row, dict) for row in rows)
+
+
+# Paimon 0.9.0's Options.get of a boolean ConfigOption (checked with its jar in jshell): case-insensitive true or
+# false, through Java's toUpperCase (which takes the long s for s); no blank, no 1/yes
+JAVA_BOOLEANS = {"true": True, "FALSE": False, "TrUe": True, "fal\u017fe": False}
+JAVA_REFUSES = [" true", "true ", "nope", "", "1", "yes", "0"]
+
+
+def test_a_boolean_option_is_read_as_java_reads_it():
+    schema = Schema(0, (), (), (), {}, "schema/schema-0")
+    assert schema.flag("partition.legacy-name", True) and not schema.flag("deletion-vectors.enabled", False)
+    for text, value in JAVA_BOOLEANS.items():
+        assert replace(schema, options={"partition.legacy-name": text}).flag("partition.legacy-name", True) is value
+    for text in JAVA_REFUSES:
+        with pytest.raises(TableError, match=re.escape(f"schema/schema-0 (schema): option partition.legacy-name="
+                                                       f"{text!r} is not a boolean")):
+            replace(schema, options={"partition.legacy-name": text}).flag("partition.legacy-name", True)

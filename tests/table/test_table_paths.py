@@ -232,7 +232,7 @@ def test_a_relative_external_path_is_refused(tmp_path, outside, capsys, value):
         assert_refused(root, outside, argv, named, "_EXTERNAL_PATH", capsys)
 
 
-@pytest.mark.parametrize("link", ["bucket-0", "bucket-0/data", "manifest", "index"])
+@pytest.mark.parametrize("link", ["bucket-0", "bucket-0/data", "bucket-0/sidecar", "manifest", "index"])
 def test_a_symlink_out_of_the_table_is_refused(tmp_path, outside, capsys, link):
     table = "pk_with_bitmap_dv" if link == "index" else "append_with_bitmap_no_embedding"
     root = copy_table("parquet", table, tmp_path)
@@ -240,6 +240,10 @@ def test_a_symlink_out_of_the_table_is_refused(tmp_path, outside, capsys, link):
         (data,) = (root / "bucket-0").glob("*.parquet")
         data.unlink()
         data.symlink_to(outside / "evil.parquet")
+    elif link == "bucket-0/sidecar":
+        (sidecar,) = (root / "bucket-0").glob("*.index")
+        sidecar.unlink()
+        sidecar.symlink_to(outside / "evil.parquet.index")
     else:
         moved = outside / link
         shutil.move(root / link, moved)
@@ -250,7 +254,12 @@ def test_a_symlink_out_of_the_table_is_refused(tmp_path, outside, capsys, link):
         code = main(["table", str(root), "--where", where])
     err = capsys.readouterr().err
     assert code == 3 and "leads outside the table" in err and err.count("\n") == 1, err
-    assert not [p for p in opened if Path(os.path.realpath(p)).is_relative_to(outside.resolve())]
+    tried = str(sidecar) if link == "bucket-0/sidecar" else None  # (opened without following: ELOOP, then refused)
+    assert not [p for p in opened if Path(os.path.realpath(p)).is_relative_to(outside.resolve()) and p != tried]
+    if link == "bucket-0/sidecar":  # (--indexes listed it with a note; every command refuses it alike)
+        for argv in (["table", str(root), "--indexes"], ["read", str(root), "--where", where]):
+            assert main(argv) == 3
+            assert f"index file {sidecar} leads outside the table" in capsys.readouterr().err
     if table != "pk_with_bitmap_dv":
         assert main(["rewrite", str(root)]) == 3 and "leads outside the table" in capsys.readouterr().err
     assert outside_state(outside) == before
@@ -285,7 +294,7 @@ def test_an_external_path_is_read_and_shown(tmp_path, capsys, uri):
     assert moved[0]["file"].endswith(str(target)) and moved[0]["index"] == "sidecar"
     assert {k: v for k, v in moved[0].items() if k != "file"} == {k: v for k, v in plain[0].items() if k != "file"}
     assert main(["table", str(root), "--indexes", "--json"]) == 0
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()[:-1]]
     assert rows and all(row["external"] is True for row in rows)
     assert main(["table", str(root), "--indexes"]) == 0
     assert "(external path)" in capsys.readouterr().out

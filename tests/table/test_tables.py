@@ -228,6 +228,9 @@ def test_indexes_counts_an_index_problem_as_where_does(capsys, tmp_path, damage)
     assert where_out.rstrip().endswith("; 1 index problem(s)") and summary.endswith("; 1 index problem(s)")
     note = where_out.split("  (", 1)[1].split(")\n", 1)[0]
     assert listed.endswith(f"sidecar  ({note})")  # the same note: missing, or corrupt index: ...
+    assert main(["table", str(root), "--indexes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {
+        "summary": {"files": 1, "files_indexed": 0, "indexes": 0, "problems": 1}}  # (what the text's last line says)
     assert main(["table", str(TABLES / "parquet" / "append_with_bitmap.db" / "append_with_bitmap"), "--indexes"]) == 0
     assert "problem" not in capsys.readouterr().out
 
@@ -296,7 +299,8 @@ def test_index_listing_has_a_row_per_entry_of_every_live_container(root, capsys)
         expected += [(table.relative(entry), where, e.column, e.index_type, max(e.length, 0), e.is_empty)
                      for e in (container or ())]
     assert main(["table", str(root), "--indexes", "--json"]) == 0
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    *rows, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert summary["summary"]["indexes"] == len(expected) and summary["summary"]["files"] == len(table.live())
     assert {r["file"] for r in rows} == {table.relative(e) for e, _ in table.live()}
     listed = [(r["file"], r["index"], r["column"], r["index_type"], r["payload_bytes"], r["empty"])
               for r in rows if "column" in r]
@@ -319,7 +323,7 @@ def test_a_version_2_sidecar_answers_alike_and_is_listed(tmp_path, capsys):
     assert main(["table", str(copy), *where, "--json"]) == 0
     assert capsys.readouterr().out == before and '"SKIP"' in before
     assert main(["table", str(copy), "--indexes", "--json"]) == 0
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()[:-1]]
     assert rows and all(r["version"] == 2 for r in rows)
 
 
