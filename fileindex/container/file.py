@@ -319,9 +319,21 @@ MAPPED_SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_me
 SMALL_FILE = 64 << 10
 
 
+# the identity of the sidecar last shared under each URI (a remote one, in SIDECARS)
+REMOTE_IDENTITIES: BoundedMemo[tuple] = BoundedMemo(items=1 << 17, budget=32 << 20)
+
+
 def shared_sidecar(identity: tuple) -> FileIndexContainer | None:
     """The container of the sidecar with this identity, if one is shared already (nothing is opened)."""
     return SIDECARS.get(identity) or MAPPED_SIDECARS.get(identity)
+
+
+def first_bytes(uri: str) -> int:
+    """How many first bytes the GET opening the sidecar at ``uri`` on a store asks for: ``HEAD_BYTES`` where its
+    container is shared already (the GET then only tells whether the object is still that version, and a second
+    plan sends kilobytes, not half a megabyte per file), ``FIRST_BYTES`` otherwise."""
+    identity = REMOTE_IDENTITIES.get(uri)
+    return HEAD_BYTES if identity is not None and SIDECARS.get(identity) is not None else FIRST_BYTES
 
 
 def sidecar_container(path: str | os.PathLike | BinaryIO, *, identity: tuple | None = None,

@@ -18,6 +18,7 @@ from pathlib import Path
 from pyroaring import BitMap
 
 from fileindex.container.file import (
+    REMOTE_IDENTITIES,
     SIDECARS,
     FileIndexContainer,
     RangedContainer,
@@ -421,6 +422,7 @@ def remote_sidecar(opened: InputFile, asked: Collection[str] = ()) -> FileIndexC
         container.keep_bodies(asked, opened)
     held = container.held if isinstance(container, RangedContainer) else container.size
     SIDECARS.put(opened.identity, container, held + _SIDECAR_WEIGHT)
+    REMOTE_IDENTITIES.put(opened.name, opened.identity, len(opened.name) + 128)
     return container
 
 

@@ -274,7 +274,10 @@ def test_a_query_fetches_a_sidecar_by_its_first_bytes_and_one_get_for_its_column
     sidecar = SIDECARS / "bucket-0" / f"{DATA.name}.index"
     with FileIndexContainer.open(sidecar) as container:
         bodies = {(r.name, e.start, e.start + e.length) for r in container.head.column_records for e in r.indexes}
+    from fileindex.container.file import SIDECARS as SHARED
+
     for where, column in (("f0 = 'Bob'", "f0"), ("f2 = 1.0", "f2")):
+        SHARED.clear()  # (a sidecar shared already is opened by its HEAD_BYTES: see the test below)
         table = PaimonTable(uri, options=object_store.options())  # (a new one: a table keeps the indexes it opened)
         object_store.proxy.clear()
         assert table.scan(where).to_arrow().equals(PaimonTable(SIDECARS).scan(where).to_arrow())
@@ -288,6 +291,27 @@ def test_a_query_fetches_a_sidecar_by_its_first_bytes_and_one_get_for_its_column
         start, last = spans[1]
         assert start >= FIRST_BYTES
         assert {name for name, begin, end in bodies if begin <= last and start < end} == {column}, (where, start, last)
+
+
+def test_a_second_plan_opens_a_shared_sidecar_by_its_head_bytes_alone(object_store):
+    """A sidecar whose container the process shares already is opened again (a new table, a new plan) by a GET of
+    its first HEAD_BYTES, which tells whether the object is still that version: not FIRST_BYTES again for each
+    file; the bodies the first plan fetched are not fetched again."""
+    from fileindex.container.file import FIRST_BYTES, HEAD_BYTES, SIDECARS as SHARED
+
+    uri = upload(object_store, SIDECARS)
+    SHARED.clear()
+    where = "f0 = 'Bob'"
+    expected = PaimonTable(SIDECARS).scan(where).to_arrow()
+    sizes = []
+    for _ in range(2):
+        object_store.proxy.clear()
+        assert PaimonTable(uri, options=object_store.options()).scan(where).to_arrow().equals(expected)
+        fetched = [r for r in object_store.proxy.requests if r.key and r.key.endswith(".index")]
+        assert all(r.method == "GET" and r.range for r in fetched), fetched
+        sizes.append([int(r.range.removeprefix("bytes=0-")) + 1 if r.range.startswith("bytes=0-") else r.range
+                      for r in fetched])
+    assert sizes[0][0] == FIRST_BYTES and sizes[1] == [HEAD_BYTES], sizes
 
 
 def test_a_query_sends_one_request_per_small_sidecar(object_store):
