@@ -9,7 +9,9 @@ the requests, the bytes sent back and the wall time of
 * ``pyarrow.dataset`` over the live data files on pyarrow's ``S3FileSystem`` (the same endpoint), the filter
   pushed down (statistics and row groups, no index).
 
-Requests and bytes are per run (a tool's total over ``--repeat`` runs divided by them); wall times medians.
+Requests and bytes are per run (a tool's total over ``--repeat`` runs divided by them); wall times medians, and for
+ours and pyarrow.dataset (in this process) the median CPU seconds of the process, all threads. To compare two
+commits, run it in each checkout in turn (``tools/checkout.py``: each imports its own package).
 Row counts must agree. A query whose index rules out every file (an id no file holds) shows the data files
 each fetched (``data GETs``): ours must be 0.
 """
@@ -45,18 +47,20 @@ def options(endpoint: str) -> dict[str, str]:
             "s3.path-style-access": "true"}
 
 
-def counted(proxy, run, repeat: int) -> tuple[float, int, int, int, int]:
-    """(median wall seconds, rows, requests per run, bytes per run, data-file GETs per run) of ``repeat`` runs."""
+def counted(proxy, run, repeat: int) -> tuple[float, int, int, int, int, float]:
+    """(median wall seconds, rows, requests per run, bytes per run, data-file GETs per run, median CPU seconds of
+    this process, all threads) of ``repeat`` runs."""
     proxy.clear()
-    times, rows = [], None
+    times, cpu, rows = [], [], None
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         rows = run()
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
     sent = proxy.requests
     data = sum(1 for r in sent if r.key and r.key.endswith(".parquet") and r.method == "GET")
     return (statistics.median(times), rows, len(sent) // repeat, sum(r.sent for r in sent) // repeat,
-            data // repeat)
+            data // repeat, statistics.median(cpu))
 
 
 def ours(uri: str, proxy_url: str, where: str | None) -> int:
@@ -116,8 +120,9 @@ def store_benchmark(root: Path, cases: list[dict], peer_python: Path, repeat: in
             files = [f"{folder}/{local.relative(entry)}" for entry, _ in local.live()]
             print(f"\n--store s3: moto behind the counting proxy, {latency * 1000:.0f} ms added per request; per run: "
                   f"requests, bytes fetched, data-file GETs; wall: median of {repeat} cold runs, seconds")
-            print(f"{'query':<28} {'rows':>9} | {'ours req':>8} {'bytes':>11} {'data':>4} {'wall':>7} | "
-                  f"{'peer req':>8} {'bytes':>11} {'data':>4} {'wall':>7} | {'pa req':>6} {'bytes':>11} {'wall':>7}")
+            print(f"{'query':<28} {'rows':>9} | {'ours req':>8} {'bytes':>11} {'data':>4} {'wall':>7} {'cpu':>6} | "
+                  f"{'peer req':>8} {'bytes':>11} {'data':>4} {'wall':>7} | {'pa req':>6} {'bytes':>11} {'wall':>7} "
+                  f"{'cpu':>6}")
             for case in cases:
                 if case["where"] is None or case["name"].startswith("amount"):
                     continue  # (reads of every row: the bytes are the table's, whoever reads them)
@@ -126,9 +131,9 @@ def store_benchmark(root: Path, cases: list[dict], peer_python: Path, repeat: in
                               f"SELECT * FROM paimon.default.orders WHERE {case['sql']}", repeat)
                 plain = counted(proxy, lambda case=case: pyarrow_dataset(files, proxy.url, case["arrow"]), repeat)
                 assert mine[1] == theirs[1] == plain[1], (case["name"], mine[1], theirs[1], plain[1])
-                print(f"{case['name']:<28} {mine[1]:>9,} | {mine[2]:>8} {mine[3]:>11,} {mine[4]:>4} {mine[0]:>7.3f} | "
-                      f"{theirs[2]:>8} {theirs[3]:>11,} {theirs[4]:>4} {theirs[0]:>7.3f} | {plain[2]:>6} "
-                      f"{plain[3]:>11,} {plain[0]:>7.3f}")
+                print(f"{case['name']:<28} {mine[1]:>9,} | {mine[2]:>8} {mine[3]:>11,} {mine[4]:>4} {mine[0]:>7.3f} "
+                      f"{mine[5]:>6.3f} | {theirs[2]:>8} {theirs[3]:>11,} {theirs[4]:>4} {theirs[0]:>7.3f} | "
+                      f"{plain[2]:>6} {plain[3]:>11,} {plain[0]:>7.3f} {plain[5]:>6.3f}")
             proxy.close()
         finally:
             server.stop()

@@ -9,7 +9,7 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
 
@@ -117,9 +117,14 @@ class RangedFile(Protocol):
     def read_range(self, offset: int, length: int) -> bytes: ...
 
 
-# the bytes a container on a store is opened by: a HEAD of a few columns' entries (114 bytes for three); a
-# larger HEAD is fetched by a second read of its length
+# the bytes a container's HEAD is read from (114 bytes for three columns' entries); a larger HEAD is fetched by a
+# second read of its length
 HEAD_BYTES = 4096
+# the bytes a sidecar on a store is opened by (one GET): the whole of a small sidecar (most are), and of a larger
+# one its HEAD with the bodies written first, so that the bodies a query asks for there cost no second request.
+# A round trip to a store (20-50 ms) costs what sending about 2 MB does, so these cost at most a quarter of the
+# request they save (DataFusion's Parquet footer hint, metadata_size_hint, is the same 512 KiB for the same reason)
+FIRST_BYTES = 512 << 10
 
 
 class RangedContainer(FileIndexContainer):
@@ -136,6 +141,11 @@ class RangedContainer(FileIndexContainer):
     def size(self) -> int:
         return self._size
 
+    @property
+    def held(self) -> int:
+        """The bytes this container holds: its HEAD's and the bodies fetched."""
+        return len(self._buffer) + sum(len(body) for body in list(self._bodies.values()))
+
     def body(self, entry: IndexEntry) -> memoryview | None:
         if entry.is_empty:
             return None
@@ -145,6 +155,26 @@ class RangedContainer(FileIndexContainer):
         if found is None:
             found = self._bodies[key] = memoryview(self._opened.read_range(entry.start, entry.length))
         return found
+
+    def keep_bodies(self, columns: Collection[str], opened: RangedFile) -> None:
+        """Fetch the bodies of ``columns``' indexes (those read whole, not by parts) from ``opened``, this object's
+        version opened by a GET of its first bytes, while it holds them: the bodies lying there cost no request, the
+        rest are fetched together (merged where they lie close). A body out of the object's bounds is left to
+        :meth:`body`, which raises for it when a query asks."""
+        wanted = []
+        for column in columns:
+            for entry in self.indexes(column).values():
+                if entry.is_empty or entry.length > PARTIAL_BODY_BYTES or (entry.start, entry.length) in self._bodies:
+                    continue
+                try:
+                    self._check_bounds(entry)
+                except errors.DecodeError:
+                    continue
+                wanted.append((entry.start, entry.length))
+        together = getattr(opened, "read_ranges", None)  # (an object store's: merged, sent together)
+        fetched = together(wanted) if together is not None else [opened.read_range(*r) for r in wanted]
+        for key, data in zip(wanted, fetched, strict=True):
+            self._bodies[key] = memoryview(data)
 
     def partial_body(self, entry: IndexEntry) -> PartialBody | None:
         """The body of ``entry`` fetched by parts as its reader asks for them, where it is larger than
@@ -223,11 +253,14 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(start, end) for start, end in merged]
 
 
-def ranged_container(opened: RangedFile) -> FileIndexContainer:
-    """The container of a file on a store (``opened``: its first bytes fetched, ``read_range`` for the rest): a
-    :class:`RangedContainer` for version 1, whose HEAD is at the start; the whole file read otherwise."""
+def ranged_container(opened: RangedFile, asked: Collection[str] = (), held: int = 0) -> FileIndexContainer:
+    """The container of a file on a store (``opened``: its first ``held`` bytes fetched, ``read_range`` for the
+    rest): a :class:`RangedContainer` for version 1, whose HEAD is at the start, with the bodies of the ``asked``
+    columns fetched (``keep_bodies``); the whole file where it is small and held whole, or not of version 1."""
     from fileindex.errors import DecodeError
 
+    if opened.size <= min(held, SMALL_FILE):  # (held whole: no request for any body, and little to keep)
+        return FileIndexContainer.from_bytes(opened.read_range(0, opened.size), source=opened.name)
     first = opened.read_range(0, min(opened.size, HEAD_BYTES))
     try:
         head = parse_head(first)
@@ -238,7 +271,9 @@ def ranged_container(opened: RangedFile) -> FileIndexContainer:
         head = None
     if head is None or head.version != 1 or head.head_length is None or head.head_length > len(first):
         return FileIndexContainer.from_bytes(opened.read_range(0, opened.size), source=opened.name)
-    return RangedContainer(opened, first, head)
+    container = RangedContainer(opened, first, head)
+    container.keep_bodies(asked, opened)
+    return container
 
 
 # An embedded index is bytes of a manifest entry: the same bytes always open the same container, with
@@ -284,9 +319,21 @@ MAPPED_SIDECARS: BoundedMemo[FileIndexContainer] = BoundedMemo(items=_sidecar_me
 SMALL_FILE = 64 << 10
 
 
+# the identity of the sidecar last shared under each URI (a remote one, in SIDECARS)
+REMOTE_IDENTITIES: BoundedMemo[tuple] = BoundedMemo(items=1 << 17, budget=32 << 20)
+
+
 def shared_sidecar(identity: tuple) -> FileIndexContainer | None:
     """The container of the sidecar with this identity, if one is shared already (nothing is opened)."""
     return SIDECARS.get(identity) or MAPPED_SIDECARS.get(identity)
+
+
+def first_bytes(uri: str) -> int:
+    """How many first bytes the GET opening the sidecar at ``uri`` on a store asks for: ``HEAD_BYTES`` where its
+    container is shared already (the GET then only tells whether the object is still that version, and a second
+    plan sends kilobytes, not half a megabyte per file), ``FIRST_BYTES`` otherwise."""
+    identity = REMOTE_IDENTITIES.get(uri)
+    return HEAD_BYTES if identity is not None and SIDECARS.get(identity) is not None else FIRST_BYTES
 
 
 def sidecar_container(path: str | os.PathLike | BinaryIO, *, identity: tuple | None = None,

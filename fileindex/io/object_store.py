@@ -114,12 +114,15 @@ class ObjectInputFile:
     def read_range(self, offset: int, length: int) -> bytes:
         """``length`` bytes from ``offset`` (fewer at the end of the object); the object's last 64 KiB are
         fetched once, by the first read that reaches into them, and served from memory after that, as are the
-        ranges :meth:`prefetch` holds."""
+        ranges :meth:`prefetch` holds and the first bytes :meth:`ObjectStoreFileIO.open_head` fetched."""
         end = min(offset + length, self.size)
         if offset >= end:
             return b""
-        if end <= len(self._head):
+        first = len(self._head)
+        if end <= first:
             return self._head[offset:end]
+        if offset < first:  # (a range running past the first bytes held: only the rest is fetched)
+            return self._head[offset:] + self._io._get_range(self._location, first, end, self._etag, self._version)
         tail_start = self._tail_start()
         if offset >= tail_start:
             if self._tail is None:
@@ -129,6 +132,11 @@ class ObjectInputFile:
         if held is not None:
             return held
         return self._io._get_range(self._location, offset, end, self._etag, self._version)
+
+    @property
+    def first_held(self) -> int:
+        """How many of the object's first bytes are held (fetched by the GET that opened it: ``open_head``)."""
+        return len(self._head)
 
     def prefetch(self, ranges: Sequence[tuple[int, int]], gap: int = GAP) -> int:
         """Fetch the ``(offset, length)`` ranges ahead of the reads that will ask for them (a row group's column
@@ -187,7 +195,8 @@ class ObjectInputFile:
         return pa.PythonFile(_RangeStream(self), mode="r")
 
     def close(self) -> None:
-        self._tail, self._blocks = None, ()
+        """Drop the bytes held (what was read of them was copied out): reads after this are requests."""
+        self._tail, self._blocks, self._head = None, (), b""
 
     def __enter__(self) -> ObjectInputFile:
         return self
@@ -304,8 +313,9 @@ class ObjectStoreFileIO(UriPaths):
     def open_head(self, path: str, *, within: Sequence[str] = (), what: str = "file",
                   length: int = TAIL) -> ObjectInputFile:
         """``path`` opened by one GET of its first ``length`` bytes (whose answer gives the size and ETag too),
-        kept for reads into them: how a sidecar index is opened (its HEAD is at its start, its bodies are
-        fetched one ranged GET each when asked for)."""
+        kept for reads into them until :meth:`ObjectInputFile.close`: how a sidecar index is opened (its HEAD is at
+        its start; the bodies a query asks for, where they lie in those bytes, cost no request more; others are
+        fetched one ranged GET each)."""
         location = self.confined(path, within, what)
         result = self._call(location, lambda: _obstore().get(self._store, location.key,
                                                              options={"range": (0, length)}))

@@ -12,14 +12,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO, cast
 from pathlib import Path
 from pyroaring import BitMap
 
 from fileindex.container.file import (
+    REMOTE_IDENTITIES,
     SIDECARS,
     FileIndexContainer,
+    RangedContainer,
     embedded_container,
     ranged_container,
     shared_sidecar,
@@ -204,9 +206,11 @@ class PaimonTable:
         refusal = self.store.external_refusal(entry, self.schema)
         return f"index file not read: {refusal}" if refusal else ""
 
-    def container(self, entry: ManifestEntry) -> tuple[str, FileIndexContainer | None, str]:
+    def container(self, entry: ManifestEntry, predicates: Sequence[Predicate | None] = (),
+                  ) -> tuple[str, FileIndexContainer | None, str]:
         """(where the index lives, the opened container, a note on a problem): a sidecar is opened through the
-        store (once, a regular file inside the table or an allowed external root)."""
+        store (once, a regular file inside the table or an allowed external root); on an object store with the
+        bodies ``predicates`` ask for that its first GET holds."""
         if entry.embedded_index is not None:
             return "embedded", FileIndexContainer.from_bytes(entry.embedded_index, source="embedded"), ""
         if not entry.index_files:
@@ -226,7 +230,7 @@ class PaimonTable:
             return "sidecar", None, f"index file {name} is missing"
         with opened:
             if opened.local_path is None:  # (not a local file: its bytes, kept per identity while it is unchanged)
-                return "sidecar", remote_sidecar(opened), ""
+                return "sidecar", remote_sidecar(opened, self._asked_columns(entry, predicates)), ""
             # mapped from the file as opened (a local file has a descriptor), never opened again by name
             return "sidecar", sidecar_container(cast(BinaryIO, opened), identity=opened.identity, name=opened.name), ""
 
@@ -254,16 +258,26 @@ class PaimonTable:
                 return entry
         return None
 
-    def _index(self, entry: ManifestEntry) -> tuple[str, FileIndexContainer | None, str]:
+    def _asked_columns(self, entry: ManifestEntry, predicates: Sequence[Predicate | None]) -> frozenset[str]:
+        """The data file's own names of the columns ``predicates`` name (matched by field id, as
+        ``remap_predicate`` renames them)."""
+        if not predicates:
+            return frozenset()
+        names = {_base(name) for predicate in predicates if predicate is not None for name in columns(predicate)}
+        ids = {field.id for field in self.schema.fields if field.name in names}
+        return frozenset(field.name for field in self.data_schema(entry).fields if field.id in ids)
+
+    def _index(self, entry: ManifestEntry, predicates: Sequence[Predicate | None] = (),
+               ) -> tuple[str, FileIndexContainer | None, str]:
         """(where the index lives, its container, a note on a problem); an embedded index's container is the
         process's shared one (``embedded_container``). Raises what opening a malformed or unreadable one raises."""
         if entry.embedded_index is not None:
             return "embedded", embedded_container(entry.embedded_index), ""
-        return self.container(entry)
+        return self.container(entry, predicates)
 
-    def _open_file(self, entry: ManifestEntry) -> OpenedFile:
+    def _open_file(self, entry: ManifestEntry, predicates: Sequence[Predicate | None] = ()) -> OpenedFile:
         """The data file with its index opened, as ``opened`` keeps it."""
-        return OpenedFile(self.relative(entry), self.data_file_exists(entry), *self._index(entry))
+        return OpenedFile(self.relative(entry), self.data_file_exists(entry), *self._index(entry, predicates))
 
     def _evaluate(self, entry: ManifestEntry, predicates: Sequence[Predicate | None], extended: bool,
                   exact: bool = False, opened: OpenedFile | None = None,
@@ -330,7 +344,7 @@ class PaimonTable:
         """``verdict`` under each predicate, opening the file's index once; ``exact``: each verdict also says
         whether its rows are exactly the matching ones (``FileVerdict.exact``: what a count takes from it). The file
         and its index are opened once per table (``opened``)."""
-        opened = self._opened(entry)
+        opened = self._opened(entry, predicates)
         relative = opened.relative if opened is not None else self.relative(entry)
         if not (opened.exists if opened is not None else self.data_file_exists(entry)):
             where, _, _ = self._evaluate(entry, [], extended)
@@ -352,11 +366,12 @@ class PaimonTable:
         return tuple(within_live(FileVerdict(relative, entry.row_count, where, result, note, is_exact), kept)
                      for (result, note), is_exact in zip(answers, exactness, strict=True))
 
-    def _opened(self, entry: ManifestEntry) -> OpenedFile | None:
-        """The file with its index opened, kept by the table; None where its index cannot be opened (the
-        evaluation meets the same failure and notes it)."""
+    def _opened(self, entry: ManifestEntry, predicates: Sequence[Predicate | None]) -> OpenedFile | None:
+        """The file with its index opened (with the bodies ``predicates`` ask for, where that costs no request),
+        kept by the table; None where its index cannot be opened (the evaluation meets the same failure and notes
+        it)."""
         try:
-            return self.opened.of(entry, self._open_file)
+            return self.opened.of(entry, lambda opening: self._open_file(opening, predicates))
         except UNREADABLE_INDEX:
             return None
 
@@ -389,19 +404,26 @@ class PaimonTable:
                                       REMAIN if group_kept else SKIP, note)
 
 
-_SIDECAR_WEIGHT = 8192  # a remote sidecar's HEAD, readers and the bodies it fetched: weighed as opened
+_SIDECAR_WEIGHT = 8192  # a remote sidecar's readers, beside the bytes it holds
 
 
-def remote_sidecar(opened: InputFile) -> FileIndexContainer:
-    """The container of a sidecar opened on a store: shared per process by the identity the open gave (URI,
-    size, ETag), so a second plan of an unchanged file sends one request (the open) instead of two."""
-    shared = shared_sidecar(opened.identity)
-    if shared is not None:
-        return shared
-    container = ranged_container(opened)
-    container.readers = {}
-    SIDECARS.put(opened.identity, container, len(container.head.entries) * 4096 + _SIDECAR_WEIGHT)
+def remote_sidecar(opened: InputFile, asked: Collection[str] = ()) -> FileIndexContainer:
+    """The container of a sidecar opened on a store, with the bodies of the ``asked`` columns (those in the bytes
+    the open fetched cost no request more): shared per process by the identity the open gave (URI, size, ETag; a
+    shared one takes the asked bodies it lacks from this open), weighed by the bytes it holds (bodies fetched later
+    by a query are not weighed)."""
+    container = shared_sidecar(opened.identity)
+    if container is None:
+        container = ranged_container(opened, asked, getattr(opened, "first_held", 0))
+        container.readers = {}
+    elif isinstance(container, RangedContainer) and asked:
+        container.keep_bodies(asked, opened)
+    held = container.held if isinstance(container, RangedContainer) else container.size
+    SIDECARS.put(opened.identity, container, held + _SIDECAR_WEIGHT)
+    REMOTE_IDENTITIES.put(opened.name, opened.identity, len(opened.name) + 128)
     return container
+
+
 def _exact_answer(evaluator: FileIndexEvaluator, container: FileIndexContainer, predicate: Predicate, row_count: int,
                   note: str, lossless: bool) -> tuple[tuple[FileIndexResult, str], bool]:
     """((result, note), exact) of ``evaluate_exact``: exact only where the file's predicate is the table's

@@ -366,13 +366,13 @@ class TableStore:
 
     def open_beside(self, entry: ManifestEntry, schema: Schema, name: str) -> InputFile:
         """A sidecar of the data file opened as ``open_data`` opens the data file (on an object store by its
-        first bytes, where a container's HEAD is: its bodies are fetched when asked for)."""
+        first bytes, where a container's HEAD is and the first bodies: the others are fetched when asked for)."""
         path, within = self.beside(entry, schema, name), self._within(entry, schema)
         open_head = getattr(self.io_of(path), "open_head", None)
         if open_head is not None:
-            from fileindex.container.file import HEAD_BYTES
+            from fileindex.container.file import first_bytes
 
-            return open_head(path, within=within or (self._root_text(),), what="index file", length=HEAD_BYTES)
+            return open_head(path, within=within or (self._root_text(),), what="index file", length=first_bytes(path))
         return self.open(path, "index file", within)
 
     def open(self, path: str, what: str, within: tuple[str, ...] | None = None) -> InputFile:

@@ -11,6 +11,7 @@ from test_tables_on_stores import BITMAP, SIDECARS, run_cli, storage_flags, uplo
 from fileindex import PaimonTable
 
 DATA = next(SIDECARS.glob("bucket-0/*.parquet"))
+BITMAP_SIDECARS = BITMAP.parent.parent / "append_with_bitmap_no_embedding.db" / "append_with_bitmap_no_embedding"
 BLOOM = ["--option", "file-index.bloom-filter.columns=f1", "--option", "file-index.bloom-filter.f1.items=10"]
 
 
@@ -262,29 +263,74 @@ def test_no_credentials_names_the_options_of_the_store_at_hand(object_store, cap
                                                      if kind != object_store.kind and other in err], err
 
 
-def test_a_query_fetches_the_index_bodies_of_its_columns_only(object_store):
-    """Per sidecar still in play: one GET of its first bytes (the HEAD), then ranged GETs inside the bodies of the
-    predicate's column, never a body of another column."""
+def test_a_query_fetches_a_sidecar_by_its_first_bytes_and_one_get_for_its_columns_bodies_beyond_them(object_store):
+    """Per sidecar still in play: one GET of its first bytes (``FIRST_BYTES``: the HEAD and the bodies written
+    first), then, for the predicate's column's bodies lying beyond them (this 3 MB sidecar's ``f0`` runs past them,
+    ``f2`` lies wholly beyond), one GET of only the bytes not held yet, never of another column's body."""
     from fileindex import PaimonTable
-    from fileindex.container.file import HEAD_BYTES, FileIndexContainer
+    from fileindex.container.file import FileIndexContainer
 
     uri = upload(object_store, SIDECARS)
     sidecar = SIDECARS / "bucket-0" / f"{DATA.name}.index"
     with FileIndexContainer.open(sidecar) as container:
         bodies = {(r.name, e.start, e.start + e.length) for r in container.head.column_records for e in r.indexes}
+    from fileindex.container.file import SIDECARS as SHARED
+
     for where, column in (("f0 = 'Bob'", "f0"), ("f2 = 1.0", "f2")):
+        SHARED.clear()  # (a sidecar shared already is opened by its HEAD_BYTES: see the test below)
         table = PaimonTable(uri, options=object_store.options())  # (a new one: a table keeps the indexes it opened)
         object_store.proxy.clear()
         assert table.scan(where).to_arrow().equals(PaimonTable(SIDECARS).scan(where).to_arrow())
         fetched = [r for r in object_store.proxy.requests if r.key and r.key.endswith(".index")]
-        assert fetched and all(r.method == "GET" and r.range for r in fetched)
+        assert all(r.method == "GET" and r.range for r in fetched)
         spans = [tuple(int(n) for n in r.range.removeprefix("bytes=").split("-")) for r in fetched]
-        assert spans[0] == (0, HEAD_BYTES - 1)
-        for start, last in spans[1:]:
-            owners = {name for name, begin, end in bodies if begin <= start and last < end}
-            assert owners == {column}, (where, start, last, owners)
-        assert sum(r.sent for r in fetched) < sidecar.stat().st_size // 2
-        assert len(fetched) <= 1 + len([b for b in bodies if b[0] == column])
+        assert len(spans) == 2 and spans[0][0] == 0, (where, spans)
+        from fileindex.container.file import FIRST_BYTES
+
+        assert spans[0][1] == FIRST_BYTES - 1
+        start, last = spans[1]
+        assert start >= FIRST_BYTES
+        assert {name for name, begin, end in bodies if begin <= last and start < end} == {column}, (where, start, last)
+
+
+def test_a_second_plan_opens_a_shared_sidecar_by_its_head_bytes_alone(object_store):
+    """A sidecar whose container the process shares already is opened again (a new table, a new plan) by a GET of
+    its first HEAD_BYTES, which tells whether the object is still that version: not FIRST_BYTES again for each
+    file; the bodies the first plan fetched are not fetched again."""
+    from fileindex.container.file import FIRST_BYTES, HEAD_BYTES, SIDECARS as SHARED
+
+    uri = upload(object_store, SIDECARS)
+    SHARED.clear()
+    where = "f0 = 'Bob'"
+    expected = PaimonTable(SIDECARS).scan(where).to_arrow()
+    sizes = []
+    for _ in range(2):
+        object_store.proxy.clear()
+        assert PaimonTable(uri, options=object_store.options()).scan(where).to_arrow().equals(expected)
+        fetched = [r for r in object_store.proxy.requests if r.key and r.key.endswith(".index")]
+        assert all(r.method == "GET" and r.range for r in fetched), fetched
+        sizes.append([int(r.range.removeprefix("bytes=0-")) + 1 if r.range.startswith("bytes=0-") else r.range
+                      for r in fetched])
+    assert sizes[0][0] == FIRST_BYTES and sizes[1] == [HEAD_BYTES], sizes
+
+
+def test_a_query_sends_one_request_per_small_sidecar(object_store):
+    """A sidecar no larger than its first GET (most are) is read by that GET alone, whichever column is asked, and
+    a second query on the same table sends none (its container is kept)."""
+    from fileindex import PaimonTable
+    from fileindex.container.file import SIDECARS as SHARED
+
+    uri = upload(object_store, BITMAP_SIDECARS)
+    for where in ("f0 = 'Alice'", "f1 = 20", "f2 = 0"):
+        SHARED.clear()
+        table = PaimonTable(uri, options=object_store.options())
+        object_store.proxy.clear()
+        assert table.scan(where).to_arrow().equals(PaimonTable(BITMAP_SIDECARS).scan(where).to_arrow())
+        fetched = [r for r in object_store.proxy.requests if r.key and r.key.endswith(".index")]
+        assert [r.method for r in fetched] == ["GET"], (where, fetched)
+        object_store.proxy.clear()
+        table.scan("f0 = 'Bob' OR f1 = 10").to_arrow()
+        assert not [r for r in object_store.proxy.requests if r.key and r.key.endswith(".index")]
 
 
 def test_a_data_file_under_an_external_path_on_a_store_is_read_only_where_allowed(s3_store, capsys, tmp_path):

@@ -1,7 +1,9 @@
 """A sidecar index on S3 (moto behind the counting proxy), opened as a table scan opens it (``open_head``, then
 ``ranged_container``): a small one is one GET; a large bitmap body is fetched by the parts a query needs (its
 dictionary, then the bitmaps of the keys asked for), never whole; an object replaced between two GETs is still an
-``ObjectChangedError``; one shorter than its HEAD says is a typed error naming the file and the offset."""
+``ObjectChangedError``; one shorter than its HEAD says is a typed error naming the file and the offset. Opened for
+a query (``remote_sidecar``): by one GET of its first bytes where the asked body lies in them, one GET more for a
+body beyond them, an error for an object replaced between the two."""
 from __future__ import annotations
 
 import functools
@@ -9,12 +11,20 @@ import random
 
 import pytest
 
-from fileindex.container.file import HEAD_BYTES, PARTIAL_BODY_BYTES, FileIndexContainer, ranged_container
+from fileindex.container.file import (
+    FIRST_BYTES,
+    HEAD_BYTES,
+    PARTIAL_BODY_BYTES,
+    SIDECARS,
+    FileIndexContainer,
+    ranged_container,
+)
 from fileindex.container.writer import write_entries
-from fileindex.errors import InvalidLengthError
+from fileindex.errors import InvalidLengthError, InvalidOffsetError
 from fileindex.indexes import bitmap
 from fileindex.indexes.registry import open_entry
 from fileindex.io.object_store import ObjectChangedError
+from fileindex.scan.table import remote_sidecar
 from fileindex.types import parse_type
 
 STRING = parse_type("STRING")
@@ -94,4 +104,74 @@ def test_a_sidecar_shorter_than_its_head_says_is_a_typed_error_naming_the_file_a
     uri = s3_store.put("bucket-0/data-0.parquet.index", data[:len(data) // 2])
     with pytest.raises(InvalidLengthError, match=r"data-0\.parquet\.index: .*runs past the end") as raised:
         opened_reader(s3_store, uri)[1].visit_equal(CATEGORIES[0])
+    assert raised.value.offset > 0
+
+
+def two_columns(filler: int, values: list) -> bytes:
+    """A container whose first body is a bitmap of ``filler`` distinct values on ``filler``, then ``category``'s."""
+    spread = bitmap.build([f"value-{n:06d}" for n in range(filler)], STRING)
+    return write_entries([("filler", "bitmap", spread), ("category", "bitmap", bitmap.build(values, STRING))])
+
+
+def opened_as_a_query_opens_it(store, uri: str, asked=frozenset({"category"})):
+    """The sidecar at ``uri`` opened as a table's query on ``asked`` opens it (``TableStore.open_beside``, then
+    ``remote_sidecar``)."""
+    with store.file_io().open_head(uri, what="index file", length=FIRST_BYTES) as opened:
+        return remote_sidecar(opened, asked)
+
+
+def category_reader(container):
+    return open_entry(container, container.entry("category", "bitmap"), STRING)
+
+
+def test_a_sidecar_whose_asked_body_lies_in_its_first_bytes_is_one_get(s3_store):
+    values = categories()[:20_000]
+    data = two_columns(3000, values)  # (over HEAD_BYTES and SMALL_FILE: opened by parts)
+    assert HEAD_BYTES < len(data) < FIRST_BYTES
+    uri = s3_store.put("bucket-0/data-1.parquet.index", data)
+    SIDECARS.clear()
+    s3_store.proxy.clear()
+    reader = category_reader(opened_as_a_query_opens_it(s3_store, uri))
+    assert list(reader.visit_equal(CATEGORIES[3]).bitmap) == expected_rows(values, CATEGORIES[3])
+    assert [r.range for r in index_gets(s3_store)] == [f"bytes=0-{FIRST_BYTES - 1}"]
+
+
+def test_a_sidecar_whose_asked_body_lies_beyond_its_first_bytes_answers_right_with_one_get_more(s3_store):
+    values = categories()[:20_000]
+    data = two_columns(40_000, values)
+    container = FileIndexContainer.from_bytes(data)
+    assert container.entry("category", "bitmap").start > FIRST_BYTES
+    uri = s3_store.put("bucket-0/data-2.parquet.index", data)
+    SIDECARS.clear()
+    s3_store.proxy.clear()
+    reader = category_reader(opened_as_a_query_opens_it(s3_store, uri))
+    whole = category_reader(container)
+    for value in CATEGORIES:
+        assert reader.visit_equal(value).bitmap == whole.visit_equal(value).bitmap
+    first, second = [r.range for r in index_gets(s3_store)]  # (the body lies in the object's end: fetched whole)
+    start, last = (int(n) for n in second.removeprefix("bytes=").split("-"))
+    body = container.entry("category", "bitmap")
+    assert first == f"bytes=0-{FIRST_BYTES - 1}" and FIRST_BYTES <= start <= body.start
+    assert last == body.start + body.length - 1
+
+
+def test_a_sidecar_replaced_between_its_first_bytes_and_a_body_beyond_them_is_an_error(s3_store):
+    values = categories()[:20_000]
+    uri = s3_store.put("bucket-0/data-3.parquet.index", two_columns(40_000, values))
+    SIDECARS.clear()
+    with s3_store.file_io().open_head(uri, what="index file", length=FIRST_BYTES) as opened:
+        s3_store.put("bucket-0/data-3.parquet.index", two_columns(40_000, list(reversed(values))))
+        with pytest.raises(ObjectChangedError, match="data-3.parquet.index changed since it was opened"):
+            remote_sidecar(opened, {"category"})
+
+
+def test_a_truncated_sidecar_opened_for_a_query_is_a_typed_error_naming_the_file_and_offset(s3_store):
+    data = two_columns(40_000, categories()[:20_000])
+    uri = s3_store.put("bucket-0/data-4.parquet.index", data[:FIRST_BYTES + 100])
+    SIDECARS.clear()
+    s3_store.proxy.clear()
+    container = opened_as_a_query_opens_it(s3_store, uri)  # (the body out of bounds is not asked for)
+    assert len(index_gets(s3_store)) == 1
+    with pytest.raises(InvalidOffsetError, match=r"data-4\.parquet\.index: body start \d+ is outside") as raised:
+        category_reader(container)
     assert raised.value.offset > 0

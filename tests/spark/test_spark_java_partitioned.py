@@ -112,8 +112,8 @@ class IndexOpens:
     def __init__(self, monkeypatch):
         self.files: list[str] = []
         container = PaimonTable.container
-        monkeypatch.setattr(PaimonTable, "container",
-                            lambda table, entry: self.files.append(entry.file_name) or container(table, entry))
+        monkeypatch.setattr(PaimonTable, "container", lambda table, entry, *predicates: self.files.append(
+            entry.file_name) or container(table, entry, *predicates))
 
 
 @pytest.mark.java

@@ -339,7 +339,8 @@ def test_several_predicates_planned_together_equal_each_alone_and_open_each_inde
     alone = [[(v.file, v.index, shown(v.result), v.note) for v in table.plan(w)] for w in wheres]
     opened = []
     container = PaimonTable.container
-    monkeypatch.setattr(PaimonTable, "container", lambda self, entry: opened.append(entry) or container(self, entry))
+    monkeypatch.setattr(PaimonTable, "container", lambda self, entry, *predicates: opened.append(entry) or container(
+        self, entry, *predicates))
     shared = scan.embedded_container  # (what planning opens an embedded index with)
     monkeypatch.setattr(scan, "embedded_container", lambda data: opened.append(data) or shared(data))
     together = PaimonTable(root).plan_many(wheres)  # (a new table: ``table`` keeps the indexes it opened)
