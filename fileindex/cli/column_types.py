@@ -83,10 +83,10 @@ def _read(data: str | None, table: str | None,
         schema = PaimonTable(table).schema
         return f"table {table} (schema {schema.id})", None, schema.types()
     if data:
-        return data, data, _data_file_types(data)
+        return data, data, data_file_types(data)
     beside = _data_file_beside(index_path)
     if beside is not None:
-        return f"{beside} (the data file beside the index)", beside, _data_file_types(beside)
+        return f"{beside} (the data file beside the index)", beside, data_file_types(beside)
     return None, None, {}
 
 
@@ -236,7 +236,7 @@ def _data_file_beside(index_path: str) -> str | None:
     return candidate if Path(candidate).is_file() and data_file_format(candidate) else None
 
 
-def _data_file_types(path: str) -> dict[str, DataType]:
+def data_file_types(path: str) -> dict[str, DataType]:
     from fileindex.arrow.data_files import DataFileReader
     from fileindex.arrow.types import schema_of
 
@@ -255,10 +255,11 @@ def warn_imprecise_timestamps(command: str, data: str | InputFile, columns: list
 
 
 def warn_retyped_columns(command: str, index: str, read: dict[str, DataType],
-                         override: dict[str, DataType]) -> None:
+                         override: dict[str, DataType]) -> list[str]:
     """One line on stderr for a column ``--schema`` types otherwise than its data where the index's bytes cannot tell
     (every other misfit is an error): a bloom filter keeps only hashes, and every index keeps a timestamp as
-    milliseconds or microseconds and a decimal unscaled, with no precision or scale. Its answers are wrong."""
+    milliseconds or microseconds and a decimal unscaled, with no precision or scale. Its answers are wrong.
+    Returns those columns as shown (``name TYPE (the data: TYPE)``), none when ``--schema`` keeps the data's."""
     retyped = [name for name, given in override.items() if name in read and read[name].root != given.root]
     blooms = set(indexed_columns(index, "bloom-filter")) if retyped else set()
     named = [f"{name} {override[name]} (the data: {read[name]})" for name in retyped if name in blooms]
@@ -272,6 +273,7 @@ def warn_retyped_columns(command: str, index: str, read: dict[str, DataType],
         print(f"fileindex {command}: warning: --schema gives {', '.join(rescaled)}; an index keeps a timestamp as "
               "milliseconds (precision 3 or less) or microseconds and a decimal unscaled, so under another precision "
               "or scale its answers are wrong: leave them out of --schema", file=sys.stderr)
+    return named + rescaled
 
 
 def _unit(data_type: DataType) -> int | None:

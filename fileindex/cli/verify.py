@@ -45,17 +45,23 @@ def run(args: argparse.Namespace) -> int:
         if args.witnesses < 0:
             raise UsageError(f"--witnesses {args.witnesses}: give 0 or more")
         override = parse_schema(args.schema) if args.schema else {}
+        retyped: list[str] = []
         if override:
             refuse_unknown_override(DataFileReader(task.path), override)
+            retyped = column_types.warn_retyped_columns(NAME, index, column_types.data_file_types(task.path), override)
             task = replace(task, column_types=tuple(override.items()))
         summary = summarize([verify_file(task, witnesses=args.witnesses, exhaustive=True).as_row()])
         column_types.warn_imprecise_timestamps(NAME, task.path, column_types.indexed_columns(index), override)
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
+    blamed = retyped if summary["violations"] else []
     if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
+        print(json.dumps({**summary, "retyped_by_schema": blamed} if blamed else summary, ensure_ascii=False))
     else:
         print(render_text(summary))
+        if blamed:
+            print(f"the --schema differs from the data's types: {', '.join(blamed)}; the violations may be those of "
+                  "the --schema, not of the index: verify again without those columns in --schema")
     return exit_code(summary)
 
 

@@ -1,0 +1,41 @@
+"""Confusing messages, exit codes and doc errors the nineteenth (new user's) trial found."""
+import decimal
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from test_third_trial import run
+
+
+@pytest.fixture
+def priced(tmp_path, capsys):
+    """500 rows: ``id`` BIGINT with a bloom filter, ``price`` DECIMAL(10, 2) with a bsi."""
+    data = tmp_path / "a.parquet"
+    prices = pa.array([decimal.Decimal(i) / 100 for i in range(500)], pa.decimal128(10, 2))
+    pq.write_table(pa.table({"id": pa.array(range(500), pa.int64()), "price": prices}), data)
+    code, _, err = run(capsys, "build", data, "--option", "file-index.bloom-filter.columns=id",
+                       "--option", "file-index.bsi.columns=price")
+    assert code == 0, err
+    return data
+
+
+@pytest.mark.parametrize(("schema", "said"), [
+    ("price DECIMAL(10,3)", "price DECIMAL(10, 3) (the data: DECIMAL(10, 2))"),
+    ("id DOUBLE", "id DOUBLE (the data: BIGINT)"),
+])
+def test_verify_warns_of_a_schema_that_retypes_the_data_and_says_so_in_its_report(capsys, priced, schema, said):
+    """verify blamed the bsi ("499 of 500 rows differ") or the bloom filter (false negatives) for a --schema that
+    types a column otherwise than its data, where query warns of it."""
+    code, out, err = run(capsys, "verify", priced, "--schema", schema)
+    assert code == 1
+    assert "warning: --schema" in err and said in err
+    assert "the --schema differs from the data's types" in out and said in out
+    code, out, _ = run(capsys, "verify", priced, "--schema", schema, "--json")
+    assert code == 1 and json.loads(out)["retyped_by_schema"] == [said]
+
+
+def test_verify_says_nothing_of_a_schema_that_keeps_the_data_types(capsys, priced):
+    code, out, err = run(capsys, "verify", priced, "--schema", "price DECIMAL(10,2)")
+    assert code == 0 and "warning" not in err and "--schema differs" not in out
+
