@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -79,10 +80,17 @@ def run(args: argparse.Namespace) -> int:
 
 def open_data_file(data: str):
     """A data file named by a store's URI opened once (its footer, advice and warnings read from the one
-    opening); a local path as given."""
+    opening); a local path as given, refused (exit 2, as verify) when a folder or no Parquet or ORC file."""
+    from fileindex.cli.verify import refuse_folder
     from fileindex.io.reach import names_a_store, open_location
 
-    return open_location(data, "data file") if names_a_store(data) else data
+    if names_a_store(data):
+        return open_location(data, "data file")
+    if os.path.isdir(data):
+        refuse_folder(data, NAME)
+    if os.path.isfile(data):
+        column_types.refuse_non_data_file(data, NAME)
+    return data
 
 
 def build_into_store(output: str, data, options, schema, writer: str):

@@ -211,7 +211,7 @@ def named_folder(path: str, err: Exception) -> Exception:
     return _table_folder(folder) if {"snapshot", "schema"} <= names else _folder(folder)
 
 
-def refuse_non_data_file(path: str) -> None:
+def refuse_non_data_file(path: str, command: str = "verify") -> None:
     """Anything but a Parquet or ORC file given where a data file is expected: say what it is instead."""
     from fileindex.arrow.data_files import data_file_format
     from fileindex.container.head import MAGIC
@@ -220,6 +220,8 @@ def refuse_non_data_file(path: str) -> None:
         return
     with open(path, "rb") as file:
         is_index = file.read(len(MAGIC)) == MAGIC
+    if is_index and command != "verify":
+        raise UsageError(f"{path} is a file index, not a data file: fileindex {command} takes its data file")
     if is_index:
         beside = _data_file_beside(path)
         order = f"fileindex verify {beside} {path}" if beside else f"fileindex verify DATA_FILE {path}"

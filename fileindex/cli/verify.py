@@ -72,7 +72,7 @@ def local_task(data: str, index: str, *, named_index: bool):
     if os.path.isfile(data):
         column_types.refuse_non_data_file(data)
     if os.path.isdir(data):
-        refuse_folder(data)
+        refuse_folder(data, NAME)
     for path, what in ((data, "data file"), (index, "index")):
         if not os.path.isfile(path):
             hint = f"; {column_types.index_hint(data)}" if what == "index" and not named_index else ""
@@ -80,13 +80,13 @@ def local_task(data: str, index: str, *, named_index: bool):
     return DataFileTask(os.path.abspath(data), data, os.path.getsize(data), index_file=os.path.abspath(index))
 
 
-def refuse_folder(data: str) -> None:
-    """A folder (a table's) where a data file goes: name the command that verifies every file of one."""
+def refuse_folder(data: str, command: str) -> None:
+    """A folder (a table's) where a data file goes: name the Spark command that does ``command`` for every file."""
     from fileindex.table.store import is_table_root
 
     what = "a Paimon table's folder" if is_table_root(data) else "a folder"
-    raise UsageError(f"{data} is {what}, not a data file: give one of its Parquet or ORC files, or verify them all "
-                     f"with fileindex spark verify {data}")
+    raise UsageError(f"{data} is {what}, not a data file: give one of its Parquet or ORC files, or {command} them all "
+                     f"with fileindex spark {command} {data}")
 
 
 def remote_task(data: str, index: str, *, named_index: bool):

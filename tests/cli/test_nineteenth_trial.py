@@ -39,3 +39,18 @@ def test_verify_says_nothing_of_a_schema_that_keeps_the_data_types(capsys, price
     code, out, err = run(capsys, "verify", priced, "--schema", "price DECIMAL(10,2)")
     assert code == 0 and "warning" not in err and "--schema differs" not in out
 
+
+def test_build_refuses_a_folder_or_a_non_data_file_as_verify_does_exit_2(capsys, tmp_path):
+    """build exited 3 ("malformed") for these, where verify exits 2 and docs/cli.md says 2 is usage."""
+    (tmp_path / "mix").mkdir()
+    (tmp_path / "f.csv").write_text("id\n1\n")
+    for given, said in ((tmp_path / "mix", "is a folder, not a data file"),
+                        (tmp_path / "f.csv", "is not a Parquet or ORC data file")):
+        for command in ("build", "verify"):
+            code, out, err = run(capsys, command, given, "--option", "file-index.bitmap.columns=id") \
+                if command == "build" else run(capsys, command, given)
+            assert (code, out) == (2, ""), (command, given, err)
+            assert said in err
+    code, _, err = run(capsys, "build", tmp_path / "mix", "--option", "file-index.bitmap.columns=id")
+    assert "build them all with fileindex spark build" in err
+
