@@ -54,3 +54,25 @@ def test_build_refuses_a_folder_or_a_non_data_file_as_verify_does_exit_2(capsys,
     code, _, err = run(capsys, "build", tmp_path / "mix", "--option", "file-index.bitmap.columns=id")
     assert "build them all with fileindex spark build" in err
 
+
+def test_bloom_sizing_advice_says_what_its_numbers_are():
+    """"sized for about 111" for a filter built with items=100 (fpp 0.1): 111 is what its bits and hash functions
+    hold at their own false-positive rate (1/2^k), which the advice now says."""
+    from fileindex.indexes.bloom_filter.keys import bloom_parameters
+    from fileindex.indexes.bloom_filter.math import diagnose
+
+    sized = bloom_parameters(100, 0.1)
+    empty = sized.num_hash_functions.to_bytes(4, "big") + bytes(sized.payload_length - 4)
+    advice = diagnose(empty).advice
+    assert "480 bits and 3 hash functions hold about 111 at a false-positive rate of 0.125" in advice
+    assert "sized for" not in advice and "about -0" not in advice
+
+
+def test_negative_bloom_items_are_told_to_be_positive():
+    """items=-5 was advised "use 0 < fpp < 1 and fewer items"."""
+    from fileindex.errors import UsageError
+    from fileindex.indexes.bloom_filter.keys import bloom_parameters
+
+    with pytest.raises(UsageError, match="items=-5: items must be positive") as raised:
+        bloom_parameters(-5, 0.03)
+    assert "fewer items" not in str(raised.value)
