@@ -76,3 +76,48 @@ def test_negative_bloom_items_are_told_to_be_positive():
     with pytest.raises(UsageError, match="items=-5: items must be positive") as raised:
         bloom_parameters(-5, 0.03)
     assert "fewer items" not in str(raised.value)
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    data = tmp_path / "a.parquet"
+    pq.write_table(pa.table({"id": [1, 2], "name": ["a", "b"], "tags": pa.array([[1], [2]]),
+                             "price": pa.array([decimal.Decimal("1.00")] * 2, pa.decimal128(10, 2))}), data)
+    return data
+
+
+@pytest.mark.parametrize(("option", "said", "unsaid"), [
+    ("file-index.bitmap.columns=tags", "no index takes a column of type ARRAY<BIGINT>", "for DECIMAL"),
+    ("file-index.bloom-filter.columns=tags", "no index takes a column of type ARRAY<BIGINT>", "for BOOLEAN"),
+    ("file-index.bitmap.columns=price", "bsi or range-bitmap take a column of type DECIMAL(10, 2)", "BINARY"),
+    ("file-index.bitmap.columns=nmae", "did you mean name?", "\n."),
+    ("file-index.bitmap.columns=Name", "did you mean name? column names are case-sensitive", "\n."),
+    ("fileindex.bitmap.columns=name", "did you mean file-index.bitmap.columns?", "\n."),
+])
+def test_build_says_which_index_takes_a_type_and_which_name_was_meant(capsys, mixed, option, said, unsaid):
+    """A bitmap on an ARRAY was told "use bsi or range-bitmap for DECIMAL, bloom-filter for BINARY"; a misspelt
+    column or option prefix was not named as query names one."""
+    code, out, err = run(capsys, "build", mixed, "--option", option)
+    assert (code, out) == (2, "")
+    assert said in err and unsaid not in err.strip()
+
+
+def test_build_without_o_beside_a_table_s_own_index_says_it_is_the_default_and_what_to_pass(capsys, tmp_path):
+    """Without -o the refusal read "-o t4/bucket-0/....index is the index file that snapshot/snapshot-1 names"
+    (no -o was given); -o bucket-0 (a folder) suggested that same file, which build refuses."""
+    import shutil
+
+    from conftest import ROOT
+
+    table = tmp_path / "t4"
+    shutil.copytree(ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv", table)
+    data = table / "bucket-0" / "data-bfa36b28-40e7-4026-893b-d23116973174-0.parquet"
+    outside = tmp_path / (data.name + ".index")
+    code, _, err = run(capsys, "build", data, "--option", "file-index.bitmap.columns=f0")
+    assert code == 2
+    assert f"the default output, {data}.index (beside the data file), is the index file that snapshot/" in err
+    assert f"-o {outside}" in err
+    code, _, err = run(capsys, "build", data, "-o", table / "bucket-0", "--option", "file-index.bitmap.columns=f0")
+    assert code == 2 and f"e.g. {outside}" in err
+    code, _, err = run(capsys, "build", data, "-o", outside, "--option", "file-index.bitmap.columns=f0")
+    assert code == 0 and outside.is_file()
