@@ -121,3 +121,21 @@ def test_build_without_o_beside_a_table_s_own_index_says_it_is_the_default_and_w
     assert code == 2 and f"e.g. {outside}" in err
     code, _, err = run(capsys, "build", data, "-o", outside, "--option", "file-index.bitmap.columns=f0")
     assert code == 0 and outside.is_file()
+
+
+def test_a_table_s_ignored_option_is_warned_about_once_per_command(tmp_path):
+    """On the Java table that sets file-index.bitmap.version, "option file-index.bitmap.version is ignored by
+    Paimon" was printed 2-5 times by one command (once for each snapshot, plan and file that read it)."""
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    table = tmp_path / "t"
+    shutil.copytree(ROOT / "tests" / "tables" / "parquet" / "append_with_bitmap_alter_table.db"
+                    / "append_with_bitmap_alter_table", table)
+    for argv in (["rewrite", table, "--dry-run"], ["table", table, "--set", "file-index.bitmap.f1.x=1"]):
+        err = subprocess.run([sys.executable, "-m", "fileindex", *map(str, argv)], capture_output=True, text=True,
+                             check=False).stderr
+        assert err.count("option file-index.bitmap.version is ignored by Paimon") == 1, err
