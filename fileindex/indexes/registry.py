@@ -85,8 +85,10 @@ def index_types_taking(data_type: DataType) -> list[str]:
     return takers
 
 
-def refused_type(err: errors.UnsupportedTypeError, data_type: DataType) -> str:
+def refused_type(err: errors.UnsupportedTypeError, data_type: DataType | None) -> str:
     """A writer's refusal of a column type, with the index types that take that type named."""
+    if data_type is None:
+        return str(err)
     takers = index_types_taking(data_type)
     shown = " or ".join(takers) if len(takers) < 3 else f"{', '.join(takers[:-1])} or {takers[-1]}"
     which = f"{shown} take" if len(takers) > 1 else f"{shown} takes" if takers else "no index takes"

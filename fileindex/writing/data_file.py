@@ -94,7 +94,7 @@ def _misspelt_prefix(table_options: Mapping[str, str]) -> str:
     return ""
 
 
-def _built(request, values, data_type: DataType) -> bytes:
+def _built(request, values, data_type: DataType | None) -> bytes:
     """The request's payload; a type its writer refuses is told with the index types that take it."""
     try:
         return INDEX_TYPES[request.index_type].build(values, data_type, request.options)
