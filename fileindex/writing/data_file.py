@@ -157,10 +157,11 @@ def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str,
 
 
 def _meant(name: str, names: list[str]) -> str:
-    """`` (did you mean N? ...)`` with the file's columns, as ``query`` tells a misspelt column."""
-    from fileindex.predicate.parser import closest_column
+    """`` (did you mean N? its columns: ...)``: the name likely meant, as ``query`` finds it, and the file's columns."""
+    from fileindex.tokens import closest_name
 
-    return closest_column(name, names, as_written=True)
+    close = closest_name(name, names)
+    return f" ({f'did you mean {close}? ' if close else ''}its columns: {', '.join(names)})"
 
 
 def refuse_unknown_override(reader, override: Mapping[str, DataType]) -> None:

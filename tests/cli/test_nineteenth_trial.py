@@ -90,8 +90,8 @@ def mixed(tmp_path):
     ("file-index.bitmap.columns=tags", "no index takes a column of type ARRAY<BIGINT>", "for DECIMAL"),
     ("file-index.bloom-filter.columns=tags", "no index takes a column of type ARRAY<BIGINT>", "for BOOLEAN"),
     ("file-index.bitmap.columns=price", "bsi or range-bitmap take a column of type DECIMAL(10, 2)", "BINARY"),
-    ("file-index.bitmap.columns=nmae", "did you mean name?", "\n."),
-    ("file-index.bitmap.columns=Name", "did you mean name? column names are case-sensitive", "\n."),
+    ("file-index.bitmap.columns=nmae", "did you mean name? its columns: id, name, tags, price", "\n."),
+    ("file-index.bitmap.columns=Name", "did you mean name? its columns: id, name, tags, price", "\n."),
     ("fileindex.bitmap.columns=name", "did you mean file-index.bitmap.columns?", "\n."),
 ])
 def test_build_says_which_index_takes_a_type_and_which_name_was_meant(capsys, mixed, option, said, unsaid):
