@@ -197,6 +197,44 @@ def test_a_guides_examples_run(checkout, page):
         assert re.search(GUIDE_PRINTED.get(page, ""), run_python(checkout, code))
 
 
+def python_guides():
+    for path in GUIDES:
+        code = "\n".join(fenced(path.read_text(), "python"))
+        if code:
+            yield marked(path.name, code)
+
+
+@pytest.mark.parametrize("page", list(python_guides()))
+def test_a_guides_python_examples_paste_into_the_interpreter(checkout, page):
+    """A reader pastes the blocks into an interactive Python, which ends a loop only at a blank line (a statement
+    right after one was a SyntaxError) and prints each expression's value (one printed 1.2 MB of bytes)."""
+    code = "\n".join(fenced((ROOT / "docs" / "guide" / page).read_text(), "python")) + "\n"
+    result = subprocess.run([sys.executable, "-i", "-q"], input=code, cwd=checkout, env=ENV, capture_output=True,
+                            text=True, timeout=900)
+    assert "Traceback" not in result.stderr and "Error:" not in result.stderr, result.stderr[-3000:]
+    assert len(result.stdout) < 20_000, result.stdout[:1000]
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *GUIDES], ids=lambda path: path.name)
+def test_a_python_example_imports_the_modules_it_uses(path):
+    """A block pasted on its own needs its imports: one used pa (pyarrow) that only an earlier block imported."""
+    import ast
+
+    blocks = [ast.parse(block) for block in fenced(path.read_text(), "python")]
+    modules = {name for tree in blocks for name in imported(tree)}
+    for tree in blocks:
+        used = {node.value.id for node in ast.walk(tree)
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
+        assert not (used & modules) - imported(tree), ast.unparse(tree)[:300]
+
+
+def imported(tree) -> set[str]:
+    import ast
+
+    return {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+            for alias in node.names}
+
+
 # what a guide's examples print, where a comment says what they show
 GUIDE_PRINTED = {"reading.md": r"PYTHON\[paimon append_with_bitmap\] SCAN [\s\S]*\nINFO: snapshot 1 where f1 = 20: "
                                r".*file_index 1->1 files, 8->3 rows"}
@@ -240,3 +278,9 @@ def test_the_first_command_installs_the_extras_the_examples_use():
 def test_every_link_of_the_readme_leads_somewhere():
     targets = [t for t in re.findall(r"\]\(([^)#]+)", README) if not t.startswith("https://")]
     assert targets and all((ROOT / t).is_file() for t in targets), [t for t in targets if not (ROOT / t).is_file()]
+
+
+def test_the_readme_says_a_kit_export_needs_a_source_checkout():
+    """From a pip install ``fileindex kit export`` refuses ("an export is made from a source checkout"), which the
+    README's kit section did not say."""
+    assert "source checkout" in readme_sections()["Run the conformance kit"]

@@ -151,6 +151,25 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"fileindex: warning: {message}\n"
 
 
+@contextlib.contextmanager
+def each_warning_once():
+    """Show a warning once per command: the same words from another call site (a table's own option is read by
+    every snapshot, plan and file that a command opens) would only repeat it."""
+    shown: set[tuple[str, type]] = set()
+    show = warnings.showwarning
+
+    def show_once(message, category, *where, **named) -> None:
+        if (str(message), category) not in shown:
+            shown.add((str(message), category))
+            show(message, category, *where, **named)
+
+    warnings.showwarning = show_once
+    try:
+        yield
+    finally:
+        warnings.showwarning = show
+
+
 # commands that leave nothing for the interpreter's exit to do (no child process, no thread that is not a daemon,
 # no temporary file, every output closed): their own process ends without the interpreter's teardown
 ENDS_WITHOUT_TEARDOWN = frozenset({"read", "table", "query", "inspect"})
@@ -236,7 +255,7 @@ def _run_command(args: argparse.Namespace) -> int:
     if isinstance(reach, int):
         return reach
     try:
-        with reach as reached:
+        with reach as reached, each_warning_once():
             code = args.run(args)
         if reached is not None and not reached.reached and code in (0, 1):  # (1: it ran, and found something)
             warn_unreached(args)

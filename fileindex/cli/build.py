@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             check_store_output(output, args.data)
             built, written = build_into_store(output, data, options, schema, args.writer_version)
         else:
-            check_output(output, args.data, force=args.force)
+            check_output(output, args.data, force=args.force, named=args.output is not None)
             with replacing(output) as temporary, open(temporary, "wb") as out:
                 built = build_data_file_index(data, options, schema, out, writer=args.writer_version)
             written = None
@@ -79,10 +80,17 @@ def run(args: argparse.Namespace) -> int:
 
 def open_data_file(data: str):
     """A data file named by a store's URI opened once (its footer, advice and warnings read from the one
-    opening); a local path as given."""
+    opening); a local path as given, refused (exit 2, as verify) when a folder or no Parquet or ORC file."""
+    from fileindex.cli.verify import refuse_folder
     from fileindex.io.reach import names_a_store, open_location
 
-    return open_location(data, "data file") if names_a_store(data) else data
+    if names_a_store(data):
+        return open_location(data, "data file")
+    if os.path.isdir(data):
+        refuse_folder(data, NAME)
+    if os.path.isfile(data):
+        column_types.refuse_non_data_file(data, NAME)
+    return data
 
 
 def build_into_store(output: str, data, options, schema, writer: str):
@@ -138,9 +146,10 @@ def print_advice(output, *, data_bytes: int) -> None:
                   file=sys.stderr)
 
 
-def check_output(output: str, data: str, *, force: bool) -> None:
+def check_output(output: str, data: str, *, force: bool, named: bool = True) -> None:
     """Refuse an output that would destroy data: the input itself, a folder, another data file's
-    index, an index file that a table's snapshot names, a file that is no container (without --force)."""
+    index, an index file that a table's snapshot names, a file that is no container (without --force).
+    ``named``: ``output`` was given with -o (else it is the default, beside the data file)."""
     from fileindex.arrow.data_files import data_file_format
     from fileindex.container.head import MAGIC
     from fileindex.table.sidecars import enclosing_table, naming_snapshot
@@ -149,6 +158,8 @@ def check_output(output: str, data: str, *, force: bool) -> None:
     target = Path(output)
     if target.is_dir():
         example = target / (Path(data).name + ".index")
+        if example.exists() and naming_snapshot(example):
+            example = _outside_table(example, data)
         raise UsageError(f"-o {output} is a folder: name the file to write, e.g. {example}")
     if not target.parent.is_dir():
         raise UsageError(f"-o {output}: folder {target.parent} does not exist")
@@ -164,11 +175,20 @@ def check_output(output: str, data: str, *, force: bool) -> None:
                          "are never written by build (even with --force); name a file ending in .index")
     if not target.exists():
         return
-    named = naming_snapshot(target)
-    if named:
-        raise UsageError(f"-o {output} is the index file that {named} of its table names (Paimon reads it): "
-                         "never replaced; name another file")
+    snapshot = naming_snapshot(target)
+    if snapshot:
+        given = f"-o {output}" if named else f"the default output, {output} (beside the data file),"
+        raise UsageError(f"{given} is the index file that {snapshot} of its table names (Paimon reads it): "
+                         f"never replaced; name another file with -o, e.g. -o {_outside_table(target, data)}")
     with open(target, "rb") as existing:
         is_container = existing.read(len(MAGIC)) == MAGIC
     if not is_container and not force:
         raise UsageError(f"-o {output} exists and is not a file-index container; pass --force to overwrite it")
+
+
+def _outside_table(index: Path, data: str) -> Path:
+    """A file for the index of ``data`` beside the table that ``index`` lies in, where build may write it."""
+    from fileindex.table.sidecars import enclosing_table
+
+    table = enclosing_table(index)
+    return (table.parent if table is not None else index.parent) / (Path(data).name + ".index")

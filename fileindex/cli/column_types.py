@@ -83,10 +83,10 @@ def _read(data: str | None, table: str | None,
         schema = PaimonTable(table).schema
         return f"table {table} (schema {schema.id})", None, schema.types()
     if data:
-        return data, data, _data_file_types(data)
+        return data, data, data_file_types(data)
     beside = _data_file_beside(index_path)
     if beside is not None:
-        return f"{beside} (the data file beside the index)", beside, _data_file_types(beside)
+        return f"{beside} (the data file beside the index)", beside, data_file_types(beside)
     return None, None, {}
 
 
@@ -211,7 +211,7 @@ def named_folder(path: str, err: Exception) -> Exception:
     return _table_folder(folder) if {"snapshot", "schema"} <= names else _folder(folder)
 
 
-def refuse_non_data_file(path: str) -> None:
+def refuse_non_data_file(path: str, command: str = "verify") -> None:
     """Anything but a Parquet or ORC file given where a data file is expected: say what it is instead."""
     from fileindex.arrow.data_files import data_file_format
     from fileindex.container.head import MAGIC
@@ -220,6 +220,8 @@ def refuse_non_data_file(path: str) -> None:
         return
     with open(path, "rb") as file:
         is_index = file.read(len(MAGIC)) == MAGIC
+    if is_index and command != "verify":
+        raise UsageError(f"{path} is a file index, not a data file: fileindex {command} takes its data file")
     if is_index:
         beside = _data_file_beside(path)
         order = f"fileindex verify {beside} {path}" if beside else f"fileindex verify DATA_FILE {path}"
@@ -236,7 +238,7 @@ def _data_file_beside(index_path: str) -> str | None:
     return candidate if Path(candidate).is_file() and data_file_format(candidate) else None
 
 
-def _data_file_types(path: str) -> dict[str, DataType]:
+def data_file_types(path: str) -> dict[str, DataType]:
     from fileindex.arrow.data_files import DataFileReader
     from fileindex.arrow.types import schema_of
 
@@ -255,10 +257,11 @@ def warn_imprecise_timestamps(command: str, data: str | InputFile, columns: list
 
 
 def warn_retyped_columns(command: str, index: str, read: dict[str, DataType],
-                         override: dict[str, DataType]) -> None:
+                         override: dict[str, DataType]) -> list[str]:
     """One line on stderr for a column ``--schema`` types otherwise than its data where the index's bytes cannot tell
     (every other misfit is an error): a bloom filter keeps only hashes, and every index keeps a timestamp as
-    milliseconds or microseconds and a decimal unscaled, with no precision or scale. Its answers are wrong."""
+    milliseconds or microseconds and a decimal unscaled, with no precision or scale. Its answers are wrong.
+    Returns those columns as shown (``name TYPE (the data: TYPE)``), none when ``--schema`` keeps the data's."""
     retyped = [name for name, given in override.items() if name in read and read[name].root != given.root]
     blooms = set(indexed_columns(index, "bloom-filter")) if retyped else set()
     named = [f"{name} {override[name]} (the data: {read[name]})" for name in retyped if name in blooms]
@@ -272,6 +275,7 @@ def warn_retyped_columns(command: str, index: str, read: dict[str, DataType],
         print(f"fileindex {command}: warning: --schema gives {', '.join(rescaled)}; an index keeps a timestamp as "
               "milliseconds (precision 3 or less) or microseconds and a decimal unscaled, so under another precision "
               "or scale its answers are wrong: leave them out of --schema", file=sys.stderr)
+    return named + rescaled
 
 
 def _unit(data_type: DataType) -> int | None:

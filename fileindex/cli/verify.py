@@ -45,17 +45,23 @@ def run(args: argparse.Namespace) -> int:
         if args.witnesses < 0:
             raise UsageError(f"--witnesses {args.witnesses}: give 0 or more")
         override = parse_schema(args.schema) if args.schema else {}
+        retyped: list[str] = []
         if override:
             refuse_unknown_override(DataFileReader(task.path), override)
+            retyped = column_types.warn_retyped_columns(NAME, index, column_types.data_file_types(task.path), override)
             task = replace(task, column_types=tuple(override.items()))
         summary = summarize([verify_file(task, witnesses=args.witnesses, exhaustive=True).as_row()])
         column_types.warn_imprecise_timestamps(NAME, task.path, column_types.indexed_columns(index), override)
     except HANDLED as err:
         return report_failure(NAME, err, args.data)
+    blamed = retyped if summary["violations"] else []
     if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
+        print(json.dumps({**summary, "retyped_by_schema": blamed} if blamed else summary, ensure_ascii=False))
     else:
         print(render_text(summary))
+        if blamed:
+            print(f"the --schema differs from the data's types: {', '.join(blamed)}; the violations may be those of "
+                  "the --schema, not of the index: verify again without those columns in --schema")
     return exit_code(summary)
 
 
@@ -66,7 +72,7 @@ def local_task(data: str, index: str, *, named_index: bool):
     if os.path.isfile(data):
         column_types.refuse_non_data_file(data)
     if os.path.isdir(data):
-        refuse_folder(data)
+        refuse_folder(data, NAME)
     for path, what in ((data, "data file"), (index, "index")):
         if not os.path.isfile(path):
             hint = f"; {column_types.index_hint(data)}" if what == "index" and not named_index else ""
@@ -74,13 +80,13 @@ def local_task(data: str, index: str, *, named_index: bool):
     return DataFileTask(os.path.abspath(data), data, os.path.getsize(data), index_file=os.path.abspath(index))
 
 
-def refuse_folder(data: str) -> None:
-    """A folder (a table's) where a data file goes: name the command that verifies every file of one."""
+def refuse_folder(data: str, command: str) -> None:
+    """A folder (a table's) where a data file goes: name the Spark command that does ``command`` for every file."""
     from fileindex.table.store import is_table_root
 
     what = "a Paimon table's folder" if is_table_root(data) else "a folder"
-    raise UsageError(f"{data} is {what}, not a data file: give one of its Parquet or ORC files, or verify them all "
-                     f"with fileindex spark verify {data}")
+    raise UsageError(f"{data} is {what}, not a data file: give one of its Parquet or ORC files, or {command} them all "
+                     f"with fileindex spark {command} {data}")
 
 
 def remote_task(data: str, index: str, *, named_index: bool):

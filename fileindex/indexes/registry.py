@@ -71,6 +71,30 @@ __all__ = ["INDEX_TYPES", "IndexType", "FilterSizing", "EmptyFileIndexReader", "
            "body_failure", "recorded_row_count"]
 
 
+def index_types_taking(data_type: DataType) -> list[str]:
+    """The index types whose writer takes a column of ``data_type`` (under their default options)."""
+    takers = []
+    for name in INDEX_TYPES:
+        check = INDEX_TYPES[name].check_writable
+        try:
+            if check is not None:
+                check(data_type, {})
+        except errors.UsageError:
+            continue
+        takers.append(name)
+    return takers
+
+
+def refused_type(err: errors.UnsupportedTypeError, data_type: DataType | None) -> str:
+    """A writer's refusal of a column type, with the index types that take that type named."""
+    if data_type is None:
+        return str(err)
+    takers = index_types_taking(data_type)
+    shown = " or ".join(takers) if len(takers) < 3 else f"{', '.join(takers[:-1])} or {takers[-1]}"
+    which = f"{shown} take" if len(takers) > 1 else f"{shown} takes" if takers else "no index takes"
+    return f"{err}; {which} a column of type {data_type}"
+
+
 def open_entry(container: FileIndexContainer, entry: IndexEntry, data_type: DataType | None, *,
                extended: bool = False) -> FileIndexReader | None:
     """The reader of one entry of ``container``, its body decoded as ``data_type``: an empty entry's is an

@@ -250,7 +250,8 @@ class ObjectStoreFileIO(UriPaths):
         except (FileIndexError, ImportError):
             raise
         except Exception as err:  # a malformed key or endpoint: the client library's words, without secrets
-            raise UsageError(f"{root}: {scrub(str(err).split(chr(10), 1)[0], options.secrets())}") from None
+            said = _malformed_key(str(err)) or scrub(str(err).split(chr(10), 1)[0], options.secrets())
+            raise UsageError(f"{root}: {said}") from None
         self._gcs = _GcsUploads(root.bucket, options) if root.store == "gcs" else None
 
     @classmethod
@@ -466,6 +467,15 @@ class ObjectStoreFileIO(UriPaths):
             return (f"the server at {endpoint} answered {answered.group(1)} to a request for {container} "
                     f"{self.root.bucket}: check {option} (is it the store's endpoint?)")
         return scrub(text.split("\n", 1)[0], self.options.secrets())
+
+
+def _malformed_key(text: str) -> str | None:
+    """A client library's words for an account key it cannot decode (it tells the decoder's detail, e.g.
+    "Invalid input length: 9"), said in one line without the key; None for any other error."""
+    if "Invalid Access Key" in text:
+        return ("the Azure account key (azure.account-key or AZURE_STORAGE_ACCOUNT_KEY) is not valid base64: "
+                "give the storage account's key whole, as the portal or az storage account keys list shows it")
+    return None
 
 
 # what a store's credentials are, as options (the environment's names are in the guide, docs/guide/object-stores.md)

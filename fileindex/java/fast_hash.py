@@ -62,10 +62,7 @@ def check_bloom_type(data_type: DataType) -> None:
         or data_type.root in NUMERIC_BITS or data_type.root in ("DATE", "TIME", "FLOAT", "DOUBLE")
     )
     if not supported:
-        raise UnsupportedTypeError(
-            f"bloom-filter does not support {data_type} (Paimon's FastHash refuses it: "
-            "use bitmap or range-bitmap for BOOLEAN, bsi or range-bitmap for DECIMAL)"
-        )
+        raise UnsupportedTypeError(f"bloom-filter does not support {data_type} (Paimon's FastHash refuses it)")
 
 
 def hash_value(value, data_type: DataType) -> int:

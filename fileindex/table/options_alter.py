@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fileindex.errors import UsageError
+from fileindex.errors import UnsupportedTypeError, UsageError
 from fileindex.table.errors import CommitConflict
 from fileindex.table.metadata import BOOLEAN_OPTIONS, boolean_option, load_schema, read_json
 from fileindex.table.store import TableStore
@@ -73,16 +73,20 @@ def refuse_ignored_keys(options: Mapping[str, str], types: dict[str, DataType],
 def refuse_unwritable(parsed: FileIndexOptions, types: dict[str, DataType], changes: Mapping[str, str]) -> None:
     """Refuse an index the change declares or tunes that its writer refuses: a type it does not support (bsi on a
     STRING column) or an option value (``fpp=abc``), which the next ``rewrite`` would fail on at its first file."""
-    from fileindex.indexes.registry import INDEX_TYPES
+    from fileindex.indexes.registry import INDEX_TYPES, refused_type
 
     touched = {key[len(PREFIX):].split(".")[0] for key in changes if key.startswith(PREFIX)}
     for request in parsed.requests:
         check = INDEX_TYPES[request.index_type].check_writable
         if request.index_type not in touched or check is None:
             continue
+        data_type = column_type(types, request.column)
         try:
-            check(column_type(types, request.column), request.options)
-        except UsageError as err:  # (an UnsupportedTypeError too)
+            check(data_type, request.options)
+        except UnsupportedTypeError as err:
+            raise UsageError(f"{PREFIX}{request.index_type}{COLUMNS_SUFFIX} lists {request.column}: "
+                             f"{refused_type(err, data_type)}") from None
+        except UsageError as err:
             raise UsageError(f"{PREFIX}{request.index_type}{COLUMNS_SUFFIX} lists {request.column}: {err}") from None
 
 

@@ -20,12 +20,13 @@ import pyarrow as pa
 from fileindex.arrow.maps import map_values
 from fileindex.arrow.types import conform
 from fileindex.container.writer import Entry, stream_container
-from fileindex.errors import UsageError
+from fileindex.errors import UnsupportedTypeError, UsageError
 from fileindex.io import InputFile
-from fileindex.indexes.registry import INDEX_TYPES
+from fileindex.indexes.registry import INDEX_TYPES, refused_type
 from fileindex.types import DataType, column_type, map_of
 from fileindex.writing.options import (
     FileIndexOptions,
+    PREFIX,
     IndexRequest,
     parse_options,
     source_columns,
@@ -77,12 +78,28 @@ def index_entries(read_column: Callable[[str], pa.ChunkedArray], row_count: int,
         if request.map_column is not None and row_count == 0:
             payload = None  # a map-key writer that saw no record: EMPTY entry
         else:
-            payload = INDEX_TYPES[request.index_type].build(
-                index_values(columns[source], request), column_type(schema, request.column), request.options)
+            payload = _built(request, index_values(columns[source], request), column_type(schema, request.column))
         uses[source] -= 1
         if not uses[source]:
             del columns[source]
         yield request.column, request.index_type, payload
+
+
+def _misspelt_prefix(table_options: Mapping[str, str]) -> str:
+    """``; did you mean file-index.X?`` for an option whose prefix is file-index. misspelt (fileindex., file_index.)."""
+    for key in table_options:
+        head, dot, rest = key.partition(".")
+        if dot and not key.startswith(PREFIX) and head.lower().replace("-", "").replace("_", "") == "fileindex":
+            return f"; {key} is no Paimon option: did you mean {PREFIX}{rest}?"
+    return ""
+
+
+def _built(request, values, data_type: DataType | None) -> bytes:
+    """The request's payload; a type its writer refuses is told with the index types that take it."""
+    try:
+        return INDEX_TYPES[request.index_type].build(values, data_type, request.options)
+    except UnsupportedTypeError as err:
+        raise UnsupportedTypeError(f"column {request.column}: {refused_type(err, data_type)}") from None
 
 
 def build_index(read_column: Callable[[str], pa.ChunkedArray], row_count: int, schema: dict[str, DataType],
@@ -132,11 +149,19 @@ def indexed_schema(reader, table_options: Mapping[str, str], override: dict[str,
             schema[name] = override[name]
         elif name not in names:
             raise UsageError(f"{reader.path}: the options ask for an index on column {name!r}, which the file "
-                             f"does not have (its columns: {', '.join(names)})")
+                             f"does not have{_meant(name, names)}")
         else:
             field = reader.arrow_schema.field(name)
             schema[name] = paimon_type(field.type, nullable=field.nullable, column=name)
     return schema
+
+
+def _meant(name: str, names: list[str]) -> str:
+    """`` (did you mean N? its columns: ...)``: the name likely meant, as ``query`` finds it, and the file's columns."""
+    from fileindex.tokens import closest_name
+
+    close = closest_name(name, names)
+    return f" ({f'did you mean {close}? ' if close else ''}its columns: {', '.join(names)})"
 
 
 def refuse_unknown_override(reader, override: Mapping[str, DataType]) -> None:
@@ -186,7 +211,7 @@ def build_from_reader(reader, table_options: Mapping[str, str], schema: dict[str
     options = parse_options(table_options, schema, writer=writer, defaults=defaults)
     if not options.requests:
         raise UsageError("no index requested: set file-index.<type>.columns, e.g. "
-                         "--option file-index.bloom-filter.columns=id")
+                         f"--option file-index.bloom-filter.columns=id{_misspelt_prefix(table_options)}")
     names = list(dict.fromkeys(r.map_column or r.column for r in options.requests))
     missing = [n for n in names if n not in reader.arrow_schema.names]
     if missing:

@@ -362,7 +362,8 @@ def test_query_of_a_missing_file_says_so_before_asking_for_types(capsys, tmp_pat
 
 def test_build_naming_a_column_the_file_lacks_says_which_it_has(capsys, data_file):
     code, _, err = run(capsys, "build", data_file, "--option", "file-index.bloom-filter.columns=b")
-    assert code == 2 and "ask for an index on column 'b', which the file does not have (its columns: a)" in err
+    assert code == 2
+    assert "ask for an index on column 'b', which the file does not have (did you mean a? its columns: a)" in err
 
 
 def test_read_says_when_a_file_s_index_could_not_be_used(capsys, tmp_path):

@@ -73,10 +73,11 @@ def test_build_output_problems_are_one_line(odd_columns, capsys, output, says):
 
 
 def test_build_of_a_file_that_is_not_parquet(tmp_path, capsys):
+    """Exit 2 (usage: a file that cannot be read as data), as verify; it was 3 (malformed) before trial19."""
     text = tmp_path / "t.txt"
     text.write_text("hello")
     code, _, err = run(capsys, "build", text, "-o", tmp_path / "t.index", *BLOOM_A)
-    assert code == 3 and err.count("t.txt") == 1 and "not a Parquet or ORC data file" in err
+    assert code == 2 and err.count("t.txt") == 1 and "not a Parquet or ORC data file" in err
 
 
 # -- build types only what it indexes, as declared -------------------------------------------------

@@ -305,3 +305,12 @@ def test_an_azure_container_without_an_account_says_where_to_name_it():
     says so (the client library's own words were "Generic MicrosoftAzure error: Account must be specified")."""
     with pytest.raises(UsageError, match=r"no Azure account: .*azure\.account-name.*AZURE_STORAGE_ACCOUNT_NAME"):
         ObjectStoreFileIO.at("az://container/w/t", {"azure.endpoint": "http://127.0.0.1:1/acct"}, environ={})
+
+
+def test_an_azure_account_key_that_is_not_base64_is_said_so_without_the_key():
+    """The client library's "Generic MicrosoftAzure error: Invalid Access Key: Invalid input length: 9"."""
+    with pytest.raises(UsageError) as refused:
+        ObjectStoreFileIO.at("abfs://c@acct.dfs.core.windows.net/t", {"azure.account-key": "notbase64"})
+    said = str(refused.value)
+    assert "account key" in said and "not valid base64" in said
+    assert "notbase64" not in said and "Generic" not in said and "\n" not in said

@@ -113,10 +113,7 @@ def key_kind(data_type: DataType) -> KeyKind:
         return KINDS["string"]
     if data_type.root in _FIXED:
         return KINDS[_FIXED[data_type.root]]
-    raise UnsupportedTypeError(
-        f"bitmap does not support {data_type} (Paimon refuses it too: use bsi or range-bitmap for "
-        "DECIMAL, bloom-filter for BINARY)"
-    )
+    raise UnsupportedTypeError(f"bitmap does not support {data_type} (Paimon refuses it too)")
 
 
 def key_of(value, data_type: DataType):

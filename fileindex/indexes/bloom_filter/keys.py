@@ -48,6 +48,9 @@ def bloom_parameters(items: int, fpp: float) -> BloomParameters:
     ln2 = math.log(2)
     nb = double_to_int(-items * _java_log(fpp) / (ln2 * ln2))
     num_bits = nb + (8 - int(math.fmod(nb, 8)))  # Java's %: the sign of the dividend; adds 8 when nb % 8 == 0
+    if not 0 < num_bits <= INT_MAX and items < 0:
+        raise errors.UsageError(f"bloom-filter items={items}: items must be positive (the number of distinct values "
+                                "a file holds)")
     if not 0 < num_bits <= INT_MAX:
         raise errors.UsageError(
             f"bloom-filter items={items}, fpp={fpp} gives {num_bits} bits, which Java cannot build "

@@ -31,6 +31,8 @@ def estimated_items(num_bits: int, num_hash_functions: int, set_bits: int) -> fl
     """n̂ = -(m/k)·ln(1 - X/m); infinite when every bit is set."""
     if set_bits >= num_bits:
         return math.inf
+    if set_bits == 0:
+        return 0.0  # (not the formula's -0.0, shown as "-0")
     return -(num_bits / num_hash_functions) * math.log1p(-set_bits / num_bits)
 
 
@@ -68,12 +70,14 @@ def diagnose(payload) -> BloomDiagnosis:
     verdict, advice = "ok", "sized about right for what it holds"
     if not math.isfinite(n_hat) or n_hat > 1.5 * design_items:
         verdict = "overfull"
-        advice = f"holds more values than it was sized for: raise items above {max(n_hat, design_items):.0f}"
+        advice = (f"holds more values than its {m} bits and {k} hash functions hold at a false-positive rate of "
+                  f"{design_fpp:.3g} (about {design_items:.0f}): raise items above {max(n_hat, design_items):.0f}")
     elif n_hat < design_items / OVERSIZED_FACTOR:
         verdict = "oversized"
         better = advise([max(1, round(n_hat))], design_fpp)
         advice = (
-            f"holds about {n_hat:.0f} values but was sized for about {design_items:.0f}: "
+            f"holds about {n_hat:.0f} values, where its {m} bits and {k} hash functions hold about "
+            f"{design_items:.0f} at a false-positive rate of {design_fpp:.3g}: "
             f"items={better.items} fpp={better.fpp:g} would take {better.bytes} bytes instead of {len(view)}"
         )
     return BloomDiagnosis(

@@ -13,8 +13,7 @@ _SUPPORTED = set(NUMERIC_BITS) | {"DATE", "TIME", "DECIMAL", "TIMESTAMP", "TIMES
 
 def check_type(data_type: DataType) -> None:
     if data_type.root not in _SUPPORTED:
-        raise errors.UnsupportedTypeError(
-            f"bsi does not support {data_type} (Paimon refuses it too: use bitmap or range-bitmap)")
+        raise errors.UnsupportedTypeError(f"bsi does not support {data_type} (Paimon refuses it too)")
 
 
 def value_range(data_type: DataType) -> tuple[int, int]:
