@@ -28,6 +28,13 @@ def given_paths(inputs: str | list[str] | Inputs) -> list[str]:
     return input_paths([inputs] if isinstance(inputs, str) else list(inputs))
 
 
+def check_index_dir(index_dir: str | None) -> None:
+    """An index folder to read indexes from must be there: a misspelt one would find no index, and a verify or
+    scan without indexes checks or prunes nothing."""
+    if index_dir is not None and "://" not in index_dir and not os.path.isdir(index_dir):
+        raise UsageError(f"--index-dir {index_dir}: no such folder")
+
+
 def resolve_inputs(inputs: list[str], *, snapshot: int | None = None, index_dir: str | None = None,
                    external_roots: tuple[str, ...] = ()) -> Inputs:
     """Tasks for a Paimon table path (its data files under external paths read from ``external_roots``, see
