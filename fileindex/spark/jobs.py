@@ -24,7 +24,7 @@ from fileindex.arrow.types import schema_of, zoned_timestamps
 from fileindex.errors import UsageError
 from fileindex.parallel import for_each
 from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
-from fileindex.pipeline.inputs import check_index_dir, given_paths, resolve_inputs
+from fileindex.pipeline.inputs import check_index_dir, driver_path, given_paths, resolve_inputs
 from fileindex.scan.task import DataFileTask, Inputs
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.planner import evaluate_tasks, plan_read
@@ -369,7 +369,7 @@ def _table_of(inputs, snapshot: int | None, external_roots: tuple[str, ...]) -> 
         return inputs.table
     paths = [inputs] if isinstance(inputs, str) else list(inputs)
     if len(paths) == 1 and (names_a_store(paths[0]) or is_table_root(Path(paths[0]))):
-        return PaimonTable(paths[0], snapshot, external_roots=external_roots)
+        return PaimonTable(driver_path(paths[0]), snapshot, external_roots=external_roots)
     return None
 
 
