@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -147,3 +148,25 @@ def test_relative_paths_reach_executors_that_run_in_another_folder(cluster, tmp_
                            cwd=tmp_path)
     assert table_scan.returncode == 0, table_scan.stdout + table_scan.stderr[-3000:]
 
+
+def test_a_master_without_a_worker_is_said_and_ctrl_c_ends_the_wait(tmp_path):
+    """Spark waits for ever for an executor no worker gives: one line says so, and Ctrl-C still ends the job."""
+    processes, url, _, _, _ = start_master(tmp_path)
+    try:
+        write_dataset(tmp_path / "data", files=1, with_indexes=False)
+        job = subprocess.Popen([sys.executable, "-m", "fileindex.cli", "spark", "build", str(tmp_path / "data"),
+                                "--option", "file-index.bloom-filter.columns=id", "--master", url],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        guard = threading.Timer(300, job.kill)  # (the line never said: the job would wait for ever)
+        guard.start()
+        try:
+            said = next((line for line in iter(job.stderr.readline, "") if "no executor" in line), "")
+            assert f"is a worker with free cores and memory running for {url}?" in said
+            job.send_signal(signal.SIGINT)
+            assert job.wait(timeout=120) == 130
+        finally:
+            guard.cancel()
+            job.kill()
+            job.wait()
+    finally:
+        stop(processes)
