@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         warn_null_comparisons(NAME, args.where, predicates)
         warn_no_indexed_column(args.file, container.columns, schema)
         row_count = recorded_row_count(container)
-        stale = stale_note(args.file, args.data)
+        stale = stale_note(args.file)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
         for text, (result, malformed) in zip(args.where, evaluator.evaluate_many(container, predicates), strict=True):
             result = REMAIN if stale else within_row_count(args.file, text, result, row_count)
@@ -81,12 +81,13 @@ def lenient_note(err: Exception) -> str:
     return f"{'a body built for another type' if isinstance(err, UsageError) else 'a malformed body'}: {err}"
 
 
-def stale_note(index_file: str, data_file: str | None) -> str | None:
-    """Why the index is not used (it is older than its data file: ``--data``, or the one beside it), said on stderr
-    once; its answers are then REMAIN, as a scan reads such a file whole."""
+def stale_note(index_file: str) -> str | None:
+    """Why a sidecar is not used (it is older than the data file beside it), said on stderr once; its answers are
+    then REMAIN, as a scan reads such a file whole. (``--data`` names where types come from: an index elsewhere,
+    a copy or Java's, has no time to compare with it.)"""
     from fileindex.io.staleness import stale_index_note
 
-    data_file = data_file or column_types.data_file_beside(index_file)
+    data_file = column_types.data_file_beside(index_file)
     note = None if data_file is None else stale_index_note(data_file, index_file)
     if note:
         print(f"fileindex query: {index_file}: {note}; answered REMAIN", file=sys.stderr)
