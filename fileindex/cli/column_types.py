@@ -84,7 +84,7 @@ def _read(data: str | None, table: str | None,
         return f"table {table} (schema {schema.id})", None, schema.types()
     if data:
         return data, data, data_file_types(data)
-    beside = _data_file_beside(index_path)
+    beside = data_file_beside(index_path)
     if beside is not None:
         return f"{beside} (the data file beside the index)", beside, data_file_types(beside)
     return None, None, {}
@@ -223,13 +223,14 @@ def refuse_non_data_file(path: str, command: str = "verify") -> None:
     if is_index and command != "verify":
         raise UsageError(f"{path} is a file index, not a data file: fileindex {command} takes its data file")
     if is_index:
-        beside = _data_file_beside(path)
+        beside = data_file_beside(path)
         order = f"fileindex verify {beside} {path}" if beside else f"fileindex verify DATA_FILE {path}"
         raise UsageError(f"{path} is a file index, not a data file; give the data file first: {order}")
     raise UsageError(f"{path} is not a Parquet or ORC data file")
 
 
-def _data_file_beside(index_path: str) -> str | None:
+def data_file_beside(index_path: str) -> str | None:
+    """The data file a sidecar ``X.index`` lies beside (``X``, a Parquet or ORC file), if any."""
     from fileindex.arrow.data_files import data_file_format
 
     if not index_path.endswith(SIDECAR_SUFFIX):

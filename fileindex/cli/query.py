@@ -40,7 +40,7 @@ def describe(answer: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from fileindex.indexes.registry import recorded_row_count
-    from fileindex.indexes.result import result_json
+    from fileindex.indexes.result import REMAIN, result_json
     from fileindex.predicate.evaluation import FileIndexEvaluator
     from fileindex.predicate.parser import parse_predicate
 
@@ -56,9 +56,10 @@ def run(args: argparse.Namespace) -> int:
         warn_null_comparisons(NAME, args.where, predicates)
         warn_no_indexed_column(args.file, container.columns, schema)
         row_count = recorded_row_count(container)
+        stale = stale_note(args.file)
         evaluator = FileIndexEvaluator(schema, extended=args.mode == "extended", lenient=args.lenient)
         for text, (result, malformed) in zip(args.where, evaluator.evaluate_many(container, predicates), strict=True):
-            result = within_row_count(args.file, text, result, row_count)
+            result = REMAIN if stale else within_row_count(args.file, text, result, row_count)
             answer = result_json(result)
             print(json.dumps(answer) if args.json else f"{text}  =>  {describe(answer)}")
             for err in malformed:  # only in --lenient mode: each broken body answered REMAIN
@@ -78,6 +79,19 @@ def lenient_note(err: Exception) -> str:
     if isinstance(err, SchemaMisfitError) and err.index_type:
         return f"a body built for another type: {misfit_message(err.column, err.given, err.index_type, err.fits, '')}"
     return f"{'a body built for another type' if isinstance(err, UsageError) else 'a malformed body'}: {err}"
+
+
+def stale_note(index_file: str) -> str | None:
+    """Why a sidecar is not used (it is older than the data file beside it), said on stderr once; its answers are
+    then REMAIN, as a scan reads such a file whole. (``--data`` names where types come from: an index elsewhere,
+    a copy or Java's, has no time to compare with it.)"""
+    from fileindex.io.staleness import stale_index_note
+
+    data_file = column_types.data_file_beside(index_file)
+    note = None if data_file is None else stale_index_note(data_file, index_file)
+    if note:
+        print(f"fileindex query: {index_file}: {note}; answered REMAIN", file=sys.stderr)
+    return note
 
 
 def within_row_count(file: str, text: str, result, row_count: int | None):

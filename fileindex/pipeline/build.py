@@ -3,8 +3,9 @@
 The container is what ``fileindex build`` writes for the same file and options (the same code
 builds it), written atomically as ``<file>.index`` (or into the index folder). A table's own
 ``file-index.*`` options, those of the schema each file was written with, apply; the job's options
-override them. A file that cannot be read or indexed becomes a failed row with its reason; it never
-stops the other files.
+override them. An existing sidecar is kept unless ``overwrite``, or unless it is older than its data
+file (rewritten since: rebuilt, status ``rebuilt``). A file that cannot be read or indexed becomes a
+failed row with its reason; it never stops the other files.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from fileindex.pipeline.inputs import given_paths
 from fileindex.scan.task import DataFileTask, Inputs, open_error
 from fileindex.table.sidecars import naming_snapshot
 from fileindex.io.atomic import write_atomically
+from fileindex.io.staleness import stale_index_note
 from fileindex.writing.data_file import build_from_reader
 from fileindex.writing.outputs import check_apart
 
@@ -55,18 +57,21 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
     output = task.sidecar_path()
     row = dict.fromkeys(SUMMARY_FIELDS)
     row.update(file=task.name, output=str(output), rows=0, bytes=0, indexes="[]", bloom="[]", advice="[]", error="")
-    if not overwrite and output.exists():
+    stale = task.table is None and output.exists() and stale_index_note(task.path, output)
+    if not overwrite and output.exists() and not stale:
         row["status"] = "kept"
         row["bytes"] = output.stat().st_size
         return row
     try:
         reader = task.open()
         built = build_from_reader(reader, effective_options(task, options), task.types(reader))
-        written = write_atomically(output, built.held, overwrite=overwrite, before_rename=before_rename)
+        written = write_atomically(output, built.held, overwrite=overwrite or bool(stale),
+                                   before_rename=before_rename)
     except (FileIndexError, OSError, OverflowError) as err:
         row.update(status="failed", error=open_error(err))
         return row
-    row.update(status="written" if written else "kept", rows=built.row_count, bytes=len(built.held),
+    status = ("rebuilt" if stale else "written") if written else "kept"
+    row.update(status=status, rows=built.row_count, bytes=len(built.held),
                embedded=built.embedded, **describe_container(built.held, data_bytes=task.size))
     return row
 

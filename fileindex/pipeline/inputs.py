@@ -28,17 +28,34 @@ def given_paths(inputs: str | list[str] | Inputs) -> list[str]:
     return input_paths([inputs] if isinstance(inputs, str) else list(inputs))
 
 
+def driver_path(path: str | os.PathLike[str]) -> str:
+    """A path the user gave, as every Spark executor must see it: a local path made absolute here, where it was
+    given (an executor resolves a relative path against its own working directory); a URI as given."""
+    text = os.fspath(path)
+    return text if "://" in text else os.path.abspath(text)
+
+
+def check_index_dir(index_dir: str | None) -> None:
+    """An index folder to read indexes from must be there: a misspelt one would find no index, and a verify or
+    scan without indexes checks or prunes nothing."""
+    if index_dir is not None and "://" not in index_dir and not os.path.isdir(index_dir):
+        raise UsageError(f"--index-dir {index_dir}: no such folder")
+
+
 def resolve_inputs(inputs: list[str], *, snapshot: int | None = None, index_dir: str | None = None,
                    external_roots: tuple[str, ...] = ()) -> Inputs:
     """Tasks for a Paimon table path (its data files under external paths read from ``external_roots``, see
-    ``PaimonTable``), or for Parquet/ORC files, folders (searched recursively) and globs."""
+    ``PaimonTable``), or for Parquet/ORC files, folders (searched recursively) and globs; their paths and the
+    index folder's are absolute (``driver_path``), as executors must see them."""
     if not inputs:
         raise UsageError("name a Paimon table, or Parquet/ORC data files, folders or globs")
+    index_dir = None if index_dir is None else driver_path(index_dir)
     tables = [p for p in inputs if is_table_root(Path(p))]
     if tables:
         if len(inputs) > 1:
             raise UsageError(f"{tables[0]} is a Paimon table: give one table per job, without other inputs")
-        return table_inputs(PaimonTable(tables[0], snapshot, external_roots=external_roots), index_dir)
+        table = PaimonTable(driver_path(tables[0]), snapshot, external_roots=external_roots)
+        return table_inputs(table, index_dir)
     if snapshot is not None:
         raise UsageError("--snapshot applies to a Paimon table, and no input is one")
     paths: list[str] = []

@@ -10,6 +10,8 @@ import json
 from collections import defaultdict
 
 EXIT_CLEAN, EXIT_VIOLATIONS, EXIT_WRONG_SCHEMA, EXIT_UNREADABLE = 0, 1, 2, 3
+EXIT_NO_INDEX = 2  # as a verify of one data file without its index: nothing was checked, nothing passed
+NO_INDEX = "no index"
 WRONG_SCHEMA = "wrong schema"  # a file whose index bodies were built for other column types than those given
 
 
@@ -57,12 +59,22 @@ def exit_code(summary: dict) -> int:
         return EXIT_VIOLATIONS
     if summary["by_status"].get("unreadable"):
         return EXIT_UNREADABLE
-    return EXIT_WRONG_SCHEMA if summary["by_status"].get(WRONG_SCHEMA) else EXIT_CLEAN
+    if summary["by_status"].get(WRONG_SCHEMA):
+        return EXIT_WRONG_SCHEMA
+    return EXIT_NO_INDEX if nothing_indexed(summary) else EXIT_CLEAN
+
+
+def nothing_indexed(summary: dict) -> bool:
+    """Whether no file verified has an index (so that no check ran; a table without data files is clean)."""
+    return bool(summary["files"]) and summary["by_status"].get(NO_INDEX, 0) == summary["files"]
 
 
 def render_text(summary: dict) -> str:
     lines = [f"verified {summary['files']} files: " + ", ".join(f"{n} {s}" for s, n in summary["by_status"].items())
              + f"; {summary['checks']} checks, {summary['violations']} violations"]
+    if nothing_indexed(summary):
+        lines.append("  NOTHING CHECKED: no data file has an index (is --index-dir the folder the indexes were built "
+                     "into? build them with fileindex spark build)")
     lines.append(f"  {'index type':<14} {'predicate':<12} {'checks':>8} {'violations':>10} {'false pos.':>10}")
     for tally in summary["tallies"]:
         lines.append(f"  {tally['index_type']:<14} {tally['kind']:<12} {tally['checks']:>8} {tally['violations']:>10} "

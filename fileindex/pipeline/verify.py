@@ -33,7 +33,7 @@ from fileindex.indexes.result import REMAIN, SKIP, FileIndexResult, Rows
 from fileindex.pipeline import exhaustive
 from fileindex.scan.task import DataFileTask, open_error
 from fileindex.pipeline.probes import probe_predicates
-from fileindex.pipeline.report import WRONG_SCHEMA
+from fileindex.pipeline.report import NO_INDEX, WRONG_SCHEMA
 from fileindex.scan.truth import (
     ColumnTruth,
     column_values,
@@ -106,7 +106,7 @@ def verify_file(task: DataFileTask, predicates: list[Predicate] | None = None, *
         report.notes.append(note)
         return report
     if container is None:
-        report.status = "no index"
+        report.status = NO_INDEX
         return report
     try:
         reader = task.open()

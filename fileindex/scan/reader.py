@@ -19,6 +19,7 @@ from fileindex.arrow.types import arrow_type
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.indexes import roaring
 from fileindex.indexes.result import REMAIN, SKIP, Rows
+from fileindex.io.staleness import stale_index_note
 from fileindex.scan.funnel import FileRead, merged_by_key
 from fileindex.scan.task import DataFileTask, Inputs, open_error
 from fileindex.scan.truth import filtered, kept_mask, source_columns
@@ -88,7 +89,9 @@ def evaluate_file(task: DataFileTask, predicate: Predicate, *, extended: bool = 
         where, container, note = task.container()
     except (FileIndexError, OSError) as err:
         return FileVerdict(task.name, reader.row_count, "sidecar", REMAIN, f"corrupt index: {open_error(err)}")
-    if container is None or reader.row_count > MAX_INDEXED_ROWS:
+    if container is not None and not note:
+        note = stale_index_note(task.path, task.sidecar_path()) or ""
+    if container is None or note or reader.row_count > MAX_INDEXED_ROWS:
         return FileVerdict(task.name, reader.row_count, where, REMAIN, note)
     try:
         result = FileIndexEvaluator(task.types(reader), extended=extended).evaluate(container, predicate,

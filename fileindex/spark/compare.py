@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fileindex.errors import UsageError
-from fileindex.pipeline.inputs import given_paths, resolve_inputs
+from fileindex.pipeline.inputs import check_index_dir, given_paths, resolve_inputs
 from fileindex.scan.task import Inputs
 from fileindex.pipeline.report import rows_match
 from fileindex.scan.reader import merged_by_key, scannable
@@ -115,6 +115,7 @@ def check_scan(inputs, where: str, *, snapshot=None, index_dir=None, source: str
     file-by-file read cannot scan, the predicate, the selected columns. The predicate parsed."""
     if source == "datasource":
         _one_table(inputs)
+    check_index_dir(index_dir)
     resolved = resolve_inputs([inputs] if isinstance(inputs, str) else list(inputs), snapshot=snapshot,
                               index_dir=index_dir, external_roots=external_roots)
     # (a primary-key table's rows are merged by bucket, not read file by file: every file is the table's)

@@ -48,6 +48,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from fileindex.errors import UsageError
 from fileindex.io.reach import current_reach
+from fileindex.pipeline.inputs import driver_path
 from fileindex.memo import computed_in_batches
 from fileindex.predicate.parser import parse_predicate
 from fileindex.predicate.tree import Predicate
@@ -271,7 +272,7 @@ def read_table(spark, table: str | os.PathLike[str], where: str | None = None, *
     # what Spark would report as a Python traceback inside its own exception is refused here in one line
     if report is not None and not isinstance(report, (str, os.PathLike)):
         raise UsageError(f"report={report!r}: give the path of a file to write the report to")
-    root, report_path = os.fspath(table), None if report is None else os.fspath(report)
+    root, report_path = driver_path(table), None if report is None else os.fspath(report)
     # (without options: the command line's --storage-option pairs)
     options = dict(current_reach()[0] or {}) or None if options is None else dict(options)
     metadata = _table(root, snapshot, options)

@@ -24,7 +24,7 @@ from fileindex.arrow.types import schema_of, zoned_timestamps
 from fileindex.errors import UsageError
 from fileindex.parallel import for_each
 from fileindex.pipeline.build import SUMMARY_FIELDS, build_file, check_build_outputs
-from fileindex.pipeline.inputs import given_paths, resolve_inputs
+from fileindex.pipeline.inputs import check_index_dir, driver_path, given_paths, resolve_inputs
 from fileindex.scan.task import DataFileTask, Inputs
 from fileindex.scan.funnel import Explain, FileRead, Stage, explain
 from fileindex.scan.planner import evaluate_tasks, plan_read
@@ -234,6 +234,7 @@ def verify_indexes(spark, inputs, *, where: list[str] | None = None, witnesses: 
     predicates, or ones generated from each file's values."""
     if exhaustive and where:
         raise UsageError("an exhaustive verify checks every row, not given predicates: drop --where or --exhaustive")
+    check_index_dir(index_dir)
     resolved = _resolve(inputs, snapshot, index_dir)
     predicates = None
     if where:
@@ -347,6 +348,7 @@ class _Planned:
 
 def _planned(spark, inputs, where: str, *, snapshot, index_dir, extended, plan, columns, external_roots) -> _Planned:
     """The planner's file reads of the inputs (a table, or plain data files) under ``where``."""
+    check_index_dir(index_dir)
     table = _table_of(inputs, snapshot, external_roots)
     resolved = Inputs([], table) if table is not None else _resolve(inputs, snapshot, index_dir)
     types = predicate_types(resolved, resolved.tasks)
@@ -367,7 +369,7 @@ def _table_of(inputs, snapshot: int | None, external_roots: tuple[str, ...]) -> 
         return inputs.table
     paths = [inputs] if isinstance(inputs, str) else list(inputs)
     if len(paths) == 1 and (names_a_store(paths[0]) or is_table_root(Path(paths[0]))):
-        return PaimonTable(paths[0], snapshot, external_roots=external_roots)
+        return PaimonTable(driver_path(paths[0]), snapshot, external_roots=external_roots)
     return None
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fileindex.errors import FileIndexError
+from fileindex.pipeline.inputs import driver_path
 from fileindex.spark.faults import InjectedTaskFailure, first_attempt_failure
 from fileindex.table.commit import remove_written
 from fileindex.table.metadata import TableError
@@ -36,10 +37,11 @@ def spark_rewrite(spark, root: str | Path, *, partitions: str | None = None, mod
                   compat: str = "auto", dry_run: bool = False, max_attempts: int = 10,
                   plan: RewritePlan | None = None) -> RewriteResult:
     """:func:`fileindex.table.rewrite.rewrite_file_index` with the per-file work on Spark. ``plan``: one
-    :func:`plan_rewrite` made already (a table it refuses is then refused before Spark starts); a commit that
-    lands after it is rebased over, as after any plan."""
+    :func:`plan_rewrite` made already (a table it refuses is then refused before Spark starts; of the table's
+    ``driver_path``, as executors must see its files); a commit that lands after it is rebased over, as after
+    any plan."""
     if plan is None:
-        plan = plan_rewrite(root, partitions=partitions, mode=mode, compat=compat)
+        plan = plan_rewrite(driver_path(root), partitions=partitions, mode=mode, compat=compat)
     reached(Stage.SIDECARS)
     if plan.jobs:
         slices = min(len(plan.jobs), max(1, 2 * spark.sparkContext.defaultParallelism))

@@ -32,6 +32,7 @@ from fileindex.spark.jvm_stderr import incubator_warning_dropped
 
 MIN_JAVA = 17
 MASTER_TIMEOUT = 5.0  # seconds to wait for a spark:// master to accept a connection
+NO_EXECUTOR_SECONDS = 15.0  # a cluster gives an application its executors within seconds; none by then: say so
 SPARK_MODULES = ("pyspark", "py4j", "pandas")  # what the [spark] extra installs
 
 
@@ -199,6 +200,19 @@ def _prepare(session) -> None:
 _checked_applications: set[str] = set()
 
 
+def _say_if_no_executor(context) -> None:
+    """One line on stderr when a cluster gave the application no executor: Spark waits for one for ever, saying
+    only in its log that the job "has not accepted any resources" (Ctrl-C ends the wait)."""
+    master = context.master
+    try:
+        executors = context._jsc.sc().getExecutorMemoryStatus().size() - 1  # (the driver is listed too)
+    except Exception:  # a session stopping meanwhile: nothing to say
+        return
+    if master.startswith("spark://") and executors <= 0:
+        print(f"fileindex: Spark has no executor for this job after {NO_EXECUTOR_SECONDS:.0f} s: is a worker with "
+              f"free cores and memory running for {master}? (still waiting; Ctrl-C ends)", file=sys.stderr, flush=True)
+
+
 def check_workers(session) -> None:
     """Spark's Python workers can import this package and what its tasks need, or a SparkSetupError
     saying which interpreter they run and what to set. Once per Spark application (one tiny task)."""
@@ -215,10 +229,15 @@ def check_workers(session) -> None:
     fix = (f"set PYSPARK_PYTHON (or spark.pyspark.python) to a Python that has paimon-fileindex installed, such "
            f"as this one ({sys.executable}), before the session starts; on a cluster, install paimon-fileindex in "
            "the workers' Python")
+    waiting = threading.Timer(NO_EXECUTOR_SECONDS, _say_if_no_executor, (context,))
+    waiting.daemon = True
+    waiting.start()
     try:
         executable, version, missing = context.parallelize([0], 1).mapPartitions(worker_probe.probe).first()
     except Exception as err:  # py4j and pyspark raise their own classes; the message says what failed
         raise SparkSetupError(f"Spark's Python workers do not start ({first_cause(err)}): {fix}") from None
+    finally:
+        waiting.cancel()
     if missing:
         configured = context.getConf().get("spark.pyspark.python", None) or os.environ.get("PYSPARK_PYTHON")
         shown = configured or executable  # a venv's python reports the interpreter it links to

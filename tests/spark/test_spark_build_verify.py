@@ -104,6 +104,16 @@ def test_verify_command_exit_codes_and_report(spark, tmp_path, capsys):
     assert "part-2.parquet" in page and "http" not in page and "<script" not in page
 
 
+def test_verify_that_checks_nothing_does_not_pass(spark, tmp_path, capsys):
+    write_dataset(tmp_path / "d", files=2, with_indexes=False)
+    missing = tmp_path / "nonexistent"
+    assert main(["spark", "verify", str(tmp_path / "d"), "--index-dir", str(missing)]) == 2
+    assert f"--index-dir {missing}: no such folder" in capsys.readouterr().err
+    assert main(["spark", "verify", str(tmp_path / "d")]) == 2  # as fileindex verify of a file without its index
+    out = capsys.readouterr().out
+    assert "2 no index; 0 checks" in out and "NOTHING CHECKED" in out
+
+
 def test_verify_with_given_predicates(spark, tmp_path, capsys):
     write_dataset(tmp_path, files=2)
     code = main(["spark", "verify", str(tmp_path), "--where", "category = 'a' OR amount > 50",

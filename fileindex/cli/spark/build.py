@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                              "next to the data files (where they stop spark.read.parquet of the "
                                              "folder); spark scan/verify --index-dir DIR find them there; a local "
                                              "folder, required for a table on an object store")
-    parser.add_argument("--overwrite", action="store_true", help="replace existing sidecars (default: keep them)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace existing sidecars (default: keep them, but rebuild one older than its data file)")
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary")
@@ -49,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
                                                   overwrite=args.overwrite, snapshot=args.snapshot).collect()]
     rows.sort(key=lambda r: r["file"])
     finish()  # the jobs' last progress line before the results, not after them
-    counts = {status: sum(r["status"] == status for r in rows) for status in ("written", "kept", "failed")}
+    counts = {status: sum(r["status"] == status for r in rows)
+              for status in ("written", "rebuilt", "kept", "failed")}
     for row in rows:
         if args.json:
             print(json.dumps({**row, **{k: json.loads(row[k]) for k in ("indexes", "bloom", "advice")}},
@@ -58,15 +60,17 @@ def run(args: argparse.Namespace) -> int:
             print(render(row))
     summary = {"files": len(rows), **counts, "bytes": sum(r["bytes"] or 0 for r in rows),
                "rows": sum(r["rows"] or 0 for r in rows)}
-    if counts["written"] and not args.output_dir:
-        formats = {data_file_format(r["file"]) for r in rows if r["status"] == "written"}
-        print(BESIDE_DATA_NOTE.format(count=counts["written"], format="orc" if formats == {"orc"} else "parquet"),
+    beside = [r for r in rows if r["status"] in ("written", "rebuilt")] if not args.output_dir else []
+    if beside:
+        formats = {data_file_format(r["file"]) for r in beside}
+        print(BESIDE_DATA_NOTE.format(count=len(beside), format="orc" if formats == {"orc"} else "parquet"),
               file=sys.stderr)
     if args.json:
         print(json.dumps({"summary": summary}))
     else:
-        print(f"{summary['files']} files: {counts['written']} written, {counts['kept']} kept, {counts['failed']} "
-              f"failed; {summary['rows']} rows, {summary['bytes']} index bytes")
+        rebuilt = f", {counts['rebuilt']} rebuilt (older than their data)" if counts["rebuilt"] else ""
+        print(f"{summary['files']} files: {counts['written']} written{rebuilt}, {counts['kept']} kept, "
+              f"{counts['failed']} failed; {summary['rows']} rows, {summary['bytes']} index bytes")
     return 1 if counts["failed"] else 0
 
 
@@ -91,4 +95,7 @@ def render(row: dict) -> str:
     advice = "".join(f"\n        {a['column']}:{a['index_type']} {a['verdict']}: {a['advice']}"
                      for a in json.loads(row["advice"] or "[]"))
     where = "embedded in a manifest" if row["embedded"] else "sidecar"
+    if row["status"] == "rebuilt":
+        return f"rebuilt {row['output']} (it was older than its data file): {row['rows']} rows, {row['bytes']} B " \
+               f"({sizes}); Paimon: {where}" + advice
     return f"written {row['output']}: {row['rows']} rows, {row['bytes']} B ({sizes}); Paimon: {where}" + advice

@@ -13,10 +13,11 @@ __all__ = ["HELP", "add_arguments", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    from fileindex.pipeline.inputs import driver_path
     from fileindex.spark.rewrite import spark_rewrite
     from fileindex.table.rewrite_plan import plan_rewrite
 
-    plan = plan_rewrite(args.table, partitions=args.partition, mode=args.mode, compat=args.compat,
+    plan = plan_rewrite(driver_path(args.table), partitions=args.partition, mode=args.mode, compat=args.compat,
                         allow_external=args.allow_external_paths, writer=args.writer_version,
                         branch=args.branch)  # refuses first
     result = spark_rewrite(session(args), args.table, dry_run=args.dry_run, plan=plan)

@@ -12,7 +12,8 @@ from fileindex.storage_args import add_storage_options_argument
 
 COMMAND = "spark verify"
 HELP = ("check every data file's index against the file's rows (every row, or generated or given predicates); "
-        "exit 0 clean, 1 violations, 2 a schema that does not fit the index, 3 unreadable indexes")
+        "exit 0 clean, 1 violations, 2 a schema that does not fit the index or no file with an index, 3 unreadable "
+        "indexes")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fileindex.pipeline.inputs import resolve_inputs
+    from fileindex.pipeline.inputs import check_index_dir, resolve_inputs
     from fileindex.pipeline.report import exit_code, render_html, render_text, summarize
     from fileindex.pipeline.inputs import given_paths
     from fileindex.spark import verify_indexes
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         check_output(args.report, given_paths(args.inputs) + ([args.index_dir] if args.index_dir else []),
                      overwrite=args.overwrite, what="--report", command=COMMAND)
+    check_index_dir(args.index_dir)
     resolved = resolve_inputs(args.inputs, snapshot=args.snapshot, index_dir=args.index_dir,
                               external_roots=tuple(args.external_roots))  # in seconds, not
     spark = session(args)  # after Spark has started
