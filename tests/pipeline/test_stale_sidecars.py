@@ -54,3 +54,18 @@ def test_query_answers_remain_for_a_sidecar_older_than_the_data_beside_it(tmp_pa
     assert main(["query", str(task.sidecar_path()), "--where", "id = 5005"]) == 0
     out, err = capsys.readouterr()
     assert out.strip() == "id = 5005  =>  REMAIN" and "older than its data file" in err, (out, err)
+
+
+def test_a_tables_sidecar_is_trusted_whatever_its_time(tmp_path):
+    """A table's sidecar is the one its manifest names: its time says nothing (a copy of the table may write it
+    before its data file), so an older one still prunes, as Java's reader uses it."""
+    from table_edits import copy_table
+
+    root = copy_table("parquet", "append_with_bloomfilter", tmp_path)
+    predicate = parse_predicate("f0 = 'no such value anywhere'", {"f0": parse_type("STRING")})
+    before = [evaluate_file(task, predicate) for task in resolve_inputs([str(root)]).tasks]
+    assert before and all(verdict.result is SKIP for verdict in before), before
+    for sidecar in root.rglob("*.parquet.index"):
+        data_time = os.stat(str(sidecar).removesuffix(".index")).st_mtime_ns - 10**9
+        os.utime(sidecar, ns=(data_time, data_time))
+    assert [evaluate_file(task, predicate) for task in resolve_inputs([str(root)]).tasks] == before
