@@ -42,6 +42,8 @@ def parse_option_args(pairs: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     from fileindex.types import parse_schema
     from fileindex.io.atomic import replacing
+    from fileindex.io.staleness import write_source_record
+    from fileindex.pipeline.build import source_of
     from fileindex.writing.data_file import build_data_file_index
     from fileindex.writing.options import one_type_notes
 
@@ -58,8 +60,11 @@ def run(args: argparse.Namespace) -> int:
             built, written = build_into_store(output, data, options, schema, args.writer_version)
         else:
             check_output(output, args.data, force=args.force, named=args.output is not None)
+            source = source_of(args.data, output)
             with replacing(output) as temporary, open(temporary, "wb") as out:
                 built = build_data_file_index(data, options, schema, out, writer=args.writer_version)
+            if source is not None:
+                write_source_record(args.data, output, source)
             written = None
     except HANDLED as err:
         return report_failure(NAME, err, args.data)

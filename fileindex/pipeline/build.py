@@ -3,8 +3,9 @@
 The container is what ``fileindex build`` writes for the same file and options (the same code
 builds it), written atomically as ``<file>.index`` (or into the index folder). A table's own
 ``file-index.*`` options, those of the schema each file was written with, apply; the job's options
-override them. An existing sidecar is kept unless ``overwrite``, or unless it is older than its data
-file (rewritten since: rebuilt, status ``rebuilt``). A file that cannot be read or indexed becomes a
+override them. An existing sidecar is kept unless ``overwrite``, or unless it is stale (``fileindex.io.staleness``:
+its data file rewritten since: rebuilt, status ``rebuilt``); a plain file's sidecar gets a source record beside it, what
+tells later whether it is stale. A file that cannot be read or indexed becomes a
 failed row with its reason; it never stops the other files.
 """
 from __future__ import annotations
@@ -17,9 +18,10 @@ from fileindex.container.file import FileIndexContainer
 from fileindex.errors import FileIndexError, UsageError
 from fileindex.pipeline.inputs import given_paths
 from fileindex.scan.task import DataFileTask, Inputs, open_error
-from fileindex.table.sidecars import naming_snapshot
+from fileindex.io.reach import names_a_store
+from fileindex.table.sidecars import enclosing_table, naming_snapshot
 from fileindex.io.atomic import write_atomically
-from fileindex.io.staleness import stale_index_note
+from fileindex.io.staleness import FileSeen, stale_index_note, write_source_record
 from fileindex.writing.data_file import build_from_reader
 from fileindex.writing.outputs import check_apart
 
@@ -63,10 +65,13 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
         row["bytes"] = output.stat().st_size
         return row
     try:
+        source = source_of(task.path, output) if task.table is None else None
         reader = task.open()
         built = build_from_reader(reader, effective_options(task, options), task.types(reader))
         written = write_atomically(output, built.held, overwrite=overwrite or bool(stale),
                                    before_rename=before_rename)
+        if written and source is not None:
+            write_source_record(task.path, output, source)
     except (FileIndexError, OSError, OverflowError) as err:
         row.update(status="failed", error=open_error(err))
         return row
@@ -74,6 +79,14 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
     row.update(status=status, rows=built.row_count, bytes=len(built.held),
                embedded=built.embedded, **describe_container(built.held, data_bytes=task.size))
     return row
+
+
+def source_of(data_file: str, output: str | Path) -> FileSeen | None:
+    """The data file as it is before it is read, for the source record of a local output outside any table
+    (``fileindex.io.staleness``); None for a store's file, or an output in a table (only Paimon writes there)."""
+    if names_a_store(data_file) or names_a_store(output) or enclosing_table(output) is not None:
+        return None
+    return FileSeen.of(data_file)
 
 
 def describe_container(data: bytes, *, data_bytes: int | None = None) -> dict:

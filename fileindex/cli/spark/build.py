@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                              "folder); spark scan/verify --index-dir DIR find them there; a local "
                                              "folder, required for a table on an object store")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace existing sidecars (default: keep them, but rebuild one older than its data file)")
+                        help="replace existing sidecars (default: keep them, but rebuild a stale one: its data file "
+                             "rewritten since, as its source record, else its time, says)")
     add_external_paths_argument(parser)
     add_storage_options_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per data file, then a summary")
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"summary": summary}))
     else:
-        rebuilt = f", {counts['rebuilt']} rebuilt (older than their data)" if counts["rebuilt"] else ""
+        rebuilt = f", {counts['rebuilt']} rebuilt (their data rewritten since)" if counts["rebuilt"] else ""
         print(f"{summary['files']} files: {counts['written']} written{rebuilt}, {counts['kept']} kept, "
               f"{counts['failed']} failed; {summary['rows']} rows, {summary['bytes']} index bytes")
     return 1 if counts["failed"] else 0
@@ -96,6 +97,6 @@ def render(row: dict) -> str:
                      for a in json.loads(row["advice"] or "[]"))
     where = "embedded in a manifest" if row["embedded"] else "sidecar"
     if row["status"] == "rebuilt":
-        return f"rebuilt {row['output']} (it was older than its data file): {row['rows']} rows, {row['bytes']} B " \
+        return f"rebuilt {row['output']} (its data file was rewritten since): {row['rows']} rows, {row['bytes']} B " \
                f"({sizes}); Paimon: {where}" + advice
     return f"written {row['output']}: {row['rows']} rows, {row['bytes']} B ({sizes}); Paimon: {where}" + advice
