@@ -59,7 +59,7 @@ from fileindex.scan.table import PaimonTable
 from fileindex.scan.task import DataFileTask, Inputs
 from fileindex.scan.truth import filtered
 from fileindex.spark.expressions import as_spark_reads, to_column, widen_signed_zeros
-from fileindex.spark.jobs import bytes_to_read, conform, plan_groups, spark_schema
+from fileindex.spark.jobs import bytes_to_read, conform, index_problem_files, plan_groups, spark_schema
 from fileindex.spark.session import check_workers
 from fileindex.table.names import whole_number
 from fileindex.table.store import is_table_root, names_a_store
@@ -196,13 +196,14 @@ def planning_report(files: list[FileRead], stages: tuple[Stage, ...], tasks: int
     rows_total = sum(f.row_count for f in files)
     rows_read = sum(f.rows for f in read)
     judged = [f for f in files if f.verdict is not None]
+    problems = index_problem_files(files)
     files_read = sum(f.data_files_read for f in read)
     return {"files_total": len(files), "rows_total": rows_total, "files_skipped": len(files) - files_read,
             "rows_skipped": rows_total - rows_read, "files_read": files_read, "rows_read": rows_read,
             "files_sidecar_in_tasks": len(deferred), "rows_sidecar_in_tasks": sum(f.rows for f in deferred),
             "files_sidecar_in_planning": sum(has_sidecar(cast(DataFileTask, f.task)) for f in judged),
             "files_without_index": sum(f.index == "none" for f in files),
-            "index_problems": sum(bool(cast(FileVerdict, f.verdict).note) for f in judged), "tasks": tasks,
+            "index_problems": len(problems), "index_problem_files": problems, "tasks": tasks,
             "stages": [stage.as_dict() for stage in stages]}
 
 

@@ -13,6 +13,7 @@ import pickle
 import time
 from pathlib import Path
 from collections.abc import Callable, Iterable, Mapping
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
@@ -260,17 +261,24 @@ class ScanStats:
     index_problems: int = 0
     index_seconds: float = 0.0
     planning_seconds: float = 0.0  # reading the metadata and evaluating the indexes, before any row is read
+    index_problem_files: list[dict] = dataclasses.field(default_factory=list)  # (``index_problem_files``)
 
     @classmethod
     def of(cls, files: list[FileRead], index_seconds: float) -> ScanStats:
         read = [f for f in files if f.to_read]
+        problems = index_problem_files(files)
         return cls(len(files), sum(f.data_files_read for f in read), sum(f.row_count for f in files),
-                   sum(f.rows for f in read),
-                   sum(f.index == "none" for f in files),
-                   sum(bool(f.verdict is not None and f.verdict.note) for f in files), index_seconds)
+                   sum(f.rows for f in read), sum(f.index == "none" for f in files), len(problems), index_seconds,
+                   index_problem_files=problems)
 
     def as_dict(self) -> dict:
         return dict(vars(self))
+
+
+def index_problem_files(files: list[FileRead]) -> list[dict]:
+    """``{"file", "note"}`` of each file read in full because its index could not be used (missing, corrupt,
+    stale: the note says which), as a scan's report lists them."""
+    return [{"file": f.file, "note": f.verdict.note} for f in files if f.verdict is not None and f.verdict.note]
 
 
 @dataclass

@@ -197,6 +197,26 @@ def test_scan_command_json_and_output(spark, tmp_path, capsys):
     assert code == 0 and report["result_rows"] == 2 and report["rows_read"] == 2
 
 
+def test_scan_command_names_the_files_whose_index_it_could_not_use(spark, tmp_path, capsys):
+    """Stale sidecars are read whole: the text names a few of them and why, --json lists every one."""
+    import os
+
+    paths = write_dataset(tmp_path / "d", files=5)
+    for path in paths:
+        older = os.stat(path).st_mtime_ns - 10**9
+        os.utime(f"{path}.index", ns=(older, older))
+    command = ["spark", "scan", str(tmp_path / "d"), "--where", "category = 'c'"]
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    assert "5 with an index problem" in out and "and 2 more (--json lists every one)" in out, out
+    named = [line for line in out.splitlines() if "is older than its data file" in line]
+    assert len(named) == 3 and all(line.lstrip().startswith(str(tmp_path / "d" / "part-")) for line in named), out
+    assert main([*command, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["index_problem_files"]
+    assert sorted(p["file"] for p in listed) == sorted(map(str, paths))
+    assert all("older than its data file" in p["note"] for p in listed)
+
+
 def test_the_main_job_runs_on_a_small_dataset(spark, capsys):
     assert main(["demo", "--files", "4", "--rows", "3000"]) == 0
     captured = capsys.readouterr()

@@ -131,6 +131,7 @@ def render(report: dict) -> str:
     if report.get("files_without_index") or report.get("index_problems"):
         lines.append(f"  read in full: {report['files_without_index']} files without an index, "
                      f"{report['index_problems']} with an index problem")
+        lines += problem_lines(report.get("index_problem_files", []))
     if "plain_seconds" in report:
         verdict = "identical" if report["identical"] else "DIFFERENT"
         timing = "both warm" if report.get("warm") else "timed once each"
@@ -139,6 +140,17 @@ def render(report: dict) -> str:
         if not report["identical"]:
             lines += difference_lines(report.get("disagreeing", []))
     return "\n".join(lines)
+
+
+NAMED_PROBLEMS = 3
+
+
+def problem_lines(problems: list[dict]) -> list[str]:
+    """The files with an index problem and why (the first few; --json lists every one)."""
+    lines = [f"    {problem['file']}: {problem['note']}" for problem in problems[:NAMED_PROBLEMS]]
+    if len(problems) > NAMED_PROBLEMS:
+        lines.append(f"    and {len(problems) - NAMED_PROBLEMS} more (--json lists every one)")
+    return lines
 
 
 def index_used(report: dict) -> str:
