@@ -127,9 +127,12 @@ def reaching_stores(args: argparse.Namespace) -> contextlib.AbstractContextManag
         return contextlib.nullcontext()
     from fileindex.storage_args import storage_options
     from fileindex.io.reach import reaching
+    from fileindex.io.store_options import check_option_keys
 
     try:
-        return reaching(storage_options(args))
+        options = storage_options(args) or {}
+        check_option_keys(options, given="--storage-option")
+        return reaching(options)
     except UsageError as err:
         print(f"fileindex {args.command}: {err}", file=sys.stderr)
         return EXIT_USAGE

@@ -31,6 +31,7 @@ from typing import Any
 
 from fileindex.errors import UsageError
 from fileindex.io.locations import Location
+from fileindex.tokens import closest_name
 
 # The option that lets a commit go to a store without conditional create: one writer at a time, by the user's word.
 SINGLE_WRITER = "fileindex.commit.single-writer"
@@ -165,6 +166,38 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
     return StoreOptions(store=location.store, s3_compatible="oss" if kind == "oss" else None, **values)
 
 
+# Keys that say how to reach a store, besides a store's prefix and a name: Hadoop's (fs.hdfs., ...) and ours
+_OTHER_STORAGE_PREFIXES = ("fs.", "fileindex.commit.")
+
+
+def is_storage_key(key: str) -> bool:
+    """Whether ``key`` is one of Paimon's keys for reaching a store (what ``--storage-option`` takes)."""
+    lowered = key.lower()
+    return lowered.startswith(_OTHER_STORAGE_PREFIXES) or any(lowered.startswith(prefix)
+                                                             for prefixes in _PREFIXES.values() for prefix in prefixes)
+
+
+def check_option_keys(keys: Iterable[str], *, others: Iterable[str] = (), given: str = "option") -> None:
+    """Refuse, before any store is reached, the mistakes ``store_options`` refuses for the store it reaches, in any
+    store's keys (``s3.endpont``, ``gcs.endpont``), and a key that is neither a storage key nor one of ``others``
+    (``s3endpoint``, ``snapshto``): a UsageError naming the key meant, never a value. What ``--storage-option`` and
+    the Spark data source's options get (``PaimonTable`` ignores keys that are not a store's: a catalog's)."""
+    others = list(others)
+    for key in keys:
+        if key in others:
+            continue
+        if not is_storage_key(key):
+            meant = closest_name(key, others + _SPELT_KEYS)
+            raise UsageError(f"{given} {key}: not a key of any store{' or this reader' if others else ''}"
+                             + (f"; did you mean {meant}?" if meant else ""))
+        for kind in _PREFIXES:
+            name = _name_under(kind, key)
+            if name is not None and not (kind == "azure" and _ACCOUNT_KEY.fullmatch(name)):
+                normalised = re.sub(r"[.-]", "_", name.lower())
+                if normalised not in _NAMES[kind]:
+                    _refuse_misspelt(kind, key, normalised)
+
+
 def _refuse_misspelt(kind: str, key: str, name: str) -> None:
     """A UsageError for a key a typo away from one of its store's names (``s3.endpont``, ``s3.pathstyle-acess``) or
     cut short of one (``s3.pathstyle`` for ``s3.path-style-access``), naming the one meant; any other name is left
@@ -179,6 +212,10 @@ def _refuse_misspelt(kind: str, key: str, name: str) -> None:
         spelt = [prefix + known.replace("_", "-") for known in meant]
         raise UsageError(f"option {key}: not a key of this store; did you mean "
                          f"{spelt[0] if len(spelt) == 1 else 'one of ' + ', '.join(spelt)}?")
+
+
+# each store's keys as Paimon's docs spell them (s3.endpoint, s3.path-style-access, ...), for naming the key meant
+_SPELT_KEYS = [prefixes[-1] + name.replace("_", "-") for kind, prefixes in _PREFIXES.items() for name in _NAMES[kind]]
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

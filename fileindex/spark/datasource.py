@@ -48,6 +48,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from fileindex.errors import UsageError
 from fileindex.io.reach import current_reach
+from fileindex.io.store_options import check_option_keys, is_storage_key
 from fileindex.pipeline.inputs import driver_path
 from fileindex.memo import computed_in_batches
 from fileindex.predicate.parser import parse_predicate
@@ -68,8 +69,6 @@ from fileindex.writing.outputs import collision
 
 FORMAT = "paimon-fileindex"
 OPTIONS = ("path", "snapshot", "where", "report")
-# Paimon's option keys for reaching a store (fileindex.io.store_options), accepted as the relation's options
-STORAGE_PREFIXES = ("s3.", "s3a.", "fs.", "oss.", "gs.", "gcs.", "azure.", "abfs.", "abfss.", "fileindex.commit.")
 # Planning evaluates a table's sidecars itself when it has at most this many: each costs 0.2-1 ms, a Spark
 # task's start 50-100 ms. Above it planning opens none, so it never grows with the sidecars a table has.
 SIDECARS_PLANNED = 64
@@ -88,11 +87,11 @@ class PaimonFileIndexSource(DataSource):
         return FORMAT
 
     def _location(self) -> tuple[str, int | None]:
-        unknown = sorted(key for key in set(self.options) - set(OPTIONS) if not is_storage_option(key))
-        if unknown:
-            raise UsageError(f"{FORMAT}: unknown option(s) {', '.join(unknown)}; the options are "
-                             f"{', '.join(OPTIONS[1:])}, Paimon's storage keys (s3.*, gcs.*, azure.*, ...) and the "
-                             "table's path, given to load()")
+        try:  # (Paimon's keys for reaching a store are the relation's options too: fileindex.io.store_options)
+            check_option_keys(sorted(self.options), others=OPTIONS)
+        except UsageError as err:
+            raise UsageError(f"{FORMAT}: unknown {err} (the options are {', '.join(OPTIONS[1:])}, Paimon's storage "
+                             "keys (s3.*, gcs.*, azure.*, ...) and the table's path, given to load())") from None
         path = self.options.get("path")
         if not path:
             raise UsageError(f'name the table: spark.read.format("{FORMAT}").load("/path/to/table")')
@@ -103,7 +102,7 @@ class PaimonFileIndexSource(DataSource):
 
     def _storage_options(self) -> dict[str, str] | None:
         """The options that say how to reach a table on an object store (Paimon's keys), None: none given."""
-        return {key: value for key, value in self.options.items() if is_storage_option(key)} or None
+        return {key: value for key, value in self.options.items() if is_storage_key(key)} or None
 
     def schema(self):
         return relation_schema(_table(*self._location(), self._storage_options()))
@@ -251,11 +250,6 @@ def _table(path: str, snapshot: int | None, options: dict[str, str] | None = Non
     """The Paimon table at ``path`` (its snapshot and schema; no manifest is read), reached with ``options``."""
     _refuse_non_table(path)
     return PaimonTable(path, snapshot, options=options)
-
-
-def is_storage_option(key: str) -> bool:
-    """Whether ``key`` is one of Paimon's keys for reaching a store (what ``--storage-option`` takes)."""
-    return key.lower().startswith(STORAGE_PREFIXES)
 
 
 def relation_schema(table: PaimonTable):

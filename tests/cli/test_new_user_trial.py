@@ -81,6 +81,14 @@ def test_the_command_line_names_a_misspelt_storage_option_in_one_line(capsys):
                                  "s3.endpoint?\n")
 
 
+def test_the_command_line_names_the_key_meant_by_a_storage_option_of_no_store(capsys):
+    """``s3endpoint`` (no store's key, which reaching the store would ignore) is refused before anything is read."""
+    code = main(["read", "s3://bucket/t", "--storage-option", "s3endpoint=http://127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == ("fileindex read: --storage-option s3endpoint: not a key of any store; did you mean "
+                                 "s3.endpoint?\n"), err
+
+
 @pytest.mark.parametrize("command", [["inspect"], ["explain"], ["check"], ["query", "--where", "f0 = 'Bob'"]])
 def test_a_table_folder_given_for_an_index_points_at_fileindex_table(capsys, command):
     code = main([command[0], str(TABLE), *command[1:]])

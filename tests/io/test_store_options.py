@@ -10,7 +10,7 @@ import pytest
 from fileindex.errors import UsageError
 from fileindex.io.locations import parse_location
 from fileindex.io.object_store import arrow_filesystem, arrow_path
-from fileindex.io.store_options import Secret, scrub, store_options
+from fileindex.io.store_options import Secret, check_option_keys, scrub, store_options
 
 S3 = parse_location("s3://bucket/w")
 
@@ -95,6 +95,22 @@ def test_a_key_cut_short_of_a_known_one_or_a_typo_from_it_is_refused(key, meant)
         store_options(S3, {key: "true"}, environ={})
 
 
+@pytest.mark.parametrize("key, meant", [
+    ("s3endpoint", "--storage-option s3endpoint: not a key of any store; did you mean s3.endpoint?"),
+    ("gcs.endpont", "option gcs.endpont: not a key of this store; did you mean gcs.endpoint?"),
+    ("azure.acount-name", "did you mean azure.account-name?")])
+def test_option_keys_are_checked_before_a_store_is_reached_whatever_store_they_name(key, meant):
+    """The check ``--storage-option`` and the Spark data source's options get: any store's keys, and a key of no
+    store (where store_options, reaching one store, ignores both)."""
+    assert store_options(S3, {key: "x"}, environ={}).endpoint is None  # (ignored there)
+    with pytest.raises(UsageError, match=re.escape(meant)):
+        check_option_keys([key], given="--storage-option")
+    with pytest.raises(UsageError, match="did you mean snapshot"):
+        check_option_keys(["snapshto"], others=["path", "snapshot"])
+    check_option_keys(["snapshot", "s3.endpoint", "fs.s3a.connection.maximum", "fileindex.commit.single-writer",
+                       "fs.azure.account.key.acct.blob.core.windows.net"], others=["snapshot"])
+
+
 def test_the_keys_hadoop_documents_pass_through():
     """Every fs.s3a. and fs.azure. key of Hadoop's core-default.xml (as pyspark ships it) is a store's key or left
     alone: none is taken for a misspelling of one of ours."""
@@ -113,6 +129,7 @@ def test_the_keys_hadoop_documents_pass_through():
             store_options(location, {key: "x"}, environ={})
         except UsageError as err:
             assert "not a key of this store" not in str(err), key  # (a value "x" may be refused: not the key)
+    check_option_keys(keys)  # (the check before any store is reached)
 
 
 def test_pyarrow_reads_each_server_with_the_same_options(object_store):

@@ -279,6 +279,18 @@ def test_the_data_source_refuses_an_unknown_option(spark):
         spark.read.format(FORMAT).option("filter", "f1 = 20").load(table).count()
 
 
+@pytest.mark.parametrize("key, meant", [("snapshto", "snapshot"), ("s3endpoint", "s3.endpoint"),
+                                        ("gcs.endpont", "gcs.endpoint")])
+def test_the_data_source_names_the_option_meant_as_the_command_line_does(key, meant):
+    """The relation's options get the check of --storage-option (fileindex.io.store_options), before any store is
+    reached: a key of another store's than the table's too."""
+    from fileindex.errors import UsageError
+    from fileindex.spark.datasource import PaimonFileIndexSource
+
+    with pytest.raises(UsageError, match=f"unknown option {key}: .*did you mean {meant}\\?"):
+        PaimonFileIndexSource({"path": "s3://bucket/t", key: "1"}).schema()
+
+
 COLUMN_KINDS = {
     "i": (pa.int64(), ["bloom-filter", "bitmap", "bsi", "range-bitmap"]),
     "n": (pa.int32(), ["bloom-filter", "bitmap", "bsi", "range-bitmap"]),
