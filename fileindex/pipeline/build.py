@@ -59,7 +59,7 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
     output = task.sidecar_path()
     row = dict.fromkeys(SUMMARY_FIELDS)
     row.update(file=task.name, output=str(output), rows=0, bytes=0, indexes="[]", bloom="[]", advice="[]", error="")
-    stale = task.table is None and output.exists() and stale_index_note(task.path, output)
+    stale = not overwrite and task.table is None and output.exists() and stale_index_note(task.path, output)
     if not overwrite and output.exists() and not stale:
         row["status"] = "kept"
         row["bytes"] = output.stat().st_size
