@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"fileindex {NAME}: {note}", file=sys.stderr)
     column_types.warn_imprecise_timestamps(NAME, data, [r.column for r in built.requests], schema or {})
     data_bytes = data.size if not isinstance(data, str) else Path(data).stat().st_size
-    print_advice(io.BytesIO(written) if written is not None else output, data_bytes=data_bytes)
+    print_advice(io.BytesIO(written) if written is not None else output, data_bytes=data_bytes,
+                 options=built.index_options)
     return 0
 
 
@@ -139,14 +140,14 @@ def _same_object(one, other) -> bool:
                                                                         other.bucket, other.key)
 
 
-def print_advice(output, *, data_bytes: int) -> None:
+def print_advice(output, *, data_bytes: int, options=None) -> None:
     """Every index that costs more than it can save (``fileindex.indexes.advice``), one line each on stderr;
-    ``output`` the container's path or its bytes as a stream."""
+    ``output`` the container's path or its bytes as a stream, ``options`` each index's (``index_options``)."""
     from fileindex.container.file import FileIndexContainer
     from fileindex.indexes.advice import advise_container
 
     with FileIndexContainer.open(output) as container:
-        for advice in advise_container(container, data_bytes=data_bytes):
+        for advice in advise_container(container, data_bytes=data_bytes, options=options):
             print(f"fileindex {NAME}: {advice.column}:{advice.index_type} {advice.verdict}: {advice.advice}",
                   file=sys.stderr)
 

@@ -29,7 +29,7 @@ def body_details(container: FileIndexContainer, entry: IndexEntry) -> dict:
     if entry.is_empty or index is None or index.filter_sizing is None:
         return {}
     try:
-        return {"bloom": index.filter_sizing.diagnose(container.body(entry)).as_dict()}
+        return {"bloom": index.filter_sizing.diagnose(container.body(entry), None).as_dict()}
     except (FileIndexError, ValueError) as err:
         return {"error": str(err)}
 

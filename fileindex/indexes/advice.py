@@ -8,6 +8,7 @@ verdict. The registry holds both (``INDEX_TYPES``).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from fileindex.errors import FileIndexError
@@ -27,15 +28,17 @@ class IndexAdvice:
         return asdict(self)
 
 
-def advise(column: str, index_type: str, payload, *, data_bytes: int | None = None) -> IndexAdvice:
-    """The advice for one index body (``data_bytes``: the size of the data file it indexes, when known)."""
+def advise(column: str, index_type: str, payload, *, data_bytes: int | None = None,
+           options: Mapping[str, str] | None = None) -> IndexAdvice:
+    """The advice for one index body (``data_bytes``: the size of the data file it indexes, ``options``: the
+    index's options it was built with, when known)."""
     index = INDEX_TYPES.get(index_type)
     if index is None:
         return IndexAdvice(column, index_type, "ok", "")
     verdict, advice = "ok", ""
     if index.sizing is not None:
         try:
-            verdict, advice = index.sizing(payload)
+            verdict, advice = index.sizing(payload, options)
         except (FileIndexError, ValueError):
             pass  # a malformed body: check and verify report it
     size = len(memoryview(payload))
@@ -47,8 +50,11 @@ def advise(column: str, index_type: str, payload, *, data_bytes: int | None = No
     return IndexAdvice(column, index_type, verdict, advice if verdict != "ok" else "")
 
 
-def advise_container(container, *, data_bytes: int | None = None) -> list[IndexAdvice]:
-    """The advice for every non-empty index of a container that is not ``ok``."""
-    found = (advise(e.column, e.index_type, container.body(e), data_bytes=data_bytes)
+def advise_container(container, *, data_bytes: int | None = None,
+                     options: Mapping[tuple[str, str], Mapping[str, str]] | None = None) -> list[IndexAdvice]:
+    """The advice for every non-empty index of a container that is not ``ok`` (``options``: by column and index
+    type, those each index was built with, where known: ``BuiltContainer.index_options``)."""
+    found = (advise(e.column, e.index_type, container.body(e), data_bytes=data_bytes,
+                    options=(options or {}).get((e.column, e.index_type)))
              for e in container if not e.is_empty)
     return [a for a in found if a.verdict != "ok"]

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 class FilterSizing:
     """A probabilistic index (one that may answer REMAIN for a value it does not hold): how to judge the
     false-positive rate it was built for."""
-    diagnose: Callable[[Any], Any]  # payload -> diagnosis with .verdict, .advice, .design_fpp, .as_dict()
+    # (payload, options it was built with or None) -> diagnosis with .verdict, .advice, .design_fpp, .as_dict()
+    diagnose: Callable[[Any, Mapping[str, str] | None], Any]
     configured_fpp: Callable[[Any, Mapping[str, str]], float | None]  # (payload, options) -> the fpp they size
 
 
@@ -65,7 +66,8 @@ class IndexType:
     # support, an option value): an ALTER checks the options it sets so (fileindex.table.options_alter)
     check_writable: Callable[..., Any] | None = None
     filter_sizing: FilterSizing | None = None  # set for a probabilistic index
-    sizing: Callable[[Any], tuple[str, str]] | None = None  # payload -> (verdict, advice) (indexes.advice)
+    # (payload, options it was built with or None) -> (verdict, advice) (indexes.advice)
+    sizing: Callable[[Any, Mapping[str, str] | None], tuple[str, str]] | None = None
     when_too_large: str = ""  # what to use instead when it costs more than it can save (indexes.advice)
 
     def answers_exactly(self, function: str, *, extended: bool) -> bool:

@@ -77,7 +77,8 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
         return row
     status = ("rebuilt" if stale else "written") if written else "kept"
     row.update(status=status, rows=built.row_count, bytes=len(built.held),
-               embedded=built.embedded, **describe_container(built.held, data_bytes=task.size))
+               embedded=built.embedded,
+               **describe_container(built.held, data_bytes=task.size, options=built.index_options))
     return row
 
 
@@ -89,9 +90,11 @@ def source_of(data_file: str, output: str | Path) -> FileSeen | None:
     return FileSeen.of(data_file)
 
 
-def describe_container(data: bytes, *, data_bytes: int | None = None) -> dict:
+def describe_container(data: bytes, *, data_bytes: int | None = None,
+                       options: Mapping[tuple[str, str], Mapping[str, str]] | None = None) -> dict:
     """Bytes per column and index type, each bloom filter's sizing verdict, and the advice for every
-    index that costs more than it can save (``fileindex.indexes.advice``), as JSON text."""
+    index that costs more than it can save (``fileindex.indexes.advice``; ``options``: each index's, as built),
+    as JSON text."""
     from fileindex.indexes.advice import advise_container
     from fileindex.indexes.registry import INDEX_TYPES
 
@@ -101,7 +104,8 @@ def describe_container(data: bytes, *, data_bytes: int | None = None) -> dict:
         indexes.append({"column": entry.column, "index_type": entry.index_type, "bytes": max(entry.length, 0)})
         index = INDEX_TYPES.get(entry.index_type)
         if index is not None and index.filter_sizing is not None and not entry.is_empty:
-            diagnosis = index.filter_sizing.diagnose(container.body(entry))
+            diagnosis = index.filter_sizing.diagnose(container.body(entry),
+                                                     (options or {}).get((entry.column, entry.index_type)))
             blooms.append({"column": entry.column, "verdict": diagnosis.verdict, "advice": diagnosis.advice})
-    advice = [a.as_dict() for a in advise_container(container, data_bytes=data_bytes)]
+    advice = [a.as_dict() for a in advise_container(container, data_bytes=data_bytes, options=options)]
     return {"indexes": json.dumps(indexes), "bloom": json.dumps(blooms), "advice": json.dumps(advice)}

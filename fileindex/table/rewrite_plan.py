@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlparse
 
 from fileindex.errors import FileIndexError, UsageError
@@ -47,6 +47,9 @@ from fileindex.writing.options import (
     parse_options,
     writer_version,
 )
+
+if TYPE_CHECKING:
+    from fileindex.writing.data_file import BuiltContainer
 
 # ------------------------------------------------------------------------------------- names and options
 
@@ -163,7 +166,7 @@ def _exists(job: FileJob, path: Path) -> bool:
     return job.io.info(str(path)) is not None if job.io is not None else path.exists()
 
 
-def build_container(job: FileJob) -> bytes | None:
+def build_container(job: FileJob) -> BuiltContainer | None:
     """The file's new container, or None when no configured index applies to its columns."""
     from fileindex.arrow.data_files import DataFileReader
     from fileindex.writing.data_file import build_from_reader
@@ -173,8 +176,7 @@ def build_container(job: FileJob) -> bytes | None:
         return None
     source = job.data_path if job.io is None else job.io.open_input(job.data_path, within=(job.table_root,),
                                                                      what="data file")
-    built = build_from_reader(DataFileReader(source), job.options, types, writer=job.writer, defaults=job.defaults)
-    return built.held
+    return build_from_reader(DataFileReader(source), job.options, types, writer=job.writer, defaults=job.defaults)
 
 
 def rewrite_file(job: FileJob, *, dry_run: bool = False,
@@ -184,7 +186,8 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
     meta = job.entry
     old_location, old_bytes, old_sidecars = _old_index(job, folder)
     try:
-        container = build_container(job)
+        built = build_container(job)
+        container = None if built is None else built.held
     except (FileIndexError, OSError) as err:
         raise TableError(f"{job.name}: cannot build its index: {err}") from None
     embedded, sidecar, written = None, None, None
@@ -212,17 +215,18 @@ def rewrite_file(job: FileJob, *, dry_run: bool = False,
     location = "embedded" if embedded is not None else "sidecar" if sidecar else "none"
     return FileChange(job, None if new == job.entry else new, location, old_location, old_bytes,
                       len(container) if container is not None else 0, sidecar, written,
-                      _advice(container, meta.file_size) if container is not None else ())
+                      _advice(built, meta.file_size) if built is not None else ())
 
 
-def _advice(container: bytes, data_bytes: int | None) -> tuple[str, ...]:
-    """As ``fileindex build`` advises: each index larger than what it can save on a file of ``data_bytes``."""
+def _advice(built: BuiltContainer, data_bytes: int | None) -> tuple[str, ...]:
+    """As ``fileindex build`` advises: each index larger than what it can save on a file of ``data_bytes``, each
+    bloom filter sized far from what it holds (judged by the table's options it was built with)."""
     from fileindex.container.file import FileIndexContainer
     from fileindex.indexes.advice import advise_container
 
-    with FileIndexContainer.from_bytes(container) as opened:
+    with FileIndexContainer.from_bytes(built.held) as opened:
         return tuple(f"{a.column}:{a.index_type} {a.verdict}: {a.advice}"
-                     for a in advise_container(opened, data_bytes=data_bytes))
+                     for a in advise_container(opened, data_bytes=data_bytes, options=built.index_options))
 
 
 def _same_bytes(path: Path, data: bytes, job: FileJob) -> bool:

@@ -50,6 +50,11 @@ class BuiltContainer:
         return self.data
 
     @property
+    def index_options(self) -> dict[tuple[str, str], dict]:
+        """Each index's options by (column, index type): what its advice judges it by (``indexes.advice``)."""
+        return {(r.column, r.index_type): r.options for r in self.requests}
+
+    @property
     def embedded(self) -> bool:
         """Paimon embeds a container of at most the threshold in the manifest (strictly greater: a file)."""
         return self.size <= self.in_manifest_threshold

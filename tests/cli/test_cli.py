@@ -203,3 +203,18 @@ def test_inspect_aligns_columns_whose_names_hold_wide_characters(capsys):
 
 def cells(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def test_build_advice_names_the_configured_fpp_and_the_observed_one(capsys, tmp_path):
+    """Where build knows the options a bloom filter was sized with (its --option, a table's), an overfull one's
+    advice says the fpp they configured and the rate it answers with at what it holds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = tmp_path / "part-0.parquet"
+    pq.write_table(pa.table({"id": pa.array(range(5000), pa.int64())}), data)
+    code, _, err = run_cli(capsys, "build", str(data), "--option", "file-index.bloom-filter.columns=id",
+                           "--option", "file-index.bloom-filter.id.items=1000",
+                           "--option", "file-index.bloom-filter.id.fpp=0.01")
+    assert code == 0 and "id:bloom-filter overfull" in err and "the configured fpp=0.01" in err, err
+    assert "its rate is about 0." in err, err

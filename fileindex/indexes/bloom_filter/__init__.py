@@ -16,9 +16,10 @@ WHEN_TOO_LARGE = "its size follows items and fpp, not the data: lower items (or 
 _diagnose = LazyFunction(f"{_PACKAGE}.math", "diagnose")
 
 
-def sizing(payload) -> tuple[str, str]:
-    """(verdict, advice) on how the filter was sized for what it holds (``math.diagnose``)."""
-    diagnosis = _diagnose(payload)
+def sizing(payload, options=None) -> tuple[str, str]:
+    """(verdict, advice) on how the filter was sized for what it holds (``math.diagnose``; ``options``: those it
+    was built with, where known)."""
+    diagnosis = _diagnose(payload, options)
     return diagnosis.verdict, diagnosis.advice
 
 

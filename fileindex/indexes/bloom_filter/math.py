@@ -57,8 +57,10 @@ class BloomDiagnosis:
         return {k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in asdict(self).items()}
 
 
-def diagnose(payload) -> BloomDiagnosis:
-    """How full a bloom-filter payload is, what it holds, and whether it was sized well."""
+def diagnose(payload, options: Mapping[str, str] | None = None) -> BloomDiagnosis:
+    """How full a bloom-filter payload is, what it holds, and whether it was sized well; ``options``, the index
+    options it was built with where known (``items``, ``fpp``): the advice names the configured fpp, and the rate
+    at what it holds, where they size it (``configured_fpp``)."""
     view = memoryview(payload).cast("B")
     k = int.from_bytes(view[:4], "big", signed=True)
     m = 8 * (len(view) - 4)
@@ -67,17 +69,20 @@ def diagnose(payload) -> BloomDiagnosis:
     delivered = false_positive_rate(m, k, n_hat) if math.isfinite(n_hat) else 1.0
     design_items = m * math.log(2) / k if k > 0 else math.inf
     design_fpp = math.exp(-(m / design_items) * math.log(2) ** 2) if design_items > 0 else 1.0
+    configured = None if options is None else configured_fpp(payload, options)
+    rate = f"a false-positive rate of {design_fpp:.3g}" if configured is None else f"the configured fpp={configured:g}"
+    observed = "" if configured is None else f"; at what it holds, its rate is about {delivered:.3g}"
     verdict, advice = "ok", "sized about right for what it holds"
     if not math.isfinite(n_hat) or n_hat > 1.5 * design_items:
         verdict = "overfull"
-        advice = (f"holds more values than its {m} bits and {k} hash functions hold at a false-positive rate of "
-                  f"{design_fpp:.3g} (about {design_items:.0f}): raise items above {max(n_hat, design_items):.0f}")
+        advice = (f"holds more values than its {m} bits and {k} hash functions hold at {rate} (about "
+                  f"{design_items:.0f}){observed}: raise items above {max(n_hat, design_items):.0f}")
     elif n_hat < design_items / OVERSIZED_FACTOR:
         verdict = "oversized"
-        better = advise([max(1, round(n_hat))], design_fpp)
+        better = advise([max(1, round(n_hat))], design_fpp if configured is None else configured)
         advice = (
             f"holds about {n_hat:.0f} values, where its {m} bits and {k} hash functions hold about "
-            f"{design_items:.0f} at a false-positive rate of {design_fpp:.3g}: "
+            f"{design_items:.0f} at {rate}{observed}: "
             f"items={better.items} fpp={better.fpp:g} would take {better.bytes} bytes instead of {len(view)}"
         )
     return BloomDiagnosis(

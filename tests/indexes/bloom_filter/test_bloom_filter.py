@@ -253,6 +253,20 @@ def test_the_sizing_verdict_follows_how_many_values_the_filter_holds(held, verdi
     assert diagnose(payload).verdict == verdict
 
 
+@pytest.mark.parametrize("held, target", [(2000, "raise items above "), (100, " fpp=0.01 would take")])
+def test_the_advice_names_the_configured_fpp_and_the_observed_one_where_the_options_are_known(held, target):
+    """Java sizes fpp=0.01 as 9592 bits and 7 hash functions, whose estimate from m and k is 0.00781; the options say
+    0.01, and at 2000 values the filter answers about 0.144."""
+    options = {"items": "1000", "fpp": "0.01"}
+    payload = build(list(range(held)), parse_type("INT"), options)
+    known, unknown = diagnose(payload, options), diagnose(payload)
+    assert known.verdict == unknown.verdict != "ok"
+    assert "the configured fpp=0.01" in known.advice and f"its rate is about {known.delivered_fpp:.3g}" in known.advice
+    assert target in known.advice, known.advice
+    assert "configured" not in unknown.advice and "a false-positive rate of 0.00781" in unknown.advice
+    assert diagnose(payload, {"items": "5000", "fpp": "0.01"}).advice == unknown.advice  # (options that changed since)
+
+
 def test_bloom_module_registers_its_options():
     assert bloom_filter.OPTIONS == ("items", "fpp")
 
