@@ -9,6 +9,7 @@ from, or it is stale whatever the times (a copy that does not keep times keeps u
 even when its sidecar is newer). The hashes are what a record is judged by; its times only spare hashing the files,
 and only where the time check passes as well, so a record (however wrong) can never bring into use a sidecar that the
 times alone would not use unless the files' bytes match it: a wrong record costs reading the file whole, never a row.
+A build that keeps a sidecar its record told by hashing (a copy's) renews the record and the sidecar's time.
 Without a record (or with one that cannot be read or describes another sidecar: ignored, with a
 :class:`SourceRecordWarning`), the modification times tell: a sidecar older than its data file is stale.
 """
@@ -124,23 +125,43 @@ def stale_index_note(data_file: str | Path, index_file: str | Path) -> str | Non
     """Why ``index_file`` is not used for ``data_file`` (its source record says the data file's bytes are not those
     it was built from; without a record, it is older than the data file), or None (it was built from the file as it
     is, or either is not a local file: a store's objects are not compared)."""
+    return judged(data_file, index_file)[0]
+
+
+def judged(data_file: str | Path, index_file: str | Path) -> tuple[str | None, FileSeen | None]:
+    """(``stale_index_note``; the data file as it is now, where its record told by hashing the files that the index
+    was built from it: their times are not those recorded, as after a copy; ``renew_source_record`` takes it)."""
     if "://" in str(data_file) or "://" in str(index_file):
-        return None
+        return None, None
     try:
         data_stat, index_stat = os.stat(data_file), os.stat(index_file)
         older = index_stat.st_mtime_ns < data_stat.st_mtime_ns
         record = read_source_record(index_file)
         if record is not None and _describes(record, index_file, index_stat, trust_time=not older):
-            if record[0].holds(data_file, data_stat, trust_time=not older):
-                return None
+            data, index = record
+            if data.holds(data_file, data_stat, trust_time=not older):
+                untouched = not older and (data_stat.st_mtime_ns, index_stat.st_mtime_ns) == (data.mtime_ns,
+                                                                                               index.mtime_ns)
+                return None, None if untouched else FileSeen(data_stat.st_size, data_stat.st_mtime_ns, data.sha256)
             return (f"index not used: {data_file} is not the file {index_file} was built from (its size or SHA-256 "
-                    f"differs from {record_path(index_file).name}: rewritten since); rebuild it")
+                    f"differs from {record_path(index_file).name}: rewritten since); rebuild it"), None
     except OSError:
-        return None  # (a missing or unreadable file is reported where it is opened)
+        return None, None  # (a missing or unreadable file is reported where it is opened)
     if not older:
-        return None
+        return None, None
     return (f"index not used: {index_file} is older than its data file (rewritten since the index was built); "
-            "rebuild it")
+            "rebuild it"), None
+
+
+def renew_source_record(data_file: str | Path, index_file: str | Path, data: FileSeen) -> None:
+    """After ``judged`` told by hashing that ``index_file`` was built from ``data_file`` as it is (``data``): give the
+    sidecar a time not older than its data file's and record the times now, so that later checks need not hash."""
+    try:
+        if os.stat(index_file).st_mtime_ns < data.mtime_ns:
+            os.utime(index_file)
+        write_source_record(data_file, index_file, data)
+    except OSError:
+        pass  # (a folder this process cannot write: the record stands, and later checks hash again)
 
 
 def _describes(record: tuple[FileSeen, FileSeen], index_file: str | Path, stat: os.stat_result, *,

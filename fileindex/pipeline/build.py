@@ -21,7 +21,7 @@ from fileindex.scan.task import DataFileTask, Inputs, open_error
 from fileindex.io.reach import names_a_store
 from fileindex.table.sidecars import enclosing_table, naming_snapshot
 from fileindex.io.atomic import write_atomically
-from fileindex.io.staleness import FileSeen, stale_index_note, write_source_record
+from fileindex.io.staleness import FileSeen, judged, renew_source_record, write_source_record
 from fileindex.writing.data_file import build_from_reader
 from fileindex.writing.outputs import check_apart
 
@@ -59,8 +59,11 @@ def build_file(task: DataFileTask, options: Mapping[str, str], *, overwrite: boo
     output = task.sidecar_path()
     row = dict.fromkeys(SUMMARY_FIELDS)
     row.update(file=task.name, output=str(output), rows=0, bytes=0, indexes="[]", bloom="[]", advice="[]", error="")
-    stale = not overwrite and task.table is None and output.exists() and stale_index_note(task.path, output)
+    stale, renewed = judged(task.path, output) if not overwrite and task.table is None and output.exists() else \
+        (None, None)
     if not overwrite and output.exists() and not stale:
+        if renewed is not None:  # (a copy that kept no times: its record told by hashing, now by the times again)
+            renew_source_record(task.path, output, renewed)
         row["status"] = "kept"
         row["bytes"] = output.stat().st_size
         return row

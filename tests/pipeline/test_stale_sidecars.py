@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from fileindex.cli import main
 from fileindex.indexes.result import REMAIN, SKIP
-from fileindex.io.staleness import SourceRecordWarning, record_path, stale_index_note
+from fileindex.io.staleness import SourceRecordWarning, judged, record_path, stale_index_note
 from fileindex.pipeline.build import build_file
 from fileindex.pipeline.inputs import resolve_inputs
 from fileindex.predicate.parser import parse_predicate
@@ -108,7 +108,11 @@ def test_a_copy_that_does_not_keep_times_keeps_using_its_index(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert stale_index_note(task.path, task.sidecar_path()) is None and skips(task)
+        assert judged(task.path, task.sidecar_path())[1] is not None  # (told by hashing the files)
         assert build_file(task, BLOOM)["status"] == "kept"
+        # the build renewed its record (and the sidecar's time): later checks are told by the times again
+        assert os.stat(task.sidecar_path()).st_mtime_ns >= os.stat(task.path).st_mtime_ns
+        assert judged(task.path, task.sidecar_path()) == (None, None) and skips(task)
 
 
 def test_a_rewritten_file_is_stale_whatever_its_sidecars_time(tmp_path):
