@@ -11,9 +11,9 @@ from fileindex.storage_args import add_storage_options_argument
 
 HELP = "build the index container of every data file (sidecars <file>.index, written atomically)"
 BESIDE_DATA_NOTE = ("fileindex spark build: note: {count} sidecar(s) written beside their data files: "
-                    "spark.read.{format}(\"folder/\") reads every file of a folder and fails on the .index files; "
-                    "build with --output-dir DIR and give spark scan/verify --index-dir DIR, or read the folder with "
-                    ".option(\"pathGlobFilter\", \"*.{format}\")")
+                    "spark.read.{format}(\"folder/\") reads every file of a folder and fails on the .index (and "
+                    ".source.json) files; build with --output-dir DIR and give spark scan/verify --index-dir DIR, "
+                    "or read the folder with .option(\"pathGlobFilter\", \"*.{format}\")")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
