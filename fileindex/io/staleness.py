@@ -93,6 +93,8 @@ def read_source_record(index_file: str | Path) -> tuple[FileSeen, FileSeen] | No
         _ignored(record, err.strerror or str(err))
     except ValueError as err:  # (a JSONDecodeError names its byte, as does text that is not UTF-8)
         _ignored(record, str(err))
+    except RecursionError:  # (arrays nested thousands deep: json's decoder recurses)
+        _ignored(record, "nested too deep")
     return None
 
 

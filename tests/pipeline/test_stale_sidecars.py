@@ -159,11 +159,13 @@ def lie(record, **changes):
     record.write_text(json.dumps(fields))
 
 
-@pytest.mark.parametrize("text", ["{", "[]", '{"format": "fileindex-source-record/9"}', "x" * 5000,
+@pytest.mark.parametrize("text", ["{", "[]", '{"format": "fileindex-source-record/9"}', "x" * 5000, "[" * 4000,
+                                  b"\xff\xfe{}",
                                   '{"format": "fileindex-source-record/1", "data": 1, "index": 2}'])
 def test_a_malformed_record_is_ignored_with_a_warning_and_the_times_decide(tmp_path, text):
     task = rewritten_after_its_index(tmp_path, record=True)
-    record_path(task.sidecar_path()).write_text(text)
+    record = record_path(task.sidecar_path())
+    record.write_bytes(text) if isinstance(text, bytes) else record.write_text(text)
     with pytest.warns(SourceRecordWarning, match="source record ignored"):
         assert "older than its data file" in stale_index_note(task.path, task.sidecar_path())
 
