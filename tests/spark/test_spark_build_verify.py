@@ -52,8 +52,8 @@ def test_a_retried_task_leaves_no_partial_sidecar(spark, tmp_path):
     with failing_first_attempts(spark):
         built = rows(build_indexes(spark, [str(tmp_path)], OPTIONS))  # every first attempt fails
     assert [r["status"] for r in built] == ["written"] * 3
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([p.name for p in paths] +
-                                                                [p.name + ".index" for p in paths])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(  # (and each sidecar's source record, whole)
+        [p.name + suffix for p in paths for suffix in ("", ".index", ".index.source.json")])
     for path in paths:
         assert path.with_name(path.name + ".index").read_bytes() == build_data_file_index(path, OPTIONS).data
 
