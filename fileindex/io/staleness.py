@@ -15,7 +15,6 @@ Without a record (or with one that cannot be read or describes another sidecar: 
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -46,6 +45,8 @@ class FileSeen:
     @classmethod
     def of(cls, path: str | Path) -> FileSeen:
         """The file as it is now (read whole to hash it)."""
+        import hashlib  # (OpenSSL: imported by what hashes, not by every scan that imports this module)
+
         with open(path, "rb") as file:
             stat = os.fstat(file.fileno())
             return cls(stat.st_size, stat.st_mtime_ns, hashlib.file_digest(file, "sha256").hexdigest())
