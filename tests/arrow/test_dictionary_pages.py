@@ -139,7 +139,8 @@ def copies(monkeypatch):
                         lambda fd, footer, columns: seen["copied"].append([c.name for c in columns])
                         or copied(fd, footer, columns))
     monkeypatch.setattr(parquet_pages, "_dictionary_indices",
-                        lambda fd, table, page, *args: seen["decoded"].append(page) or decoded(fd, table, page, *args))
+                        lambda header, body, table, page, *args: seen["decoded"].append(page)
+                        or decoded(header, body, table, page, *args))
     return seen
 
 
