@@ -13,7 +13,10 @@ goes on in PLAIN once its dictionary is full (arrow-rs and parquet-mr after 1 Mi
 distinct BIGINTs or timestamps is a few dictionary-encoded pages and many PLAIN ones. Dictionary-encoded
 pages of such numbers are decoded here as well (``dictionary_pages``: the indices up to the last wanted row, then
 those entries of the dictionary page, which is read only for them); those of other types are copied, with the
-dictionary page. Where the rows lie on most of a chunk's pages, the row group is read whole instead.
+dictionary page. A column of such numbers is decoded here on every page holding a wanted row, however many (a
+bitmap's OR of two categories keeps a twelfth of the rows, on every page): pyarrow would decompress those pages
+too, then decode every value of them to take a few. The pages of other columns, and those not decoded here,
+are read with the whole row group instead where they hold most of the chunk's bytes.
 
 The exit: pyarrow cannot read chosen rows of a row group. Arrow C++ selects pages by row ranges
 (``RowRanges``) inside its reader, and apache/arrow#48635 asks for that in pyarrow; the day pyarrow
@@ -101,14 +104,14 @@ BOUND_KINDS = {1: ("integer", 4), 2: ("integer", 8), 4: ("floating", 4), 5: ("fl
 UNSIGNED_CONVERTED = range(11, 15)  # ConvertedType UINT_8 .. UINT_64 (their bounds order unsigned)
 HEADER_BYTES = 256  # read for a page header at first (more where it carries long statistics)
 
-# a column whose wanted pages hold more than this share of its bytes is read whole: the pages left out save
+# a column whose wanted pages to copy hold more than this share of its bytes is read whole: the pages left out save
 # too little decoding to pay for the copy (40 rows of a 1M-row group lie on about two thirds of its pages, and
 # reading those alone took 0.046 s against 0.054 s for the whole group)
 WHOLE_SHARE = 0.8
 
-# a column whose wanted rows lie on more pages than this has them all copied for pyarrow: decompression is most
-# of a page's cost either way, and pyarrow's one read of a copy beats this module's work a page beyond a few
-# (40 rows on 28 pages of each of a 1M-row file's four columns: 138 ms against 119; 1 to 3 rows: 0.80-0.86x)
+# without numpy (a cold read's first pages: see _decoded_rows), a column whose wanted rows lie on more pages than
+# this has them all copied for pyarrow: its PLAIN pages' values taken by an Arrow kernel call a page (40 rows on
+# 28 pages of each of a 1M-row file's four columns: 138 ms against 119; 1 to 3 rows: 0.80-0.86x)
 DECODED_PAGES = 8
 
 Decoded = TypeVar("Decoded")
