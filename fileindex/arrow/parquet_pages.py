@@ -592,9 +592,18 @@ def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.
         cuts = dict(enumerate(every))
     if whole_share is not None and sum(sizes[page] for page in wanted) > whole_share * table.bytes:
         return None
-    on_pages = [compute.shifted(rows.slice(cuts[page], cuts[page + 1] - cuts[page]), -firsts[page])
-                for page in wanted]
-    return _Chosen(footer.meta.schema[1 + leaf].name, group, leaf, table, wanted, on_pages)
+    return _Chosen(footer.meta.schema[1 + leaf].name, group, leaf, table, wanted,
+                   _on_pages(rows, view, wanted, cuts, firsts))
+
+
+def _on_pages(rows: pa.Int64Array, view: memoryview, pages: list[int], cuts: dict[int, int],
+              firsts: tuple[int, ...]) -> list[pa.Int64Array]:
+    """The wanted rows on each of ``pages`` (``rows[cuts[page]:cuts[page + 1]]``) from the page's first row: by numpy
+    where it is imported (an Arrow kernel call and a scalar a page: 0.09 s of a 1.0 s profile of an OR's reads)."""
+    if "numpy" not in sys.modules:
+        return [compute.shifted(rows.slice(cuts[page], cuts[page + 1] - cuts[page]), -firsts[page]) for page in pages]
+    values = np.asarray(view)
+    return [compute.from_numpy(values[cuts[page]:cuts[page + 1]] - firsts[page], pa.int64()) for page in pages]
 
 
 def _read_here(fd: int, footer: PagedFooter, group: int, leaf: int,
