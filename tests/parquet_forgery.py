@@ -11,6 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pyarrow.parquet as pq
+import pytest
+
+from fileindex.arrow import parquet_pages
+from fileindex.arrow.data_files import DataFileError, DataFileReader
 from fileindex.arrow.parquet_pages import decode, encode
 from fileindex.generated.parquet_thrift.ttypes import ColumnIndex, FileMetaData, OffsetIndex, PageHeader, PageLocation
 
@@ -98,3 +103,17 @@ def with_page_header(path: Path, group: int, leaf: int, page: int, edit: Callabl
     assert data[at:at + changed[-1] + 1] == before[:changed[-1] + 1], "a header with other fields before the edit"
     data[at:at + changed[-1] + 1] = after[:changed[-1] + 1]
     path.write_bytes(bytes(data))
+
+
+def read_of_a_damaged_page(path: Path, rows, page: int, at: int) -> None:
+    """Column ``a``'s ``rows`` of a file whose data page ``page`` (at byte ``at``) is damaged behind a header that
+    checks out: a reader's read is the typed error of the whole group's read by pyarrow (the page is refused here
+    first), or its values; a page read refuses the page, naming it."""
+    try:
+        got = DataFileReader(path).read_rows(rows, ["a"])
+    except DataFileError as err:
+        assert str(path) in str(err)
+    else:
+        assert got.equals(pq.read_table(path).take(rows))
+    with pytest.raises(parquet_pages.Unreadable, match=f"page {page} at {at}"):
+        parquet_pages.read_rows(str(path), parquet_pages.PagedFooter.read(str(path)), 0, rows, ["a"])

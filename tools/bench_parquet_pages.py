@@ -87,7 +87,7 @@ def cases(module, path: Path, rows: np.ndarray) -> dict:
         with open(path, "rb") as file:
             paged.pages(file.fileno(), 0, 0)
             if typed:  # (and every page's header checked against it, as before a page is copied)
-                paged._encodings.clear()
+                paged._headers.clear()
                 paged.dictionary_encoded(file.fileno(), 0, 0)
 
     def cold_read():

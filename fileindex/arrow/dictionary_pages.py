@@ -37,7 +37,7 @@ RUN_BYTES_PER_ROW, WIDTH_BYTE = 5, 1
 NUMPY_TYPES = {pa.int32(): "<i4", pa.int64(): "<i8", pa.float32(): "<f4", pa.float64(): "<f8"}
 
 
-def page_indices(header: Any, body: bytes, rows: int, optional: bool, codec: pa.Codec | None,
+def page_indices(header: Any, body: bytes | memoryview, rows: int, optional: bool, codec: pa.Codec | None,
                  positions: np.ndarray | memoryview) -> np.ndarray | None:
     """The dictionary indices (uint32) at ``positions`` (ascending int64, below ``rows``) of a dictionary-encoded
     data page of ``rows`` rows whose header the caller has checked; None for another encoding, a page with nulls
@@ -58,7 +58,7 @@ def page_indices(header: Any, body: bytes, rows: int, optional: bool, codec: pa.
             from None
 
 
-def dictionary_entries(header: Any, body: bytes, plain: PlainType, codec: pa.Codec | None, most: int,
+def dictionary_entries(header: Any, body: bytes | memoryview, plain: PlainType, codec: pa.Codec | None, most: int,
                        needed: int) -> np.ndarray | None:
     """The first ``needed`` entries (numpy, storage type, over the decompressed bytes) of a dictionary page of
     PLAIN fixed-width values whose header the caller has checked, of at most ``most`` entries (a chunk's rows: a
@@ -82,7 +82,7 @@ def dictionary_entries(header: Any, body: bytes, plain: PlainType, codec: pa.Cod
     return None if values is None else np.frombuffer(values, NUMPY_TYPES[plain.storage], count=needed)
 
 
-def _zstd_prefix(body: bytes, size: int) -> bytes:
+def _zstd_prefix(body: bytes | memoryview, size: int) -> bytes:
     if sys.version_info >= (3, 14):
         from compression import zstd
     else:

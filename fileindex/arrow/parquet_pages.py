@@ -13,7 +13,10 @@ goes on in PLAIN once its dictionary is full (arrow-rs and parquet-mr after 1 Mi
 distinct BIGINTs or timestamps is a few dictionary-encoded pages and many PLAIN ones. Dictionary-encoded
 pages of such numbers are decoded here as well (``dictionary_pages``: the indices up to the last wanted row, then
 those entries of the dictionary page, which is read only for them); those of other types are copied, with the
-dictionary page. Where the rows lie on most of a chunk's pages, the row group is read whole instead.
+dictionary page. A column of such numbers is decoded here on every page holding a wanted row, however many (a
+bitmap's OR of two categories keeps a twelfth of the rows, on every page): pyarrow would decompress those pages
+too, then decode every value of them to take a few. The pages of other columns, and those not decoded here,
+are read with the whole row group instead where they hold most of the chunk's bytes.
 
 The exit: pyarrow cannot read chosen rows of a row group. Arrow C++ selects pages by row ranges
 (``RowRanges``) inside its reader, and apache/arrow#48635 asks for that in pyarrow; the day pyarrow
@@ -52,7 +55,7 @@ import os
 import struct
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pyarrow as pa
 from thrift.Thrift import TException
@@ -72,6 +75,7 @@ from fileindex.arrow.plain_pages import (
 )
 from fileindex.arrow.plain_pages import page_values as plain_values
 from fileindex.frozen import field, frozen
+from fileindex.lazy import numpy as np
 from fileindex.generated.parquet_thrift.ttypes import (
     ColumnChunk,
     ColumnIndex,
@@ -82,8 +86,6 @@ from fileindex.generated.parquet_thrift.ttypes import (
     RowGroup,
 )
 
-if TYPE_CHECKING:
-    import numpy as np
 
 REPEATED = 2  # parquet.thrift's FieldRepetitionType (PageType and Encoding: plain_pages')
 BYTE_ARRAY = 6  # Type
@@ -102,14 +104,14 @@ BOUND_KINDS = {1: ("integer", 4), 2: ("integer", 8), 4: ("floating", 4), 5: ("fl
 UNSIGNED_CONVERTED = range(11, 15)  # ConvertedType UINT_8 .. UINT_64 (their bounds order unsigned)
 HEADER_BYTES = 256  # read for a page header at first (more where it carries long statistics)
 
-# a column whose wanted pages hold more than this share of its bytes is read whole: the pages left out save
+# a column whose wanted pages to copy hold more than this share of its bytes is read whole: the pages left out save
 # too little decoding to pay for the copy (40 rows of a 1M-row group lie on about two thirds of its pages, and
 # reading those alone took 0.046 s against 0.054 s for the whole group)
 WHOLE_SHARE = 0.8
 
-# a column whose wanted rows lie on more pages than this has them all copied for pyarrow: decompression is most
-# of a page's cost either way, and pyarrow's one read of a copy beats this module's work a page beyond a few
-# (40 rows on 28 pages of each of a 1M-row file's four columns: 138 ms against 119; 1 to 3 rows: 0.80-0.86x)
+# without numpy (a cold read's first pages: see _decoded_rows), a column whose wanted rows lie on more pages than
+# this has them all copied for pyarrow: its PLAIN pages' values taken by an Arrow kernel call a page (40 rows on
+# 28 pages of each of a 1M-row file's four columns: 138 ms against 119; 1 to 3 rows: 0.80-0.86x)
 DECODED_PAGES = 8
 
 Decoded = TypeVar("Decoded")
@@ -194,16 +196,25 @@ class PageTable:
 
 
 @frozen
+class CheckedHeaders:
+    """A chunk's page headers as checked against its page table, each with its length (the page's body follows
+    it), and whether each data page is dictionary-encoded."""
+
+    pages: tuple[tuple[PageHeader, int], ...]
+    dictionary: tuple[PageHeader, int] | None
+    encoded: tuple[bool, ...]
+
+
+@frozen
 class PagedFooter:
     """A Parquet footer decoded, with what page reads need of it."""
 
     meta: FileMetaData
     leaves: dict[str, int]  # a flat schema's column name -> its position among the leaves
     pages_end: int  # where the footer starts: every page and page index lies before it
-    # (group, leaf) -> its page table; whether each page is dictionary-encoded, once their headers are checked
+    # (group, leaf) -> its page table; its pages' headers, once checked against it
     _pages: dict[tuple[int, int], PageTable] = field(default_factory=dict, compare=False, repr=False)
-    _encodings: dict[tuple[int, int], tuple[bool, ...]] = field(default_factory=dict, compare=False,
-                                                                            repr=False)
+    _headers: dict[tuple[int, int], CheckedHeaders] = field(default_factory=dict, compare=False, repr=False)
     # (group, leaf) -> an integer column's page bounds, once decoded (a point lookup asks them at every read)
     _bounds: dict[tuple[int, int], PageBounds] = field(default_factory=dict, compare=False, repr=False)
 
@@ -216,9 +227,13 @@ class PagedFooter:
     def dictionary_encoded(self, fd: int, group: int, leaf: int) -> tuple[bool, ...]:
         """Whether each page is dictionary-encoded, once every page's header (and the dictionary page's) is
         checked against the page table: before any page is copied."""
-        found = self._encodings.get((group, leaf))
+        return self.headers(fd, group, leaf).encoded
+
+    def headers(self, fd: int, group: int, leaf: int) -> CheckedHeaders:
+        """The chunk's page headers, each checked against the page table (once per footer)."""
+        found = self._headers.get((group, leaf))
         if found is None:
-            found = self._encodings[group, leaf] = _checked_pages(fd, self.pages(fd, group, leaf))
+            found = self._headers[group, leaf] = _checked_pages(fd, self.pages(fd, group, leaf))
         return found
 
     @property
@@ -276,14 +291,13 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
     with open(path, "rb") as file:
         fd = file.fileno()
         copies: dict[tuple[int, ...], list[_Chosen]] = {}
-        decoded: dict[str, tuple[_Chosen, list[pa.Array | None]]] = {}  # pages decoded here (None: copied)
+        decoded: dict[str, tuple[_Chosen, list[pa.Array | np.ndarray | None]]] = {}  # pages decoded here (None: copied)
         for name in columns:
-            chosen = _chosen_pages(fd, footer, group, footer.leaves[name], positions)
-            if chosen is None:
+            read_here = _read_here(fd, footer, group, footer.leaves[name], positions)
+            if read_here is None:
                 found[name] = None
                 continue
-            pages = _decoded_rows(fd, footer, chosen)
-            decoded[name] = chosen, pages
+            chosen, pages = decoded[name] = read_here
             copied = [i for i, values in enumerate(pages) if values is None]
             if copied:
                 part = chosen if len(copied) == len(chosen.pages) else _part(chosen, copied)
@@ -291,7 +305,7 @@ def read_rows(path: str, footer: PagedFooter, group: int, rows: pa.Int64Array | 
         for together in copies.values():
             found.update(_copied_rows(fd, footer, together))
         for name, (chosen, pages) in decoded.items():
-            found[name] = _merged(chosen, pages, found.get(name))
+            found[name] = _merged(chosen, pages, found.get(name), _plain_column(footer, group, chosen.leaf)[0])
     return {name: found[name] for name in columns}
 
 
@@ -450,21 +464,22 @@ def _page_table(fd: int, footer: PagedFooter, group: int, leaf: int) -> PageTabl
     return PageTable(offsets, sizes, firsts, (start, data_at - start) if start < data_at else None)
 
 
-def _checked_pages(fd: int, table: PageTable) -> tuple[bool, ...]:
-    """Whether each page is dictionary-encoded; Unreadable where a header is not what the table says."""
+def _checked_pages(fd: int, table: PageTable) -> CheckedHeaders:
+    """The chunk's page headers; Unreadable where a header is not what the table says."""
+    dictionary = None
     if table.dictionary is not None:
-        header = _page_header(fd, *table.dictionary)
-        if header.type != DICTIONARY_PAGE or header.dictionary_page_header is None:
+        dictionary = _page_header(fd, *table.dictionary)
+        if dictionary[0].type != DICTIONARY_PAGE or dictionary[0].dictionary_page_header is None:
             raise Unreadable("the chunk's dictionary page is not one")
     offsets, sizes, firsts = table.offsets, table.sizes, table.firsts
-    return tuple(_checked_data_page(fd, offsets[i], sizes[i], firsts[i + 1] - firsts[i], i)
-                 for i in range(len(offsets)))
+    pages = tuple(_page_header(fd, offsets[i], sizes[i]) for i in range(len(offsets)))
+    encoded = tuple(_checked_data_page(header, firsts[i + 1] - firsts[i], i) for i, (header, _) in enumerate(pages))
+    return CheckedHeaders(pages, dictionary, encoded)
 
 
-def _checked_data_page(fd: int, at: int, size: int, rows: int, number: int) -> bool:
-    """Is the page at ``at`` a data page of ``size`` bytes and ``rows`` rows, as the offset index says?
-    (Unreadable if not.) Returns whether it is dictionary-encoded."""
-    header = _page_header(fd, at, size)
+def _checked_data_page(header: PageHeader, rows: int, number: int) -> bool:
+    """Is ``header`` that of a data page of ``rows`` rows, as the offset index says? (Unreadable if not.) Returns
+    whether it is dictionary-encoded."""
     v1, v2 = header.data_page_header, header.data_page_header_v2
     if header.type == DATA_PAGE and v1 is not None:
         counts, encoding = (v1.num_values, v1.num_values), v1.encoding
@@ -477,8 +492,9 @@ def _checked_data_page(fd: int, at: int, size: int, rows: int, number: int) -> b
     return encoding is None or encoding in DICTIONARY_ENCODINGS
 
 
-def _page_header(fd: int, at: int, size: int) -> PageHeader:
-    """The header of the page of ``size`` bytes at ``at``, which must end where the page's data makes it end."""
+def _page_header(fd: int, at: int, size: int) -> tuple[PageHeader, int]:
+    """The header of the page of ``size`` bytes at ``at``, which must end where the page's data makes it end, and
+    its length."""
     length = min(size, HEADER_BYTES)
     while True:
         try:
@@ -490,7 +506,7 @@ def _page_header(fd: int, at: int, size: int) -> PageHeader:
             length = min(size, 16 * length)  # (a header with long statistics)
     if header.compressed_page_size is None or taken + header.compressed_page_size != size:
         raise Unreadable(f"the page at {at} is not {size} bytes long, as the offset index says")
-    return header
+    return header, taken
 
 
 @frozen
@@ -530,25 +546,36 @@ def _part(chosen: _Chosen, which: list[int]) -> _Chosen:
                    [chosen.on_pages[i] for i in which])
 
 
-def _merged(chosen: _Chosen, pages: list[pa.Array | None], copied: pa.Array | None) -> pa.Array:
-    """A column's wanted rows, page after page: those decoded here (``pages``), the others (None) from
-    ``copied`` (the rows of those pages, one page after another)."""
-    if copied is None:
-        return pages[0] if len(pages) == 1 else pa.concat_arrays(pages)
-    if all(values is None for values in pages):
+def _merged(chosen: _Chosen, pages: list[pa.Array | np.ndarray | None], copied: pa.Array | None,
+            plain: PlainType | None) -> pa.Array:
+    """A column's wanted rows, page after page: those decoded here (``pages``, in the storage type of ``plain``),
+    the others (None) from ``copied`` (the rows of those pages, one page after another)."""
+    if plain is None or all(values is None for values in pages):  # (none decoded here)
+        assert copied is not None
         return copied
-    if any(values is not None and values.type != copied.type for values in pages):
+    if copied is None:  # (once a column: a decimal's is a cast)
+        if not any(isinstance(values, pa.Array) for values in pages):  # (numpy's: one array made)
+            return plain.as_arrow(compute.from_numpy(np.concatenate(cast(list[np.ndarray], pages)), plain.storage))
+        return plain.as_arrow(pa.concat_arrays([_arrow(values, plain) for values in pages]))
+    decoded = [None if values is None else plain.as_arrow(_arrow(values, plain)) for values in pages]
+    if any(values is not None and values.type != copied.type for values in decoded):
         raise Unreadable(f"column {chosen.name}: pages decoded here and by pyarrow in other types")
     parts, at = [], 0
-    for values, rows in zip(pages, chosen.on_pages, strict=True):
+    for values, rows in zip(decoded, chosen.on_pages, strict=True):
         if values is None:
             values, at = copied.slice(at, len(rows)), at + len(rows)
         parts.append(values)
     return pa.concat_arrays(parts)
 
 
-def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.Int64Array) -> _Chosen | None:
-    """The pages of the chunk holding ``rows``; None where they hold most of its bytes (read it whole)."""
+def _arrow(values: pa.Array | np.ndarray, plain: PlainType) -> pa.Array:
+    return values if isinstance(values, pa.Array) else compute.from_numpy(values, plain.storage)
+
+
+def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.Int64Array, *,
+                  whole_share: float | None = WHOLE_SHARE) -> _Chosen | None:
+    """The pages of the chunk holding ``rows``; None where they hold more than ``whole_share`` of its bytes (read it
+    whole; None: never)."""
     table = footer.pages(fd, group, leaf)
     offsets, sizes, firsts = table.offsets, table.sizes, table.firsts
     view = compute.int64_view(rows)
@@ -563,44 +590,97 @@ def _chosen_pages(fd: int, footer: PagedFooter, group: int, leaf: int, rows: pa.
         every = [bisect.bisect_left(view, first) for first in firsts]
         wanted = [page for page in range(len(offsets)) if every[page + 1] > every[page]]
         cuts = dict(enumerate(every))
-    if sum(sizes[page] for page in wanted) > WHOLE_SHARE * table.bytes:
+    if whole_share is not None and sum(sizes[page] for page in wanted) > whole_share * table.bytes:
         return None
-    on_pages = [compute.shifted(rows.slice(cuts[page], cuts[page + 1] - cuts[page]), -firsts[page])
-                for page in wanted]
-    return _Chosen(footer.meta.schema[1 + leaf].name, group, leaf, table, wanted, on_pages)
+    return _Chosen(footer.meta.schema[1 + leaf].name, group, leaf, table, wanted,
+                   _on_pages(rows, view, wanted, cuts, firsts))
 
 
-def _decoded_rows(fd: int, footer: PagedFooter, chosen: _Chosen) -> list[pa.Array | None]:
-    """Each chosen page's wanted rows where the page holds fixed-width numbers decoded here (data pages v1 or v2
-    whose headers the page table was checked against): PLAIN (``plain_pages``) or dictionary-encoded
-    (``dictionary_pages``: the pages' indices first, then the dictionary page, read once for them and decoded
-    only up to the highest index); None for a page that is not so (one with nulls, a dictionary not of PLAIN
-    numbers: copied for pyarrow instead), and for every page where they are more than ``DECODED_PAGES``."""
+def _on_pages(rows: pa.Int64Array, view: memoryview, pages: list[int], cuts: dict[int, int],
+              firsts: tuple[int, ...]) -> list[pa.Int64Array]:
+    """The wanted rows on each of ``pages`` (``rows[cuts[page]:cuts[page + 1]]``) from the page's first row: by numpy
+    where it is imported (an Arrow kernel call and a scalar a page: 0.09 s of a 1.0 s profile of an OR's reads)."""
+    if "numpy" not in sys.modules:
+        return [compute.shifted(rows.slice(cuts[page], cuts[page + 1] - cuts[page]), -firsts[page]) for page in pages]
+    values = np.asarray(view)
+    return [compute.from_numpy(values[cuts[page]:cuts[page + 1]] - firsts[page], pa.int64()) for page in pages]
+
+
+def _read_here(fd: int, footer: PagedFooter, group: int, leaf: int,
+               positions: pa.Int64Array) -> tuple[_Chosen, list[pa.Array | np.ndarray | None]] | None:
+    """The chunk's pages holding ``positions``, and each one's wanted rows decoded here (None: to copy for
+    pyarrow); None where the column is read whole instead. A column of fixed-width numbers (where numpy is
+    imported already, see ``_decoded_rows``) is decoded on every page holding a wanted row: pyarrow would
+    decompress each of those pages too, then decode and take every value of them (``ALL_PAGES_DECODED``); the
+    pages of another column, or those not decoded here, are read whole where they hold most of its bytes."""
+    if "numpy" in sys.modules and _decoded_here(footer, group, leaf):
+        chosen = _chosen_pages(fd, footer, group, leaf, positions, whole_share=None)
+        assert chosen is not None  # (no share to exceed)
+        pages = _decoded_rows(fd, footer, chosen, every=True)
+        copied = sum(chosen.table.sizes[page] for page, values in zip(chosen.pages, pages, strict=True)
+                     if values is None)
+        return None if copied > WHOLE_SHARE * chosen.table.bytes else (chosen, pages)
+    found = _chosen_pages(fd, footer, group, leaf, positions)
+    return None if found is None else (found, _decoded_rows(fd, footer, found))
+
+
+def _decoded_rows(fd: int, footer: PagedFooter, chosen: _Chosen, *,
+                  every: bool = False) -> list[pa.Array | np.ndarray | None]:
+    """Each chosen page's wanted rows (in the storage type: numpy where it is imported) where the page holds
+    fixed-width numbers decoded here (data pages v1 or v2 whose headers were checked against the page table):
+    PLAIN (``plain_pages``) or dictionary-encoded (``dictionary_pages``: the pages' indices first, then the
+    dictionary page, read once for them and decoded only up to the highest index); None for a page that is not so
+    (one with nulls, a dictionary not of PLAIN numbers: copied for pyarrow instead), and for every page where they
+    are more than ``DECODED_PAGES`` (unless ``every``). The pages are read at once, each run of adjacent ones."""
     plain, codec = _plain_column(footer, chosen.group, chosen.leaf)
-    if plain is None or codec is False or len(chosen.pages) > DECODED_PAGES:
+    if plain is None or codec is False or (len(chosen.pages) > DECODED_PAGES and not every):
         return [None] * len(chosen.pages)
-    encoded = footer.dictionary_encoded(fd, chosen.group, chosen.leaf)  # (every header checked against the index)
-    found: list[pa.Array | None] = []
+    checked = footer.headers(fd, chosen.group, chosen.leaf)
+    bodies = _page_bodies(fd, chosen.table, checked, chosen.pages)
+    # (decoded by numpy where it is imported already: for a new process's first such page, importing it cost more
+    # than pyarrow's decoding the page copied for it, a third of a cold one-id read's instructions, #54)
+    numbers = "numpy" in sys.modules
+    found: list[pa.Array | np.ndarray | None] = []
     indices: dict[int, np.ndarray] = {}  # (the number of a dictionary-encoded page among found -> its indices)
     for page, rows in zip(chosen.pages, chosen.on_pages, strict=True):
-        if encoded[page]:
-            # (decoded here where numpy is imported already: for a new process's first such page, importing it cost
-            # more than pyarrow's decoding the page copied for it, a third of a cold one-id read's instructions, #54)
-            taken = _dictionary_indices(fd, chosen.table, page, plain, codec, rows) if "numpy" in sys.modules else None
+        header, body = checked.pages[page][0], bodies[page]
+        if checked.encoded[page]:
+            taken = _dictionary_indices(header, body, chosen.table, page, plain, codec, rows) if numbers else None
             if taken is not None:
                 indices[len(found)] = taken
             found.append(None)
         else:
-            values = _page_values(fd, chosen.table, page, plain, codec)
-            found.append(None if values is None else plain.as_arrow(compute.call("take", values, rows)))
+            values = _page_values(header, body, chosen.table, page, plain, codec)
+            found.append(None if values is None else _taken(values, rows, plain) if numbers
+                         else compute.call("take", values, rows))
     needed = max((int(taken.max()) + 1 for taken in indices.values() if len(taken)), default=0)
-    entries = _dictionary_entries(fd, chosen.table, plain, codec, needed) if indices else None
+    entries = _dictionary_entries(fd, chosen.table, checked, plain, codec, needed) if indices else None
     if entries is not None:
-        from fileindex.arrow.dictionary_pages import entries_at  # (numpy: only where such a page is decoded)
-
         for at, taken in indices.items():
-            found[at] = plain.as_arrow(entries_at(entries, taken, plain))
+            found[at] = entries[taken]
     return found
+
+
+def _taken(values: pa.Array, rows: pa.Int64Array, plain: PlainType) -> np.ndarray:
+    """``values`` (a page's, storage type) at ``rows``, by numpy (a kernel call a page costs more)."""
+    from fileindex.arrow.dictionary_pages import NUMPY_TYPES
+
+    data = np.frombuffer(values.buffers()[1], NUMPY_TYPES[plain.storage], count=len(values), offset=0)
+    return data[np.asarray(compute.int64_view(rows))]
+
+
+def _page_bodies(fd: int, table: PageTable, checked: CheckedHeaders, pages: list[int]) -> dict[int, memoryview]:
+    """The bodies (after their checked headers) of the chunk's data pages ``pages``, each run of adjacent pages read
+    at once."""
+    offsets, sizes = table.offsets, table.sizes
+    bodies = {}
+    for run in _adjacent(pages):
+        first = offsets[run[0]]
+        data = memoryview(_read_exactly(fd, first, offsets[run[-1]] + sizes[run[-1]] - first))
+        for page in run:
+            at = offsets[page] - first
+            bodies[page] = data[at + checked.pages[page][1]:at + sizes[page]]
+    return bodies
 
 
 def page_values(path: str, footer: PagedFooter, group: int, name: str, pages: list[int]) -> pa.ChunkedArray | None:
@@ -616,12 +696,13 @@ def page_values(path: str, footer: PagedFooter, group: int, name: str, pages: li
         if not pages or pages[0] < 0 or pages[-1] >= len(table.offsets):
             raise Unreadable(f"no pages {pages} in row group {group}")
         plain, codec = _plain_column(footer, group, leaf)
-        encoded = footer.dictionary_encoded(fd, group, leaf)
-        if plain is None or codec is False or any(encoded[page] for page in pages):
+        checked = footer.headers(fd, group, leaf)
+        if plain is None or codec is False or any(checked.encoded[page] for page in pages):
             return None
+        bodies = _page_bodies(fd, table, checked, pages)
         found = []
         for page in pages:
-            values = _page_values(fd, table, page, plain, codec)
+            values = _page_values(checked.pages[page][0], bodies[page], table, page, plain, codec)
             if values is None:
                 return None
             found.append(plain.as_arrow(values))
@@ -634,43 +715,46 @@ def _plain_column(footer: PagedFooter, group: int, leaf: int) -> tuple[PlainType
     return plain_type(footer.meta.schema[1 + leaf]), codec_of(_chunk(footer, group, leaf)[2].codec)
 
 
-def _page_values(fd: int, table: PageTable, page: int, plain: PlainType, codec: pa.Codec | None) -> pa.Array | None:
+def _decoded_here(footer: PagedFooter, group: int, leaf: int) -> bool:
+    """Are the chunk's pages of a kind ``_decoded_rows`` decodes (fixed-width numbers, a codec Arrow has)?"""
+    plain, codec = _plain_column(footer, group, leaf)
+    return plain is not None and codec is not False
+
+
+def _page_values(header: PageHeader, body: memoryview, table: PageTable, page: int, plain: PlainType,
+                 codec: pa.Codec | None) -> pa.Array | None:
     """Every value of a checked data page, where it is PLAIN (``plain_pages.page_values``), in its storage type."""
-    raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
-    header, taken = decode(PageHeader, raw, len(raw))
     try:
-        return plain_values(header, raw[taken:], table.firsts[page + 1] - table.firsts[page], plain, codec)
+        return plain_values(header, body, table.firsts[page + 1] - table.firsts[page], plain, codec)
     except Undecodable as err:
         raise Unreadable(f"page {page} at {table.offsets[page]}: {err}") from None
 
 
-def _dictionary_entries(fd: int, table: PageTable, plain: PlainType, codec: pa.Codec | None,
-                        needed: int) -> np.ndarray | None:
+def _dictionary_entries(fd: int, table: PageTable, checked: CheckedHeaders, plain: PlainType,
+                        codec: pa.Codec | None, needed: int) -> np.ndarray | None:
     """The first ``needed`` entries of the chunk's dictionary page, where it is PLAIN fixed-width numbers
     (``dictionary_pages``); None where the chunk has none or it is not so."""
-    if table.dictionary is None:
+    if table.dictionary is None or checked.dictionary is None:
         return None
     from fileindex.arrow.dictionary_pages import dictionary_entries
 
     at, size = table.dictionary
-    raw = _read_exactly(fd, at, size)
-    header, taken = decode(PageHeader, raw, len(raw))
+    header, taken = checked.dictionary
+    body = memoryview(_read_exactly(fd, at, size))[taken:]
     try:
-        return dictionary_entries(header, raw[taken:], plain, codec, most=table.firsts[-1], needed=needed)
+        return dictionary_entries(header, body, plain, codec, most=table.firsts[-1], needed=needed)
     except Undecodable as err:
         raise Unreadable(f"the dictionary page at {at}: {err}") from None
 
 
-def _dictionary_indices(fd: int, table: PageTable, page: int, plain: PlainType, codec: pa.Codec | None,
-                        rows: pa.Int64Array) -> np.ndarray | None:
+def _dictionary_indices(header: PageHeader, body: memoryview, table: PageTable, page: int, plain: PlainType,
+                        codec: pa.Codec | None, rows: pa.Int64Array) -> np.ndarray | None:
     """The dictionary indices of the wanted ``rows`` of a checked dictionary-encoded data page
     (``dictionary_pages.page_indices``)."""
     from fileindex.arrow.dictionary_pages import page_indices  # (numpy: only where such a page is decoded)
 
-    raw = _read_exactly(fd, table.offsets[page], table.sizes[page])
-    header, taken = decode(PageHeader, raw, len(raw))
     try:
-        return page_indices(header, raw[taken:], table.firsts[page + 1] - table.firsts[page], plain.optional, codec,
+        return page_indices(header, body, table.firsts[page + 1] - table.firsts[page], plain.optional, codec,
                             compute.int64_view(rows))
     except Undecodable as err:
         raise Unreadable(f"page {page} at {table.offsets[page]}: {err}") from None

@@ -110,7 +110,8 @@ class Undecodable(ValueError):
     """A page that claims to be PLAIN values of a size and does not decompress to it."""
 
 
-def page_values(header: Any, body: bytes, rows: int, plain: PlainType, codec: pa.Codec | None) -> pa.Array | None:
+def page_values(header: Any, body: bytes | memoryview, rows: int, plain: PlainType,
+                codec: pa.Codec | None) -> pa.Array | None:
     """The ``rows`` values (storage type) of a PLAIN data page whose header the caller has checked (``body``:
     what follows the header); None for another encoding, a page with nulls or levels written otherwise, or
     one whose size is not its values'. Raises Undecodable for a page that does not decompress as it says."""
@@ -119,7 +120,7 @@ def page_values(header: Any, body: bytes, rows: int, plain: PlainType, codec: pa
     return None if values is None else pa.Array.from_buffers(plain.storage, rows, [None, values])
 
 
-def encoded_values(header: Any, body: bytes, rows: int, optional: bool, codec: pa.Codec | None,
+def encoded_values(header: Any, body: bytes | memoryview, rows: int, optional: bool, codec: pa.Codec | None,
                    encodings: tuple[int, ...], low: int, high: int) -> pa.Buffer | None:
     """The encoded values of a data page (v1 or v2) of ``rows`` rows in one of ``encodings``, decompressed, where
     they take ``low`` to ``high`` bytes: checked against the header before anything is decompressed, and after.
@@ -157,21 +158,21 @@ def encoded_values(header: Any, body: bytes, rows: int, optional: bool, codec: p
     return values if low <= values.size <= high else None
 
 
-def decompressed(body: bytes, size: int | None, codec: pa.Codec | None) -> pa.Buffer | None:
+def decompressed(body: bytes | memoryview, size: int | None, codec: pa.Codec | None) -> pa.Buffer | None:
     if size is None or size < 0:
         return None
     if codec is None:
         return pa.py_buffer(body) if len(body) == size else None
     try:
         found = codec.decompress(body, size)
-    except (pa.ArrowException, ValueError) as err:
+    except (pa.ArrowException, ValueError, OSError) as err:  # (a codec's failure is an OSError in pyarrow 26)
         raise Undecodable(f"a page that does not decompress: {err}") from None
     if found.size != size:
         raise Undecodable(f"a page that decompresses to {found.size} bytes, not {size}")
     return found
 
 
-def _all_present(levels: bytes, rows: int) -> bool:
+def _all_present(levels: bytes | memoryview, rows: int) -> bool:
     """Are ``levels`` (the RLE/bit-packed hybrid of an optional flat column: bit width 1) one run of ``rows``
     ones, and nothing else?"""
     header, at = 0, 0

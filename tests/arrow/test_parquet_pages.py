@@ -14,7 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parquet_forgery import footer_of, locations, raw_offset_index, with_footer, with_offset_indexes
+from parquet_forgery import (
+    footer_of,
+    locations,
+    raw_offset_index,
+    read_of_a_damaged_page,
+    with_footer,
+    with_offset_indexes,
+)
 
 from fileindex.arrow import data_files, parquet_pages
 from fileindex.arrow.data_files import DataFileError, DataFileReader
@@ -145,13 +152,15 @@ def test_rows_on_two_thirds_of_the_pages_are_still_read_from_them(tmp_path, page
     assert page_reads == {"paged": 1, "whole": 0}
 
 
-def test_rows_on_most_pages_read_the_column_whole(tmp_path, page_reads):
+def test_rows_on_most_pages_read_strings_whole_and_numbers_from_their_pages(tmp_path, page_reads):
+    """Strings whose wanted rows lie on most of their pages are read whole; numbers are decoded here from every page
+    holding a wanted row (``parquet_pages._read_here``)."""
     table = sample_table(8_000, seed=2)
     path = write(tmp_path / "f.parquet", table, data_page_size=1 << 20)  # one page a column
     rows = np.array([5, 500], dtype=np.int64)
     got = DataFileReader(path).read_rows(rows, ["id", "name"])
     assert same(got, expected(table, rows, ["id", "name"]))
-    assert page_reads == {"paged": 0, "whole": 2}
+    assert page_reads == {"paged": 1, "whole": 1}
 
 
 def test_a_file_without_page_indexes_is_read_by_row_group(tmp_path, page_reads):
@@ -641,3 +650,69 @@ def test_a_plain_page_claiming_more_bytes_than_its_values_is_left_to_pyarrow_und
         header = PageHeader(type=0, uncompressed_page_size=claimed, compressed_page_size=len(body),
                             data_page_header=DataPageHeader(num_values=3, encoding=0, definition_level_encoding=3))
         assert page_values(header, body, 3, plain, pa.Codec("zstd")) is None
+
+
+@pytest.mark.parametrize("options", [{"compression": codec, "data_page_version": version}
+                                     for codec in ("none", "snappy", "zstd") for version in ("1.0", "2.0")], ids=str)
+def test_rows_on_every_page_of_numbers_are_decoded_here_as_pyarrow_reads_them(tmp_path, page_reads, copies,
+                                                                               options):
+    """A twelfth of the rows, on every page of each row group (what a bitmap's OR of two categories keeps): the
+    numbers are decoded here from each page, dictionary-encoded (until the dictionary is full) and PLAIN after,
+    required and optional; a page holding a null is copied for pyarrow, and strings are read whole. The rows are
+    those of a read of the whole file, in its types."""
+    rng = np.random.default_rng(12)
+    ids = rng.permutation(60_000).astype(np.int64)
+    gappy = pa.array(ids, mask=(ids % 5 == 0) & (np.arange(60_000) >= 50_000))  # (nulls on the last pages alone)
+    table = pa.table({
+        "id": pa.array(ids), "count": pa.array(ids % 1_000, pa.int32()), "gappy": gappy,
+        "ts": pa.array(ids * 1_000_003, pa.timestamp("us")),
+        "amount": pa.array([decimal.Decimal(int(i) - 30_000) / 100 for i in ids], pa.decimal128(12, 2)),
+        "weight": pa.array(ids / 7, pa.float64()), "name": pa.array([f"n{i % 13}" for i in ids]),
+    })
+    table = table.cast(pa.schema([field.with_nullable(field.name != "count") for field in table.schema]))
+    path = write(tmp_path / "f.parquet", table, data_page_size=4096, row_group_size=30_000,
+                 dictionary_pagesize_limit=16_384, store_decimal_as_integer=True, **options)
+    footer = parquet_pages.PagedFooter.read(path)
+    with open(path, "rb") as file:
+        encoded = footer.dictionary_encoded(file.fileno(), 0, footer.leaves["id"])
+    assert len(footer.row_groups) == 2 and any(encoded) and not all(encoded)
+    rows = np.sort(rng.choice(60_000, 5_000, replace=False)).astype(np.int64)
+    numbers = ["id", "count", "gappy", "ts", *(["amount"] if DECIMALS_AS_INTEGERS else []), "weight"]
+    decoded = []  # (column, pages decoded here, pages holding a wanted row), a group's columns after another's
+    original = parquet_pages._decoded_rows
+
+    def counted(fd, footer, chosen, **options):
+        pages = original(fd, footer, chosen, **options)
+        decoded.append((chosen.name, sum(values is not None for values in pages), len(chosen.pages)))
+        return pages
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parquet_pages, "_decoded_rows", counted)
+        got = DataFileReader(path).read_rows(rows, [*numbers, "name"])
+    assert same(got, expected(table, rows, [*numbers, "name"]))
+    assert page_reads == {"paged": 2 * len(numbers), "whole": 2}  # (two groups)
+    assert [name for name, _, _ in decoded] == numbers * 2
+    assert all(pages == chosen for name, pages, chosen in decoded[:len(numbers)])  # (no null in the first group)
+    assert all(pages == chosen for name, pages, chosen in decoded[len(numbers):] if name != "gappy")
+    assert [0 < pages < chosen for name, pages, chosen in decoded[len(numbers):] if name == "gappy"] == [True]
+    assert copies == [["gappy"]]  # (the second group's pages holding a null)
+
+
+def test_a_damaged_page_among_every_page_read_is_a_typed_error_or_pyarrows_read(tmp_path):
+    """Rows on every page, one of them damaged behind a header that checks out (PLAIN values cut short): the read is
+    the typed error of the whole group's read by pyarrow (the page is refused here first), or its values."""
+    values = np.arange(20_000, dtype=np.int64)
+    table = pa.table({"a": pa.array(values)}).cast(pa.schema([pa.field("a", pa.int64(), False)]))
+    path = tmp_path / "f.parquet"
+    pq.write_table(table, path, write_page_index=True, data_page_size=8_192, compression="zstd",
+                   use_dictionary=False)
+    footer = parquet_pages.PagedFooter.read(str(path))
+    data = bytearray(path.read_bytes())
+    with open(path, "rb") as file:
+        pages = footer.pages(file.fileno(), 0, 0)
+    at, size = pages.offsets[2], pages.sizes[2]
+    _, taken = parquet_pages.decode(PageHeader, bytes(data[at:at + size]), size)
+    data[at + taken:at + size] = bytes(size - taken)  # (not a zstd frame)
+    path.write_bytes(bytes(data))
+    rows = np.arange(0, 20_000, 7, dtype=np.int64)
+    read_of_a_damaged_page(path, rows, 2, at)
