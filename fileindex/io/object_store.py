@@ -59,8 +59,10 @@ RANGE_LIMIT = 32 << 20
 _NO_SUFFIX_RANGE = ("azure",)
 # how long a request may take, and be tried again, before the store is said to be out of reach: a few tries in
 # seconds, not the client library's ten tries in up to three minutes (connection errors, timeouts and 5xx answers
-# are retried, each after a backoff of 100 ms doubling up to 2 s)
-CONNECT_TIMEOUT, REQUEST_TIMEOUT = "5s", "60s"
+# are retried, each after a backoff of 100 ms doubling up to 2 s). A server that takes a connection and then sends
+# nothing (or stops sending) is given up on after READ_TIMEOUT; one that trickles, after REQUEST_TIMEOUT. Each is
+# the default of its option (store_options.TIMEOUTS), in seconds.
+CONNECT_TIMEOUT, READ_TIMEOUT, REQUEST_TIMEOUT = 5.0, 20.0, 60.0
 MAX_RETRIES, RETRY_TIMEOUT_SECONDS = 3, 15
 _STATUS = re.compile(r"non-2xx status code: (\d{3}(?: [A-Za-z]+)*)")  # what the client says of an HTTP error
 
@@ -540,7 +542,9 @@ def obstore_store(location: Location, options: StoreOptions) -> Any:
     _obstore()  # (first: a one-line UsageError where obstore is not installed)
     from obstore.store import AzureStore, GCSStore, S3Store
 
-    client: Any = {"connect_timeout": CONNECT_TIMEOUT, "timeout": REQUEST_TIMEOUT}  # obstore's TypedDicts, by name
+    client: Any = {"connect_timeout": _seconds(options.connect_timeout, CONNECT_TIMEOUT),  # obstore's TypedDicts
+                   "read_timeout": _seconds(options.read_timeout, READ_TIMEOUT),
+                   "timeout": _seconds(options.request_timeout, REQUEST_TIMEOUT)}
     if options.allow_http:
         client["allow_http"] = True
     retry: Any = {"max_retries": MAX_RETRIES, "retry_timeout": timedelta(seconds=RETRY_TIMEOUT_SECONDS),
@@ -567,6 +571,10 @@ def obstore_store(location: Location, options: StoreOptions) -> Any:
         provider = _StaticToken(token)
     return GCSStore(location.bucket, config=config, client_options=client, credential_provider=provider,
                     retry_config=retry)
+
+
+def _seconds(given: float | None, default: float) -> timedelta:
+    return timedelta(seconds=default if given is None else given)
 
 
 def _azure_account(location: Location, options: StoreOptions) -> str:

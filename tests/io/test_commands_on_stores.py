@@ -141,7 +141,7 @@ class RefusingEndpoint:
 
 
 class SilentEndpoint(RefusingEndpoint):
-    """A port that takes each connection and never answers: a request waits for its timeout (a minute)."""
+    """A port that takes each connection and never answers: a request waits for its read timeout (20 s)."""
 
     def __init__(self):
         import threading
@@ -167,7 +167,7 @@ class NotAStore(RefusingEndpoint):
 
 
 def test_ctrl_c_ends_a_read_waiting_on_a_store_that_never_answers(s3_store):
-    """The client library's call blocks the signal until its request times out (a minute); the read is ended at
+    """The client library's call blocks the signal until its request times out (20 s); the read is ended at
     once, in one line."""
     import os
     import signal
@@ -188,6 +188,24 @@ def test_ctrl_c_ends_a_read_waiting_on_a_store_that_never_answers(s3_store):
             command.wait()
         endpoint.close()
     assert command.returncode == 130 and err == "fileindex: interrupted\n" and out == "", err
+
+
+@pytest.mark.parametrize("timeout", [[], ["--storage-option", "fileindex.store.read-timeout=1s"]])
+def test_a_store_that_takes_the_connection_and_never_answers_is_given_up_on(s3_store, timeout):
+    """A server that sends nothing is given up on after the read timeout (20 s, or the option's), not the whole
+    request's (a minute, for a server that trickles): one line naming the object."""
+    import subprocess
+    import sys
+
+    endpoint = SilentEndpoint()
+    flags = [f for key, value in s3_store.options(endpoint.url).items() for f in ("--storage-option", f"{key}={value}")]
+    try:  # (the bound is a hang's, not a speed: a read waiting for its minute fails it)
+        done = subprocess.run([sys.executable, "-m", "fileindex", "read", s3_store.uri("warehouse/t"), *flags,
+                               *timeout], capture_output=True, text=True, timeout=50)
+    finally:
+        endpoint.close()
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert "warehouse/t/" in done.stderr and f"cannot reach the store at {endpoint.url}" in done.stderr
 
 
 def test_an_endpoint_that_is_not_the_store_is_named_in_one_line(s3_store, capsys):
