@@ -465,6 +465,9 @@ class ObjectStoreFileIO(UriPaths):
             return (f"cannot reach the store at {endpoint} (no answer; tried {1 + MAX_RETRIES} times at most): "
                     f"check {option} and the network")
         answered = _STATUS.search(text)
+        if answered and answered.group(1)[:3] in ("429", "500", "502", "503", "504"):  # (retried: see MAX_RETRIES)
+            return (f"the store at {endpoint} answered {answered.group(1)} to every try ({1 + MAX_RETRIES} at most, "
+                    f"within {RETRY_TIMEOUT_SECONDS} s): it is overloaded or failing; try again later")
         if answered:  # (a missing object is FileNotFoundError already: this is a server that is not the store)
             return (f"the server at {endpoint} answered {answered.group(1)} to a request for {container} "
                     f"{self.root.bucket}: check {option} (is it the store's endpoint?)")

@@ -166,6 +166,33 @@ class NotAStore(RefusingEndpoint):
                                + str(len(page)).encode() + b"\r\nConnection: close\r\n\r\n" + page)
 
 
+class BusyStore(RefusingEndpoint):
+    """An HTTP server that answers every request 503 Slow Down, as S3 does when it throttles."""
+
+    def answer(self, connection) -> None:
+        with connection:
+            connection.recv(65536)
+            body = b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
+            connection.sendall(b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: "
+                               + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+
+
+def test_a_store_that_stays_busy_is_tried_a_few_times_then_said_busy(s3_store, capsys):
+    """Not "is it the store's endpoint?", which a 404 from a web server earns: the store answered, and is busy."""
+    from fileindex.io.object_store import MAX_RETRIES
+
+    endpoint = BusyStore()
+    try:
+        flags = [f for key, value in s3_store.options(endpoint.url).items()
+                 for f in ("--storage-option", f"{key}={value}")]
+        code, out, err = run_cli(capsys, "read", s3_store.uri("warehouse/t"), *flags)
+    finally:
+        endpoint.close()
+    assert code == 2 and err.count("\n") == 1 and endpoint.tries == 1 + MAX_RETRIES, (endpoint.tries, err)
+    assert f"the store at {endpoint.url} answered 503" in err and "try again later" in err, err
+    assert "check s3.endpoint" not in err
+
+
 def test_ctrl_c_ends_a_read_waiting_on_a_store_that_never_answers(s3_store):
     """The client library's call blocks the signal until its request times out (20 s); the read is ended at
     once, in one line."""
