@@ -274,6 +274,22 @@ def test_the_deletion_vector_table_keeps_its_reading():
             list(merge_bucket(spec, kv, ["key"]))
 
 
+@pytest.mark.parametrize("engine", ["deduplicat", "partial_update", "aggregate"])
+def test_a_deletion_vector_table_of_no_merge_engine_java_knows_is_refused_not_read_unmerged(tmp_path, engine):
+    """Java opens no table of an unknown engine; its compacted files read unmerged gave rows as if it had one."""
+    import shutil
+
+    root = tmp_path / "t"
+    shutil.copytree(ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv", root)
+    schema = json.loads((root / "schema" / "schema-0").read_text())
+    schema["options"]["merge-engine"] = engine
+    (root / "schema" / "schema-0").write_text(json.dumps(schema))
+    table = PaimonTable(root)
+    for read in (lambda: table.scan().to_arrow(), lambda: table.scan("f0 = 'Bob'").count()):
+        with pytest.raises(UsageError, match=f"{root}: merge-engine={engine}: not a merge engine"):
+            read()
+
+
 def with_bitmaps(monkeypatch, columns: str) -> None:
     """Each data file given an embedded bitmap index on ``columns`` by this project's writer (Java 0.9.0 writes
     none for a primary-key table)."""
