@@ -353,6 +353,11 @@ class ObjectStoreFileIO(UriPaths):
         location = self.confined(folder, (), "folder")
         prefix = location.key + "/" if location.key else None
         found = self._call(location, lambda: _obstore().list_with_delimiter(self._store, prefix))
+        listed = [*found["common_prefixes"], *(meta["path"] for meta in found["objects"])]
+        stray = next((key for key in listed if key != location.key and not _directly_in(key, prefix or "")), None)
+        if stray is not None:  # (taken by its last part, it was a file of this folder)
+            raise StoreError(f"{location.uri}: the store listed {stray!r}, which does not lie directly in the "
+                             "folder asked for: a server that is not an object store, or one answering wrongly")
         folders = [ObjectInfo(p.rstrip("/").rsplit("/", 1)[-1], "folder") for p in found["common_prefixes"]]
         files = [_info(meta["path"].rsplit("/", 1)[-1], self.root.child(meta["path"]), meta)
                  for meta in found["objects"] if meta["path"] != location.key]  # (not a folder's marker: see below)
@@ -472,6 +477,12 @@ class ObjectStoreFileIO(UriPaths):
             return (f"the server at {endpoint} answered {answered.group(1)} to a request for {container} "
                     f"{self.root.bucket}: check {option} (is it the store's endpoint?)")
         return scrub(text.split("\n", 1)[0], self.options.secrets())
+
+
+def _directly_in(key: str, prefix: str) -> bool:
+    """Whether a listed key (an object, or a common prefix ending in ``/``) is a child of the folder ``prefix``."""
+    name = key.rstrip("/")
+    return name.startswith(prefix) and len(name) > len(prefix) and "/" not in name[len(prefix):]
 
 
 def _malformed_key(text: str) -> str | None:
