@@ -38,6 +38,7 @@ SINGLE_WRITER = "fileindex.commit.single-writer"
 # how long a connection may take to open, an answer may stall (no byte for that long), a request may take in all
 TIMEOUTS = {"fileindex.store.connect-timeout": "connect_timeout", "fileindex.store.read-timeout": "read_timeout",
             "fileindex.store.request-timeout": "request_timeout"}
+_TIMEOUT_PREFIX = "fileindex.store."
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|min|h)?")
 _SECONDS = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, None: 0.001}
 
@@ -157,9 +158,12 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
             _refuse_misspelt(kind, key, normalised)
     if promise := _option(options, SINGLE_WRITER):
         found["single_writer"] = _flag(SINGLE_WRITER, promise)
-    for key, target in TIMEOUTS.items():
-        if (given := _option(options, key)) is not None:
-            found[target] = _duration(key, given)
+    for key, value in (options or {}).items():
+        if key.startswith(_TIMEOUT_PREFIX):
+            if key not in TIMEOUTS:
+                raise UsageError(f"option {key}: not an option of this reader; the client's limits are "
+                                 f"{', '.join(TIMEOUTS)}")
+            found[TIMEOUTS[key]] = _duration(key, value)
     ssl = found.pop("ssl", True)
     _from_environment(location.store, found, environ)
     if location.store == "azure":

@@ -88,6 +88,8 @@ def test_the_clients_timeouts_are_durations_as_paimon_writes_them():
     ({"s3.endpoint": "ftp://h"}, "give http"),
     ({"fileindex.store.read-timeout": "soon"}, "read-timeout: 'soon' is not a duration above zero"),
     ({"fileindex.store.request-timeout": "0s"}, "request-timeout: '0s' is not a duration above zero"),
+    ({"fileindex.store.read-timout": "1s"}, "read-timout: not an option of this reader; the client's limits are "
+                                            "fileindex.store.connect-timeout, fileindex.store.read-timeout"),
 ])
 def test_unusable_values_are_one_line(options, message):
     with pytest.raises(UsageError, match=message):
