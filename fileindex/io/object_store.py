@@ -59,8 +59,10 @@ RANGE_LIMIT = 32 << 20
 _NO_SUFFIX_RANGE = ("azure",)
 # how long a request may take, and be tried again, before the store is said to be out of reach: a few tries in
 # seconds, not the client library's ten tries in up to three minutes (connection errors, timeouts and 5xx answers
-# are retried, each after a backoff of 100 ms doubling up to 2 s)
-CONNECT_TIMEOUT, REQUEST_TIMEOUT = "5s", "60s"
+# are retried, each after a backoff of 100 ms doubling up to 2 s). A server that takes a connection and then sends
+# nothing (or stops sending) is given up on after READ_TIMEOUT; one that trickles, after REQUEST_TIMEOUT. Each is
+# the default of its option (store_options.TIMEOUTS), in seconds.
+CONNECT_TIMEOUT, READ_TIMEOUT, REQUEST_TIMEOUT = 5.0, 20.0, 60.0
 MAX_RETRIES, RETRY_TIMEOUT_SECONDS = 3, 15
 _STATUS = re.compile(r"non-2xx status code: (\d{3}(?: [A-Za-z]+)*)")  # what the client says of an HTTP error
 
@@ -351,6 +353,11 @@ class ObjectStoreFileIO(UriPaths):
         location = self.confined(folder, (), "folder")
         prefix = location.key + "/" if location.key else None
         found = self._call(location, lambda: _obstore().list_with_delimiter(self._store, prefix))
+        listed = [*found["common_prefixes"], *(meta["path"] for meta in found["objects"])]
+        stray = next((key for key in listed if key != location.key and not _directly_in(key, prefix or "")), None)
+        if stray is not None:  # (taken by its last part, it was a file of this folder)
+            raise StoreError(f"{location.uri}: the store listed {stray!r}, which does not lie directly in the "
+                             "folder asked for: a server that is not an object store, or one answering wrongly")
         folders = [ObjectInfo(p.rstrip("/").rsplit("/", 1)[-1], "folder") for p in found["common_prefixes"]]
         files = [_info(meta["path"].rsplit("/", 1)[-1], self.root.child(meta["path"]), meta)
                  for meta in found["objects"] if meta["path"] != location.key]  # (not a folder's marker: see below)
@@ -463,10 +470,19 @@ class ObjectStoreFileIO(UriPaths):
             return (f"cannot reach the store at {endpoint} (no answer; tried {1 + MAX_RETRIES} times at most): "
                     f"check {option} and the network")
         answered = _STATUS.search(text)
+        if answered and answered.group(1)[:3] in ("429", "500", "502", "503", "504"):  # (retried: see MAX_RETRIES)
+            return (f"the store at {endpoint} answered {answered.group(1)} to every try ({1 + MAX_RETRIES} at most, "
+                    f"within {RETRY_TIMEOUT_SECONDS} s): it is overloaded or failing; try again later")
         if answered:  # (a missing object is FileNotFoundError already: this is a server that is not the store)
             return (f"the server at {endpoint} answered {answered.group(1)} to a request for {container} "
                     f"{self.root.bucket}: check {option} (is it the store's endpoint?)")
         return scrub(text.split("\n", 1)[0], self.options.secrets())
+
+
+def _directly_in(key: str, prefix: str) -> bool:
+    """Whether a listed key (an object, or a common prefix ending in ``/``) is a child of the folder ``prefix``."""
+    name = key.rstrip("/")
+    return name.startswith(prefix) and len(name) > len(prefix) and "/" not in name[len(prefix):]
 
 
 def _malformed_key(text: str) -> str | None:
@@ -540,7 +556,9 @@ def obstore_store(location: Location, options: StoreOptions) -> Any:
     _obstore()  # (first: a one-line UsageError where obstore is not installed)
     from obstore.store import AzureStore, GCSStore, S3Store
 
-    client: Any = {"connect_timeout": CONNECT_TIMEOUT, "timeout": REQUEST_TIMEOUT}  # obstore's TypedDicts, by name
+    client: Any = {"connect_timeout": _seconds(options.connect_timeout, CONNECT_TIMEOUT),  # obstore's TypedDicts
+                   "read_timeout": _seconds(options.read_timeout, READ_TIMEOUT),
+                   "timeout": _seconds(options.request_timeout, REQUEST_TIMEOUT)}
     if options.allow_http:
         client["allow_http"] = True
     retry: Any = {"max_retries": MAX_RETRIES, "retry_timeout": timedelta(seconds=RETRY_TIMEOUT_SECONDS),
@@ -567,6 +585,10 @@ def obstore_store(location: Location, options: StoreOptions) -> Any:
         provider = _StaticToken(token)
     return GCSStore(location.bucket, config=config, client_options=client, credential_provider=provider,
                     retry_config=retry)
+
+
+def _seconds(given: float | None, default: float) -> timedelta:
+    return timedelta(seconds=default if given is None else given)
 
 
 def _azure_account(location: Location, options: StoreOptions) -> str:

@@ -35,6 +35,13 @@ from fileindex.tokens import closest_name
 
 # The option that lets a commit go to a store without conditional create: one writer at a time, by the user's word.
 SINGLE_WRITER = "fileindex.commit.single-writer"
+# The client's limits, any store (a duration: 500ms, 30s, 2min; a bare number is milliseconds, as Paimon reads one):
+# how long a connection may take to open, an answer may stall (no byte for that long), a request may take in all
+TIMEOUTS = {"fileindex.store.connect-timeout": "connect_timeout", "fileindex.store.read-timeout": "read_timeout",
+            "fileindex.store.request-timeout": "request_timeout"}
+_TIMEOUT_PREFIX = "fileindex.store."
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|min|h)?")
+_SECONDS = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, None: 0.001}
 
 _PREFIXES = {  # a store -> the option prefixes that address it, longest first
     "s3": ("fs.s3a.", "s3a.", "s3."),
@@ -114,6 +121,9 @@ class StoreOptions:
     project: str | None = None
     s3_compatible: str | None = None  # "oss" for Alibaba OSS reached through its S3 API
     single_writer: bool = False  # commits allowed without conditional create (SINGLE_WRITER)
+    connect_timeout: float | None = None  # seconds (TIMEOUTS); None: this reader's default
+    read_timeout: float | None = None
+    request_timeout: float | None = None
 
     def secrets(self) -> list[str]:
         """The secret values, for :func:`scrub`."""
@@ -149,6 +159,12 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
             _refuse_misspelt(kind, key, normalised)
     if promise := _option(options, SINGLE_WRITER):
         found["single_writer"] = _flag(SINGLE_WRITER, promise)
+    for key, value in (options or {}).items():
+        if key.startswith(_TIMEOUT_PREFIX):
+            if key not in TIMEOUTS:
+                raise UsageError(f"option {key}: not an option of this reader; the client's limits are "
+                                 f"{', '.join(TIMEOUTS)}")
+            found[TIMEOUTS[key]] = _duration(key, value)
     ssl = found.pop("ssl", True)
     _from_environment(location.store, found, environ)
     if location.store == "azure":
@@ -250,6 +266,15 @@ def _flag(key: str, value: object) -> bool:
     if text in ("false", "0", "no"):
         return False
     raise UsageError(f"option {key}: {value!r} is not true or false")
+
+
+def _duration(key: str, value: object) -> float:
+    """Seconds of a duration as Paimon writes one (``30s``, ``500ms``, ``2min``; a bare number: milliseconds)."""
+    match = _DURATION.fullmatch(str(value).strip().lower())
+    seconds = float(match.group(1)) * _SECONDS[match.group(2)] if match else 0
+    if seconds <= 0:
+        raise UsageError(f"option {key}: {value!r} is not a duration above zero (e.g. 30s, 500ms, 2min)")
+    return seconds
 
 
 def _endpoint(value: str, ssl: bool) -> str:

@@ -124,9 +124,7 @@ def merge_spec(schema: Schema) -> MergeSpec:
     keys = key_fields(schema)
     if not keys:  # (that the keys name fields, the schema's reading checks)
         raise UsageError(f"primary key {', '.join(schema.primary_keys)}: it must not name only partition keys")
-    engine = options.get("merge-engine", DEDUPLICATE).strip().lower()
-    if engine not in ENGINES:
-        raise UsageError(f"merge-engine={engine}: not a merge engine this reader implements ({', '.join(ENGINES)})")
+    engine = merge_engine(schema)
     _refuse_later_options(options)
     for key in keys:
         _require_ordered(types[key], f"primary key field {key}")
@@ -149,6 +147,15 @@ def merge_spec(schema: Schema) -> MergeSpec:
     return MergeSpec(engine, keys, tuple((f.name, f.type) for f in schema.fields), sequence_fields, ignore_delete,
                      remove_record, groups, aggregates, schema.flag("deletion-vectors.enabled", False),
                      schema.flag("file-index.read.enabled", True))
+
+
+def merge_engine(schema: Schema) -> str:
+    """The table's ``merge-engine``; a UsageError for one that is none of Java's (Java opens no such table: a
+    deletion-vector table, whose files are read unmerged, is refused as well, not read as if deduplicated)."""
+    engine = schema.options.get("merge-engine", DEDUPLICATE).strip().lower()
+    if engine not in ENGINES:
+        raise UsageError(f"merge-engine={engine}: not a merge engine this reader implements ({', '.join(ENGINES)})")
+    return engine
 
 
 def _refuse_later_options(options: dict) -> None:

@@ -47,6 +47,7 @@ from fileindex.scan.funnel import FileRead, Stage, index_of, skipped, without_in
 from fileindex.scan.page_pruning import group_spans
 from fileindex.scan.task import DataFileTask
 from fileindex.scan.truth import filtered, matches, python_values
+from fileindex.table.metadata import TableError
 from fileindex.table.statistics import KnownBounds
 from fileindex.table.verdict import FileVerdict
 from fileindex.types import INTEGERS, DataType
@@ -345,6 +346,10 @@ def _file_batches(task: DataFileTask, spec: MergeSpec, values: list[str], over_k
     fields = table.schema.by_name()
     reader = open_once(task)
     present = set(reader.arrow_schema.names)
+    lacking = [name for name in (SEQUENCE_NUMBER, VALUE_KIND) if name not in present]
+    if lacking:  # (read as nulls, it was "a null _SEQUENCE_NUMBER at row 0")
+        raise TableError(f"{task.name}: no {' or '.join(lacking)} column: a primary-key table's data file holds its "
+                         "records' sequence numbers and row kinds (not a file the table wrote)")
 
     def in_file(name: str) -> str | None:
         old = by_id.get(fields[name].id)

@@ -62,11 +62,11 @@ def scannable(inputs: Inputs) -> list[DataFileTask]:
 def refuse_unscannable(table: PaimonTable) -> None:
     """A UsageError for a table whose rows the planner's reads cannot give (from its schema alone): a merge
     engine or option of a primary-key table that is not implemented here, a data-evolution table."""
-    if merged_by_key(table):
-        from fileindex.merge.spec import merge_spec
+    if table.schema.primary_keys:
+        from fileindex.merge.spec import merge_engine, merge_spec
 
-        try:
-            merge_spec(table.schema)
+        try:  # (a deletion-vector table's compacted files are read unmerged: of its merge, only the engine matters)
+            merge_spec(table.schema) if merged_by_key(table) else merge_engine(table.schema)
         except UsageError as err:
             raise UsageError(f"{table.root}: {err}") from None
     if table.data_evolution:

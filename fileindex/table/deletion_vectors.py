@@ -31,21 +31,24 @@ class DeletionVector:
     problem: str = ""  # why the vector cannot be read: the file's deleted rows are unknown
 
 
-def _decode(data: bytes, offset: int, length: int, where: str) -> FrozenBitMap | None:
+def _decode(data: bytes, offset: int, length: int) -> FrozenBitMap | None:
     if offset < 1 or offset + 8 > len(data):
-        raise TableError(f"{where}: deletion vector offset {offset} outside the {len(data)}-byte file")
+        raise TableError(f"deletion vector offset {offset} outside the {len(data)}-byte file")
     stored = int.from_bytes(data[offset:offset + 4], "big")
     magic = data[offset + 4:offset + 8]
     if magic == MAGIC_64_BYTES:
         return None
     if int.from_bytes(magic, "big") != MAGIC_32:
-        raise TableError(f"{where}: unknown deletion vector magic {magic.hex()} at offset {offset + 4}")
-    if stored != length or offset + 4 + stored + 4 > len(data):
-        raise TableError(f"{where}: deletion vector length {stored} at offset {offset} does not match {length}")
+        raise TableError(f"unknown deletion vector magic {magic.hex()} at offset {offset + 4}")
+    if stored != length:
+        raise TableError(f"deletion vector length {stored} at offset {offset} does not match {length}")
+    if offset + 4 + stored + 4 > len(data):
+        raise TableError(f"deletion vector of {stored} bytes at offset {offset} runs past the end of the "
+                         f"{len(data)}-byte file")
     framed = data[offset + 4:offset + 4 + stored]
     crc = int.from_bytes(data[offset + 4 + stored:offset + 8 + stored], "big")
     if zlib.crc32(framed) != crc:
-        raise TableError(f"{where}: deletion vector CRC mismatch at offset {offset} (stored {crc:08x})")
+        raise TableError(f"deletion vector CRC mismatch at offset {offset} (stored {crc:08x})")
     return roaring.deserialize(framed[4:], offset=offset + 8, field="deletion_vector/bitmap")
 
 
@@ -95,7 +98,7 @@ def deletion_vectors(store: TableStore, snapshot: Snapshot, schema: Schema) -> d
             if not why:
                 try:
                     rows = _decode(data, field_of(entry, "f1", int, f"{where} ranges"),
-                                   field_of(entry, "f2", int, f"{where} ranges"), store.shown(path))
+                                   field_of(entry, "f2", int, f"{where} ranges"))
                 except FileIndexError as err:
                     why = f"{store.shown(path)} (deletion-vector index file): {err}"
             vectors[(partition, bucket, file_name)] = DeletionVector(rows, name, why)

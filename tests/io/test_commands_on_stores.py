@@ -141,7 +141,7 @@ class RefusingEndpoint:
 
 
 class SilentEndpoint(RefusingEndpoint):
-    """A port that takes each connection and never answers: a request waits for its timeout (a minute)."""
+    """A port that takes each connection and never answers: a request waits for its read timeout (20 s)."""
 
     def __init__(self):
         import threading
@@ -155,19 +155,45 @@ class SilentEndpoint(RefusingEndpoint):
         self.connected.set()
 
 
-class NotAStore(RefusingEndpoint):
-    """An HTTP server that answers every request 404 with a web page: an endpoint that is not the store's."""
+class Answering(RefusingEndpoint):
+    """An HTTP server that answers every request with one status and body: a web server that is not the store
+    (404 and a web page), a store that throttles (S3's 503 Slow Down)."""
+
+    def __init__(self, status: str, content_type: str, body: bytes):
+        self._answer = (f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+                        "Connection: close\r\n\r\n").encode() + body
+        super().__init__()
 
     def answer(self, connection) -> None:
         with connection:
             connection.recv(65536)
-            page = b"<!DOCTYPE HTML><html>not here</html>"
-            connection.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: "
-                               + str(len(page)).encode() + b"\r\nConnection: close\r\n\r\n" + page)
+            connection.sendall(self._answer)
+
+
+def read_at(endpoint: RefusingEndpoint, store, capsys) -> tuple[int, str, str]:
+    """``fileindex read`` of a table of ``store`` with ``endpoint`` as its endpoint (closed after)."""
+    try:
+        flags = [f for key, value in store.options(endpoint.url).items()
+                 for f in ("--storage-option", f"{key}={value}")]
+        return run_cli(capsys, "read", store.uri("warehouse/t"), *flags)
+    finally:
+        endpoint.close()
+
+
+def test_a_store_that_stays_busy_is_tried_a_few_times_then_said_busy(s3_store, capsys):
+    """Not "is it the store's endpoint?", which a 404 from a web server earns: the store answered, and is busy."""
+    from fileindex.io.object_store import MAX_RETRIES
+
+    endpoint = Answering("503 Slow Down", "application/xml",
+                         b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")
+    code, out, err = read_at(endpoint, s3_store, capsys)
+    assert code == 2 and err.count("\n") == 1 and endpoint.tries == 1 + MAX_RETRIES, (endpoint.tries, err)
+    assert f"the store at {endpoint.url} answered 503" in err and "try again later" in err, err
+    assert "check s3.endpoint" not in err
 
 
 def test_ctrl_c_ends_a_read_waiting_on_a_store_that_never_answers(s3_store):
-    """The client library's call blocks the signal until its request times out (a minute); the read is ended at
+    """The client library's call blocks the signal until its request times out (20 s); the read is ended at
     once, in one line."""
     import os
     import signal
@@ -190,14 +216,27 @@ def test_ctrl_c_ends_a_read_waiting_on_a_store_that_never_answers(s3_store):
     assert command.returncode == 130 and err == "fileindex: interrupted\n" and out == "", err
 
 
-def test_an_endpoint_that_is_not_the_store_is_named_in_one_line(s3_store, capsys):
-    endpoint = NotAStore()
-    try:
-        flags = [f for key, value in s3_store.options(endpoint.url).items()
-                 for f in ("--storage-option", f"{key}={value}")]
-        code, out, err = run_cli(capsys, "read", s3_store.uri("warehouse/t"), *flags)
+@pytest.mark.parametrize("timeout", [[], ["--storage-option", "fileindex.store.read-timeout=1s"]])
+def test_a_store_that_takes_the_connection_and_never_answers_is_given_up_on(s3_store, timeout):
+    """A server that sends nothing is given up on after the read timeout (20 s, or the option's), not the whole
+    request's (a minute, for a server that trickles): one line naming the object."""
+    import subprocess
+    import sys
+
+    endpoint = SilentEndpoint()
+    flags = [f for key, value in s3_store.options(endpoint.url).items() for f in ("--storage-option", f"{key}={value}")]
+    try:  # (the bound is a hang's, not a speed: a read waiting for its minute fails it)
+        done = subprocess.run([sys.executable, "-m", "fileindex", "read", s3_store.uri("warehouse/t"), *flags,
+                               *timeout], capture_output=True, text=True, timeout=50)
     finally:
         endpoint.close()
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert "warehouse/t/" in done.stderr and f"cannot reach the store at {endpoint.url}" in done.stderr
+
+
+def test_an_endpoint_that_is_not_the_store_is_named_in_one_line(s3_store, capsys):
+    endpoint = Answering("404 Not Found", "text/html", b"<!DOCTYPE HTML><html>not here</html>")
+    code, out, err = read_at(endpoint, s3_store, capsys)
     assert code == 2 and err.count("\n") == 1, err
     assert f"the server at {endpoint.url} answered 404 Not Found" in err and "check s3.endpoint" in err, err
     assert "DOCTYPE" not in err

@@ -196,6 +196,23 @@ def test_nothing_is_listed_unless_asked(object_store):
     assert len(object_store.proxy.requests) == 2
 
 
+@pytest.mark.parametrize("stray", [{"objects": ["w/elsewhere/schema-5"]}, {"objects": ["w/schema/deeper/schema-5"]},
+                                   {"common_prefixes": ["w/other/"]}])
+def test_a_listing_naming_keys_outside_the_folder_is_refused_naming_one(monkeypatch, stray):
+    """Taken by its last part, ``w/elsewhere/schema-5`` was schema 5 of this table."""
+    import obstore
+
+    def listing(store, prefix):
+        assert prefix == "w/schema/"
+        objects = [{"path": key, "size": 2} for key in ["w/schema/schema-0", *stray.get("objects", [])]]
+        return {"common_prefixes": stray.get("common_prefixes", []), "objects": objects}
+
+    monkeypatch.setattr(obstore, "list_with_delimiter", listing)
+    file_io = ObjectStoreFileIO.at("s3://b/w", {"s3.endpoint": "http://127.0.0.1:9"}, environ={})
+    with pytest.raises(StoreError, match=r"s3://b/w/schema: the store listed '[^']*(schema-5|other/)'"):
+        file_io.list("s3://b/w/schema")
+
+
 def test_paths_outside_the_bucket_or_the_given_folders_are_refused(object_store):
     file_io = object_store.file_io()
     other = object_store.root.replace("warehouse", "elsewhere", 1)

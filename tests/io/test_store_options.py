@@ -76,9 +76,20 @@ def test_a_short_secret_is_masked_where_it_stands_alone_not_inside_every_word():
     assert scrub("xverysecrety", ["verysecret"]) == "x***y"  # (a long one goes wherever it is)
 
 
+def test_the_clients_timeouts_are_durations_as_paimon_writes_them():
+    options = store_options(S3, {"fileindex.store.connect-timeout": "2s", "fileindex.store.read-timeout": "1500",
+                                 "fileindex.store.request-timeout": "5 min"}, {})
+    assert (options.connect_timeout, options.read_timeout, options.request_timeout) == (2, 1.5, 300)
+    assert store_options(S3, {}, {}).read_timeout is None  # (the reader's default)
+
+
 @pytest.mark.parametrize("options, message", [
     ({"s3.path-style-access": "maybe"}, "s3.path-style-access: 'maybe' is not true or false"),
     ({"s3.endpoint": "ftp://h"}, "give http"),
+    ({"fileindex.store.read-timeout": "soon"}, "read-timeout: 'soon' is not a duration above zero"),
+    ({"fileindex.store.request-timeout": "0s"}, "request-timeout: '0s' is not a duration above zero"),
+    ({"fileindex.store.read-timout": "1s"}, "read-timout: not an option of this reader; the client's limits are "
+                                            "fileindex.store.connect-timeout, fileindex.store.read-timeout"),
 ])
 def test_unusable_values_are_one_line(options, message):
     with pytest.raises(UsageError, match=message):

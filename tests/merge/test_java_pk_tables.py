@@ -274,6 +274,48 @@ def test_the_deletion_vector_table_keeps_its_reading():
             list(merge_bucket(spec, kv, ["key"]))
 
 
+@pytest.mark.parametrize("engine", ["deduplicat", "partial_update", "aggregate"])
+def test_a_deletion_vector_table_of_no_merge_engine_java_knows_is_refused_not_read_unmerged(tmp_path, engine):
+    """Java opens no table of an unknown engine; its compacted files read unmerged gave rows as if it had one."""
+    import shutil
+
+    root = tmp_path / "t"
+    shutil.copytree(ROOT / "tests" / "tables" / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv", root)
+    schema = json.loads((root / "schema" / "schema-0").read_text())
+    schema["options"]["merge-engine"] = engine
+    (root / "schema" / "schema-0").write_text(json.dumps(schema))
+    table = PaimonTable(root)
+    for read in (lambda: table.scan().to_arrow(), lambda: table.scan("f0 = 'Bob'").count()):
+        with pytest.raises(UsageError, match=f"{root}: merge-engine={engine}: not a merge engine"):
+            read()
+
+
+@pytest.mark.parametrize("column", ["_SEQUENCE_NUMBER", "_VALUE_KIND"])
+def test_a_data_file_without_a_system_column_is_refused_naming_the_column(tmp_path, column):
+    """Read as nulls, the file was refused for "a null _SEQUENCE_NUMBER at row 0", a column it does not have."""
+    import shutil
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+    from table_edits import data_manifests, edit_rows
+
+    root = tmp_path / "t"
+    shutil.copytree(DATABASE / "deduplicate", root)
+    table = PaimonTable(root)
+    entry = next(e for e, _ in table.live())
+    path = Path(table.store.data_file(entry, table.schema))
+    pq.write_table(pq.read_table(path).drop([column]), path)
+
+    def resized(rows: list[dict]) -> None:  # (the manifest's size follows the file: only the column is wrong)
+        for row in rows:
+            if row["_FILE"]["_FILE_NAME"] == entry.file_name:
+                row["_FILE"]["_FILE_SIZE"] = path.stat().st_size
+    for manifest in data_manifests(root):
+        edit_rows(manifest, resized)
+    with pytest.raises(FileIndexError, match=f"{entry.file_name}: no {column} column"):
+        PaimonTable(root).scan().to_arrow()
+
+
 def with_bitmaps(monkeypatch, columns: str) -> None:
     """Each data file given an embedded bitmap index on ``columns`` by this project's writer (Java 0.9.0 writes
     none for a primary-key table)."""

@@ -147,6 +147,19 @@ def test_a_corrupt_deletion_vector_keeps_its_file_and_the_table(tmp_path, capsys
     assert line["result"] == "REMAIN" and "deletion vector" in line["note"] and "CRC" in line["note"]
 
 
+def test_a_deletion_vector_file_cut_short_is_said_so_once(tmp_path, capsys):
+    """It said "length 24 at offset 1 does not match 24", and named the vector file twice."""
+    source = TABLES / "parquet" / "pk_with_bitmap_dv.db" / "pk_with_bitmap_dv"
+    root = tmp_path / "t"
+    shutil.copytree(source, root)
+    (vector_file,) = (root / "index").glob("*")
+    vector_file.write_bytes(vector_file.read_bytes()[:12])
+    assert main(["table", str(root), "--where", "f1 = 30", "--json"]) == 0
+    note = json.loads(capsys.readouterr().out.splitlines()[0])["note"]
+    assert "deletion vector of 24 bytes at offset 1 runs past the end of the 12-byte file" in note, note
+    assert note.count(vector_file.name) == 1, note
+
+
 def test_a_missing_data_file_is_reported_on_its_line(tmp_path, capsys):
     source = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
     root = tmp_path / "t"
