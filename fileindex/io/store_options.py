@@ -161,9 +161,7 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
         found["single_writer"] = _flag(SINGLE_WRITER, promise)
     for key, value in (options or {}).items():
         if key.startswith(_TIMEOUT_PREFIX):
-            if key not in TIMEOUTS:
-                raise UsageError(f"option {key}: not an option of this reader; the client's limits are "
-                                 f"{', '.join(TIMEOUTS)}")
+            _refuse_unknown_timeout(key)
             found[TIMEOUTS[key]] = _duration(key, value)
     ssl = found.pop("ssl", True)
     _from_environment(location.store, found, environ)
@@ -183,7 +181,14 @@ def store_options(location: Location, options: Mapping[str, str] | None = None,
 
 
 # Keys that say how to reach a store, besides a store's prefix and a name: Hadoop's (fs.hdfs., ...) and ours
-_OTHER_STORAGE_PREFIXES = ("fs.", "fileindex.commit.")
+_OTHER_STORAGE_PREFIXES = ("fs.", "fileindex.commit.", _TIMEOUT_PREFIX)
+
+
+def _refuse_unknown_timeout(key: str) -> None:
+    if key not in TIMEOUTS:
+        meant = closest_name(key, list(TIMEOUTS))
+        raise UsageError(f"option {key}: not an option of this reader; the client's limits are "
+                         f"{', '.join(TIMEOUTS)}" + (f"; did you mean {meant}?" if meant else ""))
 
 
 def is_storage_key(key: str) -> bool:
@@ -202,6 +207,8 @@ def check_option_keys(keys: Iterable[str], *, others: Iterable[str] = (), given:
     for key in keys:
         if key in others:
             continue
+        if key.startswith(_TIMEOUT_PREFIX):
+            _refuse_unknown_timeout(key)
         if not is_storage_key(key):
             meant = closest_name(key, others + _SPELT_KEYS)
             raise UsageError(f"{given} {key}: not a key of any store{' or this reader' if others else ''}"
@@ -231,7 +238,8 @@ def _refuse_misspelt(kind: str, key: str, name: str) -> None:
 
 
 # each store's keys as Paimon's docs spell them (s3.endpoint, s3.path-style-access, ...), for naming the key meant
-_SPELT_KEYS = [prefixes[-1] + name.replace("_", "-") for kind, prefixes in _PREFIXES.items() for name in _NAMES[kind]]
+_SPELT_KEYS = [prefixes[-1] + name.replace("_", "-") for kind, prefixes in _PREFIXES.items()
+               for name in _NAMES[kind]] + list(TIMEOUTS)
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

@@ -109,16 +109,21 @@ def test_a_key_cut_short_of_a_known_one_or_a_typo_from_it_is_refused(key, meant)
 @pytest.mark.parametrize("key, meant", [
     ("s3endpoint", "--storage-option s3endpoint: not a key of any store; did you mean s3.endpoint?"),
     ("gcs.endpont", "option gcs.endpont: not a key of this store; did you mean gcs.endpoint?"),
-    ("azure.acount-name", "did you mean azure.account-name?")])
+    ("azure.acount-name", "did you mean azure.account-name?"),
+    ("fileindex.store.read-timout", "option fileindex.store.read-timout: not an option of this reader; the client's "
+                                    "limits are fileindex.store.connect-timeout, fileindex.store.read-timeout, "
+                                    "fileindex.store.request-timeout; did you mean fileindex.store.read-timeout?")])
 def test_option_keys_are_checked_before_a_store_is_reached_whatever_store_they_name(key, meant):
     """The check ``--storage-option`` and the Spark data source's options get: any store's keys, and a key of no
     store (where store_options, reaching one store, ignores both)."""
-    assert store_options(S3, {key: "x"}, environ={}).endpoint is None  # (ignored there)
+    if not key.startswith("fileindex.store."):  # (the reader's own limits are refused there too)
+        assert store_options(S3, {key: "x"}, environ={}).endpoint is None  # (ignored there)
     with pytest.raises(UsageError, match=re.escape(meant)):
         check_option_keys([key], given="--storage-option")
     with pytest.raises(UsageError, match="did you mean snapshot"):
         check_option_keys(["snapshto"], others=["path", "snapshot"])
     check_option_keys(["snapshot", "s3.endpoint", "fs.s3a.connection.maximum", "fileindex.commit.single-writer",
+                       "fileindex.store.read-timeout", "fileindex.store.connect-timeout",
                        "fs.azure.account.key.acct.blob.core.windows.net"], others=["snapshot"])
 
 
