@@ -120,11 +120,12 @@ class RangedFile(Protocol):
 # the bytes a container's HEAD is read from (114 bytes for three columns' entries); a larger HEAD is fetched by a
 # second read of its length
 HEAD_BYTES = 4096
-# the bytes a sidecar on a store is opened by (one GET): the whole of a small sidecar (most are), and of a larger
-# one its HEAD with the bodies written first, so that the bodies a query asks for there cost no second request.
-# A round trip to a store (20-50 ms) costs what sending about 2 MB does, so these cost at most a quarter of the
-# request they save (DataFusion's Parquet footer hint, metadata_size_hint, is the same 512 KiB for the same reason)
-FIRST_BYTES = 512 << 10
+# the bytes a sidecar on a store is opened by: one GET of them, its answer read as a stream only as far as the HEAD
+# and the bodies a query asks for (then ended: the rest is not sent, beyond what the connection buffered), so one
+# request opens a sidecar wherever its writer put the asked bodies (pypaimon-rust orders them differently in each
+# file). A bound on the bytes held while it is read (twice the largest body fetched whole, PARTIAL_BODY_BYTES):
+# a body beyond it is one ranged GET more, as are the parts of a larger body
+FIRST_BYTES = 4 << 20
 
 
 class RangedContainer(FileIndexContainer):
@@ -331,7 +332,8 @@ def shared_sidecar(identity: tuple) -> FileIndexContainer | None:
 def first_bytes(uri: str) -> int:
     """How many first bytes the GET opening the sidecar at ``uri`` on a store asks for: ``HEAD_BYTES`` where its
     container is shared already (the GET then only tells whether the object is still that version, and a second
-    plan sends kilobytes, not half a megabyte per file), ``FIRST_BYTES`` otherwise."""
+    plan sends kilobytes, not megabytes per file), ``FIRST_BYTES`` otherwise (read as a stream, as far as the
+    query needs)."""
     identity = REMOTE_IDENTITIES.get(uri)
     return HEAD_BYTES if identity is not None and SIDECARS.get(identity) is not None else FIRST_BYTES
 

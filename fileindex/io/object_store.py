@@ -42,11 +42,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
-from fileindex.errors import ConfinementError, FileIndexError, StoreError, UsageError
+from fileindex.errors import ConfinementError, FileIndexError, InvalidLengthError, StoreError, UsageError
 from fileindex.io.base import FileIO, InputFile
 from fileindex.io.locations import Location, UriPaths, parse_location
 from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store_options
@@ -108,8 +108,16 @@ class ObjectInputFile:
         self.identity = (location.uri, size, etag, version)
         self._etag, self._version = etag, version
         self._tail = tail  # the object's last min(TAIL, size) bytes; None: not fetched yet
-        self._head = b""  # the object's first bytes, when it was opened by them (open_head)
+        self._head: bytes | bytearray = b""  # the object's first bytes, when it was opened by them (open_head)
         self._blocks: tuple[tuple[int, bytes], ...] = ()  # (offset, bytes) fetched ahead by prefetch
+        self._stream: _HeadStream | None = None  # the answer of a streamed open_head, read on as reads ask
+
+    def _streamed_to(self, end: int) -> None:
+        """The first ``end`` bytes held, read on from the streamed answer that opened the object where it reaches
+        them (nothing where it does not: those are ranged GETs)."""
+        stream = self._stream
+        if stream is not None and len(self._head) < end <= stream.reach:
+            stream.read_to(self, end)
 
     def read_range(self, offset: int, length: int) -> bytes:
         """``length`` bytes from ``offset`` (fewer at the end of the object); the object's last 64 KiB are
@@ -118,11 +126,13 @@ class ObjectInputFile:
         end = min(offset + length, self.size)
         if offset >= end:
             return b""
+        self._streamed_to(end)
         first = len(self._head)
         if end <= first:
-            return self._head[offset:end]
+            return bytes(self._head[offset:end])
         if offset < first:  # (a range running past the first bytes held: only the rest is fetched)
-            return self._head[offset:] + self._io._get_range(self._location, first, end, self._etag, self._version)
+            return (bytes(self._head[offset:])
+                    + self._io._get_range(self._location, first, end, self._etag, self._version))
         tail_start = self._tail_start()
         if offset >= tail_start:
             if self._tail is None:
@@ -135,8 +145,9 @@ class ObjectInputFile:
 
     @property
     def first_held(self) -> int:
-        """How many of the object's first bytes are held (fetched by the GET that opened it: ``open_head``)."""
-        return len(self._head)
+        """How many of the object's first bytes are read without a request more: those the GET that opened it
+        (``open_head``) fetched, or for a streamed one, those its answer reaches."""
+        return max(len(self._head), min(self._stream.reach, self.size) if self._stream is not None else 0)
 
     def prefetch(self, ranges: Sequence[tuple[int, int]], gap: int = GAP) -> int:
         """Fetch the ``(offset, length)`` ranges ahead of the reads that will ask for them (a row group's column
@@ -195,14 +206,57 @@ class ObjectInputFile:
         return pa.PythonFile(_RangeStream(self), mode="r")
 
     def close(self) -> None:
-        """Drop the bytes held (what was read of them was copied out): reads after this are requests."""
+        """Drop the bytes held (what was read of them was copied out) and end a streamed answer unread (the rest of
+        it is not transferred, beyond what the connection buffered): reads after this are requests."""
+        self.end_stream()
         self._tail, self._blocks, self._head = None, (), b""
+
+    def end_stream(self) -> None:
+        """End the streamed answer that opened the object, keeping what was read of it (reads past that are ranged
+        GETs): once the bodies a query asks for are held."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
 
     def __enter__(self) -> ObjectInputFile:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class _HeadStream:
+    """The streamed answer to a GET of an object's first ``reach`` bytes, read as far as reads ask (a chunk at a
+    time, under a lock: the reads of one open may come from several threads) and ended unread past that."""
+
+    CHUNK = 64 << 10  # bytes asked of the client library per read: at most this much read past what is asked
+
+    def __init__(self, location: Location, io_: ObjectStoreFileIO, answer: Any, reach: int):
+        self.location, self._io, self.reach = location, io_, reach
+        self._chunks: Any = answer.stream(min_chunk_size=self.CHUNK)
+        self._lock = threading.Lock()
+
+    def read_to(self, opened: ObjectInputFile, end: int) -> None:
+        """Append the answer's next chunks to ``opened``'s first bytes until it holds ``end`` of them; an answer
+        ending short of that (an object shorter than its size said) is an InvalidLengthError at that offset."""
+        with self._lock:
+            while len(opened._head) < end:
+                chunk = self._next()
+                if chunk is None:
+                    raise InvalidLengthError(
+                        f"{self.location.uri}: the object's bytes end at {len(opened._head):,}, where its size is "
+                        f"{opened.size:,}: it was cut short", offset=len(opened._head), field="object")
+                cast(bytearray, opened._head).extend(chunk)
+
+    def _next(self) -> bytes | None:
+        try:
+            return self._io._call(self.location, lambda: next(self._chunks, None))
+        except (FileNotFoundError, _Changed):  # (the client library's retry of a broken answer found another version)
+            raise ObjectChangedError(f"{self.location.uri} changed since it was opened: read it again") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._chunks = iter(())  # (the client library's stream dropped: its connection closed, the rest unread)
 
 
 class _RangeStream(io.RawIOBase):
@@ -311,19 +365,24 @@ class ObjectStoreFileIO(UriPaths):
         held = data if meta["size"] == size and len(data) == size - start else None
         return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"), held)
 
-    def open_head(self, path: str, *, within: Sequence[str] = (), what: str = "file",
-                  length: int = TAIL) -> ObjectInputFile:
+    def open_head(self, path: str, *, within: Sequence[str] = (), what: str = "file", length: int = TAIL,
+                  streamed: bool = False) -> ObjectInputFile:
         """``path`` opened by one GET of its first ``length`` bytes (whose answer gives the size and ETag too),
         kept for reads into them until :meth:`ObjectInputFile.close`: how a sidecar index is opened (its HEAD is at
         its start; the bodies a query asks for, where they lie in those bytes, cost no request more; others are
-        fetched one ranged GET each)."""
+        fetched one ranged GET each). ``streamed``: the answer is read as a stream, its first chunk now and the rest
+        only as far as reads ask (:meth:`ObjectInputFile.end_stream` or ``close`` ends it unread past that), so
+        ``length`` can reach the bodies a query may ask for wherever they lie, without their bytes all sent."""
         location = self.confined(path, within, what)
         result = self._call(location, lambda: _obstore().get(self._store, location.key,
                                                              options={"range": (0, length)}))
-        head = self._call(location, lambda: bytes(result.bytes()))
         meta = result.meta
         opened = ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"))
-        opened._head = head[:meta["size"]]
+        if streamed:
+            opened._head, opened._stream = bytearray(), _HeadStream(location, self, result, length)
+            opened._streamed_to(min(1, opened.size))  # (its first chunk)
+        else:
+            opened._head = self._call(location, lambda: bytes(result.bytes()))[:meta["size"]]
         return opened
 
     def read_bytes(self, path: str, *, limit: int, within: Sequence[str] = (), what: str = "file") -> bytes:

@@ -370,9 +370,11 @@ class TableStore:
         path, within = self.beside(entry, schema, name), self._within(entry, schema)
         open_head = getattr(self.io_of(path), "open_head", None)
         if open_head is not None:
-            from fileindex.container.file import first_bytes
+            from fileindex.container.file import HEAD_BYTES, first_bytes
 
-            return open_head(path, within=within or (self._root_text(),), what="index file", length=first_bytes(path))
+            length = first_bytes(path)
+            return open_head(path, within=within or (self._root_text(),), what="index file", length=length,
+                             streamed=length > HEAD_BYTES)
         return self.open(path, "index file", within)
 
     def open(self, path: str, what: str, within: tuple[str, ...] | None = None) -> InputFile:
