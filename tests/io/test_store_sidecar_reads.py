@@ -227,3 +227,20 @@ def test_a_streamed_answer_cut_short_is_a_typed_error_naming_the_object_and_offs
     with pytest.raises(InvalidLengthError, match=r"data-0\.parquet\.index: the object's bytes end at 300") as raised:
         opened.read_range(200, 400)
     assert raised.value.offset == 300
+
+
+def test_the_memo_weighs_a_body_a_later_query_fetches_and_eviction_still_bounds_it(s3_store, monkeypatch):
+    values = categories()[:20_000]
+    uri = s3_store.put("bucket-5/data-5.parquet.index", two_columns(40_000, values))
+    SIDECARS.clear()
+    SIDECARS.put("an older sidecar", object(), 1000)
+    container = opened_as_a_query_opens_it(s3_store, uri)  # (the category column's body held)
+    filler = container.entry("filler", "bitmap")
+    held = SIDECARS.weight
+    monkeypatch.setattr(SIDECARS, "budget", held + filler.length // 2)
+    container.body(filler)  # (as a later query on the filler column fetches it)
+    assert SIDECARS.get("an older sidecar") is None  # (out: the memo is over its budget with the body weighed)
+    assert len(SIDECARS) == 1 and SIDECARS.weight == held - 1000 + filler.length
+    SIDECARS.clear()
+    container.body(container.entry("filler", "bitmap"))  # (held already: nothing weighed again, nothing put back)
+    assert len(SIDECARS) == 0
