@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import functools
 import os
-from contextlib import contextmanager
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO, cast
 from pathlib import Path
@@ -86,9 +85,13 @@ class PaimonTable:
         self.pinned = snapshot_id is not None  # the snapshot was asked for (time travel), not the latest
         # a plain read uses the latest schema; time travel the snapshot's (on a store the latest is found, and
         # fetched, beside the snapshot's requests: neither waits for the other)
-        with _beside(self.store.remote, lambda: _latest_schema_id(self.store, fetch=snapshot_id is None)) as found:
-            self.snapshot = load_snapshot(self.store, snapshot_id)
-            latest = found()
+        found = None
+        if self.store.remote:
+            from fileindex.parallel import aside
+
+            found = aside(lambda: _latest_schema_id(self.store, fetch=snapshot_id is None))
+        self.snapshot = load_snapshot(self.store, snapshot_id)
+        latest = found.result() if found is not None else self.store.latest_schema_id()
         self.schema = load_schema(self.store, self.snapshot.schema_id if snapshot_id is not None else latest)
         self._schemas = Schemas(self.store, self.schema)
         self._memo: dict = {}  # per-plan lookups that repeat for every file (dropped when pickled)
@@ -407,19 +410,6 @@ class PaimonTable:
                                     else "a newer file's index skips the group")
                     yield FileVerdict(self.relative(entry), entry.row_count, where,
                                       REMAIN if group_kept else SKIP, note)
-
-
-@contextmanager
-def _beside(aside: bool, task: Callable[[], Any]) -> Iterator[Callable[[], Any]]:
-    """A function giving ``task()``'s answer (or raising its error): with ``aside``, ``task`` runs on a thread of
-    its own from the start of the block, beside what the block does first (left unanswered if the block raises)."""
-    if not aside:
-        yield task
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        yield pool.submit(task).result
 
 
 def _latest_schema_id(store: TableStore, *, fetch: bool) -> int:

@@ -251,11 +251,12 @@ def _successor_exists(store: TableStore, snapshot_id: int, fetch_ahead: bool) ->
     successor = store.snapshot_file(snapshot_id + 1)
     if not (fetch_ahead and store.remote):
         return store.exists(successor)
-    from concurrent.futures import ThreadPoolExecutor
+    from fileindex.parallel import aside
 
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(store.fetch_ahead, store.snapshot_file(snapshot_id), MAX_JSON_BYTES)
-        return store.exists(successor)
+    fetched = aside(lambda: store.fetch_ahead(store.snapshot_file(snapshot_id), MAX_JSON_BYTES))
+    exists = store.exists(successor)
+    fetched.result()  # (held for the read that follows: not fetched twice)
+    return exists
 
 
 def load_snapshot(store: TableStore, snapshot_id: int | None = None) -> Snapshot:
