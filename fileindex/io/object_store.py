@@ -114,10 +114,19 @@ class ObjectInputFile:
 
     def _streamed_to(self, end: int) -> None:
         """The first ``end`` bytes held, read on from the streamed answer that opened the object where it reaches
-        them (nothing where it does not: those are ranged GETs)."""
+        them (nothing where it does not: those are ranged GETs); an answer ending short of them (an object shorter
+        than its size said) is an InvalidLengthError at that offset."""
         stream = self._stream
-        if stream is not None and len(self._head) < end <= stream.reach:
-            stream.read_to(self, end)
+        if stream is None or not len(self._head) < end <= stream.reach:
+            return
+        with stream.lock:  # (the reads of one open may come from several threads)
+            while len(self._head) < end:
+                chunk = stream.next_chunk()
+                if chunk is None:
+                    raise InvalidLengthError(
+                        f"{self.name}: the object's bytes end at {len(self._head):,}, where its size is "
+                        f"{self.size:,}: it was cut short", offset=len(self._head), field="object")
+                cast(bytearray, self._head).extend(chunk)
 
     def read_range(self, offset: int, length: int) -> bytes:
         """``length`` bytes from ``offset`` (fewer at the end of the object); the object's last 64 KiB are
@@ -208,15 +217,10 @@ class ObjectInputFile:
     def close(self) -> None:
         """Drop the bytes held (what was read of them was copied out) and end a streamed answer unread (the rest of
         it is not transferred, beyond what the connection buffered): reads after this are requests."""
-        self.end_stream()
-        self._tail, self._blocks, self._head = None, (), b""
-
-    def end_stream(self) -> None:
-        """End the streamed answer that opened the object, keeping what was read of it (reads past that are ranged
-        GETs): once the bodies a query asks for are held."""
         stream, self._stream = self._stream, None
         if stream is not None:
             stream.close()
+        self._tail, self._blocks, self._head = None, (), b""
 
     def __enter__(self) -> ObjectInputFile:
         return self
@@ -226,36 +230,25 @@ class ObjectInputFile:
 
 
 class _HeadStream:
-    """The streamed answer to a GET of an object's first ``reach`` bytes, read as far as reads ask (a chunk at a
-    time, under a lock: the reads of one open may come from several threads) and ended unread past that."""
+    """The streamed answer to a GET of an object's first ``reach`` bytes, read a chunk at a time as far as reads ask
+    (under ``lock``) and ended unread past that."""
 
     CHUNK = 64 << 10  # bytes asked of the client library per read: at most this much read past what is asked
 
     def __init__(self, location: Location, io_: ObjectStoreFileIO, answer: Any, reach: int):
-        self.location, self._io, self.reach = location, io_, reach
+        self._location, self._io, self.reach = location, io_, reach
         self._chunks: Any = answer.stream(min_chunk_size=self.CHUNK)
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
 
-    def read_to(self, opened: ObjectInputFile, end: int) -> None:
-        """Append the answer's next chunks to ``opened``'s first bytes until it holds ``end`` of them; an answer
-        ending short of that (an object shorter than its size said) is an InvalidLengthError at that offset."""
-        with self._lock:
-            while len(opened._head) < end:
-                chunk = self._next()
-                if chunk is None:
-                    raise InvalidLengthError(
-                        f"{self.location.uri}: the object's bytes end at {len(opened._head):,}, where its size is "
-                        f"{opened.size:,}: it was cut short", offset=len(opened._head), field="object")
-                cast(bytearray, opened._head).extend(chunk)
-
-    def _next(self) -> bytes | None:
+    def next_chunk(self) -> bytes | None:
+        """The answer's next bytes; None at its end."""
         try:
-            return self._io._call(self.location, lambda: next(self._chunks, None))
+            return self._io._call(self._location, lambda: next(self._chunks, None))
         except (FileNotFoundError, _Changed):  # (the client library's retry of a broken answer found another version)
-            raise ObjectChangedError(f"{self.location.uri} changed since it was opened: read it again") from None
+            raise _changed(self._location) from None
 
     def close(self) -> None:
-        with self._lock:
+        with self.lock:
             self._chunks = iter(())  # (the client library's stream dropped: its connection closed, the rest unread)
 
 
@@ -371,7 +364,7 @@ class ObjectStoreFileIO(UriPaths):
         kept for reads into them until :meth:`ObjectInputFile.close`: how a sidecar index is opened (its HEAD is at
         its start; the bodies a query asks for, where they lie in those bytes, cost no request more; others are
         fetched one ranged GET each). ``streamed``: the answer is read as a stream, its first chunk now and the rest
-        only as far as reads ask (:meth:`ObjectInputFile.end_stream` or ``close`` ends it unread past that), so
+        only as far as reads ask (:meth:`ObjectInputFile.close` ends it unread past that), so
         ``length`` can reach the bodies a query may ask for wherever they lie, without their bytes all sent."""
         location = self.confined(path, within, what)
         result = self._call(location, lambda: _obstore().get(self._store, location.key,
@@ -481,7 +474,7 @@ class ObjectStoreFileIO(UriPaths):
             return self._call(location, lambda: bytes(_obstore().get(self._store, location.key,
                                                                       options=options).bytes()))
         except (FileNotFoundError, _Changed):  # that version is gone (GCS: 404), or no longer current (412)
-            raise ObjectChangedError(f"{location.uri} changed since it was opened: read it again") from None
+            raise _changed(location) from None
 
     def _call(self, location: Location, request: Callable[[], Any]) -> Any:
         """``request()``, with a client library's error re-raised without secrets: FileNotFoundError for a
@@ -573,6 +566,10 @@ class _Exists(Exception):
 
 class _Changed(Exception):
     """A read's precondition (If-Match) that failed: the object is no longer the version opened."""
+
+
+def _changed(location: Location) -> ObjectChangedError:
+    return ObjectChangedError(f"{location.uri} changed since it was opened: read it again")
 
 
 def _scrubbed(err: Exception, options: StoreOptions) -> Exception:
