@@ -61,11 +61,22 @@ class BoundedMemo(Generic[V]):
 
     def put(self, key: Hashable, value: V, weight: int) -> None:
         with self._lock:
-            old = self._values.pop(key, None)
-            self._bytes += weight - (old[1] if old else 0)
-            self._values[key] = (value, weight)
-            while len(self._values) > self.items or (self._bytes > self.budget and len(self._values) > 1):
-                self._bytes -= self._values.popitem(last=False)[1][1]
+            self._put(key, value, weight)
+
+    def reweigh(self, key: Hashable, value: V, weight: int) -> None:
+        """``value``, held under ``key``, now weighs ``weight`` (a value that grew: least recently used ones out);
+        nothing where ``key`` holds another value or none (evicted or replaced meanwhile)."""
+        with self._lock:
+            found = self._values.get(key)
+            if found is not None and found[0] is value:
+                self._put(key, value, weight)
+
+    def _put(self, key: Hashable, value: V, weight: int) -> None:
+        old = self._values.pop(key, None)
+        self._bytes += weight - (old[1] if old else 0)
+        self._values[key] = (value, weight)
+        while len(self._values) > self.items or (self._bytes > self.budget and len(self._values) > 1):
+            self._bytes -= self._values.popitem(last=False)[1][1]
 
     @property
     def weight(self) -> int:

@@ -73,6 +73,15 @@ class Read:
         return self._value
 
 
+def aside(call: Callable[[], T]) -> Read:
+    """``call()`` started on a daemon thread of its own, its answer (or error) given by ``result()``: what a caller
+    needs later (a request to a store), sent beside what it does first. A caller that stops waiting (an error,
+    Ctrl-C) leaves it behind: a daemon thread keeps no process alive, and exit does not wait for it."""
+    read = Read(call)
+    threading.Thread(target=read.run, name="fileindex-aside", daemon=True).start()
+    return read
+
+
 class CancelledRead(Exception):
     """What a cancelled :class:`Read` answers."""
 

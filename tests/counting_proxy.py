@@ -3,14 +3,21 @@
 Every request passes through unchanged (headers included, the ``Content-Length`` of a HEAD answer too) and
 is logged: method, object key, ``Range``, body bytes each way, status and the conditions of a conditional
 write (``If-None-Match``, ``If-Match``, GCS's ``ifGenerationMatch``). Tests assert which keys a query
-fetched and how many bytes, which stay the same on a busy machine where wall time does not. The proxy can
+fetched and how many bytes, which stay the same on a busy machine where wall time does not. The bytes the server
+answered (``sent``) are not always those the client took: a client that reads an answer as a stream and closes the
+connection part way takes fewer, so the answer is written to the client a chunk at a time through a small send
+buffer and ``delivered`` counts the bytes written before the client closed (what it received, its own socket's
+buffer included: what a store would send before the connection ends; :meth:`CountingProxy.settle` waits for
+every answer to be written or refused first). The proxy can
 add latency to every request (a benchmark's stand-in for a real store's round trip) and can serialise
 writes, for a server whose conditional create is not atomic (moto).
 """
 from __future__ import annotations
 
+import dataclasses
 import http.client
 import json
+import socket
 import threading
 import time
 import urllib.parse
@@ -21,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                "transfer-encoding", "upgrade", "expect"}
 _WRITES = {"PUT", "POST", "PATCH", "DELETE"}
+_CHUNK = 64 << 10  # bytes of an answer written to the client at a time (and its connection's send buffer)
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,7 @@ class Request:
     range: str | None
     status: int
     sent: int  # body bytes the server answered with
+    delivered: int | None  # of those, the bytes the client received before it closed (None: still being written)
     received: int  # body bytes the client sent
     if_none_match: str | None
     if_match: str | None
@@ -84,6 +93,8 @@ class CountingProxy:
         self.serialise_writes = serialise_writes
         self._log: list[Request] = []
         self._lock = threading.Lock()
+        self._writing = 0  # answers being written to their client
+        self._written = threading.Condition(self._lock)
         self._write_lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -104,6 +115,24 @@ class CountingProxy:
     def clear(self) -> None:
         with self._lock:
             self._log.clear()
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Wait until every answer is written to its client or refused by it (its ``delivered`` known)."""
+        with self._written:
+            self._written.wait_for(lambda: self._writing == 0, timeout)
+
+    def writing(self, change: int) -> None:
+        with self._written:
+            self._writing += change
+            self._written.notify_all()
+
+    def delivered(self, request: Request, count: int) -> None:
+        """Note that the client received ``count`` bytes of ``request``'s answer."""
+        with self._lock:
+            for position in range(len(self._log) - 1, -1, -1):
+                if self._log[position] is request:
+                    self._log[position] = dataclasses.replace(request, delivered=count)
+                    break
 
     def close(self) -> None:
         self._server.shutdown()
@@ -146,6 +175,11 @@ class _ForwardingHandler(BaseHTTPRequestHandler):
     def log_message(self, format, *args):  # the log is self.proxy.requests, not stderr
         pass
 
+    def setup(self):
+        super().setup()
+        # a small send buffer, so that the bytes written are about those the client received (see the module)
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _CHUNK)
+
     def finish(self):
         if self._upstream is not None:
             self._upstream.close()
@@ -174,16 +208,33 @@ class _ForwardingHandler(BaseHTTPRequestHandler):
             time.sleep(self.proxy.latency)
         with self.proxy.write_lock(self.command):
             response, answer = self._send_upstream(body, headers)
-        self._record(body, response, answer)  # before the client has its answer, so a test sees every request
-        self.send_response_only(response.status, response.reason)
-        for name, value in response.getheaders():
-            if name.lower() not in _HOP_BY_HOP and not (name.lower() == "content-length" and self.command != "HEAD"):
-                self.send_header(name, value)
-        if self.command != "HEAD":
-            self.send_header("Content-Length", str(len(answer)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(answer)
+        self.proxy.writing(+1)
+        try:
+            # recorded before the client has its answer, so a test sees every request
+            request = self._record(body, response, answer)
+            self.send_response_only(response.status, response.reason)
+            for name, value in response.getheaders():
+                if name.lower() not in _HOP_BY_HOP and not (name.lower() == "content-length"
+                                                            and self.command != "HEAD"):
+                    self.send_header(name, value)
+            if self.command != "HEAD":
+                self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.proxy.delivered(request, self._write(answer) if self.command != "HEAD" else 0)
+        finally:
+            self.proxy.writing(-1)
+
+    def _write(self, answer: bytes) -> int:
+        """Write ``answer`` to the client a chunk at a time: the bytes it received before it closed the connection
+        (a client that ended a streamed answer part way)."""
+        written = 0
+        try:
+            for start in range(0, len(answer), _CHUNK):
+                self.wfile.write(answer[start:start + _CHUNK])
+                written = min(start + _CHUNK, len(answer))
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        return written
 
     def _send_upstream(self, body: bytes, headers: dict) -> tuple[http.client.HTTPResponse, bytes]:
         for attempt in (1, 2):  # a kept-alive upstream connection the server has closed: one retry on a new one
@@ -200,15 +251,17 @@ class _ForwardingHandler(BaseHTTPRequestHandler):
                     raise
         raise AssertionError("unreachable")
 
-    def _record(self, body: bytes, response: http.client.HTTPResponse, answer: bytes) -> None:
+    def _record(self, body: bytes, response: http.client.HTTPResponse, answer: bytes) -> Request:
         split = urllib.parse.urlsplit(self.path)
         path = urllib.parse.unquote(split.path)
         query = dict(urllib.parse.parse_qsl(split.query, keep_blank_values=True))
         generation = query.get("ifGenerationMatch") or self.headers.get("x-goog-if-generation-match")
-        self.proxy.record(Request(
+        request = Request(
             method=self.command, path=path, query=query, key=object_key(self.proxy.kind, path, query, body),
             range=self.headers.get("Range") or self.headers.get("x-ms-range"), status=response.status,
-            sent=len(answer), received=len(body), if_none_match=self.headers.get("If-None-Match"),
-            if_match=self.headers.get("If-Match"), if_generation_match=generation))
+            sent=len(answer), delivered=None, received=len(body), if_none_match=self.headers.get("If-None-Match"),
+            if_match=self.headers.get("If-Match"), if_generation_match=generation)
+        self.proxy.record(request)
+        return request
 
     do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = do_PATCH = _forward

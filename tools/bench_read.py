@@ -9,8 +9,9 @@
         writes), interleaved with DuckDB and the peer, and how each contender's time grows with the table
     .venv/bin/python tools/bench_read.py --sections interleaved --loaded --checkout main=../main --checkout this=.:
         a commit against another, each checkout in a process of its own, interleaved with the peers round by round
-    .venv/bin/python tools/bench_read.py --store s3 [--latency 0.020] [--repeat 3]: the table on an S3 server
-        behind a counting proxy: requests, bytes and wall time per query (tools/bench_read_store.py)
+    .venv/bin/python tools/bench_read.py --store s3 [--latency 0.020] [--repeat 3] [--checkout main=../main]: the
+        table on an S3 server behind a counting proxy: requests, bytes received and wall time per query, of this
+        checkout and each --checkout round by round (tools/bench_read_store.py)
 
 The table: --files data files of --rows rows (the main job's generator, ``fileindex.spark.demo.make_file``:
 id, category, ts, amount; every file spans every id, and a few of each file's timestamps stray over every
@@ -610,8 +611,8 @@ def main() -> None:
     parser.add_argument("--loaded", action="store_true",
                         help="run with a CPU-bound neighbour process per core (a loaded machine)")
     parser.add_argument("--checkout", action="append", default=[], metavar="NAME=PATH",
-                        help="interleaved, scale: also another checkout of this project (e.g. main's), in a process "
-                             "of its own, beside ours each round")
+                        help="interleaved, scale, --store: also another checkout of this project (e.g. main's), in "
+                             "a process of its own, beside ours each round")
     parser.add_argument("--answers", action="store_true", help="only count() and top-10 (#55): --sections answers")
     parser.add_argument("--only", action="append", default=[], metavar="SUBSTRING",
                         help="every section but scale: only the queries whose name contains this (given again: or "
@@ -642,7 +643,7 @@ def main() -> None:
     if args.store:
         from bench_read_store import store_benchmark
 
-        store_benchmark(root, cases, peer_python(), args.repeat, args.latency)
+        store_benchmark(root, cases, peer_python(), args.repeat, args.latency, CHECKOUTS)
         return
     table = PaimonTable(root)
     files = [str(table.data_path(entry)) for entry, _ in table.live()]

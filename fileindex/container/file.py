@@ -9,7 +9,7 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
 
@@ -120,11 +120,12 @@ class RangedFile(Protocol):
 # the bytes a container's HEAD is read from (114 bytes for three columns' entries); a larger HEAD is fetched by a
 # second read of its length
 HEAD_BYTES = 4096
-# the bytes a sidecar on a store is opened by (one GET): the whole of a small sidecar (most are), and of a larger
-# one its HEAD with the bodies written first, so that the bodies a query asks for there cost no second request.
-# A round trip to a store (20-50 ms) costs what sending about 2 MB does, so these cost at most a quarter of the
-# request they save (DataFusion's Parquet footer hint, metadata_size_hint, is the same 512 KiB for the same reason)
-FIRST_BYTES = 512 << 10
+# the bytes a sidecar on a store is opened by: one GET of them, its answer read as a stream only as far as the HEAD
+# and the bodies a query asks for (then ended: the rest is not sent, beyond what the connection buffered), so one
+# request opens a sidecar wherever its writer put the asked bodies (pypaimon-rust orders them differently in each
+# file). A bound on the bytes held while it is read (twice the largest body fetched whole, PARTIAL_BODY_BYTES):
+# a body beyond it is one ranged GET more, as are the parts of a larger body
+FIRST_BYTES = 4 << 20
 
 
 class RangedContainer(FileIndexContainer):
@@ -136,6 +137,8 @@ class RangedContainer(FileIndexContainer):
         super().__init__(head_bytes, head, source=opened.name)
         self._opened, self._size = opened, opened.size
         self._bodies: dict[tuple[int, int], memoryview] = {}
+        self._partial: dict[tuple[int, int], PartialBody] = {}  # bodies fetched by parts (a buffer as long as each)
+        self.grew: Callable[[], None] | None = None  # called when it holds a body more (a memo weighs it again)
 
     @property
     def size(self) -> int:
@@ -143,8 +146,14 @@ class RangedContainer(FileIndexContainer):
 
     @property
     def held(self) -> int:
-        """The bytes this container holds: its HEAD's and the bodies fetched."""
-        return len(self._buffer) + sum(len(body) for body in list(self._bodies.values()))
+        """The bytes this container holds: its HEAD's, the bodies fetched and the buffers of those fetched by
+        parts."""
+        return (len(self._buffer) + sum(len(body) for body in list(self._bodies.values()))
+                + sum(len(part.buffer) for part in list(self._partial.values())))
+
+    def _grown(self) -> None:
+        if self.grew is not None:
+            self.grew()
 
     def body(self, entry: IndexEntry) -> memoryview | None:
         if entry.is_empty:
@@ -154,6 +163,7 @@ class RangedContainer(FileIndexContainer):
         found = self._bodies.get(key)
         if found is None:
             found = self._bodies[key] = memoryview(self._opened.read_range(entry.start, entry.length))
+            self._grown()
         return found
 
     def keep_bodies(self, columns: Collection[str], opened: RangedFile) -> None:
@@ -175,14 +185,21 @@ class RangedContainer(FileIndexContainer):
         fetched = together(wanted) if together is not None else [opened.read_range(*r) for r in wanted]
         for key, data in zip(wanted, fetched, strict=True):
             self._bodies[key] = memoryview(data)
+        if wanted:
+            self._grown()
 
     def partial_body(self, entry: IndexEntry) -> PartialBody | None:
-        """The body of ``entry`` fetched by parts as its reader asks for them, where it is larger than
-        ``PARTIAL_BODY_BYTES`` and not fetched whole already; None otherwise (read it by :meth:`body`)."""
-        if entry.is_empty or entry.length <= PARTIAL_BODY_BYTES or (entry.start, entry.length) in self._bodies:
+        """The body of ``entry`` fetched by parts as its readers ask for them (one for every reader of it), where it is
+        larger than ``PARTIAL_BODY_BYTES`` and not fetched whole already; None otherwise (read it by :meth:`body`)."""
+        key = (entry.start, entry.length)
+        if entry.is_empty or entry.length <= PARTIAL_BODY_BYTES or key in self._bodies:
             return None
         self._check_bounds(entry)
-        return PartialBody(self._opened, entry.start, entry.length)
+        partial = self._partial.get(key)
+        if partial is None:
+            partial = self._partial.setdefault(key, PartialBody(self._opened, entry.start, entry.length))
+            self._grown()
+        return partial
 
     def _check_bounds(self, entry: IndexEntry) -> None:
         """``check_body_bounds`` against the object's size, its error naming the file (a store's object shorter
@@ -331,7 +348,8 @@ def shared_sidecar(identity: tuple) -> FileIndexContainer | None:
 def first_bytes(uri: str) -> int:
     """How many first bytes the GET opening the sidecar at ``uri`` on a store asks for: ``HEAD_BYTES`` where its
     container is shared already (the GET then only tells whether the object is still that version, and a second
-    plan sends kilobytes, not half a megabyte per file), ``FIRST_BYTES`` otherwise."""
+    plan sends kilobytes, not megabytes per file), ``FIRST_BYTES`` otherwise (read as a stream, as far as the
+    query needs)."""
     identity = REMOTE_IDENTITIES.get(uri)
     return HEAD_BYTES if identity is not None and SIDECARS.get(identity) is not None else FIRST_BYTES
 

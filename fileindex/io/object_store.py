@@ -42,11 +42,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
-from fileindex.errors import ConfinementError, FileIndexError, StoreError, UsageError
+from fileindex.errors import ConfinementError, FileIndexError, InvalidLengthError, StoreError, UsageError
 from fileindex.io.base import FileIO, InputFile
 from fileindex.io.locations import Location, UriPaths, parse_location
 from fileindex.io.store_options import SINGLE_WRITER, StoreOptions, scrub, store_options
@@ -110,8 +110,25 @@ class ObjectInputFile:
         self.identity = (location.uri, size, etag, version)
         self._etag, self._version = etag, version
         self._tail = tail  # the object's last min(TAIL, size) bytes; None: not fetched yet
-        self._head = b""  # the object's first bytes, when it was opened by them (open_head)
+        self._head: bytes | bytearray = b""  # the object's first bytes, when it was opened by them (open_head)
         self._blocks: tuple[tuple[int, bytes], ...] = ()  # (offset, bytes) fetched ahead by prefetch
+        self._stream: _HeadStream | None = None  # the answer of a streamed open_head, read on as reads ask
+
+    def _streamed_to(self, end: int) -> None:
+        """The first ``end`` bytes held, read on from the streamed answer that opened the object where it reaches
+        them (nothing where it does not: those are ranged GETs); an answer ending short of them (an object shorter
+        than its size said) is an InvalidLengthError at that offset."""
+        stream = self._stream
+        if stream is None or not len(self._head) < end <= stream.reach:
+            return
+        with stream.lock:  # (the reads of one open may come from several threads)
+            while len(self._head) < end:
+                chunk = stream.next_chunk()
+                if chunk is None:
+                    raise InvalidLengthError(
+                        f"{self.name}: the object's bytes end at {len(self._head):,}, where its size is "
+                        f"{self.size:,}: it was cut short", offset=len(self._head), field="object")
+                cast(bytearray, self._head).extend(chunk)
 
     def read_range(self, offset: int, length: int) -> bytes:
         """``length`` bytes from ``offset`` (fewer at the end of the object); the object's last 64 KiB are
@@ -120,11 +137,13 @@ class ObjectInputFile:
         end = min(offset + length, self.size)
         if offset >= end:
             return b""
+        self._streamed_to(end)
         first = len(self._head)
         if end <= first:
-            return self._head[offset:end]
+            return bytes(self._head[offset:end])
         if offset < first:  # (a range running past the first bytes held: only the rest is fetched)
-            return self._head[offset:] + self._io._get_range(self._location, first, end, self._etag, self._version)
+            return (bytes(self._head[offset:])
+                    + self._io._get_range(self._location, first, end, self._etag, self._version))
         tail_start = self._tail_start()
         if offset >= tail_start:
             if self._tail is None:
@@ -137,8 +156,9 @@ class ObjectInputFile:
 
     @property
     def first_held(self) -> int:
-        """How many of the object's first bytes are held (fetched by the GET that opened it: ``open_head``)."""
-        return len(self._head)
+        """How many of the object's first bytes are read without a request more: those the GET that opened it
+        (``open_head``) fetched, or for a streamed one, those its answer reaches."""
+        return max(len(self._head), min(self._stream.reach, self.size) if self._stream is not None else 0)
 
     def prefetch(self, ranges: Sequence[tuple[int, int]], gap: int = GAP) -> int:
         """Fetch the ``(offset, length)`` ranges ahead of the reads that will ask for them (a row group's column
@@ -197,7 +217,11 @@ class ObjectInputFile:
         return pa.PythonFile(_RangeStream(self), mode="r")
 
     def close(self) -> None:
-        """Drop the bytes held (what was read of them was copied out): reads after this are requests."""
+        """Drop the bytes held (what was read of them was copied out) and end a streamed answer unread (the rest of
+        it is not transferred, beyond what the connection buffered): reads after this are requests."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
         self._tail, self._blocks, self._head = None, (), b""
 
     def __enter__(self) -> ObjectInputFile:
@@ -205,6 +229,29 @@ class ObjectInputFile:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class _HeadStream:
+    """The streamed answer to a GET of an object's first ``reach`` bytes, read a chunk at a time as far as reads ask
+    (under ``lock``) and ended unread past that."""
+
+    CHUNK = 64 << 10  # bytes asked of the client library per read: at most this much read past what is asked
+
+    def __init__(self, location: Location, io_: ObjectStoreFileIO, answer: Any, reach: int):
+        self._location, self._io, self.reach = location, io_, reach
+        self._chunks: Any = answer.stream(min_chunk_size=self.CHUNK)
+        self.lock = threading.Lock()
+
+    def next_chunk(self) -> bytes | None:
+        """The answer's next bytes; None at its end."""
+        try:
+            return self._io._call(self._location, lambda: next(self._chunks, None))
+        except (FileNotFoundError, _Changed):  # (the client library's retry of a broken answer found another version)
+            raise _changed(self._location) from None
+
+    def close(self) -> None:
+        with self.lock:
+            self._chunks = iter(())  # (the client library's stream dropped: its connection closed, the rest unread)
 
 
 class _RangeStream(io.RawIOBase):
@@ -313,19 +360,24 @@ class ObjectStoreFileIO(UriPaths):
         held = data if meta["size"] == size and len(data) == size - start else None
         return ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"), held)
 
-    def open_head(self, path: str, *, within: Sequence[str] = (), what: str = "file",
-                  length: int = TAIL) -> ObjectInputFile:
+    def open_head(self, path: str, *, within: Sequence[str] = (), what: str = "file", length: int = TAIL,
+                  streamed: bool = False) -> ObjectInputFile:
         """``path`` opened by one GET of its first ``length`` bytes (whose answer gives the size and ETag too),
         kept for reads into them until :meth:`ObjectInputFile.close`: how a sidecar index is opened (its HEAD is at
         its start; the bodies a query asks for, where they lie in those bytes, cost no request more; others are
-        fetched one ranged GET each)."""
+        fetched one ranged GET each). ``streamed``: the answer is read as a stream, its first chunk now and the rest
+        only as far as reads ask (:meth:`ObjectInputFile.close` ends it unread past that), so
+        ``length`` can reach the bodies a query may ask for wherever they lie, without their bytes all sent."""
         location = self.confined(path, within, what)
         result = self._call(location, lambda: _obstore().get(self._store, location.key,
                                                              options={"range": (0, length)}))
-        head = self._call(location, lambda: bytes(result.bytes()))
         meta = result.meta
         opened = ObjectInputFile(self, location, meta["size"], meta.get("e_tag"), meta.get("version"))
-        opened._head = head[:meta["size"]]
+        if streamed:
+            opened._head, opened._stream = bytearray(), _HeadStream(location, self, result, length)
+            opened._streamed_to(min(1, opened.size))  # (its first chunk)
+        else:
+            opened._head = self._call(location, lambda: bytes(result.bytes()))[:meta["size"]]
         return opened
 
     def read_bytes(self, path: str, *, limit: int, within: Sequence[str] = (), what: str = "file") -> bytes:
@@ -429,7 +481,7 @@ class ObjectStoreFileIO(UriPaths):
             return self._call(location, lambda: bytes(_obstore().get(self._store, location.key,
                                                                       options=options).bytes()))
         except (FileNotFoundError, _Changed):  # that version is gone (GCS: 404), or no longer current (412)
-            raise ObjectChangedError(f"{location.uri} changed since it was opened: read it again") from None
+            raise _changed(location) from None
 
     def _call(self, location: Location, request: Callable[[], Any]) -> Any:
         """``request()``, with a client library's error re-raised without secrets: FileNotFoundError for a
@@ -530,6 +582,10 @@ class _Exists(Exception):
 
 class _Changed(Exception):
     """A read's precondition (If-Match) that failed: the object is no longer the version opened."""
+
+
+def _changed(location: Location) -> ObjectChangedError:
+    return ObjectChangedError(f"{location.uri} changed since it was opened: read it again")
 
 
 def _scrubbed(err: Exception, options: StoreOptions) -> Exception:

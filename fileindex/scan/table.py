@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import functools
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO, cast
@@ -40,6 +41,7 @@ from fileindex.predicate.typed import typed_predicate
 from fileindex.table.deletion_vectors import DeletionVector, deletion_vectors
 from fileindex.table.evolution import FilePredicate, remap_predicate
 from fileindex.table.metadata import (
+    MAX_JSON_BYTES,
     ManifestEntry,
     Schema,
     Schemas,
@@ -80,10 +82,16 @@ class PaimonTable:
         if options and not self.store.remote:
             warn_options_ignored(options, self.store.root)
         self.root = self.store.root
-        self.snapshot = load_snapshot(self.store, snapshot_id)
         self.pinned = snapshot_id is not None  # the snapshot was asked for (time travel), not the latest
-        # a plain read uses the latest schema; time travel the snapshot's
-        latest = self.store.latest_schema_id()
+        # a plain read uses the latest schema; time travel the snapshot's (on a store the latest is found, and
+        # fetched, beside the snapshot's requests: neither waits for the other)
+        found = None
+        if self.store.remote:
+            from fileindex.parallel import aside
+
+            found = aside(lambda: _latest_schema_id(self.store, fetch=snapshot_id is None))
+        self.snapshot = load_snapshot(self.store, snapshot_id)
+        latest = found.result() if found is not None else self.store.latest_schema_id()
         self.schema = load_schema(self.store, self.snapshot.schema_id if snapshot_id is not None else latest)
         self._schemas = Schemas(self.store, self.schema)
         self._memo: dict = {}  # per-plan lookups that repeat for every file (dropped when pickled)
@@ -404,24 +412,38 @@ class PaimonTable:
                                       REMAIN if group_kept else SKIP, note)
 
 
+def _latest_schema_id(store: TableStore, *, fetch: bool) -> int:
+    """The table's latest schema id (a listing); ``fetch``: its file fetched next, for the read that follows."""
+    latest = store.latest_schema_id()
+    if fetch:
+        store.fetch_ahead(store.schema_file(latest), MAX_JSON_BYTES)
+    return latest
+
+
 _SIDECAR_WEIGHT = 8192  # a remote sidecar's readers, beside the bytes it holds
 
 
 def remote_sidecar(opened: InputFile, asked: Collection[str] = ()) -> FileIndexContainer:
     """The container of a sidecar opened on a store, with the bodies of the ``asked`` columns (those in the bytes
     the open fetched cost no request more): shared per process by the identity the open gave (URI, size, ETag; a
-    shared one takes the asked bodies it lacks from this open), weighed by the bytes it holds (bodies fetched later
-    by a query are not weighed)."""
+    shared one takes the asked bodies it lacks from this open), weighed by the bytes it holds, again whenever a later
+    query fetches a body more."""
     container = shared_sidecar(opened.identity)
     if container is None:
         container = ranged_container(opened, asked, getattr(opened, "first_held", 0))
         container.readers = {}
+        if isinstance(container, RangedContainer):
+            container.grew = functools.partial(_reweigh, opened.identity, container)
     elif isinstance(container, RangedContainer) and asked:
         container.keep_bodies(asked, opened)
     held = container.held if isinstance(container, RangedContainer) else container.size
     SIDECARS.put(opened.identity, container, held + _SIDECAR_WEIGHT)
     REMOTE_IDENTITIES.put(opened.name, opened.identity, len(opened.name) + 128)
     return container
+
+
+def _reweigh(identity: tuple, container: RangedContainer) -> None:
+    SIDECARS.reweigh(identity, container, container.held + _SIDECAR_WEIGHT)
 
 
 def _exact_answer(evaluator: FileIndexEvaluator, container: FileIndexContainer, predicate: Predicate, row_count: int,

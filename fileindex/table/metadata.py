@@ -213,9 +213,11 @@ class Snapshot:
 MAX_HINT_BYTES = 1 << 10  # a LATEST or EARLIEST hint: a snapshot id
 
 
-def latest_snapshot_id(store: TableStore) -> int:
+def latest_snapshot_id(store: TableStore, *, fetch_ahead: bool = False) -> int:
     """Paimon's SnapshotManager: the LATEST hint when its snapshot exists and has no successor,
-    otherwise the highest snapshot-N by listing (saying why on a warning)."""
+    otherwise the highest snapshot-N by listing (saying why on a warning). ``fetch_ahead`` (on a store, for a caller
+    that reads the snapshot next): the hint's snapshot is fetched beside the request asking for its successor, not
+    after it (a GET wasted only where the hint is not the latest)."""
     root, hint = store.meta, store.latest_hint
     problem = ""
     if store.remote or store.is_file(hint):  # (on a store: read at once, a missing hint is a 404 like a HEAD's)
@@ -227,7 +229,7 @@ def latest_snapshot_id(store: TableStore) -> int:
             text, problem = "", f"cannot be read ({getattr(err, 'strerror', None) or err})"
         # on a store the hint's snapshot is not looked up: load_snapshot reads it (a missing one is an error)
         if whole_number(text) and (store.remote or store.is_file(store.snapshot_file(int(text)))) \
-                and not store.exists(store.snapshot_file(int(text) + 1)):
+                and not _successor_exists(store, int(text), fetch_ahead):
             return int(text)
         problem = problem or (f"names snapshot {shown_value(text)}, which does not exist" if whole_number(text)
                               and not store.is_file(store.snapshot_file(int(text)))
@@ -243,11 +245,25 @@ def latest_snapshot_id(store: TableStore) -> int:
     return max(ids)
 
 
+def _successor_exists(store: TableStore, snapshot_id: int, fetch_ahead: bool) -> bool:
+    """Whether ``snapshot-(snapshot_id + 1)`` exists (one HEAD); with ``fetch_ahead`` on a store, ``snapshot_id``'s
+    file fetched meanwhile (``TableStore.fetch_ahead``)."""
+    successor = store.snapshot_file(snapshot_id + 1)
+    if not (fetch_ahead and store.remote):
+        return store.exists(successor)
+    from fileindex.parallel import aside
+
+    fetched = aside(lambda: store.fetch_ahead(store.snapshot_file(snapshot_id), MAX_JSON_BYTES))
+    exists = store.exists(successor)
+    fetched.result()  # (held for the read that follows: not fetched twice)
+    return exists
+
+
 def load_snapshot(store: TableStore, snapshot_id: int | None = None) -> Snapshot:
     """A snapshot of the store's branch (None: the latest)."""
     if snapshot_id is not None and (not isinstance(snapshot_id, int) or isinstance(snapshot_id, bool)):
         raise UsageError(f"snapshot {snapshot_id!r}: give a snapshot id (a whole number)")
-    snapshot_id = latest_snapshot_id(store) if snapshot_id is None else snapshot_id
+    snapshot_id = latest_snapshot_id(store, fetch_ahead=True) if snapshot_id is None else snapshot_id
     path = store.snapshot_file(snapshot_id)
     if store.remote:  # (no HEAD before the GET: a missing snapshot is the GET's 404)
         try:

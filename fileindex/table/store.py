@@ -370,9 +370,11 @@ class TableStore:
         path, within = self.beside(entry, schema, name), self._within(entry, schema)
         open_head = getattr(self.io_of(path), "open_head", None)
         if open_head is not None:
-            from fileindex.container.file import first_bytes
+            from fileindex.container.file import HEAD_BYTES, first_bytes
 
-            return open_head(path, within=within or (self._root_text(),), what="index file", length=first_bytes(path))
+            length = first_bytes(path)
+            return open_head(path, within=within or (self._root_text(),), what="index file", length=length,
+                             streamed=length > HEAD_BYTES)
         return self.open(path, "index file", within)
 
     def open(self, path: str, what: str, within: tuple[str, ...] | None = None) -> InputFile:
@@ -526,15 +528,21 @@ class TableStore:
             return
         from concurrent.futures import ThreadPoolExecutor
 
-        def fetch(path: Path) -> None:
-            try:
-                data = self.io.read_bytes(str(path), limit=limit, within=(self._root_text(),), what="manifest")
-            except Exception:  # (the read that follows raises it, in the words of its caller)
-                return
-            self._memo[("prefetched", str(path))] = data
-
         with ThreadPoolExecutor(PREFETCH_REQUESTS) as pool:
-            list(pool.map(fetch, [p for p in paths if ("prefetched", str(p)) not in self._memo]))
+            list(pool.map(lambda path: self.fetch_ahead(path, limit),
+                          [p for p in paths if ("prefetched", str(p)) not in self._memo]))
+
+    def fetch_ahead(self, path: Path, limit: int) -> None:
+        """On a remote store: fetch a metadata file now (on another thread, beside a request it does not depend
+        on), held for the one ``read_bytes`` of it that follows (a file that fails is left to that read, which
+        reports it in the words of its caller)."""
+        if not self.remote:
+            return
+        try:
+            data = self.io.read_bytes(str(path), limit=limit, within=(self._root_text(),), what="metadata file")
+        except Exception:  # (the read that follows raises it)
+            return
+        self._memo[("prefetched", str(path))] = data
 
     def bytes_read(self, path: Path | UriPath) -> int:
         """How many bytes ``read_bytes`` took from ``path`` on a remote store (what a cache weighs it by)."""

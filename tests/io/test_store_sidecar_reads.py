@@ -2,8 +2,9 @@
 ``ranged_container``): a small one is one GET; a large bitmap body is fetched by the parts a query needs (its
 dictionary, then the bitmaps of the keys asked for), never whole; an object replaced between two GETs is still an
 ``ObjectChangedError``; one shorter than its HEAD says is a typed error naming the file and the offset. Opened for
-a query (``remote_sidecar``): by one GET of its first bytes where the asked body lies in them, one GET more for a
-body beyond them, an error for an object replaced between the two."""
+a query (``remote_sidecar``): by one GET of its first ``FIRST_BYTES`` read as a stream as far as the asked body,
+wherever that lies in them (one GET more for a body beyond them), never a mix of two versions of an object replaced
+meanwhile, and an answer cut short a typed error naming the file and the offset."""
 from __future__ import annotations
 
 import functools
@@ -113,10 +114,10 @@ def two_columns(filler: int, values: list) -> bytes:
     return write_entries([("filler", "bitmap", spread), ("category", "bitmap", bitmap.build(values, STRING))])
 
 
-def opened_as_a_query_opens_it(store, uri: str, asked=frozenset({"category"})):
+def opened_as_a_query_opens_it(store, uri: str, asked=frozenset({"category"}), reach: int = FIRST_BYTES):
     """The sidecar at ``uri`` opened as a table's query on ``asked`` opens it (``TableStore.open_beside``, then
-    ``remote_sidecar``)."""
-    with store.file_io().open_head(uri, what="index file", length=FIRST_BYTES) as opened:
+    ``remote_sidecar``); ``reach``: the first bytes its streamed GET asks for."""
+    with store.file_io().open_head(uri, what="index file", length=reach, streamed=True) as opened:
         return remote_sidecar(opened, asked)
 
 
@@ -136,38 +137,62 @@ def test_a_sidecar_whose_asked_body_lies_in_its_first_bytes_is_one_get(s3_store)
     assert [r.range for r in index_gets(s3_store)] == [f"bytes=0-{FIRST_BYTES - 1}"]
 
 
-def test_a_sidecar_whose_asked_body_lies_beyond_its_first_bytes_answers_right_with_one_get_more(s3_store):
+def test_a_sidecar_whose_asked_body_lies_far_into_it_is_still_one_get(s3_store):
     values = categories()[:20_000]
     data = two_columns(40_000, values)
     container = FileIndexContainer.from_bytes(data)
-    assert container.entry("category", "bitmap").start > FIRST_BYTES
-    uri = s3_store.put("bucket-0/data-2.parquet.index", data)
+    assert container.entry("category", "bitmap").start > 512 << 10  # (beyond the first GET of earlier versions)
+    uri = s3_store.put("bucket-2/data-2.parquet.index", data)
     SIDECARS.clear()
     s3_store.proxy.clear()
     reader = category_reader(opened_as_a_query_opens_it(s3_store, uri))
     whole = category_reader(container)
     for value in CATEGORIES:
         assert reader.visit_equal(value).bitmap == whole.visit_equal(value).bitmap
-    first, second = [r.range for r in index_gets(s3_store)]  # (the body lies in the object's end: fetched whole)
-    start, last = (int(n) for n in second.removeprefix("bytes=").split("-"))
-    body = container.entry("category", "bitmap")
-    assert first == f"bytes=0-{FIRST_BYTES - 1}" and FIRST_BYTES <= start <= body.start
-    assert last == body.start + body.length - 1
+    assert [r.range for r in index_gets(s3_store)] == [f"bytes=0-{FIRST_BYTES - 1}"]
 
 
-def test_a_sidecar_replaced_between_its_first_bytes_and_a_body_beyond_them_is_an_error(s3_store):
+def test_a_body_beyond_the_streamed_first_bytes_is_one_ranged_get_more(s3_store):
     values = categories()[:20_000]
-    uri = s3_store.put("bucket-0/data-3.parquet.index", two_columns(40_000, values))
+    data = two_columns(40_000, values)
+    container = FileIndexContainer.from_bytes(data)
+    body = container.entry("category", "bitmap")
+    reach = 256 << 10  # (a stand-in for FIRST_BYTES, for a sidecar larger than it)
+    uri = s3_store.put("bucket-2/data-2.parquet.index", data)
     SIDECARS.clear()
-    with s3_store.file_io().open_head(uri, what="index file", length=FIRST_BYTES) as opened:
-        s3_store.put("bucket-0/data-3.parquet.index", two_columns(40_000, list(reversed(values))))
+    s3_store.proxy.clear()
+    reader = category_reader(opened_as_a_query_opens_it(s3_store, uri, reach=reach))
+    whole = category_reader(container)
+    for value in CATEGORIES:
+        assert reader.visit_equal(value).bitmap == whole.visit_equal(value).bitmap
+    first, second = index_gets(s3_store)
+    assert first.range == f"bytes=0-{reach - 1}"
+    start, last = (int(n) for n in second.range.removeprefix("bytes=").split("-"))  # (or the object's end, whole)
+    assert reach <= start <= body.start and last == body.start + body.length - 1 and second.if_match  # (that version)
+
+
+def test_a_sidecar_replaced_while_streamed_is_read_as_the_version_opened_or_not_at_all(s3_store):
+    """The bodies the streamed answer holds are the version it opened (one answer is one version); a body beyond
+    it, asked of the version opened (If-Match), is an ObjectChangedError: never a mix of the two."""
+    values = categories()[:20_000]
+    old, new = two_columns(40_000, values), two_columns(40_000, list(reversed(values)))
+    uri = s3_store.put("bucket-3/data-3.parquet.index", old)
+    SIDECARS.clear()
+    with s3_store.file_io().open_head(uri, what="index file", length=FIRST_BYTES, streamed=True) as opened:
+        s3_store.put("bucket-3/data-3.parquet.index", new)
+        reader = category_reader(remote_sidecar(opened, {"category"}))
+    local = FileIndexContainer.from_bytes(old)
+    assert reader.visit_equal(CATEGORIES[4]).bitmap == category_reader(local).visit_equal(CATEGORIES[4]).bitmap
+    SIDECARS.clear()
+    with s3_store.file_io().open_head(uri, what="index file", length=256 << 10, streamed=True) as opened:
+        s3_store.put("bucket-3/data-3.parquet.index", old)
         with pytest.raises(ObjectChangedError, match="data-3.parquet.index changed since it was opened"):
             remote_sidecar(opened, {"category"})
 
 
 def test_a_truncated_sidecar_opened_for_a_query_is_a_typed_error_naming_the_file_and_offset(s3_store):
     data = two_columns(40_000, categories()[:20_000])
-    uri = s3_store.put("bucket-0/data-4.parquet.index", data[:FIRST_BYTES + 100])
+    uri = s3_store.put("bucket-4/data-4.parquet.index", data[:700_000])
     SIDECARS.clear()
     s3_store.proxy.clear()
     container = opened_as_a_query_opens_it(s3_store, uri)  # (the body out of bounds is not asked for)
@@ -175,3 +200,47 @@ def test_a_truncated_sidecar_opened_for_a_query_is_a_typed_error_naming_the_file
     with pytest.raises(InvalidOffsetError, match=r"data-4\.parquet\.index: body start \d+ is outside") as raised:
         category_reader(container)
     assert raised.value.offset > 0
+
+
+class _Answer:
+    """A GET's answer as the client library gives it, whose stream ends after ``chunks``."""
+
+    def __init__(self, chunks: list[bytes]):
+        self._chunks = chunks
+
+    def stream(self, min_chunk_size: int):
+        return iter(self._chunks)
+
+
+def test_a_streamed_answer_cut_short_is_a_typed_error_naming_the_object_and_offset():
+    from fileindex.io.locations import parse_location
+    from fileindex.io.object_store import ObjectInputFile, _HeadStream
+
+    class Calls:
+        def _call(self, location, request):
+            return request()
+
+    location = parse_location("s3://bucket/t/bucket-0/data-0.parquet.index")
+    opened = ObjectInputFile(Calls(), location, 1000, '"etag"', None)  # type: ignore[arg-type]
+    opened._head, opened._stream = bytearray(), _HeadStream(location, Calls(), _Answer([b"x" * 300]), 1000)
+    assert opened.read_range(0, 100) == b"x" * 100
+    with pytest.raises(InvalidLengthError, match=r"data-0\.parquet\.index: the object's bytes end at 300") as raised:
+        opened.read_range(200, 400)
+    assert raised.value.offset == 300
+
+
+def test_the_memo_weighs_a_body_a_later_query_fetches_and_eviction_still_bounds_it(s3_store, monkeypatch):
+    values = categories()[:20_000]
+    uri = s3_store.put("bucket-5/data-5.parquet.index", two_columns(40_000, values))
+    SIDECARS.clear()
+    SIDECARS.put("an older sidecar", object(), 1000)
+    container = opened_as_a_query_opens_it(s3_store, uri)  # (the category column's body held)
+    filler = container.entry("filler", "bitmap")
+    held = SIDECARS.weight
+    monkeypatch.setattr(SIDECARS, "budget", held + filler.length // 2)
+    container.body(filler)  # (as a later query on the filler column fetches it)
+    assert SIDECARS.get("an older sidecar") is None  # (out: the memo is over its budget with the body weighed)
+    assert len(SIDECARS) == 1 and SIDECARS.weight == held - 1000 + filler.length
+    SIDECARS.clear()
+    container.body(container.entry("filler", "bitmap"))  # (held already: nothing weighed again, nothing put back)
+    assert len(SIDECARS) == 0

@@ -305,3 +305,35 @@ def test_a_data_file_read_whole_is_fetched_whole_by_the_get_that_opens_it(s3_sto
     assert data and len(data) == len({r.key for r in data})  # (one GET a file)
     assert all(r.range == f"bytes=-{sizes[r.key.rsplit('/', 1)[-1]]}" and r.sent == sizes[r.key.rsplit('/', 1)[-1]]
                for r in data)
+
+
+ALTERED = TABLES / "parquet" / "append_with_bitmap_alter_table.db" / "append_with_bitmap_alter_table"
+
+
+def test_the_snapshot_and_the_schema_are_fetched_side_by_side_with_the_same_requests_and_answers(s3_store):
+    """Opening a table on a store sends what Paimon's managers send (the LATEST hint, a HEAD of the snapshot after
+    it, that snapshot, one listing of schema/, the latest schema), the hint's snapshot and the schema fetched
+    beside the HEAD and the snapshot's requests, each once; a hint that is not the latest still gives the latest
+    snapshot (by listing, as Paimon does); time travel fetches no latest schema it does not read."""
+    uri = upload(s3_store, ALTERED)
+    local = PaimonTable(ALTERED)
+    s3_store.proxy.clear()
+    table = PaimonTable(uri, options=s3_store.options())
+    assert (table.snapshot.id, table.schema) == (local.snapshot.id, local.schema) == (2, local.schema_by_id(1))
+    requests = s3_store.proxy.requests
+    assert sorted(r.key.rsplit("/", 1)[-1] for r in requests if r.key) == [
+        "LATEST", "schema-1", "snapshot-2", "snapshot-3"]
+    assert [r.method for r in requests if r.key and r.key.endswith("snapshot-3")] == ["HEAD"]
+    assert len([r for r in requests if not r.key]) == 1  # (schema/ listed once, as Paimon's SchemaManager does)
+
+    s3_store.put(f"warehouse/{ALTERED.parent.name}/{ALTERED.name}/snapshot/LATEST", b"1")
+    s3_store.proxy.clear()
+    with pytest.warns(UserWarning, match="is not the latest snapshot"):
+        stale = PaimonTable(uri, options=s3_store.options())
+    assert stale.snapshot.id == 2 and stale.schema == local.schema
+    assert stale.scan().to_arrow().sort_by("f1").equals(local.scan().to_arrow().sort_by("f1"))
+
+    s3_store.proxy.clear()
+    travelled = PaimonTable(uri, snapshot_id=1, options=s3_store.options())
+    assert travelled.schema == local.schema_by_id(0)
+    assert sorted(r.key.rsplit("/", 1)[-1] for r in s3_store.proxy.requests if r.key) == ["schema-0", "snapshot-1"]
