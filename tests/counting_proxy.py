@@ -9,8 +9,10 @@ connection part way takes fewer, so the answer is written to the client a chunk 
 buffer and ``delivered`` counts the bytes written before the client closed (what it received, its own socket's
 buffer included: what a store would send before the connection ends; :meth:`CountingProxy.settle` waits for
 every answer to be written or refused first). The proxy can
-add latency to every request (a benchmark's stand-in for a real store's round trip) and can serialise
-writes, for a server whose conditional create is not atomic (moto).
+add latency to every request (a benchmark's stand-in for a real store's round trip) and to every new connection
+(``handshake``: a real store's TCP and TLS handshakes, which a client pays again after ending an answer part way, as
+the connection cannot be kept), counts connections, and can serialise writes, for a server whose conditional create
+is not atomic (moto).
 """
 from __future__ import annotations
 
@@ -85,11 +87,14 @@ def object_key(kind: str, path: str, query: dict[str, str], body: bytes) -> str 
 class CountingProxy:
     """A reverse proxy on a free port of 127.0.0.1 in front of ``upstream`` (``http://host:port``)."""
 
-    def __init__(self, upstream: str, *, kind: str, latency: float = 0.0, serialise_writes: bool = False):
+    def __init__(self, upstream: str, *, kind: str, latency: float = 0.0, handshake: float = 0.0,
+                 serialise_writes: bool = False):
         parsed = urllib.parse.urlsplit(upstream)
         self.upstream = (parsed.hostname, parsed.port)
         self.kind = kind
         self.latency = latency
+        self.handshake = handshake
+        self.connections = 0  # accepted since the proxy started or was last cleared
         self.serialise_writes = serialise_writes
         self._log: list[Request] = []
         self._lock = threading.Lock()
@@ -115,6 +120,13 @@ class CountingProxy:
     def clear(self) -> None:
         with self._lock:
             self._log.clear()
+            self.connections = 0
+
+    def connected(self) -> None:
+        with self._lock:
+            self.connections += 1
+        if self.handshake:
+            time.sleep(self.handshake)
 
     def settle(self, timeout: float = 10.0) -> None:
         """Wait until every answer is written to its client or refused by it (its ``delivered`` known)."""
@@ -179,6 +191,7 @@ class _ForwardingHandler(BaseHTTPRequestHandler):
         super().setup()
         # a small send buffer, so that the bytes written are about those the client received (see the module)
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _CHUNK)
+        self.proxy.connected()
 
     def finish(self):
         if self._upstream is not None:

@@ -1,6 +1,8 @@
 """``tools/bench_read.py --store s3``: the benchmark's table on an S3 server (moto, from tests/store_servers.py)
 behind the counting proxy of the tests with ``--latency`` (20 ms) added to every request, in one run: per query,
-the requests, the bytes the client received and the wall time of
+the requests, the connections opened (each costs ``2 x --latency``: a real store's TCP and TLS handshakes, paid
+again after an answer ended part way, whose connection cannot be kept), the bytes the client received and the wall
+time of
 
 * ``PaimonTable(uri, options=...).scan(where).to_arrow()``, cold: a new table, the process's manifest and
   sidecar memos emptied first, so every metadata file is fetched again; run in a long-lived process of its own
@@ -51,17 +53,18 @@ def options(endpoint: str) -> dict[str, str]:
             "s3.path-style-access": "true"}
 
 
-def tally(proxy) -> tuple[int, int, int]:
-    """(requests, bytes the client received, data-file GETs) since the proxy was cleared (every answer written)."""
+def tally(proxy) -> tuple[int, int, int, int]:
+    """(requests, bytes the client received, data-file GETs, connections opened) since the proxy was cleared (every
+    answer written)."""
     proxy.settle()
     sent = proxy.requests
     data = sum(1 for r in sent if r.key and r.key.endswith(".parquet") and r.method == "GET")
-    return len(sent), sum(r.delivered or 0 for r in sent), data
+    return len(sent), sum(r.delivered or 0 for r in sent), data, proxy.connections
 
 
-def counted(proxy, run, repeat: int) -> tuple[float, int, int, int, int, float]:
+def counted(proxy, run, repeat: int) -> tuple[float, int, int, int, int, float, int]:
     """(median wall seconds, rows, requests per run, bytes per run, data-file GETs per run, median CPU seconds of
-    this process, all threads) of ``repeat`` runs."""
+    this process, all threads, connections per run) of ``repeat`` runs."""
     proxy.clear()
     times, cpu, rows = [], [], None
     for _ in range(repeat):
@@ -69,9 +72,9 @@ def counted(proxy, run, repeat: int) -> tuple[float, int, int, int, int, float]:
         rows = run()
         times.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
-    requests, received, data = tally(proxy)
+    requests, received, data, connections = tally(proxy)
     return (statistics.median(times), rows, requests // repeat, received // repeat, data // repeat,
-            statistics.median(cpu))
+            statistics.median(cpu), connections // repeat)
 
 
 # a checkout's cold store query, one a line of its standard input: [uri, proxy URL, where] in, [wall, cpu, rows] out
@@ -117,10 +120,10 @@ class StoreServer:
 
 
 def checkouts_counted(servers: dict[str, StoreServer], proxy, uri: str, where: str | None,
-                      repeat: int) -> dict[str, tuple[float, int, int, int, int, float]]:
+                      repeat: int) -> dict[str, tuple[float, int, int, int, int, float, int]]:
     """As :func:`counted`, for each checkout's server, one run each round after round (a change of load meets
     every checkout alike), after an untimed round (each process's imports)."""
-    runs: dict[str, list[tuple[float, float, int, tuple[int, int, int]]]] = {name: [] for name in servers}
+    runs: dict[str, list[tuple[float, float, int, tuple[int, int, int, int]]]] = {name: [] for name in servers}
     for round_ in range(repeat + 1):
         for name, server in servers.items():
             proxy.clear()
@@ -129,9 +132,9 @@ def checkouts_counted(servers: dict[str, StoreServer], proxy, uri: str, where: s
                 runs[name].append((wall, cpu, rows, tally(proxy)))
     answers = {}
     for name, each in runs.items():
-        requests, received, data = (sum(run[3][i] for run in each) // repeat for i in range(3))
+        requests, received, data, connections = (sum(run[3][i] for run in each) // repeat for i in range(4))
         answers[name] = (statistics.median(run[0] for run in each), each[-1][2], requests, received, data,
-                         statistics.median(run[1] for run in each))
+                         statistics.median(run[1] for run in each), connections)
     return answers
 
 
@@ -144,7 +147,7 @@ def pyarrow_dataset(files: list[str], proxy_url: str, expression) -> int:
     return ds.dataset(files, format="parquet", filesystem=s3).to_table(filter=expression).num_rows
 
 
-def peer(peer_python: Path, warehouse: str, proxy, sql: str, repeat: int) -> tuple[float, int, int, int, int]:
+def peer(peer_python: Path, warehouse: str, proxy, sql: str, repeat: int) -> tuple[float, int, int, int, int, int]:
     """pypaimon-rust's SQL through the proxy: timed inside its interpreter; requests counted by the proxy."""
     request = {"options": {"warehouse": warehouse, **options(proxy.url)}, "sql": sql, "repeat": repeat}
     proxy.clear()
@@ -153,9 +156,9 @@ def peer(peer_python: Path, warehouse: str, proxy, sql: str, repeat: int) -> tup
     if run.returncode != 0:
         raise SystemExit(f"pypaimon-rust failed: {run.stderr[-2000:]}")
     answer = json.loads(run.stdout)
-    requests, received, data = tally(proxy)
+    requests, received, data, connections = tally(proxy)
     return (statistics.median(answer["seconds"]), answer["row_count"], requests // repeat, received // repeat,
-            data // repeat)
+            data // repeat, connections // repeat)
 
 
 def store_benchmark(root: Path, cases: list[dict], peer_python: Path, repeat: int, latency: float,
@@ -176,14 +179,17 @@ def store_benchmark(root: Path, cases: list[dict], peer_python: Path, repeat: in
             started = time.perf_counter()
             uri = upload(server, root, "warehouse/default.db/orders")
             print(f"uploaded the table to moto in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-            proxy = CountingProxy(server.endpoint, kind="s3", latency=latency)
+            proxy = CountingProxy(server.endpoint, kind="s3", latency=latency, handshake=2 * latency)
             local = PaimonTable(root)
             folder = f"{server.bucket}/warehouse/default.db/orders"
             files = [f"{folder}/{local.relative(entry)}" for entry, _ in local.live()]
             servers = {name: StoreServer(Path(path)) for name, path in {"ours": ROOT, **(checkouts or {})}.items()}
-            print(f"\n--store s3: moto behind the counting proxy, {latency * 1000:.0f} ms added per request; per run: "
-                  f"requests, bytes received, data-file GETs; wall and CPU: medians of {repeat} cold runs, seconds")
-            print(f"{'query':<28} {'':<6} {'rows':>9} | {'req':>5} {'bytes':>11} {'data':>4} {'wall':>7} {'cpu':>6}")
+            print(f"\n--store s3: moto behind the counting proxy, {latency * 1000:.0f} ms added per request and "
+                  f"{2 * latency * 1000:.0f} ms per new connection (TCP and TLS handshakes); per run: "
+                  f"requests, connections opened, bytes received, data-file GETs; wall and CPU: medians of {repeat} "
+                  "cold runs, seconds")
+            print(f"{'query':<28} {'':<6} {'rows':>9} | {'req':>5} {'conn':>5} {'bytes':>11} {'data':>4} {'wall':>7} "
+                  f"{'cpu':>6}")
             try:
                 for case in cases:
                     if case["where"] is None or case["name"].startswith("amount"):
@@ -192,13 +198,13 @@ def store_benchmark(root: Path, cases: list[dict], peer_python: Path, repeat: in
                     theirs = peer(peer_python, f"s3://{server.bucket}/warehouse", proxy,
                                   f"SELECT * FROM paimon.default.orders WHERE {case['sql']}", repeat)
                     plain = counted(proxy, lambda case=case: pyarrow_dataset(files, proxy.url, case["arrow"]), repeat)
-                    rows["peer"] = (*theirs, float("nan"))
+                    rows["peer"] = (*theirs[:5], float("nan"), theirs[5])
                     rows["pa.ds"] = plain
                     counts = {answer[1] for answer in rows.values()}
                     assert len(counts) == 1, (case["name"], rows)
-                    for name, (wall, count, req, received, data, cpu) in rows.items():
-                        print(f"{case['name']:<28} {name:<6} {count:>9,} | {req:>5} {received:>11,} {data:>4} "
-                              f"{wall:>7.3f} {cpu:>6.3f}")
+                    for name, (wall, count, req, received, data, cpu, conn) in rows.items():
+                        print(f"{case['name']:<28} {name:<6} {count:>9,} | {req:>5} {conn:>5} {received:>11,} "
+                              f"{data:>4} {wall:>7.3f} {cpu:>6.3f}")
             finally:
                 for each in servers.values():
                     each.close()
