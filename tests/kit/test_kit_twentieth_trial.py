@@ -1,7 +1,12 @@
 """What a new user's trial (trial20: an implementer writing an adapter from docs/kit.md) found in kit run: a run
 that checked nothing read as PASS, and said nothing of why each check was unsupported; unsound and imprecise
 failures were listed alike; ``--only bloom`` suggested a case, not the layout; a timeout read as a crash."""
+import ast
 import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from kit_fixtures import WRONG, small_corpus
@@ -77,3 +82,41 @@ def test_a_wrong_answer_is_unsound_where_it_may_drop_a_row_the_expected_one_keep
 def test_only_suggests_the_layout_a_pattern_begins(small, tmp_path):
     with pytest.raises(UsageError, match="did you mean bloom-filter\\?"):
         run(small, [WRONG], tmp_path / "w", only=["bloom"])
+
+
+DOCS_NAMING_ADAPTERS = ("docs/kit.md", "docs/guide/conformance-kit.md", "README.md")
+
+
+def adapters_the_docs_run() -> set[str]:
+    from conftest import ROOT
+
+    text = " ".join(" ".join((ROOT / page).read_text(encoding="utf-8").split()) for page in DOCS_NAMING_ADAPTERS)
+    return set(re.findall(r"`?\bpython (tools/kit_\w+_adapter\.py)", text))
+
+
+def imports_beyond_the_standard_library(script) -> set[str]:
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    names = {alias.name.split(".")[0] for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module.split(".")[0] for node in tree.body if isinstance(node, ast.ImportFrom) and node.module}
+    return names - set(sys.stdlib_module_names) - {"__future__"}
+
+
+@pytest.mark.parametrize("script", sorted(adapters_the_docs_run()))
+def test_an_adapter_command_of_the_docs_runs_as_written_without_the_venv_activated(script, tmp_path):
+    """``--impl "python tools/kit_pypaimon_rust_adapter.py"`` failed as written: without the venv activated
+    ``python`` is another interpreter (ModuleNotFoundError: pyroaring)."""
+    from conftest import ROOT
+
+    path = ROOT / script
+    if not imports_beyond_the_standard_library(path):
+        return  # (any Python 3 runs it: the Java adapter execs java)
+    other = Path(sys.base_prefix) / "bin" / "python3"
+    if subprocess.run([other, "-c", "import pyroaring"], capture_output=True).returncode == 0:
+        pytest.skip(f"{other} has this package's dependencies: not another interpreter")
+    done = subprocess.run([other, path, "capabilities"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["implementation"]
+
+
+def test_the_docs_name_the_adapters_that_ship():
+    assert adapters_the_docs_run() == {"tools/kit_java_adapter.py", "tools/kit_pypaimon_rust_adapter.py"}
