@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import json
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -49,6 +50,7 @@ PASS, FAIL, UNSUPPORTED = "pass", "fail", "unsupported"
 UNSOUND, IMPRECISE = "unsound", "imprecise"  # a failed answer's fault: it may drop rows; it costs time only
 NOT_WRITTEN = "not written"  # a read of what the producer failed to write: charged to the producer
 STATUSES = (PASS, FAIL, UNSUPPORTED, NOT_WRITTEN)
+_ASKED = re.compile(r"(written|refused)-\d{5}\.index")  # the names of the files write requests name
 
 
 class Unsupported(str):
@@ -559,7 +561,18 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict],
             name = str(refusal.get("name"))
             results.add(adapter.name, adapter.name, str(refusal.get("layout", "?")), "refuse",
                         f"{name}: the refusal is not laid out as docs/kit.md says ({_error_text(err)})", name)
+    _note_strays(adapter, out, results)
     return written
+
+
+def _note_strays(adapter: Adapter, out: Path, results: Results) -> None:
+    """A hint naming what the adapter left in its output folder besides the files it was asked to write (the folder
+    is the run's own: anything else there is the adapter's)."""
+    strays = sorted(str(p) for p in out.rglob("*") if p.is_file() and not _ASKED.fullmatch(p.name))
+    if strays:
+        results.hints.append(f"{adapter.name} wrote {len(strays)} file(s) in its output folder besides the \"out\" "
+                             f"files it was asked to write ({', '.join(strays[:5])}{', ...' if len(strays) > 5 else ''}"
+                             "): a write request writes the file \"out\" names and nothing else (docs/kit.md)")
 
 
 def _refuse(adapter: Adapter, folder: Path, refusal: dict, target: Path, results: Results) -> None:

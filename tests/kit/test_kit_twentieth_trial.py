@@ -120,3 +120,12 @@ def test_an_adapter_command_of_the_docs_runs_as_written_without_the_venv_activat
 
 def test_the_docs_name_the_adapters_that_ship():
     assert adapters_the_docs_run() == {"tools/kit_java_adapter.py", "tools/kit_pypaimon_rust_adapter.py"}
+
+
+def test_files_an_adapter_leaves_in_its_output_folder_are_named(small, tmp_path):
+    """35 files written beside ``out`` went unnoticed (PASS)."""
+    results = run(small, [f"{WRONG} --litter"], tmp_path / "w", only=["bloom-filter"])
+    strays = [hint for hint in results.hints if "in its output folder besides" in hint]
+    assert len(strays) == 1 and "wrong wrote 1 file(s)" in strays[0], results.hints
+    assert str(tmp_path / "w" / "wrong" / "written-00000.index.bak") in strays[0]
+    assert not [hint for hint in run(small, [WRONG], tmp_path / "w0", only=["bloom-filter"]).hints]
