@@ -32,8 +32,8 @@ STARTUP = 30.0  # seconds ``capabilities`` may take at least (a JVM starting), w
 LIMIT = 64 << 20  # bytes of one answer line, and of everything a one-call adapter prints for one request
 STDERR_KEPT = 64 << 10  # bytes of an adapter's stderr kept (its tail, shown when it crashes)
 RESTART_AFTER = 3  # protocol errors in a row after which a batch process is replaced by a new one
-GIVE_UP_AFTER = 3  # answers in a row not given within the timeout (or batch restarts in a row for protocol
-# errors, with no answer between), after which an adapter is asked nothing more
+GIVE_UP_AFTER = 3  # answers in a row not given within the timeout, after which an adapter is asked nothing more
+MAX_RESTARTS = 3  # batch restarts for protocol errors in a row (no answer between), after which none helps
 NOT_JSON = "not a JSON answer"
 EXIT_POLL = 0.1  # seconds between looks whether an adapter that has not closed its stdout has exited
 
@@ -169,10 +169,11 @@ class Adapter:
     at most ``LIMIT`` bytes, and of stderr only the last ``STDERR_KEPT`` bytes are kept. A batch line that is
     not JSON at all (a debug print) is skipped and counted, and the answer is the next line carrying the
     request's id, within the same time limit. A batch process that answers ``RESTART_AFTER`` requests in a row
-    with lines that are no answer is replaced by a new one; an adapter that gives no answer within the timeout
-    ``GIVE_UP_AFTER`` times in a row, or whose batch process is replaced ``GIVE_UP_AFTER`` times with no answer
-    between, is asked nothing more (each later request fails at once, ``gave_up`` says why): a hung or garbled
-    adapter costs a few timeouts or restarts, not one a check."""
+    with lines that are no answer is replaced by a new one, ``MAX_RESTARTS`` times in a row at most (no answer
+    between: then restarting does not help, and its requests are still asked and judged, at no restart's cost); an
+    adapter that gives no answer within the timeout ``GIVE_UP_AFTER`` times in a row is asked nothing more (each
+    later request fails at once, ``gave_up`` says why): a hung or garbled adapter costs a few timeouts or
+    restarts, not one a check."""
 
     def __init__(self, command: str, budget: Budget | None = None):
         self.command = command
@@ -193,7 +194,6 @@ class Adapter:
         self._timeouts = 0  # answers in a row not given within the timeout
         self._timed_out = False  # the last answer was not
         self.gave_up: str | None = None  # why the adapter is asked nothing more
-        self.gave_up_on_protocol = False  # (for its protocol errors; else for its timeouts)
         self.not_asked = 0  # requests not sent since
         self.capabilities = self._one_call({"op": "capabilities"}, at_least=STARTUP)
         failed = next((key for key in ("error", "crash", "protocol", "timeout") if key in self.capabilities), None)
@@ -275,19 +275,20 @@ class Adapter:
                                   f"({'no id' if got is None else f'id {_short(got)}'}): {answer_line[:200]!r}")
 
     def _protocol(self, why: str) -> dict:
-        """A protocol error for this request; the batch process is replaced after ``RESTART_AFTER`` in a row, and
-        the adapter asked nothing more once it was replaced ``GIVE_UP_AFTER`` times with no answer between."""
+        """A protocol error for this request; the batch process is replaced after ``RESTART_AFTER`` in a row, at
+        most ``MAX_RESTARTS`` times with no answer between."""
         self._protocol_errors += 1
-        if self._protocol_errors >= RESTART_AFTER:
+        if self._protocol_errors >= RESTART_AFTER and self._restarts < MAX_RESTARTS:
             self._stop()
             self._protocol_errors = 0
             self._restarts += 1
             why += f"; the batch process was restarted after {RESTART_AFTER} protocol errors in a row"
-            if self._restarts >= GIVE_UP_AFTER:
-                self.gave_up_on_protocol = True
-                self.gave_up = (f"{self.name}'s batch process was restarted {GIVE_UP_AFTER} times for "
-                                f"protocol errors with no answer between (the last: {why[:300]})")
         return {"protocol": why}
+
+    @property
+    def restarts_spent(self) -> bool:
+        """Whether the batch process was restarted ``MAX_RESTARTS`` times with no answer since (not again)."""
+        return self._restarts >= MAX_RESTARTS
 
     def _too_slow(self, limit: float, by_budget: bool, what: str) -> dict:
         self._stop()

@@ -39,7 +39,7 @@ from fileindex.kit.corpus import (
 from fileindex.kit.integrity import verify_files
 from fileindex.kit.negative import ERROR
 from fileindex.kit.plan import Only, Phase, selectors
-from fileindex.kit.protocol import GIVE_UP_AFTER, TIMEOUT, Adapter, Budget, StopRun
+from fileindex.kit.protocol import GIVE_UP_AFTER, MAX_RESTARTS, TIMEOUT, Adapter, Budget, StopRun
 from fileindex.kit.rows import sort_rows
 from fileindex.writing.outputs import check_apart
 
@@ -179,11 +179,11 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
         raise
     for adapter in adapters:
         adapter.close()
-        if adapter.gave_up_on_protocol:
-            results.hints.append(f"{adapter.gave_up}: its {adapter.not_asked} later requests were not sent and fail; "
-                                 "a batch adapter answers each request with one JSON line echoing its \"id\" "
-                                 "(docs/kit.md)")
-        elif adapter.gave_up is not None:
+        if adapter.restarts_spent:
+            results.hints.append(f"{adapter.name}'s batch process was restarted {MAX_RESTARTS} times for protocol "
+                                 "errors with no answer between, then no more (it did not help): a batch adapter "
+                                 "answers each request with one JSON line echoing its \"id\" (docs/kit.md)")
+        if adapter.gave_up is not None:
             results.hints.append(f"{adapter.name} gave no answer within the timeout ({timeout:g} s, --timeout) to "
                                  f"{GIVE_UP_AFTER} requests in a row: its {adapter.not_asked} later requests were not "
                                  "sent and fail; run it alone on one case (--only) to see where it hangs")
