@@ -88,7 +88,9 @@ def test_an_adapter_that_stops_reading_and_chatters_is_restarted_and_cannot_free
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
     outcomes = json.loads(done.stdout)["results"]
     answered = [o for o in outcomes if o["status"] != "not written"]
-    assert answered and all(o["status"] == FAIL and "protocol error" in o["detail"] for o in answered)
+    # (restarted 3 times, then not again: its stdin fills up, and a request it does not read is a timeout)
+    assert answered and all(o["status"] == FAIL and ("protocol error" in o["detail"] or "did not read its request "
+                                                     "within 2 s" in o["detail"]) for o in answered)
     assert any("restarted after 3 protocol errors in a row" in o["detail"] for o in answered)
 
 
