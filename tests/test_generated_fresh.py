@@ -59,3 +59,34 @@ def toolchain_present() -> bool:
 def test_regenerating_reproduces_generated_exactly():
     result = run(REGENERATE, "--check")
     assert result.returncode == 0, result.stderr + result.stdout
+
+
+def drawn(spec: str, field: str, what: str = "pos") -> list[str]:
+    """What a diagram draws as a field's position (or size), in every table that has such a field."""
+    import re
+
+    dot = (ROOT / "generated" / "graphviz" / f"{spec}.dot").read_text(encoding="utf-8")
+    return re.findall(rf'<TD PORT="{field}_{what}">([^<]*)</TD>', dot)
+
+
+def test_the_diagrams_draw_offsets_only_where_they_are_fixed():
+    """trial20: bitmap.svg drew the header as 22 bytes, num_blocks at 18 and v1_entries at 22, while the fields
+    before them are there only with nulls (boolean__bitmap_v1.index: entries at 14; int_single__bitmap_v2.index:
+    num_blocks at 10)."""
+    assert drawn("bitmap", "ofs_null") == ["10"] and drawn("bitmap", "len_null_bitmap") == ["..."]
+    assert drawn("bitmap", "num_blocks") == ["..."] and drawn("bitmap", "v1_entries") == ["..."]
+    assert drawn("bitmap", "header", "size") == ["...", "4"]  # (the bitmap's header; an index block's, fixed)
+    assert drawn("roaring_bitmap", "run_flags") == ["..."] and drawn("roaring_bitmap", "data") == ["..."]
+    assert drawn("bsi", "min") == ["2"] and drawn("bsi", "max") == ["10"]  # (each there exactly with the one before)
+    assert drawn("bsi", "index") == ["..."] and drawn("file_index_format", "head") == ["16"]
+
+
+def test_a_field_after_one_that_may_be_absent_has_no_fixed_position():
+    sys.path.insert(0, str(ROOT / "tools"))
+    from diagram_offsets import unfixed
+
+    spec = {"meta": {"id": "t"}, "seq": [{"id": "a", "type": "u1"}, {"id": "b", "type": "u4", "if": "a == 1"},
+                                         {"id": "c", "type": "u4", "if": "a == 1"}, {"id": "d", "type": "u2"}]}
+    positions = zip("abcd", (0, 1, 5, 9), strict=True)
+    dot = "\tsubgraph cluster__t {\n" + "".join(f'<TD PORT="{f}_pos">{p}</TD>' for f, p in positions)
+    assert unfixed(dot, spec).count('_pos">...<') == 1 and '<TD PORT="d_pos">...</TD>' in unfixed(dot, spec)

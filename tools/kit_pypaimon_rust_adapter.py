@@ -35,6 +35,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
+CHECKOUT_PYTHON = ROOT / ".venv" / "bin" / "python"
+
+
+def in_checkout_python() -> None:
+    """Run again by the checkout's .venv interpreter where this one lacks the package's dependencies: the command
+    the docs give, ``python tools/kit_pypaimon_rust_adapter.py``, runs as written without the venv activated."""
+    try:
+        import fileindex.kit.adapter  # noqa: F401  (what the answers need: pyroaring and the rest)
+    except ImportError:
+        if not CHECKOUT_PYTHON.exists() or Path(sys.executable) == CHECKOUT_PYTHON:
+            raise
+        os.execv(CHECKOUT_PYTHON, [str(CHECKOUT_PYTHON), __file__, *sys.argv[1:]])
+
+
+in_checkout_python()
 
 from fileindex.kit.protocol import add_request_arguments, from_argv, serve  # noqa: E402
 

@@ -114,6 +114,9 @@ def generate_thrift(python: Path) -> None:
 def generate(out: Path, docs: Path = DOCS, python: Path = PYTHON) -> None:
     """Compile every spec into ``python`` (the readers) and ``out`` (generated/: the diagrams, the manifest), and
     write the format reference into ``docs``."""
+    import diagram_offsets  # tools/diagram_offsets.py
+    import yaml
+
     specs = spec_files()
     ensure_compiler()
     raw = Path(tempfile.mkdtemp(prefix="ksc-"))
@@ -141,8 +144,10 @@ def generate(out: Path, docs: Path = DOCS, python: Path = PYTHON) -> None:
             fast = raw / "python_fast" / f"{spec.stem}.py"
             (python / "fast" / py.name).write_text(HEADER.format(spec=spec.name) +
                                                    fast_runtime(rewrite_imports(fast.read_text(), ids)))
-            dot = raw / "graphviz" / f"{spec.stem}.dot"
-            shutil.copyfile(dot, out / "graphviz" / dot.name)
+            dot = out / "graphviz" / f"{spec.stem}.dot"
+            dot.write_text(diagram_offsets.unfixed((raw / "graphviz" / dot.name).read_text(encoding="utf-8"),
+                                                   yaml.safe_load(spec.read_text(encoding="utf-8"))),
+                           encoding="utf-8")
             svg = subprocess.run(["dot", "-Tsvg", str(dot)], check=True, capture_output=True).stdout
             (out / "graphviz" / f"{spec.stem}.svg").write_bytes(svg)
     finally:

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from fileindex.cli import HANDLED, report_failure
+from fileindex.cli.exits import EXIT_USAGE
 from fileindex.errors import UsageError
 from fileindex.storage_args import add_storage_options_argument, storage_options
 
@@ -110,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
             write_file_output(args.json, json.dumps(report.to_json(results), indent=2, ensure_ascii=False) + "\n")
     if args.html:
         write_file_output(args.html, report.to_html(results))
-    return 0 if results.ok else 1
+    return EXIT_USAGE if results.checked_nothing else 0 if results.ok else 1
 
 
 def check_outputs(corpus: str, outputs: dict[str, str | None]) -> None:

@@ -299,7 +299,8 @@ class ObjectStoreFileIO(UriPaths):
         except (FileIndexError, ImportError):
             raise
         except Exception as err:  # a malformed key or endpoint: the client library's words, without secrets
-            said = _malformed_key(str(err)) or scrub(str(err).split(chr(10), 1)[0], options.secrets())
+            said = (_malformed_key(str(err)) or _unusable_key_file(str(err), root, options)
+                    or scrub(str(err).split(chr(10), 1)[0], options.secrets()))
             raise UsageError(f"{root}: {said}") from None
         self._gcs = _GcsUploads(root.bucket, options) if root.store == "gcs" else None
 
@@ -508,6 +509,9 @@ class ObjectStoreFileIO(UriPaths):
         option = {"s3": "s3.endpoint", "azure": "azure.endpoint", "gcs": "gcs.endpoint"}[self.root.store]
         if any(code in text for code in ("NoSuchBucket", "ContainerNotFound", "no bucket named")):
             return f"{container} {self.root.bucket} does not exist at {endpoint}"
+        key_file = _unusable_key_file(text, self.root, self.options)
+        if key_file:
+            return key_file
         if "169.254.169.254" in text or "metadata" in text.lower():  # (the credential chain's last resort)
             return ("no credentials: none in the options or the environment, and no instance metadata service "
                     f"answered; give them as options ({_CREDENTIAL_OPTIONS[self.root.store]}) or in the environment")
@@ -535,6 +539,18 @@ def _directly_in(key: str, prefix: str) -> bool:
     """Whether a listed key (an object, or a common prefix ending in ``/``) is a child of the folder ``prefix``."""
     name = key.rstrip("/")
     return name.startswith(prefix) and len(name) > len(prefix) and "/" not in name[len(prefix):]
+
+
+def _unusable_key_file(text: str, root: Location, options: StoreOptions) -> str | None:
+    """A GCS service-account file the client library cannot use (not there, not JSON, a private key that is no
+    PEM key: "Error reading pem file: no items found"), said naming the option and the file; None otherwise."""
+    path = options.credentials_file
+    if root.store != "gcs" or not path or not any(
+            word in text for word in ("pem", "PEM", "CryptoProvider", "service account", "credential")):
+        return None
+    detail = scrub(text.split("\n", 1)[0], options.secrets())
+    return (f"the service-account key file {path} (gcs.credential-path) cannot be used: {detail}; give the JSON "
+            "key file of a service account as Google Cloud wrote it (its private_key a PEM key)")
 
 
 def _malformed_key(text: str) -> str | None:

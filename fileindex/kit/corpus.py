@@ -59,6 +59,14 @@ def shown(answer: Any, limit: int = 160) -> str:
     return json.dumps(answer, ensure_ascii=False)[:limit]
 
 
+class Unsound(str):
+    """A wrong answer that may drop rows: it keeps fewer rows than the expected one, or others (fix these first)."""
+
+
+class Imprecise(str):
+    """A wrong answer that costs time only: it keeps every row the expected one keeps, and more."""
+
+
 def answer_problem(answer: dict, expected: dict, *, empty_is_skip: bool = False) -> str | None:
     """Why ``answer`` is not ``expected`` (None when it is). ``empty_is_skip``: an empty row set and
     SKIP both mean "not remain" (whole-file answers, where Java's visiting order decides which)."""
@@ -72,18 +80,36 @@ def answer_problem(answer: dict, expected: dict, *, empty_is_skip: bool = False)
     if empty_is_skip and _empty(answer) and _empty(expected):
         return None
     if got != expected["result"]:
-        return f"{got} where {expected['result']} was expected"
+        return graded(answer, expected, f"{got} where {expected['result']} was expected")
     if got != "ROWS":
         return None
     if "ranges" in expected:
-        return None if _merged(answer["ranges"]) == expected["ranges"] else \
-            f"rows {_short(answer['ranges'])} where {_short(expected['ranges'])} were expected"
+        return None if _merged(answer["ranges"]) == expected["ranges"] else graded(
+            answer, expected, f"rows {_short(answer['ranges'])} where {_short(expected['ranges'])} were expected")
     rows = rows_of(answer["ranges"])
     digest = sha256(b"".join(row.to_bytes(4, "big", signed=True) for row in rows))
     if len(rows) != expected["cardinality"] or rows[:32] != expected["first32"] or digest != expected["rows_sha256"]:
-        return f"{len(rows)} rows (first {rows[:5]}) where {expected['cardinality']} " \
-               f"(first {expected['first32'][:5]}) were expected"
+        return graded(answer, expected, f"{len(rows)} rows (first {rows[:5]}) where {expected['cardinality']} "
+                                         f"(first {expected['first32'][:5]}) were expected")
     return None
+
+
+def graded(answer: dict, expected: list[dict] | dict, message: str) -> str:
+    """``message`` as :class:`Imprecise` where the answer keeps every row an expected one keeps, else
+    :class:`Unsound`."""
+    choices = expected if isinstance(expected, list) else [expected]
+    return Imprecise(message) if any(_keeps_all(answer, each) for each in choices) else Unsound(message)
+
+
+def _keeps_all(answer: dict, expected: dict) -> bool:
+    """Whether ``answer`` keeps every row ``expected`` keeps (REMAIN keeps all; an expected answer recorded as a
+    count and a digest alone is not shown to be kept)."""
+    if answer["result"] == "REMAIN" or _empty(expected):
+        return True
+    if expected["result"] == "REMAIN" or answer["result"] == "SKIP" or "ranges" not in expected:
+        return False
+    kept = _merged(answer["ranges"])
+    return all(any(first <= a and b <= last for first, last in kept) for a, b in _merged(expected["ranges"]))
 
 
 def _empty(answer: dict) -> bool:

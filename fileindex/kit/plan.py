@@ -68,7 +68,12 @@ class Only:
     def check(self) -> None:
         for pattern in self.patterns:
             if pattern not in self.used:
-                meant = None if glob.has_magic(pattern) else closest_name(pattern, sorted(self.seen | self.names))
+                meant = None if glob.has_magic(pattern) else self._meant(pattern)
                 raise UsageError(f"--only {pattern!r} picks no case of this corpus: "
                                  + (f"did you mean {meant}? " if meant else "")
                                  + f"give a layout ({', '.join(sorted(self.seen))}) or a glob of case names (int_*)")
+
+    def _meant(self, pattern: str) -> str | None:
+        """The layout a pattern begins (``bloom`` → ``bloom-filter``), else the closest layout or case name."""
+        begun = sorted((layout for layout in self.seen if layout.startswith(pattern)), key=lambda lay: (len(lay), lay))
+        return begun[0] if begun else closest_name(pattern, sorted(self.seen | self.names))

@@ -33,6 +33,8 @@ LIMIT = 64 << 20  # bytes of one answer line, and of everything a one-call adapt
 STDERR_KEPT = 64 << 10  # bytes of an adapter's stderr kept (its tail, shown when it crashes)
 RESTART_AFTER = 3  # protocol errors in a row after which a batch process is replaced by a new one
 GIVE_UP_AFTER = 3  # answers in a row not given within the timeout, after which an adapter is asked nothing more
+MAX_RESTARTS = 3  # batch restarts for protocol errors in a row (no answer between), after which none helps
+NOT_JSON = "not a JSON answer"
 EXIT_POLL = 0.1  # seconds between looks whether an adapter that has not closed its stdout has exited
 
 
@@ -164,10 +166,14 @@ class Adapter:
     own (a Ctrl-C at the terminal reaches the runner alone) and are killed with everything they started.
     Every exchange is bounded: a request is written, and an answer read, within the answer's time limit (an
     adapter that stops reading cannot block the runner), an answer line and a one-call adapter's output are
-    at most ``LIMIT`` bytes, and of stderr only the last ``STDERR_KEPT`` bytes are kept. A batch process that
-    answers ``RESTART_AFTER`` requests in a row with lines that are no answer is replaced by a new one; an
+    at most ``LIMIT`` bytes, and of stderr only the last ``STDERR_KEPT`` bytes are kept. A batch line that is
+    not JSON at all (a debug print) is skipped and counted, and the answer is the next line carrying the
+    request's id, within the same time limit. A batch process that answers ``RESTART_AFTER`` requests in a row
+    with lines that are no answer is replaced by a new one, ``MAX_RESTARTS`` times in a row at most (no answer
+    between: then restarting does not help, and its requests are still asked and judged, at no restart's cost); an
     adapter that gives no answer within the timeout ``GIVE_UP_AFTER`` times in a row is asked nothing more (each
-    later request fails at once, ``gave_up`` says why): a hung adapter costs a few timeouts, not one a check."""
+    later request fails at once, ``gave_up`` says why): a hung or garbled adapter costs a few timeouts or
+    restarts, not one a check."""
 
     def __init__(self, command: str, budget: Budget | None = None):
         self.command = command
@@ -180,6 +186,7 @@ class Adapter:
         self._lines: _Lines | None = None
         self._asked = 0  # the id of the last batch request
         self._protocol_errors = 0  # in a row
+        self._restarts = 0  # batch processes replaced for protocol errors, with no answer between
         self.answered_with_id = 0  # batch answers that echoed their request's id
         self.lines_without_id = 0  # batch lines that carried no id
         self.lines_not_json: list[bytes] = []  # the first batch lines that were not JSON objects (a log line)
@@ -189,31 +196,39 @@ class Adapter:
         self.gave_up: str | None = None  # why the adapter is asked nothing more
         self.not_asked = 0  # requests not sent since
         self.capabilities = self._one_call({"op": "capabilities"}, at_least=STARTUP)
-        if any(key in self.capabilities for key in ("error", "crash", "protocol")):
-            raise UsageError(f"{command!r} capabilities did not answer: " + str(
-                self.capabilities.get("error") or self.capabilities.get("crash") or self.capabilities["protocol"]))
+        failed = next((key for key in ("error", "crash", "protocol", "timeout") if key in self.capabilities), None)
+        if failed is not None:
+            raise UsageError(f"{command!r} capabilities did not answer: {self.capabilities[failed]}")
         self.name = str(self.capabilities.get("implementation", self.argv[0]))
 
     def reads(self, container_version: int, layout: str) -> bool:
-        read = self.capabilities.get("read") or {}
-        return container_version in read.get("containers", ()) and layout in read.get("layouts", ())
+        return self.unread(container_version, [layout]) is None
 
     def writes(self, layout: str) -> bool:
-        write = self.capabilities.get("write") or {}
-        return 1 in write.get("containers", ()) and layout in write.get("layouts", ())
+        return self.unwritten(layout) is None
+
+    def unread(self, container_version: int, layouts: list[str]) -> str | None:
+        """Why the capabilities exclude reading a container of that version holding ``layouts`` (None: they
+        do not)."""
+        return _undeclared(self.capabilities.get("read"), "read", container_version, layouts)
+
+    def unwritten(self, layout: str) -> str | None:
+        """Why the capabilities exclude writing ``layout`` in container version 1 (None: they do not)."""
+        return _undeclared(self.capabilities.get("write"), "write", 1, [layout])
 
     def ask(self, request: dict) -> dict:
         """The adapter's answer; ``{"crash": why}`` when it gave none (a crash is never a conforming answer),
-        ``{"protocol": why}`` when a line that is not this request's answer came instead, ``{"unsent": why}``
-        when the corpus's request cannot be written as JSON. StopRun when the run's budget ends first."""
+        ``{"timeout": why}`` when it gave none within the time limit, ``{"protocol": why}`` when a line that is
+        not this request's answer came instead, ``{"unsent": why}`` when the corpus's request cannot be written as
+        JSON or the adapter is asked nothing more (``gave_up``). StopRun when the run's budget ends first."""
         if self.gave_up is not None:
             self.not_asked += 1
-            return {"crash": self.gave_up}
+            return {"unsent": self.gave_up}
         self._timed_out = False
         answer = self._one_call(request) if not self.capabilities.get("batch") else self._batch(request)
         self._timeouts = self._timeouts + 1 if self._timed_out else 0
         if self._timeouts >= GIVE_UP_AFTER:
-            self.gave_up = (f"not asked: {self.name} gave no answer within the timeout to {GIVE_UP_AFTER} requests "
+            self.gave_up = (f"{self.name} gave no answer within the timeout to {GIVE_UP_AFTER} requests "
                             "in a row before it")
         return answer
 
@@ -238,17 +253,19 @@ class Adapter:
         while True:
             answer_line = self._lines.readline(deadline, lambda: process.poll() is not None)
             if answer_line is None:
-                return self._too_slow(limit, by_budget, "gave no answer")
+                return self._too_slow(limit, by_budget, "did not answer")
             if answer_line == b"":
                 return {"crash": self._exited()}
             answer = _answer(answer_line)
-            if "crash" in answer:
+            if answer.get("crash", "").startswith(NOT_JSON):  # a debug print: never an answer, whatever its id
                 self.count_not_json += 1
                 self.lines_not_json = (self.lines_not_json + [answer_line[:80]])[:1]
+                continue
+            if "crash" in answer:
                 return self._protocol(answer["crash"])
             got = answer.pop("id", None)
             if got == self._asked:
-                self._protocol_errors = 0
+                self._protocol_errors = self._restarts = 0
                 self.answered_with_id += 1
                 return answer
             if isinstance(got, int) and not isinstance(got, bool) and 0 < got < self._asked:
@@ -258,20 +275,27 @@ class Adapter:
                                   f"({'no id' if got is None else f'id {_short(got)}'}): {answer_line[:200]!r}")
 
     def _protocol(self, why: str) -> dict:
-        """A protocol error for this request; the batch process is replaced after ``RESTART_AFTER`` in a row."""
+        """A protocol error for this request; the batch process is replaced after ``RESTART_AFTER`` in a row, at
+        most ``MAX_RESTARTS`` times with no answer between."""
         self._protocol_errors += 1
-        if self._protocol_errors >= RESTART_AFTER:
+        if self._protocol_errors >= RESTART_AFTER and self._restarts < MAX_RESTARTS:
             self._stop()
             self._protocol_errors = 0
+            self._restarts += 1
             why += f"; the batch process was restarted after {RESTART_AFTER} protocol errors in a row"
         return {"protocol": why}
+
+    @property
+    def restarts_spent(self) -> bool:
+        """Whether the batch process was restarted ``MAX_RESTARTS`` times with no answer since (not again)."""
+        return self._restarts >= MAX_RESTARTS
 
     def _too_slow(self, limit: float, by_budget: bool, what: str) -> dict:
         self._stop()
         if by_budget:
             raise StopRun(self.budget.spent())
         self._timed_out = True
-        return {"crash": f"{what} in {limit:g} s (--timeout): the batch process was stopped"}
+        return {"timeout": f"{what} within {limit:g} s (a timeout, --timeout): the batch process was stopped"}
 
     def _start(self) -> None:
         self.process = subprocess.Popen([*self.argv, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -322,7 +346,8 @@ class Adapter:
             if by_budget:
                 raise StopRun(self.budget.spent()) from None
             self._timed_out = True
-            return {"crash": f"no answer in {limit:g} s" + ("" if at_least else " (--timeout)")}
+            return {"timeout": f"did not answer within {limit:g} s (a timeout" + ("" if at_least else ", --timeout")
+                               + ")"}
         if why == "too much":
             return {"crash": f"printed over {LIMIT >> 20} MiB for one request: stopped"}
         if not last:
@@ -349,6 +374,17 @@ class Adapter:
             except (OSError, subprocess.TimeoutExpired):
                 pass
         self._stop()
+
+
+def _undeclared(declared: Any, what: str, container_version: int, layouts: list[str]) -> str | None:
+    """Why the capabilities' ``read`` or ``write`` (``declared``) exclude a container version or layouts."""
+    declared = declared if isinstance(declared, dict) else {}
+    if container_version not in declared.get("containers", ()):
+        return f"needs container version {container_version}, not declared ({what}.containers)"
+    missing = [layout for layout in layouts if layout not in declared.get("layouts", ())]
+    if missing:
+        return f"needs layout {', '.join(missing)}, not declared ({what}.layouts)"
+    return None
 
 
 def _last_line(lines: _Lines, deadline: float, exited: Callable[[], bool]) -> tuple[bytes, str | None]:
@@ -474,7 +510,7 @@ def _answer(line: bytes) -> dict:
     try:
         answer = json.loads(line)
     except ValueError:
-        return {"crash": f"not a JSON answer: {line[:200]!r}"}
+        return {"crash": f"{NOT_JSON}: {line[:200]!r}"}
     except RecursionError:
         return {"crash": f"a JSON answer nested too deeply to read: {line[:100]!r}"}
     return answer if isinstance(answer, dict) else {"crash": f"not a JSON object: {line[:200]!r}"}

@@ -6,8 +6,22 @@ from __future__ import annotations
 
 import html
 import json
+from collections import Counter
 
-from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, Results, no_counts
+from fileindex.kit.runner import FAIL, IMPRECISE, NOT_WRITTEN, PASS, UNSOUND, UNSUPPORTED, Outcome, Results, no_counts
+
+FAULT_ORDER = {UNSOUND: 0, IMPRECISE: 1, "": 2}  # what to fix first: an answer that may drop rows
+
+
+def failures(results: Results) -> list[Outcome]:
+    """The failed checks, those that may drop rows (unsound) first, then the imprecise ones, then the others."""
+    return sorted((o for o in results.outcomes if o.status == FAIL), key=lambda o: FAULT_ORDER[o.fault])
+
+
+def faults(results: Results, name: str | None = None) -> dict[str, int]:
+    """How many failed answers of ``name`` (all with None) may drop rows, and how many cost time only."""
+    counts = Counter(o.fault for o in results.outcomes if o.status == FAIL and name in (None, o.consumer))
+    return {UNSOUND: counts[UNSOUND], IMPRECISE: counts[IMPRECISE]}
 
 
 def to_json(results: Results) -> dict:
@@ -15,10 +29,11 @@ def to_json(results: Results) -> dict:
             for (c, p, lay, check), counts in results.counts().items()]
     every = [dict(o.__dict__) for o in results.outcomes]
     return {"kit_version": results.kit_version, "implementations": results.implementations,
-            "complete": not results.stopped, "stopped": results.stopped, "hints": results.hints,
-            "totals": {name: results.totals(name) for name in results.implementations},
+            "complete": not results.stopped, "stopped": results.stopped, "checked_nothing": results.checked_nothing,
+            "hints": results.hints, "totals": {name: results.totals(name) for name in results.implementations},
+            "faults": {name: faults(results, name) for name in results.implementations},
             "matrix": matrix(results), "rows": rows, "cases": per_case(results),
-            "failures": [o for o in every if o["status"] == FAIL], "results": every}
+            "failures": [dict(o.__dict__) for o in failures(results)], "results": every}
 
 
 def per_case(results: Results) -> dict[str, dict[str, int]]:
@@ -52,12 +67,25 @@ def _cell(counts: dict[str, int]) -> str:
     return ", ".join(parts) or "-"
 
 
-def _totals_line(name: str, t: dict[str, int]) -> str:
+def _totals_line(name: str, t: dict[str, int], fault: dict[str, int] | None = None) -> str:
     unwritten = f", {t[NOT_WRITTEN]} reads of files it did not write" if t[NOT_WRITTEN] else ""
-    return f"{name}: {t[PASS]} passed, {t[FAIL]} failed, {t[UNSUPPORTED]} unsupported{unwritten}"
+    graded = (f" ({fault[UNSOUND]} unsound: may drop rows; {fault[IMPRECISE]} imprecise: keep more rows than "
+              "expected)") if fault and any(fault.values()) else ""
+    return f"{name}: {t[PASS]} passed, {t[FAIL]} failed{graded}, {t[UNSUPPORTED]} unsupported{unwritten}"
 
 
-def terminal(results: Results, failures: int = 20) -> str:
+def _failure_line(o: Outcome) -> str:
+    return f"FAIL{f' ({o.fault})' if o.fault else ''} {o.consumer} ← {o.producer} {o.layout} {o.check}: {o.detail}"
+
+
+def _nothing_checked(results: Results) -> str:
+    first = results.outcomes[0] if results.outcomes else None
+    example = f" (the first, {first.layout} {first.check}: {first.detail})" if first else ""
+    return (f"NOTHING CHECKED: all {len(results.outcomes)} checks were unsupported{example}; declare what the "
+            "adapter reads and writes in its capabilities (docs/kit.md)")
+
+
+def terminal(results: Results, limit: int = 20) -> str:
     lines = [f"conformance kit {results.kit_version}"]
     for name, caps in results.implementations.items():
         lines.append(f"  {name} {caps.get('version', '?')}: {caps.get('command')}")
@@ -77,17 +105,18 @@ def terminal(results: Results, failures: int = 20) -> str:
         lines += [f"    {layout:<16} {_cell(cells[layout])}" for layout in layouts if layout in cells]
     lines.append("")
     for name in results.implementations:
-        t = results.totals(name)
-        lines.append(_totals_line(name, t))
-    failed = [o for o in results.outcomes if o.status == FAIL]
-    lines += [f"FAIL {o.consumer} ← {o.producer} {o.layout} {o.check}: {o.detail}" for o in failed[:failures]]
-    if len(failed) > failures:
-        lines.append(f"... and {len(failed) - failures} more failures (--json lists them)")
+        lines.append(_totals_line(name, results.totals(name), faults(results, name)))
+    failed = failures(results)
+    lines += [_failure_line(o) for o in failed[:limit]]
+    if len(failed) > limit:
+        lines.append(f"... and {len(failed) - limit} more failures (--json lists them)")
     lines += [f"hint: {hint}" for hint in results.hints]
     if results.stopped:
         lines.append(f"INCOMPLETE: {results.stopped}; {len(results.outcomes)} checks ran")
     unwritten = results.totals()[NOT_WRITTEN]
-    if results.stopped and not failed:
+    if results.checked_nothing:
+        lines.append(_nothing_checked(results))
+    elif results.stopped and not failed:
         lines.append("NOT PASSED: the run ended early" + (f"; {unwritten} not written" if unwritten else ""))
     else:
         lines.append("PASS" if results.ok else f"FAIL: {len(failed)} check(s) failed"
@@ -118,7 +147,7 @@ def markdown(results: Results) -> str:
     return "\n".join(lines)
 
 
-def to_html(results: Results, failures: int = 200) -> str:
+def to_html(results: Results, limit: int = 200) -> str:
     table = matrix(results)
     layouts = sorted({layout for row in table.values() for layout in row})
     esc = html.escape
@@ -138,11 +167,10 @@ def to_html(results: Results, failures: int = 200) -> str:
         f"<tr><td>{esc(c)}</td><td>{esc(p)}</td><td>{esc(lay)}</td><td>{esc(check)}</td>"
         f"<td>{n[PASS]}</td><td>{n[FAIL]}</td><td>{n[UNSUPPORTED]}</td><td>{n[NOT_WRITTEN]}</td></tr>"
         for (c, p, lay, check), n in results.counts().items())
-    failed = [o for o in results.outcomes if o.status == FAIL]
-    failure_items = "".join(f"<li>{esc(o.consumer)} ← {esc(o.producer)} {esc(o.layout)} {esc(o.check)}: "
-                            f"{esc(o.detail)}</li>" for o in failed[:failures])
-    if len(failed) > failures:
-        failure_items += f"<li>... and {len(failed) - failures} more (the JSON below lists every one)</li>"
+    failed = failures(results)
+    failure_items = "".join(f"<li>{esc(_failure_line(o).removeprefix('FAIL '))}</li>" for o in failed[:limit])
+    if len(failed) > limit:
+        failure_items += f"<li>... and {len(failed) - limit} more (the JSON below lists every one)</li>"
     stopped = f"<p><b>Incomplete:</b> {esc(results.stopped)}</p>" if results.stopped else ""
     implementations = "".join(f"<li><b>{esc(name)}</b> {esc(str(caps.get('version', '?')))}: "
                               f"<code>{esc(str(caps.get('command')))}</code></li>"

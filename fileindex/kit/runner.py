@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 import json
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from fileindex.container.file import FileIndexContainer
 from fileindex.errors import ConfinementError, FileIndexError, UsageError
@@ -28,15 +28,18 @@ from fileindex.kit.corpus import (
     canonical_head,
     cases,
     dataset_path,
+    graded,
     head_entries,
     load_json,
     open_corpus,
     shown,
+    Imprecise,
+    Unsound,
 )
 from fileindex.kit.integrity import verify_files
 from fileindex.kit.negative import ERROR
 from fileindex.kit.plan import Only, Phase, selectors
-from fileindex.kit.protocol import GIVE_UP_AFTER, TIMEOUT, Adapter, Budget, StopRun
+from fileindex.kit.protocol import GIVE_UP_AFTER, MAX_RESTARTS, TIMEOUT, Adapter, Budget, StopRun
 from fileindex.kit.rows import sort_rows
 from fileindex.writing.outputs import check_apart
 
@@ -44,8 +47,17 @@ CORPUS = "corpus"
 # what reading an answer or a corpus case of the wrong shape raises (a deeply nested one: RecursionError)
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
 PASS, FAIL, UNSUPPORTED = "pass", "fail", "unsupported"
+UNSOUND, IMPRECISE = "unsound", "imprecise"  # a failed answer's fault: it may drop rows; it costs time only
 NOT_WRITTEN = "not written"  # a read of what the producer failed to write: charged to the producer
 STATUSES = (PASS, FAIL, UNSUPPORTED, NOT_WRITTEN)
+_ASKED = re.compile(r"(written|refused)-\d{5}\.index")  # the names of the files write requests name
+
+
+class Unsupported(str):
+    """Why a check is unsupported (its outcome's detail): the capabilities exclude it, or the adapter said so."""
+
+
+Problem = str | None  # None: the check passed; a message: it failed (an Unsupported one: it is unsupported)
 
 
 def no_counts() -> dict[str, int]:
@@ -61,6 +73,7 @@ class Outcome:
     status: str
     detail: str = ""
     case: str = ""  # the corpus case (a container's name, a refusal's, a negative case's)
+    fault: str = ""  # a failed answer's: UNSOUND, IMPRECISE ("": another failure, a crash, a wrong head...)
 
 
 @dataclass
@@ -72,13 +85,13 @@ class Results:
     fail_fast: bool = False
     hints: list[str] = field(default_factory=list)  # what the failures have in common, said once
 
-    def add(self, consumer: str, producer: str, layout: str, check: str, problem: str | None | Literal[False],
-            case: str = "") -> None:
-        """``problem``: None (pass), a message (fail) or False (unsupported). StopRun after a failure with
-        ``fail_fast``."""
-        status = UNSUPPORTED if problem is False else PASS if problem is None else FAIL
-        detail = problem if isinstance(problem, str) else ""
-        self.outcomes.append(Outcome(consumer, producer, layout, check, status, detail, case))
+    def add(self, consumer: str, producer: str, layout: str, check: str, problem: Problem, case: str = "") -> None:
+        """``problem``: None (pass), a message (fail) or an :class:`Unsupported` reason. StopRun after a failure
+        with ``fail_fast``."""
+        status = UNSUPPORTED if isinstance(problem, Unsupported) else PASS if problem is None else FAIL
+        detail = problem or ""
+        fault = UNSOUND if isinstance(problem, Unsound) else IMPRECISE if isinstance(problem, Imprecise) else ""
+        self.outcomes.append(Outcome(consumer, producer, layout, check, status, detail, case, fault))
         if status == FAIL and self.fail_fast:
             raise StopRun(f"stopped at the first failure (--fail-fast): {consumer} {check} of {case}")
 
@@ -101,7 +114,12 @@ class Results:
     @property
     def ok(self) -> bool:
         total = self.totals()
-        return not total[FAIL] and not total[NOT_WRITTEN] and not self.stopped
+        return not total[FAIL] and not total[NOT_WRITTEN] and not self.stopped and not self.checked_nothing
+
+    @property
+    def checked_nothing(self) -> bool:
+        """Whether every check of a complete run was unsupported: a run that checked nothing passes nothing."""
+        return not self.stopped and all(o.status == UNSUPPORTED for o in self.outcomes)
 
 
 def run(folder: str | Path, commands: list[str], workdir: str | Path,
@@ -161,6 +179,10 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
         raise
     for adapter in adapters:
         adapter.close()
+        if adapter.restarts_spent:
+            results.hints.append(f"{adapter.name}'s batch process was restarted {MAX_RESTARTS} times for protocol "
+                                 "errors with no answer between, then no more (it did not help): a batch adapter "
+                                 "answers each request with one JSON line echoing its \"id\" (docs/kit.md)")
         if adapter.gave_up is not None:
             results.hints.append(f"{adapter.name} gave no answer within the timeout ({timeout:g} s, --timeout) to "
                                  f"{GIVE_UP_AFTER} requests in a row: its {adapter.not_asked} later requests were not "
@@ -171,8 +193,9 @@ def run(folder: str | Path, commands: list[str], workdir: str | Path,
                                  "no ids)")
         if adapter.count_not_json:
             results.hints.append(f"{adapter.name} printed {adapter.count_not_json} line(s) on stdout that are not "
-                                 f"JSON answers (the first: {adapter.lines_not_json[0]!r}): a batch adapter's stdout "
-                                 "carries its answers alone; print logs and debug output to stderr")
+                                 f"JSON (the first: {adapter.lines_not_json[0]!r}), skipped while waiting for its "
+                                 "answers: a batch adapter's stdout carries its answers alone; print logs and debug "
+                                 "output to stderr")
     return results
 
 
@@ -295,24 +318,32 @@ def _read_case(adapter: Adapter, case: Case, path: Path, producer: str, results:
     sidecar = case.sidecar
     layout = _read_layout(sidecar)
     where = f"{producer}:{case.name}"
-    if all(adapter.reads(sidecar["container_version"], lay) for lay in _layouts(case)):
+    unread = _unread(adapter, sidecar["container_version"], _layouts(case))
+    if unread is None:
         answer = adapter.ask({"op": "head", "file": str(path)})
         results.add(adapter.name, producer, layout, "head",
                     _judge(answer, lambda a: _head_problem(a, sidecar["head"], exact_head, where)), case.name)
     else:
-        results.add(adapter.name, producer, layout, "head", False, case.name)
-    if not adapter.reads(sidecar["container_version"], case.layout):
+        results.add(adapter.name, producer, layout, "head", unread, case.name)
+    unread = _unread(adapter, sidecar["container_version"], [case.layout])
+    if unread is not None:
         for _ in sidecar["cases"]:
-            results.add(adapter.name, producer, layout, "read", False, case.name)
+            results.add(adapter.name, producer, layout, "read", unread, case.name)
         return
     schema = _schema(case)
     for item in sidecar["cases"]:
-        if not all(adapter.reads(sidecar["container_version"], lay) for lay in item.get("layouts", ())):
-            results.add(adapter.name, producer, layout, "read", False, case.name)
+        unread = _unread(adapter, sidecar["container_version"], list(item.get("layouts", ())))
+        if unread is not None:
+            results.add(adapter.name, producer, layout, "read", unread, case.name)
             continue
         answer = adapter.ask({"op": "read", "file": str(path), "schema": schema, "where": item["where"]})
         results.add(adapter.name, producer, layout, "read", _judge(answer, _read_problem, item, sidecar, where),
                     case.name)
+
+
+def _unread(adapter: Adapter, container_version: int, layouts: list[str]) -> Unsupported | None:
+    why = adapter.unread(container_version, layouts)
+    return None if why is None else Unsupported(why)
 
 
 def _read_layout(sidecar: dict) -> str:
@@ -337,52 +368,62 @@ def _read_problem(answer: dict, item: dict, sidecar: dict, where: str) -> str | 
     problem = _failed(answer) or answer_problem(answer, item["expected"],
                                                 empty_is_skip=sidecar.get("empty_is_skip", False))
     if problem and "before" in item and answer_problem(answer, item["before"]["expected"]) is None:
-        problem = f"the answer of Paimon before {item['since']} ({item['before']['why']})"
-    return None if problem is None else f"{where} {json.dumps(item['where'], ensure_ascii=False)}: {problem}"
+        problem = type(problem)(f"the answer of Paimon before {item['since']} ({item['before']['why']})")
+    return _where(problem, f"{where} {json.dumps(item['where'], ensure_ascii=False)}")
 
 
-def _judge(answer: dict, problem: Callable[..., str | None], *args: Any,
-           **kwargs: Any) -> str | None | Literal[False]:
-    """An answer's outcome, the same rule for every check: ``{"unsupported": …}`` is unsupported (False), never
-    a failure; anything else is judged by ``problem(answer, *args, **kwargs)`` (None: pass; a message: fail)."""
+def _judge(answer: dict, problem: Callable[..., str | None], *args: Any, **kwargs: Any) -> Problem:
+    """An answer's outcome, the same rule for every check: ``{"unsupported": …}`` is unsupported, never a
+    failure; anything else is judged by ``problem(answer, *args, **kwargs)`` (None: pass; a message: fail)."""
     if "unsupported" in answer:
-        return False
+        return _said_unsupported(answer)
     try:
         return problem(answer, *args, **kwargs)
     except MALFORMED as err:  # an answer (or a corpus case) shaped unlike docs/kit.md: this check fails
         return f"the answer or the case is not laid out as docs/kit.md says ({_error_text(err)})"
 
 
+def _said_unsupported(answer: dict) -> Unsupported:
+    return Unsupported(f"the adapter answered unsupported: {str(answer['unsupported'])[:200]}")
+
+
 def _scan_case(adapter: Adapter, case: Case, results: Results, source: TableSource | None = None) -> None:
     """Tier 2: every predicate's verdict per live data file of the table, exactly the recorded files."""
     layout = "table"
-    readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
+    unread = _unread(adapter, case.sidecar["container_version"], _layouts(case))
     for item in _table_items(case, "scan"):
-        if not readable:
-            results.add(adapter.name, CORPUS, layout, "scan", False, case.name)
+        if unread is not None:
+            results.add(adapter.name, CORPUS, layout, "scan", unread, case.name)
             continue
         table = source.request(case) if source else {"table": str(case.file)}
         answer = adapter.ask({"op": "scan", **table, "where": item["where"]})
         # whole-file verdicts: the adapter keeps or skips whole files, or the expected answers do (Java's plan)
         whole_files = adapter.capabilities.get("scan") == "files" or case.sidecar.get("whole_files") is True
         problem = _judge(answer, _files_problem, item["expected"]["files"], whole_files=whole_files)
-        results.add(adapter.name, CORPUS, layout, "scan", problem and f"{case.name} {item.get('sql')}: {problem}",
+        results.add(adapter.name, CORPUS, layout, "scan", _where(problem, f"{case.name} {item.get('sql')}"),
                     case.name)
 
 
 def _rows_case(adapter: Adapter, case: Case, results: Results, source: TableSource | None = None) -> None:
     """Tier 2: the rows a full read of the table returns under each predicate, compared in the kit's order.
     Asked of an adapter that reads the table's indexes too: a reader may prune with them (Java 0.9.0 does)."""
-    readable = all(adapter.reads(case.sidecar["container_version"], lay) for lay in _layouts(case))
+    unread = _unread(adapter, case.sidecar["container_version"], _layouts(case))
+    if not adapter.capabilities.get("rows"):
+        unread = Unsupported('needs "rows": true, not declared (capabilities)')
     for item in _table_items(case, "rows"):
-        if not adapter.capabilities.get("rows") or not readable:
-            results.add(adapter.name, CORPUS, "table", "rows", False, case.name)
+        if unread is not None:
+            results.add(adapter.name, CORPUS, "table", "rows", unread, case.name)
             continue
         table = source.request(case) if source else {"table": str(case.file)}
         answer = adapter.ask({"op": "rows", **table, "where": item["where"]})
         problem = _judge(answer, _rows_problem, item["expected"]["rows"])
-        results.add(adapter.name, CORPUS, "table", "rows", problem and f"{case.name} {item.get('sql')}: {problem}",
+        results.add(adapter.name, CORPUS, "table", "rows", _where(problem, f"{case.name} {item.get('sql')}"),
                     case.name)
+
+
+def _where(problem: Problem, where: str) -> Problem:
+    """A failure's message after where it happened, of the same kind (an unsupported reason as it is)."""
+    return problem if problem is None or isinstance(problem, Unsupported) else type(problem)(f"{where}: {problem}")
 
 
 def _table_items(case: Case, check: str) -> list[dict]:
@@ -412,8 +453,8 @@ def _rows_problem(answer: dict, expected: list) -> str | None:
         return None
     missing = [row for row in expected if row not in rows]
     extra = [row for row in rows if row not in expected]
-    return (f"{len(rows)} rows where {len(expected)} were expected; missing {json.dumps(missing[:3])}, "
-            f"not expected {json.dumps(extra[:3])}")
+    return (Unsound if missing else str)(f"{len(rows)} rows where {len(expected)} were expected; missing "
+                                         f"{json.dumps(missing[:3])}, not expected {json.dumps(extra[:3])}")
 
 
 def _files_problem(answer: dict, expected: dict, *, whole_files: bool = False) -> str | None:
@@ -431,11 +472,12 @@ def _files_problem(answer: dict, expected: dict, *, whole_files: bool = False) -
         if whole_files:
             kept, wanted = _kept(files[name]), _kept(verdict)
             if kept is None or kept != wanted:
-                return f"{name}: {files[name]} where the file is {'kept' if wanted else 'skipped'}"
+                grade = str if kept is None else Unsound if wanted else Imprecise
+                return grade(f"{name}: {files[name]} where the file is {'kept' if wanted else 'skipped'}")
             continue
         problem = answer_problem(files[name], verdict, empty_is_skip=True)
         if problem:
-            return f"{name}: {problem}"
+            return type(problem)(f"{name}: {problem}")
     return None
 
 
@@ -458,7 +500,7 @@ def _schema(case: Case) -> dict:
 
 def _no_answer(answer: dict) -> bool:
     """The adapter gave no answer (it crashed, or said something else), or the kit could not ask."""
-    return any(key in answer for key in ("crash", "protocol", "unsent"))
+    return any(key in answer for key in ("crash", "timeout", "protocol", "unsent"))
 
 
 def _failed(answer: dict) -> str | None:
@@ -466,6 +508,8 @@ def _failed(answer: dict) -> str | None:
         return f"not asked: {answer['unsent']}"
     if "crash" in answer:
         return f"the adapter crashed: {answer['crash']}"
+    if "timeout" in answer:
+        return f"the adapter {answer['timeout']}"
     if "protocol" in answer:
         return f"protocol error: {answer['protocol']}"
     if "error" in answer:
@@ -517,13 +561,25 @@ def _write(adapter: Adapter, folder: Path, v1: list[Case], refusals: list[dict],
             name = str(refusal.get("name"))
             results.add(adapter.name, adapter.name, str(refusal.get("layout", "?")), "refuse",
                         f"{name}: the refusal is not laid out as docs/kit.md says ({_error_text(err)})", name)
+    _note_strays(adapter, out, results)
     return written
+
+
+def _note_strays(adapter: Adapter, out: Path, results: Results) -> None:
+    """A hint naming what the adapter left in its output folder besides the files it was asked to write (the folder
+    is the run's own: anything else there is the adapter's)."""
+    strays = sorted(str(p) for p in out.rglob("*") if p.is_file() and not _ASKED.fullmatch(p.name))
+    if strays:
+        results.hints.append(f"{adapter.name} wrote {len(strays)} file(s) in its output folder besides the \"out\" "
+                             f"files it was asked to write ({', '.join(strays[:5])}{', ...' if len(strays) > 5 else ''}"
+                             "): a write request writes the file \"out\" names and nothing else (docs/kit.md)")
 
 
 def _refuse(adapter: Adapter, folder: Path, refusal: dict, target: Path, results: Results) -> None:
     """A combination Java refuses to write: the adapter must refuse it too."""
-    if not adapter.writes(refusal["layout"]):
-        results.add(adapter.name, adapter.name, refusal["layout"], "refuse", False, refusal["name"])
+    unwritten = adapter.unwritten(refusal["layout"])
+    if unwritten is not None:
+        results.add(adapter.name, adapter.name, refusal["layout"], "refuse", Unsupported(unwritten), refusal["name"])
         return
     answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, refusal["dataset"])), "column": "c",
                           "type": refusal["type"], "index_type": refusal["index_type"],
@@ -536,15 +592,16 @@ def _write_case(adapter: Adapter, folder: Path, case: Case, target: Path,
                 results: Results) -> tuple[Case, Path | None] | None:
     """One Tier 1 write: (the case, the file written or None where it was not); None when unsupported."""
     s = case.sidecar
-    if not adapter.writes(case.layout):
-        results.add(adapter.name, adapter.name, case.layout, "write", False, case.name)
+    unwritten = adapter.unwritten(case.layout)
+    if unwritten is not None:
+        results.add(adapter.name, adapter.name, case.layout, "write", Unsupported(unwritten), case.name)
         return None
     answer = adapter.ask({"op": "write", "dataset": str(dataset_path(folder, s["dataset"])), "column": s["column"],
                           "type": s["type"], "index_type": s["index_type"], "options": s["options"],
                           "container_version": 1, "out": str(target)})
     problem = _judge(answer, _written_problem, target, s)
-    results.add(adapter.name, adapter.name, case.layout, "write", problem and f"{case.name}: {problem}", case.name)
-    return None if problem is False else (case, None if problem else target)
+    results.add(adapter.name, adapter.name, case.layout, "write", _where(problem, case.name), case.name)
+    return None if isinstance(problem, Unsupported) else (case, None if problem else target)
 
 
 def _written_problem(answer: dict, path: Path, sidecar: dict) -> str | None:
@@ -577,9 +634,9 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     s = case.sidecar
     answer = adapter.ask(_bad_request(case))
     check = _bad_check(s)
-    problem: str | None | Literal[False]
+    problem: Problem
     if "unsupported" in answer:
-        problem = False
+        problem = _said_unsupported(answer)
     elif _no_answer(answer):
         problem = f"{case.name}: {_failed(answer)}: a reader rejects with an error, never a crash"
     elif "error" in answer:
@@ -587,8 +644,8 @@ def _bad_case(adapter: Adapter, case: Case, results: Results) -> None:
     else:
         answers = [a for a in s["accepted"] if a != ERROR]
         fits = any(answer_problem(answer, a, empty_is_skip=True) is None for a in answers)
-        problem = None if fits else \
-            f"{case.name} ({s['rule']}): answered {shown(answer)}, accepted {s['accepted']}"
+        problem = None if fits else graded(answer, answers, f"{case.name} ({s['rule']}): answered {shown(answer)}, "
+                                                            f"accepted {s['accepted']}")
     results.add(adapter.name, CORPUS, "bad", check, problem, case.name)
 
 

@@ -2,6 +2,7 @@
 what each operation sends (requests, ranges, bytes, conditions) and what it answers."""
 import base64
 import io
+import json
 import pickle
 import threading
 
@@ -322,6 +323,19 @@ def test_an_azure_container_without_an_account_says_where_to_name_it():
     says so (the client library's own words were "Generic MicrosoftAzure error: Account must be specified")."""
     with pytest.raises(UsageError, match=r"no Azure account: .*azure\.account-name.*AZURE_STORAGE_ACCOUNT_NAME"):
         ObjectStoreFileIO.at("az://container/w/t", {"azure.endpoint": "http://127.0.0.1:1/acct"}, environ={})
+
+
+def test_a_gcs_key_file_whose_private_key_is_garbage_is_said_naming_the_option_and_the_file(tmp_path):
+    """trial20: "Generic AwsLcCryptoProvider error: Error reading pem file: no items found", naming neither."""
+    key_file = tmp_path / "bad.json"
+    key_file.write_text(json.dumps({"type": "service_account", "project_id": "p", "private_key_id": "k",
+                                    "private_key": "garbage", "client_email": "a@p.iam.gserviceaccount.com",
+                                    "token_uri": "http://127.0.0.1:9/token"}))
+    with pytest.raises((UsageError, StoreError)) as refused:
+        ObjectStoreFileIO.at("gs://lake/db/t1", {"gcs.credential-path": str(key_file)}).exists("gs://lake/db/t1/x")
+    said = str(refused.value)
+    assert f"the service-account key file {key_file} (gcs.credential-path) cannot be used" in said, said
+    assert "pem" in said and "\n" not in said and "garbage" not in said
 
 
 def test_an_azure_account_key_that_is_not_base64_is_said_so_without_the_key():

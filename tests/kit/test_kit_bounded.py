@@ -42,7 +42,8 @@ def test_a_request_the_adapter_does_not_read_is_given_up_at_the_timeout():
     asking.join(120)  # (a guard against a runner that blocks for ever, as it did)
     adapter.close(kill=True)
     assert not asking.is_alive(), "the runner blocked writing a request the adapter never reads"
-    assert answer["crash"] == "did not read its request in 1 s (--timeout): the batch process was stopped"
+    assert answer["timeout"] == ("did not read its request within 1 s (a timeout, --timeout): the batch process was "
+                                 "stopped")
 
 
 def ended(pid: int) -> bool:
@@ -87,7 +88,9 @@ def test_an_adapter_that_stops_reading_and_chatters_is_restarted_and_cannot_free
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
     outcomes = json.loads(done.stdout)["results"]
     answered = [o for o in outcomes if o["status"] != "not written"]
-    assert answered and all(o["status"] == FAIL and "protocol error" in o["detail"] for o in answered)
+    # (restarted 3 times, then not again: its stdin fills up, and a request it does not read is a timeout)
+    assert answered and all(o["status"] == FAIL and ("protocol error" in o["detail"] or "did not read its request "
+                                                     "within 2 s" in o["detail"]) for o in answered)
     assert any("restarted after 3 protocol errors in a row" in o["detail"] for o in answered)
 
 
@@ -181,14 +184,19 @@ def test_an_adapter_without_request_ids_gets_a_hint(small, capsys):
     assert main(["kit", "run", str(small), "--impl", f"{WRONG} --no-ids", "--only", "bloom-filter",
                  "--timeout", "60", "--budget", "300"]) == 1
     hints = [line for line in capsys.readouterr().out.splitlines() if line.startswith("hint: ")]
-    assert hints == ["hint: no answer of wrong carried its request's id: since kit 2.0.0 a batch adapter echoes "
-                     "each request's \"id\" in its answer (docs/kit.md; kit 1.0.0 had no ids)"]
+    assert "hint: no answer of wrong carried its request's id: since kit 2.0.0 a batch adapter echoes each " \
+           "request's \"id\" in its answer (docs/kit.md; kit 1.0.0 had no ids)" in hints
 
 
-def test_an_adapter_that_prints_debug_lines_on_stdout_gets_a_hint(small, capsys):
-    """Every check failed with 'protocol error: not a JSON answer: b'DEBUG ...'' and nothing said what to change."""
+def test_an_adapter_that_prints_debug_lines_on_stdout_is_answered_and_gets_a_hint(small, capsys, monkeypatch):
+    """Every check failed with 'protocol error: not a JSON answer: b'DEBUG ...'', the batch process restarted every 3
+    requests (9m30s for --only bloom-filter, 6.5 s clean), and nothing said what to change."""
+    starts = []
+    start = Adapter._start
+    monkeypatch.setattr(Adapter, "_start", lambda adapter: (starts.append(1), start(adapter))[1])
     assert main(["kit", "run", str(small), "--impl", f"{HOSTILE} debug-prints", "--only", "bloom-filter",
-                 "--timeout", "60", "--budget", "300"]) == 1
+                 "--timeout", "60", "--budget", "300"]) == 0
+    assert len(starts) == 1
     hints = [line for line in capsys.readouterr().out.splitlines() if line.startswith("hint: ")]
     assert len(hints) == 1, hints
     assert hints[0].startswith("hint: hostile printed ") and "(the first: b'DEBUG: handling request 1\\n')" in hints[0]

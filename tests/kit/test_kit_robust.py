@@ -18,7 +18,7 @@ from fileindex.cli import main
 from fileindex.errors import UsageError
 from fileindex.kit.corpus import cases
 from fileindex.kit.adapter import handle
-from fileindex.kit.protocol import GIVE_UP_AFTER, serve
+from fileindex.kit.protocol import GIVE_UP_AFTER, MAX_RESTARTS, RESTART_AFTER, Adapter, serve
 from fileindex.kit.runner import FAIL, NOT_WRITTEN, PASS, UNSUPPORTED, run
 
 
@@ -31,33 +31,42 @@ def statuses(results, **where):
     return [o.status for o in results.outcomes if all(getattr(o, k) == v for k, v in where.items())]
 
 
-def test_a_stray_line_fails_the_one_request_it_came_with_and_moves_no_later_answer(small, tmp_path):
+def test_a_stray_line_is_skipped_counted_and_moves_no_answer(small, tmp_path):
+    """A line that is not JSON is never an answer: the answer after it is taken (kit 2.0.0 failed the request, and
+    a chatty adapter was restarted every 3 requests: a near hang), and a hint counts such lines."""
     clean = run(small, [WRONG], tmp_path / "w0")
     assert clean.ok
     results = run(small, [f"{WRONG} --stray"], tmp_path / "w1")
-    failed = [o for o in results.outcomes if o.status == FAIL]
-    assert len(failed) == 1, [o.detail for o in failed]
-    assert failed[0].check == "read" and "protocol error" in failed[0].detail and "debug: reading" in failed[0].detail
-    assert len(results.outcomes) == len(clean.outcomes)
-    assert statuses(results).count(PASS) == len(results.outcomes) - 1
+    assert [o.status for o in results.outcomes] == [o.status for o in clean.outcomes]
+    assert results.ok and results.hints == ["wrong printed 1 line(s) on stdout that are not JSON (the first: "
+                                            "b'debug: reading\\n'), skipped while waiting for its answers: a batch "
+                                            "adapter's stdout carries its answers alone; print logs and debug output "
+                                            "to stderr"]
 
 
-def test_a_batch_adapter_that_echoes_no_ids_fails_every_batch_check_saying_so(small, tmp_path):
+def test_a_batch_adapter_that_echoes_no_ids_fails_every_batch_check_saying_so(small, tmp_path, monkeypatch):
+    """... and its batch process is restarted 3 times with no answer between, then no more (it was restarted every 3
+    requests of a run: some 5,000 restarts)."""
+    starts = []
+    start = Adapter._start
+    monkeypatch.setattr(Adapter, "_start", lambda adapter: (starts.append(1), start(adapter))[1])
     results = run(small, [f"{WRONG} --no-ids"], tmp_path / "w")
     answered = [o for o in results.outcomes if o.status != NOT_WRITTEN]  # the reads of what it could not write
     assert answered and all(o.status == FAIL and "protocol error" in o.detail and "(no id)" in o.detail
                             for o in answered)
+    assert len(starts) == 1 + MAX_RESTARTS and len(answered) > RESTART_AFTER * (1 + MAX_RESTARTS)
+    assert any(hint.startswith(f"wrong's batch process was restarted {MAX_RESTARTS} times for protocol errors")
+               for hint in results.hints)
     assert len(results.outcomes) == len(run(small, [WRONG], tmp_path / "w0").outcomes)
 
 
-def test_garbage_before_every_read_fails_the_reads_alone(small, tmp_path):
+def test_garbage_before_every_read_is_skipped(small, tmp_path):
     results = run(small, [f"{WRONG} --noise"], tmp_path / "w")
     read_bad = {c.name for c in cases(small, "bad") if c.sidecar["request"]["op"] == "read"}
     assert read_bad == {"unknown_index_type_lumina"}  # a negative case asked as a read: noise before it too
     reads = [o for o in results.outcomes if o.check == "read" or o.case in read_bad]
-    assert reads and all(o.status == FAIL and "protocol error" in o.detail and "PNG garbage" in o.detail
-                         for o in reads)
-    assert all(o.status == PASS for o in results.outcomes if o not in reads)
+    assert reads and all(o.status == PASS for o in results.outcomes)
+    assert len(results.hints) == 1 and "PNG garbage" in results.hints[0]
     assert len(results.outcomes) == len(run(small, [WRONG], tmp_path / "w0").outcomes)
 
 
@@ -76,7 +85,7 @@ def test_an_adapter_that_hangs_on_every_request_is_given_up_after_a_few_timeouts
     """The whole corpus: a timeout a check would take hours at the default --timeout (trial14: 120 s a case)."""
     results = run(kit_folder, [f"{WRONG} {mode}"], tmp_path / "w", timeout=0.5, budget=120)
     assert not results.stopped and not results.ok  # (the budget is a guard only: the run ends long before it)
-    timed_out = [o for o in results.outcomes if "no answer in 0.5 s" in o.detail]
+    timed_out = [o for o in results.outcomes if "the adapter did not answer within 0.5 s (a timeout" in o.detail]
     assert len(timed_out) == GIVE_UP_AFTER and results.outcomes[:GIVE_UP_AFTER] == timed_out
     later = results.outcomes[GIVE_UP_AFTER:]
     assert later and all(o.status == FAIL and "not asked" in o.detail or o.status == NOT_WRITTEN for o in later)
@@ -98,7 +107,7 @@ def test_an_answer_between_timeouts_keeps_an_adapter_asked(monkeypatch):
     monkeypatch.setattr(adapter, "_one_call", one_call)
     answers = [adapter.ask({"op": "head"}) for _ in range(10)]
     assert [a.get("ok", False) for a in answers[:9]] == [False, False, True, False, False, True, False, False, False]
-    assert answers[9]["crash"].startswith("not asked") and adapter.not_asked == 1
+    assert "gave no answer within the timeout" in answers[9]["unsent"] and adapter.not_asked == 1
 
 
 def test_a_phase_shows_its_progress_after_a_second_then_every_five(monkeypatch):
@@ -155,7 +164,8 @@ def test_unsupported_means_the_same_for_every_kind_of_check(small, kit_folder, t
     results = run(small, [f"{WRONG} --unsupported"], tmp_path / "w")
     assert {o.check for o in results.outcomes} == {"write", "refuse", "head", "read", "reject", "fail-open",
                                                    "scan", "rows"}
-    assert set(statuses(results)) == {UNSUPPORTED} and results.ok
+    assert set(statuses(results)) == {UNSUPPORTED} and results.checked_nothing and not results.ok
+    assert {o.detail for o in results.outcomes} == {"the adapter answered unsupported: this adapter supports nothing"}
 
 
 def test_only_picks_cases_by_layout_and_by_glob(small, tmp_path):

@@ -132,7 +132,7 @@ def test_the_command_line(kit_folder, tmp_path, capsys):
     assert "PASS" in capsys.readouterr().out
     assert json.loads(out_json.read_text())["totals"]["paimon-fileindex"][FAIL] == 0 and out_html.is_file()
     assert main(["kit", "run", str(folder), "--impl", f"{WRONG} --flip-answers"]) == 1
-    assert "FAIL wrong ← corpus" in capsys.readouterr().out
+    assert "FAIL (unsound) wrong ← corpus" in capsys.readouterr().out
     assert main(["kit", "run", str(tmp_path), "--impl", ADAPTER]) == 2  # the folder export wrote the kit into
     assert f"holds a kit but is not one: give {folder}" in capsys.readouterr().err
     assert main(["kit", "run", str(tmp_path / "nope"), "--impl", ADAPTER]) == 2

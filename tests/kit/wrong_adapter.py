@@ -9,12 +9,13 @@ first read's answer; --noise writes a line of binary garbage before every read's
 --hang never answers anything but ``capabilities``; --crash-on TEXT exits with status 7 (after a line on
 stderr) when a request's file names TEXT; --unsupported answers every request ``{"unsupported": …}``;
 --half-line writes half an answer line, then hangs; --no-ids answers in batch mode without echoing the
-request ids (an adapter of kit 1.0.0); --remain answers every request but ``capabilities`` {"result": "REMAIN"}.
+request ids (an adapter of kit 1.0.0); --remain answers every request but ``capabilities`` {"result": "REMAIN"};
+--litter leaves a copy of every file it writes beside it (``OUT.bak``).
 
     python tests/kit/wrong_adapter.py [--one-call] [--flip-answers] [--flip-bytes] [--only LAYOUT]
                                       [--garbage] [--die] [--drop-row] [--no-rows] [--stray] [--noise]
                                       [--hang] [--crash-on TEXT] [--unsupported]
-                                      [--half-line] [--no-ids] [--remain] CALL ...
+                                      [--half-line] [--no-ids] [--remain] [--litter] CALL ...
 """
 import argparse
 import json
@@ -62,6 +63,8 @@ def wrong(flags):
             result = {"result": SWAPPED[result["result"]]}
         if flags.drop_row and request.get("op") == "rows" and result.get("rows"):
             result = {"rows": result["rows"][1:]}
+        if flags.litter and request.get("op") == "write" and "written" in result:
+            Path(request["out"] + ".bak").write_bytes(Path(request["out"]).read_bytes())
         if flags.flip_bytes and request.get("op") == "write" and "written" in result \
                 and request["index_type"] == "bloom-filter":
             out = Path(request["out"])
@@ -75,7 +78,7 @@ def wrong(flags):
 def main() -> int:
     parser = argparse.ArgumentParser()
     for flag in ("--one-call", "--flip-answers", "--flip-bytes", "--garbage", "--die", "--drop-row", "--no-rows",
-                 "--stray", "--noise", "--hang", "--unsupported", "--half-line", "--no-ids", "--remain"):
+                 "--stray", "--noise", "--hang", "--unsupported", "--half-line", "--no-ids", "--remain", "--litter"):
         parser.add_argument(flag, action="store_true")
     parser.add_argument("--crash-on", metavar="TEXT")
     parser.add_argument("--only", metavar="LAYOUT")
