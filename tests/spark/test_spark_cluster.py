@@ -132,8 +132,9 @@ def test_relative_paths_reach_executors_that_run_in_another_folder(cluster, tmp_
     build = fileindex("spark", "build", "data/", "--option", "file-index.bloom-filter.columns=id", "--output-dir",
                       "indexes/", *master, "--json", cwd=tmp_path)
     assert build.returncode == 0, build.stdout + build.stderr[-3000:]
-    assert sorted(p.name for p in (tmp_path / "indexes").iterdir()) == ["part-0.parquet.index",
-                                                                        "part-1.parquet.index"]
+    assert sorted(p.name for p in (tmp_path / "indexes").iterdir()) == [
+        "part-0.parquet.index", "part-0.parquet.index.source.json", "part-1.parquet.index",
+        "part-1.parquet.index.source.json"]  # (each sidecar and the record of the file it was built from)
     verify = fileindex("spark", "verify", "data/", "--index-dir", "indexes/", *master, "--json", cwd=tmp_path)
     assert verify.returncode == 0, verify.stdout + verify.stderr[-3000:]
     assert json.loads(verify.stdout)["by_status"] == {"ok": 2}
