@@ -14,7 +14,6 @@ be what it says (a bit width past 32, a run past its bytes, an index past the di
 from __future__ import annotations
 
 import sys
-import threading
 from typing import Any
 
 import numpy as np
@@ -83,22 +82,11 @@ def dictionary_entries(header: Any, body: bytes | memoryview, plain: PlainType, 
     return None if values is None else np.frombuffer(values, NUMPY_TYPES[plain.storage], count=needed)
 
 
-_ZSTD_IMPORT = threading.Lock()
-
-
-def _zstd_module() -> Any:
-    """The standard library's zstd (its backport before 3.14), imported by one reader thread at a time: a thread
-    importing it while another did met the module half made (``has no attribute 'ZstdError'``, in CI)."""
-    with _ZSTD_IMPORT:
-        if sys.version_info >= (3, 14):
-            from compression import zstd
-        else:
-            from backports import zstd
-    return zstd
-
-
 def _zstd_prefix(body: bytes | memoryview, size: int) -> bytes:
-    zstd = _zstd_module()
+    if sys.version_info >= (3, 14):
+        from compression import zstd
+    else:
+        from backports import zstd
     try:
         found = zstd.ZstdDecompressor().decompress(body, max_length=size)
     except zstd.ZstdError as err:
