@@ -151,17 +151,29 @@ def _initialized_on_first_use(package: ModuleType, spec: ModuleSpec) -> None:
     import threading
 
     name = package.__name__
-    initializing = threading.Lock()
+    # Held while ``__init__`` runs, and ``__getattr__`` kept till it has: another thread asking meanwhile waits for
+    # the whole package (it met a half-made one: "module 'backports.zstd' has no attribute 'ZstdDecompressor'");
+    # reentrant, as ``__init__``'s own imports ask the package for submodules it lacks yet.
+    initializing = threading.RLock()
+    running = False
 
     def __getattr__(attribute: str) -> Any:  # (PEP 562: asked only for what the module lacks)
+        nonlocal running
         with initializing:
-            if vars(package).pop("__getattr__", None) is not None:
+            if running:  # (``__init__`` itself, asking for what it has not made yet)
+                raise AttributeError(f"partially initialized module {name!r} has no attribute {attribute!r}")
+            if vars(package).get("__getattr__") is __getattr__:
+                running = True
                 try:
                     spec.loader.exec_module(package)  # type: ignore[union-attr]
                 except BaseException:
                     if sys.modules.get(name) is package:  # (as a failed import leaves it)
                         del sys.modules[name]
                     raise
+                finally:
+                    running = False
+                if vars(package).get("__getattr__") is __getattr__:  # (not the package's own, if it has one)
+                    del package.__getattr__
         return getattr(package, attribute)
 
     package.__getattr__ = __getattr__  # type: ignore[method-assign]

@@ -451,3 +451,37 @@ def test_a_read_compiles_the_patterns_of_what_it_parses_only(tmp_path):
     assert not set(lazy) & set(json.loads(compiled.read_text()))
     imported_by(code.replace("WHERE", "\"f4 = TIMESTAMP '2024-01-01 00:00:00'\""), tmp_path)
     assert lazy[0] in json.loads(compiled.read_text())
+
+
+def test_a_package_imported_without_its_init_is_whole_to_every_thread(tmp_path, monkeypatch):
+    """``import_submodule`` defers a package's ``__init__`` to the first name asked of it: a thread asking while
+    another runs it waits for the whole package (reader threads met backports.zstd half made: no ZstdError)."""
+    import sys
+    import threading
+
+    from fileindex.lazy import import_submodule
+
+    package = tmp_path / "slowpackage"
+    package.mkdir()
+    (package / "__init__.py").write_text("import time\nfrom slowpackage import sub\ntime.sleep(0.2)\nWHOLE = True\n")
+    (package / "sub.py").write_text("PART = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slowpackage", raising=False)
+    monkeypatch.delitem(sys.modules, "slowpackage.sub", raising=False)
+    assert import_submodule("slowpackage.sub").PART == 1
+    seen: list[object] = []
+    start = threading.Barrier(4)
+
+    def ask() -> None:
+        start.wait()
+        try:
+            seen.append(sys.modules["slowpackage"].WHOLE)
+        except AttributeError as err:
+            seen.append(err)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [True] * 4
