@@ -105,6 +105,18 @@ def with_page_header(path: Path, group: int, leaf: int, page: int, edit: Callabl
     path.write_bytes(bytes(data))
 
 
+def data_page(path: Path, page: int) -> tuple[bytearray, int, int, int, parquet_pages.PageTable]:
+    """(the file's bytes, to edit; where data page ``page`` of row group 0's first column starts, its header's length
+    and its size; the chunk's page table)."""
+    footer = parquet_pages.PagedFooter.read(str(path))
+    with open(path, "rb") as file:
+        pages = footer.pages(file.fileno(), 0, 0)
+    at, size = pages.offsets[page], pages.sizes[page]
+    data = bytearray(path.read_bytes())
+    _, taken = decode(PageHeader, bytes(data[at:at + size]), size)
+    return data, at, taken, size, pages
+
+
 def read_of_a_damaged_page(path: Path, rows, page: int, at: int) -> None:
     """Column ``a``'s ``rows`` of a file whose data page ``page`` (at byte ``at``) is damaged behind a header that
     checks out: a reader's read is the typed error of the whole group's read by pyarrow (the page is refused here

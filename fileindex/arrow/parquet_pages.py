@@ -611,7 +611,7 @@ def _read_here(fd: int, footer: PagedFooter, group: int, leaf: int,
     """The chunk's pages holding ``positions``, and each one's wanted rows decoded here (None: to copy for
     pyarrow); None where the column is read whole instead. A column of fixed-width numbers (where numpy is
     imported already, see ``_decoded_rows``) is decoded on every page holding a wanted row: pyarrow would
-    decompress each of those pages too, then decode and take every value of them (``ALL_PAGES_DECODED``); the
+    decompress each of those pages too, then decode and take every value of them; the
     pages of another column, or those not decoded here, are read whole where they hold most of its bytes."""
     if "numpy" in sys.modules and _decoded_here(footer, group, leaf):
         chosen = _chosen_pages(fd, footer, group, leaf, positions, whole_share=None)

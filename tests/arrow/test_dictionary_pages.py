@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parquet_forgery import read_of_a_damaged_page
+from parquet_forgery import data_page, read_of_a_damaged_page
 
 from fileindex import kernels
 from fileindex.arrow import data_files, dictionary_pages, hybrid, parquet_pages
@@ -262,12 +262,7 @@ def test_a_damaged_dictionary_encoded_page_in_a_file_is_a_typed_error_or_pyarrow
     table = pa.table({"a": pa.array(values, pa.int64())}).cast(pa.schema([pa.field("a", pa.int64(), False)]))
     path = tmp_path / "f.parquet"
     pq.write_table(table, path, write_page_index=True, data_page_size=8_192, compression="none")
-    footer = parquet_pages.PagedFooter.read(str(path))
-    data = bytearray(path.read_bytes())
-    with open(path, "rb") as file:
-        pages = footer.pages(file.fileno(), 0, 0)
-    at, size = pages.offsets[1], pages.sizes[1]
-    _, taken = parquet_pages.decode(PageHeader, bytes(data[at:at + size]), size)
+    data, at, taken, _, pages = data_page(path, 1)
     if damage == "width":
         data[at + taken] = 40
     else:  # (a bit-packed run claiming more groups than the page holds)

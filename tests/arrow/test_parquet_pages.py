@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parquet_forgery import (
+    data_page,
     footer_of,
     locations,
     raw_offset_index,
@@ -706,12 +707,7 @@ def test_a_damaged_page_among_every_page_read_is_a_typed_error_or_pyarrows_read(
     path = tmp_path / "f.parquet"
     pq.write_table(table, path, write_page_index=True, data_page_size=8_192, compression="zstd",
                    use_dictionary=False)
-    footer = parquet_pages.PagedFooter.read(str(path))
-    data = bytearray(path.read_bytes())
-    with open(path, "rb") as file:
-        pages = footer.pages(file.fileno(), 0, 0)
-    at, size = pages.offsets[2], pages.sizes[2]
-    _, taken = parquet_pages.decode(PageHeader, bytes(data[at:at + size]), size)
+    data, at, taken, size, _ = data_page(path, 2)
     data[at + taken:at + size] = bytes(size - taken)  # (not a zstd frame)
     path.write_bytes(bytes(data))
     rows = np.arange(0, 20_000, 7, dtype=np.int64)
